@@ -1,0 +1,78 @@
+/** The `gcpatch` command: registers every command group and maps errors to exit codes. */
+import { Command, CommanderError } from 'commander';
+import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { registerCoreformCommands } from './coreform.js';
+
+/** Shared state of one CLI run: where output goes and the exit code the run ends with. */
+export interface CliContext {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Set by a command's action; `main` returns it. */
+  exitCode: number;
+}
+
+/** Builds the commander program with every command group registered. */
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command();
+  program
+    .name('gcpatch')
+    .description(
+      'Semantic patches for GenesisCode packages: canonical CoreForm, patches, diff/merge, refactors, evidence.\n' +
+        'Exit codes: 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.',
+    )
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.stdout(s),
+      writeErr: (s) => ctx.stderr(s),
+    });
+  registerCoreformCommands(program, ctx);
+  return program;
+}
+
+export const VERSION = '0.1.0';
+
+/**
+ * Runs the CLI with `argv` (`process.argv` shape: node, script, args…) and returns the exit code.
+ * Never throws: a `GcError` prints `file:line:col: code: message` (or JSON with `--json`) and
+ * returns its exit code; anything else is reported as an internal error with exit 70.
+ */
+export async function main(
+  argv: string[],
+  io: { stdout?: (text: string) => void; stderr?: (text: string) => void } = {},
+): Promise<number> {
+  const ctx: CliContext = {
+    stdout: io.stdout ?? ((s) => process.stdout.write(s)),
+    stderr: io.stderr ?? ((s) => process.stderr.write(s)),
+    exitCode: ExitCode.ok,
+  };
+  const program = buildProgram(ctx);
+  const wantsJson = argv.includes('--json');
+  try {
+    await program.parseAsync(argv);
+    return ctx.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+        return ExitCode.ok;
+      }
+      return ExitCode.invalidInput;
+    }
+    if (isGcError(error)) {
+      reportError(ctx, error, wantsJson);
+      return error.exitCode;
+    }
+    const wrapped = new GcError('internal', error instanceof Error ? error.message : String(error), {
+      exitCode: ExitCode.io,
+    });
+    reportError(ctx, wrapped, wantsJson);
+    return ExitCode.io;
+  }
+}
+
+/** Prints an error as one `file:line:col: code: message` line, or as `{"ok":false,"error":…}` JSON. */
+export function reportError(ctx: CliContext, error: GcError, json: boolean): void {
+  if (json) ctx.stdout(JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) + '\n');
+  ctx.stderr(`${error.format()}\n`);
+}

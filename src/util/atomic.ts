@@ -1,0 +1,58 @@
+/** Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory. */
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ioError } from './errors.js';
+
+let counter = 0;
+
+/**
+ * Replaces `path` with `bytes` atomically: readers see either the old or the new content, never a
+ * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
+ * @param path target file path.
+ * @param bytes new content (a string is written as UTF-8).
+ * @throws GcError `io/<errno>` (exit 70) when any step fails; the temp file is removed.
+ */
+export function writeFileAtomic(path: string, bytes: Uint8Array | string): void {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
+  const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    let off = 0;
+    while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, path);
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        /* already failing */
+      }
+    }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* temp may not exist */
+    }
+    throw ioError(error, path, 'write');
+  }
+  fsyncDirectory(dir);
+}
+
+/** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
+export function fsyncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, constants.O_RDONLY);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    /* not supported on this platform or filesystem */
+  }
+}
