@@ -1,0 +1,38 @@
+/** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
+import { GcError } from '../util/errors.js';
+
+/**
+ * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
+ * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
+ * the first component must not end with `:` (a drive prefix such as `C:`).
+ */
+export function portablePathProblem(path: string): string | undefined {
+  if (path.length === 0) return 'is empty';
+  if (path.normalize('NFC') !== path) return 'is not Unicode NFC';
+  if (path.startsWith('/')) return 'is absolute (starts with /)';
+  if (path.includes('\\')) return 'contains a backslash';
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(path)) {
+    return 'contains a lone surrogate';
+  }
+  const parts = path.split('/');
+  for (const part of parts) {
+    if (part === '') return 'has an empty component (// or a trailing /)';
+    if (part === '.' || part === '..') return `has a "${part}" component`;
+  }
+  if (parts[0]!.endsWith(':')) return 'starts with a drive prefix';
+  return undefined;
+}
+
+/**
+ * Checks a portable module path.
+ * @param path the path; @param field the field or file it came from, for the message.
+ * @throws GcError `patch/non-portable-path` (exit 10) naming the rule that failed.
+ */
+export function assertPortablePath(path: string, field = 'module path'): void {
+  const problem = portablePathProblem(path);
+  if (problem !== undefined) {
+    throw new GcError('patch/non-portable-path', `${field} ${JSON.stringify(path)} ${problem}; use a relative path with / separators`, {
+      location: { at: field },
+    });
+  }
+}
