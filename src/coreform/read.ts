@@ -1,0 +1,589 @@
+/**
+ * The CoreForm reader: `.gc` source bytes → raw (non-canonicalized) terms.
+ *
+ * Implements GENESIS_FACTS.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
+ * it reports is a 0-based UTF-8 byte offset, every line/column is 1-based (columns count bytes).
+ * It is iterative (explicit stack), so arbitrarily deep nesting cannot overflow the JS stack.
+ *
+ * Error codes (all `GcError`, exit code 10):
+ * - `core/parse/eof` — end of input where a term was expected; offset = source length.
+ * - `core/parse/unexpected` — unexpected/mismatched closing delimiter (at the delimiter), trailing
+ *   tokens after a single term (at the token), unterminated string/bytes/list/vector/map (at the
+ *   opening delimiter; for nested unclosed containers, the innermost one), a map literal with an
+ *   odd number of terms (at its `{`), invalid UTF-8 in the source (at the first invalid byte).
+ * - `core/parse/escape` — bad escape sequence inside a string or bytes literal (at the backslash).
+ */
+import { isUtf8 } from 'node:buffer';
+import { GcError } from '../util/errors.js';
+import { FALSE, NIL, TRUE, map as mapOf, type Term } from './term.js';
+
+/** One top-level form of a module with its source span (0-based UTF-8 byte offsets). */
+export interface ReadForm {
+  /** The raw (non-canonicalized) term. */
+  term: Term;
+  /** Byte offset of the form's first byte (for `'x`, the quote character). */
+  start: number;
+  /** Byte offset just past the form's last byte. */
+  end: number;
+  /** Start of the trivia (whitespace and comments) before this form: the previous form's `end`, or 0. */
+  leadingStart: number;
+}
+
+/**
+ * The result of {@link readModule}. `source.subarray(f.leadingStart, f.start)` is each form's
+ * leading trivia, `source.subarray(f.start, f.end)` its text, and
+ * `source.subarray(trailingStart)` the trivia after the last form; concatenated in order they
+ * reproduce `source` exactly.
+ */
+export interface ReadModuleResult {
+  /** The UTF-8 source that was read (the input itself when it was a `Uint8Array`). */
+  source: Uint8Array;
+  /** The top-level forms, in source order. */
+  forms: ReadForm[];
+  /** End of the last form, or 0 when there are none; the trailing trivia runs to `source.length`. */
+  trailingStart: number;
+}
+
+/** Error code: end of input where a term was expected. */
+export const PARSE_EOF = 'core/parse/eof';
+/** Error code: unexpected token, unterminated literal/container, odd map, invalid UTF-8, trailing tokens. */
+export const PARSE_UNEXPECTED = 'core/parse/unexpected';
+/** Error code: invalid escape sequence in a string or bytes literal. */
+export const PARSE_ESCAPE = 'core/parse/escape';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+// Character classes.
+const C_WS = 1;
+const C_DELIM = 2;
+const C_DIGIT = 4;
+const CLASS = new Uint8Array(256);
+for (const c of [0x20, 0x09, 0x0a, 0x0d]) CLASS[c] = C_WS | C_DELIM;
+for (const c of '()[]{}\'";') CLASS[c.charCodeAt(0)] = C_DELIM;
+for (let c = 0x30; c <= 0x39; c++) CLASS[c] = C_DIGIT;
+
+// Hex digit values, 255 = not a hex digit.
+const HEX = new Uint8Array(256).fill(255);
+for (let i = 0; i < 10; i++) HEX[0x30 + i] = i;
+for (let i = 0; i < 6; i++) {
+  HEX[0x41 + i] = 10 + i;
+  HEX[0x61 + i] = 10 + i;
+}
+
+const OPEN_LIST = 0x28; // (
+const CLOSE_LIST = 0x29; // )
+const OPEN_VEC = 0x5b; // [
+const CLOSE_VEC = 0x5d; // ]
+const OPEN_MAP = 0x7b; // {
+const CLOSE_MAP = 0x7d; // }
+const QUOTE = 0x27; // '
+const DQUOTE = 0x22; // "
+const BACKSLASH = 0x5c;
+const SEMI = 0x3b;
+const LF = 0x0a;
+const MINUS = 0x2d;
+const LOWER_B = 0x62;
+
+const QUOTE_SYM: Term = Object.freeze({ kind: 'sym', name: 'quote' }) as Term;
+
+/**
+ * 1-based line and 1-based byte column of a 0-based UTF-8 byte `offset` in `source`. Only LF
+ * starts a new line (a CR is an ordinary column). Offsets past the end are clamped.
+ */
+export function lineColumn(source: Uint8Array, offset: number): { line: number; column: number } {
+  const end = Math.max(0, Math.min(offset, source.length));
+  let line = 1;
+  let lineStart = 0;
+  let p = source.indexOf(LF);
+  while (p !== -1 && p < end) {
+    line++;
+    lineStart = p + 1;
+    p = source.indexOf(LF, p + 1);
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+function parseError(source: Uint8Array, code: string, message: string, offset: number): GcError {
+  const { line, column } = lineColumn(source, offset);
+  return new GcError(code, message, { location: { offset, line, column } });
+}
+
+/** Offset of the first byte that makes `bytes` invalid UTF-8 (strict: no surrogates/overlongs), or -1. */
+function firstInvalidUtf8(s: Uint8Array): number {
+  const n = s.length;
+  let i = 0;
+  while (i < n) {
+    const c = s[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0;
+      else if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90;
+      else if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const d = i + k < n ? s[i + k]! : -1;
+      const min = k === 1 ? lo : 0x80;
+      const max = k === 1 ? hi : 0xbf;
+      // A truncated or broken sequence is reported at its lead byte.
+      if (d < min || d > max) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+function toBytes(source: Uint8Array | string): Uint8Array {
+  return typeof source === 'string' ? encoder.encode(source) : source;
+}
+
+/** Decodes an already-validated UTF-8 slice; short ASCII runs skip the TextDecoder call overhead. */
+function decodeSlice(s: Uint8Array, a: number, b: number): string {
+  const len = b - a;
+  if (len <= 16) {
+    let ascii = true;
+    for (let i = a; i < b; i++) {
+      if (s[i]! >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      switch (len) {
+        case 0:
+          return '';
+        case 1:
+          return String.fromCharCode(s[a]!);
+        case 2:
+          return String.fromCharCode(s[a]!, s[a + 1]!);
+        case 3:
+          return String.fromCharCode(s[a]!, s[a + 1]!, s[a + 2]!);
+        default:
+          return String.fromCharCode.apply(null, s.subarray(a, b) as unknown as number[]);
+      }
+    }
+  }
+  return decoder.decode(s.subarray(a, b));
+}
+
+/** Container frame kinds on the reader's explicit stack. */
+const F_LIST = 0;
+const F_VEC = 1;
+const F_MAP = 2;
+const F_QUOTE = 3;
+const FRAME_NAME = ['list', 'vector', 'map'] as const;
+const FRAME_CLOSE = [')', ']', '}'] as const;
+const FRAME_OPEN = ['(', '[', '{'] as const;
+
+interface Frame {
+  type: number;
+  open: number;
+  items: Term[];
+}
+
+class Reader {
+  readonly src: Uint8Array;
+  readonly len: number;
+  pos = 0;
+
+  constructor(src: Uint8Array) {
+    this.src = src;
+    this.len = src.length;
+    if (!isUtf8(src)) {
+      const bad = firstInvalidUtf8(src);
+      throw parseError(src, PARSE_UNEXPECTED, 'invalid UTF-8', bad < 0 ? 0 : bad);
+    }
+  }
+
+  error(code: string, message: string, offset: number): GcError {
+    return parseError(this.src, code, message, offset);
+  }
+
+  /** Skips whitespace and `;` comments (a comment consumes its LF). */
+  skipTrivia(): void {
+    const s = this.src;
+    const n = this.len;
+    let p = this.pos;
+    while (p < n) {
+      const c = s[p]!;
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
+      else if (c === SEMI) {
+        const nl = s.indexOf(LF, p + 1);
+        p = nl === -1 ? n : nl + 1;
+      } else break;
+    }
+    this.pos = p;
+  }
+
+  /** Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative. */
+  readForm(): Term {
+    const s = this.src;
+    const n = this.len;
+    const stack: Frame[] = [];
+    for (;;) {
+      this.skipTrivia();
+      let value: Term;
+      if (this.pos >= n) {
+        const top = stack[stack.length - 1];
+        if (top === undefined || top.type === F_QUOTE) {
+          throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
+        }
+        throw this.error(
+          PARSE_UNEXPECTED,
+          `unterminated ${FRAME_NAME[top.type]!}: no closing '${FRAME_CLOSE[top.type]!}' for the '${FRAME_OPEN[top.type]!}' opened here`,
+          top.open,
+        );
+      }
+      const c = s[this.pos]!;
+      if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP) {
+        stack.push({ type: c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : F_MAP, open: this.pos, items: [] });
+        this.pos++;
+        continue;
+      } else if (c === QUOTE) {
+        stack.push({ type: F_QUOTE, open: this.pos, items: [] });
+        this.pos++;
+        continue;
+      } else if (c === CLOSE_LIST || c === CLOSE_VEC || c === CLOSE_MAP) {
+        const top = stack[stack.length - 1];
+        const ch = String.fromCharCode(c);
+        if (top === undefined || top.type === F_QUOTE) {
+          throw this.error(PARSE_UNEXPECTED, `unexpected closing delimiter '${ch}'`, this.pos);
+        }
+        const want = top.type === F_LIST ? CLOSE_LIST : top.type === F_VEC ? CLOSE_VEC : CLOSE_MAP;
+        if (c !== want) {
+          throw this.error(
+            PARSE_UNEXPECTED,
+            `mismatched closing delimiter '${ch}': expected '${FRAME_CLOSE[top.type]!}' to close the ${FRAME_NAME[top.type]!} opened at byte ${top.open}`,
+            this.pos,
+          );
+        }
+        stack.pop();
+        const items = top.items;
+        if (top.type === F_LIST) {
+          let out: Term = NIL;
+          for (let i = items.length - 1; i >= 0; i--) out = { kind: 'pair', car: items[i]!, cdr: out };
+          value = out;
+        } else if (top.type === F_VEC) {
+          value = { kind: 'vec', items };
+        } else {
+          if (items.length % 2 !== 0) {
+            throw this.error(
+              PARSE_UNEXPECTED,
+              `map literal must contain an even number of terms (found ${items.length})`,
+              top.open,
+            );
+          }
+          value = buildMap(items);
+        }
+        this.pos++;
+      } else {
+        value = this.readAtom(c);
+      }
+      // Deliver `value` to the enclosing frames (quote frames complete immediately).
+      for (;;) {
+        const top = stack[stack.length - 1];
+        if (top === undefined) return value;
+        if (top.type === F_QUOTE) {
+          stack.pop();
+          value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+          continue;
+        }
+        top.items.push(value);
+        break;
+      }
+    }
+  }
+
+  readAtom(c: number): Term {
+    const s = this.src;
+    const n = this.len;
+    const start = this.pos;
+    if (c === DQUOTE) return { kind: 'str', value: this.readString(start) };
+    if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE) return { kind: 'bytes', value: this.readBytes(start) };
+    if ((CLASS[c]! & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]!]! & C_DIGIT) !== 0)) {
+      return { kind: 'int', value: this.readInt(start) };
+    }
+    let p = start + 1;
+    while (p < n && (CLASS[s[p]!]! & C_DELIM) === 0) p++;
+    this.pos = p;
+    const name = decodeSlice(s, start, p);
+    if (p - start <= 5) {
+      if (name === 'nil') return NIL;
+      if (name === 'true') return TRUE;
+      if (name === 'false') return FALSE;
+    }
+    return { kind: 'sym', name };
+  }
+
+  readInt(start: number): bigint {
+    const s = this.src;
+    const n = this.len;
+    let p = start;
+    const negative = s[p] === MINUS;
+    if (negative) p++;
+    const digitsStart = p;
+    let small = 0;
+    while (p < n) {
+      const d = s[p]! - 0x30;
+      if (d < 0 || d > 9) break;
+      small = small * 10 + d;
+      p++;
+    }
+    this.pos = p;
+    let v: bigint;
+    if (p - digitsStart <= 15) v = BigInt(small);
+    else v = BigInt(decodeSlice(s, digitsStart, p));
+    return negative ? -v : v;
+  }
+
+  /** Reads a `\uXXXX` scalar at backslash offset `bs`; returns the code point. */
+  readUnicodeEscape(bs: number): number {
+    const s = this.src;
+    if (bs + 5 >= this.len) {
+      throw this.error(PARSE_ESCAPE, 'invalid \\u escape: expected exactly 4 hex digits', bs);
+    }
+    let cp = 0;
+    for (let k = 2; k < 6; k++) {
+      const h = HEX[s[bs + k]!]!;
+      if (h === 255) throw this.error(PARSE_ESCAPE, 'invalid \\u escape: expected exactly 4 hex digits', bs);
+      cp = cp * 16 + h;
+    }
+    if (cp >= 0xd800 && cp <= 0xdfff) {
+      throw this.error(
+        PARSE_ESCAPE,
+        `invalid \\u escape: U+${cp.toString(16).toUpperCase().padStart(4, '0')} is a surrogate, not a Unicode scalar value`,
+        bs,
+      );
+    }
+    return cp;
+  }
+
+  /** Reads a `\xNN` escape at backslash offset `bs`; returns 0..255. */
+  readHexEscape(bs: number): number {
+    const s = this.src;
+    const h1 = bs + 2 < this.len ? HEX[s[bs + 2]!]! : 255;
+    const h2 = bs + 3 < this.len ? HEX[s[bs + 3]!]! : 255;
+    if (h1 === 255 || h2 === 255) {
+      throw this.error(PARSE_ESCAPE, 'invalid \\x escape: expected exactly 2 hex digits', bs);
+    }
+    return h1 * 16 + h2;
+  }
+
+  badEscape(bs: number): GcError {
+    const e = this.src[bs + 1]!;
+    const shown = e >= 0x21 && e < 0x7f ? `\\${String.fromCharCode(e)}` : `\\ followed by byte 0x${e.toString(16).padStart(2, '0')}`;
+    return this.error(
+      PARSE_ESCAPE,
+      `invalid escape sequence '${shown}' (allowed: \\\\ \\" \\n \\r \\t \\uXXXX \\xNN)`,
+      bs,
+    );
+  }
+
+  /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
+  readString(start: number): string {
+    const s = this.src;
+    const n = this.len;
+    let p = start + 1;
+    let runStart = p;
+    let parts: string[] | undefined;
+    for (;;) {
+      while (p < n) {
+        const c = s[p]!;
+        if (c === DQUOTE || c === BACKSLASH) break;
+        p++;
+      }
+      if (p >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+      if (s[p] === DQUOTE) {
+        const last = decodeSlice(s, runStart, p);
+        this.pos = p + 1;
+        if (parts === undefined) return last;
+        parts.push(last);
+        return parts.join('');
+      }
+      // Backslash escape.
+      if (parts === undefined) parts = [];
+      if (p > runStart) parts.push(decodeSlice(s, runStart, p));
+      if (p + 1 >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+      const e = s[p + 1]!;
+      switch (e) {
+        case BACKSLASH:
+          parts.push('\\');
+          p += 2;
+          break;
+        case DQUOTE:
+          parts.push('"');
+          p += 2;
+          break;
+        case 0x6e: // n
+          parts.push('\n');
+          p += 2;
+          break;
+        case 0x72: // r
+          parts.push('\r');
+          p += 2;
+          break;
+        case 0x74: // t
+          parts.push('\t');
+          p += 2;
+          break;
+        case 0x75: // u
+          parts.push(String.fromCharCode(this.readUnicodeEscape(p)));
+          p += 6;
+          break;
+        case 0x78: // x → code point U+00NN
+          parts.push(String.fromCharCode(this.readHexEscape(p)));
+          p += 4;
+          break;
+        default:
+          throw this.badEscape(p);
+      }
+      runStart = p;
+    }
+  }
+
+  /** Reads `b"..."` whose `b` is at `start`; leaves `pos` after the closing quote. */
+  readBytes(start: number): Uint8Array {
+    const s = this.src;
+    const n = this.len;
+    let p = start + 2;
+    let out = new Uint8Array(16);
+    let len = 0;
+    const ensure = (extra: number): void => {
+      if (len + extra <= out.length) return;
+      let cap = out.length * 2;
+      while (cap < len + extra) cap *= 2;
+      const next = new Uint8Array(cap);
+      next.set(out.subarray(0, len));
+      out = next;
+    };
+    for (;;) {
+      const runStart = p;
+      while (p < n) {
+        const c = s[p]!;
+        if (c === DQUOTE || c === BACKSLASH) break;
+        p++;
+      }
+      if (p >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
+      if (p > runStart) {
+        ensure(p - runStart);
+        out.set(s.subarray(runStart, p), len);
+        len += p - runStart;
+      }
+      if (s[p] === DQUOTE) {
+        this.pos = p + 1;
+        return out.slice(0, len);
+      }
+      if (p + 1 >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
+      const e = s[p + 1]!;
+      ensure(4);
+      switch (e) {
+        case BACKSLASH:
+          out[len++] = BACKSLASH;
+          p += 2;
+          break;
+        case DQUOTE:
+          out[len++] = DQUOTE;
+          p += 2;
+          break;
+        case 0x6e:
+          out[len++] = 0x0a;
+          p += 2;
+          break;
+        case 0x72:
+          out[len++] = 0x0d;
+          p += 2;
+          break;
+        case 0x74:
+          out[len++] = 0x09;
+          p += 2;
+          break;
+        case 0x75: {
+          const cp = this.readUnicodeEscape(p);
+          if (cp < 0x80) out[len++] = cp;
+          else if (cp < 0x800) {
+            out[len++] = 0xc0 | (cp >> 6);
+            out[len++] = 0x80 | (cp & 0x3f);
+          } else {
+            out[len++] = 0xe0 | (cp >> 12);
+            out[len++] = 0x80 | ((cp >> 6) & 0x3f);
+            out[len++] = 0x80 | (cp & 0x3f);
+          }
+          p += 6;
+          break;
+        }
+        case 0x78:
+          out[len++] = this.readHexEscape(p);
+          p += 4;
+          break;
+        default:
+          throw this.badEscape(p);
+      }
+    }
+  }
+}
+
+/** Builds a map from alternating key/value items: sorted by §1.4, duplicate keys last-wins. */
+function buildMap(items: Term[]): Term {
+  const entries: (readonly [Term, Term])[] = [];
+  for (let i = 0; i < items.length; i += 2) entries.push([items[i]!, items[i + 1]!]);
+  return mapOf(entries);
+}
+
+/**
+ * `parse_module` of §1.2: reads zero or more terms until end of input, keeping each form's span.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns the source bytes, the forms with 0-based byte spans, and where the trailing trivia starts.
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10),
+ *   with `location.offset` (0-based byte), `location.line` and `location.column` (1-based).
+ */
+export function readModule(source: Uint8Array | string): ReadModuleResult {
+  const src = toBytes(source);
+  const r = new Reader(src);
+  const forms: ReadForm[] = [];
+  let prevEnd = 0;
+  for (;;) {
+    r.skipTrivia();
+    if (r.pos >= r.len) break;
+    const start = r.pos;
+    const term = r.readForm();
+    forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
+    prevEnd = r.pos;
+  }
+  return { source: src, forms, trailingStart: prevEnd };
+}
+
+/**
+ * `parse_module` of §1.2 returning only the terms (see {@link readModule}).
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+export function parseModule(source: Uint8Array | string): Term[] {
+  return readModule(source).forms.map((f) => f.term);
+}
+
+/**
+ * `parse_term` of §1.2: exactly one term, then only whitespace/comments.
+ * @throws GcError `core/parse/eof` at the source length when there is no term;
+ *   `core/parse/unexpected` "trailing tokens after term" at the first byte of a second token;
+ *   otherwise the reader errors of {@link readModule}.
+ */
+export function readTerm(source: Uint8Array | string): Term {
+  const src = toBytes(source);
+  const r = new Reader(src);
+  r.skipTrivia();
+  if (r.pos >= r.len) throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
+  const term = r.readForm();
+  r.skipTrivia();
+  if (r.pos < r.len) throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
+  return term;
+}
