@@ -177,6 +177,51 @@ function decodeSlice(s: Uint8Array, a: number, b: number): string {
   return decoder.decode(s.subarray(a, b));
 }
 
+/** Shared immutable int terms for -128..1023 (terms are never mutated). */
+const SMALL_INTS: Term[] = [];
+for (let i = -128; i < 1024; i++) SMALL_INTS.push({ kind: 'int', value: BigInt(i) });
+
+/**
+ * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
+ * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
+ */
+class SymbolCache {
+  private readonly keys: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(4096).fill(undefined);
+  private readonly terms: (Term | undefined)[] = new Array<Term | undefined>(4096).fill(undefined);
+
+  get(s: Uint8Array, a: number, b: number): Term {
+    const len = b - a;
+    if (len > 48) return symbolTerm(decodeSlice(s, a, b));
+    let h = 0x811c9dc5;
+    for (let i = a; i < b; i++) h = Math.imul(h ^ s[i]!, 0x01000193);
+    const slot = (h ^ (h >>> 15)) & 4095;
+    const key = this.keys[slot];
+    if (key !== undefined && key.length === len) {
+      let same = true;
+      for (let i = 0; i < len; i++) {
+        if (key[i] !== s[a + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return this.terms[slot]!;
+    }
+    const t = symbolTerm(decodeSlice(s, a, b));
+    this.keys[slot] = s.slice(a, b);
+    this.terms[slot] = t;
+    return t;
+  }
+}
+
+function symbolTerm(name: string): Term {
+  if (name.length <= 5) {
+    if (name === 'nil') return NIL;
+    if (name === 'true') return TRUE;
+    if (name === 'false') return FALSE;
+  }
+  return { kind: 'sym', name };
+}
+
 /** Container frame kinds on the reader's explicit stack. */
 const F_LIST = 0;
 const F_VEC = 1;
@@ -186,16 +231,16 @@ const FRAME_NAME = ['list', 'vector', 'map'] as const;
 const FRAME_CLOSE = [')', ']', '}'] as const;
 const FRAME_OPEN = ['(', '[', '{'] as const;
 
-interface Frame {
-  type: number;
-  open: number;
-  items: Term[];
-}
-
 class Reader {
   readonly src: Uint8Array;
   readonly len: number;
   pos = 0;
+  // Reusable stacks of readForm.
+  readonly fType: number[] = [];
+  readonly fOpen: number[] = [];
+  readonly fBase: number[] = [];
+  readonly vals: Term[] = [];
+  readonly symCache = new SymbolCache();
 
   constructor(src: Uint8Array) {
     this.src = src;
@@ -226,82 +271,88 @@ class Reader {
     this.pos = p;
   }
 
-  /** Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative. */
+  /**
+   * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
+   * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
+   */
   readForm(): Term {
     const s = this.src;
     const n = this.len;
-    const stack: Frame[] = [];
+    const fType = this.fType;
+    const fOpen = this.fOpen;
+    const fBase = this.fBase;
+    const vals = this.vals;
+    let depth = 0;
+    fType.length = 0;
+    fOpen.length = 0;
+    fBase.length = 0;
+    vals.length = 0;
     for (;;) {
       this.skipTrivia();
       let value: Term;
       if (this.pos >= n) {
-        const top = stack[stack.length - 1];
-        if (top === undefined || top.type === F_QUOTE) {
+        if (depth === 0 || fType[depth - 1] === F_QUOTE) {
           throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
         }
+        const t = fType[depth - 1]!;
         throw this.error(
           PARSE_UNEXPECTED,
-          `unterminated ${FRAME_NAME[top.type]!}: no closing '${FRAME_CLOSE[top.type]!}' for the '${FRAME_OPEN[top.type]!}' opened here`,
-          top.open,
+          `unterminated ${FRAME_NAME[t]!}: no closing '${FRAME_CLOSE[t]!}' for the '${FRAME_OPEN[t]!}' opened here`,
+          fOpen[depth - 1]!,
         );
       }
       const c = s[this.pos]!;
-      if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP) {
-        stack.push({ type: c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : F_MAP, open: this.pos, items: [] });
-        this.pos++;
-        continue;
-      } else if (c === QUOTE) {
-        stack.push({ type: F_QUOTE, open: this.pos, items: [] });
+      if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP || c === QUOTE) {
+        fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
+        fOpen[depth] = this.pos;
+        fBase[depth] = vals.length;
+        depth++;
         this.pos++;
         continue;
       } else if (c === CLOSE_LIST || c === CLOSE_VEC || c === CLOSE_MAP) {
-        const top = stack[stack.length - 1];
         const ch = String.fromCharCode(c);
-        if (top === undefined || top.type === F_QUOTE) {
+        const t = depth === 0 ? F_QUOTE : fType[depth - 1]!;
+        if (t === F_QUOTE) {
           throw this.error(PARSE_UNEXPECTED, `unexpected closing delimiter '${ch}'`, this.pos);
         }
-        const want = top.type === F_LIST ? CLOSE_LIST : top.type === F_VEC ? CLOSE_VEC : CLOSE_MAP;
+        const want = t === F_LIST ? CLOSE_LIST : t === F_VEC ? CLOSE_VEC : CLOSE_MAP;
         if (c !== want) {
           throw this.error(
             PARSE_UNEXPECTED,
-            `mismatched closing delimiter '${ch}': expected '${FRAME_CLOSE[top.type]!}' to close the ${FRAME_NAME[top.type]!} opened at byte ${top.open}`,
+            `mismatched closing delimiter '${ch}': expected '${FRAME_CLOSE[t]!}' to close the ${FRAME_NAME[t]!} opened at byte ${fOpen[depth - 1]!}`,
             this.pos,
           );
         }
-        stack.pop();
-        const items = top.items;
-        if (top.type === F_LIST) {
+        depth--;
+        const base = fBase[depth]!;
+        if (t === F_LIST) {
           let out: Term = NIL;
-          for (let i = items.length - 1; i >= 0; i--) out = { kind: 'pair', car: items[i]!, cdr: out };
+          for (let i = vals.length - 1; i >= base; i--) out = { kind: 'pair', car: vals[i]!, cdr: out };
           value = out;
-        } else if (top.type === F_VEC) {
-          value = { kind: 'vec', items };
+        } else if (t === F_VEC) {
+          value = { kind: 'vec', items: vals.slice(base) };
         } else {
-          if (items.length % 2 !== 0) {
+          if ((vals.length - base) % 2 !== 0) {
             throw this.error(
               PARSE_UNEXPECTED,
-              `map literal must contain an even number of terms (found ${items.length})`,
-              top.open,
+              `map literal must contain an even number of terms (found ${vals.length - base})`,
+              fOpen[depth]!,
             );
           }
-          value = buildMap(items);
+          value = buildMap(vals, base);
         }
+        vals.length = base;
         this.pos++;
       } else {
         value = this.readAtom(c);
       }
       // Deliver `value` to the enclosing frames (quote frames complete immediately).
-      for (;;) {
-        const top = stack[stack.length - 1];
-        if (top === undefined) return value;
-        if (top.type === F_QUOTE) {
-          stack.pop();
-          value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
-          continue;
-        }
-        top.items.push(value);
-        break;
+      while (depth > 0 && fType[depth - 1] === F_QUOTE) {
+        depth--;
+        value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
       }
+      if (depth === 0) return value;
+      vals.push(value);
     }
   }
 
@@ -312,18 +363,14 @@ class Reader {
     if (c === DQUOTE) return { kind: 'str', value: this.readString(start) };
     if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE) return { kind: 'bytes', value: this.readBytes(start) };
     if ((CLASS[c]! & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]!]! & C_DIGIT) !== 0)) {
-      return { kind: 'int', value: this.readInt(start) };
+      const v = this.readInt(start);
+      if (v >= -128n && v < 1024n) return SMALL_INTS[Number(v) + 128]!;
+      return { kind: 'int', value: v };
     }
     let p = start + 1;
     while (p < n && (CLASS[s[p]!]! & C_DELIM) === 0) p++;
     this.pos = p;
-    const name = decodeSlice(s, start, p);
-    if (p - start <= 5) {
-      if (name === 'nil') return NIL;
-      if (name === 'true') return TRUE;
-      if (name === 'false') return FALSE;
-    }
-    return { kind: 'sym', name };
+    return this.symCache.get(s, start, p);
   }
 
   readInt(start: number): bigint {
@@ -534,9 +581,9 @@ class Reader {
 }
 
 /** Builds a map from alternating key/value items: sorted by §1.4, duplicate keys last-wins. */
-function buildMap(items: Term[]): Term {
+function buildMap(items: Term[], base: number): Term {
   const entries: (readonly [Term, Term])[] = [];
-  for (let i = 0; i < items.length; i += 2) entries.push([items[i]!, items[i + 1]!]);
+  for (let i = base; i < items.length; i += 2) entries.push([items[i]!, items[i + 1]!]);
   return mapOf(entries);
 }
 
