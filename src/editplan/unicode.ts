@@ -1,0 +1,75 @@
+/** UTF-16 / UTF-8 helpers the edit-plan code needs beyond `util/bytes.ts`. */
+
+type WellFormedString = string & { isWellFormed?: () => boolean };
+
+/**
+ * True when `text` holds no lone surrogate, i.e. it is a sequence of Unicode scalars and can be
+ * encoded as UTF-8 exactly. Uses the native `String.prototype.isWellFormed` when present.
+ */
+export function isWellFormed(text: string): boolean {
+  const native = (text as WellFormedString).isWellFormed;
+  if (typeof native === 'function') return native.call(text);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c > 0xdbff) return false;
+    const d = text.charCodeAt(i + 1);
+    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
+    i++;
+  }
+  return true;
+}
+
+/** UTF-8 byte length of `text` (lone surrogates count 3 bytes, as U+FFFD). Native and fast. */
+export function utf8ByteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * UTF-8 byte length of `text.slice(start, end)` without allocating the slice.
+ * @param start, end UTF-16 code-unit offsets (0 ≤ start ≤ end ≤ text.length) on scalar boundaries.
+ */
+export function utf8LengthOfRange(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * The longest prefix of `text` whose UTF-8 encoding has at most `maxBytes` bytes, never splitting a
+ * scalar (backs off to the previous character boundary).
+ * @returns the prefix and its UTF-8 byte length.
+ */
+export function utf8Prefix(text: string, maxBytes: number): { text: string; byteLen: number } {
+  let n = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    let units = 1;
+    let bytes: number;
+    if (c < 0x80) bytes = 1;
+    else if (c < 0x800) bytes = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes = 4;
+        units = 2;
+      } else bytes = 3;
+    } else bytes = 3;
+    if (n + bytes > maxBytes) break;
+    n += bytes;
+    i += units;
+  }
+  return { text: text.slice(0, i), byteLen: n };
+}
