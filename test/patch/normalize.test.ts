@@ -141,7 +141,7 @@ describe('normalization rules', () => {
   });
   it('sorts sets by UTF-8 bytes, not UTF-16 units', () => {
     const n = normalizePatch(readTerm('{:version 1 :intent "" :provenance {} :ops [{:op :rewrite-exports :module-path "a.gc" :add ["\uffff" "😀"]}]}'));
-    const add = (n.ops[0]!.entries.find(([k]) => (k as { name: string }).name === ':add')![1] as { items: { value: string }[] }).items;
+    const add = (n.ops[0]!.entries.find(([k]) => (k as { name: string }).name === ':add')![1] as unknown as { items: { value: string }[] }).items;
     expect(add.map((x) => x.value)).toEqual(['\uffff', '😀']);
   });
   it('every op has its documented normalized field set', () => {
@@ -230,7 +230,7 @@ describe('patch-normalize request/report and its verifier', () => {
     ['missing key', tamper((m) => m.delete('op-identities'))],
     ['wrong patch-h', tamper((m) => m.set('patch-h', str('0'.repeat(64))))],
     ['wrong source-patch-h', tamper((m) => m.set('source-patch-h', str('0'.repeat(64))))],
-    ['reordered identities', tamper((m) => m.set('op-identities', vec([...(m.get('op-identities') as { items: Term[] }).items].reverse())))],
+    ['reordered identities', tamper((m) => m.set('op-identities', vec([...(m.get("op-identities") as unknown as { items: Term[] }).items].reverse())))],
     ['dropped op', tamper((m) => {
       const np = normalizePatch(readTerm('{:version 1 :intent "i" :provenance {} :ops [{:op :remove-module :module-path "b.gc"}]}'));
       m.set('normalized-patch', np.normalized);
@@ -241,7 +241,7 @@ describe('patch-normalize request/report and its verifier', () => {
       const src = readTerm('{:version 1 :intent "i" :provenance {} :ops [{:op :rewrite-imports :module-path "a.gc" :add ["b" "a"] :remove [] :replace nil} {:op :remove-module :module-path "b.gc"}]}');
       m.set('normalized-patch', src);
       m.set('patch-h', str(hashTerm(src)));
-      const ops = (src as MapTerm).entries.find(([k]) => (k as { name: string }).name === ':ops')![1] as { items: Term[] };
+      const ops = (src as MapTerm).entries.find(([k]) => (k as { name: string }).name === ':ops')![1] as unknown as { items: Term[] };
       m.set('op-identities', opIdentitiesTerm(ops.items.map((op, ordinal) => ({ ordinal, opH: hashTerm(op) }))));
     })],
     ['ok false', tamper((m) => m.set('ok', { kind: 'bool', value: false }))],
