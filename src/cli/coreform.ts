@@ -1,6 +1,158 @@
-/** CLI commands over CoreForm: fmt, hash, parse, verify-pins. */
+/** CLI commands over CoreForm: `fmt`, `hash`, `parse`, `verify-pins`. Thin: read, call, render. */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { hashModule, hashTerm } from '../coreform/hash.js';
+import { termToJson } from '../coreform/json.js';
+import { printModule } from '../coreform/print.js';
+import { lineColumn, readModule, readTerm } from '../coreform/read.js';
+import { canonicalizeForm } from '../coreform/canon.js';
+import { vec } from '../coreform/term.js';
+import { writeFileAtomic } from '../util/atomic.js';
+import { bytesEqual, utf8 } from '../util/bytes.js';
+import { ExitCode, ioError, isGcError } from '../util/errors.js';
+import { stringifyJson } from '../util/json.js';
+import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
 import type { CliContext } from './main.js';
 
+/** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
+export function readInput(file: string): Uint8Array {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw ioError(error, file, 'read');
+  }
+}
+
+function withFile<T>(file: string, bytes: Uint8Array, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (isGcError(error)) {
+      const loc = error.location.offset !== undefined ? lineColumn(bytes, error.location.offset) : {};
+      throw error.withLocation({ file, ...loc });
+    }
+    throw error;
+  }
+}
+
 /** Registers `fmt`, `hash`, `parse` and `verify-pins` on `program`. */
-export function registerCoreformCommands(_program: Command, _ctx: CliContext): void {}
+export function registerCoreformCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('fmt')
+    .description(
+      'Print .gc files in canonical form (GenesisCode `genesis fmt`: comments dropped, CRLF → LF).\n' +
+        'Exit 0 ok; with --check, 1 when any file is not canonical; 10 on a parse error.',
+    )
+    .argument('<files...>', '.gc module files')
+    .option('--check', 'report files that are not canonical; write nothing')
+    .option('--write', 'rewrite files in place (atomically) with their canonical text')
+    .option('--json', 'machine-readable output')
+    .action((files: string[], opts: { check?: boolean; write?: boolean; json?: boolean }) => {
+      const results: { file: string; canonical: boolean; written: boolean }[] = [];
+      for (const file of files) {
+        const bytes = readInput(file);
+        const text = printModule(canonicalizeFile(bytes, file));
+        const encoded = utf8(text);
+        const canonical = bytesEqual(encoded, bytes);
+        let written = false;
+        if (opts.write && !canonical) {
+          writeFileAtomic(file, encoded);
+          written = true;
+        }
+        results.push({ file, canonical, written });
+        if (!opts.check && !opts.write && !opts.json) ctx.stdout(text);
+      }
+      if (opts.check && results.some((r) => !r.canonical)) ctx.exitCode = ExitCode.conflicts;
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ ok: ctx.exitCode === 0, files: results }, 2) + '\n');
+      } else if (opts.check || opts.write) {
+        for (const r of results) {
+          if (r.written) ctx.stdout(`formatted ${r.file}\n`);
+          else if (!r.canonical) ctx.stdout(`not canonical: ${r.file}\n`);
+        }
+      }
+    });
+
+  program
+    .command('hash')
+    .description(
+      'Print the GenesisCode hash of each file as `<hex64>  <path>`.\n' +
+        '--module (default): hash-module of the canonical forms (the package.toml pin).\n' +
+        '--term: hash-term of the single term the file holds, read as written (e.g. a .gcpatch).',
+    )
+    .argument('<files...>', 'files to hash')
+    .option('--module', 'hash-module of the canonicalized module (default)')
+    .option('--term', 'hash-term of one term (not canonicalized)')
+    .option('--json', 'machine-readable output')
+    .action((files: string[], opts: { module?: boolean; term?: boolean; json?: boolean }) => {
+      const out: { file: string; hash: string; kind: 'module' | 'term' }[] = [];
+      for (const file of files) {
+        const bytes = readInput(file);
+        if (opts.term) out.push({ file, kind: 'term', hash: withFile(file, bytes, () => hashTerm(readTerm(bytes))) });
+        else out.push({ file, kind: 'module', hash: hashModule(canonicalizeFile(bytes, file)) });
+      }
+      if (opts.json) ctx.stdout(stringifyJson({ ok: true, hashes: out }, 2) + '\n');
+      else for (const h of out) ctx.stdout(`${h.hash}  ${h.file}\n`);
+    });
+
+  program
+    .command('parse')
+    .description(
+      'Read a .gc file and print its top-level forms as JSON (mapping documented in README "JSON projection").\n' +
+        'Forms are canonicalized unless --raw; each form carries its byte span [start, end).',
+    )
+    .argument('<file>', '.gc module file')
+    .option('--json', 'JSON output (the only format; accepted for symmetry)')
+    .option('--raw', 'print the forms as read, without canonicalization')
+    .action((file: string, opts: { raw?: boolean }) => {
+      const bytes = readInput(file);
+      const module = withFile(file, bytes, () => readModule(bytes));
+      const forms = module.forms.map((f, i) => {
+        const term = opts.raw ? f.term : withFile(file, bytes, () => canonicalizeForm(f.term, i));
+        return { start: f.start, end: f.end, term: termToJson(term) };
+      });
+      const canonical = opts.raw ? undefined : vec(module.forms.map((f, i) => canonicalizeForm(f.term, i)));
+      ctx.stdout(
+        stringifyJson(
+          {
+            ok: true,
+            file,
+            canonical: !opts.raw,
+            moduleHash: canonical ? hashModule(canonical.items) : undefined,
+            forms,
+          },
+          2,
+        ) + '\n',
+      );
+    });
+
+  program
+    .command('verify-pins')
+    .description(
+      "Compare each module's computed hash with its package.toml pin.\n" +
+        'Exit 0 when every pin matches; 50 on any mismatch, missing or empty pin.',
+    )
+    .requiredOption('--pkg <path>', 'package.toml (or its directory)')
+    .option('--json', 'machine-readable output')
+    .action((opts: { pkg: string; json?: boolean }) => {
+      const pkg = loadPackage(opts.pkg);
+      const findings = pinFindings(pkg);
+      const ok = pinsVerified(findings);
+      if (!ok) ctx.exitCode = ExitCode.verificationFailed;
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ ok, package: resolve(pkg.manifestFile), findings }, 2) + '\n');
+        return;
+      }
+      for (const f of findings) {
+        const detail =
+          f.status === 'ok'
+            ? ''
+            : f.status === 'mismatch'
+              ? ` pinned ${f.pin} but computed ${f.computed}`
+              : ` (computed ${f.computed})`;
+        ctx.stdout(`${f.status.padEnd(11)} ${f.path}${detail}\n`);
+      }
+      ctx.stdout(ok ? `all ${findings.length} module pins verified\n` : 'pin verification failed: run `gcpatch pack` after reviewing the modules\n');
+    });
+}

@@ -16,9 +16,11 @@ export function buildProgram(ctx: CliContext): Command {
   const program = new Command();
   program
     .name('gcpatch')
-    .description(
-      'Semantic patches for GenesisCode packages: canonical CoreForm, patches, diff/merge, refactors, evidence.\n' +
-        'Exit codes: 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.',
+    .description('Semantic patches for GenesisCode packages: canonical CoreForm, patches, diff/merge, refactors, evidence.')
+    .addHelpText(
+      'after',
+      '\nExit codes:\n  0  ok\n  1  merge conflicts (or fmt --check differences)\n  10 invalid input\n' +
+        '  30 obligations failed\n  50 verification failed\n  70 I/O error\n\nEvery command accepts --json for machine-readable output.',
     )
     .version(VERSION)
     .showHelpAfterError()

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { readTerm } from '../../src/coreform/read.js';
+import { compareTerms, map, pair, str, sym, termsEqual, NIL, FALSE, listFrom, type Term } from '../../src/coreform/term.js';
+import { compareUtf8 } from '../../src/util/bytes.js';
+import { dataTerm } from './arbitrary.js';
+
+describe('total order (GENESIS_FACTS §1.4)', () => {
+  it('sorts the repository order chain', () => {
+    const chain: Term[] = [
+      readTerm('nil'),
+      readTerm('false'),
+      readTerm('true'),
+      readTerm('-1'),
+      readTerm('0'),
+      readTerm('"a"'),
+      readTerm('"b"'),
+      readTerm('b"a"'),
+      readTerm('b"b"'),
+      readTerm('a'),
+      readTerm('b'),
+      pair(NIL, NIL),
+      pair(NIL, FALSE),
+      readTerm('[]'),
+      readTerm('[nil]'),
+      readTerm('{}'),
+      readTerm('{nil nil}'),
+    ];
+    for (let i = 0; i < chain.length; i++) {
+      for (let j = 0; j < chain.length; j++) {
+        expect(Math.sign(compareTerms(chain[i]!, chain[j]!))).toBe(Math.sign(i - j));
+      }
+    }
+  });
+
+  it('orders strings and symbols by UTF-8 bytes, not UTF-16 units', () => {
+    // U+FF61 is 0xEF 0xBD 0xA1 in UTF-8; U+1F600 is 0xF0 …: JS `<` gets this backwards.
+    expect('\u{1F600}' < '\uFF61').toBe(true);
+    expect(compareTerms(str('\uFF61'), str('\u{1F600}'))).toBeLessThan(0);
+    expect(compareTerms(sym('\uFF61'), sym('\u{1F600}'))).toBeLessThan(0);
+    expect(compareUtf8('\uE000', '\u{10000}')).toBeLessThan(0);
+  });
+
+  it('sorts a shorter proper list before a longer one with the same prefix', () => {
+    expect(compareTerms(readTerm('(a b)'), readTerm('(a b c)'))).toBeLessThan(0);
+    expect(compareTerms(readTerm('[1 2]'), readTerm('[1 2 0]'))).toBeLessThan(0);
+    expect(compareTerms(readTerm('{:a 1}'), readTerm('{:a 1 :b 0}'))).toBeLessThan(0);
+    expect(compareTerms(readTerm('{:a 2}'), readTerm('{:a 1 :b 0}'))).toBeGreaterThan(0);
+  });
+
+  it('compares integers numerically beyond 2^64', () => {
+    expect(compareTerms(readTerm('-99999999999999999999999'), readTerm('-1'))).toBeLessThan(0);
+    expect(compareTerms(readTerm('18446744073709551617'), readTerm('18446744073709551616'))).toBeGreaterThan(0);
+  });
+
+  it('keeps map keys in canonical order with last-wins duplicates', () => {
+    const m = map([
+      [sym(':b'), str('x')],
+      [sym(':a'), str('y')],
+      [sym(':b'), str('z')],
+    ]);
+    expect(m.entries.map(([k, v]) => [(k as { name: string }).name, (v as { value: string }).value])).toEqual([
+      [':a', 'y'],
+      [':b', 'z'],
+    ]);
+  });
+
+  it('compares 100,000-deep terms without overflowing the stack', () => {
+    let a: Term = NIL;
+    let b: Term = NIL;
+    for (let i = 0; i < 100_000; i++) {
+      a = listFrom([a]);
+      b = listFrom([b]);
+    }
+    expect(termsEqual(a, b)).toBe(true);
+  });
+
+  it('is a total, antisymmetric and transitive order', () => {
+    fc.assert(
+      fc.property(dataTerm, dataTerm, dataTerm, (x, y, z) => {
+        const xy = Math.sign(compareTerms(x, y));
+        expect(Math.sign(compareTerms(y, x))).toBe(-xy || 0);
+        expect(compareTerms(x, x)).toBe(0);
+        if (xy <= 0 && compareTerms(y, z) <= 0) expect(compareTerms(x, z)).toBeLessThanOrEqual(0);
+        if (xy === 0) expect(termsEqual(x, y)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

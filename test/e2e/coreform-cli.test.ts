@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { copyFixture, gcpatch, tempDir } from '../helpers/cli.js';
+
+describe('gcpatch fmt / hash / parse / verify-pins (built CLI)', () => {
+  it('hash prints the module hash of the frozen simple-module vector', () => {
+    const dir = tempDir();
+    const file = join(dir, 'simple.gc');
+    writeFileSync(file, '(def x (prim int/add 1 2))\nx\n');
+    const r = gcpatch(['hash', file]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`2b45b7589484cd1ca94c8c906d726f357ca156eadf12c35a38db191696996c00  ${file}\n`);
+  });
+
+  it('hash --term hashes one term as read', () => {
+    const dir = tempDir();
+    const file = join(dir, 't.gcpatch');
+    writeFileSync(file, '{:c 3 :b 2 :a 1}\n');
+    const r = gcpatch(['hash', '--term', '--json', file]);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).hashes[0].hash).toBe('06b48c7b6ed15580f01ba425a88d01d96e3c2426c5692ff3dea8add1ac7f8a99');
+  });
+
+  it('fmt prints, --check reports with exit 1, --write rewrites to canonical bytes', () => {
+    const dir = tempDir();
+    const file = join(dir, 'm.gc');
+    writeFileSync(file, '; comment\r\n(fn (x y) (f x y))\r\n');
+    expect(gcpatch(['fmt', file]).stdout).toBe('(fn (x) (fn (y) ((f x) y)))\n');
+    const check = gcpatch(['fmt', '--check', file]);
+    expect(check.status).toBe(1);
+    expect(check.stdout).toBe(`not canonical: ${file}\n`);
+    expect(gcpatch(['fmt', '--write', file]).status).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('(fn (x) (fn (y) ((f x) y)))\n');
+    expect(gcpatch(['fmt', '--check', file]).status).toBe(0);
+  });
+
+  it('a parse error prints file:line:col: code: message and exits 10 without a stack trace', () => {
+    const dir = tempDir();
+    const file = join(dir, 'bad.gc');
+    writeFileSync(file, '(def ok 1)\n(def x "unterminated)\n');
+    const r = gcpatch(['fmt', file]);
+    expect(r.status).toBe(10);
+    expect(r.stderr).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:8: core/parse/unexpected: `));
+    expect(r.stderr).not.toContain('    at ');
+  });
+
+  it('a canonicalization error exits 10 and names the form', () => {
+    const dir = tempDir();
+    const file = join(dir, 'bad.gc');
+    writeFileSync(file, '(def a 1)\n(fn (x x) x)\n');
+    const r = gcpatch(['hash', file]);
+    expect(r.status).toBe(10);
+    expect(r.stderr).toContain('duplicate parameter: x');
+    expect(r.stderr.startsWith(`${file}`)).toBe(true);
+  });
+
+  it('parse --json prints canonical forms with spans', () => {
+    const dir = tempDir();
+    const file = join(dir, 'm.gc');
+    writeFileSync(file, '(def x {:b 2 :a 1})\n');
+    const out = JSON.parse(gcpatch(['parse', '--json', file]).stdout);
+    expect(out.forms).toEqual([
+      { start: 0, end: 19, term: { $list: [{ $sym: 'def' }, { $sym: 'x' }, { a: 1, b: 2 }] } },
+    ]);
+  });
+
+  it('verify-pins passes on the shipped fixture and fails with 50 after an edit', () => {
+    const pkg = copyFixture('packages/greeter');
+    const ok = gcpatch(['verify-pins', '--pkg', pkg]);
+    expect(ok.stdout).toContain('all 2 module pins verified');
+    expect(ok.status).toBe(0);
+    const app = join(pkg, 'app.gc');
+    writeFileSync(app, readFileSync(app, 'utf8').replace('"Ada"', '"Grace"'));
+    const bad = gcpatch(['verify-pins', '--pkg', join(pkg, 'package.toml'), '--json']);
+    expect(bad.status).toBe(50);
+    const findings = JSON.parse(bad.stdout).findings;
+    expect(findings.map((f: { status: string }) => f.status)).toEqual(['ok', 'mismatch']);
+  });
+
+  it('a missing file is an I/O error with exit 70', () => {
+    const r = gcpatch(['hash', '/nonexistent/x.gc']);
+    expect(r.status).toBe(70);
+    expect(r.stderr).toContain('io/enoent');
+  });
+
+  it('--help lists the commands and exit codes', () => {
+    const r = gcpatch(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('verify-pins');
+    expect(r.stdout).toContain('50 verification failed');
+  });
+});
