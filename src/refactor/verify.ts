@@ -1,0 +1,458 @@
+/**
+ * Independent host verification of refactor-plan reports (SEMANTIC_REFACTOR_PLAN_v0.1.md
+ * "Independent Host Verification"). Fail-closed and separate from the producer: nothing here is
+ * imported from `plan.ts`; every expectation is re-derived from the request by this file's own
+ * read-only scan.
+ *
+ * Any mismatch throws `GcError` `refactor/verification-failed` (exit 50) whose `details.check`
+ * names the failed check (stable strings, listed in {@link VerifyCheck}). A mismatch is never
+ * turned into a planner conflict.
+ */
+import { RESERVED_HEADS } from '../coreform/canon.js';
+import { decodeClosed, D, vecOf } from '../coreform/closed.js';
+import { hashTerm } from '../coreform/hash.js';
+import { mapGet, sym, termsEqual, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
+import { normalizePatch } from '../patch/normalize.js';
+import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { portablePathProblem } from '../workspace/path.js';
+import {
+  CONFLICT_CODES,
+  REFACTOR_PROFILE,
+  REFACTOR_REPORT_KIND,
+  RefactorErrorCode,
+  type ConflictCodeValue,
+} from './codes.js';
+import { decodeRefactorRequest, termIdentity, type RefactorRequest } from './request.js';
+
+/**
+ * The names of the verifier's checks (`details.check` of a `refactor/verification-failed` error),
+ * in the order they run.
+ */
+export const VerifyCheck = {
+  /** The report is not a closed map with the exact key set and field types. */
+  reportShape: 'report-shape',
+  /** `:kind`, `:profile` or `:v` is not the fixed identity. */
+  identity: 'identity',
+  /** `:request-h` is not hash-term of the request. */
+  requestH: 'request-h',
+  /** `:ok` differs from `:safe-to-apply`, or the status disagrees with the conflicts. */
+  status: 'status',
+  /** `:module-count` is not the request's module count. */
+  moduleCount: 'module-count',
+  /** A conflict code is outside the closed allowlist, or a conflict location names no module. */
+  conflicts: 'conflicts',
+  /** A conflicted report carries a patch, a patch hash, op identities or non-zero counts. */
+  conflictedShape: 'conflicted-shape',
+  /** A safe report's request could not have been planned safely (kind, symbols, definitions, target, order). */
+  safePreconditions: 'safe-preconditions',
+  /** A safe report lacks a patch map, a hex64 `:patch-h`, or positive counts. */
+  safeShape: 'safe-shape',
+  /** `:patch-h` is not hash-term(`:patch`). */
+  patchH: 'patch-h',
+  /** `:patch` is not a normalized patch (re-normalizing changes it or fails). */
+  patchNormalized: 'patch-normalized',
+  /** `:intent`, `:provenance` or `:version` differ from the values the request determines. */
+  patchHeader: 'patch-header',
+  /** `:op-count` is not the number of ops. */
+  opCount: 'op-count',
+  /** `:op-identities` are not exactly `{:op-h hash-term(op_i) :ordinal i}` in op order. */
+  opIdentities: 'op-identities',
+  /** An op of a kind the plan may not contain (e.g. `:replace-node`). */
+  opUnsupported: 'op-unsupported',
+  /** A `:rename-symbol` op's `:from`/`:to` are not the requested symbols. */
+  renameOperands: 'rename-operands',
+  /** Two `:rename-symbol` ops name the same module. */
+  renameDuplicate: 'rename-duplicate',
+  /** `:rename-symbol` ops are not in manifest order. */
+  renameOrder: 'rename-order',
+  /** The renamed modules are not exactly the modules holding a source-symbol term. */
+  affectedModules: 'affected-modules',
+  /** `:replacement-count` is not the number of source-symbol terms in the request. */
+  replacementCount: 'replacement-count',
+  /** The `:split-module` op is missing, repeated, misplaced or has the wrong source, target or symbols. */
+  split: 'split',
+  /** The `:update-manifest` op is missing, misplaced, or not exactly `:set {:modules [target-before-source]}`. */
+  manifestPayload: 'manifest-payload',
+  /** Ops are out of order or missing (renames, then split, then the final manifest update). */
+  opOrder: 'op-order',
+} as const;
+export type VerifyCheckName = (typeof VerifyCheck)[keyof typeof VerifyCheck];
+
+/** A verified report, decoded. */
+export interface VerifiedRefactorReport {
+  /** The request the report was verified against. */
+  request: RefactorRequest;
+  /** The report term as given. */
+  report: MapTerm;
+  /** hash-term of the report; `address` its store address. */
+  reportH: string;
+  address: string;
+  /** `:ok` (= `:safe-to-apply`). */
+  safe: boolean;
+  conflicts: { code: ConflictCodeValue; message: string; modulePath: string; pathRepr: string }[];
+  /** The normalized patch of a safe report, else `null`. */
+  patch: MapTerm | null;
+  /** `:patch-h` (`''` when conflicted). */
+  patchH: string;
+  replacementCount: number;
+  opIdentities: { ordinal: number; opH: string }[];
+  /** Modules renamed by the patch, manifest order. */
+  affectedModules: string[];
+}
+
+function fail(check: VerifyCheckName, message: string): GcError {
+  return new GcError(RefactorErrorCode.verificationFailed, `refactor plan report rejected (${check}): ${message}`, {
+    exitCode: ExitCode.verificationFailed,
+    details: { check },
+  });
+}
+
+function key(name: string): Term {
+  return sym(`:${name}`);
+}
+
+function field(m: Term, name: string): Term | undefined {
+  return m.kind === 'map' ? mapGet(m, key(name)) : undefined;
+}
+
+function strField(m: Term, name: string): string | undefined {
+  const t = field(m, name);
+  return t?.kind === 'str' ? t.value : undefined;
+}
+
+/** This verifier's own reading of "malformed symbol" (must agree with the planner's documented rule). */
+function symbolWellFormed(name: string): boolean {
+  if (name === '' || name === 'nil' || name === 'true' || name === 'false' || RESERVED_HEADS.has(name)) return false;
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name)) return false;
+  if (/[ \t\n\r()[\]{}'";]/.test(name)) return false;
+  const first = name.charCodeAt(0);
+  const second = name.length > 1 ? name.charCodeAt(1) : 0;
+  const digit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+  return !(digit(first) || (first === 0x2d && digit(second)));
+}
+
+/** Facts the verifier derives from the request on its own. */
+interface RequestFacts {
+  /** Per module (manifest order): number of symbol terms named `from`. */
+  counts: number[];
+  /** Top-level `(def name rhs)` forms: module index, form index, name, rhs. */
+  defs: { module: number; form: number; name: string; rhs: Term }[];
+}
+
+/** Read-only breadth-first scan of every module's canonical forms. */
+function scanRequest(request: RefactorRequest): RequestFacts {
+  const from = request.fromSymbol;
+  const counts: number[] = [];
+  const defs: RequestFacts['defs'] = [];
+  request.modules.forEach((m, module) => {
+    let count = 0;
+    const queue: Term[] = [...m.forms.items];
+    for (let head = 0; head < queue.length; head++) {
+      const t = queue[head]!;
+      if (t.kind === 'sym') {
+        if (t.name === from) count++;
+      } else if (t.kind === 'pair') {
+        queue.push(t.car, t.cdr);
+      } else if (t.kind === 'vec') {
+        for (const item of t.items) queue.push(item);
+      } else if (t.kind === 'map') {
+        for (const [k, v] of t.entries) queue.push(k, v);
+      }
+      // Drop consumed prefixes now and then so huge modules keep memory bounded.
+      if (head > 4096 && head * 2 > queue.length) {
+        queue.splice(0, head + 1);
+        head = -1;
+      }
+    }
+    counts.push(count);
+    m.forms.items.forEach((form, formIndex) => {
+      if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def') return;
+      const second = form.cdr;
+      if (second.kind !== 'pair' || second.car.kind !== 'sym') return;
+      const third = second.cdr;
+      if (third.kind !== 'pair' || third.cdr.kind !== 'nil') return;
+      defs.push({ module, form: formIndex, name: second.car.name, rhs: third.car });
+    });
+  });
+  return { counts, defs };
+}
+
+/** True when `rhs` contains a symbol term named `name`. */
+function mentions(rhs: Term, name: string): boolean {
+  const pending: Term[] = [rhs];
+  while (pending.length > 0) {
+    const t = pending.pop()!;
+    if (t.kind === 'sym' && t.name === name) return true;
+    if (t.kind === 'pair') pending.push(t.car, t.cdr);
+    else if (t.kind === 'vec') pending.push(...t.items);
+    else if (t.kind === 'map') for (const [k, v] of t.entries) pending.push(k, v);
+  }
+  return false;
+}
+
+function decodeReport(t: Term) {
+  try {
+    return decodeClosed(
+      t,
+      {
+        kind: D.str,
+        profile: D.str,
+        v: D.int,
+        'request-h': D.str,
+        ok: D.bool,
+        'safe-to-apply': D.bool,
+        'module-count': D.index,
+        'replacement-count': D.index,
+        'op-count': D.index,
+        'op-identities': vecOf((e, at) => {
+          const r = decodeClosed(e, { 'op-h': D.hex64, ordinal: D.index }, at);
+          return { ordinal: r.ordinal, opH: r['op-h'] };
+        }),
+        conflicts: vecOf((e, at) => {
+          const r = decodeClosed(e, { code: D.str, message: D.str, 'module-path': D.str, 'path-repr': D.str }, at);
+          return { code: r.code, message: r.message, modulePath: r['module-path'], pathRepr: r['path-repr'] };
+        }),
+        patch: D.any,
+        'patch-h': D.str,
+      },
+      'refactor plan report',
+    );
+  } catch (error) {
+    if (isGcError(error)) throw fail(VerifyCheck.reportShape, error.message);
+    throw error;
+  }
+}
+
+function expectedIntent(request: RefactorRequest): string {
+  const text = `refactor ${request.refactorKind} ${request.fromSymbol} -> ${request.toSymbol}`;
+  return request.refactorKind === 'rename' ? text : `${text} into ${request.targetModulePath}`;
+}
+
+/** Checks that a safe report's request admits a safe plan at all (no conflict condition holds). */
+function checkSafePreconditions(request: RefactorRequest, facts: RequestFacts): { module: number; rhs: Term; form: number } {
+  const { refactorKind: kind, fromSymbol: from, toSymbol: to, targetModulePath: target } = request;
+  const bad = (message: string): GcError => fail(VerifyCheck.safePreconditions, message);
+  if (kind !== 'rename' && kind !== 'move' && kind !== 'extract') throw bad(`refactor kind ${JSON.stringify(kind)} is not plannable`);
+  if (!symbolWellFormed(from)) throw bad(`source symbol ${JSON.stringify(from)} is malformed`);
+  if (!symbolWellFormed(to)) throw bad(`destination symbol ${JSON.stringify(to)} is malformed`);
+  if (from === to) throw bad('source and destination symbols are equal');
+  const sources = facts.defs.filter((d) => d.name === from);
+  if (sources.length !== 1) throw bad(`source symbol ${from} has ${sources.length} top-level definitions, expected exactly 1`);
+  if (facts.defs.some((d) => d.name === to)) throw bad(`destination symbol ${to} is already defined`);
+  const source = sources[0]!;
+  if (kind !== 'rename') {
+    if (target === '' || portablePathProblem(target) !== undefined) throw bad(`target module path ${JSON.stringify(target)} is not a portable path`);
+    if (request.modules.some((m) => m.modulePath === target)) throw bad(`target module ${target} already exists`);
+    for (const d of facts.defs) {
+      if (d.module >= source.module && d !== source && mentions(source.rhs, d.name)) {
+        throw bad(`moved definition references ${d.name}, defined in the source module or later`);
+      }
+    }
+  }
+  return { module: source.module, rhs: source.rhs, form: source.form };
+}
+
+function opName(op: Term): string | undefined {
+  const t = field(op, 'op');
+  return t?.kind === 'sym' ? t.name : undefined;
+}
+
+/** Exactly `{:from f :module-path p :op :rename-symbol :to t}` with string operands. */
+function checkRename(op: Term, index: number, request: RefactorRequest): string {
+  if (op.kind !== 'map' || op.entries.length !== 4) throw fail(VerifyCheck.renameOperands, `op ${index} is not a closed :rename-symbol map`);
+  const from = field(op, 'from');
+  const to = field(op, 'to');
+  const path = strField(op, 'module-path');
+  if (from?.kind !== 'str' || from.value !== request.fromSymbol || to?.kind !== 'str' || to.value !== request.toSymbol) {
+    throw fail(VerifyCheck.renameOperands, `op ${index} does not rename exactly ${request.fromSymbol} -> ${request.toSymbol}`);
+  }
+  if (path === undefined) throw fail(VerifyCheck.renameOperands, `op ${index} has no string :module-path`);
+  return path;
+}
+
+function checkSplit(op: Term, index: number, request: RefactorRequest, sourcePath: string): void {
+  const ok =
+    op.kind === 'map' &&
+    op.entries.length === 4 &&
+    strField(op, 'from-module-path') === sourcePath &&
+    strField(op, 'to-module-path') === request.targetModulePath &&
+    (() => {
+      const s = field(op, 'symbols');
+      return s?.kind === 'vec' && s.items.length === 1 && s.items[0]!.kind === 'str' && s.items[0]!.value === request.toSymbol;
+    })();
+  if (!ok) {
+    throw fail(VerifyCheck.split, `op ${index} must split [${request.toSymbol}] from ${sourcePath} into ${request.targetModulePath}`);
+  }
+}
+
+function checkManifest(op: Term, index: number, request: RefactorRequest, sourcePath: string): void {
+  const bad = (why: string): GcError => fail(VerifyCheck.manifestPayload, `op ${index}: ${why}`);
+  if (op.kind !== 'map' || op.entries.length !== 7) throw bad('not a normalized :update-manifest map');
+  for (const name of ['obligations-add', 'obligations-remove', 'tests-add', 'tests-remove']) {
+    const v = field(op, name);
+    if (v?.kind !== 'vec' || v.items.length !== 0) throw bad(`:${name} must be []`);
+  }
+  if (field(op, 'caps-policy')?.kind !== 'nil') throw bad(':caps-policy must be nil');
+  const set = field(op, 'set');
+  if (set?.kind !== 'map' || set.entries.length !== 1) throw bad(':set must be exactly {:modules [...]}');
+  const modules = mapGet(set, key('modules'));
+  if (modules?.kind !== 'vec') throw bad(':set must be exactly {:modules [...]}');
+  const expected: string[] = [];
+  for (const m of request.modules) {
+    if (m.modulePath === sourcePath) expected.push(request.targetModulePath);
+    expected.push(m.modulePath);
+  }
+  if (modules.items.length !== expected.length) throw bad(`:modules lists ${modules.items.length} modules, expected ${expected.length}`);
+  modules.items.forEach((rec, i) => {
+    const hashValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
+    const pathValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
+    if (
+      rec.kind !== 'map' ||
+      rec.entries.length !== 2 ||
+      hashValue?.kind !== 'str' ||
+      hashValue.value !== '' ||
+      pathValue?.kind !== 'str' ||
+      pathValue.value !== expected[i]
+    ) {
+      throw bad(`:modules[${i}] must be {"hash" "" "path" ${JSON.stringify(expected[i])}} (target immediately before source)`);
+    }
+  });
+}
+
+/**
+ * Verifies a refactor-plan report against its request, independently of the planner.
+ * Checks, in order: closed shape and types; fixed `:kind`/`:profile`/`:v`; `:request-h`; status
+ * relations (`:ok` = `:safe-to-apply` = no conflicts); `:module-count`; conflict-code allowlist
+ * and locations; then for a conflicted report its empty shape, and for a safe report: that the
+ * request admits a safe plan (kind, symbols, unique source definition, no destination definition,
+ * new portable target, target-order rule); `:patch-h` = hash-term(`:patch`); the patch is normalized
+ * (normalizing it again is the identity); `:intent`/`:provenance`/`:version`; `:op-count`;
+ * `:op-identities`; the ops: only `:rename-symbol` (exact operands, unique, manifest order, exactly
+ * the modules an independent scan finds holding a source-symbol term), then for move/extract
+ * exactly one `:split-module` (source module → target, `[to]`) and one final `:update-manifest`
+ * (`:set {:modules [...]}` with the target immediately before the source, every record
+ * `{"hash" "" "path" p}`, no other manifest edit); and `:replacement-count` = the scan's count.
+ * @param report the report term; @param request the admitted request or its term.
+ * @returns the decoded, verified report.
+ * @throws GcError `refactor/verification-failed` (exit 50) with `details.check`; for an inadmissible
+ *   request term, the admission errors of `decodeRefactorRequest` (exit 10).
+ * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification".
+ */
+export function verifyRefactorReport(report: Term, request: RefactorRequest | Term): VerifiedRefactorReport {
+  const req: RefactorRequest = 'requestH' in request && 'term' in request ? request : decodeRefactorRequest(request as Term);
+  const r = decodeReport(report);
+  if (r.kind !== REFACTOR_REPORT_KIND || r.profile !== REFACTOR_PROFILE || r.v !== 1n) {
+    throw fail(VerifyCheck.identity, `kind/profile/v must be ${REFACTOR_REPORT_KIND} / ${REFACTOR_PROFILE} / 1`);
+  }
+  const requestH = hashTerm(req.term);
+  if (r['request-h'] !== requestH) throw fail(VerifyCheck.requestH, `:request-h ${r['request-h']} is not the request's hash-term ${requestH}`);
+  if (r.ok !== r['safe-to-apply']) throw fail(VerifyCheck.status, ':ok and :safe-to-apply differ');
+  if (r.ok !== (r.conflicts.length === 0)) throw fail(VerifyCheck.status, ':ok must be true exactly when :conflicts is empty');
+  if (r['module-count'] !== req.modules.length) {
+    throw fail(VerifyCheck.moduleCount, `:module-count is ${r['module-count']}, the request has ${req.modules.length} modules`);
+  }
+  const knownPaths = new Set(req.modules.map((m) => m.modulePath));
+  r.conflicts.forEach((c, i) => {
+    if (!(CONFLICT_CODES as readonly string[]).includes(c.code)) throw fail(VerifyCheck.conflicts, `conflict ${i} has unknown code ${JSON.stringify(c.code)}`);
+    if (c.modulePath !== '' && !knownPaths.has(c.modulePath)) {
+      throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
+    }
+  });
+  const { address, hashTerm: reportH } = termIdentity(report);
+  const base = {
+    request: req,
+    report: report as MapTerm,
+    reportH,
+    address,
+    conflicts: r.conflicts as VerifiedRefactorReport['conflicts'],
+  };
+  if (!r.ok) {
+    if (r.patch.kind !== 'nil' || r['patch-h'] !== '' || r['op-identities'].length !== 0 || r['op-count'] !== 0 || r['replacement-count'] !== 0) {
+      throw fail(VerifyCheck.conflictedShape, 'a conflicted report must have nil :patch, "" :patch-h, [] :op-identities and zero counts');
+    }
+    return { ...base, safe: false, patch: null, patchH: '', replacementCount: 0, opIdentities: [], affectedModules: [] };
+  }
+
+  const facts = scanRequest(req);
+  const source = checkSafePreconditions(req, facts);
+  const sourcePath = req.modules[source.module]!.modulePath;
+  const patch = r.patch;
+  if (patch.kind !== 'map' || r['op-count'] === 0 || r['replacement-count'] === 0) {
+    throw fail(VerifyCheck.safeShape, 'a safe report needs a patch map and positive :op-count and :replacement-count');
+  }
+  if (r['patch-h'] !== hashTerm(patch)) throw fail(VerifyCheck.patchH, ':patch-h is not hash-term(:patch)');
+  let renormalized: MapTerm;
+  try {
+    renormalized = normalizePatch(patch).normalized;
+  } catch (error) {
+    throw fail(VerifyCheck.patchNormalized, `the patch does not normalize: ${isGcError(error) ? error.message : String(error)}`);
+  }
+  if (!termsEqual(renormalized, patch)) throw fail(VerifyCheck.patchNormalized, 'the patch is not in normalized form');
+  const intent = field(patch, 'intent');
+  if (intent?.kind !== 'str' || intent.value !== expectedIntent(req)) throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent(req))}`);
+  const provenance = field(patch, 'provenance');
+  const provenanceOk =
+    provenance?.kind === 'map' &&
+    provenance.entries.length === 2 &&
+    strField(provenance, 'refactor-plan-request') === req.address &&
+    strField(provenance, 'refactor-plan-request-h') === requestH;
+  if (!provenanceOk) throw fail(VerifyCheck.patchHeader, ':provenance must be exactly {:refactor-plan-request <request address> :refactor-plan-request-h <request-h>}');
+  const ops = (field(patch, 'ops') as VecTerm).items;
+  if (r['op-count'] !== ops.length) throw fail(VerifyCheck.opCount, `:op-count is ${r['op-count']}, the patch has ${ops.length} ops`);
+  const ids = r['op-identities'];
+  if (ids.length !== ops.length || ids.some((id, i) => id.ordinal !== i || id.opH !== hashTerm(ops[i]!))) {
+    throw fail(VerifyCheck.opIdentities, ':op-identities must be {:op-h hash-term(op) :ordinal i} for every op in order');
+  }
+
+  const expectedAffected = req.modules.filter((_, i) => facts.counts[i]! > 0).map((m) => m.modulePath);
+  const position = new Map(req.modules.map((m, i) => [m.modulePath, i]));
+  const renamed: string[] = [];
+  const tail = req.refactorKind === 'rename' ? [] : [':split-module', ':update-manifest'];
+  let phase = 0; // 0 renames, then one step per entry of `tail`
+  ops.forEach((op, i) => {
+    const name = opName(op);
+    if (name === ':rename-symbol') {
+      if (phase !== 0) throw fail(VerifyCheck.opOrder, `op ${i}: :rename-symbol after ${tail[phase - 1]}`);
+      const path = checkRename(op, i, req);
+      if (renamed.includes(path)) throw fail(VerifyCheck.renameDuplicate, `op ${i} renames ${path} a second time`);
+      const at = position.get(path);
+      if (at === undefined || facts.counts[at] === 0) {
+        throw fail(VerifyCheck.affectedModules, `op ${i} renames ${path}, which holds no ${req.fromSymbol} term`);
+      }
+      const last = renamed.length === 0 ? -1 : position.get(renamed[renamed.length - 1]!)!;
+      if (at < last) throw fail(VerifyCheck.renameOrder, `op ${i} renames ${path} out of manifest order`);
+      renamed.push(path);
+    } else if (name !== undefined && phase < tail.length && name === tail[phase]) {
+      if (renamed.length !== expectedAffected.length) {
+        throw fail(VerifyCheck.affectedModules, `the patch renames ${renamed.length} modules, the scan finds ${expectedAffected.length}`);
+      }
+      if (name === ':split-module') checkSplit(op, i, req, sourcePath);
+      else checkManifest(op, i, req, sourcePath);
+      phase++;
+    } else if (name === ':split-module') {
+      throw fail(tail.length === 0 ? VerifyCheck.opUnsupported : VerifyCheck.split, `op ${i}: unexpected :split-module`);
+    } else if (name === ':update-manifest') {
+      throw fail(tail.length === 0 ? VerifyCheck.opUnsupported : VerifyCheck.manifestPayload, `op ${i}: unexpected :update-manifest`);
+    } else {
+      throw fail(VerifyCheck.opUnsupported, `op ${i} is ${name ?? 'not an op'}; a refactor plan contains only :rename-symbol${tail.length > 0 ? ', :split-module and :update-manifest' : ''}`);
+    }
+  });
+  if (renamed.length !== expectedAffected.length || renamed.some((p, i) => p !== expectedAffected[i])) {
+    throw fail(VerifyCheck.affectedModules, `renamed modules [${renamed.join(', ')}] are not the modules holding ${req.fromSymbol}: [${expectedAffected.join(', ')}]`);
+  }
+  if (phase !== tail.length) throw fail(VerifyCheck.opOrder, `missing final ${tail.slice(phase).join(' and ')}`);
+  const total = facts.counts.reduce((a, b) => a + b, 0);
+  if (r['replacement-count'] !== total) {
+    throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
+  }
+  return {
+    ...base,
+    safe: true,
+    patch,
+    patchH: r['patch-h'],
+    replacementCount: total,
+    opIdentities: ids,
+    affectedModules: renamed,
+  };
+}
+
