@@ -6,19 +6,20 @@ import { diffReport, diffWorkspaces } from '../../src/diff/diff.js';
 import { decodeDiffReport } from '../../src/diff/protocol.js';
 import { verifyDiffReport } from '../../src/diff/verify.js';
 import { workspaceTerm, type Workspace } from '../../src/workspace/workspace.js';
+import { items } from './helpers.js';
 import { derivedArb, mutateAt, workspaceArb } from './arbitraries.js';
 
 /** A third, minimal applier for the three diff ops (test oracle). */
 function apply(base: Workspace, report: Term): string {
   const modules = new Map([...base.byPath].map(([p, f]) => [p, [...f.items]]));
-  for (const op of (mapGetKw(decodeDiffReport(report).patch, 'ops') as { items: MapTerm[] }).items) {
+  for (const op of items(mapGetKw(decodeDiffReport(report).patch, 'ops')) as MapTerm[]) {
     const path = (mapGetKw(op, 'module-path') as { value: string }).value;
     const name = (mapGetKw(op, 'op') as { name: string }).name;
     if (name === ':remove-module') modules.delete(path);
-    else if (name === ':add-module') modules.set(path, [...(mapGetKw(op, 'content') as { items: Term[] }).items]);
+    else if (name === ':add-module') modules.set(path, [...items(mapGetKw(op, 'content'))]);
     else {
-      const step = (mapGetKw(op, 'path') as { items: { items: Term[] }[] }).items[0]!;
-      modules.get(path)![Number((step.items[1] as { value: bigint }).value)] = mapGetKw(op, 'new')!;
+      const step = items(items(mapGetKw(op, 'path'))[0]);
+      modules.get(path)![Number((step[1] as { value: bigint }).value)] = mapGetKw(op, 'new')!;
     }
   }
   const sorted = [...modules].sort(([a], [b]) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
@@ -44,12 +45,12 @@ describe('diff properties', () => {
       fc.property(pairArb, fc.array(fc.nat()), ([a, b], seed) => {
         const { request, report } = diffWorkspaces(a, b);
         const shuffle = (t: Term): Term => {
-          const items = [...(t as { items: Term[] }).items];
-          items.forEach((_, i) => {
-            const j = (seed[i] ?? 0) % items.length;
-            [items[i], items[j]] = [items[j]!, items[i]!];
+          const out = [...items(t)];
+          out.forEach((_, i) => {
+            const j = (seed[i] ?? 0) % out.length;
+            [out[i], out[j]] = [out[j]!, out[i]!];
           });
-          return vec(items);
+          return vec(out);
         };
         const fields = Object.fromEntries(request.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v]));
         const shuffled = kwMap({ ...fields, base: shuffle(fields.base!), target: shuffle(fields.target!) });

@@ -7,7 +7,7 @@ import { diffReport, diffWorkspaces } from '../../src/diff/diff.js';
 import { decodeDiffReport, diffRequestTerm } from '../../src/diff/protocol.js';
 import { verifyDiffReport } from '../../src/diff/verify.js';
 import { workspaceHash } from '../../src/workspace/workspace.js';
-import { ws } from './helpers.js';
+import { items, ws } from './helpers.js';
 
 const field = (t: Term, name: string): Term => mapGetKw(t as MapTerm, name)!;
 
@@ -46,7 +46,7 @@ describe('diff: worked example of GENESIS_FACTS §3.4', () => {
   it('emits replace a.gc, add new.gc, remove old.gc, remove+add resize.gc with the stats of the Rust test', () => {
     expect(decoded.opCount).toBe(5);
     expect(decoded.stats).toEqual({ additions: 2, removals: 2, replacements: 1 });
-    const ops = (field(decoded.patch, 'ops') as { items: Term[] }).items;
+    const ops = items(field(decoded.patch, 'ops'));
     expect(ops.map((op) => `${printTerm(field(op, 'op'))} ${(field(op, 'module-path') as { value: string }).value}`)).toEqual([
       ':replace-node a.gc',
       ':add-module new.gc',
@@ -76,7 +76,7 @@ describe('diff: the five rules', () => {
   const one = (b: Record<string, string>, t: Record<string, string>) => {
     const { request, report } = diffWorkspaces(ws(b), ws(t), { intent: 'x' });
     verifyDiffReport(request, report);
-    const ops = (field(field(report, 'patch'), 'ops') as { items: Term[] }).items;
+    const ops = items(field(field(report, 'patch'), 'ops'));
     return ops.map((op) => printTerm(op).replace(/\n\s*/g, ' ').replace(/([[{(]) /g, '$1'));
   };
 

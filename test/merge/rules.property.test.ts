@@ -6,6 +6,7 @@ import { decodeMergeReport } from '../../src/merge/report.js';
 import { mergeReport, mergeWorkspaces } from '../../src/merge/rules.js';
 import { verifyMergeReport } from '../../src/merge/verify.js';
 import { workspaceTerm, type Workspace } from '../../src/workspace/workspace.js';
+import { items } from '../diff/helpers.js';
 import { derivedArb, tripleArb, workspaceArb } from '../diff/arbitraries.js';
 
 const run = (b: Workspace, l: Workspace, r: Workspace) => {
@@ -55,12 +56,12 @@ describe('merge properties', () => {
       fc.property(tripleArb, fc.array(fc.nat()), ([b, l, r], seed) => {
         const { request, report } = run(b, l, r);
         const shuffle = (t: Term): Term => {
-          const items = [...(t as { items: Term[] }).items].reverse();
-          items.forEach((_, i) => {
-            const j = (seed[i] ?? 0) % items.length;
-            [items[i], items[j]] = [items[j]!, items[i]!];
+          const out = [...items(t)].reverse();
+          out.forEach((_, i) => {
+            const j = (seed[i] ?? 0) % out.length;
+            [out[i], out[j]] = [out[j]!, out[i]!];
           });
-          return vec(items);
+          return vec(out);
         };
         const f = Object.fromEntries(request.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v]));
         const shuffled = kwMap({ ...f, base: shuffle(f.base!), left: shuffle(f.left!), right: shuffle(f.right!) });

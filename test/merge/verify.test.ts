@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hashTerm } from '../../src/coreform/hash.js';
 import { printTerm } from '../../src/coreform/print.js';
-import { kw, kwMap, mapSet, NIL, str, vec, type MapTerm, type Term } from '../../src/coreform/term.js';
+import { kw, kwMap, mapGetKw, mapSet, NIL, str, vec, type MapTerm, type Term } from '../../src/coreform/term.js';
 import { diffWorkspaces } from '../../src/diff/diff.js';
 import { mergeWorkspaces } from '../../src/merge/rules.js';
 import { verifyMergeReport } from '../../src/merge/verify.js';
 import { workspaceHash, workspaceTerm } from '../../src/workspace/workspace.js';
 import { mutateAt, tripleArb } from '../diff/arbitraries.js';
-import { ws } from '../diff/helpers.js';
+import { items, ws } from '../diff/helpers.js';
 
 const set = (m: MapTerm, name: string, v: Term) => mapSet(m, kw(name), v);
 
@@ -53,8 +53,7 @@ describe('merge verifier', () => {
 
   it('rejects a conflict whose :conflict-h is not its identity', () => {
     const { request, report } = mergeWorkspaces(base, left, conflicting);
-    const conflicts = report.entries.find(([k]) => (k as { name: string }).name === ':conflicts')![1] as { items: MapTerm[] };
-    const c = conflicts.items[0]!;
+    const c = items(mapGetKw(report, 'conflicts'))[0] as MapTerm;
     const forged = set(report, 'conflicts', vec([set(c, 'conflict-h', str(hashTerm(NIL)))]));
     expect(() => verifyMergeReport(request, forged)).toThrow(/:conflict-h/);
   });
