@@ -52,6 +52,10 @@ export const PatchCode = {
   splitSymbolMissing: 'patch/split-symbol-missing',
   /** `:migrate-contract-signature` found no `(def contract (fn (p …) …))` of the expected shape. */
   contractShape: 'patch/contract-shape',
+  /** `:migrate-contract-signature` would capture: `:to-param` is already bound or referenced in scope. */
+  paramCapture: 'patch/param-capture',
+  /** `:rewrite-imports`/`:rewrite-exports` left the module unchanged (the reference rejects no-op rewrites). */
+  noChange: 'patch/no-change',
   /** `:rewrite-imports`/`:rewrite-exports` found no `::meta` map to edit. */
   metaMissing: 'patch/meta-missing',
   /** `:update-manifest` sets a value that cannot be written as TOML. */

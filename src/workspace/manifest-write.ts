@@ -1,0 +1,143 @@
+/**
+ * Writing `package.toml` (GENESIS_FACTS.md §4): parse it into an editable table that keeps every
+ * key the user wrote (unknown keys included), and render a table back in the reference's style —
+ * keys sorted by UTF-8 bytes, plain values first, then `[tables]`, then `[[arrays of tables]]`
+ * with `[[modules]]` last, arrays of values one item per line with a 4-space indent and a
+ * trailing comma, `[]` for an empty array. Integers stay integers (bigint), floats stay floats,
+ * dates keep their TOML spelling.
+ */
+import { parse, TomlDate, TomlError } from 'smol-toml';
+import { compareUtf8 } from '../util/bytes.js';
+import { GcError } from '../util/errors.js';
+
+/** A parsed TOML table: values are string, bigint (integers), number (floats), boolean, TomlDate, arrays and tables. */
+export type TomlTable = { [key: string]: TomlValue };
+/** One TOML value as held in a {@link TomlTable}. */
+export type TomlValue = string | bigint | number | boolean | Date | TomlValue[] | TomlTable;
+
+/**
+ * Parses `package.toml` text into an editable table (integers as bigint so that they round-trip).
+ * @throws GcError `manifest/toml` (exit 10) with the 1-based line and column of a syntax error.
+ */
+export function parseManifestTable(text: string, file = 'package.toml'): TomlTable {
+  try {
+    return parse(text, { integersAsBigInt: true }) as unknown as TomlTable;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      throw new GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
+        location: { file, line: error.line, column: error.column },
+      });
+    }
+    throw error;
+  }
+}
+
+/** True for a TOML table value (a plain object, not an array or date). */
+export function isTomlTable(v: unknown): v is TomlTable {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** A deep copy of a table (dates are shared: they are never mutated). */
+export function cloneTomlTable(t: TomlTable): TomlTable {
+  return structuredCloneValue(t) as TomlTable;
+}
+
+function structuredCloneValue(v: TomlValue): TomlValue {
+  if (Array.isArray(v)) return v.map(structuredCloneValue);
+  if (isTomlTable(v)) {
+    const out: TomlTable = {};
+    for (const [k, x] of Object.entries(v)) out[k] = structuredCloneValue(x);
+    return out;
+  }
+  return v;
+}
+
+function quoteKey(key: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(key) ? key : quoteString(key);
+}
+
+function quoteString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\b') out += '\\b';
+    else if (ch === '\f') out += '\\f';
+    else if (c < 0x20 || c === 0x7f) out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
+    else out += ch;
+  }
+  return out + '"';
+}
+
+function renderFloat(n: number): string {
+  if (Number.isNaN(n)) return 'nan';
+  if (n === Infinity) return 'inf';
+  if (n === -Infinity) return '-inf';
+  const s = String(n);
+  return /[.eE]/.test(s) ? s : `${s}.0`;
+}
+
+function inlineValue(v: TomlValue): string {
+  if (typeof v === 'string') return quoteString(v);
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') return renderFloat(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (v instanceof TomlDate) return v.toISOString();
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.length === 0 ? '[]' : `[${v.map(inlineValue).join(', ')}]`;
+  const keys = Object.keys(v).sort(compareUtf8);
+  return keys.length === 0 ? '{}' : `{ ${keys.map((k) => `${quoteKey(k)} = ${inlineValue(v[k]!)}`).join(', ')} }`;
+}
+
+function isArrayOfTables(v: TomlValue): v is TomlTable[] {
+  return Array.isArray(v) && v.length > 0 && v.every(isTomlTable);
+}
+
+function valueLine(key: string, v: TomlValue): string {
+  if (Array.isArray(v) && v.length > 0) {
+    return `${quoteKey(key)} = [\n${v.map((x) => `    ${inlineValue(x)},\n`).join('')}]`;
+  }
+  return `${quoteKey(key)} = ${inlineValue(v)}`;
+}
+
+/** Renders one table body and its sub-sections; `prefix` is the dotted header path. */
+function renderTable(table: TomlTable, prefix: string[], out: string[][], header: string | undefined): void {
+  const keys = Object.keys(table).sort(compareUtf8);
+  const plain = keys.filter((k) => !isTomlTable(table[k]!) && !isArrayOfTables(table[k]!));
+  const tables = keys.filter((k) => isTomlTable(table[k]!));
+  const arrays = keys.filter((k) => isArrayOfTables(table[k]!));
+  // [[modules]] goes last at the top level (the reference's layout).
+  if (prefix.length === 0 && arrays.includes('modules')) {
+    arrays.splice(arrays.indexOf('modules'), 1);
+    arrays.push('modules');
+  }
+  const section: string[] = [];
+  if (header !== undefined) section.push(header);
+  for (const k of plain) section.push(valueLine(k, table[k]!));
+  const hasSubSections = tables.length > 0 || arrays.length > 0;
+  if (section.length > 0 && (header !== undefined || plain.length > 0 || !hasSubSections)) out.push(section);
+  for (const k of tables) {
+    const path = [...prefix, k];
+    renderTable(table[k] as TomlTable, path, out, `[${path.map(quoteKey).join('.')}]`);
+  }
+  for (const k of arrays) {
+    const path = [...prefix, k];
+    for (const element of table[k] as TomlTable[]) {
+      renderTable(element, path, out, `[[${path.map(quoteKey).join('.')}]]`);
+    }
+  }
+}
+
+/**
+ * Renders a manifest table as `package.toml` text in the reference's style (see the module doc).
+ * Sections are separated by one blank line; the text ends with one newline.
+ */
+export function renderManifest(table: TomlTable): string {
+  const sections: string[][] = [];
+  renderTable(table, [], sections, undefined);
+  return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
+}
