@@ -25,7 +25,7 @@ function get(m: Term, name: string): Term {
 }
 
 function ops(p: RefactorPlan): MapTerm[] {
-  return (get(get(p.report, 'patch'), 'ops') as { items: MapTerm[] }).items;
+  return (get(get(p.report, 'patch'), 'ops') as unknown as { items: MapTerm[] }).items;
 }
 
 /** Asserts the conflicted report shape of "Closed Report" and returns the conflicts. */
@@ -41,7 +41,7 @@ function conflicted(p: RefactorPlan): { code: string; modulePath: string; pathRe
   expect(printTerm(get(r, 'replacement-count'))).toBe('0');
   expect(printTerm(get(r, 'module-count'))).toBe(String(p.request.modules.length));
   expect(printTerm(get(r, 'request-h'))).toBe(JSON.stringify(hashTerm(p.request.term)));
-  const conflicts = (get(r, 'conflicts') as { items: MapTerm[] }).items;
+  const conflicts = (get(r, 'conflicts') as unknown as { items: MapTerm[] }).items;
   expect(conflicts.length).toBeGreaterThan(0);
   for (const c of conflicts) {
     expect(c.entries.map(([k]) => printTerm(k))).toEqual([':code', ':message', ':module-path', ':path-repr']);

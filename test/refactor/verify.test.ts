@@ -46,7 +46,7 @@ function without(m: Term, name: string): MapTerm {
   return map((m as MapTerm).entries.filter(([k]) => !(k.kind === 'sym' && k.name === `:${name}`)));
 }
 function opsOf(report: Term): Term[] {
-  return [...(get(get(report, 'patch'), 'ops') as { items: Term[] }).items];
+  return [...(get(get(report, 'patch'), 'ops') as unknown as { items: Term[] }).items];
 }
 
 /** Replaces the patch's ops and re-seals :patch-h, :op-count and :op-identities, so only semantic checks can object. */
@@ -55,7 +55,7 @@ function withOps(report: Term, ops: Term[]): MapTerm {
   return withPatch(report, patch);
 }
 function withPatch(report: Term, patch: MapTerm): MapTerm {
-  const ops = (get(patch, 'ops') as { items: Term[] }).items;
+  const ops = (get(patch, 'ops') as unknown as { items: Term[] }).items;
   let r = set(report, 'patch', patch);
   r = set(r, 'patch-h', str(hashTerm(patch)));
   r = set(r, 'op-count', int(ops.length));
@@ -112,9 +112,9 @@ describe('every field of a safe report, mutated in turn', () => {
     [':replacement-count zero', set(r, 'replacement-count', int(0)), VerifyCheck.safeShape],
     [':op-count', set(r, 'op-count', int(3)), VerifyCheck.opCount],
     [':op-count zero', set(r, 'op-count', int(0)), VerifyCheck.safeShape],
-    [':op-identities dropped', set(r, 'op-identities', vec((get(r, 'op-identities') as { items: Term[] }).items.slice(1))), VerifyCheck.opIdentities],
-    [':op-identities reordered', set(r, 'op-identities', vec([...(get(r, 'op-identities') as { items: Term[] }).items].reverse())), VerifyCheck.opIdentities],
-    [':op-identities wrong hash', set(r, 'op-identities', vec((get(r, 'op-identities') as { items: MapTerm[] }).items.map((id, i) => (i === 2 ? set(id, 'op-h', str(hashTerm(NIL))) : id)))), VerifyCheck.opIdentities],
+    [':op-identities dropped', set(r, 'op-identities', vec((get(r, 'op-identities') as unknown as { items: Term[] }).items.slice(1))), VerifyCheck.opIdentities],
+    [':op-identities reordered', set(r, 'op-identities', vec([...(get(r, 'op-identities') as unknown as { items: Term[] }).items].reverse())), VerifyCheck.opIdentities],
+    [':op-identities wrong hash', set(r, 'op-identities', vec((get(r, 'op-identities') as unknown as { items: MapTerm[] }).items.map((id, i) => (i === 2 ? set(id, 'op-h', str(hashTerm(NIL))) : id)))), VerifyCheck.opIdentities],
     [':conflicts non-empty', set(r, 'conflicts', vec([kwMap({ code: str('refactor/no-op'), message: str('x'), 'module-path': str(''), 'path-repr': str('') })])), VerifyCheck.status],
     [':conflicts unknown code', set(set(set(r, 'ok', FALSE), 'safe-to-apply', FALSE), 'conflicts', vec([kwMap({ code: str('refactor/other'), message: str('x'), 'module-path': str(''), 'path-repr': str('') })])), VerifyCheck.conflicts],
     [':patch nil', set(r, 'patch', NIL), VerifyCheck.safeShape],
@@ -175,7 +175,7 @@ describe('the manifest payload changed', () => {
   const r = MOVE.report;
   const o = opsOf(r);
   const manifest = o[3] as MapTerm;
-  const records = (get(get(manifest, 'set'), 'modules') as { items: Term[] }).items;
+  const records = (get(get(manifest, 'set'), 'modules') as unknown as { items: Term[] }).items;
   const withSet = (setValue: Term, extra: Record<string, Term> = {}): Term[] => {
     let op = set(manifest, 'set', setValue);
     for (const [k, v] of Object.entries(extra)) op = set(op, k, v);
@@ -208,8 +208,8 @@ describe('conflicted reports', () => {
     ['non-zero op count', set(r, 'op-count', int(1)), VerifyCheck.conflictedShape],
     ['claims ok', set(set(r, 'ok', TRUE), 'safe-to-apply', TRUE), VerifyCheck.status],
     ['empty conflicts', set(r, 'conflicts', vec([])), VerifyCheck.status],
-    ['conflict record with an extra key', set(r, 'conflicts', vec([set((get(r, 'conflicts') as { items: Term[] }).items[0]!, 'hint', str(''))])), VerifyCheck.reportShape],
-    ['conflict in an unknown module', set(r, 'conflicts', vec([set((get(r, 'conflicts') as { items: Term[] }).items[0]!, 'module-path', str('ghost.gc'))])), VerifyCheck.conflicts],
+    ['conflict record with an extra key', set(r, 'conflicts', vec([set((get(r, 'conflicts') as unknown as { items: Term[] }).items[0]!, 'hint', str(''))])), VerifyCheck.reportShape],
+    ['conflict in an unknown module', set(r, 'conflicts', vec([set((get(r, 'conflicts') as unknown as { items: Term[] }).items[0]!, 'module-path', str('ghost.gc'))])), VerifyCheck.conflicts],
   ] as const)('%s', (_, mutated, check) => rejected(mutated, CONFLICTED, check));
 });
 
