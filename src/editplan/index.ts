@@ -23,3 +23,18 @@ export {
   type BeforeMismatch,
   type TextPreview,
 } from './apply.js';
+export {
+  applyPlanToRoot,
+  recover,
+  sha256Hex,
+  journalPath,
+  SimulatedCrash,
+  CONTROL_DIRECTORY,
+  JOURNAL_FILE,
+  JOURNAL_FORMAT,
+  type FaultHooks,
+  type TransactionOptions,
+  type TransactionResult,
+  type FileOutcome,
+  type RecoveryResult,
+} from './transaction.js';

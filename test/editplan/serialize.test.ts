@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, decodeEditPlan, serializeEditPlan, validateEditPlan } from '../../src/editplan/index.js';
+import { JsonNumber, decodeEditPlan, type JsonValue, serializeEditPlan, validateEditPlan } from '../../src/editplan/index.js';
 import { edit, file, HASH, plan } from './helpers.js';
 
 const KEYS = ['alpha', '\u{1F600}', 'Beta', '', '\u{E000}'];
@@ -27,7 +27,7 @@ describe('serializeEditPlan', () => {
   });
 
   it('omits completeness when absent and writes programmatic extensions (Map, object, number)', () => {
-    const p = plan([{ ...file('a.ts'), extensions: new Map([['z', { b: 1, a: [true, null] }], ['n', new JsonNumber('1e400')]]) }]);
+    const p = plan([{ ...file('a.ts'), extensions: new Map<string, JsonValue>([['z', { b: 1, a: [true, null] }], ['n', new JsonNumber('1e400')]]) }]);
     expect(serializeEditPlan(p)).toBe(
       `{"schemaVersion":"weavatrix.edit-plan.v1","operation":"rename_symbol","files":[{"path":"a.ts","sha256":"${HASH}",` +
         `"edits":[{"startLine":1,"startChar":0,"endLine":1,"endChar":1,"before":"a","after":"b","provenance":"EXACT_LSP"}],` +
