@@ -1,0 +1,295 @@
+/**
+ * Reading a git repository with isomorphic-git (GIT_AND_ACTIONS_FACTS.md §5): open a repository
+ * with one shared object cache, resolve revisions to commit oids, read files at a commit, list the
+ * files changed between two commits, and find merge bases. These are the helpers the CLI and the
+ * GitHub Action use; a commit that is not in the object store (shallow clone) is a typed error.
+ */
+import * as fs from 'node:fs';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import git from 'isomorphic-git';
+import { ExitCode, GcError } from '../util/errors.js';
+
+/**
+ * An open repository. `dir` is the absolute work-tree root; `cache` is the one isomorphic-git
+ * cache object shared by every call on this repository (docs/cache.md: without it each call
+ * re-reads packfiles).
+ */
+export interface GitRepository {
+  readonly dir: string;
+  readonly gitdir: string;
+  readonly cache: object;
+  /** Parsed trees by oid (pending reads included), shared by path lookups. */
+  readonly trees: Map<string, Promise<readonly TreeEntry[]>>;
+  /** Root tree oid by commit oid. */
+  readonly commitTrees: Map<string, string>;
+}
+
+/** One entry of a git tree. `mode` is the octal string git stores (`100644`, `040000`, …). */
+export interface TreeEntry {
+  path: string;
+  oid: string;
+  type: 'blob' | 'tree' | 'commit';
+  mode: string;
+}
+
+/** Error codes of `src/git/`. */
+export const GitCode = {
+  /** No git repository contains the given directory (exit 10). */
+  notARepository: 'git/not-a-repository',
+  /** A revision names no ref, tag or object (exit 10). */
+  unknownRevision: 'git/unknown-revision',
+  /** A commit (or its ancestor) is not in the object store, typically a shallow clone (exit 70). */
+  missingCommit: 'git/missing-commit',
+  /** The two commits share no history (exit 10). */
+  noMergeBase: 'git/no-merge-base',
+  /** More than one best common ancestor (criss-cross history); the caller must choose (exit 10). */
+  multipleMergeBases: 'git/multiple-merge-bases',
+  /** A file is not present at the commit (exit 10). */
+  fileNotFound: 'git/file-not-found',
+  /** No `package.toml` at or above the given path in the commit (exit 10). */
+  packageNotFound: 'git/package-not-found',
+} as const;
+
+const FULL_OID = /^[0-9a-f]{40}$/;
+const SHORT_OID = /^[0-9a-f]{4,39}$/;
+
+function isNotFound(error: unknown): boolean {
+  return (error as { code?: string } | undefined)?.code === 'NotFoundError';
+}
+
+/**
+ * Opens the repository containing `startDir` (searching upward for `.git`, a directory or a
+ * worktree's `.git` file).
+ * @param startDir any directory inside the work tree; defaults to the current directory.
+ * @throws GcError `git/not-a-repository` (exit 10).
+ */
+export async function openRepository(startDir: string = process.cwd()): Promise<GitRepository> {
+  let dir: string;
+  try {
+    dir = await git.findRoot({ fs, filepath: resolve(startDir) });
+  } catch (error) {
+    throw new GcError(GitCode.notARepository, `${resolve(startDir)} is not inside a git repository`, { cause: error });
+  }
+  return { dir, gitdir: join(dir, '.git'), cache: {}, trees: new Map(), commitTrees: new Map() };
+}
+
+function shallowHint(repo: GitRepository): string {
+  const shallow = existsSync(join(repo.gitdir, 'shallow'));
+  return (
+    (shallow ? 'this clone is shallow; ' : '') +
+    'fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout) or fetch the commit explicitly'
+  );
+}
+
+/** The `git/missing-commit` error for `oid`, explaining shallow clones. */
+export function missingCommitError(repo: GitRepository, oid: string, what = 'commit', cause?: unknown): GcError {
+  return new GcError(GitCode.missingCommit, `${what} ${oid} is not in the repository's object store: ${shallowHint(repo)}`, {
+    exitCode: ExitCode.io,
+    location: { at: oid },
+    details: { oid },
+    cause,
+  });
+}
+
+async function readCommitOrMissing(repo: GitRepository, oid: string, what: string) {
+  try {
+    return await git.readCommit({ fs, dir: repo.dir, oid, cache: repo.cache });
+  } catch (error) {
+    if (isNotFound(error)) throw missingCommitError(repo, oid, what, error);
+    throw error;
+  }
+}
+
+/** Resolves the name part of a revision (no `~`/`^` suffix) to an object oid, or `undefined`. */
+async function resolveName(repo: GitRepository, name: string): Promise<string | undefined> {
+  if (FULL_OID.test(name)) return name;
+  try {
+    return await git.resolveRef({ fs, dir: repo.dir, ref: name });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  if (SHORT_OID.test(name)) {
+    try {
+      return await git.expandOid({ fs, dir: repo.dir, oid: name, cache: repo.cache });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Resolves a revision to a commit oid. Accepted: a full or abbreviated (≥ 4 hex digits) object id,
+ * `HEAD`, a branch, tag (annotated tags are peeled) or remote-tracking ref, a full ref name, each
+ * optionally followed by `~N`, `^` or `^N` ancestry suffixes (as in `git rev-parse`).
+ * @returns the 40-hex commit oid.
+ * @throws GcError `git/unknown-revision` (exit 10) when the name resolves to nothing;
+ *   `git/missing-commit` (exit 70) when the commit or an ancestor is absent (shallow clone).
+ * @example await resolveRevision(repo, 'main~2')
+ */
+export async function resolveRevision(repo: GitRepository, rev: string): Promise<string> {
+  const m = /^(.+?)((?:[~^]\d*)*)$/.exec(rev);
+  const name = m?.[1] ?? rev;
+  const found = await resolveName(repo, name);
+  if (found === undefined) {
+    throw new GcError(GitCode.unknownRevision, `unknown revision ${JSON.stringify(rev)}: no ref, tag or object of that name`, {
+      location: { at: rev },
+    });
+  }
+  let oid = (await readCommitOrMissing(repo, found, `revision ${name}:`)).oid;
+  for (const [, op, digits] of (m?.[2] ?? '').matchAll(/([~^])(\d*)/g)) {
+    const n = digits === '' ? 1 : Number(digits);
+    if (op === '~') {
+      for (let i = 0; i < n; i++) oid = await parentOf(repo, oid, 0, rev);
+    } else if (n > 0) {
+      oid = await parentOf(repo, oid, n - 1, rev);
+    }
+  }
+  return oid;
+}
+
+async function parentOf(repo: GitRepository, oid: string, index: number, rev: string): Promise<string> {
+  const { commit } = await readCommitOrMissing(repo, oid, 'commit');
+  const parent = commit.parent[index];
+  if (parent === undefined) {
+    throw new GcError(GitCode.unknownRevision, `revision ${JSON.stringify(rev)}: commit ${oid} has no parent ${index + 1}`, {
+      location: { at: rev },
+    });
+  }
+  await readCommitOrMissing(repo, parent, 'parent commit');
+  return parent;
+}
+
+/** The root tree oid of a commit. @throws GcError `git/missing-commit` (exit 70). */
+export async function commitTree(repo: GitRepository, commitOid: string): Promise<string> {
+  let tree = repo.commitTrees.get(commitOid);
+  if (tree === undefined) {
+    tree = (await readCommitOrMissing(repo, commitOid, 'commit')).commit.tree;
+    repo.commitTrees.set(commitOid, tree);
+  }
+  return tree;
+}
+
+/** The entries of a tree object (memoized per repository). */
+export async function readTreeEntries(repo: GitRepository, treeOid: string): Promise<readonly TreeEntry[]> {
+  let entries = repo.trees.get(treeOid);
+  if (entries === undefined) {
+    entries = git
+      .readTree({ fs, dir: repo.dir, oid: treeOid, cache: repo.cache })
+      .then(({ tree }) => tree.map((e): TreeEntry => ({ path: e.path, oid: e.oid, type: e.type, mode: e.mode })));
+    repo.trees.set(treeOid, entries);
+  }
+  return entries;
+}
+
+/**
+ * Looks up a repository-relative path (`/`-separated; `""` is the root) in a commit.
+ * @returns the tree entry, a synthetic tree entry for the root, or `undefined` when absent.
+ * @throws GcError `git/missing-commit` (exit 70).
+ */
+export async function entryAtCommit(repo: GitRepository, commitOid: string, filepath: string): Promise<TreeEntry | undefined> {
+  let entry: TreeEntry = { path: '', oid: await commitTree(repo, commitOid), type: 'tree', mode: '040000' };
+  for (const part of filepath.split('/').filter((p) => p !== '' && p !== '.')) {
+    if (entry.type !== 'tree') return undefined;
+    const next = (await readTreeEntries(repo, entry.oid)).find((e) => e.path === part);
+    if (next === undefined) return undefined;
+    entry = next;
+  }
+  return entry;
+}
+
+/**
+ * Reads a file's bytes at a commit.
+ * @param filepath repository-relative, `/`-separated.
+ * @returns the blob bytes, or `undefined` when the commit has no file at that path.
+ * @throws GcError `git/missing-commit` (exit 70).
+ * @example await readFileAtCommit(repo, oid, 'pkg/package.toml')
+ */
+export async function readFileAtCommit(repo: GitRepository, commitOid: string, filepath: string): Promise<Uint8Array | undefined> {
+  const entry = await entryAtCommit(repo, commitOid, filepath);
+  if (entry === undefined || entry.type !== 'blob') return undefined;
+  const { blob } = await git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache });
+  return blob;
+}
+
+/** One file changed between two commits. Oids are blob ids (`undefined` on the absent side). */
+export interface ChangedFile {
+  path: string;
+  status: 'added' | 'deleted' | 'modified';
+  fromOid: string | undefined;
+  toOid: string | undefined;
+}
+
+/**
+ * Lists the files (blobs and submodule links) that differ between two commits, by walking both
+ * trees and skipping identical subtrees by oid. A mode change counts as modified; a path that is
+ * a file on one side and a directory on the other shows as the file deleted/added plus the
+ * directory's files. No rename detection.
+ * @returns changes sorted by path (git's tree order).
+ * @throws GcError `git/missing-commit` (exit 70).
+ */
+export async function listChangedFiles(repo: GitRepository, fromCommit: string, toCommit: string): Promise<ChangedFile[]> {
+  await commitTree(repo, fromCommit);
+  await commitTree(repo, toCommit);
+  const out: ChangedFile[] = [];
+  await git.walk({
+    fs,
+    dir: repo.dir,
+    cache: repo.cache,
+    trees: [git.TREE({ ref: fromCommit }), git.TREE({ ref: toCommit })],
+    map: async (filepath, [a, b]) => {
+      if (filepath === '.') return true;
+      const [ta, tb] = [await a?.type(), await b?.type()];
+      const [oa, ob] = [await a?.oid(), await b?.oid()];
+      if (ta === 'tree' && tb === 'tree') return oa === ob ? null : true;
+      const fromOid = ta !== undefined && ta !== 'tree' ? oa : undefined;
+      const toOid = tb !== undefined && tb !== 'tree' ? ob : undefined;
+      if (fromOid !== undefined && toOid !== undefined) {
+        if (fromOid !== toOid || (await a!.mode()) !== (await b!.mode())) out.push({ path: filepath, status: 'modified', fromOid, toOid });
+      } else if (fromOid !== undefined) {
+        out.push({ path: filepath, status: 'deleted', fromOid, toOid: undefined });
+      } else if (toOid !== undefined) {
+        out.push({ path: filepath, status: 'added', fromOid: undefined, toOid });
+      }
+      return true;
+    },
+  });
+  return out;
+}
+
+/**
+ * The best common ancestors of two commits (isomorphic-git `findMergeBase`); more than one for a
+ * criss-cross history, none for unrelated histories.
+ * @throws GcError `git/missing-commit` (exit 70) when either commit or needed history is absent.
+ */
+export async function findMergeBases(repo: GitRepository, a: string, b: string): Promise<string[]> {
+  await commitTree(repo, a);
+  await commitTree(repo, b);
+  try {
+    return (await git.findMergeBase({ fs, dir: repo.dir, oids: [a, b], cache: repo.cache })) as string[];
+  } catch (error) {
+    if (isNotFound(error)) {
+      const what = (error as { data?: { what?: string } }).data?.what ?? 'an ancestor';
+      throw missingCommitError(repo, what, 'ancestor', error);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The single merge base of two commits, as `git merge-base` gives for ordinary histories.
+ * @throws GcError `git/no-merge-base` or `git/multiple-merge-bases` (exit 10), `git/missing-commit` (exit 70).
+ */
+export async function mergeBase(repo: GitRepository, a: string, b: string): Promise<string> {
+  const bases = await findMergeBases(repo, a, b);
+  if (bases.length === 0) throw new GcError(GitCode.noMergeBase, `commits ${a} and ${b} have no common ancestor`);
+  if (bases.length > 1) {
+    throw new GcError(
+      GitCode.multipleMergeBases,
+      `commits ${a} and ${b} have ${bases.length} merge bases (${bases.join(', ')}); pass one explicitly with --base`,
+      { details: { bases } },
+    );
+  }
+  return bases[0]!;
+}
