@@ -2,6 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { registerCoreformCommands } from './coreform.js';
+import { registerDiffCommand } from './diff.js';
+import { registerMergeCommand } from './merge.js';
 
 /** Shared state of one CLI run: where output goes and the exit code the run ends with. */
 export interface CliContext {
@@ -30,6 +32,8 @@ export function buildProgram(ctx: CliContext): Command {
       writeErr: (s) => ctx.stderr(s),
     });
   registerCoreformCommands(program, ctx);
+  registerDiffCommand(program, ctx);
+  registerMergeCommand(program, ctx);
   return program;
 }
 

@@ -1,0 +1,168 @@
+/**
+ * `gcpatch diff --base A --target B`: the semantic diff of two package workspaces
+ * (genesis/patch-diff-v0.1), checked by the independent verifier before it is shown. Each side is
+ * a package directory or `REV[:PATH]` (see `src/git/source.ts`). Thin: load, call, verify, render.
+ * Also holds the option handling shared with `merge`.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { termToJson } from '../coreform/json.js';
+import { printTerm } from '../coreform/print.js';
+import { readTerm } from '../coreform/read.js';
+import { kwMap, mapGetKw, type MapTerm, type Term } from '../coreform/term.js';
+import { diffWorkspaces } from '../diff/diff.js';
+import { diffReportOps, type DiffReport } from '../diff/protocol.js';
+import { verifyDiffReport } from '../diff/verify.js';
+import { workspaceSourceLoader, type WorkspaceSource } from '../git/source.js';
+import { EvidenceStore } from '../store/store.js';
+import { writeFileAtomic } from '../util/atomic.js';
+import { utf8 } from '../util/bytes.js';
+import { GcError, ioError, isGcError } from '../util/errors.js';
+import { stringifyJson } from '../util/json.js';
+import type { CliContext } from './main.js';
+
+/** Options shared by `diff` and `merge`. */
+export interface ReportOptions {
+  intent: string;
+  provenance?: string;
+  json?: boolean;
+  report?: string;
+  store?: boolean;
+}
+
+/** Help text describing how a side argument is read. */
+export const SOURCE_HELP =
+  'A side is a package directory on disk (an existing directory or package.toml always wins) or\n' +
+  'REV[:PATH], a package at a git revision of the repository containing the current directory:\n' +
+  'REV is a branch, tag, HEAD, a full or abbreviated commit id, optionally with ~N / ^N;\n' +
+  'PATH is relative to the repository root (or to the current directory when it starts with ./ or ../)\n' +
+  'and names the package directory, its package.toml or any file in it; without :PATH the package\n' +
+  'containing the current directory is used.';
+
+/**
+ * Reads the `--provenance` file: one CoreForm map term (default `{}`).
+ * @throws GcError `cli/provenance-not-a-map`, `core/parse/*` (exit 10), `io/*` (exit 70).
+ */
+export function readProvenance(file: string | undefined): MapTerm {
+  if (file === undefined) return kwMap({});
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw ioError(error, file, 'read');
+  }
+  let t: Term;
+  try {
+    t = readTerm(bytes);
+  } catch (error) {
+    throw isGcError(error) ? error.withLocation({ file }) : error;
+  }
+  if (t.kind !== 'map') {
+    throw new GcError('cli/provenance-not-a-map', `${file} must hold one CoreForm map, e.g. {:tool "gcpatch"}, got ${t.kind}`, {
+      location: { file },
+    });
+  }
+  return t;
+}
+
+/**
+ * Writes `--report OUT` (the report's canonical print, exactly the stored bytes) and, with
+ * `--store`, puts the same bytes in `<storePackageDir>/.genesis/store/<blake3>`.
+ * @returns the store address when stored.
+ */
+export function saveReport(report: Term, opts: ReportOptions, storePackageDir: string): string | undefined {
+  const bytes = utf8(printTerm(report));
+  if (opts.report !== undefined) writeFileAtomic(opts.report, bytes);
+  return opts.store ? EvidenceStore.forPackage(storePackageDir).put(bytes) : undefined;
+}
+
+/** Registers the `--intent`, `--provenance`, `--json`, `--report` and `--store` options. */
+export function addReportOptions(cmd: Command, storeHelp: string): Command {
+  return cmd
+    .option('--intent <text>', 'intent string copied into the semantic patch', '')
+    .option('--provenance <file>', 'file holding one CoreForm map copied into the patch as :provenance (default {})')
+    .option('--json', 'machine-readable output: {ok, sources, report (JSON projection), reportFile, storeAddress}')
+    .option('--report <out>', "write the report term's canonical print to OUT")
+    .option('--store', storeHelp);
+}
+
+/** JSON description of a loaded side. */
+export function sourceJson(s: WorkspaceSource): Record<string, unknown> {
+  return { spec: s.spec, origin: s.origin, commit: s.commit, packageDir: s.packageDir, label: s.label };
+}
+
+/** Human lines for the ops of a diff report, one op per line. */
+export function describeDiff(report: DiffReport): string[] {
+  const s = report.stats;
+  const lines = [
+    `  patch-h ${report.patchH}`,
+    `  ${report.opCount} ops: ${s.replacements} replace-node, ${s.additions} add-module, ${s.removals} remove-module`,
+  ];
+  for (const op of diffReportOps(report).items) {
+    const m = op as MapTerm;
+    const name = printTerm(mapGetKw(m, 'op')!).slice(1);
+    const path = (mapGetKw(m, 'module-path') as { value: string }).value;
+    let detail = '';
+    if (name === 'replace-node') detail = `  form ${printTerm(mapGetKw(m, 'path')!).replace(/\D+/g, ' ').trim()}`;
+    if (name === 'add-module') {
+      const content = mapGetKw(m, 'content');
+      const n = content?.kind === 'vec' ? content.items.length : 0;
+      detail = `  (${n} form${n === 1 ? '' : 's'})`;
+    }
+    lines.push(`    ${name.padEnd(14)} ${path}${detail}`);
+  }
+  return lines;
+}
+
+/** Registers `gcpatch diff`. */
+export function registerDiffCommand(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command('diff')
+    .description(
+      'Semantic diff of two package workspaces (genesis/patch-diff-v0.1): one op per changed top-level form,\n' +
+        'add-module/remove-module for added/removed modules, remove+add when the form count changes.\n' +
+        'The report is checked by the independent verifier before it is printed.\n' +
+        SOURCE_HELP +
+        '\nExit 0 ok; 10 invalid input; 50 verification failed; 70 I/O error (e.g. git/missing-commit).',
+    )
+    .requiredOption('--base <side>', 'the base package: directory or REV[:PATH]')
+    .requiredOption('--target <side>', 'the target package: directory or REV[:PATH]');
+  addReportOptions(cmd, 'also store the report in <target package>/.genesis/store/<blake3> (work tree)').action(
+    async (opts: ReportOptions & { base: string; target: string }) => {
+      const load = workspaceSourceLoader();
+      const base = await load(opts.base);
+      const target = await load(opts.target);
+      const { request, report } = diffWorkspaces(base.workspace, target.workspace, {
+        intent: opts.intent,
+        provenance: readProvenance(opts.provenance),
+      });
+      const decoded = verifyDiffReport(request, report);
+      const storeAddress = saveReport(report, opts, target.packageDir);
+      if (opts.json) {
+        ctx.stdout(
+          stringifyJson(
+            {
+              ok: true,
+              sources: { base: sourceJson(base), target: sourceJson(target) },
+              report: termToJson(report),
+              reportFile: opts.report,
+              storeAddress,
+            },
+            2,
+          ) + '\n',
+        );
+        return;
+      }
+      const lines = [
+        `diff ${base.label} -> ${target.label}`,
+        `  base-h   ${decoded.baseH}`,
+        `  target-h ${decoded.targetH}`,
+        ...describeDiff(decoded),
+        'verified: the report passed the independent diff verifier',
+      ];
+      if (opts.report !== undefined) lines.push(`report written to ${opts.report}`);
+      if (storeAddress !== undefined) lines.push(`report stored as ${storeAddress}`);
+      ctx.stdout(lines.join('\n') + '\n');
+    },
+  );
+}
