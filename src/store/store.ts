@@ -1,0 +1,381 @@
+/**
+ * The content-addressed evidence store (GENESIS_FACTS.md §5; DESIGN.md "Evidence"):
+ * `<package>/.genesis/store/<hex>`, a flat directory whose file names are the lowercase hex of the
+ * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
+ *
+ * Write-once: an existing entry is re-hashed and never overwritten (`core/store/corruption` on a
+ * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<n>` (create-new), fsyncs it, links
+ * it to its final name (no overwrite; rename where links are unsupported), removes the temp file
+ * and fsyncs the directory.
+ *
+ * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
+ * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
+ * 32 MiB per artifact, 512 MiB in total, 8,192 entries (GENESIS_FACTS.md §5).
+ */
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { printTerm } from '../coreform/print.js';
+import { readTerm } from '../coreform/read.js';
+import type { Term } from '../coreform/term.js';
+import { fsyncDirectory } from '../util/atomic.js';
+import { compareUtf8, isHex64, toHex, utf8 } from '../util/bytes.js';
+import { ExitCode, GcError } from '../util/errors.js';
+
+/** Store error codes (stable). */
+export const StoreCode = {
+  notFound: 'core/store/not-found',
+  corruption: 'core/store/corruption',
+  ioError: 'core/store/io-error',
+  resourceLimit: 'core/caps/resource-limit',
+} as const;
+
+/** Store bounds; all sizes in bytes. */
+export interface StoreLimits {
+  /** Largest single artifact (default 32 MiB). */
+  maxArtifactBytes: number;
+  /** Largest total of all entries checked by a whole-store verify (default 512 MiB). */
+  maxTotalBytes: number;
+  /** Most entries a whole-store verify accepts (default 8,192). */
+  maxEntries: number;
+}
+
+/** The bounds of GENESIS_FACTS.md §5. */
+export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = Object.freeze({
+  maxArtifactBytes: 32 * 1024 * 1024,
+  maxTotalBytes: 512 * 1024 * 1024,
+  maxEntries: 8192,
+});
+
+/** One store entry: its hex name and size in bytes. */
+export interface StoreEntry {
+  hex: string;
+  size: number;
+}
+
+/** The first failure of a verify, in entry order. */
+export interface StoreFailure {
+  code: string;
+  hex: string | undefined;
+  message: string;
+}
+
+/** The result of {@link EvidenceStore.verify}. `checked` counts entries whose hash matched. */
+export interface StoreVerifyResult {
+  ok: boolean;
+  checked: number;
+  totalBytes: number;
+  failure: StoreFailure | undefined;
+}
+
+/** Options of {@link EvidenceStore}. */
+export interface EvidenceStoreOptions {
+  limits?: Partial<StoreLimits>;
+  /** Fault-injection hook called with `store:put` before a new entry is written; throw to fail. */
+  faults?: (step: string) => void;
+}
+
+let tempCounter = 0;
+const CHUNK = 1 << 20;
+
+function storeError(code: string, message: string, exitCode: ExitCode, hex?: string, cause?: unknown): GcError {
+  return new GcError(code, message, {
+    exitCode,
+    ...(hex !== undefined ? { location: { at: hex } } : {}),
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
+function ioFail(action: string, path: string, error: unknown): GcError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return storeError(StoreCode.ioError, `cannot ${action} ${path}: ${reason}`, ExitCode.io, undefined, error);
+}
+
+/** The evidence store of one package. */
+export class EvidenceStore {
+  /** Absolute store directory (`<pkg>/.genesis/store`). */
+  readonly dir: string;
+  readonly limits: StoreLimits;
+  private readonly faults: ((step: string) => void) | undefined;
+
+  /**
+   * @param dir the store directory (created on the first put).
+   * @param options bounds and fault hook.
+   */
+  constructor(dir: string, options: EvidenceStoreOptions = {}) {
+    this.dir = dir;
+    this.limits = { ...DEFAULT_STORE_LIMITS, ...(options.limits ?? {}) };
+    this.faults = options.faults;
+  }
+
+  /** The store of the package whose directory (holding `package.toml`) is `packageDir`. */
+  static forPackage(packageDir: string, options: EvidenceStoreOptions = {}): EvidenceStore {
+    return new EvidenceStore(join(packageDir, '.genesis', 'store'), options);
+  }
+
+  /** The file path of entry `hex`. */
+  pathOf(hex: string): string {
+    return join(this.dir, hex);
+  }
+
+  /**
+   * Stores `bytes` write-once and returns their address (lowercase hex BLAKE3).
+   * @throws GcError `core/store/corruption` when an existing entry of that name does not hash to
+   *   it; `core/caps/resource-limit` above the per-artifact bound; `core/store/io-error`.
+   */
+  put(bytes: Uint8Array): string {
+    if (bytes.length > this.limits.maxArtifactBytes) {
+      throw storeError(StoreCode.resourceLimit, `artifact of ${bytes.length} bytes exceeds the ${this.limits.maxArtifactBytes}-byte bound`, ExitCode.io);
+    }
+    const hex = toHex(blake3(bytes));
+    const final = this.pathOf(hex);
+    if (this.existingEntry(hex)) return hex;
+    this.faults?.('store:put');
+    try {
+      mkdirSync(this.dir, { recursive: true });
+    } catch (error) {
+      throw ioFail('create', this.dir, error);
+    }
+    const tmp = join(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
+    let fd: number | undefined;
+    try {
+      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o444);
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = undefined;
+      try {
+        linkSync(tmp, final);
+        unlinkSync(tmp);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') {
+          unlinkSync(tmp);
+          this.existingEntry(hex); // another writer won: verify what it wrote
+        } else if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV') {
+          renameSync(tmp, final);
+        } else {
+          throw error;
+        }
+      }
+    } catch (error) {
+      if (fd !== undefined) {
+        try {
+          closeSync(fd);
+        } catch {
+          /* already failing */
+        }
+      }
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* gone already */
+      }
+      if (error instanceof GcError) throw error;
+      throw ioFail('write', final, error);
+    }
+    fsyncDirectory(this.dir);
+    return hex;
+  }
+
+  /** Stores a term as its `print_term` bytes; returns the address. */
+  putTerm(t: Term): string {
+    return this.put(utf8(printTerm(t)));
+  }
+
+  /** True when entry `hex` exists and hashes to its name; throws corruption when it does not. */
+  private existingEntry(hex: string): boolean {
+    let size: number;
+    try {
+      const st = lstatSync(this.pathOf(hex));
+      if (!st.isFile()) throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, ExitCode.verificationFailed, hex);
+      size = st.size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      if (error instanceof GcError) throw error;
+      throw ioFail('inspect', this.pathOf(hex), error);
+    }
+    const actual = this.hashFile(hex, size);
+    if (actual !== hex) {
+      throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, ExitCode.verificationFailed, hex);
+    }
+    return true;
+  }
+
+  /** Streams BLAKE3 of entry `hex` (bounded by the per-artifact limit). */
+  private hashFile(hex: string, size: number): string {
+    if (size > this.limits.maxArtifactBytes) {
+      throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${size} bytes, above the ${this.limits.maxArtifactBytes}-byte bound`, ExitCode.verificationFailed, hex);
+    }
+    const path = this.pathOf(hex);
+    let fd: number | undefined;
+    try {
+      fd = openSync(path, constants.O_RDONLY);
+      const h = blake3.create();
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
+      let total = 0;
+      for (;;) {
+        const n = readSync(fd, buf, 0, buf.length, null);
+        if (n === 0) break;
+        total += n;
+        if (total > this.limits.maxArtifactBytes) {
+          throw storeError(StoreCode.resourceLimit, `store entry ${hex} exceeds the ${this.limits.maxArtifactBytes}-byte bound`, ExitCode.verificationFailed, hex);
+        }
+        h.update(buf.subarray(0, n));
+      }
+      return toHex(h.digest());
+    } catch (error) {
+      if (error instanceof GcError) throw error;
+      throw ioFail('read', path, error);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  /**
+   * Reads entry `hex` and checks that its bytes hash to its name.
+   * @throws GcError `core/store/not-found` (exit 50) for a missing entry or a malformed name,
+   *   `core/store/corruption` (exit 50), `core/store/io-error` (exit 70).
+   */
+  get(hex: string): Uint8Array {
+    if (!isHex64(hex)) throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, ExitCode.verificationFailed, hex);
+    let bytes: Buffer;
+    try {
+      const st = lstatSync(this.pathOf(hex));
+      if (!st.isFile()) throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, ExitCode.verificationFailed, hex);
+      if (st.size > this.limits.maxArtifactBytes) {
+        throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${st.size} bytes, above the bound`, ExitCode.verificationFailed, hex);
+      }
+      const fd = openSync(this.pathOf(hex), constants.O_RDONLY);
+      try {
+        bytes = Buffer.alloc(st.size);
+        let off = 0;
+        while (off < st.size) {
+          const n = readSync(fd, bytes, off, st.size - off, off);
+          if (n === 0) break;
+          off += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      if (error instanceof GcError) throw error;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw storeError(StoreCode.notFound, `no store entry ${hex} in ${this.dir}`, ExitCode.verificationFailed, hex);
+      }
+      throw ioFail('read', this.pathOf(hex), error);
+    }
+    const actual = toHex(blake3(bytes));
+    if (actual !== hex) {
+      throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, ExitCode.verificationFailed, hex);
+    }
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+
+  /** Reads entry `hex` (verified) and parses it as one CoreForm term. */
+  getTerm(hex: string): Term {
+    try {
+      return readTerm(this.get(hex));
+    } catch (error) {
+      if (error instanceof GcError && error.code.startsWith('core/parse/')) {
+        throw storeError(StoreCode.corruption, `store entry ${hex} is not a CoreForm term: ${error.message}`, ExitCode.verificationFailed, hex);
+      }
+      throw error;
+    }
+  }
+
+  /** True when a regular file named `hex` is present (not verified). */
+  has(hex: string): boolean {
+    try {
+      return lstatSync(this.pathOf(hex)).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Lists the entries: regular files named exactly 64 lowercase hex digits (temp files and
+   * anything else are skipped), sorted by raw name bytes. A missing store lists as empty.
+   * @throws GcError `core/store/io-error`.
+   */
+  list(): StoreEntry[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw ioFail('list', this.dir, error);
+    }
+    const out: StoreEntry[] = [];
+    for (const name of names.filter(isHex64).sort(compareUtf8)) {
+      try {
+        const st = lstatSync(join(this.dir, name));
+        if (st.isFile()) out.push({ hex: name, size: st.size });
+      } catch (error) {
+        throw ioFail('inspect', join(this.dir, name), error);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Verifies the whole store (entries in raw name order) or one entry, re-hashing each, and
+   * reports the first failure. Whole-store mode fails with `core/caps/resource-limit` before
+   * hashing anything when there are more than `maxEntries` entries or more than `maxTotalBytes`.
+   * @param hex one entry to verify; omit to verify every entry.
+   */
+  verify(hex?: string): StoreVerifyResult {
+    const fail = (e: unknown, at: string | undefined, checked: number, totalBytes: number): StoreVerifyResult => {
+      if (!(e instanceof GcError)) throw e;
+      return { ok: false, checked, totalBytes, failure: { code: e.code, hex: at, message: e.message } };
+    };
+    if (hex !== undefined) {
+      try {
+        const bytes = this.get(hex);
+        return { ok: true, checked: 1, totalBytes: bytes.length, failure: undefined };
+      } catch (e) {
+        return fail(e, hex, 0, 0);
+      }
+    }
+    let entries: StoreEntry[];
+    try {
+      entries = this.list();
+    } catch (e) {
+      return fail(e, undefined, 0, 0);
+    }
+    const total = entries.reduce((n, e) => n + e.size, 0);
+    if (entries.length > this.limits.maxEntries) {
+      return fail(storeError(StoreCode.resourceLimit, `the store has ${entries.length} entries, above the ${this.limits.maxEntries}-entry bound`, ExitCode.verificationFailed), undefined, 0, total);
+    }
+    if (total > this.limits.maxTotalBytes) {
+      return fail(storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, ExitCode.verificationFailed), undefined, 0, total);
+    }
+    let checked = 0;
+    for (const entry of entries) {
+      try {
+        const actual = this.hashFile(entry.hex, entry.size);
+        if (actual !== entry.hex) {
+          throw storeError(StoreCode.corruption, `store entry ${entry.hex} is corrupt: its bytes hash to ${actual}`, ExitCode.verificationFailed, entry.hex);
+        }
+      } catch (e) {
+        return fail(e, entry.hex, checked, total);
+      }
+      checked++;
+    }
+    return { ok: true, checked, totalBytes: total, failure: undefined };
+  }
+}
