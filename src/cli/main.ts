@@ -4,6 +4,7 @@ import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { registerCoreformCommands } from './coreform.js';
 import { registerDiffCommand } from './diff.js';
 import { registerMergeCommand } from './merge.js';
+import { registerEditPlanCommands } from './editplan.js';
 
 /** Shared state of one CLI run: where output goes and the exit code the run ends with. */
 export interface CliContext {
@@ -34,6 +35,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerCoreformCommands(program, ctx);
   registerDiffCommand(program, ctx);
   registerMergeCommand(program, ctx);
+  registerEditPlanCommands(program, ctx);
   return program;
 }
 

@@ -104,27 +104,30 @@ export interface EditErrorJson {
   fileIndex?: number;
   editIndex?: number;
   relatedEditIndex?: number;
+  /** `BEFORE_MISMATCH` evidence (UTF-8 byte range, bounded previews). */
   mismatch?: unknown;
   exitCode: number;
-  path?: string;
+  /** Where else: `file` (the plan path of the failing entry, or the plan file for malformed JSON),
+   * `offset`/`line`/`column` for malformed JSON. Omitted when empty. */
+  location?: Record<string, unknown>;
   details?: Record<string, unknown>;
 }
 
 /**
  * Renders any `GcError` as `{code, message, fileIndex?, editIndex?, relatedEditIndex?, mismatch?,
- * exitCode, path?, details?}` — the `error` member of the CLI's `--json` failure output.
+ * exitCode, location?, details?}` — the `error` member of the CLI's `--json` failure output.
  */
 export function editErrorToJson(error: GcError): EditErrorJson {
   const out: EditErrorJson = { code: error.code, message: error.message, exitCode: error.exitCode };
-  const loc = error.location;
-  if (loc.fileIndex !== undefined) out.fileIndex = loc.fileIndex;
-  if (loc.editIndex !== undefined) out.editIndex = loc.editIndex;
-  if (loc.relatedEditIndex !== undefined) out.relatedEditIndex = loc.relatedEditIndex;
-  if (loc.file !== undefined) out.path = loc.file;
+  const { fileIndex, editIndex, relatedEditIndex, ...rest } = error.location;
+  if (fileIndex !== undefined) out.fileIndex = fileIndex;
+  if (editIndex !== undefined) out.editIndex = editIndex;
+  if (relatedEditIndex !== undefined) out.relatedEditIndex = relatedEditIndex;
   if (error.details !== undefined) {
-    const { mismatch, ...rest } = error.details;
+    const { mismatch, ...others } = error.details;
     if (mismatch !== undefined) out.mismatch = mismatch;
-    if (Object.keys(rest).length > 0) out.details = rest;
+    if (Object.keys(others).length > 0) out.details = others;
   }
+  if (Object.keys(rest).length > 0) out.location = rest;
   return out;
 }

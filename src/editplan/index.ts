@@ -38,3 +38,4 @@ export {
   type FileOutcome,
   type RecoveryResult,
 } from './transaction.js';
+export { unifiedDiff } from './diff.js';

@@ -54,7 +54,7 @@ import { dirname, join, sep } from 'node:path';
 import { compareUtf8, decodeUtf8Strict, isHex64 } from '../util/bytes.js';
 import { fsyncDirectory, writeFileAtomic } from '../util/atomic.js';
 import { GcError, ioError, ExitCode } from '../util/errors.js';
-import { applyEdits } from './apply.js';
+import { applyEdits, type AppliedChange } from './apply.js';
 import { editError } from './errors.js';
 import { applyLimits, type ApplyLimits, type PlanLimits } from './limits.js';
 import type { EditPlan } from './model.js';
@@ -118,6 +118,8 @@ export interface FileOutcome {
   /** The source text and the output text (for diffs). */
   sourceText: string;
   outputText: string;
+  /** The applied edits in sorted order (UTF-16 offsets into the two texts). */
+  changes: AppliedChange[];
 }
 
 /** Result of {@link applyPlanToRoot}. */
@@ -524,6 +526,7 @@ function prepareFiles(
       changed: !sourceBytes.equals(outputBytes),
       sourceText,
       outputText: applied.text,
+      changes: applied.changes,
     };
     return { outcome, target, mode: Number(target.stats.mode) & 0o7777, sourceBytes, outputBytes };
   });

@@ -1,0 +1,188 @@
+/** CLI commands over weavatrix.edit-plan.v1: `edit-plan validate|apply|recover`. Thin: read, call, render. */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import {
+  applyPlanToRoot,
+  decodeEditPlanBytes,
+  editErrorToJson,
+  recover,
+  unifiedDiff,
+  validateEditPlan,
+  type EditPlan,
+  type FileOutcome,
+} from '../editplan/index.js';
+import { ioError, isGcError } from '../util/errors.js';
+import type { CliContext } from './main.js';
+
+const EXIT_CODES =
+  '\nExit codes: 0 ok, 10 invalid plan (decode, validation, positions, overlaps, paths, links),\n' +
+  '50 verification failed (SOURCE_HASH_MISMATCH, SOURCE_MISSING, BEFORE_MISMATCH, RECOVERY_CONFLICT),\n' +
+  '70 I/O error (and RECOVERY_REQUIRED, JOURNAL_INVALID).\n' +
+  'With --json, failures print {"ok":false,"error":{"code","message","exitCode","fileIndex"?,"editIndex"?,\n' +
+  '"relatedEditIndex"?,"mismatch"?,"location"?,"details"?}}; branch on "code", not on the message.';
+
+/** Reads and decodes a plan file (`-` = standard input); decode errors get the plan file as location. */
+function loadPlan(file: string): EditPlan {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(file === '-' ? 0 : file);
+  } catch (error) {
+    throw ioError(error, file, 'read');
+  }
+  try {
+    return decodeEditPlanBytes(bytes);
+  } catch (error) {
+    throw isGcError(error) ? error.withLocation({ file: file === '-' ? '<stdin>' : file }) : error;
+  }
+}
+
+/** Runs `fn`; a GcError naming a file entry gets that entry's path as its location. */
+function naming<T>(plan: EditPlan, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (isGcError(error) && error.location.fileIndex !== undefined && error.location.file === undefined) {
+      const path = plan.files[error.location.fileIndex]?.path;
+      if (typeof path === 'string') throw error.withLocation({ file: path });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Runs a command body; with `--json`, a GcError is printed as `{ok:false,error}` on stdout (and the
+ * usual one-line form on stderr) and becomes the exit code; without it, it propagates to `main`.
+ */
+function run(ctx: CliContext, json: boolean | undefined, body: () => void): void {
+  try {
+    body();
+  } catch (error) {
+    if (!json || !isGcError(error)) throw error;
+    ctx.stdout(JSON.stringify({ ok: false, error: editErrorToJson(error) }, null, 2) + '\n');
+    ctx.stderr(`${error.format()}\n`);
+    ctx.exitCode = error.exitCode;
+  }
+}
+
+function fileJson(f: FileOutcome): Record<string, unknown> {
+  return {
+    fileIndex: f.fileIndex,
+    path: f.path,
+    beforeSha256: f.beforeSha256,
+    afterSha256: f.afterSha256,
+    bytesBefore: f.bytesBefore,
+    bytesAfter: f.bytesAfter,
+    edits: f.editsApplied,
+    changed: f.changed,
+  };
+}
+
+function diffOf(files: FileOutcome[]): string {
+  return files.map((f) => unifiedDiff(f.path, f.sourceText, f.outputText, f.changes)).join('');
+}
+
+/** Registers `edit-plan validate`, `edit-plan apply` and `edit-plan recover` on `program`. */
+export function registerEditPlanCommands(program: Command, ctx: CliContext): void {
+  const group = program
+    .command('edit-plan')
+    .description(
+      'Decode, validate and apply weavatrix.edit-plan.v1 plans (exact-range text edits over files whose\n' +
+        'SHA-256 the plan records) as one crash-recoverable filesystem transaction.',
+    )
+    .addHelpText('after', EXIT_CODES);
+
+  group
+    .command('validate')
+    .description(
+      'Decode and validate PLAN.json (schema, paths, budgets, edit ranges, provenance). With --root, also\n' +
+        'check that every file exists inside DIR (no symlink escapes), hashes to the plan sha256, and that every\n' +
+        'edit resolves, matches its `before` text, does not overlap and fits the output budget. Writes nothing.',
+    )
+    .argument('<plan>', 'plan JSON file, or - for standard input')
+    .option('--root <dir>', 'repository root the plan paths are relative to')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', EXIT_CODES)
+    .action((planFile: string, opts: { root?: string; json?: boolean }) => {
+      run(ctx, opts.json, () => {
+        const plan = loadPlan(planFile);
+        const totals = naming(plan, () => validateEditPlan(plan));
+        const result = opts.root === undefined ? undefined : naming(plan, () => applyPlanToRoot(plan, opts.root!, { dryRun: true }));
+        if (opts.json) {
+          const out: Record<string, unknown> = { ok: true, ...totals, verified: result !== undefined };
+          if (result !== undefined) out.files = result.files.map(fileJson);
+          ctx.stdout(JSON.stringify(out, null, 2) + '\n');
+          return;
+        }
+        for (const f of result?.files ?? []) {
+          ctx.stdout(`ok ${f.path}: sha256 matches, ${f.editsApplied} edits apply (${f.bytesBefore} → ${f.bytesAfter} bytes)\n`);
+        }
+        const where = result === undefined ? '' : ` and verified against ${result.root}`;
+        ctx.stdout(`plan is valid${where}: ${totals.files} files, ${totals.totalEdits} edits, ${totals.totalTextBytes} text bytes\n`);
+      });
+    });
+
+  group
+    .command('apply')
+    .description(
+      'Apply PLAN.json to the files under --root as one transaction: verify every file first (containment,\n' +
+        'SHA-256, before texts, overlaps, sizes), stage the outputs next to their targets, then commit with a\n' +
+        'journal in DIR/.gcpatch/ so that a crash leaves all old or all new files after `edit-plan recover`.',
+    )
+    .argument('<plan>', 'plan JSON file, or - for standard input')
+    .requiredOption('--root <dir>', 'repository root the plan paths are relative to')
+    .option('--dry-run', 'check everything and report, write nothing')
+    .option('--diff', 'print a unified diff of the changes')
+    .option('--json', 'machine-readable output (the diff, if asked for, is the "diff" member)')
+    .addHelpText('after', EXIT_CODES)
+    .action((planFile: string, opts: { root: string; dryRun?: boolean; diff?: boolean; json?: boolean }) => {
+      run(ctx, opts.json, () => {
+        const plan = loadPlan(planFile);
+        const result = naming(plan, () => applyPlanToRoot(plan, opts.root, { dryRun: opts.dryRun === true }));
+        if (opts.json) {
+          const out: Record<string, unknown> = {
+            ok: true,
+            dryRun: result.dryRun,
+            root: result.root,
+            files: result.files.map(fileJson),
+            cleanupPending: result.cleanupPending,
+          };
+          if (opts.diff) out.diff = diffOf(result.files);
+          ctx.stdout(JSON.stringify(out, null, 2) + '\n');
+          return;
+        }
+        if (opts.diff) ctx.stdout(diffOf(result.files));
+        const verb = result.dryRun ? 'would apply' : 'applied';
+        for (const f of result.files) {
+          ctx.stdout(`${verb} ${f.path}: ${f.editsApplied} edits (${f.bytesBefore} → ${f.bytesAfter} bytes)${f.changed ? '' : ', content unchanged'}\n`);
+        }
+        ctx.stdout(`${verb} ${result.files.length} files under ${result.root}\n`);
+        if (result.cleanupPending) {
+          ctx.stderr(`warning: the changes are committed but temporary files remain; run \`gcpatch edit-plan recover --root ${opts.root}\`\n`);
+        }
+      });
+    });
+
+  group
+    .command('recover')
+    .description(
+      'Finish or undo an interrupted `edit-plan apply` under --root using its journal: roll back unless the\n' +
+        'commit point was reached; never touches a file matching neither its before nor its after hash.',
+    )
+    .requiredOption('--root <dir>', 'repository root of the interrupted transaction')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', EXIT_CODES)
+    .action((opts: { root: string; json?: boolean }) => {
+      run(ctx, opts.json, () => {
+        const result = recover(opts.root);
+        if (opts.json) {
+          ctx.stdout(JSON.stringify({ ok: true, ...result }, null, 2) + '\n');
+          return;
+        }
+        if (result.action === 'none') ctx.stdout('nothing to recover\n');
+        else {
+          for (const f of result.files) ctx.stdout(`${f.action} ${f.path}\n`);
+          ctx.stdout(`${result.action === 'completed' ? 'completed the interrupted commit' : 'rolled back'}: ${result.files.length} files\n`);
+        }
+      });
+    });
+}
