@@ -5,6 +5,7 @@ import { registerCoreformCommands } from './coreform.js';
 import { registerDiffCommand } from './diff.js';
 import { registerMergeCommand } from './merge.js';
 import { registerEditPlanCommands } from './editplan.js';
+import { registerDriverCommands } from './driver.js';
 
 /** Shared state of one CLI run: where output goes and the exit code the run ends with. */
 export interface CliContext {
@@ -36,6 +37,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerDiffCommand(program, ctx);
   registerMergeCommand(program, ctx);
   registerEditPlanCommands(program, ctx);
+  registerDriverCommands(program, ctx);
   return program;
 }
 

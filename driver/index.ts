@@ -1,0 +1,55 @@
+/**
+ * The git merge driver's entry point, bundled by ncc into `driver/dist/index.js`.
+ *
+ * Git runs it through `sh -c` with the work tree's top as cwd:
+ *   `node '<checkout>/driver/dist/index.js' %O %A %B %L %P %S %X %Y` (`.gc` modules, `merge=gcpatch`)
+ *   `node '<checkout>/driver/dist/index.js' --manifest %O %A %B %L %P %S %X %Y` (`package.toml`)
+ * Also: `--version` prints the version, `--self-check` merges a built-in example and prints `ok`.
+ * Exit codes: 0 clean, 1 conflicts; never above 1, whatever happens (GIT_AND_ACTIONS_FACTS.md §1.3).
+ */
+import pkg from '../package.json' with { type: 'json' };
+import {
+  emergencyFallback,
+  parseDriverArgs,
+  runDriver,
+  selfCheck,
+  type DriverInvocation,
+} from '../src/merge/text-driver.js';
+
+let invocation: DriverInvocation | undefined;
+let handled = false;
+
+function crash(error: unknown): void {
+  if (handled) return;
+  handled = true;
+  process.stderr.write(`gcpatch: driver crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  if (invocation) emergencyFallback(invocation);
+  process.exit(1);
+}
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
+
+function version(): string {
+  return (pkg as { version?: string }).version ?? 'unknown';
+}
+
+function main(argv: string[]): number {
+  if (argv[0] === '--version') {
+    process.stdout.write(`gcpatch-driver ${version()}\n`);
+    return 0;
+  }
+  if (argv[0] === '--self-check') {
+    const problem = selfCheck();
+    process.stdout.write(problem === undefined ? `ok gcpatch-driver ${version()}\n` : `failed: ${problem}\n`);
+    return problem === undefined ? 0 : 1;
+  }
+  try {
+    invocation = parseDriverArgs(argv);
+  } catch (error) {
+    process.stderr.write(`gcpatch: ${(error as Error).message}\n`);
+    return 1;
+  }
+  return runDriver(invocation);
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,74 @@
+/** CLI commands `gcpatch driver install | uninstall | doctor`. Thin: options, one library call, render. */
+import type { Command } from 'commander';
+import { doctorDriver, installDriver, uninstallDriver } from '../merge/driver-install.js';
+import { ExitCode } from '../util/errors.js';
+import { stringifyJson } from '../util/json.js';
+import type { CliContext } from './main.js';
+
+/** Registers the `driver` command group on `program`. */
+export function registerDriverCommands(program: Command, ctx: CliContext): void {
+  const driver = program
+    .command('driver')
+    .description('The git merge drivers for .gc modules (merge=gcpatch) and package.toml (merge=gcpatch-manifest).');
+
+  driver
+    .command('install')
+    .description(
+      'Configure both merge drivers in git config and add `*.gc merge=gcpatch` and\n' +
+        '`package.toml merge=gcpatch-manifest` to .gitattributes (idempotent). Exit 0; 70 when git fails.',
+    )
+    .option('--global', 'write to the global git config and attributes file')
+    .option('--no-commit-attributes', 'write attributes to .git/info/attributes instead of .gitattributes')
+    .option('--json', 'machine-readable output')
+    .action((opts: { global?: boolean; commitAttributes: boolean; json?: boolean }) => {
+      const r = installDriver({ global: opts.global === true, commitAttributes: opts.commitAttributes });
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ ok: true, ...r }, 2) + '\n');
+        return;
+      }
+      for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${JSON.stringify(c.value)}\n`);
+      ctx.stdout(
+        r.attributesAdded.length > 0
+          ? `added to ${r.attributesFile}: ${r.attributesAdded.join(', ')}\n`
+          : `${r.attributesFile} already has the attribute lines\n`,
+      );
+      ctx.stdout('merge driver installed; check it with `gcpatch driver doctor`\n');
+    });
+
+  driver
+    .command('uninstall')
+    .description('Remove both drivers from git config and their lines from the attributes files. Exit 0.')
+    .option('--global', 'remove from the global git config and attributes file')
+    .option('--json', 'machine-readable output')
+    .action((opts: { global?: boolean; json?: boolean }) => {
+      const r = uninstallDriver({ global: opts.global === true });
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ ok: true, ...r }, 2) + '\n');
+        return;
+      }
+      for (const s of r.removedSections) ctx.stdout(`removed [${s.replace('.', ' "')}"]\n`);
+      for (const a of r.attributesRemoved) ctx.stdout(`removed from ${a.file}: ${a.lines.join(', ')}\n`);
+      if (r.removedSections.length === 0 && r.attributesRemoved.length === 0) ctx.stdout('nothing to remove\n');
+    });
+
+  driver
+    .command('doctor')
+    .description(
+      'Check git version, driver config, that the driver exists and runs, and the attributes.\n' +
+        'Exit 0 healthy (warnings allowed), 50 when a problem is found.',
+    )
+    .option('--json', 'machine-readable output')
+    .action((opts: { json?: boolean }) => {
+      const r = doctorDriver({});
+      if (!r.healthy) ctx.exitCode = ExitCode.verificationFailed;
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ ok: r.healthy, ...r }, 2) + '\n');
+        return;
+      }
+      for (const c of r.checks) {
+        ctx.stdout(`${c.level.padEnd(5)} ${c.name}: ${c.message}\n`);
+        if (c.fix && c.level !== 'ok') ctx.stdout(`      fix: ${c.fix}\n`);
+      }
+      ctx.stdout(r.healthy ? 'driver healthy\n' : 'driver has problems (see fixes above)\n');
+    });
+}

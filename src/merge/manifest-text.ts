@@ -1,0 +1,355 @@
+/**
+ * The `package.toml` merge driver (`merge=gcpatch-manifest`, issue #3 item 6): merges the manifest
+ * by key and its `[[modules]]` list by path, three-way.
+ *
+ * - Every key (recursively through tables) follows the v0.1 rules 1–3 (equal → it; one side
+ *   unchanged → the other); a key both sides changed differently is a conflict.
+ * - `modules` entries are matched by `path`; their order is merged like top-level forms
+ *   (text-order.ts); each entry merges by key. A `hash` pin both sides changed differently becomes
+ *   `""` and the caller is told to run `gcpatch pack`: an empty pin fails verification
+ *   (GENESIS_FACTS.md §4), so nothing unverified passes silently.
+ * - Any other conflict throws `merge/manifest/conflict`; the driver then falls back to the line merge.
+ *
+ * Layout: the result is first tried as a line merge of the texts (with each conflicting pin blanked
+ * on both sides), which keeps ours' and theirs' layout and comments; it is used only if it reads back
+ * as exactly the merged table. Otherwise the table is written in the reference style of
+ * `genesis pack` (keys sorted, arrays one item per line with a 4-space indent, `[[modules]]` last,
+ * `hash` before `path`). Texts are LF-normalized UTF-8 (newline.ts restores the file's style).
+ */
+import { parse, TomlDate, TomlError } from 'smol-toml';
+import { GcError } from '../util/errors.js';
+import { checkDeadline } from './text-deadline.js';
+import { concatBytes, diff3 } from './text-diff3.js';
+import { mergeOrder } from './text-order.js';
+
+/** Error code: a manifest conflict the manifest driver does not resolve (the driver falls back). */
+export const MANIFEST_CONFLICT = 'merge/manifest/conflict';
+/** Error code: a manifest value the reference-style writer cannot write. */
+export const MANIFEST_UNSUPPORTED = 'merge/manifest/unsupported';
+
+/** A parsed TOML value (smol-toml with integers as bigint). */
+export type TomlValue = string | bigint | number | boolean | TomlDate | TomlValue[] | TomlTable;
+/** A parsed TOML table. */
+export interface TomlTable {
+  [key: string]: TomlValue;
+}
+
+/** The merged manifest table and the module paths whose pins were emptied. */
+export interface ManifestTableMerge {
+  table: TomlTable;
+  emptiedPins: string[];
+}
+
+/** The result of {@link mergeManifestText}. */
+export interface ManifestMergeResult {
+  /** LF-normalized UTF-8 of the merged manifest. */
+  text: Uint8Array;
+  emptiedPins: string[];
+  /** `line` when the layout-keeping line merge was used, `reference` for the reference-style writer. */
+  layout: 'line' | 'reference';
+  /** Notes for standard error (one per emptied pin). */
+  messages: string[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function conflict(message: string): GcError {
+  return new GcError(MANIFEST_CONFLICT, message);
+}
+
+function isTable(v: TomlValue | undefined): v is TomlTable {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** Structural equality of two TOML values (dates by their TOML text). `undefined` = absent. */
+export function tomlEqual(a: TomlValue | undefined, b: TomlValue | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date && a.toISOString() === b.toISOString();
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => tomlEqual(x, b[i]));
+  }
+  if (isTable(a) && isTable(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && tomlEqual(a[k], b[k]));
+  }
+  if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
+  return false;
+}
+
+/**
+ * Parses manifest text (integers as bigint). The empty text (an added file's missing base) is the
+ * empty table.
+ * @throws GcError `manifest/toml` on a syntax error.
+ */
+export function parseManifestTable(text: Uint8Array): TomlTable {
+  let s: string;
+  try {
+    s = decoder.decode(text);
+  } catch {
+    throw new GcError('manifest/toml', 'package.toml is not valid UTF-8');
+  }
+  try {
+    return parse(s, { integersAsBigInt: true }) as TomlTable;
+  } catch (error) {
+    if (error instanceof TomlError) throw new GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML');
+    throw error;
+  }
+}
+
+function mergeValue(at: string, b: TomlValue | undefined, o: TomlValue | undefined, t: TomlValue | undefined, pins: string[]): TomlValue | undefined {
+  if (tomlEqual(o, t)) return o;
+  if (tomlEqual(o, b)) return t;
+  if (tomlEqual(t, b)) return o;
+  if (at === 'modules' && Array.isArray(o) && Array.isArray(t) && (b === undefined || Array.isArray(b))) {
+    return mergeModules(b ?? [], o, t, pins);
+  }
+  if (isTable(o) && isTable(t) && (b === undefined || isTable(b))) return mergeTables(at, b ?? {}, o, t, pins);
+  throw conflict(`both sides changed ${at} differently`);
+}
+
+function mergeTables(at: string, b: TomlTable, o: TomlTable, t: TomlTable, pins: string[]): TomlTable {
+  const out: TomlTable = {};
+  const keys = [...new Set([...Object.keys(o), ...Object.keys(t), ...Object.keys(b)])];
+  for (const k of keys) {
+    const v = mergeValue(at === '' ? k : `${at}.${k}`, b[k], o[k], t[k], pins);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+function modulePath(entry: TomlValue, side: string): string {
+  if (!isTable(entry) || typeof entry.path !== 'string') throw conflict(`a modules entry of ${side} has no string path`);
+  return entry.path;
+}
+
+function mergeModules(b: TomlValue[], o: TomlValue[], t: TomlValue[], pins: string[]): TomlValue[] {
+  const ids = new Map<string, number>();
+  const idOf = (p: string): number => {
+    let id = ids.get(p);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(p, id);
+    }
+    return id;
+  };
+  const index = (list: TomlValue[], side: string): Map<number, TomlTable> => {
+    const m = new Map<number, TomlTable>();
+    for (const e of list) {
+      const id = idOf(modulePath(e, side));
+      if (m.has(id)) throw conflict(`${side} lists module ${modulePath(e, side)} twice`);
+      m.set(id, e as TomlTable);
+    }
+    return m;
+  };
+  const bm = index(b, 'base');
+  const om = index(o, 'ours');
+  const tm = index(t, 'theirs');
+  const bIndex = new Map<number, number>();
+  [...bm.keys()].forEach((id, i) => bIndex.set(id, i));
+  const merged = new Map<number, TomlTable | undefined>();
+  for (const id of new Set([...bm.keys(), ...om.keys(), ...tm.keys()])) {
+    const eb = bm.get(id);
+    const eo = om.get(id);
+    const et = tm.get(id);
+    const path = [...ids.entries()].find(([, v]) => v === id)![0];
+    if (tomlEqual(eo, et)) merged.set(id, eo);
+    else if (tomlEqual(eo, eb)) merged.set(id, et);
+    else if (tomlEqual(et, eb)) merged.set(id, eo);
+    else if (eo && et) {
+      const entry: TomlTable = {};
+      const base = eb ?? {};
+      for (const k of [...new Set([...Object.keys(eo), ...Object.keys(et), ...Object.keys(base)])]) {
+        let v: TomlValue | undefined;
+        if (k === 'hash' && !tomlEqual(eo[k], et[k]) && !tomlEqual(eo[k], base[k]) && !tomlEqual(et[k], base[k])) {
+          v = '';
+          pins.push(path);
+        } else v = mergeValue(`modules[${path}].${k}`, base[k], eo[k], et[k], pins);
+        if (v !== undefined) entry[k] = v;
+      }
+      merged.set(id, entry);
+    } else throw conflict(`one side removed module ${path} from modules, the other changed its entry`);
+  }
+  const order = mergeOrder(
+    [...om.keys()],
+    [...tm.keys()],
+    (id) => bIndex.get(id) ?? -1,
+    (id) => merged.get(id) !== undefined,
+  );
+  if (order === undefined) throw conflict('both sides moved a module to different places in modules');
+  return order.map((id) => merged.get(id)!);
+}
+
+/**
+ * Merges three parsed manifests (see the file comment for the rules).
+ * @throws GcError `merge/manifest/conflict` for any conflict other than a `hash` pin.
+ */
+export function mergeManifestTables(base: TomlTable, ours: TomlTable, theirs: TomlTable): ManifestTableMerge {
+  const pins: string[] = [];
+  const table = mergeTables('', base, ours, theirs, pins);
+  return { table, emptiedPins: pins };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference-style writer
+
+function tomlString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (c < 0x20 || c === 0x7f) out += `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
+    else out += ch;
+  }
+  return out + '"';
+}
+
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+
+function tomlKey(k: string): string {
+  return BARE_KEY.test(k) ? k : tomlString(k);
+}
+
+function inlineValue(v: TomlValue): string {
+  if (typeof v === 'string') return tomlString(v);
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return 'nan';
+    if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
+    return Number.isInteger(v) ? `${v}.0` : String(v);
+  }
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.length === 0 ? '[]' : `[${v.map(inlineValue).join(', ')}]`;
+  return `{ ${Object.keys(v)
+    .sort()
+    .map((k) => `${tomlKey(k)} = ${inlineValue(v[k]!)}`)
+    .join(', ')} }`;
+}
+
+function arrayOfTables(v: TomlValue): v is TomlTable[] {
+  return Array.isArray(v) && v.length > 0 && v.every((x) => isTable(x));
+}
+
+function valueLines(key: string, v: TomlValue): string[] {
+  if (Array.isArray(v) && v.length > 0) {
+    if (v.some((x) => Array.isArray(x) || isTable(x))) throw new GcError(MANIFEST_UNSUPPORTED, `cannot write ${key} in the reference style`);
+    return [`${tomlKey(key)} = [`, ...v.map((x) => `    ${inlineValue(x)},`), ']'];
+  }
+  return [`${tomlKey(key)} = ${inlineValue(v)}`];
+}
+
+function writeTable(path: string[], table: TomlTable, header: string | undefined, out: string[][]): void {
+  const keys = Object.keys(table).sort();
+  const scalars = keys.filter((k) => !isTable(table[k]) && !arrayOfTables(table[k]!));
+  const tables = keys.filter((k) => isTable(table[k]));
+  const arrays = keys.filter((k) => arrayOfTables(table[k]!)).sort((a, b) => (a === 'modules' ? 1 : b === 'modules' ? -1 : 0));
+  const block: string[] = header === undefined ? [] : [header];
+  for (const k of scalars) block.push(...valueLines(k, table[k]!));
+  if (block.length > 0 || header !== undefined) out.push(block);
+  for (const k of tables) {
+    const p = [...path, k];
+    writeTable(p, table[k] as TomlTable, `[${p.map(tomlKey).join('.')}]`, out);
+  }
+  for (const k of arrays) {
+    const p = [...path, k];
+    for (const item of table[k] as TomlTable[]) writeTable(p, item, `[[${p.map(tomlKey).join('.')}]]`, out);
+  }
+}
+
+/**
+ * Writes a manifest table in the reference style of `genesis pack` (GENESIS_FACTS.md §4): keys
+ * sorted, arrays one item per line with a 4-space indent and a trailing comma, tables after the
+ * top-level keys, arrays of tables last with `[[modules]]` at the very end, blocks separated by one
+ * blank line, one final newline.
+ * @throws GcError `merge/manifest/unsupported` for nested arrays or arrays mixing tables.
+ */
+export function writeManifest(table: TomlTable): string {
+  const blocks: string[][] = [];
+  writeTable([], table, undefined, blocks);
+  return blocks.map((b) => b.join('\n')).join('\n\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout-keeping line merge
+
+const MODULES_HEADER = /^\s*\[\[\s*modules\s*\]\]\s*(#.*)?$/;
+const PATH_LINE = /^\s*path\s*=\s*"([^"\\]*)"\s*(#.*)?$/;
+const HASH_LINE = /^(\s*hash\s*=\s*)"[^"\\]*"(\s*(#.*)?)$/;
+
+/** `text` with the `hash` value of each `[[modules]]` table whose path is in `paths` set to `""`; undefined if one is not found. */
+export function blankPins(text: string, paths: readonly string[]): string | undefined {
+  if (paths.length === 0) return text;
+  const lines = text.split('\n');
+  const done = new Set<string>();
+  let i = 0;
+  while (i < lines.length) {
+    if (!MODULES_HEADER.test(lines[i]!)) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < lines.length && !/^\s*\[/.test(lines[end]!)) end++;
+    let path: string | undefined;
+    let hashLine = -1;
+    for (let k = i + 1; k < end; k++) {
+      const p = PATH_LINE.exec(lines[k]!);
+      if (p) path = p[1];
+      if (HASH_LINE.test(lines[k]!)) hashLine = k;
+    }
+    if (path !== undefined && paths.includes(path) && hashLine >= 0) {
+      lines[hashLine] = lines[hashLine]!.replace(HASH_LINE, '$1""$2');
+      done.add(path);
+    }
+    i = end;
+  }
+  return paths.every((p) => done.has(p)) ? lines.join('\n') : undefined;
+}
+
+/**
+ * Merges three versions of `package.toml` text (LF-normalized UTF-8).
+ * @param options `deadline` (ms, `performance.now()` clock).
+ * @throws GcError `manifest/toml` (a side does not parse), `merge/manifest/conflict`,
+ *   `merge/manifest/unsupported`; TimeoutError after the deadline.
+ */
+export function mergeManifestText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: { deadline?: number } = {}): ManifestMergeResult {
+  const deadline = options.deadline ?? Infinity;
+  const merged = mergeManifestTables(parseManifestTable(base), parseManifestTable(ours), parseManifestTable(theirs));
+  checkDeadline(deadline);
+  const messages = merged.emptiedPins.map(
+    (p) =>
+      `both sides re-pinned module ${JSON.stringify(p)} differently; its hash pin is now "" (verification fails until you run \`gcpatch pack\` on the merged package)`,
+  );
+  const dec = new TextDecoder();
+  const o = blankPins(dec.decode(ours), merged.emptiedPins);
+  const t = blankPins(dec.decode(theirs), merged.emptiedPins);
+  if (o !== undefined && t !== undefined) {
+    const r = diff3(base, encoder.encode(o), encoder.encode(t), deadline);
+    if (r.conflicts === 0) {
+      const parts: Uint8Array[] = [];
+      for (const c of r.chunks) if (c.kind === 'ok') parts.push(...c.lines);
+      const text = concatBytes(parts);
+      let reread: TomlTable | undefined;
+      try {
+        reread = parseManifestTable(text);
+      } catch {
+        reread = undefined;
+      }
+      if (reread && tomlEqual(reread, merged.table)) return { text, emptiedPins: merged.emptiedPins, layout: 'line', messages };
+    }
+  }
+  const text = encoder.encode(writeManifest(merged.table));
+  if (!tomlEqual(parseManifestTable(text), merged.table)) {
+    throw new GcError(MANIFEST_UNSUPPORTED, 'the reference-style manifest does not read back as the merged table');
+  }
+  return { text, emptiedPins: merged.emptiedPins, layout: 'reference', messages };
+}

@@ -1,0 +1,538 @@
+/**
+ * The format-preserving structural merge of one `.gc` module's text (issue #3): aligns top-level
+ * forms, merges their order three-way, merges each form's text by the v0.1 rules 1–3, and marks
+ * only the forms that really conflict.
+ *
+ * All texts are LF-normalized UTF-8 without BOM (newline.ts does the rest); offsets are 0-based
+ * bytes. The result is built from pieces of the inputs, so untouched forms are copied byte for byte.
+ *
+ * Steps (each a function below, called in order by {@link mergeModuleText}):
+ * 1. `segmentModule` each side (forms with their attached comments, comment blocks, whitespace).
+ * 2. `alignElements`: `(def NAME …)` by NAME, other forms and comment blocks by content, then
+ *    unmatched non-def forms / comment blocks by position (same preceding anchor).
+ * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
+ *    → line-level diff3 inside the element, kept only when clean and it reads back as one element
+ *    of the same kind and name; delete/modify and divergent add/add are conflicts.
+ * 4. `mergeOrder` (text-order.ts): ours' order, with theirs' additions, moves and kept-by-theirs conflicts placed
+ *    after their predecessor on theirs' side (after ours' own additions at the same spot).
+ * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
+ *    marker block per element.
+ * 6. Safety net: the result (and, when it has conflicts, each side's reading of it) is re-read and
+ *    its canonical forms must be exactly the decided ones; otherwise `merge/text/unsafe` is thrown
+ *    and the driver falls back to the line merge.
+ */
+import { readModule } from '../coreform/read.js';
+import { canonicalizeForm } from '../coreform/canon.js';
+import { termsEqual, type Term } from '../coreform/term.js';
+import { bytesEqual } from '../util/bytes.js';
+import { GcError } from '../util/errors.js';
+import { checkDeadline } from './text-deadline.js';
+import { concatBytes, conflictBlock, diff3, type MarkerOptions } from './text-diff3.js';
+import { mergeOrder } from './text-order.js';
+import { segmentModule, type SegmentedModule, type TextElement } from './text-segments.js';
+
+/** A merge input. */
+export type Side = 'base' | 'ours' | 'theirs';
+
+/**
+ * Conflict codes of the text merge, named after SEMANTIC_PATCH_MERGE_v0.1.md's:
+ * `form/divergent-edit` (both sides changed one element differently and the lines overlap),
+ * `form/delete-modify` (one side deleted an element the other changed),
+ * `form/divergent-add` (both added the same name, or the same element, with different text).
+ */
+export type TextConflictCode = 'form/divergent-edit' | 'form/delete-modify' | 'form/divergent-add';
+
+/** One marked conflict. `name` is the def name, `kind` the element kind. */
+export interface TextConflict {
+  code: TextConflictCode;
+  kind: 'form' | 'comment';
+  name: string | undefined;
+  /** 1-based line of the conflict's `<<<<<<<` marker in the normalized result. */
+  line: number;
+}
+
+/** A piece of the result: bytes, and when they are an unchanged run of one input, where from. */
+export interface TextPiece {
+  bytes: Uint8Array;
+  from: { side: Side; start: number; end: number } | undefined;
+}
+
+/** The merged module. */
+export interface TextMergeResult {
+  /** The LF-normalized result (with markers when `conflicts` is non-empty). */
+  text: Uint8Array;
+  /** `text` as pieces (their concatenation), for newline restoration. */
+  pieces: TextPiece[];
+  conflicts: TextConflict[];
+  /** The canonical forms the merge decided, in order (clean results only; with conflicts: ours' reading). */
+  forms: Term[];
+  /** Counts for reports: elements taken from one side, merged line by line, conflicting. */
+  stats: { elements: number; merged: number; conflicts: number };
+}
+
+/** Options of {@link mergeModuleText}. */
+export interface TextMergeOptions {
+  markers: MarkerOptions;
+  /** ms timestamp (`performance.now()` clock); `TimeoutError` after it. Default: none. */
+  deadline?: number;
+}
+
+/** Error code: the structural merge cannot represent this merge or failed its own check. */
+export const TEXT_UNSAFE = 'merge/text/unsafe';
+
+type Resolution =
+  | { kind: 'take'; side: Side; index: number }
+  | { kind: 'merged'; bytes: Uint8Array; canonical: Term | undefined; endsWithComment: boolean }
+  | { kind: 'conflict'; code: TextConflictCode; b: number; o: number; t: number }
+  | { kind: 'deleted' };
+
+/** Per aligned element: its index on each side (-1 = absent) and how it is resolved. */
+interface Aligned {
+  b: number;
+  o: number;
+  t: number;
+  resolution: Resolution;
+}
+
+const START = -1;
+const END = -2;
+const LF = 0x0a;
+const NEWLINE = new Uint8Array([LF]);
+
+function unsafe(message: string): GcError {
+  return new GcError(TEXT_UNSAFE, message);
+}
+
+function hasLf(b: Uint8Array): boolean {
+  return b.indexOf(LF) !== -1;
+}
+
+/** A module split into elements, with the side it came from. */
+interface SideModule {
+  side: Side;
+  m: SegmentedModule;
+}
+
+function body(s: SideModule, i: number): Uint8Array {
+  const e = s.m.elements[i]!;
+  return s.m.text.subarray(e.start, e.end);
+}
+
+/**
+ * Matches the elements of `side` to those of `base`: by key first, then unmatched non-def forms and
+ * comment blocks pairwise by position (both preceded by the same matched element, same kind).
+ * @returns for each side element the matched base index, or -1.
+ */
+export function alignElements(base: readonly TextElement[], side: readonly TextElement[]): Int32Array {
+  const toBase = new Int32Array(side.length).fill(-1);
+  const baseMatched = new Uint8Array(base.length);
+  const byKey = new Map<string, number>();
+  base.forEach((e, i) => byKey.set(e.key, i));
+  side.forEach((e, j) => {
+    const i = byKey.get(e.key);
+    if (i !== undefined) {
+      toBase[j] = i;
+      baseMatched[i] = 1;
+    }
+  });
+  const positional = (e: TextElement): boolean => e.kind === 'comment' || e.defName === undefined;
+  // Unmatched base elements grouped by (previous matched base element, kind).
+  const gaps = new Map<string, number[]>();
+  let anchor = START;
+  base.forEach((e, i) => {
+    if (baseMatched[i]) anchor = i;
+    else if (positional(e)) {
+      const k = `${anchor}|${e.kind}`;
+      const list = gaps.get(k);
+      if (list) list.push(i);
+      else gaps.set(k, [i]);
+    }
+  });
+  anchor = START;
+  side.forEach((e, j) => {
+    if (toBase[j]! >= 0) {
+      anchor = toBase[j]!;
+      return;
+    }
+    if (!positional(e)) return;
+    const list = gaps.get(`${anchor}|${e.kind}`);
+    const i = list?.shift();
+    if (i !== undefined) toBase[j] = i;
+  });
+  return toBase;
+}
+
+/**
+ * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
+ * its text, with a line-level diff3 when both sides changed it.
+ */
+function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number): Resolution {
+  const tb = b >= 0 ? body(B, b) : undefined;
+  const to = o >= 0 ? body(O, o) : undefined;
+  const tt = t >= 0 ? body(T, t) : undefined;
+  if (to && tt) {
+    if (bytesEqual(to, tt)) return { kind: 'take', side: 'ours', index: o };
+    if (!tb) return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
+    if (bytesEqual(to, tb)) return { kind: 'take', side: 'theirs', index: t };
+    if (bytesEqual(tt, tb)) return { kind: 'take', side: 'ours', index: o };
+    const merged = mergeInside(tb, to, tt, B.m.elements[b]!, deadline);
+    return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
+  }
+  if (to) {
+    if (!tb) return { kind: 'take', side: 'ours', index: o };
+    return bytesEqual(to, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+  }
+  if (tt) {
+    if (!tb) return { kind: 'take', side: 'theirs', index: t };
+    return bytesEqual(tt, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+  }
+  return { kind: 'deleted' };
+}
+
+/**
+ * Line-level three-way merge of one element's text; kept only when clean and the result reads back
+ * as exactly one element of the base element's kind (and def name), with no surrounding whitespace.
+ */
+function mergeInside(tb: Uint8Array, to: Uint8Array, tt: Uint8Array, baseEl: TextElement, deadline: number): Resolution | undefined {
+  const r = diff3(tb, to, tt, deadline);
+  if (r.conflicts > 0) return undefined;
+  const parts: Uint8Array[] = [];
+  for (const c of r.chunks) if (c.kind === 'ok') parts.push(...c.lines);
+  const bytes = concatBytes(parts);
+  let seg: SegmentedModule;
+  try {
+    seg = segmentModule(bytes, deadline);
+  } catch (error) {
+    if (error instanceof GcError) return undefined;
+    throw error;
+  }
+  if (seg.elements.length !== 1) return undefined;
+  const e = seg.elements[0]!;
+  if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) return undefined;
+  return { kind: 'merged', bytes, canonical: e.canonical, endsWithComment: e.endsWithComment };
+}
+
+/** Sequence helpers for one side: successor and the separator after each aligned id. */
+interface SideOrder {
+  ids: number[];
+  next: Map<number, number>;
+  sepAfter: Map<number, { start: number; end: number }>;
+  sepBefore: Map<number, { start: number; end: number }>;
+  has: Set<number>;
+}
+
+function sideOrder(s: SideModule, ids: number[]): SideOrder {
+  const next = new Map<number, number>();
+  const sepAfter = new Map<number, { start: number; end: number }>();
+  const sepBefore = new Map<number, { start: number; end: number }>();
+  let prev = START;
+  ids.forEach((id, i) => {
+    next.set(prev, id);
+    if (i > 0) {
+      sepAfter.set(prev, s.m.separators[i]!);
+      sepBefore.set(id, s.m.separators[i]!);
+    }
+    prev = id;
+  });
+  next.set(prev, END);
+  return { ids, next, sepAfter, sepBefore, has: new Set(ids) };
+}
+
+/** Which conflict side a verification render takes, or `markers` for the real result. */
+type RenderMode = 'markers' | 'ours' | 'theirs';
+
+interface Rendered {
+  pieces: TextPiece[];
+  forms: Term[];
+  conflicts: TextConflict[];
+}
+
+/**
+ * Merges three versions of a module's text. See the file comment for the steps.
+ * @param base,ours,theirs LF-normalized UTF-8 without BOM (`normalizeSide(...).text`).
+ * @returns the result; `conflicts` is empty for a clean merge.
+ * @throws GcError `core/parse/*` / `core/canon/invalid-form` when a side does not read,
+ *   `merge/text/unsafe` when the merge cannot be represented or fails its re-read check;
+ *   TimeoutError after `options.deadline`.
+ */
+export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): TextMergeResult {
+  const deadline = options.deadline ?? Infinity;
+  const B: SideModule = { side: 'base', m: segmentModule(base, deadline) };
+  const O: SideModule = { side: 'ours', m: segmentModule(ours, deadline) };
+  const T: SideModule = { side: 'theirs', m: segmentModule(theirs, deadline) };
+  checkDeadline(deadline);
+
+  // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
+  const oToB = alignElements(B.m.elements, O.m.elements);
+  const tToB = alignElements(B.m.elements, T.m.elements);
+  const aligned: Aligned[] = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: { kind: 'deleted' } }));
+  const oursAdded = new Map<string, number>();
+  const oIds = O.m.elements.map((e, j) => {
+    const bi = oToB[j]!;
+    if (bi >= 0) {
+      aligned[bi]!.o = j;
+      return bi;
+    }
+    aligned.push({ b: -1, o: j, t: -1, resolution: { kind: 'deleted' } });
+    oursAdded.set(e.key, aligned.length - 1);
+    return aligned.length - 1;
+  });
+  const tIds = T.m.elements.map((e, k) => {
+    const bi = tToB[k]!;
+    if (bi >= 0) {
+      aligned[bi]!.t = k;
+      return bi;
+    }
+    const same = oursAdded.get(e.key);
+    if (same !== undefined) {
+      aligned[same]!.t = k;
+      oursAdded.delete(e.key);
+      return same;
+    }
+    aligned.push({ b: -1, o: -1, t: k, resolution: { kind: 'deleted' } });
+    return aligned.length - 1;
+  });
+  checkDeadline(deadline);
+
+  let merged = 0;
+  aligned.forEach((a, i) => {
+    if ((i & 255) === 0) checkDeadline(deadline);
+    a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline);
+    if (a.resolution.kind === 'merged') merged++;
+  });
+
+  const bOrder = sideOrder(B, B.m.elements.map((_, i) => i));
+  const oOrder = sideOrder(O, oIds);
+  const tOrder = sideOrder(T, tIds);
+  const order = mergeOrder(
+    oIds,
+    tIds,
+    (id) => aligned[id]!.b,
+    (id) => aligned[id]!.resolution.kind !== 'deleted',
+    deadline,
+  );
+  if (order === undefined) throw unsafe('both sides moved the same top-level form to different places');
+  checkDeadline(deadline);
+
+  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers };
+  const real = render(ctx, order, 'markers');
+  const text = concatBytes(real.pieces.map((p) => p.bytes));
+  checkDeadline(deadline);
+
+  // Safety net: every reading of the result must give back exactly the decided forms.
+  if (real.conflicts.length === 0) verifyForms(text, real.forms, 'result');
+  else {
+    for (const mode of ['ours', 'theirs'] as const) {
+      const r = render(ctx, order, mode);
+      verifyForms(concatBytes(r.pieces.map((p) => p.bytes)), r.forms, `${mode}' reading of the result`);
+    }
+  }
+  return {
+    text,
+    pieces: real.pieces,
+    conflicts: real.conflicts,
+    forms: real.forms,
+    stats: { elements: order.length, merged, conflicts: real.conflicts.length },
+  };
+}
+
+interface RenderContext {
+  B: SideModule;
+  O: SideModule;
+  T: SideModule;
+  bOrder: SideOrder;
+  oOrder: SideOrder;
+  tOrder: SideOrder;
+  aligned: Aligned[];
+  markers: MarkerOptions;
+}
+
+/** Re-reads `text` and checks its canonical forms against `expected`. */
+function verifyForms(text: Uint8Array, expected: readonly Term[], what: string): void {
+  let forms: Term[];
+  try {
+    forms = readModule(text).forms.map((f, i) => canonicalizeForm(f.term, i));
+  } catch (error) {
+    throw unsafe(`${what} does not read back: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (forms.length !== expected.length) {
+    throw unsafe(`${what} reads back as ${forms.length} forms, expected ${expected.length}`);
+  }
+  for (let i = 0; i < forms.length; i++) {
+    if (!termsEqual(forms[i]!, expected[i]!)) throw unsafe(`${what}: form ${i} differs from the merged form`);
+  }
+}
+
+const BLANK_LINE = new Uint8Array([LF, LF]);
+
+/**
+ * The separator used between two elements that were neighbours nowhere and have no separator of
+ * their own: the most frequent line-breaking separator of ours, else theirs, else base, else one
+ * blank line (the canonical printer's layout, GENESIS_FACTS.md §1.5).
+ */
+function commonSeparator(sides: readonly SideModule[]): Uint8Array {
+  for (const s of sides) {
+    const counts = new Map<string, { n: number; bytes: Uint8Array }>();
+    for (let i = 1; i < s.m.separators.length; i++) {
+      const span = s.m.separators[i]!;
+      const bytes = s.m.text.subarray(span.start, span.end);
+      if (!hasLf(bytes)) continue;
+      const key = Buffer.from(bytes).toString('latin1');
+      const c = counts.get(key);
+      if (c) c.n++;
+      else counts.set(key, { n: 1, bytes });
+    }
+    let best: { n: number; bytes: Uint8Array } | undefined;
+    for (const c of counts.values()) if (!best || c.n > best.n) best = c;
+    if (best) return best.bytes;
+  }
+  return BLANK_LINE;
+}
+
+function render(ctx: RenderContext, order: readonly number[], mode: RenderMode): Rendered {
+  const { B, O, T, aligned } = ctx;
+  const sides: Record<Side, SideModule> = { base: B, ours: O, theirs: T };
+  const orders: Record<Side, SideOrder> = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
+  const pieces: TextPiece[] = [];
+  const forms: Term[] = [];
+  const conflicts: TextConflict[] = [];
+  let lines = 1;
+  const push = (bytes: Uint8Array, from: TextPiece['from']): void => {
+    if (bytes.length === 0) return;
+    pieces.push({ bytes, from });
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] === LF) lines++;
+  };
+  const spanPiece = (side: Side, span: { start: number; end: number }): TextPiece => ({
+    bytes: sides[side].m.text.subarray(span.start, span.end),
+    from: { side, start: span.start, end: span.end },
+  });
+  // Three-way value merge of one separator: ours unless only theirs changed it.
+  const mergeSpans = (b: { start: number; end: number } | undefined, o: { start: number; end: number } | undefined, t: { start: number; end: number } | undefined): TextPiece => {
+    const ob = o ? spanPiece('ours', o) : undefined;
+    const tb = t ? spanPiece('theirs', t) : undefined;
+    const bb = b ? spanPiece('base', b) : undefined;
+    if (ob && tb && bb && bytesEqual(ob.bytes, bb.bytes)) return tb;
+    return ob ?? tb ?? bb ?? { bytes: new Uint8Array(0), from: undefined };
+  };
+  const leadSpan = (s: SideModule): { start: number; end: number } | undefined =>
+    s.m.elements.length > 0 ? s.m.separators[0]! : { start: 0, end: 0 };
+  const trailSpan = (s: SideModule): { start: number; end: number } => ({ start: s.m.trailStart, end: s.m.text.length });
+
+  // What each element renders as in this mode: a body piece (with its canonical form) or nothing.
+  interface Out {
+    piece: TextPiece;
+    canonical: Term | undefined;
+    endsWithComment: boolean;
+    conflict: TextConflictCode | undefined;
+    src: Side;
+    elKind: 'form' | 'comment';
+    name: string | undefined;
+  }
+  const outOf = (id: number): Out | undefined => {
+    const a = aligned[id]!;
+    const r = a.resolution;
+    const elOf = (side: Side, i: number): TextElement => sides[side].m.elements[i]!;
+    if (r.kind === 'deleted') return undefined;
+    if (r.kind === 'take') {
+      const e = elOf(r.side, r.index);
+      return {
+        piece: spanPiece(r.side, e),
+        canonical: e.canonical,
+        endsWithComment: e.endsWithComment,
+        conflict: undefined,
+        src: r.side,
+        elKind: e.kind,
+        name: e.defName,
+      };
+    }
+    if (r.kind === 'merged') {
+      const src = a.o >= 0 ? 'ours' : 'theirs';
+      const e = elOf(src, src === 'ours' ? a.o : a.t);
+      return {
+        piece: { bytes: r.bytes, from: undefined },
+        canonical: r.canonical,
+        endsWithComment: r.endsWithComment,
+        conflict: undefined,
+        src,
+        elKind: e.kind,
+        name: e.defName,
+      };
+    }
+    const any = r.o >= 0 ? elOf('ours', r.o) : elOf('theirs', r.t);
+    if (mode !== 'markers') {
+      const side: Side = mode;
+      const i = side === 'ours' ? r.o : r.t;
+      if (i < 0) return undefined;
+      const e = elOf(side, i);
+      return { piece: spanPiece(side, e), canonical: e.canonical, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
+    }
+    const empty = new Uint8Array(0);
+    const block = conflictBlock(
+      r.o >= 0 ? body(O, r.o) : empty,
+      r.b >= 0 ? body(B, r.b) : empty,
+      r.t >= 0 ? body(T, r.t) : empty,
+      ctx.markers,
+    );
+    return {
+      piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
+      canonical: r.o >= 0 ? elOf('ours', r.o).canonical : undefined,
+      endsWithComment: false,
+      conflict: r.code,
+      src: r.o >= 0 ? 'ours' : 'theirs',
+      elKind: any.kind,
+      name: any.defName,
+    };
+  };
+
+  const sepFor = (p: number, c: number, pOut: Out, cOut: Out): TextPiece => {
+    const adj = (s: SideOrder): boolean => s.has.has(p) && s.next.get(p) === c;
+    const ao = adj(ctx.oOrder);
+    const at = adj(ctx.tOrder);
+    const ab = adj(ctx.bOrder);
+    let sep: TextPiece;
+    if (ao && at && ab) sep = mergeSpans(ctx.bOrder.sepAfter.get(p), ctx.oOrder.sepAfter.get(p), ctx.tOrder.sepAfter.get(p));
+    else if (ao) sep = spanPiece('ours', ctx.oOrder.sepAfter.get(p)!);
+    else if (at) sep = spanPiece('theirs', ctx.tOrder.sepAfter.get(p)!);
+    else if (ab) sep = spanPiece('base', ctx.bOrder.sepAfter.get(p)!);
+    else {
+      // Not neighbours anywhere: the blank lines the element had before it on its side, or after
+      // its predecessor, or one line break.
+      const before = orders[cOut.src].sepBefore.get(c);
+      const after = orders[pOut.src].sepAfter.get(p);
+      if (before && hasLf(spanPiece(cOut.src, before).bytes)) sep = spanPiece(cOut.src, before);
+      else if (after && hasLf(spanPiece(pOut.src, after).bytes)) sep = spanPiece(pOut.src, after);
+      else sep = { bytes: (defaultSep ??= commonSeparator([O, T, B])), from: undefined };
+    }
+    if (!hasLf(sep.bytes) && (pOut.endsWithComment || pOut.conflict || cOut.conflict)) sep = { bytes: NEWLINE, from: undefined };
+    return sep;
+  };
+
+  let defaultSep: Uint8Array | undefined;
+  const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
+  let prev: { id: number; out: Out } | undefined;
+  for (const id of order) {
+    const out = outOf(id);
+    if (!out) continue;
+    if (prev) {
+      const sep = sepFor(prev.id, id, prev.out, out);
+      push(sep.bytes, sep.from);
+    } else {
+      push(lead.bytes, lead.from);
+    }
+    if (out.conflict) {
+      conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: lines });
+    }
+    push(out.piece.bytes, out.piece.from);
+    if (out.canonical) forms.push(out.canonical);
+    prev = { id, out };
+  }
+  let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
+  if (!prev) {
+    // Nothing survived: only whitespace and (merged) leading trivia remain.
+    push(trail.bytes, trail.from);
+  } else {
+    if (prev.out.conflict && !hasLf(trail.bytes)) trail = { bytes: concatBytes([NEWLINE, trail.bytes]), from: undefined };
+    push(trail.bytes, trail.from);
+  }
+  return { pieces, forms, conflicts };
+}
