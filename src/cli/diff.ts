@@ -37,7 +37,7 @@ export const SOURCE_HELP =
   'REV is a branch, tag, HEAD, a full or abbreviated commit id, optionally with ~N / ^N;\n' +
   'PATH is relative to the repository root (or to the current directory when it starts with ./ or ../)\n' +
   'and names the package directory, its package.toml or any file in it; without :PATH the package\n' +
-  'containing the current directory is used.';
+  "containing the current directory is used, or the revision's only package.";
 
 /**
  * Reads the `--provenance` file: one CoreForm map term (default `{}`).

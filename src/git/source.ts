@@ -8,8 +8,9 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Workspace } from '../workspace/workspace.js';
 import { loadWorkspace } from '../workspace/workspace.js';
-import { openRepository, resolveRevision, type GitRepository } from './repository.js';
-import { loadWorkspaceAtCommit, normalizeRepoPath } from './workspace.js';
+import { isGcError } from '../util/errors.js';
+import { GitCode, openRepository, resolveRevision, type GitRepository } from './repository.js';
+import { findPackageAtCommit, listPackagesAtCommit, loadWorkspaceAtCommit, normalizeRepoPath } from './workspace.js';
 
 /** A loaded side. `packageDir` is absolute (for a revision: the same package in the work tree). */
 export interface WorkspaceSource {
@@ -34,10 +35,29 @@ export function parseRevisionSpec(spec: string): { rev: string; path: string | u
 }
 
 /**
+ * The package used for a bare `REV`: the one containing `cwdInRepo` when there is one, else the
+ * only package of the commit when it has exactly one (so `gcpatch merge --base X --left a --right b`
+ * works from the repository root of a one-package repository).
+ */
+async function defaultPackagePath(repo: GitRepository, commit: string, cwdInRepo: string): Promise<string> {
+  try {
+    return (await findPackageAtCommit(repo, commit, cwdInRepo)).dir;
+  } catch (error) {
+    if (!isGcError(error) || error.code !== GitCode.packageNotFound) throw error;
+    const all = await listPackagesAtCommit(repo, commit);
+    if (all.length === 1) return all[0]!.dir;
+    throw all.length === 0
+      ? error
+      : error.withLocation({ at: `packages in the commit: ${all.map((p) => p.dir || '.').join(', ')}; name one with REV:PATH` });
+  }
+}
+
+/**
  * Returns a loader of workspace sources that shares one repository (and object cache) between
  * calls. For `REV[:PATH]`: `PATH` is relative to the repository root as in `git show REV:PATH`,
  * or to `cwd` when it starts with `./` or `../`; without `:PATH` the package containing `cwd` is
- * used. `PATH` may name the package directory, its `package.toml` or any file inside the package.
+ * used, or the commit's only package when `cwd` is in none. `PATH` may name the package
+ * directory, its `package.toml` or any file inside the package.
  * @param cwd directory used for relative paths and to find the repository; default `process.cwd()`.
  * @throws (from the loader) GcError `manifest/*`, `core/*`, `workspace/*`, `git/unknown-revision`,
  *   `git/package-not-found`, `git/file-not-found`, `git/not-a-repository` (exit 10);
@@ -60,7 +80,9 @@ export function workspaceSourceLoader(cwd: string = process.cwd()): (spec: strin
     const repoPath =
       path === undefined ? inRepo : path.startsWith('./') || path.startsWith('../') ? `${inRepo}/${path}` : path;
     const commit = await resolveRevision(r, rev);
-    const loaded = await loadWorkspaceAtCommit(r, commit, normalizeRepoPath(repoPath));
+    let packagePath = normalizeRepoPath(repoPath);
+    if (path === undefined) packagePath = await defaultPackagePath(r, commit, packagePath);
+    const loaded = await loadWorkspaceAtCommit(r, commit, packagePath);
     return {
       spec,
       origin: 'revision',

@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import { parseManifest, type Manifest } from '../workspace/manifest.js';
 import { workspaceFromSources, type Workspace } from '../workspace/workspace.js';
 import { GcError } from '../util/errors.js';
-import { entryAtCommit, GitCode, readFileAtCommit, type GitRepository } from './repository.js';
+import { commitTree, entryAtCommit, GitCode, readFileAtCommit, readTreeEntries, type GitRepository } from './repository.js';
 
 /** A package located in a commit: `dir` is repository-relative (`""` for the root). */
 export interface PackageLocation {
@@ -49,8 +49,27 @@ export async function findPackageAtCommit(repo: GitRepository, commitOid: string
   throw new GcError(
     GitCode.packageNotFound,
     `no package.toml at or above ${JSON.stringify(normalizeRepoPath(path) || '.')} in commit ${commitOid}`,
-    { location: { at: path } },
+    { location: { at: normalizeRepoPath(path) || '.' } },
   );
+}
+
+/**
+ * Every package in a commit: the repository-relative directories holding a `package.toml` blob,
+ * in tree order (`""` for the root). Reads the whole tree; use for discovery, not per file.
+ * @throws GcError `git/missing-commit` (exit 70).
+ */
+export async function listPackagesAtCommit(repo: GitRepository, commitOid: string): Promise<PackageLocation[]> {
+  const out: PackageLocation[] = [];
+  const pending: { dir: string; oid: string }[] = [{ dir: '', oid: await commitTree(repo, commitOid) }];
+  while (pending.length > 0) {
+    const { dir, oid } = pending.shift()!;
+    for (const e of await readTreeEntries(repo, oid)) {
+      const path = dir === '' ? e.path : `${dir}/${e.path}`;
+      if (e.type === 'tree') pending.push({ dir: path, oid: e.oid });
+      else if (e.type === 'blob' && e.path === 'package.toml') out.push({ dir, manifestPath: path });
+    }
+  }
+  return out;
 }
 
 /** A package's workspace read from a commit. */

@@ -130,7 +130,12 @@ describe('workspaces at a commit', () => {
     const fromRoot = workspaceSourceLoader(t.dir);
     expect((await fromRoot(`${c1}:pkg`)).commit).toBe(c1);
     expect((await fromRoot(`main:./pkg/lib`)).label).toBe(`${c2.slice(0, 12)}:pkg`);
-    await expect(fromRoot('main')).rejects.toMatchObject({ code: 'git/package-not-found' });
+    expect((await fromRoot('main')).label).toBe(`${c2.slice(0, 12)}:pkg`);
+    const two = t.commit('second package', { 'other/package.toml': manifest('other', []) });
+    await expect(fromRoot(two)).rejects.toMatchObject({ code: 'git/package-not-found', message: expect.stringContaining('no package.toml') });
+    await expect(fromRoot(two)).rejects.toMatchObject({ location: { at: expect.stringContaining('other, pkg') } });
+    expect((await fromRoot(`${two}:other`)).workspace.modules).toEqual([]);
+    t.git('reset', '-q', '--hard', right);
   });
 });
 
