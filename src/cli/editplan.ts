@@ -108,7 +108,13 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         const totals = naming(plan, () => validateEditPlan(plan));
         const result = opts.root === undefined ? undefined : naming(plan, () => applyPlanToRoot(plan, opts.root!, { dryRun: true }));
         if (opts.json) {
-          const out: Record<string, unknown> = { ok: true, ...totals, verified: result !== undefined };
+          const out: Record<string, unknown> = {
+            ok: true,
+            totalFiles: totals.files,
+            totalEdits: totals.totalEdits,
+            totalTextBytes: totals.totalTextBytes,
+            verified: result !== undefined,
+          };
           if (result !== undefined) out.files = result.files.map(fileJson);
           ctx.stdout(JSON.stringify(out, null, 2) + '\n');
           return;
