@@ -1,0 +1,108 @@
+/**
+ * Turns the Action's inputs and the GitHub context (event payload, environment) into one typed
+ * settings object, up front (the actions/checkout `input-helper` pattern). Nothing else in the
+ * Action reads inputs or environment variables.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as core from '@actions/core';
+import type { FailOn } from '../src/audit/findings.js';
+import { parseGlobList } from '../src/audit/glob.js';
+
+/** Everything the Action needs to run, resolved from inputs, the event payload and the environment. */
+export interface ActionSettings {
+  /** The checkout (GITHUB_WORKSPACE, else the current directory). */
+  workspace: string;
+  /** Base revision to compare against (its merge base with `head` is used). */
+  base: string;
+  head: string;
+  /** Where `base`/`head` came from, for the summary (`input`, `pull_request`, `push`, `GITHUB_SHA`). */
+  baseSource: string;
+  headSource: string;
+  packages: string[];
+  failOn: FailOn;
+  replay: boolean;
+  obligationRunner: string | undefined;
+  /** Where the JSON report is written (`RUNNER_TEMP`, else the workspace). */
+  reportPath: string;
+  eventName: string;
+  /** The pull request number, when the event is a pull request. */
+  pullRequest: number | undefined;
+}
+
+/** The subset of a webhook payload the Action reads. */
+interface EventPayload {
+  pull_request?: { number?: number; base?: { sha?: string }; head?: { sha?: string } };
+  before?: string;
+  after?: string;
+}
+
+const ZERO_SHA = /^0{40}$/;
+
+function readEvent(path: string | undefined): EventPayload {
+  if (path === undefined || path === '') return {};
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as EventPayload;
+  } catch (error) {
+    throw new Error(`cannot read the event payload GITHUB_EVENT_PATH=${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * Reads and validates every input.
+ * @param env the environment (default `process.env`), for the GitHub context variables.
+ * @throws Error with a message naming the input to fix: bad `fail-on`, non-boolean `replay`, or no
+ *   base revision (neither `base-ref` nor a pull_request/push event).
+ */
+export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSettings {
+  const event = readEvent(env.GITHUB_EVENT_PATH);
+  const eventName = env.GITHUB_EVENT_NAME ?? '';
+  const workspace = resolve(env.GITHUB_WORKSPACE || process.cwd());
+
+  const failOn = core.getInput('fail-on') || 'error';
+  if (failOn !== 'error' && failOn !== 'warning') throw new Error(`input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
+  const replay = core.getInput('replay') === '' ? true : core.getBooleanInput('replay');
+
+  let base = core.getInput('base-ref');
+  let baseSource = 'input base-ref';
+  if (base === '' && event.pull_request?.base?.sha) {
+    base = event.pull_request.base.sha;
+    baseSource = 'pull_request.base.sha';
+  } else if (base === '' && event.before && !ZERO_SHA.test(event.before)) {
+    base = event.before;
+    baseSource = 'push before';
+  }
+  if (base === '') {
+    throw new Error(
+      `no base revision: the ${eventName || 'current'} event is not a pull_request (or a push with a previous commit); set the base-ref input`,
+    );
+  }
+  let head = core.getInput('head-ref');
+  let headSource = 'input head-ref';
+  if (head === '' && event.pull_request?.head?.sha) {
+    head = event.pull_request.head.sha;
+    headSource = 'pull_request.head.sha';
+  } else if (head === '' && event.after && !ZERO_SHA.test(event.after)) {
+    head = event.after;
+    headSource = 'push after';
+  } else if (head === '') {
+    head = env.GITHUB_SHA || 'HEAD';
+    headSource = env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD';
+  }
+  const runner = core.getInput('obligation-runner');
+  const reportDir = env.RUNNER_TEMP || workspace;
+  return {
+    workspace,
+    base,
+    head,
+    baseSource,
+    headSource,
+    packages: parseGlobList(core.getInput('packages')),
+    failOn,
+    replay,
+    obligationRunner: runner === '' ? undefined : runner,
+    reportPath: join(reportDir, 'gcpatch-pr-audit.json'),
+    eventName,
+    pullRequest: event.pull_request?.number,
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The job summary (`$GITHUB_STEP_SUMMARY`): the verdict, then per package the replay outcome and a
+ * table of evidence, check and result. Kept well under GitHub's 1 MiB summary limit by capping
+ * table rows per package (the JSON report has every row).
+ */
+import * as core from '@actions/core';
+type SummaryTableRow = Parameters<typeof core.summary.addTable>[0][number];
+import { countBySeverity, type AuditReport, type CheckResult, type PackageAudit } from '../src/audit/findings.js';
+
+/** Rows shown per package table; failures are shown first. */
+export const MAX_ROWS_PER_PACKAGE = 150;
+
+const RESULT_LABEL: Record<CheckResult, string> = { pass: '✅ pass', fail: '❌ fail', warn: '⚠️ warn', skip: '➖ skip' };
+
+/** Escapes text for an HTML table cell (the summary tables are HTML). */
+export function escapeCell(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function short(evidence: string): string {
+  return /^[0-9a-f]{64}$/.test(evidence) ? `<code>${evidence.slice(0, 12)}</code>` : escapeCell(evidence);
+}
+
+/** One line describing a package's replay outcome. */
+export function replayLine(p: PackageAudit): string {
+  const r = p.replay;
+  switch (r.status) {
+    case 'reproduced':
+      return `Replay: ✅ ${r.applied.length} apply report${r.applied.length === 1 ? '' : 's'} replayed on the base; ${r.modulesChanged} changed module${r.modulesChanged === 1 ? '' : 's'} reproduced exactly (${r.millis} ms).`;
+    case 'differs':
+      return `Replay: ❌ the head differs from the replayed evidence in ${r.mismatches.map(escapeCell).join(', ')}.`;
+    case 'failed':
+      return `Replay: ❌ a patch did not apply to the base package (${r.applied.length} applied).`;
+    case 'disabled':
+      return 'Replay: ➖ disabled (`replay: false`).';
+    default:
+      return 'Replay: ➖ no apply evidence in this change.';
+  }
+}
+
+function packageRows(p: PackageAudit): { rows: SummaryTableRow[]; hidden: number } {
+  const order: Record<CheckResult, number> = { fail: 0, warn: 1, pass: 2, skip: 3 };
+  const sorted = p.rows.map((r, i) => ({ r, i })).sort((a, b) => order[a.r.result] - order[b.r.result] || a.i - b.i);
+  const shown = sorted.slice(0, MAX_ROWS_PER_PACKAGE).sort((a, b) => a.i - b.i);
+  const header: SummaryTableRow = [
+    { data: 'Evidence', header: true },
+    { data: 'Kind', header: true },
+    { data: 'Check', header: true },
+    { data: 'Result', header: true },
+    { data: 'Detail', header: true },
+  ];
+  return {
+    rows: [
+      header,
+      ...shown.map(({ r }) => [short(r.evidence), escapeCell(r.kind), escapeCell(r.check), RESULT_LABEL[r.result], escapeCell(r.detail)]),
+    ],
+    hidden: p.rows.length - shown.length,
+  };
+}
+
+/**
+ * Writes the job summary for `report`.
+ * @param context `base`/`head` sources and the report path, shown in the header.
+ */
+export async function writeSummary(report: AuditReport, context: { reportPath: string; baseSource: string; headSource: string }): Promise<void> {
+  const counts = countBySeverity(report.findings);
+  const verdict = report.ok ? '✅ Evidence verified' : '❌ Evidence verification failed';
+  const s = core.summary.addHeading('gcpatch: pull request evidence', 2);
+  s.addRaw(
+    `<p><strong>${verdict}</strong> — ${report.verified} checks passed, ${report.failed} failed; ` +
+      `${counts.error} errors, ${counts.warning} warnings, ${counts.notice} notices (fail-on: ${report.failOn}).</p>`,
+    true,
+  );
+  const baseNote = report.base === report.baseRequested ? '' : ` (merge base of ${report.baseRequested.slice(0, 12)})`;
+  s.addRaw(
+    `<p>Base <code>${report.base.slice(0, 12)}</code>${baseNote} from ${escapeCell(context.baseSource)}, head <code>${report.head.slice(0, 12)}</code> from ${escapeCell(context.headSource)}. ` +
+      `Full report: <code>${escapeCell(context.reportPath)}</code>.</p>`,
+    true,
+  );
+  if (report.packages.length === 0) s.addRaw('<p>No GenesisCode package changed between base and head.</p>', true);
+  for (const p of report.packages) {
+    s.addHeading(`${escapeCell(p.name || '(unreadable)')} — ${escapeCell(p.dir || '.')}`, 3);
+    const evidence = Object.entries(p.evidence)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    s.addRaw(`<p>New evidence: ${evidence === '' ? 'none' : escapeCell(evidence)}. ${replayLine(p)}</p>`, true);
+    if (p.unexplainedModules.length > 0) {
+      s.addRaw(`<p>⚠️ Changes no evidence explains: ${p.unexplainedModules.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${p.unexplainedModules.length > 20 ? ` and ${p.unexplainedModules.length - 20} more` : ''}.</p>`, true);
+    }
+    const { rows, hidden } = packageRows(p);
+    s.addTable(rows);
+    if (hidden > 0) s.addRaw(`<p>${hidden} more passing rows are in the JSON report.</p>`, true);
+  }
+  await s.write();
+}

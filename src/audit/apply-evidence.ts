@@ -1,0 +1,243 @@
+/**
+ * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
+ * (GENESIS_FACTS.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
+ * patch it names by `:patch-h` is in the store, is in normalized form and hashes to `:patch-h`;
+ * `:op-identities`, `:ops-count`, `:intent` and `:provenance` agree with that patch; the package and
+ * acceptance artifacts exist, hash to their names and have the right kinds; `:ok` is the
+ * acceptance's `:ok`; and `:request-h` is hash-term of the apply-report request rebuilt from those
+ * parts. Written independently of the producer in `src/patch/`.
+ */
+import { decodeClosed, D, literal, vecOf } from '../coreform/closed.js';
+import { hashTerm } from '../coreform/hash.js';
+import { int, kwMap, mapGetKw, str, termsEqual, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
+import { normalizePatch, type NormalizedPatch } from '../patch/normalize.js';
+import { isGcError } from '../util/errors.js';
+import { AuditCode, type PackageFindings } from './findings.js';
+import type { CommitStore, StoreEntryCheck } from './store-evidence.js';
+
+/** `:kind` of the apply report. */
+export const APPLY_REPORT_KIND = 'genesis/patch-apply-v0.3';
+/** `:kind` of the apply-report request whose hash-term is the report's `:request-h`. */
+export const APPLY_REQUEST_KIND = 'genesis/patch-apply-report-request-v0.1';
+/** `:profile` of every patch-authority protocol. */
+export const APPLY_PROFILE = 'genesis/patch-authority-v0.1';
+
+const KIND = 'apply-report';
+
+/** An apply report that passed the static checks. */
+export interface ApplyEvidence {
+  /** Store address of the report. */
+  address: string;
+  file: string;
+  report: MapTerm;
+  /** `:ok` (= the acceptance's `:ok`). */
+  ok: boolean;
+  /** The stored normalized patch, re-normalized. */
+  patch: NormalizedPatch;
+  /** Store address of the patch entry. */
+  patchAddress: string;
+  packageArtifact: string;
+  acceptanceArtifact: string;
+  semanticEdits: VecTerm;
+}
+
+/** The decoded fields of an apply report. */
+export interface ApplyReportFields {
+  requestH: string;
+  ok: boolean;
+  intent: string;
+  provenance: MapTerm;
+  opsCount: bigint;
+  patchH: string;
+  opIdentities: { 'op-h': string; ordinal: bigint }[];
+  sourcePatchH: string;
+  packageArtifact: string;
+  acceptanceArtifact: string;
+  semanticEdits: VecTerm;
+}
+
+/**
+ * Decodes the closed apply report: exactly `:kind :profile :v :request-h :ok :intent :provenance
+ * :ops-count :patch-h :op-identities :source-patch-h :package-artifact :acceptance-artifact
+ * :semantic-edits`, with their types.
+ * @throws GcError `core/closed/*` (exit 10).
+ */
+export function decodeApplyReport(t: Term): ApplyReportFields {
+  const r = decodeClosed(
+    t,
+    {
+      kind: literal(str(APPLY_REPORT_KIND)),
+      profile: literal(str(APPLY_PROFILE)),
+      v: literal(int(1)),
+      'request-h': D.hex64,
+      ok: D.bool,
+      intent: D.str,
+      provenance: D.map,
+      'ops-count': D.int,
+      'patch-h': D.hex64,
+      'op-identities': vecOf((x, at) => decodeClosed(x, { 'op-h': D.hex64, ordinal: D.int }, at)),
+      'source-patch-h': D.hex64,
+      'package-artifact': D.hex64,
+      'acceptance-artifact': D.hex64,
+      'semantic-edits': D.vec,
+    },
+    'apply report',
+  );
+  return {
+    requestH: r['request-h'],
+    ok: r.ok,
+    intent: r.intent,
+    provenance: r.provenance,
+    opsCount: r['ops-count'],
+    patchH: r['patch-h'],
+    opIdentities: r['op-identities'],
+    sourcePatchH: r['source-patch-h'],
+    packageArtifact: r['package-artifact'],
+    acceptanceArtifact: r['acceptance-artifact'],
+    semanticEdits: r['semantic-edits'],
+  };
+}
+
+/**
+ * The apply-report request (GENESIS_FACTS.md §3.8) whose hash-term a report's `:request-h` must
+ * be: `{:acceptance :acceptance-artifact :kind :package-artifact :patch :profile :semantic-edits
+ * :source-patch-h :v 1}`.
+ */
+export function applyRequestTerm(parts: {
+  patch: MapTerm;
+  sourcePatchH: string;
+  packageArtifact: string;
+  acceptanceArtifact: string;
+  acceptance: Term;
+  semanticEdits: VecTerm;
+}): MapTerm {
+  return kwMap({
+    kind: str(APPLY_REQUEST_KIND),
+    profile: str(APPLY_PROFILE),
+    v: int(1),
+    patch: parts.patch,
+    'source-patch-h': str(parts.sourcePatchH),
+    'package-artifact': str(parts.packageArtifact),
+    'acceptance-artifact': str(parts.acceptanceArtifact),
+    acceptance: parts.acceptance,
+    'semantic-edits': parts.semanticEdits,
+  });
+}
+
+/**
+ * Runs the static checks of one apply report (no replay).
+ * @param entry a well-formed store entry of kind `apply-report`.
+ * @param store the head's store; @param prefer addresses to search first (the new entries).
+ * @param out collects rows and findings.
+ * @returns the evidence, or `undefined` when a check failed (the findings say which).
+ */
+export async function checkApplyReport(
+  entry: StoreEntryCheck,
+  store: CommitStore,
+  prefer: readonly string[],
+  out: PackageFindings,
+): Promise<ApplyEvidence | undefined> {
+  const fail = (check: string, code: (typeof AuditCode)[keyof typeof AuditCode], message: string, title: string): undefined => {
+    out.fail(KIND, entry.address, check, { code, message: `apply report ${entry.address.slice(0, 12)}: ${message}`, file: entry.file, title });
+    return undefined;
+  };
+  let r: ApplyReportFields;
+  try {
+    r = decodeApplyReport(entry.term!);
+  } catch (error) {
+    return fail('closed report', AuditCode.applyReportInvalid, isGcError(error) ? error.message : String(error), 'apply report invalid');
+  }
+  out.pass(KIND, entry.address, 'closed report', `${r.opsCount} ops, ok ${r.ok}`);
+
+  const patchEntry = await store.findByHashTerm('patch', r.patchH, prefer);
+  if (patchEntry === undefined) {
+    return fail('patch present', AuditCode.applyPatchMissing, `no normalized patch with hash-term ${r.patchH} (:patch-h) is in the evidence store`, 'patch missing');
+  }
+  let patch: NormalizedPatch;
+  try {
+    patch = normalizePatch(patchEntry.term!);
+  } catch (error) {
+    return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} does not normalize: ${isGcError(error) ? error.message : String(error)}`, 'patch invalid');
+  }
+  if (!termsEqual(patch.normalized, patchEntry.term!) || patch.patchH !== r.patchH) {
+    return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} is not in normalized form`, 'patch not normalized');
+  }
+  out.pass(KIND, entry.address, 'patch present', `patch ${patchEntry.address.slice(0, 12)} hashes to :patch-h`);
+
+  const idsOk =
+    r.opIdentities.length === patch.opIdentities.length &&
+    r.opIdentities.every((id, i) => id.ordinal === BigInt(i) && id['op-h'] === patch.opIdentities[i]!.opH);
+  if (!idsOk || r.opsCount !== BigInt(patch.ops.length)) {
+    return fail('op identities', AuditCode.applyPatchMismatch, ':op-identities/:ops-count are not the stored patch\'s op identities', 'op identities differ');
+  }
+  const intent = mapGetKw(patch.normalized, 'intent');
+  const provenance = mapGetKw(patch.normalized, 'provenance');
+  if (intent?.kind !== 'str' || intent.value !== r.intent || provenance === undefined || !termsEqual(provenance, r.provenance)) {
+    return fail('op identities', AuditCode.applyPatchMismatch, ':intent/:provenance are not the stored patch\'s', 'patch header differs');
+  }
+  out.pass(KIND, entry.address, 'op identities', `${patch.ops.length} ops match`);
+
+  const artifacts: [string, string, string][] = [
+    ['package', r.packageArtifact, 'genesis/package-v0.2'],
+    ['acceptance', r.acceptanceArtifact, 'genesis/acceptance-v0.2'],
+  ];
+  let acceptance: Term | undefined;
+  for (const [what, address, kind] of artifacts) {
+    const a = await store.entry(address);
+    const problem =
+      a === undefined
+        ? 'is not in the evidence store'
+        : !a.hashOk
+          ? 'does not hash to its name'
+          : a.term === undefined || a.kindString !== kind
+            ? `is not a ${kind} term`
+            : undefined;
+    if (problem !== undefined) {
+      return fail('artifacts', AuditCode.applyArtifactInvalid, `the ${what} artifact ${address.slice(0, 12)} ${problem}`, `${what} artifact invalid`);
+    }
+    if (what === 'acceptance') acceptance = a!.term;
+  }
+  const acceptanceOk = mapGetKw(acceptance as MapTerm, 'ok');
+  if (acceptanceOk?.kind !== 'bool' || acceptanceOk.value !== r.ok) {
+    return fail('artifacts', AuditCode.applyArtifactInvalid, ':ok is not the acceptance artifact\'s :ok', 'acceptance differs');
+  }
+  out.pass(KIND, entry.address, 'artifacts', `package ${r.packageArtifact.slice(0, 12)}, acceptance ${r.acceptanceArtifact.slice(0, 12)}`);
+
+  const requestH = hashTerm(
+    applyRequestTerm({
+      patch: patch.normalized,
+      sourcePatchH: r.sourcePatchH,
+      packageArtifact: r.packageArtifact,
+      acceptanceArtifact: r.acceptanceArtifact,
+      acceptance: acceptance!,
+      semanticEdits: r.semanticEdits,
+    }),
+  );
+  if (requestH !== r.requestH) {
+    return fail('request-h', AuditCode.applyRequestMismatch, ':request-h is not hash-term of the request rebuilt from the patch, artifacts and semantic edits', 'request-h differs');
+  }
+  out.pass(KIND, entry.address, 'request-h', 'rebuilt request matches');
+
+  if (!r.ok) {
+    out.fail(KIND, entry.address, 'accepted', {
+      code: AuditCode.applyNotOk,
+      severity: 'warning',
+      message: `apply report ${entry.address.slice(0, 12)} records a failed apply (acceptance :ok false); it explains no change`,
+      file: entry.file,
+      title: 'apply not accepted',
+    });
+  } else {
+    out.pass(KIND, entry.address, 'accepted', 'acceptance :ok true');
+  }
+  return {
+    address: entry.address,
+    file: entry.file,
+    report: entry.term as MapTerm,
+    ok: r.ok,
+    patch,
+    patchAddress: patchEntry.address,
+    packageArtifact: r.packageArtifact,
+    acceptanceArtifact: r.acceptanceArtifact,
+    semanticEdits: r.semanticEdits,
+  };
+}

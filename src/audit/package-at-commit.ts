@@ -1,0 +1,119 @@
+/**
+ * A package as it is at one commit, read from git objects (never the work tree): the manifest
+ * text and table, every module's bytes, canonical forms and hash, and the evidence-store listing.
+ * Unlike `git/workspace.ts` (which builds a diff/merge workspace) this keeps the raw bytes, so
+ * findings can point at a line, and the manifest table, so a patch can be replayed on it.
+ */
+import { posix } from 'node:path';
+import { canonicalizeSource } from '../coreform/canon.js';
+import { hashModule } from '../coreform/hash.js';
+import type { Term } from '../coreform/term.js';
+import { entryAtCommit, readFileAtCommit, readTreeEntries, type GitRepository } from '../git/repository.js';
+import type { PackageState } from '../patch/state.js';
+import { decodeUtf8Strict, isHex64 } from '../util/bytes.js';
+import { GcError, isGcError } from '../util/errors.js';
+import { parseManifestTable, type TomlTable } from '../workspace/manifest-write.js';
+import { parseManifest, type Manifest } from '../workspace/manifest.js';
+
+/** One manifest module at a commit. `file` is repository-relative. */
+export interface CommitModule {
+  path: string;
+  file: string;
+  bytes: Uint8Array;
+  forms: readonly Term[];
+  /** hash-module of the canonical forms (hex64). */
+  hash: string;
+  /** The manifest pin (`undefined` when absent). */
+  pin: string | undefined;
+}
+
+/** A package read from a commit. Paths are repository-relative with `/` separators. */
+export interface CommitPackageSnapshot {
+  commit: string;
+  /** Package directory (`''` = repository root). */
+  dir: string;
+  manifestPath: string;
+  manifestText: string;
+  manifest: Manifest;
+  /** The manifest as an editable TOML table (integers as bigint). */
+  table: TomlTable;
+  /** Manifest order. */
+  modules: CommitModule[];
+  byPath: Map<string, CommitModule>;
+}
+
+/** Joins a package directory and a package-relative path into a repository-relative path. */
+export function repoPath(dir: string, path: string): string {
+  return dir === '' ? path : `${dir}/${path}`;
+}
+
+/** True when `manifestPath` (repository-relative) is a `package.toml` blob at the commit. */
+export async function hasManifest(repo: GitRepository, commit: string, manifestPath: string): Promise<boolean> {
+  return (await entryAtCommit(repo, commit, manifestPath))?.type === 'blob';
+}
+
+/**
+ * Reads the package whose directory is `dir` at `commit`.
+ * @returns the snapshot, or `undefined` when the commit has no `package.toml` there.
+ * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10, `location.file` =
+ *   repository-relative path), `git/file-not-found` when a listed module is absent,
+ *   `git/missing-commit` (exit 70).
+ */
+export async function readPackageAtCommit(repo: GitRepository, commit: string, dir: string): Promise<CommitPackageSnapshot | undefined> {
+  const manifestPath = repoPath(dir, 'package.toml');
+  const manifestBytes = await readFileAtCommit(repo, commit, manifestPath);
+  if (manifestBytes === undefined) return undefined;
+  const manifestText = decodeUtf8Strict(manifestBytes);
+  if (manifestText === undefined) {
+    throw new GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
+  }
+  const manifest = parseManifest(manifestText, manifestPath);
+  const table = parseManifestTable(manifestText, manifestPath);
+  const modules = await Promise.all(
+    manifest.modules.map(async (m): Promise<CommitModule> => {
+      const file = repoPath(dir, m.path);
+      const bytes = await readFileAtCommit(repo, commit, file);
+      if (bytes === undefined) {
+        throw new GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
+          location: { file: manifestPath },
+        });
+      }
+      let forms: Term[];
+      try {
+        forms = canonicalizeSource(bytes);
+      } catch (error) {
+        if (isGcError(error)) throw error.withLocation({ file });
+        throw error;
+      }
+      return { path: m.path, file, bytes, forms, hash: hashModule(forms), pin: m.hash };
+    }),
+  );
+  return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])) };
+}
+
+/** The in-memory patch state of a snapshot (manifest table and canonical forms), for replay. */
+export function snapshotState(snapshot: CommitPackageSnapshot): PackageState {
+  return { manifest: snapshot.table, modules: new Map(snapshot.modules.map((m) => [m.path, m.forms])) };
+}
+
+/**
+ * The evidence-store listing of a package at a commit: entry name → git blob oid, for regular
+ * files named by 64 lowercase hex digits (temp files and others are skipped, as GenesisCode's
+ * whole-store verify does).
+ * @returns an empty map when the package has no store at that commit.
+ */
+export async function listStoreAtCommit(repo: GitRepository, commit: string, dir: string): Promise<Map<string, string>> {
+  const storeDir = repoPath(dir, '.genesis/store');
+  const entry = await entryAtCommit(repo, commit, storeDir);
+  const out = new Map<string, string>();
+  if (entry?.type !== 'tree') return out;
+  for (const e of await readTreeEntries(repo, entry.oid)) {
+    if (e.type === 'blob' && isHex64(e.path)) out.set(e.path, e.oid);
+  }
+  return out;
+}
+
+/** The repository-relative path of store entry `address` of the package in `dir`. */
+export function storeEntryPath(dir: string, address: string): string {
+  return repoPath(dir, posix.join('.genesis/store', address));
+}

@@ -1,0 +1,508 @@
+/**
+ * Verifying the evidence between two commits (issue #8; docs/action.md "What each check means"):
+ * for every GenesisCode package touched between the merge base of `base` and `head`, re-hash the new
+ * evidence-store entries, verify refactor-plan and apply reports, replay the apply evidence on the
+ * base package and compare with the head, check the head's pins, and list `.gc` module changes no
+ * evidence explains. Reads only git objects (isomorphic-git), never the work tree, except for the
+ * optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin wrappers of
+ * {@link auditPullRequest}.
+ */
+import { posix } from 'node:path';
+import { vec, termsEqual } from '../coreform/term.js';
+import {
+  findMergeBases,
+  listChangedFiles,
+  openRepository,
+  resolveRevision,
+  GitCode,
+  type ChangedFile,
+  type GitRepository,
+} from '../git/repository.js';
+import { GcError, isGcError } from '../util/errors.js';
+import { checkApplyReport, type ApplyEvidence } from './apply-evidence.js';
+import {
+  AuditCode,
+  isFailing,
+  PackageFindings,
+  type AuditFinding,
+  type AuditReport,
+  type FailOn,
+  type PackageAudit,
+  type ReplayOutcome,
+} from './findings.js';
+import { parseGlobList, pathMatcher } from './glob.js';
+import { runObligations } from './obligations.js';
+import {
+  hasManifest,
+  listStoreAtCommit,
+  readPackageAtCommit,
+  repoPath,
+  snapshotState,
+  storeEntryPath,
+  type CommitPackageSnapshot,
+} from './package-at-commit.js';
+import { checkReplan, checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
+import { compareModules, manifestDifferences, modulesNamedByPatch, replayChain, type ModuleComparison } from './replay.js';
+import { CommitStore, type StoreEntryCheck } from './store-evidence.js';
+
+/** Options of {@link auditPullRequest}. */
+export interface AuditOptions {
+  /** Any directory inside the repository's work tree (default: the current directory). */
+  dir?: string;
+  /** The base revision (the pull request's base SHA, a branch, `HEAD~3`, …). */
+  base: string;
+  /** The head revision. */
+  head: string;
+  /** `packages` globs over repository-relative `package.toml` paths (default: all). */
+  packages?: string | readonly string[];
+  /** `error` (default): only errors fail; `warning`: unexplained changes and other warnings fail too. */
+  failOn?: FailOn;
+  /** Replay apply evidence on the base package and compare with the head (default true). */
+  replay?: boolean;
+  /** A shell command run in each touched package directory of the work tree (see `obligations.ts`). */
+  obligationRunner?: string;
+}
+
+/** The error thrown when base or head (or their history) is missing from the clone. */
+export const MISSING_HISTORY_HINT =
+  'the base and head commits and the history between them must be in the clone: with actions/checkout set ' +
+  '`fetch-depth: 0` (its default of 1 fetches a single commit); locally run `git fetch --unshallow` or fetch both commits';
+
+function withHistoryHint(error: unknown): unknown {
+  if (isGcError(error) && error.code === GitCode.missingCommit) {
+    return new GcError(error.code, `${error.message}. ${MISSING_HISTORY_HINT}`, {
+      exitCode: error.exitCode,
+      location: error.location,
+      details: error.details,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/** A touched package: its directory and the changed files inside it. */
+interface TouchedPackage {
+  dir: string;
+  manifestPath: string;
+  changed: ChangedFile[];
+}
+
+async function touchedPackages(
+  repo: GitRepository,
+  commits: readonly string[],
+  changed: readonly ChangedFile[],
+  selected: (manifestPath: string) => boolean,
+): Promise<TouchedPackage[]> {
+  const isPackageDir = new Map<string, Promise<boolean>>();
+  const check = (dir: string): Promise<boolean> => {
+    let p = isPackageDir.get(dir);
+    if (p === undefined) {
+      const manifest = repoPath(dir, 'package.toml');
+      p = Promise.all(commits.map((c) => hasManifest(repo, c, manifest))).then((xs) => xs.some(Boolean));
+      isPackageDir.set(dir, p);
+    }
+    return p;
+  };
+  const byDir = new Map<string, TouchedPackage>();
+  for (const file of changed) {
+    let dir = posix.dirname(file.path);
+    if (dir === '.') dir = '';
+    for (;;) {
+      if (await check(dir)) {
+        const manifestPath = repoPath(dir, 'package.toml');
+        if (selected(manifestPath)) {
+          let t = byDir.get(dir);
+          if (t === undefined) byDir.set(dir, (t = { dir, manifestPath, changed: [] }));
+          t.changed.push(file);
+        }
+        break;
+      }
+      if (dir === '') break;
+      const parent = posix.dirname(dir);
+      dir = parent === '.' ? '' : parent;
+    }
+  }
+  return [...byDir.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+}
+
+function manifestLine(snapshot: CommitPackageSnapshot, modulePath: string, key: 'path' | 'hash'): number | undefined {
+  const lines = snapshot.manifestText.split('\n');
+  const at = lines.findIndex((l) => new RegExp(`^\\s*path\\s*=\\s*${JSON.stringify(modulePath).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`).test(l));
+  if (at < 0) return undefined;
+  if (key === 'path') return at + 1;
+  for (let i = at; i >= 0 && (i === at || !/^\s*\[/.test(lines[i]!)); i--) if (/^\s*hash\s*=/.test(lines[i]!)) return i + 1;
+  for (let i = at + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++) if (/^\s*hash\s*=/.test(lines[i]!)) return i + 1;
+  return at + 1;
+}
+
+function errorText(error: unknown): string {
+  return isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+}
+
+/** Context shared by the package audits of one run. */
+interface RunContext {
+  repo: GitRepository;
+  base: string;
+  head: string;
+  replay: boolean;
+  obligationRunner: string | undefined;
+}
+
+function checkPins(head: CommitPackageSnapshot, out: PackageFindings): void {
+  let ok = 0;
+  for (const m of head.modules) {
+    if (m.pin === m.hash) {
+      ok++;
+      continue;
+    }
+    const line = manifestLine(head, m.path, 'hash');
+    out.fail('pins', m.path, 'head pin', {
+      code: AuditCode.pinMismatch,
+      message:
+        m.pin === undefined || m.pin === ''
+          ? `${head.manifestPath} has no hash pin for ${m.path} (module hash ${m.hash}); run \`gcpatch verify-pins\` / re-pack`
+          : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…`,
+      file: head.manifestPath,
+      ...(line !== undefined ? { line } : {}),
+      title: 'pin mismatch',
+    });
+  }
+  if (ok === head.modules.length) out.pass('pins', 'package.toml', 'head pins', `${ok} module pins match`);
+}
+
+/** Reads the new/changed/removed store entries and checks each new one. */
+async function checkStore(
+  ctx: RunContext,
+  dir: string,
+  out: PackageFindings,
+): Promise<{ headStore: CommitStore; fresh: StoreEntryCheck[] }> {
+  const [baseListing, headListing] = await Promise.all([
+    listStoreAtCommit(ctx.repo, ctx.base, dir),
+    listStoreAtCommit(ctx.repo, ctx.head, dir),
+  ]);
+  const headStore = new CommitStore(ctx.repo, ctx.head, dir, headListing);
+  for (const [address, oid] of baseListing) {
+    const file = storeEntryPath(dir, address);
+    const now = headListing.get(address);
+    if (now === undefined) {
+      out.fail('store', address, 'write-once', {
+        code: AuditCode.storeEntryRemoved,
+        severity: 'warning',
+        message: `evidence-store entry ${address.slice(0, 12)} was deleted; the store is append-only`,
+        file,
+        title: 'evidence removed',
+      });
+    } else if (now !== oid) {
+      out.fail('store', address, 'write-once', {
+        code: AuditCode.storeEntryModified,
+        message: `evidence-store entry ${address.slice(0, 12)} existed at the base and was changed; entries are write-once`,
+        file,
+        title: 'evidence modified',
+      });
+    }
+  }
+  const freshNames = [...headListing.keys()].filter((a) => !baseListing.has(a)).sort();
+  const fresh: StoreEntryCheck[] = [];
+  for (const address of freshNames) {
+    const e = (await headStore.entry(address))!;
+    if (!e.hashOk) {
+      out.fail('store', address, 'hash', {
+        code: AuditCode.storeHashMismatch,
+        message: `evidence-store entry ${address.slice(0, 12)} does not hash to its name (BLAKE3 of its bytes differs): the entry was edited or corrupted`,
+        file: e.file,
+        title: 'evidence tampered',
+      });
+      continue;
+    }
+    if (e.term === undefined || !e.canonical) {
+      out.fail('store', address, 'parse', {
+        code: AuditCode.storeEntryUnreadable,
+        severity: 'warning',
+        message: `evidence-store entry ${address.slice(0, 12)} hashes correctly but ${e.problem ?? 'cannot be read'}; only its hash was checked`,
+        file: e.file,
+        title: 'evidence unreadable',
+      });
+      continue;
+    }
+    if (e.kind === 'other') {
+      out.skip('store', address, 'kind', `hash ok; kind ${e.kindString ?? '(none)'} is verified by hash only`);
+    } else {
+      out.pass('store', address, 'hash', `${e.kind}`);
+    }
+    fresh.push(e);
+  }
+  return { headStore, fresh };
+}
+
+function emptyReplay(status: ReplayOutcome['status']): ReplayOutcome {
+  return { status, applied: [], modulesChanged: 0, mismatches: [], millis: 0 };
+}
+
+function stateLabel(index: number): string {
+  return index === 0 ? 'the base commit' : `the base commit plus ${index} earlier patch${index === 1 ? '' : 'es'}`;
+}
+
+/** Records the module comparisons: mismatches (errors), unexplained changes (warnings), a summary row. */
+function reportComparisons(comparisons: readonly ModuleComparison[], out: PackageFindings, replayed: boolean): void {
+  let explained = 0;
+  for (const c of comparisons) {
+    if (c.status === 'explained') explained++;
+    else if (c.status === 'mismatch') {
+      out.fail('module', c.path, 'replay', {
+        code: AuditCode.replayModuleMismatch,
+        message: `${c.file}: the head differs from replaying the evidence (${c.detail}); a change not produced by the recorded patch, e.g. a hand edit after the refactor`,
+        file: c.file,
+        ...(c.line !== undefined ? { line: c.line } : {}),
+        title: 'replay differs',
+      });
+    } else if (c.status === 'unexplained') {
+      out.fail('module', c.path, 'explained', {
+        code: AuditCode.unexplainedChange,
+        severity: 'warning',
+        message: `${c.file} changed (${c.detail}) and no evidence in this pull request explains the change`,
+        file: c.file,
+        ...(c.line !== undefined ? { line: c.line } : {}),
+        title: 'unexplained change',
+      });
+    }
+  }
+  if (explained > 0) {
+    out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, replayed ? 'replay' : 'explained', replayed ? 'reproduced exactly by replaying the evidence' : 'named by verified patches');
+  }
+}
+
+async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{ audit: PackageAudit; findings: AuditFinding[] }> {
+  const out = new PackageFindings(touched.dir);
+  const audit: PackageAudit = {
+    dir: touched.dir,
+    manifestPath: touched.manifestPath,
+    name: '',
+    evidence: {},
+    rows: out.rows,
+    replay: emptyReplay('none'),
+    changedModules: [],
+    unexplainedModules: [],
+  };
+  const done = () => ({ audit, findings: out.findings });
+  const read = async (commit: string, which: string): Promise<CommitPackageSnapshot | undefined | null> => {
+    try {
+      return await readPackageAtCommit(ctx.repo, commit, touched.dir);
+    } catch (error) {
+      if (isGcError(error) && error.code === GitCode.missingCommit) throw error;
+      out.fail('package', touched.manifestPath, `read ${which}`, {
+        code: AuditCode.packageUnreadable,
+        message: `the package cannot be read at the ${which} commit: ${errorText(error)}`,
+        file: (isGcError(error) && error.location.file) || touched.manifestPath,
+        ...(isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
+        title: 'package unreadable',
+      });
+      return null;
+    }
+  };
+  const head = await read(ctx.head, 'head');
+  if (head === null) return done();
+  if (head === undefined) {
+    out.skip('package', touched.manifestPath, 'present', 'the package was deleted by this change');
+    return done();
+  }
+  audit.name = head.manifest.name;
+  const base = await read(ctx.base, 'base');
+  if (base === null) return done();
+
+  checkPins(head, out);
+  const { headStore, fresh } = await checkStore(ctx, touched.dir, out);
+  const prefer = fresh.map((e) => e.address);
+  for (const e of fresh) audit.evidence[e.kind] = (audit.evidence[e.kind] ?? 0) + 1;
+
+  const refactors: RefactorEvidence[] = [];
+  const applies: ApplyEvidence[] = [];
+  for (const e of fresh) {
+    if (e.kind === 'refactor-plan') {
+      const r = await checkRefactorReport(e, headStore, prefer, out);
+      if (r !== undefined) refactors.push(r);
+    } else if (e.kind === 'apply-report') {
+      const a = await checkApplyReport(e, headStore, prefer, out);
+      if (a !== undefined) applies.push(a);
+    }
+  }
+  const accepted = applies.filter((a) => a.ok);
+  const refactorByPatch = new Map<string, RefactorEvidence>();
+  for (const r of refactors) if (r.verified.safe) refactorByPatch.set(r.verified.patchH, r);
+  const replanned = new Set<RefactorEvidence>();
+
+  if (base === undefined) {
+    for (const r of refactors) {
+      out.skip('refactor-plan', r.address, 're-plan', 'the package is new: there is no base to re-plan from');
+    }
+    out.fail('package', touched.manifestPath, 'explained', {
+      code: AuditCode.unexplainedChange,
+      severity: 'warning',
+      message: `${touched.manifestPath}: new package with ${head.modules.length} modules; evidence explains changes to existing packages only`,
+      file: touched.manifestPath,
+      title: 'new package',
+    });
+    audit.changedModules = head.modules.map((m) => m.path);
+    audit.unexplainedModules = [...audit.changedModules];
+    audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
+    return done();
+  }
+
+  const baseState = snapshotState(base);
+  let comparisons: ModuleComparison[];
+  if (ctx.replay && accepted.length > 0) {
+    const start = performance.now();
+    const chain = replayChain(baseState, accepted);
+    chain.steps.forEach((step, i) => {
+      const ev = step.evidence;
+      const linked = refactorByPatch.get(ev.patch.patchH);
+      if (linked !== undefined) {
+        checkReplan(linked, step.before, stateLabel(i), out);
+        replanned.add(linked);
+      }
+      if (termsEqual(vec(step.semanticEdits), ev.semanticEdits)) {
+        out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced`);
+      } else {
+        out.fail('apply-report', ev.address, 'replay edits', {
+          code: AuditCode.replayEvidenceMismatch,
+          message: `apply report ${ev.address.slice(0, 12)}: replaying its patch on ${stateLabel(i)} gives other :semantic-edits than the report records`,
+          file: ev.file,
+          title: 'semantic edits differ',
+        });
+      }
+      if (step.packageArtifact === ev.packageArtifact) {
+        out.pass('apply-report', ev.address, 'replay package', `package record ${ev.packageArtifact.slice(0, 12)} reproduced`);
+      } else {
+        out.fail('apply-report', ev.address, 'replay package', {
+          code: AuditCode.replayEvidenceMismatch,
+          message: `apply report ${ev.address.slice(0, 12)}: replaying gives package record ${step.packageArtifact.slice(0, 12)}, the report names ${ev.packageArtifact.slice(0, 12)}`,
+          file: ev.file,
+          title: 'package record differs',
+        });
+      }
+    });
+    for (const f of chain.failures) {
+      out.fail('apply-report', f.evidence.address, 'replay', {
+        code: AuditCode.replayFailed,
+        message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${errorText(f.error)}`,
+        file: f.evidence.file,
+        title: 'replay failed',
+      });
+    }
+    comparisons = compareModules(base, chain.final, head);
+    const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
+    const replayKeys = manifestDifferences(chain.final.manifest, head.table);
+    if (replayKeys.length > 0) {
+      const byEvidence = manifestDifferences(baseState.manifest, chain.final.manifest).length > 0;
+      const byHand = manifestDifferences(baseState.manifest, head.table).length > 0;
+      out.fail('manifest', 'package.toml', 'replay', {
+        code: byEvidence || !byHand ? AuditCode.replayManifestMismatch : AuditCode.unexplainedChange,
+        severity: byEvidence || !byHand ? 'error' : 'warning',
+        message: `${head.manifestPath}: ${replayKeys.join(', ')} differ${replayKeys.length === 1 ? 's' : ''} from the manifest the replay produces`,
+        file: head.manifestPath,
+        title: byEvidence ? 'manifest differs' : 'unexplained manifest change',
+      });
+      mismatches.push('package.toml');
+    }
+    audit.replay = {
+      status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
+      applied: chain.steps.map((s) => s.evidence.address),
+      modulesChanged: comparisons.filter((c) => c.status === 'explained' || c.status === 'mismatch').length,
+      mismatches,
+      millis: Math.round(performance.now() - start),
+    };
+  } else {
+    const explained = new Set<string>();
+    for (const a of accepted) for (const p of modulesNamedByPatch(a)) explained.add(p);
+    comparisons = compareModules(base, undefined, head, explained);
+    audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
+    if (!ctx.replay && accepted.length > 0) {
+      out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules the patches name');
+    }
+  }
+  reportComparisons(comparisons, out, ctx.replay && accepted.length > 0);
+
+  for (const r of refactors) {
+    if (replanned.has(r)) continue;
+    checkReplan(r, baseState, stateLabel(0), out);
+    if (r.verified.safe && !accepted.some((a) => a.patch.patchH === r.verified.patchH)) {
+      out.fail('refactor-plan', r.address, 'applied', {
+        code: AuditCode.refactorPlanNotApplied,
+        severity: 'notice',
+        message: `refactor plan ${r.address.slice(0, 12)} has no accepted apply report in this change; it explains no module change`,
+        file: r.file,
+        title: 'plan not applied',
+      });
+    }
+  }
+  audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+  audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
+
+  if (ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '') {
+    const run = runObligations(ctx.obligationRunner, ctx.repo.dir, touched.dir, { base: ctx.base, head: ctx.head });
+    if (run.ok) out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\` exited 0 in ${run.millis} ms`);
+    else {
+      out.fail('obligations', 'package', 'obligation runner', {
+        code: AuditCode.obligationsFailed,
+        message: `\`${run.command}\` failed in ${touched.dir || '.'} (exit ${run.exitCode ?? run.signal}): ${run.output.trim().split('\n').slice(-5).join(' | ')}`,
+        file: touched.manifestPath,
+        title: 'obligations failed',
+      });
+    }
+  }
+  return done();
+}
+
+/**
+ * Audits the evidence between two commits.
+ * @param options base/head revisions, package globs, `failOn`, `replay`, obligation runner, and the
+ *   directory of the repository.
+ * @returns the report; `report.ok` is false when a finding at or above `failOn` exists.
+ * @throws GcError `git/missing-commit` (exit 70) when base, head or their history is not in the
+ *   clone (the message explains `fetch-depth: 0`); `git/unknown-revision`, `git/no-merge-base`,
+ *   `git/not-a-repository` (exit 10).
+ * @example const report = await auditPullRequest({ base: 'origin/main', head: 'HEAD' })
+ */
+export async function auditPullRequest(options: AuditOptions): Promise<AuditReport> {
+  const failOn = options.failOn ?? 'error';
+  const replay = options.replay ?? true;
+  try {
+    const repo = await openRepository(options.dir ?? process.cwd());
+    const baseRequested = await resolveRevision(repo, options.base);
+    const head = await resolveRevision(repo, options.head);
+    let base: string;
+    try {
+      const bases = await findMergeBases(repo, baseRequested, head);
+      if (bases.length === 0) throw new GcError(GitCode.noMergeBase, `commits ${baseRequested} and ${head} have no common ancestor`);
+      base = bases.includes(baseRequested) ? baseRequested : [...bases].sort()[0]!;
+    } catch (error) {
+      throw withHistoryHint(error);
+    }
+    const changed = await listChangedFiles(repo, base, head);
+    const selected = pathMatcher(parseGlobList(options.packages));
+    const touched = await touchedPackages(repo, [head, base], changed, selected);
+    const ctx: RunContext = { repo, base, head, replay, obligationRunner: options.obligationRunner };
+    const packages: PackageAudit[] = [];
+    const findings: AuditFinding[] = [];
+    for (const t of touched) {
+      const r = await auditPackage(ctx, t);
+      packages.push(r.audit);
+      findings.push(...r.findings);
+    }
+    const rows = packages.flatMap((p) => p.rows);
+    return {
+      kind: 'gcpatch/pr-audit-v1',
+      base,
+      baseRequested,
+      head,
+      failOn,
+      replay,
+      packages,
+      findings,
+      verified: rows.filter((r) => r.result === 'pass').length,
+      failed: rows.filter((r) => r.result === 'fail' || (failOn === 'warning' && r.result === 'warn')).length,
+      ok: !findings.some((f) => isFailing(f, failOn)),
+    };
+  } catch (error) {
+    throw withHistoryHint(error);
+  }
+}
