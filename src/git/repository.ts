@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import git from 'isomorphic-git';
+import { compareUtf8 } from '../util/bytes.js';
 import { ExitCode, GcError } from '../util/errors.js';
 
 /**
@@ -226,7 +227,7 @@ export interface ChangedFile {
  * trees and skipping identical subtrees by oid. A mode change counts as modified; a path that is
  * a file on one side and a directory on the other shows as the file deleted/added plus the
  * directory's files. No rename detection.
- * @returns changes sorted by path (git's tree order).
+ * @returns changes sorted by path (UTF-8 byte order).
  * @throws GcError `git/missing-commit` (exit 70).
  */
 export async function listChangedFiles(repo: GitRepository, fromCommit: string, toCommit: string): Promise<ChangedFile[]> {
@@ -255,7 +256,8 @@ export async function listChangedFiles(repo: GitRepository, fromCommit: string, 
       return true;
     },
   });
-  return out;
+  // walk visits entries concurrently, so the push order is not the tree order.
+  return out.sort((x, y) => compareUtf8(x.path, y.path));
 }
 
 /**

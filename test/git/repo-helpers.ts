@@ -46,5 +46,5 @@ export function tempRepo(): TempRepo {
 
 /** A package.toml listing `modules` (no pins). */
 export function manifest(name: string, modules: string[]): string {
-  return `name = "${name}"\nversion = "0.1.0"\nobligations = []\n${modules.map((m) => `\n[[modules]]\npath = "${m}"\n`).join('')}`;
+  return `name = "${name}"\nversion = "0.1.0"\nobligations = []\n${modules.length === 0 ? 'modules = []\n' : ''}${modules.map((m) => `\n[[modules]]\npath = "${m}"\n`).join('')}`;
 }
