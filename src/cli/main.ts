@@ -6,6 +6,7 @@ import { registerDiffCommand } from './diff.js';
 import { registerMergeCommand } from './merge.js';
 import { registerEditPlanCommands } from './editplan.js';
 import { registerDriverCommands } from './driver.js';
+import { registerRefactorCommands } from './refactor.js';
 
 /** Shared state of one CLI run: where output goes and the exit code the run ends with. */
 export interface CliContext {
@@ -38,6 +39,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerMergeCommand(program, ctx);
   registerEditPlanCommands(program, ctx);
   registerDriverCommands(program, ctx);
+  registerRefactorCommands(program, ctx);
   return program;
 }
 
