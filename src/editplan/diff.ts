@@ -48,7 +48,7 @@ export function unifiedDiff(
   const oldLine = (offset: number) => lineIndex(before, oldText.length, offset);
   const newLine = (offset: number) => lineIndex(after, newText.length, offset);
 
-  // Blocks of lines touched by changes; changes sharing a line join one block.
+  // Blocks of lines touched by changes; changes on the same or adjacent lines join one block.
   const blocks: Block[] = [];
   for (const change of changes) {
     const block: Block = {
@@ -58,7 +58,7 @@ export function unifiedDiff(
       newEnd: Math.min(after.lines.length, newLine(change.outputEnd) + 1),
     };
     const last = blocks[blocks.length - 1];
-    if (last !== undefined && block.oldStart < last.oldEnd) {
+    if (last !== undefined && block.oldStart <= last.oldEnd) {
       last.oldEnd = Math.max(last.oldEnd, block.oldEnd);
       last.newEnd = Math.max(last.newEnd, block.newEnd);
     } else blocks.push(block);

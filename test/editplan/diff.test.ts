@@ -23,6 +23,11 @@ describe('unifiedDiff', () => {
     const near = diffOf(numbered(20), [edit(2, 5, 2, 6, '2', 'two'), edit(4, 5, 4, 6, '4', 'four')], 1);
     expect(near).toBe('--- a/f.ts\n+++ b/f.ts\n@@ -1,5 +1,5 @@\n line 1\n-line 2\n+line two\n line 3\n-line 4\n+line four\n line 5\n');
   });
+  it('changes on adjacent lines form one block: all removals, then all additions', () => {
+    expect(diffOf('a1\na2\na3\n', [edit(1, 1, 1, 2, '1', 'x'), edit(2, 1, 2, 2, '2', 'y')], 0)).toBe(
+      '--- a/f.ts\n+++ b/f.ts\n@@ -1,2 +1,2 @@\n-a1\n-a2\n+ax\n+ay\n',
+    );
+  });
   it('whole-line deletion shows only the deleted line', () => {
     expect(diffOf('keep\ndelete me\nkeep too\n', [edit(2, 0, 3, 0, 'delete me\n', '')], 0)).toBe(
       '--- a/f.ts\n+++ b/f.ts\n@@ -2,1 +1,0 @@\n-delete me\n',
