@@ -7,6 +7,8 @@ import { registerMergeCommand } from './merge.js';
 import { registerEditPlanCommands } from './editplan.js';
 import { registerDriverCommands } from './driver.js';
 import { registerRefactorCommands } from './refactor.js';
+import { registerPatchCommands } from './patch.js';
+import { registerStoreCommands } from './store.js';
 
 /** Shared state of one CLI run: where output goes and the exit code the run ends with. */
 export interface CliContext {
@@ -40,6 +42,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerEditPlanCommands(program, ctx);
   registerDriverCommands(program, ctx);
   registerRefactorCommands(program, ctx);
+  registerPatchCommands(program, ctx);
+  registerStoreCommands(program, ctx);
   return program;
 }
 

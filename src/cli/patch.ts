@@ -1,0 +1,176 @@
+/**
+ * CLI commands for semantic patches: `patch normalize|preflight|node-index`, `apply`, `pack` and
+ * `audit`. Thin: parse options, call one library function, render text or `--json`.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { termToJson } from '../coreform/json.js';
+import { printTerm } from '../coreform/print.js';
+import type { Term } from '../coreform/term.js';
+import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
+import { stringifyJson } from '../util/json.js';
+import { resolveManifestPath } from '../workspace/package.js';
+import { applyPatch, readPatchFile } from '../patch/apply.js';
+import { inspectPathStates, loadPackageState, dependencyArtifactOnDisk, packOnDisk } from '../patch/host.js';
+import { nodeIndexReport, nodeIndexRequest } from '../patch/node-index.js';
+import { normalizeReport, normalizeRequest } from '../patch/normalize.js';
+import { verifyNormalizeReport } from '../patch/normalize-verify.js';
+import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/preflight.js';
+import { verifyPreflightReport } from '../patch/preflight-verify.js';
+import { auditPackage } from '../store/audit.js';
+import type { CliContext } from './main.js';
+
+function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
+  if (json) ctx.stdout(stringifyJson({ ok: true, kind, ...extra, report: termToJson(term) }, 2) + '\n');
+  else ctx.stdout(printTerm(term) + '\n');
+}
+
+function readManifest(pkg: string): { manifestFile: string; packageDir: string; text: string } {
+  const manifestFile = resolveManifestPath(pkg);
+  try {
+    return { manifestFile, packageDir: dirname(manifestFile), text: readFileSync(manifestFile, 'utf8') };
+  } catch (error) {
+    throw ioError(error, manifestFile, 'read');
+  }
+}
+
+/** Registers the patch commands, `apply`, `pack` and `audit` on `program`. */
+export function registerPatchCommands(program: Command, ctx: CliContext): void {
+  const patch = program.command('patch').description('Semantic patch authority protocols: normalize, preflight, node-index (PATCH_SCHEMA.md).');
+
+  patch
+    .command('normalize')
+    .description('Normalize a .gcpatch and print the verified genesis/patch-normalize-v0.1 report. Exit 10 for a rejected patch.')
+    .requiredOption('--patch <file>', 'the .gcpatch file')
+    .option('--json', 'machine-readable output')
+    .action((opts: { patch: string; json?: boolean }) => {
+      const request = normalizeRequest(readPatchFile(opts.patch));
+      const report = normalizeReport(request);
+      verifyNormalizeReport(request, report);
+      emitTerm(ctx, opts.json, 'genesis/patch-normalize-v0.1', report);
+    });
+
+  patch
+    .command('preflight')
+    .description(
+      'Run the path-state preflight of a patch against a package and print the genesis/patch-preflight-v0.1 report.\n' +
+        'Exit 0 when every check passes, 10 on a path-state conflict, a symlinked component or a non-portable path.',
+    )
+    .requiredOption('--patch <file>', 'the .gcpatch file')
+    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--json', 'machine-readable output')
+    .action((opts: { patch: string; pkg: string; json?: boolean }) => {
+      const nrequest = normalizeRequest(readPatchFile(opts.patch));
+      const plan = verifyNormalizeReport(nrequest, normalizeReport(nrequest));
+      const { packageDir } = readManifest(opts.pkg);
+      const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, opReferencedPaths(plan.ops)));
+      const report = preflightReport(request);
+      const outcome = verifyPreflightReport(request, report);
+      emitTerm(ctx, opts.json, 'genesis/patch-preflight-v0.1', report);
+      if (!outcome.ok) {
+        const c = outcome.conflict!;
+        ctx.stderr(`patch/path-state-conflict: op ${c.ordinal} (${c.op}) needs ${c.path} to be ${c.expected}, but it is ${c.actual}\n`);
+        ctx.exitCode = ExitCode.invalidInput;
+      }
+    });
+
+  patch
+    .command('node-index')
+    .description('Print the genesis/patch-node-index-v0.1 report of one module: every node, its id, path, term hash and tag.')
+    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .requiredOption('--module <path>', 'package-relative module path, e.g. lib/math.gc')
+    .option('--json', 'machine-readable output')
+    .action((opts: { pkg: string; module: string; json?: boolean }) => {
+      const { manifestFile, packageDir, text } = readManifest(opts.pkg);
+      const state = loadPackageState(packageDir, text, manifestFile, [opts.module]);
+      const forms = state.modules.get(opts.module);
+      if (forms === undefined) {
+        throw new GcError('patch/module-missing', `module ${JSON.stringify(opts.module)} does not exist in ${packageDir}`, { location: { at: opts.module } });
+      }
+      emitTerm(ctx, opts.json, 'genesis/patch-node-index-v0.1', nodeIndexReport(nodeIndexRequest(opts.module, forms)));
+    });
+
+  program
+    .command('apply')
+    .description(
+      'Apply a semantic patch to a package transactionally: normalize, preflight, snapshot, ops, pack, acceptance, report.\n' +
+        'Obligations run through --obligation-runner CMD (or GCPATCH_OBLIGATION_RUNNER), which must print a\n' +
+        'genesis/acceptance-v0.2 term. Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
+        'so a package with obligations rolls back with exit 30; a package with obligations = [] applies.\n' +
+        'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations failed, 50 verification failed, 70 I/O.',
+    )
+    .requiredOption('--patch <file>', 'the .gcpatch file')
+    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--obligation-runner <cmd>', 'shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option('--json', 'machine-readable output')
+    .action((opts: { patch: string; pkg: string; obligationRunner?: string; json?: boolean }) => {
+      const base = { patch: opts.patch, pkg: opts.pkg };
+      try {
+        const r = applyPatch({ pkg: opts.pkg, patchFile: opts.patch, ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}) });
+        const data = {
+          ...base,
+          patch_artifact: r.patchArtifact,
+          report_artifact: r.reportArtifact,
+          acceptance_artifact: r.acceptanceArtifact,
+          package_artifact: r.packageArtifact,
+          patch_h: r.patchH,
+          source_patch_h: r.sourcePatchH,
+          changed_paths: r.changedPaths,
+        };
+        if (opts.json) {
+          ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null }, 2) + '\n');
+        } else {
+          ctx.stdout(`${r.reportArtifact}\n`);
+          ctx.stderr(
+            `applied ${opts.patch}: changed ${r.changedPaths.join(', ') || 'nothing'}\n` +
+              `  report     ${r.reportArtifact}\n  acceptance ${r.acceptanceArtifact}\n  package    ${r.packageArtifact}\n  patch      ${r.patchArtifact}\n`,
+          );
+        }
+      } catch (error) {
+        if (opts.json && isGcError(error)) {
+          ctx.stdout(
+            stringifyJson({ ok: false, kind: 'genesis/apply-patch-v0.2', data: { ...base, ...(error.details ?? {}) }, error: error.toJSON() }, 2) + '\n',
+          );
+          ctx.stderr(`${error.format()}\n`);
+          ctx.exitCode = error.exitCode;
+          return;
+        }
+        throw error;
+      }
+    });
+
+  program
+    .command('pack')
+    .description('Re-pin every module (and dependency) hash in package.toml and store the genesis/package-v0.2 record. Prints its address.')
+    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--json', 'machine-readable output')
+    .action((opts: { pkg: string; json?: boolean }) => {
+      const r = packOnDisk(opts.pkg);
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/package-v0.2', package_artifact: r.packageArtifact, pins: Object.fromEntries(r.pins), record: termToJson(r.packageRecord) }, 2) + '\n');
+      } else ctx.stdout(`${r.packageArtifact}\n`);
+    });
+
+  program
+    .command('audit')
+    .description(
+      'Re-verify a package: module pins, dependency pins, the last acceptance and every artifact it references,\n' +
+        'and a re-hash of the whole evidence store. Exit 0 when everything verifies, 50 otherwise.',
+    )
+    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--json', 'machine-readable output')
+    .action((opts: { pkg: string; json?: boolean }) => {
+      const r = auditPackage(opts.pkg, { dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep) });
+      if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ kind: 'gcpatch/audit-v0.1', ...r }, 2) + '\n');
+        return;
+      }
+      ctx.stdout(
+        `${r.ok ? 'ok' : 'FAILED'}: ${r.modulesChecked} modules, acceptance ${r.acceptanceArtifact ?? '(none)'}, ` +
+          `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
+      );
+      for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
+    });
+}

@@ -1,0 +1,155 @@
+/**
+ * `gcpatch audit`: re-verify a package from its files and its evidence store (GENESIS_FACTS.md §5
+ * "Audit"): every module hash against its pin, dependency pins, the last acceptance and every
+ * artifact it references, and a whole-store re-hash.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { kw, mapGet, type Term } from '../coreform/term.js';
+import { isHex64 } from '../util/bytes.js';
+import { isGcError } from '../util/errors.js';
+import { loadPackage, pinFindings, resolveManifestPath, type LoadedPackage } from '../workspace/package.js';
+import type { ManifestDependency } from '../workspace/manifest.js';
+import { EvidenceStore, type StoreLimits, type StoreVerifyResult } from './store.js';
+
+/** One audit finding. `code` is stable (`audit/*` or a `core/store/*` code); `subject` names what failed. */
+export interface AuditFinding {
+  code: string;
+  subject: string;
+  message: string;
+}
+
+/** The result of {@link auditPackage}. `ok` is true exactly when there are no findings. */
+export interface AuditResult {
+  ok: boolean;
+  packageDir: string;
+  findings: AuditFinding[];
+  modulesChecked: number;
+  /** The acceptance artifact named by `.genesis/last_acceptance`, if readable. */
+  acceptanceArtifact: string | undefined;
+  /** Artifacts referenced by the acceptance that were re-hashed. */
+  referencedArtifacts: string[];
+  store: StoreVerifyResult;
+}
+
+/** Options of {@link auditPackage}. */
+export interface AuditOptions {
+  /** Computes a dependency's package artifact (the CLI passes `dependencyArtifactOnDisk`). Without it, dependency pins are only checked for presence. */
+  dependencyArtifact?: (packageDir: string, dependency: ManifestDependency) => string;
+  storeLimits?: Partial<StoreLimits>;
+}
+
+/**
+ * Audits a package. Never throws for a verification problem (each becomes a finding); throws only
+ * when the manifest itself cannot be read or parsed (`io/*`, `manifest/*`).
+ * Finding codes: `audit/missing-pin`, `audit/empty-pin`, `audit/pin-mismatch`,
+ * `audit/module-unreadable`, `audit/dependency-pin`, `audit/no-acceptance`,
+ * `audit/acceptance-malformed`, `audit/acceptance-not-ok`, `audit/acceptance-package`, and the
+ * store's `core/store/not-found`, `core/store/corruption`, `core/store/io-error`,
+ * `core/caps/resource-limit`.
+ */
+export function auditPackage(manifestArg: string, options: AuditOptions = {}): AuditResult {
+  const findings: AuditFinding[] = [];
+  let pkg: LoadedPackage | undefined;
+  try {
+    pkg = loadPackage(manifestArg);
+  } catch (error) {
+    if (!isGcError(error) || error.code.startsWith('manifest/')) throw error;
+    findings.push({ code: 'audit/module-unreadable', subject: error.location.file ?? 'module', message: error.message });
+  }
+  const packageDir = pkg?.dir ?? dirname(resolveManifestPath(manifestArg));
+  if (pkg !== undefined) {
+    for (const f of pinFindings(pkg)) {
+      if (f.status === 'ok') continue;
+      findings.push({
+        code: `audit/${f.status}`,
+        subject: f.path,
+        message: f.status === 'mismatch' ? `module hash ${f.computed} does not match its pin ${f.pin}` : `module has no pin (computed ${f.computed}); run gcpatch pack`,
+      });
+    }
+    for (const dep of pkg.manifest.dependencies) {
+      if (dep.hash === undefined || dep.hash === '') {
+        findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: 'dependency has no pinned package artifact' });
+      } else if (options.dependencyArtifact !== undefined) {
+        try {
+          const actual = options.dependencyArtifact(pkg.dir, dep);
+          if (actual !== dep.hash) findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: `dependency artifact ${actual} does not match its pin ${dep.hash}` });
+        } catch (error) {
+          findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: error instanceof Error ? error.message : String(error) });
+        }
+      }
+    }
+  }
+  const store = EvidenceStore.forPackage(packageDir, { limits: options.storeLimits ?? {} });
+  let acceptanceArtifact: string | undefined;
+  const referencedArtifacts: string[] = [];
+  const lastFile = join(packageDir, '.genesis', 'last_acceptance');
+  let last: string | undefined;
+  try {
+    last = readFileSync(lastFile, 'utf8');
+  } catch {
+    findings.push({ code: 'audit/no-acceptance', subject: '.genesis/last_acceptance', message: 'no last acceptance recorded (apply a patch or run the obligations first)' });
+  }
+  if (last !== undefined) {
+    const hex = last.endsWith('\n') ? last.slice(0, -1) : last;
+    if (!isHex64(hex)) {
+      findings.push({ code: 'audit/acceptance-malformed', subject: '.genesis/last_acceptance', message: 'must hold 64 lowercase hex digits and a newline' });
+    } else {
+      acceptanceArtifact = hex;
+      try {
+        const acceptance = store.getTerm(hex);
+        checkAcceptance(acceptance, pkg, findings, hex);
+        const obligations = acceptance.kind === 'map' ? mapGet(acceptance, kw('obligations')) : undefined;
+        for (const r of obligations?.kind === 'vec' ? obligations.items : []) {
+          const artifact = r.kind === 'map' ? mapGet(r, kw('artifact')) : undefined;
+          if (artifact === undefined) continue;
+          if (artifact.kind !== 'str' || !isHex64(artifact.value)) {
+            findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: 'an obligation :artifact is not hex64' });
+            continue;
+          }
+          referencedArtifacts.push(artifact.value);
+          try {
+            store.get(artifact.value);
+          } catch (error) {
+            if (!isGcError(error)) throw error;
+            findings.push({ code: error.code, subject: artifact.value, message: error.message });
+          }
+        }
+      } catch (error) {
+        if (!isGcError(error)) throw error;
+        findings.push({ code: error.code, subject: hex, message: error.message });
+      }
+    }
+  }
+  const storeResult = store.verify();
+  if (!storeResult.ok) {
+    const f = storeResult.failure!;
+    findings.push({ code: f.code, subject: f.hex ?? '.genesis/store', message: f.message });
+  }
+  return {
+    ok: findings.length === 0,
+    packageDir,
+    findings,
+    modulesChecked: pkg?.modules.length ?? 0,
+    acceptanceArtifact,
+    referencedArtifacts,
+    store: storeResult,
+  };
+}
+
+function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findings: AuditFinding[], hex: string): void {
+  const get = (k: string) => (acceptance.kind === 'map' ? mapGet(acceptance, kw(k)) : undefined);
+  const kind = get('kind');
+  const ok = get('ok');
+  if (kind?.kind !== 'str' || kind.value !== 'genesis/acceptance-v0.2' || ok?.kind !== 'bool') {
+    findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: 'the last acceptance is not a genesis/acceptance-v0.2 term with a boolean :ok' });
+    return;
+  }
+  if (!ok.value) findings.push({ code: 'audit/acceptance-not-ok', subject: hex, message: 'the last acceptance is :ok false' });
+  const p = get('package');
+  const name = p?.kind === 'map' ? mapGet(p, kw('name')) : undefined;
+  const version = p?.kind === 'map' ? mapGet(p, kw('version')) : undefined;
+  if (pkg !== undefined && (name?.kind !== 'str' || name.value !== pkg.manifest.name || version?.kind !== 'str' || version.value !== pkg.manifest.version)) {
+    findings.push({ code: 'audit/acceptance-package', subject: hex, message: `the last acceptance is not for ${pkg.manifest.name} ${pkg.manifest.version}` });
+  }
+}
