@@ -1,0 +1,190 @@
+// End-to-end: the built CLI plans, verifies and applies rename, move and extract on the 25-module
+// fixture package fixtures/refactor/ledger (comments, CRLF, tabs, Unicode), then the package audits
+// clean; the exported edit plan, applied with `gcpatch edit-plan apply`, gives the same modules.
+// Drives bin/gcpatch.js, i.e. dist/ (`npm test` builds first).
+import { execFileSync } from 'node:child_process';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { canonicalizeSource } from '../../src/coreform/canon.js';
+import { printModule, printTerm } from '../../src/coreform/print.js';
+import { readTerm } from '../../src/coreform/read.js';
+import { mapGetKw, type MapTerm } from '../../src/coreform/term.js';
+import { auditPackage } from '../../src/store/audit.js';
+import { EvidenceStore } from '../../src/store/store.js';
+import { loadPackage } from '../../src/workspace/package.js';
+import { copyFixture, gcpatch, tempDir, ROOT } from '../helpers/cli.js';
+
+const FROM = 'ledger/money::add-amounts';
+const TO = 'ledger/money::sum-amounts';
+
+function json(stdout: string): Record<string, any> {
+  return JSON.parse(stdout) as Record<string, any>;
+}
+
+function symbolCount(dir: string, name: string): number {
+  let n = 0;
+  for (const m of loadPackage(dir).modules) {
+    const stack = [...m.forms];
+    while (stack.length > 0) {
+      const t = stack.pop()!;
+      if (t.kind === 'sym' && t.name === name) n++;
+      else if (t.kind === 'pair') stack.push(t.car, t.cdr);
+      else if (t.kind === 'vec') stack.push(...t.items);
+      else if (t.kind === 'map') for (const [k, v] of t.entries) stack.push(k, v);
+    }
+  }
+  return n;
+}
+
+function canonicalModules(dir: string): Record<string, string> {
+  return Object.fromEntries(loadPackage(dir).modules.map((m) => [m.path, printModule(m.forms)]));
+}
+
+describe('refactor on the ledger fixture (25 modules)', () => {
+  test('rename: plan → verify → apply → audit; edit-plan route gives the same modules', () => {
+    const pkg = copyFixture('refactor/ledger');
+    expect(loadPackage(pkg).modules.length).toBe(25);
+    expect(symbolCount(pkg, FROM)).toBe(12);
+    const out = join(tempDir(), 'plan.gc');
+    const editPlan = join(tempDir(), 'edits.json');
+    const planned = gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', pkg, '--out', out, '--edit-plan', editPlan, '--json']);
+    expect(planned.status, planned.stderr).toBe(0);
+    const p = json(planned.stdout);
+    expect(p.safe).toBe(true);
+    expect(p.replacementCount).toBe(12);
+    expect(p.moduleCount).toBe(25);
+    expect(p.affectedModules).toEqual([
+      'money/amount.gc', 'account/balance.gc', 'journal/validate.gc', 'report/trial-balance.gc', 'report/income.gc',
+      'report/summary.gc', 'text/unicode.gc', 'cli/commands.gc', 'tests/amount-test.gc',
+    ]);
+    expect(p.opCount).toBe(9);
+    expect(p.stored).toBe(true);
+
+    // The request and the report are in the store; verify finds the request there.
+    const store = EvidenceStore.forPackage(pkg);
+    expect(store.has(p.requestAddress)).toBe(true);
+    expect(store.has(p.reportAddress)).toBe(true);
+    const verified = gcpatch(['refactor', 'verify', out, '--pkg', pkg, '--json']);
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(json(verified.stdout).patchH).toBe(p.patchH);
+    expect(gcpatch(['refactor', 'verify', p.reportAddress, '--pkg', pkg]).status).toBe(0);
+
+    // The edit-plan route, on a second copy.
+    const viaEdits = copyFixture('refactor/ledger');
+    const edited = gcpatch(['edit-plan', 'apply', editPlan, '--root', viaEdits]);
+    expect(edited.status, edited.stderr).toBe(0);
+    // Comments survive the edit-plan route.
+    expect(readFileSync(join(viaEdits, 'money/amount.gc'), 'utf8')).toContain('; add-amounts assumes both amounts share a currency');
+
+    const applied = gcpatch(['refactor', 'apply', out, '--pkg', pkg, '--json']);
+    expect(applied.status, applied.stderr).toBe(0);
+    const a = json(applied.stdout);
+    expect(a.changedPaths).toHaveLength(9);
+    expect(symbolCount(pkg, FROM)).toBe(0);
+    expect(symbolCount(pkg, TO)).toBe(12);
+    // Strings, bytes and test names that spell the old name are untouched.
+    expect(readFileSync(join(pkg, 'text/unicode.gc'), 'utf8')).toContain('"💶 ledger/money::add-amounts 💶"');
+
+    expect(canonicalModules(viaEdits)).toEqual(canonicalModules(pkg));
+
+    const audit = auditPackage(pkg);
+    expect(audit.findings).toEqual([]);
+    expect(audit.ok).toBe(true);
+
+    // Evidence linkage: the apply report's provenance names the request; each finds the others.
+    const applyReport = store.getTerm(a.evidence.applyReport);
+    expect(readTerm(new TextDecoder().decode(store.get(a.evidence.request))).kind).toBe('map');
+    expect(printTerm(mapGetKw(applyReport as MapTerm, 'provenance')!)).toContain(`:refactor-plan-request "${p.requestAddress}"`);
+    for (const address of [a.evidence.request, a.evidence.report, a.evidence.applyReport]) {
+      const ev = gcpatch(['refactor', 'evidence', address, '--pkg', pkg, '--json']);
+      expect(ev.status, ev.stderr).toBe(0);
+      expect(json(ev.stdout)).toMatchObject({ request: a.evidence.request, report: a.evidence.report, applyReports: [a.evidence.applyReport] });
+    }
+
+    // Applying the same plan again is stale now.
+    const again = gcpatch(['refactor', 'apply', out, '--pkg', pkg]);
+    expect(again.status, again.stderr + again.stdout).toBe(50);
+    expect(again.stderr).toContain('refactor/stale-plan');
+  });
+
+  test('move: the target module is inserted before the source module and pinned', () => {
+    const pkg = copyFixture('refactor/ledger');
+    const out = join(tempDir(), 'plan.gc');
+    const planned = gcpatch(['refactor', 'plan', '--kind', 'move', '--from', 'ledger/int::clamp', '--to', 'ledger/ord::clamp', '--target', 'core/ord.gc', '--pkg', pkg, '--out', out]);
+    expect(planned.status, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain('split-module    core/int.gc -> core/ord.gc [ledger/ord::clamp]');
+    const applied = gcpatch(['refactor', 'apply', out, '--pkg', pkg]);
+    expect(applied.status, applied.stderr).toBe(0);
+    const after = loadPackage(pkg);
+    expect(after.modules.map((m) => m.path).slice(0, 3)).toEqual(['meta/profile.gc', 'core/ord.gc', 'core/int.gc']);
+    expect(after.modules).toHaveLength(26);
+    expect(printModule(after.modules[1]!.forms)).toMatch(/^\(def ledger\/ord::clamp/);
+    expect(symbolCount(pkg, 'ledger/int::clamp')).toBe(0);
+    expect(auditPackage(pkg).ok).toBe(true);
+  });
+
+  test('extract: a recursive helper moves to a new module (self-reference is not an order dependency)', () => {
+    const pkg = copyFixture('refactor/ledger');
+    const out = join(tempDir(), 'plan.gc');
+    const planned = gcpatch(['refactor', 'plan', '--kind', 'extract', '--from', 'ledger/format::pad-left', '--to', 'ledger/text::pad-left', '--target', 'text/pad.gc', '--pkg', pkg, '--out', out, '--json']);
+    expect(planned.status, planned.stderr).toBe(0);
+    expect(json(planned.stdout).replacementCount).toBe(4);
+    const applied = gcpatch(['refactor', 'apply', out, '--pkg', pkg]);
+    expect(applied.status, applied.stderr).toBe(0);
+    const paths = loadPackage(pkg).modules.map((m) => m.path);
+    expect(paths.indexOf('text/pad.gc')).toBe(paths.indexOf('report/format.gc') - 1);
+    expect(auditPackage(pkg).ok).toBe(true);
+  });
+
+  test('conflicts are listed with their codes, exit 10, and nothing is applied', () => {
+    const pkg = copyFixture('refactor/ledger');
+    const r = gcpatch(['refactor', 'plan', '--kind', 'move', '--from', 'ledger/account::debit', '--to', 'ledger/money::units', '--target', 'money/amount.gc', '--pkg', pkg, '--out', join(pkg, '..', 'c.gc')]);
+    expect(r.status).toBe(10);
+    expect(r.stdout).toContain('CONFLICTED');
+    expect(r.stdout).toContain('refactor/destination-symbol-exists  money/amount.gc form 2');
+    expect(r.stdout).toContain('refactor/target-module-exists  money/amount.gc');
+    expect(r.stdout).toContain('refactor/target-order-dependency  account/balance.gc form 1');
+    const applied = gcpatch(['refactor', 'apply', join(pkg, '..', 'c.gc'), '--pkg', pkg]);
+    expect(applied.status).toBe(10);
+    expect(applied.stderr).toContain('refactor/plan-conflicted');
+  });
+
+  test('a tampered report fails verification with exit 50 and is not applied', () => {
+    const pkg = copyFixture('refactor/ledger');
+    const out = join(tempDir(), 'plan.gc');
+    expect(gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', pkg, '--out', out, '--no-store']).status).toBe(0);
+    const requestFile = join(tempDir(), 'request.gc');
+    expect(gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', pkg, '--request-out', requestFile, '--no-store']).status).toBe(0);
+    writeFileSync(out, readFileSync(out, 'utf8').replace(':replacement-count 12', ':replacement-count 11'));
+    const v = gcpatch(['refactor', 'verify', out, '--request', requestFile, '--pkg', pkg, '--json']);
+    expect(v.status).toBe(50);
+    expect(json(v.stdout).error.code).toBe('refactor/verification-failed');
+    const before = canonicalModules(pkg);
+    expect(gcpatch(['refactor', 'apply', out, '--request', requestFile, '--pkg', pkg]).status).toBe(50);
+    expect(canonicalModules(pkg)).toEqual(before);
+  });
+
+  test('--rev plans on a git revision, not the work tree', () => {
+    const repo = tempDir();
+    cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(repo, 'ledger'), { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe' });
+    git('init', '-q');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '-m', 'ledger');
+    const fromDisk = json(gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', join(repo, 'ledger'), '--no-store', '--json']).stdout);
+    // Change the work tree: the revision's plan must not see it.
+    writeFileSync(join(repo, 'ledger/core/pair.gc'), `(def x ${FROM})\n`);
+    const r = gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--rev', 'HEAD', '--pkg', 'ledger', '--no-store', '--json'], { cwd: repo });
+    expect(r.status, r.stderr).toBe(0);
+    const atRev = json(r.stdout);
+    expect(atRev.requestH).toBe(fromDisk.requestH);
+    expect(atRev.reportAddress).toBe(fromDisk.reportAddress);
+    expect(atRev.source.commit).toMatch(/^[0-9a-f]{40}$/);
+  });
+});
+
+test('canonical sources of the fixture read back (sanity)', () => {
+  const pkg = join(ROOT, 'fixtures/refactor/ledger');
+  for (const m of loadPackage(pkg).modules) expect(canonicalizeSource(printModule(m.forms)).length).toBe(m.forms.length);
+});
