@@ -1,61 +1,68 @@
 /**
  * The optional obligation runner of the Action (`obligation-runner` input) and of
- * `gcpatch verify-pr --obligation-runner`: a shell command run once per touched package, in the
- * package's directory of the work tree, e.g. `genesis test --pkg package.toml`. A non-zero exit is
- * an `audit/obligations-failed` error. gcpatch does not evaluate GenesisCode itself; this hook lets
- * a workflow re-run the package's tests/obligations with the real toolchain.
+ * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
+ * (`src/patch/acceptance.ts`) — a shell command run in the package directory of the work tree that
+ * prints one `genesis/acceptance-v0.2` term on stdout. gcpatch cannot evaluate GenesisCode itself;
+ * this lets a workflow re-run the package's tests and obligations with the real toolchain.
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { kw, mapGet, type MapTerm } from '../coreform/term.js';
+import { runObligationRunner, validateAcceptance } from '../patch/acceptance.js';
+import { packState } from '../patch/pack.js';
+import { isGcError } from '../util/errors.js';
+import { snapshotState, type CommitPackageSnapshot } from './package-at-commit.js';
 
-/** What one run produced. `output` is the last 2,000 characters of stdout+stderr. */
+/** What one run produced. */
 export interface ObligationRun {
   command: string;
+  /** Absolute package directory the command ran in. */
   cwd: string;
-  exitCode: number | null;
-  signal: string | null;
+  /** The acceptance's `:ok`, false when the runner failed or its acceptance was invalid. */
   ok: boolean;
+  /** Why it failed: the runner error, the invalid acceptance, or the failed obligation names. */
+  problem: string | undefined;
   millis: number;
-  output: string;
+}
+
+function failedObligations(acceptance: MapTerm): string[] {
+  const obligations = mapGet(acceptance, kw('obligations'));
+  if (obligations?.kind !== 'vec') return [];
+  return obligations.items
+    .filter((r) => r.kind === 'map' && mapGet(r, kw('ok'))?.kind === 'bool' && !(mapGet(r, kw('ok')) as { value: boolean }).value)
+    .map((r) => {
+      const name = mapGet(r as MapTerm, kw('name'));
+      return name?.kind === 'sym' ? name.name : '?';
+    });
 }
 
 /**
- * Runs `command` through the shell with cwd = `<workTree>/<packageDir>` and the environment
- * variables `GCPATCH_PACKAGE_DIR` (repository-relative), `GCPATCH_MANIFEST` (absolute),
- * `GCPATCH_BASE_SHA` and `GCPATCH_HEAD_SHA` added.
- * @param timeoutMs kill the command after this many milliseconds (default 30 minutes).
+ * Runs `command` for the head package (cwd = `<workTree>/<package dir>`, with the environment of
+ * `gcpatch apply`'s runner: `GCPATCH_PACKAGE_DIR`, `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT`
+ * of the head package, `GCPATCH_OBLIGATIONS`) and validates the acceptance it prints against the
+ * head manifest.
+ * @param timeoutMs kill the runner after this many milliseconds (default 30 minutes).
  */
-export function runObligations(
-  command: string,
-  workTree: string,
-  packageDir: string,
-  commits: { base: string; head: string },
-  timeoutMs = 30 * 60 * 1000,
-): ObligationRun {
-  const cwd = join(workTree, ...packageDir.split('/').filter((p) => p !== ''));
+export function runHeadObligations(command: string, workTree: string, head: CommitPackageSnapshot, timeoutMs = 30 * 60 * 1000): ObligationRun {
+  const cwd = join(workTree, ...head.dir.split('/').filter((p) => p !== ''));
   const start = performance.now();
-  const r = spawnSync(command, {
-    cwd,
-    shell: true,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
-    env: {
-      ...process.env,
-      GCPATCH_PACKAGE_DIR: packageDir,
-      GCPATCH_MANIFEST: join(cwd, 'package.toml'),
-      GCPATCH_BASE_SHA: commits.base,
-      GCPATCH_HEAD_SHA: commits.head,
-    },
-  });
-  const output = `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `\n${r.error.message}` : ''}`;
-  return {
+  const done = (ok: boolean, problem: string | undefined): ObligationRun => ({
     command,
     cwd,
-    exitCode: r.status,
-    signal: r.signal,
-    ok: r.status === 0 && r.error === undefined,
+    ok,
+    problem,
     millis: Math.round(performance.now() - start),
-    output: output.length > 2000 ? `…${output.slice(-2000)}` : output,
-  };
+  });
+  try {
+    const packageArtifact = packState(snapshotState(head)).packageArtifact;
+    const acceptance = runObligationRunner(
+      command,
+      cwd,
+      { manifestFile: join(cwd, 'package.toml'), packageArtifact, obligations: head.manifest.obligations },
+      timeoutMs,
+    );
+    const ok = validateAcceptance(acceptance, head.manifest, undefined);
+    return ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(acceptance as MapTerm).join(', ')}`);
+  } catch (error) {
+    return done(false, isGcError(error) ? `${error.code}: ${error.message}` : String(error));
+  }
 }

@@ -31,7 +31,7 @@ import {
   type ReplayOutcome,
 } from './findings.js';
 import { parseGlobList, pathMatcher } from './glob.js';
-import { runObligations } from './obligations.js';
+import { runHeadObligations } from './obligations.js';
 import {
   hasManifest,
   listStoreAtCommit,
@@ -438,12 +438,12 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
   audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
 
   if (ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '') {
-    const run = runObligations(ctx.obligationRunner, ctx.repo.dir, touched.dir, { base: ctx.base, head: ctx.head });
-    if (run.ok) out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\` exited 0 in ${run.millis} ms`);
+    const run = runHeadObligations(ctx.obligationRunner, ctx.repo.dir, head);
+    if (run.ok) out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\`: acceptance :ok true (${run.millis} ms)`);
     else {
       out.fail('obligations', 'package', 'obligation runner', {
         code: AuditCode.obligationsFailed,
-        message: `\`${run.command}\` failed in ${touched.dir || '.'} (exit ${run.exitCode ?? run.signal}): ${run.output.trim().split('\n').slice(-5).join(' | ')}`,
+        message: `obligation runner \`${run.command}\` in ${touched.dir || '.'}: ${run.problem ?? 'failed'}`,
         file: touched.manifestPath,
         title: 'obligations failed',
       });

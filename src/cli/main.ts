@@ -9,6 +9,7 @@ import { registerDriverCommands } from './driver.js';
 import { registerRefactorCommands } from './refactor.js';
 import { registerPatchCommands } from './patch.js';
 import { registerStoreCommands } from './store.js';
+import { registerVerifyPrCommand } from './pr-verify.js';
 
 /** Shared state of one CLI run: where output goes and the exit code the run ends with. */
 export interface CliContext {
@@ -44,6 +45,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerRefactorCommands(program, ctx);
   registerPatchCommands(program, ctx);
   registerStoreCommands(program, ctx);
+  registerVerifyPrCommand(program, ctx);
   return program;
 }
 

@@ -1,0 +1,86 @@
+/**
+ * `gcpatch verify-pr --base REV --head REV`: the GitHub Action's checks, run locally on a
+ * repository (`src/audit/verify-pr.ts`). Thin: parse options, call `auditPullRequest`, render.
+ */
+import type { Command } from 'commander';
+import { countBySeverity, type AuditReport } from '../audit/findings.js';
+import { auditPullRequest } from '../audit/verify-pr.js';
+import { ExitCode } from '../util/errors.js';
+import { stringifyJson } from '../util/json.js';
+import type { CliContext } from './main.js';
+
+/** Options of the `verify-pr` command as commander parses them. */
+interface VerifyPrOptions {
+  base: string;
+  head: string;
+  packages?: string[];
+  failOn: string;
+  replay: boolean;
+  obligationRunner?: string;
+  dir?: string;
+  json?: boolean;
+}
+
+/** Renders a report for people: one block per package, then every finding as `file:line: severity: code: message`. */
+export function renderAuditText(report: AuditReport): string {
+  const lines: string[] = [];
+  const counts = countBySeverity(report.findings);
+  const baseNote = report.base === report.baseRequested ? '' : ` (merge base of ${report.baseRequested.slice(0, 12)})`;
+  lines.push(`base ${report.base.slice(0, 12)}${baseNote}, head ${report.head.slice(0, 12)}`);
+  if (report.packages.length === 0) lines.push('no GenesisCode package changed');
+  for (const p of report.packages) {
+    const evidence = Object.entries(p.evidence)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    lines.push(`package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
+      (p.replay.status === 'reproduced' ? ` (${p.replay.modulesChanged} modules)` : '') +
+      `; ${p.rows.filter((r) => r.result === 'pass').length} checks passed`);
+  }
+  for (const f of report.findings) {
+    const where = f.file === undefined ? f.package || '.' : `${f.file}${f.line !== undefined ? `:${f.line}` : ''}`;
+    lines.push(`${where}: ${f.severity}: ${f.code}: ${f.message}`);
+  }
+  lines.push(
+    `${report.ok ? 'verified' : 'FAILED'}: ${report.verified} checks passed, ${report.failed} failed; ` +
+      `${counts.error} errors, ${counts.warning} warnings (fail-on ${report.failOn})`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+/** Registers `verify-pr` on `program`. Exit 0 verified, 50 verification failed, 10/70 on bad input or a missing commit. */
+export function registerVerifyPrCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('verify-pr')
+    .description(
+      'Verify the refactor and apply evidence between two commits, as the GitHub Action does: re-hash new\n' +
+        'evidence-store entries, verify refactor-plan and apply reports, replay the patches on the base\n' +
+        'package and compare with the head, check pins, list .gc changes no evidence explains.\n' +
+        'Reads git objects only (the work tree is not read). Exit 0 verified, 50 failed.',
+    )
+    .requiredOption('--base <rev>', 'base revision (the merge base with --head is compared)')
+    .option('--head <rev>', 'head revision', 'HEAD')
+    .option('--packages <glob...>', 'package.toml globs to verify (default **/package.toml)')
+    .option('--fail-on <level>', 'error | warning', 'error')
+    .option('--no-replay', 'do not replay the apply evidence; match changed modules to the modules the patches name')
+    .option('--obligation-runner <cmd>', 'run CMD in each touched package directory; it must print an accepted genesis/acceptance-v0.2 term')
+    .option('--dir <dir>', 'a directory inside the repository (default: the current directory)')
+    .option('--json', 'print the JSON report (gcpatch/pr-audit-v1)')
+    .action(async (opts: VerifyPrOptions) => {
+      if (opts.failOn !== 'error' && opts.failOn !== 'warning') {
+        ctx.stderr(`gcpatch verify-pr: --fail-on must be error or warning, got ${JSON.stringify(opts.failOn)}\n`);
+        ctx.exitCode = ExitCode.invalidInput;
+        return;
+      }
+      const report = await auditPullRequest({
+        base: opts.base,
+        head: opts.head,
+        failOn: opts.failOn,
+        replay: opts.replay,
+        ...(opts.packages !== undefined ? { packages: opts.packages } : {}),
+        ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
+        ...(opts.dir !== undefined ? { dir: opts.dir } : {}),
+      });
+      ctx.stdout(opts.json ? stringifyJson(report, 2) + '\n' : renderAuditText(report));
+      if (!report.ok) ctx.exitCode = ExitCode.verificationFailed;
+    });
+}
