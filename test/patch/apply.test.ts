@@ -1,0 +1,261 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTerm } from '../../src/coreform/read.js';
+import { kw, mapGet } from '../../src/coreform/term.js';
+import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
+import { NOT_EVALUATED_MESSAGE } from '../../src/patch/acceptance.js';
+import { EvidenceStore } from '../../src/store/store.js';
+import { auditPackage } from '../../src/store/audit.js';
+import { verifyStoredApplyReport } from '../../src/patch/apply-report-verify.js';
+import { GcError } from '../../src/util/errors.js';
+import { codeOf, copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';
+
+const patch = () => readPatchFile(DEMO_PATCH);
+
+describe('apply (transactional, GENESIS_FACTS §3.7)', () => {
+  it('applies the demo patch, writes canonical modules, re-pins, stores evidence; audit passes', () => {
+    const pkg = copyPackage();
+    const r = applyPatch({ pkg, patch: patch() });
+    expect(r.changedPaths).toEqual(['app.gc', 'legacy.gc', 'lib/double.gc', 'lib/math.gc', 'lib/utils.gc']);
+    expect(existsSync(join(pkg, 'legacy.gc'))).toBe(false);
+    expect(existsSync(join(pkg, 'lib/util.gc'))).toBe(false);
+    expect(readFileSync(join(pkg, 'lib/utils.gc'), 'utf8')).toBe('(def demo/util::id (fn (x) x))\n');
+    const toml = readFileSync(join(pkg, 'package.toml'), 'utf8');
+    expect(toml).toContain('custom_note = "kept by gcpatch"');
+    expect(toml).toContain('description = "patched by the demo patch"');
+    expect(toml).toContain('[limits]\nstep_limit = 100000');
+    expect(readFileSync(join(pkg, '.genesis/last_acceptance'), 'utf8')).toBe(`${r.acceptanceArtifact}\n`);
+    const store = EvidenceStore.forPackage(pkg);
+    for (const hex of [r.patchArtifact, r.packageArtifact, r.acceptanceArtifact, r.reportArtifact]) expect(store.has(hex)).toBe(true);
+    const fields = verifyStoredApplyReport(store, r.reportArtifact);
+    expect(fields.ok).toBe(true);
+    expect(fields.opsCount).toBe(11);
+    expect(fields.semanticEdits.map((e) => (mapGet(e, kw('op')) as { name: string }).name)).toEqual([
+      ':replace-node',
+      ':rename-symbol',
+      ':rewrite-exports',
+      ':migrate-contract-signature',
+      ':rewrite-imports',
+      ':replace-node-id',
+      ':split-module',
+      ':move-module',
+    ]);
+    const audit = auditPackage(pkg);
+    expect(audit.findings).toEqual([]);
+    expect(audit.ok).toBe(true);
+  });
+
+  it('is deterministic: the same patch on the same package gives the same artifacts', () => {
+    const a = applyPatch({ pkg: copyPackage(), patch: patch() });
+    const b = applyPatch({ pkg: copyPackage(), patch: patch() });
+    expect([a.reportArtifact, a.packageArtifact, a.acceptanceArtifact, a.patchArtifact]).toEqual([
+      b.reportArtifact,
+      b.packageArtifact,
+      b.acceptanceArtifact,
+      b.patchArtifact,
+    ]);
+  });
+});
+
+describe('fault injection: every op and every file write rolls back to the exact prior bytes', () => {
+  const steps: string[] = [];
+  applyPatch({ pkg: copyPackage(), patch: patch(), faults: (s) => void steps.push(s) });
+
+  it('visits every op, every file write, pack and the report', () => {
+    for (let i = 0; i < 11; i++) expect(steps.some((s) => s.startsWith(`op:${i}:`))).toBe(true);
+    for (const s of [
+      'store:patch',
+      'write:app.gc',
+      'remove:legacy.gc',
+      'write:lib/double.gc',
+      'write:lib/math.gc',
+      'write:lib/utils.gc',
+      'pack:write-manifest',
+      'pack:store-package-record',
+      'store:acceptance',
+      'write:last_acceptance',
+      'store:apply-report',
+      'after-report-stored',
+    ]) {
+      expect(steps).toContain(s);
+    }
+  });
+
+  for (const step of steps) {
+    it(`failure at ${step}`, () => {
+      const pkg = copyPackage();
+      // a previous acceptance must come back too
+      mkdirSync(join(pkg, '.genesis'), { recursive: true });
+      writeFileSync(join(pkg, '.genesis/last_acceptance'), 'previous\n');
+      const before = snapshotTree(pkg);
+      const error = errorOf(() =>
+        applyPatch({
+          pkg,
+          patch: patch(),
+          faults: (s) => {
+            if (s === step) throw new GcError('patch/injected-fault', `injected at ${s}`);
+          },
+        }),
+      );
+      expect(error.code).toBe('patch/injected-fault');
+      expect(snapshotTree(pkg)).toEqual(before);
+    });
+  }
+
+  it('evidence stays in the store after a rollback', () => {
+    const pkg = copyPackage();
+    const seen: string[] = [];
+    expect(
+      codeOf(() =>
+        applyPatch({
+          pkg,
+          patch: patch(),
+          faults: (s) => {
+            seen.push(s);
+            if (s === 'after-report-stored') throw new GcError('patch/injected-fault', 'late');
+          },
+        }),
+      ),
+    ).toBe('patch/injected-fault');
+    const store = EvidenceStore.forPackage(pkg);
+    const kinds = store.list().map((e) => {
+      const t = store.getTerm(e.hex);
+      return t.kind === 'map' ? (mapGet(t, kw('kind')) as { value?: string } | undefined)?.value ?? 'patch' : '?';
+    });
+    expect(kinds.sort()).toEqual(['genesis/acceptance-v0.2', 'genesis/package-v0.2', 'genesis/patch-apply-v0.3', 'patch']);
+  });
+
+  it('a rollback that cannot restore is its own hard error (exit 70)', () => {
+    const pkg = copyPackage();
+    const error = errorOf(() =>
+      applyPatch({
+        pkg,
+        patch: patch(),
+        faults: (s) => {
+          if (s === 'after-report-stored') {
+            // make the manifest impossible to restore: a non-empty directory now sits at its path
+            unlinkSync(join(pkg, 'package.toml'));
+            mkdirSync(join(pkg, 'package.toml', 'x'), { recursive: true });
+            throw new GcError('patch/injected-fault', 'late');
+          }
+        },
+      }),
+    );
+    expect(error.code).toBe('patch/rollback-failed');
+    expect(error.exitCode).toBe(70);
+    rmSync(join(pkg, 'package.toml'), { recursive: true });
+  });
+});
+
+describe('acceptance and obligations', () => {
+  const withObligations = (pkg: string) => {
+    const file = join(pkg, 'package.toml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('obligations = []', 'obligations = [\n    "core/obligation::unit-tests",\n]'));
+  };
+
+  it('without a runner, declared obligations are not evaluated: exit 30, rolled back, evidence kept', () => {
+    const pkg = copyPackage();
+    withObligations(pkg);
+    const before = snapshotTree(pkg);
+    const error = errorOf(() => applyPatch({ pkg, patch: patch(), obligationRunner: '' }));
+    expect(error.code).toBe('patch/obligations-failed');
+    expect(error.exitCode).toBe(30);
+    expect(error.message).toContain('--obligation-runner');
+    expect(snapshotTree(pkg)).toEqual(before);
+    const store = EvidenceStore.forPackage(pkg);
+    const acceptance = store.getTerm(error.details!.acceptanceArtifact as string);
+    expect(mapGet(acceptance as never, kw('ok'))).toEqual({ kind: 'bool', value: false });
+    expect(new TextDecoder().decode(store.get(error.details!.acceptanceArtifact as string))).toContain(NOT_EVALUATED_MESSAGE);
+  });
+
+  const runner = (pkg: string, body: string) => {
+    writeFileSync(join(pkg, 'runner.mjs'), body);
+    return 'node runner.mjs';
+  };
+  const acceptanceText = (ok: boolean, names: string[]) =>
+    `{:kind "genesis/acceptance-v0.2" :ok ${ok} :package {:name "patchdemo" :version "0.1.0"} :obligations [${names
+      .map((n) => `{:name ${n} :ok ${ok}}`)
+      .join(' ')}]}`;
+
+  it('a runner that accepts commits the apply', () => {
+    const pkg = copyPackage();
+    withObligations(pkg);
+    const cmd = runner(pkg, `process.stdout.write(${JSON.stringify(acceptanceText(true, ['core/obligation::unit-tests']))});`);
+    const r = applyPatch({ pkg, patch: patch(), obligationRunner: cmd });
+    expect(mapGet(r.acceptance, kw('ok'))).toEqual({ kind: 'bool', value: true });
+  });
+
+  it('the runner sees the package directory and artifact in its environment', () => {
+    const pkg = copyPackage();
+    const cmd = runner(
+      pkg,
+      `if (!/^[0-9a-f]{64}$/.test(process.env.GCPATCH_PACKAGE_ARTIFACT) || process.cwd() !== process.env.GCPATCH_PACKAGE_DIR) process.exit(3);
+       process.stdout.write(${JSON.stringify(acceptanceText(true, []))});`,
+    );
+    expect(applyPatch({ pkg, patch: patch(), obligationRunner: cmd }).ok).toBe(true);
+  });
+
+  it('a runner that rejects rolls back with exit 30', () => {
+    const pkg = copyPackage();
+    withObligations(pkg);
+    const before = snapshotTree(pkg);
+    const cmd = runner(pkg, `process.stdout.write(${JSON.stringify(acceptanceText(false, ['core/obligation::unit-tests']))});`);
+    const error = errorOf(() => applyPatch({ pkg, patch: patch(), obligationRunner: cmd }));
+    expect([error.code, error.exitCode]).toEqual(['patch/obligations-failed', 30]);
+    delete before['runner.mjs'];
+    const after = snapshotTree(pkg);
+    delete after['runner.mjs'];
+    expect(after).toEqual(before);
+  });
+
+  it('a runner that prints no term, or omits a declared obligation, fails with exit 30', () => {
+    const pkg = copyPackage();
+    withObligations(pkg);
+    expect(codeOf(() => applyPatch({ pkg, patch: patch(), obligationRunner: 'echo nonsense )' }))).toBe('patch/obligation-runner-failed');
+    const cmd = runner(pkg, `process.stdout.write(${JSON.stringify(acceptanceText(true, []))});`);
+    const error = errorOf(() => applyPatch({ pkg, patch: patch(), obligationRunner: cmd }));
+    expect([error.code, error.exitCode]).toEqual(['patch/acceptance-invalid', 30]);
+    expect(readFileSync(join(pkg, 'app.gc'), 'utf8')).toContain('(fn (req)');
+  });
+});
+
+describe('rejections before any mutation', () => {
+  const source = (ops: string) => readTerm(`{:version 1 :intent "t" :provenance {} :ops [${ops}]}`);
+  const unchanged = (ops: string, code: string, prepare?: (pkg: string) => void) => {
+    const pkg = copyPackage();
+    prepare?.(pkg);
+    const before = snapshotTree(pkg);
+    expect(codeOf(() => applyPatch({ pkg, patch: source(ops) }))).toBe(code);
+    expect(snapshotTree(pkg)).toEqual(before);
+    expect(existsSync(join(pkg, '.genesis'))).toBe(false);
+  };
+  it('path-state conflict: add-module onto an existing file', () =>
+    unchanged('{:op :add-module :module-path "app.gc" :content ""}', 'patch/path-state-conflict'));
+  it('path-state conflict: edit of a missing module', () =>
+    unchanged('{:op :rename-symbol :module-path "nope.gc" :from a :to b}', 'patch/path-state-conflict'));
+  it('path-state conflict: a directory is "other"', () =>
+    unchanged('{:op :remove-module :module-path "lib"}', 'patch/path-state-conflict'));
+  it('symlinked path component', () =>
+    unchanged('{:op :add-module :module-path "link/new.gc" :content ""}', 'patch/symlink-path', (pkg) => symlinkSync(join(pkg, 'lib'), join(pkg, 'link'))));
+  it('symlinked module file', () =>
+    unchanged('{:op :rename-symbol :module-path "alias.gc" :from a :to b}', 'patch/symlink-path', (pkg) => symlinkSync(join(pkg, 'app.gc'), join(pkg, 'alias.gc'))));
+  it('non-portable path', () => unchanged('{:op :remove-module :module-path "../app.gc"}', 'patch/non-portable-path'));
+  it('drive prefix', () => unchanged('{:op :remove-module :module-path "C:/app.gc"}', 'patch/non-portable-path'));
+  it('[:form 99] (form index out of range) rolls back', () => {
+    const pkg = copyPackage();
+    const before = snapshotTree(pkg);
+    expect(codeOf(() => applyPatch({ pkg, patch: source('{:op :replace-node :module-path "app.gc" :path [[:form 99]] :new 1}') }))).toBe(
+      'patch/form-index-out-of-range',
+    );
+    expect(snapshotTree(pkg)).toEqual(before);
+  });
+  it('rename with zero sites rolls back', () => {
+    const pkg = copyPackage();
+    const before = snapshotTree(pkg);
+    expect(codeOf(() => applyPatch({ pkg, patch: source('{:op :rename-symbol :module-path "app.gc" :from no/such::sym :to x}') }))).toBe(
+      'patch/rename-no-sites',
+    );
+    expect(snapshotTree(pkg)).toEqual(before);
+  });
+});
