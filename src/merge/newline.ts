@@ -139,6 +139,8 @@ export interface OutputStyle {
   eol: LineEnding;
   /** Whether the result starts with a BOM. */
   bom: boolean;
+  /** True when `side` has mixed line endings: unchanged runs of any mixed side keep their raw bytes. */
+  mixed: boolean;
 }
 
 /**
@@ -155,13 +157,14 @@ export function chooseOutputStyle(base: NormalizedSide, ours: NormalizedSide, th
   else if (ours.kind === 'none' && theirs.kind !== 'none') side = 'theirs';
   let eol = side === 'ours' ? ours.dominant : theirs.dominant;
   if (ours.kind === 'none' && theirs.kind === 'none') eol = base.kind === 'none' ? 'lf' : base.dominant;
-  return { side, eol, bom };
+  return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
 }
 
 /**
  * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
- * an unchanged run `[start, end)` of the normalized text of the style's own side and that side has
- * mixed endings, the side's raw bytes are copied so that they come out exactly as they went in.
+ * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
+ * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
+ * come out exactly as they went in; every other piece gets the style's ending on every line.
  * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
  *   offsets, if any.
  */
@@ -170,7 +173,7 @@ export function restorePiece(
   style: OutputStyle,
   from: { side: NormalizedSide; isStyleSide: boolean; start: number; end: number } | undefined,
 ): Uint8Array {
-  if (from && from.isStyleSide && from.side.rawOffset) {
+  if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
     const map = from.side.rawOffset;
     return from.side.raw.subarray(map[from.start]!, map[from.end]!);
   }

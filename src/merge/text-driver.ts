@@ -15,7 +15,7 @@ import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
 import { mergeManifestText } from './manifest-text.js';
 import { BOM, chooseOutputStyle, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
-import { mergeModuleText, type Side, type TextConflict } from './text.js';
+import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './text.js';
 import { TimeoutError, deadlineIn } from './text-deadline.js';
 import { concatBytes, type ConflictStyle, type MarkerOptions } from './text-diff3.js';
 
@@ -151,7 +151,7 @@ export function mergeStructuralBytes(
   const messages: string[] = [];
   let normalized: Uint8Array;
   if (mode === 'gc') {
-    const r = mergeModuleText(sides.base.text, sides.ours.text, sides.theirs.text, { markers, deadline });
+    const r = mergeModuleText(sides.base.text, sides.ours.text, sides.theirs.text, { markers, deadline, prefer: style.side });
     pieces = r.pieces;
     conflicts = r.conflicts;
     normalized = r.text;
@@ -217,6 +217,7 @@ export function mergeFileBytes(
     };
   }
   let reason: string | undefined;
+  let forceConflict = false;
   if (options.structural === false) reason = 'disabled by GCPATCH_DRIVER=0';
   else if (decodeUtf8Strict(base) === undefined || decodeUtf8Strict(ours) === undefined || decodeUtf8Strict(theirs) === undefined) {
     reason = 'a side is not valid UTF-8';
@@ -238,18 +239,29 @@ export function mergeFileBytes(
       };
     } catch (error) {
       if (error instanceof TimeoutError) reason = `the structural merge exceeded its ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms budget`;
-      else if (isGcError(error)) reason = `${error.code}: ${error.message}`;
-      else reason = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+      else if (isGcError(error)) {
+        reason = `${error.code}: ${error.message}`;
+        // The structural merge saw a conflict it cannot mark (or failed its own check): a clean
+        // line merge would hide it, so the file is reported conflicted whatever git merge-file says.
+        forceConflict = error.code === TEXT_UNSAFE;
+      } else {
+        reason = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+        forceConflict = true;
+      }
     }
   }
-  return lineFallback(where, reason, lineMerge);
+  return lineFallback(where, reason, lineMerge, forceConflict);
 }
 
-/** Runs the line merge and turns its outcome into a driver outcome (exit 0 only when clean). */
+/**
+ * Runs the line merge and turns its outcome into a driver outcome: exit 0 only when it is clean and
+ * `forceConflict` is false; when it fails, %A keeps ours and the outcome says so (exit 1).
+ */
 export function lineFallback(
   where: string,
   reason: string,
   lineMerge: () => { ok: boolean; text: Uint8Array; conflicts: number; message: string },
+  forceConflict = false,
 ): DriverOutcome {
   const messages = [`gcpatch: ${where}: structural merge not used (${reason}); falling back to git merge-file`];
   let r: { ok: boolean; text: Uint8Array; conflicts: number; message: string };
@@ -262,7 +274,10 @@ export function lineFallback(
     messages.push(`gcpatch: ${where}: git merge-file failed (${r.message}); kept ours unmerged, theirs is NOT included: resolve by hand`);
     return { exitCode: 1, method: 'kept-ours', result: undefined, reason, conflicts: [], messages };
   }
-  return { exitCode: r.conflicts > 0 ? 1 : 0, method: 'line', result: r.text, reason, conflicts: [], messages };
+  if (forceConflict && r.conflicts === 0) {
+    messages.push(`gcpatch: ${where}: the line merge is clean but may hide that conflict (e.g. a duplicated definition); marked as conflicted: review, then git add`);
+  }
+  return { exitCode: r.conflicts > 0 || forceConflict ? 1 : 0, method: 'line', result: r.text, reason, conflicts: [], messages };
 }
 
 /** A `MarkerOptions` whose `style` is read from git config only when a marker is written. */

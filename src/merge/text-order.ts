@@ -51,16 +51,20 @@ export function movedItems(ids: readonly number[], baseIndexOf: (id: number) => 
 }
 
 /**
- * Merges the order of ours (`oIds`) and theirs (`tIds`): ours' order of the surviving items, except
- * items only theirs moved; then, walking theirs' order, every surviving item not yet placed (theirs'
- * additions, theirs' moves, items ours deleted but that survive as conflicts) goes right after its
- * nearest already-placed predecessor on theirs' side, past any run of items theirs does not have
- * (so at one spot ours' additions come first, then theirs').
+ * Merges the order of ours (`oIds`) and theirs (`tIds`).
+ *
+ * Construction: ours' order of the surviving items, except items only theirs moved; then, walking
+ * theirs' order, every surviving item not yet placed (theirs' additions, theirs' moves, items ours
+ * deleted but that survive as conflicts) goes right after its nearest already-placed predecessor on
+ * theirs' side, past any run of items theirs does not have (so at one spot ours' additions come
+ * first, then theirs'). If that order breaks a relative order one side changed (or that both sides
+ * kept), the same construction is tried from theirs' order (ours' additions still first).
  * @param baseIndexOf position of an item in base, -1 when it is not in base.
  * @param survives false for items the merge deletes.
  * @param deadline ms timestamp (`performance.now()` clock).
- * @returns the merged order, or undefined when both sides moved one item to different places
- *   (different nearest predecessors among the items both sides have).
+ * @returns the merged order, or undefined when the sides' reorders are incompatible: both moved one
+ *   item to different places, or no construction keeps every pairwise order the sides agree on or
+ *   one side changed.
  * @throws TimeoutError after the deadline.
  */
 export function mergeOrder(
@@ -86,12 +90,34 @@ export function mergeOrder(
   for (const id of movedO) {
     if (movedT.has(id) && predIn(oIds, oPos, inT, id) !== predIn(tIds, tPos, inO, id)) return undefined;
   }
+  const first = buildOrder(oIds, tIds, movedO, movedT, inT, survives, false, deadline);
+  if (orderKeepsSides(first, oPos, tPos, movedO, movedT, baseIndexOf, deadline)) return first;
+  const second = buildOrder(tIds, oIds, movedT, movedO, inO, survives, true, deadline);
+  if (orderKeepsSides(second, oPos, tPos, movedO, movedT, baseIndexOf, deadline)) return second;
+  return undefined;
+}
+
+/**
+ * One construction of {@link mergeOrder}: `primary`'s order, then `secondary`'s unplaced items after
+ * their nearest placed predecessor on the secondary side; `beforeOthers` places them right after it
+ * (ahead of primary-only items), otherwise past the run of items `secondary` does not have.
+ */
+function buildOrder(
+  primary: readonly number[],
+  secondary: readonly number[],
+  movedP: Set<number>,
+  movedS: Set<number>,
+  inS: Set<number>,
+  survives: (id: number) => boolean,
+  beforeOthers: boolean,
+  deadline: number,
+): number[] {
   const next = new Map<number, number>();
   const placed = new Set<number>();
   let last = START;
   next.set(START, END);
-  for (const id of oIds) {
-    if (!survives(id) || (movedT.has(id) && !movedO.has(id))) continue;
+  for (const id of primary) {
+    if (!survives(id) || (movedS.has(id) && !movedP.has(id))) continue;
     next.set(last, id);
     next.set(id, END);
     placed.add(id);
@@ -99,7 +125,7 @@ export function mergeOrder(
   }
   let anchor = START;
   let n = 0;
-  for (const id of tIds) {
+  for (const id of secondary) {
     if ((++n & 1023) === 0) checkDeadline(deadline);
     if (placed.has(id)) {
       anchor = id;
@@ -107,10 +133,12 @@ export function mergeOrder(
     }
     if (!survives(id)) continue;
     let pos = anchor;
-    for (;;) {
-      const nx = next.get(pos)!;
-      if (nx === END || inT.has(nx)) break;
-      pos = nx;
+    if (!beforeOthers) {
+      for (;;) {
+        const nx = next.get(pos)!;
+        if (nx === END || inS.has(nx)) break;
+        pos = nx;
+      }
     }
     next.set(id, next.get(pos)!);
     next.set(pos, id);
@@ -120,4 +148,36 @@ export function mergeOrder(
   const order: number[] = [];
   for (let id = next.get(START)!; id !== END; id = next.get(id)!) order.push(id);
   return order;
+}
+
+/**
+ * True when `order` keeps, for every pair of items on all three sides where one is moved by a side,
+ * the pair's order as ours and theirs agree on it, or as the side that changed it has it. (Pairs of
+ * items no side moved keep base order in every construction.)
+ */
+function orderKeepsSides(
+  order: readonly number[],
+  oPos: Map<number, number>,
+  tPos: Map<number, number>,
+  movedO: Set<number>,
+  movedT: Set<number>,
+  baseIndexOf: (id: number) => number,
+  deadline: number,
+): boolean {
+  const rPos = new Map<number, number>();
+  order.forEach((id, i) => rPos.set(id, i));
+  const everywhere = order.filter((id) => baseIndexOf(id) >= 0 && oPos.has(id) && tPos.has(id));
+  for (const x of new Set([...movedO, ...movedT])) {
+    if (!rPos.has(x) || !oPos.has(x) || !tPos.has(x)) continue;
+    checkDeadline(deadline);
+    for (const y of everywhere) {
+      if (y === x) continue;
+      const b = baseIndexOf(x) < baseIndexOf(y);
+      const o = oPos.get(x)! < oPos.get(y)!;
+      const t = tPos.get(x)! < tPos.get(y)!;
+      const want = o === b ? t : o;
+      if (want !== rPos.get(x)! < rPos.get(y)!) return false;
+    }
+  }
+  return true;
 }

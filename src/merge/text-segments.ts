@@ -27,6 +27,9 @@ export interface TextElement {
    * where `<k>` counts earlier elements with the same key.
    */
   key: string;
+  /** The form's own span `[formStart, formEnd)` (comment blocks: the body span). */
+  formStart: number;
+  formEnd: number;
   /** The defined name for `(def NAME …)` forms. */
   defName: string | undefined;
   /** The canonical term of the form (GENESIS_FACTS.md §1.3); undefined for comment blocks. */
@@ -119,6 +122,8 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
       start: pending.start,
       end: pending.end,
       key: withCount(`comment:${body}`),
+      formStart: pending.start,
+      formEnd: pending.end,
       defName: undefined,
       canonical: undefined,
       endsWithComment: true,
@@ -158,6 +163,8 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
       start,
       end: t.end,
       key: withCount(key),
+      formStart: t.start,
+      formEnd: t.end,
       defName: name,
       canonical,
       endsWithComment: false,

@@ -75,6 +75,11 @@ export interface TextMergeOptions {
   markers: MarkerOptions;
   /** ms timestamp (`performance.now()` clock); `TimeoutError` after it. Default: none. */
   deadline?: number;
+  /**
+   * The side whose bytes to copy when ours and theirs are equal (default ours): the side whose line
+   * endings the result follows, so that its raw bytes can be kept (newline.ts `chooseOutputStyle`).
+   */
+  prefer?: 'ours' | 'theirs';
 }
 
 /** Error code: the structural merge cannot represent this merge or failed its own check. */
@@ -166,16 +171,16 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
  * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
  * its text, with a line-level diff3 when both sides changed it.
  */
-function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number): Resolution {
+function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs'): Resolution {
   const tb = b >= 0 ? body(B, b) : undefined;
   const to = o >= 0 ? body(O, o) : undefined;
   const tt = t >= 0 ? body(T, t) : undefined;
   if (to && tt) {
-    if (bytesEqual(to, tt)) return { kind: 'take', side: 'ours', index: o };
+    if (bytesEqual(to, tt)) return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
     if (!tb) return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
     if (bytesEqual(to, tb)) return { kind: 'take', side: 'theirs', index: t };
     if (bytesEqual(tt, tb)) return { kind: 'take', side: 'ours', index: o };
-    const merged = mergeInside(tb, to, tt, B.m.elements[b]!, deadline);
+    const merged = mergeInside(b, o, t, B, O, T, deadline);
     return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
   }
   if (to) {
@@ -189,27 +194,64 @@ function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideM
   return { kind: 'deleted' };
 }
 
-/**
- * Line-level three-way merge of one element's text; kept only when clean and the result reads back
- * as exactly one element of the base element's kind (and def name), with no surrounding whitespace.
- */
-function mergeInside(tb: Uint8Array, to: Uint8Array, tt: Uint8Array, baseEl: TextElement, deadline: number): Resolution | undefined {
-  const r = diff3(tb, to, tt, deadline);
+/** The three parts of an element's text: attached comments above, the form, a comment after it. */
+function parts(s: SideModule, i: number): Uint8Array[] {
+  const e = s.m.elements[i]!;
+  const t = s.m.text;
+  return [t.subarray(e.start, e.formStart), t.subarray(e.formStart, e.formEnd), t.subarray(e.formEnd, e.end)];
+}
+
+/** v0.1 rules 1–3 on one piece of text, then a clean line-level diff3, else undefined. */
+function mergePart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: number): Uint8Array | undefined {
+  if (bytesEqual(o, t) || bytesEqual(t, b)) return o;
+  if (bytesEqual(o, b)) return t;
+  const r = diff3(b, o, t, deadline);
   if (r.conflicts > 0) return undefined;
-  const parts: Uint8Array[] = [];
-  for (const c of r.chunks) if (c.kind === 'ok') parts.push(...c.lines);
-  const bytes = concatBytes(parts);
-  let seg: SegmentedModule;
-  try {
-    seg = segmentModule(bytes, deadline);
-  } catch (error) {
-    if (error instanceof GcError) return undefined;
-    throw error;
+  const lines: Uint8Array[] = [];
+  for (const c of r.chunks) if (c.kind === 'ok') lines.push(...c.lines);
+  return concatBytes(lines);
+}
+
+/**
+ * Merges one element both sides changed: first part by part (attached comments, form, trailing
+ * comment; so a comment edit on one side and a code edit on the other combine), else a line-level
+ * diff3 of the whole text. Kept only when the result reads back as exactly one element of the base
+ * element's kind (and def name), with no surrounding whitespace.
+ */
+function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number): Resolution | undefined {
+  const baseEl = B.m.elements[b]!;
+  const candidates: (() => Uint8Array | undefined)[] = [];
+  if (baseEl.kind === 'form' && O.m.elements[o]!.kind === 'form' && T.m.elements[t]!.kind === 'form') {
+    candidates.push(() => {
+      const pb = parts(B, b);
+      const po = parts(O, o);
+      const pt = parts(T, t);
+      const out: Uint8Array[] = [];
+      for (let k = 0; k < 3; k++) {
+        const m = mergePart(pb[k]!, po[k]!, pt[k]!, deadline);
+        if (!m) return undefined;
+        out.push(m);
+      }
+      return concatBytes(out);
+    });
   }
-  if (seg.elements.length !== 1) return undefined;
-  const e = seg.elements[0]!;
-  if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) return undefined;
-  return { kind: 'merged', bytes, canonical: e.canonical, endsWithComment: e.endsWithComment };
+  candidates.push(() => mergePart(body(B, b), body(O, o), body(T, t), deadline));
+  for (const candidate of candidates) {
+    const bytes = candidate();
+    if (!bytes) continue;
+    let seg: SegmentedModule;
+    try {
+      seg = segmentModule(bytes, deadline);
+    } catch (error) {
+      if (error instanceof GcError) continue;
+      throw error;
+    }
+    if (seg.elements.length !== 1) continue;
+    const e = seg.elements[0]!;
+    if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) continue;
+    return { kind: 'merged', bytes, canonical: e.canonical, endsWithComment: e.endsWithComment };
+  }
+  return undefined;
 }
 
 /** Sequence helpers for one side: successor and the separator after each aligned id. */
@@ -297,7 +339,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   let merged = 0;
   aligned.forEach((a, i) => {
     if ((i & 255) === 0) checkDeadline(deadline);
-    a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline);
+    a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline, options.prefer ?? 'ours');
     if (a.resolution.kind === 'merged') merged++;
   });
 
@@ -311,10 +353,10 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     (id) => aligned[id]!.resolution.kind !== 'deleted',
     deadline,
   );
-  if (order === undefined) throw unsafe('both sides moved the same top-level form to different places');
+  if (order === undefined) throw unsafe('the two sides reordered the top-level forms incompatibly');
   checkDeadline(deadline);
 
-  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers };
+  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours' };
   const real = render(ctx, order, 'markers');
   const text = concatBytes(real.pieces.map((p) => p.bytes));
   checkDeadline(deadline);
@@ -345,6 +387,7 @@ interface RenderContext {
   tOrder: SideOrder;
   aligned: Aligned[];
   markers: MarkerOptions;
+  prefer: 'ours' | 'theirs';
 }
 
 /** Re-reads `text` and checks its canonical forms against `expected`. */
@@ -411,6 +454,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     const ob = o ? spanPiece('ours', o) : undefined;
     const tb = t ? spanPiece('theirs', t) : undefined;
     const bb = b ? spanPiece('base', b) : undefined;
+    if (ob && tb && bytesEqual(ob.bytes, tb.bytes)) return ctx.prefer === 'theirs' ? tb : ob;
     if (ob && tb && bb && bytesEqual(ob.bytes, bb.bytes)) return tb;
     return ob ?? tb ?? bb ?? { bytes: new Uint8Array(0), from: undefined };
   };
@@ -490,7 +534,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     const at = adj(ctx.tOrder);
     const ab = adj(ctx.bOrder);
     let sep: TextPiece;
-    if (ao && at && ab) sep = mergeSpans(ctx.bOrder.sepAfter.get(p), ctx.oOrder.sepAfter.get(p), ctx.tOrder.sepAfter.get(p));
+    if (ao && at) sep = mergeSpans(ab ? ctx.bOrder.sepAfter.get(p) : undefined, ctx.oOrder.sepAfter.get(p), ctx.tOrder.sepAfter.get(p));
     else if (ao) sep = spanPiece('ours', ctx.oOrder.sepAfter.get(p)!);
     else if (at) sep = spanPiece('theirs', ctx.tOrder.sepAfter.get(p)!);
     else if (ab) sep = spanPiece('base', ctx.bOrder.sepAfter.get(p)!);

@@ -1,0 +1,115 @@
+// Invariants of the merge driver, checked on every fixture triple and on generated triples:
+// - the exit code is 0 or 1;
+// - exit 0 (structural or trivial): the result reads back, and every definition (and free comment
+//   block) that one side changed and the other did not comes out exactly as that side wrote it;
+//   definitions one side deleted and the other left alone are gone;
+// - exit 1 from the structural merge: every conflicting definition appears inside markers with
+//   ours' text in the ours section and theirs' text in the theirs section;
+// - merging (base, x, x) and (base, base, x) gives x byte for byte, also through the structural
+//   merge alone (no whole-file shortcut).
+import { expect } from 'vitest';
+import { normalizeSide } from '../../src/merge/newline.js';
+import type { MarkerOptions } from '../../src/merge/text-diff3.js';
+import { mergeStructuralBytes, type DriverOutcome } from '../../src/merge/text-driver.js';
+import { segmentModule, type SegmentedModule } from '../../src/merge/text-segments.js';
+
+const dec = new TextDecoder();
+
+function trySegment(bytes: Uint8Array): SegmentedModule | undefined {
+  try {
+    return segmentModule(normalizeSide(bytes).text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** key → body text, for def forms (and comment blocks when `comments`). */
+function bodies(m: SegmentedModule, comments: boolean): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of m.elements) {
+    if (e.defName !== undefined || (comments && e.kind === 'comment')) out.set(e.key, dec.decode(m.text.subarray(e.start, e.end)));
+  }
+  return out;
+}
+
+/** The conflict blocks of a marked-up text: the ours, base and theirs sections (without final LF). */
+export function conflictBlocks(text: string, size: number): { ours: string; base: string | undefined; theirs: string }[] {
+  const lines = text.split('\n');
+  const out: { ours: string; base: string | undefined; theirs: string }[] = [];
+  const is = (l: string, c: string): boolean => l.startsWith(c.repeat(size)) && (l.length === size || l[size] === ' ');
+  for (let i = 0; i < lines.length; i++) {
+    if (!is(lines[i]!, '<')) continue;
+    const ours: string[] = [];
+    const base: string[] = [];
+    const theirs: string[] = [];
+    let section: string[] = ours;
+    let sawBase = false;
+    let j = i + 1;
+    for (; j < lines.length && !is(lines[j]!, '>'); j++) {
+      const l = lines[j]!;
+      if (is(l, '|')) {
+        section = base;
+        sawBase = true;
+      } else if (l === '='.repeat(size)) section = theirs;
+      else section.push(l);
+    }
+    out.push({ ours: ours.join('\n'), base: sawBase ? base.join('\n') : undefined, theirs: theirs.join('\n') });
+    i = j;
+  }
+  return out;
+}
+
+/** Checks the invariants listed at the top of this file. */
+export function checkInvariants(
+  base: Uint8Array,
+  ours: Uint8Array,
+  theirs: Uint8Array,
+  outcome: DriverOutcome,
+  markers: MarkerOptions,
+): void {
+  expect([0, 1]).toContain(outcome.exitCode);
+  const result = outcome.result ?? ours;
+  const sb = trySegment(base);
+  const so = trySegment(ours);
+  const st = trySegment(theirs);
+  if (!sb || !so || !st) return;
+  const structural = outcome.method === 'structural' || outcome.method === 'trivial';
+  if (outcome.exitCode === 0 && structural) {
+    const sr = trySegment(result);
+    expect(sr, 'a clean result reads back').toBeDefined();
+    for (const comments of [false, true]) {
+      const [b, o, t, r] = [sb, so, st, sr!].map((m) => bodies(m, comments)) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
+      const keys = new Set([...b.keys(), ...o.keys(), ...t.keys()]);
+      for (const k of keys) {
+        if (comments && !k.startsWith('comment:')) continue;
+        const [vb, vo, vt, vr] = [b.get(k), o.get(k), t.get(k), r.get(k)];
+        if (vo === vt) expect(vr, `${k}: both sides agree`).toBe(vo);
+        else if (vt === vb) expect(vr, `${k}: only ours changed it`).toBe(vo);
+        else if (vo === vb) expect(vr, `${k}: only theirs changed it`).toBe(vt);
+        else expect(vr, `${k}: both changed it; a clean merge keeps it`).toBeDefined();
+      }
+    }
+  }
+  if (outcome.exitCode === 1 && outcome.method === 'structural') {
+    const text = dec.decode(normalizeSide(result).text);
+    const blocks = conflictBlocks(text, markers.markerSize);
+    expect(blocks.length).toBe(outcome.conflicts.length);
+    const o = bodies(so, false);
+    const t = bodies(st, false);
+    for (const c of outcome.conflicts) {
+      if (c.name === undefined) continue;
+      const key = [...o.keys(), ...t.keys()].find((k) => k.startsWith(`def:${c.name}#`));
+      if (key === undefined) continue;
+      const found = blocks.some((bl) => bl.ours === (o.get(key) ?? '') && bl.theirs === (t.get(key) ?? ''));
+      expect(found, `conflict on ${c.name} shows both sides inside markers`).toBe(true);
+    }
+  }
+  // Idempotence laws through the structural merge alone.
+  for (const x of [ours, theirs]) {
+    const same = mergeStructuralBytes(base, x, x, 'gc', markers, Infinity);
+    expect(Buffer.from(same.result).equals(x), '(base, x, x) gives x').toBe(true);
+    const one = mergeStructuralBytes(base, base, x, 'gc', markers, Infinity);
+    expect(Buffer.from(one.result).equals(x), '(base, base, x) gives x').toBe(true);
+    expect(one.conflicts).toEqual([]);
+  }
+}
