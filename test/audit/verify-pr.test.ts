@@ -1,0 +1,193 @@
+// auditPullRequest in-process on real temporary git repositories: the checks behind the Action.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { auditPullRequest, type AuditOptions } from '../../src/audit/verify-pr.js';
+import type { AuditReport } from '../../src/audit/findings.js';
+import { planRefactor } from '../../src/refactor/plan.js';
+import { loadRefactorRequest } from '../../src/refactor/request.js';
+import { storeRefactorEvidence } from '../../src/refactor/evidence.js';
+import { EvidenceStore } from '../../src/store/store.js';
+import { addShopPackage, commitAll, git, honestRenamePr, initRepo, renameInPackage } from '../action/helpers.js';
+
+function audit(repo: string, base: string, head: string, options: Partial<AuditOptions> = {}): Promise<AuditReport> {
+  return auditPullRequest({ dir: repo, base, head, ...options });
+}
+
+function codes(report: AuditReport): string[] {
+  return report.findings.map((f) => f.code);
+}
+
+function rows(report: AuditReport, check: string): string[] {
+  return report.packages.flatMap((p) => p.rows.filter((r) => r.check === check).map((r) => `${r.result}: ${r.detail}`));
+}
+
+describe('auditPullRequest', () => {
+  it('replays a chain of two renames and re-plans the second from the state after the first', async () => {
+    const { repo, pkg, base } = honestRenamePr();
+    renameInPackage(pkg, 'shop/price::gross', 'shop/price::final');
+    const head = commitAll(repo, 'rename again');
+    const report = await audit(repo, base, head);
+    expect(codes(report)).toEqual([]);
+    expect(report.ok).toBe(true);
+    const p = report.packages[0]!;
+    expect(p.replay.status).toBe('reproduced');
+    expect(p.replay.applied).toHaveLength(2);
+    expect(p.evidence['apply-report']).toBe(2);
+    expect(rows(report, 're-plan').sort()).toEqual([
+      'pass: re-planned from the base commit plus 1 earlier patch: identical report',
+      'pass: re-planned from the base commit: identical report',
+    ]);
+  });
+
+  it('compares against the merge base when the base branch moved on', async () => {
+    const { repo, base, head } = honestRenamePr();
+    git(repo, 'checkout', '-q', 'main');
+    writeFileSync(join(repo, 'README.md'), '# shop, updated\n');
+    const mainTip = commitAll(repo, 'docs on main');
+    const report = await audit(repo, mainTip, head);
+    expect(report.baseRequested).toBe(mainTip);
+    expect(report.base).toBe(base);
+    expect(report.ok).toBe(true);
+  });
+
+  it('with replay: false matches changed modules to the modules the patches name', async () => {
+    const { repo, pkg, base } = honestRenamePr();
+    const file = join(pkg, 'app/report.gc');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"daily report"', '"nightly report"'));
+    const head = commitAll(repo, 'rename and a hidden edit');
+    const without = await audit(repo, base, head, { replay: false });
+    // Without replay the hidden edit in a renamed module goes unnoticed (only its pin is wrong).
+    expect(codes(without)).toEqual(['audit/pin-mismatch']);
+    expect(without.packages[0]!.replay.status).toBe('disabled');
+    const withReplay = await audit(repo, base, head);
+    expect(codes(withReplay)).toEqual(['audit/pin-mismatch', 'audit/replay-module-mismatch']);
+  });
+
+  it('notes a plan that was stored but not applied', async () => {
+    const repo = initRepo();
+    const pkg = addShopPackage(repo);
+    const base = commitAll(repo, 'shop');
+    const { request } = loadRefactorRequest(pkg, { refactorKind: 'rename', fromSymbol: 'shop/price::total', toSymbol: 'shop/price::gross' });
+    storeRefactorEvidence(EvidenceStore.forPackage(pkg), request, planRefactor(request).report);
+    const head = commitAll(repo, 'plan only');
+    const report = await audit(repo, base, head);
+    expect(report.ok).toBe(true);
+    expect(report.findings.map((f) => [f.severity, f.code])).toEqual([['notice', 'audit/refactor-plan-not-applied']]);
+    expect(rows(report, 're-plan')).toEqual(['pass: re-planned from the base commit: identical report']);
+  });
+
+  it('rejects a plan made from another package state than the base', async () => {
+    const repo = initRepo();
+    const pkg = addShopPackage(repo);
+    const base = commitAll(repo, 'shop');
+    const file = join(pkg, 'util/text.gc');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+    renameInPackage(pkg, 'shop/price::total', 'shop/price::gross'); // planned after the hand edit
+    const head = commitAll(repo, 'edit, then rename');
+    const report = await audit(repo, base, head);
+    expect(codes(report)).toContain('audit/refactor-replan-differs');
+    const f = report.findings.find((x) => x.code === 'audit/refactor-replan-differs')!;
+    expect(f.message).toContain('the stored request was not made from the base commit (module util/text.gc differs)');
+    expect(codes(report)).toContain('audit/unexplained-change');
+    expect(report.ok).toBe(false);
+  });
+
+  it('enforces write-once on entries that existed at the base', async () => {
+    const first = honestRenamePr();
+    git(first.repo, 'checkout', '-q', 'main');
+    git(first.repo, 'merge', '-q', '--ff-only', 'rename-total');
+    const base = first.head;
+    git(first.repo, 'checkout', '-q', '-b', 'cleanup');
+    const store = join(first.pkg, '.genesis/store');
+    const ev = first.evidence.evidence;
+    writeFileSync(join(store, ev.acceptanceArtifact), readFileSync(join(store, ev.acceptanceArtifact), 'utf8').replace(':ok true', ':ok false'));
+    rmSync(join(store, ev.request));
+    const head = commitAll(first.repo, 'tamper with old evidence');
+    const report = await audit(first.repo, base, head);
+    expect(report.findings.map((f) => [f.severity, f.code, f.file])).toEqual([
+      ['error', 'audit/store-entry-modified', `pkgs/shop/.genesis/store/${ev.acceptanceArtifact}`],
+      ['warning', 'audit/store-entry-removed', `pkgs/shop/.genesis/store/${ev.request}`],
+    ].sort((a, b) => (a[2]! < b[2]! ? -1 : 1)));
+  });
+
+  it('reports a missing refactor request and a missing patch', async () => {
+    const { repo, pkg, base, evidence } = honestRenamePr();
+    rmSync(join(pkg, '.genesis/store', evidence.evidence.request));
+    rmSync(join(pkg, '.genesis/store', evidence.evidence.patch));
+    const head = commitAll(repo, 'partial evidence');
+    const report = await audit(repo, base, head);
+    expect(codes(report).sort()).toEqual(['audit/apply-patch-missing', 'audit/refactor-request-missing', 'audit/unexplained-change', 'audit/unexplained-change', 'audit/unexplained-change']);
+    expect(report.packages[0]!.unexplainedModules).toEqual(['app/cart.gc', 'app/report.gc', 'lib/price.gc']);
+  });
+
+  it('checks the head pins and points at the pin line', async () => {
+    const repo = initRepo();
+    const pkg = addShopPackage(repo);
+    const base = commitAll(repo, 'shop');
+    const file = join(pkg, 'util/text.gc');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+    const head = commitAll(repo, 'edit without re-pinning');
+    const report = await audit(repo, base, head);
+    const pin = report.findings.find((f) => f.code === 'audit/pin-mismatch')!;
+    expect(pin.file).toBe('pkgs/shop/package.toml');
+    const manifest = readFileSync(join(pkg, 'package.toml'), 'utf8').split('\n');
+    expect(manifest[pin.line! - 1]).toMatch(/^hash = "baa9b42f/);
+    expect(manifest[pin.line!]).toBe('path = "util/text.gc"');
+    expect(report.findings.find((f) => f.code === 'audit/unexplained-change')!.line).toBe(4);
+  });
+
+  it('reports an unreadable module at the head with its line', async () => {
+    const repo = initRepo();
+    const pkg = addShopPackage(repo);
+    const base = commitAll(repo, 'shop');
+    writeFileSync(join(pkg, 'util/text.gc'), '(def shop/text::banner\n  "unterminated)\n');
+    const head = commitAll(repo, 'broken');
+    const report = await audit(repo, base, head);
+    expect(report.findings).toHaveLength(1);
+    expect(report.findings[0]).toMatchObject({ code: 'audit/package-unreadable', file: 'pkgs/shop/util/text.gc', severity: 'error' });
+    expect(report.findings[0]!.message).toContain('core/parse/');
+  });
+
+  it('selects packages with globs and flags a new package as unexplained', async () => {
+    const repo = initRepo();
+    writeFileSync(join(repo, 'README.md'), 'x\n');
+    const base = commitAll(repo, 'empty');
+    addShopPackage(repo, 'pkgs/shop');
+    addShopPackage(repo, 'vendor/shop');
+    const head = commitAll(repo, 'two packages');
+    const all = await audit(repo, base, head);
+    expect(all.packages.map((p) => p.dir)).toEqual(['pkgs/shop', 'vendor/shop']);
+    expect(all.findings.map((f) => [f.severity, f.file])).toEqual([
+      ['warning', 'pkgs/shop/package.toml'],
+      ['warning', 'vendor/shop/package.toml'],
+    ]);
+    const some = await audit(repo, base, head, { packages: ['**/package.toml', '!vendor/**'] });
+    expect(some.packages.map((p) => p.dir)).toEqual(['pkgs/shop']);
+    const none = await audit(repo, base, head, { packages: 'other/package.toml' });
+    expect(none.packages).toEqual([]);
+    expect(none.ok).toBe(true);
+  });
+
+  it('runs the obligation runner and requires an accepted acceptance term', async () => {
+    const { repo, base, head } = honestRenamePr();
+    const accepted = `printf '{:kind "genesis/acceptance-v0.2" :ok true :package {:name "shop" :version "0.1.0"} :obligations []}'`;
+    const ok = await audit(repo, base, head, { obligationRunner: accepted });
+    expect(ok.ok).toBe(true);
+    expect(rows(ok, 'obligation runner')[0]).toMatch(/^pass: /);
+    const failing = await audit(repo, base, head, { obligationRunner: 'echo boom >&2; exit 3' });
+    expect(codes(failing)).toEqual(['audit/obligations-failed']);
+    expect(failing.findings[0]!.message).toContain('patch/obligation-runner-failed');
+    expect(failing.findings[0]!.message).toContain('stderr: boom');
+    const rejected = await audit(repo, base, head, { obligationRunner: accepted.replace(':ok true', ':ok false') });
+    expect(codes(rejected)).toEqual(['audit/obligations-failed']);
+  });
+
+  it('explains fetch-depth: 0 for a commit missing from a shallow clone', async () => {
+    const { repo, base, head } = honestRenamePr();
+    const clone = join(initRepo(), 'clone');
+    git(repo, 'clone', '-q', '--depth', '1', '--branch', 'rename-total', `file://${repo}`, clone);
+    await expect(audit(clone, base, head)).rejects.toMatchObject({ code: 'git/missing-commit', exitCode: 70 });
+    await expect(audit(clone, base, head)).rejects.toThrow(/fetch-depth: 0/);
+  });
+});
