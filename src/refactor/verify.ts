@@ -11,8 +11,7 @@
 import { RESERVED_HEADS } from '../coreform/canon.js';
 import { decodeClosed, D, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
-import { mapGet, sym, termsEqual, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { normalizePatch } from '../patch/normalize.js';
+import { mapGet, sym, type MapTerm, type Term } from '../coreform/term.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { portablePathProblem } from '../workspace/path.js';
 import {
@@ -49,7 +48,7 @@ export const VerifyCheck = {
   safeShape: 'safe-shape',
   /** `:patch-h` is not hash-term(`:patch`). */
   patchH: 'patch-h',
-  /** `:patch` is not a normalized patch (re-normalizing changes it or fails). */
+  /** `:patch` is not exactly `{:intent :ops :provenance :version 1}` (each op's exact normalized shape is checked per op). */
   patchNormalized: 'patch-normalized',
   /** `:intent`, `:provenance` or `:version` differ from the values the request determines. */
   patchHeader: 'patch-header',
@@ -325,15 +324,18 @@ function checkManifest(op: Term, index: number, request: RefactorRequest, source
  * relations (`:ok` = `:safe-to-apply` = no conflicts); `:module-count`; conflict-code allowlist
  * and locations; then for a conflicted report its empty shape, and for a safe report: that the
  * request admits a safe plan (kind, symbols, unique source definition, no destination definition,
- * new portable target, target-order rule); `:patch-h` = hash-term(`:patch`); the patch is normalized
- * (normalizing it again is the identity); `:intent`/`:provenance`/`:version`; `:op-count`;
+ * new portable target, target-order rule); `:patch-h` = hash-term(`:patch`); the patch is exactly
+ * `{:intent :ops :provenance :version 1}` and every op has exactly its normalized field set (so the
+ * patch is in normalized form); `:intent`/`:provenance`; `:op-count`;
  * `:op-identities`; the ops: only `:rename-symbol` (exact operands, unique, manifest order, exactly
  * the modules an independent scan finds holding a source-symbol term), then for move/extract
  * exactly one `:split-module` (source module → target, `[to]`) and one final `:update-manifest`
  * (`:set {:modules [...]}` with the target immediately before the source, every record
  * `{"hash" "" "path" p}`, no other manifest edit); and `:replacement-count` = the scan's count.
  * @param report the report term; @param request the admitted request or its term.
- * @returns the decoded, verified report.
+ * The request's identity is the one bound at admission (`request.ts` hashes the exact request
+ * term); this function compares the report's `:request-h` with it.
+ * @returns the decoded, verified report (`reportH`/`address` are computed on first access).
  * @throws GcError `refactor/verification-failed` (exit 50) with `details.check`; for an inadmissible
  *   request term, the admission errors of `decodeRefactorRequest` (exit 10).
  * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification".
@@ -344,7 +346,8 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
   if (r.kind !== REFACTOR_REPORT_KIND || r.profile !== REFACTOR_PROFILE || r.v !== 1n) {
     throw fail(VerifyCheck.identity, `kind/profile/v must be ${REFACTOR_REPORT_KIND} / ${REFACTOR_PROFILE} / 1`);
   }
-  const requestH = hashTerm(req.term);
+  // The request's identity is bound at admission (`request.ts` hashes the exact request term).
+  const requestH = req.requestH;
   if (r['request-h'] !== requestH) throw fail(VerifyCheck.requestH, `:request-h ${r['request-h']} is not the request's hash-term ${requestH}`);
   if (r.ok !== r['safe-to-apply']) throw fail(VerifyCheck.status, ':ok and :safe-to-apply differ');
   if (r.ok !== (r.conflicts.length === 0)) throw fail(VerifyCheck.status, ':ok must be true exactly when :conflicts is empty');
@@ -358,19 +361,26 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
       throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
     }
   });
-  const { address, hashTerm: reportH } = termIdentity(report);
+  let identity: { address: string; hashTerm: string } | undefined;
   const base = {
     request: req,
     report: report as MapTerm,
-    reportH,
-    address,
+    // Printing a large report costs time; compute its identities only when asked.
+    get reportH(): string {
+      identity ??= termIdentity(report);
+      return identity.hashTerm;
+    },
+    get address(): string {
+      identity ??= termIdentity(report);
+      return identity.address;
+    },
     conflicts: r.conflicts as VerifiedRefactorReport['conflicts'],
   };
   if (!r.ok) {
     if (r.patch.kind !== 'nil' || r['patch-h'] !== '' || r['op-identities'].length !== 0 || r['op-count'] !== 0 || r['replacement-count'] !== 0) {
       throw fail(VerifyCheck.conflictedShape, 'a conflicted report must have nil :patch, "" :patch-h, [] :op-identities and zero counts');
     }
-    return { ...base, safe: false, patch: null, patchH: '', replacementCount: 0, opIdentities: [], affectedModules: [] };
+    return Object.assign(base, { safe: false, patch: null, patchH: '', replacementCount: 0, opIdentities: [], affectedModules: [] });
   }
 
   const facts = scanRequest(req);
@@ -381,13 +391,18 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
     throw fail(VerifyCheck.safeShape, 'a safe report needs a patch map and positive :op-count and :replacement-count');
   }
   if (r['patch-h'] !== hashTerm(patch)) throw fail(VerifyCheck.patchH, ':patch-h is not hash-term(:patch)');
-  let renormalized: MapTerm;
-  try {
-    renormalized = normalizePatch(patch).normalized;
-  } catch (error) {
-    throw fail(VerifyCheck.patchNormalized, `the patch does not normalize: ${isGcError(error) ? error.message : String(error)}`);
+  const version = field(patch, 'version');
+  const opsField = field(patch, 'ops');
+  if (
+    patch.entries.length !== 4 ||
+    version?.kind !== 'int' ||
+    version.value !== 1n ||
+    opsField?.kind !== 'vec' ||
+    field(patch, 'intent') === undefined ||
+    field(patch, 'provenance') === undefined
+  ) {
+    throw fail(VerifyCheck.patchNormalized, 'the patch must be exactly {:intent :ops :provenance :version 1}');
   }
-  if (!termsEqual(renormalized, patch)) throw fail(VerifyCheck.patchNormalized, 'the patch is not in normalized form');
   const intent = field(patch, 'intent');
   if (intent?.kind !== 'str' || intent.value !== expectedIntent(req)) throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent(req))}`);
   const provenance = field(patch, 'provenance');
@@ -397,7 +412,7 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
     strField(provenance, 'refactor-plan-request') === req.address &&
     strField(provenance, 'refactor-plan-request-h') === requestH;
   if (!provenanceOk) throw fail(VerifyCheck.patchHeader, ':provenance must be exactly {:refactor-plan-request <request address> :refactor-plan-request-h <request-h>}');
-  const ops = (field(patch, 'ops') as VecTerm).items;
+  const ops = opsField.items;
   if (r['op-count'] !== ops.length) throw fail(VerifyCheck.opCount, `:op-count is ${r['op-count']}, the patch has ${ops.length} ops`);
   const ids = r['op-identities'];
   if (ids.length !== ops.length || ids.some((id, i) => id.ordinal !== i || id.opH !== hashTerm(ops[i]!))) {
@@ -445,14 +460,13 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
   if (r['replacement-count'] !== total) {
     throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
   }
-  return {
-    ...base,
+  return Object.assign(base, {
     safe: true,
     patch,
     patchH: r['patch-h'],
     replacementCount: total,
     opIdentities: ids,
     affectedModules: renamed,
-  };
+  });
 }
 

@@ -15,6 +15,7 @@ import {
   mapSet,
   NIL,
   str,
+  sym,
   TRUE,
   vec,
   type MapTerm,
@@ -125,7 +126,11 @@ describe('every field of a safe report, mutated in turn', () => {
     [':provenance (resealed)', withPatch(r, set(get(r, 'patch'), 'provenance', kwMap({}))), VerifyCheck.patchHeader],
     [':provenance extra key (resealed)', withPatch(r, set(get(r, 'patch'), 'provenance', set(get(get(r, 'patch'), 'provenance'), 'by', str('me')))), VerifyCheck.patchHeader],
     [':version (resealed)', withPatch(r, set(get(r, 'patch'), 'version', int(2))), VerifyCheck.patchNormalized],
-    ['non-normalized op (resealed)', withOps(r, opsOf(r).map((op, i) => (i === 3 ? without(op, 'tests-add') : op))), VerifyCheck.patchNormalized],
+    ['non-normalized :update-manifest (resealed)', withOps(r, opsOf(r).map((op, i) => (i === 3 ? without(op, 'tests-add') : op))), VerifyCheck.manifestPayload],
+    ['non-normalized :rename-symbol (symbol operand, resealed)', withOps(r, opsOf(r).map((op, i) => (i === 0 ? set(op, 'from', sym(SQUARE)) : op))), VerifyCheck.renameOperands],
+    ['non-normalized :split-module (symbol in :symbols, resealed)', withOps(r, opsOf(r).map((op, i) => (i === 2 ? set(op, 'symbols', vec([sym('app/math::sq')])) : op))), VerifyCheck.split],
+    ['extra patch key (resealed)', withPatch(r, set(get(r, 'patch'), 'note', str('x'))), VerifyCheck.patchNormalized],
+    ['missing :provenance (resealed)', withPatch(r, without(get(r, 'patch'), 'provenance')), VerifyCheck.patchNormalized],
   ];
   test.each(cases)('%s', (_, mutated, check) => rejected(mutated, MOVE, check));
 
