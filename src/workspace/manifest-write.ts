@@ -119,7 +119,8 @@ function renderTable(table: TomlTable, prefix: string[], out: string[][], header
   if (header !== undefined) section.push(header);
   for (const k of plain) section.push(valueLine(k, table[k]!));
   const hasSubSections = tables.length > 0 || arrays.length > 0;
-  if (section.length > 0 && (header !== undefined || plain.length > 0 || !hasSubSections)) out.push(section);
+  const isArrayElement = header !== undefined && header.startsWith('[[');
+  if (section.length > 0 && (isArrayElement || plain.length > 0 || !hasSubSections)) out.push(section);
   for (const k of tables) {
     const path = [...prefix, k];
     renderTable(table[k] as TomlTable, path, out, `[${path.map(quoteKey).join('.')}]`);
