@@ -64,7 +64,7 @@ describe('node index (PATCH_SCHEMA "Stable Node IDs", GENESIS_FACTS §3.3)', () 
     const report = nodeIndexReport(nodeIndexRequest('main.gc', MAIN));
     expect(report.entries.map(([k]) => (k as { name: string }).name)).toEqual([':kind', ':module-h', ':module-path', ':nodes', ':ok', ':profile', ':v']);
     expect(mapGet(report, kw('module-h'))).toEqual(str(hashModule(MAIN)));
-    const nodes = mapGet(report, kw('nodes')) as { items: unknown[] };
+    const nodes = mapGet(report, kw('nodes')) as unknown as { items: unknown[] };
     expect(nodes.items.length).toBe(records.length);
     const first = nodes.items[0] as never;
     expect((first as { entries: [{ name: string }][] }).entries.map(([k]) => k.name)).toEqual([
