@@ -59219,7 +59219,7 @@ const NIL = Object.freeze({ kind: 'nil' });
 const term_TRUE = Object.freeze({ kind: 'bool', value: true });
 const FALSE = Object.freeze({ kind: 'bool', value: false });
 /** Builds a bool term. */
-function bool(value) {
+function term_bool(value) {
     return value ? term_TRUE : FALSE;
 }
 /** Builds an int term from a bigint or a safe JS integer. */
@@ -59235,11 +59235,11 @@ function bytes(value) {
     return { kind: 'bytes', value };
 }
 /** Builds a symbol term; `sym(':foo')` is the keyword `:foo`. */
-function sym(name) {
+function term_sym(name) {
     return { kind: 'sym', name };
 }
 /** Builds a keyword: `kw('op')` is the symbol `:op`. */
-function kw(name) {
+function term_kw(name) {
     return { kind: 'sym', name: `:${name}` };
 }
 /** Builds a cons cell. */
@@ -59285,7 +59285,7 @@ function map(entries) {
  * `kwMap({ op: kw('add-module') })` is `{:op :add-module}`. Insertion order does not matter.
  */
 function term_kwMap(fields) {
-    return map(Object.entries(fields).map(([k, v]) => [kw(k), v]));
+    return map(Object.entries(fields).map(([k, v]) => [term_kw(k), v]));
 }
 /** Returns the items of a proper list (nil → []), or `undefined` for an improper list or non-list. */
 function listItems(t) {
@@ -59298,7 +59298,7 @@ function listItems(t) {
     return cur.kind === 'nil' ? out : undefined;
 }
 /** Looks up `key` in a map term (binary search on canonical order); `undefined` if absent. */
-function mapGet(m, key) {
+function term_mapGet(m, key) {
     let lo = 0;
     let hi = m.entries.length - 1;
     while (lo <= hi) {
@@ -59315,7 +59315,7 @@ function mapGet(m, key) {
 }
 /** `mapGet` with a keyword key given without its colon. */
 function mapGetKw(m, name) {
-    return mapGet(m, kw(name));
+    return term_mapGet(m, term_kw(name));
 }
 /** Returns a new map with `key` set to `value` (replacing an existing entry). */
 function mapSet(m, key, value) {
@@ -62493,15 +62493,15 @@ function decodePath(t, at = ':path') {
 function stepTerm(step) {
     switch (step.tag) {
         case 'form':
-            return term_vec([kw('form'), term_int(step.index)]);
+            return term_vec([term_kw('form'), term_int(step.index)]);
         case 'pair-car':
-            return term_vec([kw('pair-car')]);
+            return term_vec([term_kw('pair-car')]);
         case 'pair-cdr':
-            return term_vec([kw('pair-cdr')]);
+            return term_vec([term_kw('pair-cdr')]);
         case 'vec':
-            return term_vec([kw('vec'), term_int(step.index)]);
+            return term_vec([term_kw('vec'), term_int(step.index)]);
         case 'map':
-            return term_vec([kw('map'), step.key]);
+            return term_vec([term_kw('map'), step.key]);
     }
 }
 /** Builds the path term (vector of step vectors) of `steps`. */
@@ -62705,7 +62705,7 @@ function normalizeOp(source, ordinal) {
     for (const [field, opt] of Object.entries(schema.optional))
         spec[field] = opt.decode;
     const decoded = withPatchCodes(() => closed_decodeClosed(source, spec, `${at} (:${name})`, { optional: Object.keys(schema.optional) }));
-    const fields = { op: kw(name) };
+    const fields = { op: term_kw(name) };
     for (const field of Object.keys(schema.required))
         fields[field] = decoded[field];
     for (const [field, opt] of Object.entries(schema.optional))
@@ -63145,51 +63145,6 @@ function pathMatcher(patterns) {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/audit/obligations.ts
-/**
- * The optional obligation runner of the Action (`obligation-runner` input) and of
- * `gcpatch verify-pr --obligation-runner`: a shell command run once per touched package, in the
- * package's directory of the work tree, e.g. `genesis test --pkg package.toml`. A non-zero exit is
- * an `audit/obligations-failed` error. gcpatch does not evaluate GenesisCode itself; this hook lets
- * a workflow re-run the package's tests/obligations with the real toolchain.
- */
-
-
-/**
- * Runs `command` through the shell with cwd = `<workTree>/<packageDir>` and the environment
- * variables `GCPATCH_PACKAGE_DIR` (repository-relative), `GCPATCH_MANIFEST` (absolute),
- * `GCPATCH_BASE_SHA` and `GCPATCH_HEAD_SHA` added.
- * @param timeoutMs kill the command after this many milliseconds (default 30 minutes).
- */
-function runObligations(command, workTree, packageDir, commits, timeoutMs = 30 * 60 * 1000) {
-    const cwd = (0,external_node_path_namespaceObject.join)(workTree, ...packageDir.split('/').filter((p) => p !== ''));
-    const start = performance.now();
-    const r = (0,external_node_child_process_namespaceObject.spawnSync)(command, {
-        cwd,
-        shell: true,
-        encoding: 'utf8',
-        timeout: timeoutMs,
-        maxBuffer: 64 * 1024 * 1024,
-        env: {
-            ...process.env,
-            GCPATCH_PACKAGE_DIR: packageDir,
-            GCPATCH_MANIFEST: (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'),
-            GCPATCH_BASE_SHA: commits.base,
-            GCPATCH_HEAD_SHA: commits.head,
-        },
-    });
-    const output = `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `\n${r.error.message}` : ''}`;
-    return {
-        command,
-        cwd,
-        exitCode: r.status,
-        signal: r.signal,
-        ok: r.status === 0 && r.error === undefined,
-        millis: Math.round(performance.now() - start),
-        output: output.length > 2000 ? `…${output.slice(-2000)}` : output,
-    };
-}
-
 // EXTERNAL MODULE: external "node:buffer"
 var external_node_buffer_ = __nccwpck_require__(4573);
 ;// CONCATENATED MODULE: ./src/coreform/read.ts
@@ -64113,6 +64068,192 @@ function isCanonicalForm(form) {
     }
     catch {
         return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/patch/acceptance.ts
+/**
+ * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
+ * (GENESIS_FACTS.md §3.7 step 7, §4 "Acceptance artifact").
+ *
+ * gcpatch cannot evaluate GenesisCode programs, so obligations run through an external runner:
+ * `--obligation-runner CMD` (or `GCPATCH_OBLIGATION_RUNNER`) is run through the shell in the package
+ * directory and must print one acceptance term on stdout. Without a runner, gcpatch builds the
+ * acceptance from what it can check itself — every module parses, canonicalizes and matches its new
+ * pin (obligation `gcpatch/obligation::canonical-pins`) — and records every declared obligation as
+ * not evaluated, `:ok false`, with an error saying so. It never reports an unevaluated obligation
+ * as passed, so a package that declares obligations cannot be applied without a runner (exit 30).
+ */
+
+
+
+
+
+
+
+
+
+/** `:kind` of an acceptance term. */
+const ACCEPTANCE_KIND = 'genesis/acceptance-v0.2';
+/** The obligation name of gcpatch's own structural check. */
+const CANONICAL_PINS_OBLIGATION = 'gcpatch/obligation::canonical-pins';
+/** Environment variable naming the obligation runner command. */
+const RUNNER_ENV = 'GCPATCH_OBLIGATION_RUNNER';
+/** Acceptance failure codes. */
+const AcceptanceCode = {
+    /** The runner could not be run, or printed no acceptance term (exit 30). */
+    runnerFailed: 'patch/obligation-runner-failed',
+    /** The runner's acceptance is malformed or does not cover the declared obligations (exit 30). */
+    invalid: 'patch/acceptance-invalid',
+};
+/** The message recorded for each declared obligation when no runner is configured. */
+const NOT_EVALUATED_MESSAGE = 'not evaluated: gcpatch cannot evaluate GenesisCode programs; pass --obligation-runner CMD (or set GCPATCH_OBLIGATION_RUNNER) to run this obligation';
+/** The runner command: the explicit option, else `GCPATCH_OBLIGATION_RUNNER`, else undefined. */
+function resolveRunner(option, env = process.env) {
+    const cmd = option ?? env[RUNNER_ENV];
+    return cmd !== undefined && cmd.trim() !== '' ? cmd : undefined;
+}
+function obligationRecord(name, ok, errors) {
+    const fields = { name: sym(name), ok: bool(ok) };
+    if (errors.length > 0)
+        fields.errors = vec(errors.map(str));
+    return kwMap(fields);
+}
+/**
+ * gcpatch's own acceptance (no runner): re-reads every listed module from `packageDir`, checks that
+ * it parses, canonicalizes, is byte-canonical and hashes to `pins`; then one `:ok false` record per
+ * declared obligation. `:ok` is true only when there are no declared obligations and the check passed.
+ */
+function builtinAcceptance(packageDir, manifest) {
+    const errors = [];
+    for (const m of manifest.modules) {
+        try {
+            const bytes = readFileSync(join(packageDir, ...m.path.split('/')));
+            const hash = hashModule(canonicalizeSource(bytes));
+            if (hash !== m.hash)
+                errors.push(`${m.path}: module hash ${hash} does not match its pin ${m.hash ?? '(none)'}`);
+        }
+        catch (error) {
+            errors.push(`${m.path}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+    }
+    const records = [obligationRecord(CANONICAL_PINS_OBLIGATION, errors.length === 0, errors)];
+    for (const name of manifest.obligations)
+        records.push(obligationRecord(name, false, [NOT_EVALUATED_MESSAGE]));
+    return acceptanceTerm(manifest, records);
+}
+/** `{:kind :ok :package {:name :version} :obligations records}` with `:ok` = every record ok. */
+function acceptanceTerm(manifest, records) {
+    const ok = records.every((r) => mapGet(r, kw('ok'))?.kind === 'bool' && mapGet(r, kw('ok')).value);
+    return kwMap({
+        kind: str(ACCEPTANCE_KIND),
+        ok: bool(ok),
+        package: kwMap({ name: str(manifest.name), version: str(manifest.version) }),
+        obligations: vec(records),
+    });
+}
+function invalid(message) {
+    return new errors_GcError(AcceptanceCode.invalid, `obligation runner acceptance rejected: ${message}`, { exitCode: errors_ExitCode.obligationsFailed });
+}
+/**
+ * Checks an acceptance term: kind, Bool `:ok`, `:package` naming this package, obligation records
+ * `{:name sym :ok bool :artifact? hex :errors? [str]}`, every declared obligation present, `:ok`
+ * equal to "every record ok", and every referenced artifact present and intact in `store`.
+ * @returns the acceptance's `:ok`.
+ * @throws GcError `patch/acceptance-invalid` (exit 30).
+ */
+function validateAcceptance(t, manifest, store) {
+    if (t.kind !== 'map')
+        throw invalid('it is not a map');
+    const get = (m, k) => term_mapGet(m, term_kw(k));
+    const kind = get(t, 'kind');
+    if (kind?.kind !== 'str' || kind.value !== ACCEPTANCE_KIND)
+        throw invalid(`:kind must be "${ACCEPTANCE_KIND}"`);
+    const ok = get(t, 'ok');
+    if (ok?.kind !== 'bool')
+        throw invalid(':ok must be a boolean');
+    const pkg = get(t, 'package');
+    const pkgName = pkg?.kind === 'map' ? get(pkg, 'name') : undefined;
+    const pkgVersion = pkg?.kind === 'map' ? get(pkg, 'version') : undefined;
+    if (pkgName?.kind !== 'str' || pkgName.value !== manifest.name || pkgVersion?.kind !== 'str' || pkgVersion.value !== manifest.version) {
+        throw invalid(`:package must be {:name "${manifest.name}" :version "${manifest.version}"}`);
+    }
+    const obligations = get(t, 'obligations');
+    if (obligations?.kind !== 'vec')
+        throw invalid(':obligations must be a vector');
+    const seen = new Set();
+    let allOk = true;
+    for (const [i, r] of obligations.items.entries()) {
+        if (r.kind !== 'map')
+            throw invalid(`:obligations[${i}] must be a map`);
+        const name = get(r, 'name');
+        const rok = get(r, 'ok');
+        if (name?.kind !== 'sym' || rok?.kind !== 'bool')
+            throw invalid(`:obligations[${i}] needs a symbol :name and a boolean :ok`);
+        for (const [k] of r.entries) {
+            if (k.kind !== 'sym' || ![':name', ':ok', ':artifact', ':errors'].includes(k.name))
+                throw invalid(`:obligations[${i}] has unknown key`);
+        }
+        const artifact = get(r, 'artifact');
+        if (artifact !== undefined) {
+            if (artifact.kind !== 'str' || !isHex64(artifact.value))
+                throw invalid(`:obligations[${i}] :artifact must be hex64`);
+            if (store !== undefined) {
+                try {
+                    store.get(artifact.value);
+                }
+                catch (error) {
+                    throw invalid(`:obligations[${i}] :artifact ${artifact.value}: ${error.message}`);
+                }
+            }
+        }
+        const errs = get(r, 'errors');
+        if (errs !== undefined && (errs.kind !== 'vec' || !errs.items.every((e) => e.kind === 'str'))) {
+            throw invalid(`:obligations[${i}] :errors must be a vector of strings`);
+        }
+        seen.add(name.name);
+        allOk &&= rok.value;
+    }
+    const missing = manifest.obligations.filter((o) => !seen.has(o));
+    if (missing.length > 0)
+        throw invalid(`declared obligations missing from the acceptance: ${missing.join(', ')}`);
+    if (ok.value !== allOk)
+        throw invalid(':ok must be true exactly when every obligation record is ok');
+    return ok.value;
+}
+/**
+ * Runs the obligation runner and parses its acceptance term.
+ * @param command a shell command, run in `packageDir` with `GCPATCH_PACKAGE_DIR`,
+ *   `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT` and `GCPATCH_OBLIGATIONS` (space-separated) set.
+ * @param timeoutMs kill the runner after this many milliseconds (default 10 minutes).
+ * @throws GcError `patch/obligation-runner-failed` (exit 30) when it cannot start, times out, or
+ *   prints no single CoreForm term on stdout.
+ */
+function runObligationRunner(command, packageDir, info, timeoutMs = 600_000) {
+    const result = (0,external_node_child_process_namespaceObject.spawnSync)(command, {
+        cwd: packageDir,
+        shell: true,
+        encoding: 'utf8',
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: {
+            ...process.env,
+            GCPATCH_PACKAGE_DIR: packageDir,
+            GCPATCH_MANIFEST: info.manifestFile,
+            GCPATCH_PACKAGE_ARTIFACT: info.packageArtifact,
+            GCPATCH_OBLIGATIONS: info.obligations.join(' '),
+        },
+    });
+    const fail = (why) => new errors_GcError(AcceptanceCode.runnerFailed, `obligation runner ${JSON.stringify(command)} ${why}`, { exitCode: errors_ExitCode.obligationsFailed });
+    if (result.error !== undefined)
+        throw fail(`could not run: ${result.error.message}`);
+    try {
+        return readTerm(result.stdout ?? '');
+    }
+    catch (error) {
+        const status = result.status === null ? `was killed (${result.signal ?? 'signal'})` : `exited ${result.status}`;
+        const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+        throw fail(`${status} without printing a genesis/acceptance-v0.2 term on stdout (${error.message})${stderr ? `; stderr: ${stderr}` : ''}`);
     }
 }
 
@@ -65561,7 +65702,8 @@ function renderTable(table, prefix, out, header) {
     for (const k of plain)
         section.push(valueLine(k, table[k]));
     const hasSubSections = tables.length > 0 || arrays.length > 0;
-    if (section.length > 0 && (header !== undefined || plain.length > 0 || !hasSubSections))
+    const isArrayElement = header !== undefined && header.startsWith('[[');
+    if (section.length > 0 && (isArrayElement || plain.length > 0 || !hasSubSections))
         out.push(section);
     for (const k of tables) {
         const path = [...prefix, k];
@@ -65589,7 +65731,7 @@ function renderManifest(table) {
 
 
 
-function invalid(file, message, line, column) {
+function manifest_invalid(file, message, line, column) {
     const location = { file };
     if (line !== undefined)
         location.line = line;
@@ -65619,11 +65761,11 @@ function manifest_parseManifest(text, file = 'package.toml') {
     }
     const schema = table.schema ?? 1;
     if (schema !== 1)
-        throw invalid(file, `schema must be 1, got ${String(schema)}`);
+        throw manifest_invalid(file, `schema must be 1, got ${String(schema)}`);
     const str = (key) => {
         const v = table[key];
         if (typeof v !== 'string')
-            throw invalid(file, `${key} must be a string`);
+            throw manifest_invalid(file, `${key} must be a string`);
         return v;
     };
     const strList = (key, required) => {
@@ -65631,48 +65773,48 @@ function manifest_parseManifest(text, file = 'package.toml') {
         if (v === undefined && !required)
             return [];
         if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
-            throw invalid(file, `${key} must be an array of strings`);
+            throw manifest_invalid(file, `${key} must be an array of strings`);
         }
         return v;
     };
     const checkPath = (p, where) => {
         if (typeof p !== 'string')
-            throw invalid(file, `${where}.path must be a string`);
+            throw manifest_invalid(file, `${where}.path must be a string`);
         const problem = portablePathProblem(p);
         if (problem !== undefined)
-            throw invalid(file, `${where}.path ${JSON.stringify(p)} ${problem}`);
+            throw manifest_invalid(file, `${where}.path ${JSON.stringify(p)} ${problem}`);
         return p;
     };
     const checkHash = (h, where) => {
         if (h === undefined)
             return undefined;
         if (typeof h !== 'string')
-            throw invalid(file, `${where}.hash must be a string`);
+            throw manifest_invalid(file, `${where}.hash must be a string`);
         return h;
     };
     const rawModules = table.modules;
     if (!Array.isArray(rawModules))
-        throw invalid(file, 'modules must be an array of tables ([[modules]])');
+        throw manifest_invalid(file, 'modules must be an array of tables ([[modules]])');
     const seen = new Set();
     const modules = rawModules.map((m, i) => {
         if (typeof m !== 'object' || m === null || Array.isArray(m))
-            throw invalid(file, `modules[${i}] must be a table`);
+            throw manifest_invalid(file, `modules[${i}] must be a table`);
         const rec = m;
         const path = checkPath(rec.path, `modules[${i}]`);
         if (seen.has(path))
-            throw invalid(file, `modules[${i}].path ${JSON.stringify(path)} is listed twice`);
+            throw manifest_invalid(file, `modules[${i}].path ${JSON.stringify(path)} is listed twice`);
         seen.add(path);
         return { path, hash: checkHash(rec.hash, `modules[${i}]`) };
     });
     const rawDeps = table.dependencies ?? [];
     if (!Array.isArray(rawDeps))
-        throw invalid(file, 'dependencies must be an array of tables');
+        throw manifest_invalid(file, 'dependencies must be an array of tables');
     const dependencies = rawDeps.map((d, i) => {
         if (typeof d !== 'object' || d === null || Array.isArray(d))
-            throw invalid(file, `dependencies[${i}] must be a table`);
+            throw manifest_invalid(file, `dependencies[${i}] must be a table`);
         const rec = d;
         if (typeof rec.name !== 'string')
-            throw invalid(file, `dependencies[${i}].name must be a string`);
+            throw manifest_invalid(file, `dependencies[${i}].name must be a string`);
         return { name: rec.name, path: checkPath(rec.path, `dependencies[${i}]`), hash: checkHash(rec.hash, `dependencies[${i}]`) };
     });
     return {
@@ -65685,95 +65827,6 @@ function manifest_parseManifest(text, file = 'package.toml') {
         tests: strList('tests', false),
         table,
     };
-}
-
-;// CONCATENATED MODULE: ./src/audit/package-at-commit.ts
-/**
- * A package as it is at one commit, read from git objects (never the work tree): the manifest
- * text and table, every module's bytes, canonical forms and hash, and the evidence-store listing.
- * Unlike `git/workspace.ts` (which builds a diff/merge workspace) this keeps the raw bytes, so
- * findings can point at a line, and the manifest table, so a patch can be replayed on it.
- */
-
-
-
-
-
-
-
-
-/** Joins a package directory and a package-relative path into a repository-relative path. */
-function repoPath(dir, path) {
-    return dir === '' ? path : `${dir}/${path}`;
-}
-/** True when `manifestPath` (repository-relative) is a `package.toml` blob at the commit. */
-async function hasManifest(repo, commit, manifestPath) {
-    return (await entryAtCommit(repo, commit, manifestPath))?.type === 'blob';
-}
-/**
- * Reads the package whose directory is `dir` at `commit`.
- * @returns the snapshot, or `undefined` when the commit has no `package.toml` there.
- * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10, `location.file` =
- *   repository-relative path), `git/file-not-found` when a listed module is absent,
- *   `git/missing-commit` (exit 70).
- */
-async function readPackageAtCommit(repo, commit, dir) {
-    const manifestPath = repoPath(dir, 'package.toml');
-    const manifestBytes = await readFileAtCommit(repo, commit, manifestPath);
-    if (manifestBytes === undefined)
-        return undefined;
-    const manifestText = decodeUtf8Strict(manifestBytes);
-    if (manifestText === undefined) {
-        throw new errors_GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
-    }
-    const manifest = manifest_parseManifest(manifestText, manifestPath);
-    const table = manifest_write_parseManifestTable(manifestText, manifestPath);
-    const modules = await Promise.all(manifest.modules.map(async (m) => {
-        const file = repoPath(dir, m.path);
-        const bytes = await readFileAtCommit(repo, commit, file);
-        if (bytes === undefined) {
-            throw new errors_GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
-                location: { file: manifestPath },
-            });
-        }
-        let forms;
-        try {
-            forms = canon_canonicalizeSource(bytes);
-        }
-        catch (error) {
-            if (errors_isGcError(error))
-                throw error.withLocation({ file });
-            throw error;
-        }
-        return { path: m.path, file, bytes, forms, hash: hash_hashModule(forms), pin: m.hash };
-    }));
-    return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])) };
-}
-/** The in-memory patch state of a snapshot (manifest table and canonical forms), for replay. */
-function snapshotState(snapshot) {
-    return { manifest: snapshot.table, modules: new Map(snapshot.modules.map((m) => [m.path, m.forms])) };
-}
-/**
- * The evidence-store listing of a package at a commit: entry name → git blob oid, for regular
- * files named by 64 lowercase hex digits (temp files and others are skipped, as GenesisCode's
- * whole-store verify does).
- * @returns an empty map when the package has no store at that commit.
- */
-async function listStoreAtCommit(repo, commit, dir) {
-    const storeDir = repoPath(dir, '.genesis/store');
-    const entry = await entryAtCommit(repo, commit, storeDir);
-    const out = new Map();
-    if (entry?.type !== 'tree')
-        return out;
-    for (const e of await readTreeEntries(repo, entry.oid)) {
-        if (e.type === 'blob' && isHex64(e.path))
-            out.set(e.path, e.oid);
-    }
-    return out;
-}
-/** The repository-relative path of store entry `address` of the package in `dir`. */
-function storeEntryPath(dir, address) {
-    return repoPath(dir, external_node_path_namespaceObject.posix.join('.genesis/store', address));
 }
 
 ;// CONCATENATED MODULE: ./src/patch/state.ts
@@ -65845,6 +65898,231 @@ function packageStateFromSources(manifestText, sources) {
         }
     }
     return { manifest, modules };
+}
+
+;// CONCATENATED MODULE: ./src/patch/pack.ts
+/**
+ * pack: re-pin every module hash in the manifest and build the package record
+ * `genesis/package-v0.2` (GENESIS_FACTS.md §4 "Package artifact"). Pure: works on a
+ * {@link PackageState}; `host.ts` does the filesystem side.
+ */
+
+
+
+
+
+
+
+
+/** `:kind` of the package record. */
+const PACKAGE_RECORD_KIND = 'genesis/package-v0.2';
+/**
+ * Builds the package record term: `{:kind "genesis/package-v0.2" :name :version :modules [{:path
+ * :hash <32 raw bytes>}] (manifest order) :dependencies [{:name :path :hash hex}] :obligations
+ * [symbols] :tests [symbols]}`.
+ */
+function packageRecordTerm(manifest, pins, dependencyHashes) {
+    return term_kwMap({
+        kind: term_str(PACKAGE_RECORD_KIND),
+        name: term_str(manifest.name),
+        version: term_str(manifest.version),
+        modules: term_vec(manifest.modules.map((m) => term_kwMap({ path: term_str(m.path), hash: bytes(fromHex(pins.get(m.path))) }))),
+        dependencies: term_vec(manifest.dependencies.map((d, i) => term_kwMap({ name: term_str(d.name), path: term_str(d.path), hash: term_str(dependencyHashes[i] ?? '') }))),
+        obligations: term_vec(manifest.obligations.map(term_sym)),
+        tests: term_vec(manifest.tests.map(term_sym)),
+    });
+}
+/**
+ * Packs a state: computes every listed module's hash, writes it as the module's `hash` pin,
+ * renders and validates `package.toml`, and builds the package record.
+ * @param state the package after the ops.
+ * @param dependencyArtifact the package artifact of a dependency (by manifest index); defaults to
+ *   its current pin (the on-disk pack recomputes it from the dependency package).
+ * @throws GcError `patch/module-missing` when the manifest lists a module the state lacks;
+ *   `manifest/*` when the resulting `package.toml` is invalid.
+ */
+function packState(state, dependencyArtifact) {
+    const pins = new Map();
+    const moduleTexts = new Map();
+    for (const entry of manifestModules(state.manifest)) {
+        const forms = state.modules.get(entry.path);
+        if (forms === undefined) {
+            throw patchError(PatchCode.moduleMissing, `package.toml lists ${JSON.stringify(entry.path)} but the package has no such module`, {
+                at: entry.path,
+            });
+        }
+        pins.set(entry.path, hash_hashModule(forms));
+        moduleTexts.set(entry.path, printModule(forms));
+    }
+    const firstPass = manifest_parseManifest(renderManifest(state.manifest));
+    const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : d.hash ?? ''));
+    const pinned = withManifestEdit(state, (manifest) => {
+        for (const entry of manifestModules(manifest))
+            entry.hash = pins.get(entry.path);
+        const deps = manifest.dependencies;
+        if (Array.isArray(deps)) {
+            deps.forEach((d, i) => {
+                if (isTomlTable(d) && dependencyHashes[i] !== undefined && dependencyHashes[i] !== '')
+                    d.hash = dependencyHashes[i];
+            });
+        }
+    });
+    const manifestText = renderManifest(pinned.manifest);
+    const manifest = manifest_parseManifest(manifestText);
+    const packageRecord = packageRecordTerm(manifest, pins, dependencyHashes);
+    return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: termAddress(packageRecord) };
+}
+
+;// CONCATENATED MODULE: ./src/audit/package-at-commit.ts
+/**
+ * A package as it is at one commit, read from git objects (never the work tree): the manifest
+ * text and table, every module's bytes, canonical forms and hash, and the evidence-store listing.
+ * Unlike `git/workspace.ts` (which builds a diff/merge workspace) this keeps the raw bytes, so
+ * findings can point at a line, and the manifest table, so a patch can be replayed on it.
+ */
+
+
+
+
+
+
+
+
+
+
+/** Joins a package directory and a package-relative path into a repository-relative path. */
+function repoPath(dir, path) {
+    return dir === '' ? path : `${dir}/${path}`;
+}
+/** True when `manifestPath` (repository-relative) is a `package.toml` blob at the commit. */
+async function hasManifest(repo, commit, manifestPath) {
+    return (await entryAtCommit(repo, commit, manifestPath))?.type === 'blob';
+}
+/**
+ * Reads the package whose directory is `dir` at `commit`.
+ * @returns the snapshot, or `undefined` when the commit has no `package.toml` there.
+ * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10, `location.file` =
+ *   repository-relative path), `git/file-not-found` when a listed module is absent,
+ *   `git/missing-commit` (exit 70).
+ */
+async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
+    const manifestPath = repoPath(dir, 'package.toml');
+    const manifestBytes = await readFileAtCommit(repo, commit, manifestPath);
+    if (manifestBytes === undefined)
+        return undefined;
+    const manifestText = decodeUtf8Strict(manifestBytes);
+    if (manifestText === undefined) {
+        throw new errors_GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
+    }
+    const manifest = manifest_parseManifest(manifestText, manifestPath);
+    const table = manifest_write_parseManifestTable(manifestText, manifestPath);
+    const modules = await Promise.all(manifest.modules.map(async (m) => {
+        const file = repoPath(dir, m.path);
+        const entry = await entryAtCommit(repo, commit, file);
+        if (entry?.type !== 'blob') {
+            throw new errors_GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
+                location: { file: manifestPath },
+            });
+        }
+        let parsed = cache.get(entry.oid);
+        if (parsed === undefined) {
+            parsed = isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
+                const forms = canon_canonicalizeSource(blob);
+                return { bytes: blob, forms, hash: hash_hashModule(forms) };
+            });
+            cache.set(entry.oid, parsed);
+        }
+        let module;
+        try {
+            module = await parsed;
+        }
+        catch (error) {
+            if (errors_isGcError(error))
+                throw error.withLocation({ file });
+            throw error;
+        }
+        return { path: m.path, file, bytes: module.bytes, forms: module.forms, hash: module.hash, pin: m.hash };
+    }));
+    return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])) };
+}
+/** The in-memory patch state of a snapshot (manifest table and canonical forms), for replay. */
+function snapshotState(snapshot) {
+    return { manifest: snapshot.table, modules: new Map(snapshot.modules.map((m) => [m.path, m.forms])) };
+}
+/**
+ * The evidence-store listing of a package at a commit: entry name → git blob oid, for regular
+ * files named by 64 lowercase hex digits (temp files and others are skipped, as GenesisCode's
+ * whole-store verify does).
+ * @returns an empty map when the package has no store at that commit.
+ */
+async function listStoreAtCommit(repo, commit, dir) {
+    const storeDir = repoPath(dir, '.genesis/store');
+    const entry = await entryAtCommit(repo, commit, storeDir);
+    const out = new Map();
+    if (entry?.type !== 'tree')
+        return out;
+    for (const e of await readTreeEntries(repo, entry.oid)) {
+        if (e.type === 'blob' && isHex64(e.path))
+            out.set(e.path, e.oid);
+    }
+    return out;
+}
+/** The repository-relative path of store entry `address` of the package in `dir`. */
+function storeEntryPath(dir, address) {
+    return repoPath(dir, external_node_path_namespaceObject.posix.join('.genesis/store', address));
+}
+
+;// CONCATENATED MODULE: ./src/audit/obligations.ts
+/**
+ * The optional obligation runner of the Action (`obligation-runner` input) and of
+ * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
+ * (`src/patch/acceptance.ts`) — a shell command run in the package directory of the work tree that
+ * prints one `genesis/acceptance-v0.2` term on stdout. gcpatch cannot evaluate GenesisCode itself;
+ * this lets a workflow re-run the package's tests and obligations with the real toolchain.
+ */
+
+
+
+
+
+
+function failedObligations(acceptance) {
+    const obligations = term_mapGet(acceptance, term_kw('obligations'));
+    if (obligations?.kind !== 'vec')
+        return [];
+    return obligations.items
+        .filter((r) => r.kind === 'map' && term_mapGet(r, term_kw('ok'))?.kind === 'bool' && !term_mapGet(r, term_kw('ok')).value)
+        .map((r) => {
+        const name = term_mapGet(r, term_kw('name'));
+        return name?.kind === 'sym' ? name.name : '?';
+    });
+}
+/**
+ * Runs `command` for the head package (cwd = `<workTree>/<package dir>`, with the environment of
+ * `gcpatch apply`'s runner: `GCPATCH_PACKAGE_DIR`, `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT`
+ * of the head package, `GCPATCH_OBLIGATIONS`) and validates the acceptance it prints against the
+ * head manifest.
+ * @param timeoutMs kill the runner after this many milliseconds (default 30 minutes).
+ */
+function runHeadObligations(command, workTree, head, timeoutMs = 30 * 60 * 1000) {
+    const cwd = (0,external_node_path_namespaceObject.join)(workTree, ...head.dir.split('/').filter((p) => p !== ''));
+    const start = performance.now();
+    const done = (ok, problem) => ({
+        command,
+        cwd,
+        ok,
+        problem,
+        millis: Math.round(performance.now() - start),
+    });
+    try {
+        const packageArtifact = packState(snapshotState(head)).packageArtifact;
+        const acceptance = runObligationRunner(command, cwd, { manifestFile: (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), packageArtifact, obligations: head.manifest.obligations }, timeoutMs);
+        const ok = validateAcceptance(acceptance, head.manifest, undefined);
+        return ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(acceptance).join(', ')}`);
+    }
+    catch (error) {
+        return done(false, errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error));
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/refactor/codes.ts
@@ -66313,7 +66591,7 @@ function scanModule(moduleIndex, forms, from) {
 }
 /** `print_term([[:form i]])`, the `:path-repr` of a top-level form. */
 function formPathRepr(formIndex) {
-    return print_printTerm(term_vec([term_vec([kw('form'), term_int(formIndex)])]));
+    return print_printTerm(term_vec([term_vec([term_kw('form'), term_int(formIndex)])]));
 }
 /**
  * The patch `:intent` of a safe plan: `refactor <kind> <from> -> <to>`, plus ` into <target>` for
@@ -66408,7 +66686,7 @@ function collectConflicts(request, scans) {
     return { conflicts, source };
 }
 function renameOp(modulePath, from, to) {
-    return term_kwMap({ op: kw('rename-symbol'), 'module-path': term_str(modulePath), from: term_str(from), to: term_str(to) });
+    return term_kwMap({ op: term_kw('rename-symbol'), 'module-path': term_str(modulePath), from: term_str(from), to: term_str(to) });
 }
 function sourcePatch(request, affected, source) {
     const ops = affected.map((p) => renameOp(p, request.fromSymbol, request.toSymbol));
@@ -66416,7 +66694,7 @@ function sourcePatch(request, affected, source) {
         const sourcePath = request.modules[source.moduleIndex].modulePath;
         const target = request.targetModulePath;
         ops.push(term_kwMap({
-            op: kw('split-module'),
+            op: term_kw('split-module'),
             'from-module-path': term_str(sourcePath),
             'to-module-path': term_str(target),
             symbols: term_vec([term_str(request.toSymbol)]),
@@ -66427,7 +66705,7 @@ function sourcePatch(request, affected, source) {
                 manifest.push(manifestRecord(target));
             manifest.push(manifestRecord(m.modulePath));
         }
-        ops.push(term_kwMap({ op: kw('update-manifest'), set: term_kwMap({ modules: term_vec(manifest) }) }));
+        ops.push(term_kwMap({ op: term_kw('update-manifest'), set: term_kwMap({ modules: term_vec(manifest) }) }));
     }
     return term_kwMap({ version: term_int(1), intent: term_str(planIntent(request)), provenance: planProvenance(request), ops: term_vec(ops) });
 }
@@ -66521,7 +66799,6 @@ function reportAddress(plan) {
 
 
 
-
 /**
  * The names of the verifier's checks (`details.check` of a `refactor/verification-failed` error),
  * in the order they run.
@@ -66547,7 +66824,7 @@ const VerifyCheck = {
     safeShape: 'safe-shape',
     /** `:patch-h` is not hash-term(`:patch`). */
     patchH: 'patch-h',
-    /** `:patch` is not a normalized patch (re-normalizing changes it or fails). */
+    /** `:patch` is not exactly `{:intent :ops :provenance :version 1}` (each op's exact normalized shape is checked per op). */
     patchNormalized: 'patch-normalized',
     /** `:intent`, `:provenance` or `:version` differ from the values the request determines. */
     patchHeader: 'patch-header',
@@ -66581,10 +66858,10 @@ function fail(check, message) {
     });
 }
 function key(name) {
-    return sym(`:${name}`);
+    return term_sym(`:${name}`);
 }
 function field(m, name) {
-    return m.kind === 'map' ? mapGet(m, key(name)) : undefined;
+    return m.kind === 'map' ? term_mapGet(m, key(name)) : undefined;
 }
 function strField(m, name) {
     const t = field(m, name);
@@ -66776,7 +67053,7 @@ function checkManifest(op, index, request, sourcePath) {
     const set = field(op, 'set');
     if (set?.kind !== 'map' || set.entries.length !== 1)
         throw bad(':set must be exactly {:modules [...]}');
-    const modules = mapGet(set, key('modules'));
+    const modules = term_mapGet(set, key('modules'));
     if (modules?.kind !== 'vec')
         throw bad(':set must be exactly {:modules [...]}');
     const expected = [];
@@ -66788,8 +67065,8 @@ function checkManifest(op, index, request, sourcePath) {
     if (modules.items.length !== expected.length)
         throw bad(`:modules lists ${modules.items.length} modules, expected ${expected.length}`);
     modules.items.forEach((rec, i) => {
-        const hashValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
-        const pathValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
+        const hashValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
+        const pathValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
         if (rec.kind !== 'map' ||
             rec.entries.length !== 2 ||
             hashValue?.kind !== 'str' ||
@@ -66806,15 +67083,18 @@ function checkManifest(op, index, request, sourcePath) {
  * relations (`:ok` = `:safe-to-apply` = no conflicts); `:module-count`; conflict-code allowlist
  * and locations; then for a conflicted report its empty shape, and for a safe report: that the
  * request admits a safe plan (kind, symbols, unique source definition, no destination definition,
- * new portable target, target-order rule); `:patch-h` = hash-term(`:patch`); the patch is normalized
- * (normalizing it again is the identity); `:intent`/`:provenance`/`:version`; `:op-count`;
+ * new portable target, target-order rule); `:patch-h` = hash-term(`:patch`); the patch is exactly
+ * `{:intent :ops :provenance :version 1}` and every op has exactly its normalized field set (so the
+ * patch is in normalized form); `:intent`/`:provenance`; `:op-count`;
  * `:op-identities`; the ops: only `:rename-symbol` (exact operands, unique, manifest order, exactly
  * the modules an independent scan finds holding a source-symbol term), then for move/extract
  * exactly one `:split-module` (source module → target, `[to]`) and one final `:update-manifest`
  * (`:set {:modules [...]}` with the target immediately before the source, every record
  * `{"hash" "" "path" p}`, no other manifest edit); and `:replacement-count` = the scan's count.
  * @param report the report term; @param request the admitted request or its term.
- * @returns the decoded, verified report.
+ * The request's identity is the one bound at admission (`request.ts` hashes the exact request
+ * term); this function compares the report's `:request-h` with it.
+ * @returns the decoded, verified report (`reportH`/`address` are computed on first access).
  * @throws GcError `refactor/verification-failed` (exit 50) with `details.check`; for an inadmissible
  *   request term, the admission errors of `decodeRefactorRequest` (exit 10).
  * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification".
@@ -66825,7 +67105,8 @@ function verifyRefactorReport(report, request) {
     if (r.kind !== REFACTOR_REPORT_KIND || r.profile !== REFACTOR_PROFILE || r.v !== 1n) {
         throw fail(VerifyCheck.identity, `kind/profile/v must be ${REFACTOR_REPORT_KIND} / ${REFACTOR_PROFILE} / 1`);
     }
-    const requestH = hash_hashTerm(req.term);
+    // The request's identity is bound at admission (`request.ts` hashes the exact request term).
+    const requestH = req.requestH;
     if (r['request-h'] !== requestH)
         throw fail(VerifyCheck.requestH, `:request-h ${r['request-h']} is not the request's hash-term ${requestH}`);
     if (r.ok !== r['safe-to-apply'])
@@ -66843,19 +67124,26 @@ function verifyRefactorReport(report, request) {
             throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
         }
     });
-    const { address, hashTerm: reportH } = request_termIdentity(report);
+    let identity;
     const base = {
         request: req,
         report: report,
-        reportH,
-        address,
+        // Printing a large report costs time; compute its identities only when asked.
+        get reportH() {
+            identity ??= request_termIdentity(report);
+            return identity.hashTerm;
+        },
+        get address() {
+            identity ??= request_termIdentity(report);
+            return identity.address;
+        },
         conflicts: r.conflicts,
     };
     if (!r.ok) {
         if (r.patch.kind !== 'nil' || r['patch-h'] !== '' || r['op-identities'].length !== 0 || r['op-count'] !== 0 || r['replacement-count'] !== 0) {
             throw fail(VerifyCheck.conflictedShape, 'a conflicted report must have nil :patch, "" :patch-h, [] :op-identities and zero counts');
         }
-        return { ...base, safe: false, patch: null, patchH: '', replacementCount: 0, opIdentities: [], affectedModules: [] };
+        return Object.assign(base, { safe: false, patch: null, patchH: '', replacementCount: 0, opIdentities: [], affectedModules: [] });
     }
     const facts = scanRequest(req);
     const source = checkSafePreconditions(req, facts);
@@ -66866,15 +67154,16 @@ function verifyRefactorReport(report, request) {
     }
     if (r['patch-h'] !== hash_hashTerm(patch))
         throw fail(VerifyCheck.patchH, ':patch-h is not hash-term(:patch)');
-    let renormalized;
-    try {
-        renormalized = normalizePatch(patch).normalized;
+    const version = field(patch, 'version');
+    const opsField = field(patch, 'ops');
+    if (patch.entries.length !== 4 ||
+        version?.kind !== 'int' ||
+        version.value !== 1n ||
+        opsField?.kind !== 'vec' ||
+        field(patch, 'intent') === undefined ||
+        field(patch, 'provenance') === undefined) {
+        throw fail(VerifyCheck.patchNormalized, 'the patch must be exactly {:intent :ops :provenance :version 1}');
     }
-    catch (error) {
-        throw fail(VerifyCheck.patchNormalized, `the patch does not normalize: ${errors_isGcError(error) ? error.message : String(error)}`);
-    }
-    if (!termsEqual(renormalized, patch))
-        throw fail(VerifyCheck.patchNormalized, 'the patch is not in normalized form');
     const intent = field(patch, 'intent');
     if (intent?.kind !== 'str' || intent.value !== expectedIntent(req))
         throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent(req))}`);
@@ -66885,7 +67174,7 @@ function verifyRefactorReport(report, request) {
         strField(provenance, 'refactor-plan-request-h') === requestH;
     if (!provenanceOk)
         throw fail(VerifyCheck.patchHeader, ':provenance must be exactly {:refactor-plan-request <request address> :refactor-plan-request-h <request-h>}');
-    const ops = field(patch, 'ops').items;
+    const ops = opsField.items;
     if (r['op-count'] !== ops.length)
         throw fail(VerifyCheck.opCount, `:op-count is ${r['op-count']}, the patch has ${ops.length} ops`);
     const ids = r['op-identities'];
@@ -66943,15 +67232,14 @@ function verifyRefactorReport(report, request) {
     if (r['replacement-count'] !== total) {
         throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
     }
-    return {
-        ...base,
+    return Object.assign(base, {
         safe: true,
         patch,
         patchH: r['patch-h'],
         replacementCount: total,
         opIdentities: ids,
         affectedModules: renamed,
-    };
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/audit/refactor-evidence.ts
@@ -67253,7 +67541,7 @@ function recanonicalize(modulePath, forms, indices) {
  */
 function refactorEdit(op, modulePath, before, after, detail) {
     return term_kwMap({
-        op: kw(op),
+        op: term_kw(op),
         'module-path': term_str(modulePath),
         'before-module-h': term_str(hash_hashModule(before)),
         'after-module-h': term_str(hash_hashModule(after)),
@@ -67295,7 +67583,7 @@ function replaceNodeAt(state, opName, modulePath, steps, replacement) {
     return {
         state: withModule(state, modulePath, canonical),
         edit: term_kwMap({
-            op: kw(opName),
+            op: term_kw(opName),
             'module-path': term_str(modulePath),
             'node-id': term_str(semanticNodeId(modulePath, path)),
             path,
@@ -67696,7 +67984,7 @@ function renameSymbolInForms(forms, from, to) {
             if (t.name !== from)
                 return { done: t };
             count++;
-            return { done: sym(to) };
+            return { done: term_sym(to) };
         }
         return undefined;
     }));
@@ -67718,7 +68006,7 @@ function applyRenameSymbol(state, op) {
         throw patchError(PatchCode.renameNoSites, `:rename-symbol: ${modulePath} has no occurrence of ${from} to rename to ${to}`, { at: modulePath });
     }
     const after = recanonicalize(modulePath, renamed);
-    const detail = term_kwMap({ from: sym(from), to: sym(to), 'rewrite-count': term_int(count) });
+    const detail = term_kwMap({ from: term_sym(from), to: term_sym(to), 'rewrite-count': term_int(count) });
     return { state: withModule(state, modulePath, after), edit: refactorEdit('rename-symbol', modulePath, forms, after, detail) };
 }
 
@@ -67801,7 +68089,7 @@ function applySplitModule(state, op) {
     });
     const detail = term_kwMap({
         'to-module-path': term_str(to),
-        symbols: term_vec([...symbols].map(sym)),
+        symbols: term_vec([...symbols].map(term_sym)),
         'moved-count': term_int(moved.length),
         'to-module-h': term_str(hash_hashModule(moved)),
     });
@@ -67859,7 +68147,7 @@ function applyMetaListRewrite(state, op, key) {
         if (def === undefined || def.name !== '::meta')
             return form;
         const { map, quoted } = metaMap(def.rhs, modulePath);
-        const current = mapGet(map, kw(key));
+        const current = term_mapGet(map, term_kw(key));
         const currentNames = meta_list_symbolNames(current, `:${key}`, modulePath);
         before ??= currentNames;
         const set = new Set(replace ?? currentNames);
@@ -67868,13 +68156,13 @@ function applyMetaListRewrite(state, op, key) {
         for (const s of add)
             set.add(s);
         after = [...set].sort(compareUtf8);
-        const nextList = term_vec(after.map(sym));
+        const nextList = term_vec(after.map(term_sym));
         const update = current !== undefined ? !termsEqual(current, nextList) : after.length > 0 || replace !== undefined;
         if (!update)
             return form;
         changed = true;
-        const nextMap = mapSet(map, kw(key), nextList);
-        return list(sym('def'), sym('::meta'), quoted ? list(sym('quote'), nextMap) : nextMap);
+        const nextMap = mapSet(map, term_kw(key), nextList);
+        return list(term_sym('def'), term_sym('::meta'), quoted ? list(term_sym('quote'), nextMap) : nextMap);
     });
     if (before === undefined) {
         throw patchError(PatchCode.metaMissing, `:${opName}: ${modulePath} has no top-level (def ::meta …)`, { at: modulePath });
@@ -67882,7 +68170,7 @@ function applyMetaListRewrite(state, op, key) {
     if (!changed)
         throw patchError(PatchCode.noChange, `:${opName}: the ::meta :${key} of ${modulePath} would not change`, { at: modulePath });
     const canonical = recanonicalize(modulePath, next);
-    const detail = term_kwMap({ field: kw(key), before: term_vec(before.map(sym)), after: term_vec(after.map(sym)) });
+    const detail = term_kwMap({ field: term_kw(key), before: term_vec(before.map(term_sym)), after: term_vec(after.map(term_sym)) });
     return { state: withModule(state, modulePath, canonical), edit: refactorEdit(opName, modulePath, forms, canonical, detail) };
 }
 
@@ -67945,7 +68233,7 @@ function renameBoundReferences(body, from, to, where) {
             case 'sym':
                 if (scope.inScope && t.name === from) {
                     count++;
-                    return { done: sym(to) };
+                    return { done: term_sym(to) };
                 }
                 if (scope.inScope && t.name === to && !scope.toBound)
                     throw capture(`${to} is already referenced in the function body`);
@@ -68045,12 +68333,12 @@ function applyMigrateContractSignature(state, op) {
         count += r.count;
         return r.body;
     });
-    const newParams = listFrom([sym(to), ...params.slice(1).map(sym)]);
-    const newForm = listFrom([sym('def'), sym(contract), listFrom([fnItems[0], newParams, ...bodies])]);
+    const newParams = listFrom([term_sym(to), ...params.slice(1).map(term_sym)]);
+    const newForm = listFrom([term_sym('def'), term_sym(contract), listFrom([fnItems[0], newParams, ...bodies])]);
     const next = [...forms];
     next[index] = newForm;
     const after = recanonicalize(modulePath, next, [index]);
-    const detail = term_kwMap({ contract: sym(contract), 'from-param': sym(from), 'to-param': sym(to), 'rewrite-count': term_int(count) });
+    const detail = term_kwMap({ contract: term_sym(contract), 'from-param': term_sym(from), 'to-param': term_sym(to), 'rewrite-count': term_int(count) });
     return {
         state: withModule(state, modulePath, after),
         edit: refactorEdit('migrate-contract-signature', modulePath, forms, after, detail),
@@ -68124,79 +68412,6 @@ function applyOpsInMemory(state, patch, options = {}) {
             semanticEdits.push(outcome.edit);
     });
     return { state: current, semanticEdits };
-}
-
-;// CONCATENATED MODULE: ./src/patch/pack.ts
-/**
- * pack: re-pin every module hash in the manifest and build the package record
- * `genesis/package-v0.2` (GENESIS_FACTS.md §4 "Package artifact"). Pure: works on a
- * {@link PackageState}; `host.ts` does the filesystem side.
- */
-
-
-
-
-
-
-
-
-/** `:kind` of the package record. */
-const PACKAGE_RECORD_KIND = 'genesis/package-v0.2';
-/**
- * Builds the package record term: `{:kind "genesis/package-v0.2" :name :version :modules [{:path
- * :hash <32 raw bytes>}] (manifest order) :dependencies [{:name :path :hash hex}] :obligations
- * [symbols] :tests [symbols]}`.
- */
-function packageRecordTerm(manifest, pins, dependencyHashes) {
-    return term_kwMap({
-        kind: term_str(PACKAGE_RECORD_KIND),
-        name: term_str(manifest.name),
-        version: term_str(manifest.version),
-        modules: term_vec(manifest.modules.map((m) => term_kwMap({ path: term_str(m.path), hash: bytes(fromHex(pins.get(m.path))) }))),
-        dependencies: term_vec(manifest.dependencies.map((d, i) => term_kwMap({ name: term_str(d.name), path: term_str(d.path), hash: term_str(dependencyHashes[i] ?? '') }))),
-        obligations: term_vec(manifest.obligations.map(sym)),
-        tests: term_vec(manifest.tests.map(sym)),
-    });
-}
-/**
- * Packs a state: computes every listed module's hash, writes it as the module's `hash` pin,
- * renders and validates `package.toml`, and builds the package record.
- * @param state the package after the ops.
- * @param dependencyArtifact the package artifact of a dependency (by manifest index); defaults to
- *   its current pin (the on-disk pack recomputes it from the dependency package).
- * @throws GcError `patch/module-missing` when the manifest lists a module the state lacks;
- *   `manifest/*` when the resulting `package.toml` is invalid.
- */
-function packState(state, dependencyArtifact) {
-    const pins = new Map();
-    const moduleTexts = new Map();
-    for (const entry of manifestModules(state.manifest)) {
-        const forms = state.modules.get(entry.path);
-        if (forms === undefined) {
-            throw patchError(PatchCode.moduleMissing, `package.toml lists ${JSON.stringify(entry.path)} but the package has no such module`, {
-                at: entry.path,
-            });
-        }
-        pins.set(entry.path, hash_hashModule(forms));
-        moduleTexts.set(entry.path, printModule(forms));
-    }
-    const firstPass = manifest_parseManifest(renderManifest(state.manifest));
-    const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : d.hash ?? ''));
-    const pinned = withManifestEdit(state, (manifest) => {
-        for (const entry of manifestModules(manifest))
-            entry.hash = pins.get(entry.path);
-        const deps = manifest.dependencies;
-        if (Array.isArray(deps)) {
-            deps.forEach((d, i) => {
-                if (isTomlTable(d) && dependencyHashes[i] !== undefined && dependencyHashes[i] !== '')
-                    d.hash = dependencyHashes[i];
-            });
-        }
-    });
-    const manifestText = renderManifest(pinned.manifest);
-    const manifest = manifest_parseManifest(manifestText);
-    const packageRecord = packageRecordTerm(manifest, pins, dependencyHashes);
-    return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: termAddress(packageRecord) };
 }
 
 ;// CONCATENATED MODULE: ./src/audit/replay.ts
@@ -68743,7 +68958,7 @@ async function auditPackage(ctx, touched) {
     const done = () => ({ audit, findings: out.findings });
     const read = async (commit, which) => {
         try {
-            return await readPackageAtCommit(ctx.repo, commit, touched.dir);
+            return await readPackageAtCommit(ctx.repo, commit, touched.dir, ctx.modules);
         }
         catch (error) {
             if (errors_isGcError(error) && error.code === GitCode.missingCommit)
@@ -68905,13 +69120,13 @@ async function auditPackage(ctx, touched) {
     audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
     audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
     if (ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '') {
-        const run = runObligations(ctx.obligationRunner, ctx.repo.dir, touched.dir, { base: ctx.base, head: ctx.head });
+        const run = runHeadObligations(ctx.obligationRunner, ctx.repo.dir, head);
         if (run.ok)
-            out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\` exited 0 in ${run.millis} ms`);
+            out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\`: acceptance :ok true (${run.millis} ms)`);
         else {
             out.fail('obligations', 'package', 'obligation runner', {
                 code: AuditCode.obligationsFailed,
-                message: `\`${run.command}\` failed in ${touched.dir || '.'} (exit ${run.exitCode ?? run.signal}): ${run.output.trim().split('\n').slice(-5).join(' | ')}`,
+                message: `obligation runner \`${run.command}\` in ${touched.dir || '.'}: ${run.problem ?? 'failed'}`,
                 file: touched.manifestPath,
                 title: 'obligations failed',
             });
@@ -68949,7 +69164,7 @@ async function auditPullRequest(options) {
         const changed = await listChangedFiles(repo, base, head);
         const selected = pathMatcher(parseGlobList(options.packages));
         const touched = await touchedPackages(repo, [head, base], changed, selected);
-        const ctx = { repo, base, head, replay, obligationRunner: options.obligationRunner };
+        const ctx = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map() };
         const packages = [];
         const findings = [];
         for (const t of touched) {

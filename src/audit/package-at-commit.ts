@@ -4,7 +4,9 @@
  * Unlike `git/workspace.ts` (which builds a diff/merge workspace) this keeps the raw bytes, so
  * findings can point at a line, and the manifest table, so a patch can be replayed on it.
  */
+import * as fs from 'node:fs';
 import { posix } from 'node:path';
+import git from 'isomorphic-git';
 import { canonicalizeSource } from '../coreform/canon.js';
 import { hashModule } from '../coreform/hash.js';
 import type { Term } from '../coreform/term.js';
@@ -53,13 +55,24 @@ export async function hasManifest(repo: GitRepository, commit: string, manifestP
 }
 
 /**
+ * Parsed modules by git blob oid, shared between the base and head reads of one run so that a
+ * module the change did not touch is read and canonicalized once.
+ */
+export type ModuleCache = Map<string, Promise<{ bytes: Uint8Array; forms: Term[]; hash: string }>>;
+
+/**
  * Reads the package whose directory is `dir` at `commit`.
  * @returns the snapshot, or `undefined` when the commit has no `package.toml` there.
  * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10, `location.file` =
  *   repository-relative path), `git/file-not-found` when a listed module is absent,
  *   `git/missing-commit` (exit 70).
  */
-export async function readPackageAtCommit(repo: GitRepository, commit: string, dir: string): Promise<CommitPackageSnapshot | undefined> {
+export async function readPackageAtCommit(
+  repo: GitRepository,
+  commit: string,
+  dir: string,
+  cache: ModuleCache = new Map(),
+): Promise<CommitPackageSnapshot | undefined> {
   const manifestPath = repoPath(dir, 'package.toml');
   const manifestBytes = await readFileAtCommit(repo, commit, manifestPath);
   if (manifestBytes === undefined) return undefined;
@@ -72,20 +85,28 @@ export async function readPackageAtCommit(repo: GitRepository, commit: string, d
   const modules = await Promise.all(
     manifest.modules.map(async (m): Promise<CommitModule> => {
       const file = repoPath(dir, m.path);
-      const bytes = await readFileAtCommit(repo, commit, file);
-      if (bytes === undefined) {
+      const entry = await entryAtCommit(repo, commit, file);
+      if (entry?.type !== 'blob') {
         throw new GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
           location: { file: manifestPath },
         });
       }
-      let forms: Term[];
+      let parsed = cache.get(entry.oid);
+      if (parsed === undefined) {
+        parsed = git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
+          const forms = canonicalizeSource(blob);
+          return { bytes: blob, forms, hash: hashModule(forms) };
+        });
+        cache.set(entry.oid, parsed);
+      }
+      let module;
       try {
-        forms = canonicalizeSource(bytes);
+        module = await parsed;
       } catch (error) {
         if (isGcError(error)) throw error.withLocation({ file });
         throw error;
       }
-      return { path: m.path, file, bytes, forms, hash: hashModule(forms), pin: m.hash };
+      return { path: m.path, file, bytes: module.bytes, forms: module.forms, hash: module.hash, pin: m.hash };
     }),
   );
   return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])) };

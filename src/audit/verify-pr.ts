@@ -40,6 +40,7 @@ import {
   snapshotState,
   storeEntryPath,
   type CommitPackageSnapshot,
+  type ModuleCache,
 } from './package-at-commit.js';
 import { checkReplan, checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
 import { compareModules, manifestDifferences, modulesNamedByPatch, replayChain, type ModuleComparison } from './replay.js';
@@ -146,6 +147,8 @@ interface RunContext {
   head: string;
   replay: boolean;
   obligationRunner: string | undefined;
+  /** Modules parsed so far, by blob oid (base and head share unchanged modules). */
+  modules: ModuleCache;
 }
 
 function checkPins(head: CommitPackageSnapshot, out: PackageFindings): void {
@@ -286,7 +289,7 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
   const done = () => ({ audit, findings: out.findings });
   const read = async (commit: string, which: string): Promise<CommitPackageSnapshot | undefined | null> => {
     try {
-      return await readPackageAtCommit(ctx.repo, commit, touched.dir);
+      return await readPackageAtCommit(ctx.repo, commit, touched.dir, ctx.modules);
     } catch (error) {
       if (isGcError(error) && error.code === GitCode.missingCommit) throw error;
       out.fail('package', touched.manifestPath, `read ${which}`, {
@@ -480,7 +483,7 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const changed = await listChangedFiles(repo, base, head);
     const selected = pathMatcher(parseGlobList(options.packages));
     const touched = await touchedPackages(repo, [head, base], changed, selected);
-    const ctx: RunContext = { repo, base, head, replay, obligationRunner: options.obligationRunner };
+    const ctx: RunContext = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map() };
     const packages: PackageAudit[] = [];
     const findings: AuditFinding[] = [];
     for (const t of touched) {
