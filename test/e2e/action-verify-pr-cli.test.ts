@@ -3,9 +3,41 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gcpatch } from '../helpers/cli.js';
-import { commitAll, git, honestRenamePr, tempDir } from '../action/helpers.js';
+import { addShopPackage, commitAll, git, honestRenamePr, initRepo, pullRequestEvent, runAction, tempDir } from '../action/helpers.js';
 
 describe('gcpatch verify-pr', () => {
+  it('verifies evidence produced with the documented CLI workflow (refactor plan/apply, then apply)', () => {
+    const repo = initRepo();
+    const pkg = addShopPackage(repo);
+    const base = commitAll(repo, 'shop');
+    git(repo, 'checkout', '-q', '-b', 'feature');
+    const plan = gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', 'shop/price::total', '--to', 'shop/price::gross', '--pkg', 'pkgs/shop', '--json'], { cwd: repo });
+    expect(plan.status).toBe(0);
+    const { reportAddress } = JSON.parse(plan.stdout) as { reportAddress: string };
+    const applied = gcpatch(['refactor', 'apply', reportAddress, '--pkg', 'pkgs/shop'], { cwd: repo });
+    expect(applied.status).toBe(0);
+    commitAll(repo, 'rename total to gross');
+    const patchFile = join(tempDir(), 'tax.gcpatch');
+    writeFileSync(
+      patchFile,
+      '{:version 1 :intent "raise the tax rate" :provenance {}\n' +
+        ' :ops [{:op :replace-node :module-path "lib/price.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 25}]}\n',
+    );
+    expect(gcpatch(['apply', '--patch', patchFile, '--pkg', pkg]).status).toBe(0);
+    const head = commitAll(repo, 'raise the tax rate');
+
+    const cli = gcpatch(['verify-pr', '--base', 'main', '--json'], { cwd: repo });
+    expect(cli.status).toBe(0);
+    const report = JSON.parse(cli.stdout);
+    expect(report.packages[0].replay).toMatchObject({ status: 'reproduced', modulesChanged: 3 });
+    expect(report.packages[0].replay.applied).toHaveLength(2);
+
+    const action = runAction(repo, { event: pullRequestEvent(base, head) });
+    expect(action.status).toBe(0);
+    expect(action.outputs.failed).toBe('0');
+    expect(action.summary).toContain('Replay: ✅ 2 apply reports replayed on the base; 3 changed modules reproduced exactly');
+  });
+
   it('verifies an honest rename PR (text and --json) and exits 50 on a hidden edit', () => {
     const { repo, pkg, base, head } = honestRenamePr();
     const text = gcpatch(['verify-pr', '--base', 'main', '--head', 'rename-total'], { cwd: repo });
