@@ -75,6 +75,7 @@ export const VerifyCheck = {
   /** Ops are out of order or missing (renames, then split, then the final manifest update). */
   opOrder: 'op-order',
 } as const;
+/** One of the {@link VerifyCheck} names (`details.check` of a verification error). */
 export type VerifyCheckName = (typeof VerifyCheck)[keyof typeof VerifyCheck];
 
 /** A verified report, decoded. */
