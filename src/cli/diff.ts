@@ -132,11 +132,11 @@ export function registerDiffCommand(program: Command, ctx: CliContext): void {
       const load = workspaceSourceLoader();
       const base = await load(opts.base);
       const target = await load(opts.target);
-      const { request, report } = diffWorkspaces(base.workspace, target.workspace, {
+      const { admitted, report } = diffWorkspaces(base.workspace, target.workspace, {
         intent: opts.intent,
         provenance: readProvenance(opts.provenance),
       });
-      const decoded = verifyDiffReport(request, report);
+      const decoded = verifyDiffReport(admitted, report);
       const storeAddress = saveReport(report, opts, target.packageDir);
       if (opts.json) {
         ctx.stdout(

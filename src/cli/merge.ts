@@ -57,11 +57,11 @@ export function registerMergeCommand(program: Command, ctx: CliContext): void {
       const base = await load(opts.base);
       const left = await load(opts.left);
       const right = await load(opts.right);
-      const { request, report } = mergeWorkspaces(base.workspace, left.workspace, right.workspace, {
+      const { admitted, report } = mergeWorkspaces(base.workspace, left.workspace, right.workspace, {
         intent: opts.intent,
         provenance: readProvenance(opts.provenance),
       });
-      const decoded = verifyMergeReport(request, report);
+      const decoded = verifyMergeReport(admitted, report);
       const storeAddress = saveReport(report, opts, left.packageDir);
       if (!decoded.ok) ctx.exitCode = ExitCode.conflicts;
       if (opts.json) {

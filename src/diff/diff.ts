@@ -134,11 +134,18 @@ export interface DiffOptions {
 
 /**
  * Diffs two admitted workspaces: builds the canonical request and runs {@link diffReport}.
- * @returns the request term and the report term (verify with `verifyDiffReport(request, report)`).
+ * @returns the request term, the same request already admitted (`admitted`, whose `requestH` is
+ *   hash-term of `request`; pass it to `verifyDiffReport` to skip re-admitting the workspaces) and
+ *   the report term.
  */
-export function diffWorkspaces(base: Workspace, target: Workspace, options: DiffOptions = {}): { request: MapTerm; report: MapTerm } {
+export function diffWorkspaces(
+  base: Workspace,
+  target: Workspace,
+  options: DiffOptions = {},
+): { request: MapTerm; admitted: DiffRequest; report: MapTerm } {
   const intent = options.intent ?? '';
   const provenance = options.provenance ?? kwMap({});
   const request = diffRequestTerm(base, target, intent, provenance);
-  return { request, report: diffAdmitted({ intent, provenance, base, target, requestH: hashTerm(request) }) };
+  const admitted: DiffRequest = { intent, provenance, base, target, requestH: hashTerm(request) };
+  return { request, admitted, report: diffAdmitted(admitted) };
 }

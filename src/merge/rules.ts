@@ -161,16 +161,19 @@ export interface MergeOptions {
 
 /**
  * Merges three admitted workspaces: builds the canonical request and runs the merge.
- * @returns the request and report terms (verify with `verifyMergeReport(request, report)`).
+ * @returns the request term, the same request already admitted (`admitted`, whose `requestH` is
+ *   hash-term of `request`; pass it to `verifyMergeReport` to skip re-admitting the workspaces)
+ *   and the report term.
  */
 export function mergeWorkspaces(
   base: Workspace,
   left: Workspace,
   right: Workspace,
   options: MergeOptions = {},
-): { request: MapTerm; report: MapTerm } {
+): { request: MapTerm; admitted: MergeRequest; report: MapTerm } {
   const intent = options.intent ?? '';
   const provenance = options.provenance ?? kwMap({});
   const request = mergeRequestTerm(base, left, right, intent, provenance);
-  return { request, report: mergeReportFor({ intent, provenance, base, left, right, requestH: hashTerm(request) }) };
+  const admitted: MergeRequest = { intent, provenance, base, left, right, requestH: hashTerm(request) };
+  return { request, admitted, report: mergeReportFor(admitted) };
 }

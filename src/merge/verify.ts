@@ -1,14 +1,13 @@
 /**
  * The independent verifier of `genesis/patch-merge-v0.1` reports (SEMANTIC_PATCH_MERGE_v0.1.md
- * "Host Boundary"): it rebuilds the expected merge from the request with its own code (comparing
- * forms by their canonical print rather than structurally, and deciding each path from a presence
- * and equality table), then compares every selected form, conflict, ordering fact, hash and the
- * embedded diff report (checked by the diff verifier). It exposes no merge producer.
+ * "Host Boundary"): it rebuilds the expected merge from the request with its own code (one
+ * three-way choice function used at module and at form level, absence as `null`), then compares
+ * every selected form, conflict, ordering fact, hash and the embedded diff report (checked by the
+ * diff verifier). It exposes no merge producer.
  */
 import { D, decodeClosed } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
-import { printTerm } from '../coreform/print.js';
-import { int, kwMap, NIL, str, type Term, type VecTerm } from '../coreform/term.js';
+import { int, kwMap, NIL, str, termsEqual, type Term, type VecTerm } from '../coreform/term.js';
 import { diffRequestTerm } from '../diff/protocol.js';
 import { verifyDiffReport } from '../diff/verify.js';
 import { compareUtf8 } from '../util/bytes.js';
@@ -35,24 +34,19 @@ function fail(field: string, message: string, cause?: unknown): GcError {
   });
 }
 
-/** A side's value as its canonical print (`null` = absent), with the term for hashing. */
-interface Side {
-  text: string | null;
-  term: Term;
-}
-
-function side(forms: VecTerm | undefined): Side {
-  return forms === undefined ? { text: null, term: NIL } : { text: printTerm(forms), term: forms };
+/** Equality of optional values; `null` (absent) equals only `null`. */
+function same(a: Term | null, b: Term | null): boolean {
+  return a === null || b === null ? a === b : termsEqual(a, b);
 }
 
 /**
- * Rules 1–3 on printed values: which side a clean three-way choice takes, or `undefined` when both
- * sides changed differently.
+ * Rules 1–3: which side a clean three-way choice takes, or `undefined` when both sides changed
+ * differently. Used for module values (absent = `null`) and for single forms.
  */
-function cleanChoice(base: string | null, left: string | null, right: string | null): 'left' | 'right' | undefined {
-  if (left === right) return 'left';
-  if (left === base) return 'right';
-  if (right === base) return 'left';
+function cleanChoice(base: Term | null, left: Term | null, right: Term | null): 'left' | 'right' | undefined {
+  if (same(left, right)) return 'left';
+  if (same(left, base)) return 'right';
+  if (same(right, base)) return 'left';
   return undefined;
 }
 
@@ -92,26 +86,25 @@ function expectedMerge(req: MergeRequest): { modules: Map<string, readonly Term[
   const modules = new Map<string, readonly Term[]>();
   const conflicts: Expected[] = [];
   for (const path of [...paths].sort(compareUtf8)) {
-    const bf = req.base.byPath.get(path);
-    const lf = req.left.byPath.get(path);
-    const rf = req.right.byPath.get(path);
-    const [b, l, r] = [side(bf), side(lf), side(rf)];
-    const choice = cleanChoice(b.text, l.text, r.text);
+    const bf = req.base.byPath.get(path) ?? null;
+    const lf = req.left.byPath.get(path) ?? null;
+    const rf = req.right.byPath.get(path) ?? null;
+    const choice = cleanChoice(bf, lf, rf);
     if (choice !== undefined) {
       const picked = choice === 'left' ? lf : rf;
-      if (picked !== undefined) modules.set(path, picked.items);
+      if (picked !== null) modules.set(path, picked.items);
       continue;
     }
-    if (bf === undefined) {
-      conflicts.push(expectedConflict('module/divergent-add', path, null, b.term, l.term, r.term));
-    } else if (lf === undefined || rf === undefined) {
-      conflicts.push(expectedConflict('module/delete-modify', path, null, b.term, l.term, r.term));
+    const [b, l, r] = [bf ?? NIL, lf ?? NIL, rf ?? NIL];
+    if (bf === null) {
+      conflicts.push(expectedConflict('module/divergent-add', path, null, b, l, r));
+    } else if (lf === null || rf === null) {
+      conflicts.push(expectedConflict('module/delete-modify', path, null, b, l, r));
     } else if (bf.items.length !== lf.items.length || bf.items.length !== rf.items.length) {
-      conflicts.push(expectedConflict('module/structural-divergence', path, null, b.term, l.term, r.term));
+      conflicts.push(expectedConflict('module/structural-divergence', path, null, b, l, r));
     } else {
       const forms = bf.items.map((baseForm, i) => {
-        const texts = [printTerm(baseForm), printTerm(lf.items[i]!), printTerm(rf.items[i]!)] as const;
-        const formChoice = cleanChoice(...texts);
+        const formChoice = cleanChoice(baseForm, lf.items[i]!, rf.items[i]!);
         if (formChoice === undefined) {
           conflicts.push(expectedConflict('form/divergent-edit', path, i, baseForm, lf.items[i]!, rf.items[i]!));
           return baseForm;
@@ -149,7 +142,7 @@ function checkMerged(merged: VecTerm, expected: Map<string, readonly Term[]>): W
       throw fail(`:merged[${i}]`, `${rec.modulePath} has ${rec.forms.items.length} forms, expected ${want.length}`);
     }
     rec.forms.items.forEach((form, j) => {
-      if (printTerm(form) !== printTerm(want[j]!)) throw fail(`:merged[${i}] form ${j}`, `${rec.modulePath} form ${j} is not the selected form`);
+      if (!termsEqual(form, want[j]!)) throw fail(`:merged[${i}] form ${j}`, `${rec.modulePath} form ${j} is not the selected form`);
     });
   });
   if (records.length !== expected.size) {
@@ -209,7 +202,7 @@ export function verifyMergeReport(request: Term | MergeRequest, report: Term): M
   }
   if (decoded.merged === null) throw fail(':merged', 'is nil on success');
   const merged = checkMerged(decoded.merged, expected.modules);
-  expectEqual(':merged-h', decoded.mergedH, hashTerm(decoded.merged));
+  expectEqual(':merged-h', decoded.mergedH, workspaceHash(merged));
   if (decoded.diff === null) throw fail(':diff', 'is nil on success');
   const diffRequest = diffRequestTerm(req.base, merged, req.intent, req.provenance);
   verifyDiffReport(

@@ -135,9 +135,19 @@ export function workspaceTerm(ws: Workspace): VecTerm {
   return t;
 }
 
-/** hash-term of the canonical workspace vector (lowercase hex64), GENESIS_FACTS.md §3.4 `:base-h`. */
+const hashCache = new WeakMap<Workspace, string>();
+
+/**
+ * hash-term of the canonical workspace vector (lowercase hex64), GENESIS_FACTS.md §3.4 `:base-h`.
+ * Cached per workspace object: printing a large workspace dominates diff and merge time.
+ */
 export function workspaceHash(ws: Workspace): string {
-  return hashTerm(workspaceTerm(ws));
+  let h = hashCache.get(ws);
+  if (h === undefined) {
+    h = hashTerm(workspaceTerm(ws));
+    hashCache.set(ws, h);
+  }
+  return h;
 }
 
 /** The empty workspace. */
