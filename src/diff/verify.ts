@@ -8,7 +8,7 @@
 import { D, decodeClosed, literal } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
-import { int, termsEqual, type MapTerm, type Term } from '../coreform/term.js';
+import { int, termsEqual, type Term } from '../coreform/term.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { workspaceHash } from '../workspace/workspace.js';
@@ -23,6 +23,16 @@ function fail(field: string, message: string, cause?: unknown): GcError {
     location: { at: field },
     cause,
   });
+}
+
+/** Runs a decoder over report content; any decoding error is a verification failure of `field`. */
+function decoding<T>(field: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (isGcError(error) && error.code !== DIFF_VERIFY_FAILED) throw fail(field, error.message, error);
+    throw error;
+  }
 }
 
 /** One decoded op of a diff patch. */
@@ -149,40 +159,26 @@ function expectEqual(field: string, actual: string | number, expected: string | 
  */
 export function verifyDiffReport(request: Term | DiffRequest, report: Term): DiffReport {
   const req = 'requestH' in request ? request : decodeDiffRequest(request);
-  let decoded: DiffReport;
-  try {
-    decoded = decodeDiffReport(report);
-  } catch (error) {
-    if (isGcError(error)) throw fail('shape', error.message, error);
-    throw error;
-  }
+  const decoded = decoding('shape', () => decodeDiffReport(report));
   expectEqual(':request-h', decoded.requestH, req.requestH);
   expectEqual(':base-h', decoded.baseH, workspaceHash(req.base));
   expectEqual(':target-h', decoded.targetH, workspaceHash(req.target));
 
-  let patch: { intent: string; provenance: MapTerm; ops: readonly Term[] };
-  try {
-    const p = decodeClosed(
-      decoded.patch,
-      { intent: D.str, ops: D.vec, provenance: D.map, version: literal(int(1)) },
-      'diff report :patch',
-    );
-    patch = { intent: p.intent, provenance: p.provenance, ops: p.ops.items };
-  } catch (error) {
-    if (isGcError(error)) throw fail(':patch', error.message, error);
-    throw error;
-  }
+  const patch = decoding(':patch', () =>
+    decodeClosed(decoded.patch, { intent: D.str, ops: D.vec, provenance: D.map, version: literal(int(1)) }, 'diff report :patch'),
+  );
   expectEqual(':patch :intent', patch.intent, req.intent);
   if (!termsEqual(patch.provenance, req.provenance)) throw fail(':patch :provenance', 'differs from the request');
   expectEqual(':patch-h', decoded.patchH, hashTerm(decoded.patch));
-  expectEqual(':op-count', decoded.opCount, patch.ops.length);
-  expectEqual(':op-identities count', decoded.opIdentities.length, patch.ops.length);
+  const opTerms = patch.ops.items;
+  expectEqual(':op-count', decoded.opCount, opTerms.length);
+  expectEqual(':op-identities count', decoded.opIdentities.length, opTerms.length);
   decoded.opIdentities.forEach((id, i) => {
     expectEqual(`:op-identities[${i}] :ordinal`, id.ordinal, i);
-    expectEqual(`:op-identities[${i}] :op-h`, id.opH, hashTerm(patch.ops[i]!));
+    expectEqual(`:op-identities[${i}] :op-h`, id.opH, hashTerm(opTerms[i]!));
   });
 
-  const ops = patch.ops.map((t, i) => decodeOp(t, `:patch :ops[${i}]`));
+  const ops = opTerms.map((t, i) => decoding(`:patch :ops[${i}]`, () => decodeOp(t, `:patch :ops[${i}]`)));
   const count = (kind: DiffOp['op']): number => ops.filter((o) => o.op === kind).length;
   expectEqual(':stats :additions', decoded.stats.additions, count('add-module'));
   expectEqual(':stats :removals', decoded.stats.removals, count('remove-module'));

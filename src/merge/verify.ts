@@ -34,6 +34,16 @@ function fail(field: string, message: string, cause?: unknown): GcError {
   });
 }
 
+/** Runs a decoder over report content; a decoding error is a verification failure of `field`. */
+function decoding<T>(field: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (isGcError(error) && error.exitCode !== ExitCode.verificationFailed) throw fail(field, error.message, error);
+    throw error;
+  }
+}
+
 /** Equality of optional values; `null` (absent) equals only `null`. */
 function same(a: Term | null, b: Term | null): boolean {
   return a === null || b === null ? a === b : termsEqual(a, b);
@@ -124,13 +134,8 @@ function expectEqual(field: string, actual: unknown, expected: unknown): void {
 /** Checks the report's `:merged` records against the expected modules, form by form. */
 function checkMerged(merged: VecTerm, expected: Map<string, readonly Term[]>): Workspace {
   const records = merged.items.map((item, i) => {
-    try {
-      const r = decodeClosed(item, { 'module-path': D.str, forms: D.vec }, `:merged[${i}]`);
-      return { modulePath: r['module-path'], forms: r.forms };
-    } catch (error) {
-      if (isGcError(error)) throw fail(`:merged[${i}]`, error.message, error);
-      throw error;
-    }
+    const r = decoding(`:merged[${i}]`, () => decodeClosed(item, { 'module-path': D.str, forms: D.vec }, `:merged[${i}]`));
+    return { modulePath: r['module-path'], forms: r.forms };
   });
   records.forEach((rec, i) => {
     if (i > 0 && compareUtf8(records[i - 1]!.modulePath, rec.modulePath) >= 0) {
@@ -165,13 +170,7 @@ function checkMerged(merged: VecTerm, expected: Map<string, readonly Term[]>): W
  */
 export function verifyMergeReport(request: Term | MergeRequest, report: Term): MergeReport {
   const req = 'requestH' in request ? request : decodeMergeRequest(request);
-  let decoded: MergeReport;
-  try {
-    decoded = decodeMergeReport(report);
-  } catch (error) {
-    if (isGcError(error)) throw fail('shape', error.message, error);
-    throw error;
-  }
+  const decoded = decoding('shape', () => decodeMergeReport(report));
   expectEqual(':request-h', decoded.requestH, req.requestH);
   expectEqual(':base-h', decoded.baseH, workspaceHash(req.base));
   expectEqual(':left-h', decoded.leftH, workspaceHash(req.left));

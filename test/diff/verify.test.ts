@@ -76,6 +76,11 @@ describe('diff verifier', () => {
     const deep = kwMap({ op: kw('replace-node'), 'module-path': str('a.gc'), path: vec([vec([kw('form'), int(0)]), vec([kw('pair-car')])]), new: form('x') });
     fails([deep], /exactly \[\[:form i\]\]/);
   });
+  it('reports a malformed op as a verification failure (exit 50), not invalid input', () => {
+    const extra = kwMap({ op: kw('remove-module'), 'module-path': str('b.gc'), note: str('x') });
+    const { request, report } = forge(base, target, [extra]);
+    expect(() => verifyDiffReport(request, report)).toThrow(expect.objectContaining({ code: 'diff/verify-failed', exitCode: 50 }));
+  });
   it('rejects an op kind outside diff’s three', () => {
     fails([kwMap({ op: kw('rename-symbol'), 'module-path': str('a.gc'), from: str('x'), to: str('y') })], /op must be/);
   });
