@@ -10,6 +10,9 @@ import { countBySeverity, type AuditReport, type CheckResult, type PackageAudit 
 /** Rows shown per package table; failures are shown first. */
 export const MAX_ROWS_PER_PACKAGE = 150;
 
+/** Stop adding packages once the summary reaches this many UTF-16 units (GitHub rejects summaries over 1 MiB). */
+export const MAX_SUMMARY_LENGTH = 800_000;
+
 const RESULT_LABEL: Record<CheckResult, string> = { pass: '✅ pass', fail: '❌ fail', warn: '⚠️ warn', skip: '➖ skip' };
 
 /** Escapes text for an HTML table cell (the summary tables are HTML). */
@@ -78,7 +81,11 @@ export async function writeSummary(report: AuditReport, context: { reportPath: s
     true,
   );
   if (report.packages.length === 0) s.addRaw('<p>No GenesisCode package changed between base and head.</p>', true);
-  for (const p of report.packages) {
+  for (const [i, p] of report.packages.entries()) {
+    if (s.stringify().length > MAX_SUMMARY_LENGTH) {
+      s.addRaw(`<p>${report.packages.length - i} more packages are in the JSON report (the job summary is limited to 1 MiB).</p>`, true);
+      break;
+    }
     s.addHeading(`${escapeCell(p.name || '(unreadable)')} — ${escapeCell(p.dir || '.')}`, 3);
     const evidence = Object.entries(p.evidence)
       .map(([k, n]) => `${n} ${k}`)

@@ -69394,6 +69394,8 @@ function getSettings(env = process.env) {
 
 /** Rows shown per package table; failures are shown first. */
 const MAX_ROWS_PER_PACKAGE = 150;
+/** Stop adding packages once the summary reaches this many UTF-16 units (GitHub rejects summaries over 1 MiB). */
+const MAX_SUMMARY_LENGTH = 800_000;
 const RESULT_LABEL = { pass: '✅ pass', fail: '❌ fail', warn: '⚠️ warn', skip: '➖ skip' };
 /** Escapes text for an HTML table cell (the summary tables are HTML). */
 function escapeCell(text) {
@@ -69452,7 +69454,11 @@ async function writeSummary(report, context) {
         `Full report: <code>${escapeCell(context.reportPath)}</code>.</p>`, true);
     if (report.packages.length === 0)
         s.addRaw('<p>No GenesisCode package changed between base and head.</p>', true);
-    for (const p of report.packages) {
+    for (const [i, p] of report.packages.entries()) {
+        if (s.stringify().length > MAX_SUMMARY_LENGTH) {
+            s.addRaw(`<p>${report.packages.length - i} more packages are in the JSON report (the job summary is limited to 1 MiB).</p>`, true);
+            break;
+        }
         s.addHeading(`${escapeCell(p.name || '(unreadable)')} — ${escapeCell(p.dir || '.')}`, 3);
         const evidence = Object.entries(p.evidence)
             .map(([k, n]) => `${n} ${k}`)
