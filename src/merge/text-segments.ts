@@ -23,7 +23,8 @@ export interface TextElement {
   end: number;
   /**
    * Alignment key, unique within the module: `def:<name>#<k>` for `(def NAME …)`,
-   * `form:<canonical print>#<k>` for other forms, `comment:<text>#<k>` for comment blocks,
+   * `form:<canonical print>#<k>` for other forms ({@link contentKey}), `comment:<text>#<k>` for
+   * comment blocks,
    * where `<k>` counts earlier elements with the same key.
    */
   key: string;
@@ -32,8 +33,8 @@ export interface TextElement {
   formEnd: number;
   /** The defined name for `(def NAME …)` forms. */
   defName: string | undefined;
-  /** The canonical term of the form (GENESIS_FACTS.md §1.3); undefined for comment blocks. */
-  canonical: Term | undefined;
+  /** The form's term as read (not canonicalized); undefined for comment blocks. */
+  term: Term | undefined;
   /** True when the body ends inside a `;` comment, so whatever follows must start on a new line. */
   endsWithComment: boolean;
 }
@@ -77,11 +78,24 @@ export function defName(term: Term): string | undefined {
 }
 
 /**
+ * The alignment key of a form that is not a `(def NAME …)`: `form:` + its canonical print, or
+ * `raw:` + the print of the term as read when it does not canonicalize (the merge does not need
+ * canonical forms; GenesisCode tools will report such a form).
+ */
+export function contentKey(term: Term, ordinal = 0): string {
+  try {
+    return `form:${printTerm(canonicalizeForm(term, ordinal))}`;
+  } catch {
+    return `raw:${printTerm(term)}`;
+  }
+}
+
+/**
  * Reads `text` and splits it into elements.
  * @param text LF-normalized UTF-8 without BOM.
  * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
- * @throws GcError `core/parse/*` when the text does not read, `core/canon/invalid-form` when a form
- *   does not canonicalize (the driver then falls back to the line merge).
+ * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
+ *   merge).
  */
 export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedModule {
   const read = readModule(text);
@@ -125,7 +139,7 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
       formStart: pending.start,
       formEnd: pending.end,
       defName: undefined,
-      canonical: undefined,
+      term: undefined,
       endsWithComment: true,
     });
     pending = undefined;
@@ -155,9 +169,9 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
       pending = undefined;
     } else flushComment();
     const term = t.term!;
-    const canonical = canonicalizeForm(term, ordinal++);
     const name = defName(term);
-    const key = name !== undefined ? `def:${name}` : `form:${printTerm(canonical)}`;
+    const key = name !== undefined ? `def:${name}` : contentKey(term, ordinal);
+    ordinal++;
     const el: TextElement = {
       kind: 'form',
       start,
@@ -166,7 +180,7 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
       formStart: t.start,
       formEnd: t.end,
       defName: name,
-      canonical,
+      term,
       endsWithComment: false,
     };
     elements.push(el);

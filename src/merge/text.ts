@@ -18,11 +18,10 @@
  * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
  *    marker block per element.
  * 6. Safety net: the result (and, when it has conflicts, each side's reading of it) is re-read and
- *    its canonical forms must be exactly the decided ones; otherwise `merge/text/unsafe` is thrown
+ *    its forms must be exactly the decided ones, term for term as read (which implies equal
+ *    canonical forms); otherwise `merge/text/unsafe` is thrown
  *    and the driver falls back to the line merge.
  */
-import { readModule } from '../coreform/read.js';
-import { canonicalizeForm } from '../coreform/canon.js';
 import { termsEqual, type Term } from '../coreform/term.js';
 import { bytesEqual } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
@@ -64,7 +63,7 @@ export interface TextMergeResult {
   /** `text` as pieces (their concatenation), for newline restoration. */
   pieces: TextPiece[];
   conflicts: TextConflict[];
-  /** The canonical forms the merge decided, in order (clean results only; with conflicts: ours' reading). */
+  /** The forms (as read) the merge decided, in order (with conflicts: ours' reading). */
   forms: Term[];
   /** Counts for reports: elements taken from one side, merged line by line, conflicting. */
   stats: { elements: number; merged: number; conflicts: number };
@@ -87,7 +86,7 @@ export const TEXT_UNSAFE = 'merge/text/unsafe';
 
 type Resolution =
   | { kind: 'take'; side: Side; index: number }
-  | { kind: 'merged'; bytes: Uint8Array; canonical: Term | undefined; endsWithComment: boolean }
+  | { kind: 'merged'; bytes: Uint8Array; term: Term | undefined; endsWithComment: boolean }
   | { kind: 'conflict'; code: TextConflictCode; b: number; o: number; t: number }
   | { kind: 'deleted' };
 
@@ -111,6 +110,14 @@ function unsafe(message: string): GcError {
 function hasLf(b: Uint8Array): boolean {
   return b.indexOf(LF) !== -1;
 }
+
+function countLf(b: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < b.length; i++) if (b[i] === LF) n++;
+  return n;
+}
+
+const SEMI = 0x3b;
 
 /** A module split into elements, with the side it came from. */
 interface SideModule {
@@ -249,7 +256,7 @@ function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModu
     if (seg.elements.length !== 1) continue;
     const e = seg.elements[0]!;
     if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) continue;
-    return { kind: 'merged', bytes, canonical: e.canonical, endsWithComment: e.endsWithComment };
+    return { kind: 'merged', bytes, term: e.term, endsWithComment: e.endsWithComment };
   }
   return undefined;
 }
@@ -283,9 +290,17 @@ function sideOrder(s: SideModule, ids: number[]): SideOrder {
 /** Which conflict side a verification render takes, or `markers` for the real result. */
 type RenderMode = 'markers' | 'ours' | 'theirs';
 
+/** An element the render emitted outside conflict markers: its body bytes, kind and form. */
+interface RenderedElement {
+  bytes: Uint8Array;
+  kind: 'form' | 'comment';
+  term: Term | undefined;
+}
+
 interface Rendered {
   pieces: TextPiece[];
   forms: Term[];
+  elements: RenderedElement[];
   conflicts: TextConflict[];
 }
 
@@ -362,11 +377,11 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   checkDeadline(deadline);
 
   // Safety net: every reading of the result must give back exactly the decided forms.
-  if (real.conflicts.length === 0) verifyForms(text, real.forms, 'result');
+  if (real.conflicts.length === 0) verifyElements(text, real.elements, 'result', deadline);
   else {
     for (const mode of ['ours', 'theirs'] as const) {
       const r = render(ctx, order, mode);
-      verifyForms(concatBytes(r.pieces.map((p) => p.bytes)), r.forms, `${mode}' reading of the result`);
+      verifyElements(concatBytes(r.pieces.map((p) => p.bytes)), r.elements, `${mode}' reading of the result`, deadline);
     }
   }
   return {
@@ -390,19 +405,29 @@ interface RenderContext {
   prefer: 'ours' | 'theirs';
 }
 
-/** Re-reads `text` and checks its canonical forms against `expected`. */
-function verifyForms(text: Uint8Array, expected: readonly Term[], what: string): void {
-  let forms: Term[];
+/**
+ * Re-reads `text` and checks that it splits into exactly the decided elements: same kinds, same
+ * body bytes (so no comment attached to a different form, no forms fused) and the same forms as
+ * read (stricter than equal canonical forms).
+ */
+function verifyElements(text: Uint8Array, expected: readonly RenderedElement[], what: string, deadline: number): void {
+  let seg: SegmentedModule;
   try {
-    forms = readModule(text).forms.map((f, i) => canonicalizeForm(f.term, i));
+    seg = segmentModule(text, deadline);
   } catch (error) {
-    throw unsafe(`${what} does not read back: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof GcError) throw unsafe(`${what} does not read back: ${error.message}`);
+    throw error;
   }
-  if (forms.length !== expected.length) {
-    throw unsafe(`${what} reads back as ${forms.length} forms, expected ${expected.length}`);
+  if (seg.elements.length !== expected.length) {
+    throw unsafe(`${what} reads back as ${seg.elements.length} elements, expected ${expected.length}`);
   }
-  for (let i = 0; i < forms.length; i++) {
-    if (!termsEqual(forms[i]!, expected[i]!)) throw unsafe(`${what}: form ${i} differs from the merged form`);
+  for (let i = 0; i < expected.length; i++) {
+    const e = seg.elements[i]!;
+    const want = expected[i]!;
+    if (e.kind !== want.kind || !bytesEqual(text.subarray(e.start, e.end), want.bytes)) {
+      throw unsafe(`${what}: element ${i} does not read back as the merged text`);
+    }
+    if (want.term && (!e.term || !termsEqual(e.term, want.term))) throw unsafe(`${what}: form ${i} differs from the merged form`);
   }
 }
 
@@ -438,6 +463,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
   const orders: Record<Side, SideOrder> = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
   const pieces: TextPiece[] = [];
   const forms: Term[] = [];
+  const elements: RenderedElement[] = [];
   const conflicts: TextConflict[] = [];
   let lines = 1;
   const push = (bytes: Uint8Array, from: TextPiece['from']): void => {
@@ -462,10 +488,10 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     s.m.elements.length > 0 ? s.m.separators[0]! : { start: 0, end: 0 };
   const trailSpan = (s: SideModule): { start: number; end: number } => ({ start: s.m.trailStart, end: s.m.text.length });
 
-  // What each element renders as in this mode: a body piece (with its canonical form) or nothing.
+  // What each element renders as in this mode: a body piece (with its form as read) or nothing.
   interface Out {
     piece: TextPiece;
-    canonical: Term | undefined;
+    term: Term | undefined;
     endsWithComment: boolean;
     conflict: TextConflictCode | undefined;
     src: Side;
@@ -481,7 +507,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       const e = elOf(r.side, r.index);
       return {
         piece: spanPiece(r.side, e),
-        canonical: e.canonical,
+        term: e.term,
         endsWithComment: e.endsWithComment,
         conflict: undefined,
         src: r.side,
@@ -494,7 +520,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       const e = elOf(src, src === 'ours' ? a.o : a.t);
       return {
         piece: { bytes: r.bytes, from: undefined },
-        canonical: r.canonical,
+        term: r.term,
         endsWithComment: r.endsWithComment,
         conflict: undefined,
         src,
@@ -508,7 +534,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       const i = side === 'ours' ? r.o : r.t;
       if (i < 0) return undefined;
       const e = elOf(side, i);
-      return { piece: spanPiece(side, e), canonical: e.canonical, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
+      return { piece: spanPiece(side, e), term: e.term, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
     }
     const empty = new Uint8Array(0);
     const block = conflictBlock(
@@ -519,7 +545,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     );
     return {
       piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
-      canonical: r.o >= 0 ? elOf('ours', r.o).canonical : undefined,
+      term: r.o >= 0 ? elOf('ours', r.o).term : undefined,
       endsWithComment: false,
       conflict: r.code,
       src: r.o >= 0 ? 'ours' : 'theirs',
@@ -547,7 +573,13 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       else if (after && hasLf(spanPiece(pOut.src, after).bytes)) sep = spanPiece(pOut.src, after);
       else sep = { bytes: (defaultSep ??= commonSeparator([O, T, B])), from: undefined };
     }
-    if (!hasLf(sep.bytes) && (pOut.endsWithComment || pOut.conflict || cOut.conflict)) sep = { bytes: NEWLINE, from: undefined };
+    // Keep the reading of the text: a free comment block stays free (a blank line after it), a
+    // comment never swallows what follows, a comment never joins the previous line, markers start lines.
+    const lfs = countLf(sep.bytes);
+    if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2) sep = { bytes: BLANK_LINE, from: undefined };
+    else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || cOut.piece.bytes[0] === SEMI)) {
+      sep = { bytes: NEWLINE, from: undefined };
+    }
     return sep;
   };
 
@@ -567,7 +599,8 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: lines });
     }
     push(out.piece.bytes, out.piece.from);
-    if (out.canonical) forms.push(out.canonical);
+    if (out.term) forms.push(out.term);
+    if (!out.conflict) elements.push({ bytes: out.piece.bytes, kind: out.elKind, term: out.term });
     prev = { id, out };
   }
   let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
@@ -578,5 +611,5 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     if (prev.out.conflict && !hasLf(trail.bytes)) trail = { bytes: concatBytes([NEWLINE, trail.bytes]), from: undefined };
     push(trail.bytes, trail.from);
   }
-  return { pieces, forms, conflicts };
+  return { pieces, forms, elements, conflicts };
 }

@@ -23,6 +23,17 @@ function trySegment(bytes: Uint8Array): SegmentedModule | undefined {
   }
 }
 
+/** Free comment block text → how many times it occurs. */
+function commentCounts(m: SegmentedModule): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of m.elements) {
+    if (e.kind !== 'comment') continue;
+    const text = dec.decode(m.text.subarray(e.start, e.end));
+    out.set(text, (out.get(text) ?? 0) + 1);
+  }
+  return out;
+}
+
 /** key → body text, for def forms (and comment blocks when `comments`). */
 function bodies(m: SegmentedModule, comments: boolean): Map<string, string> {
   const out = new Map<string, string>();
@@ -77,17 +88,21 @@ export function checkInvariants(
   if (outcome.exitCode === 0 && structural) {
     const sr = trySegment(result);
     expect(sr, 'a clean result reads back').toBeDefined();
-    for (const comments of [false, true]) {
-      const [b, o, t, r] = [sb, so, st, sr!].map((m) => bodies(m, comments)) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
-      const keys = new Set([...b.keys(), ...o.keys(), ...t.keys()]);
-      for (const k of keys) {
-        if (comments && !k.startsWith('comment:')) continue;
-        const [vb, vo, vt, vr] = [b.get(k), o.get(k), t.get(k), r.get(k)];
-        if (vo === vt) expect(vr, `${k}: both sides agree`).toBe(vo);
-        else if (vt === vb) expect(vr, `${k}: only ours changed it`).toBe(vo);
-        else if (vo === vb) expect(vr, `${k}: only theirs changed it`).toBe(vt);
-        else expect(vr, `${k}: both changed it; a clean merge keeps it`).toBeDefined();
-      }
+    const [b, o, t, r] = [sb, so, st, sr!].map((m) => bodies(m, false)) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
+    for (const k of new Set([...b.keys(), ...o.keys(), ...t.keys()])) {
+      const [vb, vo, vt, vr] = [b.get(k), o.get(k), t.get(k), r.get(k)];
+      if (vo === vt) expect(vr, `${k}: both sides agree`).toBe(vo);
+      else if (vt === vb) expect(vr, `${k}: only ours changed it`).toBe(vo);
+      else if (vo === vb) expect(vr, `${k}: only theirs changed it`).toBe(vt);
+      else expect(vr, `${k}: both changed it; a clean merge keeps it`).toBeDefined();
+    }
+    // Free comment blocks: counted by text (equal blocks are interchangeable).
+    const [cb, co, ct, cr] = [sb, so, st, sr!].map(commentCounts) as [Map<string, number>, Map<string, number>, Map<string, number>, Map<string, number>];
+    for (const k of new Set([...cb.keys(), ...co.keys(), ...ct.keys()])) {
+      const [nb, no, nt, nr] = [cb.get(k) ?? 0, co.get(k) ?? 0, ct.get(k) ?? 0, cr.get(k) ?? 0];
+      if (no === nt) expect(nr, `comment ${k}`).toBe(no);
+      else if (nt === nb) expect(nr, `comment ${k}: only ours changed it`).toBe(no);
+      else if (no === nb) expect(nr, `comment ${k}: only theirs changed it`).toBe(nt);
     }
   }
   if (outcome.exitCode === 1 && outcome.method === 'structural') {
