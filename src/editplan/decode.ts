@@ -29,7 +29,9 @@
  * Declared member names match exactly and case-sensitively after JSON escapes are resolved, so
  * `"\u0073tartLine"` binds to `startLine` (and counts as a duplicate of a plain `startLine`).
  * Unknown members are kept per level in `extensions`; a repeated unknown member keeps its last value.
- * Objects nested inside extension values become `Map`s (duplicate keys last-wins).
+ * Objects nested inside extension values become `Map`s (duplicate keys last-wins); plain integer
+ * literals of up to 15 digits become JS numbers and every other number a `JsonNumber` holding its
+ * exact text, so serializing writes every number back as it was written.
  *
  * Implements weavatrix.edit-plan.v1 "Envelope" and "Core fields" (wire shape).
  */
@@ -52,7 +54,7 @@ import { isWellFormed } from './unicode.js';
 /**
  * Decodes a plan from its JSON text.
  * @param text the JSON document.
- * @returns the plan model; every level has an `extensions` map (possibly empty).
+ * @returns the plan model; `extensions` is present on a level only when it has unknown members.
  * @throws GcError `INVALID_PLAN`, `SCHEMA_MISMATCH`, `INVALID_FILE` or `INVALID_EDIT` (exit 10), see
  *   the module comment for which problem yields which code and indices.
  */
@@ -76,37 +78,46 @@ type Level = 'INVALID_PLAN' | 'INVALID_FILE' | 'INVALID_EDIT';
 interface Scope {
   code: Level;
   indices: EditErrorIndices;
-  what: string;
 }
 
 function fail(scope: Scope, message: string): never {
-  throw editError(scope.code, `${scope.what}: ${message}`, scope.indices);
+  const { fileIndex, editIndex } = scope.indices;
+  const what =
+    fileIndex === undefined ? 'plan' : editIndex === undefined ? `files[${fileIndex}]` : `files[${fileIndex}].edits[${editIndex}]`;
+  throw editError(scope.code, `${what}: ${message}`, scope.indices);
 }
 
+/** One scratch slot array per declared-field list; each level reads its slots before recursing. */
+const scratch = new Map<readonly string[], Array<JsonNode | undefined>>();
+
 /**
- * Splits an object's members into declared ones (by name) and unknown ones (last value wins).
- * @throws the level's code for a duplicate declared member.
+ * Splits an object's members into declared ones (slot i holds `fields[i]`; the array is reused, read
+ * it before decoding nested levels) and unknown ones (last value wins; `undefined` when none).
+ * @throws the level's code for a duplicate declared member or a missing required one.
  */
 function splitMembers(
   node: JsonObjectNode,
   fields: readonly string[],
   scope: Scope,
-): { declared: Map<string, JsonNode>; unknown: Map<string, JsonNode> } {
-  const declared = new Map<string, JsonNode>();
-  const unknown = new Map<string, JsonNode>();
+): { declared: Array<JsonNode | undefined>; unknown: Map<string, JsonNode> | undefined } {
+  let declared = scratch.get(fields);
+  if (declared === undefined) scratch.set(fields, (declared = new Array<JsonNode | undefined>(fields.length)));
+  declared.fill(undefined);
+  let unknown: Map<string, JsonNode> | undefined;
   const { keys, values } = node;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (fields.includes(key)) {
-      if (declared.has(key)) fail(scope, `duplicate member ${JSON.stringify(key)}`);
-      declared.set(key, values[i]!);
+    const slot = fields.indexOf(key);
+    if (slot >= 0) {
+      if (declared[slot] !== undefined) fail(scope, `duplicate member ${JSON.stringify(key)}`);
+      declared[slot] = values[i]!;
     } else {
-      unknown.set(key, values[i]!);
+      (unknown ??= new Map()).set(key, values[i]!);
     }
   }
-  for (const name of fields) {
-    if (name !== 'completeness' && !declared.has(name)) fail(scope, `missing member ${JSON.stringify(name)}`);
-  }
+  fields.forEach((name, slot) => {
+    if (name !== 'completeness' && declared[slot] === undefined) fail(scope, `missing member ${JSON.stringify(name)}`);
+  });
   return { declared, unknown };
 }
 
@@ -114,7 +125,7 @@ function describe(node: JsonNode): string {
   if (node === null) return 'null';
   if (typeof node === 'boolean') return 'a boolean';
   if (typeof node === 'string') return 'a string';
-  if (node instanceof JsonNumber) return 'a number';
+  if (typeof node === 'number' || node instanceof JsonNumber) return 'a number';
   if (Array.isArray(node)) return 'an array';
   return 'an object';
 }
@@ -130,19 +141,17 @@ function expectArray(node: JsonNode, name: string, scope: Scope): JsonNode[] {
   return node;
 }
 
-const U32_DIGITS = /^(?:0|[1-9][0-9]{0,9})$/;
-
 function expectPosition(node: JsonNode, name: string, scope: Scope): number {
-  if (node instanceof JsonNumber && U32_DIGITS.test(node.text)) {
-    const value = Number(node.text);
-    if (value <= 0xffffffff) return value;
-  }
-  const got = node instanceof JsonNumber ? node.text : describe(node);
+  // Plain integer literals of up to 15 digits arrive as numbers; `-0`, fractions, exponents and
+  // longer literals arrive as JsonNumber and are never a valid position.
+  if (typeof node === 'number' && node >= 0 && node <= 0xffffffff) return node;
+  const got = typeof node === 'number' ? String(node) : node instanceof JsonNumber ? node.text : describe(node);
   fail(scope, `member ${JSON.stringify(name)} must be an integer from 0 to 4294967295 without fraction or exponent, got ${got}`);
 }
 
 /** Converts unknown members to extension values, rejecting lone surrogates in keys or strings. */
-function toExtensions(unknown: Map<string, JsonNode>, scope: Scope): Map<string, JsonValue> {
+function toExtensions(unknown: Map<string, JsonNode> | undefined, scope: Scope): Map<string, JsonValue> | undefined {
+  if (unknown === undefined) return undefined;
   const out = new Map<string, JsonValue>();
   for (const [key, node] of unknown) {
     if (!isWellFormed(key)) fail(scope, 'an extension member name holds a lone surrogate');
@@ -174,7 +183,7 @@ function toJsonValue(node: JsonNode, key: string, scope: Scope): JsonValue {
  * @param root the document's top-level value.
  */
 export function decodePlan(root: JsonNode): EditPlan {
-  const scope: Scope = { code: 'INVALID_PLAN', indices: {}, what: 'plan' };
+  const scope: Scope = { code: 'INVALID_PLAN', indices: {} };
   if (!(root instanceof JsonObjectNode)) fail(scope, `must be a JSON object, got ${describe(root)}`);
   let sawVersion = false;
   for (let i = 0; i < root.keys.length; i++) {
@@ -189,47 +198,48 @@ export function decodePlan(root: JsonNode): EditPlan {
   if (!sawVersion) throw editError('SCHEMA_MISMATCH', `missing schemaVersion (expected "${SCHEMA_VERSION}")`);
 
   const { declared, unknown } = splitMembers(root, PLAN_FIELDS, scope);
-  const operation = expectString(declared.get('operation')!, 'operation', scope);
-  const fileNodes = expectArray(declared.get('files')!, 'files', scope);
-  const completenessNode = declared.get('completeness');
+  const [, operationNode, filesNode, completenessNode] = declared;
+  const operation = expectString(operationNode!, 'operation', scope);
+  const fileNodes = expectArray(filesNode!, 'files', scope);
   const completeness =
     completenessNode === undefined ? undefined : expectString(completenessNode, 'completeness', scope);
   const extensions = toExtensions(unknown, scope);
 
   const files = fileNodes.map((node, fileIndex) => decodeFile(node, fileIndex));
-  const plan: EditPlan = { schemaVersion: SCHEMA_VERSION, operation, files, extensions };
+  const plan: EditPlan = { schemaVersion: SCHEMA_VERSION, operation, files };
   if (completeness !== undefined) plan.completeness = completeness;
+  if (extensions !== undefined) plan.extensions = extensions;
   return plan;
 }
 
 function decodeFile(node: JsonNode, fileIndex: number): FileEdit {
-  const scope: Scope = { code: 'INVALID_FILE', indices: { fileIndex }, what: `files[${fileIndex}]` };
+  const scope: Scope = { code: 'INVALID_FILE', indices: { fileIndex } };
   if (!(node instanceof JsonObjectNode)) fail(scope, `must be a JSON object, got ${describe(node)}`);
   const { declared, unknown } = splitMembers(node, FILE_FIELDS, scope);
-  const path = expectString(declared.get('path')!, 'path', scope);
-  const sha256 = expectString(declared.get('sha256')!, 'sha256', scope);
-  const editNodes = expectArray(declared.get('edits')!, 'edits', scope);
+  const path = expectString(declared[0]!, 'path', scope);
+  const sha256 = expectString(declared[1]!, 'sha256', scope);
+  const editNodes = expectArray(declared[2]!, 'edits', scope);
   const extensions = toExtensions(unknown, scope);
   const edits = editNodes.map((edit, editIndex) => decodeEdit(edit, fileIndex, editIndex));
-  return { path, sha256, edits, extensions };
+  const file: FileEdit = { path, sha256, edits };
+  if (extensions !== undefined) file.extensions = extensions;
+  return file;
 }
 
 function decodeEdit(node: JsonNode, fileIndex: number, editIndex: number): TextEdit {
-  const scope: Scope = {
-    code: 'INVALID_EDIT',
-    indices: { fileIndex, editIndex },
-    what: `files[${fileIndex}].edits[${editIndex}]`,
-  };
+  const scope: Scope = { code: 'INVALID_EDIT', indices: { fileIndex, editIndex } };
   if (!(node instanceof JsonObjectNode)) fail(scope, `must be a JSON object, got ${describe(node)}`);
   const { declared, unknown } = splitMembers(node, EDIT_FIELDS, scope);
-  return {
-    startLine: expectPosition(declared.get('startLine')!, 'startLine', scope),
-    startChar: expectPosition(declared.get('startChar')!, 'startChar', scope),
-    endLine: expectPosition(declared.get('endLine')!, 'endLine', scope),
-    endChar: expectPosition(declared.get('endChar')!, 'endChar', scope),
-    before: expectString(declared.get('before')!, 'before', scope),
-    after: expectString(declared.get('after')!, 'after', scope),
-    provenance: expectString(declared.get('provenance')!, 'provenance', scope),
-    extensions: toExtensions(unknown, scope),
+  const edit: TextEdit = {
+    startLine: expectPosition(declared[0]!, 'startLine', scope),
+    startChar: expectPosition(declared[1]!, 'startChar', scope),
+    endLine: expectPosition(declared[2]!, 'endLine', scope),
+    endChar: expectPosition(declared[3]!, 'endChar', scope),
+    before: expectString(declared[4]!, 'before', scope),
+    after: expectString(declared[5]!, 'after', scope),
+    provenance: expectString(declared[6]!, 'provenance', scope),
   };
+  const extensions = toExtensions(unknown, scope);
+  if (extensions !== undefined) edit.extensions = extensions;
+  return edit;
 }

@@ -4,7 +4,7 @@
  * needs both (duplicate declared members are errors; unknown members are retained verbatim).
  */
 import { editError } from './errors.js';
-import { JsonNumber } from './model.js';
+import { EDIT_FIELDS, FILE_FIELDS, JsonNumber, PLAN_FIELDS } from './model.js';
 import { utf8LengthOfRange } from './unicode.js';
 
 /** A JSON object with its members in document order (duplicate keys kept). */
@@ -19,8 +19,16 @@ export class JsonObjectNode {
   ) {}
 }
 
-/** A parsed JSON value: strings may hold lone surrogates (from `\uD800`-style escapes). */
-export type JsonNode = null | boolean | string | JsonNumber | JsonNode[] | JsonObjectNode;
+/**
+ * A parsed JSON value: strings may hold lone surrogates (from `\uD800`-style escapes). Integers
+ * written plainly with at most 15 digits (always exact, and written back identically) are JS
+ * numbers; every other number (`-0`, `1.0`, `1e3`, long integers) is a {@link JsonNumber} with its
+ * source text.
+ */
+export type JsonNode = null | boolean | number | string | JsonNumber | JsonNode[] | JsonObjectNode;
+
+/** Member names met in every plan, most frequent first (see `Parser.parseKey`). */
+const KNOWN_KEYS = [...EDIT_FIELDS, ...FILE_FIELDS, ...PLAN_FIELDS];
 
 /** Maximum nesting depth of arrays and objects (as serde_json's default recursion limit). */
 export const MAX_JSON_DEPTH = 128;
@@ -40,6 +48,7 @@ export function parseJson(text: string): JsonNode {
 class Parser {
   private pos = 0;
   private depth = 0;
+  private readonly interned = new Map<string, string>();
 
   constructor(private readonly text: string) {}
 
@@ -118,7 +127,7 @@ class Parser {
     }
     for (;;) {
       if (this.text.charCodeAt(this.pos) !== 0x22) this.fail('expected a member name in double quotes');
-      keys.push(this.parseString());
+      keys.push(this.parseKey());
       this.skipWhitespace();
       if (this.text.charCodeAt(this.pos) !== 0x3a /* : */) this.fail("expected ':' after a member name");
       this.pos++;
@@ -168,6 +177,31 @@ class Parser {
     }
   }
 
+  /**
+   * Returns one shared copy of short strings (provenance labels and renamed identifiers repeat
+   * across thousands of edits), so that fewer objects survive into the old generation.
+   */
+  private intern(value: string): string {
+    if (value.length > 32) return value;
+    const known = this.interned.get(value);
+    if (known !== undefined) return known;
+    if (this.interned.size < 65_536) this.interned.set(value, value);
+    return value;
+  }
+
+  /** A member name; the plan's declared names are returned interned (no allocation per member). */
+  private parseKey(): string {
+    const text = this.text;
+    const start = this.pos + 1;
+    for (const name of KNOWN_KEYS) {
+      if (text.startsWith(name, start) && text.charCodeAt(start + name.length) === 0x22) {
+        this.pos = start + name.length + 1;
+        return name;
+      }
+    }
+    return this.parseString();
+  }
+
   private parseString(): string {
     const text = this.text;
     const start = ++this.pos; // opening quote
@@ -178,7 +212,7 @@ class Parser {
       const c = text.charCodeAt(pos);
       if (c === 0x22) {
         this.pos = pos + 1;
-        return text.slice(start, pos);
+        return this.intern(text.slice(start, pos));
       }
       if (c === 0x5c) break;
       if (c < 0x20) this.fail('unescaped control character in a string', pos);
@@ -243,16 +277,25 @@ class Parser {
     }
   }
 
-  private parseNumber(): JsonNumber {
+  private parseNumber(): number | JsonNumber {
     const text = this.text;
     const start = this.pos;
     let pos = start;
-    if (text.charCodeAt(pos) === 0x2d) pos++;
+    const negative = text.charCodeAt(pos) === 0x2d;
+    if (negative) pos++;
     const first = text.charCodeAt(pos);
+    let value = 0;
     if (first === 0x30) pos++;
     else if (first >= 0x31 && first <= 0x39) {
-      while (isDigit(text.charCodeAt(pos))) pos++;
+      for (let c = first; isDigit(c); c = text.charCodeAt(++pos)) value = value * 10 + (c - 0x30);
     } else this.fail('invalid number, expected a digit', pos);
+    const next = text.charCodeAt(pos);
+    if (next !== 0x2e && next !== 0x65 && next !== 0x45 && pos - start - (negative ? 1 : 0) <= 15) {
+      if (!(negative && value === 0)) {
+        this.pos = pos;
+        return negative ? -value : value;
+      }
+    }
     if (text.charCodeAt(pos) === 0x2e /* . */) {
       pos++;
       if (!isDigit(text.charCodeAt(pos))) this.fail('invalid number, expected a digit after the decimal point', pos);

@@ -4,7 +4,7 @@
  * Implements weavatrix.edit-plan.v1 "Envelope" (unknown fields are serialized again).
  */
 import { compareUtf8 } from '../util/bytes.js';
-import { JsonNumber, type EditPlan, type Extensions, type FileEdit, type JsonValue, type TextEdit } from './model.js';
+import { EDIT_FIELDS, FILE_FIELDS, JsonNumber, PLAN_FIELDS, type EditPlan, type Extensions, type FileEdit, type JsonValue, type TextEdit } from './model.js';
 
 /** Options of {@link serializeEditPlan}. */
 export interface SerializeOptions {
@@ -29,100 +29,147 @@ export function serializeEditPlan(plan: EditPlan, options: SerializeOptions = {}
   return writer.out;
 }
 
-/** One object member: its key and the function that writes its value. */
-type Member = [string, () => void];
+/** Declared member names, quoted once. */
+const QUOTED = new Map([...PLAN_FIELDS, ...FILE_FIELDS, ...EDIT_FIELDS].map((name) => [name as string, JSON.stringify(name)]));
 
+/**
+ * Appends JSON to `out`. `open`/`close` bracket an object or array; `key`/`item` start a member or
+ * element, writing the separator and (when indenting) the line break.
+ */
 class Writer {
+  /** The output so far (V8 keeps `+=` results as ropes and flattens once). */
   out = '';
-  private level = 0;
+  /** Per open object/array: whether it has no member yet. */
+  private readonly empty: boolean[] = [];
 
   constructor(private readonly indent: number) {}
 
-  private newline(): string {
-    return this.indent > 0 ? '\n' + ' '.repeat(this.indent * this.level) : '';
+  private newline(depth: number): string {
+    return this.indent > 0 ? '\n' + ' '.repeat(this.indent * depth) : '';
   }
 
-  private get colon(): string {
-    return this.indent > 0 ? ': ' : ':';
+  private open(bracket: '{' | '['): void {
+    this.out += bracket;
+    this.empty.push(true);
   }
 
-  /** Writes `{…}`: each member's key, then whatever its writer writes. */
-  private object(members: Member[]): void {
-    if (members.length === 0) {
-      this.out += '{}';
-      return;
+  private close(bracket: '}' | ']'): void {
+    const wasEmpty = this.empty.pop()!;
+    if (!wasEmpty && this.indent > 0) this.out += this.newline(this.empty.length);
+    this.out += bracket;
+  }
+
+  private item(): void {
+    const top = this.empty.length - 1;
+    if (!this.empty[top]) this.out += ',';
+    if (this.indent > 0) this.out += this.newline(this.empty.length);
+    this.empty[top] = false;
+  }
+
+  private key(name: string): void {
+    this.item();
+    this.out += (QUOTED.get(name) ?? JSON.stringify(name)) + (this.indent > 0 ? ': ' : ':');
+  }
+
+  private extensions(extensions: Extensions | undefined): void {
+    if (extensions === undefined || extensions.size === 0) return;
+    for (const name of [...extensions.keys()].sort(compareUtf8)) {
+      this.key(name);
+      this.value(extensions.get(name)!);
     }
-    this.out += '{';
-    this.level++;
-    members.forEach(([key, write], i) => {
-      this.out += (i > 0 ? ',' : '') + this.newline() + JSON.stringify(key) + this.colon;
-      write();
-    });
-    this.level--;
-    this.out += this.newline() + '}';
-  }
-
-  private array<T>(items: readonly T[], write: (item: T) => void): void {
-    if (items.length === 0) {
-      this.out += '[]';
-      return;
-    }
-    this.out += '[';
-    this.level++;
-    items.forEach((item, i) => {
-      this.out += (i > 0 ? ',' : '') + this.newline();
-      write(item);
-    });
-    this.level--;
-    this.out += this.newline() + ']';
-  }
-
-  private extensionMembers(extensions: Extensions | undefined): Member[] {
-    if (extensions === undefined || extensions.size === 0) return [];
-    return [...extensions.keys()]
-      .sort(compareUtf8)
-      .map((key) => [key, () => this.value(extensions.get(key)!)] as Member);
   }
 
   plan(plan: EditPlan): void {
-    const members: Member[] = [
-      ['schemaVersion', () => this.string(plan.schemaVersion)],
-      ['operation', () => this.string(plan.operation)],
-      ['files', () => this.array(plan.files, (file) => this.file(file))],
-    ];
-    if (plan.completeness !== undefined) members.push(['completeness', () => this.string(plan.completeness!)]);
-    this.object(members.concat(this.extensionMembers(plan.extensions)));
+    this.open('{');
+    this.key('schemaVersion');
+    this.string(plan.schemaVersion);
+    this.key('operation');
+    this.string(plan.operation);
+    this.key('files');
+    this.open('[');
+    for (const file of plan.files) {
+      this.item();
+      this.file(file);
+    }
+    this.close(']');
+    if (plan.completeness !== undefined) {
+      this.key('completeness');
+      this.string(plan.completeness);
+    }
+    this.extensions(plan.extensions);
+    this.close('}');
   }
 
   private file(file: FileEdit): void {
-    const members: Member[] = [
-      ['path', () => this.string(file.path)],
-      ['sha256', () => this.string(file.sha256)],
-      ['edits', () => this.array(file.edits, (edit) => this.edit(edit))],
-    ];
-    this.object(members.concat(this.extensionMembers(file.extensions)));
+    this.open('{');
+    this.key('path');
+    this.string(file.path);
+    this.key('sha256');
+    this.string(file.sha256);
+    this.key('edits');
+    this.open('[');
+    for (const edit of file.edits) {
+      this.item();
+      this.edit(edit);
+    }
+    this.close(']');
+    this.extensions(file.extensions);
+    this.close('}');
   }
 
   private edit(edit: TextEdit): void {
-    const members: Member[] = [
-      ['startLine', () => this.number(edit.startLine)],
-      ['startChar', () => this.number(edit.startChar)],
-      ['endLine', () => this.number(edit.endLine)],
-      ['endChar', () => this.number(edit.endChar)],
-      ['before', () => this.string(edit.before)],
-      ['after', () => this.string(edit.after)],
-      ['provenance', () => this.string(edit.provenance)],
-    ];
-    this.object(members.concat(this.extensionMembers(edit.extensions)));
+    this.checkFinite(edit.startLine);
+    this.checkFinite(edit.startChar);
+    this.checkFinite(edit.endLine);
+    this.checkFinite(edit.endChar);
+    if (edit.extensions === undefined || edit.extensions.size === 0) {
+      // Fast path (the common case): declared members only, written natively. Their names are not
+      // integer-like, so a plain object keeps them in insertion order.
+      const { startLine, startChar, endLine, endChar, before, after, provenance } = edit;
+      const text = JSON.stringify({ startLine, startChar, endLine, endChar, before, after, provenance }, null, this.indent);
+      // JSON text holds no raw line breaks inside strings, so re-indenting every line is safe.
+      this.out += this.indent > 0 ? text.replace(/\n/g, this.newline(this.empty.length)) : text;
+      return;
+    }
+    this.open('{');
+    this.key('startLine');
+    this.number(edit.startLine);
+    this.key('startChar');
+    this.number(edit.startChar);
+    this.key('endLine');
+    this.number(edit.endLine);
+    this.key('endChar');
+    this.number(edit.endChar);
+    this.key('before');
+    this.string(edit.before);
+    this.key('after');
+    this.string(edit.after);
+    this.key('provenance');
+    this.string(edit.provenance);
+    this.extensions(edit.extensions);
+    this.close('}');
   }
 
   private string(value: string): void {
     this.out += JSON.stringify(value);
   }
 
-  private number(value: number): void {
+  private checkFinite(value: number): void {
     if (!Number.isFinite(value)) throw new TypeError(`cannot serialize the number ${value} as JSON`);
-    this.out += JSON.stringify(value);
+  }
+
+  private number(value: number): void {
+    this.checkFinite(value);
+    this.out += String(value);
+  }
+
+  private members(keys: string[], get: (key: string) => JsonValue): void {
+    this.open('{');
+    for (const name of keys.sort(compareUtf8)) {
+      this.key(name);
+      this.value(get(name));
+    }
+    this.close('}');
   }
 
   private value(value: JsonValue): void {
@@ -130,13 +177,19 @@ class Writer {
     else if (typeof value === 'string') this.string(value);
     else if (typeof value === 'number') this.number(value);
     else if (value instanceof JsonNumber) this.out += value.text;
-    else if (Array.isArray(value)) this.array(value as readonly JsonValue[], (item) => this.value(item));
-    else if (value instanceof Map) {
+    else if (Array.isArray(value)) {
+      this.open('[');
+      for (const element of value as readonly JsonValue[]) {
+        this.item();
+        this.value(element);
+      }
+      this.close(']');
+    } else if (value instanceof Map) {
       const map = value as ReadonlyMap<string, JsonValue>;
-      this.object([...map.keys()].sort(compareUtf8).map((key): Member => [key, () => this.value(map.get(key)!)]));
+      this.members([...map.keys()], (name) => map.get(name)!);
     } else if (typeof value === 'object') {
       const record = value as { readonly [key: string]: JsonValue };
-      this.object(Object.keys(record).sort(compareUtf8).map((key): Member => [key, () => this.value(record[key]!)]));
+      this.members(Object.keys(record), (name) => record[name]!);
     } else throw new TypeError(`cannot serialize a ${typeof value} as JSON`);
   }
 }

@@ -20,9 +20,10 @@ export function isWellFormed(text: string): boolean {
   return true;
 }
 
-/** UTF-8 byte length of `text` (lone surrogates count 3 bytes, as U+FFFD). Native and fast. */
+/** UTF-8 byte length of `text` (lone surrogates count 3 bytes, as U+FFFD), without allocating. */
 export function utf8ByteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+  // Short strings: a JS loop beats the call into native code.
+  return text.length < 64 ? utf8LengthOfRange(text, 0, text.length) : Buffer.byteLength(text, 'utf8');
 }
 
 /**

@@ -4,7 +4,7 @@
  * overlap is looked at here — that is `apply.ts`.
  */
 import { isHex64 } from '../util/bytes.js';
-import { editError, type EditErrorIndices } from './errors.js';
+import { editError, type EditErrorCode, type EditErrorIndices } from './errors.js';
 import { planLimits, MAX_PLAN_OPERATION_BYTES, type PlanLimits } from './limits.js';
 import {
   COMPLETENESS_VALUES,
@@ -55,40 +55,41 @@ function isU32(value: unknown): boolean {
  * @throws GcError with `editIndex` (and `fileIndex` when given).
  */
 export function checkEdit(edit: TextEdit, editIndex: number, fileIndex?: number): void {
-  const indices: EditErrorIndices = fileIndex === undefined ? { editIndex } : { fileIndex, editIndex };
+  const problem = editProblem(edit);
+  if (problem !== undefined) {
+    const indices: EditErrorIndices = fileIndex === undefined ? { editIndex } : { fileIndex, editIndex };
+    throw editError(problem[0], problem[1], indices);
+  }
+}
+
+/** The first problem of one edit as [code, message], or undefined (allocates nothing when valid). */
+function editProblem(edit: TextEdit): [EditErrorCode, string] | undefined {
   const reserved = reservedKey(edit.extensions, EDIT_FIELDS);
   if (reserved !== undefined) {
-    throw editError('INVALID_EDIT', `edit extension ${JSON.stringify(reserved)} shadows a declared member`, indices);
+    return ['INVALID_EDIT', `edit extension ${JSON.stringify(reserved)} shadows a declared member`];
   }
   if (!isU32(edit.startLine) || !isU32(edit.startChar) || !isU32(edit.endLine) || !isU32(edit.endChar)) {
-    throw editError('INVALID_EDIT', 'edit positions must be integers from 0 to 4294967295', indices);
+    return ['INVALID_EDIT', 'edit positions must be integers from 0 to 4294967295'];
   }
   if (edit.startLine === 0 || edit.endLine === 0) {
-    throw editError('INVALID_EDIT', 'edit lines are 1-based; line 0 does not exist', indices);
+    return ['INVALID_EDIT', 'edit lines are 1-based; line 0 does not exist'];
   }
   if (edit.endLine < edit.startLine || (edit.endLine === edit.startLine && edit.endChar < edit.startChar)) {
-    throw editError(
-      'INVALID_EDIT',
-      `edit end (${edit.endLine},${edit.endChar}) precedes its start (${edit.startLine},${edit.startChar})`,
-      indices,
-    );
+    return ['INVALID_EDIT', `edit end (${edit.endLine},${edit.endChar}) precedes its start (${edit.startLine},${edit.startChar})`];
   }
   if (typeof edit.before !== 'string' || typeof edit.after !== 'string') {
-    throw editError('INVALID_EDIT', 'edit before and after must be strings', indices);
+    return ['INVALID_EDIT', 'edit before and after must be strings'];
   }
   if (edit.before === edit.after) {
-    throw editError('INVALID_EDIT', 'edit after equals before; an edit must change its range', indices);
+    return ['INVALID_EDIT', 'edit after equals before; an edit must change its range'];
   }
   if (!isWellFormed(edit.before) || !isWellFormed(edit.after)) {
-    throw editError('INVALID_EDIT', 'edit before or after holds a lone surrogate', indices);
+    return ['INVALID_EDIT', 'edit before or after holds a lone surrogate'];
   }
   if (!PROVENANCE_SET.has(edit.provenance)) {
-    throw editError(
-      'UNPROVEN_EDIT',
-      `provenance ${JSON.stringify(edit.provenance)} is not one of ${PROVENANCE_LABELS.join(', ')}`,
-      indices,
-    );
+    return ['UNPROVEN_EDIT', `provenance ${JSON.stringify(edit.provenance)} is not one of ${PROVENANCE_LABELS.join(', ')}`];
   }
+  return undefined;
 }
 
 /**

@@ -246,6 +246,32 @@ describe('applyEdits: properties', () => {
       { numRuns: 500 },
     );
   });
+  it('overlap indices match a reference comparator sort for random (overlapping) ranges', () => {
+    const source = 'abcdefghij';
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 12 }), (raw) => {
+        const ranges = raw.map(([start, length]) => [start, Math.min(10, start + length)] as const);
+        const edits = ranges.map(([s, e]) => a(s, e, source.slice(s, e), `<${s}>`));
+        const order = ranges.map((_, j) => j).sort((x, y) => {
+          const [xs, xe] = ranges[x]!;
+          const [ys, ye] = ranges[y]!;
+          return xs - ys || (xs === xe ? 0 : 1) - (ys === ye ? 0 : 1) || xe - ye || x - y;
+        });
+        let active = -1;
+        let expected: Expected | undefined;
+        for (const j of order) {
+          if (active >= 0 && ranges[j]![0] < ranges[active]![1]) {
+            expected = { code: 'OVERLAPPING_EDITS', editIndex: active, relatedEditIndex: j };
+            break;
+          }
+          if (ranges[j]![1] > ranges[j]![0]) active = j;
+        }
+        if (expected !== undefined) expectFailure(() => applyEdits(source, edits), expected);
+        else expect(applyEdits(source, edits).editsApplied).toBe(edits.length);
+      }),
+      { numRuns: 1000 },
+    );
+  });
   it('three mutually overlapping edits are rejected in every permutation', () => {
     const three = [a(0, 3, 'abc'), a(1, 4, 'bcd'), a(2, 5, 'cde')];
     const permutations = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];

@@ -49,6 +49,36 @@ describe('serializeEditPlan', () => {
     expect(serializeEditPlan(decodeEditPlan(pretty))).toBe(serializeEditPlan(p));
   });
 
+  it('indented output: edits with and without extensions are laid out alike', () => {
+    const p = plan([file('a.ts', [edit(1, 0, 1, 1, 'a', 'b'), { ...edit(2, 0, 2, 1, 'c', 'd'), extensions: new Map([['k', [1]]]) }])]);
+    const lines = serializeEditPlan(p, { indent: 2 }).split('\n');
+    expect(lines.slice(8, 27)).toEqual([
+      '        {',
+      '          "startLine": 1,',
+      '          "startChar": 0,',
+      '          "endLine": 1,',
+      '          "endChar": 1,',
+      '          "before": "a",',
+      '          "after": "b",',
+      '          "provenance": "EXACT_LSP"',
+      '        },',
+      '        {',
+      '          "startLine": 2,',
+      '          "startChar": 0,',
+      '          "endLine": 2,',
+      '          "endChar": 1,',
+      '          "before": "c",',
+      '          "after": "d",',
+      '          "provenance": "EXACT_LSP",',
+      '          "k": [',
+      '            1',
+    ]);
+  });
+
+  it('refuses non-finite positions', () => {
+    expect(() => serializeEditPlan(plan([file('a.ts', [edit(1, NaN, 1, 1, 'a', 'b')])]))).toThrow(TypeError);
+  });
+
   it('the fixture plan decodes, validates and re-serializes to itself', () => {
     const text = readFileSync(new URL('../../fixtures/editplan/rename-user/plan.json', import.meta.url), 'utf8');
     const p = decodeEditPlan(text);
