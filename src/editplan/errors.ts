@@ -16,6 +16,7 @@ export const EDIT_ERROR_CODES = [
   'OUTPUT_TOO_LARGE',
   'VALIDATION_REJECTED',
 ] as const;
+/** One of the twelve edit-plan codes. */
 export type EditErrorCode = (typeof EDIT_ERROR_CODES)[number];
 
 /**
@@ -41,6 +42,7 @@ export const TRANSACTION_ERROR_CODES = [
   'RECOVERY_CONFLICT',
   'JOURNAL_INVALID',
 ] as const;
+/** One of the filesystem transaction's codes. */
 export type TransactionErrorCode = (typeof TRANSACTION_ERROR_CODES)[number];
 
 const VERIFICATION_CODES: ReadonlySet<string> = new Set([

@@ -5,6 +5,7 @@ export const SCHEMA_VERSION = 'weavatrix.edit-plan.v1';
 
 /** The four applicable provenance labels (spec "Applicable provenance"). Case-sensitive. */
 export const PROVENANCE_LABELS = ['EXACT_LSP', 'RESOLVED', 'EXTRACTED', 'LEXICAL_EXACT'] as const;
+/** An applicable provenance label. */
 export type Provenance = (typeof PROVENANCE_LABELS)[number];
 
 /** Accepted values of the optional plan member `completeness`. */
