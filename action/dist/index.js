@@ -68758,6 +68758,7 @@ class CommitStore {
 
 
 
+
 /** The error thrown when base or head (or their history) is missing from the clone. */
 const MISSING_HISTORY_HINT = 'the base and head commits and the history between them must be in the clone: with actions/checkout set ' +
     '`fetch-depth: 0` (its default of 1 fetches a single commit); locally run `git fetch --unshallow` or fetch both commits';
@@ -68906,6 +68907,16 @@ async function checkStore(ctx, dir, out) {
         fresh.push(e);
     }
     return { headStore, fresh };
+}
+/** A warning for a `[[modules]]` list (paths, order) that changed without evidence. */
+function unexplainedModuleList(head, out) {
+    out.fail('manifest', 'package.toml', 'explained', {
+        code: AuditCode.unexplainedChange,
+        severity: 'warning',
+        message: `${head.manifestPath}: the [[modules]] list (paths or order) changed and no evidence explains the change`,
+        file: head.manifestPath,
+        title: 'unexplained change',
+    });
 }
 function emptyReplay(status) {
     return { status, applied: [], modulesChanged: 0, mismatches: [], millis: 0 };
@@ -69070,18 +69081,20 @@ async function auditPackage(ctx, touched) {
         }
         comparisons = compareModules(base, chain.final, head);
         const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
-        const replayKeys = manifestDifferences(chain.final.manifest, head.table);
-        if (replayKeys.length > 0) {
-            const byEvidence = manifestDifferences(baseState.manifest, chain.final.manifest).length > 0;
-            const byHand = manifestDifferences(baseState.manifest, head.table).length > 0;
+        const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
+        const headKeys = manifestDifferences(chain.final.manifest, head.table);
+        const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
+        if (contradicted.length > 0) {
             out.fail('manifest', 'package.toml', 'replay', {
-                code: byEvidence || !byHand ? AuditCode.replayManifestMismatch : AuditCode.unexplainedChange,
-                severity: byEvidence || !byHand ? 'error' : 'warning',
-                message: `${head.manifestPath}: ${replayKeys.join(', ')} differ${replayKeys.length === 1 ? 's' : ''} from the manifest the replay produces`,
+                code: AuditCode.replayManifestMismatch,
+                message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
                 file: head.manifestPath,
-                title: byEvidence ? 'manifest differs' : 'unexplained manifest change',
+                title: 'manifest differs',
             });
             mismatches.push('package.toml');
+        }
+        else if (headKeys.includes('modules')) {
+            unexplainedModuleList(head, out);
         }
         audit.replay = {
             status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
@@ -69097,6 +69110,11 @@ async function auditPackage(ctx, touched) {
             for (const p of modulesNamedByPatch(a))
                 explained.add(p);
         comparisons = compareModules(base, undefined, head, explained);
+        if (!explained.has('package.toml') && manifestDifferences(baseState.manifest, head.table).includes('modules')) {
+            const listChangingOps = accepted.some((a) => a.patch.ops.some((op) => ['add-module', 'remove-module', 'move-module', 'split-module'].includes(opNameOf(op))));
+            if (!listChangingOps)
+                unexplainedModuleList(head, out);
+        }
         audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
         if (!ctx.replay && accepted.length > 0) {
             out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules the patches name');

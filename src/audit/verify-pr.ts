@@ -45,6 +45,7 @@ import {
 import { checkReplan, checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
 import { compareModules, manifestDifferences, modulesNamedByPatch, replayChain, type ModuleComparison } from './replay.js';
 import { CommitStore, type StoreEntryCheck } from './store-evidence.js';
+import { opNameOf } from '../patch/normalize.js';
 
 /** Options of {@link auditPullRequest}. */
 export interface AuditOptions {
@@ -237,6 +238,17 @@ async function checkStore(
   return { headStore, fresh };
 }
 
+/** A warning for a `[[modules]]` list (paths, order) that changed without evidence. */
+function unexplainedModuleList(head: CommitPackageSnapshot, out: PackageFindings): void {
+  out.fail('manifest', 'package.toml', 'explained', {
+    code: AuditCode.unexplainedChange,
+    severity: 'warning',
+    message: `${head.manifestPath}: the [[modules]] list (paths or order) changed and no evidence explains the change`,
+    file: head.manifestPath,
+    title: 'unexplained change',
+  });
+}
+
 function emptyReplay(status: ReplayOutcome['status']): ReplayOutcome {
   return { status, applied: [], modulesChanged: 0, mismatches: [], millis: 0 };
 }
@@ -393,18 +405,19 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     }
     comparisons = compareModules(base, chain.final, head);
     const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
-    const replayKeys = manifestDifferences(chain.final.manifest, head.table);
-    if (replayKeys.length > 0) {
-      const byEvidence = manifestDifferences(baseState.manifest, chain.final.manifest).length > 0;
-      const byHand = manifestDifferences(baseState.manifest, head.table).length > 0;
+    const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
+    const headKeys = manifestDifferences(chain.final.manifest, head.table);
+    const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
+    if (contradicted.length > 0) {
       out.fail('manifest', 'package.toml', 'replay', {
-        code: byEvidence || !byHand ? AuditCode.replayManifestMismatch : AuditCode.unexplainedChange,
-        severity: byEvidence || !byHand ? 'error' : 'warning',
-        message: `${head.manifestPath}: ${replayKeys.join(', ')} differ${replayKeys.length === 1 ? 's' : ''} from the manifest the replay produces`,
+        code: AuditCode.replayManifestMismatch,
+        message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
         file: head.manifestPath,
-        title: byEvidence ? 'manifest differs' : 'unexplained manifest change',
+        title: 'manifest differs',
       });
       mismatches.push('package.toml');
+    } else if (headKeys.includes('modules')) {
+      unexplainedModuleList(head, out);
     }
     audit.replay = {
       status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
@@ -417,6 +430,10 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     const explained = new Set<string>();
     for (const a of accepted) for (const p of modulesNamedByPatch(a)) explained.add(p);
     comparisons = compareModules(base, undefined, head, explained);
+    if (!explained.has('package.toml') && manifestDifferences(baseState.manifest, head.table).includes('modules')) {
+      const listChangingOps = accepted.some((a) => a.patch.ops.some((op) => ['add-module', 'remove-module', 'move-module', 'split-module'].includes(opNameOf(op))));
+      if (!listChangingOps) unexplainedModuleList(head, out);
+    }
     audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
     if (!ctx.replay && accepted.length > 0) {
       out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules the patches name');

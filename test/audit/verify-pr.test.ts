@@ -8,6 +8,7 @@ import { planRefactor } from '../../src/refactor/plan.js';
 import { loadRefactorRequest } from '../../src/refactor/request.js';
 import { storeRefactorEvidence } from '../../src/refactor/evidence.js';
 import { EvidenceStore } from '../../src/store/store.js';
+import { applyRefactorPlan } from '../../src/refactor/apply-plan.js';
 import { addShopPackage, commitAll, git, honestRenamePr, initRepo, renameInPackage } from '../action/helpers.js';
 
 function audit(repo: string, base: string, head: string, options: Partial<AuditOptions> = {}): Promise<AuditReport> {
@@ -49,6 +50,50 @@ describe('auditPullRequest', () => {
     expect(report.baseRequested).toBe(mainTip);
     expect(report.base).toBe(base);
     expect(report.ok).toBe(true);
+  });
+
+  it('replays a move refactor, manifest update included, and catches a hand reorder of the modules', async () => {
+    const repo = initRepo();
+    const pkg = addShopPackage(repo);
+    const base = commitAll(repo, 'shop');
+    const params = { refactorKind: 'move', fromSymbol: 'shop/price::tax-rate', toSymbol: 'shop/tax::rate', targetModulePath: 'lib/tax.gc' };
+    const { request } = loadRefactorRequest(pkg, params);
+    const plan = planRefactor(request);
+    expect(plan.safe).toBe(true);
+    applyRefactorPlan({ pkg, report: plan.report, request });
+    const head = commitAll(repo, 'move the tax rate to its own module');
+    const report = await audit(repo, base, head);
+    expect(codes(report)).toEqual([]);
+    expect(report.packages[0]!.changedModules).toEqual(['lib/price.gc', 'lib/tax.gc']);
+
+    const manifest = join(pkg, 'package.toml');
+    const text = readFileSync(manifest, 'utf8');
+    const blocks = text.split('\n\n[[modules]]\n');
+    [blocks[1], blocks[2]] = [blocks[2]!, blocks[1]!];
+    writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+    const reordered = commitAll(repo, 'reorder modules');
+    const after = await audit(repo, base, reordered);
+    expect(after.findings.map((f) => [f.code, f.file])).toEqual([['audit/replay-manifest-mismatch', 'pkgs/shop/package.toml']]);
+    expect(after.findings[0]!.message).toContain('modules differs from the manifest the replay produces');
+  });
+
+  it('ignores hand edits of manifest keys the evidence does not touch, but not of the module list', async () => {
+    const { repo, pkg, base } = honestRenamePr();
+    const manifest = join(pkg, 'package.toml');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('version = "0.1.0"', 'version = "0.2.0"'));
+    const bumped = commitAll(repo, 'bump the version');
+    expect(codes(await audit(repo, base, bumped))).toEqual([]);
+
+    const text = readFileSync(manifest, 'utf8');
+    const blocks = text.split('\n\n[[modules]]\n');
+    [blocks[3], blocks[4]] = [blocks[4]!, blocks[3]!];
+    writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+    const reordered = commitAll(repo, 'reorder');
+    const report = await audit(repo, base, reordered);
+    expect(report.findings.map((f) => [f.severity, f.code, f.file])).toEqual([['warning', 'audit/unexplained-change', 'pkgs/shop/package.toml']]);
+    expect(report.findings[0]!.message).toContain('[[modules]] list (paths or order) changed');
+    const noReplay = await audit(repo, base, reordered, { replay: false });
+    expect(noReplay.findings.map((f) => f.code)).toEqual(['audit/unexplained-change']);
   });
 
   it('with replay: false matches changed modules to the modules the patches name', async () => {
