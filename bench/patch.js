@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// Benchmark: `gcpatch apply` of a 200-op patch to a 100-module package (whole transaction: normalize,
+// preflight, snapshot, ops, writes, pack, acceptance, report; no obligation runner), the same ops
+// replayed in memory, and a whole-store verify of 10,000 entries (the default bound is 8,192
+// entries, so that run raises it with the `limits.maxEntries` option; 8,192 at the default bound
+// is measured too). Needs `npm run build`. Standalone: `node bench/patch.js`.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fmt, median } from './util.js';
+import { applyPatch } from '../dist/patch/apply.js';
+import { applyOpsInMemory } from '../dist/patch/apply-ops.js';
+import { loadPackageState, packOnDisk } from '../dist/patch/host.js';
+import { normalizePatch } from '../dist/patch/normalize.js';
+import { readTerm } from '../dist/coreform/read.js';
+import { EvidenceStore } from '../dist/store/store.js';
+
+const MODULES = 100;
+const RUNS = 5;
+
+/** A package of `n` modules, each with a ::meta form, two defs and a trailing reference; pinned. */
+function writePackage(dir, n) {
+  mkdirSync(join(dir, 'mods'), { recursive: true });
+  let toml = 'schema = 1\nname = "bench"\nversion = "1.0.0"\nobligations = []\n';
+  for (let i = 0; i < n; i++) {
+    const path = `mods/m${String(i).padStart(3, '0')}.gc`;
+    writeFileSync(
+      join(dir, path),
+      `(def ::meta '{:caps [] :exports [bench/m${i}::value bench/m${i}::scale]})\n\n` +
+        `(def bench/m${i}::value ${i})\n\n` +
+        `(def bench/m${i}::scale (fn (x) (prim int/mul x bench/m${i}::value)))\n\nbench/m${i}::scale\n`,
+    );
+    toml += `\n[[modules]]\npath = "${path}"\n`;
+  }
+  writeFileSync(join(dir, 'package.toml'), toml);
+  packOnDisk(dir);
+  rmSync(join(dir, '.genesis'), { recursive: true, force: true });
+}
+
+/** 200 ops: per module, one replace-node of the value literal and one rename of the scale function. */
+function patchText(n) {
+  const ops = [];
+  for (let i = 0; i < n; i++) {
+    const path = `mods/m${String(i).padStart(3, '0')}.gc`;
+    ops.push(`{:op :replace-node :module-path "${path}" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new ${i + 1000}}`);
+    ops.push(`{:op :rename-symbol :module-path "${path}" :from bench/m${i}::scale :to bench/m${i}::times}`);
+  }
+  return `{:version 1 :intent "bench" :provenance {} :ops [\n${ops.join('\n')}]}`;
+}
+
+export async function run() {
+  const root = mkdtempSync(join(tmpdir(), 'gcpatch-bench-patch-'));
+  const template = join(root, 'template');
+  writePackage(template, MODULES);
+  const source = readTerm(patchText(MODULES));
+  const plan = normalizePatch(source);
+
+  const applyTimes = [];
+  for (let r = 0; r <= RUNS; r++) {
+    const pkg = join(root, `run${r}`);
+    cpSync(template, pkg, { recursive: true });
+    const t0 = performance.now();
+    applyPatch({ pkg, patch: source, obligationRunner: '' });
+    const dt = performance.now() - t0;
+    if (r > 0) applyTimes.push(dt); // run 0 warms up
+  }
+  console.log(`apply 200-op patch to ${MODULES}-module package (on disk, full transaction): median ${fmt(median(applyTimes))} ms`);
+
+  const state = loadPackageState(template, readFileSync(join(template, 'package.toml'), 'utf8'), join(template, 'package.toml'));
+  const memTimes = [];
+  for (let r = 0; r <= RUNS; r++) {
+    const t0 = performance.now();
+    applyOpsInMemory(state, plan);
+    if (r > 0) memTimes.push(performance.now() - t0);
+  }
+  console.log(`applyOpsInMemory of the same 200 ops: median ${fmt(median(memTimes))} ms`);
+
+  for (const [count, limits] of [
+    [10_000, { maxEntries: 10_000 }],
+    [8_192, {}],
+  ]) {
+    const store = new EvidenceStore(join(root, `store-${count}`), { limits });
+    for (let i = 0; i < count; i++) {
+      store.put(Buffer.from(`{:kind "bench/entry" :i ${i} :pad "${'x'.repeat(180)}"}`));
+    }
+    const times = [];
+    for (let r = 0; r <= RUNS; r++) {
+      const t0 = performance.now();
+      const result = store.verify();
+      if (!result.ok) throw new Error(JSON.stringify(result.failure));
+      if (r > 0) times.push(performance.now() - t0);
+    }
+    console.log(
+      `store verify of ${count} entries (${count > 8192 ? 'maxEntries raised to 10,000' : 'default bound'}): median ${fmt(median(times))} ms`,
+    );
+  }
+  rmSync(root, { recursive: true, force: true });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
