@@ -5,6 +5,8 @@
  *   `node '<checkout>/driver/dist/index.js' %O %A %B %L %P %S %X %Y` (`.gc` modules, `merge=gcpatch`)
  *   `node '<checkout>/driver/dist/index.js' --manifest %O %A %B %L %P %S %X %Y` (`package.toml`)
  * Also: `--version` prints the version, `--self-check` merges a built-in example and prints `ok`.
+ * Environment: `GCPATCH_DRIVER=0` (line merge only), `GCPATCH_DRIVER_TIMEOUT_MS` (structural budget,
+ * default 5000), `GCPATCH_DRIVER_FAULT=crash` (tests only: crash after reading the arguments).
  * Exit codes: 0 clean, 1 conflicts; never above 1, whatever happens (GIT_AND_ACTIONS_FACTS.md §1.3).
  */
 import pkg from '../package.json' with { type: 'json' };
@@ -48,6 +50,13 @@ function main(argv: string[]): number {
   } catch (error) {
     process.stderr.write(`gcpatch: ${(error as Error).message}\n`);
     return 1;
+  }
+  if (process.env.GCPATCH_DRIVER_FAULT === 'crash') {
+    // Test hook: an uncaught error after the arguments are known exercises the crash path.
+    setImmediate(() => {
+      throw new Error('injected fault (GCPATCH_DRIVER_FAULT=crash)');
+    });
+    return 0;
   }
   return runDriver(invocation);
 }

@@ -351,5 +351,6 @@ export function mergeManifestText(base: Uint8Array, ours: Uint8Array, theirs: Ui
   if (!tomlEqual(parseManifestTable(text), merged.table)) {
     throw new GcError(MANIFEST_UNSUPPORTED, 'the reference-style manifest does not read back as the merged table');
   }
+  messages.push('package.toml rewritten in the reference layout of `genesis pack` (keys sorted; comments are not kept)');
   return { text, emptiedPins: merged.emptiedPins, layout: 'reference', messages };
 }

@@ -1,0 +1,137 @@
+// `gcpatch driver install | uninstall | doctor` against real git repositories.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ATTRIBUTE_LINES,
+  defaultDriverPath,
+  doctorDriver,
+  driverCommand,
+  entryFromCommand,
+  installDriver,
+  parseGitVersion,
+  shQuote,
+  uninstallDriver,
+} from '../../driver/install.js';
+import { main } from '../../src/cli/main.js';
+import { DRIVER, git, initRepo, tmp } from './helpers.js';
+
+let home: string;
+const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_NOSYSTEM: process.env.GIT_CONFIG_NOSYSTEM };
+
+beforeEach(() => {
+  // An empty home so that global config and attributes of the machine do not leak in.
+  home = tmp('gcpatch-home-');
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = join(home, '.config');
+  process.env.GIT_CONFIG_NOSYSTEM = '1';
+});
+afterEach(() => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+describe('driver install', () => {
+  it('quotes for sh and builds the exact driver command lines', () => {
+    expect(shQuote("/a b/it's")).toBe(`'/a b/it'\\''s'`);
+    expect(driverCommand('/x/driver/dist/index.js', 'gc')).toBe("node '/x/driver/dist/index.js' %O %A %B %L %P %S %X %Y");
+    expect(driverCommand('/x/index.js', 'manifest')).toBe("node '/x/index.js' --manifest %O %A %B %L %P %S %X %Y");
+    expect(entryFromCommand(driverCommand("/a b/it's/index.js", 'gc'))).toBe("/a b/it's/index.js");
+    expect(defaultDriverPath()).toBe(DRIVER);
+    expect(parseGitVersion('git version 2.39.5')).toEqual([2, 39, 5]);
+    expect(parseGitVersion('git version 2.44.0.windows.1')).toEqual([2, 44, 0]);
+  });
+
+  it('writes config and .gitattributes, idempotently', () => {
+    const repo = initRepo();
+    const r = installDriver({ cwd: repo });
+    expect(r.attributesFile).toBe(join(repo, '.gitattributes'));
+    expect(r.attributesAdded).toEqual([...ATTRIBUTE_LINES]);
+    expect(git(repo, ['config', '--get', 'merge.gcpatch.driver']).stdout.trim()).toBe(driverCommand(DRIVER, 'gc'));
+    expect(git(repo, ['config', '--get', 'merge.gcpatch-manifest.driver']).stdout.trim()).toBe(driverCommand(DRIVER, 'manifest'));
+    expect(git(repo, ['check-attr', 'merge', '--', 'src/x.gc']).stdout.trim()).toBe('src/x.gc: merge: gcpatch');
+    expect(git(repo, ['check-attr', 'merge', '--', 'package.toml']).stdout.trim()).toBe('package.toml: merge: gcpatch-manifest');
+    writeFileSync(join(repo, '.gitattributes'), '*.png binary\n' + readFileSync(join(repo, '.gitattributes'), 'utf8'));
+    expect(installDriver({ cwd: repo }).attributesAdded).toEqual([]);
+    expect(readFileSync(join(repo, '.gitattributes'), 'utf8')).toBe(`*.png binary\n${ATTRIBUTE_LINES.join('\n')}\n`);
+  });
+
+  it('--no-commit-attributes writes .git/info/attributes; uninstall removes everything it added', () => {
+    const repo = initRepo();
+    const r = installDriver({ cwd: repo, commitAttributes: false });
+    expect(r.attributesFile).toBe(join(repo, '.git/info/attributes'));
+    expect(existsSync(join(repo, '.gitattributes'))).toBe(false);
+    expect(git(repo, ['check-attr', 'merge', '--', 'x.gc']).stdout.trim()).toBe('x.gc: merge: gcpatch');
+    const u = uninstallDriver({ cwd: repo });
+    expect(u.removedSections).toEqual(['merge.gcpatch', 'merge.gcpatch-manifest']);
+    expect(git(repo, ['config', '--get', 'merge.gcpatch.driver']).status).toBe(1);
+    expect(git(repo, ['check-attr', 'merge', '--', 'x.gc']).stdout.trim()).toBe('x.gc: merge: unspecified');
+  });
+
+  it('--global writes the user config and the global attributes file', () => {
+    const r = installDriver({ global: true, cwd: home });
+    expect(r.attributesFile).toBe(join(home, '.config/git/attributes'));
+    expect(readFileSync(join(home, '.gitconfig'), 'utf8')).toContain('[merge "gcpatch"]');
+    const repo = initRepo();
+    expect(git(repo, ['check-attr', 'merge', '--', 'x.gc']).stdout.trim()).toBe('x.gc: merge: gcpatch');
+    expect(doctorDriver({ cwd: repo }).healthy).toBe(true);
+    uninstallDriver({ global: true, cwd: home });
+    expect(readFileSync(join(home, '.config/git/attributes'), 'utf8')).toBe('');
+  });
+
+  it('refuses to install a driver bundle that does not exist', () => {
+    const repo = initRepo();
+    expect(() => installDriver({ cwd: repo, driverPath: join(repo, 'nope.js') })).toThrow(/npm run build:driver/);
+  });
+});
+
+describe('driver doctor', () => {
+  it('is healthy after install (warnings allowed)', () => {
+    const repo = initRepo();
+    installDriver({ cwd: repo });
+    const r = doctorDriver({ cwd: repo });
+    expect(r.checks.filter((c) => c.level === 'error')).toEqual([]);
+    expect(r.healthy).toBe(true);
+    expect(r.checks.find((c) => c.name === 'entry-runs')?.level).toBe('ok');
+    const v = parseGitVersion(`git version ${r.gitVersion}`)!;
+    const old = v[0]! < 2 || (v[0] === 2 && v[1]! < 44);
+    expect(r.checks.find((c) => c.name === 'git-version')?.level).toBe(old ? 'warn' : 'ok');
+  });
+
+  it('reports a missing driver binary, missing config and attributes, with fixes', () => {
+    const repo = initRepo();
+    git(repo, ['config', 'merge.gcpatch.driver', `node '${join(repo, 'gone/index.js')}' %O %A %B %L %P %S %X %Y`]);
+    const r = doctorDriver({ cwd: repo });
+    expect(r.healthy).toBe(false);
+    const entry = r.checks.find((c) => c.name === 'entry:gcpatch')!;
+    expect(entry.level).toBe('error');
+    expect(entry.message).toMatch(/does not exist.*exit 127.*WITHOUT conflict markers/);
+    expect(r.checks.find((c) => c.name === 'config:gcpatch-manifest')?.level).toBe('error');
+    expect(r.checks.find((c) => c.name === 'attributes:x.gc')?.fix).toMatch(/gcpatch driver install/);
+  });
+
+  it('through the CLI: exit 0 healthy, 50 with problems, --json', async () => {
+    const repo = initRepo();
+    const cwd = process.cwd();
+    process.chdir(repo);
+    try {
+      let out = '';
+      const io = { stdout: (s: string) => void (out += s), stderr: () => undefined };
+      expect(await main(['node', 'gcpatch', 'driver', 'doctor'], io)).toBe(50);
+      expect(out).toMatch(/fix: gcpatch driver install/);
+      out = '';
+      expect(await main(['node', 'gcpatch', 'driver', 'install', '--json'], io)).toBe(0);
+      expect(JSON.parse(out)).toMatchObject({ ok: true, scope: 'local', attributesAdded: [...ATTRIBUTE_LINES] });
+      out = '';
+      expect(await main(['node', 'gcpatch', 'driver', 'doctor', '--json'], io)).toBe(0);
+      expect(JSON.parse(out)).toMatchObject({ ok: true, healthy: true });
+      out = '';
+      expect(await main(['node', 'gcpatch', 'driver', 'uninstall'], io)).toBe(0);
+      expect(out).toMatch(/removed \[merge "gcpatch"\]/);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
