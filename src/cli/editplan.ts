@@ -19,7 +19,7 @@ const EXIT_CODES =
   '50 verification failed (SOURCE_HASH_MISMATCH, SOURCE_MISSING, BEFORE_MISMATCH, RECOVERY_CONFLICT),\n' +
   '70 I/O error (and RECOVERY_REQUIRED, JOURNAL_INVALID).\n' +
   'With --json, failures print {"ok":false,"error":{"code","message","exitCode","fileIndex"?,"editIndex"?,\n' +
-  '"relatedEditIndex"?,"mismatch"?,"location"?,"details"?}}; branch on "code", not on the message.';
+  '"relatedEditIndex"?,"mismatch"?,"location"?,"details"?}}; branch on "code", not on the message.\n';
 
 /** Reads and decodes a plan file (`-` = standard input); decode errors get the plan file as location. */
 function loadPlan(file: string): EditPlan {
@@ -77,6 +77,10 @@ function fileJson(f: FileOutcome): Record<string, unknown> {
   };
 }
 
+function edits(count: number): string {
+  return count === 1 ? '1 edit' : `${count} edits`;
+}
+
 function diffOf(files: FileOutcome[]): string {
   return files.map((f) => unifiedDiff(f.path, f.sourceText, f.outputText, f.changes)).join('');
 }
@@ -86,16 +90,17 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
   const group = program
     .command('edit-plan')
     .description(
-      'Decode, validate and apply weavatrix.edit-plan.v1 plans (exact-range text edits over files whose\n' +
+      'Decode, validate and apply weavatrix.edit-plan.v1 plans (exact-range text edits over files whose ' +
         'SHA-256 the plan records) as one crash-recoverable filesystem transaction.',
     )
     .addHelpText('after', EXIT_CODES);
 
   group
     .command('validate')
+    .summary('check a plan, and with --root the files it edits; writes nothing')
     .description(
-      'Decode and validate PLAN.json (schema, paths, budgets, edit ranges, provenance). With --root, also\n' +
-        'check that every file exists inside DIR (no symlink escapes), hashes to the plan sha256, and that every\n' +
+      'Decode and validate PLAN.json (schema, paths, budgets, edit ranges, provenance). With --root, also ' +
+        'check that every file exists inside DIR (no symlink escapes), hashes to the plan sha256, and that every ' +
         'edit resolves, matches its `before` text, does not overlap and fits the output budget. Writes nothing.',
     )
     .argument('<plan>', 'plan JSON file, or - for standard input')
@@ -120,7 +125,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
           return;
         }
         for (const f of result?.files ?? []) {
-          ctx.stdout(`ok ${f.path}: sha256 matches, ${f.editsApplied} edits apply (${f.bytesBefore} → ${f.bytesAfter} bytes)\n`);
+          ctx.stdout(`ok ${f.path}: sha256 matches, ${edits(f.editsApplied)} apply (${f.bytesBefore} → ${f.bytesAfter} bytes)\n`);
         }
         const where = result === undefined ? '' : ` and verified against ${result.root}`;
         ctx.stdout(`plan is valid${where}: ${totals.files} files, ${totals.totalEdits} edits, ${totals.totalTextBytes} text bytes\n`);
@@ -129,9 +134,10 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
 
   group
     .command('apply')
+    .summary('apply a plan to the files under --root as one transaction')
     .description(
-      'Apply PLAN.json to the files under --root as one transaction: verify every file first (containment,\n' +
-        'SHA-256, before texts, overlaps, sizes), stage the outputs next to their targets, then commit with a\n' +
+      'Apply PLAN.json to the files under --root as one transaction: verify every file first (containment, ' +
+        'SHA-256, before texts, overlaps, sizes), stage the outputs next to their targets, then commit with a ' +
         'journal in DIR/.gcpatch/ so that a crash leaves all old or all new files after `edit-plan recover`.',
     )
     .argument('<plan>', 'plan JSON file, or - for standard input')
@@ -159,7 +165,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         if (opts.diff) ctx.stdout(diffOf(result.files));
         const verb = result.dryRun ? 'would apply' : 'applied';
         for (const f of result.files) {
-          ctx.stdout(`${verb} ${f.path}: ${f.editsApplied} edits (${f.bytesBefore} → ${f.bytesAfter} bytes)${f.changed ? '' : ', content unchanged'}\n`);
+          ctx.stdout(`${verb} ${f.path}: ${edits(f.editsApplied)} (${f.bytesBefore} → ${f.bytesAfter} bytes)${f.changed ? '' : ', content unchanged'}\n`);
         }
         ctx.stdout(`${verb} ${result.files.length} files under ${result.root}\n`);
         if (result.cleanupPending) {
@@ -170,8 +176,9 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
 
   group
     .command('recover')
+    .summary('finish or undo an interrupted apply under --root')
     .description(
-      'Finish or undo an interrupted `edit-plan apply` under --root using its journal: roll back unless the\n' +
+      'Finish or undo an interrupted `edit-plan apply` under --root using its journal: roll back unless the ' +
         'commit point was reached; never touches a file matching neither its before nor its after hash.',
     )
     .requiredOption('--root <dir>', 'repository root of the interrupted transaction')

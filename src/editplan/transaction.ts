@@ -200,7 +200,7 @@ function resolveTarget(rootReal: string, path: string, fileIndex: number): Targe
       stats = lstatSync(next);
     } catch (error) {
       if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') {
-        throw editError('SOURCE_MISSING', `${path}: directory ${segment} does not exist`, indices, where);
+        throw editError('SOURCE_MISSING', `directory ${segment} does not exist`, indices, where);
       }
       throw ioError(error, next, 'inspect');
     }
@@ -209,28 +209,28 @@ function resolveTarget(rootReal: string, path: string, fileIndex: number): Targe
       try {
         real = realpathSync(next);
       } catch (error) {
-        throw editError('SOURCE_MISSING', `${path}: ${segment} is a dangling symbolic link`, indices, {
+        throw editError('SOURCE_MISSING', `${segment} is a dangling symbolic link`, indices, {
           ...where,
           cause: error,
         });
       }
       if (!isInside(rootReal, real)) {
-        throw editError('PATH_ESCAPES_ROOT', `${path}: ${segment} is a symbolic link leading outside the root`, indices, where);
+        throw editError('PATH_ESCAPES_ROOT', `${segment} is a symbolic link leading outside the root`, indices, where);
       }
       if (!statSync(real).isDirectory()) {
-        throw editError('SOURCE_MISSING', `${path}: ${segment} is not a directory`, indices, where);
+        throw editError('SOURCE_MISSING', `${segment} is not a directory`, indices, where);
       }
       dir = real;
     } else if (stats.isDirectory()) {
       dir = next;
     } else {
-      throw editError('SOURCE_MISSING', `${path}: ${segment} is not a directory`, indices, where);
+      throw editError('SOURCE_MISSING', `${segment} is not a directory`, indices, where);
     }
   }
   const relative = dir === rootReal ? '' : dir.slice(rootReal.length + 1);
   const first = portablePathKey(relative.split(sep)[0] ?? '');
   if (first === '.git' || first === CONTROL_DIRECTORY) {
-    throw editError('PATH_ESCAPES_ROOT', `${path}: resolves into the ${first} directory`, indices, where);
+    throw editError('PATH_ESCAPES_ROOT', `the path resolves into the ${first} directory`, indices, where);
   }
   const absolute = join(dir, segments[segments.length - 1]!);
   let stats: BigIntStats;
@@ -238,14 +238,14 @@ function resolveTarget(rootReal: string, path: string, fileIndex: number): Targe
     stats = lstatSync(absolute, { bigint: true });
   } catch (error) {
     if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') {
-      throw editError('SOURCE_MISSING', `${path} does not exist`, indices, where);
+      throw editError('SOURCE_MISSING', 'the file does not exist', indices, where);
     }
     throw ioError(error, absolute, 'inspect');
   }
   if (stats.isSymbolicLink()) {
-    throw editError('TARGET_NOT_REGULAR', `${path} is a symbolic link; edit its target instead`, indices, where);
+    throw editError('TARGET_NOT_REGULAR', 'the file is a symbolic link; edit its target instead', indices, where);
   }
-  if (!stats.isFile()) throw editError('TARGET_NOT_REGULAR', `${path} is not a regular file`, indices, where);
+  if (!stats.isFile()) throw editError('TARGET_NOT_REGULAR', 'not a regular file', indices, where);
   return { absolute, stats };
 }
 
@@ -377,7 +377,7 @@ export function applyPlanToRoot(plan: EditPlan, root: string, options: Transacti
   const limits = applyLimits(options.applyLimits);
   plan.files.forEach((file, fileIndex) => {
     if (portablePathKey(file.path).split('/')[0] === CONTROL_DIRECTORY) {
-      throw editError('INVALID_PATH', `${file.path}: the ${CONTROL_DIRECTORY} directory holds gcpatch's journal`, { fileIndex });
+      throw editError('INVALID_PATH', `the ${CONTROL_DIRECTORY} directory holds gcpatch's journal`, { fileIndex }, { location: { file: file.path } });
     }
   });
   const rootReal = realRoot(root);
@@ -482,27 +482,27 @@ function prepareFiles(
     if (earlier !== undefined) {
       throw editError(
         'PATH_ALIAS',
-        `${file.path} is the same file as ${plan.files[earlier]!.path} (files[${earlier}])`,
+        `the same file as ${plan.files[earlier]!.path} (files[${earlier}])`,
         indices,
         { ...where, details: { relatedFileIndex: earlier } },
       );
     }
     identities.set(identity, fileIndex);
     if (target.stats.size > BigInt(limits.maxSourceBytes)) {
-      throw editError('PLAN_TOO_LARGE', `${file.path} has ${target.stats.size} bytes, over the limit of ${limits.maxSourceBytes}`, indices, where);
+      throw editError('PLAN_TOO_LARGE', `the file has ${target.stats.size} bytes, over the limit of ${limits.maxSourceBytes}`, indices, where);
     }
     const sourceBytes = readBytes(target.absolute);
     const beforeSha256 = sha256Hex(sourceBytes);
     if (beforeSha256 !== file.sha256) {
       throw editError(
         'SOURCE_HASH_MISMATCH',
-        `${file.path} changed since the plan was made: its SHA-256 is ${beforeSha256}, the plan expects ${file.sha256}`,
+        `the file changed since the plan was made: its SHA-256 is ${beforeSha256}, the plan expects ${file.sha256}`,
         indices,
         { ...where, details: { expected: file.sha256, actual: beforeSha256 } },
       );
     }
     const sourceText = decodeUtf8Strict(sourceBytes);
-    if (sourceText === undefined) throw editError('SOURCE_NOT_UTF8', `${file.path} is not valid UTF-8`, indices, where);
+    if (sourceText === undefined) throw editError('SOURCE_NOT_UTF8', 'the file is not valid UTF-8', indices, where);
     const validator = options.validator;
     let applied;
     try {
@@ -541,7 +541,7 @@ function recheck(p: Prepared, rootReal: string): void {
   if (!same || actual !== beforeSha256) {
     throw editError(
       'SOURCE_HASH_MISMATCH',
-      `${path} changed while the transaction was being prepared; nothing was written`,
+      'the file changed while the transaction was being prepared; nothing was written',
       { fileIndex },
       { location: { file: path }, details: { expected: beforeSha256, actual } },
     );
@@ -613,7 +613,7 @@ function readJournal(rootReal: string): Journal | undefined {
     if (errnoOf(error) === 'ENOENT') return undefined;
     throw ioError(error, path, 'read');
   }
-  const invalid = (why: string) => editError('JOURNAL_INVALID', `${path}: ${why}; inspect it by hand`, {}, { location: { file: path } });
+  const invalid = (why: string) => editError('JOURNAL_INVALID', `${why}; inspect it by hand`, {}, { location: { file: path } });
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(text) as Record<string, unknown>;
@@ -677,7 +677,7 @@ export function recover(root: string, hooks: FaultHooks = {}): RecoveryResult {
   } else {
     const plans = journal.files.map((entry, i) => {
       const conflict = (why: string) =>
-        editError('RECOVERY_CONFLICT', `${entry.path}: ${why}; recovery changed nothing`, {}, { location: { file: entry.path } });
+        editError('RECOVERY_CONFLICT', `${why}; recovery changed nothing`, {}, { location: { file: entry.path } });
       let target: string;
       try {
         target = resolveTarget(rootReal, entry.path, i).absolute;
