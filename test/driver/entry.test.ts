@@ -71,7 +71,7 @@ describe('driver entry (driver/dist/index.js)', () => {
   });
 
   it('GCPATCH_DRIVER=0 and a zero budget fall back to git merge-file', () => {
-    for (const env of [{ GCPATCH_DRIVER: '0' }, { GCPATCH_DRIVER_TIMEOUT_MS: '0' }]) {
+    for (const env of [{ GCPATCH_DRIVER: '0' }, { GCPATCH_DRIVER_TIMEOUT_MS: '0' }] as Record<string, string>[]) {
       const dir = triple('(def a 1)\n(def b 2)\n', '(def a 10)\n(def b 2)\n', '(def a 1)\n(def b 20)\n');
       const r = runDriver(args(), dir, env);
       expect(r.stderr).toMatch(/falling back to git merge-file/);
