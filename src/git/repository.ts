@@ -262,20 +262,43 @@ export async function listChangedFiles(repo: GitRepository, fromCommit: string, 
 
 /**
  * The best common ancestors of two commits (isomorphic-git `findMergeBase`); more than one for a
- * criss-cross history, none for unrelated histories.
+ * criss-cross history, none for unrelated histories. isomorphic-git returns none, silently, when
+ * history is cut (shallow clone); so an empty answer is confirmed by walking both histories to
+ * their roots, and a missing ancestor is reported instead.
  * @throws GcError `git/missing-commit` (exit 70) when either commit or needed history is absent.
  */
 export async function findMergeBases(repo: GitRepository, a: string, b: string): Promise<string[]> {
   await commitTree(repo, a);
   await commitTree(repo, b);
+  let bases: string[];
   try {
-    return (await git.findMergeBase({ fs, dir: repo.dir, oids: [a, b], cache: repo.cache })) as string[];
+    bases = (await git.findMergeBase({ fs, dir: repo.dir, oids: [a, b], cache: repo.cache })) as string[];
   } catch (error) {
     if (isNotFound(error)) {
       const what = (error as { data?: { what?: string } }).data?.what ?? 'an ancestor';
       throw missingCommitError(repo, what, 'ancestor', error);
     }
     throw error;
+  }
+  if (bases.length === 0) {
+    await assertCompleteHistory(repo, a);
+    await assertCompleteHistory(repo, b);
+  }
+  return bases;
+}
+
+/** Walks every ancestor of `oid`; throws `git/missing-commit` at the first one not in the store. */
+async function assertCompleteHistory(repo: GitRepository, oid: string): Promise<void> {
+  const seen = new Set<string>([oid]);
+  const pending = [oid];
+  while (pending.length > 0) {
+    const { commit } = await readCommitOrMissing(repo, pending.pop()!, 'ancestor commit');
+    for (const parent of commit.parent) {
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        pending.push(parent);
+      }
+    }
   }
 }
 

@@ -22,6 +22,7 @@ export const CONFLICT_CODES = [
   'module/divergent-add',
   'module/structural-divergence',
 ] as const;
+/** One of the four conflict codes. */
 export type ConflictCode = (typeof CONFLICT_CODES)[number];
 
 /**

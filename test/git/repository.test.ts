@@ -97,6 +97,13 @@ describe('git revisions', () => {
     expect(await mergeBase(repo, left, right)).toBe(c2);
     expect(t.git('merge-base', 'left', 'right')).toBe(c2);
   });
+
+  it('reports unrelated histories as git/no-merge-base', async () => {
+    t.git('checkout', '-q', '--orphan', 'lone');
+    const lone = t.commit('unrelated', { 'x.txt': 'x' });
+    t.git('checkout', '-q', '-f', 'right');
+    await expect(mergeBase(repo, left, lone)).rejects.toMatchObject({ code: 'git/no-merge-base', exitCode: 10 });
+  });
 });
 
 describe('workspaces at a commit', () => {
@@ -144,6 +151,7 @@ describe('shallow clones', () => {
     const shallowDir = mkdtempSync(join(tmpdir(), 'gcpatch-shallow-'));
     try {
       execFileSync('git', ['clone', '-q', '--depth', '1', '--branch', 'left', `file://${t.dir}`, shallowDir]);
+      execFileSync('git', ['fetch', '-q', '--depth', '1', 'origin', 'right:refs/remotes/origin/right'], { cwd: shallowDir });
       const shallow = await openRepository(shallowDir);
       const head = await resolveRevision(shallow, 'HEAD');
       expect(head).toBe(left);
@@ -152,6 +160,9 @@ describe('shallow clones', () => {
         message: expect.stringContaining('this clone is shallow'),
       });
       await expect(loadWorkspaceAtCommit(shallow, c1, 'pkg')).rejects.toMatchObject({ code: 'git/missing-commit' });
+      const otherHead = await resolveRevision(shallow, 'origin/right');
+      expect(otherHead).toBe(right);
+      await expect(findMergeBases(shallow, head, otherHead)).rejects.toMatchObject({ code: 'git/missing-commit', exitCode: 70 });
     } finally {
       rmSync(shallowDir, { recursive: true, force: true });
     }
