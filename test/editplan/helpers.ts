@@ -60,16 +60,3 @@ export function expectFailure(fn: () => unknown, expected: Expected): GcError {
   });
   return error;
 }
-
-/** Async variant of {@link expectFailure}. */
-export async function expectFailureAsync(fn: () => Promise<unknown>, expected: Expected): Promise<GcError> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (error) {
-    caught = error;
-  }
-  return expectFailure(() => {
-    if (caught !== undefined) throw caught;
-  }, expected);
-}
