@@ -59767,14 +59767,17 @@ async function listChangedFiles(repo, fromCommit, toCommit) {
 }
 /**
  * The best common ancestors of two commits (isomorphic-git `findMergeBase`); more than one for a
- * criss-cross history, none for unrelated histories.
+ * criss-cross history, none for unrelated histories. isomorphic-git returns none, silently, when
+ * history is cut (shallow clone); so an empty answer is confirmed by walking both histories to
+ * their roots, and a missing ancestor is reported instead.
  * @throws GcError `git/missing-commit` (exit 70) when either commit or needed history is absent.
  */
 async function findMergeBases(repo, a, b) {
     await commitTree(repo, a);
     await commitTree(repo, b);
+    let bases;
     try {
-        return (await isomorphic_git/* default.findMergeBase */.Ay.findMergeBase({ fs: external_node_fs_namespaceObject, dir: repo.dir, oids: [a, b], cache: repo.cache }));
+        bases = (await isomorphic_git/* default.findMergeBase */.Ay.findMergeBase({ fs: external_node_fs_namespaceObject, dir: repo.dir, oids: [a, b], cache: repo.cache }));
     }
     catch (error) {
         if (isNotFound(error)) {
@@ -59782,6 +59785,25 @@ async function findMergeBases(repo, a, b) {
             throw missingCommitError(repo, what, 'ancestor', error);
         }
         throw error;
+    }
+    if (bases.length === 0) {
+        await assertCompleteHistory(repo, a);
+        await assertCompleteHistory(repo, b);
+    }
+    return bases;
+}
+/** Walks every ancestor of `oid`; throws `git/missing-commit` at the first one not in the store. */
+async function assertCompleteHistory(repo, oid) {
+    const seen = new Set([oid]);
+    const pending = [oid];
+    while (pending.length > 0) {
+        const { commit } = await readCommitOrMissing(repo, pending.pop(), 'ancestor commit');
+        for (const parent of commit.parent) {
+            if (!seen.has(parent)) {
+                seen.add(parent);
+                pending.push(parent);
+            }
+        }
     }
 }
 /**
@@ -62769,7 +62791,7 @@ function normalizedReportTerm(n) {
     return kwMap({
         kind: str(NORMALIZE_REPORT_KIND),
         'normalized-patch': n.normalized,
-        ok: { kind: 'bool', value: true },
+        ok: TRUE,
         'op-identities': opIdentitiesTerm(n.opIdentities),
         'patch-h': str(n.patchH),
         profile: str(normalize_PATCH_PROFILE),
@@ -68954,6 +68976,79 @@ function reportComparisons(comparisons, out, replayed) {
         out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, replayed ? 'replay' : 'explained', replayed ? 'reproduced exactly by replaying the evidence' : 'named by verified patches');
     }
 }
+/**
+ * Replays the accepted apply evidence on the base as a chain, re-plans each linked refactor report
+ * from the state before its patch, checks each step's semantic edits and package record, and
+ * compares the result with the head (modules and manifest).
+ */
+function checkReplay(base, head, accepted, refactorByPatch, replanned, out) {
+    const baseState = snapshotState(base);
+    const start = performance.now();
+    const chain = replayChain(baseState, accepted);
+    chain.steps.forEach((step, i) => {
+        const ev = step.evidence;
+        const linked = refactorByPatch.get(ev.patch.patchH);
+        if (linked !== undefined) {
+            checkReplan(linked, step.before, stateLabel(i), out);
+            replanned.add(linked);
+        }
+        if (termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
+            out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced`);
+        }
+        else {
+            out.fail('apply-report', ev.address, 'replay edits', {
+                code: AuditCode.replayEvidenceMismatch,
+                message: `apply report ${ev.address.slice(0, 12)}: replaying its patch on ${stateLabel(i)} gives other :semantic-edits than the report records`,
+                file: ev.file,
+                title: 'semantic edits differ',
+            });
+        }
+        if (step.packageArtifact === ev.packageArtifact) {
+            out.pass('apply-report', ev.address, 'replay package', `package record ${ev.packageArtifact.slice(0, 12)} reproduced`);
+        }
+        else {
+            out.fail('apply-report', ev.address, 'replay package', {
+                code: AuditCode.replayEvidenceMismatch,
+                message: `apply report ${ev.address.slice(0, 12)}: replaying gives package record ${step.packageArtifact.slice(0, 12)}, the report names ${ev.packageArtifact.slice(0, 12)}`,
+                file: ev.file,
+                title: 'package record differs',
+            });
+        }
+    });
+    for (const f of chain.failures) {
+        out.fail('apply-report', f.evidence.address, 'replay', {
+            code: AuditCode.replayFailed,
+            message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${errorText(f.error)}`,
+            file: f.evidence.file,
+            title: 'replay failed',
+        });
+    }
+    const comparisons = compareModules(base, chain.final, head);
+    const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
+    const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
+    const headKeys = manifestDifferences(chain.final.manifest, head.table);
+    const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
+    if (contradicted.length > 0) {
+        out.fail('manifest', 'package.toml', 'replay', {
+            code: AuditCode.replayManifestMismatch,
+            message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
+            file: head.manifestPath,
+            title: 'manifest differs',
+        });
+        mismatches.push('package.toml');
+    }
+    else if (headKeys.includes('modules')) {
+        unexplainedModuleList(head, out);
+    }
+    const outcome = {
+        status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
+        applied: chain.steps.map((s) => s.evidence.address),
+        modulesChanged: comparisons.filter((c) => c.status === 'explained' || c.status === 'mismatch').length,
+        mismatches,
+        millis: Math.round(performance.now() - start),
+    };
+    return { comparisons, outcome };
+}
 async function auditPackage(ctx, touched) {
     const out = new PackageFindings(touched.dir);
     const audit = {
@@ -69039,70 +69134,9 @@ async function auditPackage(ctx, touched) {
     const baseState = snapshotState(base);
     let comparisons;
     if (ctx.replay && accepted.length > 0) {
-        const start = performance.now();
-        const chain = replayChain(baseState, accepted);
-        chain.steps.forEach((step, i) => {
-            const ev = step.evidence;
-            const linked = refactorByPatch.get(ev.patch.patchH);
-            if (linked !== undefined) {
-                checkReplan(linked, step.before, stateLabel(i), out);
-                replanned.add(linked);
-            }
-            if (termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
-                out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced`);
-            }
-            else {
-                out.fail('apply-report', ev.address, 'replay edits', {
-                    code: AuditCode.replayEvidenceMismatch,
-                    message: `apply report ${ev.address.slice(0, 12)}: replaying its patch on ${stateLabel(i)} gives other :semantic-edits than the report records`,
-                    file: ev.file,
-                    title: 'semantic edits differ',
-                });
-            }
-            if (step.packageArtifact === ev.packageArtifact) {
-                out.pass('apply-report', ev.address, 'replay package', `package record ${ev.packageArtifact.slice(0, 12)} reproduced`);
-            }
-            else {
-                out.fail('apply-report', ev.address, 'replay package', {
-                    code: AuditCode.replayEvidenceMismatch,
-                    message: `apply report ${ev.address.slice(0, 12)}: replaying gives package record ${step.packageArtifact.slice(0, 12)}, the report names ${ev.packageArtifact.slice(0, 12)}`,
-                    file: ev.file,
-                    title: 'package record differs',
-                });
-            }
-        });
-        for (const f of chain.failures) {
-            out.fail('apply-report', f.evidence.address, 'replay', {
-                code: AuditCode.replayFailed,
-                message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${errorText(f.error)}`,
-                file: f.evidence.file,
-                title: 'replay failed',
-            });
-        }
-        comparisons = compareModules(base, chain.final, head);
-        const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
-        const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
-        const headKeys = manifestDifferences(chain.final.manifest, head.table);
-        const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
-        if (contradicted.length > 0) {
-            out.fail('manifest', 'package.toml', 'replay', {
-                code: AuditCode.replayManifestMismatch,
-                message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
-                file: head.manifestPath,
-                title: 'manifest differs',
-            });
-            mismatches.push('package.toml');
-        }
-        else if (headKeys.includes('modules')) {
-            unexplainedModuleList(head, out);
-        }
-        audit.replay = {
-            status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
-            applied: chain.steps.map((s) => s.evidence.address),
-            modulesChanged: comparisons.filter((c) => c.status === 'explained' || c.status === 'mismatch').length,
-            mismatches,
-            millis: Math.round(performance.now() - start),
-        };
+        const r = checkReplay(base, head, accepted, refactorByPatch, replanned, out);
+        comparisons = r.comparisons;
+        audit.replay = r.outcome;
     }
     else {
         const explained = new Set();

@@ -286,6 +286,84 @@ function reportComparisons(comparisons: readonly ModuleComparison[], out: Packag
   }
 }
 
+/**
+ * Replays the accepted apply evidence on the base as a chain, re-plans each linked refactor report
+ * from the state before its patch, checks each step's semantic edits and package record, and
+ * compares the result with the head (modules and manifest).
+ */
+function checkReplay(
+  base: CommitPackageSnapshot,
+  head: CommitPackageSnapshot,
+  accepted: readonly ApplyEvidence[],
+  refactorByPatch: ReadonlyMap<string, RefactorEvidence>,
+  replanned: Set<RefactorEvidence>,
+  out: PackageFindings,
+): { comparisons: ModuleComparison[]; outcome: ReplayOutcome } {
+  const baseState = snapshotState(base);
+  const start = performance.now();
+  const chain = replayChain(baseState, accepted);
+  chain.steps.forEach((step, i) => {
+    const ev = step.evidence;
+    const linked = refactorByPatch.get(ev.patch.patchH);
+    if (linked !== undefined) {
+      checkReplan(linked, step.before, stateLabel(i), out);
+      replanned.add(linked);
+    }
+    if (termsEqual(vec(step.semanticEdits), ev.semanticEdits)) {
+      out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced`);
+    } else {
+      out.fail('apply-report', ev.address, 'replay edits', {
+        code: AuditCode.replayEvidenceMismatch,
+        message: `apply report ${ev.address.slice(0, 12)}: replaying its patch on ${stateLabel(i)} gives other :semantic-edits than the report records`,
+        file: ev.file,
+        title: 'semantic edits differ',
+      });
+    }
+    if (step.packageArtifact === ev.packageArtifact) {
+      out.pass('apply-report', ev.address, 'replay package', `package record ${ev.packageArtifact.slice(0, 12)} reproduced`);
+    } else {
+      out.fail('apply-report', ev.address, 'replay package', {
+        code: AuditCode.replayEvidenceMismatch,
+        message: `apply report ${ev.address.slice(0, 12)}: replaying gives package record ${step.packageArtifact.slice(0, 12)}, the report names ${ev.packageArtifact.slice(0, 12)}`,
+        file: ev.file,
+        title: 'package record differs',
+      });
+    }
+  });
+  for (const f of chain.failures) {
+    out.fail('apply-report', f.evidence.address, 'replay', {
+      code: AuditCode.replayFailed,
+      message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${errorText(f.error)}`,
+      file: f.evidence.file,
+      title: 'replay failed',
+    });
+  }
+  const comparisons = compareModules(base, chain.final, head);
+  const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
+  const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
+  const headKeys = manifestDifferences(chain.final.manifest, head.table);
+  const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
+  if (contradicted.length > 0) {
+    out.fail('manifest', 'package.toml', 'replay', {
+      code: AuditCode.replayManifestMismatch,
+      message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
+      file: head.manifestPath,
+      title: 'manifest differs',
+    });
+    mismatches.push('package.toml');
+  } else if (headKeys.includes('modules')) {
+    unexplainedModuleList(head, out);
+  }
+  const outcome: ReplayOutcome = {
+    status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
+    applied: chain.steps.map((s) => s.evidence.address),
+    modulesChanged: comparisons.filter((c) => c.status === 'explained' || c.status === 'mismatch').length,
+    mismatches,
+    millis: Math.round(performance.now() - start),
+  };
+  return { comparisons, outcome };
+}
+
 async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{ audit: PackageAudit; findings: AuditFinding[] }> {
   const out = new PackageFindings(touched.dir);
   const audit: PackageAudit = {
@@ -365,67 +443,9 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
   const baseState = snapshotState(base);
   let comparisons: ModuleComparison[];
   if (ctx.replay && accepted.length > 0) {
-    const start = performance.now();
-    const chain = replayChain(baseState, accepted);
-    chain.steps.forEach((step, i) => {
-      const ev = step.evidence;
-      const linked = refactorByPatch.get(ev.patch.patchH);
-      if (linked !== undefined) {
-        checkReplan(linked, step.before, stateLabel(i), out);
-        replanned.add(linked);
-      }
-      if (termsEqual(vec(step.semanticEdits), ev.semanticEdits)) {
-        out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced`);
-      } else {
-        out.fail('apply-report', ev.address, 'replay edits', {
-          code: AuditCode.replayEvidenceMismatch,
-          message: `apply report ${ev.address.slice(0, 12)}: replaying its patch on ${stateLabel(i)} gives other :semantic-edits than the report records`,
-          file: ev.file,
-          title: 'semantic edits differ',
-        });
-      }
-      if (step.packageArtifact === ev.packageArtifact) {
-        out.pass('apply-report', ev.address, 'replay package', `package record ${ev.packageArtifact.slice(0, 12)} reproduced`);
-      } else {
-        out.fail('apply-report', ev.address, 'replay package', {
-          code: AuditCode.replayEvidenceMismatch,
-          message: `apply report ${ev.address.slice(0, 12)}: replaying gives package record ${step.packageArtifact.slice(0, 12)}, the report names ${ev.packageArtifact.slice(0, 12)}`,
-          file: ev.file,
-          title: 'package record differs',
-        });
-      }
-    });
-    for (const f of chain.failures) {
-      out.fail('apply-report', f.evidence.address, 'replay', {
-        code: AuditCode.replayFailed,
-        message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${errorText(f.error)}`,
-        file: f.evidence.file,
-        title: 'replay failed',
-      });
-    }
-    comparisons = compareModules(base, chain.final, head);
-    const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
-    const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
-    const headKeys = manifestDifferences(chain.final.manifest, head.table);
-    const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
-    if (contradicted.length > 0) {
-      out.fail('manifest', 'package.toml', 'replay', {
-        code: AuditCode.replayManifestMismatch,
-        message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
-        file: head.manifestPath,
-        title: 'manifest differs',
-      });
-      mismatches.push('package.toml');
-    } else if (headKeys.includes('modules')) {
-      unexplainedModuleList(head, out);
-    }
-    audit.replay = {
-      status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
-      applied: chain.steps.map((s) => s.evidence.address),
-      modulesChanged: comparisons.filter((c) => c.status === 'explained' || c.status === 'mismatch').length,
-      mismatches,
-      millis: Math.round(performance.now() - start),
-    };
+    const r = checkReplay(base, head, accepted, refactorByPatch, replanned, out);
+    comparisons = r.comparisons;
+    audit.replay = r.outcome;
   } else {
     const explained = new Set<string>();
     for (const a of accepted) for (const p of modulesNamedByPatch(a)) explained.add(p);
