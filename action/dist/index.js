@@ -62791,7 +62791,7 @@ function normalizedReportTerm(n) {
     return kwMap({
         kind: str(NORMALIZE_REPORT_KIND),
         'normalized-patch': n.normalized,
-        ok: TRUE,
+        ok: { kind: 'bool', value: true },
         'op-identities': opIdentitiesTerm(n.opIdentities),
         'patch-h': str(n.patchH),
         profile: str(normalize_PATCH_PROFILE),
