@@ -1,0 +1,190 @@
+// End-to-end: real git repositories with the merge drivers installed (driver/dist/index.js):
+// merge, rebase, cherry-pick, criss-cross, renames, CRLF, missing final newline, add/add, emptied
+// files, fallbacks (syntax error, existing markers, binary), package.toml pins, diff3 style.
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { doctorDriver, installDriver } from '../../src/merge/driver-install.js';
+import { DRIVER, commit, git, initRepo, tmp } from '../driver/helpers.js';
+
+const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+beforeAll(() => {
+  const home = tmp('gcpatch-home-');
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = join(home, '.config');
+});
+afterAll(() => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+const A = (v: string): string => `;; first\n(def app/m::a\n  (fn (x)\n    (prim int/add x ${v})))\n`;
+const B = (v: string): string => `(def app/m::b\n  "${v} ; not a comment ) (")\n`;
+const C = (v: string): string => `(def app/m::c ${v})\n`;
+const mod = (...forms: string[]): string => `; app/m: test module\n\n${forms.join('\n')}\napp/m::a\n`;
+
+/** A repository with the drivers installed and `m.gc` committed on main. */
+function repoWith(files: Record<string, string | Uint8Array>): string {
+  const repo = initRepo();
+  installDriver({ cwd: repo });
+  commit(repo, files, 'base');
+  return repo;
+}
+
+/** Makes branch `feature` with `theirs` and commits `ours` on main. */
+function branches(repo: string, ours: Record<string, string | Uint8Array>, theirs: Record<string, string | Uint8Array>): void {
+  git(repo, ['checkout', '-q', '-b', 'feature']);
+  commit(repo, theirs, 'theirs');
+  git(repo, ['checkout', '-q', 'main']);
+  commit(repo, ours, 'ours');
+}
+
+const read = (repo: string, p: string): string => readFileSync(join(repo, p), 'utf8');
+
+describe('git merge with the gcpatch driver', () => {
+  it('merges adjacent edits that plain git reports as a conflict', () => {
+    // The last line of b and the line of c are neighbours: git's line merge conflicts.
+    const files = { 'm.gc': mod(A('1'), B('b'), C('1')).replace('")\n\n(def app/m::c', '")\n(def app/m::c') };
+    const ours = { 'm.gc': files['m.gc'].replace('"b ;', '"B ;') };
+    const theirs = { 'm.gc': files['m.gc'].replace('c 1)', 'c 2)') };
+    const plain = initRepo();
+    commit(plain, files, 'base');
+    branches(plain, ours, theirs);
+    expect(git(plain, ['merge', '-q', '--no-edit', 'feature']).status).toBe(1);
+    const repo = repoWith(files);
+    branches(repo, ours, theirs);
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status).toBe(0);
+    expect(read(repo, 'm.gc')).toBe(files['m.gc'].replace('"b ;', '"B ;').replace('c 1)', 'c 2)'));
+  });
+
+  it('rebase and cherry-pick use the driver too', () => {
+    const repo = repoWith({ 'm.gc': mod(A('1'), B('b'), C('1')) });
+    branches(repo, { 'm.gc': mod(A('2'), B('b'), C('1')) }, { 'm.gc': mod(A('1'), B('B'), C('1')) });
+    git(repo, ['checkout', '-q', '-b', 'pick', 'main']);
+    const tip = git(repo, ['rev-parse', 'feature']).stdout.trim();
+    expect(git(repo, ['cherry-pick', tip]).status).toBe(0);
+    expect(read(repo, 'm.gc')).toBe(mod(A('2'), B('B'), C('1')));
+    git(repo, ['checkout', '-q', 'feature']);
+    const r = git(repo, ['rebase', 'main']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(read(repo, 'm.gc')).toBe(mod(A('2'), B('B'), C('1')));
+  });
+
+  it('merges a criss-cross history (recursive merge base)', () => {
+    const repo = repoWith({ 'm.gc': mod(A('1'), B('b'), C('1')) });
+    branches(repo, { 'm.gc': mod(A('2'), B('b'), C('1')) }, { 'm.gc': mod(A('1'), B('b'), C('2')) });
+    // main merges feature; feature merges main's parent: two merge bases.
+    expect(git(repo, ['merge', '-q', '--no-edit', 'feature']).status).toBe(0);
+    git(repo, ['checkout', '-q', 'feature']);
+    expect(git(repo, ['merge', '-q', '--no-edit', 'main~1']).status).toBe(0);
+    commit(repo, { 'm.gc': read(repo, 'm.gc').replace('"b ;', '"B ;') }, 'feature edits b');
+    git(repo, ['checkout', '-q', 'main']);
+    commit(repo, { 'm.gc': read(repo, 'm.gc').replace(';; first', ';; first form') }, 'main edits a comment');
+    expect(git(repo, ['merge-base', '--all', 'main', 'feature']).stdout.trim().split('\n').length).toBe(2);
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(read(repo, 'm.gc')).toBe(mod(A('2').replace(';; first', ';; first form'), B('B'), C('2')));
+  });
+
+  it('follows a rename on one side (%P is the new path)', () => {
+    const repo = repoWith({ 'm.gc': mod(A('1'), B('b'), C('1')) });
+    git(repo, ['checkout', '-q', '-b', 'feature']);
+    commit(repo, { 'm.gc': mod(A('3'), B('B'), C('1')) }, 'theirs');
+    git(repo, ['checkout', '-q', 'main']);
+    mkdirSync(join(repo, 'lib'));
+    git(repo, ['mv', 'm.gc', 'lib/m.gc']);
+    commit(repo, { 'lib/m.gc': mod(A('2'), B('b'), C('1')) }, 'rename and edit');
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status).toBe(1);
+    expect(r.stdout + r.stderr).toContain('gcpatch: lib/m.gc: conflict in (def app/m::a …)');
+    const text = read(repo, 'lib/m.gc');
+    expect(text).toContain(B('B'));
+    expect(text).toMatch(/<<<<<<< \S+\n;; first\n\(def app\/m::a\n {2}\(fn \(x\)\n {4}\(prim int\/add x 2\)\)\)\n=======\n/);
+  });
+
+  it('keeps CRLF line endings and a missing final newline', () => {
+    const crlf = (s: string): string => s.replace(/\n/g, '\r\n');
+    const repo = repoWith({ 'w.gc': crlf(mod(A('1'), B('b'))), 'n.gc': mod(A('1'), B('b')).trimEnd() });
+    branches(
+      repo,
+      { 'w.gc': crlf(mod(A('2'), B('b'))), 'n.gc': mod(A('2'), B('b')).trimEnd() },
+      { 'w.gc': crlf(mod(A('1'), B('B'))), 'n.gc': mod(A('1'), B('B')).trimEnd() },
+    );
+    expect(git(repo, ['merge', '-q', '--no-edit', 'feature']).status).toBe(0);
+    expect(read(repo, 'w.gc')).toBe(crlf(mod(A('2'), B('B'))));
+    expect(read(repo, 'n.gc')).toBe(mod(A('2'), B('B')).trimEnd());
+  });
+
+  it('add/add with an empty base keeps both sides’ definitions; an emptied side conflicts with an edit', () => {
+    const repo = repoWith({ 'm.gc': mod(A('1'), B('b')) });
+    branches(repo, { 'new.gc': C('1'), 'm.gc': '' }, { 'new.gc': `(def app/m::d 4)\n`, 'm.gc': mod(A('1'), B('B')) });
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status).toBe(1);
+    expect(read(repo, 'new.gc')).toBe(`${C('1')}\n(def app/m::d 4)\n`);
+    expect(read(repo, 'm.gc')).toMatch(/^<<<<<<< \S+\n=======\n\(def app\/m::b\n {2}"B ; not a comment \) \("\)\n>>>>>>> \S+\n$/);
+    expect(git(repo, ['diff', '--name-only', '--diff-filter=U']).stdout.trim()).toBe('m.gc');
+  });
+
+  it('falls back to the line merge for a syntax error or existing markers, keeps ours for binary', () => {
+    const repo = repoWith({ 's.gc': mod(A('1'), B('b')), 'k.gc': mod(A('1'), B('b')), 'bin.gc': mod(A('1')) });
+    branches(
+      repo,
+      { 's.gc': mod(A('2'), B('b')), 'k.gc': mod(A('1'), '<<<<<<< x\n' + B('b') + '=======\n>>>>>>> y\n'), 'bin.gc': mod(A('2')) },
+      { 's.gc': mod(A('1'), B('b').replace(')\n', '\n')), 'k.gc': mod(A('3'), B('b')), 'bin.gc': Buffer.from('\0binary\0') },
+    );
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/s\.gc: structural merge not used \(core\/parse\//);
+    expect(out).toMatch(/k\.gc: structural merge not used \(a side already contains conflict markers\)/);
+    expect(out).toMatch(/bin\.gc: a side contains NUL bytes \(binary\); kept ours unmerged/);
+    expect(read(repo, 's.gc')).toBe(mod(A('2'), B('b').replace(')\n', '\n')));
+    expect(read(repo, 'bin.gc')).toBe(mod(A('2')));
+    expect(git(repo, ['diff', '--name-only', '--diff-filter=U']).stdout.trim().split('\n')).toContain('bin.gc');
+  });
+
+  it('merges package.toml pins: both re-pinned the same module → "" and a pack hint', () => {
+    const h = (c: string): string => c.repeat(64);
+    const m = (a: string, b: string): string =>
+      `dependencies = []\nname = "demo"\nobligations = []\nschema = 1\nversion = "0.1.0"\n\n[[modules]]\nhash = "${a}"\npath = "a.gc"\n\n[[modules]]\nhash = "${b}"\npath = "b.gc"\n`;
+    const repo = repoWith({ 'package.toml': m(h('1'), h('2')) });
+    branches(repo, { 'package.toml': m(h('3'), h('2')) }, { 'package.toml': m(h('4'), h('5')) });
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/gcpatch pack/);
+    expect(read(repo, 'package.toml')).toBe(m('', h('5')));
+  });
+
+  it('writes diff3 markers around the one conflicting form when merge.conflictStyle=diff3', () => {
+    const repo = repoWith({ 'm.gc': mod(A('1'), B('b'), C('1')) });
+    git(repo, ['config', 'merge.conflictStyle', 'diff3']);
+    branches(repo, { 'm.gc': mod(A('1'), B('b'), C('2')) }, { 'm.gc': mod(A('9'), B('b'), C('3')) });
+    expect(git(repo, ['merge', '-q', '--no-edit', 'feature']).status).toBe(1);
+    // Labels are the branch names on git >= 2.44 and ours/base/theirs before.
+    const text = read(repo, 'm.gc').replace(/^(<{7}|\|{7}|>{7}) .*$/gm, '$1 L');
+    expect(text).toBe(
+      `; app/m: test module\n\n${A('9')}\n${B('b')}\n<<<<<<< L\n${C('2')}||||||| L\n${C('1')}=======\n${C('3')}>>>>>>> L\n\napp/m::a\n`,
+    );
+  });
+
+  it('a missing driver binary: doctor reports it, and git keeps ours without markers (why doctor matters)', () => {
+    const repo = initRepo();
+    const dir = tmp('gcpatch-moved-');
+    const copy = join(dir, 'index.js');
+    copyFileSync(DRIVER, copy);
+    copyFileSync(join(DRIVER, '../package.json'), join(dir, 'package.json'));
+    installDriver({ cwd: repo, driverPath: copy });
+    expect(doctorDriver({ cwd: repo }).healthy).toBe(true);
+    rmSync(dir, { recursive: true });
+    const d = doctorDriver({ cwd: repo });
+    expect(d.healthy).toBe(false);
+    expect(d.checks.find((c) => c.name === 'entry:gcpatch')?.message).toMatch(/does not exist/);
+    commit(repo, { 'm.gc': mod(A('1')) }, 'base');
+    branches(repo, { 'm.gc': mod(A('2')) }, { 'm.gc': mod(A('3')) });
+    expect(git(repo, ['merge', '-q', '--no-edit', 'feature']).status).not.toBe(0);
+    expect(read(repo, 'm.gc')).toBe(mod(A('2')));
+  });
+});
+
