@@ -1,8 +1,8 @@
 // End-to-end: the built CLI (`node bin/gcpatch.js edit-plan …`) on a temp copy of a fixture tree.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, copyFixture, gcpatch, tempDir } from '../helpers/cli.js';
 
 const FIXTURE = join(ROOT, 'fixtures', 'editplan', 'rename-user');
@@ -27,9 +27,15 @@ beforeAll(() => {
   expect(existsSync(built)).toBe(true);
 }, 120_000);
 
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
 describe('gcpatch edit-plan (built CLI)', () => {
   it('validate, dry-run diff, apply, stale re-apply, recover', () => {
     const root = copyFixture('editplan/rename-user/tree');
+    temps.push(dirname(root));
 
     const validate = gcpatch(['edit-plan', 'validate', PLAN, '--root', root]);
     expect(validate.status).toBe(0);
@@ -64,6 +70,7 @@ describe('gcpatch edit-plan (built CLI)', () => {
 
   it('invalid plans exit 10 with the code and indices on --json', () => {
     const dir = tempDir();
+    temps.push(dir);
     const plan = join(dir, 'plan.json');
     writeFileSync(plan, readFileSync(PLAN, 'utf8').replace('"provenance": "RESOLVED"', '"provenance": "INFERRED"'));
     const r = gcpatch(['edit-plan', 'validate', plan, '--json']);
