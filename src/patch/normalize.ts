@@ -10,7 +10,7 @@
  */
 import { decodeClosed, D, literal, type Decoder } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
-import { int, kw, kwMap, NIL, str, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
+import { int, kw, kwMap, NIL, str, TRUE, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { PatchCode, patchError, withPatchCodes } from './errors.js';
@@ -294,7 +294,7 @@ export function normalizedReportTerm(n: NormalizedPatch): MapTerm {
   return kwMap({
     kind: str(NORMALIZE_REPORT_KIND),
     'normalized-patch': n.normalized,
-    ok: { kind: 'bool', value: true },
+    ok: TRUE,
     'op-identities': opIdentitiesTerm(n.opIdentities),
     'patch-h': str(n.patchH),
     profile: str(PATCH_PROFILE),
