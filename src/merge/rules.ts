@@ -50,8 +50,11 @@ function sameOptional(a: VecTerm | undefined, b: VecTerm | undefined): boolean {
   return a === undefined || b === undefined ? a === b : termsEqual(a, b);
 }
 
-/** The outcome for one module path: the selected forms (`undefined` = absent) or its conflicts. */
-interface PathOutcome {
+/**
+ * The outcome for one module path: the selected forms (`undefined` = absent) and its conflicts.
+ * With form conflicts, `forms` keeps the base form at each conflicted index (never used as a result).
+ */
+export interface PathOutcome {
   forms: VecTerm | undefined;
   conflicts: MapTerm[];
 }
