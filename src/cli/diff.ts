@@ -32,12 +32,13 @@ export interface ReportOptions {
 
 /** Help text describing how a side argument is read. */
 export const SOURCE_HELP =
-  'A side is a package directory on disk (an existing directory or package.toml always wins) or\n' +
-  'REV[:PATH], a package at a git revision of the repository containing the current directory:\n' +
-  'REV is a branch, tag, HEAD, a full or abbreviated commit id, optionally with ~N / ^N;\n' +
-  'PATH is relative to the repository root (or to the current directory when it starts with ./ or ../)\n' +
-  'and names the package directory, its package.toml or any file in it; without :PATH the package\n' +
-  "containing the current directory is used, or the revision's only package.";
+  'A side is a package directory on disk (an existing path always wins), or\n' +
+  'REV[:PATH], a package at a git revision of the current repository:\n' +
+  '  REV   branch, tag, HEAD or (abbreviated) commit id, optionally ~N or ^N\n' +
+  '  PATH  package directory, its package.toml or any file in it, relative to\n' +
+  '        the repository root (to the current directory if it starts with ./)\n' +
+  '  Without :PATH, the package containing the current directory is used, or\n' +
+  "  the revision's only package.";
 
 /**
  * Reads the `--provenance` file: one CoreForm map term (default `{}`).
@@ -79,10 +80,10 @@ export function saveReport(report: Term, opts: ReportOptions, storePackageDir: s
 /** Registers the `--intent`, `--provenance`, `--json`, `--report` and `--store` options. */
 export function addReportOptions(cmd: Command, storeHelp: string): Command {
   return cmd
-    .option('--intent <text>', 'intent string copied into the semantic patch', '')
-    .option('--provenance <file>', 'file holding one CoreForm map copied into the patch as :provenance (default {})')
-    .option('--json', 'machine-readable output: {ok, sources, report (JSON projection), reportFile, storeAddress}')
-    .option('--report <out>', "write the report term's canonical print to OUT")
+    .option('--intent <text>', 'the patch :intent', '')
+    .option('--provenance <file>', 'file with one CoreForm map, the patch :provenance')
+    .option('--json', 'print {ok, sources, report, reportFile, storeAddress}')
+    .option('--report <out>', "write the report term's canonical print to <out>")
     .option('--store', storeHelp);
 }
 
@@ -119,15 +120,17 @@ export function registerDiffCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('diff')
     .description(
-      'Semantic diff of two package workspaces (genesis/patch-diff-v0.1): one op per changed top-level form,\n' +
-        'add-module/remove-module for added/removed modules, remove+add when the form count changes.\n' +
-        'The report is checked by the independent verifier before it is printed.\n' +
+      'Semantic diff of two package workspaces (genesis/patch-diff-v0.1): one\n' +
+        'replace-node per changed top-level form, add-module/remove-module for\n' +
+        'added/removed modules, remove+add when a form count changes. The report is\n' +
+        'checked by the independent verifier before it is printed.\n\n' +
         SOURCE_HELP +
-        '\nExit 0 ok; 10 invalid input; 50 verification failed; 70 I/O error (e.g. git/missing-commit).',
+        '\n\nExit 0 ok; 10 invalid input; 50 verification failed; 70 I/O error\n' +
+        '(e.g. git/missing-commit in a shallow clone).',
     )
-    .requiredOption('--base <side>', 'the base package: directory or REV[:PATH]')
-    .requiredOption('--target <side>', 'the target package: directory or REV[:PATH]');
-  addReportOptions(cmd, 'also store the report in <target package>/.genesis/store/<blake3> (work tree)').action(
+    .requiredOption('--base <side>', 'the base package (directory or REV[:PATH])')
+    .requiredOption('--target <side>', 'the target package');
+  addReportOptions(cmd, 'also store the report in the target package\'s .genesis/store/').action(
     async (opts: ReportOptions & { base: string; target: string }) => {
       const load = workspaceSourceLoader();
       const base = await load(opts.base);

@@ -42,16 +42,18 @@ export function registerMergeCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('merge')
     .description(
-      'Three-way semantic merge of package workspaces (genesis/patch-merge-v0.1) at module and top-level-form\n' +
-        'granularity. All conflicts are reported; a conflicted merge produces no merged workspace or patch.\n' +
-        'The report is checked by the independent verifier before it is printed.\n' +
+      'Three-way semantic merge of package workspaces (genesis/patch-merge-v0.1),\n' +
+        'module by module and top-level form by form. Every conflict is reported; a\n' +
+        'conflicted merge produces no merged workspace or patch. The report is\n' +
+        'checked by the independent verifier before it is printed.\n\n' +
         SOURCE_HELP +
-        '\nExit 0 merged; 1 conflicts; 10 invalid input; 50 verification failed; 70 I/O error.',
+        '\n\nExit 0 merged; 1 conflicts; 10 invalid input; 50 verification failed;\n' +
+        '70 I/O error.',
     )
-    .requiredOption('--base <side>', 'the common ancestor: directory or REV[:PATH] (e.g. $(git merge-base a b))')
-    .requiredOption('--left <side>', 'one branch: directory or REV[:PATH]')
-    .requiredOption('--right <side>', 'the other branch: directory or REV[:PATH]');
-  addReportOptions(cmd, 'also store the report in <left package>/.genesis/store/<blake3> (work tree)').action(
+    .requiredOption('--base <side>', 'common ancestor, e.g. $(git merge-base a b)')
+    .requiredOption('--left <side>', 'one branch (directory or REV[:PATH])')
+    .requiredOption('--right <side>', 'the other branch');
+  addReportOptions(cmd, 'also store the report in the left package\'s .genesis/store/').action(
     async (opts: ReportOptions & { base: string; left: string; right: string }) => {
       const load = workspaceSourceLoader();
       const base = await load(opts.base);
