@@ -11,11 +11,10 @@ import type { Term } from '../coreform/term.js';
 import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { resolveManifestPath } from '../workspace/package.js';
-import { applyPatch, readPatchFile } from '../patch/apply.js';
+import { applyPatch, normalizePatchFile } from '../patch/apply.js';
 import { inspectPathStates, loadPackageState, dependencyArtifactOnDisk, packOnDisk } from '../patch/host.js';
 import { nodeIndexReport, nodeIndexRequest } from '../patch/node-index.js';
-import { normalizeReport, normalizeRequest } from '../patch/normalize.js';
-import { verifyNormalizeReport } from '../patch/normalize-verify.js';
+import { normalizedReportTerm } from '../patch/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/preflight.js';
 import { verifyPreflightReport } from '../patch/preflight-verify.js';
 import { auditPackage } from '../store/audit.js';
@@ -45,10 +44,8 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--json', 'machine-readable output')
     .action((opts: { patch: string; json?: boolean }) => {
-      const request = normalizeRequest(readPatchFile(opts.patch));
-      const report = normalizeReport(request);
-      verifyNormalizeReport(request, report);
-      emitTerm(ctx, opts.json, 'genesis/patch-normalize-v0.1', report);
+      const plan = normalizePatchFile(opts.patch);
+      emitTerm(ctx, opts.json, 'genesis/patch-normalize-v0.1', normalizedReportTerm(plan));
     });
 
   patch
@@ -61,8 +58,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .option('--pkg <path>', 'package.toml or its directory', '.')
     .option('--json', 'machine-readable output')
     .action((opts: { patch: string; pkg: string; json?: boolean }) => {
-      const nrequest = normalizeRequest(readPatchFile(opts.patch));
-      const plan = verifyNormalizeReport(nrequest, normalizeReport(nrequest));
+      const plan = normalizePatchFile(opts.patch);
       const { packageDir } = readManifest(opts.pkg);
       const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, opReferencedPaths(plan.ops)));
       const report = preflightReport(request);

@@ -96,6 +96,20 @@ export function normalizeVerified(source: Term): NormalizedPatch {
   return verifyNormalizeReport(request, normalizeReport(request));
 }
 
+/**
+ * Reads a `.gcpatch` file and normalizes it (verified); errors carry the file name.
+ * @throws GcError as {@link readPatchFile} and {@link normalizeVerified}, with `location.file`.
+ */
+export function normalizePatchFile(file: string): NormalizedPatch {
+  const source = readPatchFile(file);
+  try {
+    return normalizeVerified(source);
+  } catch (error) {
+    if (isGcError(error) && error.location.file === undefined) throw error.withLocation({ file });
+    throw error;
+  }
+}
+
 interface Snapshot {
   files: Map<string, Uint8Array | undefined>;
   createdDirs: string[];
@@ -171,8 +185,7 @@ function rollback(snapshot: Snapshot, cause: unknown): void {
 export function applyPatch(options: ApplyOptions): ApplyResult {
   const faults = options.faults ?? (() => {});
   // 1. normalize
-  const source = options.patch ?? readPatchFile(options.patchFile ?? '');
-  const plan = normalizeVerified(source);
+  const plan = options.patch !== undefined ? normalizeVerified(options.patch) : normalizePatchFile(options.patchFile ?? '');
   // 2. manifest + preflight (symlinks and non-portable paths are rejected before any mutation)
   const manifestFile = resolveManifestPath(options.pkg);
   const packageDir = dirname(manifestFile);

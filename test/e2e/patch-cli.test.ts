@@ -73,7 +73,7 @@ describe('gcpatch apply / audit / store (e2e)', () => {
     writeFileSync(badPatch, '{:version 1\n :intent "x"\n :provenance {}\n :ops [{:op :replace :module-path "a.gc"}]}\n');
     const bad = gcpatch(['apply', '--patch', badPatch, '--pkg', pkg]);
     expect(bad.status).toBe(10);
-    expect(bad.stderr).toMatch(/^patch\/unknown-op: /m);
+    expect(bad.stderr).toMatch(/bad\.gcpatch: patch\/unknown-op: op 0 has unknown op :replace/);
     writeFileSync(badPatch, '{:version 1\n :ops [\n');
     const unparsable = gcpatch(['patch', 'normalize', '--patch', badPatch]);
     expect(unparsable.status).toBe(10);
