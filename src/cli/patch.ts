@@ -14,6 +14,7 @@ import { resolveManifestPath } from '../workspace/package.js';
 import { applyPatch, normalizePatchFile } from '../patch/apply.js';
 import { inspectPathStates, loadPackageState, dependencyArtifactOnDisk, packOnDisk } from '../patch/host.js';
 import { nodeIndexReport, nodeIndexRequest } from '../patch/node-index.js';
+import { verifyNodeIndexReport } from '../patch/node-index-verify.js';
 import { normalizedReportTerm } from '../patch/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/preflight.js';
 import { verifyPreflightReport } from '../patch/preflight-verify.js';
@@ -84,7 +85,10 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
       if (forms === undefined) {
         throw new GcError('patch/module-missing', `module ${JSON.stringify(opts.module)} does not exist in ${packageDir}`, { location: { at: opts.module } });
       }
-      emitTerm(ctx, opts.json, 'genesis/patch-node-index-v0.1', nodeIndexReport(nodeIndexRequest(opts.module, forms)));
+      const request = nodeIndexRequest(opts.module, forms);
+      const report = nodeIndexReport(request);
+      verifyNodeIndexReport(request, report);
+      emitTerm(ctx, opts.json, 'genesis/patch-node-index-v0.1', report);
     });
 
   program

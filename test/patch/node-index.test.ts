@@ -3,7 +3,8 @@ import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { hashModule, hashTerm, semanticNodeId } from '../../src/coreform/hash.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
-import { int, kw, kwMap, mapGet, str, vec } from '../../src/coreform/term.js';
+import { int, kw, kwMap, mapGet, str, vec, type Term } from '../../src/coreform/term.js';
+import { verifyNodeIndexReport } from '../../src/patch/node-index-verify.js';
 import { nodeIndexRecords, nodeIndexReport, nodeIndexRequest, resolveNodeId } from '../../src/patch/node-index.js';
 import { pathTerm } from '../../src/patch/path.js';
 import { codeOf } from './helpers.js';
@@ -71,5 +72,26 @@ describe('node index (PATCH_SCHEMA "Stable Node IDs", GENESIS_FACTS §3.3)', () 
       ':module-path', ':node-id', ':path', ':path-repr', ':term-h', ':term-tag',
     ]);
     expect(codeOf(() => nodeIndexReport(nodeIndexRequest('../x.gc', MAIN)))).toBe('patch/non-portable-path');
+  });
+});
+
+describe('node-index report verifier', () => {
+  const request = nodeIndexRequest('main.gc', MAIN);
+  const good = nodeIndexReport(request);
+  const nodes = (mapGet(good, kw('nodes')) as unknown as { items: Term[] }).items;
+  const withNodes = (items: Term[]) =>
+    ({ kind: 'map', entries: good.entries.map(([k, v]) => [k, (k as { name: string }).name === ':nodes' ? vec(items) : v]) }) as Term;
+  it('accepts the producer report', () => {
+    expect(verifyNodeIndexReport(request, good).length).toBe(nodes.length);
+  });
+  it('rejects missing, reordered, duplicated or mistagged inventory', () => {
+    expect(codeOf(() => verifyNodeIndexReport(request, withNodes(nodes.slice(1))))).toBe('patch/report-mismatch');
+    expect(codeOf(() => verifyNodeIndexReport(request, withNodes([nodes[1]!, nodes[0]!, ...nodes.slice(2)])))).toBe('patch/report-mismatch');
+    const dup = (n: Term, id: Term) => ({ kind: 'map', entries: (n as unknown as { entries: [Term, Term][] }).entries.map(([k, v]) => [k, (k as { name: string }).name === ':node-id' ? id : v]) }) as Term;
+    const firstId = mapGet(nodes[0] as never, kw('node-id'))!;
+    expect(codeOf(() => verifyNodeIndexReport(request, withNodes([nodes[0]!, dup(nodes[1]!, firstId), ...nodes.slice(2)])))).toBe('patch/report-mismatch');
+    const retag = { kind: 'map', entries: (nodes[0] as unknown as { entries: [Term, Term][] }).entries.map(([k, v]) => [k, (k as { name: string }).name === ':term-tag' ? str('int') : v]) } as Term;
+    expect(codeOf(() => verifyNodeIndexReport(request, withNodes([retag, ...nodes.slice(1)])))).toBe('patch/report-mismatch');
+    expect(codeOf(() => verifyNodeIndexReport(nodeIndexRequest('other.gc', MAIN), good))).toBe('patch/report-mismatch');
   });
 });
