@@ -65,6 +65,8 @@ export function countLineEndings(bytes: Uint8Array): { lf: number; crlf: number;
 
 /** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
 export function detectLineEndings(bytes: Uint8Array): { kind: LineEndingKind; dominant: LineEnding } {
+  // Fast path (native scans): no CR at all is the common case.
+  if (bytes.indexOf(CR) === -1) return { kind: bytes.indexOf(LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
   const { lf, crlf, cr } = countLineEndings(bytes);
   const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
   let dominant: LineEnding = 'lf';

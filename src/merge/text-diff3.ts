@@ -69,6 +69,11 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** True when two byte arrays hold the same bytes (native comparison, no JS loop). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
+}
+
 /** Interns lines as small integers so that the diff compares numbers. */
 class LineTable {
   private readonly ids = new Map<string, number>();

@@ -10,14 +10,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { bytesEqual, decodeUtf8Strict } from '../util/bytes.js';
+import { isUtf8 } from 'node:buffer';
 import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
 import { mergeManifestText } from './manifest-text.js';
 import { BOM, chooseOutputStyle, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
 import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './text.js';
 import { TimeoutError, deadlineIn } from './text-deadline.js';
-import { concatBytes, type ConflictStyle, type MarkerOptions } from './text-diff3.js';
+import { concatBytes, sameBytes, type ConflictStyle, type MarkerOptions } from './text-diff3.js';
 
 /** Which of the two drivers runs: `.gc` modules, or `package.toml` (`--manifest`). */
 export type DriverMode = 'gc' | 'manifest';
@@ -168,7 +168,7 @@ export function mergeStructuralBytes(
   }
   const result = concatBytes(out);
   const check = normalizeSide(result);
-  if (check.bom !== style.bom || !bytesEqual(check.text, normalized)) {
+  if (check.bom !== style.bom || !sameBytes(check.text, normalized)) {
     throw new Error('newline restoration changed the merged text');
   }
   return { result, conflicts, messages };
@@ -200,10 +200,10 @@ export function mergeFileBytes(
 ): DriverOutcome {
   const where = options.path ?? (options.mode === 'manifest' ? 'package.toml' : 'module');
   // v0.1 rules 1–3 on the whole file: always right, whatever the content.
-  if (bytesEqual(ours, theirs) || bytesEqual(base, theirs)) {
+  if (sameBytes(ours, theirs) || sameBytes(base, theirs)) {
     return { exitCode: 0, method: 'trivial', result: undefined, reason: undefined, conflicts: [], messages: [] };
   }
-  if (bytesEqual(base, ours)) {
+  if (sameBytes(base, ours)) {
     return { exitCode: 0, method: 'trivial', result: theirs, reason: undefined, conflicts: [], messages: [] };
   }
   if (isBinary(base) || isBinary(ours) || isBinary(theirs)) {
@@ -219,7 +219,7 @@ export function mergeFileBytes(
   let reason: string | undefined;
   let forceConflict = false;
   if (options.structural === false) reason = 'disabled by GCPATCH_DRIVER=0';
-  else if (decodeUtf8Strict(base) === undefined || decodeUtf8Strict(ours) === undefined || decodeUtf8Strict(theirs) === undefined) {
+  else if (!isUtf8(base) || !isUtf8(ours) || !isUtf8(theirs)) {
     reason = 'a side is not valid UTF-8';
   } else if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs)) {
     reason = 'a side already contains conflict markers';
