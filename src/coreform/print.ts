@@ -90,9 +90,33 @@ function isAtomKind(t: Term): boolean {
   return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
 
-/** One print job: memoizes the one-line renderings of the nodes of one term. */
+/**
+ * One-line renderings of terms, shared by every print. Terms are immutable, so `single(t)` never
+ * changes; the reader interns symbols and small integers, and protocol code hashes the same
+ * forms many times (a module, then the workspace vector that holds it), so the cache pays off.
+ */
+const singleCache = new WeakMap<Term, Single | null>();
+
+/**
+ * Multi-line prints of large containers at the indent they were last printed at. A workspace is
+ * hashed several times by diff and merge; each time its module records are printed at the same
+ * indent, so the text is reused instead of laid out again.
+ */
+const blockCache = new WeakMap<Term, { indent: number; text: string }>();
+
+/** Containers whose print is at least this many characters are kept in `blockCache`. */
+const BLOCK_CACHE_MIN = 2048;
+
+/**
+ * Only containers this close to the printed root are cached (a workspace vector → module record →
+ * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
+ * text per level: quadratic memory.
+ */
+const BLOCK_CACHE_MAX_DEPTH = 3;
+
+/** One print job: lays out one term using the shared caches. */
 class Printer {
-  private readonly memo = new Map<Term, Single | null>();
+  private readonly memo = singleCache;
   private readonly out: string[] = [];
   private outLength = 0;
   private readonly indents: string[] = [''];
@@ -201,8 +225,10 @@ class Printer {
   /** `fmt(t, indent)` of §1.5, driven by an explicit task stack; appends to the output. */
   fmt(root: Term, rootIndent: number): void {
     // A task is either a term to lay out on a new line at an indent, or literal text appended to the current line.
-    type Task = { term: Term; indent: number } | string;
-    const tasks: Task[] = [{ term: root, indent: rootIndent }];
+    // A capture task records the text a container produced so that `blockCache` can reuse it.
+    type Capture = { capture: Term; indent: number; chunk: number; length: number };
+    type Task = { term: Term; indent: number; depth: number } | string | Capture;
+    const tasks: Task[] = [{ term: root, indent: rootIndent, depth: 0 }];
     let first = true;
     while (tasks.length > 0) {
       const task = tasks.pop()!;
@@ -210,7 +236,16 @@ class Printer {
         this.emit(task);
         continue;
       }
-      const { term: t, indent } = task;
+      if ('capture' in task) {
+        if (this.outLength - task.length >= BLOCK_CACHE_MIN) {
+          const text = this.out.slice(task.chunk).join('');
+          this.out.length = task.chunk;
+          this.out.push(text);
+          blockCache.set(task.capture, { indent: task.indent, text });
+        }
+        continue;
+      }
+      const { term: t, indent, depth } = task;
       const lead = (first ? '' : '\n') + this.indent(indent);
       first = false;
       const s = this.single(t);
@@ -222,22 +257,31 @@ class Printer {
         this.emit(lead + s!.text);
         continue;
       }
-      if (t.kind === 'vec') {
-        if (t.items.length === 0) {
-          this.emit(lead + '[]');
+      this.emit(lead);
+      if (depth <= BLOCK_CACHE_MAX_DEPTH) {
+        const cached = blockCache.get(t);
+        if (cached !== undefined && cached.indent === indent) {
+          this.emit(cached.text);
           continue;
         }
-        this.emit(lead + '[');
+        tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
+      }
+      if (t.kind === 'vec') {
+        if (t.items.length === 0) {
+          this.emit('[]');
+          continue;
+        }
+        this.emit('[');
         tasks.push(']');
-        for (let i = t.items.length - 1; i >= 0; i--) tasks.push({ term: t.items[i]!, indent: indent + 2 });
+        for (let i = t.items.length - 1; i >= 0; i--) tasks.push({ term: t.items[i]!, indent: indent + 2, depth: depth + 1 });
         continue;
       }
       if (t.kind === 'map') {
         if (t.entries.length === 0) {
-          this.emit(lead + '{}');
+          this.emit('{}');
           continue;
         }
-        this.emit(lead + '{');
+        this.emit('{');
         tasks.push('}');
         for (let i = t.entries.length - 1; i >= 0; i--) {
           const [k, v] = t.entries[i]!;
@@ -246,7 +290,7 @@ class Printer {
           if (ks !== null && vs !== null && indent + 2 + ks.len + 1 + vs.len <= PRINT_WIDTH) {
             tasks.push('\n' + this.indent(indent + 2) + ks.text + ' ' + vs.text);
           } else {
-            tasks.push({ term: v, indent: indent + 4 }, { term: k, indent: indent + 2 });
+            tasks.push({ term: v, indent: indent + 4, depth: depth + 1 }, { term: k, indent: indent + 2, depth: depth + 1 });
           }
         }
         continue;
@@ -259,17 +303,17 @@ class Printer {
         cur = cur.cdr;
       }
       if (cur.kind !== 'nil') {
-        this.emit(lead + '(pair <improper>)');
+        this.emit('(pair <improper>)');
         continue;
       }
       const head = this.single(items[0]!);
       if (head === null) {
-        this.emit(lead + '(');
+        this.emit('(');
         tasks.push(')');
-        for (let i = items.length - 1; i >= 0; i--) tasks.push({ term: items[i]!, indent: indent + 2 });
+        for (let i = items.length - 1; i >= 0; i--) tasks.push({ term: items[i]!, indent: indent + 2, depth: depth + 1 });
         continue;
       }
-      let line = lead + '(' + head.text;
+      let line = '(' + head.text;
       let lineLen = indent + 1 + head.len;
       let next = 1;
       if (items.length > 1) {
@@ -286,7 +330,7 @@ class Printer {
       }
       this.emit(line);
       tasks.push(')');
-      for (let i = items.length - 1; i >= next; i--) tasks.push({ term: items[i]!, indent: indent + 2 });
+      for (let i = items.length - 1; i >= next; i--) tasks.push({ term: items[i]!, indent: indent + 2, depth: depth + 1 });
     }
   }
 

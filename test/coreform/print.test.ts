@@ -128,6 +128,22 @@ function isOneTermWithClosers(text: string): boolean {
   return false;
 }
 
+describe('print caches', () => {
+  it('reuses cached blocks only at the indent they were printed at', () => {
+    const source = '(def big {' + Array.from({ length: 200 }, (_, i) => `:k${i} [${i} "v${i}" (f x y)]`).join(' ') + '})';
+    const form = canonicalizeSource(source)[0]!;
+    const fresh = (): Term => canonicalizeSource(source)[0]!;
+    const alone = printTerm(form);
+    expect(alone.length).toBeGreaterThan(4096);
+    // The same object printed inside containers at other indents, then alone again.
+    const nested = printTerm(vec([form, map([[sym(':k'), form]])]));
+    expect(nested).toBe(printTerm(vec([fresh(), map([[sym(':k'), fresh()]])])));
+    expect(printTerm(form)).toBe(alone);
+    expect(printTerm(fresh())).toBe(alone);
+    expect(printModule([form, form])).toBe(`${alone}\n\n${alone}\n`);
+  });
+});
+
 describe('deep and large terms', () => {
   it('prints a 100,000-deep list in code position: canonicalization collapses it', () => {
     const depth = 100_000;
