@@ -46,6 +46,13 @@ export const DEFAULT_LABELS = { base: 'base', ours: 'ours', theirs: 'theirs' } a
 export const DEFAULT_TIMEOUT_MS = 5000;
 
 /**
+ * Largest side (bytes) the structural merge attempts. The budget is checked between and inside
+ * the merge's stages, but one read of a side is not interruptible, so very large inputs go
+ * straight to the line merge.
+ */
+export const MAX_STRUCTURAL_BYTES = 8 * 1024 * 1024;
+
+/**
  * Parses the driver's arguments (after `node script`): `[--manifest] %O %A %B [%L [%P [%S %X %Y]]]`.
  * A missing or invalid %L (≤ 0, not a number) gives 7; a label that is missing, empty or the
  * literal placeholder (`%S`, `%X`, `%Y`) gives the default.
@@ -189,7 +196,8 @@ function describeConflict(c: TextConflict): string {
  * Decides the merge of three in-memory versions, without touching the filesystem except through
  * `lineMerge` (the `git merge-file` fallback, given by the caller because it needs files).
  * Order: trivial (two equal versions) → binary (keep ours) → disabled / not UTF-8 / existing
- * markers → structural under the budget → line merge.
+ * markers / larger than {@link MAX_STRUCTURAL_BYTES} → structural under the budget → line merge.
+ * @param lineMerge runs `git merge-file` (or any line merge) and reports its outcome.
  */
 export function mergeFileBytes(
   base: Uint8Array,
@@ -223,6 +231,8 @@ export function mergeFileBytes(
     reason = 'a side is not valid UTF-8';
   } else if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs)) {
     reason = 'a side already contains conflict markers';
+  } else if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES) {
+    reason = `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
   }
   if (reason === undefined) {
     try {
