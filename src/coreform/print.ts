@@ -91,13 +91,6 @@ function isAtomKind(t: Term): boolean {
 }
 
 /**
- * One-line renderings of terms, shared by every print. Terms are immutable, so `single(t)` never
- * changes; the reader interns symbols and small integers, and protocol code hashes the same
- * forms many times (a module, then the workspace vector that holds it), so the cache pays off.
- */
-const singleCache = new WeakMap<Term, Single | null>();
-
-/**
  * Multi-line prints of large containers at the indent they were last printed at. A workspace is
  * hashed several times by diff and merge; each time its module records are printed at the same
  * indent, so the text is reused instead of laid out again.
@@ -105,7 +98,7 @@ const singleCache = new WeakMap<Term, Single | null>();
 const blockCache = new WeakMap<Term, { indent: number; text: string }>();
 
 /** Containers whose print is at least this many characters are kept in `blockCache`. */
-const BLOCK_CACHE_MIN = 2048;
+const BLOCK_CACHE_MIN = 256;
 
 /**
  * Only containers this close to the printed root are cached (a workspace vector → module record →
@@ -116,18 +109,42 @@ const BLOCK_CACHE_MAX_DEPTH = 3;
 
 /** One print job: lays out one term using the shared caches. */
 class Printer {
-  private readonly memo = singleCache;
+  private readonly memo = new Map<Term, Single | null>();
   private readonly out: string[] = [];
   private outLength = 0;
   private readonly indents: string[] = [''];
 
+  /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
+  private atomText(t: Term): string {
+    switch (t.kind) {
+      case 'sym':
+        return t.name;
+      case 'nil':
+        return 'nil';
+      case 'bool':
+        return t.value ? 'true' : 'false';
+      case 'int':
+        return t.value.toString();
+      default: {
+        const cached = this.memo.get(t);
+        if (cached) return cached.text;
+        const text = printAtom(t)!;
+        this.memo.set(t, { text, len: utf8Length(text) });
+        return text;
+      }
+    }
+  }
+
+  /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
+  private atomLen(t: Term, text: string): number {
+    if (t.kind === 'sym') return utf8Length(text);
+    if (t.kind === 'str' || t.kind === 'bytes') return this.memo.get(t)!.len;
+    return text.length;
+  }
+
   private atomSingle(t: Term): Single {
-    const cached = this.memo.get(t);
-    if (cached) return cached;
-    const text = printAtom(t)!;
-    const s = { text, len: t.kind === 'str' || t.kind === 'sym' ? utf8Length(text) : text.length };
-    this.memo.set(t, s);
-    return s;
+    const text = this.atomText(t);
+    return { text, len: this.atomLen(t, text) };
   }
 
   /** `single(t)` of §1.5, computed bottom-up with an explicit stack. */
@@ -145,10 +162,19 @@ class Printer {
       if (t.kind === 'vec') {
         stack.pop();
         if (t.items.length <= 3 && t.items.every(isAtomKind)) {
-          const parts = t.items.map((e) => this.atomSingle(e));
-          const text = '[' + parts.map((p) => p.text).join(' ') + ']';
-          const len = 2 + parts.reduce((a, p) => a + p.len, 0) + Math.max(0, parts.length - 1);
-          this.memo.set(t, { text, len });
+          let text = '[';
+          let len = 2;
+          for (let i = 0; i < t.items.length; i++) {
+            const e = t.items[i]!;
+            const et = this.atomText(e);
+            if (i > 0) {
+              text += ' ';
+              len += 1;
+            }
+            text += et;
+            len += this.atomLen(e, et);
+          }
+          this.memo.set(t, { text: text + ']', len });
         } else this.memo.set(t, null);
         continue;
       }
@@ -180,23 +206,37 @@ class Printer {
         this.memo.set(t, null);
         continue;
       }
-      const parts: string[] = [];
+      let text = '(';
       let len = 1;
       let ok = true;
       for (cur = t; cur.kind === 'pair'; cur = cur.cdr) {
-        const s = isAtomKind(cur.car) ? this.atomSingle(cur.car) : this.memo.get(cur.car)!;
-        if (s === null) {
-          ok = false;
-          break;
+        const e = cur.car;
+        let et: string;
+        let el: number;
+        if (isAtomKind(e)) {
+          et = this.atomText(e);
+          el = this.atomLen(e, et);
+        } else {
+          const s = this.memo.get(e)!;
+          if (s === null) {
+            ok = false;
+            break;
+          }
+          et = s.text;
+          el = s.len;
         }
-        len += s.len + (parts.length > 0 ? 1 : 0);
+        if (cur !== t) {
+          text += ' ';
+          len += 1;
+        }
+        len += el;
         if (len + 1 > PRINT_WIDTH) {
           ok = false;
           break;
         }
-        parts.push(s.text);
+        text += et;
       }
-      if (ok) this.memo.set(t, { text: '(' + parts.join(' ') + ')', len: len + 1 });
+      if (ok) this.memo.set(t, { text: text + ')', len: len + 1 });
       else this.memo.set(t, null);
     }
     return this.memo.get(root)!;
@@ -248,13 +288,14 @@ class Printer {
       const { term: t, indent, depth } = task;
       const lead = (first ? '' : '\n') + this.indent(indent);
       first = false;
+      if (isAtomKind(t)) {
+        // Atoms are one line, overlong or not (§1.5 rule 2).
+        this.emit(lead + this.atomText(t));
+        continue;
+      }
       const s = this.single(t);
       if (s !== null && indent + s.len <= PRINT_WIDTH) {
         this.emit(lead + s.text);
-        continue;
-      }
-      if (isAtomKind(t)) {
-        this.emit(lead + s!.text);
         continue;
       }
       this.emit(lead);
