@@ -3,9 +3,13 @@
  * merge, restore it afterwards (the mergiraf `newline.rs` concept).
  *
  * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
- * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The chosen output
- * style is put back at the end, so untouched lines come out byte for byte as they went in.
- * Implements the "Bytes preserved" part of issue #3 and GIT_AND_ACTIONS_FACTS.md §2.2 (#581, #143).
+ * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
+ * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
+ * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
+ * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
+ * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
+ * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
+ * (mergiraf #581 CRLF, #133/#143/#149 final newline).
  */
 
 /** A pure line-ending convention. */

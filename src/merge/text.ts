@@ -11,16 +11,16 @@
  * 2. `alignElements`: `(def NAME …)` by NAME, other forms and comment blocks by content, then
  *    unmatched non-def forms / comment blocks by position (same preceding anchor).
  * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
- *    → line-level diff3 inside the element, kept only when clean and it reads back as one element
- *    of the same kind and name; delete/modify and divergent add/add are conflicts.
- * 4. `mergeOrder` (text-order.ts): ours' order, with theirs' additions, moves and kept-by-theirs conflicts placed
- *    after their predecessor on theirs' side (after ours' own additions at the same spot).
+ *    → `mergeInside` (part by part, else a line-level diff3), kept only when clean and it reads back
+ *    as one element of the same kind and name; delete/modify and divergent add/add are conflicts.
+ * 4. `mergeOrder` (text-order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
+ *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
  * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
  *    marker block per element.
- * 6. Safety net: the result (and, when it has conflicts, each side's reading of it) is re-read and
- *    its forms must be exactly the decided ones, term for term as read (which implies equal
- *    canonical forms); otherwise `merge/text/unsafe` is thrown
- *    and the driver falls back to the line merge.
+ * 6. Safety net (`verifyElements`): the result (and, when it has conflicts, both "take ours" and
+ *    "take theirs" readings of it) is re-read and must split into exactly the decided elements,
+ *    byte for byte; otherwise `merge/text/unsafe` is thrown and the driver falls back to the line
+ *    merge.
  */
 import type { Term } from '../coreform/term.js';
 import { GcError } from '../util/errors.js';
@@ -40,7 +40,7 @@ export type Side = 'base' | 'ours' | 'theirs';
  */
 export type TextConflictCode = 'form/divergent-edit' | 'form/delete-modify' | 'form/divergent-add';
 
-/** One marked conflict. `name` is the def name, `kind` the element kind. */
+/** One marked conflict: its code, the element kind, the def name (if any) and where its markers start. */
 export interface TextConflict {
   code: TextConflictCode;
   kind: 'form' | 'comment';
@@ -64,12 +64,13 @@ export interface TextMergeResult {
   conflicts: TextConflict[];
   /** The forms (as read) the merge decided, in order (with conflicts: ours' reading). */
   forms: Term[];
-  /** Counts for reports: elements taken from one side, merged line by line, conflicting. */
+  /** Counts: elements in the result, elements merged inside (both sides changed), conflicts. */
   stats: { elements: number; merged: number; conflicts: number };
 }
 
 /** Options of {@link mergeModuleText}. */
 export interface TextMergeOptions {
+  /** Marker size, style and labels for conflict blocks. */
   markers: MarkerOptions;
   /** ms timestamp (`performance.now()` clock); `TimeoutError` after it. Default: none. */
   deadline?: number;
@@ -311,8 +312,8 @@ interface Rendered {
  * Merges three versions of a module's text. See the file comment for the steps.
  * @param base,ours,theirs LF-normalized UTF-8 without BOM (`normalizeSide(...).text`).
  * @returns the result; `conflicts` is empty for a clean merge.
- * @throws GcError `core/parse/*` / `core/canon/invalid-form` when a side does not read,
- *   `merge/text/unsafe` when the merge cannot be represented or fails its re-read check;
+ * @throws GcError `core/parse/*` when a side does not read, `merge/text/unsafe` when the merge
+ *   cannot be represented (incompatible reorders) or fails its re-read check;
  *   TimeoutError after `options.deadline`.
  */
 export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): TextMergeResult {
