@@ -1,0 +1,21 @@
+// driver/dist/ is committed: it must be exactly what `npm run build:driver` produces from the
+// current sources (driver/*.ts and everything it imports from src/).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { tmp } from './helpers.js';
+
+it('driver/dist/index.js is up to date (else run `npm run build:driver` and commit driver/dist)', () => {
+  const out = tmp('gcpatch-ncc-');
+  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/@vercel/ncc/dist/ncc/cli.js'), 'build', 'driver/index.ts', '-o', out, '-m'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const fresh = readFileSync(join(out, 'index.js'));
+  const committed = readFileSync(join(ROOT, 'driver/dist/index.js'));
+  expect(fresh.equals(committed), 'driver/dist/index.js is stale: run `npm run build:driver` and commit driver/dist').toBe(true);
+  expect(JSON.parse(readFileSync(join(ROOT, 'driver/dist/package.json'), 'utf8'))).toEqual({ type: 'module' });
+}, 180_000);
