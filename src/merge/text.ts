@@ -130,8 +130,9 @@ function body(s: SideModule, i: number): Uint8Array {
 }
 
 /**
- * Matches the elements of `side` to those of `base`: by key first, then unmatched non-def forms and
- * comment blocks pairwise by position (both preceded by the same matched element, same kind).
+ * Matches the elements of `side` to those of `base`: by key first, then an unmatched non-def form
+ * or comment block to the unmatched one of the same kind after the same matched element, when that
+ * gap holds exactly one on each side (so an edited trailing expression is an edit).
  * @returns for each side element the matched base index, or -1.
  */
 export function alignElements(base: readonly TextElement[], side: readonly TextElement[]): Int32Array {
@@ -159,17 +160,23 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
       else gaps.set(k, [i]);
     }
   });
+  // Unmatched side elements grouped the same way; a gap pairs only when it holds exactly one
+  // unmatched element of the kind on each side (anything else is ambiguous: deletions and additions).
+  const sideGaps = new Map<string, number[]>();
   anchor = START;
   side.forEach((e, j) => {
-    if (toBase[j]! >= 0) {
-      anchor = toBase[j]!;
-      return;
+    if (toBase[j]! >= 0) anchor = toBase[j]!;
+    else if (positional(e)) {
+      const k = `${anchor}|${e.kind}`;
+      const list = sideGaps.get(k);
+      if (list) list.push(j);
+      else sideGaps.set(k, [j]);
     }
-    if (!positional(e)) return;
-    const list = gaps.get(`${anchor}|${e.kind}`);
-    const i = list?.shift();
-    if (i !== undefined) toBase[j] = i;
   });
+  for (const [k, js] of sideGaps) {
+    const is = gaps.get(k);
+    if (js.length === 1 && is?.length === 1) toBase[js[0]!] = is[0]!;
+  }
   return toBase;
 }
 
