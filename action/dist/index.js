@@ -59910,20 +59910,58 @@ function printAtom(t) {
 function isAtomKind(t) {
     return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
-/** One print job: memoizes the one-line renderings of the nodes of one term. */
+/**
+ * Multi-line prints of large containers at the indent they were last printed at. A workspace is
+ * hashed several times by diff and merge; each time its module records are printed at the same
+ * indent, so the text is reused instead of laid out again.
+ */
+const blockCache = new WeakMap();
+/** Containers whose print is at least this many characters are kept in `blockCache`. */
+const BLOCK_CACHE_MIN = 256;
+/**
+ * Only containers this close to the printed root are cached (a workspace vector → module record →
+ * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
+ * text per level: quadratic memory.
+ */
+const BLOCK_CACHE_MAX_DEPTH = 3;
+/** One print job: lays out one term using the shared caches. */
 class Printer {
     memo = new Map();
     out = [];
     outLength = 0;
     indents = [''];
+    /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
+    atomText(t) {
+        switch (t.kind) {
+            case 'sym':
+                return t.name;
+            case 'nil':
+                return 'nil';
+            case 'bool':
+                return t.value ? 'true' : 'false';
+            case 'int':
+                return t.value.toString();
+            default: {
+                const cached = this.memo.get(t);
+                if (cached)
+                    return cached.text;
+                const text = printAtom(t);
+                this.memo.set(t, { text, len: utf8Length(text) });
+                return text;
+            }
+        }
+    }
+    /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
+    atomLen(t, text) {
+        if (t.kind === 'sym')
+            return utf8Length(text);
+        if (t.kind === 'str' || t.kind === 'bytes')
+            return this.memo.get(t).len;
+        return text.length;
+    }
     atomSingle(t) {
-        const cached = this.memo.get(t);
-        if (cached)
-            return cached;
-        const text = printAtom(t);
-        const s = { text, len: t.kind === 'str' || t.kind === 'sym' ? utf8Length(text) : text.length };
-        this.memo.set(t, s);
-        return s;
+        const text = this.atomText(t);
+        return { text, len: this.atomLen(t, text) };
     }
     /** `single(t)` of §1.5, computed bottom-up with an explicit stack. */
     single(root) {
@@ -59942,10 +59980,19 @@ class Printer {
             if (t.kind === 'vec') {
                 stack.pop();
                 if (t.items.length <= 3 && t.items.every(isAtomKind)) {
-                    const parts = t.items.map((e) => this.atomSingle(e));
-                    const text = '[' + parts.map((p) => p.text).join(' ') + ']';
-                    const len = 2 + parts.reduce((a, p) => a + p.len, 0) + Math.max(0, parts.length - 1);
-                    this.memo.set(t, { text, len });
+                    let text = '[';
+                    let len = 2;
+                    for (let i = 0; i < t.items.length; i++) {
+                        const e = t.items[i];
+                        const et = this.atomText(e);
+                        if (i > 0) {
+                            text += ' ';
+                            len += 1;
+                        }
+                        text += et;
+                        len += this.atomLen(e, et);
+                    }
+                    this.memo.set(t, { text: text + ']', len });
                 }
                 else
                     this.memo.set(t, null);
@@ -59983,24 +60030,39 @@ class Printer {
                 this.memo.set(t, null);
                 continue;
             }
-            const parts = [];
+            let text = '(';
             let len = 1;
             let ok = true;
             for (cur = t; cur.kind === 'pair'; cur = cur.cdr) {
-                const s = isAtomKind(cur.car) ? this.atomSingle(cur.car) : this.memo.get(cur.car);
-                if (s === null) {
-                    ok = false;
-                    break;
+                const e = cur.car;
+                let et;
+                let el;
+                if (isAtomKind(e)) {
+                    et = this.atomText(e);
+                    el = this.atomLen(e, et);
                 }
-                len += s.len + (parts.length > 0 ? 1 : 0);
+                else {
+                    const s = this.memo.get(e);
+                    if (s === null) {
+                        ok = false;
+                        break;
+                    }
+                    et = s.text;
+                    el = s.len;
+                }
+                if (cur !== t) {
+                    text += ' ';
+                    len += 1;
+                }
+                len += el;
                 if (len + 1 > PRINT_WIDTH) {
                     ok = false;
                     break;
                 }
-                parts.push(s.text);
+                text += et;
             }
             if (ok)
-                this.memo.set(t, { text: '(' + parts.join(' ') + ')', len: len + 1 });
+                this.memo.set(t, { text: text + ')', len: len + 1 });
             else
                 this.memo.set(t, null);
         }
@@ -60023,7 +60085,7 @@ class Printer {
     }
     /** `fmt(t, indent)` of §1.5, driven by an explicit task stack; appends to the output. */
     fmt(root, rootIndent) {
-        const tasks = [{ term: root, indent: rootIndent }];
+        const tasks = [{ term: root, indent: rootIndent, depth: 0 }];
         let first = true;
         while (tasks.length > 0) {
             const task = tasks.pop();
@@ -60031,35 +60093,54 @@ class Printer {
                 this.emit(task);
                 continue;
             }
-            const { term: t, indent } = task;
+            if ('capture' in task) {
+                if (this.outLength - task.length >= BLOCK_CACHE_MIN) {
+                    const text = this.out.slice(task.chunk).join('');
+                    this.out.length = task.chunk;
+                    this.out.push(text);
+                    blockCache.set(task.capture, { indent: task.indent, text });
+                }
+                continue;
+            }
+            const { term: t, indent, depth } = task;
             const lead = (first ? '' : '\n') + this.indent(indent);
             first = false;
+            if (isAtomKind(t)) {
+                // Atoms are one line, overlong or not (§1.5 rule 2).
+                this.emit(lead + this.atomText(t));
+                continue;
+            }
             const s = this.single(t);
             if (s !== null && indent + s.len <= PRINT_WIDTH) {
                 this.emit(lead + s.text);
                 continue;
             }
-            if (isAtomKind(t)) {
-                this.emit(lead + s.text);
-                continue;
+            this.emit(lead);
+            if (depth <= BLOCK_CACHE_MAX_DEPTH) {
+                const cached = blockCache.get(t);
+                if (cached !== undefined && cached.indent === indent) {
+                    this.emit(cached.text);
+                    continue;
+                }
+                tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
             }
             if (t.kind === 'vec') {
                 if (t.items.length === 0) {
-                    this.emit(lead + '[]');
+                    this.emit('[]');
                     continue;
                 }
-                this.emit(lead + '[');
+                this.emit('[');
                 tasks.push(']');
                 for (let i = t.items.length - 1; i >= 0; i--)
-                    tasks.push({ term: t.items[i], indent: indent + 2 });
+                    tasks.push({ term: t.items[i], indent: indent + 2, depth: depth + 1 });
                 continue;
             }
             if (t.kind === 'map') {
                 if (t.entries.length === 0) {
-                    this.emit(lead + '{}');
+                    this.emit('{}');
                     continue;
                 }
-                this.emit(lead + '{');
+                this.emit('{');
                 tasks.push('}');
                 for (let i = t.entries.length - 1; i >= 0; i--) {
                     const [k, v] = t.entries[i];
@@ -60069,7 +60150,7 @@ class Printer {
                         tasks.push('\n' + this.indent(indent + 2) + ks.text + ' ' + vs.text);
                     }
                     else {
-                        tasks.push({ term: v, indent: indent + 4 }, { term: k, indent: indent + 2 });
+                        tasks.push({ term: v, indent: indent + 4, depth: depth + 1 }, { term: k, indent: indent + 2, depth: depth + 1 });
                     }
                 }
                 continue;
@@ -60082,18 +60163,18 @@ class Printer {
                 cur = cur.cdr;
             }
             if (cur.kind !== 'nil') {
-                this.emit(lead + '(pair <improper>)');
+                this.emit('(pair <improper>)');
                 continue;
             }
             const head = this.single(items[0]);
             if (head === null) {
-                this.emit(lead + '(');
+                this.emit('(');
                 tasks.push(')');
                 for (let i = items.length - 1; i >= 0; i--)
-                    tasks.push({ term: items[i], indent: indent + 2 });
+                    tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
                 continue;
             }
-            let line = lead + '(' + head.text;
+            let line = '(' + head.text;
             let lineLen = indent + 1 + head.len;
             let next = 1;
             if (items.length > 1) {
@@ -60111,7 +60192,7 @@ class Printer {
             this.emit(line);
             tasks.push(')');
             for (let i = items.length - 1; i >= next; i--)
-                tasks.push({ term: items[i], indent: indent + 2 });
+                tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
         }
     }
     result() {
@@ -62791,7 +62872,7 @@ function normalizedReportTerm(n) {
     return kwMap({
         kind: str(NORMALIZE_REPORT_KIND),
         'normalized-patch': n.normalized,
-        ok: { kind: 'bool', value: true },
+        ok: TRUE,
         'op-identities': opIdentitiesTerm(n.opIdentities),
         'patch-h': str(n.patchH),
         profile: str(normalize_PATCH_PROFILE),
