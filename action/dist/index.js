@@ -63470,8 +63470,11 @@ class Reader {
     fBase = [];
     vals = [];
     symCache = new SymbolCache();
-    constructor(src) {
+    /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
+    build;
+    constructor(src, build = true) {
         this.src = src;
+        this.build = build;
         this.len = src.length;
         if (!(0,external_node_buffer_.isUtf8)(src)) {
             const bad = firstInvalidUtf8(src);
@@ -63546,7 +63549,13 @@ class Reader {
                 }
                 depth--;
                 const base = fBase[depth];
-                if (t === F_LIST) {
+                if (!this.build) {
+                    if (t === F_MAP && (vals.length - base) % 2 !== 0) {
+                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
+                    }
+                    value = NIL;
+                }
+                else if (t === F_LIST) {
                     let out = NIL;
                     for (let i = vals.length - 1; i >= base; i--)
                         out = { kind: 'pair', car: vals[i], cdr: out };
@@ -63570,7 +63579,8 @@ class Reader {
             // Deliver `value` to the enclosing frames (quote frames complete immediately).
             while (depth > 0 && fType[depth - 1] === F_QUOTE) {
                 depth--;
-                value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+                if (this.build)
+                    value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
             }
             if (depth === 0)
                 return value;
@@ -63586,6 +63596,13 @@ class Reader {
         if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE)
             return { kind: 'bytes', value: this.readBytes(start) };
         if ((CLASS[c] & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]] & C_DIGIT) !== 0)) {
+            if (!this.build) {
+                let p = start + 1;
+                while (p < n && s[p] >= 0x30 && s[p] <= 0x39)
+                    p++;
+                this.pos = p;
+                return NIL;
+            }
             const v = this.readInt(start);
             if (v >= -128n && v < 1024n)
                 return SMALL_INTS[Number(v) + 128];
@@ -63595,7 +63612,7 @@ class Reader {
         while (p < n && (CLASS[s[p]] & C_DELIM) === 0)
             p++;
         this.pos = p;
-        return this.symCache.get(s, start, p);
+        return this.build ? this.symCache.get(s, start, p) : NIL;
     }
     readInt(start) {
         const s = this.src;
@@ -63834,6 +63851,30 @@ function readModule(source) {
         const start = r.pos;
         const term = r.readForm();
         forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
+        prevEnd = r.pos;
+    }
+    return { source: src, forms, trailingStart: prevEnd };
+}
+/**
+ * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
+ * offsets) and returns the top-level form spans without building terms: several times faster, for
+ * tools that only need the forms' text (the merge driver reads a form's term only when it needs
+ * one, with `readTerm` on the form's bytes).
+ * @returns the source bytes, the form spans, and where the trailing trivia starts.
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function scanModule(source) {
+    const src = toBytes(source);
+    const r = new Reader(src, false);
+    const forms = [];
+    let prevEnd = 0;
+    for (;;) {
+        r.skipTrivia();
+        if (r.pos >= r.len)
+            break;
+        const start = r.pos;
+        r.readForm();
+        forms.push({ start, end: r.pos, leadingStart: prevEnd });
         prevEnd = r.pos;
     }
     return { source: src, forms, trailingStart: prevEnd };
@@ -66680,7 +66721,7 @@ function symbolNames(root) {
     }
     return names;
 }
-function scanModule(moduleIndex, forms, from) {
+function plan_scanModule(moduleIndex, forms, from) {
     const definitions = [];
     let occurrences = 0;
     forms.items.forEach((form, formIndex) => {
@@ -66852,7 +66893,7 @@ function reportTerm(request, fields) {
 function planRefactor(request) {
     const req = 'term' in request && 'requestH' in request ? request : decodeRefactorRequest(request);
     const from = symbolProblem(req.fromSymbol) === undefined ? req.fromSymbol : undefined;
-    const scans = req.modules.map((m, i) => scanModule(i, m.forms, from));
+    const scans = req.modules.map((m, i) => plan_scanModule(i, m.forms, from));
     const { conflicts, source } = collectConflicts(req, scans);
     if (conflicts.length > 0 || source === undefined) {
         return {

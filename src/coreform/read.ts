@@ -241,9 +241,12 @@ class Reader {
   readonly fBase: number[] = [];
   readonly vals: Term[] = [];
   readonly symCache = new SymbolCache();
+  /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
+  readonly build: boolean;
 
-  constructor(src: Uint8Array) {
+  constructor(src: Uint8Array, build = true) {
     this.src = src;
+    this.build = build;
     this.len = src.length;
     if (!isUtf8(src)) {
       const bad = firstInvalidUtf8(src);
@@ -325,7 +328,16 @@ class Reader {
         }
         depth--;
         const base = fBase[depth]!;
-        if (t === F_LIST) {
+        if (!this.build) {
+          if (t === F_MAP && (vals.length - base) % 2 !== 0) {
+            throw this.error(
+              PARSE_UNEXPECTED,
+              `map literal must contain an even number of terms (found ${vals.length - base})`,
+              fOpen[depth]!,
+            );
+          }
+          value = NIL;
+        } else if (t === F_LIST) {
           let out: Term = NIL;
           for (let i = vals.length - 1; i >= base; i--) out = { kind: 'pair', car: vals[i]!, cdr: out };
           value = out;
@@ -349,7 +361,7 @@ class Reader {
       // Deliver `value` to the enclosing frames (quote frames complete immediately).
       while (depth > 0 && fType[depth - 1] === F_QUOTE) {
         depth--;
-        value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+        if (this.build) value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
       }
       if (depth === 0) return value;
       vals.push(value);
@@ -363,6 +375,12 @@ class Reader {
     if (c === DQUOTE) return { kind: 'str', value: this.readString(start) };
     if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE) return { kind: 'bytes', value: this.readBytes(start) };
     if ((CLASS[c]! & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]!]! & C_DIGIT) !== 0)) {
+      if (!this.build) {
+        let p = start + 1;
+        while (p < n && s[p]! >= 0x30 && s[p]! <= 0x39) p++;
+        this.pos = p;
+        return NIL;
+      }
       const v = this.readInt(start);
       if (v >= -128n && v < 1024n) return SMALL_INTS[Number(v) + 128]!;
       return { kind: 'int', value: v };
@@ -370,7 +388,7 @@ class Reader {
     let p = start + 1;
     while (p < n && (CLASS[s[p]!]! & C_DELIM) === 0) p++;
     this.pos = p;
-    return this.symCache.get(s, start, p);
+    return this.build ? this.symCache.get(s, start, p) : NIL;
   }
 
   readInt(start: number): bigint {
@@ -605,6 +623,33 @@ export function readModule(source: Uint8Array | string): ReadModuleResult {
     const start = r.pos;
     const term = r.readForm();
     forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
+    prevEnd = r.pos;
+  }
+  return { source: src, forms, trailingStart: prevEnd };
+}
+
+/** A top-level form's span, as found by {@link scanModule}. */
+export type FormSpan = Omit<ReadForm, 'term'>;
+
+/**
+ * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
+ * offsets) and returns the top-level form spans without building terms: several times faster, for
+ * tools that only need the forms' text (the merge driver reads a form's term only when it needs
+ * one, with `readTerm` on the form's bytes).
+ * @returns the source bytes, the form spans, and where the trailing trivia starts.
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+export function scanModule(source: Uint8Array | string): { source: Uint8Array; forms: FormSpan[]; trailingStart: number } {
+  const src = toBytes(source);
+  const r = new Reader(src, false);
+  const forms: FormSpan[] = [];
+  let prevEnd = 0;
+  for (;;) {
+    r.skipTrivia();
+    if (r.pos >= r.len) break;
+    const start = r.pos;
+    r.readForm();
+    forms.push({ start, end: r.pos, leadingStart: prevEnd });
     prevEnd = r.pos;
   }
   return { source: src, forms, trailingStart: prevEnd };

@@ -10,7 +10,7 @@
  */
 import { canonicalizeForm } from '../coreform/canon.js';
 import { printTerm } from '../coreform/print.js';
-import { readModule } from '../coreform/read.js';
+import { readTerm, scanModule } from '../coreform/read.js';
 import { listItems, type Term } from '../coreform/term.js';
 import { checkDeadline } from './text-deadline.js';
 
@@ -58,7 +58,55 @@ interface Token {
   kind: 'form' | 'comment';
   start: number;
   end: number;
-  term?: Term;
+}
+
+/**
+ * A form element whose term is read from its bytes only when asked for: the merge compares forms
+ * by their text and needs terms only for the keys of forms that are not `(def NAME …)`.
+ */
+class FormElement implements TextElement {
+  readonly kind = 'form' as const;
+  key = '';
+  defName: string | undefined = undefined;
+  endsWithComment = false;
+  private cached: Term | undefined;
+  constructor(
+    private readonly text: Uint8Array,
+    public start: number,
+    public end: number,
+    public formStart: number,
+    public formEnd: number,
+  ) {}
+  get term(): Term {
+    return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
+  }
+}
+
+const OPEN = 0x28;
+const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+// Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment.
+const isDelimiter = (c: number): boolean =>
+  isSpace(c) || c === 0x28 || c === 0x29 || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x27 || c === 0x22 || c === SEMI;
+
+/**
+ * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
+ * `(def NAME …)`; `null` when the text does not settle it (the caller then reads the term).
+ */
+function defNameFromText(text: Uint8Array, start: number, end: number): string | undefined | null {
+  if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66) return null;
+  let p = start + 4;
+  if (!isSpace(text[p])) return null;
+  while (p < end && isSpace(text[p])) p++;
+  if (p >= end || text[p] === SEMI) return null;
+  const q0 = p;
+  while (p < end && !isDelimiter(text[p]!)) p++;
+  if (p === q0) return undefined; // a list, vector, map, string or quote: not a symbol
+  const c = text[q0]!;
+  const digit = (x: number | undefined): boolean => x !== undefined && x >= 0x30 && x <= 0x39;
+  if (digit(c) || (c === 0x2d && digit(text[q0 + 1]))) return undefined; // an integer
+  if (c === 0x62 && text[q0 + 1] === 0x22) return undefined; // a bytes literal
+  const name = decoder.decode(text.subarray(q0, p));
+  return name === 'nil' || name === 'true' || name === 'false' ? undefined : name;
 }
 
 /** Number of LF bytes in `text[start, end)`. */
@@ -98,7 +146,7 @@ export function contentKey(term: Term, ordinal = 0): string {
  *   merge).
  */
 export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedModule {
-  const read = readModule(text);
+  const read = scanModule(text);
   checkDeadline(deadline);
   // Tokens: forms from the reader, comments found in the trivia between them.
   const tokens: Token[] = [];
@@ -115,7 +163,7 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
   };
   for (const f of read.forms) {
     scanTrivia(f.leadingStart, f.start);
-    tokens.push({ kind: 'form', start: f.start, end: f.end, term: f.term });
+    tokens.push({ kind: 'form', start: f.start, end: f.end });
   }
   scanTrivia(read.trailingStart, text.length);
   checkDeadline(deadline);
@@ -168,21 +216,12 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
       start = pending.start;
       pending = undefined;
     } else flushComment();
-    const term = t.term!;
-    const name = defName(term);
-    const key = name !== undefined ? `def:${name}` : contentKey(term, ordinal);
+    const el = new FormElement(text, start, t.end, t.start, t.end);
+    const fast = defNameFromText(text, t.start, t.end);
+    const name = fast === null ? defName(el.term) : fast;
+    el.defName = name;
+    el.key = withCount(name !== undefined ? `def:${name}` : contentKey(el.term, ordinal));
     ordinal++;
-    const el: TextElement = {
-      kind: 'form',
-      start,
-      end: t.end,
-      key: withCount(key),
-      formStart: t.start,
-      formEnd: t.end,
-      defName: name,
-      term,
-      endsWithComment: false,
-    };
     elements.push(el);
     lastForm = el;
   }

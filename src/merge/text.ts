@@ -22,7 +22,6 @@
  *    byte for byte; otherwise `merge/text/unsafe` is thrown and the driver falls back to the line
  *    merge.
  */
-import type { Term } from '../coreform/term.js';
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './text-deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './text-diff3.js';
@@ -62,8 +61,6 @@ export interface TextMergeResult {
   /** `text` as pieces (their concatenation), for newline restoration. */
   pieces: TextPiece[];
   conflicts: TextConflict[];
-  /** The forms (as read) the merge decided, in order (with conflicts: ours' reading). */
-  forms: Term[];
   /** Counts: elements in the result, elements merged inside (both sides changed), conflicts. */
   stats: { elements: number; merged: number; conflicts: number };
 }
@@ -86,7 +83,7 @@ export const TEXT_UNSAFE = 'merge/text/unsafe';
 
 type Resolution =
   | { kind: 'take'; side: Side; index: number }
-  | { kind: 'merged'; bytes: Uint8Array; term: Term | undefined; endsWithComment: boolean }
+  | { kind: 'merged'; bytes: Uint8Array; endsWithComment: boolean }
   | { kind: 'conflict'; code: TextConflictCode; b: number; o: number; t: number }
   | { kind: 'deleted' };
 
@@ -262,7 +259,7 @@ function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModu
     if (seg.elements.length !== 1) continue;
     const e = seg.elements[0]!;
     if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) continue;
-    return { kind: 'merged', bytes, term: e.term, endsWithComment: e.endsWithComment };
+    return { kind: 'merged', bytes, endsWithComment: e.endsWithComment };
   }
   return undefined;
 }
@@ -301,16 +298,14 @@ class SideOrder {
 /** Which conflict side a verification render takes, or `markers` for the real result. */
 type RenderMode = 'markers' | 'ours' | 'theirs';
 
-/** An element the render emitted outside conflict markers: its body bytes, kind and form. */
+/** An element the render emitted outside conflict markers: its body bytes and kind. */
 interface RenderedElement {
   bytes: Uint8Array;
   kind: 'form' | 'comment';
-  term: Term | undefined;
 }
 
 interface Rendered {
   pieces: TextPiece[];
-  forms: Term[];
   elements: RenderedElement[];
   conflicts: TextConflict[];
 }
@@ -399,7 +394,6 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     text,
     pieces: real.pieces,
     conflicts: real.conflicts,
-    forms: real.forms,
     stats: { elements: order.length, merged, conflicts: real.conflicts.length },
   };
 }
@@ -437,7 +431,7 @@ function verifyElements(text: Uint8Array, expected: readonly RenderedElement[], 
     const e = seg.elements[i]!;
     const want = expected[i]!;
     // Same kind and same bytes at the same element boundaries: the form reads as the same term.
-    if (e.kind !== want.kind || !sameBytes(text.subarray(e.start, e.end), want.bytes) || !e.term !== !want.term) {
+    if (e.kind !== want.kind || !sameBytes(text.subarray(e.start, e.end), want.bytes)) {
       throw unsafe(`${what}: element ${i} does not read back as the merged text`);
     }
   }
@@ -474,7 +468,6 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
   const sides: Record<Side, SideModule> = { base: B, ours: O, theirs: T };
   const orders: Record<Side, SideOrder> = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
   const pieces: TextPiece[] = [];
-  const forms: Term[] = [];
   const elements: RenderedElement[] = [];
   const conflicts: TextConflict[] = [];
   // Line numbers are only needed for conflicts: counted up to the current piece on demand.
@@ -511,7 +504,6 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
   // What each element renders as in this mode: a body piece (with its form as read) or nothing.
   interface Out {
     piece: TextPiece;
-    term: Term | undefined;
     endsWithComment: boolean;
     conflict: TextConflictCode | undefined;
     src: Side;
@@ -527,7 +519,6 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       const e = elOf(r.side, r.index);
       return {
         piece: spanPiece(r.side, e),
-        term: e.term,
         endsWithComment: e.endsWithComment,
         conflict: undefined,
         src: r.side,
@@ -540,7 +531,6 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       const e = elOf(src, src === 'ours' ? a.o : a.t);
       return {
         piece: { bytes: r.bytes, from: undefined },
-        term: r.term,
         endsWithComment: r.endsWithComment,
         conflict: undefined,
         src,
@@ -554,7 +544,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       const i = side === 'ours' ? r.o : r.t;
       if (i < 0) return undefined;
       const e = elOf(side, i);
-      return { piece: spanPiece(side, e), term: e.term, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
+      return { piece: spanPiece(side, e), endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
     }
     const empty = new Uint8Array(0);
     const block = conflictBlock(
@@ -565,7 +555,6 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     );
     return {
       piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
-      term: r.o >= 0 ? elOf('ours', r.o).term : undefined,
       endsWithComment: false,
       conflict: r.code,
       src: r.o >= 0 ? 'ours' : 'theirs',
@@ -619,8 +608,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: currentLine() });
     }
     push(out.piece.bytes, out.piece.from);
-    if (out.term) forms.push(out.term);
-    if (!out.conflict) elements.push({ bytes: out.piece.bytes, kind: out.elKind, term: out.term });
+    if (!out.conflict) elements.push({ bytes: out.piece.bytes, kind: out.elKind });
     prev = { id, out };
   }
   let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
@@ -631,5 +619,5 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     if (prev.out.conflict && !hasLf(trail.bytes)) trail = { bytes: concatBytes([NEWLINE, trail.bytes]), from: undefined };
     push(trail.bytes, trail.from);
   }
-  return { pieces, forms, elements, conflicts };
+  return { pieces, elements, conflicts };
 }
