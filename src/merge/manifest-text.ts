@@ -16,7 +16,13 @@
  * `genesis pack` (keys sorted, arrays one item per line with a 4-space indent, `[[modules]]` last,
  * `hash` before `path`). Texts are LF-normalized UTF-8 (newline.ts restores the file's style).
  */
-import { parse, TomlDate, TomlError } from 'smol-toml';
+import {
+  isTomlTable,
+  parseManifestTable as parseTomlTable,
+  renderManifest,
+  type TomlTable,
+  type TomlValue,
+} from '../workspace/manifest-write.js';
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './text-deadline.js';
 import { concatBytes, diff3 } from './text-diff3.js';
@@ -27,12 +33,6 @@ export const MANIFEST_CONFLICT = 'merge/manifest/conflict';
 /** Error code: a manifest value the reference-style writer cannot write. */
 export const MANIFEST_UNSUPPORTED = 'merge/manifest/unsupported';
 
-/** A parsed TOML value (smol-toml with integers as bigint). */
-export type TomlValue = string | bigint | number | boolean | TomlDate | TomlValue[] | TomlTable;
-/** A parsed TOML table. */
-export interface TomlTable {
-  [key: string]: TomlValue;
-}
 
 /** The merged manifest table and the module paths whose pins were emptied. */
 export interface ManifestTableMerge {
@@ -59,7 +59,7 @@ function conflict(message: string): GcError {
 }
 
 function isTable(v: TomlValue | undefined): v is TomlTable {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+  return v !== undefined && isTomlTable(v);
 }
 
 /** Structural equality of two TOML values (dates by their TOML text). `undefined` = absent. */
@@ -94,12 +94,7 @@ export function parseManifestTable(text: Uint8Array): TomlTable {
   } catch {
     throw new GcError('manifest/toml', 'package.toml is not valid UTF-8');
   }
-  try {
-    return parse(s, { integersAsBigInt: true }) as TomlTable;
-  } catch (error) {
-    if (error instanceof TomlError) throw new GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML');
-    throw error;
-  }
+  return parseTomlTable(s);
 }
 
 function mergeValue(at: string, b: TomlValue | undefined, o: TomlValue | undefined, t: TomlValue | undefined, pins: string[]): TomlValue | undefined {
@@ -196,90 +191,6 @@ export function mergeManifestTables(base: TomlTable, ours: TomlTable, theirs: To
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reference-style writer
-
-function tomlString(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c < 0x20 || c === 0x7f) out += `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
-    else out += ch;
-  }
-  return out + '"';
-}
-
-const BARE_KEY = /^[A-Za-z0-9_-]+$/;
-
-function tomlKey(k: string): string {
-  return BARE_KEY.test(k) ? k : tomlString(k);
-}
-
-function inlineValue(v: TomlValue): string {
-  if (typeof v === 'string') return tomlString(v);
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'number') {
-    if (Number.isNaN(v)) return 'nan';
-    if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-    return Number.isInteger(v) ? `${v}.0` : String(v);
-  }
-  if (v instanceof Date) return v.toISOString();
-  if (Array.isArray(v)) return v.length === 0 ? '[]' : `[${v.map(inlineValue).join(', ')}]`;
-  return `{ ${Object.keys(v)
-    .sort()
-    .map((k) => `${tomlKey(k)} = ${inlineValue(v[k]!)}`)
-    .join(', ')} }`;
-}
-
-function arrayOfTables(v: TomlValue): v is TomlTable[] {
-  return Array.isArray(v) && v.length > 0 && v.every((x) => isTable(x));
-}
-
-function valueLines(key: string, v: TomlValue): string[] {
-  if (Array.isArray(v) && v.length > 0) {
-    if (v.some((x) => Array.isArray(x) || isTable(x))) throw new GcError(MANIFEST_UNSUPPORTED, `cannot write ${key} in the reference style`);
-    return [`${tomlKey(key)} = [`, ...v.map((x) => `    ${inlineValue(x)},`), ']'];
-  }
-  return [`${tomlKey(key)} = ${inlineValue(v)}`];
-}
-
-function writeTable(path: string[], table: TomlTable, header: string | undefined, out: string[][]): void {
-  const keys = Object.keys(table).sort();
-  const scalars = keys.filter((k) => !isTable(table[k]) && !arrayOfTables(table[k]!));
-  const tables = keys.filter((k) => isTable(table[k]));
-  const arrays = keys.filter((k) => arrayOfTables(table[k]!)).sort((a, b) => (a === 'modules' ? 1 : b === 'modules' ? -1 : 0));
-  const block: string[] = header === undefined ? [] : [header];
-  for (const k of scalars) block.push(...valueLines(k, table[k]!));
-  if (block.length > 0 || header !== undefined) out.push(block);
-  for (const k of tables) {
-    const p = [...path, k];
-    writeTable(p, table[k] as TomlTable, `[${p.map(tomlKey).join('.')}]`, out);
-  }
-  for (const k of arrays) {
-    const p = [...path, k];
-    for (const item of table[k] as TomlTable[]) writeTable(p, item, `[[${p.map(tomlKey).join('.')}]]`, out);
-  }
-}
-
-/**
- * Writes a manifest table in the reference style of `genesis pack` (GENESIS_FACTS.md §4): keys
- * sorted, arrays one item per line with a 4-space indent and a trailing comma, tables after the
- * top-level keys, arrays of tables last with `[[modules]]` at the very end, blocks separated by one
- * blank line, one final newline.
- * @throws GcError `merge/manifest/unsupported` for nested arrays or arrays mixing tables.
- */
-export function writeManifest(table: TomlTable): string {
-  const blocks: string[][] = [];
-  writeTable([], table, undefined, blocks);
-  return blocks.map((b) => b.join('\n')).join('\n\n') + '\n';
-}
-
-// ---------------------------------------------------------------------------------------------
 // Layout-keeping line merge
 
 const MODULES_HEADER = /^\s*\[\[\s*modules\s*\]\]\s*(#.*)?$/;
@@ -347,7 +258,7 @@ export function mergeManifestText(base: Uint8Array, ours: Uint8Array, theirs: Ui
       if (reread && tomlEqual(reread, merged.table)) return { text, emptiedPins: merged.emptiedPins, layout: 'line', messages };
     }
   }
-  const text = encoder.encode(writeManifest(merged.table));
+  const text = encoder.encode(renderManifest(merged.table));
   if (!tomlEqual(parseManifestTable(text), merged.table)) {
     throw new GcError(MANIFEST_UNSUPPORTED, 'the reference-style manifest does not read back as the merged table');
   }

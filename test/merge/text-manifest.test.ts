@@ -5,9 +5,9 @@ import {
   mergeManifestTables,
   mergeManifestText,
   parseManifestTable,
-  writeManifest,
 } from '../../src/merge/manifest-text.js';
 import { gitMergeBytes } from '../../src/merge/line-based.js';
+import { renderManifest as writeManifest } from '../../src/workspace/manifest-write.js';
 import { mergeFileBytes } from '../../src/merge/text-driver.js';
 import { GcError } from '../../src/util/errors.js';
 
