@@ -59120,16 +59120,19 @@ function decodeUtf8Strict(bytes) {
         return undefined;
     }
 }
-/** Number of bytes in the UTF-8 encoding of `text`, computed without allocating. */
-function utf8Length(text) {
+/**
+ * Number of bytes in the UTF-8 encoding of `text.slice(start, end)`, computed without allocating.
+ * @param start, end UTF-16 code-unit offsets (default: the whole string); a lone surrogate counts 3.
+ */
+function utf8Length(text, start = 0, end = text.length) {
     let n = 0;
-    for (let i = 0; i < text.length; i++) {
+    for (let i = start; i < end; i++) {
         const c = text.charCodeAt(i);
         if (c < 0x80)
             n += 1;
         else if (c < 0x800)
             n += 2;
-        else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
             const d = text.charCodeAt(i + 1);
             if (d >= 0xdc00 && d <= 0xdfff) {
                 n += 4;

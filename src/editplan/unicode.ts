@@ -1,4 +1,5 @@
 /** UTF-16 / UTF-8 helpers the edit-plan code needs beyond `util/bytes.ts`. */
+import { utf8Length } from '../util/bytes.js';
 
 type WellFormedString = string & { isWellFormed?: () => boolean };
 
@@ -31,20 +32,7 @@ export function utf8ByteLength(text: string): number {
  * @param start, end UTF-16 code-unit offsets (0 ≤ start ≤ end ≤ text.length) on scalar boundaries.
  */
 export function utf8LengthOfRange(text: string, start: number, end: number): number {
-  let n = 0;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
+  return utf8Length(text, start, end);
 }
 
 /**
