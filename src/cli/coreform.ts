@@ -49,19 +49,23 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
     .option('--write', 'rewrite files in place (atomically) with their canonical text')
     .option('--json', 'machine-readable output')
     .action((files: string[], opts: { check?: boolean; write?: boolean; json?: boolean }) => {
-      const results: { file: string; canonical: boolean; written: boolean }[] = [];
-      for (const file of files) {
+      // Every file is read and formatted before anything is written: one bad file writes nothing.
+      const formatted = files.map((file) => {
         const bytes = readInput(file);
-        const text = printModule(canonicalizeFile(bytes, file));
+        const forms = canonicalizeFile(bytes, file);
+        const text = withFile(file, bytes, () => printModule(forms));
         const encoded = utf8(text);
-        const canonical = bytesEqual(encoded, bytes);
+        return { file, text, encoded, canonical: bytesEqual(encoded, bytes) };
+      });
+      const results: { file: string; canonical: boolean; written: boolean }[] = [];
+      for (const f of formatted) {
         let written = false;
-        if (opts.write && !canonical) {
-          writeFileAtomic(file, encoded);
+        if (opts.write && !f.canonical) {
+          writeFileAtomic(f.file, f.encoded);
           written = true;
         }
-        results.push({ file, canonical, written });
-        if (!opts.check && !opts.write && !opts.json) ctx.stdout(text);
+        results.push({ file: f.file, canonical: f.canonical, written });
+        if (!opts.check && !opts.write && !opts.json) ctx.stdout(f.text);
       }
       if (opts.check && results.some((r) => !r.canonical)) ctx.exitCode = ExitCode.conflicts;
       if (opts.json) {
@@ -90,7 +94,10 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       for (const file of files) {
         const bytes = readInput(file);
         if (opts.term) out.push({ file, kind: 'term', hash: withFile(file, bytes, () => hashTerm(readTerm(bytes))) });
-        else out.push({ file, kind: 'module', hash: hashModule(canonicalizeFile(bytes, file)) });
+        else {
+          const forms = canonicalizeFile(bytes, file);
+          out.push({ file, kind: 'module', hash: withFile(file, bytes, () => hashModule(forms)) });
+        }
       }
       if (opts.json) ctx.stdout(stringifyJson({ ok: true, hashes: out }, 2) + '\n');
       else for (const h of out) ctx.stdout(`${h.hash}  ${h.file}\n`);
@@ -100,7 +107,8 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
     .command('parse')
     .description(
       'Read a .gc file and print its top-level forms as JSON (mapping documented in README "JSON projection").\n' +
-        'Forms are canonicalized unless --raw; each form carries its byte span [start, end).',
+        'Forms are canonicalized unless --raw; each form carries its byte span [start, end).\n' +
+        'The JSON is compact (one line) so that deeply nested terms stay small.',
     )
     .argument('<file>', '.gc module file')
     .option('--json', 'JSON output (the only format; accepted for symmetry)')
@@ -119,10 +127,10 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
             ok: true,
             file,
             canonical: !opts.raw,
-            moduleHash: canonical ? hashModule(canonical.items) : undefined,
+            moduleHash: canonical ? withFile(file, bytes, () => hashModule(canonical.items)) : undefined,
             forms,
           },
-          2,
+          0,
         ) + '\n',
       );
     });
@@ -133,7 +141,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       "Compare each module's computed hash with its package.toml pin.\n" +
         'Exit 0 when every pin matches; 50 on any mismatch, missing or empty pin.',
     )
-    .requiredOption('--pkg <path>', 'package.toml (or its directory)')
+    .option('--pkg <path>', 'package.toml (or its directory)', '.')
     .option('--json', 'machine-readable output')
     .action((opts: { pkg: string; json?: boolean }) => {
       const pkg = loadPackage(opts.pkg);

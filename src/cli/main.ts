@@ -31,7 +31,7 @@ export function buildProgram(ctx: CliContext): Command {
         '  30 obligations failed\n  50 verification failed\n  70 I/O error\n\nEvery command accepts --json for machine-readable output.',
     )
     .version(VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError('(run `gcpatch <command> --help` for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.stdout(s),
@@ -75,17 +75,30 @@ export async function main(
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
         return ExitCode.ok;
       }
+      // Commander already printed the message on stderr; machines get it as JSON too.
+      if (wantsJson) {
+        const usage = new GcError(`usage/${error.code.replace(/^commander\./, '')}`, error.message.replace(/^error: /, ''));
+        ctx.stdout(JSON.stringify({ ok: false, error: usage.toJSON() }, null, 2) + '\n');
+      }
       return ExitCode.invalidInput;
     }
     if (isGcError(error)) {
       reportError(ctx, error, wantsJson);
       return error.exitCode;
     }
-    const wrapped = new GcError('internal', error instanceof Error ? error.message : String(error), {
-      exitCode: ExitCode.io,
-    });
+    // A RangeError here is V8 refusing a string or array that large: the input is too big to render.
+    const tooLarge = error instanceof RangeError;
+    const wrapped = new GcError(
+      tooLarge ? 'output/too-large' : 'internal',
+      tooLarge
+        ? `the output is too large to produce (${error.message}); try without pretty-printing or on a smaller input`
+        : error instanceof Error
+          ? error.message
+          : String(error),
+      { exitCode: tooLarge ? ExitCode.invalidInput : ExitCode.io },
+    );
     reportError(ctx, wrapped, wantsJson);
-    return ExitCode.io;
+    return wrapped.exitCode;
   }
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { copyFixture, gcpatch, tempDir } from '../helpers/cli.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, copyFixture, gcpatch, tempDir } from '../helpers/cli.js';
 
 describe('gcpatch fmt / hash / parse / verify-pins (built CLI)', () => {
   it('hash prints the module hash of the frozen simple-module vector', () => {
@@ -76,6 +77,50 @@ describe('gcpatch fmt / hash / parse / verify-pins (built CLI)', () => {
     expect(bad.status).toBe(50);
     const findings = JSON.parse(bad.stdout).findings;
     expect(findings.map((f: { status: string }) => f.status)).toEqual(['ok', 'mismatch']);
+  });
+
+  it('fmt --write writes nothing when any file fails to read', () => {
+    const dir = tempDir();
+    const good = join(dir, 'good.gc');
+    const bad = join(dir, 'bad.gc');
+    writeFileSync(good, '; c\n(f  x)\n');
+    writeFileSync(bad, '(f');
+    const r = gcpatch(['fmt', '--write', good, bad]);
+    expect(r.status).toBe(10);
+    expect(readFileSync(good, 'utf8')).toBe('; c\n(f  x)\n');
+    expect(r.stderr).toContain(`${bad}:1:1: core/parse/unexpected`);
+  });
+
+  it('parse --json --raw prints a 20,000-deep list as compact JSON', () => {
+    const dir = tempDir();
+    const file = join(dir, 'deep.gc');
+    writeFileSync(file, '('.repeat(20_000) + 'x' + ')'.repeat(20_000));
+    const r = gcpatch(['parse', '--json', '--raw', file]);
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n').length).toBe(2);
+    expect(JSON.parse(r.stdout).forms[0].start).toBe(0);
+  });
+
+  it('usage errors are reported as JSON with --json', () => {
+    const r = gcpatch(['hash', '--json', '--bogus', 'x.gc']);
+    expect(r.status).toBe(10);
+    expect(JSON.parse(r.stdout).error.code).toBe('usage/unknownOption');
+  });
+
+  it('verify-pins defaults to the package in the current directory', () => {
+    const pkg = copyFixture('packages/greeter');
+    const r = gcpatch(['verify-pins'], { cwd: pkg });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('all 2 module pins verified');
+  });
+
+  it('a closed pipe ends the command quietly', () => {
+    const dir = tempDir();
+    const file = join(dir, 'big.gc');
+    writeFileSync(file, Array.from({ length: 20_000 }, (_, i) => `(def x${i} [${i} ${i + 1} ${i + 2} ${i + 3}])`).join('\n'));
+    const r = spawnSync('sh', ['-c', `node ${JSON.stringify(BIN)} fmt ${JSON.stringify(file)} | head -1`], { encoding: 'utf8' });
+    expect(r.stdout).toBe('(def x0\n');
+    expect(r.stderr).toBe('');
   });
 
   it('a missing file is an I/O error with exit 70', () => {
