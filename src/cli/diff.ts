@@ -27,6 +27,7 @@ export interface ReportOptions {
   provenance?: string;
   json?: boolean;
   report?: string;
+  patch?: string;
   store?: boolean;
 }
 
@@ -74,16 +75,33 @@ export function readProvenance(file: string | undefined): MapTerm {
 export function saveReport(report: Term, opts: ReportOptions, storePackageDir: string): string | undefined {
   const bytes = utf8(printTerm(report));
   if (opts.report !== undefined) writeFileAtomic(opts.report, bytes);
+  if (opts.patch !== undefined) {
+    const patch = reportPatch(report);
+    if (patch !== undefined) writeFileAtomic(opts.patch, utf8(printTerm(patch) + '\n'));
+  }
   return opts.store ? EvidenceStore.forPackage(storePackageDir).put(bytes) : undefined;
 }
 
-/** Registers the `--intent`, `--provenance`, `--json`, `--report` and `--store` options. */
+/**
+ * The normalized patch a report carries: a diff report's `:patch`, or the `:patch` of a merge
+ * report's embedded `:diff`; `undefined` for a conflicted merge (no patch).
+ */
+export function reportPatch(report: Term): Term | undefined {
+  if (report.kind !== 'map') return undefined;
+  const direct = mapGetKw(report, 'patch');
+  if (direct !== undefined) return direct.kind === 'map' ? direct : undefined;
+  const diff = mapGetKw(report, 'diff');
+  return diff !== undefined && diff.kind === 'map' ? reportPatch(diff) : undefined;
+}
+
+/** Registers the `--intent`, `--provenance`, `--json`, `--report`, `--patch` and `--store` options. */
 export function addReportOptions(cmd: Command, storeHelp: string): Command {
   return cmd
     .option('--intent <text>', 'the patch :intent', '')
     .option('--provenance <file>', 'file with one CoreForm map, the patch :provenance')
     .option('--json', 'print {ok, sources, report, reportFile, storeAddress}')
     .option('--report <out>', "write the report term's canonical print to <out>")
+    .option('--patch <out>', 'write the normalized patch to <out> (a .gcpatch for `gcpatch apply`; not written on conflicts)')
     .option('--store', storeHelp);
 }
 

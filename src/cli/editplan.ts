@@ -104,7 +104,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         'edit resolves, matches its `before` text, does not overlap and fits the output budget. Writes nothing.',
     )
     .argument('<plan>', 'plan JSON file, or - for standard input')
-    .option('--root <dir>', 'repository root the plan paths are relative to')
+    .option('--root <dir>', 'the directory the plan paths are relative to (for plans from `gcpatch refactor --edit-plan`: the package directory)')
     .option('--json', 'machine-readable output')
     .addHelpText('after', EXIT_CODES)
     .action((planFile: string, opts: { root?: string; json?: boolean }) => {
@@ -141,7 +141,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         'journal in DIR/.gcpatch/ so that a crash leaves all old or all new files after `edit-plan recover`.',
     )
     .argument('<plan>', 'plan JSON file, or - for standard input')
-    .requiredOption('--root <dir>', 'repository root the plan paths are relative to')
+    .requiredOption('--root <dir>', 'the directory the plan paths are relative to (for plans from `gcpatch refactor --edit-plan`: the package directory)')
     .option('--dry-run', 'check everything and report, write nothing')
     .option('--diff', 'print a unified diff of the changes')
     .option('--json', 'machine-readable output (the diff, if asked for, is the "diff" member)')
