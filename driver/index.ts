@@ -24,7 +24,9 @@ let handled = false;
 function crash(error: unknown): void {
   if (handled) return;
   handled = true;
-  process.stderr.write(`gcpatch: driver crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // The stack only on request: git shows this text to the user in the middle of a merge.
+  const detail = error instanceof Error ? (process.env.GCPATCH_DEBUG === '1' ? (error.stack ?? error.message) : error.message) : String(error);
+  process.stderr.write(`gcpatch: driver crashed (${detail}); falling back to a line merge. Set GCPATCH_DEBUG=1 for details.\n`);
   if (invocation) emergencyFallback(invocation);
   process.exit(1);
 }

@@ -68911,7 +68911,9 @@ const MISSING_HISTORY_HINT = 'the base and head commits and the history between 
     '`fetch-depth: 0` (its default of 1 fetches a single commit); locally run `git fetch --unshallow` or fetch both commits';
 function withHistoryHint(error) {
     if (errors_isGcError(error) && error.code === GitCode.missingCommit) {
-        return new errors_GcError(error.code, `${error.message}. ${MISSING_HISTORY_HINT}`, {
+        // The git layer's message already says how to fetch; replace its advice with the Action's.
+        const what = error.message.split(': ')[0];
+        return new errors_GcError(error.code, `${what}: ${MISSING_HISTORY_HINT}`, {
             exitCode: error.exitCode,
             location: error.location,
             details: error.details,

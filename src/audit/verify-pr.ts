@@ -72,7 +72,9 @@ export const MISSING_HISTORY_HINT =
 
 function withHistoryHint(error: unknown): unknown {
   if (isGcError(error) && error.code === GitCode.missingCommit) {
-    return new GcError(error.code, `${error.message}. ${MISSING_HISTORY_HINT}`, {
+    // The git layer's message already says how to fetch; replace its advice with the Action's.
+    const what = error.message.split(': ')[0]!;
+    return new GcError(error.code, `${what}: ${MISSING_HISTORY_HINT}`, {
       exitCode: error.exitCode,
       location: error.location,
       details: error.details,

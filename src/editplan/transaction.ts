@@ -39,6 +39,7 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
+  rmdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -333,7 +334,14 @@ function recoveryRequired(rootReal: string): GcError {
 
 function removeJournal(rootReal: string): void {
   removeIfPresent(journalPath(rootReal));
-  fsyncDirectory(join(rootReal, CONTROL_DIRECTORY));
+  const control = join(rootReal, CONTROL_DIRECTORY);
+  fsyncDirectory(control);
+  // Leave no empty control directory behind; one that holds anything else stays.
+  try {
+    rmdirSync(control);
+  } catch {
+    /* not empty, or already gone */
+  }
 }
 
 function realRoot(root: string): string {

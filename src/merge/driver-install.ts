@@ -115,6 +115,20 @@ function gitOk(opts: DriverSetupOptions, args: string[]): string {
   return r.stdout;
 }
 
+/**
+ * Checks that `opts.cwd` is inside a git work tree.
+ * @throws GcError `driver/not-a-repository` (exit 10) naming the fix.
+ */
+function requireRepository(opts: DriverSetupOptions): void {
+  if (git(opts, ['rev-parse', '--git-dir']).status !== 0) {
+    throw new GcError(
+      'driver/not-a-repository',
+      `${opts.cwd ?? process.cwd()} is not inside a git repository; run this in your repository, or use --global`,
+      { exitCode: ExitCode.invalidInput },
+    );
+  }
+}
+
 /** The attributes file an install writes to (see the file comment). */
 export function attributesFile(opts: DriverSetupOptions): string {
   if (opts.global) {
@@ -141,8 +155,9 @@ function readLines(file: string): string[] {
  * Installs both drivers, idempotently: sets `merge.gcpatch.name`, `merge.gcpatch.driver`,
  * `merge.gcpatch-manifest.name`, `merge.gcpatch-manifest.driver`, and appends the missing
  * {@link ATTRIBUTE_LINES} to the attributes file.
- * @throws GcError `driver/git-failed` / `driver/git-missing` (exit 70), `driver/not-built` (exit 70)
- *   when the driver bundle does not exist.
+ * @throws GcError `driver/not-a-repository` (exit 10) outside a work tree (without `global`),
+ *   `driver/git-failed` / `driver/git-missing` (exit 70), `driver/not-built` (exit 70) when the
+ *   driver bundle does not exist.
  */
 export function installDriver(opts: DriverSetupOptions = {}): InstallReport {
   const entry = opts.driverPath ?? defaultDriverPath();
@@ -152,7 +167,7 @@ export function installDriver(opts: DriverSetupOptions = {}): InstallReport {
     });
   }
   const scope = opts.global ? '--global' : '--local';
-  if (!opts.global) gitOk(opts, ['rev-parse', '--git-dir']);
+  if (!opts.global) requireRepository(opts);
   const config = [
     { key: 'merge.gcpatch.name', value: 'gcpatch: GenesisCode .gc modules merged by top-level form' },
     { key: 'merge.gcpatch.driver', value: driverCommand(entry, 'gc') },
@@ -252,6 +267,9 @@ export function doctorDriver(opts: DriverSetupOptions = {}): DoctorReport {
   } else add('git-version', 'ok', `git ${gitVersion}`);
 
   const inRepo = git(opts, ['rev-parse', '--git-dir']).status === 0;
+  if (!inRepo) {
+    add('repository', 'warn', `${opts.cwd ?? process.cwd()} is not inside a git repository: only global settings are checked`, 'run gcpatch driver doctor inside your repository');
+  }
   for (const mode of ['gc', 'manifest'] as const) {
     const name = DRIVER_NAMES[mode];
     const command = git(opts, ['config', '--get', `merge.${name}.driver`]).stdout.trim();

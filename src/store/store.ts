@@ -248,11 +248,11 @@ export class EvidenceStore {
 
   /**
    * Reads entry `hex` and checks that its bytes hash to its name.
-   * @throws GcError `core/store/not-found` (exit 50) for a missing entry or a malformed name,
+   * @throws GcError `core/store/not-found` (exit 50) for a missing entry, or (exit 10) for a malformed name,
    *   `core/store/corruption` (exit 50), `core/store/io-error` (exit 70).
    */
   get(hex: string): Uint8Array {
-    if (!isHex64(hex)) throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, ExitCode.verificationFailed, hex);
+    if (!isHex64(hex)) throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, ExitCode.invalidInput, hex);
     let bytes: Buffer;
     try {
       const st = lstatSync(this.pathOf(hex));

@@ -205,6 +205,7 @@ describe('the bundled Action on a pull request', () => {
     expect(error.message).toContain('git/missing-commit');
     expect(error.message).toContain(base);
     expect(error.message).toContain('fetch-depth: 0');
+    expect(error.message.split('fetch-depth').length).toBe(2); // the advice is given once
     expect(run.outputs.verified).toBe('0');
     expect(run.outputs.failed).toBe('1');
     expect(run.summary).toContain('❌ Could not verify');

@@ -120,6 +120,7 @@ describe('transaction: five-file commit', () => {
     const result = applyPlanToRoot(p, root);
     expect(state(root)).toBe('new');
     expect(leftovers(root)).toEqual([]);
+    expect(existsSync(join(root, '.gcpatch'))).toBe(false);
     expect(result.cleanupPending).toBe(false);
     expect(result.files.map((f) => f.path)).toEqual(FIVE.map(([path]) => path));
     expect(result.files[0]).toMatchObject({

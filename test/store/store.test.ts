@@ -54,7 +54,7 @@ describe('evidence store (GENESIS_FACTS §5)', () => {
     const s = fresh();
     const a = s.put(utf8('one'));
     expect(codeOf(() => s.get(blake3Hex(utf8('two'))))).toBe('core/store/not-found/50');
-    expect(codeOf(() => s.get('xyz'))).toBe('core/store/not-found/50');
+    expect(codeOf(() => s.get('xyz'))).toBe('core/store/not-found/10');
     flip(s, a);
     expect(codeOf(() => s.get(a))).toBe('core/store/corruption/50');
   });
