@@ -108,3 +108,20 @@ describe('unprefixed BLAKE3 (store addresses)', () => {
     expect(termAddress(t)).not.toBe(hashTerm(t));
   });
 });
+
+describe('a 20 MB module', () => {
+  it('is read, canonicalized, printed and hashed', () => {
+    const unit =
+      '(def pkg/mod::f (fn (x y) (core/int::add x (prim core/int::mul y 12345)))) ; comment\n' +
+      '{:k "a string with \\n escape" :v [1 2 3 b"\\x00\\xff"]}\n';
+    const count = Math.ceil((20 * 1024 * 1024) / unit.length);
+    const forms = canonicalizeSource(unit.repeat(count));
+    expect(forms.length).toBe(count * 2);
+    const printed = printModule(forms);
+    // Every unit prints the same way, so the whole print is the unit's print repeated.
+    const unitPrint = printModule(canonicalizeSource(unit));
+    expect(printed.length).toBe(unitPrint.length * count + 1 * (count - 1));
+    expect(printed.startsWith(unitPrint)).toBe(true);
+    expect(hashModule(forms)).toBe(blake3Hex(utf8(`GCv0.2\0module\0${printed}`)));
+  });
+});
