@@ -49,6 +49,7 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
+/** The gcpatch version printed by `gcpatch --version`. */
 export const VERSION = '0.1.0';
 
 /**

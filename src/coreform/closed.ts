@@ -121,7 +121,9 @@ export function oneOfStr<T extends string>(allowed: readonly T[]): Decoder<T> {
   };
 }
 
+/** Field decoders of a closed map, keyed by keyword name without the colon. */
 export type Spec = Record<string, Decoder<unknown>>;
+/** The decoded fields of a closed map described by `S`. */
 export type Decoded<S extends Spec> = { [K in keyof S]: S[K] extends Decoder<infer T> ? T : never };
 
 /**

@@ -19,6 +19,7 @@
 import { toHex } from '../util/bytes.js';
 import type { Term } from './term.js';
 
+/** A JSON value as produced by {@link termToJson}. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

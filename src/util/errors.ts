@@ -12,6 +12,7 @@ export const ExitCode = {
   verificationFailed: 50,
   io: 70,
 } as const;
+/** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /**
