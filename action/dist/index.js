@@ -59218,8 +59218,11 @@ const term_TERM_TAG = {
     nil: 'nil', bool: 'bool', int: 'int', str: 'str', bytes: 'bytes', sym: 'sym', pair: 'pair', vec: 'vec', map: 'map',
 };
 const KIND_RANK = { nil: 0, bool: 1, int: 2, str: 3, bytes: 4, sym: 5, pair: 6, vec: 7, map: 8 };
+/** The nil term. */
 const NIL = Object.freeze({ kind: 'nil' });
+/** The true term. */
 const term_TRUE = Object.freeze({ kind: 'bool', value: true });
+/** The false term. */
 const FALSE = Object.freeze({ kind: 'bool', value: false });
 /** Builds a bool term. */
 function term_bool(value) {

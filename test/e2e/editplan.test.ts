@@ -58,7 +58,7 @@ describe('gcpatch edit-plan (built CLI)', () => {
     for (const name of ['main.ts', 'user.ts']) {
       expect(readFileSync(join(root, 'src', name))).toEqual(readFileSync(join(FIXTURE, 'expected', 'src', name)));
     }
-    expect(readdirSync(join(root, '.gcpatch'))).toEqual([]);
+    expect(existsSync(join(root, '.gcpatch'))).toBe(false); // no journal, no empty control directory
 
     const again = gcpatch(['edit-plan', 'apply', PLAN, '--root', root, '--json']);
     expect(again.status).toBe(50);
