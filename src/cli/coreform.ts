@@ -40,6 +40,7 @@ function withFile<T>(file: string, bytes: Uint8Array, fn: () => T): T {
 export function registerCoreformCommands(program: Command, ctx: CliContext): void {
   program
     .command('fmt')
+    .summary('print .gc files in canonical form (--check, --write)')
     .description(
       'Print .gc files in canonical form (GenesisCode `genesis fmt`: comments dropped, CRLF → LF).\n' +
         'Exit 0 ok; with --check, 1 when any file is not canonical; 10 on a parse error.',
@@ -80,6 +81,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
 
   program
     .command('hash')
+    .summary('print the module hash (or hash-term) of files')
     .description(
       'Print the GenesisCode hash of each file as `<hex64>  <path>`.\n' +
         '--module (default): hash-module of the canonical forms (the package.toml pin).\n' +
@@ -105,6 +107,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
 
   program
     .command('parse')
+    .summary('print the forms of a .gc file as JSON')
     .description(
       'Read a .gc file and print its top-level forms as JSON (mapping documented in README "JSON projection").\n' +
         'Forms are canonicalized unless --raw; each form carries its byte span [start, end).\n' +
@@ -137,6 +140,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
 
   program
     .command('verify-pins')
+    .summary("check each module's hash against its package.toml pin")
     .description(
       "Compare each module's computed hash with its package.toml pin.\n" +
         'Exit 0 when every pin matches; 50 on any mismatch, missing or empty pin.',

@@ -137,6 +137,7 @@ export function describeDiff(report: DiffReport): string[] {
 export function registerDiffCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('diff')
+    .summary('semantic diff of two package versions (directories or git revisions)')
     .description(
       'Semantic diff of two package workspaces (genesis/patch-diff-v0.1): one\n' +
         'replace-node per changed top-level form, add-module/remove-module for\n' +

@@ -9,6 +9,7 @@ import type { CliContext } from './main.js';
 export function registerDriverCommands(program: Command, ctx: CliContext): void {
   const driver = program
     .command('driver')
+    .summary('install, check or remove the git merge drivers')
     .description('The git merge drivers for .gc modules (merge=gcpatch) and package.toml (merge=gcpatch-manifest).');
 
   driver

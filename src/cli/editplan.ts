@@ -89,6 +89,7 @@ function diffOf(files: FileOutcome[]): string {
 export function registerEditPlanCommands(program: Command, ctx: CliContext): void {
   const group = program
     .command('edit-plan')
+    .summary('validate and apply weavatrix.edit-plan.v1 text edit plans')
     .description(
       'Decode, validate and apply weavatrix.edit-plan.v1 plans (exact-range text edits over files whose ' +
         'SHA-256 the plan records) as one crash-recoverable filesystem transaction.',

@@ -41,6 +41,7 @@ export function conflictTable(conflicts: readonly MergeConflict[]): string[] {
 export function registerMergeCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('merge')
+    .summary('three-way semantic merge of package versions')
     .description(
       'Three-way semantic merge of package workspaces (genesis/patch-merge-v0.1),\n' +
         'module by module and top-level form by form. Every conflict is reported; a\n' +

@@ -37,7 +37,7 @@ function readManifest(pkg: string): { manifestFile: string; packageDir: string; 
 
 /** Registers the patch commands, `apply`, `pack` and `audit` on `program`. */
 export function registerPatchCommands(program: Command, ctx: CliContext): void {
-  const patch = program.command('patch').description('Semantic patch authority protocols: normalize, preflight, node-index (PATCH_SCHEMA.md).');
+  const patch = program.command('patch').summary('normalize, preflight or index a patch without applying it').description('Semantic patch authority protocols: normalize, preflight, node-index (PATCH_SCHEMA.md).');
 
   patch
     .command('normalize')
@@ -93,6 +93,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('apply')
+    .summary('apply a .gcpatch to a package as one transaction, with evidence')
     .description(
       'Apply a semantic patch to a package transactionally: normalize, preflight, snapshot, ops, pack, acceptance, report.\n' +
         'Obligations run through --obligation-runner CMD (or GCPATCH_OBLIGATION_RUNNER), which must print a\n' +
@@ -142,6 +143,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('pack')
+    .summary('re-pin module hashes in package.toml and store the package record')
     .description('Re-pin every module (and dependency) hash in package.toml and store the genesis/package-v0.2 record. Prints its address.')
     .option('--pkg <path>', 'package.toml or its directory', '.')
     .option('--json', 'machine-readable output')
@@ -154,6 +156,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('audit')
+    .summary('re-verify a package: pins, last acceptance, evidence store')
     .description(
       'Re-verify a package: module pins, dependency pins, the last acceptance and every artifact it references,\n' +
         'and a re-hash of the whole evidence store. Exit 0 when everything verifies, 50 otherwise.',

@@ -51,6 +51,7 @@ export function renderAuditText(report: AuditReport): string {
 export function registerVerifyPrCommand(program: Command, ctx: CliContext): void {
   program
     .command('verify-pr')
+    .summary('verify the evidence between two commits (what the GitHub Action runs)')
     .description(
       'Verify the refactor and apply evidence between two commits, as the GitHub Action does: re-hash new\n' +
         'evidence-store entries, verify refactor-plan and apply reports, replay the patches on the base\n' +

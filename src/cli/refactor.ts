@@ -122,6 +122,7 @@ function resolveManifestPathOrUndefined(arg: string): string | undefined {
 export function registerRefactorCommands(program: Command, ctx: CliContext): void {
   const refactor = program
     .command('refactor')
+    .summary('plan, verify and apply rename/move/extract refactors')
     .description(
       'Workspace rename, move and extract plans (genesis/refactor-plan-v0.1), their independent verifier and apply-plan.\n' +
         'Exit 0 safe/verified/applied; 10 conflicted plan or invalid input; 30 obligations failed on apply;\n' +

@@ -16,7 +16,7 @@ function storeOf(pkg: string): EvidenceStore {
 
 /** Registers `store ls`, `store show` and `store verify` on `program`. */
 export function registerStoreCommands(program: Command, ctx: CliContext): void {
-  const store = program.command('store').description('The evidence store <pkg>/.genesis/store (content-addressed, write-once).');
+  const store = program.command('store').summary('list, show and verify evidence-store entries').description('The evidence store <pkg>/.genesis/store (content-addressed, write-once).');
 
   store
     .command('ls')
