@@ -63382,7 +63382,10 @@ function firstInvalidUtf8(s) {
 function toBytes(source) {
     return typeof source === 'string' ? read_encoder.encode(source) : source;
 }
-/** Decodes an already-validated UTF-8 slice; short ASCII runs skip the TextDecoder call overhead. */
+/**
+ * Decodes an already-validated UTF-8 slice `s[a, b)` (byte offsets); short ASCII runs skip the
+ * TextDecoder call overhead.
+ */
 function decodeSlice(s, a, b) {
     const len = b - a;
     if (len <= 16) {
@@ -63597,8 +63600,13 @@ class Reader {
         const s = this.src;
         const n = this.len;
         const start = this.pos;
-        if (c === DQUOTE)
+        if (c === DQUOTE) {
+            if (!this.build) {
+                this.skipString(start);
+                return NIL;
+            }
             return { kind: 'str', value: this.readString(start) };
+        }
         if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE)
             return { kind: 'bytes', value: this.readBytes(start) };
         if ((CLASS[c] & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]] & C_DIGIT) !== 0)) {
@@ -63676,6 +63684,44 @@ class Reader {
         const e = this.src[bs + 1];
         const shown = e >= 0x21 && e < 0x7f ? `\\${String.fromCharCode(e)}` : `\\ followed by byte 0x${e.toString(16).padStart(2, '0')}`;
         return this.error(PARSE_ESCAPE, `invalid escape sequence '${shown}' (allowed: \\\\ \\" \\n \\r \\t \\uXXXX \\xNN)`, bs);
+    }
+    /**
+     * Scan mode's `readString`: checks the literal (escapes, termination) exactly as `readString`
+     * does, with the same errors, without building the string.
+     */
+    skipString(start) {
+        const s = this.src;
+        const n = this.len;
+        let p = start + 1;
+        for (;;) {
+            while (p < n) {
+                const c = s[p];
+                if (c === DQUOTE || c === BACKSLASH)
+                    break;
+                p++;
+            }
+            if (p >= n)
+                throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+            if (s[p] === DQUOTE) {
+                this.pos = p + 1;
+                return;
+            }
+            if (p + 1 >= n)
+                throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+            const e = s[p + 1];
+            if (e === BACKSLASH || e === DQUOTE || e === 0x6e || e === 0x72 || e === 0x74)
+                p += 2;
+            else if (e === 0x75) {
+                this.readUnicodeEscape(p);
+                p += 6;
+            }
+            else if (e === 0x78) {
+                this.readHexEscape(p);
+                p += 4;
+            }
+            else
+                throw this.badEscape(p);
+        }
     }
     /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
     readString(start) {

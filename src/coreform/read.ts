@@ -148,8 +148,11 @@ function toBytes(source: Uint8Array | string): Uint8Array {
   return typeof source === 'string' ? encoder.encode(source) : source;
 }
 
-/** Decodes an already-validated UTF-8 slice; short ASCII runs skip the TextDecoder call overhead. */
-function decodeSlice(s: Uint8Array, a: number, b: number): string {
+/**
+ * Decodes an already-validated UTF-8 slice `s[a, b)` (byte offsets); short ASCII runs skip the
+ * TextDecoder call overhead.
+ */
+export function decodeSlice(s: Uint8Array, a: number, b: number): string {
   const len = b - a;
   if (len <= 16) {
     let ascii = true;
@@ -372,7 +375,13 @@ class Reader {
     const s = this.src;
     const n = this.len;
     const start = this.pos;
-    if (c === DQUOTE) return { kind: 'str', value: this.readString(start) };
+    if (c === DQUOTE) {
+      if (!this.build) {
+        this.skipString(start);
+        return NIL;
+      }
+      return { kind: 'str', value: this.readString(start) };
+    }
     if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE) return { kind: 'bytes', value: this.readBytes(start) };
     if ((CLASS[c]! & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]!]! & C_DIGIT) !== 0)) {
       if (!this.build) {
@@ -453,6 +462,38 @@ class Reader {
       `invalid escape sequence '${shown}' (allowed: \\\\ \\" \\n \\r \\t \\uXXXX \\xNN)`,
       bs,
     );
+  }
+
+  /**
+   * Scan mode's `readString`: checks the literal (escapes, termination) exactly as `readString`
+   * does, with the same errors, without building the string.
+   */
+  skipString(start: number): void {
+    const s = this.src;
+    const n = this.len;
+    let p = start + 1;
+    for (;;) {
+      while (p < n) {
+        const c = s[p]!;
+        if (c === DQUOTE || c === BACKSLASH) break;
+        p++;
+      }
+      if (p >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+      if (s[p] === DQUOTE) {
+        this.pos = p + 1;
+        return;
+      }
+      if (p + 1 >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+      const e = s[p + 1]!;
+      if (e === BACKSLASH || e === DQUOTE || e === 0x6e || e === 0x72 || e === 0x74) p += 2;
+      else if (e === 0x75) {
+        this.readUnicodeEscape(p);
+        p += 6;
+      } else if (e === 0x78) {
+        this.readHexEscape(p);
+        p += 4;
+      } else throw this.badEscape(p);
+    }
   }
 
   /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */

@@ -10,7 +10,7 @@
  */
 import { canonicalizeForm } from '../coreform/canon.js';
 import { printTerm } from '../coreform/print.js';
-import { readTerm, scanModule } from '../coreform/read.js';
+import { decodeSlice, readTerm, scanModule } from '../coreform/read.js';
 import { listItems, type Term } from '../coreform/term.js';
 import { checkDeadline } from './text-deadline.js';
 
@@ -52,7 +52,6 @@ export interface SegmentedModule {
 
 const LF = 0x0a;
 const SEMI = 0x3b;
-const decoder = new TextDecoder('utf-8');
 
 interface Token {
   kind: 'form' | 'comment';
@@ -105,7 +104,7 @@ function defNameFromText(text: Uint8Array, start: number, end: number): string |
   const digit = (x: number | undefined): boolean => x !== undefined && x >= 0x30 && x <= 0x39;
   if (digit(c) || (c === 0x2d && digit(text[q0 + 1]))) return undefined; // an integer
   if (c === 0x62 && text[q0 + 1] === 0x22) return undefined; // a bytes literal
-  const name = decoder.decode(text.subarray(q0, p));
+  const name = decodeSlice(text, q0, p);
   return name === 'nil' || name === 'true' || name === 'false' ? undefined : name;
 }
 
@@ -178,7 +177,7 @@ export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedM
   let pending: { start: number; end: number } | undefined;
   const flushComment = (): void => {
     if (!pending) return;
-    const body = decoder.decode(text.subarray(pending.start, pending.end));
+    const body = decodeSlice(text, pending.start, pending.end);
     elements.push({
       kind: 'comment',
       start: pending.start,
