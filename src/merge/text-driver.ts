@@ -306,6 +306,14 @@ export function lazyMarkers(markerSize: number, labels: { base: string; ours: st
 }
 
 /**
+ * A plain `Uint8Array` view of a Buffer's bytes (no copy). The merge slices its inputs thousands of
+ * times; a Buffer's `subarray` allocates a Buffer object each time, which is several times dearer.
+ */
+function plainBytes(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+}
+
+/**
  * Runs the driver for one invocation: reads %O %A %B, decides, writes %A, prints messages to
  * `stderr`, and returns the exit code (0 or 1). Never throws.
  * @param env environment (`GCPATCH_DRIVER=0`, `GCPATCH_DRIVER_TIMEOUT_MS`).
@@ -322,7 +330,7 @@ export function runDriver(
   try {
     let ours: Uint8Array;
     try {
-      ours = readFileSync(inv.ours);
+      ours = plainBytes(readFileSync(inv.ours));
     } catch (error) {
       stderr(`gcpatch: ${where}: cannot read ours (${inv.ours}): ${(error as Error).message}\n`);
       return 1;
@@ -330,8 +338,8 @@ export function runDriver(
     let base: Uint8Array;
     let theirs: Uint8Array;
     try {
-      base = readFileSync(inv.base);
-      theirs = readFileSync(inv.theirs);
+      base = plainBytes(readFileSync(inv.base));
+      theirs = plainBytes(readFileSync(inv.theirs));
     } catch (error) {
       return finish(inv, lineFallback(where, `cannot read an input: ${(error as Error).message}`, lineMerge), stderr);
     }

@@ -451,7 +451,7 @@ function commonSeparator(sides: readonly SideModule[]): Uint8Array {
       const span = s.m.separators[i]!;
       const bytes = s.m.text.subarray(span.start, span.end);
       if (!hasLf(bytes)) continue;
-      const key = Buffer.from(bytes).toString('latin1');
+      const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
       const c = counts.get(key);
       if (c) c.n++;
       else counts.set(key, { n: 1, bytes });
