@@ -465,10 +465,13 @@ class Reader {
   }
 
   /**
-   * Scan mode's `readString`: checks the literal (escapes, termination) exactly as `readString`
-   * does, with the same errors, without building the string.
+   * Checks the string literal whose opening quote is at `start` (escapes, termination), leaves
+   * `pos` after the closing quote and returns the offset of that quote. Both modes use it, so
+   * scanning and reading report the same errors.
+   * @throws GcError `core/parse/unexpected` (unterminated, at the opening quote) or
+   *   `core/parse/escape` (at the backslash).
    */
-  skipString(start: number): void {
+  skipString(start: number): number {
     const s = this.src;
     const n = this.len;
     let p = start + 1;
@@ -481,7 +484,7 @@ class Reader {
       if (p >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
       if (s[p] === DQUOTE) {
         this.pos = p + 1;
-        return;
+        return p;
       }
       if (p + 1 >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
       const e = s[p + 1]!;
@@ -499,60 +502,31 @@ class Reader {
   /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
   readString(start: number): string {
     const s = this.src;
-    const n = this.len;
+    const close = this.skipString(start);
+    // The literal is valid: decode its runs and escapes without checking again.
     let p = start + 1;
     let runStart = p;
     let parts: string[] | undefined;
     for (;;) {
-      while (p < n) {
-        const c = s[p]!;
-        if (c === DQUOTE || c === BACKSLASH) break;
-        p++;
-      }
-      if (p >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
-      if (s[p] === DQUOTE) {
-        const last = decodeSlice(s, runStart, p);
-        this.pos = p + 1;
+      const bs = s.indexOf(BACKSLASH, p);
+      if (bs === -1 || bs >= close) {
+        const last = decodeSlice(s, runStart, close);
         if (parts === undefined) return last;
         parts.push(last);
         return parts.join('');
       }
-      // Backslash escape.
-      if (parts === undefined) parts = [];
-      if (p > runStart) parts.push(decodeSlice(s, runStart, p));
-      if (p + 1 >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
-      const e = s[p + 1]!;
-      switch (e) {
-        case BACKSLASH:
-          parts.push('\\');
-          p += 2;
-          break;
-        case DQUOTE:
-          parts.push('"');
-          p += 2;
-          break;
-        case 0x6e: // n
-          parts.push('\n');
-          p += 2;
-          break;
-        case 0x72: // r
-          parts.push('\r');
-          p += 2;
-          break;
-        case 0x74: // t
-          parts.push('\t');
-          p += 2;
-          break;
-        case 0x75: // u
-          parts.push(String.fromCharCode(this.readUnicodeEscape(p)));
-          p += 6;
-          break;
-        case 0x78: // x → code point U+00NN
-          parts.push(String.fromCharCode(this.readHexEscape(p)));
-          p += 4;
-          break;
-        default:
-          throw this.badEscape(p);
+      parts ??= [];
+      if (bs > runStart) parts.push(decodeSlice(s, runStart, bs));
+      const e = s[bs + 1]!;
+      if (e === 0x75) {
+        parts.push(String.fromCharCode(this.readUnicodeEscape(bs)));
+        p = bs + 6;
+      } else if (e === 0x78) {
+        parts.push(String.fromCharCode(this.readHexEscape(bs))); // U+00NN, not a raw byte
+        p = bs + 4;
+      } else {
+        parts.push(e === 0x6e ? '\n' : e === 0x72 ? '\r' : e === 0x74 ? '\t' : String.fromCharCode(e));
+        p = bs + 2;
       }
       runStart = p;
     }
