@@ -13,7 +13,7 @@ import { bytesEqual, utf8 } from '../util/bytes.js';
 import { ExitCode, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
 export function readInput(file: string): Uint8Array {

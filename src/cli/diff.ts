@@ -19,7 +19,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { utf8 } from '../util/bytes.js';
 import { GcError, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 /** Options shared by `diff` and `merge`. */
 export interface ReportOptions {

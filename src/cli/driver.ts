@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { doctorDriver, installDriver, uninstallDriver } from '../merge/driver-install.js';
 import { ExitCode } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 /** Registers the `driver` command group on `program`. */
 export function registerDriverCommands(program: Command, ctx: CliContext): void {

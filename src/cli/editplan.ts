@@ -12,7 +12,7 @@ import {
   type FileOutcome,
 } from '../editplan/index.js';
 import { ioError, isGcError } from '../util/errors.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 const EXIT_CODES =
   '\nExit codes: 0 ok, 10 invalid plan (decode, validation, positions, overlaps, paths, links),\n' +

@@ -1,6 +1,7 @@
 /** The `gcpatch` command: registers every command group and maps errors to exit codes. */
 import { Command, CommanderError } from 'commander';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { reportError, type CliContext } from './context.js';
 import { registerCoreformCommands } from './coreform.js';
 import { registerDiffCommand } from './diff.js';
 import { registerMergeCommand } from './merge.js';
@@ -11,13 +12,8 @@ import { registerPatchCommands } from './patch.js';
 import { registerStoreCommands } from './store.js';
 import { registerVerifyPrCommand } from './pr-verify.js';
 
-/** Shared state of one CLI run: where output goes and the exit code the run ends with. */
-export interface CliContext {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Set by a command's action; `main` returns it. */
-  exitCode: number;
-}
+export type { CliContext } from './context.js';
+export { reportError } from './context.js';
 
 /** Builds the commander program with every command group registered. */
 export function buildProgram(ctx: CliContext): Command {
@@ -101,10 +97,4 @@ export async function main(
     reportError(ctx, wrapped, wantsJson);
     return wrapped.exitCode;
   }
-}
-
-/** Prints an error as one `file:line:col: code: message` line, or as `{"ok":false,"error":…}` JSON. */
-export function reportError(ctx: CliContext, error: GcError, json: boolean): void {
-  if (json) ctx.stdout(JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) + '\n');
-  ctx.stderr(`${error.format()}\n`);
 }

@@ -14,7 +14,7 @@ import { verifyMergeReport } from '../merge/verify.js';
 import { ExitCode } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { addReportOptions, describeDiff, readProvenance, saveReport, SOURCE_HELP, sourceJson, type ReportOptions } from './diff.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 /** Renders conflicts as an aligned table (hashes shortened to 12 hex digits) plus the explanations. */
 export function conflictTable(conflicts: readonly MergeConflict[]): string[] {

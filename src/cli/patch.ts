@@ -19,7 +19,7 @@ import { normalizedReportTerm } from '../patch/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/preflight.js';
 import { verifyPreflightReport } from '../patch/preflight-verify.js';
 import { auditPackage } from '../store/audit.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
   if (json) ctx.stdout(stringifyJson({ ok: true, kind, ...extra, report: termToJson(term) }, 2) + '\n');

@@ -7,7 +7,7 @@ import { countBySeverity, type AuditReport } from '../audit/findings.js';
 import { auditPullRequest } from '../audit/verify-pr.js';
 import { ExitCode } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 /** Options of the `verify-pr` command as commander parses them. */
 interface VerifyPrOptions {

@@ -25,7 +25,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { resolveManifestPath } from '../workspace/package.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 interface PlanOptions {
   kind: string;

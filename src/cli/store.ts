@@ -8,7 +8,7 @@ import { ExitCode } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { resolveManifestPath } from '../workspace/package.js';
 import { EvidenceStore } from '../store/store.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './context.js';
 
 function storeOf(pkg: string): EvidenceStore {
   return EvidenceStore.forPackage(dirname(resolveManifestPath(pkg)));
