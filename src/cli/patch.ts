@@ -99,16 +99,24 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         'Obligations run through --obligation-runner CMD (or GCPATCH_OBLIGATION_RUNNER), which must print a\n' +
         'genesis/acceptance-v0.2 term. Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
         'so a package with obligations rolls back with exit 30; a package with obligations = [] applies.\n' +
+        'Modules keep their formatting: only the text an op changes is edited (comments, blank lines and layout stay);\n' +
+        '--canonical rewrites every touched module in canonical print instead. Forms and evidence are the same either way.\n' +
         'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations failed, 50 verification failed, 70 I/O.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--pkg <path>', 'package.toml or its directory', '.')
     .option('--obligation-runner <cmd>', 'shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
-    .action((opts: { patch: string; pkg: string; obligationRunner?: string; json?: boolean }) => {
+    .action((opts: { patch: string; pkg: string; obligationRunner?: string; canonical?: boolean; json?: boolean }) => {
       const base = { patch: opts.patch, pkg: opts.pkg };
       try {
-        const r = applyPatch({ pkg: opts.pkg, patchFile: opts.patch, ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}) });
+        const r = applyPatch({
+          pkg: opts.pkg,
+          patchFile: opts.patch,
+          ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
+          ...(opts.canonical === true ? { canonical: true } : {}),
+        });
         const data = {
           ...base,
           patch_artifact: r.patchArtifact,
@@ -118,11 +126,13 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
           patch_h: r.patchH,
           source_patch_h: r.sourcePatchH,
           changed_paths: r.changedPaths,
+          canonical_fallbacks: r.canonicalFallbacks,
         };
         if (opts.json) {
           ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null }, 2) + '\n');
         } else {
           ctx.stdout(`${r.reportArtifact}\n`);
+          for (const f of r.canonicalFallbacks) ctx.stderr(`note: wrote ${f.path} in canonical print: ${f.reason}\n`);
           ctx.stderr(
             `applied ${opts.patch}: changed ${r.changedPaths.join(', ') || 'nothing'}\n` +
               `  report     ${r.reportArtifact}\n  acceptance ${r.acceptanceArtifact}\n  package    ${r.packageArtifact}\n  patch      ${r.patchArtifact}\n`,

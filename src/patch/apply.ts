@@ -12,7 +12,6 @@
  */
 import { mkdirSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { printModule } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import { kw, mapGet, type MapTerm, type Term } from '../coreform/term.js';
 import { writeFileAtomic } from '../util/atomic.js';
@@ -29,6 +28,7 @@ import { inspectPathStates, loadPackageState, modulePathOnDisk, packStateOnDisk,
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from './normalize.js';
 import { verifyNormalizeReport } from './normalize-verify.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from './preflight.js';
+import { ModuleRenderer } from './render.js';
 import { verifyPreflightReport } from './preflight-verify.js';
 
 /** Options of {@link applyPatch}. */
@@ -52,6 +52,12 @@ export interface ApplyOptions {
    * `after-report-stored`. Throwing from it fails the apply at that point (tests use this).
    */
   faults?: (step: string) => void;
+  /**
+   * Write every touched module as the canonical print of its forms (the reference's whole-module
+   * rewrite) instead of editing its text in place (default false: keep the author's formatting;
+   * see `render.ts`). The forms, hashes and all evidence are the same either way.
+   */
+  canonical?: boolean;
 }
 
 /** A committed apply. Artifacts are store addresses (hex64); hashes are hash-term hex64. */
@@ -69,6 +75,11 @@ export interface ApplyResult {
   acceptance: MapTerm;
   /** Module paths written or removed, sorted. */
   changedPaths: string[];
+  /**
+   * Modules written in canonical print although their text was to be kept, because the edited text
+   * did not read back as the expected forms (`render.ts`): path and reason, sorted by path.
+   */
+  canonicalFallbacks: { path: string; reason: string }[];
 }
 
 /** Reads and parses a `.gcpatch` file (`parse_term`, not canonicalized). @throws GcError `core/parse/*` with file:line:col, `io/*`. */
@@ -223,13 +234,17 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
     // 5. ops, in memory, then the touched files
     const { state: after, semanticEdits } = applyOpsInMemory(before, plan, { faults });
     const changedPaths: string[] = [];
+    const canonicalFallbacks: { path: string; reason: string }[] = [];
+    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, snapshot.files.get(modulePathOnDisk(packageDir, p))])));
     for (const p of paths) {
       const file = modulePathOnDisk(packageDir, p);
       const forms = after.modules.get(p);
       if (forms !== undefined) {
         faults(`write:${p}`);
         ensureParentDirs(packageDir, file, snapshot);
-        writeFileAtomic(file, printModule(forms));
+        const rendered = renderer.render(p, forms, { canonical: options.canonical === true });
+        if (rendered.fallback !== undefined) canonicalFallbacks.push({ path: p, reason: rendered.fallback });
+        writeFileAtomic(file, rendered.bytes);
         changedPaths.push(p);
       } else if (snapshot.files.get(file) !== undefined) {
         faults(`remove:${p}`);
@@ -295,6 +310,7 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
       report,
       acceptance,
       changedPaths: changedPaths.sort(),
+      canonicalFallbacks: canonicalFallbacks.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     };
   } catch (error) {
     rollback(snapshot, error);

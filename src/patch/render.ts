@@ -1,0 +1,401 @@
+/**
+ * Format-preserving module rendering (issue #12): the bytes `gcpatch apply` and `gcpatch refactor
+ * apply` write for a module are its ORIGINAL text with only the changed text edited, not the
+ * canonical print of its forms. The forms are decided elsewhere (the op engine, exactly as the
+ * reference's canonical apply: GENESIS_FACTS.md §3.7); this file only decides the bytes.
+ *
+ * How a module's text is made, given its new canonical forms and the texts of the touched modules
+ * before the patch (its own, and "donors": the other modules of the patch, for split and move):
+ * 1. The new forms equal the canonical forms of the module's own text → its bytes unchanged; of
+ *    a donor's text (`:move-module`) → the donor's bytes.
+ * 2. Otherwise the new forms are aligned with the old ones (equal canonical forms, then forms of the
+ *    same `def` name / head, then by position). An equal form keeps its text; an edited one keeps its
+ *    text except the nodes that changed (`form-edit.ts`); a removed form's text and its attached
+ *    comment lines go; a new form takes its text and attached comments from a donor that had it
+ *    (`:split-module`), or else the canonical print. Comments after a form on its own line, blank
+ *    lines and the module's trailing trivia stay. A BOM and CRLF line ends stay as they were.
+ * 3. Every edited form is read back and canonicalized; a form whose text does not give exactly the
+ *    new canonical form is printed canonically instead (counted in `canonicalForms`). Finally the
+ *    whole text is read back and compared form by form with the new forms; on any mismatch the
+ *    module is written in canonical print and {@link RenderedModule.fallback} says why. The result
+ *    is therefore never a wrong module: `hash-module` of what is written always equals that of the
+ *    canonical apply.
+ */
+import { canonicalizeForm, canonicalizeSource } from '../coreform/canon.js';
+import { printModule, printTerm } from '../coreform/print.js';
+import { readModuleSpans, readTerm, type SpannedForm } from '../coreform/read.js';
+import { termsEqual, type Term } from '../coreform/term.js';
+import { isGcError } from '../util/errors.js';
+import { editForm, indentAt, indentPrint, type TextEdit } from './form-edit.js';
+
+/** How a module's bytes were made. */
+export type RenderMode =
+  /** The canonical print (`--canonical`, a new module with no donor text, or a fallback). */
+  | 'canonical'
+  /** The module's (or a donor's) bytes, unchanged. */
+  | 'kept'
+  /** The original text with edits. */
+  | 'preserved';
+
+/** The bytes to write for one module and how they were made. */
+export interface RenderedModule {
+  /** UTF-8 bytes of the module file. */
+  bytes: Uint8Array;
+  mode: RenderMode;
+  /** Top-level forms whose own text could not be kept and were printed canonically (0 for `kept`/`canonical`). */
+  canonicalForms: number;
+  /**
+   * Set when format-preserving rendering was asked for but the module was written in canonical
+   * print because the edited text did not read back as the expected forms: the reason (for the
+   * user: "wrote <path> in canonical print: …"). Undefined otherwise.
+   */
+  fallback?: string;
+}
+
+/** One parsed text: its forms with node spans, each form's canonical form, and its line end. */
+interface ParsedText {
+  path: string;
+  source: Uint8Array;
+  forms: SpannedForm[];
+  canon: Term[];
+  trailingStart: number;
+  eol: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const LF = 0x0a;
+
+/** A cheap key to find candidate equal forms: the def name, or the head symbol, or the kind. */
+function formKey(t: Term): string {
+  if (t.kind === 'pair') {
+    const head = t.car;
+    if (head.kind === 'sym') {
+      if (head.name === 'def' && t.cdr.kind === 'pair' && t.cdr.car.kind === 'sym') return `def ${t.cdr.car.name}`;
+      return `(${head.name}`;
+    }
+    return '(';
+  }
+  return t.kind;
+}
+
+function formsEqual(a: readonly Term[], b: readonly Term[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!termsEqual(a[i]!, b[i]!)) return false;
+  return true;
+}
+
+/**
+ * Splits form `i`'s leading trivia into the tail of the previous line (up to and including the
+ * first LF: it belongs to the previous form, e.g. `; comment` after it) and the part attached to
+ * the form (its comment lines and the blank lines before them). With no LF (same line), it is all
+ * attached. The first form's leading trivia is the module header: all "tail", never moved.
+ */
+function splitLeading(p: ParsedText, i: number): { tailEnd: number } {
+  const f = p.forms[i]!;
+  if (i === 0) return { tailEnd: f.start };
+  const lf = p.source.indexOf(LF, f.leadingStart);
+  return { tailEnd: lf === -1 || lf >= f.start ? f.leadingStart : lf + 1 };
+}
+
+/** The form's attached comment lines (no leading blank lines) and its text, for moving it elsewhere. */
+function movableText(p: ParsedText, i: number): string {
+  const f = p.forms[i]!;
+  const { tailEnd } = splitLeading(p, i);
+  let attached = decoder.decode(p.source.subarray(i === 0 ? f.leadingStart : tailEnd, f.start));
+  // Keep only whole comment lines directly above the form; drop blank lines and indentation noise.
+  const lines = attached.split('\n');
+  const kept: string[] = [];
+  for (let k = lines.length - 2; k >= 0; k--) {
+    const line = lines[k]!.replace(/\r$/, '');
+    if (!/^\s*;/.test(line)) break;
+    kept.unshift(lines[k]!);
+  }
+  attached = kept.length > 0 ? kept.join('\n') + '\n' : '';
+  return attached + decoder.decode(p.source.subarray(f.start, f.end));
+}
+
+/**
+ * Pairs old forms with new forms, monotonically: equal canonical forms first (common prefix and
+ * suffix, then a longest common subsequence when small enough), then inside each gap forms with the
+ * same key (`def` name / head), then by position when the gap sizes agree.
+ * @returns for each new form the old index it takes its text from (or -1), and whether it is equal.
+ */
+function align(old: readonly Term[], next: readonly Term[]): { from: number[]; equal: boolean[] } {
+  const m = old.length;
+  const n = next.length;
+  const from = new Array<number>(n).fill(-1);
+  const equal = new Array<boolean>(n).fill(false);
+  let pre = 0;
+  while (pre < m && pre < n && termsEqual(old[pre]!, next[pre]!)) {
+    from[pre] = pre;
+    equal[pre] = true;
+    pre++;
+  }
+  let suf = 0;
+  while (suf < m - pre && suf < n - pre && termsEqual(old[m - 1 - suf]!, next[n - 1 - suf]!)) {
+    from[n - 1 - suf] = m - 1 - suf;
+    equal[n - 1 - suf] = true;
+    suf++;
+  }
+  const a0 = pre;
+  const a1 = m - suf;
+  const b0 = pre;
+  const b1 = n - suf;
+  // Anchors of equal forms inside the middle (LCS when it is small; otherwise none).
+  const anchors: [number, number][] = [];
+  const rows = a1 - a0;
+  const cols = b1 - b0;
+  if (rows > 0 && cols > 0 && rows * cols <= 250_000) {
+    const w = cols + 1;
+    const dp = new Uint32Array((rows + 1) * w);
+    for (let i = rows - 1; i >= 0; i--) {
+      for (let j = cols - 1; j >= 0; j--) {
+        dp[i * w + j] = termsEqual(old[a0 + i]!, next[b0 + j]!) ? dp[(i + 1) * w + j + 1]! + 1 : Math.max(dp[(i + 1) * w + j]!, dp[i * w + j + 1]!);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < rows && j < cols) {
+      if (termsEqual(old[a0 + i]!, next[b0 + j]!) && dp[i * w + j] === dp[(i + 1) * w + j + 1]! + 1) {
+        anchors.push([a0 + i, b0 + j]);
+        i++;
+        j++;
+      } else if (dp[(i + 1) * w + j]! >= dp[i * w + j + 1]!) i++;
+      else j++;
+    }
+  }
+  for (const [i, j] of anchors) {
+    from[j] = i;
+    equal[j] = true;
+  }
+  // Gaps between anchors: pair by key, else by position when sizes agree.
+  const bounds: [number, number, number, number][] = [];
+  let pa = a0;
+  let pb = b0;
+  for (const [i, j] of anchors) {
+    bounds.push([pa, i, pb, j]);
+    pa = i + 1;
+    pb = j + 1;
+  }
+  bounds.push([pa, a1, pb, b1]);
+  for (const [ga0, ga1, gb0, gb1] of bounds) {
+    if (ga1 <= ga0 || gb1 <= gb0) continue;
+    if (ga1 - ga0 === gb1 - gb0) {
+      for (let k = 0; k < gb1 - gb0; k++) from[gb0 + k] = ga0 + k;
+      continue;
+    }
+    let nextOld = ga0;
+    for (let j = gb0; j < gb1; j++) {
+      const key = formKey(next[j]!);
+      for (let i = nextOld; i < ga1; i++) {
+        if (formKey(old[i]!) === key) {
+          from[j] = i;
+          nextOld = i + 1;
+          break;
+        }
+      }
+    }
+  }
+  return { from, equal };
+}
+
+/**
+ * Renders module texts for one apply. Construct it with the bytes of every touched module path
+ * before the apply (undefined for paths that did not exist); call {@link render} per written path.
+ * Parsed texts are cached, so donors are read once.
+ */
+export class ModuleRenderer {
+  private readonly originals: ReadonlyMap<string, Uint8Array | undefined>;
+  private readonly parsed = new Map<string, ParsedText | null>();
+  private donorIndex: Map<string, [ParsedText, number][]> | undefined;
+
+  /** @param originals module path → bytes before the apply (undefined: did not exist). */
+  constructor(originals: ReadonlyMap<string, Uint8Array | undefined>) {
+    this.originals = originals;
+  }
+
+  /** The parsed original of `path`, or null when it is absent or does not read and canonicalize. */
+  private parse(path: string): ParsedText | null {
+    let p = this.parsed.get(path);
+    if (p !== undefined) return p;
+    p = null;
+    const source = this.originals.get(path);
+    if (source !== undefined) {
+      try {
+        const read = readModuleSpans(source);
+        const canon = read.forms.map((f, i) => canonicalizeForm(f.term, i));
+        const lf = source.indexOf(LF);
+        p = { path, source, forms: read.forms, canon, trailingStart: read.trailingStart, eol: lf > 0 && source[lf - 1] === 0x0d ? '\r\n' : '\n' };
+      } catch (error) {
+        if (!isGcError(error)) throw error;
+      }
+    }
+    this.parsed.set(path, p);
+    return p;
+  }
+
+  /** Donor forms by canonical print key, over every original except `except`. */
+  private donors(except: string): Map<string, [ParsedText, number][]> {
+    if (this.donorIndex === undefined) {
+      this.donorIndex = new Map();
+      for (const path of this.originals.keys()) {
+        const p = this.parse(path);
+        if (p === null) continue;
+        p.canon.forEach((t, i) => {
+          const key = formKey(t);
+          const list = this.donorIndex!.get(key) ?? [];
+          list.push([p, i]);
+          this.donorIndex!.set(key, list);
+        });
+      }
+    }
+    const out = new Map<string, [ParsedText, number][]>();
+    for (const [k, v] of this.donorIndex) out.set(k, v.filter(([p]) => p.path !== except));
+    return out;
+  }
+
+  /**
+   * The bytes to write for `path` whose new canonical forms are `forms`.
+   * @param path the module path (a key of the originals, or a new path).
+   * @param forms the module's forms after the patch (canonical).
+   * @param options `canonical: true` writes the canonical print (the reference's whole-module rewrite).
+   * @returns the bytes and how they were made; never throws for text reasons (falls back instead).
+   * @throws GcError `core/print/too-large` as `printModule`.
+   */
+  render(path: string, forms: readonly Term[], options: { canonical?: boolean } = {}): RenderedModule {
+    const canonicalBytes = (): Uint8Array => encoder.encode(printModule(forms));
+    if (options.canonical === true) return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0 };
+    const own = this.parse(path);
+    if (own !== null && formsEqual(own.canon, forms)) return { bytes: own.source, mode: 'kept', canonicalForms: 0 };
+    if (own === null) {
+      for (const other of this.originals.keys()) {
+        if (other === path) continue;
+        const p = this.parse(other);
+        if (p !== null && p.forms.length > 0 && formsEqual(p.canon, forms)) return { bytes: p.source, mode: 'kept', canonicalForms: 0 };
+      }
+    }
+    let text: string;
+    let canonicalForms = 0;
+    try {
+      const r = this.renderText(path, own, forms);
+      text = r.text;
+      canonicalForms = r.canonicalForms;
+    } catch (error) {
+      if (!isGcError(error)) throw error;
+      return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, fallback: `the edited text could not be built (${error.message})` };
+    }
+    const bytes = encoder.encode(text);
+    const check = readBack(bytes, forms);
+    if (check !== undefined) return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, fallback: check };
+    return { bytes, mode: own === null && canonicalForms === forms.length ? 'canonical' : 'preserved', canonicalForms };
+  }
+
+  private renderText(path: string, own: ParsedText | null, forms: readonly Term[]): { text: string; canonicalForms: number } {
+    const eol = own?.eol ?? '\n';
+    const sep = eol + eol;
+    let donors: Map<string, [ParsedText, number][]> | undefined;
+    let canonicalForms = 0;
+    /** Text for a new form with no old form of its own: a donor's (with its comments) or the print. */
+    const fresh = (t: Term): string => {
+      donors ??= this.donors(path);
+      for (const [p, i] of donors.get(formKey(t)) ?? []) {
+        if (termsEqual(p.canon[i]!, t)) {
+          const moved = movableText(p, i);
+          return p.eol === eol ? moved : moved.replace(/\r?\n/g, eol);
+        }
+      }
+      canonicalForms++;
+      return indentPrint(printTerm(t), '', eol);
+    };
+    if (own === null) return { text: forms.map(fresh).join(sep) + (forms.length > 0 ? eol : ''), canonicalForms };
+    const src = own.source;
+    const { from, equal } = align(own.canon, forms);
+    const out: string[] = [];
+    const slice = (a: number, b: number): string => decoder.decode(src.subarray(a, b));
+    let prevOld = -1;
+    let emitted = false;
+    const dropUpTo = (i: number): void => {
+      for (let k = prevOld + 1; k < i; k++) {
+        const f = own.forms[k]!;
+        const { tailEnd } = splitLeading(own, k);
+        // A removed form: keep the tail of the previous line, drop its attached comments and text.
+        out.push(slice(f.leadingStart, tailEnd));
+      }
+    };
+    for (let j = 0; j < forms.length; j++) {
+      const i = from[j]!;
+      if (i < 0 || i <= prevOld) {
+        const text = fresh(forms[j]!);
+        out.push(emitted ? sep + text : text + (own.forms.length > 0 && prevOld < own.forms.length - 1 ? sep : ''));
+        emitted = true;
+        continue;
+      }
+      dropUpTo(i);
+      const f = own.forms[i]!;
+      out.push(slice(f.leadingStart, f.start));
+      if (equal[j]) out.push(slice(f.start, f.end));
+      else {
+        const edited = editFormText(own, i, forms[j]!, eol);
+        if (edited === undefined) {
+          canonicalForms++;
+          out.push(indentPrint(printTerm(forms[j]!), indentAt(src, f.start), eol));
+        } else out.push(edited);
+      }
+      prevOld = i;
+      emitted = true;
+    }
+    dropUpTo(own.forms.length);
+    let trailer = slice(own.trailingStart, src.length);
+    if (own.forms.length === 0 && forms.length > 0) trailer = eol + trailer;
+    const joined = out.join('') + trailer;
+    return { text: joined, canonicalForms };
+  }
+}
+
+/** The edited text of old form `i` made into `next`, or undefined when no in-place edit reads back right. */
+function editFormText(p: ParsedText, i: number, next: Term, eol: string): string | undefined {
+  const f = p.forms[i]!;
+  let edits: TextEdit[] | undefined;
+  try {
+    edits = editForm(p.source, f.node, p.canon[i]!, next, eol);
+  } catch (error) {
+    if (!isGcError(error)) throw error;
+    return undefined;
+  }
+  if (edits === undefined) return undefined;
+  const parts: string[] = [];
+  let at = f.start;
+  for (const e of edits) {
+    parts.push(decoder.decode(p.source.subarray(at, e.start)), e.text);
+    at = e.end;
+  }
+  parts.push(decoder.decode(p.source.subarray(at, f.end)));
+  const text = parts.join('');
+  try {
+    if (termsEqual(canonicalizeForm(readTerm(text), i), next)) return text;
+  } catch (error) {
+    if (!isGcError(error)) throw error;
+  }
+  return undefined;
+}
+
+/**
+ * Reads `bytes` back and compares its canonical forms with `forms`.
+ * @returns undefined when equal, else the reason.
+ */
+function readBack(bytes: Uint8Array, forms: readonly Term[]): string | undefined {
+  let got: Term[];
+  try {
+    got = canonicalizeSource(bytes);
+  } catch (error) {
+    if (!isGcError(error)) throw error;
+    return `the edited text does not read back (${error.code}: ${error.message})`;
+  }
+  if (got.length !== forms.length) return `the edited text reads back as ${got.length} forms, not ${forms.length}`;
+  for (let k = 0; k < got.length; k++) {
+    if (!termsEqual(got[k]!, forms[k]!)) return `form ${k} of the edited text differs from the canonical result`;
+  }
+  return undefined;
+}
+
