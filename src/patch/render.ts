@@ -86,33 +86,70 @@ function formsEqual(a: readonly Term[], b: readonly Term[]): boolean {
 }
 
 /**
- * Splits form `i`'s leading trivia into the tail of the previous line (up to and including the
- * first LF: it belongs to the previous form, e.g. `; comment` after it) and the part attached to
- * the form (its comment lines and the blank lines before them). With no LF (same line), it is all
- * attached. The first form's leading trivia is the module header: all "tail", never moved.
+ * The layout of a text as segments: `gap[i]` (blank lines and comments not attached to a form),
+ * then `own[i]` = form `i`'s attached comment block (comment lines directly above it, no blank line
+ * between), its text and the rest of its last line (a same-line `; comment` and the line end); after
+ * the last form, `rest`. Concatenated in order they are the text. Offsets are UTF-8 bytes.
  */
-function splitLeading(p: ParsedText, i: number): { tailEnd: number } {
-  const f = p.forms[i]!;
-  if (i === 0) return { tailEnd: f.start };
-  const lf = p.source.indexOf(LF, f.leadingStart);
-  return { tailEnd: lf === -1 || lf >= f.start ? f.leadingStart : lf + 1 };
+interface Layout {
+  gapStart: number[];
+  ownStart: number[];
+  ownEnd: number[];
 }
 
-/** The form's attached comment lines (no leading blank lines) and its text, for moving it elsewhere. */
-function movableText(p: ParsedText, i: number): string {
-  const f = p.forms[i]!;
-  const { tailEnd } = splitLeading(p, i);
-  let attached = decoder.decode(p.source.subarray(i === 0 ? f.leadingStart : tailEnd, f.start));
-  // Keep only whole comment lines directly above the form; drop blank lines and indentation noise.
-  const lines = attached.split('\n');
-  const kept: string[] = [];
-  for (let k = lines.length - 2; k >= 0; k--) {
-    const line = lines[k]!.replace(/\r$/, '');
-    if (!/^\s*;/.test(line)) break;
-    kept.unshift(lines[k]!);
+function isBlank(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d;
+}
+
+function layoutOf(p: ParsedText): Layout {
+  const src = p.source;
+  const n = p.forms.length;
+  const gapStart: number[] = [];
+  const ownStart: number[] = [];
+  const ownEnd: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const f = p.forms[i]!;
+    // The previous form's line ends at the first LF of this form's leading trivia.
+    let lineEnd = f.leadingStart;
+    if (i > 0) {
+      const lf = src.indexOf(LF, f.leadingStart);
+      lineEnd = lf === -1 || lf >= f.start ? f.leadingStart : lf + 1;
+      ownEnd.push(lineEnd);
+    }
+    gapStart.push(i === 0 ? 0 : lineEnd);
+    // The attached comment block: whole comment lines directly above the form's line.
+    let lineStart = f.start;
+    while (lineStart > lineEnd && isBlank(src[lineStart - 1])) lineStart--;
+    let attach = f.start;
+    if (lineStart === lineEnd || src[lineStart - 1] === LF) {
+      attach = lineStart;
+      for (;;) {
+        if (attach <= lineEnd) break;
+        // The line above: [prev, attach - 1) without its LF.
+        let prev = attach - 1;
+        while (prev > lineEnd && src[prev - 1] !== LF) prev--;
+        let q = prev;
+        while (q < attach - 1 && isBlank(src[q])) q++;
+        if (src[q] !== 0x3b) break;
+        attach = prev;
+      }
+    } else attach = lineEnd; // same line as the previous form: all of the trivia goes with it
+    ownStart.push(Math.max(attach, lineEnd));
   }
-  attached = kept.length > 0 ? kept.join('\n') + '\n' : '';
-  return attached + decoder.decode(p.source.subarray(f.start, f.end));
+  if (n > 0) {
+    const lf = src.indexOf(LF, p.trailingStart);
+    ownEnd.push(lf === -1 ? p.trailingStart : lf + 1);
+  }
+  return { gapStart, ownStart, ownEnd };
+}
+
+/** The form's attached comment lines, text and same-line comment, for moving it to another module. */
+function movableText(p: ParsedText, i: number): string {
+  const l = layoutOf(p);
+  const f = p.forms[i]!;
+  const head = decoder.decode(p.source.subarray(l.ownStart[i]!, f.start)).replace(/^[ \t]+(?=\S)/, '');
+  const tail = decoder.decode(p.source.subarray(f.end, l.ownEnd[i]!)).replace(/\r?\n$/, '');
+  return (/^\s*$/.test(head) ? '' : head) + decoder.decode(p.source.subarray(f.start, f.end)) + tail;
 }
 
 /**
@@ -311,29 +348,37 @@ export class ModuleRenderer {
     if (own === null) return { text: forms.map(fresh).join(sep) + (forms.length > 0 ? eol : ''), canonicalForms };
     const src = own.source;
     const { from, equal } = align(own.canon, forms);
+    const layout = layoutOf(own);
+    const m = own.forms.length;
     const out: string[] = [];
     const slice = (a: number, b: number): string => decoder.decode(src.subarray(a, b));
     let prevOld = -1;
-    let emitted = false;
+    let skipGap = false;
+    /** Emits what stays of the removed forms before old form `i`: nothing of theirs, and one gap less. */
     const dropUpTo = (i: number): void => {
       for (let k = prevOld + 1; k < i; k++) {
-        const f = own.forms[k]!;
-        const { tailEnd } = splitLeading(own, k);
-        // A removed form: keep the tail of the previous line, drop its attached comments and text.
-        out.push(slice(f.leadingStart, tailEnd));
+        if (k > 0) continue; // the gap before a removed form goes with it
+        out.push(slice(layout.gapStart[0]!, layout.ownStart[0]!)); // the module header stays
+        skipGap = true; // and the gap after the removed first form goes instead
       }
     };
+    let endsLine = true;
     for (let j = 0; j < forms.length; j++) {
       const i = from[j]!;
       if (i < 0 || i <= prevOld) {
         const text = fresh(forms[j]!);
-        out.push(emitted ? sep + text : text + (own.forms.length > 0 && prevOld < own.forms.length - 1 ? sep : ''));
-        emitted = true;
+        if (prevOld < 0 && m > 0) {
+          out.push(text + sep);
+        } else {
+          out.push((endsLine ? eol : sep) + text + (endsLine ? eol : ''));
+        }
         continue;
       }
       dropUpTo(i);
       const f = own.forms[i]!;
-      out.push(slice(f.leadingStart, f.start));
+      if (!skipGap) out.push(slice(layout.gapStart[i]!, layout.ownStart[i]!));
+      skipGap = false;
+      out.push(slice(layout.ownStart[i]!, f.start));
       if (equal[j]) out.push(slice(f.start, f.end));
       else {
         const edited = editFormText(own, i, forms[j]!, eol);
@@ -342,12 +387,14 @@ export class ModuleRenderer {
           out.push(indentPrint(printTerm(forms[j]!), indentAt(src, f.start), eol));
         } else out.push(edited);
       }
+      out.push(slice(f.end, layout.ownEnd[i]!));
+      endsLine = layout.ownEnd[i]! > 0 && src[layout.ownEnd[i]! - 1] === LF;
       prevOld = i;
-      emitted = true;
     }
-    dropUpTo(own.forms.length);
-    let trailer = slice(own.trailingStart, src.length);
-    if (own.forms.length === 0 && forms.length > 0) trailer = eol + trailer;
+    dropUpTo(m);
+    let trailer = slice(m > 0 ? layout.ownEnd[m - 1]! : own.trailingStart, src.length);
+    if (m === 0 && forms.length > 0) trailer = eol + trailer;
+    else if (!endsLine && out.length > 0 && trailer.length === 0 && prevOld < m - 1 && prevOld >= 0) trailer = eol;
     const joined = out.join('') + trailer;
     return { text: joined, canonicalForms };
   }
