@@ -23,7 +23,7 @@
  */
 import { canonicalizeForm, canonicalizeSource } from '../coreform/canon.js';
 import { printModule, printTerm } from '../coreform/print.js';
-import { readModuleSpans, readTerm, type SpannedForm } from '../coreform/read.js';
+import { readModuleSpans, readTerm, type NodeSpan, type SpannedForm } from '../coreform/read.js';
 import { termsEqual, type Term } from '../coreform/term.js';
 import { isGcError } from '../util/errors.js';
 import { editForm, indentAt, indentPrint, type TextEdit } from './form-edit.js';
@@ -403,6 +403,9 @@ export class ModuleRenderer {
 /** The edited text of old form `i` made into `next`, or undefined when no in-place edit reads back right. */
 function editFormText(p: ParsedText, i: number, next: Term, eol: string): string | undefined {
   const f = p.forms[i]!;
+  // The in-place walk compares subterms at every level it descends, which is quadratic in nesting
+  // depth; a pathologically deep form is printed canonically instead (still only that form).
+  if (nestingDepth(f.node) > MAX_EDIT_DEPTH) return undefined;
   let edits: TextEdit[] | undefined;
   try {
     edits = editForm(p.source, f.node, p.canon[i]!, next, eol);
@@ -425,6 +428,21 @@ function editFormText(p: ParsedText, i: number, next: Term, eol: string): string
     if (!isGcError(error)) throw error;
   }
   return undefined;
+}
+
+/** Forms nested deeper than this are not edited in place (see {@link editFormText}). */
+export const MAX_EDIT_DEPTH = 1000;
+
+/** The nesting depth of a node tree (iterative). */
+function nestingDepth(root: NodeSpan): number {
+  let max = 0;
+  const stack: [NodeSpan, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [n, d] = stack.pop()!;
+    if (d > max) max = d;
+    for (const c of n.children) stack.push([c, d + 1]);
+  }
+  return max;
 }
 
 /**

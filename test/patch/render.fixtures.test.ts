@@ -79,3 +79,25 @@ describe('format-preserving rendering: fixtures with exact bytes', () => {
     expect(dec.decode(r.bytes)).toBe(before);
   });
 });
+
+describe('format-preserving rendering: deep input', () => {
+  it('a form nested deeper than MAX_EDIT_DEPTH (3,000 levels) is printed canonically, only that form', () => {
+    const depth = 3_000;
+    const before = `;; keep me\n(def p::x 1) ; one\n\n(def p::deep ${'['.repeat(depth)}p::x${']'.repeat(depth)})\n`;
+    const after = run(before, '{:op :rename-symbol :module-path "a.gc" :from p::x :to "p::y"}');
+    const r = new ModuleRenderer(new Map([['a.gc', enc.encode(before)]])).render('a.gc', after.modules.get('a.gc')!);
+    expect(r.fallback).toBeUndefined();
+    expect(r.mode).toBe('preserved');
+    expect(r.canonicalForms).toBe(1);
+    const text = dec.decode(r.bytes);
+    expect(text.startsWith(';; keep me\n(def p::y 1) ; one\n\n(def p::deep')).toBe(true);
+    expect(hashModule(canonicalizeSource(r.bytes))).toBe(hashModule(after.modules.get('a.gc')!));
+  });
+
+  it('a moderately deep form (500 levels) is still edited in place', () => {
+    const before = `(def p::deep ${'['.repeat(500)}p::x ; here\n${']'.repeat(500)})\n`;
+    const after = run(before, '{:op :rename-symbol :module-path "a.gc" :from p::x :to "p::y"}');
+    const r = new ModuleRenderer(new Map([['a.gc', enc.encode(before)]])).render('a.gc', after.modules.get('a.gc')!);
+    expect(dec.decode(r.bytes)).toBe(before.replace('p::x', 'p::y'));
+  });
+});
