@@ -3,7 +3,7 @@
 // ledger fixture) merge with no conflict through real git and the gcpatch merge driver, and the
 // merged history verifies with `gcpatch verify-pr`. Drives bin/gcpatch.js (dist/) and the committed
 // driver bundle (driver/dist/index.js).
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalizeSource } from '../../src/coreform/canon.js';
@@ -82,5 +82,46 @@ describe('format-preserving refactor apply through git and the merge driver', { 
     expect(hashModule(canonicalizeSource(keptText))).toBe(hashModule(canonicalizeSource(canonicalText)));
     // Same evidence either way: identical package.toml pins.
     expect(readFileSync(join(preserved, 'package.toml'), 'utf8')).toBe(readFileSync(join(repo, PKG, 'package.toml'), 'utf8'));
+  });
+});
+
+describe('gcpatch apply --canonical and the format-preserving default (built CLI)', { timeout: 120_000 }, () => {
+  const MODULE = ";; Prices.\n(def demo/main::rate 20) ; percent\n\n;; Adds the tax.\n(def demo/main::gross (fn (net rate)\n  (prim int/add net (prim int/div (prim int/mul net rate) 100))))\n";
+  const PATCH = '{:version 1 :intent "raise" :provenance {} :ops [{:op :replace-node :module-path "main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 25}]}\n';
+
+  function setup(): { pkg: string; patch: string } {
+    const pkg = tempDir();
+    writeFileSync(join(pkg, 'package.toml'), 'schema = 1\nname = "demo"\nversion = "1.0.0"\nobligations = []\n\n[[modules]]\npath = "main.gc"\n');
+    writeFileSync(join(pkg, 'main.gc'), MODULE);
+    expect(gcpatch(['pack', '--pkg', pkg]).status).toBe(0);
+    const patch = join(tempDir(), 'raise.gcpatch');
+    writeFileSync(patch, PATCH);
+    return { pkg, patch };
+  }
+
+  it('edits only the replaced literal by default; --canonical rewrites the module; same evidence', () => {
+    const a = setup();
+    const preserved = gcpatch(['apply', '--patch', a.patch, '--pkg', a.pkg, '--json']);
+    expect(preserved.status, preserved.stderr).toBe(0);
+    const pj = JSON.parse(preserved.stdout);
+    expect(pj.data.canonical_fallbacks).toEqual([]);
+    expect(readFileSync(join(a.pkg, 'main.gc'), 'utf8')).toBe(MODULE.replace('rate 20)', 'rate 25)'));
+
+    const b = setup();
+    const canonical = gcpatch(['apply', '--patch', b.patch, '--pkg', b.pkg, '--canonical', '--json']);
+    expect(canonical.status, canonical.stderr).toBe(0);
+    const cj = JSON.parse(canonical.stdout);
+    const text = readFileSync(join(b.pkg, 'main.gc'), 'utf8');
+    expect(text).toBe(printModule(canonicalizeSource(text)));
+    expect(text).not.toContain(';');
+    // Evidence bytes are identical: same report, package record, acceptance and patch addresses.
+    for (const k of ['report_artifact', 'package_artifact', 'acceptance_artifact', 'patch_artifact']) expect(pj.data[k]).toBe(cj.data[k]);
+    expect(readFileSync(join(a.pkg, 'package.toml'), 'utf8')).toBe(readFileSync(join(b.pkg, 'package.toml'), 'utf8'));
+    expect(gcpatch(['audit', '--pkg', a.pkg]).status).toBe(0);
+  });
+
+  it('--help of apply and refactor apply documents --canonical', () => {
+    expect(gcpatch(['apply', '--help']).stdout).toMatch(/--canonical\s+write touched modules in canonical print/);
+    expect(gcpatch(['refactor', 'apply', '--help']).stdout).toMatch(/--canonical\s+write touched modules in canonical print/);
   });
 });
