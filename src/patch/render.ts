@@ -14,10 +14,11 @@
  *    comment lines go; a new form takes its text and attached comments from a donor that had it
  *    (`:split-module`), or else the canonical print. Comments after a form on its own line, blank
  *    lines and the module's trailing trivia stay. A BOM and CRLF line ends stay as they were.
- * 3. Every edited form is read back and canonicalized; a form whose text does not give exactly the
- *    new canonical form is printed canonically instead (counted in `canonicalForms`). Finally the
- *    whole text is read back and compared form by form with the new forms; on any mismatch the
- *    module is written in canonical print and {@link RenderedModule.fallback} says why. The result
+ * 3. The whole text is read back and its canonical forms compared with the new forms. If they
+ *    differ, the text is built again with every edited form read back on its own (a form whose
+ *    text does not give exactly its new canonical form is printed canonically, counted in
+ *    `canonicalForms`) and checked again; if it still differs, the module is written in canonical
+ *    print and {@link RenderedModule.fallback} says why. The result
  *    is therefore never a wrong module: `hash-module` of what is written always equals that of the
  *    canonical apply.
  */
@@ -312,23 +313,33 @@ export class ModuleRenderer {
         if (p !== null && p.forms.length > 0 && formsEqual(p.canon, forms)) return { bytes: p.source, mode: 'kept', canonicalForms: 0 };
       }
     }
-    let text: string;
-    let canonicalForms = 0;
-    try {
-      const r = this.renderText(path, own, forms);
-      text = r.text;
-      canonicalForms = r.canonicalForms;
-    } catch (error) {
-      if (!isGcError(error)) throw error;
-      return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, fallback: `the edited text could not be built (${error.message})` };
+    // Fast path: build the text without checking each edited form, then read the whole text back
+    // once. Only when that check fails, build it again checking every edited form on its own (a form
+    // that does not read back right is printed canonically), and check the whole text again.
+    let reason = '';
+    for (const checkForms of [false, true]) {
+      let text: string;
+      let canonicalForms = 0;
+      try {
+        const r = this.renderText(path, own, forms, checkForms);
+        text = r.text;
+        canonicalForms = r.canonicalForms;
+      } catch (error) {
+        if (!isGcError(error)) throw error;
+        reason = `the edited text could not be built (${error.message})`;
+        continue;
+      }
+      const bytes = encoder.encode(text);
+      const check = readBack(bytes, forms);
+      if (check === undefined) {
+        return { bytes, mode: own === null && canonicalForms === forms.length ? 'canonical' : 'preserved', canonicalForms };
+      }
+      reason = check;
     }
-    const bytes = encoder.encode(text);
-    const check = readBack(bytes, forms);
-    if (check !== undefined) return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, fallback: check };
-    return { bytes, mode: own === null && canonicalForms === forms.length ? 'canonical' : 'preserved', canonicalForms };
+    return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, fallback: reason };
   }
 
-  private renderText(path: string, own: ParsedText | null, forms: readonly Term[]): { text: string; canonicalForms: number } {
+  private renderText(path: string, own: ParsedText | null, forms: readonly Term[], checkForms: boolean): { text: string; canonicalForms: number } {
     const eol = own?.eol ?? '\n';
     const sep = eol + eol;
     let donors: Map<string, [ParsedText, number][]> | undefined;
@@ -381,7 +392,7 @@ export class ModuleRenderer {
       out.push(slice(layout.ownStart[i]!, f.start));
       if (equal[j]) out.push(slice(f.start, f.end));
       else {
-        const edited = editFormText(own, i, forms[j]!, eol);
+        const edited = editFormText(own, i, forms[j]!, eol, checkForms);
         if (edited === undefined) {
           canonicalForms++;
           out.push(indentPrint(printTerm(forms[j]!), indentAt(src, f.start), eol));
@@ -401,7 +412,7 @@ export class ModuleRenderer {
 }
 
 /** The edited text of old form `i` made into `next`, or undefined when no in-place edit reads back right. */
-function editFormText(p: ParsedText, i: number, next: Term, eol: string): string | undefined {
+function editFormText(p: ParsedText, i: number, next: Term, eol: string, check: boolean): string | undefined {
   const f = p.forms[i]!;
   // The in-place walk compares subterms at every level it descends, which is quadratic in nesting
   // depth; a pathologically deep form is printed canonically instead (still only that form).
@@ -422,6 +433,7 @@ function editFormText(p: ParsedText, i: number, next: Term, eol: string): string
   }
   parts.push(decoder.decode(p.source.subarray(at, f.end)));
   const text = parts.join('');
+  if (!check) return text;
   try {
     if (termsEqual(canonicalizeForm(readTerm(text), i), next)) return text;
   } catch (error) {
