@@ -83,6 +83,14 @@ function unwindApplication(t: Term, argc: number): Term[] | undefined {
   return out.reverse();
 }
 
+/** True for `(fn (p) body)` / `(let (…) body)`: the source list has its canonical list's items. */
+function oneShape(r: NodeSpan): boolean {
+  const head = r.children[0]?.term;
+  if (head?.kind !== 'sym' || r.children.length !== 3) return false;
+  if (head.name === 'let') return true;
+  return head.name === 'fn' && r.children[1]!.kind === 'list' && r.children[1]!.children.length === 1;
+}
+
 /** Heads whose source list has the same items as its canonical list. */
 const SAME_SHAPE = new Set(['def', 'if', 'begin', 'prim', 'seal', 'unseal', 'quote']);
 
@@ -98,11 +106,10 @@ function listChildren(r: NodeSpan, t: Term): Term[] | undefined {
     const list = items(t);
     if (list === undefined || list.length !== c) return undefined;
     if (SAME_SHAPE.has(head.name)) return list;
-    if (head.name === 'fn' || head.name === 'let') {
-      // One parameter (fn) / any bindings (let) with one body: the same shape, but the parameter
-      // list and bindings are matched as data-like lists below only when they are equal.
-      return list;
-    }
+    // `(fn (p) body)` and `(let (bindings…) body)` keep their shape; more parameters nest `fn`s
+    // and more body expressions add a `begin`, so those do not correspond item by item.
+    if (head.name === 'fn' && c === 3 && r.children[1]!.kind === 'list' && r.children[1]!.children.length === 1) return list;
+    if (head.name === 'let' && c === 3) return list;
     return undefined;
   }
   if (c === 1) return [t];
@@ -236,6 +243,37 @@ function spliceItems(src: Uint8Array, r: NodeSpan, kids: readonly NodeSpan[], o:
 }
 
 /**
+ * For a source `(fn (p1 … pk) b1 … bm)` or `(let (bindings…) b1 … bm)` whose canonical forms nest
+ * (`(fn (p1) (fn (p2) …))`, a `(begin b1 … bm)` body): the source body nodes with their old and
+ * new canonical terms, when the parameters / bindings are unchanged. Undefined otherwise.
+ */
+function bodyTriples(r: NodeSpan, o: Term, n: Term): [NodeSpan, Term, Term][] | undefined {
+  const c = r.children.length;
+  const head = r.children[0]?.term;
+  if (c < 3 || head?.kind !== 'sym' || (head.name !== 'fn' && head.name !== 'let')) return undefined;
+  const params = r.children[1]!;
+  if (params.kind !== 'list') return undefined;
+  let ob: Term | undefined = o;
+  let nb: Term | undefined = n;
+  const levels = head.name === 'fn' ? params.children.length : 1;
+  for (let k = 0; k < levels; k++) {
+    const oi: Term[] | undefined = ob === undefined ? undefined : items(ob);
+    const ni: Term[] | undefined = nb === undefined ? undefined : items(nb);
+    if (oi?.length !== 3 || ni?.length !== 3 || !termsEqual(oi[0]!, ni[0]!) || !termsEqual(oi[1]!, ni[1]!)) return undefined;
+    ob = oi[2];
+    nb = ni[2];
+  }
+  const bodies = r.children.slice(2);
+  if (bodies.length === 1) return [[bodies[0]!, ob!, nb!]];
+  const oi = items(ob!);
+  const ni = items(nb!);
+  if (oi?.length !== bodies.length + 1 || ni?.length !== bodies.length + 1) return undefined;
+  const begin = oi[0]!;
+  if (begin.kind !== 'sym' || begin.name !== 'begin' || !termsEqual(begin, ni[0]!)) return undefined;
+  return bodies.map((b, i) => [b, oi[i + 1]!, ni[i + 1]!]);
+}
+
+/**
  * The source edits that make the form at `root` read as `next`, whose old canonical form is `prev`.
  * @param src the module's UTF-8 bytes (offsets in `root` refer to them).
  * @param root the form's node (from `readModuleSpans`).
@@ -283,6 +321,11 @@ export function editForm(src: Uint8Array, root: NodeSpan, prev: Term, next: Term
         ns = n.entries.map((e) => e[1]);
       }
     } else if (r.kind === 'list') {
+      const bodies = oneShape(r) ? undefined : bodyTriples(r, o, n);
+      if (bodies !== undefined) {
+        for (let i = bodies.length - 1; i >= 0; i--) stack.push(bodies[i]!);
+        continue;
+      }
       const head = r.children[0]?.term;
       const reserved = head?.kind === 'sym' && RESERVED_HEADS.has(head.name);
       const oc = listChildren(r, o);
