@@ -5,7 +5,9 @@
 // hand from those rules; only hashes are computed (hash-term of the hand-written patch and ops; the
 // request's identity is tested in request.test.ts), and the comparison is of the canonical print,
 // i.e. the exact stored bytes, so a planner change that moves one byte fails here.
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { CONFLICT_CODES } from '../../src/refactor/codes.js';
 import { hashTerm } from '../../src/coreform/hash.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
@@ -160,5 +162,42 @@ describe('conflicted reports: each code', () => {
   ];
   test.each(cases)('%s', (_name, p, conflicts, modules) => {
     expectReport(p, (h, n) => conflictedReport(h, n, conflicts), modules ?? MODULES);
+  });
+});
+
+describe('property: planner and independent verifier agree on the conflict rules', () => {
+  const names = ['a', 'b', 'c', 'quote', '12', 'a b', ''];
+  const rhs = fc.constantFrom('1', 'a', 'b', "'c", '(fn (x) (a x))', '[b c]', '{:k a}', '"a"');
+  const moduleSource = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd'), rhs), { maxLength: 3 }).map((defs) =>
+    defs.map(([n, r]) => `(def ${n} ${r})\n`).join('') + '(a b)\n',
+  );
+  test('every generated request: the report verifies; codes unique, in check order; order dependency alone', () => {
+    fc.assert(
+      fc.property(
+        fc.array(moduleSource, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom('rename', 'move', 'extract', 'inline'),
+        fc.constantFrom(...names),
+        fc.constantFrom(...names),
+        fc.constantFrom('', 'new.gc', 'm0.gc', '../x.gc', 'a//b.gc'),
+        (sources, refactorKind, fromSymbol, toSymbol, targetModulePath) => {
+          const modules = sources.map((src, i) => [`m${i}.gc`, src] as const);
+          const request = requestOf({ refactorKind, fromSymbol, toSymbol, targetModulePath }, modules);
+          const plan = planRefactor(request);
+          const verified = verifyRefactorReport(plan.report, request);
+          expect(verified.safe).toBe(plan.safe);
+          const codes = plan.conflicts.map((c) => c.code);
+          expect(new Set(codes).size).toBe(codes.length);
+          const order = codes.map((c) => CONFLICT_CODES.indexOf(c));
+          expect([...order].sort((x, y) => x - y)).toEqual(order);
+          if (codes.includes('refactor/target-order-dependency')) expect(codes).toHaveLength(1);
+          for (const c of plan.conflicts) {
+            expect(c.message).toBe(MESSAGE[c.code]);
+            expect(c.pathRepr).toBe('');
+            if (c.code !== 'refactor/target-order-dependency') expect(c.modulePath).toBe('');
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
