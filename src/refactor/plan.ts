@@ -16,13 +16,14 @@
  * once, with its one fixed message (`codes.ts` `CONFLICT_MESSAGES`) and `:module-path ""`
  * `:path-repr ""`, in this order:
  * 1. `refactor/kind-invalid` (kind not rename|move|extract);
- * 2. `refactor/source-symbol-invalid` (`:from-symbol` is ""), 3. `refactor/destination-symbol-invalid`
- *    (`:to-symbol` is ""); any other non-empty string is a valid symbol ("12", "a b", "quote");
- * 4. `refactor/no-op` (equal symbols, even both "");
+ * 2. `refactor/source-symbol-invalid` (`:from-symbol` is "" or not a string),
+ *    3. `refactor/destination-symbol-invalid` (`:to-symbol` likewise); any other non-empty string is
+ *    a valid symbol ("12", "a b", "quote");
+ * 4. `refactor/no-op` (both strings and equal, even both "");
  * 5. `refactor/source-symbol-missing` (no definition named `from`), 6. `refactor/source-symbol-ambiguous`
  *    (more than one), 7. `refactor/destination-symbol-exists` (at least one named `to`; so a no-op
  *    on a defined symbol gives 4 and 7);
- * 8.–10. move/extract only: `refactor/target-module-required` (target ""), else
+ * 8.–10. move/extract only: `refactor/target-module-required` (target "" or not a string), else
  *    `refactor/target-module-invalid` (not portable), else `refactor/target-module-exists`.
  * Only when none of these applies, and only for move/extract: `refactor/target-order-dependency`
  * as the single conflict, located at (`:module-path`) the first definition, in module then form
@@ -203,7 +204,7 @@ function collectConflicts(request: RefactorRequest, scans: readonly ModuleScan[]
   add(!(REFACTOR_KINDS as readonly string[]).includes(kind), ConflictCode.kindInvalid);
   add(from === '', ConflictCode.sourceSymbolInvalid);
   add(to === '', ConflictCode.destinationSymbolInvalid);
-  add(from === to, ConflictCode.noOp);
+  add(from === to && !request.nonStrings.has('from-symbol') && !request.nonStrings.has('to-symbol'), ConflictCode.noOp);
   add(sources.length === 0, ConflictCode.sourceSymbolMissing);
   add(sources.length > 1, ConflictCode.sourceSymbolAmbiguous);
   add(definitions.some((d) => d.name === to), ConflictCode.destinationSymbolExists);

@@ -242,7 +242,7 @@ function expectedConflicts(request: RefactorRequest, facts: RequestFacts): Confl
     [kind !== 'rename' && !isMove, ConflictCode.kindInvalid],
     [from.length === 0, ConflictCode.sourceSymbolInvalid],
     [to.length === 0, ConflictCode.destinationSymbolInvalid],
-    [from === to, ConflictCode.noOp],
+    [from === to && !request.nonStrings.has('from-symbol') && !request.nonStrings.has('to-symbol'), ConflictCode.noOp],
     [sources === 0, ConflictCode.sourceSymbolMissing],
     [sources >= 2, ConflictCode.sourceSymbolAmbiguous],
     [facts.defs.some((d) => d.name === to), ConflictCode.destinationSymbolExists],

@@ -14,6 +14,8 @@ import { readTerm } from '../../src/coreform/read.js';
 import { planRefactor } from '../../src/refactor/plan.js';
 import type { RefactorParams } from '../../src/refactor/request.js';
 import { verifyRefactorReport } from '../../src/refactor/verify.js';
+import { decodeRefactorRequest, refactorRequestTerm } from '../../src/refactor/request.js';
+import { mapSet, kw, type Term } from '../../src/coreform/term.js';
 import { requestOf } from './helpers.js';
 
 const MODULES: readonly (readonly [string, string])[] = [
@@ -199,5 +201,28 @@ describe('property: planner and independent verifier agree on the conflict rules
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('request fields that are not strings (admitted, as the reference does, and planned to conflicts)', () => {
+  const base = requestOf(params('move', 'app::double', 'util::double', 'util.gc'), MODULES);
+  const withFields = (fields: Record<string, string>): ReturnType<typeof decodeRefactorRequest> => {
+    let t = refactorRequestTerm(params('move', 'app::double', 'util::double', 'util.gc'), base.modules);
+    for (const [k, v] of Object.entries(fields)) t = mapSet(t, kw(k), readTerm(v) as Term);
+    return decodeRefactorRequest(t);
+  };
+  test.each([
+    ['kind a keyword', { 'refactor-kind': ':move' }, [['refactor/kind-invalid', '']]],
+    // A symbol source matches no definition (definition names are compared as strings).
+    ['source a symbol', { 'from-symbol': 'app::double' }, [['refactor/source-symbol-invalid', ''], ['refactor/source-symbol-missing', '']]],
+    ['destination an integer', { 'to-symbol': '7' }, [['refactor/destination-symbol-invalid', '']]],
+    // Two equal non-strings are not a no-op: the no-op rule needs two strings.
+    ['both symbols nil', { 'from-symbol': 'nil', 'to-symbol': 'nil' }, [['refactor/source-symbol-invalid', ''], ['refactor/destination-symbol-invalid', ''], ['refactor/source-symbol-missing', '']]],
+    ['target nil', { 'target-module-path': 'nil' }, [['refactor/target-module-required', '']]],
+  ] as [string, Record<string, string>, [string, string][]][])('%s', (_name, fields, conflicts) => {
+    const request = withFields(fields);
+    const plan = planRefactor(request);
+    expect(printTerm(plan.report)).toBe(conflictedReport(request.requestH, MODULES.length, conflicts));
+    expect(verifyRefactorReport(plan.report, request).safe).toBe(false);
   });
 });
