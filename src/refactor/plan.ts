@@ -63,9 +63,9 @@ import { decodeRefactorRequest, termIdentity, type RefactorRequest } from './req
 export interface RefactorConflict {
   code: ConflictCodeValue;
   message: string;
-  /** Module the conflict points at, or `''`. */
+  /** Module the conflict points at (only `refactor/target-order-dependency` has one), or `''`. */
   modulePath: string;
-  /** `print_term` of the node path (e.g. `"[\n  [:form 2]]"`), or `''`. */
+  /** Always `''`: the reference locates no conflict by node path. */
   pathRepr: string;
 }
 
@@ -91,7 +91,6 @@ interface Definition {
   name: string;
   /** Index of the module in the request (manifest order). */
   moduleIndex: number;
-  formIndex: number;
   rhs: Term;
 }
 
@@ -154,9 +153,9 @@ function symbolNames(root: Term): Set<string> {
 function scanModule(moduleIndex: number, forms: VecTerm, from: string | undefined): ModuleScan {
   const definitions: Definition[] = [];
   let occurrences = 0;
-  forms.items.forEach((form, formIndex) => {
+  forms.items.forEach((form) => {
     const def = asDefinition(form);
-    if (def !== undefined) definitions.push({ name: def[0], moduleIndex, formIndex, rhs: def[1] });
+    if (def !== undefined) definitions.push({ name: def[0], moduleIndex, rhs: def[1] });
     if (from !== undefined) occurrences += countSymbol(form, from);
   });
   return { definitions, occurrences };
