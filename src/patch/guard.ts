@@ -37,10 +37,11 @@ export function withPackageLock<T>(
  * when an interrupted transaction's journal exists, take the lock (waiting up to 2 s) and recover
  * it. Cheap when there is none (one `lstat`).
  * @param pkg `package.toml` or the package directory.
+ * @param options lock wait and command; `fault` is the recovery's test hook.
  * @returns the recovery done (`action: 'none'` when nothing was pending).
  * @throws as {@link withPackageLock}.
  */
-export function recoverPendingTransaction(pkg: string, options: LockOptions = {}): RecoveryResult {
+export function recoverPendingTransaction(pkg: string, options: LockOptions & { fault?: (step: string) => void } = {}): RecoveryResult {
   let packageDir: string;
   try {
     packageDir = dirname(resolveManifestPath(pkg));
