@@ -101,11 +101,14 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         'Obligations run through --obligation-runner CMD (or GCPATCH_OBLIGATION_RUNNER), which must print a\n' +
         'genesis/acceptance-v0.2 term. Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
         'so a package with obligations rolls back with exit 30; a package with obligations = [] applies.\n' +
-        'The files are written through a journal under a package lock: after a crash the next gcpatch command on the\n' +
-        'package (or `gcpatch recover`) restores it all-old; a second apply/pack meanwhile fails with patch/package-locked.\n' +
-        'Paths naming .git, .gcpatch or .genesis, or not portable, are refused (patch/reserved-path, patch/non-portable-path).\n' +
-        'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations failed, 50 verification failed,\n' +
-        '70 I/O or package locked.',
+        'Files are written through a journal under a package lock: after a crash\n' +
+        'the next gcpatch command on the package (or `gcpatch recover`) restores it;\n' +
+        'a second apply or pack meanwhile fails with patch/package-locked.\n' +
+        'Paths naming .git, .gcpatch or .genesis, or not portable, are refused\n' +
+        '(patch/reserved-path, patch/non-portable-path); modes are kept; a\n' +
+        'symlinked package.toml is refused (patch/symlink-target).\n' +
+        'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations\n' +
+        'failed, 50 verification failed, 70 I/O or package locked.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--pkg <path>', 'package.toml or its directory', '.')

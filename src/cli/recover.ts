@@ -34,12 +34,15 @@ export function registerRecoverCommand(program: Command, ctx: CliContext): void 
     .command('recover')
     .summary('finish or undo an interrupted apply, refactor apply or pack of a package')
     .description(
-      'Take the package lock (breaking a stale lock of a dead process) and, if an interrupted apply, refactor apply\n' +
-        'or pack left its journal (.gcpatch/apply-journal.json), roll it back — or finish it when it had passed its\n' +
-        'commit point — so the package is all-old or all-new again. Every gcpatch command on a package does this\n' +
-        'first; run it explicitly after a crash or kill. It never touches a file matching neither the bytes the\n' +
-        'journal recorded before nor after (patch/recovery-conflict: inspect that file, then run recover again).\n' +
-        'Exit 0 recovered (or nothing to do), 50 recovery conflict, 70 locked by a live process, damaged journal or I/O.',
+      'Finish or undo an interrupted apply, refactor apply or pack of a package.\n' +
+        'Takes the package lock (breaking a stale lock of a dead process); if a\n' +
+        'journal (.gcpatch/apply-journal.json) is left, rolls the transaction back,\n' +
+        'or finishes it when it had passed its commit point: the package is all-old\n' +
+        'or all-new again. Every gcpatch command on a package does this first.\n' +
+        'A file matching neither the recorded before nor after bytes stops it with\n' +
+        'patch/recovery-conflict and nothing changed: inspect that file, run again.\n' +
+        'Exit 0 recovered or nothing to do, 50 recovery conflict, 70 locked by a\n' +
+        'live process, damaged journal (patch/journal-invalid) or I/O.',
     )
     .option('--pkg <path>', 'package.toml or its directory', '.')
     .option('--lock-wait <ms>', 'wait this long for a running gcpatch on the package to finish', '0')
