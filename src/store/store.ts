@@ -66,9 +66,10 @@ export interface StoreEntry {
   size: number;
 }
 
-/** The first failure of a verify, in entry order. */
+/** One failure of a verify. */
 export interface StoreFailure {
   code: string;
+  /** The entry's name: its address, or for an anomaly the offending file name; undefined for the whole store. */
   hex: string | undefined;
   message: string;
 }
