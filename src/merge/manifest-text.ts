@@ -252,10 +252,11 @@ export function mergeManifestTables(base: TomlTable, ours: TomlTable, theirs: To
 /**
  * Spellings that smol-toml reads as a value shared with another spelling, so the table cannot show
  * a change between them: a signed NaN (`-nan`, `+nan` read as `nan`) and a time with more than
- * three fractional digits (read to the millisecond). Conservative: a match inside a string or a
- * comment also counts (it only costs the reference layout).
+ * three fractional digits (read to the millisecond). A signed nan counts in a value position
+ * (after `=`, `[` or `,`), so a name like `"my-nano"` does not. Conservative otherwise: a match
+ * inside a string or a comment also counts (it only costs the reference layout).
  */
-const LOSSY_SPELLING = /[+-]nan|:[0-9]{2}\.[0-9]{4,}/;
+const LOSSY_SPELLING = /(?:^|[=[,])\s*[+-]nan(?![A-Za-z0-9_-])|:[0-9]{2}\.[0-9]{4,}/m;
 
 /** True when `text` may hold a value the table (and so the reference writer) cannot tell apart. */
 export function hasLossySpelling(text: string): boolean {

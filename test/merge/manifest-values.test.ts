@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MANIFEST_UNSUPPORTED, mergeManifestText, parseManifestTable, tomlEqual } from '../../src/merge/manifest-text.js';
+import { hasLossySpelling, MANIFEST_UNSUPPORTED, mergeManifestText, parseManifestTable, tomlEqual } from '../../src/merge/manifest-text.js';
 import { gitMergeBytes } from '../../src/merge/line-based.js';
 import { DEFAULT_TIMEOUT_MS, mergeFileBytes } from '../../src/merge/text-driver.js';
 import { isGcError } from '../../src/util/errors.js';
@@ -75,6 +75,15 @@ describe('manifest driver: values that read as another value', () => {
       expect(near.text).toContain(`x = ${spelling}\n`);
       if (near.exitCode === 0) expect(near.text).toContain('y = 2');
     }
+  });
+
+  it('hasLossySpelling: signed nan in value positions and sub-millisecond times only', () => {
+    for (const t of ['x = -nan', 'x = +nan\n', 'a = [1.0, -nan]', 'a = [\n    -nan,\n]', 't = 07:32:00.1234', 'x=-nan # c']) expect(hasLossySpelling(t), t).toBe(true);
+    for (const t of ['name = "my-nano"', 'x = nan', 't = 07:32:00.123', 'tags = ["a-nanb"]']) expect(hasLossySpelling(t), t).toBe(false);
+    // A package named like that still gets the reference layout when the line merge conflicts.
+    const base = 'name = "my-nano"\nschema = 1\nversion = "0.1.0"\n';
+    const r = mergeManifestText(enc(base), enc(base.replace('schema = 1', 'schema = 2')), enc(base.replace('"0.1.0"', '"0.2.0"')));
+    expect(r.layout).toBe('reference');
   });
 
   it('inf, dates, times and integers beyond 2^53 read back exactly through the reference layout', () => {
