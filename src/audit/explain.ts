@@ -493,7 +493,7 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
           message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${startState.merge ? 'or merge of its parents ' : ''}explains the change (${describe(h?.forms, b)}): a hand edit hidden after the refactor; redo it as a patch or refactor`,
           file,
           ...(l !== undefined ? { line: l } : {}),
-          title: startState.merge ? 'edit slipped into a merge' : 'hidden edit',
+          title: 'replay differs',
         });
         continue;
       }
@@ -502,7 +502,7 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
       out.fail('module', path, 'explained', {
         code: AuditCode.unexplainedChange,
         severity: 'warning',
-        message: `${file}: ${at} changes it (${describe(h?.forms, b)}) and no evidence ${startState.merge ? 'or merge of its parents ' : ''}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}`,
+        message: `${file}: ${at} changes it (${describe(h?.forms, b)}) and no evidence in this pull request ${startState.merge ? 'or merge of the parents ' : ''}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}`,
         file,
         ...(l !== undefined ? { line: l } : {}),
         title: 'unexplained change',

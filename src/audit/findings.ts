@@ -211,7 +211,7 @@ export class PackageFindings {
 
   /**
    * Records a failed check and its finding. The row's result is `fail` for errors, `warn` for
-   * warnings and notices.
+   * warnings, `skip` for notices (a notice never fails a run, and is never a pass).
    */
   fail(
     kind: string,
@@ -220,7 +220,7 @@ export class PackageFindings {
     finding: { code: AuditCodeValue; severity?: Severity; message: string; file?: string; line?: number; title?: string },
   ): void {
     const severity = finding.severity ?? 'error';
-    this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : 'warn', detail: finding.message });
+    this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : severity === 'warning' ? 'warn' : 'skip', detail: finding.message });
     const f: AuditFinding = { code: finding.code, severity, message: finding.message, package: this.pkg };
     if (finding.file !== undefined) f.file = finding.file;
     if (finding.line !== undefined) f.line = finding.line;
