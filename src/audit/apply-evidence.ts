@@ -45,6 +45,8 @@ export interface ApplyEvidence {
   fields: ApplyReportFields;
   /** Artifacts absent from the store (recomputed by {@link completeApplyEvidence}). */
   missingArtifacts: ('package' | 'acceptance')[];
+  /** The stored package record (`genesis/package-v0.2`), when present. */
+  packageRecord: MapTerm | undefined;
 }
 
 /** The decoded fields of an apply report. */
@@ -188,6 +190,7 @@ export async function checkApplyReport(
     ['acceptance', r.acceptanceArtifact, 'genesis/acceptance-v0.2'],
   ];
   let acceptance: Term | undefined;
+  let packageRecord: MapTerm | undefined;
   const missing: ('package' | 'acceptance')[] = [];
   for (const [what, address, kind] of artifacts) {
     const a = await store.entry(address);
@@ -203,6 +206,7 @@ export async function checkApplyReport(
       return fail('artifacts', AuditCode.applyArtifactInvalid, `the ${what} artifact ${address.slice(0, 12)} ${problem}`, `${what} artifact invalid`);
     }
     if (what === 'acceptance') acceptance = a.term;
+    else packageRecord = a.term as MapTerm;
   }
   if (acceptance !== undefined) {
     const acceptanceOk = mapGetKw(acceptance as MapTerm, 'ok');
@@ -247,6 +251,7 @@ export async function checkApplyReport(
     semanticEdits: r.semanticEdits,
     fields: r,
     missingArtifacts: missing,
+    packageRecord,
   };
 }
 
@@ -276,6 +281,17 @@ export function recomputedBuiltinAcceptance(manifest: Manifest): MapTerm {
   return acceptanceTerm(manifest, records);
 }
 
+/** Name, version and obligations of a `genesis/package-v0.2` record, as much of a manifest as an acceptance needs. */
+function recordIdentity(record: MapTerm): Manifest | undefined {
+  const name = mapGetKw(record, 'name');
+  const version = mapGetKw(record, 'version');
+  const obligations = mapGetKw(record, 'obligations');
+  if (name?.kind !== 'str' || version?.kind !== 'str' || obligations?.kind !== 'vec') return undefined;
+  const names = obligations.items.map((o) => (o.kind === 'sym' ? o.name : undefined));
+  if (names.some((n) => n === undefined)) return undefined;
+  return { schema: 1, name: name.value, version: version.value, modules: [], dependencies: [], obligations: names as string[], tests: [], table: {} };
+}
+
 /**
  * Completes the checks {@link checkApplyReport} left for artifacts missing from the store (issue #11
  * item 4, a cherry-picked apply commit): the acceptance is recomputed as gcpatch's own acceptance of
@@ -296,7 +312,9 @@ export function completeApplyEvidence(ev: ApplyEvidence, replayed: { manifest: M
   };
   if (replayed === undefined) return fail(`the ${ev.missingArtifacts.join(' and ')} artifact is not in the evidence store and the patch could not be replayed to recompute it`);
   if (ev.missingArtifacts.includes('acceptance')) {
-    const acceptance = recomputedBuiltinAcceptance(replayed.manifest);
+    // The acceptance belongs to the state the apply produced: its package record when stored (the
+    // commit carries it), else the replayed package.
+    const acceptance = recomputedBuiltinAcceptance(ev.packageRecord !== undefined ? recordIdentity(ev.packageRecord) ?? replayed.manifest : replayed.manifest);
     if (termAddress(acceptance) !== ev.acceptanceArtifact) {
       return fail(`the acceptance artifact ${ev.acceptanceArtifact.slice(0, 12)} is not in the evidence store and is not gcpatch's own acceptance of the replayed package (an obligation runner's acceptance cannot be recomputed): commit the whole .genesis/store`);
     }
