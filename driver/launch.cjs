@@ -14,7 +14,7 @@
  *   used (the line-merge fallback and `git config` reads), and `perf_hooks` likewise (the merge's
  *   time budget; ≈8 ms to load): `--version`, trivial merges and small merges need neither.
  *
- * Exit codes are the bundle's. When the bundle cannot be read this prints one line and exits 2, so
+ * Exit codes are the bundle's. When the bundle cannot be read or compiled this prints one line and exits 2, so
  * the installed driver line (which treats anything but 0 and its conflict status as "not started")
  * falls back to `git merge-file`.
  */
@@ -61,7 +61,13 @@ if (useCache) {
   }
 }
 const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-const script = new vm.Script(wrapper, { filename: bundle, cachedData });
+let script;
+try {
+  script = new vm.Script(wrapper, { filename: bundle, cachedData });
+} catch (error) {
+  process.stderr.write(`gcpatch: the merge driver bundle ${bundle} does not compile (${error.message}); run \`gcpatch driver install\`\n`);
+  process.exit(2);
+}
 if (useCache && (cachedData === undefined || script.cachedDataRejected === true)) {
   // Written at exit, after the merge ran, so that the functions it compiled are cached as well.
   process.once('exit', () => {
