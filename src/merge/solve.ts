@@ -252,6 +252,14 @@ export function sidesFromMarkers(bytes: Uint8Array, file = 'file'): MarkedSides 
   return { base: join(parts.base), ours: join(parts.ours), theirs: join(parts.theirs), blocks, markerSize: size, labels };
 }
 
+/** The labels of the first `<<<<<<<` and `>>>>>>>` markers (any size ≥ 7) of merge-style conflicts. */
+function labelsOfMarkers(bytes: Uint8Array): { ours: string; base: string; theirs: string } {
+  const text = Buffer.from(bytes).toString('utf8');
+  const open = /^(<{7,}) ([^\r\n]*)\r?$/m.exec(text);
+  const close = open ? new RegExp(`^>{${open[1]!.length}} ([^\\r\\n]*)\\r?$`, 'm').exec(text) : null;
+  return { ours: open?.[2] ?? '', base: '', theirs: close?.[1] ?? '' };
+}
+
 /** What {@link solveFile} did to one file. */
 export interface SolveResult {
   /** The file as given. */
@@ -372,10 +380,8 @@ export function solveFile(file: string, opts: { cwd?: string; style?: ConflictSt
   }
   const hadBase = marked !== undefined ? true : markerError?.code === 'solve/no-base' ? false : undefined;
   const style: ConflictStyle | undefined = opts.style ?? (hadBase === undefined ? undefined : hadBase ? 'diff3' : 'merge');
-  const labels =
-    marked !== undefined
-      ? { ours: marked.labels.ours || 'ours', base: marked.labels.base || 'base', theirs: marked.labels.theirs || 'theirs' }
-      : undefined;
+  const found = marked?.labels ?? (markerError !== undefined ? labelsOfMarkers(current) : undefined);
+  const labels = found !== undefined ? { ours: found.ours || 'ours', base: found.base || 'base', theirs: found.theirs || 'theirs' } : undefined;
   const merged = mergeBytesLikeDriver(sides.base, sides.ours, sides.theirs, {
     mode,
     markerSize: marked?.markerSize ?? 7,
