@@ -151,12 +151,14 @@ export async function run() {
 
     console.log('CPU per merge (user+sys ms, medians of paired rounds; ratio to bare `node -e 0`)');
     console.log('size     forms   bare node   driver   ratio' + (old ? '   old ESM   ratio' : '') + '   no cache   git merge-file   MB/s   exit');
-    for (const [label, bytes, n, rounds] of [
+    const sizes = [
       ['10 KB', 10_000, 8, 5],
       ['100 KB', 100_000, 6, 5],
       ['1 MB', 1_000_000, 3, 5],
       ['8 MB', 8_000_000, 1, 3],
-    ]) {
+    ];
+    // GCPATCH_BENCH_DRIVER_SIZES=2 measures only the first two sizes (quick runs).
+    for (const [label, bytes, n, rounds] of sizes.slice(0, Number(process.env.GCPATCH_BENCH_DRIVER_SIZES ?? sizes.length))) {
       const t = triple(bytes);
       const work = join(dir, label.replace(' ', ''));
       mkdirSync(work);
