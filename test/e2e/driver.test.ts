@@ -1,11 +1,11 @@
 // End-to-end: real git repositories with the merge drivers installed (driver/dist/index.js):
 // merge, rebase, cherry-pick, criss-cross, renames, CRLF, missing final newline, add/add, emptied
 // files, fallbacks (syntax error, existing markers, binary), package.toml pins, diff3 style.
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doctorDriver, installDriver } from '../../src/merge/driver-install.js';
-import { DRIVER, commit, git, initRepo, tmp } from '../driver/helpers.js';
+import { installDriver } from '../../src/merge/driver-install.js';
+import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
 beforeAll(() => {
@@ -169,22 +169,5 @@ describe('git merge with the gcpatch driver', () => {
     );
   });
 
-  it('a missing driver binary: doctor reports it, and git keeps ours without markers (why doctor matters)', () => {
-    const repo = initRepo();
-    const dir = tmp('gcpatch-moved-');
-    const copy = join(dir, 'index.js');
-    copyFileSync(DRIVER, copy);
-    copyFileSync(join(DRIVER, '../package.json'), join(dir, 'package.json'));
-    installDriver({ cwd: repo, driverPath: copy });
-    expect(doctorDriver({ cwd: repo }).healthy).toBe(true);
-    rmSync(dir, { recursive: true });
-    const d = doctorDriver({ cwd: repo });
-    expect(d.healthy).toBe(false);
-    expect(d.checks.find((c) => c.name === 'entry:gcpatch')?.message).toMatch(/does not exist/);
-    commit(repo, { 'm.gc': mod(A('1')) }, 'base');
-    branches(repo, { 'm.gc': mod(A('2')) }, { 'm.gc': mod(A('3')) });
-    expect(git(repo, ['merge', '-q', '--no-edit', 'feature']).status).not.toBe(0);
-    expect(read(repo, 'm.gc')).toBe(mod(A('2')));
-  });
 });
 
