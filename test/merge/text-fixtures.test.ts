@@ -5,9 +5,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gitMergeBytes, hasConflictMarkers } from '../../src/merge/line-based.js';
-import { mergeFileBytes } from '../../src/merge/text-driver.js';
-import type { MarkerOptions } from '../../src/merge/text-diff3.js';
+import { gitMergeBytes, hasConflictMarkers } from '../../src/textmerge/line-based.js';
+import { mergeFileBytes } from '../../src/textmerge/driver.js';
+import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { ROOT } from '../helpers/cli.js';
 import { checkInvariants } from './text-invariants.js';
 

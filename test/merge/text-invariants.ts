@@ -8,10 +8,10 @@
 // - merging (base, x, x) and (base, base, x) gives x byte for byte, also through the structural
 //   merge alone (no whole-file shortcut).
 import { expect } from 'vitest';
-import { normalizeSide } from '../../src/merge/newline.js';
-import type { MarkerOptions } from '../../src/merge/text-diff3.js';
-import { mergeStructuralBytes, type DriverOutcome } from '../../src/merge/text-driver.js';
-import { segmentModule, type SegmentedModule } from '../../src/merge/text-segments.js';
+import { normalizeSide } from '../../src/textmerge/newline.js';
+import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import { mergeStructuralBytes, type DriverOutcome } from '../../src/textmerge/driver.js';
+import { segmentModule, type SegmentedModule } from '../../src/textmerge/segments.js';
 
 const dec = new TextDecoder();
 

@@ -12,7 +12,7 @@ import { canonicalizeForm } from '../coreform/canon.js';
 import { printTerm } from '../coreform/print.js';
 import { decodeSlice, readTerm, scanModule } from '../coreform/read.js';
 import { listItems, type Term } from '../coreform/term.js';
-import { checkDeadline } from './text-deadline.js';
+import { checkDeadline } from './deadline.js';
 
 /** One aligned unit of a module's text. */
 export interface TextElement {

@@ -7,7 +7,7 @@
  * the same id there). Base positions tell which items a side moved: the items outside one longest
  * increasing run of base positions, in that side's order.
  */
-import { checkDeadline } from './text-deadline.js';
+import { checkDeadline } from './deadline.js';
 
 const START = -1;
 const END = -2;

@@ -13,11 +13,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
-import { mergeManifestText } from './manifest-text.js';
+import { mergeManifestText } from '../merge/manifest-text.js';
 import { BOM, chooseOutputStyle, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
-import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './text.js';
-import { TimeoutError, deadlineIn } from './text-deadline.js';
-import { concatBytes, sameBytes, type ConflictStyle, type MarkerOptions } from './text-diff3.js';
+import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './module.js';
+import { TimeoutError, deadlineIn } from './deadline.js';
+import { concatBytes, sameBytes, type ConflictStyle, type MarkerOptions } from './diff3.js';
 
 /** Which of the two drivers runs: `.gc` modules, or `package.toml` (`--manifest`). */
 export type DriverMode = 'gc' | 'manifest';

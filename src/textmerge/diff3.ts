@@ -7,7 +7,7 @@
  * lack one). Like git's xdiff, changes of the two sides that overlap or touch (one ends on the line
  * where the other starts, or both insert at the same place) form one conflict unless identical.
  */
-import { checkDeadline } from './text-deadline.js';
+import { checkDeadline } from './deadline.js';
 
 /** One difference between two line sequences: `a[aStart, aEnd)` is replaced by `b[bStart, bEnd)`. */
 export interface Hunk {

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MarkerOptions } from './text-diff3.js';
+import type { MarkerOptions } from './diff3.js';
 
 /** The outcome of {@link gitMergeFile}. */
 export interface LineMergeResult {

@@ -13,7 +13,7 @@
  * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
  *    → `mergeInside` (part by part, else a line-level diff3), kept only when clean and it reads back
  *    as one element of the same kind and name; delete/modify and divergent add/add are conflicts.
- * 4. `mergeOrder` (text-order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
+ * 4. `mergeOrder` (order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
  *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
  * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
  *    marker block per element.
@@ -23,10 +23,10 @@
  *    merge.
  */
 import { GcError } from '../util/errors.js';
-import { checkDeadline } from './text-deadline.js';
-import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './text-diff3.js';
-import { mergeOrder } from './text-order.js';
-import { segmentModule, type SegmentedModule, type TextElement } from './text-segments.js';
+import { checkDeadline } from './deadline.js';
+import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
+import { mergeOrder } from './order.js';
+import { segmentModule, type SegmentedModule, type TextElement } from './segments.js';
 
 /** A merge input. */
 export type Side = 'base' | 'ours' | 'theirs';
