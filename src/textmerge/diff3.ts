@@ -7,7 +7,29 @@
  * lack one). Like git's xdiff, changes of the two sides that overlap or touch (one ends on the line
  * where the other starts, or both insert at the same place) form one conflict unless identical.
  */
+import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
+
+/**
+ * Error code: a diff would need more memory than {@link myersBudget} allows (issue #13 item 10). The
+ * driver then falls back to the line merge (`git merge-file`), whose memory is linear.
+ */
+export const TEXT_TOO_LARGE = 'merge/text/too-large';
+
+/** Fixed part of the Myers frontier budget, in saved `Int32` entries (4 MiB entries = 16 MiB). */
+export const MYERS_BASE_BUDGET = 1 << 22;
+/** Per-input-element part of the Myers frontier budget, in saved `Int32` entries. */
+export const MYERS_BUDGET_PER_ELEMENT = 64;
+
+/**
+ * The most frontier entries {@link myersDiff} may save for inputs of `n` and `m` elements (lines or
+ * child nodes): {@link MYERS_BASE_BUDGET} + {@link MYERS_BUDGET_PER_ELEMENT} × (n + m), i.e. memory
+ * proportional to the input. The saved frontiers grow as D² for D differences, so two sides that
+ * rewrite one large form differently would otherwise need gigabytes.
+ */
+export function myersBudget(n: number, m: number): number {
+  return MYERS_BASE_BUDGET + MYERS_BUDGET_PER_ELEMENT * (n + m);
+}
 
 /** One difference between two line sequences: `a[aStart, aEnd)` is replaced by `b[bStart, bEnd)`. */
 export interface Hunk {
@@ -96,9 +118,11 @@ class LineTable {
  * Myers' O(ND) shortest edit script between two integer sequences, as hunks in ascending order.
  * Common prefix and suffix are stripped first.
  * @param deadline `performance.now()`-style ms timestamp after which `TimeoutError` is thrown.
- * @throws TimeoutError when the deadline passes.
+ * @param budget most `Int32` frontier entries to save (default {@link myersBudget} of the inputs).
+ * @throws TimeoutError when the deadline passes; GcError {@link TEXT_TOO_LARGE} when the saved
+ *   frontiers would exceed `budget`.
  */
-export function myersDiff(a: ArrayLike<number>, b: ArrayLike<number>, deadline = Infinity): Hunk[] {
+export function myersDiff(a: ArrayLike<number>, b: ArrayLike<number>, deadline = Infinity, budget = myersBudget(a.length, b.length)): Hunk[] {
   let pre = 0;
   const n0 = a.length;
   const m0 = b.length;
@@ -113,9 +137,17 @@ export function myersDiff(a: ArrayLike<number>, b: ArrayLike<number>, deadline =
   const offset = max + 1;
   const v = new Int32Array(2 * max + 3);
   const trace: Int32Array[] = [];
+  let saved = 0;
   let found = false;
   for (let d = 0; d <= max && !found; d++) {
     if ((d & 63) === 0) checkDeadline(deadline);
+    saved += 2 * d + 3;
+    if (saved > budget) {
+      throw new GcError(
+        TEXT_TOO_LARGE,
+        `the diff of ${n0} against ${m0} lines or nodes needs more than ${budget} saved entries (more than ${d} differences); memory is capped in proportion to the input`,
+      );
+    }
     trace.push(v.slice(offset - d - 1, offset + d + 2));
     for (let k = -d; k <= d; k += 2) {
       let x: number;

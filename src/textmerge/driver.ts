@@ -161,6 +161,7 @@ export function mergeStructuralBytes(
     const r = mergeModuleText(sides.base.text, sides.ours.text, sides.theirs.text, { markers, deadline, prefer: style.side });
     pieces = r.pieces;
     conflicts = r.conflicts;
+    messages.push(...r.messages);
     normalized = r.text;
   } else {
     const r = mergeManifestText(sides.base.text, sides.ours.text, sides.theirs.text, { deadline });

@@ -27,6 +27,10 @@ import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
 import { segmentModule, type SegmentedModule, type TextElement } from './segments.js';
+import { mergeFormTree, readingOf, renderTree, type TreeMerge } from './tree.js';
+import { canonicalizeForm } from '../coreform/canon.js';
+import { readTerm } from '../coreform/read.js';
+import { termsEqual } from '../coreform/term.js';
 
 /** A merge input. */
 export type Side = 'base' | 'ours' | 'theirs';
@@ -61,6 +65,8 @@ export interface TextMergeResult {
   /** `text` as pieces (their concatenation), for newline restoration. */
   pieces: TextPiece[];
   conflicts: TextConflict[];
+  /** Notes for standard error (renames carried over). */
+  messages: string[];
   /** Counts: elements in the result, elements merged inside (both sides changed), conflicts. */
   stats: { elements: number; merged: number; conflicts: number };
 }
@@ -83,9 +89,18 @@ export const TEXT_UNSAFE = 'merge/text/unsafe';
 
 type Resolution =
   | { kind: 'take'; side: Side; index: number }
-  | { kind: 'merged'; bytes: Uint8Array; endsWithComment: boolean }
+  | { kind: 'merged'; bytes: Uint8Array; endsWithComment: boolean; inner?: InnerConflicts }
   | { kind: 'conflict'; code: TextConflictCode; b: number; o: number; t: number }
   | { kind: 'deleted' };
+
+/** A tree-merged element with conflicts marked inside it (only the conflicting nodes' lines). */
+interface InnerConflicts {
+  /** 0-based lines of each `<<<<<<<` marker within the element's bytes. */
+  markerLines: number[];
+  /** The element with every conflict resolved to ours' / theirs' version (for the safety net). */
+  ours: Uint8Array;
+  theirs: Uint8Array;
+}
 
 /** Per aligned element: its index on each side (-1 = absent) and how it is resolved. */
 interface Aligned {
@@ -181,7 +196,7 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
  * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
  * its text, with a line-level diff3 when both sides changed it.
  */
-function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs'): Resolution {
+function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs', markers: MarkerOptions, messages: string[]): Resolution {
   const tb = b >= 0 ? body(B, b) : undefined;
   const to = o >= 0 ? body(O, o) : undefined;
   const tt = t >= 0 ? body(T, t) : undefined;
@@ -190,7 +205,7 @@ function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideM
     if (!tb) return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
     if (sameBytes(to, tb)) return { kind: 'take', side: 'theirs', index: t };
     if (sameBytes(tt, tb)) return { kind: 'take', side: 'ours', index: o };
-    const merged = mergeInside(b, o, t, B, O, T, deadline);
+    const merged = mergeInside(b, o, t, B, O, T, deadline, markers, messages);
     return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
   }
   if (to) {
@@ -222,44 +237,102 @@ function mergePart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: number
   return concatBytes(lines);
 }
 
+/** Canonical equality of two form texts (undefined when either does not canonicalize). */
+function sameCanonical(a: Uint8Array, b: Uint8Array): boolean {
+  try {
+    return termsEqual(canonicalizeForm(readTerm(a)), canonicalizeForm(readTerm(b)));
+  } catch (error) {
+    if (error instanceof GcError) return false;
+    throw error;
+  }
+}
+
 /**
- * Merges one element both sides changed: first part by part (attached comments, form, trailing
- * comment; so a comment edit on one side and a code edit on the other combine), else a line-level
- * diff3 of the whole text. Kept only when the result reads back as exactly one element of the base
- * element's kind (and def name), with no surrounding whitespace.
+ * Merges the form part of an element both sides changed (issue #14): rules 1–3, then the tree
+ * merge (tree.ts) when clean, then rule "formatting versus code" (one side's change has the same
+ * canonical form as base: the other side's text), then a clean line-level diff3.
+ * @returns clean bytes, or the tree merge with conflicts (`tree`), or undefined.
  */
-function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number): Resolution | undefined {
+function mergeFormPart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: number, messages: string[]): { bytes: Uint8Array } | { tree: TreeMerge } | undefined {
+  if (sameBytes(o, t) || sameBytes(t, b)) return { bytes: o };
+  if (sameBytes(o, b)) return { bytes: t };
+  const tree = mergeFormTree(b, o, t, deadline);
+  if (tree && tree.conflicts === 0) {
+    messages.push(...tree.renames);
+    return { bytes: readingOf(tree.segments, 'ours') };
+  }
+  if (sameCanonical(o, b)) return { bytes: t };
+  if (sameCanonical(t, b)) return { bytes: o };
+  const line = mergePart(b, o, t, deadline);
+  if (line) return { bytes: line };
+  return tree && tree.renames.length === 0 ? { tree } : undefined;
+}
+
+/**
+ * Merges one element both sides changed: first part by part (attached comments, form by
+ * {@link mergeFormPart}, trailing comment; so a comment edit on one side and a code edit on the
+ * other combine), else a line-level diff3 of the whole text, else the tree merge's conflicts marked
+ * inside the form. Kept only when the result (and, with conflicts, each side's reading of it) reads
+ * back as exactly one element of the base element's kind (and def name).
+ */
+function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, markers: MarkerOptions, messages: string[]): Resolution | undefined {
   const baseEl = B.m.elements[b]!;
-  const candidates: (() => Uint8Array | undefined)[] = [];
+  const candidates: (() => { bytes: Uint8Array; inner?: InnerConflicts } | undefined)[] = [];
+  let treeConflict: (() => { bytes: Uint8Array; inner?: InnerConflicts } | undefined) | undefined;
   if (baseEl.kind === 'form' && O.m.elements[o]!.kind === 'form' && T.m.elements[t]!.kind === 'form') {
     candidates.push(() => {
       const pb = parts(B, b);
       const po = parts(O, o);
       const pt = parts(T, t);
-      const out: Uint8Array[] = [];
-      for (let k = 0; k < 3; k++) {
-        const m = mergePart(pb[k]!, po[k]!, pt[k]!, deadline);
-        if (!m) return undefined;
-        out.push(m);
+      const pre = mergePart(pb[0]!, po[0]!, pt[0]!, deadline);
+      const post = mergePart(pb[2]!, po[2]!, pt[2]!, deadline);
+      if (!pre || !post) return undefined;
+      const local: string[] = [];
+      const form = mergeFormPart(pb[1]!, po[1]!, pt[1]!, deadline, local);
+      if (!form) return undefined;
+      if ('bytes' in form) {
+        messages.push(...local);
+        return { bytes: concatBytes([pre, form.bytes, post]) };
       }
-      return concatBytes(out);
+      // Conflicts inside the form: tried after the whole-text line merge.
+      treeConflict = () => {
+        const segs = [pre, ...form.tree.segments, post];
+        const r = renderTree(segs, markers);
+        return { bytes: r.bytes, inner: { markerLines: r.markerLines, ours: readingOf(segs, 'ours'), theirs: readingOf(segs, 'theirs') } };
+      };
+      return undefined;
     });
   }
-  candidates.push(() => mergePart(body(B, b), body(O, o), body(T, t), deadline));
-  for (const candidate of candidates) {
-    const bytes = candidate();
-    if (!bytes) continue;
+  candidates.push(() => {
+    const m = mergePart(body(B, b), body(O, o), body(T, t), deadline);
+    return m ? { bytes: m } : undefined;
+  });
+  candidates.push(() => treeConflict?.());
+  const readsAsElement = (bytes: Uint8Array): TextElement | undefined => {
     let seg: SegmentedModule;
     try {
       seg = segmentModule(bytes, deadline);
     } catch (error) {
-      if (error instanceof GcError) continue;
+      if (error instanceof GcError) return undefined;
       throw error;
     }
-    if (seg.elements.length !== 1) continue;
+    if (seg.elements.length !== 1) return undefined;
     const e = seg.elements[0]!;
-    if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) continue;
-    return { kind: 'merged', bytes, endsWithComment: e.endsWithComment };
+    if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) return undefined;
+    return e;
+  };
+  for (const candidate of candidates) {
+    const c = candidate();
+    if (!c) continue;
+    if (c.inner) {
+      const eo = readsAsElement(c.inner.ours);
+      const et = readsAsElement(c.inner.theirs);
+      if (!eo || !et) continue;
+      return { kind: 'merged', bytes: c.bytes, endsWithComment: false, inner: c.inner };
+    }
+    const e = readsAsElement(c.bytes);
+    if (!e) continue;
+    return { kind: 'merged', bytes: c.bytes, endsWithComment: e.endsWithComment };
   }
   return undefined;
 }
@@ -358,9 +431,10 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   checkDeadline(deadline);
 
   let merged = 0;
+  const messages: string[] = [];
   aligned.forEach((a, i) => {
     if ((i & 255) === 0) checkDeadline(deadline);
-    a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline, options.prefer ?? 'ours');
+    a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
     if (a.resolution.kind === 'merged') merged++;
   });
 
@@ -394,6 +468,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     text,
     pieces: real.pieces,
     conflicts: real.conflicts,
+    messages,
     stats: { elements: order.length, merged, conflicts: real.conflicts.length },
   };
 }
@@ -506,6 +581,8 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     piece: TextPiece;
     endsWithComment: boolean;
     conflict: TextConflictCode | undefined;
+    /** Tree-merged element with inner conflicts: lines of its markers within the body. */
+    markerLines?: number[] | undefined;
     src: Side;
     elKind: 'form' | 'comment';
     name: string | undefined;
@@ -529,6 +606,18 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     if (r.kind === 'merged') {
       const src = a.o >= 0 ? 'ours' : 'theirs';
       const e = elOf(src, src === 'ours' ? a.o : a.t);
+      if (r.inner) {
+        const bytes = mode === 'markers' ? r.bytes : r.inner[mode];
+        return {
+          piece: { bytes, from: undefined },
+          endsWithComment: mode === 'markers' ? false : (mode === 'ours' ? O : T).m.elements[mode === 'ours' ? a.o : a.t]!.endsWithComment,
+          conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
+          markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
+          src,
+          elKind: e.kind,
+          name: e.defName,
+        };
+      }
       return {
         piece: { bytes: r.bytes, from: undefined },
         endsWithComment: r.endsWithComment,
@@ -605,7 +694,8 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       push(lead.bytes, lead.from);
     }
     if (out.conflict) {
-      conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: currentLine() });
+      const at = currentLine();
+      for (const l of out.markerLines ?? [0]) conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l });
     }
     push(out.piece.bytes, out.piece.from);
     if (!out.conflict) elements.push({ bytes: out.piece.bytes, kind: out.elKind });

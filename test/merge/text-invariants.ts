@@ -4,7 +4,9 @@
 //   block) that one side changed and the other did not comes out exactly as that side wrote it;
 //   definitions one side deleted and the other left alone are gone;
 // - exit 1 from the structural merge: every conflicting definition appears inside markers with
-//   ours' text in the ours section and theirs' text in the theirs section;
+//   ours' text in the ours section and theirs' text in the theirs section, or (a conflict marked
+//   inside a tree-merged form, issue #14) the result read with every block resolved to ours, and
+//   to theirs, reads back with that definition, and each block's ours and theirs sections differ;
 // - merging (base, x, x) and (base, base, x) gives x byte for byte, also through the structural
 //   merge alone (no whole-file shortcut).
 import { expect } from 'vitest';
@@ -70,6 +72,22 @@ export function conflictBlocks(text: string, size: number): { ours: string; base
   return out;
 }
 
+/** The text with every conflict block replaced by its `side` section. */
+export function resolveBlocks(text: string, size: number, side: 'ours' | 'theirs'): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  const is = (l: string, c: string): boolean => l.startsWith(c.repeat(size)) && (l.length === size || l[size] === ' ');
+  let section: 'none' | 'ours' | 'base' | 'theirs' = 'none';
+  for (const l of lines) {
+    if (section === 'none' && is(l, '<')) section = 'ours';
+    else if (section !== 'none' && is(l, '|')) section = 'base';
+    else if (section !== 'none' && l === '='.repeat(size)) section = 'theirs';
+    else if (section !== 'none' && is(l, '>')) section = 'none';
+    else if (section === 'none' || section === side) out.push(l);
+  }
+  return out.join('\n');
+}
+
 /** Checks the invariants listed at the top of this file. */
 export function checkInvariants(
   base: Uint8Array,
@@ -116,7 +134,14 @@ export function checkInvariants(
       const key = [...o.keys(), ...t.keys()].find((k) => k.startsWith(`def:${c.name}#`));
       if (key === undefined) continue;
       const found = blocks.some((bl) => bl.ours === (o.get(key) ?? '') && bl.theirs === (t.get(key) ?? ''));
-      expect(found, `conflict on ${c.name} shows both sides inside markers`).toBe(true);
+      if (found) continue;
+      // Marked inside the form: both readings keep the definition; the blocks are real conflicts.
+      for (const side of ['ours', 'theirs'] as const) {
+        const reading = trySegment(new TextEncoder().encode(resolveBlocks(text, markers.markerSize, side)));
+        expect(reading, `${side}' reading of the result reads back`).toBeDefined();
+        expect(reading!.elements.some((e) => e.defName === c.name), `${side}' reading keeps ${c.name}`).toBe(true);
+      }
+      for (const bl of blocks) expect(bl.ours === bl.theirs, 'a conflict block whose sides are equal').toBe(false);
     }
   }
   // Idempotence laws through the structural merge alone.
