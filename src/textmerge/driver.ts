@@ -182,15 +182,14 @@ export function mergeStructuralBytes(
   return { result, conflicts, messages };
 }
 
-function describeConflict(c: TextConflict): string {
+/**
+ * One conflict as a stderr line (the caller prefixes `gcpatch: <path>:`): the definition, the line
+ * of its `<<<<<<<` marker, the code and which side did what, e.g.
+ * `conflict in (def ledger/core::total …) at line 12 [form/delete-modify]: theirs deleted it, ours changed it`.
+ */
+export function describeConflict(c: TextConflict): string {
   const what = c.kind === 'comment' ? 'a comment block' : c.name !== undefined ? `(def ${c.name} …)` : 'a top-level form';
-  const why =
-    c.code === 'form/divergent-edit'
-      ? 'both sides changed it differently'
-      : c.code === 'form/delete-modify'
-        ? 'one side deleted it, the other changed it'
-        : 'both sides added it with different text';
-  return `conflict in ${what} at line ${c.line} [${c.code}]: ${why}`;
+  return `conflict in ${what} at line ${c.line} [${c.code}]: ${c.detail}`;
 }
 
 /**

@@ -27,9 +27,11 @@ import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
 import { segmentModule, type SegmentedModule, type TextElement } from './segments.js';
-import { mergeFormTree, readingOf, renderTree, type TreeMerge } from './tree.js';
+import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
+import { containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
-import { readTerm } from '../coreform/read.js';
+import { readModuleSpans, readTerm } from '../coreform/read.js';
+import type { Term } from '../coreform/term.js';
 import { termsEqual } from '../coreform/term.js';
 
 /** A merge input. */
@@ -39,9 +41,11 @@ export type Side = 'base' | 'ours' | 'theirs';
  * Conflict codes of the text merge, named after SEMANTIC_PATCH_MERGE_v0.1.md's:
  * `form/divergent-edit` (both sides changed one element differently and the lines overlap),
  * `form/delete-modify` (one side deleted an element the other changed),
- * `form/divergent-add` (both added the same name, or the same element, with different text).
+ * `form/divergent-add` (both added the same name, or the same element, with different text),
+ * `form/dangling-reference` (one side removed a definition the other side's changes newly reference;
+ * issue #14).
  */
-export type TextConflictCode = 'form/divergent-edit' | 'form/delete-modify' | 'form/divergent-add';
+export type TextConflictCode = 'form/divergent-edit' | 'form/delete-modify' | 'form/divergent-add' | 'form/dangling-reference';
 
 /** One marked conflict: its code, the element kind, the def name (if any) and where its markers start. */
 export interface TextConflict {
@@ -50,6 +54,8 @@ export interface TextConflict {
   name: string | undefined;
   /** 1-based line of the conflict's `<<<<<<<` marker in the normalized result. */
   line: number;
+  /** Which side did what, e.g. `theirs deleted it, ours changed it` (for messages). */
+  detail: string;
 }
 
 /** A piece of the result: bytes, and when they are an unchanged run of one input, where from. */
@@ -90,7 +96,7 @@ export const TEXT_UNSAFE = 'merge/text/unsafe';
 type Resolution =
   | { kind: 'take'; side: Side; index: number }
   | { kind: 'merged'; bytes: Uint8Array; endsWithComment: boolean; inner?: InnerConflicts }
-  | { kind: 'conflict'; code: TextConflictCode; b: number; o: number; t: number }
+  | { kind: 'conflict'; code: TextConflictCode; b: number; o: number; t: number; detail?: string }
   | { kind: 'deleted' };
 
 /** A tree-merged element with conflicts marked inside it (only the conflicting nodes' lines). */
@@ -438,6 +444,9 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     if (a.resolution.kind === 'merged') merged++;
   });
 
+  semanticPass(aligned, B, O, T, messages, deadline);
+  checkDeadline(deadline);
+
   const bOrder = new SideOrder(B, B.m.elements.map((_, i) => i), aligned.length);
   const oOrder = new SideOrder(O, oIds, aligned.length);
   const tOrder = new SideOrder(T, tIds, aligned.length);
@@ -581,6 +590,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     piece: TextPiece;
     endsWithComment: boolean;
     conflict: TextConflictCode | undefined;
+    detail?: string;
     /** Tree-merged element with inner conflicts: lines of its markers within the body. */
     markerLines?: number[] | undefined;
     src: Side;
@@ -613,6 +623,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
           endsWithComment: mode === 'markers' ? false : (mode === 'ours' ? O : T).m.elements[mode === 'ours' ? a.o : a.t]!.endsWithComment,
           conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
           markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
+          detail: 'both sides changed the marked lines differently',
           src,
           elKind: e.kind,
           name: e.defName,
@@ -628,6 +639,15 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       };
     }
     const any = r.o >= 0 ? elOf('ours', r.o) : elOf('theirs', r.t);
+    const detail =
+      r.detail ??
+      (r.code === 'form/delete-modify'
+        ? r.o < 0
+          ? 'ours deleted it, theirs changed it'
+          : 'theirs deleted it, ours changed it'
+        : r.code === 'form/divergent-add'
+          ? 'both sides added it with different text'
+          : 'both sides changed it differently');
     if (mode !== 'markers') {
       const side: Side = mode;
       const i = side === 'ours' ? r.o : r.t;
@@ -646,6 +666,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
       endsWithComment: false,
       conflict: r.code,
+      detail,
       src: r.o >= 0 ? 'ours' : 'theirs',
       elKind: any.kind,
       name: any.defName,
@@ -695,7 +716,9 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     }
     if (out.conflict) {
       const at = currentLine();
-      for (const l of out.markerLines ?? [0]) conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l });
+      for (const l of out.markerLines ?? [0]) {
+        conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l, detail: out.detail ?? 'both sides changed it differently' });
+      }
     }
     push(out.piece.bytes, out.piece.from);
     if (!out.conflict) elements.push({ bytes: out.piece.bytes, kind: out.elKind });
@@ -710,4 +733,122 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     push(trail.bytes, trail.from);
   }
   return { pieces, elements, conflicts };
+}
+
+/** The element's term (undefined for comment blocks). */
+function termOf(s: SideModule, i: number): Term | undefined {
+  return s.m.elements[i]!.term;
+}
+
+/** `(def NAME …)` label of an element for messages. */
+function label(s: SideModule, i: number): string {
+  const n = s.m.elements[i]!.defName;
+  return n !== undefined ? `(def ${n} …)` : `the form at byte ${s.m.elements[i]!.formStart}`;
+}
+
+/** Rewrites the symbols `renames` names in one element's bytes (its comments are kept). */
+function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>): Uint8Array | undefined {
+  try {
+    const r = readModuleSpans(bytes);
+    if (r.forms.length !== 1) return undefined;
+    const node = r.forms[0]!.node;
+    return concatBytes([bytes.subarray(0, node.start), substituteText(bytes, node, renames), bytes.subarray(node.end)]);
+  } catch (error) {
+    if (error instanceof GcError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The semantic pass (semantic.ts): renames one side made are carried into the other side's new
+ * references; references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
+ */
+function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number): void {
+  const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
+  const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
+  const changed = (a: Aligned, side: 'ours' | 'theirs'): boolean => {
+    const i = idx(a, side);
+    return i >= 0 && (a.b < 0 || !sameBytes(body(mod(side), i), body(B, a.b)));
+  };
+  const touched = (a: Aligned, side: 'ours' | 'theirs'): boolean => a.b >= 0 && (idx(a, side) < 0 || changed(a, side));
+  for (const x of ['ours', 'theirs'] as const) {
+    const y = x === 'ours' ? 'theirs' : 'ours';
+    const X = mod(x);
+    const Y = mod(y);
+    // Qualified names in base forms X touched that X's changed forms no longer mention.
+    const xNew = aligned.filter((a) => changed(a, x));
+    const xNames = new Map<string, number>();
+    for (const a of xNew) for (const [k, n] of qualifiedCounts(termOf(X, idx(a, x)))) xNames.set(k, (xNames.get(k) ?? 0) + n);
+    const candidates = new Set<string>();
+    for (const a of aligned) {
+      if (!touched(a, x)) continue;
+      for (const k of qualifiedCounts(termOf(B, a.b)).keys()) if (!xNames.has(k)) candidates.add(k);
+    }
+    if (candidates.size === 0) continue;
+    checkDeadline(deadline);
+    // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter).
+    const gone = [...candidates].filter((n) => {
+      if (!containsText(X.m.text, n)) return true;
+      return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && qualifiedCounts(e.term).has(n));
+    });
+    if (gone.length === 0) continue;
+    const fresh = [...xNames.keys()].filter((m) => !containsText(B.m.text, m));
+    const xNewTerms = xNew.map((a) => termOf(X, idx(a, x))).filter((t): t is Term => t !== undefined);
+    for (const n of gone) {
+      const baseMentions = B.m.elements
+        .map((e, i) => ({ e, i }))
+        .filter(({ e, i }) => e.kind === 'form' && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
+      let renamedTo: string | undefined;
+      for (const m of fresh) {
+        const r = new Map([[n, m]]);
+        const ok = baseMentions.every(({ e }) => {
+          let want: Term;
+          try {
+            want = substitute(e.term!, r);
+          } catch {
+            return false;
+          }
+          return xNewTerms.some((t) => termsEqual(t, want));
+        });
+        if (ok && baseMentions.length > 0) {
+          renamedTo = m;
+          break;
+        }
+      }
+      const defIndex = B.m.elements.findIndex((e) => e.defName === n);
+      const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
+      if (renamedTo === undefined && !removedDef) continue;
+      // Y's forms that newly reference n.
+      for (const a of aligned) {
+        if (!changed(a, y)) continue;
+        const yi = idx(a, y);
+        if (Y.m.elements[yi]!.defName === n) continue;
+        const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;
+        const before = a.b >= 0 ? (qualifiedCounts(termOf(B, a.b)).get(n) ?? 0) : 0;
+        if (now <= before) continue;
+        const r = a.resolution;
+        if (renamedTo !== undefined) {
+          const bytes = r.kind === 'take' ? body(mod(r.side as 'ours' | 'theirs'), r.index) : r.kind === 'merged' && !r.inner ? r.bytes : undefined;
+          const renamed = bytes ? renameInElement(bytes, new Map([[n, renamedTo]])) : undefined;
+          if (renamed) {
+            const el = r.kind === 'take' ? mod(r.side as 'ours' | 'theirs').m.elements[r.index]! : undefined;
+            a.resolution = { kind: 'merged', bytes: renamed, endsWithComment: el ? el.endsWithComment : (r as { endsWithComment: boolean }).endsWithComment };
+            messages.push(`carried ${x}' rename ${n} → ${renamedTo} into ${y}' new reference in ${label(Y, yi)}`);
+            continue;
+          }
+        }
+        if (r.kind === 'conflict' && r.code !== 'form/divergent-edit') continue;
+        const what = renamedTo !== undefined ? `renamed ${n} to ${renamedTo} (the rename could not be carried over)` : `deleted (def ${n} …)`;
+        a.resolution = {
+          kind: 'conflict',
+          code: 'form/dangling-reference',
+          b: a.b,
+          o: a.o,
+          t: a.t,
+          detail: `${x} ${what}, which ${y}' ${label(Y, yi)} newly references`,
+        };
+      }
+    }
+  }
 }

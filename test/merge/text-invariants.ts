@@ -1,7 +1,8 @@
 // Invariants of the merge driver, checked on every fixture triple and on generated triples:
 // - the exit code is 0 or 1;
 // - exit 0 (structural or trivial): the result reads back, and every definition (and free comment
-//   block) that one side changed and the other did not comes out exactly as that side wrote it;
+//   block) that one side changed and the other did not comes out exactly as that side wrote it
+//   (with a rename the driver reports as carried over applied);
 //   definitions one side deleted and the other left alone are gone;
 // - exit 1 from the structural merge: every conflicting definition appears inside markers with
 //   ours' text in the ours section and theirs' text in the theirs section, or (a conflict marked
@@ -107,8 +108,11 @@ export function checkInvariants(
     const sr = trySegment(result);
     expect(sr, 'a clean result reads back').toBeDefined();
     const [b, o, t, r] = [sb, so, st, sr!].map((m) => bodies(m, false)) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
+    // Renames the driver says it carried over (issue #14): the other side's text with the new name.
+    const carried = [...outcome.messages.join('\n').matchAll(/carried \w+' rename (\S+) → (\S+) into/g)].map((m) => [m[1]!, m[2]!] as const);
+    const carry = (v: string | undefined): string | undefined => (v === undefined ? v : carried.reduce((x, [a, z]) => x.split(a).join(z), v));
     for (const k of new Set([...b.keys(), ...o.keys(), ...t.keys()])) {
-      const [vb, vo, vt, vr] = [b.get(k), o.get(k), t.get(k), r.get(k)];
+      const [vb, vo, vt, vr] = [carry(b.get(k)), carry(o.get(k)), carry(t.get(k)), r.get(k)];
       if (vo === vt) expect(vr, `${k}: both sides agree`).toBe(vo);
       else if (vt === vb) expect(vr, `${k}: only ours changed it`).toBe(vo);
       else if (vo === vb) expect(vr, `${k}: only theirs changed it`).toBe(vt);
