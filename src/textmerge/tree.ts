@@ -294,7 +294,7 @@ class TreeMerger {
 
   /** A set-valued vector: ours' items, minus those theirs removed, plus those theirs added. */
   private mergeSet(b: NodeSpan, o: NodeSpan, t: NodeSpan): Child[] | undefined {
-    const { B, O, T } = this;
+    const { O, T } = this;
     const keys = (n: NodeSpan): Set<string> => new Set(n.children.map(keyOf));
     const bk = keys(b);
     const tk = keys(t);
@@ -320,7 +320,6 @@ class TreeMerger {
       }
       prev = k;
     });
-    void B;
     const placed = placeAdditions(out, outKeys, added, 1, new Set([...ok].filter((k) => !bk.has(k))));
     fixFirstSep(placed, O, o);
     return placed;
