@@ -24,6 +24,7 @@
 import { printTerm } from '../coreform/print.js';
 import { readTermSpans, type NodeSpan } from '../coreform/read.js';
 import { listFrom, map as mapOf, pair, sym, termsEqual, vec, NIL, type Term } from '../coreform/term.js';
+import { compareUtf8 } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, myersDiff, sameBytes, type Hunk, type MarkerOptions } from './diff3.js';
@@ -173,9 +174,11 @@ class TreeMerger {
     let conflicts = 0;
     const oItems: Term[] = [];
     const tItems: Term[] = [];
+    // A child that was first on its side and is not first here: ours' usual separator.
+    const typical = o.children.length > 1 ? sepOf(O, o, 1) : t.children.length > 1 ? sepOf(T, t, 1) : SPACE;
     children.forEach((c, i) => {
       let sep = c.sep;
-      if (i > 0 && sep.length === 0) sep = SPACE;
+      if (i > 0 && sep.length === 0) sep = typical.length > 0 ? typical : SPACE;
       segs.push(sep, ...c.out.segs);
       conflicts += c.out.conflicts;
       oItems.push(c.out.o);
@@ -320,7 +323,19 @@ class TreeMerger {
       }
       prev = k;
     });
-    const placed = placeAdditions(out, outKeys, added, 1, new Set([...ok].filter((k) => !bk.has(k))));
+    const sorted = (ks: readonly string[]): boolean => ks.every((k, i) => i === 0 || compareUtf8(ks[i - 1]!, k) < 0);
+    let placed: Child[];
+    if (sorted(outKeys) && sorted(t.children.map(keyOf))) {
+      // Sets are kept sorted in their canonical representation (GENESIS_FACTS.md "::meta
+      // convention"): when both sides are sorted, theirs' additions go to their sorted place.
+      const items = out.map((c, i) => ({ key: outKeys[i]!, child: c }));
+      for (const a of added) {
+        let pos = items.findIndex((x) => compareUtf8(a.key, x.key) < 0);
+        if (pos === -1) pos = items.length;
+        items.splice(pos, 0, { key: a.key, child: a.children[0]! });
+      }
+      placed = items.map((x) => x.child);
+    } else placed = placeAdditions(out, outKeys, added, 1, new Set([...ok].filter((k) => !bk.has(k))));
     fixFirstSep(placed, O, o);
     return placed;
   }
