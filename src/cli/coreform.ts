@@ -14,6 +14,7 @@ import { ExitCode, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
 import type { CliContext } from './context.js';
+import { recoverFirst } from './recover.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
 export function readInput(file: string): Uint8Array {
@@ -148,6 +149,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
     .option('--pkg <path>', 'package.toml (or its directory)', '.')
     .option('--json', 'machine-readable output')
     .action((opts: { pkg: string; json?: boolean }) => {
+      recoverFirst(ctx, opts.pkg);
       const pkg = loadPackage(opts.pkg);
       const findings = pinFindings(pkg);
       const ok = pinsVerified(findings);

@@ -26,6 +26,7 @@ import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { resolveManifestPath } from '../workspace/package.js';
 import type { CliContext } from './context.js';
+import { recoverFirst } from './recover.js';
 
 interface PlanOptions {
   kind: string;
@@ -148,6 +149,7 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
     .option('--json', 'machine-readable output')
     .action(async (opts: PlanOptions) => {
       const params = { refactorKind: opts.kind, fromSymbol: opts.from, toSymbol: opts.to, targetModulePath: opts.target ?? '' };
+      if (opts.rev === undefined) recoverFirst(ctx, opts.pkg ?? '.');
       const loaded: LoadedRefactorPackage =
         opts.rev === undefined ? loadRefactorFromDisk(params, opts.pkg) : await loadRefactorAtRevision(params, opts.rev, opts.pkg);
       const plan = planRefactor(loaded.request);
