@@ -27,7 +27,7 @@ import {
   runDriver,
   selfCheck,
   type DriverInvocation,
-} from '../src/merge/text-driver.js';
+} from '../src/textmerge/driver.js';
 
 let invocation: DriverInvocation | undefined;
 let handled = false;

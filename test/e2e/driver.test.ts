@@ -102,7 +102,38 @@ describe('git merge with the gcpatch driver', () => {
     expect(r.stdout + r.stderr).toContain('gcpatch: lib/m.gc: conflict in (def app/m::a …)');
     const text = read(repo, 'lib/m.gc');
     expect(text).toContain(B('B'));
-    expect(text).toMatch(/<<<<<<< \S+\n;; first\n\(def app\/m::a\n {2}\(fn \(x\)\n {4}\(prim int\/add x 2\)\)\)\n=======\n/);
+    // Only the conflicting node's line is marked (issue #14), the rest of the form stays as is.
+    expect(text).toMatch(/;; first\n\(def app\/m::a\n {2}\(fn \(x\)\n<<<<<<< \S+\n {4}\(prim int\/add x 2\)\)\)\n(\|{7}[^\n]*\n {4}\(prim int\/add x 1\)\)\)\n)?=======\n {4}\(prim int\/add x 3\)\)\)\n>>>>>>> /);
+  });
+
+  it('inside forms (issue #14): both exports merge, a rename is carried over on rebase, a new use of a deleted definition conflicts', () => {
+    const meta = (exports: string): string => `(def ::meta\n  '{:caps []\n    :exports [${exports}]\n    :types {}})\n`;
+    const old = `(def app/m::old-name\n  (fn (n)\n    (prim int/mul n 2)))\n`;
+    const repo = repoWith({ 'm.gc': mod(meta('app/m::a'), A('1'), old) });
+    // ours: exports app/m::d and renames old-name; theirs: exports app/m::e and adds a caller of old-name.
+    branches(
+      repo,
+      { 'm.gc': mod(meta('app/m::a app/m::d'), A('1'), old.replace('old-name', 'new-name'), C('4').replace('::c', '::d')) },
+      { 'm.gc': mod(meta('app/m::a app/m::e'), A('1'), old, `(def app/m::e\n  (app/m::old-name 5))\n`) },
+    );
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toContain("carried ours' rename app/m::old-name → app/m::new-name into theirs' new reference in (def app/m::e …)");
+    const text = read(repo, 'm.gc');
+    expect(text).toContain(':exports [app/m::a app/m::d app/m::e]');
+    expect(text).toContain('(def app/m::e\n  (app/m::new-name 5))');
+    expect(text).not.toContain('old-name');
+
+    // Delete vs new use, through a rebase: the replayed commit's new caller conflicts.
+    const helper = `(def app/m::helper\n  (fn (n)\n    (prim int/add n 1)))\n`;
+    const repo2 = repoWith({ 'm.gc': mod(A('1'), helper) });
+    branches(repo2, { 'm.gc': mod(A('1')) }, { 'm.gc': mod(A('1'), helper, `(def app/m::caller\n  (app/m::helper 2))\n`) });
+    git(repo2, ['checkout', '-q', 'feature']);
+    const rb = git(repo2, ['rebase', 'main']);
+    expect(rb.status).not.toBe(0);
+    expect(rb.stdout + rb.stderr).toMatch(/conflict in \(def app\/m::caller …\) at line \d+ \[form\/dangling-reference\]: \S+ deleted \(def app\/m::helper …\)/);
+    expect(read(repo2, 'm.gc')).toMatch(/<<<<<<< [^\n]*\n(\|{7}[^\n]*\n)?=======\n\(def app\/m::caller\n {2}\(app\/m::helper 2\)\)\n>>>>>>> /);
+    git(repo2, ['rebase', '--abort']);
   });
 
   it('keeps CRLF line endings and a missing final newline', () => {
