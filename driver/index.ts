@@ -17,7 +17,7 @@
  */
 import { statSync, writeFileSync } from 'node:fs';
 import pkg from '../package.json';
-import { gitMergeFile } from '../src/merge/line-based.js';
+import { gitMergeFile } from '../src/textmerge/line-based.js';
 import {
   MAX_STRUCTURAL_BYTES,
   emergencyFallback,

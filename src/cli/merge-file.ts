@@ -1,11 +1,11 @@
 /**
  * CLI commands `gcpatch merge-file` and `gcpatch solve` (issue #15 item 4): the merge driver's
  * engine on three loose files, and on files that already hold conflicts. Thin: options, one
- * library call (src/merge/solve.ts), render.
+ * library call (src/textmerge/solve.ts), render.
  */
 import type { Command } from 'commander';
-import { conflictedPaths, mergeLooseFiles, solveFile, type SolveResult } from '../merge/solve.js';
-import type { ConflictStyle } from '../merge/text-diff3.js';
+import { conflictedPaths, mergeLooseFiles, solveFile, type SolveResult } from '../textmerge/solve.js';
+import type { ConflictStyle } from '../textmerge/diff3.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';

@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasConflictMarkers } from '../../src/merge/line-based.js';
-import { countConflicts, sidesFromMarkers, solveFile } from '../../src/merge/solve.js';
+import { hasConflictMarkers } from '../../src/textmerge/line-based.js';
+import { countConflicts, sidesFromMarkers, solveFile } from '../../src/textmerge/solve.js';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { git, initRepo, tmp } from './helpers.js';
 

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasConflictMarkers } from '../../src/merge/line-based.js';
+import { hasConflictMarkers } from '../../src/textmerge/line-based.js';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { commit, git, initRepo } from '../driver/helpers.js';
 import { spawnSync } from 'node:child_process';

@@ -15,8 +15,8 @@ import { basename, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { gitMergeBytes, isBinary } from './line-based.js';
-import { DEFAULT_TIMEOUT_MS, mergeFileBytes, readConflictStyle, type DriverMethod, type DriverMode } from './text-driver.js';
-import type { ConflictStyle, MarkerOptions } from './text-diff3.js';
+import { DEFAULT_TIMEOUT_MS, mergeFileBytes, readConflictStyle, type DriverMethod, type DriverMode } from './driver.js';
+import type { ConflictStyle, MarkerOptions } from './diff3.js';
 
 /** Options of {@link mergeBytesLikeDriver}. */
 export interface LooseMergeOptions {
