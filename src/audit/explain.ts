@@ -215,7 +215,7 @@ export function bindChain(
   };
   const found = search(state, pending, []) ?? firstComplete;
   if (found !== undefined) {
-    steps.push(...found);
+    for (const item of found) steps.push(item);
     return { steps, failures: [], final: found.length > 0 ? found[found.length - 1]!.after : state };
   }
   // Greedy, for the messages: take what applies, report the rest with the error on the final state.

@@ -584,7 +584,7 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     for (const t of touched) {
       const r = await auditPackage(ctx, t);
       packages.push(r.audit);
-      findings.push(...r.findings);
+      for (const item of r.findings) findings.push(item);
     }
     const rows = packages.flatMap((p) => p.rows);
     return {

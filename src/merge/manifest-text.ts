@@ -330,7 +330,7 @@ export function mergeManifestText(base: Uint8Array, ours: Uint8Array, theirs: Ui
     checkDeadline(deadline);
     if (r.conflicts === 0) {
       const parts: Uint8Array[] = [];
-      for (const c of r.chunks) if (c.kind === 'ok') parts.push(...c.lines);
+      for (const c of r.chunks) if (c.kind === 'ok') for (const line of c.lines) parts.push(line);
       const text = concatBytes(parts);
       let reread: TomlTable | undefined;
       try {

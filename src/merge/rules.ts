@@ -107,7 +107,7 @@ export function mergeAdmitted(base: Workspace, left: Workspace, right: Workspace
   const conflicts: MapTerm[] = [];
   for (const path of paths) {
     const outcome = mergePath(path, base.byPath.get(path), left.byPath.get(path), right.byPath.get(path));
-    conflicts.push(...outcome.conflicts);
+    for (const item of outcome.conflicts) conflicts.push(item);
     if (outcome.forms !== undefined) modules.push({ modulePath: path, forms: outcome.forms });
   }
   if (conflicts.length > 0) return { merged: undefined, conflicts };

@@ -345,12 +345,12 @@ export function editForm(src: Uint8Array, root: NodeSpan, prev: Term, next: Term
         continue;
       }
       if (spliceable && kids.length === os.length) {
-        edits.push(...spliceItems(src, r, kids, os, ns, eol));
+        for (const item of spliceItems(src, r, kids, os, ns, eol)) edits.push(item);
         continue;
       }
     }
     const leaf = leafEdits(r, o, n);
-    if (leaf !== undefined) edits.push(...leaf);
+    if (leaf !== undefined) for (const item of leaf) edits.push(item);
     else replace();
   }
   edits.sort((a, b) => a.start - b.start);

@@ -305,7 +305,7 @@ export class PackageTransaction {
     if (batch.length === 0) return;
     // 1. journal first: every temp name is recorded before it exists
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
-    journal.files.push(...batch.map((b) => b.entry));
+    for (const item of batch.map((b) => b.entry)) journal.files.push(item);
     saveJournal(packageDir, journal);
     this.saved = true;
     // 2. directories, stage and backup files

@@ -46,7 +46,7 @@ function names(root: Term): Set<string> {
     const t = stack.pop()!;
     if (t.kind === 'sym') out.add(t.name);
     else if (t.kind === 'pair') stack.push(t.cdr, t.car);
-    else if (t.kind === 'vec') stack.push(...t.items);
+    else if (t.kind === 'vec') for (const item of t.items) stack.push(item);
     else if (t.kind === 'map') for (const [k, v] of t.entries) stack.push(k, v);
   }
   return out;

@@ -144,7 +144,7 @@ function symbolNames(root: Term): Set<string> {
     const t = stack.pop()!;
     if (t.kind === 'sym') names.add(t.name);
     else if (t.kind === 'pair') stack.push(t.cdr, t.car);
-    else if (t.kind === 'vec') stack.push(...t.items);
+    else if (t.kind === 'vec') for (const item of t.items) stack.push(item);
     else if (t.kind === 'map') for (const [k, v] of t.entries) stack.push(k, v);
   }
   return names;

@@ -184,7 +184,7 @@ function mentions(rhs: Term, name: string): boolean {
     const t = pending.pop()!;
     if (t.kind === 'sym' && t.name === name) return true;
     if (t.kind === 'pair') pending.push(t.car, t.cdr);
-    else if (t.kind === 'vec') pending.push(...t.items);
+    else if (t.kind === 'vec') for (const item of t.items) pending.push(item);
     else if (t.kind === 'map') for (const [k, v] of t.entries) pending.push(k, v);
   }
   return false;

@@ -246,7 +246,7 @@ export function diff3(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, de
   const pushOk = (lines: Uint8Array[]): void => {
     if (lines.length === 0) return;
     const last = chunks[chunks.length - 1];
-    if (last && last.kind === 'ok') last.lines.push(...lines);
+    if (last && last.kind === 'ok') for (const line of lines) last.lines.push(line);
     else chunks.push({ kind: 'ok', lines: [...lines] });
   };
   let i = 0;
@@ -314,7 +314,7 @@ export function conflictBlock(ours: Uint8Array, base: Uint8Array, theirs: Uint8A
 export function renderDiff3(result: Diff3Result, markers: MarkerOptions): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const c of result.chunks) {
-    if (c.kind === 'ok') parts.push(...c.lines);
+    if (c.kind === 'ok') for (const line of c.lines) parts.push(line);
     else parts.push(conflictBlock(concatBytes(c.ours), concatBytes(c.base), concatBytes(c.theirs), markers));
   }
   return concatBytes(parts);

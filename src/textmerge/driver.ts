@@ -161,13 +161,13 @@ export function mergeStructuralBytes(
     const r = mergeModuleText(sides.base.text, sides.ours.text, sides.theirs.text, { markers, deadline, prefer: style.side });
     pieces = r.pieces;
     conflicts = r.conflicts;
-    messages.push(...r.messages);
+    for (const m of r.messages) messages.push(m);
     normalized = r.text;
   } else {
     const r = mergeManifestText(sides.base.text, sides.ours.text, sides.theirs.text, { deadline });
     pieces = [{ bytes: r.text, from: undefined }];
     normalized = r.text;
-    messages.push(...r.messages);
+    for (const m of r.messages) messages.push(m);
   }
   const out: Uint8Array[] = style.bom ? [BOM] : [];
   for (const p of pieces) {

@@ -239,7 +239,7 @@ function mergePart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: number
   const r = diff3(b, o, t, deadline);
   if (r.conflicts > 0) return undefined;
   const lines: Uint8Array[] = [];
-  for (const c of r.chunks) if (c.kind === 'ok') lines.push(...c.lines);
+  for (const c of r.chunks) if (c.kind === 'ok') for (const line of c.lines) lines.push(line);
   return concatBytes(lines);
 }
 
@@ -264,7 +264,7 @@ function mergeFormPart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: nu
   if (sameBytes(o, b)) return { bytes: t };
   const tree = mergeFormTree(b, o, t, deadline);
   if (tree && tree.conflicts === 0) {
-    messages.push(...tree.renames);
+    for (const m of tree.renames) messages.push(m);
     return { bytes: readingOf(tree.segments, 'ours') };
   }
   if (sameCanonical(o, b)) return { bytes: t };
@@ -297,7 +297,7 @@ function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModu
       const form = mergeFormPart(pb[1]!, po[1]!, pt[1]!, deadline, local);
       if (!form) return undefined;
       if ('bytes' in form) {
-        messages.push(...local);
+        for (const m of local) messages.push(m);
         return { bytes: concatBytes([pre, form.bytes, post]) };
       }
       // Conflicts inside the form: tried after the whole-text line merge.
