@@ -13,7 +13,8 @@ import { bytesEqual, utf8 } from '../util/bytes.js';
 import { ExitCode, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
-import type { CliContext } from './context.js';
+import { discoverManifest, repinCommand } from '../workspace/discover.js';
+import { PKG_OPTION, type CliContext } from './context.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
 export function readInput(file: string): Uint8Array {
@@ -145,15 +146,15 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       "Compare each module's computed hash with its package.toml pin.\n" +
         'Exit 0 when every pin matches; 50 on any mismatch, missing or empty pin.',
     )
-    .option('--pkg <path>', 'package.toml (or its directory)', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg: string; json?: boolean }) => {
-      const pkg = loadPackage(opts.pkg);
+    .action((opts: { pkg?: string; json?: boolean }) => {
+      const pkg = loadPackage(discoverManifest(opts.pkg));
       const findings = pinFindings(pkg);
       const ok = pinsVerified(findings);
       if (!ok) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok, package: resolve(pkg.manifestFile), findings }, 2) + '\n');
+        ctx.stdout(stringifyJson({ ok, package: resolve(pkg.manifestFile), findings, fix: ok ? null : repinCommand(pkg.dir) }, 2) + '\n');
         return;
       }
       for (const f of findings) {
@@ -165,6 +166,13 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
               : ` (computed ${f.computed})`;
         ctx.stdout(`${f.status.padEnd(11)} ${f.path}${detail}\n`);
       }
-      ctx.stdout(ok ? `all ${findings.length} module pins verified\n` : 'pin verification failed: run `gcpatch pack` after reviewing the modules\n');
+      const empty = findings.filter((f) => f.status === 'empty-pin').length;
+      ctx.stdout(
+        ok
+          ? `all ${findings.length} module pins verified\n`
+          : empty > 0 && empty === findings.filter((f) => f.status !== 'ok').length
+            ? `${empty} empty pin${empty === 1 ? '' : 's'} (hash = "", left by a merge where both sides changed the module): run \`${repinCommand(pkg.dir)}\` to re-pin\n`
+            : `pin verification failed: review the modules, then run \`${repinCommand(pkg.dir)}\` to re-pin\n`,
+      );
     });
 }
