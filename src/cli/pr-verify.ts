@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { countBySeverity, type AuditReport } from '../audit/findings.js';
 import { auditPullRequest } from '../audit/verify-pr.js';
-import { ExitCode } from '../util/errors.js';
+import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import type { CliContext } from './context.js';
 
@@ -68,9 +68,7 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
     .option('--json', 'print the JSON report (gcpatch/pr-audit-v1)')
     .action(async (opts: VerifyPrOptions) => {
       if (opts.failOn !== 'error' && opts.failOn !== 'warning') {
-        ctx.stderr(`gcpatch verify-pr: --fail-on must be error or warning, got ${JSON.stringify(opts.failOn)}\n`);
-        ctx.exitCode = ExitCode.invalidInput;
-        return;
+        throw new GcError('usage/invalid-option', `--fail-on must be error or warning, got ${JSON.stringify(opts.failOn)}`);
       }
       const report = await auditPullRequest({
         base: opts.base,
