@@ -111,7 +111,8 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
     .summary('print the forms of a .gc file as JSON')
     .description(
       'Read a .gc file and print its top-level forms as JSON (mapping documented in README "JSON projection").\n' +
-        'Forms are canonicalized unless --raw; each form carries its byte span [start, end).\n' +
+        'Forms are canonicalized unless --raw (`canonicalized`); each form carries its byte span [start, end).\n' +
+        '`canonical` is true when the file is already in canonical print (what `fmt --check` checks).\n' +
         'The JSON is compact (one line) so that deeply nested terms stay small.',
     )
     .argument('<file>', '.gc module file')
@@ -125,12 +126,17 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
         return { start: f.start, end: f.end, term: termToJson(term) };
       });
       const canonical = opts.raw ? undefined : vec(module.forms.map((f, i) => canonicalizeForm(f.term, i)));
+      // `canonical` means what `fmt --check` means: the file's bytes are its canonical print.
+      // Whether the forms below were canonicalized (not --raw) is `canonicalized`.
+      const printed = canonical ? withFile(file, bytes, () => utf8(printModule(canonical.items))) : undefined;
+      const isCanonical = printed !== undefined ? bytesEqual(printed, bytes) : withFile(file, bytes, () => bytesEqual(utf8(printModule(canonicalizeFile(bytes, file))), bytes));
       ctx.stdout(
         stringifyJson(
           {
             ok: true,
             file,
-            canonical: !opts.raw,
+            canonical: isCanonical,
+            canonicalized: !opts.raw,
             moduleHash: canonical ? withFile(file, bytes, () => hashModule(canonical.items)) : undefined,
             forms,
           },
