@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { compareUtf8 } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
 import { resolveManifestPath } from './package.js';
 
@@ -73,8 +74,11 @@ export function discoverPackageDir(pkg: string | undefined, cwd: string = proces
   return dirname(discoverManifest(pkg, cwd));
 }
 
-/** Every `package.toml` below `top` (breadth-first, no recursion), sorted by path. */
-function packagesUnder(top: string): string[] {
+/**
+ * Every `package.toml` below `top` (breadth-first, no recursion; `.git`, `node_modules` and
+ * `.genesis` are skipped), as absolute paths sorted by UTF-8 bytes.
+ */
+export function packagesUnder(top: string): string[] {
   const out: string[] = [];
   const queue = [top];
   let visited = 0;
@@ -92,7 +96,7 @@ function packagesUnder(top: string): string[] {
       else if (e.isFile() && e.name === 'package.toml') out.push(join(dir, e.name));
     }
   }
-  return out.sort();
+  return out.sort(compareUtf8);
 }
 
 function isFile(path: string): boolean {
