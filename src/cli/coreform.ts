@@ -110,7 +110,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
     .command('parse')
     .summary('print the forms of a .gc file as JSON')
     .description(
-      'Read a .gc file and print its top-level forms as JSON (mapping documented in README "JSON projection").\n' +
+      'Read a .gc file and print its top-level forms as JSON (mapping documented in docs/coreform.md, "JSON projection").\n' +
         'Forms are canonicalized unless --raw (`canonicalized`); each form carries its byte span [start, end).\n' +
         '`canonical` is true when the file is already in canonical print (what `fmt --check` checks).\n' +
         'The JSON is compact (one line) so that deeply nested terms stay small.',

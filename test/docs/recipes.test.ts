@@ -117,6 +117,33 @@ describe('documentation recipes', () => {
     expect(transcripts).toEqual([]);
   });
 
+  it('every relative link points at an existing page and heading', () => {
+    // GitHub's heading anchors: lower case, punctuation other than - and _ dropped, spaces to -.
+    const slug = (h: string): string => h.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const anchors = (page: string): Set<string> => {
+      let fence = false;
+      const out = new Set<string>();
+      for (const l of readFileSync(join(ROOT, page), 'utf8').split('\n')) {
+        if (/^```/.test(l)) fence = !fence;
+        else if (!fence && /^#+ /.test(l)) out.add(slug(l.replace(/^#+ /, '')));
+      }
+      return out;
+    };
+    const broken: string[] = [];
+    for (const page of pages()) {
+      const text = readFileSync(join(ROOT, page), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        const [file, anchor] = target.split('#') as [string, string | undefined];
+        const dest = file === '' ? page : join(page, '..', file);
+        if (!existsSync(join(ROOT, dest))) broken.push(`${page}: ${target}`);
+        else if (anchor !== undefined && dest.endsWith('.md') && !anchors(dest).has(anchor)) broken.push(`${page}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   it('every ```sh block is runnable or listed as deliberately not run', () => {
     const unlisted = blocks.filter((b) => !b.runnable && NOT_RUNNABLE[key(b)] === undefined).map((b) => `${b.page}:${b.line}`);
     expect(unlisted).toEqual([]);
