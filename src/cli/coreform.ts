@@ -15,6 +15,7 @@ import { stringifyJson } from '../util/json.js';
 import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
 import { discoverManifest, repinCommand } from '../workspace/discover.js';
 import { PKG_OPTION, type CliContext } from './context.js';
+import { recoverFirst } from './recover.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
 export function readInput(file: string): Uint8Array {
@@ -155,7 +156,9 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
     .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
     .action((opts: { pkg?: string; json?: boolean }) => {
-      const pkg = loadPackage(discoverManifest(opts.pkg));
+      const manifest = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifest);
+      const pkg = loadPackage(manifest);
       const findings = pinFindings(pkg);
       const ok = pinsVerified(findings);
       if (!ok) ctx.exitCode = ExitCode.verificationFailed;

@@ -11,6 +11,7 @@ import { registerRefactorCommands } from './refactor.js';
 import { registerPatchCommands } from './patch.js';
 import { registerStoreCommands } from './store.js';
 import { registerVerifyPrCommand } from './pr-verify.js';
+import { registerRecoverCommand } from './recover.js';
 
 export type { CliContext } from './context.js';
 export { reportError } from './context.js';
@@ -42,6 +43,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerPatchCommands(program, ctx);
   registerStoreCommands(program, ctx);
   registerVerifyPrCommand(program, ctx);
+  registerRecoverCommand(program, ctx);
   return program;
 }
 

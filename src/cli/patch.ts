@@ -23,6 +23,7 @@ import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/p
 import { verifyPreflightReport } from '../patch/preflight-verify.js';
 import { auditPackage } from '../store/audit.js';
 import { PKG_OPTION, type CliContext } from './context.js';
+import { lockWaitMs, recoverFirst } from './recover.js';
 
 function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
   if (json) ctx.stdout(stringifyJson({ ok: true, kind, ...extra, report: termToJson(term) }, 2) + '\n');
@@ -83,7 +84,9 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .option('--json', 'machine-readable output')
     .action((opts: { patch: string; pkg?: string; json?: boolean }) => {
       const plan = normalizePatchFile(opts.patch);
-      const { packageDir } = readManifest(opts.pkg);
+      const manifestFile = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifestFile);
+      const { packageDir } = readManifest(manifestFile);
       const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, opReferencedPaths(plan.ops)));
       const report = preflightReport(request);
       const outcome = verifyPreflightReport(request, report);
@@ -122,17 +125,30 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         'Obligations run through --obligation-runner CMD (or GCPATCH_OBLIGATION_RUNNER), which must print a\n' +
         'genesis/acceptance-v0.2 term. Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
         'so a package with obligations rolls back with exit 30; a package with obligations = [] applies.\n' +
-        'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations failed, 50 verification failed, 70 I/O.',
+        'Files are written through a journal under a package lock: after a crash\n' +
+        'the next gcpatch command on the package (or `gcpatch recover`) restores it;\n' +
+        'a second apply or pack meanwhile fails with patch/package-locked.\n' +
+        'Paths naming .git, .gcpatch or .genesis, or not portable, are refused\n' +
+        '(patch/reserved-path, patch/non-portable-path); modes are kept; a\n' +
+        'symlinked package.toml is refused (patch/symlink-target).\n' +
+        'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations\n' +
+        'failed, 50 verification failed, 70 I/O or package locked.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--pkg <path>', PKG_OPTION)
     .option('--obligation-runner <cmd>', 'shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--json', 'machine-readable output')
-    .action((opts: { patch: string; pkg?: string; obligationRunner?: string; json?: boolean }) => {
+    .action((opts: { patch: string; pkg?: string; obligationRunner?: string; lockWait: string; json?: boolean }) => {
       const manifestFile = discoverManifest(opts.pkg);
       const base = { patch: opts.patch, pkg: opts.pkg ?? dirname(manifestFile) };
       try {
-        const r = applyPatch({ pkg: manifestFile, patchFile: opts.patch, ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}) });
+        const r = applyPatch({
+          pkg: manifestFile,
+          patchFile: opts.patch,
+          lockWaitMs: lockWaitMs(opts.lockWait),
+          ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
+        });
         const data = {
           ...base,
           patch_artifact: r.patchArtifact,
@@ -175,11 +191,13 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .summary('re-pin module hashes in package.toml and store the package record')
     .description('Re-pin every module (and dependency) hash in package.toml and store the genesis/package-v0.2 record. Prints its address.')
     .option('--pkg <path>', PKG_OPTION)
+    .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg?: string; json?: boolean }) => {
+    .action((opts: { pkg?: string; lockWait: string; json?: boolean }) => {
       const manifestFile = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifestFile);
       const before = pinsOf(manifestFile);
-      const r = packOnDisk(manifestFile);
+      const r = packOnDisk(manifestFile, { lockWaitMs: lockWaitMs(opts.lockWait) });
       if (opts.json) {
         ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/package-v0.2', package_artifact: r.packageArtifact, pins: Object.fromEntries(r.pins), record: termToJson(r.packageRecord) }, 2) + '\n');
         return;
@@ -205,6 +223,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .option('--json', 'machine-readable output')
     .action((opts: { pkg?: string; json?: boolean }) => {
       const manifestFile = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifestFile);
       const r = auditPackage(manifestFile, { dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep) });
       if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
       // Empty or missing pins (what a merge of both sides' module changes leaves) have one fix.

@@ -27,6 +27,7 @@ import { stringifyJson } from '../util/json.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { isHexArgument, resolveStoreAddress } from '../store/prefix.js';
 import { PKG_OPTION, type CliContext } from './context.js';
+import { recoverFirst } from './recover.js';
 
 interface PlanOptions {
   kind: string;
@@ -156,10 +157,12 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
     .option('--json', 'machine-readable output')
     .action(async (opts: PlanOptions) => {
       const params = { refactorKind: opts.kind, fromSymbol: opts.from, toSymbol: opts.to, targetModulePath: opts.target ?? '' };
+      const manifest = opts.rev === undefined ? discoverManifest(opts.pkg) : undefined;
+      if (manifest !== undefined) recoverFirst(ctx, manifest);
       const loaded: LoadedRefactorPackage =
-        opts.rev === undefined
-          ? loadRefactorFromDisk(params, discoverManifest(opts.pkg))
-          : await loadRefactorAtRevision(params, opts.rev, opts.pkg ?? '.');
+        manifest !== undefined
+          ? loadRefactorFromDisk(params, manifest)
+          : await loadRefactorAtRevision(params, opts.rev!, opts.pkg ?? '.');
       const plan = planRefactor(loaded.request);
       const verified = verifyRefactorReport(plan.report, loaded.request);
       let stored: { request: string; report: string } | undefined;

@@ -1,22 +1,19 @@
 /**
  * `gcpatch apply`: the transactional on-disk apply (PATCH_SCHEMA.md; GENESIS_FACTS.md §3.7).
  *
- * Pipeline, top to bottom in {@link applyPatch}: normalize (producer + verifier) → preflight
- * (host path states, producer + verifier) → snapshot the manifest, every op-touched module path and
- * `.genesis/last_acceptance` → store the normalized patch → apply the ops in memory → write the
- * touched modules → pack (re-pin, write `package.toml`, store the package record) → acceptance
- * (runner or gcpatch's own) stored, `last_acceptance` written → apply report stored → commit.
- * On any failure, or an `:ok false` acceptance, the exact prior bytes are restored, files that did
- * not exist are removed (and directories the apply created), and the evidence stays in the store.
- * A rollback that fails is its own hard error (`patch/rollback-failed`, exit 70).
+ * Pipeline, top to bottom in {@link applyPatch}: normalize (producer + verifier) → host path checks
+ * → package lock and recovery → preflight (host path states, producer + verifier) → store the
+ * normalized patch → ops and pack in memory → the journaled transaction writes the touched modules
+ * and `package.toml` → package record stored → acceptance (runner or gcpatch's own) stored,
+ * `last_acceptance` written → apply report stored → commit point.
+ * On any failure, or an `:ok false` acceptance, the transaction rolls back (see `transaction.ts`),
+ * and the evidence stays in the store. A rollback that fails is its own hard error
+ * (`patch/rollback-failed`, exit 70) and keeps the journal for `gcpatch recover`.
  */
-import { mkdirSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { printModule } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import { kw, mapGet, type MapTerm, type Term } from '../coreform/term.js';
-import { writeFileAtomic } from '../util/atomic.js';
-import { bytesEqual } from '../util/bytes.js';
 import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
 import { lineColumn } from '../coreform/read.js';
 import { resolveManifestPath } from '../workspace/package.js';
@@ -25,7 +22,9 @@ import { builtinAcceptance, resolveRunner, runObligationRunner, validateAcceptan
 import { applyOpsInMemory } from './apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
 import { PatchCode, patchError } from './errors.js';
-import { inspectPathStates, loadPackageState, modulePathOnDisk, packStateOnDisk, readIfExists } from './host.js';
+import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists } from './host.js';
+import { withPackageLock } from './guard.js';
+import { PackageTransaction, SimulatedCrash, type PlannedWrite } from './transaction.js';
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from './normalize.js';
 import { verifyNormalizeReport } from './normalize-verify.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from './preflight.js';
@@ -49,9 +48,14 @@ export interface ApplyOptions {
    * Fault-injection hook, called before every step that can fail halfway: `store:patch`,
    * `op:<i>:<name>`, `write:<path>`, `remove:<path>`, `pack:write-manifest`,
    * `pack:store-package-record`, `store:acceptance`, `write:last_acceptance`, `store:apply-report`,
-   * `after-report-stored`. Throwing from it fails the apply at that point (tests use this).
+   * `after-report-stored`, and the transaction's own steps (`journal:open`, `stage:<path>`,
+   * `backup:<path>`, `journal:extend`, `journal:committed`, `cleanup`, `rollback:<path>`).
+   * Throwing from it fails the apply at that point (rolled back); throwing a
+   * {@link SimulatedCrash} stops it dead, like `kill -9`, leaving the journal (tests use this).
    */
   faults?: (step: string) => void;
+  /** Wait for a live lock owner, in milliseconds (default 0: fail at once with `patch/package-locked`). */
+  lockWaitMs?: number;
 }
 
 /** A committed apply. Artifacts are store addresses (hex64); hashes are hash-term hex64. */
@@ -110,89 +114,66 @@ export function normalizePatchFile(file: string): NormalizedPatch {
   }
 }
 
-interface Snapshot {
-  files: Map<string, Uint8Array | undefined>;
-  createdDirs: string[];
-}
-
-function ensureParentDirs(packageDir: string, file: string, snapshot: Snapshot): void {
-  const missing: string[] = [];
-  for (let dir = dirname(file); dir.length > packageDir.length && dir.startsWith(packageDir); dir = dirname(dir)) {
-    try {
-      statSync(dir);
-      break;
-    } catch {
-      missing.push(dir);
-    }
-  }
-  if (missing.length === 0) return;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-  } catch (error) {
-    throw ioError(error, dirname(file), 'create directory');
-  }
-  snapshot.createdDirs.push(...missing.reverse());
-}
-
 /**
- * Restores every snapshotted file to its exact prior bytes (or removes it if it did not exist) and
- * removes directories the apply created (deepest first, only when empty).
- * @throws GcError `patch/rollback-failed` (exit 70) listing every path that could not be restored.
- */
-function rollback(snapshot: Snapshot, cause: unknown): void {
-  const problems: string[] = [];
-  for (const [file, before] of snapshot.files) {
-    try {
-      const now = readIfExists(file);
-      if (before === undefined) {
-        if (now !== undefined) unlinkSync(file);
-      } else if (now === undefined || !bytesEqual(now, before)) {
-        writeFileAtomic(file, before);
-      }
-    } catch (error) {
-      problems.push(`${file}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  for (const dir of [...snapshot.createdDirs].reverse()) {
-    try {
-      if (readdirSync(dir).length === 0) rmdirSync(dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(`${dir}: ${(error as Error).message}`);
-    }
-  }
-  if (problems.length > 0) {
-    const original = isGcError(cause) ? `${cause.code}: ${cause.message}` : String(cause);
-    throw new GcError(PatchCode.rollbackFailed, `rollback after a failed apply (${original}) could not restore: ${problems.join('; ')}`, {
-      exitCode: ExitCode.io,
-      cause,
-      details: { problems },
-    });
-  }
-}
-
-/**
- * Applies a patch to a package on disk, transactionally.
+ * Applies a patch to a package on disk as one journaled transaction (`transaction.ts`), holding
+ * the package lock (`lock.ts`) from before the package is read until the commit or rollback.
+ *
+ * Order: normalize → every op path checked at the host boundary (`patch/reserved-path`,
+ * `patch/non-portable-path`, before any access) and the replaced files checked for links →
+ * lock + recovery of an interrupted transaction → preflight → ops in memory → the planned writes
+ * (module path → `printModule(forms)` or removal, `package.toml` → the packed manifest) committed
+ * by the transaction → package record stored → acceptance (runner or gcpatch's own) on the new
+ * files → `last_acceptance` written in the same transaction → apply report stored → commit point.
+ * On any failure, or an `:ok false` acceptance, the transaction rolls back: the exact prior bytes,
+ * modes and inodes come back, files that did not exist and directories the apply created are
+ * removed; the evidence stays in the store. A crash leaves the journal, and the next gcpatch
+ * command on the package rolls it back (or, past the commit point, finishes it).
  * @returns the committed result (report and artifacts).
  * @throws GcError
  *   - `patch/*` schema and op errors, `core/parse/*`, `manifest/*` (exit 10) — package untouched;
  *   - `patch/path-state-conflict` (exit 10) with the conflict record in `details`;
- *   - `patch/symlink-path`, `patch/non-portable-path` (exit 10) before any access to the path;
+ *   - `patch/reserved-path`, `patch/non-portable-path`, `patch/symlink-path` (exit 10) before any
+ *     access to the path; `patch/symlink-target` (exit 10) for a symlinked `package.toml` or
+ *     `.genesis/last_acceptance`;
+ *   - `patch/package-locked` (exit 70) when another live process holds the package lock;
+ *   - `patch/recovery-conflict` (exit 50), `patch/journal-invalid` (exit 70) from recovery;
  *   - `patch/obligations-failed` (exit 30) when acceptance is `:ok false` (rolled back; `details`
  *     carries the report, acceptance, package and patch artifacts); runner errors (exit 30);
  *   - `patch/report-mismatch` (exit 50); `io/*`, `core/store/*` (exit 70/50), rolled back;
- *   - `patch/rollback-failed` (exit 70) when the package could not be restored.
+ *   - `patch/rollback-failed` (exit 70) when the package could not be restored (journal kept).
  */
 export function applyPatch(options: ApplyOptions): ApplyResult {
   const faults = options.faults ?? (() => {});
-  // 1. normalize
+  // 1. normalize; every path refused at the host boundary before anything else
   const plan = options.patch !== undefined ? normalizeVerified(options.patch) : normalizePatchFile(options.patchFile ?? '');
-  // 2. manifest + preflight (symlinks and non-portable paths are rejected before any mutation)
+  const paths = opReferencedPaths(plan.ops);
+  for (const p of paths) assertPatchPath(p);
   const manifestFile = resolveManifestPath(options.pkg);
   const packageDir = dirname(manifestFile);
+  const manifestName = basename(manifestFile);
+  assertReplaceableTarget(packageDir, manifestName);
+  assertReplaceableTarget(packageDir, LAST_ACCEPTANCE);
+  return withPackageLock(packageDir, { waitMs: options.lockWaitMs ?? 0, command: 'apply', fault: faults }, () =>
+    applyLocked(options, plan, paths, packageDir, manifestFile, manifestName, faults),
+  );
+}
+
+/** Package-relative path of the last acceptance pointer. */
+const LAST_ACCEPTANCE = '.genesis/last_acceptance';
+
+function applyLocked(
+  options: ApplyOptions,
+  plan: NormalizedPatch,
+  paths: string[],
+  packageDir: string,
+  manifestFile: string,
+  manifestName: string,
+  faults: (step: string) => void,
+): ApplyResult {
+  // 2. manifest + preflight (symlinks and non-portable paths are rejected before any mutation)
   const manifestBytes = readIfExists(manifestFile);
   if (manifestBytes === undefined) throw ioError(Object.assign(new Error('no such file'), { code: 'ENOENT' }), manifestFile, 'read');
   const manifestText = Buffer.from(manifestBytes).toString('utf8');
-  const paths = opReferencedPaths(plan.ops);
   const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, paths));
   const preflight = verifyPreflightReport(request, preflightReport(request));
   if (!preflight.ok) {
@@ -204,46 +185,35 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
     );
   }
   const before = loadPackageState(packageDir, manifestText, manifestFile, paths);
-  // 3. snapshot
-  const lastAcceptanceFile = join(packageDir, '.genesis', 'last_acceptance');
-  const snapshot: Snapshot = { files: new Map(), createdDirs: [] };
-  snapshot.files.set(manifestFile, manifestBytes);
-  for (const p of paths) {
-    const file = modulePathOnDisk(packageDir, p);
-    snapshot.files.set(file, readIfExists(file));
-  }
-  snapshot.files.set(lastAcceptanceFile, readIfExists(lastAcceptanceFile));
   const store = EvidenceStore.forPackage(packageDir, { limits: options.storeLimits ?? {} });
+  const tx = PackageTransaction.begin(packageDir, 'apply', faults);
   let committed: ApplyResult | undefined;
   let obligationsFailure: GcError | undefined;
   try {
-    // 4. store the normalized patch
+    // 3. store the normalized patch
     faults('store:patch');
     const patchArtifact = store.putTerm(plan.normalized);
-    // 5. ops, in memory, then the touched files
+    // 4. ops and pack, in memory: the planned writes (which bytes go to which path)
     const { state: after, semanticEdits } = applyOpsInMemory(before, plan, { faults });
+    const writes: PlannedWrite[] = [];
     const changedPaths: string[] = [];
     for (const p of paths) {
-      const file = modulePathOnDisk(packageDir, p);
       const forms = after.modules.get(p);
       if (forms !== undefined) {
-        faults(`write:${p}`);
-        ensureParentDirs(packageDir, file, snapshot);
-        writeFileAtomic(file, printModule(forms));
+        writes.push({ path: p, bytes: Buffer.from(printModule(forms), 'utf8') });
         changedPaths.push(p);
-      } else if (snapshot.files.get(file) !== undefined) {
-        faults(`remove:${p}`);
-        try {
-          unlinkSync(file);
-        } catch (error) {
-          throw ioError(error, file, 'remove');
-        }
+      } else if (before.modules.has(p)) {
+        writes.push({ path: p, bytes: undefined });
         changedPaths.push(p);
       }
     }
-    // 6. pack
-    const packed = packStateOnDisk(packageDir, manifestFile, after, { faults, store });
-    // 7. acceptance
+    const packed = packPackageState(packageDir, after);
+    writes.push({ path: manifestName, bytes: Buffer.from(packed.manifestText, 'utf8'), step: 'pack:write-manifest' });
+    // 5. commit the files through the journal (still open: acceptance may roll them back)
+    tx.write(writes);
+    faults('pack:store-package-record');
+    store.putTerm(packed.packageRecord);
+    // 6. acceptance, on the new files
     const runner = resolveRunner(options.obligationRunner);
     let acceptance: MapTerm;
     if (runner !== undefined) {
@@ -260,10 +230,8 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
     }
     faults('store:acceptance');
     const acceptanceArtifact = store.putTerm(acceptance);
-    faults('write:last_acceptance');
-    ensureParentDirs(packageDir, lastAcceptanceFile, snapshot);
-    writeFileAtomic(lastAcceptanceFile, `${acceptanceArtifact}\n`);
-    // 8. apply report
+    tx.write([{ path: LAST_ACCEPTANCE, bytes: Buffer.from(`${acceptanceArtifact}\n`, 'utf8'), step: 'write:last_acceptance' }]);
+    // 7. apply report
     const reportRequest = applyReportRequest({
       patch: plan.normalized,
       sourcePatchH: plan.sourcePatchH,
@@ -285,6 +253,8 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
       });
       throw obligationsFailure;
     }
+    // 8. the commit point
+    tx.commit();
     committed = {
       ok: true,
       packageDir,
@@ -297,7 +267,7 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
       changedPaths: changedPaths.sort(),
     };
   } catch (error) {
-    rollback(snapshot, error);
+    if (!(error instanceof SimulatedCrash)) tx.rollback(error);
     throw error;
   }
   return committed;

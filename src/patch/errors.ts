@@ -68,6 +68,16 @@ export const PatchCode = {
   rollbackFailed: 'patch/rollback-failed',
   /** Acceptance was `:ok false` (exit 30). */
   obligationsFailed: 'patch/obligations-failed',
+  /** A patch path names `.git`, `.gcpatch` or `.genesis` (any case, alias or 8.3 short name): refused at the host boundary. */
+  reservedPath: 'patch/reserved-path',
+  /** A write target (`package.toml`, `.genesis/last_acceptance`) is a symbolic link; gcpatch never replaces links. */
+  symlinkTarget: 'patch/symlink-target',
+  /** Another live gcpatch process holds the package lock (exit 70). */
+  packageLocked: 'patch/package-locked',
+  /** Recovery found a file matching neither its recorded before nor after bytes; nothing was changed (exit 50). */
+  recoveryConflict: 'patch/recovery-conflict',
+  /** The apply journal is damaged (bad JSON, checksum, entries) (exit 70). */
+  journalInvalid: 'patch/journal-invalid',
   /** A fault injected by a test hook. */
   injectedFault: 'patch/injected-fault',
 } as const;

@@ -4,16 +4,18 @@
  * modules; this file only reads and writes.
  */
 import { lstatSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Term } from '../coreform/term.js';
 import { ioError } from '../util/errors.js';
-import { writeFileAtomic } from '../util/atomic.js';
 import { parseManifestTable } from '../workspace/manifest-write.js';
 import { parseManifest, type ManifestDependency } from '../workspace/manifest.js';
 import { canonicalizeFile, resolveManifestPath } from '../workspace/package.js';
-import { assertPortablePath } from '../workspace/path.js';
+import { portablePathProblem } from '../workspace/path.js';
+import { pathProblem } from '../editplan/path.js';
 import { EvidenceStore } from '../store/store.js';
 import { PatchCode, patchError } from './errors.js';
+import { withPackageLock } from './guard.js';
+import { PackageTransaction, SimulatedCrash } from './transaction.js';
 import { packState, type PackResult } from './pack.js';
 import type { PathState, PathStateRecord } from './preflight.js';
 import type { PackageState } from './state.js';
@@ -23,15 +25,91 @@ export function modulePathOnDisk(packageDir: string, modulePath: string): string
   return join(packageDir, ...modulePath.split('/'));
 }
 
+/** Names gcpatch, git and GenesisCode keep their internals under; a patch may not name them. */
+const RESERVED_SEGMENTS = new Set(['.git', '.gcpatch', '.genesis']);
+/** Windows 8.3 short names of the reserved names (`GIT~1`, `GCPATC~1`, `GENESI~1`). */
+const RESERVED_SHORT = /^(git|gcpatc|genesi)~[0-9]+$/;
+/** Default-ignorable code points that HFS+ and some tools drop from names (`.g\u200cit` is `.git` there). */
+const IGNORABLE = /[\u00ad\u034f\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]/g;
+/** Longest module path accepted, in UTF-8 bytes (the edit-plan default `maxPathBytes`). */
+const MAX_PATCH_PATH_BYTES = 4096;
+
+/**
+ * Why a patch path is refused at the host boundary, or `undefined`. Checks, in order: the portable
+ * module-path rules (`workspace/path.ts`); a reserved segment — `.git`, `.gcpatch`, `.genesis` in
+ * any ASCII case, with trailing dots/spaces or default-ignorable code points, or as an 8.3 short
+ * name; then the edit-plan portable-path rules (weavatrix.edit-plan.v1 "Path rules",
+ * `editplan/path.ts`: no `:`, control characters, segments ending in `.`/space, Windows device
+ * names). The normalize report is unaffected (the reference accepts these paths); the host refuses.
+ * @returns `{ code, problem }` with `code` `patch/non-portable-path` or `patch/reserved-path`.
+ */
+export function patchPathProblem(path: string): { code: string; problem: string } | undefined {
+  const portable = portablePathProblem(path);
+  if (portable !== undefined) return { code: PatchCode.nonPortablePath, problem: portable };
+  for (const segment of path.split('/')) {
+    const key = segment.replace(IGNORABLE, '').replace(/[. ]+$/, '').replace(/[A-Z]+/g, (x) => x.toLowerCase());
+    if (RESERVED_SEGMENTS.has(key) || RESERVED_SHORT.test(key)) {
+      return { code: PatchCode.reservedPath, problem: `names ${JSON.stringify(segment)}: .git, .gcpatch and .genesis hold git's and gcpatch's internals` };
+    }
+  }
+  const editPlan = pathProblem(path, MAX_PATCH_PATH_BYTES);
+  if (editPlan !== undefined) return { code: PatchCode.nonPortablePath, problem: editPlan.replace(/^path /, '') };
+  return undefined;
+}
+
+/**
+ * Refuses a patch path that {@link patchPathProblem} rejects, before any access to it.
+ * @param path the module path; @param field the op field it came from, for the message.
+ * @throws GcError `patch/reserved-path` or `patch/non-portable-path` (exit 10).
+ */
+export function assertPatchPath(path: string, field = 'module path'): void {
+  const p = patchPathProblem(path);
+  if (p !== undefined) {
+    throw patchError(p.code, `${field} ${JSON.stringify(path)} ${p.problem}; patches may only name modules of the package`, { at: path });
+  }
+}
+
+/**
+ * Refuses a file gcpatch will replace (`package.toml`, `.genesis/last_acceptance`) when it or a
+ * directory on its way from `packageDir` is a symbolic link (or the file is not a regular file):
+ * gcpatch never replaces a link with a file nor writes through one.
+ * @param relative the `/`-separated path under `packageDir`.
+ * @throws GcError `patch/symlink-target` (exit 10); `io/*`.
+ */
+export function assertReplaceableTarget(packageDir: string, relative: string): void {
+  const parts = relative.split('/');
+  let current = packageDir;
+  for (let i = 0; i < parts.length; i++) {
+    current = join(current, parts[i]!);
+    let st;
+    try {
+      st = lstatSync(current);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return;
+      throw ioError(error, current, 'inspect');
+    }
+    const last = i === parts.length - 1;
+    if (st.isSymbolicLink() || (last ? !st.isFile() : !st.isDirectory())) {
+      const what = st.isSymbolicLink() ? 'a symbolic link' : last ? 'not a regular file' : 'not a directory';
+      throw patchError(
+        PatchCode.symlinkTarget,
+        `${current} is ${what}; gcpatch replaces only regular files and never writes through links — replace the link with the file it points to (e.g. \`cp --remove-destination "$(readlink -f ${parts.slice(0, i + 1).join('/')})" ${parts.slice(0, i + 1).join('/')}\`)`,
+        { at: relative },
+      );
+    }
+  }
+}
+
 /**
  * The state of one package-relative path: each component is `lstat`ed from the package directory
  * down; a missing component makes the path `absent`, a non-directory intermediate component makes
  * it `other`, and the final component is `file` (regular file) or `other`.
- * @throws GcError `patch/non-portable-path` for a non-portable path (checked before any access);
+ * @throws GcError `patch/non-portable-path`, `patch/reserved-path` ({@link patchPathProblem}, checked before any access);
  *   `patch/symlink-path` when any component is a symbolic link; `io/*` for other I/O failures.
  */
 export function inspectPathState(packageDir: string, modulePath: string): PathState {
-  assertPortablePath(modulePath);
+  assertPatchPath(modulePath);
   const parts = modulePath.split('/');
   let current = packageDir;
   for (let i = 0; i < parts.length; i++) {
@@ -121,35 +199,49 @@ export function dependencyArtifactOnDisk(packageDir: string, dep: Pick<ManifestD
 
 /** Options of {@link packOnDisk}. */
 export interface PackOnDiskOptions {
+  /** Fault hook (tests): `pack:write-manifest`, `pack:store-package-record` and the transaction's steps. */
   faults?: (step: string) => void;
   store?: EvidenceStore;
+  /** Wait for a live lock owner, in milliseconds (default 0: fail at once with `patch/package-locked`). */
+  lockWaitMs?: number;
 }
 
 /**
- * `gcpatch pack`: loads the package, re-pins every module (and dependency) hash, rewrites
- * `package.toml` in the reference's style and stores the package record.
+ * `gcpatch pack`: under the package lock (after recovering an interrupted transaction), loads the
+ * package, re-pins every module (and dependency) hash, rewrites `package.toml` in the reference's
+ * style through the journaled transaction (mode kept) and stores the package record.
  * @returns the pack result (see `pack.ts`) with the store used.
+ * @throws GcError `patch/symlink-target` for a symlinked `package.toml` (nothing written),
+ *   `patch/package-locked` (exit 70), `manifest/*`, `core/*`, `io/*`.
  */
 export function packOnDisk(manifestArg: string, options: PackOnDiskOptions = {}): PackResult & { store: EvidenceStore; manifestFile: string } {
   const manifestFile = resolveManifestPath(manifestArg);
   const dir = dirname(manifestFile);
-  const text = readRequired(manifestFile);
-  const state = loadPackageState(dir, Buffer.from(text).toString('utf8'), manifestFile);
-  return packStateOnDisk(dir, manifestFile, state, options);
+  const faults = options.faults ?? (() => {});
+  assertReplaceableTarget(dir, basename(manifestFile));
+  return withPackageLock(dir, { waitMs: options.lockWaitMs ?? 0, command: 'pack', fault: faults }, () => {
+    const text = readRequired(manifestFile);
+    const state = loadPackageState(dir, Buffer.from(text).toString('utf8'), manifestFile);
+    const packed = packPackageState(dir, state);
+    const store = options.store ?? EvidenceStore.forPackage(dir);
+    const tx = PackageTransaction.begin(dir, 'pack', faults);
+    try {
+      tx.write([{ path: basename(manifestFile), bytes: Buffer.from(packed.manifestText, 'utf8'), step: 'pack:write-manifest' }]);
+      faults('pack:store-package-record');
+      store.putTerm(packed.packageRecord);
+      tx.commit();
+    } catch (error) {
+      if (!(error instanceof SimulatedCrash)) tx.rollback(error);
+      throw error;
+    }
+    return { ...packed, store, manifestFile };
+  });
 }
 
-/** Packs an in-memory state and writes its manifest and package record (shared by pack and apply). */
-export function packStateOnDisk(
-  packageDir: string,
-  manifestFile: string,
-  state: PackageState,
-  options: PackOnDiskOptions = {},
-): PackResult & { store: EvidenceStore; manifestFile: string } {
-  const packed = packState(state, (d) => dependencyArtifactOnDisk(packageDir, d));
-  options.faults?.('pack:write-manifest');
-  writeFileAtomic(manifestFile, packed.manifestText);
-  const store = options.store ?? EvidenceStore.forPackage(packageDir);
-  options.faults?.('pack:store-package-record');
-  store.putTerm(packed.packageRecord);
-  return { ...packed, store, manifestFile };
+/**
+ * Packs an in-memory state with its dependencies' artifacts computed from disk (read-only): the
+ * bytes `package.toml` must get and the package record. Shared by pack and apply; writes nothing.
+ */
+export function packPackageState(packageDir: string, state: PackageState): PackResult {
+  return packState(state, (d) => dependencyArtifactOnDisk(packageDir, d));
 }

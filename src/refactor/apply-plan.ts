@@ -12,6 +12,7 @@
  */
 import type { Term } from '../coreform/term.js';
 import { applyPatch, type ApplyResult } from '../patch/apply.js';
+import { recoverPendingTransaction } from '../patch/guard.js';
 import { EvidenceStore } from '../store/store.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { loadPackage } from '../workspace/package.js';
@@ -68,6 +69,7 @@ export interface ApplyPlanResult {
  * @example const r = applyRefactorPlan({ pkg: 'app', report: readTerm(readFileSync('plan.gc')) });
  */
 export function applyRefactorPlan(options: ApplyPlanOptions): ApplyPlanResult {
+  recoverPendingTransaction(options.pkg); // an interrupted apply is rolled back before the staleness check
   const pkg = loadPackage(options.pkg);
   const store = EvidenceStore.forPackage(pkg.dir);
   const given = options.request;

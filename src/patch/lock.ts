@@ -1,0 +1,257 @@
+/**
+ * The package lock: one gcpatch process at a time changes a package (`apply`, `refactor apply`,
+ * `pack`, `recover`). The lock is the file `<package>/.gcpatch/package.lock`, created atomically
+ * and exclusively (written to a temp file, fsynced, then hard-linked into place, so it never has
+ * partial content) and holding its owner: `{format, pid, hostname, startTime, token, acquiredAt,
+ * command}`.
+ *
+ * A lock whose owner is dead is stale and is broken safely: on the same host, `kill(pid, 0)` fails
+ * with ESRCH, or the process now running under that pid started at another time (Linux
+ * `/proc/<pid>/stat` field 22 — pid reuse). A lock of another host is never broken (gcpatch cannot
+ * see its processes); remove it by hand. Breaking renames the lock away first and deletes it only
+ * if it is still the stale owner's, so two processes breaking the same stale lock cannot delete a
+ * fresh one.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ExitCode, ioError } from '../util/errors.js';
+import { PatchCode, patchError } from './errors.js';
+
+/** Directory (inside the package) holding the lock and the apply journal. */
+export const CONTROL_DIRECTORY = '.gcpatch';
+/** File name of the lock inside {@link CONTROL_DIRECTORY}. */
+export const LOCK_FILE = 'package.lock';
+/** `format` member of the lock file. */
+export const LOCK_FORMAT = 'gcpatch.package-lock.v1';
+
+/** The owner record written into the lock file. `startTime` is the kernel's start tick, or null. */
+export interface LockOwner {
+  format: typeof LOCK_FORMAT;
+  pid: number;
+  hostname: string;
+  startTime: string | null;
+  token: string;
+  /** ISO-8601 UTC. */
+  acquiredAt: string;
+  /** What holds the lock (`apply`, `pack`, `recover`, …), for messages. */
+  command: string;
+}
+
+/** Options of {@link acquirePackageLock}. */
+export interface LockOptions {
+  /** How long to wait for a live owner to finish, in milliseconds (default 0: fail at once). */
+  waitMs?: number;
+  /** What takes the lock, recorded in it (default `gcpatch`). */
+  command?: string;
+}
+
+/** A held lock. {@link PackageLock.release} is idempotent. */
+export interface PackageLock {
+  readonly file: string;
+  readonly owner: LockOwner;
+  release(): void;
+}
+
+/** Path of the lock file of `packageDir`. */
+export function lockPath(packageDir: string): string {
+  return join(packageDir, CONTROL_DIRECTORY, LOCK_FILE);
+}
+
+/** The start time of process `pid` (Linux: `/proc/<pid>/stat` field 22), or null when unknown. */
+export function processStartTime(pid: number | 'self'): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null; // field 22 overall; fields after "(comm)" start at field 3
+  } catch {
+    return null;
+  }
+}
+
+/** `alive`, `dead`, or `unknown` (another host) for the owner of a lock. */
+export function ownerLiveness(owner: LockOwner): 'alive' | 'dead' | 'unknown' {
+  if (owner.hostname !== hostname()) return 'unknown';
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return 'dead';
+    // EPERM: a process of another user holds the pid; fall through to the start-time check
+  }
+  if (owner.startTime !== null) {
+    const now = processStartTime(owner.pid);
+    if (now !== null && now !== owner.startTime) return 'dead';
+  }
+  return 'alive';
+}
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function readOwner(file: string): { owner: LockOwner | undefined; text: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw ioError(error, file, 'read the lock');
+  }
+  try {
+    const raw = JSON.parse(text) as LockOwner;
+    if (raw.format === LOCK_FORMAT && Number.isSafeInteger(raw.pid) && typeof raw.hostname === 'string' && typeof raw.token === 'string') {
+      return { owner: raw, text };
+    }
+  } catch {
+    /* unreadable: treated below */
+  }
+  return { owner: undefined, text };
+}
+
+function writeExclusive(file: string, text: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    const data = Buffer.from(text, 'utf8');
+    let off = 0;
+    while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+    fsyncSync(fd);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Breaks a stale lock whose text was `staleText`; returns true when the lock path is free again. */
+function breakStale(file: string, staleText: string): boolean {
+  const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw ioError(error, file, 'break the stale lock');
+  }
+  let moved = '';
+  try {
+    moved = readFileSync(aside, 'utf8');
+  } catch {
+    /* gone */
+  }
+  if (moved !== staleText) {
+    // Someone else broke it first and a live owner has just taken the lock: put theirs back.
+    try {
+      linkSync(aside, file);
+    } catch {
+      /* a third owner already holds it; theirs wins */
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    /* already gone */
+  }
+  return moved === staleText;
+}
+
+/**
+ * Takes the package lock of `packageDir`, waiting up to `waitMs` for a live owner and breaking the
+ * lock of a dead one.
+ * @returns the held lock; call `release()` in a `finally`.
+ * @throws GcError `patch/package-locked` (exit 70) naming the owner (pid, host, command, since) when
+ *   a live owner (or one on another host) still holds it after `waitMs`; `io/*` (exit 70).
+ */
+export function acquirePackageLock(packageDir: string, options: LockOptions = {}): PackageLock {
+  const control = join(packageDir, CONTROL_DIRECTORY);
+  try {
+    mkdirSync(control, { recursive: true });
+  } catch (error) {
+    throw ioError(error, control, 'create');
+  }
+  const file = lockPath(packageDir);
+  const owner: LockOwner = {
+    format: LOCK_FORMAT,
+    pid: process.pid,
+    hostname: hostname(),
+    startTime: processStartTime('self'),
+    token: randomBytes(8).toString('hex'),
+    acquiredAt: new Date().toISOString(),
+    command: options.command ?? 'gcpatch',
+  };
+  const text = JSON.stringify(owner) + '\n';
+  const deadline = Date.now() + Math.max(0, options.waitMs ?? 0);
+  for (;;) {
+    const temp = `${file}.new-${owner.token}`;
+    try {
+      writeExclusive(temp, text);
+      linkSync(temp, file);
+      unlinkSync(temp);
+      return makeLock(file, owner);
+    } catch (error) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        /* not created */
+      }
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError(error, file, 'create the lock');
+    }
+    const current = readOwner(file);
+    if (current === undefined) continue; // released meanwhile
+    let liveness: 'alive' | 'dead' | 'unknown';
+    if (current.owner !== undefined) liveness = ownerLiveness(current.owner);
+    else liveness = lockAgeMs(file) > 10_000 ? 'dead' : 'alive'; // garbage older than 10 s: a torn manual edit
+    if (liveness === 'dead') {
+      breakStale(file, current.text);
+      continue;
+    }
+    if (Date.now() >= deadline) throw lockedError(file, current.owner, liveness);
+    sleepMs(Math.min(50, Math.max(1, deadline - Date.now())));
+  }
+}
+
+function lockAgeMs(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function lockedError(file: string, owner: LockOwner | undefined, liveness: 'alive' | 'unknown') {
+  const who =
+    owner === undefined
+      ? 'an unreadable lock'
+      : `${owner.command} (pid ${owner.pid} on ${owner.hostname}, since ${owner.acquiredAt})`;
+  const fix =
+    liveness === 'unknown'
+      ? `the owner runs on another host; if it is gone, delete ${file} by hand`
+      : 'wait for it to finish (or pass --lock-wait MS), then retry';
+  return patchError(PatchCode.packageLocked, `the package is being changed by ${who}; ${fix}`, {
+    exitCode: ExitCode.io,
+    details: { lockFile: file, ...(owner !== undefined ? { owner } : {}) },
+  });
+}
+
+function makeLock(file: string, owner: LockOwner): PackageLock {
+  let held = true;
+  return {
+    file,
+    owner,
+    release() {
+      if (!held) return;
+      held = false;
+      const current = readOwner(file);
+      if (current?.owner?.token === owner.token) {
+        try {
+          unlinkSync(file);
+        } catch {
+          /* already gone */
+        }
+      }
+      try {
+        rmdirSync(join(file, '..'));
+      } catch {
+        /* not empty (a journal, or edit-plan files), or gone */
+      }
+    },
+  };
+}

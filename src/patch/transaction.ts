@@ -1,0 +1,561 @@
+/**
+ * The journaled package transaction behind `apply`, `refactor apply` and `pack`: a list of planned
+ * writes (package-relative path → new bytes, or removal) is committed so that after a crash at any
+ * moment the next gcpatch command on the package ({@link recoverPackage}) leaves it all-old or
+ * all-new. Same design as the edit-plan transaction (src/editplan/transaction.ts), adapted to
+ * removals, created directories and batches written while the transaction is open (the apply
+ * writes modules and `package.toml`, runs acceptance on them, then writes `last_acceptance`).
+ *
+ * Protocol, per batch ({@link PackageTransaction.write}):
+ * 1. record every entry in the journal `<package>/.gcpatch/apply-journal.json` (atomic rewrite,
+ *    state `open`) — path, SHA-256 of the bytes before and after (null = absent), the names of its
+ *    stage and backup files, the directories it will create — before any of them exists;
+ * 2. create missing directories, write each stage file (new bytes, the target's mode, fsynced) and
+ *    hard-link the target to its backup name (the old inode keeps the old bytes, mode and owner;
+ *    a copy with the same mode where links are unsupported); fsync the directories;
+ * 3. rename each stage file over its target (or unlink a removed target), fsyncing its directory.
+ * The commit point ({@link PackageTransaction.commit}) is one atomic rewrite of the journal with
+ * state `committed`; then backups and the journal are deleted. Until then the transaction is open:
+ * a failure rolls it back in-process ({@link PackageTransaction.rollback}), a crash leaves the
+ * journal for {@link recoverPackage}, which restores every target holding its after-bytes from its
+ * backup (an open journal) or finishes the clean-up (a committed one). Every target is checked
+ * against its recorded hashes before anything is changed; one matching neither fails with
+ * `patch/recovery-conflict` and changes nothing. Recovery is idempotent.
+ *
+ * Callers hold the package lock (`lock.ts`) for the whole transaction and for recovery.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+  constants,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fsyncDirectory, writeFileAtomic } from '../util/atomic.js';
+import { ExitCode, GcError, ioError } from '../util/errors.js';
+import { portablePathProblem } from '../workspace/path.js';
+import { PatchCode, patchError } from './errors.js';
+import { CONTROL_DIRECTORY } from './lock.js';
+
+/** File name of the apply journal inside {@link CONTROL_DIRECTORY}. */
+export const APPLY_JOURNAL_FILE = 'apply-journal.json';
+/** `format` member of the apply journal. */
+export const APPLY_JOURNAL_FORMAT = 'gcpatch.apply-journal.v1';
+
+/**
+ * Thrown by a fault hook to simulate the process dying at that step: the transaction (and
+ * `applyPatch`) propagate it at once without rolling back or cleaning up; the journal stays.
+ */
+export class SimulatedCrash extends Error {
+  constructor(readonly step: string) {
+    super(`simulated crash at ${step}`);
+    this.name = 'SimulatedCrash';
+  }
+}
+
+/** One planned write: package-relative `/`-separated path, new bytes or `undefined` to remove. */
+export interface PlannedWrite {
+  path: string;
+  bytes: Uint8Array | undefined;
+  /** Fault-hook step name called just before this entry's commit (default `write:<path>`/`remove:<path>`). */
+  step?: string;
+}
+
+interface JournalEntry {
+  path: string;
+  /** SHA-256 hex of the bytes before / after; null = absent. */
+  before: string | null;
+  after: string | null;
+  stage: string | null;
+  backup: string | null;
+  /** Directories this entry creates, outermost first (package-relative). */
+  dirs: string[];
+}
+
+interface Journal {
+  format: typeof APPLY_JOURNAL_FORMAT;
+  txid: string;
+  command: string;
+  state: 'open' | 'committed';
+  files: JournalEntry[];
+}
+
+let durable = true;
+
+/**
+ * Tests only: skip the fsync calls of transactions and recovery in this process. A simulated crash
+ * (a thrown {@link SimulatedCrash}, like `kill -9`) never loses written data — the kernel keeps it —
+ * so the crash-at-every-step tests stay exact without paying ~300 fsyncs per step; fsync guards
+ * against power loss, which no test here can simulate. Never call this in the product.
+ */
+export function setDurableWritesForTesting(on: boolean): void {
+  durable = on;
+}
+
+function syncDirectory(dir: string): void {
+  if (durable) fsyncDirectory(dir);
+}
+
+/** Path of the apply journal of `packageDir`. */
+export function applyJournalPath(packageDir: string): string {
+  return join(packageDir, CONTROL_DIRECTORY, APPLY_JOURNAL_FILE);
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return bytesToHex(sha256(bytes));
+}
+
+function native(packageDir: string, path: string): string {
+  return join(packageDir, ...path.split('/'));
+}
+
+function tempName(path: string, kind: 'stage' | 'backup', txid: string): string {
+  const slash = path.lastIndexOf('/');
+  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.gcpatch-${kind}-${txid}`;
+}
+
+function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function removeIfPresent(absolute: string): void {
+  try {
+    unlinkSync(absolute);
+  } catch (error) {
+    if (errnoOf(error) !== 'ENOENT') throw ioError(error, absolute, 'remove');
+  }
+}
+
+/** Current state of a target: `absent`, its bytes and mode, or `other` (link, directory, …). */
+function inspectTarget(absolute: string): { kind: 'absent' } | { kind: 'file'; bytes: Buffer; mode: number } | { kind: 'other' } {
+  let st;
+  try {
+    st = lstatSync(absolute);
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return { kind: 'absent' };
+    throw ioError(error, absolute, 'inspect');
+  }
+  if (!st.isFile()) return { kind: 'other' };
+  try {
+    return { kind: 'file', bytes: readFileSync(absolute), mode: st.mode & 0o7777 };
+  } catch (error) {
+    throw ioError(error, absolute, 'read');
+  }
+}
+
+function hashOf(absolute: string): string | null | 'other' {
+  const t = inspectTarget(absolute);
+  return t.kind === 'absent' ? null : t.kind === 'other' ? 'other' : sha256Hex(t.bytes);
+}
+
+/** Writes a new file exclusively; `mode` undefined → 0666 minus the umask (a new module). */
+function writeNewFile(absolute: string, bytes: Uint8Array, mode: number | undefined): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode === undefined ? 0o666 : 0o600);
+    if (mode !== undefined) fchmodSync(fd, mode);
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    if (durable) fsyncSync(fd);
+  } catch (error) {
+    throw ioError(error, absolute, 'write');
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function journalBody(j: Journal): string {
+  return JSON.stringify({ format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files });
+}
+
+function journalText(j: Journal): string {
+  const checksum = sha256Hex(Buffer.from(journalBody(j), 'utf8'));
+  return JSON.stringify({ format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files, checksum }, null, 2) + '\n';
+}
+
+function saveJournal(packageDir: string, j: Journal): void {
+  const control = join(packageDir, CONTROL_DIRECTORY);
+  try {
+    mkdirSync(control, { recursive: true });
+  } catch (error) {
+    throw ioError(error, control, 'create');
+  }
+  writeFileAtomic(applyJournalPath(packageDir), journalText(j));
+}
+
+function removeJournal(packageDir: string): void {
+  removeIfPresent(applyJournalPath(packageDir));
+  const control = join(packageDir, CONTROL_DIRECTORY);
+  syncDirectory(control);
+  try {
+    rmdirSync(control); // leave no empty control directory; one holding the lock or anything else stays
+  } catch {
+    /* not empty, or gone */
+  }
+}
+
+/**
+ * An open transaction on one package. Create it with {@link PackageTransaction.begin} while holding
+ * the package lock, {@link write} batches, then {@link commit} or {@link rollback}.
+ */
+export class PackageTransaction {
+  private readonly journal: Journal;
+  private saved = false;
+  private finished = false;
+
+  private constructor(
+    readonly packageDir: string,
+    command: string,
+    private readonly fault: (step: string) => void,
+  ) {
+    this.journal = { format: APPLY_JOURNAL_FORMAT, txid: randomBytes(8).toString('hex'), command, state: 'open', files: [] };
+  }
+
+  /**
+   * Opens a transaction (nothing is written until the first {@link write}).
+   * @param fault test hook called before every step (`journal:open`, `stage:<path>`, `backup:<path>`,
+   *   the entry's commit step, `journal:committed`, `cleanup`, `rollback:<path>`).
+   * @throws GcError `io/eexist` (exit 70) when a journal exists: recover it first (under the lock).
+   */
+  static begin(packageDir: string, command: string, fault: (step: string) => void = () => {}): PackageTransaction {
+    if (hashOf(applyJournalPath(packageDir)) !== null) {
+      throw new GcError('io/eexist', `an apply journal exists at ${applyJournalPath(packageDir)}; run \`gcpatch recover --pkg ${packageDir}\``, {
+        exitCode: ExitCode.io,
+      });
+    }
+    return new PackageTransaction(packageDir, command, fault);
+  }
+
+  /** The package-relative paths written so far (journal order). */
+  get paths(): string[] {
+    return this.journal.files.map((f) => f.path);
+  }
+
+  /**
+   * Writes one batch as described in the module comment; entries whose bytes already match are
+   * skipped. On any failure the caller must {@link rollback}.
+   * @throws GcError `patch/symlink-target` (exit 10) when a target or one of its directories is not
+   *   a regular file/directory; `io/*` (exit 70).
+   */
+  write(writes: readonly PlannedWrite[]): void {
+    const { packageDir, journal } = this;
+    const batch: { entry: JournalEntry; bytes: Uint8Array | undefined; mode: number | undefined; step: string }[] = [];
+    for (const w of writes) {
+      if (journal.files.some((f) => f.path === w.path) || batch.some((b) => b.entry.path === w.path)) {
+        throw new GcError('io/internal', `${w.path} is written twice in one transaction`, { exitCode: ExitCode.io });
+      }
+      const absolute = native(packageDir, w.path);
+      const current = inspectTarget(absolute);
+      if (current.kind === 'other') {
+        throw patchError(PatchCode.symlinkTarget, `${w.path} is not a regular file (a symbolic link, directory or device); gcpatch replaces only regular files`, {
+          at: w.path,
+        });
+      }
+      const before = current.kind === 'file' ? sha256Hex(current.bytes) : null;
+      const after = w.bytes === undefined ? null : sha256Hex(w.bytes);
+      if (before === after) continue;
+      const dirs: string[] = [];
+      const parts = w.path.split('/');
+      for (let i = parts.length - 1; i >= 1; i--) {
+        const dir = parts.slice(0, i).join('/');
+        let st;
+        try {
+          st = lstatSync(native(packageDir, dir));
+        } catch (error) {
+          if (errnoOf(error) === 'ENOENT') {
+            dirs.unshift(dir);
+            continue;
+          }
+          throw ioError(error, native(packageDir, dir), 'inspect');
+        }
+        if (!st.isDirectory()) {
+          throw patchError(PatchCode.symlinkTarget, `${w.path}: ${dir} is not a directory (a symbolic link or a file); gcpatch never writes through links`, {
+            at: w.path,
+          });
+        }
+        break;
+      }
+      batch.push({
+        entry: {
+          path: w.path,
+          before,
+          after,
+          stage: after === null ? null : tempName(w.path, 'stage', journal.txid),
+          backup: before === null ? null : tempName(w.path, 'backup', journal.txid),
+          dirs: w.bytes === undefined ? [] : dirs,
+        },
+        bytes: w.bytes,
+        mode: current.kind === 'file' ? current.mode : undefined,
+        step: w.step ?? `${w.bytes === undefined ? 'remove' : 'write'}:${w.path}`,
+      });
+    }
+    if (batch.length === 0) return;
+    // 1. journal first: every temp name is recorded before it exists
+    this.fault(this.saved ? 'journal:extend' : 'journal:open');
+    journal.files.push(...batch.map((b) => b.entry));
+    saveJournal(packageDir, journal);
+    this.saved = true;
+    // 2. directories, stage and backup files
+    const touchedDirs = new Set<string>();
+    for (const b of batch) {
+      const absolute = native(packageDir, b.entry.path);
+      if (b.entry.dirs.length > 0) {
+        try {
+          mkdirSync(dirname(absolute), { recursive: true });
+        } catch (error) {
+          throw ioError(error, dirname(absolute), 'create directory');
+        }
+        touchedDirs.add(dirname(native(packageDir, b.entry.dirs[0]!)));
+      }
+      if (b.entry.stage !== null) {
+        this.fault(`stage:${b.entry.path}`);
+        writeNewFile(native(packageDir, b.entry.stage), b.bytes!, b.mode);
+      }
+      if (b.entry.backup !== null) {
+        this.fault(`backup:${b.entry.path}`);
+        const backup = native(packageDir, b.entry.backup);
+        try {
+          linkSync(absolute, backup);
+        } catch (error) {
+          const code = errnoOf(error);
+          if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw ioError(error, backup, 'write backup');
+          writeNewFile(backup, readFileSync(absolute), b.mode);
+        }
+      }
+      touchedDirs.add(dirname(absolute));
+    }
+    for (const dir of touchedDirs) syncDirectory(dir);
+    // 3. renames (and removals), in order
+    for (const b of batch) {
+      this.fault(b.step);
+      const absolute = native(packageDir, b.entry.path);
+      try {
+        if (b.entry.stage !== null) renameSync(native(packageDir, b.entry.stage), absolute);
+        else unlinkSync(absolute);
+      } catch (error) {
+        throw ioError(error, absolute, b.entry.stage !== null ? 'replace' : 'remove');
+      }
+      syncDirectory(dirname(absolute));
+    }
+  }
+
+  /**
+   * The commit point: the journal is rewritten with state `committed` in one atomic rename; then
+   * backups and the journal are deleted (a failure there is left for the next recovery).
+   */
+  commit(): void {
+    if (this.finished) return;
+    if (this.saved) {
+      this.fault('journal:committed');
+      this.journal.state = 'committed';
+      try {
+        saveJournal(this.packageDir, this.journal);
+      } catch (error) {
+        this.journal.state = 'open'; // the atomic rewrite failed: the journal on disk is still open
+        throw error;
+      }
+    }
+    this.finished = true;
+    if (!this.saved) return;
+    try {
+      this.fault('cleanup');
+      finish(this.packageDir, this.journal, this.fault);
+    } catch (error) {
+      if (error instanceof SimulatedCrash) throw error;
+      /* committed; the next command's recovery deletes what is left */
+    }
+  }
+
+  /**
+   * Undoes every write of the open transaction (see {@link recoverPackage}).
+   * @throws GcError `patch/rollback-failed` (exit 70) when the package cannot be restored; the
+   *   journal stays for `gcpatch recover`.
+   */
+  rollback(cause: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (!this.saved) return;
+    try {
+      rollBack(this.packageDir, this.journal, this.fault);
+    } catch (error) {
+      if (error instanceof SimulatedCrash) throw error;
+      const original = cause instanceof GcError ? `${cause.code}: ${cause.message}` : String(cause);
+      const problem = error instanceof Error ? error.message : String(error);
+      throw new GcError(
+        PatchCode.rollbackFailed,
+        `rollback after a failed apply (${original}) could not restore the package: ${problem}; ` +
+          `fix the cause, then run \`gcpatch recover --pkg ${this.packageDir}\` (the journal was kept)`,
+        { exitCode: ExitCode.io, cause, details: { problems: [problem] } },
+      );
+    }
+  }
+}
+
+/** What recovery did to one journal entry. */
+export interface RecoveredFile {
+  path: string;
+  action: 'restored' | 'unchanged' | 'kept-new';
+}
+
+/** Result of {@link recoverPackage}. */
+export interface RecoveryResult {
+  /** `none`: no journal; `rolled-back`: an open transaction was undone; `completed`: a committed one was finished. */
+  action: 'none' | 'rolled-back' | 'completed';
+  txid?: string;
+  /** The command that left the journal (`apply`, `pack`, …). */
+  command?: string;
+  files: RecoveredFile[];
+}
+
+function conflict(path: string, why: string): GcError {
+  return new GcError(PatchCode.recoveryConflict, `${path}: ${why}; recovery changed nothing — inspect the file, then run \`gcpatch recover\` again`, {
+    exitCode: ExitCode.verificationFailed,
+    location: { file: path },
+  });
+}
+
+/** Checks every entry of an open journal; returns what each needs. Changes nothing. */
+function planRollback(packageDir: string, journal: Journal): RecoveredFile[] {
+  return journal.files.map((e) => {
+    const current = hashOf(native(packageDir, e.path));
+    if (current === e.before) return { path: e.path, action: 'unchanged' as const };
+    if (current !== e.after) throw conflict(e.path, 'the file matches neither its recorded before nor after bytes');
+    if (e.before !== null && (e.backup === null || hashOf(native(packageDir, e.backup)) !== e.before)) {
+      throw conflict(e.path, 'the backup needed to restore it is missing or damaged');
+    }
+    return { path: e.path, action: 'restored' as const };
+  });
+}
+
+function rollBack(packageDir: string, journal: Journal, fault: (step: string) => void): RecoveredFile[] {
+  const plan = planRollback(packageDir, journal);
+  for (let i = journal.files.length - 1; i >= 0; i--) {
+    const e = journal.files[i]!;
+    if (plan[i]!.action !== 'restored') continue;
+    fault(`rollback:${e.path}`);
+    const absolute = native(packageDir, e.path);
+    try {
+      if (e.before === null) unlinkSync(absolute);
+      else renameSync(native(packageDir, e.backup!), absolute);
+    } catch (error) {
+      throw ioError(error, absolute, 'restore');
+    }
+    syncDirectory(dirname(absolute));
+  }
+  fault('rollback:cleanup');
+  cleanTemps(packageDir, journal);
+  for (const e of [...journal.files].reverse()) {
+    for (const dir of [...e.dirs].reverse()) {
+      try {
+        if (readdirSync(native(packageDir, dir)).length === 0) rmdirSync(native(packageDir, dir));
+      } catch (error) {
+        if (errnoOf(error) !== 'ENOENT') throw ioError(error, native(packageDir, dir), 'remove directory');
+      }
+    }
+  }
+  removeJournal(packageDir);
+  return plan;
+}
+
+function cleanTemps(packageDir: string, journal: Journal): void {
+  for (const e of journal.files) {
+    if (e.stage !== null) removeIfPresent(native(packageDir, e.stage));
+    if (e.backup !== null) removeIfPresent(native(packageDir, e.backup));
+  }
+}
+
+function finish(packageDir: string, journal: Journal, fault: (step: string) => void): RecoveredFile[] {
+  const files = journal.files.map((e) => {
+    if (hashOf(native(packageDir, e.path)) !== e.after) throw conflict(e.path, 'the committed transaction recorded other bytes for this file');
+    return { path: e.path, action: 'kept-new' as const };
+  });
+  fault('finish:cleanup');
+  cleanTemps(packageDir, journal);
+  removeJournal(packageDir);
+  return files;
+}
+
+function readJournal(packageDir: string): Journal | undefined {
+  const file = applyJournalPath(packageDir);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return undefined;
+    throw ioError(error, file, 'read');
+  }
+  const invalid = (why: string) =>
+    new GcError(PatchCode.journalInvalid, `the apply journal is damaged (${why}); inspect ${file} by hand — it names every file the interrupted transaction touched`, {
+      exitCode: ExitCode.io,
+      location: { file },
+    });
+  let j: Journal & { checksum?: unknown };
+  try {
+    j = JSON.parse(text) as Journal & { checksum?: unknown };
+  } catch {
+    throw invalid('not JSON');
+  }
+  if (j === null || typeof j !== 'object' || j.format !== APPLY_JOURNAL_FORMAT) throw invalid(`format is not ${APPLY_JOURNAL_FORMAT}`);
+  if (typeof j.txid !== 'string' || !/^[0-9a-f]{16}$/.test(j.txid)) throw invalid('bad txid');
+  if (j.state !== 'open' && j.state !== 'committed') throw invalid('bad state');
+  if (typeof j.command !== 'string' || !Array.isArray(j.files)) throw invalid('bad members');
+  if (j.checksum !== sha256Hex(Buffer.from(journalBody(j), 'utf8'))) throw invalid('checksum mismatch');
+  const hex = (v: unknown) => v === null || (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v));
+  for (const e of j.files as unknown[] as JournalEntry[]) {
+    const ok =
+      e !== null &&
+      typeof e === 'object' &&
+      typeof e.path === 'string' &&
+      portablePathProblem(e.path) === undefined &&
+      e.path.split('/')[0] !== CONTROL_DIRECTORY &&
+      hex(e.before) &&
+      hex(e.after) &&
+      e.stage === (e.after === null ? null : tempName(e.path, 'stage', j.txid)) &&
+      e.backup === (e.before === null ? null : tempName(e.path, 'backup', j.txid)) &&
+      Array.isArray(e.dirs) &&
+      e.dirs.every((d) => typeof d === 'string' && portablePathProblem(d) === undefined && e.path.startsWith(`${d}/`));
+    if (!ok) throw invalid('unexpected file entry');
+  }
+  return { format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files };
+}
+
+/** True when `packageDir` holds an apply journal (an interrupted transaction). */
+export function hasPendingTransaction(packageDir: string): boolean {
+  return hashOf(applyJournalPath(packageDir)) !== null;
+}
+
+/**
+ * Rolls an interrupted transaction of `packageDir` back (journal `open`) or forward (`committed`)
+ * and deletes its temp files and journal; also deletes orphaned journal temp files. The caller
+ * holds the package lock.
+ * @returns what was done (`none` when there was no journal).
+ * @throws GcError `patch/recovery-conflict` (exit 50, nothing changed), `patch/journal-invalid`
+ *   (exit 70), `io/*` (exit 70).
+ */
+export function recoverPackage(packageDir: string, fault: (step: string) => void = () => {}): RecoveryResult {
+  const control = join(packageDir, CONTROL_DIRECTORY);
+  let names: string[] = [];
+  try {
+    names = readdirSync(control);
+  } catch {
+    /* no control directory */
+  }
+  for (const name of names) if (name.startsWith(`.${APPLY_JOURNAL_FILE}.gcpatch-tmp-`)) removeIfPresent(join(control, name));
+  const journal = readJournal(packageDir);
+  if (journal === undefined) return { action: 'none', files: [] };
+  const files = journal.state === 'open' ? rollBack(packageDir, journal, fault) : finish(packageDir, journal, fault);
+  return { action: journal.state === 'open' ? 'rolled-back' : 'completed', txid: journal.txid, command: journal.command, files };
+}
