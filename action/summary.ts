@@ -5,7 +5,7 @@
  */
 import * as core from '@actions/core';
 type SummaryTableRow = Parameters<typeof core.summary.addTable>[0][number];
-import { countBySeverity, type AuditReport, type CheckResult, type PackageAudit } from '../src/audit/findings.js';
+import { countBySeverity, type AuditReport, type CheckResult, type CommitExplanation, type PackageAudit } from '../src/audit/findings.js';
 
 /** Rows shown per package table; failures are shown first. */
 export const MAX_ROWS_PER_PACKAGE = 150;
@@ -29,7 +29,9 @@ export function replayLine(p: PackageAudit): string {
   const r = p.replay;
   switch (r.status) {
     case 'reproduced':
-      return `Replay: ✅ ${r.applied.length} apply report${r.applied.length === 1 ? '' : 's'} replayed on the base; ${r.modulesChanged} changed module${r.modulesChanged === 1 ? '' : 's'} reproduced exactly (${r.millis} ms).`;
+      return p.commits.length === 0
+        ? `Replay: ✅ ${r.applied.length} apply report${r.applied.length === 1 ? '' : 's'} replayed on the base; ${r.modulesChanged} changed module${r.modulesChanged === 1 ? '' : 's'} reproduced exactly (${r.millis} ms).`
+        : `Replay: ✅ ${r.applied.length} apply report${r.applied.length === 1 ? '' : 's'} replayed commit by commit; ${r.modulesChanged} changed module${r.modulesChanged === 1 ? '' : 's'} reproduced exactly (${r.millis} ms).`;
     case 'differs':
       return `Replay: ❌ the head differs from the replayed evidence in ${r.mismatches.map(escapeCell).join(', ')}.`;
     case 'failed':
@@ -39,6 +41,49 @@ export function replayLine(p: PackageAudit): string {
     default:
       return 'Replay: ➖ no apply evidence in this change.';
   }
+}
+
+/** Commits shown per package in the "what explained each commit" table. */
+export const MAX_COMMITS_PER_PACKAGE = 100;
+
+/** A short, human description of how a commit was explained (issue #11 item 7). */
+export function commitRouteLabel(c: CommitExplanation): string {
+  const rebased = c.evidence.some((e) => e.route === 'actual-parent');
+  switch (c.route) {
+    case 'unchanged':
+      return '➖ no change that needs evidence';
+    case 'evidence':
+      return '✅ its evidence, checked on the state it was made on (its parent)';
+    case 'evidence-on-new-parent':
+      return '✅ its evidence, made on another state (rebase, cherry-pick or squash), re-planned and re-applied on its actual parent';
+    case 'merge':
+      return '✅ the structural merge of its parents (the merge driver\'s merge)';
+    case 'merge+evidence':
+      return `✅ the structural merge of its parents, then its evidence${rebased ? ' (re-applied)' : ''}`;
+    default: {
+      const what = [...c.mismatched.map((m) => `❌ ${m}`), ...c.unexplained.map((m) => `⚠️ ${m}`)];
+      return `unexplained: ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`;
+    }
+  }
+}
+
+function commitRows(p: PackageAudit): SummaryTableRow[] {
+  const header: SummaryTableRow = [
+    { data: 'Commit', header: true },
+    { data: 'Subject', header: true },
+    { data: 'Evidence', header: true },
+    { data: 'Explained by', header: true },
+  ];
+  const shown = p.commits.filter((c) => c.route !== 'unchanged' || c.evidence.length > 0).slice(0, MAX_COMMITS_PER_PACKAGE);
+  return [
+    header,
+    ...shown.map((c) => [
+      `<code>${c.commit.slice(0, 12)}</code>${c.parents.length > 1 ? ' (merge)' : ''}`,
+      escapeCell(c.subject),
+      c.evidence.length === 0 ? '—' : c.evidence.map((e) => `${escapeCell(e.kind)} ${short(e.address)}`).join('<br>'),
+      escapeCell(commitRouteLabel(c)),
+    ]),
+  ];
 }
 
 function packageRows(p: PackageAudit): { rows: SummaryTableRow[]; hidden: number } {
@@ -93,6 +138,10 @@ export async function writeSummary(report: AuditReport, context: { reportPath: s
     s.addRaw(`<p>New evidence: ${evidence === '' ? 'none' : escapeCell(evidence)}. ${replayLine(p)}</p>`, true);
     if (p.unexplainedModules.length > 0) {
       s.addRaw(`<p>⚠️ Changes no evidence explains: ${p.unexplainedModules.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${p.unexplainedModules.length > 20 ? ` and ${p.unexplainedModules.length - 20} more` : ''}.</p>`, true);
+    }
+    if (p.commits.length > 0) {
+      s.addRaw('<p>What explained each commit:</p>', true);
+      s.addTable(commitRows(p));
     }
     const { rows, hidden } = packageRows(p);
     s.addTable(rows);

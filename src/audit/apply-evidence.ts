@@ -8,8 +8,10 @@
  * parts. Written independently of the producer in `src/patch/`.
  */
 import { decodeClosed, D, literal, vecOf } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, kwMap, mapGetKw, str, termsEqual, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
+import { hashTerm, termAddress } from '../coreform/hash.js';
+import { bool, int, kwMap, mapGetKw, str, sym, termsEqual, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
+import { acceptanceTerm, CANONICAL_PINS_OBLIGATION, NOT_EVALUATED_MESSAGE } from '../patch/acceptance.js';
+import type { Manifest } from '../workspace/manifest.js';
 import { normalizePatch, type NormalizedPatch } from '../patch/normalize.js';
 import { isGcError } from '../util/errors.js';
 import { AuditCode, type PackageFindings } from './findings.js';
@@ -39,6 +41,12 @@ export interface ApplyEvidence {
   packageArtifact: string;
   acceptanceArtifact: string;
   semanticEdits: VecTerm;
+  /** The decoded report. */
+  fields: ApplyReportFields;
+  /** Artifacts absent from the store (recomputed by {@link completeApplyEvidence}). */
+  missingArtifacts: ('package' | 'acceptance')[];
+  /** The stored package record (`genesis/package-v0.2`), when present. */
+  packageRecord: MapTerm | undefined;
 }
 
 /** The decoded fields of an apply report. */
@@ -182,41 +190,42 @@ export async function checkApplyReport(
     ['acceptance', r.acceptanceArtifact, 'genesis/acceptance-v0.2'],
   ];
   let acceptance: Term | undefined;
+  let packageRecord: MapTerm | undefined;
+  const missing: ('package' | 'acceptance')[] = [];
   for (const [what, address, kind] of artifacts) {
     const a = await store.entry(address);
-    const problem =
-      a === undefined
-        ? 'is not in the evidence store'
-        : !a.hashOk
-          ? 'does not hash to its name'
-          : a.term === undefined || a.kindString !== kind
-            ? `is not a ${kind} term`
-            : undefined;
+    if (a === undefined) {
+      // Absent from the head's store: typical of a cherry-picked apply commit (the entry existed on
+      // the source branch before the commit, so the commit does not carry it). Both artifacts are
+      // pure functions of the package state; they are recomputed after the replay (completeApplyEvidence).
+      missing.push(what as 'package' | 'acceptance');
+      continue;
+    }
+    const problem = !a.hashOk ? 'does not hash to its name' : a.term === undefined || a.kindString !== kind ? `is not a ${kind} term` : undefined;
     if (problem !== undefined) {
       return fail('artifacts', AuditCode.applyArtifactInvalid, `the ${what} artifact ${address.slice(0, 12)} ${problem}`, `${what} artifact invalid`);
     }
-    if (what === 'acceptance') acceptance = a!.term;
+    if (what === 'acceptance') acceptance = a.term;
+    else packageRecord = a.term as MapTerm;
   }
-  const acceptanceOk = mapGetKw(acceptance as MapTerm, 'ok');
-  if (acceptanceOk?.kind !== 'bool' || acceptanceOk.value !== r.ok) {
-    return fail('artifacts', AuditCode.applyArtifactInvalid, ':ok is not the acceptance artifact\'s :ok', 'acceptance differs');
+  if (acceptance !== undefined) {
+    const acceptanceOk = mapGetKw(acceptance as MapTerm, 'ok');
+    if (acceptanceOk?.kind !== 'bool' || acceptanceOk.value !== r.ok) {
+      return fail('artifacts', AuditCode.applyArtifactInvalid, ':ok is not the acceptance artifact\'s :ok', 'acceptance differs');
+    }
   }
-  out.pass(KIND, entry.address, 'artifacts', `package ${r.packageArtifact.slice(0, 12)}, acceptance ${r.acceptanceArtifact.slice(0, 12)}`);
+  if (missing.length === 0) {
+    out.pass(KIND, entry.address, 'artifacts', `package ${r.packageArtifact.slice(0, 12)}, acceptance ${r.acceptanceArtifact.slice(0, 12)}`);
+  } else {
+    out.skip(KIND, entry.address, 'artifacts', `${missing.join(' and ')} artifact not in the store: recomputed from the replayed package state`);
+  }
 
-  const requestH = hashTerm(
-    applyRequestTerm({
-      patch: patch.normalized,
-      sourcePatchH: r.sourcePatchH,
-      packageArtifact: r.packageArtifact,
-      acceptanceArtifact: r.acceptanceArtifact,
-      acceptance: acceptance!,
-      semanticEdits: r.semanticEdits,
-    }),
-  );
-  if (requestH !== r.requestH) {
-    return fail('request-h', AuditCode.applyRequestMismatch, ':request-h is not hash-term of the request rebuilt from the patch, artifacts and semantic edits', 'request-h differs');
+  if (acceptance !== undefined) {
+    if (!requestMatches(r, patch, acceptance)) {
+      return fail('request-h', AuditCode.applyRequestMismatch, ':request-h is not hash-term of the request rebuilt from the patch, artifacts and semantic edits', 'request-h differs');
+    }
+    out.pass(KIND, entry.address, 'request-h', 'rebuilt request matches');
   }
-  out.pass(KIND, entry.address, 'request-h', 'rebuilt request matches');
 
   if (!r.ok) {
     out.fail(KIND, entry.address, 'accepted', {
@@ -227,7 +236,8 @@ export async function checkApplyReport(
       title: 'apply not accepted',
     });
   } else {
-    out.pass(KIND, entry.address, 'accepted', 'acceptance :ok true');
+    // Never a pass: gcpatch did not run the obligations; verify-pr re-runs them only with an obligation runner.
+    out.skip(KIND, entry.address, 'accepted', 'acceptance :ok true claimed, not re-run here');
   }
   return {
     address: entry.address,
@@ -239,5 +249,83 @@ export async function checkApplyReport(
     packageArtifact: r.packageArtifact,
     acceptanceArtifact: r.acceptanceArtifact,
     semanticEdits: r.semanticEdits,
+    fields: r,
+    missingArtifacts: missing,
+    packageRecord,
   };
+}
+
+function requestMatches(r: ApplyReportFields, patch: NormalizedPatch, acceptance: Term): boolean {
+  const requestH = hashTerm(
+    applyRequestTerm({
+      patch: patch.normalized,
+      sourcePatchH: r.sourcePatchH,
+      packageArtifact: r.packageArtifact,
+      acceptanceArtifact: r.acceptanceArtifact,
+      acceptance,
+      semanticEdits: r.semanticEdits,
+    }),
+  );
+  return requestH === r.requestH;
+}
+
+/**
+ * gcpatch's own acceptance (`src/patch/acceptance.ts` without a runner) for a packed state whose
+ * pins are right: the canonical-pins record `:ok true`, then one `:ok false` "not evaluated" record
+ * per declared obligation. A pure function of the package state, so it can be recomputed when a
+ * cherry-pick left it behind.
+ */
+export function recomputedBuiltinAcceptance(manifest: Manifest): MapTerm {
+  const records = [kwMap({ name: sym(CANONICAL_PINS_OBLIGATION), ok: bool(true) })];
+  for (const name of manifest.obligations) records.push(kwMap({ name: sym(name), ok: bool(false), errors: vec([str(NOT_EVALUATED_MESSAGE)]) }));
+  return acceptanceTerm(manifest, records);
+}
+
+/** Name, version and obligations of a `genesis/package-v0.2` record, as much of a manifest as an acceptance needs. */
+function recordIdentity(record: MapTerm): Manifest | undefined {
+  const name = mapGetKw(record, 'name');
+  const version = mapGetKw(record, 'version');
+  const obligations = mapGetKw(record, 'obligations');
+  if (name?.kind !== 'str' || version?.kind !== 'str' || obligations?.kind !== 'vec') return undefined;
+  const names = obligations.items.map((o) => (o.kind === 'sym' ? o.name : undefined));
+  if (names.some((n) => n === undefined)) return undefined;
+  return { schema: 1, name: name.value, version: version.value, modules: [], dependencies: [], obligations: names as string[], tests: [], table: {} };
+}
+
+/**
+ * Completes the checks {@link checkApplyReport} left for artifacts missing from the store (issue #11
+ * item 4, a cherry-picked apply commit): the acceptance is recomputed as gcpatch's own acceptance of
+ * the replayed package and must hash to `:acceptance-artifact` and rebuild `:request-h`; a missing
+ * package record must be the replay's (`replayedArtifact`) when the replay ran on the recorded state.
+ * @returns true when every missing artifact was recomputed and matched (rows and findings recorded).
+ */
+export function completeApplyEvidence(ev: ApplyEvidence, replayed: { manifest: Manifest; packageArtifact: string } | undefined, out: PackageFindings): boolean {
+  if (ev.missingArtifacts.length === 0) return true;
+  const fail = (message: string): false => {
+    out.fail(KIND, ev.address, 'artifacts', {
+      code: AuditCode.applyArtifactInvalid,
+      message: `apply report ${ev.address.slice(0, 12)}: ${message}`,
+      file: ev.file,
+      title: 'artifact missing',
+    });
+    return false;
+  };
+  if (replayed === undefined) return fail(`the ${ev.missingArtifacts.join(' and ')} artifact is not in the evidence store and the patch could not be replayed to recompute it`);
+  if (ev.missingArtifacts.includes('acceptance')) {
+    // The acceptance belongs to the state the apply produced: its package record when stored (the
+    // commit carries it), else the replayed package.
+    const acceptance = recomputedBuiltinAcceptance(ev.packageRecord !== undefined ? recordIdentity(ev.packageRecord) ?? replayed.manifest : replayed.manifest);
+    if (termAddress(acceptance) !== ev.acceptanceArtifact) {
+      return fail(`the acceptance artifact ${ev.acceptanceArtifact.slice(0, 12)} is not in the evidence store and is not gcpatch's own acceptance of the replayed package (an obligation runner's acceptance cannot be recomputed): commit the whole .genesis/store`);
+    }
+    const okTerm = mapGetKw(acceptance, 'ok');
+    if (okTerm?.kind !== 'bool' || okTerm.value !== ev.ok || !requestMatches(ev.fields, ev.patch, acceptance)) {
+      return fail(':request-h is not hash-term of the request rebuilt with the recomputed acceptance');
+    }
+  }
+  if (ev.missingArtifacts.includes('package') && replayed.packageArtifact !== ev.packageArtifact) {
+    return fail(`the package record ${ev.packageArtifact.slice(0, 12)} is not in the evidence store and the replay on this commit's parent gives ${replayed.packageArtifact.slice(0, 12)}`);
+  }
+  out.pass(KIND, ev.address, 'artifacts', `${ev.missingArtifacts.join(' and ')} artifact recomputed from the replayed package`);
+  return true;
 }

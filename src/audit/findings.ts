@@ -62,6 +62,11 @@ export const AuditCode = {
   packageUnreadable: 'audit/package-unreadable',
   /** The `obligation-runner` command failed for a package. */
   obligationsFailed: 'audit/obligations-failed',
+  /** A declared obligation or test suite was removed and no evidence (`update-manifest` with
+   * `:obligations-remove` / `:tests-remove`) explains it. */
+  obligationsWeakened: 'audit/obligations-weakened',
+  /** Apply reports claim an accepted acceptance that this run did not re-run (no obligation runner); a notice. */
+  acceptanceNotRerun: 'audit/acceptance-not-rerun',
 } as const;
 /** One of {@link AuditCode}. */
 export type AuditCodeValue = (typeof AuditCode)[keyof typeof AuditCode];
@@ -111,6 +116,31 @@ export interface ReplayOutcome {
   millis: number;
 }
 
+/**
+ * How one commit of the pull request was explained (issue #11 items 1, 2, 7), per package.
+ * `route`:
+ * - `unchanged`: the commit does not change the package;
+ * - `evidence`: its evidence, checked on the state it was made on (the commit's parent), reproduces it;
+ * - `evidence-on-new-parent`: its evidence was made on another state (rebase, cherry-pick, squash)
+ *   and re-planned / re-applied on the commit's actual parent reproduces it;
+ * - `merge`: every module equals the structural merge of the parents' modules (the driver's merge);
+ * - `merge+evidence`: a merge commit that also carries evidence;
+ * - `unexplained`: changes no evidence or merge explains (see `unexplained`).
+ */
+export interface CommitExplanation {
+  commit: string;
+  /** First line of the commit message. */
+  subject: string;
+  parents: string[];
+  route: 'unchanged' | 'evidence' | 'evidence-on-new-parent' | 'merge' | 'merge+evidence' | 'unexplained';
+  /** Evidence added by this commit, in the order it was checked (apply reports in binding order). */
+  evidence: { address: string; kind: string; route: 'recorded-state' | 'actual-parent' | 'failed' | 'not-applied' }[];
+  /** Modules (and `package.toml`) this commit changed without an explanation. */
+  unexplained: string[];
+  /** Modules whose content contradicts the evidence or merge that should explain them. */
+  mismatched: string[];
+}
+
 /** Everything verified for one touched package. */
 export interface PackageAudit {
   /** Repository-relative package directory (`''` = repository root). */
@@ -126,6 +156,8 @@ export interface PackageAudit {
   changedModules: string[];
   /** Changed modules no evidence explains. */
   unexplainedModules: string[];
+  /** Per commit of the range (parents first), what explained its changes to this package. */
+  commits: CommitExplanation[];
 }
 
 /** The whole audit of one base..head range. JSON-serializable (the Action's `report-path` file). */
@@ -179,7 +211,7 @@ export class PackageFindings {
 
   /**
    * Records a failed check and its finding. The row's result is `fail` for errors, `warn` for
-   * warnings and notices.
+   * warnings, `skip` for notices (a notice never fails a run, and is never a pass).
    */
   fail(
     kind: string,
@@ -188,7 +220,7 @@ export class PackageFindings {
     finding: { code: AuditCodeValue; severity?: Severity; message: string; file?: string; line?: number; title?: string },
   ): void {
     const severity = finding.severity ?? 'error';
-    this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : 'warn', detail: finding.message });
+    this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : severity === 'warning' ? 'warn' : 'skip', detail: finding.message });
     const f: AuditFinding = { code: finding.code, severity, message: finding.message, package: this.pkg };
     if (finding.file !== undefined) f.file = finding.file;
     if (finding.line !== undefined) f.line = finding.line;

@@ -38,7 +38,8 @@ export function describeRefactor(request: RefactorRequest): string {
 }
 
 /**
- * Finds the report's request in the store and runs the host verifier.
+ * Finds the report's request in the store (the entry whose hash-term is `:request-h`) and runs the
+ * host verifier.
  * @param entry a well-formed store entry of kind `refactor-plan`.
  * @param store the head's store; @param prefer addresses to search first (the new entries).
  * @param out collects rows and findings (`audit/refactor-request-missing`,
@@ -53,17 +54,9 @@ export async function checkRefactorReport(
 ): Promise<RefactorEvidence | undefined> {
   const report = entry.term as MapTerm;
   const requestH = str(mapGetKw(report, 'request-h'));
-  const patch = mapGetKw(report, 'patch');
-  const provenance = patch?.kind === 'map' ? mapGetKw(patch, 'provenance') : undefined;
-  const named = provenance?.kind === 'map' ? str(mapGetKw(provenance, 'refactor-plan-request')) : undefined;
-  let requestEntry: StoreEntryCheck | undefined;
-  if (named !== undefined) {
-    const e = await store.entry(named);
-    if (e?.kind === 'refactor-plan-request' && e.hashOk) requestEntry = e;
-  }
-  if (requestEntry === undefined && requestH !== undefined) {
-    requestEntry = await store.findByHashTerm('refactor-plan-request', requestH, prefer);
-  }
+  // The request is found by its identity alone: the reference's patch names no request
+  // (GENESIS_FACTS.md §3.10), and reports from earlier gcpatch carry the same :request-h.
+  const requestEntry = requestH === undefined ? undefined : await store.findByHashTerm('refactor-plan-request', requestH, prefer);
   if (requestEntry === undefined) {
     out.fail(KIND, entry.address, 'request present', {
       code: AuditCode.refactorRequestMissing,

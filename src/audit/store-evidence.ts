@@ -67,7 +67,11 @@ export interface StoreEntryCheck {
 
 /**
  * Checks one entry's bytes: hash against name, UTF-8, one term, canonical print, kind.
- * Pure; never throws.
+ * Pure; never throws (issue #13 item 6): an entry that cannot be read or printed within the limits
+ * — a parse error, or a term whose canonical print would be longer than the entry itself (e.g. a
+ * ≈200 KB entry nested 100,000 deep, whose print is quadratic) — has `term: undefined`, kind
+ * `other` and a `problem`, which verify-pr reports as `audit/store-entry-unreadable`. The print is
+ * bounded by the entry's length, so memory stays proportional to the entry.
  */
 export function checkStoreEntry(address: string, file: string, bytes: Uint8Array): StoreEntryCheck {
   const out: StoreEntryCheck = {
@@ -92,7 +96,20 @@ export function checkStoreEntry(address: string, file: string, bytes: Uint8Array
     out.problem = isGcError(error) ? `${error.code}: ${error.message}` : String(error);
     return out;
   }
-  out.canonical = printTerm(out.term) === text;
+  let print: string;
+  try {
+    // A canonical entry's print is exactly its text, so nothing longer needs to be built.
+    print = printTerm(out.term, { maxLength: text.length });
+  } catch (error) {
+    out.term = undefined;
+    out.problem = isGcError(error) && error.code === 'core/print/too-large'
+      ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
+      : isGcError(error)
+        ? `${error.code}: ${error.message}`
+        : String(error);
+    return out;
+  }
+  out.canonical = print === text;
   if (!out.canonical) out.problem = 'the bytes are not the canonical print of the term they hold';
   Object.assign(out, evidenceKindOf(out.term));
   return out;
@@ -146,7 +163,12 @@ export class CommitStore {
       if (e === undefined || e.kind !== kind || e.term === undefined || !e.hashOk) continue;
       let id = this.identities.get(address);
       if (id === undefined) {
-        id = hashTerm(e.term);
+        try {
+          id = hashTerm(e.term);
+        } catch (error) {
+          if (!isGcError(error)) throw error;
+          id = ''; // cannot be hashed within the limits: names nothing
+        }
         this.identities.set(address, id);
       }
       if (id === h) return e;

@@ -45,6 +45,8 @@ import {
 import { checkReplan, checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
 import { compareModules, manifestDifferences, modulesNamedByPatch, replayChain, type ModuleComparison } from './replay.js';
 import { CommitStore, type StoreEntryCheck } from './store-evidence.js';
+import { explainHistory } from './explain.js';
+import { rangeCommits, type RangeCommit } from './history.js';
 import { opNameOf } from '../patch/normalize.js';
 
 /** Options of {@link auditPullRequest}. */
@@ -63,6 +65,12 @@ export interface AuditOptions {
   replay?: boolean;
   /** A shell command run in each touched package directory of the work tree (see `obligations.ts`). */
   obligationRunner?: string;
+  /**
+   * Check evidence commit by commit (default true, issue #11). `false` runs the earlier range-level
+   * replay (all apply evidence replayed on the base as one chain); kept for `npm run bench`'s
+   * before/after figures only.
+   */
+  history?: boolean;
 }
 
 /** The error thrown when base or head (or their history) is missing from the clone. */
@@ -152,6 +160,9 @@ interface RunContext {
   obligationRunner: string | undefined;
   /** Modules parsed so far, by blob oid (base and head share unchanged modules). */
   modules: ModuleCache;
+  /** The commits between base and head, parents first. */
+  commits: RangeCommit[];
+  history: boolean;
 }
 
 function checkPins(head: CommitPackageSnapshot, out: PackageFindings): void {
@@ -377,6 +388,7 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     replay: emptyReplay('none'),
     changedModules: [],
     unexplainedModules: [],
+    commits: [],
   };
   const done = () => ({ audit, findings: out.findings });
   const read = async (commit: string, which: string): Promise<CommitPackageSnapshot | undefined | null> => {
@@ -443,44 +455,86 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
   }
 
   const baseState = snapshotState(base);
-  let comparisons: ModuleComparison[];
-  if (ctx.replay && accepted.length > 0) {
+  if (ctx.replay && !ctx.history && accepted.length > 0) {
     const r = checkReplay(base, head, accepted, refactorByPatch, replanned, out);
-    comparisons = r.comparisons;
     audit.replay = r.outcome;
+    reportComparisons(r.comparisons, out, true);
+    for (const p of refactors) if (!replanned.has(p)) checkReplan(p, baseState, stateLabel(0), out);
+    audit.changedModules = r.comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+    audit.unexplainedModules = r.comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
+  } else if (ctx.replay) {
+    const history = await explainHistory(
+      {
+        repo: ctx.repo,
+        dir: touched.dir,
+        base,
+        commits: ctx.commits,
+        modules: ctx.modules,
+        refactors: new Map(refactors.map((r) => [r.address, r])),
+        applies: new Map(applies.map((a) => [a.address, a])),
+      },
+      out,
+    );
+    audit.commits = history.commits;
+    for (const r of refactors) {
+      if (history.replanned.has(r.address)) continue;
+      out.skip('refactor-plan', r.address, 're-plan', 'added by no commit of the range (only in the head\'s store listing)');
+    }
+    const comparisons = compareModules(base, undefined, head);
+    audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+    audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
+    const explained = audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)).length;
+    if (explained > 0) {
+      out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, 'replay', 'reproduced exactly by replaying the evidence commit by commit');
+    }
+    audit.replay = {
+      status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
+      applied: history.applied,
+      modulesChanged: history.explainedByEvidence.size,
+      mismatches: [...history.mismatches].sort(),
+      millis: history.millis,
+    };
   } else {
     const explained = new Set<string>();
     for (const a of accepted) for (const p of modulesNamedByPatch(a)) explained.add(p);
-    comparisons = compareModules(base, undefined, head, explained);
+    const comparisons = compareModules(base, undefined, head, explained);
     if (!explained.has('package.toml') && manifestDifferences(baseState.manifest, head.table).includes('modules')) {
       const listChangingOps = accepted.some((a) => a.patch.ops.some((op) => ['add-module', 'remove-module', 'move-module', 'split-module'].includes(opNameOf(op))));
       if (!listChangingOps) unexplainedModuleList(head, out);
     }
-    audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
-    if (!ctx.replay && accepted.length > 0) {
+    audit.replay = emptyReplay('disabled');
+    if (accepted.length > 0) {
       out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules the patches name');
     }
-  }
-  reportComparisons(comparisons, out, ctx.replay && accepted.length > 0);
-
-  for (const r of refactors) {
-    if (replanned.has(r)) continue;
-    checkReplan(r, baseState, stateLabel(0), out);
-    if (r.verified.safe && !accepted.some((a) => a.patch.patchH === r.verified.patchH)) {
-      out.fail('refactor-plan', r.address, 'applied', {
-        code: AuditCode.refactorPlanNotApplied,
-        severity: 'notice',
-        message: `refactor plan ${r.address.slice(0, 12)} has no accepted apply report in this change; it explains no module change`,
-        file: r.file,
-        title: 'plan not applied',
-      });
+    reportComparisons(comparisons, out, false);
+    for (const r of refactors) {
+      checkReplan(r, baseState, stateLabel(0), out);
+      if (r.verified.safe && !accepted.some((a) => a.patch.patchH === r.verified.patchH)) {
+        out.fail('refactor-plan', r.address, 'applied', {
+          code: AuditCode.refactorPlanNotApplied,
+          severity: 'notice',
+          message: `refactor plan ${r.address.slice(0, 12)} has no accepted apply report in this change; it explains no module change`,
+          file: r.file,
+          title: 'plan not applied',
+        });
+      }
     }
+    audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+    audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
   }
-  audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-  audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
 
-  if (ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '') {
-    const run = runHeadObligations(ctx.obligationRunner, ctx.repo.dir, head);
+  const runner = ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '';
+  if (accepted.length > 0 && !runner) {
+    out.fail('obligations', 'package', 'obligation runner', {
+      code: AuditCode.acceptanceNotRerun,
+      severity: 'notice',
+      message: `${accepted.length} apply report${accepted.length === 1 ? '' : 's'} claim${accepted.length === 1 ? 's' : ''} an accepted acceptance; claimed, not re-run (no obligation-runner): set the obligation-runner input (--obligation-runner) to re-run the package's obligations`,
+      file: touched.manifestPath,
+      title: 'acceptance claimed, not re-run',
+    });
+  }
+  if (runner) {
+    const run = runHeadObligations(ctx.obligationRunner!, ctx.repo.dir, head);
     if (run.ok) out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\`: acceptance :ok true (${run.millis} ms)`);
     else {
       out.fail('obligations', 'package', 'obligation runner', {
@@ -522,7 +576,9 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const changed = await listChangedFiles(repo, base, head);
     const selected = pathMatcher(parseGlobList(options.packages));
     const touched = await touchedPackages(repo, [head, base], changed, selected);
-    const ctx: RunContext = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map() };
+    const history = options.history ?? true;
+    const commits = touched.length > 0 && replay && history ? await rangeCommits(repo, base, head) : [];
+    const ctx: RunContext = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map(), commits, history };
     const packages: PackageAudit[] = [];
     const findings: AuditFinding[] = [];
     for (const t of touched) {

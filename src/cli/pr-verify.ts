@@ -7,7 +7,7 @@ import { countBySeverity, type AuditReport } from '../audit/findings.js';
 import { auditPullRequest } from '../audit/verify-pr.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import type { CliContext } from './context.js';
+import { reportError, type CliContext } from './context.js';
 
 /** Options of the `verify-pr` command as commander parses them. */
 interface VerifyPrOptions {
@@ -20,6 +20,14 @@ interface VerifyPrOptions {
   dir?: string;
   json?: boolean;
 }
+
+const ROUTE_TEXT: Record<string, string> = {
+  unchanged: 'no change that needs evidence',
+  evidence: 'explained by its evidence, checked on its parent',
+  'evidence-on-new-parent': 'explained by its evidence, made on another state and re-applied on its actual parent (rebase, cherry-pick, squash)',
+  merge: 'explained by the structural merge of its parents',
+  'merge+evidence': 'explained by the structural merge of its parents and its evidence',
+};
 
 /** Renders a report for people: one block per package, then every finding as `file:line: severity: code: message`. */
 export function renderAuditText(report: AuditReport): string {
@@ -35,6 +43,12 @@ export function renderAuditText(report: AuditReport): string {
     lines.push(`package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
       (p.replay.status === 'reproduced' ? ` (${p.replay.modulesChanged} modules)` : '') +
       `; ${p.rows.filter((r) => r.result === 'pass').length} checks passed`);
+    for (const c of p.commits) {
+      if (c.route === 'unchanged' && c.evidence.length === 0) continue;
+      const evidence = c.evidence.length === 0 ? '' : ` [${c.evidence.map((e) => `${e.kind} ${e.address.slice(0, 12)}${e.route === 'actual-parent' ? ' re-applied' : ''}`).join(', ')}]`;
+      const what = c.route === 'unexplained' ? `unexplained: ${[...c.mismatched, ...c.unexplained].join(', ')}` : ROUTE_TEXT[c.route];
+      lines.push(`  commit ${c.commit.slice(0, 12)} ${c.subject}: ${what}${evidence}`);
+    }
   }
   for (const f of report.findings) {
     const where = f.file === undefined ? f.package || '.' : `${f.file}${f.line !== undefined ? `:${f.line}` : ''}`;
@@ -68,7 +82,13 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
     .option('--json', 'print the JSON report (gcpatch/pr-audit-v1)')
     .action(async (opts: VerifyPrOptions) => {
       if (opts.failOn !== 'error' && opts.failOn !== 'warning') {
-        throw new GcError('usage/invalid-option', `--fail-on must be error or warning, got ${JSON.stringify(opts.failOn)}`);
+        const error = new GcError('usage/invalid-option', `verify-pr: --fail-on must be error or warning, got ${JSON.stringify(opts.failOn)}`, {
+          exitCode: ExitCode.invalidInput,
+          details: { option: '--fail-on', value: opts.failOn, allowed: ['error', 'warning'] },
+        });
+        reportError(ctx, error, opts.json === true);
+        ctx.exitCode = ExitCode.invalidInput;
+        return;
       }
       const report = await auditPullRequest({
         base: opts.base,

@@ -15,6 +15,7 @@ import { serializeEditPlan } from '../editplan/serialize.js';
 import { applyRefactorPlan } from '../refactor/apply-plan.js';
 import { RefactorErrorCode } from '../refactor/codes.js';
 import { refactorEditPlan } from '../refactor/edit-plan-export.js';
+import { explainConflicts } from '../refactor/explain.js';
 import { findRefactorEvidence, findRefactorRequest, readTermArgument, storeRefactorEvidence, type TermArgument } from '../refactor/evidence.js';
 import { loadRefactorAtRevision, loadRefactorFromDisk, type LoadedRefactorPackage } from '../refactor/load.js';
 import { planRefactor } from '../refactor/plan.js';
@@ -43,17 +44,8 @@ interface PlanOptions {
   json?: boolean;
 }
 
-/** `form 3` from a path-repr such as `[\n  [:form 3]]`. */
-function formLabel(pathRepr: string): string {
-  const m = /\[:form (\d+)\]/.exec(pathRepr);
-  return m === null ? '' : ` form ${m[1]}`;
-}
-
 function conflictLines(v: VerifiedRefactorReport): string[] {
-  return v.conflicts.map((c) => {
-    const where = c.modulePath === '' ? '' : `  ${c.modulePath}${formLabel(c.pathRepr)}`;
-    return `  ${c.code}${where}\n      ${c.message}`;
-  });
+  return explainConflicts(v.request, v.conflicts).map((c) => `  ${c.code}${c.where === '' ? '' : `  ${c.where}`}\n      ${c.detail}`);
 }
 
 function opLines(v: VerifiedRefactorReport): string[] {
@@ -87,6 +79,7 @@ function describe(v: VerifiedRefactorReport, label: string): string[] {
 }
 
 function verifiedJson(v: VerifiedRefactorReport): Record<string, unknown> {
+  const explanations = explainConflicts(v.request, v.conflicts);
   return {
     safe: v.safe,
     refactorKind: v.request.refactorKind,
@@ -97,7 +90,8 @@ function verifiedJson(v: VerifiedRefactorReport): Record<string, unknown> {
     replacementCount: v.replacementCount,
     opCount: v.opIdentities.length,
     affectedModules: v.affectedModules,
-    conflicts: v.conflicts,
+    // The report's records (reference text), each with a human `where` and `detail`.
+    conflicts: v.conflicts.map((c, i) => ({ ...c, ...explanations[i], code: c.code })),
     requestH: v.request.requestH,
     requestAddress: v.request.address,
     reportAddress: v.address,

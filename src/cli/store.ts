@@ -52,7 +52,8 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
   store
     .command('verify')
     .description(
-      'Re-hash every entry (in name order) or one entry and report the first failure.\n' +
+      'Re-hash one entry, or the whole store: every name in it is checked (a symlink, a directory or a\n' +
+        'junk-named file is core/store/corruption) and every entry re-hashed in name order; all failures are reported.\n' +
         'Codes: core/store/not-found, core/store/corruption, core/store/io-error, core/caps/resource-limit. Exit 0 or 50.',
     )
     .argument('[hex]', 'one store address or unique prefix (default: the whole store)')
@@ -63,10 +64,12 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
       const r = st.verify(hex === undefined ? undefined : resolveStoreAddress(st, hex));
       if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null }, 2) + '\n');
+        const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp };
+        ctx.stdout(stringifyJson(json, 2) + '\n');
         return;
       }
       if (r.ok) ctx.stdout(`ok: ${r.checked} entries verified (${r.totalBytes} bytes)\n`);
-      else ctx.stderr(`${r.failure!.hex ?? '.genesis/store'}: ${r.failure!.code}: ${r.failure!.message}\n`);
+      for (const f of r.failures) ctx.stderr(`${f.hex ?? '.genesis/store'}: ${f.code}: ${f.message}\n`);
+      if (!r.ok) ctx.stderr(`${r.failures.length} store failure(s); ${r.checked} entries verified\n`);
     });
 }

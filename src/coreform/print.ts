@@ -109,6 +109,8 @@ const BLOCK_CACHE_MAX_DEPTH = 3;
 
 /** One print job: lays out one term using the shared caches. */
 class Printer {
+  /** @param maxLength the largest print allowed, in UTF-16 code units. */
+  constructor(private readonly maxLength = MAX_PRINT_LENGTH) {}
   private readonly memo = new Map<Term, Single | null>();
   private readonly out: string[] = [];
   private outLength = 0;
@@ -254,10 +256,10 @@ class Printer {
   private emit(text: string): void {
     this.out.push(text);
     this.outLength += text.length;
-    if (this.outLength > MAX_PRINT_LENGTH) {
+    if (this.outLength > this.maxLength) {
       throw new GcError(
         'core/print/too-large',
-        `canonical print exceeds ${MAX_PRINT_LENGTH} characters (the term is nested too deeply or is too large to print)`,
+        `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`,
       );
     }
   }
@@ -386,11 +388,14 @@ class Printer {
 
 /**
  * `print_term`: the canonical pretty print of one term, lines joined by `\n`, no final newline.
- * @throws GcError `core/print/too-large` when the print would exceed {@link MAX_PRINT_LENGTH}.
+ * @param options `maxLength`: stop past this many UTF-16 code units (default and ceiling
+ *   {@link MAX_PRINT_LENGTH}); a caller comparing the print with known bytes passes their length,
+ *   so memory stays proportional to the input.
+ * @throws GcError `core/print/too-large` when the print would exceed the bound.
  * Implements GENESIS_FACTS.md §1.5.
  */
-export function printTerm(t: Term): string {
-  const p = new Printer();
+export function printTerm(t: Term, options: { maxLength?: number } = {}): string {
+  const p = new Printer(Math.min(options.maxLength ?? MAX_PRINT_LENGTH, MAX_PRINT_LENGTH));
   p.fmt(t, 0);
   return p.result();
 }

@@ -500,6 +500,23 @@ class Reader {
   }
 
   /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
+  /** Where {@link nextBackslash} last searched from, and what it found (-1: none to the end). */
+  private bsFrom = -1;
+  private bsAt = -1;
+
+  /**
+   * The position of the first backslash at or after `p` (-1 when none), memoized: strings are read
+   * front to back, so one search serves every string up to the backslash it found. A plain
+   * `indexOf` per string scans to the end of a source without escapes each time, which is
+   * quadratic in a large store entry (a refactor request holding every module).
+   */
+  private nextBackslash(p: number): number {
+    if (this.bsFrom >= 0 && p >= this.bsFrom && (this.bsAt === -1 || this.bsAt >= p)) return this.bsAt;
+    this.bsFrom = p;
+    this.bsAt = this.src.indexOf(BACKSLASH, p);
+    return this.bsAt;
+  }
+
   readString(start: number): string {
     const s = this.src;
     const close = this.skipString(start);
@@ -508,7 +525,7 @@ class Reader {
     let runStart = p;
     let parts: string[] | undefined;
     for (;;) {
-      const bs = s.indexOf(BACKSLASH, p);
+      const bs = this.nextBackslash(p);
       if (bs === -1 || bs >= close) {
         const last = decodeSlice(s, runStart, close);
         if (parts === undefined) return last;

@@ -49,7 +49,7 @@ export interface ApplyPlanResult {
     report: string;
     /** The normalized patch (= the report's `:patch`). */
     patch: string;
-    /** The `genesis/patch-apply-v0.3` apply report; its `:provenance` names `request`. */
+    /** The `genesis/patch-apply-v0.3` apply report; its `:patch-h` is the plan report's (evidence.ts linkage). */
     applyReport: string;
     packageArtifact: string;
     acceptanceArtifact: string;

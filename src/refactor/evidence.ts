@@ -3,18 +3,17 @@
  * GENESIS_FACTS.md §5): storing the request and the plan report, and finding each of the three
  * artifacts (request, plan report, apply report) from any other.
  *
- * Linkage (docs/refactor.md "Evidence linkage"):
- * - plan report → request: `:request-h` = hash-term(request); a safe report's patch
- *   `:provenance {:refactor-plan-request <request address> :refactor-plan-request-h <request-h>}`
- *   names the request's store address. For a conflicted report (no patch) the store is searched
- *   for the entry whose hash-term is `:request-h` (hash-term of a stored term = BLAKE3("GCv0.2\0" ‖
- *   its stored bytes), so no parsing is needed).
- * - request → plan report: the plan is a pure function of the request, so the report's address is
- *   `termAddress(planRefactor(request).report)`.
- * - apply report → request: its `:provenance` is the patch's, so it names the request address;
- *   → plan report: as above (and its `:patch-h` equals the plan report's `:patch-h`).
- * - request or plan report → apply reports: the store entries of kind `genesis/patch-apply-v0.3`
- *   whose `:provenance :refactor-plan-request` is the request address.
+ * Linkage (docs/refactor.md "Evidence linkage"; GENESIS_FACTS.md §3.10): the reference's safe
+ * patch names no request, so nothing here reads a patch's `:provenance`.
+ * - plan report → request: the stored entry whose hash-term is the report's `:request-h`
+ *   (hash-term of a stored term = BLAKE3("GCv0.2\0" ‖ its stored bytes), so no parsing is needed).
+ * - request → plan reports: the stored `genesis/refactor-plan-v0.1` entries whose `:request-h` is
+ *   the request's hash-term.
+ * - plan report ↔ apply reports: a safe plan's `:patch-h` is the hash-term of the normalized patch,
+ *   which is also the `:patch-h` of every `genesis/patch-apply-v0.3` report that applied it.
+ * These links hold for stores written by earlier gcpatch versions too (their reports still carry
+ * the same `:request-h` and `:patch-h`); such reports then fail verification with
+ * `refactor/report-outdated` (verify.ts).
  */
 import { blake3 } from '@noble/hashes/blake3.js';
 import { readFileSync } from 'node:fs';
@@ -82,13 +81,6 @@ function strAt(m: Term | undefined, ...path: string[]): string | undefined {
   return cur?.kind === 'str' ? cur.value : undefined;
 }
 
-/** The store address of the request a plan report's (or apply report's) patch provenance names. */
-export function provenanceRequestAddress(reportOrApply: Term): string | undefined {
-  const viaPatch = strAt(reportOrApply, 'patch', 'provenance', 'refactor-plan-request');
-  const address = viaPatch ?? strAt(reportOrApply, 'provenance', 'refactor-plan-request');
-  return address !== undefined && isHex64(address) ? address : undefined;
-}
-
 /** Finds the store entry whose hash-term (BLAKE3 of the prefix and its bytes) is `h`. */
 function findByHashTerm(store: EvidenceStore, h: string): string | undefined {
   for (const entry of store.list()) {
@@ -101,20 +93,39 @@ function findByHashTerm(store: EvidenceStore, h: string): string | undefined {
 }
 
 /**
- * Finds and admits the request of a plan report in `store`: the address its patch provenance
- * names, else the entry whose hash-term is its `:request-h`. The verifier still checks the binding.
- * @throws GcError `refactor/request-not-found` (exit 10) when neither is in the store; admission
+ * The store entries of `kind` whose string field `field` is `value` (a hex64), in store listing
+ * order. Entries that do not contain `value` as bytes are skipped without parsing.
+ */
+function findByField(store: EvidenceStore, kind: string, field: string, value: string): string[] {
+  const marker = Buffer.from(value, 'utf8');
+  const found: string[] = [];
+  for (const entry of store.list()) {
+    const bytes = store.get(entry.hex);
+    if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(marker) < 0) continue;
+    let t: Term;
+    try {
+      t = readTerm(bytes);
+    } catch {
+      continue;
+    }
+    if (strAt(t, 'kind') === kind && strAt(t, field) === value) found.push(entry.hex);
+  }
+  return found;
+}
+
+/**
+ * Finds and admits the request of a plan report in `store`: the entry whose hash-term is the
+ * report's `:request-h`. The verifier still checks the binding.
+ * @throws GcError `refactor/request-not-found` (exit 10) when no such entry is stored; admission
  *   errors of `decodeRefactorRequest`; `core/store/*`.
  */
 export function findRefactorRequest(report: Term, store: EvidenceStore): RefactorRequest {
-  const address = provenanceRequestAddress(report);
-  if (address !== undefined && store.has(address)) return decodeRefactorRequest(store.getTerm(address));
   const requestH = strAt(report, 'request-h');
   const found = requestH !== undefined && isHex64(requestH) ? findByHashTerm(store, requestH) : undefined;
   if (found === undefined) {
     throw new GcError(
       RefactorErrorCode.requestNotFound,
-      `the refactor request of this report is not in ${store.dir}; pass it with --request FILE`,
+      `the refactor request whose hash-term is the report's :request-h ${requestH ?? '(none)'} is not in ${store.dir}; pass it with --request FILE, or re-plan with gcpatch refactor plan`,
       { exitCode: ExitCode.invalidInput, location: { file: store.dir } },
     );
   }
@@ -125,53 +136,57 @@ export function findRefactorRequest(report: Term, store: EvidenceStore): Refacto
 export interface RefactorEvidence {
   request: string | undefined;
   report: string | undefined;
-  /** Apply reports whose provenance names the request, in store listing order. */
+  /** Apply reports whose `:patch-h` is the plan report's, in store listing order. */
   applyReports: string[];
-}
-
-function kindOf(t: Term): string | undefined {
-  return strAt(t, 'kind');
 }
 
 /**
  * Given the store address of a refactor request, plan report or apply report, finds the other
  * artifacts of the same refactor (see the module doc for the links followed).
- * @throws GcError `refactor/request-not-found` when `address` is none of the three kinds or its
- *   request cannot be found; `core/store/*`.
+ * @returns the request and plan report addresses (`undefined` when not stored; the report is the
+ *   one the current planner gives for the request when several are stored) and the apply reports.
+ * @throws GcError `refactor/request-not-found` (exit 10) when `address` is none of the three kinds,
+ *   or no stored plan report or request links to it; `core/store/*`.
  */
 export function findRefactorEvidence(store: EvidenceStore, address: string): RefactorEvidence {
   const term = store.getTerm(address);
-  const kind = kindOf(term);
+  const kind = strAt(term, 'kind');
   let request: RefactorRequest;
-  if (kind === REFACTOR_REQUEST_KIND) request = decodeRefactorRequest(term);
-  else if (kind === REFACTOR_REPORT_KIND) request = findRefactorRequest(term, store);
-  else if (kind === APPLY_REPORT_KIND) {
-    const requestAddress = provenanceRequestAddress(term);
-    if (requestAddress === undefined || !store.has(requestAddress)) {
-      throw new GcError(RefactorErrorCode.requestNotFound, `apply report ${address} names no stored refactor request in its :provenance`);
+  let report: string | undefined;
+  if (kind === REFACTOR_REQUEST_KIND) {
+    request = decodeRefactorRequest(term);
+  } else if (kind === REFACTOR_REPORT_KIND) {
+    request = findRefactorRequest(term, store);
+    report = address;
+  } else if (kind === APPLY_REPORT_KIND) {
+    const patchH = strAt(term, 'patch-h');
+    const plans = patchH !== undefined && isHex64(patchH) ? findByField(store, REFACTOR_REPORT_KIND, 'patch-h', patchH) : [];
+    if (plans.length === 0) {
+      throw new GcError(
+        RefactorErrorCode.requestNotFound,
+        `no refactor plan report in ${store.dir} has the :patch-h ${patchH ?? '(none)'} of apply report ${address}: it did not apply a stored refactor plan`,
+        { exitCode: ExitCode.invalidInput, location: { file: store.dir } },
+      );
     }
-    request = decodeRefactorRequest(store.getTerm(requestAddress));
+    report = plans[0]!;
+    request = findRefactorRequest(store.getTerm(report), store);
   } else {
-    throw new GcError(RefactorErrorCode.requestNotFound, `store entry ${address} is not a refactor request, plan report or apply report (kind ${kind ?? 'none'})`);
+    throw new GcError(
+      RefactorErrorCode.requestNotFound,
+      `store entry ${address} is not a refactor request, plan report or apply report (kind ${kind ?? 'none'})`,
+      { exitCode: ExitCode.invalidInput, location: { file: store.dir } },
+    );
   }
-  const reportAddress = termIdentity(planRefactor(request).report).address;
-  const applyReports: string[] = [];
-  const marker = new TextEncoder().encode(request.address);
-  for (const entry of store.list()) {
-    const bytes = store.get(entry.hex);
-    if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(marker) < 0) continue;
-    let t: Term;
-    try {
-      t = readTerm(bytes);
-    } catch {
-      continue;
-    }
-    if (kindOf(t) === APPLY_REPORT_KIND && provenanceRequestAddress(t) === request.address) applyReports.push(entry.hex);
+  if (report === undefined) {
+    const current = termIdentity(planRefactor(request).report).address;
+    const stored = findByField(store, REFACTOR_REPORT_KIND, 'request-h', request.requestH);
+    report = stored.includes(current) ? current : stored[0];
   }
+  const patchH = report === undefined ? undefined : strAt(store.getTerm(report), 'patch-h');
+  const applyReports = patchH !== undefined && isHex64(patchH) ? findByField(store, APPLY_REPORT_KIND, 'patch-h', patchH) : [];
   return {
     request: store.has(request.address) ? request.address : undefined,
-    report: store.has(reportAddress) ? reportAddress : undefined,
+    report,
     applyReports,
   };
 }
-

@@ -12,26 +12,26 @@
  * is the exact number of terms the patch will rewrite. Keywords are symbols too: `:foo` and `foo`
  * are different names. Strings are never symbol terms.
  *
- * Conflicts are collected in this order (all that apply are reported, each once):
- * 1. `refactor/kind-invalid`;
- * 2. `refactor/source-symbol-invalid`, 3. `refactor/destination-symbol-invalid` (see
- *    {@link symbolProblem});
- * 4. `refactor/no-op` (both symbols well-formed and equal);
- * 5. `refactor/source-symbol-missing` / `refactor/source-symbol-ambiguous` (source well-formed;
- *    one ambiguity conflict per definition after the first, located at that definition);
- * 6. `refactor/destination-symbol-exists` (destination well-formed, not a no-op; one per
- *    definition, located at it);
- * 7. move/extract only: `refactor/target-module-required` (empty target),
- *    `refactor/target-module-invalid` (not portable), `refactor/target-module-exists` (a request
- *    module already has that path);
- * 8. move/extract with a unique source definition: `refactor/target-order-dependency`, one per
- *    workspace definition in the source module or a later module (other than the moved definition
- *    itself) whose name occurs as a symbol term in the moved right-hand side, located at that
- *    definition, in manifest then form order.
+ * Conflicts follow the reference producer exactly (GENESIS_FACTS.md §3.10): each code at most
+ * once, with its one fixed message (`codes.ts` `CONFLICT_MESSAGES`) and `:module-path ""`
+ * `:path-repr ""`, in this order:
+ * 1. `refactor/kind-invalid` (kind not rename|move|extract);
+ * 2. `refactor/source-symbol-invalid` (`:from-symbol` is "" or not a string),
+ *    3. `refactor/destination-symbol-invalid` (`:to-symbol` likewise); any other non-empty string is
+ *    a valid symbol ("12", "a b", "quote");
+ * 4. `refactor/no-op` (both strings and equal, even both "");
+ * 5. `refactor/source-symbol-missing` (no definition named `from`), 6. `refactor/source-symbol-ambiguous`
+ *    (more than one), 7. `refactor/destination-symbol-exists` (at least one named `to`; so a no-op
+ *    on a defined symbol gives 4 and 7);
+ * 8.–10. move/extract only: `refactor/target-module-required` (target "" or not a string), else
+ *    `refactor/target-module-invalid` (not portable), else `refactor/target-module-exists`.
+ * Only when none of these applies, and only for move/extract: `refactor/target-order-dependency`
+ * as the single conflict, located at (`:module-path`) the first definition, in module then form
+ * order, whose module is the source module or a later one and whose name occurs as a symbol term
+ * in the moved right-hand side (the moved definition itself included, so a recursive definition
+ * cannot move).
  * For `rename`, `:target-module-path` has no semantic effect and is not checked.
  */
-import { RESERVED_HEADS } from '../coreform/canon.js';
-import { printTerm } from '../coreform/print.js';
 import {
   FALSE,
   int,
@@ -48,10 +48,13 @@ import {
 import { normalizePatch, opIdentitiesTerm, type NormalizedPatch } from '../patch/normalize.js';
 import { portablePathProblem } from '../workspace/path.js';
 import {
+  CONFLICT_MESSAGES,
   ConflictCode,
+  REFACTOR_INTENT_PREFIX,
   REFACTOR_KINDS,
   REFACTOR_PROFILE,
   REFACTOR_REPORT_KIND,
+  REFACTOR_TOOL,
   type ConflictCodeValue,
 } from './codes.js';
 import { decodeRefactorRequest, termIdentity, type RefactorRequest } from './request.js';
@@ -60,9 +63,9 @@ import { decodeRefactorRequest, termIdentity, type RefactorRequest } from './req
 export interface RefactorConflict {
   code: ConflictCodeValue;
   message: string;
-  /** Module the conflict points at, or `''`. */
+  /** Module the conflict points at (only `refactor/target-order-dependency` has one), or `''`. */
   modulePath: string;
-  /** `print_term` of the node path (e.g. `"[\n  [:form 2]]"`), or `''`. */
+  /** Always `''`: the reference locates no conflict by node path. */
   pathRepr: string;
 }
 
@@ -83,33 +86,11 @@ export interface RefactorPlan {
   patch: NormalizedPatch | null;
 }
 
-const DELIMITERS = new Set([' ', '\t', '\n', '\r', '(', ')', '[', ']', '{', '}', "'", '"', ';']);
-
-/**
- * Why `name` is a malformed symbol for a refactor, or `undefined` when it is well-formed.
- * Malformed means the printer could not write it as one symbol token that reads back as the same
- * symbol, or it would change a form's meaning: empty; a lone UTF-16 surrogate; whitespace (space,
- * TAB, LF, CR) or a delimiter `( ) [ ] { } ' " ;`; a literal `nil`/`true`/`false`; one of the nine
- * reserved special-form heads (`quote def fn if begin let prim seal unseal`); a leading ASCII
- * digit or `-` followed by a digit (would read as an integer). Keywords (`:x`) are well-formed.
- */
-export function symbolProblem(name: string): string | undefined {
-  if (name.length === 0) return 'is empty';
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name)) return 'contains a lone surrogate';
-  for (const ch of name) {
-    if (DELIMITERS.has(ch)) return `contains whitespace or the delimiter ${JSON.stringify(ch)}`;
-  }
-  if (name === 'nil' || name === 'true' || name === 'false') return 'is the literal nil, true or false, not a symbol';
-  if (RESERVED_HEADS.has(name)) return 'is a reserved special-form head';
-  if (/^-?[0-9]/.test(name)) return 'would read as an integer (leading digit)';
-  return undefined;
-}
-
 /** A workspace definition: where it is and its right-hand side. */
 interface Definition {
   name: string;
+  /** Index of the module in the request (manifest order). */
   moduleIndex: number;
-  formIndex: number;
   rhs: Term;
 }
 
@@ -172,38 +153,33 @@ function symbolNames(root: Term): Set<string> {
 function scanModule(moduleIndex: number, forms: VecTerm, from: string | undefined): ModuleScan {
   const definitions: Definition[] = [];
   let occurrences = 0;
-  forms.items.forEach((form, formIndex) => {
+  forms.items.forEach((form) => {
     const def = asDefinition(form);
-    if (def !== undefined) definitions.push({ name: def[0], moduleIndex, formIndex, rhs: def[1] });
+    if (def !== undefined) definitions.push({ name: def[0], moduleIndex, rhs: def[1] });
     if (from !== undefined) occurrences += countSymbol(form, from);
   });
   return { definitions, occurrences };
 }
 
-/** `print_term([[:form i]])`, the `:path-repr` of a top-level form. */
-export function formPathRepr(formIndex: number): string {
-  return printTerm(vec([vec([kw('form'), int(formIndex)])]));
-}
-
 /**
- * The patch `:intent` of a safe plan: `refactor <kind> <from> -> <to>`, plus ` into <target>` for
- * move/extract. A pure function of the request.
+ * The patch `:intent` of a safe plan: `semantic-refactor/<kind>`, e.g. `semantic-refactor/move`
+ * (GENESIS_FACTS.md §3.10 "Safe patch header").
  */
 export function planIntent(request: RefactorRequest): string {
-  const base = `refactor ${request.refactorKind} ${request.fromSymbol} -> ${request.toSymbol}`;
-  return request.refactorKind === 'rename' ? base : `${base} into ${request.targetModulePath}`;
+  return `${REFACTOR_INTENT_PREFIX}${request.refactorKind}`;
 }
 
 /**
- * The patch `:provenance` of a safe plan: `{:refactor-plan-request <request store address>
- * :refactor-plan-request-h <request-h>}`. Both are pure functions of the request, so the plan stays
- * deterministic; the address lets a reader of the patch or of its apply report fetch the request
- * from the evidence store (docs/refactor.md "Evidence linkage").
+ * The patch `:provenance` of a safe plan: `{:from <from> :kind :<kind> :to <to> :tool "genesis
+ * semantic-edit refactor-plan"}` with `:kind` a keyword symbol (GENESIS_FACTS.md §3.10). It names
+ * no request: evidence is linked by the report's `:request-h` and `:patch-h` (`evidence.ts`).
  */
 export function planProvenance(request: RefactorRequest): MapTerm {
   return kwMap({
-    'refactor-plan-request': str(request.address),
-    'refactor-plan-request-h': str(request.requestH),
+    from: str(request.fromSymbol),
+    kind: kw(request.refactorKind),
+    to: str(request.toSymbol),
+    tool: str(REFACTOR_TOOL),
   });
 }
 
@@ -216,72 +192,38 @@ function collectConflicts(request: RefactorRequest, scans: readonly ModuleScan[]
   source: Definition | undefined;
 } {
   const conflicts: RefactorConflict[] = [];
-  const add = (code: ConflictCodeValue, message: string, modulePath = '', pathRepr = ''): void => {
-    conflicts.push({ code, message, modulePath, pathRepr });
+  const add = (when: boolean, code: ConflictCodeValue): void => {
+    if (when) conflicts.push({ code, message: CONFLICT_MESSAGES[code], modulePath: '', pathRepr: '' });
   };
   const { refactorKind: kind, fromSymbol: from, toSymbol: to, targetModulePath: target } = request;
-  const modulePath = (d: Definition): string => request.modules[d.moduleIndex]!.modulePath;
+  const definitions = scans.flatMap((s) => s.definitions);
+  const sources = definitions.filter((d) => d.name === from);
+  const moveKind = kind === 'move' || kind === 'extract';
 
-  const kindValid = (REFACTOR_KINDS as readonly string[]).includes(kind);
-  if (!kindValid) add(ConflictCode.kindInvalid, `refactor kind ${JSON.stringify(kind)} is not one of ${REFACTOR_KINDS.join(', ')}`);
-  const fromProblem = symbolProblem(from);
-  if (fromProblem !== undefined) add(ConflictCode.sourceSymbolInvalid, `source symbol ${JSON.stringify(from)} ${fromProblem}`);
-  const toProblem = symbolProblem(to);
-  if (toProblem !== undefined) add(ConflictCode.destinationSymbolInvalid, `destination symbol ${JSON.stringify(to)} ${toProblem}`);
-  const noOp = fromProblem === undefined && toProblem === undefined && from === to;
-  if (noOp) add(ConflictCode.noOp, `source and destination symbols are both ${JSON.stringify(from)}`);
+  add(!(REFACTOR_KINDS as readonly string[]).includes(kind), ConflictCode.kindInvalid);
+  add(from === '', ConflictCode.sourceSymbolInvalid);
+  add(to === '', ConflictCode.destinationSymbolInvalid);
+  add(from === to && !request.nonStrings.has('from-symbol') && !request.nonStrings.has('to-symbol'), ConflictCode.noOp);
+  add(sources.length === 0, ConflictCode.sourceSymbolMissing);
+  add(sources.length > 1, ConflictCode.sourceSymbolAmbiguous);
+  add(definitions.some((d) => d.name === to), ConflictCode.destinationSymbolExists);
+  if (moveKind) {
+    const missing = target === '';
+    const invalid = !missing && portablePathProblem(target) !== undefined;
+    add(missing, ConflictCode.targetModuleRequired);
+    add(invalid, ConflictCode.targetModuleInvalid);
+    add(!missing && !invalid && request.modules.some((m) => m.modulePath === target), ConflictCode.targetModuleExists);
+  }
+  if (conflicts.length > 0) return { conflicts, source: undefined };
 
-  let source: Definition | undefined;
-  if (fromProblem === undefined) {
-    const defs = scans.flatMap((s) => s.definitions.filter((d) => d.name === from));
-    if (defs.length === 0) {
-      add(ConflictCode.sourceSymbolMissing, `no module has a top-level (def ${from} ...) definition`);
-    } else {
-      const first = defs[0]!;
-      for (const d of defs.slice(1)) {
-        add(
-          ConflictCode.sourceSymbolAmbiguous,
-          `source symbol ${from} is defined more than once; first definition is form ${first.formIndex} of ${modulePath(first)}`,
-          modulePath(d),
-          formPathRepr(d.formIndex),
-        );
-      }
-      if (defs.length === 1) source = first;
-    }
-  }
-  if (toProblem === undefined && !noOp) {
-    for (const s of scans) {
-      for (const d of s.definitions) {
-        if (d.name === to) {
-          add(ConflictCode.destinationSymbolExists, `destination symbol ${to} is already defined`, modulePath(d), formPathRepr(d.formIndex));
-        }
-      }
-    }
-  }
-  if (kind === 'move' || kind === 'extract') {
-    if (target === '') {
-      add(ConflictCode.targetModuleRequired, `refactor kind ${kind} needs a target module path`);
-    } else {
-      const problem = portablePathProblem(target);
-      if (problem !== undefined) {
-        add(ConflictCode.targetModuleInvalid, `target module path ${JSON.stringify(target)} ${problem}`);
-      } else if (request.modules.some((m) => m.modulePath === target)) {
-        add(ConflictCode.targetModuleExists, `target module ${target} is already a module of the package`, target);
-      }
-    }
-    if (source !== undefined) {
-      const referenced = symbolNames(source.rhs);
-      for (const s of scans.slice(source.moduleIndex)) {
-        for (const d of s.definitions) {
-          if (d === source || !referenced.has(d.name)) continue;
-          add(
-            ConflictCode.targetOrderDependency,
-            `moved definition ${from} references ${d.name}, which is defined in the source module or a later module and would not be available before ${modulePath(source)}`,
-            modulePath(d),
-            formPathRepr(d.formIndex),
-          );
-        }
-      }
+  const source = sources[0]!;
+  if (moveKind) {
+    const referenced = symbolNames(source.rhs);
+    const late = definitions.find((d) => d.moduleIndex >= source.moduleIndex && referenced.has(d.name));
+    if (late !== undefined) {
+      const code = ConflictCode.targetOrderDependency;
+      conflicts.push({ code, message: CONFLICT_MESSAGES[code], modulePath: request.modules[late.moduleIndex]!.modulePath, pathRepr: '' });
+      return { conflicts, source: undefined };
     }
   }
   return { conflicts, source };
@@ -358,8 +300,7 @@ function reportTerm(
  */
 export function planRefactor(request: RefactorRequest | Term): RefactorPlan {
   const req = 'term' in request && 'requestH' in request ? request : decodeRefactorRequest(request as Term);
-  const from = symbolProblem(req.fromSymbol) === undefined ? req.fromSymbol : undefined;
-  const scans = req.modules.map((m, i) => scanModule(i, m.forms, from));
+  const scans = req.modules.map((m, i) => scanModule(i, m.forms, req.fromSymbol === '' ? undefined : req.fromSymbol));
   const { conflicts, source } = collectConflicts(req, scans);
   if (conflicts.length > 0 || source === undefined) {
     return {

@@ -30,6 +30,9 @@ export interface RefactorParams {
   targetModulePath?: string;
 }
 
+/** A request field that the planner reads as a string. */
+export type RequestStringField = 'refactor-kind' | 'from-symbol' | 'to-symbol' | 'target-module-path';
+
 /** One `{:module-path :forms}` record: a portable path and the canonical top-level forms. */
 export interface RequestModule {
   readonly modulePath: string;
@@ -42,11 +45,19 @@ export interface RequestModule {
  * `print_term` bytes). Both are lowercase hex64.
  */
 export interface RefactorRequest {
+  /** `:refactor-kind`; `''` when the request term holds a non-string there (see `nonStrings`). */
   readonly refactorKind: string;
   readonly fromSymbol: string;
   readonly toSymbol: string;
   readonly targetModulePath: string;
   readonly modules: readonly RequestModule[];
+  /**
+   * The request fields (`refactor-kind`, `from-symbol`, `to-symbol`, `target-module-path`) whose
+   * value in the term is not a string. The reference admits any term there and plans it to a
+   * conflict (GENESIS_FACTS.md §3.10); the string field then holds `''`. Empty for requests built
+   * by gcpatch.
+   */
+  readonly nonStrings: ReadonlySet<RequestStringField>;
   /** The closed request term. */
   readonly term: MapTerm;
   readonly requestH: string;
@@ -145,6 +156,7 @@ export function buildRefactorRequest(
     toSymbol: params.toSymbol,
     targetModulePath: params.targetModulePath ?? '',
     modules: [...modules],
+    nonStrings: new Set(),
     term,
     requestH: id.hashTerm,
     address: id.address,
@@ -194,10 +206,11 @@ export function refactorRequestFromSources(params: RefactorParams, sources: read
 }
 
 /**
- * Admits a request term: the exact key set, fixed `:kind`/`:profile`/`:v`, string fields, and a
- * `:modules` vector of closed `{:module-path Str :forms Vec}` records with portable, unique paths
- * and canonical forms. `:refactor-kind`, the symbols and the target may be any strings (the planner
- * turns bad values into conflicts).
+ * Admits a request term: the exact key set, fixed `:kind`/`:profile`/`:v`, and a `:modules`
+ * vector of closed `{:module-path Str :forms Vec}` records with portable, unique paths and
+ * canonical forms. `:refactor-kind`, the symbols and the target may be any terms, as in the
+ * reference (GENESIS_FACTS.md §3.10): the planner turns bad values, non-strings included, into
+ * conflicts (`nonStrings` lists the non-string fields).
  * @param t the request term (e.g. read from the evidence store with `readTerm`).
  * @returns the admitted request; `requestH` is hash-term of `t` exactly as given.
  * @throws GcError `core/closed/*` for a malformed map or record; `refactor/request-invalid` for a
@@ -210,10 +223,10 @@ export function decodeRefactorRequest(t: Term): RefactorRequest {
       kind: literal(str(REFACTOR_REQUEST_KIND)),
       profile: literal(str(REFACTOR_PROFILE)),
       v: literal(int(1)),
-      'refactor-kind': D.str,
-      'from-symbol': D.str,
-      'to-symbol': D.str,
-      'target-module-path': D.str,
+      'refactor-kind': D.any,
+      'from-symbol': D.any,
+      'to-symbol': D.any,
+      'target-module-path': D.any,
       modules: D.vec,
     },
     'refactor-plan request',
@@ -229,12 +242,20 @@ export function decodeRefactorRequest(t: Term): RefactorRequest {
   });
   checkModules(modules, false);
   const id = termIdentity(t);
+  const nonStrings = new Set<RequestStringField>();
+  const text = (field: RequestStringField): string => {
+    const v = r[field];
+    if (v.kind === 'str') return v.value;
+    nonStrings.add(field);
+    return '';
+  };
   return {
-    refactorKind: r['refactor-kind'],
-    fromSymbol: r['from-symbol'],
-    toSymbol: r['to-symbol'],
-    targetModulePath: r['target-module-path'],
+    refactorKind: text('refactor-kind'),
+    fromSymbol: text('from-symbol'),
+    toSymbol: text('to-symbol'),
+    targetModulePath: text('target-module-path'),
     modules,
+    nonStrings,
     term: t as MapTerm,
     requestH: id.hashTerm,
     address: id.address,

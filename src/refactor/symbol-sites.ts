@@ -7,9 +7,10 @@
  * token text is the name). Strings, bytes literals, comments and integers are skipped, including
  * the reader's `12abc` = Int 12 then Symbol `abc` rule. A symbol inside a quoted datum (`'x`,
  * `(quote x)`) still becomes a symbol term, so it counts. Canonicalization (§1.3) never drops or
- * duplicates a non-reserved symbol, and reserved heads are not renameable (see `plan.ts`
- * `symbolProblem`), so the only tokens that do not survive into the forms are the ones inside an
- * earlier entry of a map literal whose key repeats later in the same literal ("last value wins").
+ * duplicates a non-reserved symbol, so for such a symbol the only tokens that do not survive into
+ * the forms are the ones inside an earlier entry of a map literal whose key repeats later in the
+ * same literal ("last value wins"). (The planner accepts any non-empty symbol, reserved heads
+ * included; for those the count check below is what keeps an export exact.)
  * Those are still reported, with `survives: false`: a rename must edit them too, or a renamed key
  * would stop colliding with the later (renamed) key and the dropped entry would come back.
  * Callers check the surviving count against the canonical count anyway.

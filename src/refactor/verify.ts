@@ -8,16 +8,19 @@
  * names the failed check (stable strings, listed in {@link VerifyCheck}). A mismatch is never
  * turned into a planner conflict.
  */
-import { RESERVED_HEADS } from '../coreform/canon.js';
 import { decodeClosed, D, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
-import { mapGet, sym, type MapTerm, type Term } from '../coreform/term.js';
+import { mapGet, NIL, sym, type MapTerm, type Term } from '../coreform/term.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { portablePathProblem } from '../workspace/path.js';
 import {
   CONFLICT_CODES,
+  CONFLICT_MESSAGES,
+  ConflictCode,
+  REFACTOR_INTENT_PREFIX,
   REFACTOR_PROFILE,
   REFACTOR_REPORT_KIND,
+  REFACTOR_TOOL,
   RefactorErrorCode,
   type ConflictCodeValue,
 } from './codes.js';
@@ -40,10 +43,18 @@ export const VerifyCheck = {
   moduleCount: 'module-count',
   /** A conflict code is outside the closed allowlist, or a conflict location names no module. */
   conflicts: 'conflicts',
+  /**
+   * A report written before gcpatch matched the reference (old patch header or interpolated
+   * conflict messages); thrown as `refactor/report-outdated`, not `refactor/verification-failed`.
+   */
+  outdated: 'outdated',
+  /**
+   * The report's conflicts (codes, messages, locations, order) are not exactly the ones the
+   * conflict rules give for the request; for a safe report, the rules give a conflict.
+   */
+  conflictRules: 'conflict-rules',
   /** A conflicted report carries a patch, a patch hash, op identities or non-zero counts. */
   conflictedShape: 'conflicted-shape',
-  /** A safe report's request could not have been planned safely (kind, symbols, definitions, target, order). */
-  safePreconditions: 'safe-preconditions',
   /** A safe report lacks a patch map, a hex64 `:patch-h`, or positive counts. */
   safeShape: 'safe-shape',
   /** `:patch-h` is not hash-term(`:patch`). */
@@ -118,17 +129,6 @@ function field(m: Term, name: string): Term | undefined {
 function strField(m: Term, name: string): string | undefined {
   const t = field(m, name);
   return t?.kind === 'str' ? t.value : undefined;
-}
-
-/** This verifier's own reading of "malformed symbol" (must agree with the planner's documented rule). */
-function symbolWellFormed(name: string): boolean {
-  if (name === '' || name === 'nil' || name === 'true' || name === 'false' || RESERVED_HEADS.has(name)) return false;
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name)) return false;
-  if (/[ \t\n\r()[\]{}'";]/.test(name)) return false;
-  const first = name.charCodeAt(0);
-  const second = name.length > 1 ? name.charCodeAt(1) : 0;
-  const digit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-  return !(digit(first) || (first === 0x2d && digit(second)));
 }
 
 /** Facts the verifier derives from the request on its own. */
@@ -223,33 +223,82 @@ function decodeReport(t: Term) {
   }
 }
 
-function expectedIntent(request: RefactorRequest): string {
-  const text = `refactor ${request.refactorKind} ${request.fromSymbol} -> ${request.toSymbol}`;
-  return request.refactorKind === 'rename' ? text : `${text} into ${request.targetModulePath}`;
-}
+/** One conflict record as the report carries it. */
+type ConflictRecord = { code: ConflictCodeValue; message: string; modulePath: string; pathRepr: string };
 
-/** Checks that a safe report's request admits a safe plan at all (no conflict condition holds). */
-function checkSafePreconditions(request: RefactorRequest, facts: RequestFacts): { module: number; rhs: Term; form: number } {
+/**
+ * The conflicts the rules of GENESIS_FACTS.md §3.10 give for `request`, derived by this file's own
+ * scan: each code at most once, fixed message, no location, in check order; the order dependency
+ * only when nothing else conflicts, as the single conflict located at the module of the first
+ * offending definition.
+ */
+function expectedConflicts(request: RefactorRequest, facts: RequestFacts): ConflictRecord[] {
   const { refactorKind: kind, fromSymbol: from, toSymbol: to, targetModulePath: target } = request;
-  const bad = (message: string): GcError => fail(VerifyCheck.safePreconditions, message);
-  if (kind !== 'rename' && kind !== 'move' && kind !== 'extract') throw bad(`refactor kind ${JSON.stringify(kind)} is not plannable`);
-  if (!symbolWellFormed(from)) throw bad(`source symbol ${JSON.stringify(from)} is malformed`);
-  if (!symbolWellFormed(to)) throw bad(`destination symbol ${JSON.stringify(to)} is malformed`);
-  if (from === to) throw bad('source and destination symbols are equal');
-  const sources = facts.defs.filter((d) => d.name === from);
-  if (sources.length !== 1) throw bad(`source symbol ${from} has ${sources.length} top-level definitions, expected exactly 1`);
-  if (facts.defs.some((d) => d.name === to)) throw bad(`destination symbol ${to} is already defined`);
-  const source = sources[0]!;
-  if (kind !== 'rename') {
-    if (target === '' || portablePathProblem(target) !== undefined) throw bad(`target module path ${JSON.stringify(target)} is not a portable path`);
-    if (request.modules.some((m) => m.modulePath === target)) throw bad(`target module ${target} already exists`);
-    for (const d of facts.defs) {
-      if (d.module >= source.module && d !== source && mentions(source.rhs, d.name)) {
-        throw bad(`moved definition references ${d.name}, defined in the source module or later`);
-      }
+  const out: ConflictRecord[] = [];
+  const record = (code: ConflictCodeValue, modulePath = ''): ConflictRecord => ({ code, message: CONFLICT_MESSAGES[code], modulePath, pathRepr: '' });
+  const sources = facts.defs.filter((d) => d.name === from).length;
+  const isMove = kind === 'move' || kind === 'extract';
+  const checks: [boolean, ConflictCodeValue][] = [
+    [kind !== 'rename' && !isMove, ConflictCode.kindInvalid],
+    [from.length === 0, ConflictCode.sourceSymbolInvalid],
+    [to.length === 0, ConflictCode.destinationSymbolInvalid],
+    [from === to && !request.nonStrings.has('from-symbol') && !request.nonStrings.has('to-symbol'), ConflictCode.noOp],
+    [sources === 0, ConflictCode.sourceSymbolMissing],
+    [sources >= 2, ConflictCode.sourceSymbolAmbiguous],
+    [facts.defs.some((d) => d.name === to), ConflictCode.destinationSymbolExists],
+  ];
+  if (isMove) {
+    const portable = target.length > 0 && portablePathProblem(target) === undefined;
+    checks.push(
+      [target.length === 0, ConflictCode.targetModuleRequired],
+      [target.length > 0 && !portable, ConflictCode.targetModuleInvalid],
+      [portable && request.modules.some((m) => m.modulePath === target), ConflictCode.targetModuleExists],
+    );
+  }
+  for (const [applies, code] of checks) if (applies) out.push(record(code));
+  if (out.length > 0 || !isMove) return out;
+  const source = facts.defs.find((d) => d.name === from)!;
+  for (const d of facts.defs) {
+    if (d.module >= source.module && mentions(source.rhs, d.name)) {
+      return [record(ConflictCode.targetOrderDependency, request.modules[d.module]!.modulePath)];
     }
   }
-  return { module: source.module, rhs: source.rhs, form: source.form };
+  return out;
+}
+
+function sameConflicts(a: readonly ConflictRecord[], b: readonly ConflictRecord[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((x, i) => x.code === b[i]!.code && x.message === b[i]!.message && x.modulePath === b[i]!.modulePath && x.pathRepr === b[i]!.pathRepr)
+  );
+}
+
+function outdated(message: string): GcError {
+  return new GcError(
+    RefactorErrorCode.reportOutdated,
+    `refactor plan report was written by an earlier gcpatch (${message}); its linkage and bytes differ from the reference's. ` +
+      'Re-plan it with `gcpatch refactor plan` (same --kind/--from/--to/--target) and commit the new request and report',
+    { exitCode: ExitCode.verificationFailed, details: { check: VerifyCheck.outdated } },
+  );
+}
+
+/** The message shapes of gcpatch before reports matched the reference (names were interpolated). */
+const OLD_MESSAGES: readonly RegExp[] = [
+  /^refactor kind ".*" is not one of /s,
+  /^refactor kind \S+ needs a target module path$/s,
+  /^(source|destination) symbol ".*" (is |contains |would )/s,
+  /^source and destination symbols are both "/s,
+  /^no module has a top-level \(def .* \.\.\.\) definition$/s,
+  /^target module path ".*" /s,
+  /^target module .* is already a module of the package$/s,
+];
+
+/**
+ * True when `conflicts` have the layout of gcpatch before reports matched the reference: a
+ * `:path-repr` form location, or a message in one of the old interpolated shapes.
+ */
+function oldStyleConflicts(conflicts: readonly ConflictRecord[]): boolean {
+  return conflicts.some((c) => c.pathRepr !== '' || OLD_MESSAGES.some((re) => re.test(c.message)));
 }
 
 function opName(op: Term): string | undefined {
@@ -323,21 +372,24 @@ function checkManifest(op: Term, index: number, request: RefactorRequest, source
  * Verifies a refactor-plan report against its request, independently of the planner.
  * Checks, in order: closed shape and types; fixed `:kind`/`:profile`/`:v`; `:request-h`; status
  * relations (`:ok` = `:safe-to-apply` = no conflicts); `:module-count`; conflict-code allowlist
- * and locations; then for a conflicted report its empty shape, and for a safe report: that the
- * request admits a safe plan (kind, symbols, unique source definition, no destination definition,
- * new portable target, target-order rule); `:patch-h` = hash-term(`:patch`); the patch is exactly
- * `{:intent :ops :provenance :version 1}` and every op has exactly its normalized field set (so the
- * patch is in normalized form); `:intent`/`:provenance`; `:op-count`;
- * `:op-identities`; the ops: only `:rename-symbol` (exact operands, unique, manifest order, exactly
- * the modules an independent scan finds holding a source-symbol term), then for move/extract
- * exactly one `:split-module` (source module → target, `[to]`) and one final `:update-manifest`
- * (`:set {:modules [...]}` with the target immediately before the source, every record
- * `{"hash" "" "path" p}`, no other manifest edit); and `:replacement-count` = the scan's count.
+ * and locations; that the report is not in the pre-reference layout (else
+ * `refactor/report-outdated`); that the conflicts are exactly the ones the rules of GENESIS_FACTS.md
+ * §3.10 give (codes, fixed messages, locations, order; none for a safe report); then for a
+ * conflicted report its empty shape, and for a safe report: `:patch-h` = hash-term(`:patch`); the
+ * patch is exactly `{:intent :ops :provenance :version 1}` and every op has exactly its normalized
+ * field set; `:intent "semantic-refactor/<kind>"` and `:provenance {:from :kind :to :tool}`;
+ * `:op-count`; `:op-identities`; the ops: only `:rename-symbol` (exact operands, unique, manifest
+ * order, exactly the modules an independent scan finds holding a source-symbol term), then for
+ * move/extract exactly one `:split-module` (source module → target, `[to]`) and one final
+ * `:update-manifest` (`:set {:modules [...]}` with the target immediately before the source, every
+ * record `{"hash" "" "path" p}`, no other manifest edit); and `:replacement-count` = the scan's count.
  * @param report the report term; @param request the admitted request or its term.
  * The request's identity is the one bound at admission (`request.ts` hashes the exact request
  * term); this function compares the report's `:request-h` with it.
  * @returns the decoded, verified report (`reportH`/`address` are computed on first access).
- * @throws GcError `refactor/verification-failed` (exit 50) with `details.check`; for an inadmissible
+ * @throws GcError `refactor/verification-failed` (exit 50) with `details.check`;
+ *   `refactor/report-outdated` (exit 50, `details.check` `outdated`) for a report written by an
+ *   earlier gcpatch, whose message says to re-plan; for an inadmissible
  *   request term, the admission errors of `decodeRefactorRequest` (exit 10).
  * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification".
  */
@@ -356,12 +408,26 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
     throw fail(VerifyCheck.moduleCount, `:module-count is ${r['module-count']}, the request has ${req.modules.length} modules`);
   }
   const knownPaths = new Set(req.modules.map((m) => m.modulePath));
+  // Conflict records are checked in three steps: allowlist and locations here, then the exact
+  // set the rules give (below), which also decides whether a safe report may be safe at all.
   r.conflicts.forEach((c, i) => {
     if (!(CONFLICT_CODES as readonly string[]).includes(c.code)) throw fail(VerifyCheck.conflicts, `conflict ${i} has unknown code ${JSON.stringify(c.code)}`);
     if (c.modulePath !== '' && !knownPaths.has(c.modulePath)) {
       throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
     }
   });
+  const oldProvenance = field(field(report, 'patch') ?? NIL, 'provenance');
+  if (oldProvenance?.kind === 'map' && (field(oldProvenance, 'refactor-plan-request') !== undefined || field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
+    throw outdated('its patch :provenance names the request');
+  }
+  const facts = scanRequest(req);
+  const expected = expectedConflicts(req, facts);
+  const reportConflicts = r.conflicts as ConflictRecord[];
+  if (!sameConflicts(reportConflicts, expected)) {
+    if (oldStyleConflicts(reportConflicts)) throw outdated('its conflicts carry interpolated messages or form locations');
+    const show = (cs: readonly ConflictRecord[]): string => `[${cs.map((c) => (c.modulePath === '' ? c.code : `${c.code} at ${c.modulePath}`)).join(', ')}]`;
+    throw fail(VerifyCheck.conflictRules, `the report's conflicts ${show(reportConflicts)} are not the ones the conflict rules give for this request: ${show(expected)}`);
+  }
   let identity: { address: string; hashTerm: string } | undefined;
   const base = {
     request: req,
@@ -384,8 +450,8 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
     return Object.assign(base, { safe: false, patch: null, patchH: '', replacementCount: 0, opIdentities: [], affectedModules: [] });
   }
 
-  const facts = scanRequest(req);
-  const source = checkSafePreconditions(req, facts);
+  // The rules gave no conflict, so `from` has exactly one definition.
+  const source = facts.defs.find((d) => d.name === req.fromSymbol)!;
   const sourcePath = req.modules[source.module]!.modulePath;
   const patch = r.patch;
   if (patch.kind !== 'map' || r['op-count'] === 0 || r['replacement-count'] === 0) {
@@ -404,15 +470,22 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
   ) {
     throw fail(VerifyCheck.patchNormalized, 'the patch must be exactly {:intent :ops :provenance :version 1}');
   }
-  const intent = field(patch, 'intent');
-  if (intent?.kind !== 'str' || intent.value !== expectedIntent(req)) throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent(req))}`);
   const provenance = field(patch, 'provenance');
+  const expectedIntent = `${REFACTOR_INTENT_PREFIX}${req.refactorKind}`;
+  const intent = field(patch, 'intent');
+  if (intent?.kind !== 'str' || intent.value !== expectedIntent) throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent)}`);
+  const kindField = provenance === undefined ? undefined : field(provenance, 'kind');
   const provenanceOk =
     provenance?.kind === 'map' &&
-    provenance.entries.length === 2 &&
-    strField(provenance, 'refactor-plan-request') === req.address &&
-    strField(provenance, 'refactor-plan-request-h') === requestH;
-  if (!provenanceOk) throw fail(VerifyCheck.patchHeader, ':provenance must be exactly {:refactor-plan-request <request address> :refactor-plan-request-h <request-h>}');
+    provenance.entries.length === 4 &&
+    strField(provenance, 'from') === req.fromSymbol &&
+    strField(provenance, 'to') === req.toSymbol &&
+    strField(provenance, 'tool') === REFACTOR_TOOL &&
+    kindField?.kind === 'sym' &&
+    kindField.name === `:${req.refactorKind}`;
+  if (!provenanceOk) {
+    throw fail(VerifyCheck.patchHeader, `:provenance must be exactly {:from <from> :kind :${req.refactorKind} :to <to> :tool ${JSON.stringify(REFACTOR_TOOL)}}`);
+  }
   const ops = opsField.items;
   if (r['op-count'] !== ops.length) throw fail(VerifyCheck.opCount, `:op-count is ${r['op-count']}, the patch has ${ops.length} ops`);
   const ids = r['op-identities'];

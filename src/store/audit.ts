@@ -44,9 +44,15 @@ export interface AuditOptions {
  * when the manifest itself cannot be read or parsed (`io/*`, `manifest/*`).
  * Finding codes: `audit/missing-pin`, `audit/empty-pin`, `audit/pin-mismatch`,
  * `audit/module-unreadable`, `audit/dependency-pin`, `audit/no-acceptance`,
- * `audit/acceptance-malformed`, `audit/acceptance-not-ok`, `audit/acceptance-package`, and the
- * store's `core/store/not-found`, `core/store/corruption`, `core/store/io-error`,
+ * `audit/acceptance-malformed`, `audit/acceptance-not-ok`, `audit/acceptance-package`,
+ * `audit/acceptance-obligations`, and the store's `core/store/not-found`, `core/store/corruption`
+ * (also every symlink, directory or junk-named file in the store), `core/store/io-error`,
  * `core/caps/resource-limit`.
+ *
+ * The last acceptance must be for the package as it is now (issue #11 item 5): its `:package`
+ * names this `name` and `version` (`audit/acceptance-package`), it has one record for every
+ * obligation `package.toml` declares (`audit/acceptance-obligations`, naming the missing ones),
+ * and its `:ok` is true exactly when every record is `:ok true` (else `audit/acceptance-malformed`).
  */
 export function auditPackage(manifestArg: string, options: AuditOptions = {}): AuditResult {
   const findings: AuditFinding[] = [];
@@ -122,10 +128,7 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
     }
   }
   const storeResult = store.verify();
-  if (!storeResult.ok) {
-    const f = storeResult.failure!;
-    findings.push({ code: f.code, subject: f.hex ?? '.genesis/store', message: f.message });
-  }
+  for (const f of storeResult.failures) findings.push({ code: f.code, subject: f.hex ?? '.genesis/store', message: f.message });
   return {
     ok: findings.length === 0,
     packageDir,
@@ -150,6 +153,39 @@ function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findi
   const name = p?.kind === 'map' ? mapGet(p, kw('name')) : undefined;
   const version = p?.kind === 'map' ? mapGet(p, kw('version')) : undefined;
   if (pkg !== undefined && (name?.kind !== 'str' || name.value !== pkg.manifest.name || version?.kind !== 'str' || version.value !== pkg.manifest.version)) {
-    findings.push({ code: 'audit/acceptance-package', subject: hex, message: `the last acceptance is not for ${pkg.manifest.name} ${pkg.manifest.version}` });
+    const was = name?.kind === 'str' && version?.kind === 'str' ? ` (it is for ${name.value} ${version.value})` : '';
+    findings.push({
+      code: 'audit/acceptance-package',
+      subject: hex,
+      message: `the last acceptance is not for ${pkg.manifest.name} ${pkg.manifest.version}${was}: run the obligations again (gcpatch apply or the obligation runner)`,
+    });
+  }
+  const records = get('obligations');
+  if (records?.kind !== 'vec') {
+    findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: 'the last acceptance has no :obligations vector' });
+    return;
+  }
+  const covered = new Set<string>();
+  let allOk = true;
+  for (const r of records.items) {
+    const rName = r.kind === 'map' ? mapGet(r, kw('name')) : undefined;
+    const rOk = r.kind === 'map' ? mapGet(r, kw('ok')) : undefined;
+    if (rName?.kind !== 'sym' || rOk?.kind !== 'bool') {
+      findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: 'an obligation record of the last acceptance lacks a symbol :name or a boolean :ok' });
+      return;
+    }
+    covered.add(rName.name);
+    allOk &&= rOk.value;
+  }
+  if (ok.value !== allOk) {
+    findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: `the last acceptance says :ok ${ok.value} but its obligation records say ${allOk}` });
+  }
+  const missing = pkg?.manifest.obligations.filter((o) => !covered.has(o)) ?? [];
+  if (missing.length > 0) {
+    findings.push({
+      code: 'audit/acceptance-obligations',
+      subject: hex,
+      message: `the last acceptance does not cover the declared obligation(s) ${missing.join(', ')}: run them (gcpatch apply with --obligation-runner) so that a new acceptance records them`,
+    });
   }
 }

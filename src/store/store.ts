@@ -66,20 +66,43 @@ export interface StoreEntry {
   size: number;
 }
 
-/** The first failure of a verify, in entry order. */
+/** One failure of a verify. */
 export interface StoreFailure {
   code: string;
+  /** The entry's name: its address, or for an anomaly the offending file name; undefined for the whole store. */
   hex: string | undefined;
   message: string;
 }
 
-/** The result of {@link EvidenceStore.verify}. `checked` counts entries whose hash matched. */
+/**
+ * The result of {@link EvidenceStore.verify}. `checked` counts entries whose hash matched;
+ * `failure` is the first failure in name order, `failures` every one (whole-store mode checks
+ * every name in the store and goes on after a failure); `skippedTemp` counts the put's own
+ * temporary files (`.tmp-<hex>-<pid>-<n>`, regular files), which are not entries.
+ */
 export interface StoreVerifyResult {
   ok: boolean;
   checked: number;
   totalBytes: number;
   failure: StoreFailure | undefined;
+  failures: StoreFailure[];
+  skippedTemp: number;
 }
+
+/** What {@link EvidenceStore.scan} found: the entries, and every name that is not one. */
+export interface StoreScan {
+  /** Regular files named exactly 64 lowercase hex digits, sorted by raw name bytes. */
+  entries: StoreEntry[];
+  /** One `core/store/corruption` failure per other name (symlink, directory, junk name), in name order. */
+  anomalies: StoreFailure[];
+  /** Regular files named like the put's temporary files (`.tmp-<hex>-<pid>-<n>`). */
+  temporary: string[];
+  /** Every name in the directory (entries, anomalies and temporary files). */
+  names: number;
+}
+
+/** The temporary-file name of {@link EvidenceStore.put}. */
+const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-[0-9]+-[0-9]+$/;
 
 /** Options of {@link EvidenceStore}. */
 export interface EvidenceStoreOptions {
@@ -224,7 +247,7 @@ export class EvidenceStore {
     const path = this.pathOf(hex);
     let fd: number | undefined;
     try {
-      fd = openSync(path, constants.O_RDONLY);
+      fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
       const h = blake3.create();
       const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
       let total = 0;
@@ -260,7 +283,7 @@ export class EvidenceStore {
       if (st.size > this.limits.maxArtifactBytes) {
         throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${st.size} bytes, above the bound`, ExitCode.verificationFailed, hex);
       }
-      const fd = openSync(this.pathOf(hex), constants.O_RDONLY);
+      const fd = openSync(this.pathOf(hex), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
       try {
         bytes = Buffer.alloc(st.size);
         let off = 0;
@@ -309,7 +332,8 @@ export class EvidenceStore {
 
   /**
    * Lists the entries: regular files named exactly 64 lowercase hex digits (temp files and
-   * anything else are skipped), sorted by raw name bytes. A missing store lists as empty.
+   * anything else are skipped: {@link verify} reports them), sorted by raw name bytes. A missing
+   * store lists as empty.
    * @throws GcError `core/store/io-error`.
    */
   list(): StoreEntry[] {
@@ -333,49 +357,113 @@ export class EvidenceStore {
   }
 
   /**
-   * Verifies the whole store (entries in raw name order) or one entry, re-hashing each, and
-   * reports the first failure. Whole-store mode fails with `core/caps/resource-limit` before
-   * hashing anything when there are more than `maxEntries` entries or more than `maxTotalBytes`.
+   * Looks at every name in the store directory (issue #13 item 6): regular files named exactly 64
+   * lowercase hex digits are entries; the put's own temporary files are set apart; anything else —
+   * a symlink or directory (whatever its name), a file with any other name — is an anomaly
+   * (`core/store/corruption`, exit 50), because nothing may sit in the store unverified.
+   * A missing store is empty.
+   * @throws GcError `core/store/io-error` when the directory cannot be listed.
+   */
+  scan(): StoreScan {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], anomalies: [], temporary: [], names: 0 };
+      throw ioFail('list', this.dir, error);
+    }
+    names.sort(compareUtf8);
+    const out: StoreScan = { entries: [], anomalies: [], temporary: [], names: names.length };
+    for (const name of names) {
+      let st;
+      try {
+        st = lstatSync(join(this.dir, name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile (a put's temp file)
+        throw ioFail('inspect', join(this.dir, name), error);
+      }
+      const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? undefined : 'not a regular file';
+      if (what === undefined && isHex64(name)) out.entries.push({ hex: name, size: st.size });
+      else if (what === undefined && TEMP_NAME.test(name)) out.temporary.push(name);
+      else {
+        const shown = JSON.stringify(name);
+        const message =
+          what !== undefined
+            ? `${shown} in the evidence store is ${what}, not a store entry (entries are regular files): remove it`
+            : `${shown} in the evidence store is not a store entry name (64 lowercase hex digits of the BLAKE3 of its bytes): remove it`;
+        out.anomalies.push({ code: StoreCode.corruption, hex: name, message });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Verifies the whole store or one entry, re-hashing each (streamed: memory is bounded by one
+   * 1 MiB buffer whatever the store holds). Whole-store mode checks every name (see
+   * {@link scan}: a symlink, directory or junk-named file is a `core/store/corruption` failure),
+   * re-hashes every entry in raw name order and goes on after a failure; `failure` is the first.
+   * It fails with `core/caps/resource-limit` before hashing anything when the store holds more
+   * than `maxEntries` names or more than `maxTotalBytes`.
    * @param hex one entry to verify; omit to verify every entry.
    */
   verify(hex?: string): StoreVerifyResult {
-    const fail = (e: unknown, at: string | undefined, checked: number, totalBytes: number): StoreVerifyResult => {
+    const failureOf = (e: unknown, at: string | undefined): StoreFailure => {
       if (!(e instanceof GcError)) throw e;
-      return { ok: false, checked, totalBytes, failure: { code: e.code, hex: at, message: e.message } };
+      return { code: e.code, hex: at, message: e.message };
     };
+    const result = (checked: number, totalBytes: number, failures: StoreFailure[], skippedTemp = 0): StoreVerifyResult => ({
+      ok: failures.length === 0,
+      checked,
+      totalBytes,
+      failure: failures[0],
+      failures,
+      skippedTemp,
+    });
     if (hex !== undefined) {
       try {
         const bytes = this.get(hex);
-        return { ok: true, checked: 1, totalBytes: bytes.length, failure: undefined };
+        return result(1, bytes.length, []);
       } catch (e) {
-        return fail(e, hex, 0, 0);
+        return result(0, 0, [failureOf(e, hex)]);
       }
     }
-    let entries: StoreEntry[];
+    let scan: StoreScan;
     try {
-      entries = this.list();
+      scan = this.scan();
     } catch (e) {
-      return fail(e, undefined, 0, 0);
+      return result(0, 0, [failureOf(e, undefined)]);
     }
+    const entries = scan.entries;
     const total = entries.reduce((n, e) => n + e.size, 0);
-    if (entries.length > this.limits.maxEntries) {
-      return fail(storeError(StoreCode.resourceLimit, `the store has ${entries.length} entries, above the ${this.limits.maxEntries}-entry bound`, ExitCode.verificationFailed), undefined, 0, total);
+    const counted = entries.length + scan.anomalies.length;
+    if (counted > this.limits.maxEntries) {
+      const e = storeError(StoreCode.resourceLimit, `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`, ExitCode.verificationFailed);
+      return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
     }
     if (total > this.limits.maxTotalBytes) {
-      return fail(storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, ExitCode.verificationFailed), undefined, 0, total);
+      const e = storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, ExitCode.verificationFailed);
+      return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
     }
+    // Anomalies and entries interleaved in raw name order, so `failure` is the first by name.
+    const failures: StoreFailure[] = [];
     let checked = 0;
+    let a = 0;
+    const flushAnomalies = (upTo: string | undefined): void => {
+      while (a < scan.anomalies.length && (upTo === undefined || compareUtf8(scan.anomalies[a]!.hex!, upTo) < 0)) failures.push(scan.anomalies[a++]!);
+    };
     for (const entry of entries) {
+      flushAnomalies(entry.hex);
       try {
         const actual = this.hashFile(entry.hex, entry.size);
         if (actual !== entry.hex) {
           throw storeError(StoreCode.corruption, `store entry ${entry.hex} is corrupt: its bytes hash to ${actual}`, ExitCode.verificationFailed, entry.hex);
         }
+        checked++;
       } catch (e) {
-        return fail(e, entry.hex, checked, total);
+        failures.push(failureOf(e, entry.hex));
       }
-      checked++;
     }
-    return { ok: true, checked, totalBytes: total, failure: undefined };
+    flushAnomalies(undefined);
+    return result(checked, total, failures, scan.temporary.length);
   }
 }

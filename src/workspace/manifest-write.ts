@@ -2,9 +2,10 @@
  * Writing `package.toml` (GENESIS_FACTS.md §4): parse it into an editable table that keeps every
  * key the user wrote (unknown keys included), and render a table back in the reference's style —
  * keys sorted by UTF-8 bytes, plain values first, then `[tables]`, then `[[arrays of tables]]`
- * with `[[modules]]` last, arrays of values one item per line with a 4-space indent and a
- * trailing comma, `[]` for an empty array. Integers stay integers (bigint), floats stay floats,
- * dates keep their TOML spelling.
+ * with `[[modules]]` last; arrays of values with two or more items one item per line with a
+ * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
+ * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
+ * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
  */
 import { parse, TomlDate, TomlError } from 'smol-toml';
 import { compareUtf8 } from '../util/bytes.js';
@@ -98,7 +99,7 @@ function isArrayOfTables(v: TomlValue): v is TomlTable[] {
 }
 
 function valueLine(key: string, v: TomlValue): string {
-  if (Array.isArray(v) && v.length > 0) {
+  if (Array.isArray(v) && v.length >= 2) {
     return `${quoteKey(key)} = [\n${v.map((x) => `    ${inlineValue(x)},\n`).join('')}]`;
   }
   return `${quoteKey(key)} = ${inlineValue(v)}`;

@@ -23,6 +23,7 @@ function pkg(i: number, rows: CheckRow[]): PackageAudit {
     replay: { status: 'reproduced', applied: ['a'.repeat(64)], modulesChanged: rows.length, mismatches: [], millis: 5 },
     changedModules: [],
     unexplainedModules: [],
+    commits: [],
   };
 }
 

@@ -35,7 +35,7 @@ describe('gcpatch verify-pr', () => {
     const action = runAction(repo, { event: pullRequestEvent(base, head) });
     expect(action.status).toBe(0);
     expect(action.outputs.failed).toBe('0');
-    expect(action.summary).toContain('Replay: ✅ 2 apply reports replayed on the base; 3 changed modules reproduced exactly');
+    expect(action.summary).toContain('Replay: ✅ 2 apply reports replayed commit by commit; 3 changed modules reproduced exactly');
   });
 
   it('verifies an honest rename PR (text and --json) and exits 50 on a hidden edit', () => {
@@ -71,5 +71,15 @@ describe('gcpatch verify-pr', () => {
     expect(r.stderr).toContain('git/missing-commit');
     expect(r.stderr).toContain('fetch-depth: 0');
     expect(gcpatch(['verify-pr', '--base', 'main', '--fail-on', 'never'], { cwd: repo }).status).toBe(10);
+    // #13 item 9: with --json the usage error is JSON on stdout too
+    const json = gcpatch(['verify-pr', '--base', 'main', '--fail-on', 'x', '--json'], { cwd: repo });
+    expect(json.status).toBe(10);
+    const parsed = JSON.parse(json.stdout) as { ok: boolean; error: { code: string; message: string } };
+    expect(parsed.ok).toBe(false);
+    expect(parsed.error.code).toBe('usage/invalid-option');
+    expect(parsed.error.message).toContain('--fail-on must be error or warning');
+    const missing = gcpatch(['verify-pr', '--json'], { cwd: repo });
+    expect(missing.status).toBe(10);
+    expect((JSON.parse(missing.stdout) as { error: { code: string } }).error.code).toMatch(/^usage\//);
   });
 });

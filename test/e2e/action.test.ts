@@ -79,6 +79,11 @@ describe('the bundled Action on a pull request', () => {
       expect(checks).toContain(c);
     }
     expect(pkg.rows.every((r) => r.result === 'pass' || r.result === 'skip')).toBe(true);
+    // #13 item 8: an acceptance not re-run is a notice, never a pass
+    expect(report.findings.map((f) => [f.severity, f.code])).toEqual([['notice', 'audit/acceptance-not-rerun']]);
+    expect(run.summary).toContain('claimed, not re-run (no obligation-runner)');
+    expect(run.summary).toContain('What explained each commit:');
+    expect(run.summary).toContain('its evidence, checked on the state it was made on (its parent)');
 
     // the job summary
     expect(run.summary).toContain('<h2>gcpatch: pull request evidence</h2>');
@@ -86,7 +91,7 @@ describe('the bundled Action on a pull request', () => {
     expect(run.summary).toContain(`<code>${base.slice(0, 12)}</code>`);
     expect(run.summary).toContain('from pull_request.base.sha');
     expect(run.summary).toContain('<h3>shop — pkgs/shop</h3>');
-    expect(run.summary).toContain('Replay: ✅ 1 apply report replayed on the base; 3 changed modules reproduced exactly');
+    expect(run.summary).toContain('Replay: ✅ 1 apply report replayed commit by commit; 3 changed modules reproduced exactly');
     expect(run.summary).toContain('<th>Evidence</th><th>Kind</th><th>Check</th><th>Result</th><th>Detail</th>');
     expect(run.summary).toContain('<td>re-plan</td><td>✅ pass</td>');
     expect(run.summary).toContain(`<code>${evidence.evidence.applyReport.slice(0, 12)}</code>`);
@@ -115,7 +120,7 @@ describe('the bundled Action on a pull request', () => {
     expect(Number(run.outputs.failed)).toBeGreaterThanOrEqual(1);
     const report = run.report!;
     expect(report.ok).toBe(false);
-    expect(report.findings.map((f) => f.code)).toEqual(['audit/replay-module-mismatch']);
+    expect(report.findings.filter((f) => f.severity !== 'notice').map((f) => f.code)).toEqual(['audit/replay-module-mismatch']);
     expect(report.packages[0]!.replay.status).toBe('differs');
     expect(report.packages[0]!.replay.mismatches).toEqual(['app/report.gc']);
     expect(run.summary).toContain('❌ Evidence verification failed');
@@ -187,7 +192,7 @@ describe('the bundled Action on a pull request', () => {
     expect(run.status).toBe(1);
     // The recorded evidence itself is consistent (it replays to its own package record); the head
     // is not what it produces.
-    expect(run.report!.findings.map((f) => f.code)).toEqual(['audit/replay-module-mismatch']);
+    expect(run.report!.findings.filter((f) => f.severity !== 'notice').map((f) => f.code)).toEqual(['audit/replay-module-mismatch']);
     expect(run.report!.findings[0]!.message).toContain('top-level form 1 differs');
     const mismatch = run.annotations.find((a) => a.properties.title === 'gcpatch: replay differs')!;
     expect(mismatch.properties.file).toBe('pkgs/shop/lib/price.gc');

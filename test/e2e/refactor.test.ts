@@ -95,10 +95,14 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     const audited = gcpatch(['audit', '--pkg', pkg]);
     expect(audited.status, audited.stdout + audited.stderr).toBe(0);
 
-    // Evidence linkage: the apply report's provenance names the request; each finds the others.
+    // Evidence linkage: by identities, not provenance. The apply report carries the reference's
+    // header (naming no request) and the plan's :patch-h; each artifact finds the others.
     const applyReport = store.getTerm(a.evidence.applyReport);
     expect(readTerm(new TextDecoder().decode(store.get(a.evidence.request))).kind).toBe('map');
-    expect(printTerm(mapGetKw(applyReport as MapTerm, 'provenance')!)).toContain(`:refactor-plan-request "${p.requestAddress}"`);
+    expect(printTerm(mapGetKw(applyReport as MapTerm, 'provenance')!)).toBe(
+      printTerm(readTerm(`{:from "${FROM}" :kind :rename :to "${TO}" :tool "genesis semantic-edit refactor-plan"}`)),
+    );
+    expect(printTerm(mapGetKw(applyReport as MapTerm, 'patch-h')!)).toBe(JSON.stringify(p.patchH));
     for (const address of [a.evidence.request, a.evidence.report, a.evidence.applyReport]) {
       const ev = gcpatch(['refactor', 'evidence', address, '--pkg', pkg, '--json']);
       expect(ev.status, ev.stderr).toBe(0);
@@ -127,16 +131,30 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     expect(gcpatch(['audit', '--pkg', pkg]).status).toBe(0);
   });
 
-  test('extract: a recursive helper moves to a new module (self-reference is not an order dependency)', () => {
+  test('extract: a recursive helper cannot move (order dependency on itself); a plain one is extracted', () => {
     const pkg = copyFixture('refactor/ledger');
     const out = join(tempDir(), 'plan.gc');
-    const planned = gcpatch(['refactor', 'plan', '--kind', 'extract', '--from', 'ledger/format::pad-left', '--to', 'ledger/text::pad-left', '--target', 'text/pad.gc', '--pkg', pkg, '--out', out, '--json']);
+    const recursive = gcpatch(['refactor', 'plan', '--kind', 'extract', '--from', 'ledger/format::pad-left', '--to', 'ledger/text::pad-left', '--target', 'text/pad.gc', '--pkg', pkg, '--json']);
+    expect(recursive.status, recursive.stderr).toBe(10);
+    const c = json(recursive.stdout).conflicts;
+    expect(c).toEqual([
+      expect.objectContaining({
+        code: 'refactor/target-order-dependency',
+        message: 'moved definition depends on a definition unavailable before the source module',
+        modulePath: 'report/format.gc',
+        pathRepr: '',
+        where: 'report/format.gc form 1',
+      }),
+    ]);
+    expect(c[0].detail).toContain('ledger/format::pad-left refers to itself');
+
+    const planned = gcpatch(['refactor', 'plan', '--kind', 'extract', '--from', 'ledger/money-format::render', '--to', 'ledger/render::render', '--target', 'money/render.gc', '--pkg', pkg, '--out', out, '--json']);
     expect(planned.status, planned.stderr).toBe(0);
-    expect(json(planned.stdout).replacementCount).toBe(4);
+    expect(json(planned.stdout).replacementCount).toBe(3);
     const applied = gcpatch(['refactor', 'apply', out, '--pkg', pkg]);
     expect(applied.status, applied.stderr).toBe(0);
     const paths = loadPackage(pkg).modules.map((m) => m.path);
-    expect(paths.indexOf('text/pad.gc')).toBe(paths.indexOf('report/format.gc') - 1);
+    expect(paths.indexOf('money/render.gc')).toBe(paths.indexOf('money/format.gc') - 1);
     expect(auditPackage(pkg).ok).toBe(true);
   });
 
@@ -145,9 +163,12 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     const r = gcpatch(['refactor', 'plan', '--kind', 'move', '--from', 'ledger/account::debit', '--to', 'ledger/money::units', '--target', 'money/amount.gc', '--pkg', pkg, '--out', join(pkg, '..', 'c.gc')]);
     expect(r.status).toBe(10);
     expect(r.stdout).toContain('CONFLICTED');
-    expect(r.stdout).toContain('refactor/destination-symbol-exists  money/amount.gc form 2');
+    // Human output names the forms; the report itself has the reference's fixed messages only.
+    expect(r.stdout).toContain('refactor/destination-symbol-exists  money/amount.gc form 2\n      ledger/money::units is already defined (money/amount.gc form 2)');
     expect(r.stdout).toContain('refactor/target-module-exists  money/amount.gc');
-    expect(r.stdout).toContain('refactor/target-order-dependency  account/balance.gc form 1');
+    // The order dependency is checked only when nothing else conflicts.
+    expect(r.stdout).not.toContain('refactor/target-order-dependency');
+    expect(readFileSync(join(pkg, '..', 'c.gc'), 'utf8')).toContain(':message "destination symbol already has a workspace definition"');
     const applied = gcpatch(['refactor', 'apply', join(pkg, '..', 'c.gc'), '--pkg', pkg]);
     expect(applied.status).toBe(10);
     expect(applied.stderr).toContain('refactor/plan-conflicted');

@@ -19,7 +19,7 @@ const markers = { markerSize: 7, style: 'merge' as const, oursLabel: 'ours', bas
 /** A manifest in the reference style of `genesis pack`. */
 function manifest(pins: [string, string][], extra = ''): string {
   return (
-    'dependencies = []\nname = "demo"\nobligations = [\n    "core/obligation::unit-tests",\n]\nschema = 1\n' +
+    'dependencies = []\nname = "demo"\nobligations = ["core/obligation::unit-tests"]\nschema = 1\n' +
     extra +
     'version = "0.1.0"\n' +
     pins.map(([p, h]) => `\n[[modules]]\nhash = "${h}"\npath = "${p}"\n`).join('')

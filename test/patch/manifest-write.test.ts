@@ -28,6 +28,34 @@ extra = 3
 [[dependencies2]]
 name = "d"
 `;
+  it('keeps arrays of zero or one item on one line and writes two or more one per line', () => {
+    const text = renderManifest({
+      a0: [],
+      a1: ['pkg/basic::tests'],
+      a2: ['x', 'y'],
+      n1: [1n],
+      nested: [['p', 'q']],
+      t: { inner: ['only'], two: [true, false] },
+    });
+    expect(text).toBe(`a0 = []
+a1 = ["pkg/basic::tests"]
+a2 = [
+    "x",
+    "y",
+]
+n1 = [1]
+nested = [["p", "q"]]
+
+[t]
+inner = ["only"]
+two = [
+    true,
+    false,
+]
+`);
+    expect(renderManifest(parseManifestTable(text))).toBe(text);
+  });
+
   it('sorts keys, puts tables then arrays of tables with [[modules]] last, keeps unknown keys and value types', () => {
     const text = renderManifest(parseManifestTable(source));
     expect(text).toBe(`dependencies = []

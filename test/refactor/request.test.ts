@@ -51,7 +51,9 @@ describe('request', () => {
     ['wrong version', `{:kind "genesis/refactor-plan-request-v0.1" :profile "genesis/patch-authority-v0.1" :v 2 ${FIELDS} :modules []}`, 'core/closed/wrong-value 10'],
     ['unknown key', `{${HEAD} ${FIELDS} :modules [] :pkg "x"}`, 'core/closed/unknown-key 10'],
     ['missing key', `{${HEAD} :refactor-kind "rename" :from-symbol "a" :to-symbol "b" :modules []}`, 'core/closed/missing-key 10'],
-    ['symbol where a string is required', `{${HEAD} :refactor-kind "rename" :from-symbol a :to-symbol "b" :target-module-path "" :modules []}`, 'core/closed/wrong-type 10'],
+    // As in the reference, non-string symbols, kind and target are admitted and planned to conflicts.
+    ['a symbol where the planner wants a string', `{${HEAD} :refactor-kind "rename" :from-symbol a :to-symbol "b" :target-module-path "" :modules []}`, 'ok'],
+    ['non-string kind and target', `{${HEAD} :refactor-kind :move :from-symbol "a" :to-symbol "b" :target-module-path nil :modules []}`, 'ok'],
   ])('%s', (_, text, expected) => {
     expect(admit(text)).toBe(expected);
   });

@@ -218,7 +218,19 @@ describe('conflicted reports', () => {
   ] as const)('%s', (_, mutated, check) => rejected(mutated, CONFLICTED, check));
 });
 
-describe('a safe-looking report for a request that cannot be planned safely', () => {
+describe('the conflict rules (GENESIS_FACTS.md §3.10), checked independently', () => {
+  const r = CONFLICTED.report;
+  const conflict = (code: string, message: string, modulePath = ''): MapTerm =>
+    kwMap({ code: str(code), message: str(message), 'module-path': str(modulePath), 'path-repr': str('') });
+  const exists = conflict('refactor/destination-symbol-exists', 'destination symbol already has a workspace definition');
+  test.each([
+    ['a message changed', [conflict('refactor/destination-symbol-exists', 'destination exists')]],
+    ['a location added', [conflict('refactor/destination-symbol-exists', 'destination symbol already has a workspace definition', 'lib/math.gc')]],
+    ['a conflict repeated', [exists, exists]],
+    ['another code instead', [conflict('refactor/no-op', 'source and destination symbols must differ')]],
+    ['an extra order dependency', [exists, conflict('refactor/target-order-dependency', 'moved definition depends on a definition unavailable before the source module', 'lib/math.gc')]],
+  ] as const)('%s', (_, conflicts) => rejected(set(r, 'conflicts', vec([...conflicts])), CONFLICTED, VerifyCheck.conflictRules));
+
   test('a safe report is rejected when the destination is already defined', () => {
     // Take the safe rename's report, and verify it against a request whose destination exists.
     const bad = plan({ toSymbol: 'app/math::cube' });
@@ -227,6 +239,53 @@ describe('a safe-looking report for a request that cannot be planned safely', ()
       'request-h',
       str(bad.request.requestH),
     );
-    rejected(forged, bad, VerifyCheck.safePreconditions);
+    rejected(forged, bad, VerifyCheck.conflictRules);
+  });
+
+  test('a safe move of a recursive definition is rejected (it depends on itself)', () => {
+    const modules = [['a.gc', '(def f (fn (n) (f n)))\n(def g (f 1))\n']] as const;
+    const p = planRefactor(requestOf({ refactorKind: 'move', fromSymbol: 'f', toSymbol: 'h', targetModulePath: 't.gc' }, modules));
+    expect(p.safe).toBe(false);
+    const asRename = planRefactor(requestOf({ refactorKind: 'rename', fromSymbol: 'f', toSymbol: 'h' }, modules));
+    // A rename-shaped safe report bound to the move request: the rules give a conflict.
+    rejected(set(asRename.report, 'request-h', str(p.request.requestH)), p, VerifyCheck.conflictRules);
+  });
+});
+
+describe('reports written by gcpatch before #16 (old header, interpolated conflicts)', () => {
+  function outdated(report: Term, p: RefactorPlan): GcError {
+    let caught: unknown;
+    try {
+      verifyRefactorReport(report, p.request);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(GcError);
+    const e = caught as GcError;
+    expect(e.code).toBe('refactor/report-outdated');
+    expect(e.exitCode).toBe(50);
+    expect(e.details?.check).toBe(VerifyCheck.outdated);
+    expect(e.message).toContain('gcpatch refactor plan');
+    return e;
+  }
+
+  test('a safe report whose patch provenance names the request', () => {
+    // The pre-#16 header: `refactor <kind> <from> -> <to> into <target>` and the request's address.
+    const old = withPatch(
+      MOVE.report,
+      set(
+        set(get(MOVE.report, 'patch'), 'intent', str(`refactor move ${SQUARE} -> app/math::sq into lib/sq.gc`)),
+        'provenance',
+        kwMap({ 'refactor-plan-request': str(MOVE.request.address), 'refactor-plan-request-h': str(MOVE.request.requestH) }),
+      ),
+    );
+    outdated(old, MOVE);
+  });
+
+  test.each([
+    ['a located conflict', kwMap({ code: str('refactor/destination-symbol-exists'), message: str('destination symbol app/math::cube is already defined'), 'module-path': str('lib/math.gc'), 'path-repr': str('[\n  [:form 2]]') })],
+    ['an interpolated message', kwMap({ code: str('refactor/target-module-exists'), message: str('target module lib/text.gc is already a module of the package'), 'module-path': str('lib/text.gc'), 'path-repr': str('') })],
+  ])('a conflicted report with %s', (_, c) => {
+    outdated(set(CONFLICTED.report, 'conflicts', vec([c])), CONFLICTED);
   });
 });

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { auditPackage } from '../../src/store/audit.js';
+import { acceptanceTerm, CANONICAL_PINS_OBLIGATION } from '../../src/patch/acceptance.js';
+import { bool, kwMap, sym } from '../../src/coreform/term.js';
+import { loadPackage } from '../../src/workspace/package.js';
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures');
 function applied(): string {
@@ -32,16 +35,12 @@ describe('audit (GENESIS_FACTS §5)', () => {
   it('finds an acceptance that is :ok false, or that is missing from the store', () => {
     const pkg = applied();
     const store = EvidenceStore.forPackage(pkg);
-    const bad = store.putTerm(
-      (() => {
-        const t = store.getTerm(readFileSync(join(pkg, '.genesis/last_acceptance'), 'utf8').trim());
-        return { ...t, entries: (t as unknown as { entries: [Term, Term][] }).entries.map(([k, v]) => [k, (k as { name?: string }).name === ':ok' ? { kind: 'bool', value: false } : v]) } as never;
-      })(),
-    );
+    // An honest failed acceptance: a record :ok false, and so :ok false.
+    const manifest = loadPackage(pkg).manifest;
+    const bad = store.putTerm(acceptanceTerm(manifest, [kwMap({ name: sym(CANONICAL_PINS_OBLIGATION), ok: bool(false) })]));
     writeFileSync(join(pkg, '.genesis/last_acceptance'), `${bad}\n`);
     expect(codes(pkg)).toEqual(['audit/acceptance-not-ok']);
     writeFileSync(join(pkg, '.genesis/last_acceptance'), `${'0'.repeat(64)}\n`);
     expect(codes(pkg)).toEqual(['core/store/not-found']);
   });
 });
-type Term = import('../../src/coreform/term.js').Term;

@@ -1,0 +1,107 @@
+/**
+ * Human explanations of refactor-plan conflicts. The report term carries the reference's fixed
+ * message per code and no location (GENESIS_FACTS.md §3.10); people get more: the names, the
+ * paths, and the forms that caused the conflict. Presentation only — nothing here decides a plan
+ * or a verification, so it shares no code with `plan.ts` or `verify.ts`.
+ */
+import type { Term } from '../coreform/term.js';
+import { portablePathProblem } from '../workspace/path.js';
+import { ConflictCode, type ConflictCodeValue } from './codes.js';
+import type { RefactorRequest } from './request.js';
+
+/** A conflict explained for people. */
+export interface ConflictExplanation {
+  code: ConflictCodeValue;
+  /** Where, e.g. `money/amount.gc form 2` (0-based top-level form index), or `''`. */
+  where: string;
+  /** One sentence with the names and paths interpolated. */
+  detail: string;
+}
+
+interface Site {
+  name: string;
+  module: number;
+  form: number;
+  rhs: Term;
+}
+
+function definitionSites(request: RefactorRequest): Site[] {
+  const sites: Site[] = [];
+  request.modules.forEach((m, module) => {
+    m.forms.items.forEach((form, index) => {
+      if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def') return;
+      const name = form.cdr.kind === 'pair' ? form.cdr.car : undefined;
+      const tail = form.cdr.kind === 'pair' ? form.cdr.cdr : undefined;
+      if (name?.kind !== 'sym' || tail?.kind !== 'pair' || tail.cdr.kind !== 'nil') return;
+      sites.push({ name: name.name, module, form: index, rhs: tail.car });
+    });
+  });
+  return sites;
+}
+
+function names(root: Term): Set<string> {
+  const out = new Set<string>();
+  const stack: Term[] = [root];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    if (t.kind === 'sym') out.add(t.name);
+    else if (t.kind === 'pair') stack.push(t.cdr, t.car);
+    else if (t.kind === 'vec') stack.push(...t.items);
+    else if (t.kind === 'map') for (const [k, v] of t.entries) stack.push(k, v);
+  }
+  return out;
+}
+
+/**
+ * Explains each conflict of a report for its request.
+ * @param request the request the report was planned (and verified) for.
+ * @param conflicts the report's conflicts (`code` and, for the order dependency, `modulePath`).
+ * @returns one explanation per conflict, in report order.
+ */
+export function explainConflicts(request: RefactorRequest, conflicts: readonly { code: ConflictCodeValue; modulePath: string }[]): ConflictExplanation[] {
+  const sites = definitionSites(request);
+  const at = (s: Site): string => `${request.modules[s.module]!.modulePath} form ${s.form}`;
+  const { refactorKind: kind, fromSymbol: from, toSymbol: to, targetModulePath: target } = request;
+  return conflicts.map(({ code, modulePath }): ConflictExplanation => {
+    const say = (detail: string, where = ''): ConflictExplanation => ({ code, where, detail });
+    switch (code) {
+      case ConflictCode.kindInvalid:
+        return say(`refactor kind ${JSON.stringify(kind)} is not rename, move or extract`);
+      case ConflictCode.sourceSymbolInvalid:
+        return say('the source symbol (--from) is empty');
+      case ConflictCode.destinationSymbolInvalid:
+        return say('the destination symbol (--to) is empty');
+      case ConflictCode.noOp:
+        return say(`source and destination are both ${JSON.stringify(from)}`);
+      case ConflictCode.sourceSymbolMissing:
+        return say(`no module has a top-level (def ${from} ...) definition`);
+      case ConflictCode.sourceSymbolAmbiguous: {
+        const defs = sites.filter((s) => s.name === from);
+        return say(`${from} is defined ${defs.length} times: ${defs.map(at).join(', ')}`, defs[0] === undefined ? '' : at(defs[0]));
+      }
+      case ConflictCode.destinationSymbolExists: {
+        const defs = sites.filter((s) => s.name === to);
+        return say(`${to} is already defined (${defs.map(at).join(', ')}); pick another --to`, defs[0] === undefined ? '' : at(defs[0]));
+      }
+      case ConflictCode.targetModuleRequired:
+        return say(`${kind} needs --target, the package-relative path of the new module`);
+      case ConflictCode.targetModuleInvalid:
+        return say(`target module path ${JSON.stringify(target)} ${portablePathProblem(target) ?? 'is not portable'}`);
+      case ConflictCode.targetModuleExists:
+        return say(`${target} is already a module of the package; the target must be a new module`, target);
+      case ConflictCode.targetOrderDependency: {
+        const source = sites.find((s) => s.name === from);
+        const used = source === undefined ? new Set<string>() : names(source.rhs);
+        const culprit = source === undefined ? undefined : sites.find((s) => s.module >= source.module && used.has(s.name));
+        if (source === undefined || culprit === undefined) return say('the moved definition depends on a definition unavailable before the source module', modulePath);
+        const sourcePath = request.modules[source.module]!.modulePath;
+        if (culprit === source) {
+          return say(`${from} refers to itself; a definition that names any definition of its own module or a later one (itself included) cannot move before ${sourcePath}`, at(culprit));
+        }
+        return say(`${from} uses ${culprit.name}, defined at ${at(culprit)}, which would not be available in ${target}, placed before ${sourcePath}`, at(culprit));
+      }
+      default:
+        return say(code);
+    }
+  });
+}

@@ -1,0 +1,56 @@
+// `gcpatch pack` on a package.toml in the reference's pretty style (GENESIS_FACTS.md §4, as
+// `tests/spec/pkg_basic/package.toml`): sorted keys, arrays of two or more items one per line,
+// arrays of zero or one item inline, [[modules]] last with hash before path. Re-pinning must change
+// only the stale pin line; every other byte stays.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { parseManifestTable, renderManifest } from '../../src/workspace/manifest-write.js';
+import { copyFixture, gcpatch, ROOT } from '../helpers/cli.js';
+
+const FIXTURE = join(ROOT, 'fixtures/packages/pretty/package.toml');
+const STALE = `hash = "${'0'.repeat(64)}"`;
+
+describe('package.toml round trip in the reference style', { timeout: 60_000 }, () => {
+  test('the fixture is already in the writer style', () => {
+    const text = readFileSync(FIXTURE, 'utf8');
+    expect(text).toContain('dependencies = []\n');
+    expect(text).toContain('tests = ["pretty/basic::tests"]\n');
+    expect(text).toContain('obligations = [\n    "core/obligation::unit-tests",\n');
+    expect(renderManifest(parseManifestTable(text))).toBe(text);
+  });
+
+  test('pack changes only the stale pin; packing again changes nothing', () => {
+    const pkg = copyFixture('packages/pretty');
+    const manifest = join(pkg, 'package.toml');
+    const before = readFileSync(manifest, 'utf8');
+    expect(before.split(STALE)).toHaveLength(2);
+    const packed = gcpatch(['pack', '--pkg', pkg, '--json']);
+    expect(packed.status, packed.stderr).toBe(0);
+    const pins = JSON.parse(packed.stdout).pins as Record<string, string>;
+    expect(pins['basic.gc']).toMatch(/^[0-9a-f]{64}$/);
+    expect(pins['basic.gc']).not.toBe('0'.repeat(64));
+    const after = readFileSync(manifest, 'utf8');
+    expect(after).toBe(before.replace(STALE, `hash = "${pins['basic.gc']}"`));
+    // Only one line differs.
+    const diff = before.split('\n').filter((line, i) => line !== after.split('\n')[i]);
+    expect(diff).toEqual([STALE]);
+    expect(gcpatch(['pack', '--pkg', pkg]).status).toBe(0);
+    expect(readFileSync(manifest, 'utf8')).toBe(after);
+    expect(gcpatch(['verify-pins', '--pkg', pkg]).status).toBe(0);
+  });
+
+  test('a one-item obligations list stays inline through pack', () => {
+    const pkg = copyFixture('packages/pretty');
+    const manifest = join(pkg, 'package.toml');
+    const text = readFileSync(manifest, 'utf8').replace(
+      /obligations = \[\n(    .*,\n)+\]/,
+      'obligations = ["core/obligation::unit-tests"]',
+    );
+    writeFileSync(manifest, text);
+    expect(gcpatch(['pack', '--pkg', pkg]).status).toBe(0);
+    const after = readFileSync(manifest, 'utf8');
+    expect(after).toContain('obligations = ["core/obligation::unit-tests"]\n');
+    expect(after.replace(/hash = "[0-9a-f]{64}"/g, 'hash = H')).toBe(text.replace(/hash = "[0-9a-f]{64}"/g, 'hash = H'));
+  });
+});
