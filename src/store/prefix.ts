@@ -81,6 +81,24 @@ const bool = (m: Term, key: string): boolean | undefined => {
   return v?.kind === 'bool' ? v.value : undefined;
 };
 
+/** The `:from` and `:to` of the first map in `items` that has both (rename ops, semantic-edit details). */
+function fromTo(items: Term | undefined, inner?: string): string | undefined {
+  if (items?.kind !== 'vec') return undefined;
+  for (const item of items.items) {
+    const m = inner === undefined ? item : item.kind === 'map' ? mapGetKw(item, inner) : undefined;
+    if (m === undefined) continue;
+    const from = str(m, 'from');
+    const to = str(m, 'to');
+    if (from !== undefined && to !== undefined) return `${from} -> ${to}`;
+  }
+  return undefined;
+}
+
+/** `rename` for the intent `semantic-refactor/rename`, else undefined. */
+function refactorKind(intent: string | undefined): string | undefined {
+  return intent?.startsWith('semantic-refactor/') ? intent.slice('semantic-refactor/'.length) : undefined;
+}
+
 /**
  * The kind and one-line summary of a store entry, read from its bytes (hash-checked by
  * `store.get`). Never throws: an entry that cannot be read or parsed is kind `?` with the reason.
@@ -112,15 +130,20 @@ export function summarizeTerm(term: Term): EntrySummary {
       const isReport = kind === 'genesis/refactor-plan-v0.1';
       const patch = isReport && term.kind === 'map' ? mapGetKw(term, 'patch') : undefined;
       const intent = patch !== undefined ? str(patch, 'intent') : undefined;
+      const moved = patch?.kind === 'map' ? fromTo(mapGetKw(patch, 'ops')) : undefined;
       const what = isReport
-        ? (intent ?? 'refactor (no patch)')
+        ? moved !== undefined
+          ? `refactor ${refactorKind(intent) ?? intent ?? '?'} ${moved}`
+          : (intent ?? 'refactor (no patch)')
         : `refactor ${str(term, 'refactor-kind') ?? '?'} ${str(term, 'from-symbol') ?? '?'} -> ${str(term, 'to-symbol') ?? '?'}` +
           (str(term, 'target-module-path') ? ` into ${str(term, 'target-module-path')}` : '');
       const safe = bool(term, 'safe-to-apply');
       return { kind, summary: what + (isReport ? (safe === true ? ', safe to apply' : ', conflicted') : '') };
     }
-    case 'genesis/patch-apply-v0.3':
-      return { kind, summary: `intent ${JSON.stringify(str(term, 'intent') ?? '')}${okText}` };
+    case 'genesis/patch-apply-v0.3': {
+      const moved = fromTo(mapGetKw(term, 'semantic-edits'), 'detail');
+      return { kind, summary: `intent ${JSON.stringify(str(term, 'intent') ?? '')}${moved !== undefined ? ` (${moved})` : ''}${okText}` };
+    }
     case 'genesis/package-v0.2':
       return { kind, summary: `package ${str(term, 'name') ?? '?'} ${str(term, 'version') ?? '?'}` };
     case 'genesis/acceptance-v0.2': {

@@ -88,6 +88,16 @@ describe('store entry summaries', () => {
       'genesis/refactor-plan-v0.1',
       'refactor rename a/b::c -> a/b::d, safe to apply',
     ],
+    [
+      '{:kind "genesis/refactor-plan-v0.1" :patch {:intent "semantic-refactor/move" :ops [{:op :add-module} {:op :rename-symbol :from "a/b::c" :to "a/d::c"}]} :safe-to-apply true}',
+      'genesis/refactor-plan-v0.1',
+      'refactor move a/b::c -> a/d::c, safe to apply',
+    ],
+    [
+      '{:kind "genesis/patch-apply-v0.3" :intent "semantic-refactor/rename" :ok true :semantic-edits [{:detail {:from a/b::c :to a/b::d}}]}',
+      'genesis/patch-apply-v0.3',
+      'intent "semantic-refactor/rename" (a/b::c -> a/b::d) ok true',
+    ],
     ['{:kind "genesis/refactor-plan-v0.1" :patch nil :safe-to-apply false}', 'genesis/refactor-plan-v0.1', 'refactor (no patch), conflicted'],
     ['{:kind "other/kind-v1" :ok true}', 'other/kind-v1', 'ok true'],
     ['{:a 1}', '?', 'a map without :kind'],
