@@ -1,17 +1,27 @@
 #!/usr/bin/env node
-// Merge driver latency: wall time per merge of `node driver/dist/index.js %O %A %B ...` (what git
-// spawns) against `git merge-file` on the same triples, for ~10 KB, ~100 KB and ~1 MB modules, plus
-// the driver's bare start-up (`--version`). Medians of several runs; ratios driver / git merge-file.
+// Merge driver cost (issue #15): what git pays per file.
+//
+// 1. CPU (user + sys, from bash's `times` over a loop of runs: getrusage of the children) of one
+//    driver merge against bare `node -e 0`, for ~10 KB / 100 KB / 1 MB / 8 MB modules, in paired
+//    rounds (driver loop, then bare loop, alternating); medians per run and the ratio driver/bare.
+//    The driver runs as the installed line runs it: `node launch.cjs` (CommonJS bundle, V8 code
+//    cache warmed by a first run). When the committed ESM bundle of gcpatch 0.1 can be had from git
+//    history it is measured too ("old ESM"). Also `git merge-file` on the same triples.
+// 2. A wide `git merge`: 200 `.gc` files changed on both sides (edits far apart: git and the driver
+//    both merge cleanly), without the driver, with the installed line, and with 0.1's unguarded ESM
+//    line; wall-time medians and ratios.
 // Run standalone (`node bench/driver.js`) or through `npm run bench` (exports `run()`).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { fmt, timeMedian } from './util.js';
+import { performance } from 'node:perf_hooks';
+import { fmt, median } from './util.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DRIVER = join(ROOT, 'driver/dist/index.js');
+const DIST = join(ROOT, 'driver/dist');
+const LAUNCH = join(DIST, 'launch.cjs');
 
 /** A module of about `bytes` bytes: a ::meta form, then definitions in GenesisCode style. */
 function module(bytes, edit = () => undefined) {
@@ -37,47 +47,163 @@ function triple(bytes) {
   return { base, ours, theirs };
 }
 
-function spawn(cmd, args, cwd) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (r.error) throw r.error;
-  return r.status;
+const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * CPU ms (user + sys) per run of `command` (an sh fragment using `$i`, 1..n), from bash's `times`
+ * (children's getrusage) after a loop of `n` runs.
+ */
+function cpuPerRun(command, n, cwd) {
+  const script = `for i in $(seq 1 ${n}); do ${command}; done >/dev/null 2>&1; times`;
+  const r = spawnSync('bash', ['-c', script], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const lines = r.stdout.trim().split('\n');
+  const m = /(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/.exec(lines[lines.length - 1] ?? '');
+  if (!m) throw new Error(`cannot read times from ${JSON.stringify(r.stdout)} ${r.stderr}`);
+  return ((Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000) / n;
 }
 
-/** Runs the benchmark and prints one table. */
+/** The committed ESM bundle of gcpatch 0.1 (driver/dist with "type": "module"), copied to `dir`, or undefined. */
+function oldEsmBundle(dir) {
+  const git = (args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const candidates = ['HEAD'];
+  const last = git(['rev-list', '-1', 'HEAD', '--', 'driver/dist/package.json']).stdout.trim();
+  if (last) candidates.push(`${last}^`);
+  for (const rev of candidates) {
+    const pkg = git(['show', `${rev}:driver/dist/package.json`]);
+    if (pkg.status !== 0 || !pkg.stdout.includes('"module"')) continue;
+    const js = git(['show', `${rev}:driver/dist/index.js`]);
+    if (js.status !== 0) continue;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), pkg.stdout);
+    writeFileSync(join(dir, 'index.js'), js.stdout);
+    return join(dir, 'index.js');
+  }
+  return undefined;
+}
+
+/** Paired CPU rounds: returns medians (ms per run) for each named command. */
+function pairedCpu(commands, n, rounds, cwd) {
+  const samples = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, prepare] of Object.entries(commands)) samples[name].push(cpuPerRun(prepare(), n, cwd));
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+}
+
+function wideMerge(dir, files, line, runs) {
+  const repo = join(dir, `wide-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(repo);
+  const git = (args, env = {}) => {
+    const r = spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', ...env }, maxBuffer: 1 << 26 });
+    return r;
+  };
+  git(['init', '-q', '-b', 'main']);
+  git(['config', 'user.name', 'Bench']);
+  git(['config', 'user.email', 'bench@example.com']);
+  if (line !== undefined) {
+    git(['config', 'merge.gcpatch.driver', line]);
+    writeFileSync(join(repo, '.gitattributes'), '*.gc merge=gcpatch\n');
+  }
+  const write = (side) => {
+    for (let i = 0; i < files; i++) writeFileSync(join(repo, `m${i}.gc`), side);
+  };
+  const t = triple(10_000);
+  write(t.base);
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'base']);
+  git(['checkout', '-q', '-b', 'feature']);
+  write(t.theirs);
+  git(['commit', '-q', '-am', 'theirs']);
+  git(['checkout', '-q', 'main']);
+  write(t.ours);
+  git(['commit', '-q', '-am', 'ours']);
+  const ours = git(['rev-parse', 'HEAD']).stdout.trim();
+  const times = [];
+  let status = -1;
+  let result = '';
+  for (let r = 0; r < runs; r++) {
+    git(['reset', '-q', '--hard', ours]);
+    const t0 = performance.now();
+    status = git(['merge', '-q', '--no-edit', 'feature']).status;
+    times.push(performance.now() - t0);
+    result = readFileSync(join(repo, 'm0.gc'), 'utf8');
+  }
+  rmSync(repo, { recursive: true, force: true });
+  return { ms: median(times), status, result };
+}
+
+/** Runs the benchmark and prints its tables. */
 export async function run() {
-  if (!existsSync(DRIVER)) {
-    console.log(`driver bundle missing (${DRIVER}); run \`npm run build:driver\``);
+  if (!existsSync(LAUNCH)) {
+    console.log(`driver bundle missing (${LAUNCH}); run \`npm run build:driver\``);
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-bench-driver-'));
   try {
-    const startup = await timeMedian(() => spawn(process.execPath, [DRIVER, '--version'], dir), 9, 2);
-    const bareNode = await timeMedian(() => spawn(process.execPath, ['-e', '0'], dir), 9, 2);
-    console.log(`driver start-up (node driver/dist/index.js --version): ${fmt(startup)} ms median (bare node -e 0: ${fmt(bareNode)} ms)`);
-    console.log('size      forms   driver ms   git merge-file ms   ratio   driver exit / git exit');
-    for (const [label, bytes, runs] of [
-      ['10 KB', 10_000, 9],
-      ['100 KB', 100_000, 7],
-      ['1 MB', 1_000_000, 5],
-    ]) {
+    // The driver as installed: its own directory, so the code cache is warmed there, not in the checkout.
+    const inst = join(dir, 'installed');
+    mkdirSync(inst);
+    for (const f of ['index.js', 'launch.cjs']) cpSync(join(DIST, f), join(inst, f));
+    const launch = join(inst, 'launch.cjs');
+    spawnSync(process.execPath, [launch, '--version']);
+    const old = oldEsmBundle(join(dir, 'old'));
+    const node = q(process.execPath);
+
+    console.log('CPU per merge (user+sys ms, medians of paired rounds; ratio to bare `node -e 0`)');
+    console.log('size     forms   bare node   driver   ratio' + (old ? '   old ESM   ratio' : '') + '   no cache   git merge-file   MB/s   exit');
+    const sizes = [
+      ['10 KB', 10_000, 8, 5],
+      ['100 KB', 100_000, 6, 5],
+      ['1 MB', 1_000_000, 3, 5],
+      ['8 MB', 8_000_000, 1, 3],
+    ];
+    // GCPATCH_BENCH_DRIVER_SIZES=2 measures only the first two sizes (quick runs).
+    for (const [label, bytes, n, rounds] of sizes.slice(0, Number(process.env.GCPATCH_BENCH_DRIVER_SIZES ?? sizes.length))) {
       const t = triple(bytes);
-      writeFileSync(join(dir, 'O'), t.base);
-      writeFileSync(join(dir, 'B'), t.theirs);
-      let driverExit = -1;
-      let gitExit = -1;
-      const driver = await timeMedian(() => {
-        writeFileSync(join(dir, 'A'), t.ours);
-        driverExit = spawn(process.execPath, [DRIVER, 'O', 'A', 'B', '7', 'bench.gc', 'base', 'ours', 'theirs'], dir);
-      }, runs);
-      const git = await timeMedian(() => {
-        writeFileSync(join(dir, 'A'), t.ours);
-        gitExit = spawn('git', ['merge-file', '-p', '-L', 'ours', '-L', 'base', '-L', 'theirs', 'A', 'O', 'B'], dir);
-      }, runs);
+      const work = join(dir, label.replace(' ', ''));
+      mkdirSync(work);
+      writeFileSync(join(work, 'O'), t.base);
+      writeFileSync(join(work, 'B'), t.theirs);
+      writeFileSync(join(work, 'A0'), t.ours);
+      const total = n * 3 + 2;
+      for (let i = 0; i <= total; i++) writeFileSync(join(work, `A${i}`), t.ours);
+      // Each driver run merges into a fresh copy of ours (A1, A2, …), made before its loop.
+      const fresh = () => {
+        for (let i = 1; i <= total; i++) writeFileSync(join(work, `A${i}`), t.ours);
+      };
+      const args = `O "A$i" B 7 bench.gc base ours theirs`;
+      const commands = {
+        bare: () => `${node} -e 0`,
+        driver: () => (fresh(), `${node} ${q(launch)} --wrapped ${args}`),
+        ...(old ? { old: () => (fresh(), `${node} ${q(old)} ${args}`) } : {}),
+        nocache: () => (fresh(), `GCPATCH_DRIVER_CODE_CACHE=0 ${node} ${q(launch)} --wrapped ${args}`),
+        git: () => `git merge-file -p -L ours -L base -L theirs A0 O B`,
+      };
+      const med = pairedCpu(commands, n, rounds, work);
+      const exit = spawnSync(process.execPath, [launch, 'O', 'A0', 'B', '7', 'bench.gc'], { cwd: work }).status;
       const forms = (t.base.match(/\(def /g) ?? []).length;
+      const perMb = (bytes / 1e6) / ((med.driver - med.bare) / 1000);
       console.log(
-        `${label.padEnd(9)} ${String(forms).padStart(5)}   ${fmt(driver).padStart(9)}   ${fmt(git).padStart(17)}   ${fmt(driver / git, 1).padStart(5)}x   ${driverExit} / ${gitExit}`,
+        `${label.padEnd(8)} ${String(forms).padStart(5)}   ${fmt(med.bare).padStart(9)}   ${fmt(med.driver).padStart(6)}   ${fmt(med.driver / med.bare, 2).padStart(5)}x` +
+          (old ? `   ${fmt(med.old).padStart(7)}   ${fmt(med.old / med.bare, 2).padStart(5)}x` : '') +
+          `   ${fmt(med.nocache).padStart(8)}   ${fmt(med.git).padStart(14)}   ${fmt(perMb, 1).padStart(4)}   ${exit}`,
       );
     }
+
+    const files = Number(process.env.GCPATCH_BENCH_WIDE ?? 200);
+    const runs = 3;
+    console.log(`\nwide git merge: ${files} .gc files changed on both sides (wall ms, median of ${runs})`);
+    const none = wideMerge(dir, files, undefined, runs);
+    const line = (await import(pathToFileURL(join(ROOT, 'dist/merge/driver-install.js')).href)).driverCommand(q(inst), 'gc');
+    const withDriver = wideMerge(dir, files, line, runs);
+    console.log(`without driver      ${fmt(none.ms, 0).padStart(8)} ms   exit ${none.status}`);
+    console.log(`installed driver    ${fmt(withDriver.ms, 0).padStart(8)} ms   exit ${withDriver.status}   ${fmt(withDriver.ms / files, 1)} ms/file   same result: ${withDriver.result === none.result}`);
+    if (old) {
+      const oldLine = `node ${q(old)} %O %A %B %L %P %S %X %Y`;
+      const before = wideMerge(dir, files, oldLine, runs);
+      console.log(`0.1 ESM driver      ${fmt(before.ms, 0).padStart(8)} ms   exit ${before.status}   ${fmt(before.ms / files, 1)} ms/file   same result: ${before.result === none.result}`);
+      console.log(`speed-up over 0.1: ${fmt(before.ms / withDriver.ms, 2)}x (target ≥ 1.3x)`);
+    } else console.log('0.1 ESM driver: not found in git history (driver/dist/package.json with "type": "module")');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

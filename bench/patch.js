@@ -3,7 +3,9 @@
 // preflight, snapshot, ops, writes, pack, acceptance, report; no obligation runner), the same ops
 // replayed in memory, and a whole-store verify of 10,000 entries (the default bound is 8,192
 // entries, so that run raises it with the `limits.maxEntries` option; 8,192 at the default bound
-// is measured too). Needs `npm run build`. Standalone: `node bench/patch.js`.
+// is measured too). The apply runs in pairs: format-preserving (the default, issue #12) and
+// `--canonical` (the reference whole-module rewrite) on fresh copies, alternating, so the ratio of
+// medians compares like with like. Needs `npm run build`. Standalone: `node bench/patch.js`.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +29,8 @@ function writePackage(dir, n) {
     const path = `mods/m${String(i).padStart(3, '0')}.gc`;
     writeFileSync(
       join(dir, path),
-      `(def ::meta '{:caps [] :exports [bench/m${i}::value bench/m${i}::scale]})\n\n` +
+      `;; bench module ${i}: a hand-written header comment\n` +
+        `(def ::meta '{:caps [] :exports [bench/m${i}::value bench/m${i}::scale]})\n\n` +
         `(def bench/m${i}::value ${i})\n\n` +
         `(def bench/m${i}::scale (fn (x) (prim int/mul x bench/m${i}::value)))\n\nbench/m${i}::scale\n`,
     );
@@ -57,15 +60,22 @@ export async function run() {
   const plan = normalizePatch(source);
 
   const applyTimes = [];
+  const canonicalTimes = [];
   for (let r = 0; r <= RUNS; r++) {
-    const pkg = join(root, `run${r}`);
-    cpSync(template, pkg, { recursive: true });
-    const t0 = performance.now();
-    applyPatch({ pkg, patch: source, obligationRunner: '' });
-    const dt = performance.now() - t0;
-    if (r > 0) applyTimes.push(dt); // run 0 warms up
+    for (const canonical of r % 2 === 0 ? [false, true] : [true, false]) {
+      const pkg = join(root, `run${r}-${canonical ? 'canonical' : 'preserved'}`);
+      cpSync(template, pkg, { recursive: true });
+      const t0 = performance.now();
+      const result = applyPatch({ pkg, patch: source, obligationRunner: '', canonical });
+      const dt = performance.now() - t0;
+      if (result.canonicalFallbacks.length > 0) throw new Error(`unexpected canonical fallbacks: ${JSON.stringify(result.canonicalFallbacks)}`);
+      if (r > 0) (canonical ? canonicalTimes : applyTimes).push(dt); // run 0 warms up
+    }
   }
-  console.log(`apply 200-op patch to ${MODULES}-module package (on disk, full transaction): median ${fmt(median(applyTimes))} ms`);
+  const preservedMs = median(applyTimes);
+  const canonicalMs = median(canonicalTimes);
+  console.log(`apply 200-op patch to ${MODULES}-module package (on disk, full transaction, format-preserving): median ${fmt(preservedMs)} ms`);
+  console.log(`  same with --canonical (whole-module canonical print): median ${fmt(canonicalMs)} ms; ratio ${fmt(preservedMs / canonicalMs, 2)}x (target <= 1.5x)`);
 
   const state = loadPackageState(template, readFileSync(join(template, 'package.toml'), 'utf8'), join(template, 'package.toml'));
   const memTimes = [];

@@ -1,5 +1,20 @@
 // Refactor planning: build the closed request, plan and independently verify a rename across
-// 1,000 modules (each module references the renamed symbol a few times), plus the edit-plan export.
+// 1,000 modules (each module references the renamed symbol a few times), plus the edit-plan export,
+// and the apply of that rename on disk (refactor apply = applyPatch of the verified patch): format-
+// preserving (default, issue #12) vs `--canonical`, in alternating pairs, medians and their ratio;
+// also the module-bytes step alone (ModuleRenderer vs printModule over the 1,000 modules).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { printModule } from '../dist/coreform/print.js';
+import { applyPatch } from '../dist/patch/apply.js';
+import { applyOpsInMemory } from '../dist/patch/apply-ops.js';
+import { packOnDisk } from '../dist/patch/host.js';
+import { normalizePatch } from '../dist/patch/normalize.js';
+import { ModuleRenderer } from '../dist/patch/render.js';
+import { packageStateFromSources } from '../dist/patch/state.js';
+import { median } from './util.js';
 import { canonicalizeSource } from '../dist/coreform/canon.js';
 import { vec } from '../dist/coreform/term.js';
 import { buildRefactorRequest } from '../dist/refactor/request.js';
@@ -55,7 +70,51 @@ export async function run() {
   console.log(`verify (independent scan + all checks): median ${fmt(verifyMs)} ms`);
   console.log(`plan + verify: ${fmt(planMs + verifyMs)} ms`);
   console.log(`edit-plan export (lex + self-check canonicalization): median ${fmt(exportMs)} ms`);
-  return { modules: count, buildMs: build, planMs, verifyMs, exportMs };
+
+  // The module-bytes step alone: render the 1,000 renamed modules vs print them canonically.
+  let toml = 'schema = 1\nname = "bench"\nversion = "1.0.0"\nobligations = []\n';
+  for (const s of sources) toml += `\n[[modules]]\npath = "${s.modulePath}"\n`;
+  const state = packageStateFromSources(toml, new Map(sources.map((s) => [s.modulePath, s.bytes])));
+  const after = applyOpsInMemory(state, normalizePatch(verified.patch)).state;
+  const originals = new Map(sources.map((s) => [s.modulePath, s.bytes]));
+  const renderMs = await timeMedian(() => {
+    const r = new ModuleRenderer(originals);
+    for (const [path, forms] of after.modules) r.render(path, forms);
+  }, 5);
+  const printMs = await timeMedian(() => {
+    for (const forms of after.modules.values()) encoder.encode(printModule(forms));
+  }, 5);
+  console.log(`module bytes of the ${count} renamed modules: format-preserving ${fmt(renderMs)} ms, canonical print ${fmt(printMs)} ms`);
+
+  // The whole apply on disk, in alternating pairs.
+  const root = mkdtempSync(join(tmpdir(), 'gcpatch-bench-refactor-'));
+  const template = join(root, 'template');
+  mkdirSync(join(template, 'src'), { recursive: true });
+  for (const s of sources) writeFileSync(join(template, s.modulePath), s.bytes);
+  writeFileSync(join(template, 'package.toml'), toml);
+  packOnDisk(template);
+  rmSync(join(template, '.genesis'), { recursive: true, force: true });
+  const patch = verified.patch;
+  const times = { preserved: [], canonical: [] };
+  const RUNS = 3;
+  for (let r = 0; r <= RUNS; r++) {
+    for (const canonical of r % 2 === 0 ? [false, true] : [true, false]) {
+      const pkg = join(root, `run${r}-${canonical}`);
+      cpSync(template, pkg, { recursive: true });
+      const t0 = performance.now();
+      const result = applyPatch({ pkg, patch, obligationRunner: '', canonical });
+      const dt = performance.now() - t0;
+      if (result.canonicalFallbacks.length > 0) throw new Error(`unexpected canonical fallbacks: ${JSON.stringify(result.canonicalFallbacks)}`);
+      if (r > 0) times[canonical ? 'canonical' : 'preserved'].push(dt);
+      rmSync(pkg, { recursive: true, force: true });
+    }
+  }
+  rmSync(root, { recursive: true, force: true });
+  const applyPreserved = median(times.preserved);
+  const applyCanonical = median(times.canonical);
+  console.log(`apply the ${count}-module rename on disk (full transaction), format-preserving: median ${fmt(applyPreserved)} ms`);
+  console.log(`  same with --canonical: median ${fmt(applyCanonical)} ms; ratio ${fmt(applyPreserved / applyCanonical, 2)}x (target <= 1.5x)`);
+  return { modules: count, buildMs: build, planMs, verifyMs, exportMs, renderMs, printMs, applyPreserved, applyCanonical };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -1,25 +1,38 @@
 /**
- * The git merge driver's entry point, bundled by ncc into `driver/dist/index.js`.
+ * The git merge driver's entry point, bundled by ncc into the CommonJS `driver/dist/index.js` and
+ * started by `driver/dist/launch.cjs` (V8 code cache, lazy `child_process`; issue #15 item 2).
  *
- * Git runs it through `sh -c` with the work tree's top as cwd:
- *   `node '<checkout>/driver/dist/index.js' %O %A %B %L %P %S %X %Y` (`.gc` modules, `merge=gcpatch`)
- *   `node '<checkout>/driver/dist/index.js' --manifest %O %A %B %L %P %S %X %Y` (`package.toml`)
+ * Git runs it through `sh -c` with the work tree's top as cwd, inside the guarded line that
+ * `gcpatch driver install` writes (src/merge/driver-install.ts, `driverCommand`):
+ *   `node <launch.cjs> --wrapped [--manifest] %O %A %B %L %P %S %X %Y`
+ * `--wrapped` (always first) makes a conflict exit 3 instead of 1, so the line can tell "merged with
+ * conflicts" from "Node could not start the driver" (which it turns into `git merge-file`'s line
+ * merge, exit 1). The unguarded form `node index.js [--manifest] %O %A %B ...` of gcpatch 0.1 still works.
  * Also: `--version` prints the version, `--self-check` merges a built-in example and prints `ok`.
  * Environment: `GCPATCH_DRIVER=0` (line merge only), `GCPATCH_DRIVER_TIMEOUT_MS` (structural budget,
  * default 5000), `GCPATCH_DRIVER_FAULT=crash` (tests only: crash after reading the arguments).
- * Exit codes: 0 clean, 1 conflicts; never above 1, whatever happens (GIT_AND_ACTIONS_FACTS.md §1.3).
+ * Inputs above `MAX_STRUCTURAL_BYTES` go to the line merge before any of them is read (a stat).
+ * Exit codes: 0 clean, 1 conflicts (3 with `--wrapped`); never above that, whatever happens
+ * (GIT_AND_ACTIONS_FACTS.md §1.3).
  */
-import pkg from '../package.json' with { type: 'json' };
+import { statSync, writeFileSync } from 'node:fs';
+import pkg from '../package.json';
+import { gitMergeFile } from '../src/textmerge/line-based.js';
 import {
+  MAX_STRUCTURAL_BYTES,
   emergencyFallback,
+  lazyMarkers,
+  lineFallback,
   parseDriverArgs,
   runDriver,
   selfCheck,
   type DriverInvocation,
-} from '../src/merge/text-driver.js';
+} from '../src/textmerge/driver.js';
 
 let invocation: DriverInvocation | undefined;
 let handled = false;
+/** The exit status for "merged, conflicts left in %A": 1, or 3 under `--wrapped`. */
+let conflictExit = 1;
 
 function crash(error: unknown): void {
   if (handled) return;
@@ -28,16 +41,49 @@ function crash(error: unknown): void {
   const detail = error instanceof Error ? (process.env.GCPATCH_DEBUG === '1' ? (error.stack ?? error.message) : error.message) : String(error);
   process.stderr.write(`gcpatch: driver crashed (${detail}); falling back to a line merge. Set GCPATCH_DEBUG=1 for details.\n`);
   if (invocation) emergencyFallback(invocation);
-  process.exit(1);
+  process.exit(invocation ? conflictExit : notStarted());
 }
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
+
+/** Nothing was merged: 1, or 2 under `--wrapped` (the guarded line then runs the line merge itself). */
+function notStarted(): number {
+  return conflictExit === 3 ? 2 : 1;
+}
 
 function version(): string {
   return (pkg as { version?: string }).version ?? 'unknown';
 }
 
+/**
+ * The size limit, checked first: a side above {@link MAX_STRUCTURAL_BYTES} goes to `git merge-file`
+ * without reading, UTF-8 or marker scans. Returns undefined when every side is within the limit.
+ */
+function largeInputs(inv: DriverInvocation): 0 | 1 | undefined {
+  let largest = 0;
+  for (const file of [inv.base, inv.ours, inv.theirs]) {
+    try {
+      largest = Math.max(largest, statSync(file).size);
+    } catch {
+      return undefined; // runDriver reports unreadable inputs
+    }
+  }
+  if (largest <= MAX_STRUCTURAL_BYTES) return undefined;
+  const where = inv.path ?? inv.ours;
+  const markers = lazyMarkers(inv.markerSize, inv.labels);
+  const outcome = lineFallback(where, `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`, () =>
+    gitMergeFile({ ours: inv.ours, base: inv.base, theirs: inv.theirs }, markers),
+  );
+  for (const m of outcome.messages) process.stderr.write(`${m}\n`);
+  if (outcome.result !== undefined) writeFileSync(inv.ours, outcome.result);
+  return outcome.exitCode;
+}
+
 function main(argv: string[]): number {
+  if (argv[0] === '--wrapped') {
+    conflictExit = 3;
+    argv = argv.slice(1);
+  }
   if (argv[0] === '--version') {
     process.stdout.write(`gcpatch-driver ${version()}\n`);
     return 0;
@@ -51,7 +97,7 @@ function main(argv: string[]): number {
     invocation = parseDriverArgs(argv);
   } catch (error) {
     process.stderr.write(`gcpatch: ${(error as Error).message}\n`);
-    return 1;
+    return notStarted();
   }
   if (process.env.GCPATCH_DRIVER_FAULT === 'crash') {
     // Test hook: an uncaught error after the arguments are known exercises the crash path.
@@ -60,7 +106,8 @@ function main(argv: string[]): number {
     });
     return 0;
   }
-  return runDriver(invocation);
+  const status = largeInputs(invocation) ?? runDriver(invocation);
+  return status === 1 ? conflictExit : status;
 }
 
 process.exitCode = main(process.argv.slice(2));

@@ -33,7 +33,7 @@ export * from './diff/diff.js';
 export * from './diff/verify.js';
 export * from './merge/rules.js';
 export * from './merge/verify.js';
-export * from './merge/text.js';
+export * from './textmerge/module.js';
 export * from './refactor/request.js';
 export * from './refactor/plan.js';
 export * from './refactor/verify.js';

@@ -17,7 +17,7 @@
 import { canonicalizeSource } from '../coreform/canon.js';
 import { mapGetKw, termsEqual, vec, type Term } from '../coreform/term.js';
 import { findMergeBases, entryAtCommit, type GitRepository } from '../git/repository.js';
-import { mergeFileBytes } from '../merge/text-driver.js';
+import { mergeFileBytes } from '../textmerge/driver.js';
 import { applyOpsInMemory } from '../patch/apply-ops.js';
 import { packState } from '../patch/pack.js';
 import { manifestModulePaths, type PackageState } from '../patch/state.js';

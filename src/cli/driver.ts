@@ -16,8 +16,11 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
   driver
     .command('install')
     .description(
-      'Configure both merge drivers in git config and add `*.gc merge=gcpatch` and\n' +
-        '`package.toml merge=gcpatch-manifest` to .gitattributes (idempotent). Exit 0; 70 when git fails.',
+      'Copy the driver to <git dir>/gcpatch/driver (--global: ~/.local/share/gcpatch/driver), configure\n' +
+        'both merge drivers in git config with a line that falls back to `git merge-file` (markers, exit 1)\n' +
+        'if the driver or node is missing, add `*.gc merge=gcpatch` and `package.toml merge=gcpatch-manifest`\n' +
+        'to .gitattributes, and run the line once as git would (idempotent).\n' +
+        'Exit 0; 50 when the installed line does not merge the built-in example; 70 when git or the copy fails.',
     )
     .option('--global', 'write to the global git config and attributes file')
     .option('--no-commit-attributes', 'write attributes to .git/info/attributes instead of .gitattributes')
@@ -27,18 +30,24 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       if (opts.hooks && opts.global) throw new GcError('usage/invalid-option', '--hooks is per repository: run `gcpatch driver install --hooks` in each repository, without --global');
       const r = installDriver({ global: opts.global === true, commitAttributes: opts.commitAttributes });
       const hooks = opts.hooks ? installHooks() : undefined;
+      if (r.check.level === 'error') ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
         ctx.stdout(stringifyJson({ ok: true, ...r, ...(hooks ? { hooks } : {}) }, 2) + '\n');
         return;
       }
       for (const h of hooks ?? []) ctx.stdout(`${h.action === 'unchanged' ? 'hook already installed' : `hook ${h.action}`}: ${h.file}\n`);
+      ctx.stdout(`copied the driver to ${r.installedTo}\n`);
       for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${JSON.stringify(c.value)}\n`);
       ctx.stdout(
         r.attributesAdded.length > 0
           ? `added to ${r.attributesFile}: ${r.attributesAdded.join(', ')}\n`
           : `${r.attributesFile} already has the attribute lines\n`,
       );
-      ctx.stdout('merge driver installed; check it with `gcpatch driver doctor`\n');
+      if (r.check.level === 'error') {
+        ctx.stdout(`error ${r.check.name}: ${r.check.message}\n      fix: ${r.check.fix ?? ''}\n`);
+        return;
+      }
+      ctx.stdout('merge driver installed and checked; `gcpatch driver doctor` checks it again later\n');
     });
 
   driver

@@ -5,6 +5,7 @@ import { reportError, type CliContext } from './context.js';
 import { registerCoreformCommands } from './coreform.js';
 import { registerDiffCommand } from './diff.js';
 import { registerMergeCommand } from './merge.js';
+import { registerMergeFileCommands } from './merge-file.js';
 import { registerEditPlanCommands } from './editplan.js';
 import { registerDriverCommands } from './driver.js';
 import { registerRefactorCommands } from './refactor.js';
@@ -37,6 +38,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerCoreformCommands(program, ctx);
   registerDiffCommand(program, ctx);
   registerMergeCommand(program, ctx);
+  registerMergeFileCommands(program, ctx);
   registerEditPlanCommands(program, ctx);
   registerDriverCommands(program, ctx);
   registerRefactorCommands(program, ctx);

@@ -131,6 +131,8 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         'Paths naming .git, .gcpatch or .genesis, or not portable, are refused\n' +
         '(patch/reserved-path, patch/non-portable-path); modes are kept; a\n' +
         'symlinked package.toml is refused (patch/symlink-target).\n' +
+        'Modules keep their formatting: only the text an op changes is edited;\n' +
+        '--canonical rewrites touched modules in canonical print (same evidence).\n' +
         'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations\n' +
         'failed, 50 verification failed, 70 I/O or package locked.',
     )
@@ -138,8 +140,9 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .option('--pkg <path>', PKG_OPTION)
     .option('--obligation-runner <cmd>', 'shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
     .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
+    .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
-    .action((opts: { patch: string; pkg?: string; obligationRunner?: string; lockWait: string; json?: boolean }) => {
+    .action((opts: { patch: string; pkg?: string; obligationRunner?: string; lockWait: string; canonical?: boolean; json?: boolean }) => {
       const manifestFile = discoverManifest(opts.pkg);
       const base = { patch: opts.patch, pkg: opts.pkg ?? dirname(manifestFile) };
       try {
@@ -148,6 +151,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
           patchFile: opts.patch,
           lockWaitMs: lockWaitMs(opts.lockWait),
           ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
+          ...(opts.canonical === true ? { canonical: true } : {}),
         });
         const data = {
           ...base,
@@ -158,11 +162,13 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
           patch_h: r.patchH,
           source_patch_h: r.sourcePatchH,
           changed_paths: r.changedPaths,
+          canonical_fallbacks: r.canonicalFallbacks,
         };
         if (opts.json) {
           ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null }, 2) + '\n');
         } else {
           const store = EvidenceStore.forPackage(dirname(manifestFile));
+          for (const f of r.canonicalFallbacks) ctx.stderr(`note: wrote ${f.path} in canonical print: ${f.reason}\n`);
           ctx.stdout(
             `applied ${opts.patch}: changed ${r.changedPaths.join(', ') || 'nothing'}\n` +
               storedLines(store, [

@@ -234,14 +234,16 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
     .description(
       'Verify a plan report and apply its normalized patch through the ordinary patch apply (preflight, transaction,\n' +
         'pack, obligations, evidence, rollback). Exit 0 applied, 10 conflicted plan, 30 obligations failed (rolled back),\n' +
-        '50 verification failed or stale plan, 70 I/O.',
+        '50 verification failed or stale plan, 70 I/O. Modules keep their formatting (only the renamed or moved text\n' +
+        'changes); --canonical rewrites every touched module in canonical print instead, with the same evidence.',
     )
     .argument('<report>', 'the report: a file or a store address (or a unique prefix of 8+ hex digits)')
     .option('--pkg <path>', PKG_OPTION)
     .option('--request <request>', 'the request: a file or a store address (default: found in the store)')
     .option('--obligation-runner <cmd>', 'obligation runner command (default $GCPATCH_OBLIGATION_RUNNER)')
+    .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
-    .action((reportArg: string, opts: { pkg?: string; request?: string; obligationRunner?: string; json?: boolean }) => {
+    .action((reportArg: string, opts: { pkg?: string; request?: string; obligationRunner?: string; canonical?: boolean; json?: boolean }) => {
       const manifest = discoverManifest(opts.pkg);
       const store = EvidenceStore.forPackage(dirname(manifest));
       const report = termArgument(reportArg, store);
@@ -250,11 +252,18 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
         report: report.term,
         ...(opts.request !== undefined ? { request: termArgument(opts.request, store).term } : {}),
         ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
+        ...(opts.canonical === true ? { canonical: true } : {}),
       });
       if (opts.json) {
         ctx.stdout(
           stringifyJson(
-            { ok: true, ...verifiedJson(result.verified), evidence: result.evidence, changedPaths: result.applied.changedPaths },
+            {
+              ok: true,
+              ...verifiedJson(result.verified),
+              evidence: result.evidence,
+              changedPaths: result.applied.changedPaths,
+              canonicalFallbacks: result.applied.canonicalFallbacks,
+            },
             2,
           ) + '\n',
         );
@@ -271,6 +280,7 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
           `  apply report ${e.applyReport}`,
           `  package      ${e.packageArtifact}`,
           `  acceptance   ${e.acceptanceArtifact}`,
+          ...result.applied.canonicalFallbacks.map((f) => `note: wrote ${f.path} in canonical print: ${f.reason}`),
         ].join('\n') + '\n',
       );
     });

@@ -44,6 +44,54 @@ export interface ReadModuleResult {
   trailingStart: number;
 }
 
+/** What a {@link NodeSpan} is in the source text. */
+export type NodeSpanKind = 'list' | 'vec' | 'map' | 'quote' | 'atom';
+
+/**
+ * The source span of one node (one datum) of the text, as recorded by {@link readModuleSpans} and
+ * {@link readTermSpans}. All offsets are 0-based UTF-8 byte offsets into the source that was read
+ * (the `source` of the result), half-open: `source.subarray(start, end)` is the node's text.
+ *
+ * - `kind`: `'list'` for `( … )` (including `()`, which reads as nil), `'vec'` for `[ … ]`,
+ *   `'map'` for `{ … }`, `'quote'` for the `'x` sugar (reads as `(quote x)`), `'atom'` otherwise
+ *   (symbol, integer, string, bytes; `nil`/`true`/`false` are atoms).
+ * - `term`: the raw (non-canonicalized) term this node reads as (the same value `readModule` builds;
+ *   terms may be shared between nodes, so map spans to terms, never terms to spans).
+ * - `children`: list/vec items in source order; a map literal's keys and values alternating in
+ *   SOURCE order, before the reader sorts the entries and drops repeated keys (so `children.length`
+ *   is twice the literal's entry count, not the term's); for a quote, exactly one child, the quoted
+ *   datum (the `quote` head symbol of the term has no span); for an atom, none (a shared frozen
+ *   empty array).
+ * - `leadingStart`: start of the trivia (whitespace, `;` comments) before the node: the previous
+ *   sibling's `end`, or the byte after the enclosing opening delimiter (or `'`) for a first child,
+ *   or the previous top-level form's `end` (0 for the first) at top level. `[leadingStart, start)`
+ *   is the node's leading trivia.
+ * - `closeStart`: for list/vec/map, the offset of the closing delimiter (`end - 1`); the trivia
+ *   after the last child is `[lastChild.end, closeStart)`. Equal to `end` for atoms and quotes.
+ */
+export interface NodeSpan {
+  readonly kind: NodeSpanKind;
+  readonly term: Term;
+  readonly start: number;
+  readonly end: number;
+  readonly leadingStart: number;
+  readonly closeStart: number;
+  readonly children: readonly NodeSpan[];
+}
+
+/** A top-level form read by {@link readModuleSpans}: a {@link ReadForm} with its node tree. */
+export interface SpannedForm extends ReadForm {
+  /** The form's node (its `start`/`end`/`leadingStart`/`term` equal the form's). */
+  node: NodeSpan;
+}
+
+/** The result of {@link readModuleSpans}: a {@link ReadModuleResult} whose forms carry node spans. */
+export interface SpannedModule extends ReadModuleResult {
+  forms: SpannedForm[];
+}
+
+const NO_CHILDREN: readonly NodeSpan[] = Object.freeze([]);
+
 /** Error code: end of input where a term was expected. */
 export const PARSE_EOF = 'core/parse/eof';
 /** Error code: unexpected token, unterminated literal/container, odd map, invalid UTF-8, trailing tokens. */
@@ -246,10 +294,17 @@ class Reader {
   readonly symCache = new SymbolCache();
   /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
   readonly build: boolean;
+  /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
+  readonly spans: boolean;
+  readonly fLead: number[] = [];
+  readonly spanVals: NodeSpan[] = [];
+  /** The span of the last value `readForm` returned (spans mode only). */
+  lastSpan: NodeSpan | undefined;
 
-  constructor(src: Uint8Array, build = true) {
+  constructor(src: Uint8Array, build = true, spans = false) {
     this.src = src;
     this.build = build;
+    this.spans = spans && build;
     this.len = src.length;
     if (!isUtf8(src)) {
       const bad = firstInvalidUtf8(src);
@@ -281,21 +336,30 @@ class Reader {
    * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
    * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
    */
-  readForm(): Term {
+  readForm(topLead = this.pos): Term {
     const s = this.src;
     const n = this.len;
     const fType = this.fType;
     const fOpen = this.fOpen;
     const fBase = this.fBase;
     const vals = this.vals;
+    const spans = this.spans;
+    const fLead = this.fLead;
+    const spanVals = this.spanVals;
     let depth = 0;
     fType.length = 0;
     fOpen.length = 0;
     fBase.length = 0;
     vals.length = 0;
+    if (spans) {
+      fLead.length = 0;
+      spanVals.length = 0;
+    }
     for (;;) {
+      const lead = depth === 0 ? topLead : this.pos;
       this.skipTrivia();
       let value: Term;
+      let span: NodeSpan | undefined;
       if (this.pos >= n) {
         if (depth === 0 || fType[depth - 1] === F_QUOTE) {
           throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
@@ -312,6 +376,7 @@ class Reader {
         fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
         fOpen[depth] = this.pos;
         fBase[depth] = vals.length;
+        if (spans) fLead[depth] = lead;
         depth++;
         this.pos++;
         continue;
@@ -357,17 +422,38 @@ class Reader {
           value = buildMap(vals, base);
         }
         vals.length = base;
+        if (spans) {
+          span = {
+            kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
+            term: value,
+            start: fOpen[depth]!,
+            end: this.pos + 1,
+            leadingStart: fLead[depth]!,
+            closeStart: this.pos,
+            children: spanVals.slice(base),
+          };
+          spanVals.length = base;
+        }
         this.pos++;
       } else {
+        const start = this.pos;
         value = this.readAtom(c);
+        if (spans) span = { kind: 'atom', term: value, start, end: this.pos, leadingStart: lead, closeStart: this.pos, children: NO_CHILDREN };
       }
       // Deliver `value` to the enclosing frames (quote frames complete immediately).
       while (depth > 0 && fType[depth - 1] === F_QUOTE) {
         depth--;
         if (this.build) value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+        if (spans) {
+          span = { kind: 'quote', term: value, start: fOpen[depth]!, end: this.pos, leadingStart: fLead[depth]!, closeStart: this.pos, children: [span!] };
+        }
       }
-      if (depth === 0) return value;
+      if (depth === 0) {
+        if (spans) this.lastSpan = span;
+        return value;
+      }
       vals.push(value);
+      if (spans) spanVals.push(span!);
     }
   }
 
@@ -658,6 +744,49 @@ export function readModule(source: Uint8Array | string): ReadModuleResult {
     prevEnd = r.pos;
   }
   return { source: src, forms, trailingStart: prevEnd };
+}
+
+/**
+ * {@link readModule} that also records the source span of every node (every datum at every depth),
+ * for tools that edit a module's text in place (format-preserving patch apply, the edit-plan
+ * export, the merge driver). Same reader, same grammar, same errors; iterative, so deep input
+ * cannot overflow the stack. Callers that do not need spans use `readModule` and pay nothing.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns as {@link readModule}, each form also carrying `node`, its {@link NodeSpan} tree (0-based
+ *   UTF-8 byte offsets into `source`).
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10).
+ */
+export function readModuleSpans(source: Uint8Array | string): SpannedModule {
+  const src = toBytes(source);
+  const r = new Reader(src, true, true);
+  const forms: SpannedForm[] = [];
+  let prevEnd = 0;
+  for (;;) {
+    r.skipTrivia();
+    if (r.pos >= r.len) break;
+    const start = r.pos;
+    const term = r.readForm(prevEnd);
+    forms.push({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan! });
+    prevEnd = r.pos;
+  }
+  return { source: src, forms, trailingStart: prevEnd };
+}
+
+/**
+ * {@link readTerm} that also returns the {@link NodeSpan} tree of the term (offsets are 0-based
+ * UTF-8 byte offsets into `source`; the root's `leadingStart` is 0).
+ * @throws GcError `core/parse/*` as for {@link readTerm}.
+ */
+export function readTermSpans(source: Uint8Array | string): { source: Uint8Array; term: Term; node: NodeSpan } {
+  const src = toBytes(source);
+  const r = new Reader(src, true, true);
+  r.skipTrivia();
+  if (r.pos >= r.len) throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
+  const term = r.readForm(0);
+  const node = r.lastSpan!;
+  r.skipTrivia();
+  if (r.pos < r.len) throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
+  return { source: src, term, node };
 }
 
 /** A top-level form's span, as found by {@link scanModule}. */

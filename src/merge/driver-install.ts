@@ -9,8 +9,8 @@
  * (`commitAttributes: false`) or, with `global`, the global attributes file.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GcError, ExitCode } from '../util/errors.js';
@@ -34,8 +34,13 @@ export interface DriverSetupOptions {
   global?: boolean;
   /** Attributes to `.gitattributes` (true, default) or `.git/info/attributes` (false). Local only. */
   commitAttributes?: boolean;
-  /** Absolute path of the driver entry (default: this checkout's `driver/dist/index.js`). */
+  /**
+   * Absolute path of the driver bundle to install (default: this package's `driver/dist/index.js`);
+   * `launch.cjs` must sit next to it. Install copies both to {@link installDirectory}.
+   */
   driverPath?: string;
+  /** Where install copies the driver (default: {@link installDirectory}); tests only. */
+  installDir?: string;
   /** The `git` executable (default `git`). */
   git?: string;
 }
@@ -49,7 +54,12 @@ export interface InstallReport {
   attributesFile: string;
   /** Attribute lines that were added (empty when they were already there). */
   attributesAdded: string[];
+  /** The bundle that was copied. */
   driverPath: string;
+  /** Where the driver now lives (`launch.cjs`, `index.js`, `.cache/`). */
+  installedTo: string;
+  /** The configured line run as git would on the built-in example (also warms the code cache). */
+  check: DoctorCheck;
 }
 
 /** What {@link uninstallDriver} did. */
@@ -77,12 +87,15 @@ export interface DoctorReport {
   checks: DoctorCheck[];
 }
 
-/** Absolute path of this checkout's bundled driver, `<package root>/driver/dist/index.js`. */
+/** Absolute path of this package's bundled driver, `<package root>/driver/dist/index.js`. */
 export function defaultDriverPath(): string {
   // src/merge/*.ts, dist/merge/*.js and driver/dist/*.js are all two levels below the package root.
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
   return join(root, 'driver', 'dist', 'index.js');
 }
+
+/** The files an install copies, in the order they are replaced (the bundle before its launcher). */
+export const DRIVER_FILES = ['index.js', 'launch.cjs'] as const;
 
 /** Quotes `s` for `sh` (single quotes; `'` becomes `'\''`). */
 export function shQuote(s: string): string {
@@ -90,11 +103,83 @@ export function shQuote(s: string): string {
 }
 
 /**
- * The `merge.<name>.driver` command line: `node '<entry>' [--manifest] %O %A %B %L %P %S %X %Y`.
- * @param entry absolute path of `driver/dist/index.js`.
+ * Escapes `s` for a `merge.<name>.driver` value: git expands `%O %A %B %L %P %S %X %Y` and turns
+ * `%%` into `%` before it hands the line to `sh -c`, so every literal `%` is doubled.
  */
-export function driverCommand(entry: string, mode: 'gc' | 'manifest'): string {
-  return `node ${shQuote(entry)}${mode === 'manifest' ? ' --manifest' : ''} %O %A %B %L %P %S %X %Y`;
+export function gitDriverEscape(s: string): string {
+  return s.replace(/%/g, '%%');
+}
+
+/**
+ * The `sh` expression of the installed driver directory in the configured line. A local install
+ * lives in the repository's git directory and is found at run time with `git rev-parse
+ * --git-common-dir` (git runs drivers in the work tree's top, worktrees share the common dir), so
+ * moving or renaming the repository does not break it; a global install is an absolute path.
+ */
+export function driverDirExpression(scope: 'local' | 'global', dir: string): string {
+  return scope === 'local' ? '"$(git rev-parse --git-common-dir)/gcpatch/driver"' : shQuote(dir);
+}
+
+/**
+ * The directory an install copies the driver to: `<git common dir>/gcpatch/driver` (local) or
+ * `$XDG_DATA_HOME/gcpatch/driver` (default `~/.local/share/gcpatch/driver`, global). Neither moves
+ * with, nor disappears with, the gcpatch checkout or global npm install that ran `driver install`.
+ */
+export function installDirectory(opts: DriverSetupOptions): string {
+  if (opts.installDir !== undefined) return resolve(opts.installDir);
+  if (opts.global) {
+    const xdg = process.env.XDG_DATA_HOME;
+    return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'gcpatch', 'driver');
+  }
+  const p = gitOk(opts, ['rev-parse', '--git-common-dir']).trim();
+  return join(isAbsolute(p) ? p : resolve(opts.cwd ?? process.cwd(), p), 'gcpatch', 'driver');
+}
+
+/**
+ * The `merge.<name>.driver` line (issue #15 item 1): a guarded `sh` command that runs
+ * `node <dir>/launch.cjs --wrapped [--manifest] %O %A %B %L %P %S %X %Y` when the driver is there
+ * and `node` is on PATH, and otherwise, or when Node cannot start it (any exit but 0 and the
+ * wrapped conflict status 3), prints one line naming the file, the reason and the fix, runs
+ * `git merge-file` on %A %O %B (markers in %A, labels from %X %S %Y, or ours/base/theirs on
+ * git < 2.44, `%L` marker size) and exits 0 if that merge is clean, else 1. Git never sees a status
+ * above 1 and never gets ours without markers because the driver was missing.
+ * @param dirExpression an `sh` word for the driver directory ({@link driverDirExpression}); it is
+ *   %-escaped here.
+ */
+export function driverCommand(dirExpression: string, mode: 'gc' | 'manifest'): string {
+  const lit = gitDriverEscape;
+  return (
+    lit(`d=${dirExpression}; `) +
+    'p=%P o=%X b=%S t=%Y; ' +
+    lit('case "$o" in %X) o=ours b=base t=theirs;; esac; ') +
+    lit('if [ -r "$d/launch.cjs" ] && [ -r "$d/index.js" ] && command -v node >/dev/null 2>&1; then ') +
+    lit(`node "$d/launch.cjs" --wrapped${mode === 'manifest' ? ' --manifest' : ''} `) +
+    '%O %A %B %L "$p" "$b" "$o" "$t"; ' +
+    lit('s=$?; [ $s -eq 0 ] && exit 0; [ $s -eq 3 ] && exit 1; w="the merge driver stopped (exit $s)"; ') +
+    lit('else w="the merge driver is missing from $d (or node is not on PATH)"; fi; ') +
+    lit('echo "gcpatch: $p: $w; wrote a line merge with conflict markers instead. Fix: gcpatch driver install, then gcpatch driver doctor" >&2; ') +
+    'git merge-file --marker-size=%L -L "$o" -L "$b" -L "$t" %A %O %B; ' +
+    lit('[ $? -eq 0 ] && exit 0; exit 1')
+  );
+}
+
+/**
+ * Expands a configured driver line the way git does before `sh -c` (ll-merge.c): `%O %A %B %P`
+ * and, on git ≥ 2.44, `%S %X %Y` become single-quoted values, `%L` the marker size, `%%` a `%`;
+ * any other `%x` (and `%S %X %Y` before 2.44) stays as it is.
+ */
+export function expandDriverLine(
+  line: string,
+  values: { O: string; A: string; B: string; L: number; P: string; S: string; X: string; Y: string },
+  labels = true,
+): string {
+  return line.replace(/%(.)/gs, (whole, key: string) => {
+    if (key === '%') return '%';
+    if (key === 'L') return String(values.L);
+    if (key === 'O' || key === 'A' || key === 'B' || key === 'P') return shQuote(values[key]);
+    if ((key === 'S' || key === 'X' || key === 'Y') && labels) return shQuote(values[key]);
+    return whole;
+  });
 }
 
 function git(opts: DriverSetupOptions, args: string[]): { status: number; stdout: string; stderr: string } {
@@ -152,27 +237,57 @@ function readLines(file: string): string[] {
 }
 
 /**
- * Installs both drivers, idempotently: sets `merge.gcpatch.name`, `merge.gcpatch.driver`,
- * `merge.gcpatch-manifest.name`, `merge.gcpatch-manifest.driver`, and appends the missing
- * {@link ATTRIBUTE_LINES} to the attributes file.
+ * Copies the driver bundle and its launcher to `dir` ({@link DRIVER_FILES}), each through a
+ * temporary file and a rename, so a merge running meanwhile sees the old or the new file, never a
+ * part; drops the old code cache. Returns `dir`.
+ */
+function copyDriver(from: string, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const name of DRIVER_FILES) {
+    const tmp = join(dir, `.${name}.${process.pid}.tmp`);
+    copyFileSync(join(from, name), tmp);
+    renameSync(tmp, join(dir, name));
+  }
+  rmSync(join(dir, '.cache'), { recursive: true, force: true });
+  return dir;
+}
+
+/**
+ * Installs both drivers, idempotently: copies the driver to {@link installDirectory}, sets
+ * `merge.gcpatch.name`, `merge.gcpatch.driver`, `merge.gcpatch-manifest.name`,
+ * `merge.gcpatch-manifest.driver` ({@link driverCommand}), appends the missing
+ * {@link ATTRIBUTE_LINES} to the attributes file, and runs the configured line once as git would
+ * ({@link runConfiguredLine}; the result is in `check`, it also warms the code cache).
  * @throws GcError `driver/not-a-repository` (exit 10) outside a work tree (without `global`),
  *   `driver/git-failed` / `driver/git-missing` (exit 70), `driver/not-built` (exit 70) when the
- *   driver bundle does not exist.
+ *   driver bundle or its launcher does not exist, `driver/copy-failed` (exit 70).
  */
 export function installDriver(opts: DriverSetupOptions = {}): InstallReport {
   const entry = opts.driverPath ?? defaultDriverPath();
-  if (!existsSync(entry)) {
-    throw new GcError('driver/not-built', `the driver bundle ${entry} does not exist; run \`npm run build:driver\``, {
-      exitCode: ExitCode.io,
-    });
+  const from = dirname(entry);
+  for (const name of DRIVER_FILES) {
+    if (!existsSync(join(from, name))) {
+      throw new GcError('driver/not-built', `the driver bundle ${join(from, name)} does not exist; run \`npm run build:driver\``, {
+        exitCode: ExitCode.io,
+      });
+    }
   }
   const scope = opts.global ? '--global' : '--local';
   if (!opts.global) requireRepository(opts);
+  const dir = installDirectory(opts);
+  try {
+    copyDriver(from, dir);
+  } catch (error) {
+    throw new GcError('driver/copy-failed', `cannot copy the driver to ${dir}: ${(error as Error).message}; check that the directory is writable`, {
+      exitCode: ExitCode.io,
+    });
+  }
+  const where = opts.installDir !== undefined ? shQuote(dir) : driverDirExpression(opts.global ? 'global' : 'local', dir);
   const config = [
     { key: 'merge.gcpatch.name', value: 'gcpatch: GenesisCode .gc modules merged by top-level form' },
-    { key: 'merge.gcpatch.driver', value: driverCommand(entry, 'gc') },
+    { key: 'merge.gcpatch.driver', value: driverCommand(where, 'gc') },
     { key: 'merge.gcpatch-manifest.name', value: 'gcpatch: package.toml merged by key and module path' },
-    { key: 'merge.gcpatch-manifest.driver', value: driverCommand(entry, 'manifest') },
+    { key: 'merge.gcpatch-manifest.driver', value: driverCommand(where, 'manifest') },
   ];
   for (const { key, value } of config) gitOk(opts, ['config', scope, key, value]);
   const file = attributesFile(opts);
@@ -183,7 +298,16 @@ export function installDriver(opts: DriverSetupOptions = {}): InstallReport {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, [...lines, ...added].join('\n') + '\n');
   }
-  return { scope: opts.global ? 'global' : 'local', config, attributesFile: file, attributesAdded: [...added], driverPath: entry };
+  const check = runConfiguredLine(opts, config[1]!.value, 'gc', labelsExpanded(opts));
+  return {
+    scope: opts.global ? 'global' : 'local',
+    config,
+    attributesFile: file,
+    attributesAdded: [...added],
+    driverPath: entry,
+    installedTo: dir,
+    check,
+  };
 }
 
 /**
@@ -225,18 +349,71 @@ function versionAtLeast(v: readonly number[], min: readonly number[]): boolean {
   return true;
 }
 
-/** The driver entry path inside a configured command line, if it has the installed shape. */
+/**
+ * The driver entry of an unguarded gcpatch 0.1 line (`node '<entry>' %O %A %B ...`), which keeps
+ * ours without markers when the entry is gone; undefined for the guarded line and anything else.
+ */
 export function entryFromCommand(command: string): string | undefined {
   const m = /^\s*node\s+(?:'((?:[^']|'\\'')*)'|(\S+))/.exec(command);
   if (!m) return undefined;
   return m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2];
 }
 
+/** Whether the git in `opts` expands `%S %X %Y` (≥ 2.44). */
+function labelsExpanded(opts: DriverSetupOptions): boolean {
+  const v = parseGitVersion(git(opts, ['--version']).stdout);
+  return v !== undefined && versionAtLeast(v, LABELS_GIT_VERSION);
+}
+
+/** The built-in examples: a line merge conflicts on the `.gc` one (adjacent lines), the structural merge does not. */
+const EXAMPLES = {
+  gc: { base: '(def a 1)\n(def b 2)\n', ours: '(def a 10)\n(def b 2)\n', theirs: '(def a 1)\n(def b 20)\n', expected: '(def a 10)\n(def b 20)\n', path: 'gcpatch-doctor.gc' },
+  manifest: { base: 'name = "app"\n', ours: 'name = "app2"\n', theirs: 'name = "app"\n', expected: 'name = "app2"\n', path: 'package.toml' },
+} as const;
+
+/**
+ * Runs a configured driver line exactly as git would: %-expansion ({@link expandDriverLine}), then
+ * `sh -c` in the work tree's top (or `opts.cwd`), on a built-in example written to temporary files
+ * under `os.tmpdir()` (removed afterwards). Healthy when it exits 0, prints nothing on stderr and
+ * leaves the expected bytes in %A, i.e. the driver itself merged (its fallback prints a line).
+ * @returns a check named `runs:<driver name>`.
+ */
+export function runConfiguredLine(opts: DriverSetupOptions, line: string, mode: 'gc' | 'manifest', labels: boolean): DoctorCheck {
+  const name = `runs:${DRIVER_NAMES[mode]}`;
+  const ex = EXAMPLES[mode];
+  const dir = mkdtempSync(join(tmpdir(), 'gcpatch-doctor-'));
+  try {
+    const files = { O: join(dir, 'base'), A: join(dir, 'ours'), B: join(dir, 'theirs') };
+    writeFileSync(files.O, ex.base);
+    writeFileSync(files.A, ex.ours);
+    writeFileSync(files.B, ex.theirs);
+    const top = git(opts, ['rev-parse', '--show-toplevel']);
+    const cwd = top.status === 0 ? top.stdout.trim() : (opts.cwd ?? process.cwd());
+    const expanded = expandDriverLine(line, { ...files, L: 7, P: ex.path, S: 'base', X: 'ours', Y: 'theirs' }, labels);
+    const r = spawnSync('sh', ['-c', expanded], { cwd, encoding: 'utf8', timeout: 60_000 });
+    const got = readFileSync(files.A, 'utf8');
+    const stderr = (r.stderr ?? '').trim();
+    if (r.status === 0 && stderr === '' && got === ex.expected) {
+      return { name, level: 'ok', message: `the configured line merges the built-in ${ex.path} example as git would run it`, fix: undefined };
+    }
+    const why = r.error ? r.error.message : stderr !== '' ? stderr.split('\n')[0]! : `exit ${r.status}, %A ${JSON.stringify(got)}`;
+    return {
+      name,
+      level: 'error',
+      message: `run as git would, merge.${DRIVER_NAMES[mode]}.driver did not merge the built-in example (exit ${r.status}): ${why}`,
+      fix: 'gcpatch driver install   (make `node` ≥ 20.19 available on PATH for git)',
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * Checks the installation and prints fixes: git version (labels need ≥ 2.44; exit statuses above
- * 128 abort merges since 2.42), both drivers' config, that the configured entry exists and runs
- * (`--self-check`), that `node` is on PATH for `sh`, the attributes of `x.gc` and `package.toml`
- * (`git check-attr merge`), and the conflict style. Never throws for a failed check.
+ * 128 abort merges since 2.42), both drivers' config, that neither is gcpatch 0.1's unguarded line,
+ * that each configured line merges a built-in example when run exactly as git would
+ * ({@link runConfiguredLine}: %-expansion, `sh -c`, PATH), the attributes of `x.gc` and
+ * `package.toml` (`git check-attr merge`), and the conflict style. Never throws for a failed check.
  */
 export function doctorDriver(opts: DriverSetupOptions = {}): DoctorReport {
   const checks: DoctorCheck[] = [];
@@ -280,27 +457,17 @@ export function doctorDriver(opts: DriverSetupOptions = {}): DoctorReport {
     }
     add(`config:${name}`, 'ok', `merge.${name}.driver = ${command}`);
     const entry = entryFromCommand(command);
-    if (entry === undefined) {
-      add(`entry:${name}`, 'warn', `cannot find the driver path in merge.${name}.driver; not checked`);
-      continue;
-    }
-    if (!existsSync(entry)) {
+    if (entry !== undefined) {
       add(
-        `entry:${name}`,
+        `line:${name}`,
         'error',
-        `the driver ${entry} does not exist: git would run it, get exit 127 and keep ours WITHOUT conflict markers`,
-        'gcpatch driver install   (or `npm run build:driver` in the gcpatch checkout)',
+        existsSync(entry)
+          ? `merge.${name}.driver is gcpatch 0.1's unguarded line: if ${entry} moves or is deleted, git keeps ours WITHOUT conflict markers`
+          : `the driver ${entry} does not exist: git would run it, Node would fail, and git would keep ours WITHOUT conflict markers`,
+        'gcpatch driver install   (copies the driver to a stable place and writes a line that falls back to git merge-file)',
       );
-      continue;
     }
-    if (mode === 'gc') {
-      const r = spawnSync('sh', ['-c', `node ${shQuote(entry)} --self-check`], { cwd: opts.cwd, encoding: 'utf8', timeout: 30_000 });
-      if (r.status === 0 && (r.stdout ?? '').startsWith('ok')) add('entry-runs', 'ok', `${entry} --self-check: ${(r.stdout ?? '').trim()}`);
-      else {
-        const why = r.error ? r.error.message : `${(r.stdout ?? '').trim()} ${(r.stderr ?? '').trim()}`.trim() || `exit ${r.status}`;
-        add('entry-runs', 'error', `the driver does not run through sh: ${why}`, 'make `node` (≥ 20.19) available on PATH for git, then gcpatch driver install');
-      }
-    }
+    checks.push(runConfiguredLine(opts, command, mode, v !== undefined && versionAtLeast(v, LABELS_GIT_VERSION)));
   }
   if (inRepo) {
     for (const [file, want] of [

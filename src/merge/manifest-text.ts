@@ -5,7 +5,7 @@
  * - Every key (recursively through tables) follows the v0.1 rules 1–3 (equal → it; one side
  *   unchanged → the other); a key both sides changed differently is a conflict.
  * - `modules` entries are matched by `path`; their order is merged like top-level forms
- *   (text-order.ts); each entry merges by key. A `hash` pin both sides changed differently becomes
+ *   (textmerge/order.ts); each entry merges by key. A `hash` pin both sides changed differently becomes
  *   `""` and the caller is told to run `gcpatch pack`: an empty pin fails verification
  *   (GENESIS_FACTS.md §4), so nothing unverified passes silently.
  * - Any other conflict throws `merge/manifest/conflict`; the driver then falls back to the line merge.
@@ -14,7 +14,7 @@
  * on both sides), which keeps ours' and theirs' layout and comments; it is used only if it reads back
  * as exactly the merged table. Otherwise the table is written in the reference style of
  * `genesis pack` (keys sorted, arrays one item per line with a 4-space indent, `[[modules]]` last,
- * `hash` before `path`). Texts are LF-normalized UTF-8 (newline.ts restores the file's style).
+ * `hash` before `path`). Texts are LF-normalized UTF-8 (textmerge/newline.ts restores the file's style).
  *
  * Values (issue #13 item 5): tables are null-prototype objects (smol-toml's, and ours), read by own
  * property only, so any key name (a quoted `"__proto__"` included) is an ordinary key. Integers are
@@ -25,7 +25,7 @@
  * driver falls back to the line merge) when a side spells a signed NaN or a time finer than a
  * millisecond, or when its output does not read back as the merged table (`-0.0` included).
  *
- * Cost: matching `[[modules]]` is linear (maps by path; order merge in text-order.ts), and the
+ * Cost: matching `[[modules]]` is linear (maps by path; order merge in textmerge/order.ts), and the
  * deadline is checked after parsing, inside every loop over keys or modules, and around the line
  * merge and the writer, so a merge past its budget stops with TimeoutError.
  */
@@ -37,9 +37,9 @@ import {
   type TomlValue,
 } from '../workspace/manifest-write.js';
 import { GcError } from '../util/errors.js';
-import { checkDeadline } from './text-deadline.js';
-import { concatBytes, diff3 } from './text-diff3.js';
-import { mergeOrder } from './text-order.js';
+import { checkDeadline } from '../textmerge/deadline.js';
+import { concatBytes, diff3 } from '../textmerge/diff3.js';
+import { mergeOrder } from '../textmerge/order.js';
 
 /** Error code: a manifest conflict the manifest driver does not resolve (the driver falls back). */
 export const MANIFEST_CONFLICT = 'merge/manifest/conflict';

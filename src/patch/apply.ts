@@ -11,7 +11,6 @@
  * (`patch/rollback-failed`, exit 70) and keeps the journal for `gcpatch recover`.
  */
 import { basename, dirname } from 'node:path';
-import { printModule } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import { kw, mapGet, type MapTerm, type Term } from '../coreform/term.js';
 import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
@@ -22,13 +21,14 @@ import { builtinAcceptance, resolveRunner, runObligationRunner, validateAcceptan
 import { applyOpsInMemory } from './apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
 import { PatchCode, patchError } from './errors.js';
-import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists } from './host.js';
+import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, modulePathOnDisk, packPackageState, readIfExists } from './host.js';
 import { withPackageLock } from './guard.js';
 import { PackageTransaction, SimulatedCrash, type PlannedWrite } from './transaction.js';
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from './normalize.js';
 import { verifyNormalizeReport } from './normalize-verify.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from './preflight.js';
 import { verifyPreflightReport } from './preflight-verify.js';
+import { ModuleRenderer } from './render.js';
 
 /** Options of {@link applyPatch}. */
 export interface ApplyOptions {
@@ -56,6 +56,12 @@ export interface ApplyOptions {
   faults?: (step: string) => void;
   /** Wait for a live lock owner, in milliseconds (default 0: fail at once with `patch/package-locked`). */
   lockWaitMs?: number;
+  /**
+   * Write every touched module as the canonical print of its forms (the reference's whole-module
+   * rewrite) instead of editing its text in place (default false: keep the author's formatting;
+   * see `render.ts`). The forms, hashes and all evidence are the same either way.
+   */
+  canonical?: boolean;
 }
 
 /** A committed apply. Artifacts are store addresses (hex64); hashes are hash-term hex64. */
@@ -73,6 +79,11 @@ export interface ApplyResult {
   acceptance: MapTerm;
   /** Module paths written or removed, sorted. */
   changedPaths: string[];
+  /**
+   * Modules written in canonical print although their text was to be kept, because the edited text
+   * did not read back as the expected forms (`render.ts`): path and reason, sorted by path.
+   */
+  canonicalFallbacks: { path: string; reason: string }[];
 }
 
 /** Reads and parses a `.gcpatch` file (`parse_term`, not canonicalized). @throws GcError `core/parse/*` with file:line:col, `io/*`. */
@@ -197,10 +208,14 @@ function applyLocked(
     const { state: after, semanticEdits } = applyOpsInMemory(before, plan, { faults });
     const writes: PlannedWrite[] = [];
     const changedPaths: string[] = [];
+    const canonicalFallbacks: { path: string; reason: string }[] = [];
+    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, readIfExists(modulePathOnDisk(packageDir, p))])));
     for (const p of paths) {
       const forms = after.modules.get(p);
       if (forms !== undefined) {
-        writes.push({ path: p, bytes: Buffer.from(printModule(forms), 'utf8') });
+        const rendered = renderer.render(p, forms, { canonical: options.canonical === true });
+        if (rendered.fallback !== undefined) canonicalFallbacks.push({ path: p, reason: rendered.fallback });
+        writes.push({ path: p, bytes: rendered.bytes });
         changedPaths.push(p);
       } else if (before.modules.has(p)) {
         writes.push({ path: p, bytes: undefined });
@@ -265,6 +280,7 @@ function applyLocked(
       report,
       acceptance,
       changedPaths: changedPaths.sort(),
+      canonicalFallbacks: canonicalFallbacks.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     };
   } catch (error) {
     if (!(error instanceof SimulatedCrash)) tx.rollback(error);

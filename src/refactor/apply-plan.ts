@@ -35,6 +35,8 @@ export interface ApplyPlanOptions {
   runnerTimeoutMs?: number;
   /** Fault-injection hook passed to `applyPatch` (tests). */
   faults?: (step: string) => void;
+  /** Write touched modules in canonical print instead of keeping their formatting (see `applyPatch`). */
+  canonical?: boolean;
 }
 
 /** A committed apply-plan. Addresses are evidence-store addresses (hex64). */
@@ -99,6 +101,7 @@ export function applyRefactorPlan(options: ApplyPlanOptions): ApplyPlanResult {
     ...(options.obligationRunner !== undefined ? { obligationRunner: options.obligationRunner } : {}),
     ...(options.runnerTimeoutMs !== undefined ? { runnerTimeoutMs: options.runnerTimeoutMs } : {}),
     ...(options.faults !== undefined ? { faults: options.faults } : {}),
+    ...(options.canonical === true ? { canonical: true } : {}),
   });
   return {
     verified,

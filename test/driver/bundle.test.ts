@@ -1,7 +1,8 @@
 // driver/dist/ is committed: it must be exactly what `npm run build:driver` produces from the
-// current sources (driver/*.ts and everything it imports from src/).
+// current sources (driver/*.ts and everything it imports from src/, plus driver/launch.cjs): a
+// CommonJS bundle, no package.json, no code cache (that is written beside an installed copy).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
@@ -17,5 +18,7 @@ it('driver/dist/index.js is up to date (else run `npm run build:driver` and comm
   const fresh = readFileSync(join(out, 'index.js'));
   const committed = readFileSync(join(ROOT, 'driver/dist/index.js'));
   expect(fresh.equals(committed), 'driver/dist/index.js is stale: run `npm run build:driver` and commit driver/dist').toBe(true);
-  expect(JSON.parse(readFileSync(join(ROOT, 'driver/dist/package.json'), 'utf8'))).toEqual({ type: 'module' });
+  expect(committed.subarray(0, 40).toString('latin1')).not.toMatch(/^import\b/);
+  expect(existsSync(join(ROOT, 'driver/dist/package.json')), 'a "type": "module" package.json would make Node read the CommonJS bundle as ESM').toBe(false);
+  expect(readFileSync(join(ROOT, 'driver/dist/launch.cjs')).equals(readFileSync(join(ROOT, 'driver/launch.cjs')))).toBe(true);
 }, 180_000);

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDriverArgs } from '../../src/merge/text-driver.js';
+import { parseDriverArgs } from '../../src/textmerge/driver.js';
 import { git, runDriver, tmp } from './helpers.js';
 
 const BASE = '(def a 1)\n\n(def b 2)\n';

@@ -7,6 +7,7 @@ import {
   defaultDriverPath,
   doctorDriver,
   driverCommand,
+  driverDirExpression,
   entryFromCommand,
   installDriver,
   parseGitVersion,
@@ -36,9 +37,13 @@ afterEach(() => {
 describe('driver install', () => {
   it('quotes for sh and builds the exact driver command lines', () => {
     expect(shQuote("/a b/it's")).toBe(`'/a b/it'\\''s'`);
-    expect(driverCommand('/x/driver/dist/index.js', 'gc')).toBe("node '/x/driver/dist/index.js' %O %A %B %L %P %S %X %Y");
-    expect(driverCommand('/x/index.js', 'manifest')).toBe("node '/x/index.js' --manifest %O %A %B %L %P %S %X %Y");
-    expect(entryFromCommand(driverCommand("/a b/it's/index.js", 'gc'))).toBe("/a b/it's/index.js");
+    const gc = driverCommand(shQuote('/x/100%/d'), 'gc');
+    expect(gc.startsWith("d='/x/100%%/d'; p=%P o=%X b=%S t=%Y; case \"$o\" in %%X) o=ours b=base t=theirs;; esac; ")).toBe(true);
+    expect(gc).toContain('node "$d/launch.cjs" --wrapped %O %A %B %L "$p" "$b" "$o" "$t"; ');
+    expect(gc).toContain('git merge-file --marker-size=%L -L "$o" -L "$b" -L "$t" %A %O %B; ');
+    expect(driverCommand(shQuote('/x'), 'manifest')).toContain('node "$d/launch.cjs" --wrapped --manifest %O %A %B %L ');
+    expect(entryFromCommand(gc)).toBeUndefined();
+    expect(entryFromCommand("node '/a b/it'\\''s/index.js' %O %A %B")).toBe("/a b/it's/index.js");
     expect(defaultDriverPath()).toBe(DRIVER);
     expect(parseGitVersion('git version 2.39.5')).toEqual([2, 39, 5]);
     expect(parseGitVersion('git version 2.44.0.windows.1')).toEqual([2, 44, 0]);
@@ -49,8 +54,13 @@ describe('driver install', () => {
     const r = installDriver({ cwd: repo });
     expect(r.attributesFile).toBe(join(repo, '.gitattributes'));
     expect(r.attributesAdded).toEqual([...ATTRIBUTE_LINES]);
-    expect(git(repo, ['config', '--get', 'merge.gcpatch.driver']).stdout.trim()).toBe(driverCommand(DRIVER, 'gc'));
-    expect(git(repo, ['config', '--get', 'merge.gcpatch-manifest.driver']).stdout.trim()).toBe(driverCommand(DRIVER, 'manifest'));
+    const dir = driverDirExpression('local', r.installedTo);
+    expect(dir).toBe('"$(git rev-parse --git-common-dir)/gcpatch/driver"');
+    expect(r.installedTo).toBe(join(repo, '.git/gcpatch/driver'));
+    expect(readFileSync(join(r.installedTo, 'index.js'))).toEqual(readFileSync(DRIVER));
+    expect(r.check.level).toBe('ok');
+    expect(git(repo, ['config', '--get', 'merge.gcpatch.driver']).stdout.trim()).toBe(driverCommand(dir, 'gc'));
+    expect(git(repo, ['config', '--get', 'merge.gcpatch-manifest.driver']).stdout.trim()).toBe(driverCommand(dir, 'manifest'));
     expect(git(repo, ['check-attr', 'merge', '--', 'src/x.gc']).stdout.trim()).toBe('src/x.gc: merge: gcpatch');
     expect(git(repo, ['check-attr', 'merge', '--', 'package.toml']).stdout.trim()).toBe('package.toml: merge: gcpatch-manifest');
     writeFileSync(join(repo, '.gitattributes'), '*.png binary\n' + readFileSync(join(repo, '.gitattributes'), 'utf8'));
@@ -74,6 +84,7 @@ describe('driver install', () => {
     const r = installDriver({ global: true, cwd: home });
     expect(r.attributesFile).toBe(join(home, '.config/git/attributes'));
     expect(readFileSync(join(home, '.gitconfig'), 'utf8')).toContain('[merge "gcpatch"]');
+    expect(r.installedTo).toBe(join(home, '.local/share/gcpatch/driver'));
     const repo = initRepo();
     expect(git(repo, ['check-attr', 'merge', '--', 'x.gc']).stdout.trim()).toBe('x.gc: merge: gcpatch');
     expect(doctorDriver({ cwd: repo }).healthy).toBe(true);
@@ -94,7 +105,8 @@ describe('driver doctor', () => {
     const r = doctorDriver({ cwd: repo });
     expect(r.checks.filter((c) => c.level === 'error')).toEqual([]);
     expect(r.healthy).toBe(true);
-    expect(r.checks.find((c) => c.name === 'entry-runs')?.level).toBe('ok');
+    expect(r.checks.find((c) => c.name === 'runs:gcpatch')?.level).toBe('ok');
+    expect(r.checks.find((c) => c.name === 'runs:gcpatch-manifest')?.level).toBe('ok');
     const v = parseGitVersion(`git version ${r.gitVersion}`)!;
     const old = v[0]! < 2 || (v[0] === 2 && v[1]! < 44);
     expect(r.checks.find((c) => c.name === 'git-version')?.level).toBe(old ? 'warn' : 'ok');
@@ -105,9 +117,10 @@ describe('driver doctor', () => {
     git(repo, ['config', 'merge.gcpatch.driver', `node '${join(repo, 'gone/index.js')}' %O %A %B %L %P %S %X %Y`]);
     const r = doctorDriver({ cwd: repo });
     expect(r.healthy).toBe(false);
-    const entry = r.checks.find((c) => c.name === 'entry:gcpatch')!;
+    const entry = r.checks.find((c) => c.name === 'line:gcpatch')!;
     expect(entry.level).toBe('error');
-    expect(entry.message).toMatch(/does not exist.*exit 127.*WITHOUT conflict markers/);
+    expect(entry.message).toMatch(/does not exist.*WITHOUT conflict markers/);
+    expect(r.checks.find((c) => c.name === 'runs:gcpatch')?.level).toBe('error');
     expect(r.checks.find((c) => c.name === 'config:gcpatch-manifest')?.level).toBe('error');
     expect(r.checks.find((c) => c.name === 'attributes:x.gc')?.fix).toMatch(/gcpatch driver install/);
   });

@@ -209,11 +209,12 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
     commitAll(repo, 'move clamp');
     const refactored = git(repo, 'rev-parse', 'HEAD');
     // The .gcpatch also applies to the base, so a replay in store-address order could take it first.
-    // Two intents whose apply reports sort last (variant 0) and first (variant 4) of the three
-    // (addresses are content hashes, so this is deterministic; the assertion below checks it).
+    // Intents are tried until the patch's apply report has sorted both first and last of the three
+    // (addresses are content hashes, so which intents do it is deterministic but depends on every
+    // evidence byte; searching keeps the test meaningful when the report format changes).
     const positions = new Set<number>();
     const branches: string[] = [];
-    for (const i of [0, 4]) {
+    for (let i = 0; i < 16 && !(positions.has(0) && positions.has(2)); i++) {
       const branch = `variant-${i}`;
       git(repo, 'checkout', '-q', '-b', branch, refactored);
       patchName(repo, 'ledger-pro', `rename the product (${i})`);
@@ -222,8 +223,11 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
       expectPass(v);
       const applied = v.report.packages[0]!.replay.applied;
       expect(applied).toHaveLength(3);
-      positions.add([...applied].sort().indexOf(applied[2]!));
-      branches.push(branch);
+      const position = [...applied].sort().indexOf(applied[2]!);
+      if (position === 0 || position === 2) {
+        if (!positions.has(position)) branches.push(branch);
+        positions.add(position);
+      }
     }
     expect(positions.has(0) && positions.has(2)).toBe(true);
 

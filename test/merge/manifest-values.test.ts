@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { hasLossySpelling, MANIFEST_UNSUPPORTED, mergeManifestText, parseManifestTable, tomlEqual } from '../../src/merge/manifest-text.js';
-import { gitMergeBytes } from '../../src/merge/line-based.js';
-import { mergeFileBytes } from '../../src/merge/text-driver.js';
+import { gitMergeBytes } from '../../src/textmerge/line-based.js';
+import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import { isGcError } from '../../src/util/errors.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

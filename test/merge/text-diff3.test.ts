@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { conflictBlock, diff3, diffLines, myersDiff, renderDiff3, splitLines } from '../../src/merge/text-diff3.js';
-import { TimeoutError } from '../../src/merge/text-deadline.js';
+import { conflictBlock, diff3, diffLines, myersDiff, renderDiff3, splitLines } from '../../src/textmerge/diff3.js';
+import { TimeoutError } from '../../src/textmerge/deadline.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -18,7 +18,7 @@ function apply(a: number[], b: number[], hunks: ReturnType<typeof myersDiff>): n
   return [...out, ...a.slice(pos)];
 }
 
-describe('text-diff3.ts: Myers diff and diff3', () => {
+describe('textmerge/diff3.ts: Myers diff and diff3', () => {
   it('splits lines keeping LF, last line may lack one', () => {
     expect(splitLines(enc('a\nb\nc')).map(dec)).toEqual(['a\n', 'b\n', 'c']);
     expect(splitLines(enc(''))).toEqual([]);

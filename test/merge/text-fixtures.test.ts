@@ -5,9 +5,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gitMergeBytes, hasConflictMarkers } from '../../src/merge/line-based.js';
-import { mergeFileBytes } from '../../src/merge/text-driver.js';
-import type { MarkerOptions } from '../../src/merge/text-diff3.js';
+import { gitMergeBytes, hasConflictMarkers } from '../../src/textmerge/line-based.js';
+import { mergeFileBytes } from '../../src/textmerge/driver.js';
+import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { ROOT } from '../helpers/cli.js';
 import { checkInvariants } from './text-invariants.js';
 
@@ -23,6 +23,8 @@ interface CaseOptions {
 }
 
 const tally = { cases: 0, driverClean: 0, driverCorrect: 0, gitClean: 0, gitCorrect: 0 };
+/** Per-case rows for the summary: `name  driver: clean|conflict ok|WRONG  git merge-file: …`. */
+const rows = new Map<string, string>();
 
 describe('fixtures/merge triples', () => {
   it('has at least 40 cases', () => {
@@ -59,6 +61,13 @@ describe('fixtures/merge triples', () => {
       if (Buffer.from(result).equals(expected)) tally.driverCorrect++;
       if (git.ok && git.conflicts === 0) tally.gitClean++;
       if (git.ok && Buffer.from(git.text).equals(expected)) tally.gitCorrect++;
+      const verdict = (clean: boolean, same: boolean): string => `${clean ? 'clean   ' : 'conflict'} ${same ? 'same as Expected' : clean ? 'DIFFERS (clean)' : 'differs'}`;
+      rows.set(
+        name,
+        `${name.padEnd(48)} driver: ${verdict(outcome.exitCode === 0, Buffer.from(result).equals(expected))}   git merge-file: ${
+          git.ok ? verdict(git.conflicts === 0, Buffer.from(git.text).equals(expected)) : 'failed'
+        }`,
+      );
 
       expect(outcome.exitCode).toBe(options.exitCode ?? (hasConflictMarkers(expected) ? 1 : 0));
       expect(Buffer.from(result).toString('latin1')).toBe(Buffer.from(expected).toString('latin1'));
@@ -71,7 +80,8 @@ describe('fixtures/merge triples', () => {
       `merge triples: ${tally.cases} cases; gcpatch driver: ${tally.driverClean} clean, ${tally.driverCorrect} correct; ` +
       `git merge-file: ${tally.gitClean} clean, ${tally.gitCorrect} correct`;
     // The summary the issue asks for (also written to fixtures/merge/SUMMARY.txt by UPDATE_FIXTURES=1).
-    console.log(line);
-    if (process.env.UPDATE_FIXTURES === '1' && tally.cases === cases.length) writeFileSync(join(DIR, 'SUMMARY.txt'), line + '\n');
+    const perCase = [...rows.keys()].sort().map((k) => rows.get(k)!);
+    console.log([line, ...perCase].join('\n'));
+    if (process.env.UPDATE_FIXTURES === '1' && tally.cases === cases.length) writeFileSync(join(DIR, 'SUMMARY.txt'), [line, '', ...perCase].join('\n') + '\n');
   });
 });

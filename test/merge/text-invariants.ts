@@ -1,17 +1,20 @@
 // Invariants of the merge driver, checked on every fixture triple and on generated triples:
 // - the exit code is 0 or 1;
 // - exit 0 (structural or trivial): the result reads back, and every definition (and free comment
-//   block) that one side changed and the other did not comes out exactly as that side wrote it;
+//   block) that one side changed and the other did not comes out exactly as that side wrote it
+//   (with a rename the driver reports as carried over applied);
 //   definitions one side deleted and the other left alone are gone;
 // - exit 1 from the structural merge: every conflicting definition appears inside markers with
-//   ours' text in the ours section and theirs' text in the theirs section;
+//   ours' text in the ours section and theirs' text in the theirs section, or (a conflict marked
+//   inside a tree-merged form, issue #14) the result read with every block resolved to ours, and
+//   to theirs, reads back with that definition, and each block's ours and theirs sections differ;
 // - merging (base, x, x) and (base, base, x) gives x byte for byte, also through the structural
 //   merge alone (no whole-file shortcut).
 import { expect } from 'vitest';
-import { normalizeSide } from '../../src/merge/newline.js';
-import type { MarkerOptions } from '../../src/merge/text-diff3.js';
-import { mergeStructuralBytes, type DriverOutcome } from '../../src/merge/text-driver.js';
-import { segmentModule, type SegmentedModule } from '../../src/merge/text-segments.js';
+import { normalizeSide } from '../../src/textmerge/newline.js';
+import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import { mergeStructuralBytes, type DriverOutcome } from '../../src/textmerge/driver.js';
+import { segmentModule, type SegmentedModule } from '../../src/textmerge/segments.js';
 
 const dec = new TextDecoder();
 
@@ -70,6 +73,22 @@ export function conflictBlocks(text: string, size: number): { ours: string; base
   return out;
 }
 
+/** The text with every conflict block replaced by its `side` section. */
+export function resolveBlocks(text: string, size: number, side: 'ours' | 'theirs'): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  const is = (l: string, c: string): boolean => l.startsWith(c.repeat(size)) && (l.length === size || l[size] === ' ');
+  let section: 'none' | 'ours' | 'base' | 'theirs' = 'none';
+  for (const l of lines) {
+    if (section === 'none' && is(l, '<')) section = 'ours';
+    else if (section !== 'none' && is(l, '|')) section = 'base';
+    else if (section !== 'none' && l === '='.repeat(size)) section = 'theirs';
+    else if (section !== 'none' && is(l, '>')) section = 'none';
+    else if (section === 'none' || section === side) out.push(l);
+  }
+  return out.join('\n');
+}
+
 /** Checks the invariants listed at the top of this file. */
 export function checkInvariants(
   base: Uint8Array,
@@ -89,8 +108,11 @@ export function checkInvariants(
     const sr = trySegment(result);
     expect(sr, 'a clean result reads back').toBeDefined();
     const [b, o, t, r] = [sb, so, st, sr!].map((m) => bodies(m, false)) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
+    // Renames the driver says it carried over (issue #14): the other side's text with the new name.
+    const carried = [...outcome.messages.join('\n').matchAll(/carried \w+' rename (\S+) → (\S+) into/g)].map((m) => [m[1]!, m[2]!] as const);
+    const carry = (v: string | undefined): string | undefined => (v === undefined ? v : carried.reduce((x, [a, z]) => x.split(a).join(z), v));
     for (const k of new Set([...b.keys(), ...o.keys(), ...t.keys()])) {
-      const [vb, vo, vt, vr] = [b.get(k), o.get(k), t.get(k), r.get(k)];
+      const [vb, vo, vt, vr] = [carry(b.get(k)), carry(o.get(k)), carry(t.get(k)), r.get(k)];
       if (vo === vt) expect(vr, `${k}: both sides agree`).toBe(vo);
       else if (vt === vb) expect(vr, `${k}: only ours changed it`).toBe(vo);
       else if (vo === vb) expect(vr, `${k}: only theirs changed it`).toBe(vt);
@@ -116,7 +138,14 @@ export function checkInvariants(
       const key = [...o.keys(), ...t.keys()].find((k) => k.startsWith(`def:${c.name}#`));
       if (key === undefined) continue;
       const found = blocks.some((bl) => bl.ours === (o.get(key) ?? '') && bl.theirs === (t.get(key) ?? ''));
-      expect(found, `conflict on ${c.name} shows both sides inside markers`).toBe(true);
+      if (found) continue;
+      // Marked inside the form: both readings keep the definition; the blocks are real conflicts.
+      for (const side of ['ours', 'theirs'] as const) {
+        const reading = trySegment(new TextEncoder().encode(resolveBlocks(text, markers.markerSize, side)));
+        expect(reading, `${side}' reading of the result reads back`).toBeDefined();
+        expect(reading!.elements.some((e) => e.defName === c.name), `${side}' reading keeps ${c.name}`).toBe(true);
+      }
+      for (const bl of blocks) expect(bl.ours === bl.theirs, 'a conflict block whose sides are equal').toBe(false);
     }
   }
   // Idempotence laws through the structural merge alone.

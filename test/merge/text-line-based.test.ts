@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gitMergeBytes, gitMergeFile, hasConflictMarkers, isBinary } from '../../src/merge/line-based.js';
-import { DEFAULT_TIMEOUT_MS, lineFallback, mergeFileBytes } from '../../src/merge/text-driver.js';
+import { gitMergeBytes, gitMergeFile, hasConflictMarkers, isBinary } from '../../src/textmerge/line-based.js';
+import { DEFAULT_TIMEOUT_MS, lineFallback, mergeFileBytes } from '../../src/textmerge/driver.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -9,7 +9,7 @@ const noLine = (): { ok: boolean; text: Uint8Array; conflicts: number; message: 
   throw new Error('the line merge must not run');
 };
 
-describe('line-based.ts: the git merge-file fallback and input checks', () => {
+describe('textmerge/line-based.ts: the git merge-file fallback and input checks', () => {
   it('detects conflict markers only as a <<<<<<< … >>>>>>> pair at line starts', () => {
     expect(hasConflictMarkers(enc('<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n'))).toBe(true);
     expect(hasConflictMarkers(enc('<<<<<<<<<\r\na\n>>>>>>>>>\r\n'))).toBe(true);
@@ -35,7 +35,7 @@ describe('line-based.ts: the git merge-file fallback and input checks', () => {
   });
 });
 
-describe('text-driver.ts: the cascade', () => {
+describe('textmerge/driver.ts: the cascade', () => {
   it('takes trivial merges byte for byte without parsing', () => {
     const x = enc('not ( CoreForm');
     const y = enc('\0binary');

@@ -6,9 +6,9 @@ import {
   mergeManifestText,
   parseManifestTable,
 } from '../../src/merge/manifest-text.js';
-import { gitMergeBytes } from '../../src/merge/line-based.js';
+import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { renderManifest as writeManifest } from '../../src/workspace/manifest-write.js';
-import { mergeFileBytes } from '../../src/merge/text-driver.js';
+import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import { GcError } from '../../src/util/errors.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

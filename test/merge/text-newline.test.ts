@@ -8,7 +8,7 @@ import {
   normalizeSide,
   restoreNewlines,
   restorePiece,
-} from '../../src/merge/newline.js';
+} from '../../src/textmerge/newline.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defName, segmentModule } from '../../src/merge/text-segments.js';
+import { defName, segmentModule } from '../../src/textmerge/segments.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { GcError } from '../../src/util/errors.js';
 
@@ -19,7 +19,7 @@ function view(src: string): { kind: string; key: string; body: string }[] {
   return m.elements.map((e) => ({ kind: e.kind, key: e.key, body: b.subarray(e.start, e.end).toString() }));
 }
 
-describe('text-segments.ts: elements of a module', () => {
+describe('textmerge/segments.ts: elements of a module', () => {
   it('attaches comment lines directly above a form and a comment after it on its line', () => {
     expect(view('; header\n\n;; doc\n(def a 1) ; note\n\n(def b 2)\n')).toEqual([
       { kind: 'comment', key: 'comment:; header#0', body: '; header' },

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TEXT_UNSAFE, alignElements, mergeModuleText } from '../../src/merge/text.js';
-import { segmentModule } from '../../src/merge/text-segments.js';
-import { TimeoutError } from '../../src/merge/text-deadline.js';
-import { gitMergeBytes } from '../../src/merge/line-based.js';
-import { mergeFileBytes, mergeStructuralBytes } from '../../src/merge/text-driver.js';
-import type { MarkerOptions } from '../../src/merge/text-diff3.js';
+import { TEXT_UNSAFE, alignElements, mergeModuleText } from '../../src/textmerge/module.js';
+import { segmentModule } from '../../src/textmerge/segments.js';
+import { TimeoutError } from '../../src/textmerge/deadline.js';
+import { gitMergeBytes } from '../../src/textmerge/line-based.js';
+import { mergeFileBytes, mergeStructuralBytes } from '../../src/textmerge/driver.js';
+import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { GcError } from '../../src/util/errors.js';
 import { checkInvariants } from './text-invariants.js';
 

@@ -1,0 +1,136 @@
+/**
+ * CLI commands `gcpatch merge-file` and `gcpatch solve` (issue #15 item 4): the merge driver's
+ * engine on three loose files, and on files that already hold conflicts. Thin: options, one
+ * library call (src/textmerge/solve.ts), render.
+ */
+import type { Command } from 'commander';
+import { conflictedPaths, mergeLooseFiles, solveFile, type SolveResult } from '../textmerge/solve.js';
+import type { ConflictStyle } from '../textmerge/diff3.js';
+import { writeFileAtomic } from '../util/atomic.js';
+import { ExitCode, GcError } from '../util/errors.js';
+import { stringifyJson } from '../util/json.js';
+import { reportError, type CliContext } from './context.js';
+
+interface MergeFileOptions {
+  label: string[];
+  diff3?: boolean;
+  zdiff3?: boolean;
+  markerSize?: string;
+  manifest?: boolean;
+  stdout?: boolean;
+  output?: string;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+function styleOption(opts: { diff3?: boolean; zdiff3?: boolean }): ConflictStyle | undefined {
+  return opts.diff3 === true || opts.zdiff3 === true ? 'diff3' : undefined;
+}
+
+/** `git merge-file`'s exit status on errors (it returns -1). */
+export const MERGE_FILE_ERROR = 255;
+
+function mergeFileAction(ctx: CliContext, base: string, ours: string, theirs: string, opts: MergeFileOptions): void {
+  const usage = (message: string): never => {
+    throw new GcError('merge-file/usage', message, { exitCode: ExitCode.invalidInput });
+  };
+  if (opts.label.length > 3) usage('-L is given at most three times (ours, base, theirs)');
+  if (opts.stdout && opts.output !== undefined) usage('use either -p or -o, not both');
+  if (opts.stdout && opts.json) usage('--json prints the summary on stdout: use -o FILE with it instead of -p');
+  let markerSize: number | undefined;
+  if (opts.markerSize !== undefined) {
+    markerSize = Number(opts.markerSize);
+    if (!Number.isInteger(markerSize) || markerSize < 1 || markerSize > 1000) usage(`--marker-size ${opts.markerSize}: expected a whole number from 1 to 1000`);
+  }
+  const [oursLabel, baseLabel, theirsLabel] = opts.label;
+  const r = mergeLooseFiles(
+    { base, ours, theirs },
+    {
+      ...(opts.manifest ? { mode: 'manifest' as const } : {}),
+      markerSize,
+      style: styleOption(opts),
+      labels: { ours: oursLabel, base: baseLabel, theirs: theirsLabel },
+    },
+  );
+  const target = opts.stdout ? undefined : (opts.output ?? ours);
+  if (target === undefined) process.stdout.write(r.result);
+  else if (r.method !== 'kept-ours' || target !== ours) writeFileAtomic(target, r.result);
+  for (const m of r.messages) ctx.stderr(`${m}\n`);
+  ctx.exitCode = Math.min(r.conflicts, 127);
+  if (opts.json) {
+    ctx.stdout(
+      stringifyJson({ ok: true, conflicts: r.conflicts, method: r.method, reason: r.reason ?? null, output: target ?? null, messages: r.messages }, 2) + '\n',
+    );
+  }
+}
+
+/** Registers `merge-file` and `solve` on `program`. */
+export function registerMergeFileCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('merge-file')
+    .summary("merge three loose files with the merge driver's engine")
+    .description(
+      "Merge BASE, OURS and THEIRS exactly as the git merge driver would (structural merge of .gc\n" +
+        'modules, or of package.toml with --manifest or when OURS is named package.toml; git merge-file\n' +
+        'as the fallback) and write the result over OURS (like git merge-file), to OUT (-o) or stdout (-p).\n' +
+        'Labels: -L up to three times, in git merge-file\'s order: ours, base, theirs.\n' +
+        'Conflict style: --diff3 (or --zdiff3, written as diff3), else merge.conflictStyle.\n' +
+        "Exit status (git merge-file's): the number of conflicts (0 clean, at most 127); 255 on errors.",
+    )
+    .argument('<base>', 'the merge base')
+    .argument('<ours>', 'our version (overwritten with the result unless -p or -o)')
+    .argument('<theirs>', 'their version')
+    .option('-L, --label <label>', 'conflict label: first ours, then base, then theirs', collect, [])
+    .option('--diff3', 'diff3 markers (with the base section)')
+    .option('--zdiff3', 'the same as --diff3 here')
+    .option('--marker-size <n>', 'conflict marker length (default 7)')
+    .option('--manifest', 'merge as package.toml')
+    .option('-p, --stdout', 'write the result to stdout instead of OURS')
+    .option('-o, --output <file>', 'write the result to FILE instead of OURS')
+    .option('--json', 'machine-readable summary on stdout (not with -p)')
+    .action((base: string, ours: string, theirs: string, opts: MergeFileOptions) => {
+      try {
+        mergeFileAction(ctx, base, ours, theirs, opts);
+      } catch (error) {
+        if (!(error instanceof GcError)) throw error;
+        // git merge-file's convention: a negative status (255) on errors, whatever the cause.
+        reportError(ctx, error, opts.json === true);
+        ctx.exitCode = MERGE_FILE_ERROR;
+      }
+    });
+
+
+  program
+    .command('solve')
+    .summary('re-resolve files that hold conflicts, with the merge driver\'s engine')
+    .description(
+      'Re-merge each FILE with the merge driver\'s engine and rewrite it (atomically): from git\'s index\n' +
+        '(stages 1-3) when the file is unmerged in a merge, rebase, cherry-pick or revert, else from\n' +
+        'diff3-style conflict markers in the file (a base section is needed: `git checkout --conflict=diff3\n' +
+        '-- FILE`). Without FILE: every unmerged .gc file and package.toml. Nothing is staged.\n' +
+        'Exit 0 when every file is resolved, 1 when conflicts remain (or a file was skipped),\n' +
+        '10 for markers without a base section, 70 on I/O errors.',
+    )
+    .argument('[files...]', 'files to solve (default: the unmerged .gc files and package.toml)')
+    .option('--diff3', 'write diff3 markers for conflicts that remain')
+    .option('--json', 'machine-readable output')
+    .action((files: string[], opts: { diff3?: boolean; json?: boolean }) => {
+      const cwd = process.cwd();
+      const targets = files.length > 0 ? files : conflictedPaths(cwd);
+      const results: SolveResult[] = targets.map((f) => solveFile(f, { cwd, style: styleOption(opts) }));
+      const open = results.filter((r) => r.status === 'conflicts' || r.status === 'skipped');
+      ctx.exitCode = open.length > 0 ? ExitCode.conflicts : ExitCode.ok;
+      if (opts.json) {
+        ctx.stdout(stringifyJson({ ok: open.length === 0, files: results }, 2) + '\n');
+        return;
+      }
+      for (const r of results) {
+        for (const m of r.messages) ctx.stderr(`${m}\n`);
+        ctx.stdout(`${r.file}: ${r.message}${r.source === 'none' ? '' : ` [from ${r.source === 'index' ? "git's index" : 'the markers'}]`}\n`);
+      }
+      if (results.length === 0) ctx.stdout('no unmerged .gc files or package.toml\n');
+      else if (open.length > 0) ctx.stdout(`${open.length} file(s) still conflicted: resolve, then git add\n`);
+      else ctx.stdout('all resolved: review, then git add\n');
+    });
+}

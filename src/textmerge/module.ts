@@ -1,0 +1,854 @@
+/**
+ * The format-preserving structural merge of one `.gc` module's text (issue #3): aligns top-level
+ * forms, merges their order three-way, merges each form's text by the v0.1 rules 1–3, and marks
+ * only the forms that really conflict.
+ *
+ * All texts are LF-normalized UTF-8 without BOM (newline.ts does the rest); offsets are 0-based
+ * bytes. The result is built from pieces of the inputs, so untouched forms are copied byte for byte.
+ *
+ * Steps (each a function below, called in order by {@link mergeModuleText}):
+ * 1. `segmentModule` each side (forms with their attached comments, comment blocks, whitespace).
+ * 2. `alignElements`: `(def NAME …)` by NAME, other forms and comment blocks by content, then
+ *    unmatched non-def forms / comment blocks by position (same preceding anchor).
+ * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
+ *    → `mergeInside` (part by part, else a line-level diff3), kept only when clean and it reads back
+ *    as one element of the same kind and name; delete/modify and divergent add/add are conflicts.
+ * 4. `mergeOrder` (order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
+ *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
+ * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
+ *    marker block per element.
+ * 6. Safety net (`verifyElements`): the result (and, when it has conflicts, both "take ours" and
+ *    "take theirs" readings of it) is re-read and must split into exactly the decided elements,
+ *    byte for byte; otherwise `merge/text/unsafe` is thrown and the driver falls back to the line
+ *    merge.
+ */
+import { GcError } from '../util/errors.js';
+import { checkDeadline } from './deadline.js';
+import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
+import { mergeOrder } from './order.js';
+import { segmentModule, type SegmentedModule, type TextElement } from './segments.js';
+import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
+import { containsText, qualifiedCounts } from './semantic.js';
+import { canonicalizeForm } from '../coreform/canon.js';
+import { readModuleSpans, readTerm } from '../coreform/read.js';
+import type { Term } from '../coreform/term.js';
+import { termsEqual } from '../coreform/term.js';
+
+/** A merge input. */
+export type Side = 'base' | 'ours' | 'theirs';
+
+/**
+ * Conflict codes of the text merge, named after SEMANTIC_PATCH_MERGE_v0.1.md's:
+ * `form/divergent-edit` (both sides changed one element differently and the lines overlap),
+ * `form/delete-modify` (one side deleted an element the other changed),
+ * `form/divergent-add` (both added the same name, or the same element, with different text),
+ * `form/dangling-reference` (one side removed a definition the other side's changes newly reference;
+ * issue #14).
+ */
+export type TextConflictCode = 'form/divergent-edit' | 'form/delete-modify' | 'form/divergent-add' | 'form/dangling-reference';
+
+/** One marked conflict: its code, the element kind, the def name (if any) and where its markers start. */
+export interface TextConflict {
+  code: TextConflictCode;
+  kind: 'form' | 'comment';
+  name: string | undefined;
+  /** 1-based line of the conflict's `<<<<<<<` marker in the normalized result. */
+  line: number;
+  /** Which side did what, e.g. `theirs deleted it, ours changed it` (for messages). */
+  detail: string;
+}
+
+/** A piece of the result: bytes, and when they are an unchanged run of one input, where from. */
+export interface TextPiece {
+  bytes: Uint8Array;
+  from: { side: Side; start: number; end: number } | undefined;
+}
+
+/** The merged module. */
+export interface TextMergeResult {
+  /** The LF-normalized result (with markers when `conflicts` is non-empty). */
+  text: Uint8Array;
+  /** `text` as pieces (their concatenation), for newline restoration. */
+  pieces: TextPiece[];
+  conflicts: TextConflict[];
+  /** Notes for standard error (renames carried over). */
+  messages: string[];
+  /** Counts: elements in the result, elements merged inside (both sides changed), conflicts. */
+  stats: { elements: number; merged: number; conflicts: number };
+}
+
+/** Options of {@link mergeModuleText}. */
+export interface TextMergeOptions {
+  /** Marker size, style and labels for conflict blocks. */
+  markers: MarkerOptions;
+  /** ms timestamp (`performance.now()` clock); `TimeoutError` after it. Default: none. */
+  deadline?: number;
+  /**
+   * The side whose bytes to copy when ours and theirs are equal (default ours): the side whose line
+   * endings the result follows, so that its raw bytes can be kept (newline.ts `chooseOutputStyle`).
+   */
+  prefer?: 'ours' | 'theirs';
+}
+
+/** Error code: the structural merge cannot represent this merge or failed its own check. */
+export const TEXT_UNSAFE = 'merge/text/unsafe';
+
+type Resolution =
+  | { kind: 'take'; side: Side; index: number }
+  | { kind: 'merged'; bytes: Uint8Array; endsWithComment: boolean; inner?: InnerConflicts }
+  | { kind: 'conflict'; code: TextConflictCode; b: number; o: number; t: number; detail?: string }
+  | { kind: 'deleted' };
+
+/** A tree-merged element with conflicts marked inside it (only the conflicting nodes' lines). */
+interface InnerConflicts {
+  /** 0-based lines of each `<<<<<<<` marker within the element's bytes. */
+  markerLines: number[];
+  /** The element with every conflict resolved to ours' / theirs' version (for the safety net). */
+  ours: Uint8Array;
+  theirs: Uint8Array;
+}
+
+/** Per aligned element: its index on each side (-1 = absent) and how it is resolved. */
+interface Aligned {
+  b: number;
+  o: number;
+  t: number;
+  resolution: Resolution;
+}
+
+const START = -1;
+const LF = 0x0a;
+const NEWLINE = new Uint8Array([LF]);
+
+function unsafe(message: string): GcError {
+  return new GcError(TEXT_UNSAFE, message);
+}
+
+function hasLf(b: Uint8Array): boolean {
+  return b.indexOf(LF) !== -1;
+}
+
+function countLf(b: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < b.length; i++) if (b[i] === LF) n++;
+  return n;
+}
+
+const SEMI = 0x3b;
+
+/** A module split into elements, with the side it came from. */
+interface SideModule {
+  side: Side;
+  m: SegmentedModule;
+}
+
+function body(s: SideModule, i: number): Uint8Array {
+  const e = s.m.elements[i]!;
+  return s.m.text.subarray(e.start, e.end);
+}
+
+/**
+ * Matches the elements of `side` to those of `base`: by key first, then an unmatched non-def form
+ * or comment block to the unmatched one of the same kind after the same matched element, when that
+ * gap holds exactly one on each side (so an edited trailing expression is an edit).
+ * @returns for each side element the matched base index, or -1.
+ */
+export function alignElements(base: readonly TextElement[], side: readonly TextElement[]): Int32Array {
+  const toBase = new Int32Array(side.length).fill(-1);
+  const baseMatched = new Uint8Array(base.length);
+  const byKey = new Map<string, number>();
+  base.forEach((e, i) => byKey.set(e.key, i));
+  side.forEach((e, j) => {
+    const i = byKey.get(e.key);
+    if (i !== undefined) {
+      toBase[j] = i;
+      baseMatched[i] = 1;
+    }
+  });
+  const positional = (e: TextElement): boolean => e.kind === 'comment' || e.defName === undefined;
+  // Unmatched base elements grouped by (previous matched base element, kind).
+  const gaps = new Map<string, number[]>();
+  let anchor = START;
+  base.forEach((e, i) => {
+    if (baseMatched[i]) anchor = i;
+    else if (positional(e)) {
+      const k = `${anchor}|${e.kind}`;
+      const list = gaps.get(k);
+      if (list) list.push(i);
+      else gaps.set(k, [i]);
+    }
+  });
+  // Unmatched side elements grouped the same way; a gap pairs only when it holds exactly one
+  // unmatched element of the kind on each side (anything else is ambiguous: deletions and additions).
+  const sideGaps = new Map<string, number[]>();
+  anchor = START;
+  side.forEach((e, j) => {
+    if (toBase[j]! >= 0) anchor = toBase[j]!;
+    else if (positional(e)) {
+      const k = `${anchor}|${e.kind}`;
+      const list = sideGaps.get(k);
+      if (list) list.push(j);
+      else sideGaps.set(k, [j]);
+    }
+  });
+  for (const [k, js] of sideGaps) {
+    const is = gaps.get(k);
+    if (js.length === 1 && is?.length === 1) toBase[js[0]!] = is[0]!;
+  }
+  return toBase;
+}
+
+/**
+ * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
+ * its text, with a line-level diff3 when both sides changed it.
+ */
+function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs', markers: MarkerOptions, messages: string[]): Resolution {
+  const tb = b >= 0 ? body(B, b) : undefined;
+  const to = o >= 0 ? body(O, o) : undefined;
+  const tt = t >= 0 ? body(T, t) : undefined;
+  if (to && tt) {
+    if (sameBytes(to, tt)) return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
+    if (!tb) return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
+    if (sameBytes(to, tb)) return { kind: 'take', side: 'theirs', index: t };
+    if (sameBytes(tt, tb)) return { kind: 'take', side: 'ours', index: o };
+    const merged = mergeInside(b, o, t, B, O, T, deadline, markers, messages);
+    return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
+  }
+  if (to) {
+    if (!tb) return { kind: 'take', side: 'ours', index: o };
+    return sameBytes(to, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+  }
+  if (tt) {
+    if (!tb) return { kind: 'take', side: 'theirs', index: t };
+    return sameBytes(tt, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+  }
+  return { kind: 'deleted' };
+}
+
+/** The three parts of an element's text: attached comments above, the form, a comment after it. */
+function parts(s: SideModule, i: number): Uint8Array[] {
+  const e = s.m.elements[i]!;
+  const t = s.m.text;
+  return [t.subarray(e.start, e.formStart), t.subarray(e.formStart, e.formEnd), t.subarray(e.formEnd, e.end)];
+}
+
+/** v0.1 rules 1–3 on one piece of text, then a clean line-level diff3, else undefined. */
+function mergePart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: number): Uint8Array | undefined {
+  if (sameBytes(o, t) || sameBytes(t, b)) return o;
+  if (sameBytes(o, b)) return t;
+  const r = diff3(b, o, t, deadline);
+  if (r.conflicts > 0) return undefined;
+  const lines: Uint8Array[] = [];
+  for (const c of r.chunks) if (c.kind === 'ok') lines.push(...c.lines);
+  return concatBytes(lines);
+}
+
+/** Canonical equality of two form texts (undefined when either does not canonicalize). */
+function sameCanonical(a: Uint8Array, b: Uint8Array): boolean {
+  try {
+    return termsEqual(canonicalizeForm(readTerm(a)), canonicalizeForm(readTerm(b)));
+  } catch (error) {
+    if (error instanceof GcError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Merges the form part of an element both sides changed (issue #14): rules 1–3, then the tree
+ * merge (tree.ts) when clean, then rule "formatting versus code" (one side's change has the same
+ * canonical form as base: the other side's text), then a clean line-level diff3.
+ * @returns clean bytes, or the tree merge with conflicts (`tree`), or undefined.
+ */
+function mergeFormPart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: number, messages: string[]): { bytes: Uint8Array } | { tree: TreeMerge } | undefined {
+  if (sameBytes(o, t) || sameBytes(t, b)) return { bytes: o };
+  if (sameBytes(o, b)) return { bytes: t };
+  const tree = mergeFormTree(b, o, t, deadline);
+  if (tree && tree.conflicts === 0) {
+    messages.push(...tree.renames);
+    return { bytes: readingOf(tree.segments, 'ours') };
+  }
+  if (sameCanonical(o, b)) return { bytes: t };
+  if (sameCanonical(t, b)) return { bytes: o };
+  const line = mergePart(b, o, t, deadline);
+  if (line) return { bytes: line };
+  return tree && tree.renames.length === 0 ? { tree } : undefined;
+}
+
+/**
+ * Merges one element both sides changed: first part by part (attached comments, form by
+ * {@link mergeFormPart}, trailing comment; so a comment edit on one side and a code edit on the
+ * other combine), else a line-level diff3 of the whole text, else the tree merge's conflicts marked
+ * inside the form. Kept only when the result (and, with conflicts, each side's reading of it) reads
+ * back as exactly one element of the base element's kind (and def name).
+ */
+function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, markers: MarkerOptions, messages: string[]): Resolution | undefined {
+  const baseEl = B.m.elements[b]!;
+  const candidates: (() => { bytes: Uint8Array; inner?: InnerConflicts } | undefined)[] = [];
+  let treeConflict: (() => { bytes: Uint8Array; inner?: InnerConflicts } | undefined) | undefined;
+  if (baseEl.kind === 'form' && O.m.elements[o]!.kind === 'form' && T.m.elements[t]!.kind === 'form') {
+    candidates.push(() => {
+      const pb = parts(B, b);
+      const po = parts(O, o);
+      const pt = parts(T, t);
+      const pre = mergePart(pb[0]!, po[0]!, pt[0]!, deadline);
+      const post = mergePart(pb[2]!, po[2]!, pt[2]!, deadline);
+      if (!pre || !post) return undefined;
+      const local: string[] = [];
+      const form = mergeFormPart(pb[1]!, po[1]!, pt[1]!, deadline, local);
+      if (!form) return undefined;
+      if ('bytes' in form) {
+        messages.push(...local);
+        return { bytes: concatBytes([pre, form.bytes, post]) };
+      }
+      // Conflicts inside the form: tried after the whole-text line merge.
+      treeConflict = () => {
+        const segs = [pre, ...form.tree.segments, post];
+        const r = renderTree(segs, markers);
+        return { bytes: r.bytes, inner: { markerLines: r.markerLines, ours: readingOf(segs, 'ours'), theirs: readingOf(segs, 'theirs') } };
+      };
+      return undefined;
+    });
+  }
+  candidates.push(() => {
+    const m = mergePart(body(B, b), body(O, o), body(T, t), deadline);
+    return m ? { bytes: m } : undefined;
+  });
+  candidates.push(() => treeConflict?.());
+  const readsAsElement = (bytes: Uint8Array): TextElement | undefined => {
+    let seg: SegmentedModule;
+    try {
+      seg = segmentModule(bytes, deadline);
+    } catch (error) {
+      if (error instanceof GcError) return undefined;
+      throw error;
+    }
+    if (seg.elements.length !== 1) return undefined;
+    const e = seg.elements[0]!;
+    if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName) return undefined;
+    return e;
+  };
+  for (const candidate of candidates) {
+    const c = candidate();
+    if (!c) continue;
+    if (c.inner) {
+      const eo = readsAsElement(c.inner.ours);
+      const et = readsAsElement(c.inner.theirs);
+      if (!eo || !et) continue;
+      return { kind: 'merged', bytes: c.bytes, endsWithComment: false, inner: c.inner };
+    }
+    const e = readsAsElement(c.bytes);
+    if (!e) continue;
+    return { kind: 'merged', bytes: c.bytes, endsWithComment: e.endsWithComment };
+  }
+  return undefined;
+}
+
+/** One side's order of aligned ids: position of each id, successor and separators around it. */
+class SideOrder {
+  /** `pos[id]` = index of `id` on this side, -1 when absent. */
+  private readonly pos: Int32Array;
+  constructor(
+    private readonly s: SideModule,
+    readonly ids: readonly number[],
+    idCount: number,
+  ) {
+    this.pos = new Int32Array(idCount).fill(-1);
+    ids.forEach((id, i) => {
+      this.pos[id] = i;
+    });
+  }
+  /** True when `p` is immediately followed by `c` on this side. */
+  adjacent(p: number, c: number): boolean {
+    const i = this.pos[p]!;
+    return i >= 0 && this.ids[i + 1] === c;
+  }
+  /** The separator after `id` on this side (undefined when absent or last). */
+  sepAfter(id: number): { start: number; end: number } | undefined {
+    const i = this.pos[id]!;
+    return i >= 0 && i + 1 < this.ids.length ? this.s.m.separators[i + 1] : undefined;
+  }
+  /** The separator before `id` on this side (undefined when absent or first). */
+  sepBefore(id: number): { start: number; end: number } | undefined {
+    const i = this.pos[id]!;
+    return i > 0 ? this.s.m.separators[i] : undefined;
+  }
+}
+
+/** Which conflict side a verification render takes, or `markers` for the real result. */
+type RenderMode = 'markers' | 'ours' | 'theirs';
+
+/** An element the render emitted outside conflict markers: its body bytes and kind. */
+interface RenderedElement {
+  bytes: Uint8Array;
+  kind: 'form' | 'comment';
+}
+
+interface Rendered {
+  pieces: TextPiece[];
+  elements: RenderedElement[];
+  conflicts: TextConflict[];
+}
+
+/**
+ * Merges three versions of a module's text. See the file comment for the steps.
+ * @param base,ours,theirs LF-normalized UTF-8 without BOM (`normalizeSide(...).text`).
+ * @returns the result; `conflicts` is empty for a clean merge.
+ * @throws GcError `core/parse/*` when a side does not read, `merge/text/unsafe` when the merge
+ *   cannot be represented (incompatible reorders) or fails its re-read check;
+ *   TimeoutError after `options.deadline`.
+ */
+export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): TextMergeResult {
+  const deadline = options.deadline ?? Infinity;
+  const B: SideModule = { side: 'base', m: segmentModule(base, deadline) };
+  const O: SideModule = { side: 'ours', m: segmentModule(ours, deadline) };
+  const T: SideModule = { side: 'theirs', m: segmentModule(theirs, deadline) };
+  checkDeadline(deadline);
+
+  // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
+  const oToB = alignElements(B.m.elements, O.m.elements);
+  const tToB = alignElements(B.m.elements, T.m.elements);
+  const aligned: Aligned[] = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: { kind: 'deleted' } }));
+  const oursAdded = new Map<string, number>();
+  const oIds = O.m.elements.map((e, j) => {
+    const bi = oToB[j]!;
+    if (bi >= 0) {
+      aligned[bi]!.o = j;
+      return bi;
+    }
+    aligned.push({ b: -1, o: j, t: -1, resolution: { kind: 'deleted' } });
+    oursAdded.set(e.key, aligned.length - 1);
+    return aligned.length - 1;
+  });
+  const tIds = T.m.elements.map((e, k) => {
+    const bi = tToB[k]!;
+    if (bi >= 0) {
+      aligned[bi]!.t = k;
+      return bi;
+    }
+    const same = oursAdded.get(e.key);
+    if (same !== undefined) {
+      aligned[same]!.t = k;
+      oursAdded.delete(e.key);
+      return same;
+    }
+    aligned.push({ b: -1, o: -1, t: k, resolution: { kind: 'deleted' } });
+    return aligned.length - 1;
+  });
+  checkDeadline(deadline);
+
+  let merged = 0;
+  const messages: string[] = [];
+  aligned.forEach((a, i) => {
+    if ((i & 255) === 0) checkDeadline(deadline);
+    a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
+    if (a.resolution.kind === 'merged') merged++;
+  });
+
+  semanticPass(aligned, B, O, T, messages, deadline);
+  checkDeadline(deadline);
+
+  const bOrder = new SideOrder(B, B.m.elements.map((_, i) => i), aligned.length);
+  const oOrder = new SideOrder(O, oIds, aligned.length);
+  const tOrder = new SideOrder(T, tIds, aligned.length);
+  const order = mergeOrder(
+    oIds,
+    tIds,
+    (id) => aligned[id]!.b,
+    (id) => aligned[id]!.resolution.kind !== 'deleted',
+    deadline,
+  );
+  if (order === undefined) throw unsafe('the two sides reordered the top-level forms incompatibly');
+  checkDeadline(deadline);
+
+  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours' };
+  const real = render(ctx, order, 'markers');
+  const text = concatBytes(real.pieces.map((p) => p.bytes));
+  checkDeadline(deadline);
+
+  // Safety net: every reading of the result must give back exactly the decided forms.
+  if (real.conflicts.length === 0) verifyElements(text, real.elements, 'result', deadline);
+  else {
+    for (const mode of ['ours', 'theirs'] as const) {
+      const r = render(ctx, order, mode);
+      verifyElements(concatBytes(r.pieces.map((p) => p.bytes)), r.elements, `${mode}' reading of the result`, deadline);
+    }
+  }
+  return {
+    text,
+    pieces: real.pieces,
+    conflicts: real.conflicts,
+    messages,
+    stats: { elements: order.length, merged, conflicts: real.conflicts.length },
+  };
+}
+
+interface RenderContext {
+  B: SideModule;
+  O: SideModule;
+  T: SideModule;
+  bOrder: SideOrder;
+  oOrder: SideOrder;
+  tOrder: SideOrder;
+  aligned: Aligned[];
+  markers: MarkerOptions;
+  prefer: 'ours' | 'theirs';
+}
+
+/**
+ * Re-reads `text` and checks that it splits into exactly the decided elements: same kinds and same
+ * body bytes (so no comment attached to a different form, no forms fused or split). Identical bytes
+ * between identical element boundaries read as identical forms, which is stricter than equal
+ * canonical forms.
+ */
+function verifyElements(text: Uint8Array, expected: readonly RenderedElement[], what: string, deadline: number): void {
+  let seg: SegmentedModule;
+  try {
+    seg = segmentModule(text, deadline);
+  } catch (error) {
+    if (error instanceof GcError) throw unsafe(`${what} does not read back: ${error.message}`);
+    throw error;
+  }
+  if (seg.elements.length !== expected.length) {
+    throw unsafe(`${what} reads back as ${seg.elements.length} elements, expected ${expected.length}`);
+  }
+  for (let i = 0; i < expected.length; i++) {
+    const e = seg.elements[i]!;
+    const want = expected[i]!;
+    // Same kind and same bytes at the same element boundaries: the form reads as the same term.
+    if (e.kind !== want.kind || !sameBytes(text.subarray(e.start, e.end), want.bytes)) {
+      throw unsafe(`${what}: element ${i} does not read back as the merged text`);
+    }
+  }
+}
+
+const BLANK_LINE = new Uint8Array([LF, LF]);
+
+/**
+ * The separator used between two elements that were neighbours nowhere and have no separator of
+ * their own: the most frequent line-breaking separator of ours, else theirs, else base, else one
+ * blank line (the canonical printer's layout, GENESIS_FACTS.md §1.5).
+ */
+function commonSeparator(sides: readonly SideModule[]): Uint8Array {
+  for (const s of sides) {
+    const counts = new Map<string, { n: number; bytes: Uint8Array }>();
+    for (let i = 1; i < s.m.separators.length; i++) {
+      const span = s.m.separators[i]!;
+      const bytes = s.m.text.subarray(span.start, span.end);
+      if (!hasLf(bytes)) continue;
+      const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+      const c = counts.get(key);
+      if (c) c.n++;
+      else counts.set(key, { n: 1, bytes });
+    }
+    let best: { n: number; bytes: Uint8Array } | undefined;
+    for (const c of counts.values()) if (!best || c.n > best.n) best = c;
+    if (best) return best.bytes;
+  }
+  return BLANK_LINE;
+}
+
+function render(ctx: RenderContext, order: readonly number[], mode: RenderMode): Rendered {
+  const { B, O, T, aligned } = ctx;
+  const sides: Record<Side, SideModule> = { base: B, ours: O, theirs: T };
+  const orders: Record<Side, SideOrder> = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
+  const pieces: TextPiece[] = [];
+  const elements: RenderedElement[] = [];
+  const conflicts: TextConflict[] = [];
+  // Line numbers are only needed for conflicts: counted up to the current piece on demand.
+  let lines = 1;
+  let counted = 0;
+  const currentLine = (): number => {
+    for (; counted < pieces.length; counted++) {
+      const b = pieces[counted]!.bytes;
+      for (let i = b.indexOf(LF); i !== -1; i = b.indexOf(LF, i + 1)) lines++;
+    }
+    return lines;
+  };
+  const push = (bytes: Uint8Array, from: TextPiece['from']): void => {
+    if (bytes.length === 0) return;
+    pieces.push({ bytes, from });
+  };
+  const spanPiece = (side: Side, span: { start: number; end: number }): TextPiece => ({
+    bytes: sides[side].m.text.subarray(span.start, span.end),
+    from: { side, start: span.start, end: span.end },
+  });
+  // Three-way value merge of one separator: ours unless only theirs changed it.
+  const mergeSpans = (b: { start: number; end: number } | undefined, o: { start: number; end: number } | undefined, t: { start: number; end: number } | undefined): TextPiece => {
+    const ob = o ? spanPiece('ours', o) : undefined;
+    const tb = t ? spanPiece('theirs', t) : undefined;
+    const bb = b ? spanPiece('base', b) : undefined;
+    if (ob && tb && sameBytes(ob.bytes, tb.bytes)) return ctx.prefer === 'theirs' ? tb : ob;
+    if (ob && tb && bb && sameBytes(ob.bytes, bb.bytes)) return tb;
+    return ob ?? tb ?? bb ?? { bytes: new Uint8Array(0), from: undefined };
+  };
+  const leadSpan = (s: SideModule): { start: number; end: number } | undefined =>
+    s.m.elements.length > 0 ? s.m.separators[0]! : { start: 0, end: 0 };
+  const trailSpan = (s: SideModule): { start: number; end: number } => ({ start: s.m.trailStart, end: s.m.text.length });
+
+  // What each element renders as in this mode: a body piece (with its form as read) or nothing.
+  interface Out {
+    piece: TextPiece;
+    endsWithComment: boolean;
+    conflict: TextConflictCode | undefined;
+    detail?: string;
+    /** Tree-merged element with inner conflicts: lines of its markers within the body. */
+    markerLines?: number[] | undefined;
+    src: Side;
+    elKind: 'form' | 'comment';
+    name: string | undefined;
+  }
+  const outOf = (id: number): Out | undefined => {
+    const a = aligned[id]!;
+    const r = a.resolution;
+    const elOf = (side: Side, i: number): TextElement => sides[side].m.elements[i]!;
+    if (r.kind === 'deleted') return undefined;
+    if (r.kind === 'take') {
+      const e = elOf(r.side, r.index);
+      return {
+        piece: spanPiece(r.side, e),
+        endsWithComment: e.endsWithComment,
+        conflict: undefined,
+        src: r.side,
+        elKind: e.kind,
+        name: e.defName,
+      };
+    }
+    if (r.kind === 'merged') {
+      const src = a.o >= 0 ? 'ours' : 'theirs';
+      const e = elOf(src, src === 'ours' ? a.o : a.t);
+      if (r.inner) {
+        const bytes = mode === 'markers' ? r.bytes : r.inner[mode];
+        return {
+          piece: { bytes, from: undefined },
+          endsWithComment: mode === 'markers' ? false : (mode === 'ours' ? O : T).m.elements[mode === 'ours' ? a.o : a.t]!.endsWithComment,
+          conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
+          markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
+          detail: 'both sides changed the marked lines differently',
+          src,
+          elKind: e.kind,
+          name: e.defName,
+        };
+      }
+      return {
+        piece: { bytes: r.bytes, from: undefined },
+        endsWithComment: r.endsWithComment,
+        conflict: undefined,
+        src,
+        elKind: e.kind,
+        name: e.defName,
+      };
+    }
+    const any = r.o >= 0 ? elOf('ours', r.o) : elOf('theirs', r.t);
+    const detail =
+      r.detail ??
+      (r.code === 'form/delete-modify'
+        ? r.o < 0
+          ? 'ours deleted it, theirs changed it'
+          : 'theirs deleted it, ours changed it'
+        : r.code === 'form/divergent-add'
+          ? 'both sides added it with different text'
+          : 'both sides changed it differently');
+    if (mode !== 'markers') {
+      const side: Side = mode;
+      const i = side === 'ours' ? r.o : r.t;
+      if (i < 0) return undefined;
+      const e = elOf(side, i);
+      return { piece: spanPiece(side, e), endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
+    }
+    const empty = new Uint8Array(0);
+    const block = conflictBlock(
+      r.o >= 0 ? body(O, r.o) : empty,
+      r.b >= 0 ? body(B, r.b) : empty,
+      r.t >= 0 ? body(T, r.t) : empty,
+      ctx.markers,
+    );
+    return {
+      piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
+      endsWithComment: false,
+      conflict: r.code,
+      detail,
+      src: r.o >= 0 ? 'ours' : 'theirs',
+      elKind: any.kind,
+      name: any.defName,
+    };
+  };
+
+  const sepFor = (p: number, c: number, pOut: Out, cOut: Out): TextPiece => {
+    const adj = (s: SideOrder): boolean => s.adjacent(p, c);
+    const ao = adj(ctx.oOrder);
+    const at = adj(ctx.tOrder);
+    const ab = adj(ctx.bOrder);
+    let sep: TextPiece;
+    if (ao && at) sep = mergeSpans(ab ? ctx.bOrder.sepAfter(p) : undefined, ctx.oOrder.sepAfter(p), ctx.tOrder.sepAfter(p));
+    else if (ao) sep = spanPiece('ours', ctx.oOrder.sepAfter(p)!);
+    else if (at) sep = spanPiece('theirs', ctx.tOrder.sepAfter(p)!);
+    else if (ab) sep = spanPiece('base', ctx.bOrder.sepAfter(p)!);
+    else {
+      // Not neighbours anywhere: the blank lines the element had before it on its side, or after
+      // its predecessor, or one line break.
+      const before = orders[cOut.src].sepBefore(c);
+      const after = orders[pOut.src].sepAfter(p);
+      if (before && hasLf(spanPiece(cOut.src, before).bytes)) sep = spanPiece(cOut.src, before);
+      else if (after && hasLf(spanPiece(pOut.src, after).bytes)) sep = spanPiece(pOut.src, after);
+      else sep = { bytes: (defaultSep ??= commonSeparator([O, T, B])), from: undefined };
+    }
+    // Keep the reading of the text: a free comment block stays free (a blank line after it), a
+    // comment never swallows what follows, a comment never joins the previous line, markers start lines.
+    const lfs = countLf(sep.bytes);
+    if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2) sep = { bytes: BLANK_LINE, from: undefined };
+    else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || cOut.piece.bytes[0] === SEMI)) {
+      sep = { bytes: NEWLINE, from: undefined };
+    }
+    return sep;
+  };
+
+  let defaultSep: Uint8Array | undefined;
+  const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
+  let prev: { id: number; out: Out } | undefined;
+  for (const id of order) {
+    const out = outOf(id);
+    if (!out) continue;
+    if (prev) {
+      const sep = sepFor(prev.id, id, prev.out, out);
+      push(sep.bytes, sep.from);
+    } else {
+      push(lead.bytes, lead.from);
+    }
+    if (out.conflict) {
+      const at = currentLine();
+      for (const l of out.markerLines ?? [0]) {
+        conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l, detail: out.detail ?? 'both sides changed it differently' });
+      }
+    }
+    push(out.piece.bytes, out.piece.from);
+    if (!out.conflict) elements.push({ bytes: out.piece.bytes, kind: out.elKind });
+    prev = { id, out };
+  }
+  let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
+  if (!prev) {
+    // Nothing survived: only whitespace and (merged) leading trivia remain.
+    push(trail.bytes, trail.from);
+  } else {
+    if (prev.out.conflict && !hasLf(trail.bytes)) trail = { bytes: concatBytes([NEWLINE, trail.bytes]), from: undefined };
+    push(trail.bytes, trail.from);
+  }
+  return { pieces, elements, conflicts };
+}
+
+/** The element's term (undefined for comment blocks). */
+function termOf(s: SideModule, i: number): Term | undefined {
+  return s.m.elements[i]!.term;
+}
+
+/** `(def NAME …)` label of an element for messages. */
+function label(s: SideModule, i: number): string {
+  const n = s.m.elements[i]!.defName;
+  return n !== undefined ? `(def ${n} …)` : `the form at byte ${s.m.elements[i]!.formStart}`;
+}
+
+/** Rewrites the symbols `renames` names in one element's bytes (its comments are kept). */
+function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>): Uint8Array | undefined {
+  try {
+    const r = readModuleSpans(bytes);
+    if (r.forms.length !== 1) return undefined;
+    const node = r.forms[0]!.node;
+    return concatBytes([bytes.subarray(0, node.start), substituteText(bytes, node, renames), bytes.subarray(node.end)]);
+  } catch (error) {
+    if (error instanceof GcError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The semantic pass (semantic.ts): renames one side made are carried into the other side's new
+ * references; references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
+ */
+function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number): void {
+  const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
+  const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
+  const changed = (a: Aligned, side: 'ours' | 'theirs'): boolean => {
+    const i = idx(a, side);
+    return i >= 0 && (a.b < 0 || !sameBytes(body(mod(side), i), body(B, a.b)));
+  };
+  const touched = (a: Aligned, side: 'ours' | 'theirs'): boolean => a.b >= 0 && (idx(a, side) < 0 || changed(a, side));
+  for (const x of ['ours', 'theirs'] as const) {
+    const y = x === 'ours' ? 'theirs' : 'ours';
+    const X = mod(x);
+    const Y = mod(y);
+    // Qualified names in base forms X touched that X's changed forms no longer mention.
+    const xNew = aligned.filter((a) => changed(a, x));
+    const xNames = new Map<string, number>();
+    for (const a of xNew) for (const [k, n] of qualifiedCounts(termOf(X, idx(a, x)))) xNames.set(k, (xNames.get(k) ?? 0) + n);
+    const candidates = new Set<string>();
+    for (const a of aligned) {
+      if (!touched(a, x)) continue;
+      for (const k of qualifiedCounts(termOf(B, a.b)).keys()) if (!xNames.has(k)) candidates.add(k);
+    }
+    if (candidates.size === 0) continue;
+    checkDeadline(deadline);
+    // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter).
+    const gone = [...candidates].filter((n) => {
+      if (!containsText(X.m.text, n)) return true;
+      return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && qualifiedCounts(e.term).has(n));
+    });
+    if (gone.length === 0) continue;
+    const fresh = [...xNames.keys()].filter((m) => !containsText(B.m.text, m));
+    const xNewTerms = xNew.map((a) => termOf(X, idx(a, x))).filter((t): t is Term => t !== undefined);
+    for (const n of gone) {
+      const baseMentions = B.m.elements
+        .map((e, i) => ({ e, i }))
+        .filter(({ e, i }) => e.kind === 'form' && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
+      let renamedTo: string | undefined;
+      for (const m of fresh) {
+        const r = new Map([[n, m]]);
+        const ok = baseMentions.every(({ e }) => {
+          let want: Term;
+          try {
+            want = substitute(e.term!, r);
+          } catch {
+            return false;
+          }
+          return xNewTerms.some((t) => termsEqual(t, want));
+        });
+        if (ok && baseMentions.length > 0) {
+          renamedTo = m;
+          break;
+        }
+      }
+      const defIndex = B.m.elements.findIndex((e) => e.defName === n);
+      const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
+      if (renamedTo === undefined && !removedDef) continue;
+      // Y's forms that newly reference n.
+      for (const a of aligned) {
+        if (!changed(a, y)) continue;
+        const yi = idx(a, y);
+        if (Y.m.elements[yi]!.defName === n) continue;
+        const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;
+        const before = a.b >= 0 ? (qualifiedCounts(termOf(B, a.b)).get(n) ?? 0) : 0;
+        if (now <= before) continue;
+        const r = a.resolution;
+        if (renamedTo !== undefined) {
+          const bytes = r.kind === 'take' ? body(mod(r.side as 'ours' | 'theirs'), r.index) : r.kind === 'merged' && !r.inner ? r.bytes : undefined;
+          const renamed = bytes ? renameInElement(bytes, new Map([[n, renamedTo]])) : undefined;
+          if (renamed) {
+            const el = r.kind === 'take' ? mod(r.side as 'ours' | 'theirs').m.elements[r.index]! : undefined;
+            a.resolution = { kind: 'merged', bytes: renamed, endsWithComment: el ? el.endsWithComment : (r as { endsWithComment: boolean }).endsWithComment };
+            messages.push(`carried ${x}' rename ${n} → ${renamedTo} into ${y}' new reference in ${label(Y, yi)}`);
+            continue;
+          }
+        }
+        if (r.kind === 'conflict' && r.code !== 'form/divergent-edit') continue;
+        const what = renamedTo !== undefined ? `renamed ${n} to ${renamedTo} (the rename could not be carried over)` : `deleted (def ${n} …)`;
+        a.resolution = {
+          kind: 'conflict',
+          code: 'form/dangling-reference',
+          b: a.b,
+          o: a.o,
+          t: a.t,
+          detail: `${x} ${what}, which ${y}' ${label(Y, yi)} newly references`,
+        };
+      }
+    }
+  }
+}

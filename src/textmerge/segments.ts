@@ -1,0 +1,235 @@
+/**
+ * Splits a `.gc` module's text into the elements the structural text merge aligns: top-level forms
+ * (with the comment lines directly above them and a comment on their last line) and free-standing
+ * comment blocks, plus the whitespace between them.
+ *
+ * Input is LF-normalized UTF-8 without a BOM (newline.ts); every offset is a 0-based byte offset.
+ * Concatenating `lead`, then each element's body preceded by its separator, then `trail` gives the
+ * text back exactly. Implements issue #3 "Structural text merge" (reading the sides keeping each
+ * form's original text and the comments and blank lines around it).
+ */
+import { canonicalizeForm } from '../coreform/canon.js';
+import { printTerm } from '../coreform/print.js';
+import { decodeSlice, readTerm, scanModule } from '../coreform/read.js';
+import { listItems, type Term } from '../coreform/term.js';
+import { checkDeadline } from './deadline.js';
+
+/** One aligned unit of a module's text. */
+export interface TextElement {
+  /** `form`: a top-level form with its attached comments; `comment`: a free-standing comment block. */
+  kind: 'form' | 'comment';
+  /** Body span `[start, end)`: from the first attached comment (or the form) to the end of the form's last line's comment, or of the form. */
+  start: number;
+  end: number;
+  /**
+   * Alignment key, unique within the module: `def:<name>#<k>` for `(def NAME …)`,
+   * `form:<canonical print>#<k>` for other forms ({@link contentKey}), `comment:<text>#<k>` for
+   * comment blocks,
+   * where `<k>` counts earlier elements with the same key.
+   */
+  key: string;
+  /** The form's own span `[formStart, formEnd)` (comment blocks: the body span). */
+  formStart: number;
+  formEnd: number;
+  /** The defined name for `(def NAME …)` forms. */
+  defName: string | undefined;
+  /** The form's term as read (not canonicalized); undefined for comment blocks. */
+  term: Term | undefined;
+  /** True when the body ends inside a `;` comment, so whatever follows must start on a new line. */
+  endsWithComment: boolean;
+}
+
+/** A module split into elements (see the file comment). */
+export interface SegmentedModule {
+  /** The LF-normalized text the offsets refer to. */
+  text: Uint8Array;
+  elements: TextElement[];
+  /** `separators[i]` is the whitespace before element `i` (element 0: the `lead`, i.e. `[0, elements[0].start)`). */
+  separators: { start: number; end: number }[];
+  /** Whitespace after the last element, or the whole text when it has no element: `[trailStart, text.length)`. */
+  trailStart: number;
+}
+
+const LF = 0x0a;
+const SEMI = 0x3b;
+
+interface Token {
+  kind: 'form' | 'comment';
+  start: number;
+  end: number;
+}
+
+/**
+ * A form element whose term is read from its bytes only when asked for: the merge compares forms
+ * by their text and needs terms only for the keys of forms that are not `(def NAME …)`.
+ */
+class FormElement implements TextElement {
+  readonly kind = 'form' as const;
+  key = '';
+  defName: string | undefined = undefined;
+  endsWithComment = false;
+  private cached: Term | undefined;
+  constructor(
+    private readonly text: Uint8Array,
+    public start: number,
+    public end: number,
+    public formStart: number,
+    public formEnd: number,
+  ) {}
+  get term(): Term {
+    return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
+  }
+}
+
+const OPEN = 0x28;
+const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+// Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment.
+const isDelimiter = (c: number): boolean =>
+  isSpace(c) || c === 0x28 || c === 0x29 || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x27 || c === 0x22 || c === SEMI;
+
+/**
+ * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
+ * `(def NAME …)`; `null` when the text does not settle it (the caller then reads the term).
+ */
+function defNameFromText(text: Uint8Array, start: number, end: number): string | undefined | null {
+  if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66) return null;
+  let p = start + 4;
+  if (!isSpace(text[p])) return null;
+  while (p < end && isSpace(text[p])) p++;
+  if (p >= end || text[p] === SEMI) return null;
+  const q0 = p;
+  while (p < end && !isDelimiter(text[p]!)) p++;
+  if (p === q0) return undefined; // a list, vector, map, string or quote: not a symbol
+  const c = text[q0]!;
+  const digit = (x: number | undefined): boolean => x !== undefined && x >= 0x30 && x <= 0x39;
+  if (digit(c) || (c === 0x2d && digit(text[q0 + 1]))) return undefined; // an integer
+  if (c === 0x62 && text[q0 + 1] === 0x22) return undefined; // a bytes literal
+  const name = decodeSlice(text, q0, p);
+  return name === 'nil' || name === 'true' || name === 'false' ? undefined : name;
+}
+
+/** Number of LF bytes in `text[start, end)`. */
+function countLf(text: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) if (text[i] === LF) n++;
+  return n;
+}
+
+/** The `def` name of a raw top-level term `(def NAME …)`, if it has that shape. */
+export function defName(term: Term): string | undefined {
+  if (term.kind !== 'pair' || term.car.kind !== 'sym' || term.car.name !== 'def') return undefined;
+  const items = listItems(term);
+  if (!items || items.length < 2) return undefined;
+  const name = items[1]!;
+  return name.kind === 'sym' ? name.name : undefined;
+}
+
+/**
+ * The alignment key of a form that is not a `(def NAME …)`: `form:` + its canonical print, or
+ * `raw:` + the print of the term as read when it does not canonicalize (the merge does not need
+ * canonical forms; GenesisCode tools will report such a form).
+ */
+export function contentKey(term: Term, ordinal = 0): string {
+  try {
+    return `form:${printTerm(canonicalizeForm(term, ordinal))}`;
+  } catch {
+    return `raw:${printTerm(term)}`;
+  }
+}
+
+/**
+ * Reads `text` and splits it into elements.
+ * @param text LF-normalized UTF-8 without BOM.
+ * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
+ * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
+ *   merge).
+ */
+export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedModule {
+  const read = scanModule(text);
+  checkDeadline(deadline);
+  // Tokens: forms from the reader, comments found in the trivia between them.
+  const tokens: Token[] = [];
+  const scanTrivia = (from: number, to: number): void => {
+    let i = from;
+    while (i < to) {
+      if (text[i] === SEMI) {
+        let e = text.indexOf(LF, i);
+        if (e === -1 || e > to) e = to;
+        tokens.push({ kind: 'comment', start: i, end: e });
+        i = e;
+      } else i++;
+    }
+  };
+  for (const f of read.forms) {
+    scanTrivia(f.leadingStart, f.start);
+    tokens.push({ kind: 'form', start: f.start, end: f.end });
+  }
+  scanTrivia(read.trailingStart, text.length);
+  checkDeadline(deadline);
+
+  const elements: TextElement[] = [];
+  const keyCounts = new Map<string, number>();
+  const withCount = (key: string): string => {
+    const k = keyCounts.get(key) ?? 0;
+    keyCounts.set(key, k + 1);
+    return `${key}#${k}`;
+  };
+  let pending: { start: number; end: number } | undefined;
+  const flushComment = (): void => {
+    if (!pending) return;
+    const body = decodeSlice(text, pending.start, pending.end);
+    elements.push({
+      kind: 'comment',
+      start: pending.start,
+      end: pending.end,
+      key: withCount(`comment:${body}`),
+      formStart: pending.start,
+      formEnd: pending.end,
+      defName: undefined,
+      term: undefined,
+      endsWithComment: true,
+    });
+    pending = undefined;
+  };
+  let lastForm: TextElement | undefined;
+  let ordinal = 0;
+  for (const t of tokens) {
+    if (t.kind === 'comment') {
+      if (lastForm && !pending && lastForm.end <= t.start && countLf(text, lastForm.end, t.start) === 0 && !lastForm.endsWithComment) {
+        // A comment on the same line as the end of a form belongs to that form.
+        lastForm.end = t.end;
+        lastForm.endsWithComment = true;
+        continue;
+      }
+      if (pending && countLf(text, pending.end, t.start) === 1) pending.end = t.end;
+      else {
+        flushComment();
+        pending = { start: t.start, end: t.end };
+      }
+      lastForm = undefined;
+      continue;
+    }
+    if ((ordinal & 255) === 0) checkDeadline(deadline);
+    let start = t.start;
+    if (pending && countLf(text, pending.end, t.start) === 1) {
+      start = pending.start;
+      pending = undefined;
+    } else flushComment();
+    const el = new FormElement(text, start, t.end, t.start, t.end);
+    const fast = defNameFromText(text, t.start, t.end);
+    const name = fast === null ? defName(el.term) : fast;
+    el.defName = name;
+    el.key = withCount(name !== undefined ? `def:${name}` : contentKey(el.term, ordinal));
+    ordinal++;
+    elements.push(el);
+    lastForm = el;
+  }
+  flushComment();
+  const separators: { start: number; end: number }[] = [];
+  let prev = 0;
+  for (const e of elements) {
+    separators.push({ start: prev, end: e.start });
+    prev = e.end;
+  }
+  return { text, elements, separators, trailStart: prev };
+}

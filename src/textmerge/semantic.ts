@@ -1,0 +1,54 @@
+/**
+ * Semantic checks after the per-form merge of one module (issue #14 "Semantic conflicts"):
+ *
+ * - **Renames carried over.** A side *renamed* a qualified name `old` → `new` when, on that side,
+ *   `old` no longer occurs in any form, `new` occurs nowhere in base, and every base form that
+ *   mentions `old` is, on that side, a form equal to it with `old` substituted by `new` (in the
+ *   defining module this covers `(def old …)` becoming `(def new …)`; in a module that only
+ *   references it, every occurrence). The other side's new references to `old` are then rewritten.
+ * - **Dangling references.** A side removed `(def NAME …)` (not a rename) and the other side's
+ *   changes add references to NAME: each form holding such a new reference becomes a conflict
+ *   `form/dangling-reference`.
+ *
+ * Names are symbols of the read terms (comments and strings never count); only qualified names
+ * (`pkg/mod::name`) are considered. Only changed forms are read, so unchanged modules cost nothing.
+ */
+import type { Term } from '../coreform/term.js';
+
+/** Occurrences of each symbol name in a term (iterative, any depth). */
+export function symbolCounts(t: Term, into: Map<string, number> = new Map()): Map<string, number> {
+  const stack: Term[] = [t];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    switch (x.kind) {
+      case 'sym':
+        into.set(x.name, (into.get(x.name) ?? 0) + 1);
+        break;
+      case 'pair':
+        stack.push(x.cdr, x.car);
+        break;
+      case 'vec':
+        for (let i = x.items.length - 1; i >= 0; i--) stack.push(x.items[i]!);
+        break;
+      case 'map':
+        for (const [k, v] of x.entries) stack.push(v, k);
+        break;
+      default:
+        break;
+    }
+  }
+  return into;
+}
+
+/** Qualified names (`…::…`) among a term's symbols, with their counts. */
+export function qualifiedCounts(t: Term | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!t) return out;
+  for (const [k, n] of symbolCounts(t)) if (k.includes('::') && !k.startsWith('::')) out.set(k, n);
+  return out;
+}
+
+/** True when the UTF-8 bytes of `needle` occur in `hay` (a cheap pre-filter before reading terms). */
+export function containsText(hay: Uint8Array, needle: string): boolean {
+  return Buffer.from(hay.buffer, hay.byteOffset, hay.length).includes(needle, 0, 'utf8');
+}
