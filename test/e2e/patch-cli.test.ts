@@ -19,7 +19,7 @@ describe('gcpatch apply / audit / store (e2e)', () => {
     const applied = gcpatch(['apply', '--patch', PATCH, '--pkg', join(pkg, 'package.toml')]);
     expect(applied.status).toBe(0);
     // One line per stored entry: role, address, kind and summary.
-    const reportHex = /^stored apply report ([0-9a-f]{64})  genesis\/patch-apply-v0\.3  intent ".*" ok true$/m.exec(applied.stdout)![1]!;
+    const reportHex = /^stored apply report ([0-9a-f]{64})  genesis\/patch-apply-v0\.3  intent ".*"( \(.*\))? ok true$/m.exec(applied.stdout)![1]!;
     expect(applied.stdout).toMatch(/^stored acceptance   [0-9a-f]{64}  genesis\/acceptance-v0\.2  package patchdemo \S+ ok true$/m);
     expect(applied.stdout).toMatch(/^stored package      [0-9a-f]{64}  genesis\/package-v0\.2  package patchdemo \S+$/m);
     expect(applied.stdout).toMatch(/^stored patch        [0-9a-f]{64}  patch  intent ".*"$/m);
