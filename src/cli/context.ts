@@ -18,3 +18,7 @@ export function reportError(ctx: CliContext, error: GcError, json: boolean): voi
   if (json) ctx.stdout(JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) + '\n');
   ctx.stderr(`${error.format()}\n`);
 }
+
+/** The help text of every package command's `--pkg` option (see `discoverManifest`). */
+export const PKG_OPTION =
+  "the package: its directory or package.toml (default: the package containing the current directory, else the repository's only package)";

@@ -13,7 +13,8 @@ import { bytesEqual, utf8 } from '../util/bytes.js';
 import { ExitCode, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
-import type { CliContext } from './context.js';
+import { discoverManifest, repinCommand } from '../workspace/discover.js';
+import { PKG_OPTION, type CliContext } from './context.js';
 import { recoverFirst } from './recover.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
@@ -110,8 +111,9 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
     .command('parse')
     .summary('print the forms of a .gc file as JSON')
     .description(
-      'Read a .gc file and print its top-level forms as JSON (mapping documented in README "JSON projection").\n' +
-        'Forms are canonicalized unless --raw; each form carries its byte span [start, end).\n' +
+      'Read a .gc file and print its top-level forms as JSON (mapping documented in docs/coreform.md, "JSON projection").\n' +
+        'Forms are canonicalized unless --raw (`canonicalized`); each form carries its byte span [start, end).\n' +
+        '`canonical` is true when the file is already in canonical print (what `fmt --check` checks).\n' +
         'The JSON is compact (one line) so that deeply nested terms stay small.',
     )
     .argument('<file>', '.gc module file')
@@ -125,12 +127,17 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
         return { start: f.start, end: f.end, term: termToJson(term) };
       });
       const canonical = opts.raw ? undefined : vec(module.forms.map((f, i) => canonicalizeForm(f.term, i)));
+      // `canonical` means what `fmt --check` means: the file's bytes are its canonical print.
+      // Whether the forms below were canonicalized (not --raw) is `canonicalized`.
+      const printed = canonical ? withFile(file, bytes, () => utf8(printModule(canonical.items))) : undefined;
+      const isCanonical = printed !== undefined ? bytesEqual(printed, bytes) : withFile(file, bytes, () => bytesEqual(utf8(printModule(canonicalizeFile(bytes, file))), bytes));
       ctx.stdout(
         stringifyJson(
           {
             ok: true,
             file,
-            canonical: !opts.raw,
+            canonical: isCanonical,
+            canonicalized: !opts.raw,
             moduleHash: canonical ? withFile(file, bytes, () => hashModule(canonical.items)) : undefined,
             forms,
           },
@@ -146,16 +153,17 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       "Compare each module's computed hash with its package.toml pin.\n" +
         'Exit 0 when every pin matches; 50 on any mismatch, missing or empty pin.',
     )
-    .option('--pkg <path>', 'package.toml (or its directory)', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg: string; json?: boolean }) => {
-      recoverFirst(ctx, opts.pkg);
-      const pkg = loadPackage(opts.pkg);
+    .action((opts: { pkg?: string; json?: boolean }) => {
+      const manifest = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifest);
+      const pkg = loadPackage(manifest);
       const findings = pinFindings(pkg);
       const ok = pinsVerified(findings);
       if (!ok) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok, package: resolve(pkg.manifestFile), findings }, 2) + '\n');
+        ctx.stdout(stringifyJson({ ok, package: resolve(pkg.manifestFile), findings, fix: ok ? null : repinCommand(pkg.dir) }, 2) + '\n');
         return;
       }
       for (const f of findings) {
@@ -167,6 +175,13 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
               : ` (computed ${f.computed})`;
         ctx.stdout(`${f.status.padEnd(11)} ${f.path}${detail}\n`);
       }
-      ctx.stdout(ok ? `all ${findings.length} module pins verified\n` : 'pin verification failed: run `gcpatch pack` after reviewing the modules\n');
+      const empty = findings.filter((f) => f.status === 'empty-pin').length;
+      ctx.stdout(
+        ok
+          ? `all ${findings.length} module pins verified\n`
+          : empty > 0 && empty === findings.filter((f) => f.status !== 'ok').length
+            ? `${empty} empty pin${empty === 1 ? '' : 's'} (hash = "", left by a merge where both sides changed the module): run \`${repinCommand(pkg.dir)}\` to re-pin\n`
+            : `pin verification failed: review the modules, then run \`${repinCommand(pkg.dir)}\` to re-pin\n`,
+      );
     });
 }

@@ -20,6 +20,7 @@ import { utf8 } from '../util/bytes.js';
 import { GcError, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import type { CliContext } from './context.js';
+import { describeReplacement } from './describe.js';
 
 /** Options shared by `diff` and `merge`. */
 export interface ReportOptions {
@@ -111,7 +112,7 @@ export function sourceJson(s: WorkspaceSource): Record<string, unknown> {
 }
 
 /** Human lines for the ops of a diff report, one op per line. */
-export function describeDiff(report: DiffReport): string[] {
+export function describeDiff(report: DiffReport, sides: { base?: WorkspaceSource; target?: WorkspaceSource } = {}): string[] {
   const s = report.stats;
   const lines = [
     `  patch-h ${report.patchH}`,
@@ -122,7 +123,11 @@ export function describeDiff(report: DiffReport): string[] {
     const name = printTerm(mapGetKw(m, 'op')!).slice(1);
     const path = (mapGetKw(m, 'module-path') as { value: string }).value;
     let detail = '';
-    if (name === 'replace-node') detail = `  form ${printTerm(mapGetKw(m, 'path')!).replace(/\D+/g, ' ').trim()}`;
+    if (name === 'replace-node') {
+      const index = Number(printTerm(mapGetKw(m, 'path')!).replace(/\D+/g, ' ').trim().split(' ')[0]);
+      lines.push(`    ${name.padEnd(14)} ${describeReplacement(path, index, sides.base, sides.target)}`);
+      continue;
+    }
     if (name === 'add-module') {
       const content = mapGetKw(m, 'content');
       const n = content?.kind === 'vec' ? content.items.length : 0;
@@ -179,7 +184,7 @@ export function registerDiffCommand(program: Command, ctx: CliContext): void {
         `diff ${base.label} -> ${target.label}`,
         `  base-h   ${decoded.baseH}`,
         `  target-h ${decoded.targetH}`,
-        ...describeDiff(decoded),
+        ...describeDiff(decoded, { base, target }),
         'verified: the report passed the independent diff verifier',
       ];
       if (opts.report !== undefined) lines.push(`report written to ${opts.report}`);

@@ -1,9 +1,10 @@
 /** CLI commands `gcpatch driver install | uninstall | doctor`. Thin: options, one library call, render. */
 import type { Command } from 'commander';
 import { doctorDriver, installDriver, uninstallDriver } from '../merge/driver-install.js';
-import { ExitCode } from '../util/errors.js';
+import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import type { CliContext } from './context.js';
+import { afterMergeChecks, installHooks, registerHookCommands, uninstallHooks } from './hooks.js';
 
 /** Registers the `driver` command group on `program`. */
 export function registerDriverCommands(program: Command, ctx: CliContext): void {
@@ -23,14 +24,18 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     )
     .option('--global', 'write to the global git config and attributes file')
     .option('--no-commit-attributes', 'write attributes to .git/info/attributes instead of .gitattributes')
+    .option('--hooks', 'also install post-merge/post-rewrite hooks that re-pin packages left with hash = "" (never commit)')
     .option('--json', 'machine-readable output')
-    .action((opts: { global?: boolean; commitAttributes: boolean; json?: boolean }) => {
+    .action((opts: { global?: boolean; commitAttributes: boolean; hooks?: boolean; json?: boolean }) => {
+      if (opts.hooks && opts.global) throw new GcError('usage/invalid-option', '--hooks is per repository: run `gcpatch driver install --hooks` in each repository, without --global');
       const r = installDriver({ global: opts.global === true, commitAttributes: opts.commitAttributes });
+      const hooks = opts.hooks ? installHooks() : undefined;
       if (r.check.level === 'error') ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, ...r }, 2) + '\n');
+        ctx.stdout(stringifyJson({ ok: true, ...r, ...(hooks ? { hooks } : {}) }, 2) + '\n');
         return;
       }
+      for (const h of hooks ?? []) ctx.stdout(`${h.action === 'unchanged' ? 'hook already installed' : `hook ${h.action}`}: ${h.file}\n`);
       ctx.stdout(`copied the driver to ${r.installedTo}\n`);
       for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${JSON.stringify(c.value)}\n`);
       ctx.stdout(
@@ -52,13 +57,15 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'machine-readable output')
     .action((opts: { global?: boolean; json?: boolean }) => {
       const r = uninstallDriver({ global: opts.global === true });
+      const hooks = opts.global ? [] : uninstallHooks().filter((h) => h.action !== 'absent');
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, ...r }, 2) + '\n');
+        ctx.stdout(stringifyJson({ ok: true, ...r, hooks }, 2) + '\n');
         return;
       }
+      for (const h of hooks) ctx.stdout(`hook ${h.action === 'deleted' ? 'deleted' : 'block removed'}: ${h.file}\n`);
       for (const s of r.removedSections) ctx.stdout(`removed [${s.replace('.', ' "')}"]\n`);
       for (const a of r.attributesRemoved) ctx.stdout(`removed from ${a.file}: ${a.lines.join(', ')}\n`);
-      if (r.removedSections.length === 0 && r.attributesRemoved.length === 0) ctx.stdout('nothing to remove\n');
+      if (r.removedSections.length === 0 && r.attributesRemoved.length === 0 && hooks.length === 0) ctx.stdout('nothing to remove\n');
     });
 
   driver
@@ -69,7 +76,9 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     )
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
-      const r = doctorDriver({});
+      const d = doctorDriver({});
+      const extra = afterMergeChecks();
+      const r = { ...d, healthy: d.healthy && extra.every((c) => c.level !== 'error'), checks: [...d.checks, ...extra] };
       if (!r.healthy) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
         ctx.stdout(stringifyJson({ ok: r.healthy, ...r }, 2) + '\n');
@@ -81,4 +90,5 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       }
       ctx.stdout(r.healthy ? 'driver healthy\n' : 'driver has problems (see fixes above)\n');
     });
+  registerHookCommands(driver, ctx);
 }

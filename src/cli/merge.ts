@@ -1,13 +1,13 @@
 /**
  * `gcpatch merge --base A --left B --right C`: three-way semantic merge of package workspaces
  * (genesis/patch-merge-v0.1), checked by the independent verifier before it is shown. Exit 0
- * merged, 1 conflicts (every conflict printed as a table), 10 invalid input. Thin: load, call,
+ * merged, 1 conflicts (every conflict named by module, line and definition), 10 invalid input. Thin: load, call,
  * verify, render.
  */
 import type { Command } from 'commander';
 import { termToJson } from '../coreform/json.js';
 import { decodeDiffReport } from '../diff/protocol.js';
-import { workspaceSourceLoader } from '../git/source.js';
+import { workspaceSourceLoader, type WorkspaceSource } from '../git/source.js';
 import { CONFLICT_EXPLANATIONS, type MergeConflict } from '../merge/report.js';
 import { mergeWorkspaces } from '../merge/rules.js';
 import { verifyMergeReport } from '../merge/verify.js';
@@ -15,23 +15,19 @@ import { ExitCode } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { addReportOptions, describeDiff, readProvenance, saveReport, SOURCE_HELP, sourceJson, type ReportOptions } from './diff.js';
 import type { CliContext } from './context.js';
+import { describeConflict } from './describe.js';
 
-/** Renders conflicts as an aligned table (hashes shortened to 12 hex digits) plus the explanations. */
-export function conflictTable(conflicts: readonly MergeConflict[]): string[] {
-  const rows = [
-    ['#', 'code', 'module', 'form', 'base-h', 'left-h', 'right-h'],
-    ...conflicts.map((c, i) => [
-      String(i + 1),
-      c.code,
-      c.modulePath,
-      c.formIndex === null ? '-' : String(c.formIndex),
-      c.baseH.slice(0, 12),
-      c.leftH.slice(0, 12),
-      c.rightH.slice(0, 12),
-    ]),
-  ];
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => [...r[col]!].length)));
-  const lines = rows.map((r) => '  ' + r.map((cell, col) => cell.padEnd(widths[col]! + (cell.length - [...cell].length))).join('  ').trimEnd());
+/**
+ * Renders conflicts one per entry: number, code, then the module (and line), the definition
+ * `(def NAME …)` and what each side did (`describeConflict`), followed by the explanation of each
+ * code. The hashes are in the report (`--json`, `--report`).
+ */
+export function conflictLines(conflicts: readonly MergeConflict[], sides: { base: WorkspaceSource; left: WorkspaceSource; right: WorkspaceSource }): string[] {
+  const lines: string[] = [];
+  conflicts.forEach((c, i) => {
+    const [first, ...rest] = describeConflict(c, sides);
+    lines.push(`  ${i + 1}. ${c.code}  ${first}`, ...rest);
+  });
   const codes = [...new Set(conflicts.map((c) => c.code))];
   lines.push('', ...codes.map((code) => `  ${code}: ${CONFLICT_EXPLANATIONS[code]}`));
   return lines;
@@ -93,12 +89,12 @@ export function registerMergeCommand(program: Command, ctx: CliContext): void {
           `merged cleanly: ${decoded.merged!.items.length} modules`,
           `  merged-h ${decoded.mergedH!}`,
           'diff base -> merged:',
-          ...describeDiff(decodeDiffReport(decoded.diff!)),
+          ...describeDiff(decodeDiffReport(decoded.diff!), { base }),
         );
       } else {
         lines.push(
           `${decoded.conflictCount} conflict${decoded.conflictCount === 1 ? '' : 's'}; no merged workspace or patch is produced:`,
-          ...conflictTable(decoded.conflicts),
+          ...conflictLines(decoded.conflicts, { base, left, right }),
         );
       }
       lines.push('verified: the report passed the independent merge verifier');

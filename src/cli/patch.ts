@@ -10,7 +10,10 @@ import { printTerm } from '../coreform/print.js';
 import type { Term } from '../coreform/term.js';
 import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import { resolveManifestPath } from '../workspace/package.js';
+import { discoverManifest, repinCommand } from '../workspace/discover.js';
+import { parseManifest } from '../workspace/manifest.js';
+import { describeEntry } from '../store/prefix.js';
+import { EvidenceStore } from '../store/store.js';
 import { applyPatch, normalizePatchFile } from '../patch/apply.js';
 import { inspectPathStates, loadPackageState, dependencyArtifactOnDisk, packOnDisk } from '../patch/host.js';
 import { nodeIndexReport, nodeIndexRequest } from '../patch/node-index.js';
@@ -19,7 +22,7 @@ import { normalizedReportTerm } from '../patch/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/preflight.js';
 import { verifyPreflightReport } from '../patch/preflight-verify.js';
 import { auditPackage } from '../store/audit.js';
-import type { CliContext } from './context.js';
+import { PKG_OPTION, type CliContext } from './context.js';
 import { lockWaitMs, recoverFirst } from './recover.js';
 
 function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
@@ -27,12 +30,32 @@ function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term
   else ctx.stdout(printTerm(term) + '\n');
 }
 
-function readManifest(pkg: string): { manifestFile: string; packageDir: string; text: string } {
-  const manifestFile = resolveManifestPath(pkg);
+function readManifest(pkg: string | undefined): { manifestFile: string; packageDir: string; text: string } {
+  const manifestFile = discoverManifest(pkg);
   try {
     return { manifestFile, packageDir: dirname(manifestFile), text: readFileSync(manifestFile, 'utf8') };
   } catch (error) {
     throw ioError(error, manifestFile, 'read');
+  }
+}
+
+/** Lines saying what a command stored: `stored <role> <address>  <kind>  <summary>`. */
+function storedLines(store: EvidenceStore, entries: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...entries.map(([role]) => role.length));
+  return entries
+    .map(([role, hex]) => {
+      const d = describeEntry(store, hex);
+      return `stored ${role.padEnd(width)} ${hex}  ${d.kind}${d.summary ? `  ${d.summary}` : ''}\n`;
+    })
+    .join('');
+}
+
+/** The module pins of the manifest at `manifestFile` as it is now (empty when unreadable). */
+function pinsOf(manifestFile: string): Map<string, string> {
+  try {
+    return new Map(parseManifest(readFileSync(manifestFile, 'utf8'), manifestFile).modules.map((m) => [m.path, m.hash ?? '']));
+  } catch {
+    return new Map();
   }
 }
 
@@ -57,12 +80,13 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         'Exit 0 when every check passes, 10 on a path-state conflict, a symlinked component or a non-portable path.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((opts: { patch: string; pkg: string; json?: boolean }) => {
+    .action((opts: { patch: string; pkg?: string; json?: boolean }) => {
       const plan = normalizePatchFile(opts.patch);
-      recoverFirst(ctx, opts.pkg);
-      const { packageDir } = readManifest(opts.pkg);
+      const manifestFile = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifestFile);
+      const { packageDir } = readManifest(manifestFile);
       const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, opReferencedPaths(plan.ops)));
       const report = preflightReport(request);
       const outcome = verifyPreflightReport(request, report);
@@ -77,10 +101,10 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
   patch
     .command('node-index')
     .description('Print the genesis/patch-node-index-v0.1 report of one module: every node, its id, path, term hash and tag.')
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .requiredOption('--module <path>', 'package-relative module path, e.g. lib/math.gc')
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg: string; module: string; json?: boolean }) => {
+    .action((opts: { pkg?: string; module: string; json?: boolean }) => {
       const { manifestFile, packageDir, text } = readManifest(opts.pkg);
       const state = loadPackageState(packageDir, text, manifestFile, [opts.module]);
       const forms = state.modules.get(opts.module);
@@ -113,16 +137,17 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         'failed, 50 verification failed, 70 I/O or package locked.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--obligation-runner <cmd>', 'shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
     .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
-    .action((opts: { patch: string; pkg: string; obligationRunner?: string; lockWait: string; canonical?: boolean; json?: boolean }) => {
-      const base = { patch: opts.patch, pkg: opts.pkg };
+    .action((opts: { patch: string; pkg?: string; obligationRunner?: string; lockWait: string; canonical?: boolean; json?: boolean }) => {
+      const manifestFile = discoverManifest(opts.pkg);
+      const base = { patch: opts.patch, pkg: opts.pkg ?? dirname(manifestFile) };
       try {
         const r = applyPatch({
-          pkg: opts.pkg,
+          pkg: manifestFile,
           patchFile: opts.patch,
           lockWaitMs: lockWaitMs(opts.lockWait),
           ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
@@ -142,11 +167,16 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         if (opts.json) {
           ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null }, 2) + '\n');
         } else {
-          ctx.stdout(`${r.reportArtifact}\n`);
+          const store = EvidenceStore.forPackage(dirname(manifestFile));
           for (const f of r.canonicalFallbacks) ctx.stderr(`note: wrote ${f.path} in canonical print: ${f.reason}\n`);
-          ctx.stderr(
+          ctx.stdout(
             `applied ${opts.patch}: changed ${r.changedPaths.join(', ') || 'nothing'}\n` +
-              `  report     ${r.reportArtifact}\n  acceptance ${r.acceptanceArtifact}\n  package    ${r.packageArtifact}\n  patch      ${r.patchArtifact}\n`,
+              storedLines(store, [
+                ['apply report', r.reportArtifact],
+                ['acceptance', r.acceptanceArtifact],
+                ['package', r.packageArtifact],
+                ['patch', r.patchArtifact],
+              ]),
           );
         }
       } catch (error) {
@@ -166,14 +196,26 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .command('pack')
     .summary('re-pin module hashes in package.toml and store the package record')
     .description('Re-pin every module (and dependency) hash in package.toml and store the genesis/package-v0.2 record. Prints its address.')
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg: string; lockWait: string; json?: boolean }) => {
-      const r = packOnDisk(opts.pkg, { lockWaitMs: lockWaitMs(opts.lockWait) });
+    .action((opts: { pkg?: string; lockWait: string; json?: boolean }) => {
+      const manifestFile = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifestFile);
+      const before = pinsOf(manifestFile);
+      const r = packOnDisk(manifestFile, { lockWaitMs: lockWaitMs(opts.lockWait) });
       if (opts.json) {
         ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/package-v0.2', package_artifact: r.packageArtifact, pins: Object.fromEntries(r.pins), record: termToJson(r.packageRecord) }, 2) + '\n');
-      } else ctx.stdout(`${r.packageArtifact}\n`);
+        return;
+      }
+      const changed = [...r.pins].filter(([path, hex]) => before.get(path) !== hex);
+      ctx.stdout(
+        (changed.length === 0
+          ? `pins unchanged (${r.pins.size} modules)\n`
+          : `re-pinned ${changed.length} of ${r.pins.size} modules:\n` +
+            changed.map(([path, hex]) => `  ${path}  ${before.get(path) ? before.get(path)!.slice(0, 12) : '""'} -> ${hex.slice(0, 12)}\n`).join('')) +
+          storedLines(r.store, [['package', r.packageArtifact]]),
+      );
     });
 
   program
@@ -183,14 +225,18 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
       'Re-verify a package: module pins, dependency pins, the last acceptance and every artifact it references,\n' +
         'and a re-hash of the whole evidence store. Exit 0 when everything verifies, 50 otherwise.',
     )
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg: string; json?: boolean }) => {
-      recoverFirst(ctx, opts.pkg);
-      const r = auditPackage(opts.pkg, { dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep) });
+    .action((opts: { pkg?: string; json?: boolean }) => {
+      const manifestFile = discoverManifest(opts.pkg);
+      recoverFirst(ctx, manifestFile);
+      const r = auditPackage(manifestFile, { dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep) });
       if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
+      // Empty or missing pins (what a merge of both sides' module changes leaves) have one fix.
+      const unpinned = r.findings.filter((f) => f.code === 'audit/empty-pin' || f.code === 'audit/missing-pin').length;
+      const fix = unpinned > 0 ? repinCommand(dirname(manifestFile)) : null;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ kind: 'gcpatch/audit-v0.1', ...r }, 2) + '\n');
+        ctx.stdout(stringifyJson({ kind: 'gcpatch/audit-v0.1', ...r, fix }, 2) + '\n');
         return;
       }
       ctx.stdout(
@@ -198,5 +244,6 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
           `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
       );
       for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
+      if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin (a merge leaves hash = ""): run \`${fix}\` to re-pin\n`);
     });
 }

@@ -8,7 +8,8 @@ import { recoverPackageCommand, recoverPendingTransaction } from '../patch/guard
 import type { RecoveryResult } from '../patch/transaction.js';
 import { GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import type { CliContext } from './context.js';
+import { discoverManifest } from '../workspace/discover.js';
+import { PKG_OPTION, type CliContext } from './context.js';
 
 function describe(r: RecoveryResult): string {
   if (r.action === 'none') return 'nothing to recover';
@@ -44,11 +45,11 @@ export function registerRecoverCommand(program: Command, ctx: CliContext): void 
         'Exit 0 recovered or nothing to do, 50 recovery conflict, 70 locked by a\n' +
         'live process, damaged journal (patch/journal-invalid) or I/O.',
     )
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--lock-wait <ms>', 'wait this long for a running gcpatch on the package to finish', '0')
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg: string; lockWait: string; json?: boolean }) => {
-      const r = recoverPackageCommand(opts.pkg, { waitMs: lockWaitMs(opts.lockWait) });
+    .action((opts: { pkg?: string; lockWait: string; json?: boolean }) => {
+      const r = recoverPackageCommand(discoverManifest(opts.pkg), { waitMs: lockWaitMs(opts.lockWait) });
       if (opts.json) {
         ctx.stdout(stringifyJson({ ok: true, kind: 'gcpatch/recover-v1', package: r.packageDir, action: r.action, txid: r.txid ?? null, command: r.command ?? null, files: r.files }, 2) + '\n');
         return;

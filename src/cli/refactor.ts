@@ -16,7 +16,7 @@ import { applyRefactorPlan } from '../refactor/apply-plan.js';
 import { RefactorErrorCode } from '../refactor/codes.js';
 import { refactorEditPlan } from '../refactor/edit-plan-export.js';
 import { explainConflicts } from '../refactor/explain.js';
-import { findRefactorEvidence, findRefactorRequest, readTermArgument, storeRefactorEvidence } from '../refactor/evidence.js';
+import { findRefactorEvidence, findRefactorRequest, readTermArgument, storeRefactorEvidence, type TermArgument } from '../refactor/evidence.js';
 import { loadRefactorAtRevision, loadRefactorFromDisk, type LoadedRefactorPackage } from '../refactor/load.js';
 import { planRefactor } from '../refactor/plan.js';
 import { decodeRefactorRequest, termIdentity, type RefactorRequest } from '../refactor/request.js';
@@ -25,8 +25,9 @@ import { EvidenceStore } from '../store/store.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import { resolveManifestPath } from '../workspace/package.js';
-import type { CliContext } from './context.js';
+import { discoverManifest } from '../workspace/discover.js';
+import { isHexArgument, resolveStoreAddress } from '../store/prefix.js';
+import { PKG_OPTION, type CliContext } from './context.js';
 import { recoverFirst } from './recover.js';
 
 interface PlanOptions {
@@ -98,19 +99,26 @@ function verifiedJson(v: VerifiedRefactorReport): Record<string, unknown> {
   };
 }
 
-/** The evidence store of the package at `pkg` (directory or manifest), or undefined when there is no such package. */
+/**
+ * The evidence store of the package `--pkg` names (or the one discovered from the current
+ * directory), or undefined when there is no such package.
+ */
 function packageStore(pkg: string | undefined): EvidenceStore | undefined {
-  const manifest = resolveManifestPathOrUndefined(pkg ?? '.');
-  return manifest === undefined ? undefined : EvidenceStore.forPackage(dirname(manifest));
-}
-
-function resolveManifestPathOrUndefined(arg: string): string | undefined {
   try {
-    const m = resolveManifestPath(arg);
-    return existsSync(m) && statSync(m).isFile() ? m : undefined;
+    const m = discoverManifest(pkg);
+    return existsSync(m) && statSync(m).isFile() ? EvidenceStore.forPackage(dirname(m)) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A report or request argument: a file when one exists at that path, else a store address or a
+ * unique prefix of one (resolved in `store`).
+ */
+function termArgument(arg: string, store: EvidenceStore | undefined): TermArgument {
+  if (store !== undefined && !existsSync(arg) && isHexArgument(arg)) return readTermArgument(resolveStoreAddress(store, arg), store);
+  return readTermArgument(arg, store);
 }
 
 /** Registers `gcpatch refactor` and its subcommands. */
@@ -134,7 +142,7 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
     .requiredOption('--from <symbol>', 'the source symbol (defined once by a top-level def)')
     .requiredOption('--to <symbol>', 'the destination symbol')
     .option('--target <path>', 'move/extract: the new module, package-relative (ignored by rename)', '')
-    .option('--pkg <path>', 'the package directory or its package.toml (with --rev: its path in the repository, from the current directory)', '.')
+    .option('--pkg <path>', `${PKG_OPTION}; with --rev: its path in the repository, from the current directory`)
     .option('--rev <rev>', 'plan on the package as of this git revision (isomorphic-git; the work tree is not read)')
     .option('--out <file>', "write the report's canonical print (the stored bytes) to FILE")
     .option('--request-out <file>', "write the request's canonical print to FILE")
@@ -143,9 +151,12 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
     .option('--json', 'machine-readable output')
     .action(async (opts: PlanOptions) => {
       const params = { refactorKind: opts.kind, fromSymbol: opts.from, toSymbol: opts.to, targetModulePath: opts.target ?? '' };
-      if (opts.rev === undefined) recoverFirst(ctx, opts.pkg ?? '.');
+      const manifest = opts.rev === undefined ? discoverManifest(opts.pkg) : undefined;
+      if (manifest !== undefined) recoverFirst(ctx, manifest);
       const loaded: LoadedRefactorPackage =
-        opts.rev === undefined ? loadRefactorFromDisk(params, opts.pkg) : await loadRefactorAtRevision(params, opts.rev, opts.pkg);
+        manifest !== undefined
+          ? loadRefactorFromDisk(params, manifest)
+          : await loadRefactorAtRevision(params, opts.rev!, opts.pkg ?? '.');
       const plan = planRefactor(loaded.request);
       const verified = verifyRefactorReport(plan.report, loaded.request);
       let stored: { request: string; report: string } | undefined;
@@ -196,18 +207,18 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
         "without --request the request is looked up in the package's store. Exit 0 verified safe, 10 verified\n" +
         'conflicted (no patch authority), 50 verification failed.',
     )
-    .argument('<report>', 'the report: a file (e.g. from plan --out) or a store address')
+    .argument('<report>', 'the report: a file (e.g. from plan --out) or a store address (or a unique prefix of 8+ hex digits)')
     .option('--request <request>', 'the request: a file or a store address (default: found in the store)')
-    .option('--pkg <path>', 'the package whose .genesis/store holds the evidence', '.')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((reportArg: string, opts: { request?: string; pkg: string; json?: boolean }) => {
+    .action((reportArg: string, opts: { request?: string; pkg?: string; json?: boolean }) => {
       const store = packageStore(opts.pkg);
-      const report = readTermArgument(reportArg, store);
+      const report = termArgument(reportArg, store);
       let request: RefactorRequest;
-      if (opts.request !== undefined) request = decodeRefactorRequest(readTermArgument(opts.request, store).term);
+      if (opts.request !== undefined) request = decodeRefactorRequest(termArgument(opts.request, store).term);
       else if (store !== undefined) request = findRefactorRequest(report.term, store);
       else {
-        throw new GcError(RefactorErrorCode.requestNotFound, `no package at ${opts.pkg} to look the request up in; pass --request FILE or --pkg DIR`);
+        throw new GcError(RefactorErrorCode.requestNotFound, `no package at ${opts.pkg ?? 'the current directory'} to look the request up in; pass --request FILE or --pkg DIR`);
       }
       const verified = verifyRefactorReport(report.term, request);
       ctx.exitCode = verified.safe ? ExitCode.ok : ExitCode.invalidInput;
@@ -226,19 +237,20 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
         '50 verification failed or stale plan, 70 I/O. Modules keep their formatting (only the renamed or moved text\n' +
         'changes); --canonical rewrites every touched module in canonical print instead, with the same evidence.',
     )
-    .argument('<report>', 'the report: a file or a store address')
-    .option('--pkg <path>', 'the package directory or its package.toml', '.')
+    .argument('<report>', 'the report: a file or a store address (or a unique prefix of 8+ hex digits)')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--request <request>', 'the request: a file or a store address (default: found in the store)')
     .option('--obligation-runner <cmd>', 'obligation runner command (default $GCPATCH_OBLIGATION_RUNNER)')
     .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
-    .action((reportArg: string, opts: { pkg: string; request?: string; obligationRunner?: string; canonical?: boolean; json?: boolean }) => {
-      const store = packageStore(opts.pkg);
-      const report = readTermArgument(reportArg, store);
+    .action((reportArg: string, opts: { pkg?: string; request?: string; obligationRunner?: string; canonical?: boolean; json?: boolean }) => {
+      const manifest = discoverManifest(opts.pkg);
+      const store = EvidenceStore.forPackage(dirname(manifest));
+      const report = termArgument(reportArg, store);
       const result = applyRefactorPlan({
-        pkg: opts.pkg,
+        pkg: manifest,
         report: report.term,
-        ...(opts.request !== undefined ? { request: readTermArgument(opts.request, store).term } : {}),
+        ...(opts.request !== undefined ? { request: termArgument(opts.request, store).term } : {}),
         ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
         ...(opts.canonical === true ? { canonical: true } : {}),
       });
@@ -276,12 +288,12 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
   refactor
     .command('evidence')
     .description('Given the store address of a refactor request, plan report or apply report, list the other two.')
-    .argument('<address>', 'a store address (64 hex)')
-    .option('--pkg <path>', 'the package whose .genesis/store holds the evidence', '.')
+    .argument('<address>', 'a store address (or a unique prefix of 8+ hex digits)')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((address: string, opts: { pkg: string; json?: boolean }) => {
-      const store = EvidenceStore.forPackage(dirname(resolveManifestPath(opts.pkg)));
-      const found = findRefactorEvidence(store, address);
+    .action((address: string, opts: { pkg?: string; json?: boolean }) => {
+      const store = EvidenceStore.forPackage(dirname(discoverManifest(opts.pkg)));
+      const found = findRefactorEvidence(store, resolveStoreAddress(store, address));
       if (opts.json) {
         ctx.stdout(stringifyJson({ ok: true, ...found }, 2) + '\n');
         return;

@@ -6,12 +6,13 @@ import { printTerm } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import { ExitCode } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
-import { resolveManifestPath } from '../workspace/package.js';
+import { discoverManifest } from '../workspace/discover.js';
 import { EvidenceStore } from '../store/store.js';
-import type { CliContext } from './context.js';
+import { describeEntry, resolveStoreAddress } from '../store/prefix.js';
+import { PKG_OPTION, type CliContext } from './context.js';
 
-function storeOf(pkg: string): EvidenceStore {
-  return EvidenceStore.forPackage(dirname(resolveManifestPath(pkg)));
+function storeOf(pkg: string | undefined): EvidenceStore {
+  return EvidenceStore.forPackage(dirname(discoverManifest(pkg)));
 }
 
 /** Registers `store ls`, `store show` and `store verify` on `program`. */
@@ -20,24 +21,31 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
 
   store
     .command('ls')
-    .description('List store entries (64-hex names, sorted) with their sizes in bytes.')
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .description(
+      'List store entries (sorted by address): address, kind and a one-line summary (intent, refactor from -> to,\n' +
+        'package and version, ok). --json adds each entry\'s size in bytes. Any unique prefix of 8+ hex digits of an\n' +
+        'address works wherever gcpatch takes one.',
+    )
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((opts: { pkg: string; json?: boolean }) => {
-      const entries = storeOf(opts.pkg).list();
+    .action((opts: { pkg?: string; json?: boolean }) => {
+      const st = storeOf(opts.pkg);
+      const entries = st.list().map((e) => ({ ...e, ...describeEntry(st, e.hex) }));
       if (opts.json) ctx.stdout(stringifyJson({ ok: true, entries }, 2) + '\n');
-      else for (const e of entries) ctx.stdout(`${e.hex}  ${e.size}\n`);
+      else for (const e of entries) ctx.stdout(`${e.hex}  ${e.kind}${e.summary ? `  ${e.summary}` : ''}\n`);
     });
 
   store
     .command('show')
     .description('Print one entry after checking its hash (exit 50 when missing or corrupt).')
-    .argument('<hex>', 'store address')
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .argument('<hex>', 'store address (or a unique prefix of 8+ hex digits)')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output (the entry as a term)')
-    .action((hex: string, opts: { pkg: string; json?: boolean }) => {
-      const bytes = storeOf(opts.pkg).get(hex);
-      if (opts.json) ctx.stdout(stringifyJson({ ok: true, hex, term: termToJson(readTerm(bytes)) }, 2) + '\n');
+    .action((hex: string, opts: { pkg?: string; json?: boolean }) => {
+      const st = storeOf(opts.pkg);
+      const address = resolveStoreAddress(st, hex);
+      const bytes = st.get(address);
+      if (opts.json) ctx.stdout(stringifyJson({ ok: true, hex: address, term: termToJson(readTerm(bytes)) }, 2) + '\n');
       else ctx.stdout(printTerm(readTerm(bytes)) + '\n');
     });
 
@@ -48,11 +56,12 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
         'junk-named file is core/store/corruption) and every entry re-hashed in name order; all failures are reported.\n' +
         'Codes: core/store/not-found, core/store/corruption, core/store/io-error, core/caps/resource-limit. Exit 0 or 50.',
     )
-    .argument('[hex]', 'one store address (default: the whole store)')
-    .option('--pkg <path>', 'package.toml or its directory', '.')
+    .argument('[hex]', 'one store address or unique prefix (default: the whole store)')
+    .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
-    .action((hex: string | undefined, opts: { pkg: string; json?: boolean }) => {
-      const r = storeOf(opts.pkg).verify(hex);
+    .action((hex: string | undefined, opts: { pkg?: string; json?: boolean }) => {
+      const st = storeOf(opts.pkg);
+      const r = st.verify(hex === undefined ? undefined : resolveStoreAddress(st, hex));
       if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
         const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp };

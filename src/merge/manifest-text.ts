@@ -319,7 +319,7 @@ export function mergeManifestText(base: Uint8Array, ours: Uint8Array, theirs: Ui
   checkDeadline(deadline);
   const messages = merged.emptiedPins.map(
     (p) =>
-      `both sides re-pinned module ${JSON.stringify(p)} differently; its hash pin is now "" (verification fails until you run \`gcpatch pack\` on the merged package)`,
+      `both sides re-pinned module ${JSON.stringify(p)} differently; its hash pin is now "" and verification fails until you re-pin: after the merge, run \`gcpatch driver repin\` (gcpatch pack on every package left with empty pins)`,
   );
   const dec = new TextDecoder();
   const o = blankPins(dec.decode(ours), merged.emptiedPins);

@@ -85,7 +85,7 @@ describe('kill -9 during apply, then the next command (built CLI)', () => {
         expect(JSON.parse(again.stdout).action).toBe('none');
       } else {
         const r = gcpatch(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', runner(join(pkg, '..', 'm2'), true, 0)]);
-        expect(r.stderr).toContain('applied');
+        expect(r.stdout).toContain('applied'); // apply says what it changed and stored on stdout
         expect(r.status).toBe(0);
         expect(gcpatch(['audit', '--pkg', pkg]).status).toBe(0);
       }

@@ -64,6 +64,14 @@ describe('gcpatch fmt / hash / parse / verify-pins (built CLI)', () => {
     expect(out.forms).toEqual([
       { start: 0, end: 19, term: { $list: [{ $sym: 'def' }, { $sym: 'x' }, { a: 1, b: 2 }] } },
     ]);
+    // `canonical` agrees with `fmt --check`: not canonical here (map keys out of order) …
+    expect(out).toMatchObject({ canonical: false, canonicalized: true });
+    expect(gcpatch(['fmt', '--check', file]).status).toBe(1);
+    // … canonical after `fmt --write`, with or without --raw.
+    expect(gcpatch(['fmt', '--write', file]).status).toBe(0);
+    expect(JSON.parse(gcpatch(['parse', '--json', file]).stdout)).toMatchObject({ canonical: true, canonicalized: true });
+    expect(JSON.parse(gcpatch(['parse', '--json', '--raw', file]).stdout)).toMatchObject({ canonical: true, canonicalized: false });
+    expect(gcpatch(['fmt', '--check', file]).status).toBe(0);
   });
 
   it('verify-pins passes on the shipped fixture and fails with 50 after an edit', () => {

@@ -63,12 +63,20 @@ describe('gcpatch merge in a real git repository (built CLI)', () => {
     expect(json.report.diff.stats).toEqual({ additions: 1, removals: 1, replacements: 2 });
   });
 
-  it('exits 1 with every conflict in a table, and no merged workspace', () => {
+  it('exits 1 naming every conflict by module, line, definition and side, and no merged workspace', () => {
     const r = gcpatch(['merge', '--base', 'main', '--left', 'a', '--right', 'c'], { cwd: join(t.dir, 'pkg') });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('1 conflict; no merged workspace or patch is produced:');
-    expect(r.stdout).toMatch(/#\s+code\s+module\s+form\s+base-h\s+left-h\s+right-h/);
-    expect(r.stdout).toMatch(/1\s+form\/divergent-edit\s+a\.gc\s+0\s+[0-9a-f]{12}/);
+    expect(r.stdout).toContain('  1. form/divergent-edit  a.gc (def a …): left and right both changed it, differently\n');
+    // Read from the work tree, the left side gives the line (after the comment line of A's a.gc).
+    t.git('checkout', '-q', 'a');
+    const onDisk = gcpatch(['merge', '--base', 'main', '--left', 'pkg', '--right', 'c'], { cwd: t.dir });
+    t.git('checkout', '-q', 'main');
+    expect(onDisk.stdout).toContain('  1. form/divergent-edit  a.gc:2 (def a …): left and right both changed it, differently\n');
+    const cd = gcpatch(['merge', '--base', 'main', '--left', 'c', '--right', 'd'], { cwd: t.dir });
+    expect(cd.stdout).toContain('  2. module/delete-modify  keep.gc: right deleted the module; left changed it (1 form in base, 1 form on left)\n');
+    expect(cd.stdout).toContain('  module/delete-modify: one branch deleted a module changed by the other branch\n');
+    expect(cd.stdout.split('no merged workspace or patch is produced:\n')[1]).not.toMatch(/[0-9a-f]{12}/);
     const j = gcpatch(['merge', '--base', 'main', '--left', 'c', '--right', 'd', '--json'], { cwd: t.dir });
     expect(j.status).toBe(1);
     const json = JSON.parse(j.stdout);
@@ -96,6 +104,10 @@ describe('gcpatch diff (built CLI)', () => {
     const r = gcpatch(['diff', '--base', 'pkg', '--target', 'a', '--intent', 'sync', '--report', out], { cwd: t.dir });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('2 ops: 1 replace-node, 1 add-module, 0 remove-module');
+    expect(r.stdout).toContain('    replace-node   a.gc (def a …)\n');
+    // With the target on disk, the line of the changed definition in it.
+    const back = gcpatch(['diff', '--base', 'a', '--target', 'pkg'], { cwd: t.dir });
+    expect(back.stdout).toContain('    replace-node   a.gc:1 (def a …)\n');
     expect(readFileSync(out, 'utf8')).toBe(printTerm(diffWorkspaces(ws(BASE), ws(A), { intent: 'sync', provenance: kwMap({}) }).report));
   });
 

@@ -18,9 +18,12 @@ describe('gcpatch apply / audit / store (e2e)', () => {
     const pkg = copyFixture('packages/patchdemo');
     const applied = gcpatch(['apply', '--patch', PATCH, '--pkg', join(pkg, 'package.toml')]);
     expect(applied.status).toBe(0);
-    const reportHex = applied.stdout.trim();
-    expect(reportHex).toMatch(/^[0-9a-f]{64}$/);
-    expect(applied.stderr).toContain('changed app.gc, legacy.gc, lib/double.gc, lib/math.gc, lib/utils.gc');
+    // One line per stored entry: role, address, kind and summary.
+    const reportHex = /^stored apply report ([0-9a-f]{64})  genesis\/patch-apply-v0\.3  intent ".*"( \(.*\))? ok true$/m.exec(applied.stdout)![1]!;
+    expect(applied.stdout).toMatch(/^stored acceptance   [0-9a-f]{64}  genesis\/acceptance-v0\.2  package patchdemo \S+ ok true$/m);
+    expect(applied.stdout).toMatch(/^stored package      [0-9a-f]{64}  genesis\/package-v0\.2  package patchdemo \S+$/m);
+    expect(applied.stdout).toMatch(/^stored patch        [0-9a-f]{64}  patch  intent ".*"$/m);
+    expect(applied.stdout).toContain('changed app.gc, legacy.gc, lib/double.gc, lib/math.gc, lib/utils.gc');
 
     const audit = gcpatch(['audit', '--pkg', pkg]);
     expect(audit.stderr).toBe('');
@@ -100,6 +103,7 @@ describe('gcpatch apply / audit / store (e2e)', () => {
     );
     const pack = gcpatch(['pack', '--pkg', pkg]);
     expect(pack.status).toBe(0);
-    expect(readdirSync(join(pkg, '.genesis/store'))).toEqual([pack.stdout.trim()]);
+    const packed = /^stored package ([0-9a-f]{64})  genesis\/package-v0\.2/m.exec(pack.stdout)![1]!;
+    expect(readdirSync(join(pkg, '.genesis/store'))).toEqual([packed]);
   });
 });
