@@ -59245,7 +59245,7 @@ function term_sym(name) {
     return { kind: 'sym', name };
 }
 /** Builds a keyword: `kw('op')` is the symbol `:op`. */
-function term_kw(name) {
+function kw(name) {
     return { kind: 'sym', name: `:${name}` };
 }
 /** Builds a cons cell. */
@@ -59291,7 +59291,7 @@ function map(entries) {
  * `kwMap({ op: kw('add-module') })` is `{:op :add-module}`. Insertion order does not matter.
  */
 function term_kwMap(fields) {
-    return map(Object.entries(fields).map(([k, v]) => [term_kw(k), v]));
+    return map(Object.entries(fields).map(([k, v]) => [kw(k), v]));
 }
 /** Returns the items of a proper list (nil → []), or `undefined` for an improper list or non-list. */
 function listItems(t) {
@@ -59304,7 +59304,7 @@ function listItems(t) {
     return cur.kind === 'nil' ? out : undefined;
 }
 /** Looks up `key` in a map term (binary search on canonical order); `undefined` if absent. */
-function term_mapGet(m, key) {
+function mapGet(m, key) {
     let lo = 0;
     let hi = m.entries.length - 1;
     while (lo <= hi) {
@@ -59321,7 +59321,7 @@ function term_mapGet(m, key) {
 }
 /** `mapGet` with a keyword key given without its colon. */
 function mapGetKw(m, name) {
-    return term_mapGet(m, term_kw(name));
+    return mapGet(m, kw(name));
 }
 /** Returns a new map with `key` set to `value` (replacing an existing entry). */
 function mapSet(m, key, value) {
@@ -59932,6 +59932,11 @@ const BLOCK_CACHE_MIN = 256;
 const BLOCK_CACHE_MAX_DEPTH = 3;
 /** One print job: lays out one term using the shared caches. */
 class Printer {
+    maxLength;
+    /** @param maxLength the largest print allowed, in UTF-16 code units. */
+    constructor(maxLength = MAX_PRINT_LENGTH) {
+        this.maxLength = maxLength;
+    }
     memo = new Map();
     out = [];
     outLength = 0;
@@ -60085,8 +60090,8 @@ class Printer {
     emit(text) {
         this.out.push(text);
         this.outLength += text.length;
-        if (this.outLength > MAX_PRINT_LENGTH) {
-            throw new errors_GcError('core/print/too-large', `canonical print exceeds ${MAX_PRINT_LENGTH} characters (the term is nested too deeply or is too large to print)`);
+        if (this.outLength > this.maxLength) {
+            throw new errors_GcError('core/print/too-large', `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`);
         }
     }
     /** `fmt(t, indent)` of §1.5, driven by an explicit task stack; appends to the output. */
@@ -60210,11 +60215,14 @@ class Printer {
 }
 /**
  * `print_term`: the canonical pretty print of one term, lines joined by `\n`, no final newline.
- * @throws GcError `core/print/too-large` when the print would exceed {@link MAX_PRINT_LENGTH}.
+ * @param options `maxLength`: stop past this many UTF-16 code units (default and ceiling
+ *   {@link MAX_PRINT_LENGTH}); a caller comparing the print with known bytes passes their length,
+ *   so memory stays proportional to the input.
+ * @throws GcError `core/print/too-large` when the print would exceed the bound.
  * Implements GENESIS_FACTS.md §1.5.
  */
-function print_printTerm(t) {
-    const p = new Printer();
+function print_printTerm(t, options = {}) {
+    const p = new Printer(Math.min(options.maxLength ?? MAX_PRINT_LENGTH, MAX_PRINT_LENGTH));
     p.fmt(t, 0);
     return p.result();
 }
@@ -62378,880 +62386,6 @@ function blake3Hex(data) {
     return digest(data);
 }
 
-;// CONCATENATED MODULE: ./src/workspace/path.ts
-/** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
-
-/**
- * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
- * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
- * the first component must not end with `:` (a drive prefix such as `C:`).
- */
-function portablePathProblem(path) {
-    if (path.length === 0)
-        return 'is empty';
-    if (path.normalize('NFC') !== path)
-        return 'is not Unicode NFC';
-    if (path.startsWith('/'))
-        return 'is absolute (starts with /)';
-    if (path.includes('\\'))
-        return 'contains a backslash';
-    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(path)) {
-        return 'contains a lone surrogate';
-    }
-    const parts = path.split('/');
-    for (const part of parts) {
-        if (part === '')
-            return 'has an empty component (// or a trailing /)';
-        if (part === '.' || part === '..')
-            return `has a "${part}" component`;
-    }
-    if (parts[0].endsWith(':'))
-        return 'starts with a drive prefix';
-    return undefined;
-}
-/**
- * Checks a portable module path.
- * @param path the path; @param field the field or file it came from, for the message.
- * @throws GcError `patch/non-portable-path` (exit 10) naming the rule that failed.
- */
-function path_assertPortablePath(path, field = 'module path') {
-    const problem = portablePathProblem(path);
-    if (problem !== undefined) {
-        throw new GcError('patch/non-portable-path', `${field} ${JSON.stringify(path)} ${problem}; use a relative path with / separators`, {
-            location: { at: field },
-        });
-    }
-}
-
-;// CONCATENATED MODULE: ./src/patch/errors.ts
-/**
- * Stable error codes of the patch layer (PATCH_SCHEMA.md; GENESIS_FACTS.md §3). Every code is
- * thrown as a `GcError`; the exit code is 10 (invalid input) unless noted.
- */
-
-/** Error codes thrown by `src/patch/`. Messages may change; these strings may not. */
-const PatchCode = {
-    /** `:op` names no known operation. */
-    unknownOp: 'patch/unknown-op',
-    /** A patch or op map has a key its closed schema does not list. */
-    unknownField: 'patch/unknown-field',
-    /** A patch or op map lacks a required key. */
-    missingField: 'patch/missing-field',
-    /** A field has the wrong CoreForm kind (or the patch is not a map). */
-    wrongType: 'patch/wrong-type',
-    /** A fixed field has the wrong value. */
-    wrongValue: 'patch/wrong-value',
-    /** `:version` is an int other than 1. */
-    unsupportedVersion: 'patch/unsupported-version',
-    /** A required identifier (symbol-or-string) is empty. */
-    emptyIdentifier: 'patch/empty-identifier',
-    /** A module path is not portable (empty, non-NFC, `..`, drive prefix, backslash, …). */
-    nonPortablePath: 'patch/non-portable-path',
-    /** A `:path` vector is malformed (empty, bad step tag, `[:form i]` not first, bad index). */
-    invalidPath: 'patch/invalid-path',
-    /** `[:form i]` with i ≥ the module's form count. */
-    formIndexOutOfRange: 'patch/form-index-out-of-range',
-    /** `[:vec i]` with i ≥ the vector's length. */
-    vecIndexOutOfRange: 'patch/vec-index-out-of-range',
-    /** `[:map k]` where the map has no key k. */
-    mapKeyMissing: 'patch/map-key-missing',
-    /** A step does not fit the node it descends into (`[:pair-car]` on a non-pair, …). */
-    pathStepMismatch: 'patch/path-step-mismatch',
-    /** `:replace-node-id` names no node of the module. */
-    unknownNodeId: 'patch/unknown-node-id',
-    /** `:replace-node-id` matches more than one node. */
-    ambiguousNodeId: 'patch/ambiguous-node-id',
-    /** Preflight: an op's path is not in the state it requires. */
-    pathStateConflict: 'patch/path-state-conflict',
-    /** A path component on disk is a symbolic link. */
-    symlinkPath: 'patch/symlink-path',
-    /** An op targets a module the in-memory state does not hold. */
-    moduleMissing: 'patch/module-missing',
-    /** An op would create a module that already exists. */
-    moduleExists: 'patch/module-exists',
-    /** The manifest lacks (or already has) a module entry the op needs. */
-    manifestEntry: 'patch/manifest-entry',
-    /** `:rename-symbol` found no site to rewrite. */
-    renameNoSites: 'patch/rename-no-sites',
-    /** `:split-module` found no `(def sym …)` for a listed symbol. */
-    splitSymbolMissing: 'patch/split-symbol-missing',
-    /** `:migrate-contract-signature` found no `(def contract (fn (p …) …))` of the expected shape. */
-    contractShape: 'patch/contract-shape',
-    /** `:migrate-contract-signature` would capture: `:to-param` is already bound or referenced in scope. */
-    paramCapture: 'patch/param-capture',
-    /** `:rewrite-imports`/`:rewrite-exports` left the module unchanged (the reference rejects no-op rewrites). */
-    noChange: 'patch/no-change',
-    /** `:rewrite-imports`/`:rewrite-exports` found no `::meta` map to edit. */
-    metaMissing: 'patch/meta-missing',
-    /** `:update-manifest` sets a value that cannot be written as TOML. */
-    manifestValue: 'patch/manifest-value',
-    /** The result of an op does not canonicalize. */
-    canonicalize: 'patch/canonicalize',
-    /** A producer report failed its independent verification (exit 50). */
-    reportMismatch: 'patch/report-mismatch',
-    /** Rollback after a failed apply could not restore the package (exit 70). */
-    rollbackFailed: 'patch/rollback-failed',
-    /** Acceptance was `:ok false` (exit 30). */
-    obligationsFailed: 'patch/obligations-failed',
-    /** A fault injected by a test hook. */
-    injectedFault: 'patch/injected-fault',
-};
-/** Builds a patch-layer `GcError` (exit 10 unless `exitCode` is given). */
-function patchError(code, message, options = {}) {
-    return new errors_GcError(code, message, {
-        exitCode: options.exitCode ?? errors_ExitCode.invalidInput,
-        ...(options.at !== undefined ? { location: { at: options.at } } : {}),
-        ...(options.details !== undefined ? { details: options.details } : {}),
-    });
-}
-const CLOSED_TO_PATCH = {
-    'core/closed/not-a-map': PatchCode.wrongType,
-    'core/closed/missing-key': PatchCode.missingField,
-    'core/closed/unknown-key': PatchCode.unknownField,
-    'core/closed/wrong-type': PatchCode.wrongType,
-    'core/closed/wrong-value': PatchCode.wrongValue,
-};
-/**
- * Runs `fn`, re-coding closed-map codec errors (`core/closed/*`) as the matching `patch/*` code so
- * that a patch's schema errors carry patch codes. Other errors pass through unchanged.
- */
-function withPatchCodes(fn) {
-    try {
-        return fn();
-    }
-    catch (error) {
-        if (errors_isGcError(error)) {
-            const code = CLOSED_TO_PATCH[error.code];
-            if (code !== undefined) {
-                throw new errors_GcError(code, error.message, { exitCode: error.exitCode, location: error.location });
-            }
-        }
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/patch/path.ts
-/**
- * `:path` vectors of `:replace-node` (PATCH_SCHEMA.md "Path encoding"): decoding the step terms
- * and building them. Steps: `[:form i]` (first step only), `[:pair-car]`, `[:pair-cdr]`,
- * `[:vec i]`, `[:map key-term]`. Indices are 0-based.
- */
-
-
-
-function indexOf(t) {
-    if (t === undefined || t.kind !== 'int' || t.value < 0n || t.value > BigInt(Number.MAX_SAFE_INTEGER))
-        return undefined;
-    return Number(t.value);
-}
-/**
- * Decodes and validates a `:path` term: a non-empty vector whose first step is `[:form i]` and
- * whose other steps are `[:pair-car]`, `[:pair-cdr]`, `[:vec i]` or `[:map key]`.
- * @param t the `:path` field; @param at where it sits, for messages.
- * @throws GcError `patch/wrong-type` when `t` is not a vector, `patch/invalid-path` otherwise.
- */
-function decodePath(t, at = ':path') {
-    if (t.kind !== 'vec')
-        throw patchError(PatchCode.wrongType, `${at} must be a vector of steps, got ${t.kind}`, { at });
-    if (t.items.length === 0)
-        throw patchError(PatchCode.invalidPath, `${at} is empty; it must start with [:form i]`, { at });
-    return t.items.map((step, i) => {
-        const where = `${at}[${i}]`;
-        const bad = (why) => patchError(PatchCode.invalidPath, `${where} ${why}`, { at: where });
-        if (step.kind !== 'vec' || step.items.length === 0 || step.items[0].kind !== 'sym') {
-            throw bad('must be a vector starting with a step tag such as :form, :pair-car, :pair-cdr, :vec or :map');
-        }
-        const tag = step.items[0].name;
-        const n = step.items.length;
-        switch (tag) {
-            case ':form': {
-                if (i !== 0)
-                    throw bad('[:form i] may only be the first step');
-                const index = indexOf(step.items[1]);
-                if (n !== 2 || index === undefined)
-                    throw bad('must be [:form i] with a non-negative integer i');
-                return { tag: 'form', index };
-            }
-            case ':pair-car':
-            case ':pair-cdr':
-                if (i === 0)
-                    throw bad('the first step must be [:form i]');
-                if (n !== 1)
-                    throw bad(`must be [${tag}] with no argument`);
-                return { tag: tag === ':pair-car' ? 'pair-car' : 'pair-cdr' };
-            case ':vec': {
-                if (i === 0)
-                    throw bad('the first step must be [:form i]');
-                const index = indexOf(step.items[1]);
-                if (n !== 2 || index === undefined)
-                    throw bad('must be [:vec i] with a non-negative integer i');
-                return { tag: 'vec', index };
-            }
-            case ':map':
-                if (i === 0)
-                    throw bad('the first step must be [:form i]');
-                if (n !== 2)
-                    throw bad('must be [:map key-term]');
-                return { tag: 'map', key: step.items[1] };
-            default:
-                throw bad(`has unknown step tag ${tag}`);
-        }
-    });
-}
-/** Builds the CoreForm term of one step (`[:form 0]`, `[:pair-car]`, …). */
-function stepTerm(step) {
-    switch (step.tag) {
-        case 'form':
-            return term_vec([term_kw('form'), term_int(step.index)]);
-        case 'pair-car':
-            return term_vec([term_kw('pair-car')]);
-        case 'pair-cdr':
-            return term_vec([term_kw('pair-cdr')]);
-        case 'vec':
-            return term_vec([term_kw('vec'), term_int(step.index)]);
-        case 'map':
-            return term_vec([term_kw('map'), step.key]);
-    }
-}
-/** Builds the path term (vector of step vectors) of `steps`. */
-function path_pathTerm(steps) {
-    return term_vec(steps.map(stepTerm));
-}
-/** `:path-repr`: the canonical print of the path term (multi-line for one or more steps). */
-function path_pathRepr(steps) {
-    return printTerm(path_pathTerm(steps));
-}
-
-;// CONCATENATED MODULE: ./src/patch/normalize.ts
-/**
- * patch-normalize: decode a source `.gcpatch` term against the closed patch schema and produce its
- * normalized form and identities. Implements PATCH_SCHEMA.md "Canonical normalization and
- * identity" and GENESIS_FACTS.md §3.1–§3.2. The independent verifier is `normalize-verify.ts`.
- *
- * Normalization keeps the op order, `:intent`, `:provenance`, `:new`, `:path` and `:content`
- * untouched; converts symbol-or-string identifiers to non-empty strings; converts set-valued
- * vectors to sorted (UTF-8 byte order), duplicate-free string vectors; and writes every optional
- * field explicitly (`[]` or `nil`). The normalized patch is `{:intent :ops :provenance :version 1}`.
- */
-
-
-
-
-
-
-
-/** The fixed `:profile` of every patch authority protocol. */
-const normalize_PATCH_PROFILE = 'genesis/patch-authority-v0.1';
-/** `:kind` of a patch-normalize request. */
-const NORMALIZE_REQUEST_KIND = 'genesis/patch-normalize-request-v0.1';
-/** `:kind` of a patch-normalize report. */
-const NORMALIZE_REPORT_KIND = 'genesis/patch-normalize-v0.1';
-/** The eleven operation names (without the colon), in PATCH_SCHEMA.md order. */
-const OP_NAMES = [
-    'replace-node',
-    'replace-node-id',
-    'add-module',
-    'remove-module',
-    'update-manifest',
-    'rename-symbol',
-    'move-module',
-    'split-module',
-    'rewrite-imports',
-    'rewrite-exports',
-    'migrate-contract-signature',
-];
-/** A portable module path string (kept as is). */
-const modulePath = (t, at) => {
-    if (t.kind !== 'str')
-        throw patchError(PatchCode.wrongType, `${at} must be a string, got ${t.kind}`, { at });
-    const problem = portablePathProblem(t.value);
-    if (problem !== undefined) {
-        throw patchError(PatchCode.nonPortablePath, `${at} ${JSON.stringify(t.value)} ${problem}; use a relative path with / separators`, { at });
-    }
-    return t;
-};
-function identifierText(t, at) {
-    let text;
-    if (t.kind === 'str')
-        text = t.value;
-    else if (t.kind === 'sym')
-        text = t.name;
-    else
-        throw patchError(PatchCode.wrongType, `${at} must be a symbol or a string, got ${t.kind}`, { at });
-    if (text.length === 0)
-        throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
-    return text;
-}
-/** A symbol-or-string identifier → non-empty string. */
-const identifier = (t, at) => term_str(identifierText(t, at));
-/** A vector of identifiers → sorted (UTF-8 bytes), duplicate-free string vector. */
-function identifierSet(options) {
-    return (t, at) => {
-        if (t.kind !== 'vec')
-            throw patchError(PatchCode.wrongType, `${at} must be a vector of symbols or strings, got ${t.kind}`, { at });
-        if (options.nonEmpty && t.items.length === 0)
-            throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
-        const names = [...new Set(t.items.map((item, i) => identifierText(item, `${at}[${i}]`)))];
-        names.sort(compareUtf8);
-        return term_vec(names.map(term_str));
-    };
-}
-const stringSet = identifierSet({ nonEmpty: false });
-const nonEmptyStringSet = identifierSet({ nonEmpty: true });
-/** `nil`, or what `inner` accepts. */
-function orNil(inner) {
-    return (t, at) => (t.kind === 'nil' ? NIL : inner(t, at));
-}
-const anyTerm = (t) => t;
-const pathField = (t, at) => {
-    decodePath(t, at);
-    return t;
-};
-const nodeId = (t, at) => {
-    if (t.kind !== 'str' || t.value.length !== 64) {
-        throw patchError(PatchCode.wrongType, `${at} must be a 64-character node id string`, { at });
-    }
-    return t;
-};
-const content = (t, at) => {
-    if (t.kind !== 'str' && t.kind !== 'vec') {
-        throw patchError(PatchCode.wrongType, `${at} must be a string of .gc source or a vector of forms, got ${t.kind}`, { at });
-    }
-    return t;
-};
-const mapOrNil = (t, at) => {
-    if (t.kind !== 'nil' && t.kind !== 'map')
-        throw patchError(PatchCode.wrongType, `${at} must be a map or nil, got ${t.kind}`, { at });
-    return t;
-};
-const nonEmptyStrOrNil = (t, at) => {
-    if (t.kind === 'nil')
-        return t;
-    if (t.kind !== 'str')
-        throw patchError(PatchCode.wrongType, `${at} must be a string or nil, got ${t.kind}`, { at });
-    if (t.value.length === 0)
-        throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
-    return t;
-};
-const EMPTY_VEC = term_vec([]);
-const SCHEMAS = {
-    'replace-node': { required: { 'module-path': modulePath, path: pathField, new: anyTerm }, optional: {} },
-    'replace-node-id': { required: { 'module-path': modulePath, 'node-id': nodeId, new: anyTerm }, optional: {} },
-    'add-module': { required: { 'module-path': modulePath, content }, optional: {} },
-    'remove-module': { required: { 'module-path': modulePath }, optional: {} },
-    'update-manifest': {
-        required: {},
-        optional: {
-            set: { decode: mapOrNil, absent: NIL },
-            'obligations-add': { decode: stringSet, absent: EMPTY_VEC },
-            'obligations-remove': { decode: stringSet, absent: EMPTY_VEC },
-            'tests-add': { decode: stringSet, absent: EMPTY_VEC },
-            'tests-remove': { decode: stringSet, absent: EMPTY_VEC },
-            'caps-policy': { decode: nonEmptyStrOrNil, absent: NIL },
-        },
-    },
-    'rename-symbol': { required: { 'module-path': modulePath, from: identifier, to: identifier }, optional: {} },
-    'move-module': { required: { 'from-module-path': modulePath, 'to-module-path': modulePath }, optional: {} },
-    'split-module': {
-        required: { 'from-module-path': modulePath, 'to-module-path': modulePath, symbols: nonEmptyStringSet },
-        optional: {},
-    },
-    'rewrite-imports': {
-        required: { 'module-path': modulePath },
-        optional: {
-            add: { decode: stringSet, absent: EMPTY_VEC },
-            remove: { decode: stringSet, absent: EMPTY_VEC },
-            replace: { decode: orNil(stringSet), absent: NIL },
-        },
-    },
-    'rewrite-exports': {
-        required: { 'module-path': modulePath },
-        optional: {
-            add: { decode: stringSet, absent: EMPTY_VEC },
-            remove: { decode: stringSet, absent: EMPTY_VEC },
-            replace: { decode: orNil(stringSet), absent: NIL },
-        },
-    },
-    'migrate-contract-signature': {
-        required: { 'module-path': modulePath, 'contract-symbol': identifier, 'from-param': identifier, 'to-param': identifier },
-        optional: {},
-    },
-};
-/** The exact key set (without colons, sorted) of a normalized op of kind `op`, `:op` included. */
-function normalizedOpFields(op) {
-    const s = SCHEMAS[op];
-    return ['op', ...Object.keys(s.required), ...Object.keys(s.optional)].sort();
-}
-function opName(t, at) {
-    if (t === undefined)
-        throw patchError(PatchCode.missingField, `${at} is missing key :op`, { at: `${at} :op` });
-    if (t.kind !== 'sym')
-        throw patchError(PatchCode.wrongType, `${at} :op must be a symbol such as :replace-node, got ${t.kind}`, { at });
-    const name = t.name.startsWith(':') ? t.name.slice(1) : undefined;
-    if (name === undefined || !OP_NAMES.includes(name)) {
-        throw patchError(PatchCode.unknownOp, `${at} has unknown op ${t.name}; known ops: ${OP_NAMES.map((n) => ':' + n).join(' ')}`, {
-            at: `${at} :op`,
-        });
-    }
-    return name;
-}
-/**
- * Normalizes one op map.
- * @param source the op term; @param ordinal its 0-based position (for messages).
- * @returns the normalized op map with exactly the op's field set.
- * @throws GcError `patch/*` schema codes.
- */
-function normalizeOp(source, ordinal) {
-    const at = `op ${ordinal}`;
-    if (source.kind !== 'map')
-        throw patchError(PatchCode.wrongType, `${at} must be a map, got ${source.kind}`, { at });
-    const opEntry = source.entries.find(([k]) => k.kind === 'sym' && k.name === ':op');
-    const name = opName(opEntry?.[1], at);
-    const schema = SCHEMAS[name];
-    const spec = { op: (t) => t };
-    for (const [field, decode] of Object.entries(schema.required))
-        spec[field] = decode;
-    for (const [field, opt] of Object.entries(schema.optional))
-        spec[field] = opt.decode;
-    const decoded = withPatchCodes(() => closed_decodeClosed(source, spec, `${at} (:${name})`, { optional: Object.keys(schema.optional) }));
-    const fields = { op: term_kw(name) };
-    for (const field of Object.keys(schema.required))
-        fields[field] = decoded[field];
-    for (const [field, opt] of Object.entries(schema.optional))
-        fields[field] = decoded[field] ?? opt.absent;
-    return term_kwMap(fields);
-}
-/**
- * Normalizes a source patch term (PATCH_SCHEMA.md "Canonical normalization and identity").
- * @param source the `.gcpatch` term as read (`readTerm`, not canonicalized).
- * @returns the normalized patch, its hash-term `patchH`, the source's hash-term `sourcePatchH`,
- *   the ordered op identities and the normalized op maps.
- * @throws GcError (exit 10) `patch/wrong-type` (not a map, or a field of the wrong kind),
- *   `patch/missing-field`, `patch/unknown-field`, `patch/unsupported-version` (`:version` ≠ 1),
- *   `patch/unknown-op`, `patch/empty-identifier`, `patch/non-portable-path`, `patch/invalid-path`.
- * @example normalizePatch(readTerm('{:version 1 :intent "x" :provenance {} :ops []}')).patchH
- */
-function normalizePatch(source) {
-    const top = withPatchCodes(() => closed_decodeClosed(source, { version: closed_D.int, intent: closed_D.str, provenance: closed_D.map, ops: closed_D.vec }, 'patch'));
-    if (top.version !== 1n) {
-        throw patchError(PatchCode.unsupportedVersion, `patch :version must be 1 (GenesisCode v0.2 patches), got ${top.version}`, {
-            at: ':version',
-        });
-    }
-    const ops = top.ops.items.map((op, i) => normalizeOp(op, i));
-    const normalized = term_kwMap({
-        intent: term_str(top.intent),
-        ops: term_vec(ops),
-        provenance: top.provenance,
-        version: term_int(1),
-    });
-    return {
-        normalized,
-        patchH: hash_hashTerm(normalized),
-        sourcePatchH: hash_hashTerm(source),
-        opIdentities: ops.map((op, ordinal) => ({ ordinal, opH: hash_hashTerm(op) })),
-        ops,
-    };
-}
-/** `[{:op-h hex :ordinal i} …]`: the `:op-identities` vector of reports. */
-function opIdentitiesTerm(ids) {
-    return term_vec(ids.map((id) => term_kwMap({ 'op-h': term_str(id.opH), ordinal: term_int(id.ordinal) })));
-}
-/** Builds a patch-normalize request `{:kind :patch :profile :v 1}` for `patch`. */
-function normalizeRequest(patch) {
-    return kwMap({ kind: str(NORMALIZE_REQUEST_KIND), patch, profile: str(normalize_PATCH_PROFILE), v: int(1) });
-}
-/**
- * The patch-normalize producer: decodes the closed request and returns the closed report
- * `{:kind "genesis/patch-normalize-v0.1" :normalized-patch :ok true :op-identities :patch-h
- * :profile :source-patch-h :v 1}`.
- * @throws GcError `core/closed/*` for a malformed request; the `patch/*` codes of
- *   {@link normalizePatch} for a rejected patch.
- */
-function normalizeReport(request) {
-    const req = decodeClosed(request, { kind: literal(str(NORMALIZE_REQUEST_KIND)), patch: D.any, profile: literal(str(normalize_PATCH_PROFILE)), v: literal(int(1)) }, 'patch-normalize request');
-    const n = normalizePatch(req.patch);
-    return normalizedReportTerm(n);
-}
-/** The report term of an already computed normalization (see {@link normalizeReport}). */
-function normalizedReportTerm(n) {
-    return kwMap({
-        kind: str(NORMALIZE_REPORT_KIND),
-        'normalized-patch': n.normalized,
-        ok: TRUE,
-        'op-identities': opIdentitiesTerm(n.opIdentities),
-        'patch-h': str(n.patchH),
-        profile: str(normalize_PATCH_PROFILE),
-        'source-patch-h': str(n.sourcePatchH),
-        v: int(1),
-    });
-}
-/** The op name (without colon) of a normalized op map. */
-function opNameOf(op) {
-    const t = op.entries.find(([k]) => k.kind === 'sym' && k.name === ':op')?.[1];
-    return t.name.slice(1);
-}
-
-;// CONCATENATED MODULE: ./src/audit/findings.ts
-/**
- * The audit report of a pull request's evidence: findings (one per problem, with a stable code, a
- * severity and a file/line where known), per-package check rows (evidence, check, result) and the
- * replay outcome. Pure data plus the few rules that decide pass/fail; rendering lives with each
- * entry point (`action/summary.ts`, `src/cli/pr-verify.ts`).
- */
-/**
- * Stable finding codes (messages may change, codes may not). Each names one check of
- * docs/action.md "What each check means".
- */
-const AuditCode = {
-    /** A store entry's bytes do not hash (plain BLAKE3) to its file name. */
-    storeHashMismatch: 'audit/store-hash-mismatch',
-    /** A store entry present at the base was changed by the pull request (the store is write-once). */
-    storeEntryModified: 'audit/store-entry-modified',
-    /** A store entry present at the base was deleted by the pull request. */
-    storeEntryRemoved: 'audit/store-entry-removed',
-    /** A new store entry is not one CoreForm term in canonical print. */
-    storeEntryUnreadable: 'audit/store-entry-unreadable',
-    /** A new store entry has a `:kind` this version does not verify (only its hash was checked). */
-    storeEntryUnknownKind: 'audit/store-entry-unknown-kind',
-    /** A refactor-plan report's request is not in the store. */
-    refactorRequestMissing: 'audit/refactor-request-missing',
-    /** A refactor-plan report fails the independent host verifier. */
-    refactorReportInvalid: 'audit/refactor-report-invalid',
-    /** Re-planning the request from the base commit does not give the stored report byte for byte. */
-    refactorReplanDiffers: 'audit/refactor-replan-differs',
-    /** A safe refactor plan has no apply report in the pull request (it explains no change). */
-    refactorPlanNotApplied: 'audit/refactor-plan-not-applied',
-    /** An apply report is not a closed `genesis/patch-apply-v0.3` map. */
-    applyReportInvalid: 'audit/apply-report-invalid',
-    /** The normalized patch an apply report names by `:patch-h` is not in the store. */
-    applyPatchMissing: 'audit/apply-patch-missing',
-    /** `:op-identities`/`:ops-count`/`:intent`/`:provenance` disagree with the stored patch. */
-    applyPatchMismatch: 'audit/apply-patch-mismatch',
-    /** The package or acceptance artifact is missing, mis-hashed or of the wrong kind. */
-    applyArtifactInvalid: 'audit/apply-artifact-invalid',
-    /** `:request-h` is not hash-term of the apply-report request rebuilt from the evidence. */
-    applyRequestMismatch: 'audit/apply-request-mismatch',
-    /** The report records a failed apply (`:ok false`): it explains no change. */
-    applyNotOk: 'audit/apply-not-ok',
-    /** The patch does not apply to the base commit's package (nor after the other evidence). */
-    replayFailed: 'audit/replay-failed',
-    /** A module the evidence changes differs at the head from what replaying the evidence gives. */
-    replayModuleMismatch: 'audit/replay-module-mismatch',
-    /** The head's manifest (module list, pins, other keys) differs from the replayed manifest. */
-    replayManifestMismatch: 'audit/replay-manifest-mismatch',
-    /** Replaying gives semantic edits or a package record other than the apply report names. */
-    replayEvidenceMismatch: 'audit/replay-evidence-mismatch',
-    /** A head `package.toml` pin does not match the head module's hash (or is missing). */
-    pinMismatch: 'audit/pin-mismatch',
-    /** A `.gc` module changed and no evidence in the pull request explains the change. */
-    unexplainedChange: 'audit/unexplained-change',
-    /** The package cannot be read at a commit (manifest or module does not parse, module missing). */
-    packageUnreadable: 'audit/package-unreadable',
-    /** The `obligation-runner` command failed for a package. */
-    obligationsFailed: 'audit/obligations-failed',
-};
-/** True when `finding` fails the run under `failOn`. */
-function isFailing(finding, failOn) {
-    return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
-}
-/** Counts findings by severity. */
-function countBySeverity(findings) {
-    const out = { error: 0, warning: 0, notice: 0 };
-    for (const f of findings)
-        out[f.severity]++;
-    return out;
-}
-/** A row-and-finding collector for one package; keeps the two in step. */
-class PackageFindings {
-    pkg;
-    rows = [];
-    findings = [];
-    /** @param pkg the package directory every finding is attributed to. */
-    constructor(pkg) {
-        this.pkg = pkg;
-    }
-    /** Records a passed check. */
-    pass(kind, evidence, check, detail = '') {
-        this.rows.push({ evidence, kind, check, result: 'pass', detail });
-    }
-    /** Records a check that was not applicable or not run. */
-    skip(kind, evidence, check, detail) {
-        this.rows.push({ evidence, kind, check, result: 'skip', detail });
-    }
-    /**
-     * Records a failed check and its finding. The row's result is `fail` for errors, `warn` for
-     * warnings and notices.
-     */
-    fail(kind, evidence, check, finding) {
-        const severity = finding.severity ?? 'error';
-        this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : 'warn', detail: finding.message });
-        const f = { code: finding.code, severity, message: finding.message, package: this.pkg };
-        if (finding.file !== undefined)
-            f.file = finding.file;
-        if (finding.line !== undefined)
-            f.line = finding.line;
-        if (finding.title !== undefined)
-            f.title = finding.title;
-        this.findings.push(f);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/audit/apply-evidence.ts
-/**
- * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
- * (GENESIS_FACTS.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
- * patch it names by `:patch-h` is in the store, is in normalized form and hashes to `:patch-h`;
- * `:op-identities`, `:ops-count`, `:intent` and `:provenance` agree with that patch; the package and
- * acceptance artifacts exist, hash to their names and have the right kinds; `:ok` is the
- * acceptance's `:ok`; and `:request-h` is hash-term of the apply-report request rebuilt from those
- * parts. Written independently of the producer in `src/patch/`.
- */
-
-
-
-
-
-
-/** `:kind` of the apply report. */
-const APPLY_REPORT_KIND = 'genesis/patch-apply-v0.3';
-/** `:kind` of the apply-report request whose hash-term is the report's `:request-h`. */
-const APPLY_REQUEST_KIND = 'genesis/patch-apply-report-request-v0.1';
-/** `:profile` of every patch-authority protocol. */
-const APPLY_PROFILE = 'genesis/patch-authority-v0.1';
-const KIND = 'apply-report';
-/**
- * Decodes the closed apply report: exactly `:kind :profile :v :request-h :ok :intent :provenance
- * :ops-count :patch-h :op-identities :source-patch-h :package-artifact :acceptance-artifact
- * :semantic-edits`, with their types.
- * @throws GcError `core/closed/*` (exit 10).
- */
-function decodeApplyReport(t) {
-    const r = closed_decodeClosed(t, {
-        kind: closed_literal(term_str(APPLY_REPORT_KIND)),
-        profile: closed_literal(term_str(APPLY_PROFILE)),
-        v: closed_literal(term_int(1)),
-        'request-h': closed_D.hex64,
-        ok: closed_D.bool,
-        intent: closed_D.str,
-        provenance: closed_D.map,
-        'ops-count': closed_D.int,
-        'patch-h': closed_D.hex64,
-        'op-identities': vecOf((x, at) => closed_decodeClosed(x, { 'op-h': closed_D.hex64, ordinal: closed_D.int }, at)),
-        'source-patch-h': closed_D.hex64,
-        'package-artifact': closed_D.hex64,
-        'acceptance-artifact': closed_D.hex64,
-        'semantic-edits': closed_D.vec,
-    }, 'apply report');
-    return {
-        requestH: r['request-h'],
-        ok: r.ok,
-        intent: r.intent,
-        provenance: r.provenance,
-        opsCount: r['ops-count'],
-        patchH: r['patch-h'],
-        opIdentities: r['op-identities'],
-        sourcePatchH: r['source-patch-h'],
-        packageArtifact: r['package-artifact'],
-        acceptanceArtifact: r['acceptance-artifact'],
-        semanticEdits: r['semantic-edits'],
-    };
-}
-/**
- * The apply-report request (GENESIS_FACTS.md §3.8) whose hash-term a report's `:request-h` must
- * be: `{:acceptance :acceptance-artifact :kind :package-artifact :patch :profile :semantic-edits
- * :source-patch-h :v 1}`.
- */
-function applyRequestTerm(parts) {
-    return term_kwMap({
-        kind: term_str(APPLY_REQUEST_KIND),
-        profile: term_str(APPLY_PROFILE),
-        v: term_int(1),
-        patch: parts.patch,
-        'source-patch-h': term_str(parts.sourcePatchH),
-        'package-artifact': term_str(parts.packageArtifact),
-        'acceptance-artifact': term_str(parts.acceptanceArtifact),
-        acceptance: parts.acceptance,
-        'semantic-edits': parts.semanticEdits,
-    });
-}
-/**
- * Runs the static checks of one apply report (no replay).
- * @param entry a well-formed store entry of kind `apply-report`.
- * @param store the head's store; @param prefer addresses to search first (the new entries).
- * @param out collects rows and findings.
- * @returns the evidence, or `undefined` when a check failed (the findings say which).
- */
-async function checkApplyReport(entry, store, prefer, out) {
-    const fail = (check, code, message, title) => {
-        out.fail(KIND, entry.address, check, { code, message: `apply report ${entry.address.slice(0, 12)}: ${message}`, file: entry.file, title });
-        return undefined;
-    };
-    let r;
-    try {
-        r = decodeApplyReport(entry.term);
-    }
-    catch (error) {
-        return fail('closed report', AuditCode.applyReportInvalid, errors_isGcError(error) ? error.message : String(error), 'apply report invalid');
-    }
-    out.pass(KIND, entry.address, 'closed report', `${r.opsCount} ops, ok ${r.ok}`);
-    const patchEntry = await store.findByHashTerm('patch', r.patchH, prefer);
-    if (patchEntry === undefined) {
-        return fail('patch present', AuditCode.applyPatchMissing, `no normalized patch with hash-term ${r.patchH} (:patch-h) is in the evidence store`, 'patch missing');
-    }
-    let patch;
-    try {
-        patch = normalizePatch(patchEntry.term);
-    }
-    catch (error) {
-        return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} does not normalize: ${errors_isGcError(error) ? error.message : String(error)}`, 'patch invalid');
-    }
-    if (!termsEqual(patch.normalized, patchEntry.term) || patch.patchH !== r.patchH) {
-        return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} is not in normalized form`, 'patch not normalized');
-    }
-    out.pass(KIND, entry.address, 'patch present', `patch ${patchEntry.address.slice(0, 12)} hashes to :patch-h`);
-    const idsOk = r.opIdentities.length === patch.opIdentities.length &&
-        r.opIdentities.every((id, i) => id.ordinal === BigInt(i) && id['op-h'] === patch.opIdentities[i].opH);
-    if (!idsOk || r.opsCount !== BigInt(patch.ops.length)) {
-        return fail('op identities', AuditCode.applyPatchMismatch, ':op-identities/:ops-count are not the stored patch\'s op identities', 'op identities differ');
-    }
-    const intent = mapGetKw(patch.normalized, 'intent');
-    const provenance = mapGetKw(patch.normalized, 'provenance');
-    if (intent?.kind !== 'str' || intent.value !== r.intent || provenance === undefined || !termsEqual(provenance, r.provenance)) {
-        return fail('op identities', AuditCode.applyPatchMismatch, ':intent/:provenance are not the stored patch\'s', 'patch header differs');
-    }
-    out.pass(KIND, entry.address, 'op identities', `${patch.ops.length} ops match`);
-    const artifacts = [
-        ['package', r.packageArtifact, 'genesis/package-v0.2'],
-        ['acceptance', r.acceptanceArtifact, 'genesis/acceptance-v0.2'],
-    ];
-    let acceptance;
-    for (const [what, address, kind] of artifacts) {
-        const a = await store.entry(address);
-        const problem = a === undefined
-            ? 'is not in the evidence store'
-            : !a.hashOk
-                ? 'does not hash to its name'
-                : a.term === undefined || a.kindString !== kind
-                    ? `is not a ${kind} term`
-                    : undefined;
-        if (problem !== undefined) {
-            return fail('artifacts', AuditCode.applyArtifactInvalid, `the ${what} artifact ${address.slice(0, 12)} ${problem}`, `${what} artifact invalid`);
-        }
-        if (what === 'acceptance')
-            acceptance = a.term;
-    }
-    const acceptanceOk = mapGetKw(acceptance, 'ok');
-    if (acceptanceOk?.kind !== 'bool' || acceptanceOk.value !== r.ok) {
-        return fail('artifacts', AuditCode.applyArtifactInvalid, ':ok is not the acceptance artifact\'s :ok', 'acceptance differs');
-    }
-    out.pass(KIND, entry.address, 'artifacts', `package ${r.packageArtifact.slice(0, 12)}, acceptance ${r.acceptanceArtifact.slice(0, 12)}`);
-    const requestH = hash_hashTerm(applyRequestTerm({
-        patch: patch.normalized,
-        sourcePatchH: r.sourcePatchH,
-        packageArtifact: r.packageArtifact,
-        acceptanceArtifact: r.acceptanceArtifact,
-        acceptance: acceptance,
-        semanticEdits: r.semanticEdits,
-    }));
-    if (requestH !== r.requestH) {
-        return fail('request-h', AuditCode.applyRequestMismatch, ':request-h is not hash-term of the request rebuilt from the patch, artifacts and semantic edits', 'request-h differs');
-    }
-    out.pass(KIND, entry.address, 'request-h', 'rebuilt request matches');
-    if (!r.ok) {
-        out.fail(KIND, entry.address, 'accepted', {
-            code: AuditCode.applyNotOk,
-            severity: 'warning',
-            message: `apply report ${entry.address.slice(0, 12)} records a failed apply (acceptance :ok false); it explains no change`,
-            file: entry.file,
-            title: 'apply not accepted',
-        });
-    }
-    else {
-        out.pass(KIND, entry.address, 'accepted', 'acceptance :ok true');
-    }
-    return {
-        address: entry.address,
-        file: entry.file,
-        report: entry.term,
-        ok: r.ok,
-        patch,
-        patchAddress: patchEntry.address,
-        packageArtifact: r.packageArtifact,
-        acceptanceArtifact: r.acceptanceArtifact,
-        semanticEdits: r.semanticEdits,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/audit/glob.ts
-/**
- * Matching repository-relative paths against the `packages` globs of the Action and
- * `gcpatch verify-pr --packages`: `**` matches any number of directories (zero included), `*` any
- * run of characters within one path segment, `?` one such character; a leading `!` excludes.
- */
-/** The default `packages` glob: every `package.toml` in the repository, the root one included. */
-const ALL_PACKAGES = '**/package.toml';
-function escapeRegExp(ch) {
-    return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
-}
-/**
- * Compiles one glob to an anchored regular expression.
- * @example globToRegExp('pkgs/**\/package.toml').test('pkgs/a/b/package.toml') // true
- */
-function globToRegExp(glob) {
-    let re = '';
-    let i = 0;
-    const g = glob.replace(/^\.\//, '');
-    while (i < g.length) {
-        const ch = g[i];
-        if (ch === '*' && g[i + 1] === '*') {
-            const atSegmentStart = i === 0 || g[i - 1] === '/';
-            if (atSegmentStart && g[i + 2] === '/') {
-                re += '(?:[^/]*/)*';
-                i += 3;
-                continue;
-            }
-            re += '.*';
-            i += 2;
-            continue;
-        }
-        if (ch === '*')
-            re += '[^/]*';
-        else if (ch === '?')
-            re += '[^/]';
-        else
-            re += escapeRegExp(ch);
-        i++;
-    }
-    return new RegExp(`^${re}$`);
-}
-/**
- * Splits a `packages` input (newline- or comma-separated globs; blank entries ignored) into
- * patterns. An empty input means {@link ALL_PACKAGES}.
- */
-function parseGlobList(input) {
-    const raw = typeof input === 'string' ? input.split(/[\n,]/) : [...(input ?? [])];
-    const out = raw.map((s) => s.trim()).filter((s) => s !== '');
-    return out.length === 0 ? [ALL_PACKAGES] : out;
-}
-/**
- * A predicate over repository-relative paths: true when some non-negated pattern matches and no
- * `!pattern` does. A pattern naming a directory (not ending in `package.toml`) also selects the
- * `package.toml` directly inside it.
- */
-function pathMatcher(patterns) {
-    const compile = (p) => {
-        const body = p.replace(/\/+$/, '');
-        const res = [globToRegExp(body)];
-        if (!/(^|\/)package\.toml$/.test(body))
-            res.push(globToRegExp(`${body}/package.toml`));
-        return res;
-    };
-    const include = patterns.filter((p) => !p.startsWith('!')).flatMap(compile);
-    const exclude = patterns.filter((p) => p.startsWith('!')).flatMap((p) => compile(p.slice(1)));
-    return (path) => include.some((r) => r.test(path)) && !exclude.some((r) => r.test(path));
-}
-
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:buffer"
@@ -63275,6 +62409,7 @@ var external_node_buffer_ = __nccwpck_require__(4573);
 
 
 
+const NO_CHILDREN = Object.freeze([]);
 /** Error code: end of input where a term was expected. */
 const PARSE_EOF = 'core/parse/eof';
 /** Error code: unexpected token, unterminated literal/container, odd map, invalid UTF-8, trailing tokens. */
@@ -63481,9 +62616,16 @@ class Reader {
     symCache = new SymbolCache();
     /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
     build;
-    constructor(src, build = true) {
+    /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
+    spans;
+    fLead = [];
+    spanVals = [];
+    /** The span of the last value `readForm` returned (spans mode only). */
+    lastSpan;
+    constructor(src, build = true, spans = false) {
         this.src = src;
         this.build = build;
+        this.spans = spans && build;
         this.len = src.length;
         if (!(0,external_node_buffer_.isUtf8)(src)) {
             const bad = firstInvalidUtf8(src);
@@ -63515,21 +62657,30 @@ class Reader {
      * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
      * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
      */
-    readForm() {
+    readForm(topLead = this.pos) {
         const s = this.src;
         const n = this.len;
         const fType = this.fType;
         const fOpen = this.fOpen;
         const fBase = this.fBase;
         const vals = this.vals;
+        const spans = this.spans;
+        const fLead = this.fLead;
+        const spanVals = this.spanVals;
         let depth = 0;
         fType.length = 0;
         fOpen.length = 0;
         fBase.length = 0;
         vals.length = 0;
+        if (spans) {
+            fLead.length = 0;
+            spanVals.length = 0;
+        }
         for (;;) {
+            const lead = depth === 0 ? topLead : this.pos;
             this.skipTrivia();
             let value;
+            let span;
             if (this.pos >= n) {
                 if (depth === 0 || fType[depth - 1] === F_QUOTE) {
                     throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
@@ -63542,6 +62693,8 @@ class Reader {
                 fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
                 fOpen[depth] = this.pos;
                 fBase[depth] = vals.length;
+                if (spans)
+                    fLead[depth] = lead;
                 depth++;
                 this.pos++;
                 continue;
@@ -63580,20 +62733,43 @@ class Reader {
                     value = buildMap(vals, base);
                 }
                 vals.length = base;
+                if (spans) {
+                    span = {
+                        kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
+                        term: value,
+                        start: fOpen[depth],
+                        end: this.pos + 1,
+                        leadingStart: fLead[depth],
+                        closeStart: this.pos,
+                        children: spanVals.slice(base),
+                    };
+                    spanVals.length = base;
+                }
                 this.pos++;
             }
             else {
+                const start = this.pos;
                 value = this.readAtom(c);
+                if (spans)
+                    span = { kind: 'atom', term: value, start, end: this.pos, leadingStart: lead, closeStart: this.pos, children: NO_CHILDREN };
             }
             // Deliver `value` to the enclosing frames (quote frames complete immediately).
             while (depth > 0 && fType[depth - 1] === F_QUOTE) {
                 depth--;
                 if (this.build)
                     value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+                if (spans) {
+                    span = { kind: 'quote', term: value, start: fOpen[depth], end: this.pos, leadingStart: fLead[depth], closeStart: this.pos, children: [span] };
+                }
             }
-            if (depth === 0)
+            if (depth === 0) {
+                if (spans)
+                    this.lastSpan = span;
                 return value;
+            }
             vals.push(value);
+            if (spans)
+                spanVals.push(span);
         }
     }
     readAtom(c) {
@@ -63727,6 +62903,22 @@ class Reader {
         }
     }
     /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
+    /** Where {@link nextBackslash} last searched from, and what it found (-1: none to the end). */
+    bsFrom = -1;
+    bsAt = -1;
+    /**
+     * The position of the first backslash at or after `p` (-1 when none), memoized: strings are read
+     * front to back, so one search serves every string up to the backslash it found. A plain
+     * `indexOf` per string scans to the end of a source without escapes each time, which is
+     * quadratic in a large store entry (a refactor request holding every module).
+     */
+    nextBackslash(p) {
+        if (this.bsFrom >= 0 && p >= this.bsFrom && (this.bsAt === -1 || this.bsAt >= p))
+            return this.bsAt;
+        this.bsFrom = p;
+        this.bsAt = this.src.indexOf(BACKSLASH, p);
+        return this.bsAt;
+    }
     readString(start) {
         const s = this.src;
         const close = this.skipString(start);
@@ -63735,7 +62927,7 @@ class Reader {
         let runStart = p;
         let parts;
         for (;;) {
-            const bs = s.indexOf(BACKSLASH, p);
+            const bs = this.nextBackslash(p);
             if (bs === -1 || bs >= close) {
                 const last = decodeSlice(s, runStart, close);
                 if (parts === undefined)
@@ -63878,6 +63070,50 @@ function readModule(source) {
         prevEnd = r.pos;
     }
     return { source: src, forms, trailingStart: prevEnd };
+}
+/**
+ * {@link readModule} that also records the source span of every node (every datum at every depth),
+ * for tools that edit a module's text in place (format-preserving patch apply, the edit-plan
+ * export, the merge driver). Same reader, same grammar, same errors; iterative, so deep input
+ * cannot overflow the stack. Callers that do not need spans use `readModule` and pay nothing.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns as {@link readModule}, each form also carrying `node`, its {@link NodeSpan} tree (0-based
+ *   UTF-8 byte offsets into `source`).
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10).
+ */
+function readModuleSpans(source) {
+    const src = toBytes(source);
+    const r = new Reader(src, true, true);
+    const forms = [];
+    let prevEnd = 0;
+    for (;;) {
+        r.skipTrivia();
+        if (r.pos >= r.len)
+            break;
+        const start = r.pos;
+        const term = r.readForm(prevEnd);
+        forms.push({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan });
+        prevEnd = r.pos;
+    }
+    return { source: src, forms, trailingStart: prevEnd };
+}
+/**
+ * {@link readTerm} that also returns the {@link NodeSpan} tree of the term (offsets are 0-based
+ * UTF-8 byte offsets into `source`; the root's `leadingStart` is 0).
+ * @throws GcError `core/parse/*` as for {@link readTerm}.
+ */
+function readTermSpans(source) {
+    const src = toBytes(source);
+    const r = new Reader(src, true, true);
+    r.skipTrivia();
+    if (r.pos >= r.len)
+        throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
+    const term = r.readForm(0);
+    const node = r.lastSpan;
+    r.skipTrivia();
+    if (r.pos < r.len)
+        throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
+    return { source: src, term, node };
 }
 /**
  * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
@@ -64313,11 +63549,11 @@ function builtinAcceptance(packageDir, manifest) {
 /** `{:kind :ok :package {:name :version} :obligations records}` with `:ok` = every record ok. */
 function acceptanceTerm(manifest, records) {
     const ok = records.every((r) => mapGet(r, kw('ok'))?.kind === 'bool' && mapGet(r, kw('ok')).value);
-    return kwMap({
-        kind: str(ACCEPTANCE_KIND),
-        ok: bool(ok),
-        package: kwMap({ name: str(manifest.name), version: str(manifest.version) }),
-        obligations: vec(records),
+    return term_kwMap({
+        kind: term_str(ACCEPTANCE_KIND),
+        ok: term_bool(ok),
+        package: term_kwMap({ name: term_str(manifest.name), version: term_str(manifest.version) }),
+        obligations: term_vec(records),
     });
 }
 function invalid(message) {
@@ -64333,7 +63569,7 @@ function invalid(message) {
 function validateAcceptance(t, manifest, store) {
     if (t.kind !== 'map')
         throw invalid('it is not a map');
-    const get = (m, k) => term_mapGet(m, term_kw(k));
+    const get = (m, k) => mapGet(m, kw(k));
     const kind = get(t, 'kind');
     if (kind?.kind !== 'str' || kind.value !== ACCEPTANCE_KIND)
         throw invalid(`:kind must be "${ACCEPTANCE_KIND}"`);
@@ -64423,6 +63659,980 @@ function runObligationRunner(command, packageDir, info, timeoutMs = 600_000) {
         const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
         throw fail(`${status} without printing a genesis/acceptance-v0.2 term on stdout (${error.message})${stderr ? `; stderr: ${stderr}` : ''}`);
     }
+}
+
+;// CONCATENATED MODULE: ./src/workspace/path.ts
+/** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
+
+/**
+ * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
+ * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
+ * the first component must not end with `:` (a drive prefix such as `C:`).
+ */
+function portablePathProblem(path) {
+    if (path.length === 0)
+        return 'is empty';
+    if (path.normalize('NFC') !== path)
+        return 'is not Unicode NFC';
+    if (path.startsWith('/'))
+        return 'is absolute (starts with /)';
+    if (path.includes('\\'))
+        return 'contains a backslash';
+    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(path)) {
+        return 'contains a lone surrogate';
+    }
+    const parts = path.split('/');
+    for (const part of parts) {
+        if (part === '')
+            return 'has an empty component (// or a trailing /)';
+        if (part === '.' || part === '..')
+            return `has a "${part}" component`;
+    }
+    if (parts[0].endsWith(':'))
+        return 'starts with a drive prefix';
+    return undefined;
+}
+/**
+ * Checks a portable module path.
+ * @param path the path; @param field the field or file it came from, for the message.
+ * @throws GcError `patch/non-portable-path` (exit 10) naming the rule that failed.
+ */
+function path_assertPortablePath(path, field = 'module path') {
+    const problem = portablePathProblem(path);
+    if (problem !== undefined) {
+        throw new GcError('patch/non-portable-path', `${field} ${JSON.stringify(path)} ${problem}; use a relative path with / separators`, {
+            location: { at: field },
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/patch/errors.ts
+/**
+ * Stable error codes of the patch layer (PATCH_SCHEMA.md; GENESIS_FACTS.md §3). Every code is
+ * thrown as a `GcError`; the exit code is 10 (invalid input) unless noted.
+ */
+
+/** Error codes thrown by `src/patch/`. Messages may change; these strings may not. */
+const PatchCode = {
+    /** `:op` names no known operation. */
+    unknownOp: 'patch/unknown-op',
+    /** A patch or op map has a key its closed schema does not list. */
+    unknownField: 'patch/unknown-field',
+    /** A patch or op map lacks a required key. */
+    missingField: 'patch/missing-field',
+    /** A field has the wrong CoreForm kind (or the patch is not a map). */
+    wrongType: 'patch/wrong-type',
+    /** A fixed field has the wrong value. */
+    wrongValue: 'patch/wrong-value',
+    /** `:version` is an int other than 1. */
+    unsupportedVersion: 'patch/unsupported-version',
+    /** A required identifier (symbol-or-string) is empty. */
+    emptyIdentifier: 'patch/empty-identifier',
+    /** A module path is not portable (empty, non-NFC, `..`, drive prefix, backslash, …). */
+    nonPortablePath: 'patch/non-portable-path',
+    /** A `:path` vector is malformed (empty, bad step tag, `[:form i]` not first, bad index). */
+    invalidPath: 'patch/invalid-path',
+    /** `[:form i]` with i ≥ the module's form count. */
+    formIndexOutOfRange: 'patch/form-index-out-of-range',
+    /** `[:vec i]` with i ≥ the vector's length. */
+    vecIndexOutOfRange: 'patch/vec-index-out-of-range',
+    /** `[:map k]` where the map has no key k. */
+    mapKeyMissing: 'patch/map-key-missing',
+    /** A step does not fit the node it descends into (`[:pair-car]` on a non-pair, …). */
+    pathStepMismatch: 'patch/path-step-mismatch',
+    /** `:replace-node-id` names no node of the module. */
+    unknownNodeId: 'patch/unknown-node-id',
+    /** `:replace-node-id` matches more than one node. */
+    ambiguousNodeId: 'patch/ambiguous-node-id',
+    /** Preflight: an op's path is not in the state it requires. */
+    pathStateConflict: 'patch/path-state-conflict',
+    /** A path component on disk is a symbolic link. */
+    symlinkPath: 'patch/symlink-path',
+    /** An op targets a module the in-memory state does not hold. */
+    moduleMissing: 'patch/module-missing',
+    /** An op would create a module that already exists. */
+    moduleExists: 'patch/module-exists',
+    /** The manifest lacks (or already has) a module entry the op needs. */
+    manifestEntry: 'patch/manifest-entry',
+    /** `:rename-symbol` found no site to rewrite. */
+    renameNoSites: 'patch/rename-no-sites',
+    /** `:split-module` found no `(def sym …)` for a listed symbol. */
+    splitSymbolMissing: 'patch/split-symbol-missing',
+    /** `:migrate-contract-signature` found no `(def contract (fn (p …) …))` of the expected shape. */
+    contractShape: 'patch/contract-shape',
+    /** `:migrate-contract-signature` would capture: `:to-param` is already bound or referenced in scope. */
+    paramCapture: 'patch/param-capture',
+    /** `:rewrite-imports`/`:rewrite-exports` left the module unchanged (the reference rejects no-op rewrites). */
+    noChange: 'patch/no-change',
+    /** `:rewrite-imports`/`:rewrite-exports` found no `::meta` map to edit. */
+    metaMissing: 'patch/meta-missing',
+    /** `:update-manifest` sets a value that cannot be written as TOML. */
+    manifestValue: 'patch/manifest-value',
+    /** The result of an op does not canonicalize. */
+    canonicalize: 'patch/canonicalize',
+    /** A producer report failed its independent verification (exit 50). */
+    reportMismatch: 'patch/report-mismatch',
+    /** Rollback after a failed apply could not restore the package (exit 70). */
+    rollbackFailed: 'patch/rollback-failed',
+    /** Acceptance was `:ok false` (exit 30). */
+    obligationsFailed: 'patch/obligations-failed',
+    /** A patch path names `.git`, `.gcpatch` or `.genesis` (any case, alias or 8.3 short name): refused at the host boundary. */
+    reservedPath: 'patch/reserved-path',
+    /** A write target (`package.toml`, `.genesis/last_acceptance`) is a symbolic link; gcpatch never replaces links. */
+    symlinkTarget: 'patch/symlink-target',
+    /** Another live gcpatch process holds the package lock (exit 70). */
+    packageLocked: 'patch/package-locked',
+    /** Recovery found a file matching neither its recorded before nor after bytes; nothing was changed (exit 50). */
+    recoveryConflict: 'patch/recovery-conflict',
+    /** The apply journal is damaged (bad JSON, checksum, entries) (exit 70). */
+    journalInvalid: 'patch/journal-invalid',
+    /** A fault injected by a test hook. */
+    injectedFault: 'patch/injected-fault',
+};
+/** Builds a patch-layer `GcError` (exit 10 unless `exitCode` is given). */
+function patchError(code, message, options = {}) {
+    return new errors_GcError(code, message, {
+        exitCode: options.exitCode ?? errors_ExitCode.invalidInput,
+        ...(options.at !== undefined ? { location: { at: options.at } } : {}),
+        ...(options.details !== undefined ? { details: options.details } : {}),
+    });
+}
+const CLOSED_TO_PATCH = {
+    'core/closed/not-a-map': PatchCode.wrongType,
+    'core/closed/missing-key': PatchCode.missingField,
+    'core/closed/unknown-key': PatchCode.unknownField,
+    'core/closed/wrong-type': PatchCode.wrongType,
+    'core/closed/wrong-value': PatchCode.wrongValue,
+};
+/**
+ * Runs `fn`, re-coding closed-map codec errors (`core/closed/*`) as the matching `patch/*` code so
+ * that a patch's schema errors carry patch codes. Other errors pass through unchanged.
+ */
+function withPatchCodes(fn) {
+    try {
+        return fn();
+    }
+    catch (error) {
+        if (errors_isGcError(error)) {
+            const code = CLOSED_TO_PATCH[error.code];
+            if (code !== undefined) {
+                throw new errors_GcError(code, error.message, { exitCode: error.exitCode, location: error.location });
+            }
+        }
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/patch/path.ts
+/**
+ * `:path` vectors of `:replace-node` (PATCH_SCHEMA.md "Path encoding"): decoding the step terms
+ * and building them. Steps: `[:form i]` (first step only), `[:pair-car]`, `[:pair-cdr]`,
+ * `[:vec i]`, `[:map key-term]`. Indices are 0-based.
+ */
+
+
+
+function indexOf(t) {
+    if (t === undefined || t.kind !== 'int' || t.value < 0n || t.value > BigInt(Number.MAX_SAFE_INTEGER))
+        return undefined;
+    return Number(t.value);
+}
+/**
+ * Decodes and validates a `:path` term: a non-empty vector whose first step is `[:form i]` and
+ * whose other steps are `[:pair-car]`, `[:pair-cdr]`, `[:vec i]` or `[:map key]`.
+ * @param t the `:path` field; @param at where it sits, for messages.
+ * @throws GcError `patch/wrong-type` when `t` is not a vector, `patch/invalid-path` otherwise.
+ */
+function decodePath(t, at = ':path') {
+    if (t.kind !== 'vec')
+        throw patchError(PatchCode.wrongType, `${at} must be a vector of steps, got ${t.kind}`, { at });
+    if (t.items.length === 0)
+        throw patchError(PatchCode.invalidPath, `${at} is empty; it must start with [:form i]`, { at });
+    return t.items.map((step, i) => {
+        const where = `${at}[${i}]`;
+        const bad = (why) => patchError(PatchCode.invalidPath, `${where} ${why}`, { at: where });
+        if (step.kind !== 'vec' || step.items.length === 0 || step.items[0].kind !== 'sym') {
+            throw bad('must be a vector starting with a step tag such as :form, :pair-car, :pair-cdr, :vec or :map');
+        }
+        const tag = step.items[0].name;
+        const n = step.items.length;
+        switch (tag) {
+            case ':form': {
+                if (i !== 0)
+                    throw bad('[:form i] may only be the first step');
+                const index = indexOf(step.items[1]);
+                if (n !== 2 || index === undefined)
+                    throw bad('must be [:form i] with a non-negative integer i');
+                return { tag: 'form', index };
+            }
+            case ':pair-car':
+            case ':pair-cdr':
+                if (i === 0)
+                    throw bad('the first step must be [:form i]');
+                if (n !== 1)
+                    throw bad(`must be [${tag}] with no argument`);
+                return { tag: tag === ':pair-car' ? 'pair-car' : 'pair-cdr' };
+            case ':vec': {
+                if (i === 0)
+                    throw bad('the first step must be [:form i]');
+                const index = indexOf(step.items[1]);
+                if (n !== 2 || index === undefined)
+                    throw bad('must be [:vec i] with a non-negative integer i');
+                return { tag: 'vec', index };
+            }
+            case ':map':
+                if (i === 0)
+                    throw bad('the first step must be [:form i]');
+                if (n !== 2)
+                    throw bad('must be [:map key-term]');
+                return { tag: 'map', key: step.items[1] };
+            default:
+                throw bad(`has unknown step tag ${tag}`);
+        }
+    });
+}
+/** Builds the CoreForm term of one step (`[:form 0]`, `[:pair-car]`, …). */
+function stepTerm(step) {
+    switch (step.tag) {
+        case 'form':
+            return term_vec([kw('form'), term_int(step.index)]);
+        case 'pair-car':
+            return term_vec([kw('pair-car')]);
+        case 'pair-cdr':
+            return term_vec([kw('pair-cdr')]);
+        case 'vec':
+            return term_vec([kw('vec'), term_int(step.index)]);
+        case 'map':
+            return term_vec([kw('map'), step.key]);
+    }
+}
+/** Builds the path term (vector of step vectors) of `steps`. */
+function path_pathTerm(steps) {
+    return term_vec(steps.map(stepTerm));
+}
+/** `:path-repr`: the canonical print of the path term (multi-line for one or more steps). */
+function path_pathRepr(steps) {
+    return printTerm(path_pathTerm(steps));
+}
+
+;// CONCATENATED MODULE: ./src/patch/normalize.ts
+/**
+ * patch-normalize: decode a source `.gcpatch` term against the closed patch schema and produce its
+ * normalized form and identities. Implements PATCH_SCHEMA.md "Canonical normalization and
+ * identity" and GENESIS_FACTS.md §3.1–§3.2. The independent verifier is `normalize-verify.ts`.
+ *
+ * Normalization keeps the op order, `:intent`, `:provenance`, `:new`, `:path` and `:content`
+ * untouched; converts symbol-or-string identifiers to non-empty strings; converts set-valued
+ * vectors to sorted (UTF-8 byte order), duplicate-free string vectors; and writes every optional
+ * field explicitly (`[]` or `nil`). The normalized patch is `{:intent :ops :provenance :version 1}`.
+ */
+
+
+
+
+
+
+
+/** The fixed `:profile` of every patch authority protocol. */
+const normalize_PATCH_PROFILE = 'genesis/patch-authority-v0.1';
+/** `:kind` of a patch-normalize request. */
+const NORMALIZE_REQUEST_KIND = 'genesis/patch-normalize-request-v0.1';
+/** `:kind` of a patch-normalize report. */
+const NORMALIZE_REPORT_KIND = 'genesis/patch-normalize-v0.1';
+/** The eleven operation names (without the colon), in PATCH_SCHEMA.md order. */
+const OP_NAMES = [
+    'replace-node',
+    'replace-node-id',
+    'add-module',
+    'remove-module',
+    'update-manifest',
+    'rename-symbol',
+    'move-module',
+    'split-module',
+    'rewrite-imports',
+    'rewrite-exports',
+    'migrate-contract-signature',
+];
+/** A portable module path string (kept as is). */
+const modulePath = (t, at) => {
+    if (t.kind !== 'str')
+        throw patchError(PatchCode.wrongType, `${at} must be a string, got ${t.kind}`, { at });
+    const problem = portablePathProblem(t.value);
+    if (problem !== undefined) {
+        throw patchError(PatchCode.nonPortablePath, `${at} ${JSON.stringify(t.value)} ${problem}; use a relative path with / separators`, { at });
+    }
+    return t;
+};
+function identifierText(t, at) {
+    let text;
+    if (t.kind === 'str')
+        text = t.value;
+    else if (t.kind === 'sym')
+        text = t.name;
+    else
+        throw patchError(PatchCode.wrongType, `${at} must be a symbol or a string, got ${t.kind}`, { at });
+    if (text.length === 0)
+        throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
+    return text;
+}
+/** A symbol-or-string identifier → non-empty string. */
+const identifier = (t, at) => term_str(identifierText(t, at));
+/** A vector of identifiers → sorted (UTF-8 bytes), duplicate-free string vector. */
+function identifierSet(options) {
+    return (t, at) => {
+        if (t.kind !== 'vec')
+            throw patchError(PatchCode.wrongType, `${at} must be a vector of symbols or strings, got ${t.kind}`, { at });
+        if (options.nonEmpty && t.items.length === 0)
+            throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
+        const names = [...new Set(t.items.map((item, i) => identifierText(item, `${at}[${i}]`)))];
+        names.sort(compareUtf8);
+        return term_vec(names.map(term_str));
+    };
+}
+const stringSet = identifierSet({ nonEmpty: false });
+const nonEmptyStringSet = identifierSet({ nonEmpty: true });
+/** `nil`, or what `inner` accepts. */
+function orNil(inner) {
+    return (t, at) => (t.kind === 'nil' ? NIL : inner(t, at));
+}
+const anyTerm = (t) => t;
+const pathField = (t, at) => {
+    decodePath(t, at);
+    return t;
+};
+const nodeId = (t, at) => {
+    if (t.kind !== 'str' || t.value.length !== 64) {
+        throw patchError(PatchCode.wrongType, `${at} must be a 64-character node id string`, { at });
+    }
+    return t;
+};
+const content = (t, at) => {
+    if (t.kind !== 'str' && t.kind !== 'vec') {
+        throw patchError(PatchCode.wrongType, `${at} must be a string of .gc source or a vector of forms, got ${t.kind}`, { at });
+    }
+    return t;
+};
+const mapOrNil = (t, at) => {
+    if (t.kind !== 'nil' && t.kind !== 'map')
+        throw patchError(PatchCode.wrongType, `${at} must be a map or nil, got ${t.kind}`, { at });
+    return t;
+};
+const nonEmptyStrOrNil = (t, at) => {
+    if (t.kind === 'nil')
+        return t;
+    if (t.kind !== 'str')
+        throw patchError(PatchCode.wrongType, `${at} must be a string or nil, got ${t.kind}`, { at });
+    if (t.value.length === 0)
+        throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
+    return t;
+};
+const EMPTY_VEC = term_vec([]);
+const SCHEMAS = {
+    'replace-node': { required: { 'module-path': modulePath, path: pathField, new: anyTerm }, optional: {} },
+    'replace-node-id': { required: { 'module-path': modulePath, 'node-id': nodeId, new: anyTerm }, optional: {} },
+    'add-module': { required: { 'module-path': modulePath, content }, optional: {} },
+    'remove-module': { required: { 'module-path': modulePath }, optional: {} },
+    'update-manifest': {
+        required: {},
+        optional: {
+            set: { decode: mapOrNil, absent: NIL },
+            'obligations-add': { decode: stringSet, absent: EMPTY_VEC },
+            'obligations-remove': { decode: stringSet, absent: EMPTY_VEC },
+            'tests-add': { decode: stringSet, absent: EMPTY_VEC },
+            'tests-remove': { decode: stringSet, absent: EMPTY_VEC },
+            'caps-policy': { decode: nonEmptyStrOrNil, absent: NIL },
+        },
+    },
+    'rename-symbol': { required: { 'module-path': modulePath, from: identifier, to: identifier }, optional: {} },
+    'move-module': { required: { 'from-module-path': modulePath, 'to-module-path': modulePath }, optional: {} },
+    'split-module': {
+        required: { 'from-module-path': modulePath, 'to-module-path': modulePath, symbols: nonEmptyStringSet },
+        optional: {},
+    },
+    'rewrite-imports': {
+        required: { 'module-path': modulePath },
+        optional: {
+            add: { decode: stringSet, absent: EMPTY_VEC },
+            remove: { decode: stringSet, absent: EMPTY_VEC },
+            replace: { decode: orNil(stringSet), absent: NIL },
+        },
+    },
+    'rewrite-exports': {
+        required: { 'module-path': modulePath },
+        optional: {
+            add: { decode: stringSet, absent: EMPTY_VEC },
+            remove: { decode: stringSet, absent: EMPTY_VEC },
+            replace: { decode: orNil(stringSet), absent: NIL },
+        },
+    },
+    'migrate-contract-signature': {
+        required: { 'module-path': modulePath, 'contract-symbol': identifier, 'from-param': identifier, 'to-param': identifier },
+        optional: {},
+    },
+};
+/** The exact key set (without colons, sorted) of a normalized op of kind `op`, `:op` included. */
+function normalizedOpFields(op) {
+    const s = SCHEMAS[op];
+    return ['op', ...Object.keys(s.required), ...Object.keys(s.optional)].sort();
+}
+function opName(t, at) {
+    if (t === undefined)
+        throw patchError(PatchCode.missingField, `${at} is missing key :op`, { at: `${at} :op` });
+    if (t.kind !== 'sym')
+        throw patchError(PatchCode.wrongType, `${at} :op must be a symbol such as :replace-node, got ${t.kind}`, { at });
+    const name = t.name.startsWith(':') ? t.name.slice(1) : undefined;
+    if (name === undefined || !OP_NAMES.includes(name)) {
+        throw patchError(PatchCode.unknownOp, `${at} has unknown op ${t.name}; known ops: ${OP_NAMES.map((n) => ':' + n).join(' ')}`, {
+            at: `${at} :op`,
+        });
+    }
+    return name;
+}
+/**
+ * Normalizes one op map.
+ * @param source the op term; @param ordinal its 0-based position (for messages).
+ * @returns the normalized op map with exactly the op's field set.
+ * @throws GcError `patch/*` schema codes.
+ */
+function normalizeOp(source, ordinal) {
+    const at = `op ${ordinal}`;
+    if (source.kind !== 'map')
+        throw patchError(PatchCode.wrongType, `${at} must be a map, got ${source.kind}`, { at });
+    const opEntry = source.entries.find(([k]) => k.kind === 'sym' && k.name === ':op');
+    const name = opName(opEntry?.[1], at);
+    const schema = SCHEMAS[name];
+    const spec = { op: (t) => t };
+    for (const [field, decode] of Object.entries(schema.required))
+        spec[field] = decode;
+    for (const [field, opt] of Object.entries(schema.optional))
+        spec[field] = opt.decode;
+    const decoded = withPatchCodes(() => closed_decodeClosed(source, spec, `${at} (:${name})`, { optional: Object.keys(schema.optional) }));
+    const fields = { op: kw(name) };
+    for (const field of Object.keys(schema.required))
+        fields[field] = decoded[field];
+    for (const [field, opt] of Object.entries(schema.optional))
+        fields[field] = decoded[field] ?? opt.absent;
+    return term_kwMap(fields);
+}
+/**
+ * Normalizes a source patch term (PATCH_SCHEMA.md "Canonical normalization and identity").
+ * @param source the `.gcpatch` term as read (`readTerm`, not canonicalized).
+ * @returns the normalized patch, its hash-term `patchH`, the source's hash-term `sourcePatchH`,
+ *   the ordered op identities and the normalized op maps.
+ * @throws GcError (exit 10) `patch/wrong-type` (not a map, or a field of the wrong kind),
+ *   `patch/missing-field`, `patch/unknown-field`, `patch/unsupported-version` (`:version` ≠ 1),
+ *   `patch/unknown-op`, `patch/empty-identifier`, `patch/non-portable-path`, `patch/invalid-path`.
+ * @example normalizePatch(readTerm('{:version 1 :intent "x" :provenance {} :ops []}')).patchH
+ */
+function normalizePatch(source) {
+    const top = withPatchCodes(() => closed_decodeClosed(source, { version: closed_D.int, intent: closed_D.str, provenance: closed_D.map, ops: closed_D.vec }, 'patch'));
+    if (top.version !== 1n) {
+        throw patchError(PatchCode.unsupportedVersion, `patch :version must be 1 (GenesisCode v0.2 patches), got ${top.version}`, {
+            at: ':version',
+        });
+    }
+    const ops = top.ops.items.map((op, i) => normalizeOp(op, i));
+    const normalized = term_kwMap({
+        intent: term_str(top.intent),
+        ops: term_vec(ops),
+        provenance: top.provenance,
+        version: term_int(1),
+    });
+    return {
+        normalized,
+        patchH: hash_hashTerm(normalized),
+        sourcePatchH: hash_hashTerm(source),
+        opIdentities: ops.map((op, ordinal) => ({ ordinal, opH: hash_hashTerm(op) })),
+        ops,
+    };
+}
+/** `[{:op-h hex :ordinal i} …]`: the `:op-identities` vector of reports. */
+function opIdentitiesTerm(ids) {
+    return term_vec(ids.map((id) => term_kwMap({ 'op-h': term_str(id.opH), ordinal: term_int(id.ordinal) })));
+}
+/** Builds a patch-normalize request `{:kind :patch :profile :v 1}` for `patch`. */
+function normalizeRequest(patch) {
+    return kwMap({ kind: str(NORMALIZE_REQUEST_KIND), patch, profile: str(normalize_PATCH_PROFILE), v: int(1) });
+}
+/**
+ * The patch-normalize producer: decodes the closed request and returns the closed report
+ * `{:kind "genesis/patch-normalize-v0.1" :normalized-patch :ok true :op-identities :patch-h
+ * :profile :source-patch-h :v 1}`.
+ * @throws GcError `core/closed/*` for a malformed request; the `patch/*` codes of
+ *   {@link normalizePatch} for a rejected patch.
+ */
+function normalizeReport(request) {
+    const req = decodeClosed(request, { kind: literal(str(NORMALIZE_REQUEST_KIND)), patch: D.any, profile: literal(str(normalize_PATCH_PROFILE)), v: literal(int(1)) }, 'patch-normalize request');
+    const n = normalizePatch(req.patch);
+    return normalizedReportTerm(n);
+}
+/** The report term of an already computed normalization (see {@link normalizeReport}). */
+function normalizedReportTerm(n) {
+    return kwMap({
+        kind: str(NORMALIZE_REPORT_KIND),
+        'normalized-patch': n.normalized,
+        ok: TRUE,
+        'op-identities': opIdentitiesTerm(n.opIdentities),
+        'patch-h': str(n.patchH),
+        profile: str(normalize_PATCH_PROFILE),
+        'source-patch-h': str(n.sourcePatchH),
+        v: int(1),
+    });
+}
+/** The op name (without colon) of a normalized op map. */
+function opNameOf(op) {
+    const t = op.entries.find(([k]) => k.kind === 'sym' && k.name === ':op')?.[1];
+    return t.name.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/audit/findings.ts
+/**
+ * The audit report of a pull request's evidence: findings (one per problem, with a stable code, a
+ * severity and a file/line where known), per-package check rows (evidence, check, result) and the
+ * replay outcome. Pure data plus the few rules that decide pass/fail; rendering lives with each
+ * entry point (`action/summary.ts`, `src/cli/pr-verify.ts`).
+ */
+/**
+ * Stable finding codes (messages may change, codes may not). Each names one check of
+ * docs/action.md "What each check means".
+ */
+const AuditCode = {
+    /** A store entry's bytes do not hash (plain BLAKE3) to its file name. */
+    storeHashMismatch: 'audit/store-hash-mismatch',
+    /** A store entry present at the base was changed by the pull request (the store is write-once). */
+    storeEntryModified: 'audit/store-entry-modified',
+    /** A store entry present at the base was deleted by the pull request. */
+    storeEntryRemoved: 'audit/store-entry-removed',
+    /** A new store entry is not one CoreForm term in canonical print. */
+    storeEntryUnreadable: 'audit/store-entry-unreadable',
+    /** A new store entry has a `:kind` this version does not verify (only its hash was checked). */
+    storeEntryUnknownKind: 'audit/store-entry-unknown-kind',
+    /** A refactor-plan report's request is not in the store. */
+    refactorRequestMissing: 'audit/refactor-request-missing',
+    /** A refactor-plan report fails the independent host verifier. */
+    refactorReportInvalid: 'audit/refactor-report-invalid',
+    /** Re-planning the request from the base commit does not give the stored report byte for byte. */
+    refactorReplanDiffers: 'audit/refactor-replan-differs',
+    /** A safe refactor plan has no apply report in the pull request (it explains no change). */
+    refactorPlanNotApplied: 'audit/refactor-plan-not-applied',
+    /** An apply report is not a closed `genesis/patch-apply-v0.3` map. */
+    applyReportInvalid: 'audit/apply-report-invalid',
+    /** The normalized patch an apply report names by `:patch-h` is not in the store. */
+    applyPatchMissing: 'audit/apply-patch-missing',
+    /** `:op-identities`/`:ops-count`/`:intent`/`:provenance` disagree with the stored patch. */
+    applyPatchMismatch: 'audit/apply-patch-mismatch',
+    /** The package or acceptance artifact is missing, mis-hashed or of the wrong kind. */
+    applyArtifactInvalid: 'audit/apply-artifact-invalid',
+    /** `:request-h` is not hash-term of the apply-report request rebuilt from the evidence. */
+    applyRequestMismatch: 'audit/apply-request-mismatch',
+    /** The report records a failed apply (`:ok false`): it explains no change. */
+    applyNotOk: 'audit/apply-not-ok',
+    /** The patch does not apply to the base commit's package (nor after the other evidence). */
+    replayFailed: 'audit/replay-failed',
+    /** A module the evidence changes differs at the head from what replaying the evidence gives. */
+    replayModuleMismatch: 'audit/replay-module-mismatch',
+    /** The head's manifest (module list, pins, other keys) differs from the replayed manifest. */
+    replayManifestMismatch: 'audit/replay-manifest-mismatch',
+    /** Replaying gives semantic edits or a package record other than the apply report names. */
+    replayEvidenceMismatch: 'audit/replay-evidence-mismatch',
+    /** A head `package.toml` pin does not match the head module's hash (or is missing). */
+    pinMismatch: 'audit/pin-mismatch',
+    /** A `.gc` module changed and no evidence in the pull request explains the change. */
+    unexplainedChange: 'audit/unexplained-change',
+    /** The package cannot be read at a commit (manifest or module does not parse, module missing). */
+    packageUnreadable: 'audit/package-unreadable',
+    /** The `obligation-runner` command failed for a package. */
+    obligationsFailed: 'audit/obligations-failed',
+    /** A declared obligation or test suite was removed and no evidence (`update-manifest` with
+     * `:obligations-remove` / `:tests-remove`) explains it. */
+    obligationsWeakened: 'audit/obligations-weakened',
+    /** Apply reports claim an accepted acceptance that this run did not re-run (no obligation runner); a notice. */
+    acceptanceNotRerun: 'audit/acceptance-not-rerun',
+};
+/** True when `finding` fails the run under `failOn`. */
+function isFailing(finding, failOn) {
+    return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
+}
+/** Counts findings by severity. */
+function countBySeverity(findings) {
+    const out = { error: 0, warning: 0, notice: 0 };
+    for (const f of findings)
+        out[f.severity]++;
+    return out;
+}
+/** A row-and-finding collector for one package; keeps the two in step. */
+class PackageFindings {
+    pkg;
+    rows = [];
+    findings = [];
+    /** @param pkg the package directory every finding is attributed to. */
+    constructor(pkg) {
+        this.pkg = pkg;
+    }
+    /** Records a passed check. */
+    pass(kind, evidence, check, detail = '') {
+        this.rows.push({ evidence, kind, check, result: 'pass', detail });
+    }
+    /** Records a check that was not applicable or not run. */
+    skip(kind, evidence, check, detail) {
+        this.rows.push({ evidence, kind, check, result: 'skip', detail });
+    }
+    /**
+     * Records a failed check and its finding. The row's result is `fail` for errors, `warn` for
+     * warnings, `skip` for notices (a notice never fails a run, and is never a pass).
+     */
+    fail(kind, evidence, check, finding) {
+        const severity = finding.severity ?? 'error';
+        this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : severity === 'warning' ? 'warn' : 'skip', detail: finding.message });
+        const f = { code: finding.code, severity, message: finding.message, package: this.pkg };
+        if (finding.file !== undefined)
+            f.file = finding.file;
+        if (finding.line !== undefined)
+            f.line = finding.line;
+        if (finding.title !== undefined)
+            f.title = finding.title;
+        this.findings.push(f);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/audit/apply-evidence.ts
+/**
+ * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
+ * (GENESIS_FACTS.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
+ * patch it names by `:patch-h` is in the store, is in normalized form and hashes to `:patch-h`;
+ * `:op-identities`, `:ops-count`, `:intent` and `:provenance` agree with that patch; the package and
+ * acceptance artifacts exist, hash to their names and have the right kinds; `:ok` is the
+ * acceptance's `:ok`; and `:request-h` is hash-term of the apply-report request rebuilt from those
+ * parts. Written independently of the producer in `src/patch/`.
+ */
+
+
+
+
+
+
+
+/** `:kind` of the apply report. */
+const APPLY_REPORT_KIND = 'genesis/patch-apply-v0.3';
+/** `:kind` of the apply-report request whose hash-term is the report's `:request-h`. */
+const APPLY_REQUEST_KIND = 'genesis/patch-apply-report-request-v0.1';
+/** `:profile` of every patch-authority protocol. */
+const APPLY_PROFILE = 'genesis/patch-authority-v0.1';
+const KIND = 'apply-report';
+/**
+ * Decodes the closed apply report: exactly `:kind :profile :v :request-h :ok :intent :provenance
+ * :ops-count :patch-h :op-identities :source-patch-h :package-artifact :acceptance-artifact
+ * :semantic-edits`, with their types.
+ * @throws GcError `core/closed/*` (exit 10).
+ */
+function decodeApplyReport(t) {
+    const r = closed_decodeClosed(t, {
+        kind: closed_literal(term_str(APPLY_REPORT_KIND)),
+        profile: closed_literal(term_str(APPLY_PROFILE)),
+        v: closed_literal(term_int(1)),
+        'request-h': closed_D.hex64,
+        ok: closed_D.bool,
+        intent: closed_D.str,
+        provenance: closed_D.map,
+        'ops-count': closed_D.int,
+        'patch-h': closed_D.hex64,
+        'op-identities': vecOf((x, at) => closed_decodeClosed(x, { 'op-h': closed_D.hex64, ordinal: closed_D.int }, at)),
+        'source-patch-h': closed_D.hex64,
+        'package-artifact': closed_D.hex64,
+        'acceptance-artifact': closed_D.hex64,
+        'semantic-edits': closed_D.vec,
+    }, 'apply report');
+    return {
+        requestH: r['request-h'],
+        ok: r.ok,
+        intent: r.intent,
+        provenance: r.provenance,
+        opsCount: r['ops-count'],
+        patchH: r['patch-h'],
+        opIdentities: r['op-identities'],
+        sourcePatchH: r['source-patch-h'],
+        packageArtifact: r['package-artifact'],
+        acceptanceArtifact: r['acceptance-artifact'],
+        semanticEdits: r['semantic-edits'],
+    };
+}
+/**
+ * The apply-report request (GENESIS_FACTS.md §3.8) whose hash-term a report's `:request-h` must
+ * be: `{:acceptance :acceptance-artifact :kind :package-artifact :patch :profile :semantic-edits
+ * :source-patch-h :v 1}`.
+ */
+function applyRequestTerm(parts) {
+    return term_kwMap({
+        kind: term_str(APPLY_REQUEST_KIND),
+        profile: term_str(APPLY_PROFILE),
+        v: term_int(1),
+        patch: parts.patch,
+        'source-patch-h': term_str(parts.sourcePatchH),
+        'package-artifact': term_str(parts.packageArtifact),
+        'acceptance-artifact': term_str(parts.acceptanceArtifact),
+        acceptance: parts.acceptance,
+        'semantic-edits': parts.semanticEdits,
+    });
+}
+/**
+ * Runs the static checks of one apply report (no replay).
+ * @param entry a well-formed store entry of kind `apply-report`.
+ * @param store the head's store; @param prefer addresses to search first (the new entries).
+ * @param out collects rows and findings.
+ * @returns the evidence, or `undefined` when a check failed (the findings say which).
+ */
+async function checkApplyReport(entry, store, prefer, out) {
+    const fail = (check, code, message, title) => {
+        out.fail(KIND, entry.address, check, { code, message: `apply report ${entry.address.slice(0, 12)}: ${message}`, file: entry.file, title });
+        return undefined;
+    };
+    let r;
+    try {
+        r = decodeApplyReport(entry.term);
+    }
+    catch (error) {
+        return fail('closed report', AuditCode.applyReportInvalid, errors_isGcError(error) ? error.message : String(error), 'apply report invalid');
+    }
+    out.pass(KIND, entry.address, 'closed report', `${r.opsCount} ops, ok ${r.ok}`);
+    const patchEntry = await store.findByHashTerm('patch', r.patchH, prefer);
+    if (patchEntry === undefined) {
+        return fail('patch present', AuditCode.applyPatchMissing, `no normalized patch with hash-term ${r.patchH} (:patch-h) is in the evidence store`, 'patch missing');
+    }
+    let patch;
+    try {
+        patch = normalizePatch(patchEntry.term);
+    }
+    catch (error) {
+        return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} does not normalize: ${errors_isGcError(error) ? error.message : String(error)}`, 'patch invalid');
+    }
+    if (!termsEqual(patch.normalized, patchEntry.term) || patch.patchH !== r.patchH) {
+        return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} is not in normalized form`, 'patch not normalized');
+    }
+    out.pass(KIND, entry.address, 'patch present', `patch ${patchEntry.address.slice(0, 12)} hashes to :patch-h`);
+    const idsOk = r.opIdentities.length === patch.opIdentities.length &&
+        r.opIdentities.every((id, i) => id.ordinal === BigInt(i) && id['op-h'] === patch.opIdentities[i].opH);
+    if (!idsOk || r.opsCount !== BigInt(patch.ops.length)) {
+        return fail('op identities', AuditCode.applyPatchMismatch, ':op-identities/:ops-count are not the stored patch\'s op identities', 'op identities differ');
+    }
+    const intent = mapGetKw(patch.normalized, 'intent');
+    const provenance = mapGetKw(patch.normalized, 'provenance');
+    if (intent?.kind !== 'str' || intent.value !== r.intent || provenance === undefined || !termsEqual(provenance, r.provenance)) {
+        return fail('op identities', AuditCode.applyPatchMismatch, ':intent/:provenance are not the stored patch\'s', 'patch header differs');
+    }
+    out.pass(KIND, entry.address, 'op identities', `${patch.ops.length} ops match`);
+    const artifacts = [
+        ['package', r.packageArtifact, 'genesis/package-v0.2'],
+        ['acceptance', r.acceptanceArtifact, 'genesis/acceptance-v0.2'],
+    ];
+    let acceptance;
+    let packageRecord;
+    const missing = [];
+    for (const [what, address, kind] of artifacts) {
+        const a = await store.entry(address);
+        if (a === undefined) {
+            // Absent from the head's store: typical of a cherry-picked apply commit (the entry existed on
+            // the source branch before the commit, so the commit does not carry it). Both artifacts are
+            // pure functions of the package state; they are recomputed after the replay (completeApplyEvidence).
+            missing.push(what);
+            continue;
+        }
+        const problem = !a.hashOk ? 'does not hash to its name' : a.term === undefined || a.kindString !== kind ? `is not a ${kind} term` : undefined;
+        if (problem !== undefined) {
+            return fail('artifacts', AuditCode.applyArtifactInvalid, `the ${what} artifact ${address.slice(0, 12)} ${problem}`, `${what} artifact invalid`);
+        }
+        if (what === 'acceptance')
+            acceptance = a.term;
+        else
+            packageRecord = a.term;
+    }
+    if (acceptance !== undefined) {
+        const acceptanceOk = mapGetKw(acceptance, 'ok');
+        if (acceptanceOk?.kind !== 'bool' || acceptanceOk.value !== r.ok) {
+            return fail('artifacts', AuditCode.applyArtifactInvalid, ':ok is not the acceptance artifact\'s :ok', 'acceptance differs');
+        }
+    }
+    if (missing.length === 0) {
+        out.pass(KIND, entry.address, 'artifacts', `package ${r.packageArtifact.slice(0, 12)}, acceptance ${r.acceptanceArtifact.slice(0, 12)}`);
+    }
+    else {
+        out.skip(KIND, entry.address, 'artifacts', `${missing.join(' and ')} artifact not in the store: recomputed from the replayed package state`);
+    }
+    if (acceptance !== undefined) {
+        if (!requestMatches(r, patch, acceptance)) {
+            return fail('request-h', AuditCode.applyRequestMismatch, ':request-h is not hash-term of the request rebuilt from the patch, artifacts and semantic edits', 'request-h differs');
+        }
+        out.pass(KIND, entry.address, 'request-h', 'rebuilt request matches');
+    }
+    if (!r.ok) {
+        out.fail(KIND, entry.address, 'accepted', {
+            code: AuditCode.applyNotOk,
+            severity: 'warning',
+            message: `apply report ${entry.address.slice(0, 12)} records a failed apply (acceptance :ok false); it explains no change`,
+            file: entry.file,
+            title: 'apply not accepted',
+        });
+    }
+    else {
+        // Never a pass: gcpatch did not run the obligations; verify-pr re-runs them only with an obligation runner.
+        out.skip(KIND, entry.address, 'accepted', 'acceptance :ok true claimed, not re-run here');
+    }
+    return {
+        address: entry.address,
+        file: entry.file,
+        report: entry.term,
+        ok: r.ok,
+        patch,
+        patchAddress: patchEntry.address,
+        packageArtifact: r.packageArtifact,
+        acceptanceArtifact: r.acceptanceArtifact,
+        semanticEdits: r.semanticEdits,
+        fields: r,
+        missingArtifacts: missing,
+        packageRecord,
+    };
+}
+function requestMatches(r, patch, acceptance) {
+    const requestH = hash_hashTerm(applyRequestTerm({
+        patch: patch.normalized,
+        sourcePatchH: r.sourcePatchH,
+        packageArtifact: r.packageArtifact,
+        acceptanceArtifact: r.acceptanceArtifact,
+        acceptance,
+        semanticEdits: r.semanticEdits,
+    }));
+    return requestH === r.requestH;
+}
+/**
+ * gcpatch's own acceptance (`src/patch/acceptance.ts` without a runner) for a packed state whose
+ * pins are right: the canonical-pins record `:ok true`, then one `:ok false` "not evaluated" record
+ * per declared obligation. A pure function of the package state, so it can be recomputed when a
+ * cherry-pick left it behind.
+ */
+function recomputedBuiltinAcceptance(manifest) {
+    const records = [term_kwMap({ name: term_sym(CANONICAL_PINS_OBLIGATION), ok: term_bool(true) })];
+    for (const name of manifest.obligations)
+        records.push(term_kwMap({ name: term_sym(name), ok: term_bool(false), errors: term_vec([term_str(NOT_EVALUATED_MESSAGE)]) }));
+    return acceptanceTerm(manifest, records);
+}
+/** Name, version and obligations of a `genesis/package-v0.2` record, as much of a manifest as an acceptance needs. */
+function recordIdentity(record) {
+    const name = mapGetKw(record, 'name');
+    const version = mapGetKw(record, 'version');
+    const obligations = mapGetKw(record, 'obligations');
+    if (name?.kind !== 'str' || version?.kind !== 'str' || obligations?.kind !== 'vec')
+        return undefined;
+    const names = obligations.items.map((o) => (o.kind === 'sym' ? o.name : undefined));
+    if (names.some((n) => n === undefined))
+        return undefined;
+    return { schema: 1, name: name.value, version: version.value, modules: [], dependencies: [], obligations: names, tests: [], table: {} };
+}
+/**
+ * Completes the checks {@link checkApplyReport} left for artifacts missing from the store (issue #11
+ * item 4, a cherry-picked apply commit): the acceptance is recomputed as gcpatch's own acceptance of
+ * the replayed package and must hash to `:acceptance-artifact` and rebuild `:request-h`; a missing
+ * package record must be the replay's (`replayedArtifact`) when the replay ran on the recorded state.
+ * @returns true when every missing artifact was recomputed and matched (rows and findings recorded).
+ */
+function completeApplyEvidence(ev, replayed, out) {
+    if (ev.missingArtifacts.length === 0)
+        return true;
+    const fail = (message) => {
+        out.fail(KIND, ev.address, 'artifacts', {
+            code: AuditCode.applyArtifactInvalid,
+            message: `apply report ${ev.address.slice(0, 12)}: ${message}`,
+            file: ev.file,
+            title: 'artifact missing',
+        });
+        return false;
+    };
+    if (replayed === undefined)
+        return fail(`the ${ev.missingArtifacts.join(' and ')} artifact is not in the evidence store and the patch could not be replayed to recompute it`);
+    if (ev.missingArtifacts.includes('acceptance')) {
+        // The acceptance belongs to the state the apply produced: its package record when stored (the
+        // commit carries it), else the replayed package.
+        const acceptance = recomputedBuiltinAcceptance(ev.packageRecord !== undefined ? recordIdentity(ev.packageRecord) ?? replayed.manifest : replayed.manifest);
+        if (termAddress(acceptance) !== ev.acceptanceArtifact) {
+            return fail(`the acceptance artifact ${ev.acceptanceArtifact.slice(0, 12)} is not in the evidence store and is not gcpatch's own acceptance of the replayed package (an obligation runner's acceptance cannot be recomputed): commit the whole .genesis/store`);
+        }
+        const okTerm = mapGetKw(acceptance, 'ok');
+        if (okTerm?.kind !== 'bool' || okTerm.value !== ev.ok || !requestMatches(ev.fields, ev.patch, acceptance)) {
+            return fail(':request-h is not hash-term of the request rebuilt with the recomputed acceptance');
+        }
+    }
+    if (ev.missingArtifacts.includes('package') && replayed.packageArtifact !== ev.packageArtifact) {
+        return fail(`the package record ${ev.packageArtifact.slice(0, 12)} is not in the evidence store and the replay on this commit's parent gives ${replayed.packageArtifact.slice(0, 12)}`);
+    }
+    out.pass(KIND, ev.address, 'artifacts', `${ev.missingArtifacts.join(' and ')} artifact recomputed from the replayed package`);
+    return true;
+}
+
+;// CONCATENATED MODULE: ./src/audit/glob.ts
+/**
+ * Matching repository-relative paths against the `packages` globs of the Action and
+ * `gcpatch verify-pr --packages`: `**` matches any number of directories (zero included), `*` any
+ * run of characters within one path segment, `?` one such character; a leading `!` excludes.
+ */
+/** The default `packages` glob: every `package.toml` in the repository, the root one included. */
+const ALL_PACKAGES = '**/package.toml';
+function escapeRegExp(ch) {
+    return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
+}
+/**
+ * Compiles one glob to an anchored regular expression.
+ * @example globToRegExp('pkgs/**\/package.toml').test('pkgs/a/b/package.toml') // true
+ */
+function globToRegExp(glob) {
+    let re = '';
+    let i = 0;
+    const g = glob.replace(/^\.\//, '');
+    while (i < g.length) {
+        const ch = g[i];
+        if (ch === '*' && g[i + 1] === '*') {
+            const atSegmentStart = i === 0 || g[i - 1] === '/';
+            if (atSegmentStart && g[i + 2] === '/') {
+                re += '(?:[^/]*/)*';
+                i += 3;
+                continue;
+            }
+            re += '.*';
+            i += 2;
+            continue;
+        }
+        if (ch === '*')
+            re += '[^/]*';
+        else if (ch === '?')
+            re += '[^/]';
+        else
+            re += escapeRegExp(ch);
+        i++;
+    }
+    return new RegExp(`^${re}$`);
+}
+/**
+ * Splits a `packages` input (newline- or comma-separated globs; blank entries ignored) into
+ * patterns. An empty input means {@link ALL_PACKAGES}.
+ */
+function parseGlobList(input) {
+    const raw = typeof input === 'string' ? input.split(/[\n,]/) : [...(input ?? [])];
+    const out = raw.map((s) => s.trim()).filter((s) => s !== '');
+    return out.length === 0 ? [ALL_PACKAGES] : out;
+}
+/**
+ * A predicate over repository-relative paths: true when some non-negated pattern matches and no
+ * `!pattern` does. A pattern naming a directory (not ending in `package.toml`) also selects the
+ * `package.toml` directly inside it.
+ */
+function pathMatcher(patterns) {
+    const compile = (p) => {
+        const body = p.replace(/\/+$/, '');
+        const res = [globToRegExp(body)];
+        if (!/(^|\/)package\.toml$/.test(body))
+            res.push(globToRegExp(`${body}/package.toml`));
+        return res;
+    };
+    const include = patterns.filter((p) => !p.startsWith('!')).flatMap(compile);
+    const exclude = patterns.filter((p) => p.startsWith('!')).flatMap((p) => compile(p.slice(1)));
+    return (path) => include.some((r) => r.test(path)) && !exclude.some((r) => r.test(path));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/error.js
@@ -65745,9 +65955,10 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
  * Writing `package.toml` (GENESIS_FACTS.md §4): parse it into an editable table that keeps every
  * key the user wrote (unknown keys included), and render a table back in the reference's style —
  * keys sorted by UTF-8 bytes, plain values first, then `[tables]`, then `[[arrays of tables]]`
- * with `[[modules]]` last, arrays of values one item per line with a 4-space indent and a
- * trailing comma, `[]` for an empty array. Integers stay integers (bigint), floats stay floats,
- * dates keep their TOML spelling.
+ * with `[[modules]]` last; arrays of values with two or more items one item per line with a
+ * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
+ * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
+ * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
  */
 
 
@@ -65848,7 +66059,7 @@ function manifest_write_isArrayOfTables(v) {
     return Array.isArray(v) && v.length > 0 && v.every(isTomlTable);
 }
 function valueLine(key, v) {
-    if (Array.isArray(v) && v.length > 0) {
+    if (Array.isArray(v) && v.length >= 2) {
         return `${quoteKey(key)} = [\n${v.map((x) => `    ${inlineValue(x)},\n`).join('')}]`;
     }
     return `${quoteKey(key)} = ${inlineValue(v)}`;
@@ -66255,13 +66466,13 @@ function storeEntryPath(dir, address) {
 
 
 function failedObligations(acceptance) {
-    const obligations = term_mapGet(acceptance, term_kw('obligations'));
+    const obligations = mapGet(acceptance, kw('obligations'));
     if (obligations?.kind !== 'vec')
         return [];
     return obligations.items
-        .filter((r) => r.kind === 'map' && term_mapGet(r, term_kw('ok'))?.kind === 'bool' && !term_mapGet(r, term_kw('ok')).value)
+        .filter((r) => r.kind === 'map' && mapGet(r, kw('ok'))?.kind === 'bool' && !mapGet(r, kw('ok')).value)
         .map((r) => {
-        const name = term_mapGet(r, term_kw('name'));
+        const name = mapGet(r, kw('name'));
         return name?.kind === 'sym' ? name.name : '?';
     });
 }
@@ -66305,26 +66516,31 @@ const REFACTOR_PROFILE = 'genesis/patch-authority-v0.1';
 const REFACTOR_REQUEST_KIND = 'genesis/refactor-plan-request-v0.1';
 /** `:kind` of the closed report ("Closed Report"). */
 const REFACTOR_REPORT_KIND = 'genesis/refactor-plan-v0.1';
+/** `:provenance :tool` of every safe plan's patch (GENESIS_FACTS.md §3.10 "Safe patch header"). */
+const REFACTOR_TOOL = 'genesis semantic-edit refactor-plan';
+/** `:intent` of a safe plan's patch is this prefix followed by the refactor kind, e.g. `semantic-refactor/move`. */
+const REFACTOR_INTENT_PREFIX = 'semantic-refactor/';
 /** The three refactor kinds of v0.1. Any other `:refactor-kind` string is a `refactor/kind-invalid` conflict. */
 const REFACTOR_KINDS = ['rename', 'move', 'extract'];
 /**
  * The closed allowlist of planner conflict codes ("Closed Report"), in the order the planner
- * checks them (see `plan.ts`). A conflict is a planning outcome carried in a report, not an error.
+ * checks them (GENESIS_FACTS.md §3.10; see `plan.ts`). A conflict is a planning outcome carried in
+ * a report, not an error. Each code is reported at most once.
  */
 const ConflictCode = {
     /** `:refactor-kind` is not `rename`, `move` or `extract`. */
     kindInvalid: 'refactor/kind-invalid',
-    /** `:from-symbol` is malformed (see `plan.ts` `symbolProblem`). */
+    /** `:from-symbol` is the empty string. */
     sourceSymbolInvalid: 'refactor/source-symbol-invalid',
-    /** `:to-symbol` is malformed. */
+    /** `:to-symbol` is the empty string. */
     destinationSymbolInvalid: 'refactor/destination-symbol-invalid',
     /** `:from-symbol` equals `:to-symbol`. */
     noOp: 'refactor/no-op',
     /** No module has a top-level `(def <from> …)`. */
     sourceSymbolMissing: 'refactor/source-symbol-missing',
-    /** More than one top-level `(def <from> …)`; one conflict per definition after the first. */
+    /** More than one top-level `(def <from> …)`. */
     sourceSymbolAmbiguous: 'refactor/source-symbol-ambiguous',
-    /** A top-level `(def <to> …)` exists; one conflict per such definition. */
+    /** A top-level `(def <to> …)` exists (also when `to` = `from`). */
     destinationSymbolExists: 'refactor/destination-symbol-exists',
     /** move/extract with an empty `:target-module-path`. */
     targetModuleRequired: 'refactor/target-module-required',
@@ -66332,8 +66548,28 @@ const ConflictCode = {
     targetModuleInvalid: 'refactor/target-module-invalid',
     /** move/extract with a target that is already a module of the request. */
     targetModuleExists: 'refactor/target-module-exists',
-    /** The moved definition references a definition of the source module or a later module. */
+    /**
+     * The moved definition's right-hand side names a definition of the source module or a later
+     * module (itself included). Checked only when no other conflict applies; then the only conflict.
+     */
     targetOrderDependency: 'refactor/target-order-dependency',
+};
+/**
+ * The one fixed `:message` of each conflict code, exactly as the reference producer writes it
+ * (GENESIS_FACTS.md §3.10). Human output may say more; the report term says this.
+ */
+const CONFLICT_MESSAGES = {
+    'refactor/kind-invalid': 'refactor kind must be rename, move, or extract',
+    'refactor/source-symbol-invalid': 'source symbol must be a non-empty string',
+    'refactor/destination-symbol-invalid': 'destination symbol must be a non-empty string',
+    'refactor/no-op': 'source and destination symbols must differ',
+    'refactor/source-symbol-missing': 'source symbol has no workspace definition',
+    'refactor/source-symbol-ambiguous': 'source symbol has multiple workspace definitions',
+    'refactor/destination-symbol-exists': 'destination symbol already has a workspace definition',
+    'refactor/target-module-required': 'move and extract require a target module path',
+    'refactor/target-module-invalid': 'target module path must be portable and package-relative',
+    'refactor/target-module-exists': 'target module path already exists',
+    'refactor/target-order-dependency': 'moved definition depends on a definition unavailable before the source module',
 };
 /** The eleven conflict codes in check order (the allowlist the verifier enforces). */
 const CONFLICT_CODES = Object.values(ConflictCode);
@@ -66350,7 +66586,13 @@ const RefactorErrorCode = {
     planConflicted: 'refactor/plan-conflicted',
     /** The package on disk is not the package the plan was made for (exit 50). */
     stalePlan: 'refactor/stale-plan',
-    /** The refactor request named by a report could not be found (exit 70 when the store cannot be read, else 10). */
+    /**
+     * A report written by gcpatch before reports matched the reference (its safe patch names the
+     * request in `:provenance`, or its conflicts carry interpolated messages): it cannot verify under
+     * the current rules. Re-plan with `gcpatch refactor plan` (exit 50).
+     */
+    reportOutdated: 'refactor/report-outdated',
+    /** The refactor request of a report (found by `:request-h`) is not in the store (exit 10). */
     requestNotFound: 'refactor/request-not-found',
     /** The edit-plan export could not map every rewritten symbol to an exact source range (exit 10). */
     editPlanUnmappable: 'refactor/edit-plan-unmappable',
@@ -66543,6 +66785,7 @@ function buildRefactorRequest(params, modules, options = {}) {
         toSymbol: params.toSymbol,
         targetModulePath: params.targetModulePath ?? '',
         modules: [...modules],
+        nonStrings: new Set(),
         term,
         requestH: id.hashTerm,
         address: id.address,
@@ -66576,10 +66819,11 @@ function refactorRequestFromSources(params, sources) {
     return buildRefactorRequest(params, modules, { assumeCanonical: true });
 }
 /**
- * Admits a request term: the exact key set, fixed `:kind`/`:profile`/`:v`, string fields, and a
- * `:modules` vector of closed `{:module-path Str :forms Vec}` records with portable, unique paths
- * and canonical forms. `:refactor-kind`, the symbols and the target may be any strings (the planner
- * turns bad values into conflicts).
+ * Admits a request term: the exact key set, fixed `:kind`/`:profile`/`:v`, and a `:modules`
+ * vector of closed `{:module-path Str :forms Vec}` records with portable, unique paths and
+ * canonical forms. `:refactor-kind`, the symbols and the target may be any terms, as in the
+ * reference (GENESIS_FACTS.md §3.10): the planner turns bad values, non-strings included, into
+ * conflicts (`nonStrings` lists the non-string fields).
  * @param t the request term (e.g. read from the evidence store with `readTerm`).
  * @returns the admitted request; `requestH` is hash-term of `t` exactly as given.
  * @throws GcError `core/closed/*` for a malformed map or record; `refactor/request-invalid` for a
@@ -66590,10 +66834,10 @@ function decodeRefactorRequest(t) {
         kind: closed_literal(term_str(REFACTOR_REQUEST_KIND)),
         profile: closed_literal(term_str(REFACTOR_PROFILE)),
         v: closed_literal(term_int(1)),
-        'refactor-kind': closed_D.str,
-        'from-symbol': closed_D.str,
-        'to-symbol': closed_D.str,
-        'target-module-path': closed_D.str,
+        'refactor-kind': closed_D.any,
+        'from-symbol': closed_D.any,
+        'to-symbol': closed_D.any,
+        'target-module-path': closed_D.any,
         modules: closed_D.vec,
     }, 'refactor-plan request');
     const modules = r.modules.items.map((item, i) => {
@@ -66609,12 +66853,21 @@ function decodeRefactorRequest(t) {
     });
     checkModules(modules, false);
     const id = request_termIdentity(t);
+    const nonStrings = new Set();
+    const text = (field) => {
+        const v = r[field];
+        if (v.kind === 'str')
+            return v.value;
+        nonStrings.add(field);
+        return '';
+    };
     return {
-        refactorKind: r['refactor-kind'],
-        fromSymbol: r['from-symbol'],
-        toSymbol: r['to-symbol'],
-        targetModulePath: r['target-module-path'],
+        refactorKind: text('refactor-kind'),
+        fromSymbol: text('from-symbol'),
+        toSymbol: text('to-symbol'),
+        targetModulePath: text('target-module-path'),
         modules,
+        nonStrings,
         term: t,
         requestH: id.hashTerm,
         address: id.address,
@@ -66636,22 +66889,24 @@ function decodeRefactorRequest(t) {
  * is the exact number of terms the patch will rewrite. Keywords are symbols too: `:foo` and `foo`
  * are different names. Strings are never symbol terms.
  *
- * Conflicts are collected in this order (all that apply are reported, each once):
- * 1. `refactor/kind-invalid`;
- * 2. `refactor/source-symbol-invalid`, 3. `refactor/destination-symbol-invalid` (see
- *    {@link symbolProblem});
- * 4. `refactor/no-op` (both symbols well-formed and equal);
- * 5. `refactor/source-symbol-missing` / `refactor/source-symbol-ambiguous` (source well-formed;
- *    one ambiguity conflict per definition after the first, located at that definition);
- * 6. `refactor/destination-symbol-exists` (destination well-formed, not a no-op; one per
- *    definition, located at it);
- * 7. move/extract only: `refactor/target-module-required` (empty target),
- *    `refactor/target-module-invalid` (not portable), `refactor/target-module-exists` (a request
- *    module already has that path);
- * 8. move/extract with a unique source definition: `refactor/target-order-dependency`, one per
- *    workspace definition in the source module or a later module (other than the moved definition
- *    itself) whose name occurs as a symbol term in the moved right-hand side, located at that
- *    definition, in manifest then form order.
+ * Conflicts follow the reference producer exactly (GENESIS_FACTS.md §3.10): each code at most
+ * once, with its one fixed message (`codes.ts` `CONFLICT_MESSAGES`) and `:module-path ""`
+ * `:path-repr ""`, in this order:
+ * 1. `refactor/kind-invalid` (kind not rename|move|extract);
+ * 2. `refactor/source-symbol-invalid` (`:from-symbol` is "" or not a string),
+ *    3. `refactor/destination-symbol-invalid` (`:to-symbol` likewise); any other non-empty string is
+ *    a valid symbol ("12", "a b", "quote");
+ * 4. `refactor/no-op` (both strings and equal, even both "");
+ * 5. `refactor/source-symbol-missing` (no definition named `from`), 6. `refactor/source-symbol-ambiguous`
+ *    (more than one), 7. `refactor/destination-symbol-exists` (at least one named `to`; so a no-op
+ *    on a defined symbol gives 4 and 7);
+ * 8.–10. move/extract only: `refactor/target-module-required` (target "" or not a string), else
+ *    `refactor/target-module-invalid` (not portable), else `refactor/target-module-exists`.
+ * Only when none of these applies, and only for move/extract: `refactor/target-order-dependency`
+ * as the single conflict, located at (`:module-path`) the first definition, in module then form
+ * order, whose module is the source module or a later one and whose name occurs as a symbol term
+ * in the moved right-hand side (the moved definition itself included, so a recursive definition
+ * cannot move).
  * For `rename`, `:target-module-path` has no semantic effect and is not checked.
  */
 
@@ -66659,34 +66914,6 @@ function decodeRefactorRequest(t) {
 
 
 
-
-
-const DELIMITERS = new Set([' ', '\t', '\n', '\r', '(', ')', '[', ']', '{', '}', "'", '"', ';']);
-/**
- * Why `name` is a malformed symbol for a refactor, or `undefined` when it is well-formed.
- * Malformed means the printer could not write it as one symbol token that reads back as the same
- * symbol, or it would change a form's meaning: empty; a lone UTF-16 surrogate; whitespace (space,
- * TAB, LF, CR) or a delimiter `( ) [ ] { } ' " ;`; a literal `nil`/`true`/`false`; one of the nine
- * reserved special-form heads (`quote def fn if begin let prim seal unseal`); a leading ASCII
- * digit or `-` followed by a digit (would read as an integer). Keywords (`:x`) are well-formed.
- */
-function symbolProblem(name) {
-    if (name.length === 0)
-        return 'is empty';
-    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name))
-        return 'contains a lone surrogate';
-    for (const ch of name) {
-        if (DELIMITERS.has(ch))
-            return `contains whitespace or the delimiter ${JSON.stringify(ch)}`;
-    }
-    if (name === 'nil' || name === 'true' || name === 'false')
-        return 'is the literal nil, true or false, not a symbol';
-    if (RESERVED_HEADS.has(name))
-        return 'is a reserved special-form head';
-    if (/^-?[0-9]/.test(name))
-        return 'would read as an integer (leading digit)';
-    return undefined;
-}
 /** `(def <sym> <rhs>)` → [name, rhs]; anything else → undefined. */
 function asDefinition(form) {
     if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def')
@@ -66738,7 +66965,8 @@ function symbolNames(root) {
         else if (t.kind === 'pair')
             stack.push(t.cdr, t.car);
         else if (t.kind === 'vec')
-            stack.push(...t.items);
+            for (const item of t.items)
+                stack.push(item);
         else if (t.kind === 'map')
             for (const [k, v] of t.entries)
                 stack.push(k, v);
@@ -66748,37 +66976,33 @@ function symbolNames(root) {
 function plan_scanModule(moduleIndex, forms, from) {
     const definitions = [];
     let occurrences = 0;
-    forms.items.forEach((form, formIndex) => {
+    forms.items.forEach((form) => {
         const def = asDefinition(form);
         if (def !== undefined)
-            definitions.push({ name: def[0], moduleIndex, formIndex, rhs: def[1] });
+            definitions.push({ name: def[0], moduleIndex, rhs: def[1] });
         if (from !== undefined)
             occurrences += countSymbol(form, from);
     });
     return { definitions, occurrences };
 }
-/** `print_term([[:form i]])`, the `:path-repr` of a top-level form. */
-function formPathRepr(formIndex) {
-    return print_printTerm(term_vec([term_vec([term_kw('form'), term_int(formIndex)])]));
-}
 /**
- * The patch `:intent` of a safe plan: `refactor <kind> <from> -> <to>`, plus ` into <target>` for
- * move/extract. A pure function of the request.
+ * The patch `:intent` of a safe plan: `semantic-refactor/<kind>`, e.g. `semantic-refactor/move`
+ * (GENESIS_FACTS.md §3.10 "Safe patch header").
  */
 function planIntent(request) {
-    const base = `refactor ${request.refactorKind} ${request.fromSymbol} -> ${request.toSymbol}`;
-    return request.refactorKind === 'rename' ? base : `${base} into ${request.targetModulePath}`;
+    return `${REFACTOR_INTENT_PREFIX}${request.refactorKind}`;
 }
 /**
- * The patch `:provenance` of a safe plan: `{:refactor-plan-request <request store address>
- * :refactor-plan-request-h <request-h>}`. Both are pure functions of the request, so the plan stays
- * deterministic; the address lets a reader of the patch or of its apply report fetch the request
- * from the evidence store (docs/refactor.md "Evidence linkage").
+ * The patch `:provenance` of a safe plan: `{:from <from> :kind :<kind> :to <to> :tool "genesis
+ * semantic-edit refactor-plan"}` with `:kind` a keyword symbol (GENESIS_FACTS.md §3.10). It names
+ * no request: evidence is linked by the report's `:request-h` and `:patch-h` (`evidence.ts`).
  */
 function planProvenance(request) {
     return term_kwMap({
-        'refactor-plan-request': term_str(request.address),
-        'refactor-plan-request-h': term_str(request.requestH),
+        from: term_str(request.fromSymbol),
+        kind: kw(request.refactorKind),
+        to: term_str(request.toSymbol),
+        tool: term_str(REFACTOR_TOOL),
     });
 }
 function conflictTerm(c) {
@@ -66786,75 +67010,44 @@ function conflictTerm(c) {
 }
 function collectConflicts(request, scans) {
     const conflicts = [];
-    const add = (code, message, modulePath = '', pathRepr = '') => {
-        conflicts.push({ code, message, modulePath, pathRepr });
+    const add = (when, code) => {
+        if (when)
+            conflicts.push({ code, message: CONFLICT_MESSAGES[code], modulePath: '', pathRepr: '' });
     };
     const { refactorKind: kind, fromSymbol: from, toSymbol: to, targetModulePath: target } = request;
-    const modulePath = (d) => request.modules[d.moduleIndex].modulePath;
-    const kindValid = REFACTOR_KINDS.includes(kind);
-    if (!kindValid)
-        add(ConflictCode.kindInvalid, `refactor kind ${JSON.stringify(kind)} is not one of ${REFACTOR_KINDS.join(', ')}`);
-    const fromProblem = symbolProblem(from);
-    if (fromProblem !== undefined)
-        add(ConflictCode.sourceSymbolInvalid, `source symbol ${JSON.stringify(from)} ${fromProblem}`);
-    const toProblem = symbolProblem(to);
-    if (toProblem !== undefined)
-        add(ConflictCode.destinationSymbolInvalid, `destination symbol ${JSON.stringify(to)} ${toProblem}`);
-    const noOp = fromProblem === undefined && toProblem === undefined && from === to;
-    if (noOp)
-        add(ConflictCode.noOp, `source and destination symbols are both ${JSON.stringify(from)}`);
-    let source;
-    if (fromProblem === undefined) {
-        const defs = scans.flatMap((s) => s.definitions.filter((d) => d.name === from));
-        if (defs.length === 0) {
-            add(ConflictCode.sourceSymbolMissing, `no module has a top-level (def ${from} ...) definition`);
-        }
-        else {
-            const first = defs[0];
-            for (const d of defs.slice(1)) {
-                add(ConflictCode.sourceSymbolAmbiguous, `source symbol ${from} is defined more than once; first definition is form ${first.formIndex} of ${modulePath(first)}`, modulePath(d), formPathRepr(d.formIndex));
-            }
-            if (defs.length === 1)
-                source = first;
-        }
+    const definitions = scans.flatMap((s) => s.definitions);
+    const sources = definitions.filter((d) => d.name === from);
+    const moveKind = kind === 'move' || kind === 'extract';
+    add(!REFACTOR_KINDS.includes(kind), ConflictCode.kindInvalid);
+    add(from === '', ConflictCode.sourceSymbolInvalid);
+    add(to === '', ConflictCode.destinationSymbolInvalid);
+    add(from === to && !request.nonStrings.has('from-symbol') && !request.nonStrings.has('to-symbol'), ConflictCode.noOp);
+    add(sources.length === 0, ConflictCode.sourceSymbolMissing);
+    add(sources.length > 1, ConflictCode.sourceSymbolAmbiguous);
+    add(definitions.some((d) => d.name === to), ConflictCode.destinationSymbolExists);
+    if (moveKind) {
+        const missing = target === '';
+        const invalid = !missing && portablePathProblem(target) !== undefined;
+        add(missing, ConflictCode.targetModuleRequired);
+        add(invalid, ConflictCode.targetModuleInvalid);
+        add(!missing && !invalid && request.modules.some((m) => m.modulePath === target), ConflictCode.targetModuleExists);
     }
-    if (toProblem === undefined && !noOp) {
-        for (const s of scans) {
-            for (const d of s.definitions) {
-                if (d.name === to) {
-                    add(ConflictCode.destinationSymbolExists, `destination symbol ${to} is already defined`, modulePath(d), formPathRepr(d.formIndex));
-                }
-            }
-        }
-    }
-    if (kind === 'move' || kind === 'extract') {
-        if (target === '') {
-            add(ConflictCode.targetModuleRequired, `refactor kind ${kind} needs a target module path`);
-        }
-        else {
-            const problem = portablePathProblem(target);
-            if (problem !== undefined) {
-                add(ConflictCode.targetModuleInvalid, `target module path ${JSON.stringify(target)} ${problem}`);
-            }
-            else if (request.modules.some((m) => m.modulePath === target)) {
-                add(ConflictCode.targetModuleExists, `target module ${target} is already a module of the package`, target);
-            }
-        }
-        if (source !== undefined) {
-            const referenced = symbolNames(source.rhs);
-            for (const s of scans.slice(source.moduleIndex)) {
-                for (const d of s.definitions) {
-                    if (d === source || !referenced.has(d.name))
-                        continue;
-                    add(ConflictCode.targetOrderDependency, `moved definition ${from} references ${d.name}, which is defined in the source module or a later module and would not be available before ${modulePath(source)}`, modulePath(d), formPathRepr(d.formIndex));
-                }
-            }
+    if (conflicts.length > 0)
+        return { conflicts, source: undefined };
+    const source = sources[0];
+    if (moveKind) {
+        const referenced = symbolNames(source.rhs);
+        const late = definitions.find((d) => d.moduleIndex >= source.moduleIndex && referenced.has(d.name));
+        if (late !== undefined) {
+            const code = ConflictCode.targetOrderDependency;
+            conflicts.push({ code, message: CONFLICT_MESSAGES[code], modulePath: request.modules[late.moduleIndex].modulePath, pathRepr: '' });
+            return { conflicts, source: undefined };
         }
     }
     return { conflicts, source };
 }
 function renameOp(modulePath, from, to) {
-    return term_kwMap({ op: term_kw('rename-symbol'), 'module-path': term_str(modulePath), from: term_str(from), to: term_str(to) });
+    return term_kwMap({ op: kw('rename-symbol'), 'module-path': term_str(modulePath), from: term_str(from), to: term_str(to) });
 }
 function sourcePatch(request, affected, source) {
     const ops = affected.map((p) => renameOp(p, request.fromSymbol, request.toSymbol));
@@ -66862,7 +67055,7 @@ function sourcePatch(request, affected, source) {
         const sourcePath = request.modules[source.moduleIndex].modulePath;
         const target = request.targetModulePath;
         ops.push(term_kwMap({
-            op: term_kw('split-module'),
+            op: kw('split-module'),
             'from-module-path': term_str(sourcePath),
             'to-module-path': term_str(target),
             symbols: term_vec([term_str(request.toSymbol)]),
@@ -66873,7 +67066,7 @@ function sourcePatch(request, affected, source) {
                 manifest.push(manifestRecord(target));
             manifest.push(manifestRecord(m.modulePath));
         }
-        ops.push(term_kwMap({ op: term_kw('update-manifest'), set: term_kwMap({ modules: term_vec(manifest) }) }));
+        ops.push(term_kwMap({ op: kw('update-manifest'), set: term_kwMap({ modules: term_vec(manifest) }) }));
     }
     return term_kwMap({ version: term_int(1), intent: term_str(planIntent(request)), provenance: planProvenance(request), ops: term_vec(ops) });
 }
@@ -66916,8 +67109,7 @@ function reportTerm(request, fields) {
  */
 function planRefactor(request) {
     const req = 'term' in request && 'requestH' in request ? request : decodeRefactorRequest(request);
-    const from = symbolProblem(req.fromSymbol) === undefined ? req.fromSymbol : undefined;
-    const scans = req.modules.map((m, i) => plan_scanModule(i, m.forms, from));
+    const scans = req.modules.map((m, i) => plan_scanModule(i, m.forms, req.fromSymbol === '' ? undefined : req.fromSymbol));
     const { conflicts, source } = collectConflicts(req, scans);
     if (conflicts.length > 0 || source === undefined) {
         return {
@@ -66966,7 +67158,6 @@ function reportAddress(plan) {
 
 
 
-
 /**
  * The names of the verifier's checks (`details.check` of a `refactor/verification-failed` error),
  * in the order they run.
@@ -66984,10 +67175,18 @@ const VerifyCheck = {
     moduleCount: 'module-count',
     /** A conflict code is outside the closed allowlist, or a conflict location names no module. */
     conflicts: 'conflicts',
+    /**
+     * A report written before gcpatch matched the reference (old patch header or interpolated
+     * conflict messages); thrown as `refactor/report-outdated`, not `refactor/verification-failed`.
+     */
+    outdated: 'outdated',
+    /**
+     * The report's conflicts (codes, messages, locations, order) are not exactly the ones the
+     * conflict rules give for the request; for a safe report, the rules give a conflict.
+     */
+    conflictRules: 'conflict-rules',
     /** A conflicted report carries a patch, a patch hash, op identities or non-zero counts. */
     conflictedShape: 'conflicted-shape',
-    /** A safe report's request could not have been planned safely (kind, symbols, definitions, target, order). */
-    safePreconditions: 'safe-preconditions',
     /** A safe report lacks a patch map, a hex64 `:patch-h`, or positive counts. */
     safeShape: 'safe-shape',
     /** `:patch-h` is not hash-term(`:patch`). */
@@ -67029,24 +67228,11 @@ function key(name) {
     return term_sym(`:${name}`);
 }
 function field(m, name) {
-    return m.kind === 'map' ? term_mapGet(m, key(name)) : undefined;
+    return m.kind === 'map' ? mapGet(m, key(name)) : undefined;
 }
 function strField(m, name) {
     const t = field(m, name);
     return t?.kind === 'str' ? t.value : undefined;
-}
-/** This verifier's own reading of "malformed symbol" (must agree with the planner's documented rule). */
-function symbolWellFormed(name) {
-    if (name === '' || name === 'nil' || name === 'true' || name === 'false' || RESERVED_HEADS.has(name))
-        return false;
-    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name))
-        return false;
-    if (/[ \t\n\r()[\]{}'";]/.test(name))
-        return false;
-    const first = name.charCodeAt(0);
-    const second = name.length > 1 ? name.charCodeAt(1) : 0;
-    const digit = (c) => c >= 0x30 && c <= 0x39;
-    return !(digit(first) || (first === 0x2d && digit(second)));
 }
 /** Read-only breadth-first scan of every module's canonical forms. */
 function scanRequest(request) {
@@ -67104,7 +67290,8 @@ function mentions(rhs, name) {
         if (t.kind === 'pair')
             pending.push(t.car, t.cdr);
         else if (t.kind === 'vec')
-            pending.push(...t.items);
+            for (const item of t.items)
+                pending.push(item);
         else if (t.kind === 'map')
             for (const [k, v] of t.entries)
                 pending.push(k, v);
@@ -67141,40 +67328,68 @@ function decodeReport(t) {
         throw error;
     }
 }
-function expectedIntent(request) {
-    const text = `refactor ${request.refactorKind} ${request.fromSymbol} -> ${request.toSymbol}`;
-    return request.refactorKind === 'rename' ? text : `${text} into ${request.targetModulePath}`;
-}
-/** Checks that a safe report's request admits a safe plan at all (no conflict condition holds). */
-function checkSafePreconditions(request, facts) {
+/**
+ * The conflicts the rules of GENESIS_FACTS.md §3.10 give for `request`, derived by this file's own
+ * scan: each code at most once, fixed message, no location, in check order; the order dependency
+ * only when nothing else conflicts, as the single conflict located at the module of the first
+ * offending definition.
+ */
+function expectedConflicts(request, facts) {
     const { refactorKind: kind, fromSymbol: from, toSymbol: to, targetModulePath: target } = request;
-    const bad = (message) => fail(VerifyCheck.safePreconditions, message);
-    if (kind !== 'rename' && kind !== 'move' && kind !== 'extract')
-        throw bad(`refactor kind ${JSON.stringify(kind)} is not plannable`);
-    if (!symbolWellFormed(from))
-        throw bad(`source symbol ${JSON.stringify(from)} is malformed`);
-    if (!symbolWellFormed(to))
-        throw bad(`destination symbol ${JSON.stringify(to)} is malformed`);
-    if (from === to)
-        throw bad('source and destination symbols are equal');
-    const sources = facts.defs.filter((d) => d.name === from);
-    if (sources.length !== 1)
-        throw bad(`source symbol ${from} has ${sources.length} top-level definitions, expected exactly 1`);
-    if (facts.defs.some((d) => d.name === to))
-        throw bad(`destination symbol ${to} is already defined`);
-    const source = sources[0];
-    if (kind !== 'rename') {
-        if (target === '' || portablePathProblem(target) !== undefined)
-            throw bad(`target module path ${JSON.stringify(target)} is not a portable path`);
-        if (request.modules.some((m) => m.modulePath === target))
-            throw bad(`target module ${target} already exists`);
-        for (const d of facts.defs) {
-            if (d.module >= source.module && d !== source && mentions(source.rhs, d.name)) {
-                throw bad(`moved definition references ${d.name}, defined in the source module or later`);
-            }
+    const out = [];
+    const record = (code, modulePath = '') => ({ code, message: CONFLICT_MESSAGES[code], modulePath, pathRepr: '' });
+    const sources = facts.defs.filter((d) => d.name === from).length;
+    const isMove = kind === 'move' || kind === 'extract';
+    const checks = [
+        [kind !== 'rename' && !isMove, ConflictCode.kindInvalid],
+        [from.length === 0, ConflictCode.sourceSymbolInvalid],
+        [to.length === 0, ConflictCode.destinationSymbolInvalid],
+        [from === to && !request.nonStrings.has('from-symbol') && !request.nonStrings.has('to-symbol'), ConflictCode.noOp],
+        [sources === 0, ConflictCode.sourceSymbolMissing],
+        [sources >= 2, ConflictCode.sourceSymbolAmbiguous],
+        [facts.defs.some((d) => d.name === to), ConflictCode.destinationSymbolExists],
+    ];
+    if (isMove) {
+        const portable = target.length > 0 && portablePathProblem(target) === undefined;
+        checks.push([target.length === 0, ConflictCode.targetModuleRequired], [target.length > 0 && !portable, ConflictCode.targetModuleInvalid], [portable && request.modules.some((m) => m.modulePath === target), ConflictCode.targetModuleExists]);
+    }
+    for (const [applies, code] of checks)
+        if (applies)
+            out.push(record(code));
+    if (out.length > 0 || !isMove)
+        return out;
+    const source = facts.defs.find((d) => d.name === from);
+    for (const d of facts.defs) {
+        if (d.module >= source.module && mentions(source.rhs, d.name)) {
+            return [record(ConflictCode.targetOrderDependency, request.modules[d.module].modulePath)];
         }
     }
-    return { module: source.module, rhs: source.rhs, form: source.form };
+    return out;
+}
+function sameConflicts(a, b) {
+    return (a.length === b.length &&
+        a.every((x, i) => x.code === b[i].code && x.message === b[i].message && x.modulePath === b[i].modulePath && x.pathRepr === b[i].pathRepr));
+}
+function outdated(message) {
+    return new errors_GcError(RefactorErrorCode.reportOutdated, `refactor plan report was written by an earlier gcpatch (${message}); its linkage and bytes differ from the reference's. ` +
+        'Re-plan it with `gcpatch refactor plan` (same --kind/--from/--to/--target) and commit the new request and report', { exitCode: errors_ExitCode.verificationFailed, details: { check: VerifyCheck.outdated } });
+}
+/** The message shapes of gcpatch before reports matched the reference (names were interpolated). */
+const OLD_MESSAGES = [
+    /^refactor kind ".*" is not one of /s,
+    /^refactor kind \S+ needs a target module path$/s,
+    /^(source|destination) symbol ".*" (is |contains |would )/s,
+    /^source and destination symbols are both "/s,
+    /^no module has a top-level \(def .* \.\.\.\) definition$/s,
+    /^target module path ".*" /s,
+    /^target module .* is already a module of the package$/s,
+];
+/**
+ * True when `conflicts` have the layout of gcpatch before reports matched the reference: a
+ * `:path-repr` form location, or a message in one of the old interpolated shapes.
+ */
+function oldStyleConflicts(conflicts) {
+    return conflicts.some((c) => c.pathRepr !== '' || OLD_MESSAGES.some((re) => re.test(c.message)));
 }
 function verify_opName(op) {
     const t = field(op, 'op');
@@ -67221,7 +67436,7 @@ function checkManifest(op, index, request, sourcePath) {
     const set = field(op, 'set');
     if (set?.kind !== 'map' || set.entries.length !== 1)
         throw bad(':set must be exactly {:modules [...]}');
-    const modules = term_mapGet(set, key('modules'));
+    const modules = mapGet(set, key('modules'));
     if (modules?.kind !== 'vec')
         throw bad(':set must be exactly {:modules [...]}');
     const expected = [];
@@ -67233,8 +67448,8 @@ function checkManifest(op, index, request, sourcePath) {
     if (modules.items.length !== expected.length)
         throw bad(`:modules lists ${modules.items.length} modules, expected ${expected.length}`);
     modules.items.forEach((rec, i) => {
-        const hashValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
-        const pathValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
+        const hashValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
+        const pathValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
         if (rec.kind !== 'map' ||
             rec.entries.length !== 2 ||
             hashValue?.kind !== 'str' ||
@@ -67249,21 +67464,24 @@ function checkManifest(op, index, request, sourcePath) {
  * Verifies a refactor-plan report against its request, independently of the planner.
  * Checks, in order: closed shape and types; fixed `:kind`/`:profile`/`:v`; `:request-h`; status
  * relations (`:ok` = `:safe-to-apply` = no conflicts); `:module-count`; conflict-code allowlist
- * and locations; then for a conflicted report its empty shape, and for a safe report: that the
- * request admits a safe plan (kind, symbols, unique source definition, no destination definition,
- * new portable target, target-order rule); `:patch-h` = hash-term(`:patch`); the patch is exactly
- * `{:intent :ops :provenance :version 1}` and every op has exactly its normalized field set (so the
- * patch is in normalized form); `:intent`/`:provenance`; `:op-count`;
- * `:op-identities`; the ops: only `:rename-symbol` (exact operands, unique, manifest order, exactly
- * the modules an independent scan finds holding a source-symbol term), then for move/extract
- * exactly one `:split-module` (source module → target, `[to]`) and one final `:update-manifest`
- * (`:set {:modules [...]}` with the target immediately before the source, every record
- * `{"hash" "" "path" p}`, no other manifest edit); and `:replacement-count` = the scan's count.
+ * and locations; that the report is not in the pre-reference layout (else
+ * `refactor/report-outdated`); that the conflicts are exactly the ones the rules of GENESIS_FACTS.md
+ * §3.10 give (codes, fixed messages, locations, order; none for a safe report); then for a
+ * conflicted report its empty shape, and for a safe report: `:patch-h` = hash-term(`:patch`); the
+ * patch is exactly `{:intent :ops :provenance :version 1}` and every op has exactly its normalized
+ * field set; `:intent "semantic-refactor/<kind>"` and `:provenance {:from :kind :to :tool}`;
+ * `:op-count`; `:op-identities`; the ops: only `:rename-symbol` (exact operands, unique, manifest
+ * order, exactly the modules an independent scan finds holding a source-symbol term), then for
+ * move/extract exactly one `:split-module` (source module → target, `[to]`) and one final
+ * `:update-manifest` (`:set {:modules [...]}` with the target immediately before the source, every
+ * record `{"hash" "" "path" p}`, no other manifest edit); and `:replacement-count` = the scan's count.
  * @param report the report term; @param request the admitted request or its term.
  * The request's identity is the one bound at admission (`request.ts` hashes the exact request
  * term); this function compares the report's `:request-h` with it.
  * @returns the decoded, verified report (`reportH`/`address` are computed on first access).
- * @throws GcError `refactor/verification-failed` (exit 50) with `details.check`; for an inadmissible
+ * @throws GcError `refactor/verification-failed` (exit 50) with `details.check`;
+ *   `refactor/report-outdated` (exit 50, `details.check` `outdated`) for a report written by an
+ *   earlier gcpatch, whose message says to re-plan; for an inadmissible
  *   request term, the admission errors of `decodeRefactorRequest` (exit 10).
  * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification".
  */
@@ -67285,6 +67503,8 @@ function verifyRefactorReport(report, request) {
         throw fail(VerifyCheck.moduleCount, `:module-count is ${r['module-count']}, the request has ${req.modules.length} modules`);
     }
     const knownPaths = new Set(req.modules.map((m) => m.modulePath));
+    // Conflict records are checked in three steps: allowlist and locations here, then the exact
+    // set the rules give (below), which also decides whether a safe report may be safe at all.
     r.conflicts.forEach((c, i) => {
         if (!CONFLICT_CODES.includes(c.code))
             throw fail(VerifyCheck.conflicts, `conflict ${i} has unknown code ${JSON.stringify(c.code)}`);
@@ -67292,6 +67512,19 @@ function verifyRefactorReport(report, request) {
             throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
         }
     });
+    const oldProvenance = field(field(report, 'patch') ?? NIL, 'provenance');
+    if (oldProvenance?.kind === 'map' && (field(oldProvenance, 'refactor-plan-request') !== undefined || field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
+        throw outdated('its patch :provenance names the request');
+    }
+    const facts = scanRequest(req);
+    const expected = expectedConflicts(req, facts);
+    const reportConflicts = r.conflicts;
+    if (!sameConflicts(reportConflicts, expected)) {
+        if (oldStyleConflicts(reportConflicts))
+            throw outdated('its conflicts carry interpolated messages or form locations');
+        const show = (cs) => `[${cs.map((c) => (c.modulePath === '' ? c.code : `${c.code} at ${c.modulePath}`)).join(', ')}]`;
+        throw fail(VerifyCheck.conflictRules, `the report's conflicts ${show(reportConflicts)} are not the ones the conflict rules give for this request: ${show(expected)}`);
+    }
     let identity;
     const base = {
         request: req,
@@ -67313,8 +67546,8 @@ function verifyRefactorReport(report, request) {
         }
         return Object.assign(base, { safe: false, patch: null, patchH: '', replacementCount: 0, opIdentities: [], affectedModules: [] });
     }
-    const facts = scanRequest(req);
-    const source = checkSafePreconditions(req, facts);
+    // The rules gave no conflict, so `from` has exactly one definition.
+    const source = facts.defs.find((d) => d.name === req.fromSymbol);
     const sourcePath = req.modules[source.module].modulePath;
     const patch = r.patch;
     if (patch.kind !== 'map' || r['op-count'] === 0 || r['replacement-count'] === 0) {
@@ -67332,16 +67565,22 @@ function verifyRefactorReport(report, request) {
         field(patch, 'provenance') === undefined) {
         throw fail(VerifyCheck.patchNormalized, 'the patch must be exactly {:intent :ops :provenance :version 1}');
     }
-    const intent = field(patch, 'intent');
-    if (intent?.kind !== 'str' || intent.value !== expectedIntent(req))
-        throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent(req))}`);
     const provenance = field(patch, 'provenance');
+    const expectedIntent = `${REFACTOR_INTENT_PREFIX}${req.refactorKind}`;
+    const intent = field(patch, 'intent');
+    if (intent?.kind !== 'str' || intent.value !== expectedIntent)
+        throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent)}`);
+    const kindField = provenance === undefined ? undefined : field(provenance, 'kind');
     const provenanceOk = provenance?.kind === 'map' &&
-        provenance.entries.length === 2 &&
-        strField(provenance, 'refactor-plan-request') === req.address &&
-        strField(provenance, 'refactor-plan-request-h') === requestH;
-    if (!provenanceOk)
-        throw fail(VerifyCheck.patchHeader, ':provenance must be exactly {:refactor-plan-request <request address> :refactor-plan-request-h <request-h>}');
+        provenance.entries.length === 4 &&
+        strField(provenance, 'from') === req.fromSymbol &&
+        strField(provenance, 'to') === req.toSymbol &&
+        strField(provenance, 'tool') === REFACTOR_TOOL &&
+        kindField?.kind === 'sym' &&
+        kindField.name === `:${req.refactorKind}`;
+    if (!provenanceOk) {
+        throw fail(VerifyCheck.patchHeader, `:provenance must be exactly {:from <from> :kind :${req.refactorKind} :to <to> :tool ${JSON.stringify(REFACTOR_TOOL)}}`);
+    }
     const ops = opsField.items;
     if (r['op-count'] !== ops.length)
         throw fail(VerifyCheck.opCount, `:op-count is ${r['op-count']}, the patch has ${ops.length} ops`);
@@ -67434,7 +67673,8 @@ function describeRefactor(request) {
     return `${request.refactorKind} ${request.fromSymbol} → ${request.toSymbol}${target}`;
 }
 /**
- * Finds the report's request in the store and runs the host verifier.
+ * Finds the report's request in the store (the entry whose hash-term is `:request-h`) and runs the
+ * host verifier.
  * @param entry a well-formed store entry of kind `refactor-plan`.
  * @param store the head's store; @param prefer addresses to search first (the new entries).
  * @param out collects rows and findings (`audit/refactor-request-missing`,
@@ -67444,18 +67684,9 @@ function describeRefactor(request) {
 async function checkRefactorReport(entry, store, prefer, out) {
     const report = entry.term;
     const requestH = refactor_evidence_str(mapGetKw(report, 'request-h'));
-    const patch = mapGetKw(report, 'patch');
-    const provenance = patch?.kind === 'map' ? mapGetKw(patch, 'provenance') : undefined;
-    const named = provenance?.kind === 'map' ? refactor_evidence_str(mapGetKw(provenance, 'refactor-plan-request')) : undefined;
-    let requestEntry;
-    if (named !== undefined) {
-        const e = await store.entry(named);
-        if (e?.kind === 'refactor-plan-request' && e.hashOk)
-            requestEntry = e;
-    }
-    if (requestEntry === undefined && requestH !== undefined) {
-        requestEntry = await store.findByHashTerm('refactor-plan-request', requestH, prefer);
-    }
+    // The request is found by its identity alone: the reference's patch names no request
+    // (GENESIS_FACTS.md §3.10), and reports from earlier gcpatch carry the same :request-h.
+    const requestEntry = requestH === undefined ? undefined : await store.findByHashTerm('refactor-plan-request', requestH, prefer);
     if (requestEntry === undefined) {
         out.fail(refactor_evidence_KIND, entry.address, 'request present', {
             code: AuditCode.refactorRequestMissing,
@@ -67709,7 +67940,7 @@ function recanonicalize(modulePath, forms, indices) {
  */
 function refactorEdit(op, modulePath, before, after, detail) {
     return term_kwMap({
-        op: term_kw(op),
+        op: kw(op),
         'module-path': term_str(modulePath),
         'before-module-h': term_str(hash_hashModule(before)),
         'after-module-h': term_str(hash_hashModule(after)),
@@ -67751,7 +67982,7 @@ function replaceNodeAt(state, opName, modulePath, steps, replacement) {
     return {
         state: withModule(state, modulePath, canonical),
         edit: term_kwMap({
-            op: term_kw(opName),
+            op: kw(opName),
             'module-path': term_str(modulePath),
             'node-id': term_str(semanticNodeId(modulePath, path)),
             path,
@@ -68315,7 +68546,7 @@ function applyMetaListRewrite(state, op, key) {
         if (def === undefined || def.name !== '::meta')
             return form;
         const { map, quoted } = metaMap(def.rhs, modulePath);
-        const current = term_mapGet(map, term_kw(key));
+        const current = mapGet(map, kw(key));
         const currentNames = meta_list_symbolNames(current, `:${key}`, modulePath);
         before ??= currentNames;
         const set = new Set(replace ?? currentNames);
@@ -68329,7 +68560,7 @@ function applyMetaListRewrite(state, op, key) {
         if (!update)
             return form;
         changed = true;
-        const nextMap = mapSet(map, term_kw(key), nextList);
+        const nextMap = mapSet(map, kw(key), nextList);
         return list(term_sym('def'), term_sym('::meta'), quoted ? list(term_sym('quote'), nextMap) : nextMap);
     });
     if (before === undefined) {
@@ -68338,7 +68569,7 @@ function applyMetaListRewrite(state, op, key) {
     if (!changed)
         throw patchError(PatchCode.noChange, `:${opName}: the ::meta :${key} of ${modulePath} would not change`, { at: modulePath });
     const canonical = recanonicalize(modulePath, next);
-    const detail = term_kwMap({ field: term_kw(key), before: term_vec(before.map(term_sym)), after: term_vec(after.map(term_sym)) });
+    const detail = term_kwMap({ field: kw(key), before: term_vec(before.map(term_sym)), after: term_vec(after.map(term_sym)) });
     return { state: withModule(state, modulePath, canonical), edit: refactorEdit(opName, modulePath, forms, canonical, detail) };
 }
 
@@ -68812,7 +69043,11 @@ function evidenceKindOf(term) {
 }
 /**
  * Checks one entry's bytes: hash against name, UTF-8, one term, canonical print, kind.
- * Pure; never throws.
+ * Pure; never throws (issue #13 item 6): an entry that cannot be read or printed within the limits
+ * — a parse error, or a term whose canonical print would be longer than the entry itself (e.g. a
+ * ≈200 KB entry nested 100,000 deep, whose print is quadratic) — has `term: undefined`, kind
+ * `other` and a `problem`, which verify-pr reports as `audit/store-entry-unreadable`. The print is
+ * bounded by the entry's length, so memory stays proportional to the entry.
  */
 function checkStoreEntry(address, file, bytes) {
     const out = {
@@ -68838,7 +69073,21 @@ function checkStoreEntry(address, file, bytes) {
         out.problem = errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error);
         return out;
     }
-    out.canonical = print_printTerm(out.term) === text;
+    let print;
+    try {
+        // A canonical entry's print is exactly its text, so nothing longer needs to be built.
+        print = print_printTerm(out.term, { maxLength: text.length });
+    }
+    catch (error) {
+        out.term = undefined;
+        out.problem = errors_isGcError(error) && error.code === 'core/print/too-large'
+            ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
+            : errors_isGcError(error)
+                ? `${error.code}: ${error.message}`
+                : String(error);
+        return out;
+    }
+    out.canonical = print === text;
     if (!out.canonical)
         out.problem = 'the bytes are not the canonical print of the term they hold';
     Object.assign(out, evidenceKindOf(out.term));
@@ -68894,7 +69143,14 @@ class CommitStore {
                 continue;
             let id = this.identities.get(address);
             if (id === undefined) {
-                id = hash_hashTerm(e.term);
+                try {
+                    id = hash_hashTerm(e.term);
+                }
+                catch (error) {
+                    if (!errors_isGcError(error))
+                        throw error;
+                    id = ''; // cannot be hashed within the limits: names nothing
+                }
                 this.identities.set(address, id);
             }
             if (id === h)
@@ -68902,6 +69158,3814 @@ class CommitStore {
         }
         return undefined;
     }
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/textmerge/line-based.ts
+/**
+ * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
+ * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
+ *
+ * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
+ * GIT_AND_ACTIONS_FACTS.md §1.3, §1.5, §2.2). `git merge-file` exits with the number of conflicts
+ * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
+ * the driver can write, never to an exception.
+ */
+
+
+
+
+/**
+ * Runs `git merge-file -p --marker-size=N [--diff3] -L ours -L base -L theirs ours base theirs`.
+ * No `--diff-algorithm` (git 2.39 rejects it). Style `diff3` passes `--diff3` (the caller reads
+ * zdiff3 as diff3); style `merge` passes nothing, and git merge-file then follows
+ * `merge.conflictStyle`, which is what the caller derived `merge` from.
+ * @param files paths of the ours, base and theirs files (relative to `cwd` or absolute).
+ * @param options marker options, `cwd` to run in, `git` executable (default `git`).
+ */
+function line_based_gitMergeFile(files, markers, options = {}) {
+    const args = ['merge-file', '-p', `--marker-size=${markers.markerSize}`];
+    if (markers.style === 'diff3')
+        args.push('--diff3');
+    args.push('-L', markers.oursLabel, '-L', markers.baseLabel, '-L', markers.theirsLabel, files.ours, files.base, files.theirs);
+    const r = spawnSync(options.git ?? 'git', args, {
+        cwd: options.cwd,
+        maxBuffer: 1 << 30,
+        timeout: options.timeoutMs ?? 60_000,
+    });
+    if (r.error)
+        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.error.message };
+    const status = r.status ?? 255;
+    if (status >= 128 || r.signal) {
+        const err = r.stderr ? r.stderr.toString('utf8').trim() : '';
+        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: err || `git merge-file exited with ${r.signal ?? status}` };
+    }
+    return { ok: true, text: new Uint8Array(r.stdout), conflicts: status, message: '' };
+}
+/**
+ * {@link gitMergeFile} on in-memory inputs: writes them to a fresh temporary directory outside the
+ * work tree, runs git there and removes the directory.
+ */
+function gitMergeBytes(base, ours, theirs, markers, options = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'gcpatch-merge-'));
+    try {
+        writeFileSync(join(dir, 'base'), base);
+        writeFileSync(join(dir, 'ours'), ours);
+        writeFileSync(join(dir, 'theirs'), theirs);
+        return line_based_gitMergeFile({ ours: 'ours', base: 'base', theirs: 'theirs' }, markers, { cwd: dir, ...options });
+    }
+    finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+/** True when `bytes` contains a NUL byte (git's binary heuristic, applied to the whole input). */
+function isBinary(bytes) {
+    return bytes.indexOf(0) !== -1;
+}
+/**
+ * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
+ * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
+ * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
+ */
+function hasConflictMarkers(bytes) {
+    let sawStart = false;
+    let lineStart = 0;
+    const n = bytes.length;
+    while (lineStart < n) {
+        let end = bytes.indexOf(0x0a, lineStart);
+        if (end === -1)
+            end = n;
+        const c = bytes[lineStart];
+        if (c === 0x3c || c === 0x3e) {
+            let k = lineStart;
+            while (k < end && bytes[k] === c)
+                k++;
+            const after = k < end ? bytes[k] : -1;
+            if (k - lineStart >= 7 && (after === -1 || after === 0x20 || after === 0x0d)) {
+                if (c === 0x3c)
+                    sawStart = true;
+                else if (sawStart)
+                    return true;
+            }
+        }
+        lineStart = end + 1;
+    }
+    return false;
+}
+
+// EXTERNAL MODULE: external "node:perf_hooks"
+var external_node_perf_hooks_ = __nccwpck_require__(643);
+;// CONCATENATED MODULE: ./src/textmerge/deadline.ts
+/**
+ * The structural merge's time budget (issue #3 "Safety net": default 5 s,
+ * `GCPATCH_DRIVER_TIMEOUT_MS`). The merge checks the deadline between stages and inside every loop
+ * whose length is not linear in the input, so an over-budget merge stops and the driver falls back
+ * to the line merge.
+ */
+
+/** Thrown when the structural merge passes its deadline. Code `merge/driver/timeout`. */
+class TimeoutError extends Error {
+    code = 'merge/driver/timeout';
+    constructor() {
+        super('the structural merge exceeded its time budget');
+        this.name = 'TimeoutError';
+    }
+}
+/** Current time on the deadline clock (`performance.now()`, milliseconds). */
+function now() {
+    return external_node_perf_hooks_.performance.now();
+}
+/** A deadline `budgetMs` milliseconds from now (`Infinity` for a negative or non-finite budget). */
+function deadlineIn(budgetMs) {
+    return Number.isFinite(budgetMs) && budgetMs >= 0 ? now() + budgetMs : Infinity;
+}
+/** Throws {@link TimeoutError} when `deadline` (ms, `performance.now()` clock) has passed. */
+function checkDeadline(deadline) {
+    if (deadline !== Infinity && now() >= deadline)
+        throw new TimeoutError();
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/diff3.ts
+/**
+ * Line-level three-way merge in TypeScript (Myers diff + diff3), used inside one top-level form
+ * when both sides changed it (issue #3 "Structural text merge", step "try a line-level three-way
+ * merge inside that form"). The whole-file fallback uses `git merge-file` instead (line-based.ts).
+ *
+ * Inputs and outputs are UTF-8 bytes with LF line breaks; a "line" includes its LF (the last line may
+ * lack one). Like git's xdiff, changes of the two sides that overlap or touch (one ends on the line
+ * where the other starts, or both insert at the same place) form one conflict unless identical.
+ */
+
+
+/**
+ * Error code: a diff would need more memory than {@link myersBudget} allows (issue #13 item 10). The
+ * driver then falls back to the line merge (`git merge-file`), whose memory is linear.
+ */
+const TEXT_TOO_LARGE = 'merge/text/too-large';
+/** Fixed part of the Myers frontier budget, in saved `Int32` entries (4 MiB entries = 16 MiB). */
+const MYERS_BASE_BUDGET = 1 << 22;
+/** Per-input-element part of the Myers frontier budget, in saved `Int32` entries. */
+const MYERS_BUDGET_PER_ELEMENT = 64;
+/**
+ * The most frontier entries {@link myersDiff} may save for inputs of `n` and `m` elements (lines or
+ * child nodes): {@link MYERS_BASE_BUDGET} + {@link MYERS_BUDGET_PER_ELEMENT} × (n + m), i.e. memory
+ * proportional to the input. The saved frontiers grow as D² for D differences, so two sides that
+ * rewrite one large form differently would otherwise need gigabytes.
+ */
+function myersBudget(n, m) {
+    return MYERS_BASE_BUDGET + MYERS_BUDGET_PER_ELEMENT * (n + m);
+}
+const diff3_LF = 0x0a;
+/** Splits LF-normalized bytes into lines, each including its LF; the last may lack one. */
+function splitLines(text) {
+    const lines = [];
+    let start = 0;
+    while (start < text.length) {
+        let end = text.indexOf(diff3_LF, start);
+        end = end === -1 ? text.length : end + 1;
+        lines.push(text.subarray(start, end));
+        start = end;
+    }
+    return lines;
+}
+/** Concatenates byte arrays. */
+function diff3_concatBytes(parts) {
+    let n = 0;
+    for (const p of parts)
+        n += p.length;
+    const out = new Uint8Array(n);
+    let o = 0;
+    for (const p of parts) {
+        out.set(p, o);
+        o += p.length;
+    }
+    return out;
+}
+/** True when two byte arrays hold the same bytes (native comparison, no JS loop). */
+function sameBytes(a, b) {
+    return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
+}
+/** Interns lines as small integers so that the diff compares numbers. */
+class LineTable {
+    ids = new Map();
+    intern(lines) {
+        const out = new Int32Array(lines.length);
+        for (let i = 0; i < lines.length; i++) {
+            const key = Buffer.from(lines[i].buffer, lines[i].byteOffset, lines[i].length).toString('latin1');
+            let id = this.ids.get(key);
+            if (id === undefined) {
+                id = this.ids.size;
+                this.ids.set(key, id);
+            }
+            out[i] = id;
+        }
+        return out;
+    }
+}
+/**
+ * Myers' O(ND) shortest edit script between two integer sequences, as hunks in ascending order.
+ * Common prefix and suffix are stripped first.
+ * @param deadline `performance.now()`-style ms timestamp after which `TimeoutError` is thrown.
+ * @param budget most `Int32` frontier entries to save (default {@link myersBudget} of the inputs).
+ * @throws TimeoutError when the deadline passes; GcError {@link TEXT_TOO_LARGE} when the saved
+ *   frontiers would exceed `budget`.
+ */
+function myersDiff(a, b, deadline = Infinity, budget = myersBudget(a.length, b.length)) {
+    let pre = 0;
+    const n0 = a.length;
+    const m0 = b.length;
+    while (pre < n0 && pre < m0 && a[pre] === b[pre])
+        pre++;
+    let suf = 0;
+    while (suf < n0 - pre && suf < m0 - pre && a[n0 - 1 - suf] === b[m0 - 1 - suf])
+        suf++;
+    const n = n0 - pre - suf;
+    const m = m0 - pre - suf;
+    if (n === 0 && m === 0)
+        return [];
+    if (n === 0 || m === 0)
+        return [{ aStart: pre, aEnd: pre + n, bStart: pre, bEnd: pre + m }];
+    const max = n + m;
+    const offset = max + 1;
+    const v = new Int32Array(2 * max + 3);
+    const trace = [];
+    let saved = 0;
+    let found = false;
+    for (let d = 0; d <= max && !found; d++) {
+        if ((d & 63) === 0)
+            checkDeadline(deadline);
+        saved += 2 * d + 3;
+        if (saved > budget) {
+            throw new errors_GcError(TEXT_TOO_LARGE, `the diff of ${n0} against ${m0} lines or nodes needs more than ${budget} saved entries (more than ${d} differences); memory is capped in proportion to the input`);
+        }
+        trace.push(v.slice(offset - d - 1, offset + d + 2));
+        for (let k = -d; k <= d; k += 2) {
+            let x;
+            if (k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]))
+                x = v[offset + k + 1];
+            else
+                x = v[offset + k - 1] + 1;
+            let y = x - k;
+            while (x < n && y < m && a[pre + x] === b[pre + y]) {
+                x++;
+                y++;
+            }
+            v[offset + k] = x;
+            if (x >= n && y >= m) {
+                found = true;
+                break;
+            }
+        }
+    }
+    // Backtrack through the saved frontiers; trace[d] holds v[-d-1 .. d+1] before step d.
+    const edits = [];
+    let x = n;
+    let y = m;
+    for (let d = trace.length - 1; d > 0; d--) {
+        const vd = trace[d];
+        const get = (k) => vd[k + d + 1];
+        const k = x - y;
+        let prevK;
+        if (k === -d || (k !== d && get(k - 1) < get(k + 1)))
+            prevK = k + 1;
+        else
+            prevK = k - 1;
+        const prevX = get(prevK);
+        const prevY = prevX - prevK;
+        while (x > prevX && y > prevY) {
+            x--;
+            y--;
+        }
+        if (prevK === k + 1)
+            edits.push({ x: prevX, y: prevY, kind: 'ins' });
+        else
+            edits.push({ x: prevX, y: prevY, kind: 'del' });
+        x = prevX;
+        y = prevY;
+    }
+    edits.reverse();
+    // Group consecutive edits into hunks.
+    const hunks = [];
+    let cur;
+    for (const e of edits) {
+        const ax = e.x;
+        const by = e.y;
+        if (cur && cur.aEnd === pre + ax && cur.bEnd === pre + by) {
+            if (e.kind === 'del')
+                cur.aEnd++;
+            else
+                cur.bEnd++;
+        }
+        else {
+            cur = { aStart: pre + ax, aEnd: pre + ax, bStart: pre + by, bEnd: pre + by };
+            if (e.kind === 'del')
+                cur.aEnd++;
+            else
+                cur.bEnd++;
+            hunks.push(cur);
+        }
+    }
+    return hunks;
+}
+/** Line diff of two texts (hunks over their {@link splitLines}). */
+function diffLines(a, b, deadline = Infinity) {
+    const al = splitLines(a);
+    const bl = splitLines(b);
+    const table = new LineTable();
+    return { a: al, b: bl, hunks: myersDiff(table.intern(al), table.intern(bl), deadline) };
+}
+function linesEqual(x, y) {
+    if (x.length !== y.length)
+        return false;
+    for (let i = 0; i < x.length; i++) {
+        if (!Buffer.from(x[i].buffer, x[i].byteOffset, x[i].length).equals(y[i]))
+            return false;
+    }
+    return true;
+}
+/**
+ * Three-way line merge (diff3). Regions where at most one side changed the base take that side;
+ * identical changes are taken once; other overlapping or touching changes become conflicts.
+ * @param deadline ms timestamp (`performance.now()` clock) for the diff; throws TimeoutError after it.
+ */
+function diff3(base, ours, theirs, deadline = Infinity) {
+    const bl = splitLines(base);
+    const ol = splitLines(ours);
+    const tl = splitLines(theirs);
+    const table = new LineTable();
+    const bi = table.intern(bl);
+    const oh = myersDiff(bi, table.intern(ol), deadline).map((h) => ({ ...h, side: 0 }));
+    const th = myersDiff(bi, table.intern(tl), deadline).map((h) => ({ ...h, side: 1 }));
+    const all = [...oh, ...th].sort((p, q) => p.aStart - q.aStart || p.aEnd - q.aEnd || p.side - q.side);
+    const chunks = [];
+    let conflicts = 0;
+    let basePos = 0;
+    // Offsets (side index - base index) after the last hunk of each side seen so far.
+    let oDelta = 0;
+    let tDelta = 0;
+    const pushOk = (lines) => {
+        if (lines.length === 0)
+            return;
+        const last = chunks[chunks.length - 1];
+        if (last && last.kind === 'ok')
+            for (const line of lines)
+                last.lines.push(line);
+        else
+            chunks.push({ kind: 'ok', lines: [...lines] });
+    };
+    let i = 0;
+    while (i < all.length) {
+        const first = all[i];
+        let gs = first.aStart;
+        let ge = first.aEnd;
+        const group = [first];
+        i++;
+        while (i < all.length && all[i].aStart <= ge) {
+            const h = all[i];
+            // Touching changes of the same side never group by themselves (Myers hunks are disjoint).
+            group.push(h);
+            if (h.aEnd > ge)
+                ge = h.aEnd;
+            i++;
+        }
+        gs = Math.min(gs, ...group.map((h) => h.aStart));
+        pushOk(bl.slice(basePos, gs));
+        const os = group.filter((h) => h.side === 0);
+        const ts = group.filter((h) => h.side === 1);
+        const region = (hs, lines, delta) => {
+            if (hs.length === 0)
+                return { lines: lines.slice(gs + delta, ge + delta), delta };
+            const f = hs[0];
+            const l = hs[hs.length - 1];
+            const start = f.bStart - (f.aStart - gs);
+            const end = l.bEnd + (ge - l.aEnd);
+            return { lines: lines.slice(start, end), delta: l.bEnd - l.aEnd };
+        };
+        const o = region(os, ol, oDelta);
+        const t = region(ts, tl, tDelta);
+        oDelta = o.delta;
+        tDelta = t.delta;
+        if (ts.length === 0)
+            pushOk(o.lines);
+        else if (os.length === 0)
+            pushOk(t.lines);
+        else if (linesEqual(o.lines, t.lines))
+            pushOk(o.lines);
+        else {
+            chunks.push({ kind: 'conflict', ours: o.lines, base: bl.slice(gs, ge), theirs: t.lines });
+            conflicts++;
+        }
+        basePos = ge;
+    }
+    pushOk(bl.slice(basePos));
+    return { chunks, conflicts };
+}
+/** The bytes of a marker line: `size` copies of `char`, then ` label` when the label is non-empty, then LF. */
+function markerLine(char, size, label) {
+    return Buffer.from(char.repeat(size) + (label === '' ? '' : ` ${label}`) + '\n', 'utf8');
+}
+/**
+ * Writes a conflict block for the three versions of one region: `<<<<<<< ours`, ours' lines,
+ * (`||||||| base`, base lines, when the style is diff3), `=======`, theirs' lines, `>>>>>>> theirs`.
+ * Each version that does not end with LF gets one, so every marker starts a line.
+ */
+function conflictBlock(ours, base, theirs, markers) {
+    const nl = (b) => (b.length > 0 && b[b.length - 1] !== diff3_LF ? [b, new Uint8Array([diff3_LF])] : [b]);
+    const parts = [markerLine('<', markers.markerSize, markers.oursLabel), ...nl(ours)];
+    if (markers.style === 'diff3')
+        parts.push(markerLine('|', markers.markerSize, markers.baseLabel), ...nl(base));
+    parts.push(markerLine('=', markers.markerSize, ''), ...nl(theirs), markerLine('>', markers.markerSize, markers.theirsLabel));
+    return diff3_concatBytes(parts);
+}
+/** Renders a {@link diff3} result, conflicts as {@link conflictBlock}s. */
+function renderDiff3(result, markers) {
+    const parts = [];
+    for (const c of result.chunks) {
+        if (c.kind === 'ok')
+            for (const line of c.lines)
+                parts.push(line);
+        else
+            parts.push(conflictBlock(diff3_concatBytes(c.ours), diff3_concatBytes(c.base), diff3_concatBytes(c.theirs), markers));
+    }
+    return diff3_concatBytes(parts);
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/order.ts
+/**
+ * Three-way merge of an order: the sequence of top-level elements of a module (text.ts) or of the
+ * `[[modules]]` of a manifest (manifest-text.ts). Implements issue #3 "Merge the sequence three-way
+ * (an addition lands next to its neighbours on its own side; a reorder on one side is kept)".
+ *
+ * Items are small non-negative integer ids shared by the sides (an item present on two sides has
+ * the same id there). Base positions tell which items a side moved: the items outside one longest
+ * increasing run of base positions, in that side's order.
+ */
+
+const START = -1;
+const END = -2;
+/** Indices (into `seq`) of one longest strictly increasing subsequence of `seq`. */
+function longestIncreasing(seq) {
+    const tails = [];
+    const tailIdx = [];
+    const prev = new Int32Array(seq.length).fill(-1);
+    for (let i = 0; i < seq.length; i++) {
+        const v = seq[i];
+        let lo = 0;
+        let hi = tails.length;
+        while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if (tails[mid] < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        tails[lo] = v;
+        tailIdx[lo] = i;
+        prev[i] = lo > 0 ? tailIdx[lo - 1] : -1;
+    }
+    const out = new Set();
+    let k = tails.length > 0 ? tailIdx[tails.length - 1] : -1;
+    while (k >= 0) {
+        out.add(k);
+        k = prev[k];
+    }
+    return out;
+}
+/** The ids of `ids` that are in base (`baseIndexOf(id) >= 0`) but out of base order on this side. */
+function movedItems(ids, baseIndexOf) {
+    const common = ids.filter((id) => baseIndexOf(id) >= 0);
+    const keep = longestIncreasing(common.map(baseIndexOf));
+    const out = new Set();
+    common.forEach((id, i) => {
+        if (!keep.has(i))
+            out.add(id);
+    });
+    return out;
+}
+/**
+ * Merges the order of ours (`oIds`) and theirs (`tIds`).
+ *
+ * Construction: ours' order of the surviving items, except items only theirs moved; then, walking
+ * theirs' order, every surviving item not yet placed (theirs' additions, theirs' moves, items ours
+ * deleted but that survive as conflicts) goes right after its nearest already-placed predecessor on
+ * theirs' side, past any run of items theirs does not have (so at one spot ours' additions come
+ * first, then theirs'). If that order breaks a relative order one side changed (or that both sides
+ * kept), the same construction is tried from theirs' order (ours' additions still first).
+ * @param baseIndexOf position of an item in base, -1 when it is not in base.
+ * @param survives false for items the merge deletes.
+ * @param deadline ms timestamp (`performance.now()` clock).
+ * @returns the merged order, or undefined when the sides' reorders are incompatible: both moved one
+ *   item to different places, or no construction keeps every pairwise order the sides agree on or
+ *   one side changed.
+ * @throws TimeoutError after the deadline.
+ */
+function mergeOrder(oIds, tIds, baseIndexOf, survives, deadline = Infinity) {
+    const movedO = movedItems(oIds, baseIndexOf);
+    const movedT = movedItems(tIds, baseIndexOf);
+    checkDeadline(deadline);
+    const inO = new Set(oIds);
+    const inT = new Set(tIds);
+    const oPos = new Map();
+    oIds.forEach((id, i) => oPos.set(id, i));
+    const tPos = new Map();
+    tIds.forEach((id, i) => tPos.set(id, i));
+    const predIn = (ids, pos, other, id) => {
+        for (let i = pos.get(id) - 1; i >= 0; i--)
+            if (other.has(ids[i]))
+                return ids[i];
+        return START;
+    };
+    for (const id of movedO) {
+        if (movedT.has(id) && predIn(oIds, oPos, inT, id) !== predIn(tIds, tPos, inO, id))
+            return undefined;
+    }
+    const first = buildOrder(oIds, tIds, movedO, movedT, inT, survives, false, deadline);
+    if (orderKeepsSides(first, oPos, tPos, movedO, movedT, baseIndexOf, deadline))
+        return first;
+    const second = buildOrder(tIds, oIds, movedT, movedO, inO, survives, true, deadline);
+    if (orderKeepsSides(second, oPos, tPos, movedO, movedT, baseIndexOf, deadline))
+        return second;
+    return undefined;
+}
+/**
+ * One construction of {@link mergeOrder}: `primary`'s order, then `secondary`'s unplaced items after
+ * their nearest placed predecessor on the secondary side; `beforeOthers` places them right after it
+ * (ahead of primary-only items), otherwise past the run of items `secondary` does not have.
+ */
+function buildOrder(primary, secondary, movedP, movedS, inS, survives, beforeOthers, deadline) {
+    const next = new Map();
+    const placed = new Set();
+    let last = START;
+    next.set(START, END);
+    for (const id of primary) {
+        if (!survives(id) || (movedS.has(id) && !movedP.has(id)))
+            continue;
+        next.set(last, id);
+        next.set(id, END);
+        placed.add(id);
+        last = id;
+    }
+    let anchor = START;
+    let n = 0;
+    for (const id of secondary) {
+        if ((++n & 1023) === 0)
+            checkDeadline(deadline);
+        if (placed.has(id)) {
+            anchor = id;
+            continue;
+        }
+        if (!survives(id))
+            continue;
+        let pos = anchor;
+        if (!beforeOthers) {
+            for (;;) {
+                const nx = next.get(pos);
+                if (nx === END || inS.has(nx))
+                    break;
+                pos = nx;
+            }
+        }
+        next.set(id, next.get(pos));
+        next.set(pos, id);
+        placed.add(id);
+        anchor = id;
+    }
+    const order = [];
+    for (let id = next.get(START); id !== END; id = next.get(id))
+        order.push(id);
+    return order;
+}
+/**
+ * True when `order` keeps, for every pair of items on all three sides where one is moved by a side,
+ * the pair's order as ours and theirs agree on it, or as the side that changed it has it. (Pairs of
+ * items no side moved keep base order in every construction.)
+ */
+function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, deadline) {
+    const rPos = new Map();
+    order.forEach((id, i) => rPos.set(id, i));
+    const everywhere = order.filter((id) => baseIndexOf(id) >= 0 && oPos.has(id) && tPos.has(id));
+    for (const x of new Set([...movedO, ...movedT])) {
+        if (!rPos.has(x) || !oPos.has(x) || !tPos.has(x))
+            continue;
+        checkDeadline(deadline);
+        for (const y of everywhere) {
+            if (y === x)
+                continue;
+            const b = baseIndexOf(x) < baseIndexOf(y);
+            const o = oPos.get(x) < oPos.get(y);
+            const t = tPos.get(x) < tPos.get(y);
+            const want = o === b ? t : o;
+            if (want !== rPos.get(x) < rPos.get(y))
+                return false;
+        }
+    }
+    return true;
+}
+
+;// CONCATENATED MODULE: ./src/merge/manifest-text.ts
+/**
+ * The `package.toml` merge driver (`merge=gcpatch-manifest`, issue #3 item 6): merges the manifest
+ * by key and its `[[modules]]` list by path, three-way.
+ *
+ * - Every key (recursively through tables) follows the v0.1 rules 1–3 (equal → it; one side
+ *   unchanged → the other); a key both sides changed differently is a conflict.
+ * - `modules` entries are matched by `path`; their order is merged like top-level forms
+ *   (textmerge/order.ts); each entry merges by key. A `hash` pin both sides changed differently becomes
+ *   `""` and the caller is told to run `gcpatch pack`: an empty pin fails verification
+ *   (GENESIS_FACTS.md §4), so nothing unverified passes silently.
+ * - Any other conflict throws `merge/manifest/conflict`; the driver then falls back to the line merge.
+ *
+ * Layout: the result is first tried as a line merge of the texts (with each conflicting pin blanked
+ * on both sides), which keeps ours' and theirs' layout and comments; it is used only if it reads back
+ * as exactly the merged table. Otherwise the table is written in the reference style of
+ * `genesis pack` (keys sorted, arrays one item per line with a 4-space indent, `[[modules]]` last,
+ * `hash` before `path`). Texts are LF-normalized UTF-8 (textmerge/newline.ts restores the file's style).
+ *
+ * Values (issue #13 item 5): tables are null-prototype objects (smol-toml's, and ours), read by own
+ * property only, so any key name (a quoted `"__proto__"` included) is an ordinary key. Integers are
+ * bigint; floats compare with `Object.is` (`-0.0` is a change from `0.0`; every NaN equals every
+ * NaN). smol-toml reads `nan`, `+nan` and `-nan` as the same NaN and keeps times to the millisecond,
+ * so two spellings can read as one value: the table merge cannot see such a change, but the line
+ * merge can. The reference-style writer is therefore refused (`merge/manifest/unsupported`, the
+ * driver falls back to the line merge) when a side spells a signed NaN or a time finer than a
+ * millisecond, or when its output does not read back as the merged table (`-0.0` included).
+ *
+ * Cost: matching `[[modules]]` is linear (maps by path; order merge in textmerge/order.ts), and the
+ * deadline is checked after parsing, inside every loop over keys or modules, and around the line
+ * merge and the writer, so a merge past its budget stops with TimeoutError.
+ */
+
+
+
+
+
+/** Error code: a manifest conflict the manifest driver does not resolve (the driver falls back). */
+const MANIFEST_CONFLICT = 'merge/manifest/conflict';
+/** Error code: a manifest value the reference-style writer cannot write. */
+const MANIFEST_UNSUPPORTED = 'merge/manifest/unsupported';
+const manifest_text_encoder = new TextEncoder();
+const manifest_text_decoder = new TextDecoder('utf-8', { fatal: true });
+function conflict(message) {
+    return new errors_GcError(MANIFEST_CONFLICT, message);
+}
+function isTable(v) {
+    return v !== undefined && isTomlTable(v);
+}
+/** A new empty table with no prototype (a `__proto__` key is then an ordinary own property). */
+function emptyTable() {
+    return Object.create(null);
+}
+/** The own value of key `k` of `t` (never an inherited one), or `undefined`. */
+function own(t, k) {
+    return Object.hasOwn(t, k) ? t[k] : undefined;
+}
+/** Sets own key `k` (a plain assignment of `__proto__` would change the prototype instead). */
+function setOwn(t, k, v) {
+    Object.defineProperty(t, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+/** Keys of `tables` in first-seen order, each once. */
+function unionKeys(...tables) {
+    const seen = new Set();
+    for (const t of tables)
+        for (const k of Object.keys(t))
+            seen.add(k);
+    return [...seen];
+}
+/** Checks the deadline every 1,024 calls (cheap enough for per-item loops). */
+class Ticker {
+    deadline;
+    n = 0;
+    constructor(deadline) {
+        this.deadline = deadline;
+    }
+    tick() {
+        if ((++this.n & 1023) === 0)
+            checkDeadline(this.deadline);
+    }
+}
+/**
+ * Structural equality of two TOML values (dates by their TOML text, floats by `Object.is`: `-0.0`
+ * differs from `0.0`, NaN equals NaN; tables by own keys). `undefined` = absent.
+ */
+function manifest_text_tomlEqual(a, b) {
+    if (typeof a === 'number' || typeof b === 'number')
+        return Object.is(a, b);
+    if (a === b)
+        return true;
+    if (a === undefined || b === undefined)
+        return false;
+    if (a instanceof Date || b instanceof Date) {
+        return a instanceof Date && b instanceof Date && a.toISOString() === b.toISOString();
+    }
+    if (Array.isArray(a) || Array.isArray(b)) {
+        if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length)
+            return false;
+        return a.every((x, i) => manifest_text_tomlEqual(x, b[i]));
+    }
+    if (isTable(a) && isTable(b)) {
+        const ka = Object.keys(a);
+        if (ka.length !== Object.keys(b).length)
+            return false;
+        return ka.every((k) => Object.hasOwn(b, k) && manifest_text_tomlEqual(a[k], b[k]));
+    }
+    return false;
+}
+/**
+ * Parses manifest text (integers as bigint). The empty text (an added file's missing base) is the
+ * empty table.
+ * @throws GcError `manifest/toml` on a syntax error.
+ */
+function manifest_text_parseManifestTable(text) {
+    let s;
+    try {
+        s = manifest_text_decoder.decode(text);
+    }
+    catch {
+        throw new errors_GcError('manifest/toml', 'package.toml is not valid UTF-8');
+    }
+    return manifest_write_parseManifestTable(s);
+}
+function mergeValue(at, b, o, t, pins, clock) {
+    clock.tick();
+    if (manifest_text_tomlEqual(o, t))
+        return o;
+    if (manifest_text_tomlEqual(o, b))
+        return t;
+    if (manifest_text_tomlEqual(t, b))
+        return o;
+    if (at === 'modules' && Array.isArray(o) && Array.isArray(t) && (b === undefined || Array.isArray(b))) {
+        return mergeModules(b ?? [], o, t, pins, clock);
+    }
+    if (isTable(o) && isTable(t) && (b === undefined || isTable(b)))
+        return mergeTables(at, b ?? emptyTable(), o, t, pins, clock);
+    throw conflict(`both sides changed ${at} differently`);
+}
+function mergeTables(at, b, o, t, pins, clock) {
+    const out = emptyTable();
+    for (const k of unionKeys(o, t, b)) {
+        const v = mergeValue(at === '' ? k : `${at}.${k}`, own(b, k), own(o, k), own(t, k), pins, clock);
+        if (v !== undefined)
+            setOwn(out, k, v);
+    }
+    return out;
+}
+function manifest_text_modulePath(entry, side) {
+    const path = isTable(entry) ? own(entry, 'path') : undefined;
+    if (typeof path !== 'string')
+        throw conflict(`a modules entry of ${side} has no string path`);
+    return path;
+}
+function mergeModules(b, o, t, pins, clock) {
+    const ids = new Map();
+    const pathOf = [];
+    const idOf = (p) => {
+        let id = ids.get(p);
+        if (id === undefined) {
+            id = ids.size;
+            ids.set(p, id);
+            pathOf.push(p);
+        }
+        return id;
+    };
+    const index = (list, side) => {
+        const m = new Map();
+        for (const e of list) {
+            clock.tick();
+            const id = idOf(manifest_text_modulePath(e, side));
+            if (m.has(id))
+                throw conflict(`${side} lists module ${manifest_text_modulePath(e, side)} twice`);
+            m.set(id, e);
+        }
+        return m;
+    };
+    const bm = index(b, 'base');
+    const om = index(o, 'ours');
+    const tm = index(t, 'theirs');
+    const bIndex = new Map();
+    [...bm.keys()].forEach((id, i) => bIndex.set(id, i));
+    const merged = new Map();
+    // Ids are dense (0 … ids.size - 1): every module once, in first-seen order.
+    for (let id = 0; id < pathOf.length; id++) {
+        clock.tick();
+        const eb = bm.get(id);
+        const eo = om.get(id);
+        const et = tm.get(id);
+        const path = pathOf[id];
+        if (manifest_text_tomlEqual(eo, et))
+            merged.set(id, eo);
+        else if (manifest_text_tomlEqual(eo, eb))
+            merged.set(id, et);
+        else if (manifest_text_tomlEqual(et, eb))
+            merged.set(id, eo);
+        else if (eo && et) {
+            const entry = emptyTable();
+            const base = eb ?? emptyTable();
+            for (const k of unionKeys(eo, et, base)) {
+                const vo = own(eo, k);
+                const vt = own(et, k);
+                const vb = own(base, k);
+                let v;
+                if (k === 'hash' && !manifest_text_tomlEqual(vo, vt) && !manifest_text_tomlEqual(vo, vb) && !manifest_text_tomlEqual(vt, vb)) {
+                    v = '';
+                    pins.push(path);
+                }
+                else
+                    v = mergeValue(`modules[${path}].${k}`, vb, vo, vt, pins, clock);
+                if (v !== undefined)
+                    setOwn(entry, k, v);
+            }
+            merged.set(id, entry);
+        }
+        else
+            throw conflict(`one side removed module ${path} from modules, the other changed its entry`);
+    }
+    const order = mergeOrder([...om.keys()], [...tm.keys()], (id) => bIndex.get(id) ?? -1, (id) => merged.get(id) !== undefined, clock.deadline);
+    if (order === undefined)
+        throw conflict('both sides moved a module to different places in modules');
+    return order.map((id) => merged.get(id));
+}
+/**
+ * Merges three parsed manifests (see the file comment for the rules).
+ * @param deadline ms on the `performance.now()` clock (default: none).
+ * @throws GcError `merge/manifest/conflict` for any conflict other than a `hash` pin; TimeoutError
+ *   after the deadline.
+ */
+function mergeManifestTables(base, ours, theirs, deadline = Infinity) {
+    const pins = [];
+    const table = mergeTables('', base, ours, theirs, pins, new Ticker(deadline));
+    return { table, emptiedPins: pins };
+}
+/**
+ * Spellings that smol-toml reads as a value shared with another spelling, so the table cannot show
+ * a change between them: a signed NaN (`-nan`, `+nan` read as `nan`) and a time with more than
+ * three fractional digits (read to the millisecond). A signed nan counts in a value position
+ * (after `=`, `[` or `,`), so a name like `"my-nano"` does not. Conservative otherwise: a match
+ * inside a string or a comment also counts (it only costs the reference layout).
+ */
+const LOSSY_SPELLING = /(?:^|[=[,])\s*[+-]nan(?![A-Za-z0-9_-])|:[0-9]{2}\.[0-9]{4,}/m;
+/** True when `text` may hold a value the table (and so the reference writer) cannot tell apart. */
+function hasLossySpelling(text) {
+    return LOSSY_SPELLING.test(text);
+}
+// ---------------------------------------------------------------------------------------------
+// Layout-keeping line merge
+const MODULES_HEADER = /^\s*\[\[\s*modules\s*\]\]\s*(#.*)?$/;
+const PATH_LINE = /^\s*path\s*=\s*"([^"\\]*)"\s*(#.*)?$/;
+const HASH_LINE = /^(\s*hash\s*=\s*)"[^"\\]*"(\s*(#.*)?)$/;
+/** `text` with the `hash` value of each `[[modules]]` table whose path is in `paths` set to `""`; undefined if one is not found. */
+function blankPins(text, paths) {
+    if (paths.length === 0)
+        return text;
+    const wanted = new Set(paths);
+    const lines = text.split('\n');
+    const done = new Set();
+    let i = 0;
+    while (i < lines.length) {
+        if (!MODULES_HEADER.test(lines[i])) {
+            i++;
+            continue;
+        }
+        let end = i + 1;
+        while (end < lines.length && !/^\s*\[/.test(lines[end]))
+            end++;
+        let path;
+        let hashLine = -1;
+        for (let k = i + 1; k < end; k++) {
+            const p = PATH_LINE.exec(lines[k]);
+            if (p)
+                path = p[1];
+            if (HASH_LINE.test(lines[k]))
+                hashLine = k;
+        }
+        if (path !== undefined && wanted.has(path) && hashLine >= 0) {
+            lines[hashLine] = lines[hashLine].replace(HASH_LINE, '$1""$2');
+            done.add(path);
+        }
+        i = end;
+    }
+    return done.size === wanted.size ? lines.join('\n') : undefined;
+}
+/**
+ * Merges three versions of `package.toml` text (LF-normalized UTF-8).
+ * @param options `deadline` (ms, `performance.now()` clock); it covers every step: parsing, the
+ *   table merge, the line merge, the reference writer and the read-back checks.
+ * @throws GcError `manifest/toml` (a side does not parse), `merge/manifest/conflict`,
+ *   `merge/manifest/unsupported` (the reference layout would lose a value); TimeoutError after the
+ *   deadline.
+ */
+function mergeManifestText(base, ours, theirs, options = {}) {
+    const deadline = options.deadline ?? Infinity;
+    const tables = [];
+    for (const side of [base, ours, theirs]) {
+        tables.push(manifest_text_parseManifestTable(side));
+        checkDeadline(deadline);
+    }
+    const merged = mergeManifestTables(tables[0], tables[1], tables[2], deadline);
+    checkDeadline(deadline);
+    const messages = merged.emptiedPins.map((p) => `both sides re-pinned module ${JSON.stringify(p)} differently; its hash pin is now "" and verification fails until you re-pin: after the merge, run \`gcpatch driver repin\` (gcpatch pack on every package left with empty pins)`);
+    const dec = new TextDecoder();
+    const o = blankPins(dec.decode(ours), merged.emptiedPins);
+    const t = blankPins(dec.decode(theirs), merged.emptiedPins);
+    checkDeadline(deadline);
+    if (o !== undefined && t !== undefined) {
+        const r = diff3(base, manifest_text_encoder.encode(o), manifest_text_encoder.encode(t), deadline);
+        checkDeadline(deadline);
+        if (r.conflicts === 0) {
+            const parts = [];
+            for (const c of r.chunks)
+                if (c.kind === 'ok')
+                    for (const line of c.lines)
+                        parts.push(line);
+            const text = diff3_concatBytes(parts);
+            let reread;
+            try {
+                reread = manifest_text_parseManifestTable(text);
+            }
+            catch {
+                reread = undefined;
+            }
+            checkDeadline(deadline);
+            if (reread && manifest_text_tomlEqual(reread, merged.table))
+                return { text, emptiedPins: merged.emptiedPins, layout: 'line', messages };
+        }
+    }
+    if ([base, ours, theirs].some((side) => hasLossySpelling(dec.decode(side)))) {
+        throw new errors_GcError(MANIFEST_UNSUPPORTED, 'a side spells a signed nan or a time finer than a millisecond, which the reference-style writer cannot keep apart; use the line merge');
+    }
+    checkDeadline(deadline);
+    const text = manifest_text_encoder.encode(renderManifest(merged.table));
+    checkDeadline(deadline);
+    if (!manifest_text_tomlEqual(manifest_text_parseManifestTable(text), merged.table)) {
+        throw new errors_GcError(MANIFEST_UNSUPPORTED, 'the reference-style manifest does not read back as the merged table');
+    }
+    messages.push('package.toml rewritten in the reference layout of `genesis pack` (keys sorted; comments are not kept)');
+    return { text, emptiedPins: merged.emptiedPins, layout: 'reference', messages };
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/newline.ts
+/**
+ * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
+ * merge, restore it afterwards (the mergiraf `newline.rs` concept).
+ *
+ * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
+ * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
+ * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
+ * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
+ * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
+ * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
+ * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
+ * (mergiraf #581 CRLF, #133/#143/#149 final newline).
+ */
+const CR = 0x0d;
+const newline_LF = 0x0a;
+/** True when `bytes` starts with the UTF-8 byte order mark `EF BB BF`. */
+function hasBom(bytes) {
+    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+/** Counts of each line ending in `bytes` (a CRLF counts once, as CRLF). */
+function countLineEndings(bytes) {
+    let lf = 0;
+    let crlf = 0;
+    let cr = 0;
+    for (let i = 0; i < bytes.length; i++) {
+        const c = bytes[i];
+        if (c === newline_LF)
+            lf++;
+        else if (c === CR) {
+            if (bytes[i + 1] === newline_LF) {
+                crlf++;
+                i++;
+            }
+            else
+                cr++;
+        }
+    }
+    return { lf, crlf, cr };
+}
+/** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
+function detectLineEndings(bytes) {
+    // Fast path (native scans): no CR at all is the common case.
+    if (bytes.indexOf(CR) === -1)
+        return { kind: bytes.indexOf(newline_LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
+    const { lf, crlf, cr } = countLineEndings(bytes);
+    const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
+    let dominant = 'lf';
+    if (crlf > lf && crlf >= cr)
+        dominant = 'crlf';
+    else if (cr > lf && cr > crlf)
+        dominant = 'cr';
+    if (present === 0)
+        return { kind: 'none', dominant };
+    if (present > 1)
+        return { kind: 'mixed', dominant };
+    return { kind: lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr', dominant };
+}
+/**
+ * Strips the BOM and turns every CRLF and lone CR into LF.
+ * @param bytes one merge input as git handed it over.
+ */
+function normalizeSide(bytes) {
+    const bom = hasBom(bytes);
+    const raw = bom ? bytes.subarray(3) : bytes;
+    const { kind, dominant } = detectLineEndings(raw);
+    if (kind === 'lf' || kind === 'none')
+        return { text: raw, raw, bom, kind, dominant, rawOffset: undefined };
+    const out = new Uint8Array(raw.length);
+    const map = kind === 'mixed' ? new Int32Array(raw.length + 1) : undefined;
+    let n = 0;
+    for (let i = 0; i < raw.length; i++) {
+        const c = raw[i];
+        if (map)
+            map[n] = i;
+        if (c === CR) {
+            out[n++] = newline_LF;
+            if (raw[i + 1] === newline_LF)
+                i++;
+        }
+        else
+            out[n++] = c;
+    }
+    if (map)
+        map[n] = raw.length;
+    return { text: out.subarray(0, n), raw, bom, kind, dominant, rawOffset: map ? map.subarray(0, n + 1) : undefined };
+}
+/**
+ * Replaces every LF of LF-normalized `text` by `eol`. The identity for `lf`.
+ * @param text LF-only bytes; @param eol the ending to write.
+ */
+function restoreNewlines(text, eol) {
+    if (eol === 'lf')
+        return text;
+    let count = 0;
+    for (let i = 0; i < text.length; i++)
+        if (text[i] === newline_LF)
+            count++;
+    if (count === 0)
+        return text;
+    if (eol === 'cr') {
+        const out = Uint8Array.from(text);
+        for (let i = 0; i < out.length; i++)
+            if (out[i] === newline_LF)
+                out[i] = CR;
+        return out;
+    }
+    const out = new Uint8Array(text.length + count);
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === newline_LF)
+            out[n++] = CR;
+        out[n++] = c;
+    }
+    return out;
+}
+/**
+ * Merges a file-level property three-way (issue #3 "Bytes preserved", v0.1 rules 1–3 applied to a
+ * value): ours unless only theirs changed it.
+ */
+function mergeProperty(base, ours, theirs) {
+    return ours === base ? theirs : ours;
+}
+/**
+ * Picks the result's line endings and BOM: ours' by default ("mixed inputs follow ours"), theirs'
+ * when only theirs changed the file's convention (so that merging (base, base, x) gives x byte for
+ * byte). A side without any line break does not set the convention.
+ */
+function chooseOutputStyle(base, ours, theirs) {
+    const bom = mergeProperty(base.bom, ours.bom, theirs.bom);
+    const oursChanged = ours.kind !== base.kind && ours.kind !== 'none';
+    const theirsChanged = theirs.kind !== base.kind && theirs.kind !== 'none';
+    let side = 'ours';
+    if ((ours.kind === 'none' || !oursChanged) && theirsChanged)
+        side = 'theirs';
+    else if (ours.kind === 'none' && theirs.kind !== 'none')
+        side = 'theirs';
+    let eol = side === 'ours' ? ours.dominant : theirs.dominant;
+    if (ours.kind === 'none' && theirs.kind === 'none')
+        eol = base.kind === 'none' ? 'lf' : base.dominant;
+    return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
+}
+/**
+ * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
+ * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
+ * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
+ * come out exactly as they went in; every other piece gets the style's ending on every line.
+ * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
+ *   offsets, if any.
+ */
+function restorePiece(piece, style, from) {
+    if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
+        const map = from.side.rawOffset;
+        return from.side.raw.subarray(map[from.start], map[from.end]);
+    }
+    return restoreNewlines(piece, style.eol);
+}
+/** The UTF-8 BOM bytes. */
+const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+
+;// CONCATENATED MODULE: ./src/textmerge/segments.ts
+/**
+ * Splits a `.gc` module's text into the elements the structural text merge aligns: top-level forms
+ * (with the comment lines directly above them and a comment on their last line) and free-standing
+ * comment blocks, plus the whitespace between them.
+ *
+ * Input is LF-normalized UTF-8 without a BOM (newline.ts); every offset is a 0-based byte offset.
+ * Concatenating `lead`, then each element's body preceded by its separator, then `trail` gives the
+ * text back exactly. Implements issue #3 "Structural text merge" (reading the sides keeping each
+ * form's original text and the comments and blank lines around it).
+ */
+
+
+
+
+
+const segments_LF = 0x0a;
+const segments_SEMI = 0x3b;
+/**
+ * A form element whose term is read from its bytes only when asked for: the merge compares forms
+ * by their text and needs terms only for the keys of forms that are not `(def NAME …)`.
+ */
+class FormElement {
+    text;
+    start;
+    end;
+    formStart;
+    formEnd;
+    kind = 'form';
+    key = '';
+    defName = undefined;
+    endsWithComment = false;
+    cached;
+    constructor(text, start, end, formStart, formEnd) {
+        this.text = text;
+        this.start = start;
+        this.end = end;
+        this.formStart = formStart;
+        this.formEnd = formEnd;
+    }
+    get term() {
+        return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
+    }
+}
+const OPEN = 0x28;
+const isSpace = (c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+// Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment.
+const isDelimiter = (c) => isSpace(c) || c === 0x28 || c === 0x29 || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x27 || c === 0x22 || c === segments_SEMI;
+/**
+ * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
+ * `(def NAME …)`; `null` when the text does not settle it (the caller then reads the term).
+ */
+function defNameFromText(text, start, end) {
+    if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66)
+        return null;
+    let p = start + 4;
+    if (!isSpace(text[p]))
+        return null;
+    while (p < end && isSpace(text[p]))
+        p++;
+    if (p >= end || text[p] === segments_SEMI)
+        return null;
+    const q0 = p;
+    while (p < end && !isDelimiter(text[p]))
+        p++;
+    if (p === q0)
+        return undefined; // a list, vector, map, string or quote: not a symbol
+    const c = text[q0];
+    const digit = (x) => x !== undefined && x >= 0x30 && x <= 0x39;
+    if (digit(c) || (c === 0x2d && digit(text[q0 + 1])))
+        return undefined; // an integer
+    if (c === 0x62 && text[q0 + 1] === 0x22)
+        return undefined; // a bytes literal
+    const name = decodeSlice(text, q0, p);
+    return name === 'nil' || name === 'true' || name === 'false' ? undefined : name;
+}
+/** Number of LF bytes in `text[start, end)`. */
+function countLf(text, start, end) {
+    let n = 0;
+    for (let i = start; i < end; i++)
+        if (text[i] === segments_LF)
+            n++;
+    return n;
+}
+/** The `def` name of a raw top-level term `(def NAME …)`, if it has that shape. */
+function defName(term) {
+    if (term.kind !== 'pair' || term.car.kind !== 'sym' || term.car.name !== 'def')
+        return undefined;
+    const items = listItems(term);
+    if (!items || items.length < 2)
+        return undefined;
+    const name = items[1];
+    return name.kind === 'sym' ? name.name : undefined;
+}
+/**
+ * The alignment key of a form that is not a `(def NAME …)`: `form:` + its canonical print, or
+ * `raw:` + the print of the term as read when it does not canonicalize (the merge does not need
+ * canonical forms; GenesisCode tools will report such a form).
+ */
+function contentKey(term, ordinal = 0) {
+    try {
+        return `form:${print_printTerm(canonicalizeForm(term, ordinal))}`;
+    }
+    catch {
+        return `raw:${print_printTerm(term)}`;
+    }
+}
+/**
+ * Reads `text` and splits it into elements.
+ * @param text LF-normalized UTF-8 without BOM.
+ * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
+ * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
+ *   merge).
+ */
+function segmentModule(text, deadline = Infinity) {
+    const read = scanModule(text);
+    checkDeadline(deadline);
+    // Tokens: forms from the reader, comments found in the trivia between them.
+    const tokens = [];
+    const scanTrivia = (from, to) => {
+        let i = from;
+        while (i < to) {
+            if (text[i] === segments_SEMI) {
+                let e = text.indexOf(segments_LF, i);
+                if (e === -1 || e > to)
+                    e = to;
+                tokens.push({ kind: 'comment', start: i, end: e });
+                i = e;
+            }
+            else
+                i++;
+        }
+    };
+    for (const f of read.forms) {
+        scanTrivia(f.leadingStart, f.start);
+        tokens.push({ kind: 'form', start: f.start, end: f.end });
+    }
+    scanTrivia(read.trailingStart, text.length);
+    checkDeadline(deadline);
+    const elements = [];
+    const keyCounts = new Map();
+    const withCount = (key) => {
+        const k = keyCounts.get(key) ?? 0;
+        keyCounts.set(key, k + 1);
+        return `${key}#${k}`;
+    };
+    let pending;
+    const flushComment = () => {
+        if (!pending)
+            return;
+        const body = decodeSlice(text, pending.start, pending.end);
+        elements.push({
+            kind: 'comment',
+            start: pending.start,
+            end: pending.end,
+            key: withCount(`comment:${body}`),
+            formStart: pending.start,
+            formEnd: pending.end,
+            defName: undefined,
+            term: undefined,
+            endsWithComment: true,
+        });
+        pending = undefined;
+    };
+    let lastForm;
+    let ordinal = 0;
+    for (const t of tokens) {
+        if (t.kind === 'comment') {
+            if (lastForm && !pending && lastForm.end <= t.start && countLf(text, lastForm.end, t.start) === 0 && !lastForm.endsWithComment) {
+                // A comment on the same line as the end of a form belongs to that form.
+                lastForm.end = t.end;
+                lastForm.endsWithComment = true;
+                continue;
+            }
+            if (pending && countLf(text, pending.end, t.start) === 1)
+                pending.end = t.end;
+            else {
+                flushComment();
+                pending = { start: t.start, end: t.end };
+            }
+            lastForm = undefined;
+            continue;
+        }
+        if ((ordinal & 255) === 0)
+            checkDeadline(deadline);
+        let start = t.start;
+        if (pending && countLf(text, pending.end, t.start) === 1) {
+            start = pending.start;
+            pending = undefined;
+        }
+        else
+            flushComment();
+        const el = new FormElement(text, start, t.end, t.start, t.end);
+        const fast = defNameFromText(text, t.start, t.end);
+        const name = fast === null ? defName(el.term) : fast;
+        el.defName = name;
+        el.key = withCount(name !== undefined ? `def:${name}` : contentKey(el.term, ordinal));
+        ordinal++;
+        elements.push(el);
+        lastForm = el;
+    }
+    flushComment();
+    const separators = [];
+    let prev = 0;
+    for (const e of elements) {
+        separators.push({ start: prev, end: e.start });
+        prev = e.end;
+    }
+    return { text, elements, separators, trailStart: prev };
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/tree.ts
+/**
+ * Tree merge of one top-level form that both sides changed (issue #14 "Tree merge of one form"):
+ * the three versions are read with the source span of every node (`readTermSpans`), children are
+ * matched by kind and SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 apply per child, recursively:
+ *
+ * - map entries by key (printed key term); an entry added on both sides with different values, or
+ *   deleted on one side and changed on the other, conflicts at that entry's map;
+ * - the vectors under `:exports`, `:imports` and `:caps` (the sets of the `::meta` form,
+ *   PATCH_SCHEMA.md rewrite-imports/exports) as sets: both sides' additions and removals apply;
+ * - other lists and vectors by a three-way alignment of their children (Myers on the children's
+ *   printed terms): edits of different children combine; both sides inserting at the same place, or
+ *   changing one run of children differently, conflicts at that list;
+ * - atoms: the same leaf changed differently conflicts at that leaf.
+ *
+ * Output is built from the sides' original text: every node a side did not change keeps its bytes,
+ * separators (whitespace and comments between children) merge by rules 1–3 (both changed: ours when
+ * both are whitespace only, else a conflict). A conflict marks the smallest conflicting node,
+ * widened to whole lines by {@link renderTree}.
+ *
+ * Safety net: the merged text is read back and must read as exactly the merged term (for a
+ * conflict, ours' and theirs' readings as the terms with ours' / theirs' version of each conflict).
+ * Recursion depth is bounded ({@link MAX_TREE_DEPTH}); deeper forms are left to the line merge.
+ */
+
+
+
+
+
+
+
+/** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
+const MAX_TREE_DEPTH = 200;
+/** Map keys whose vector values are sets (PATCH_SCHEMA.md rewrite-imports / rewrite-exports). */
+const SET_KEYS = new Set([':exports', ':imports', ':caps']);
+/** Thrown inside the merge when the tree merge does not apply (the caller falls back). */
+class Bail extends Error {
+}
+const tree_QUOTE = term_sym('quote');
+const tree_SEMI = 0x3b;
+const SPACE = new Uint8Array([0x20]);
+function bytesOf(s, n) {
+    return s.text.subarray(n.start, n.end);
+}
+function take(s, n) {
+    return { segs: [bytesOf(s, n)], o: n.term, t: n.term, conflicts: 0 };
+}
+function conflictOut(B, O, T, b, o, t) {
+    return {
+        segs: [{ ours: bytesOf(O, o), base: b ? bytesOf(B, b) : new Uint8Array(0), theirs: bytesOf(T, t) }],
+        o: o.term,
+        t: t.term,
+        conflicts: 1,
+    };
+}
+/** Leading trivia of child `i` of `n` (the whitespace/comments before it). */
+function sepOf(s, n, i) {
+    const c = n.children[i];
+    return s.text.subarray(c.leadingStart, c.start);
+}
+function hasSemi(b) {
+    return b.indexOf(tree_SEMI) !== -1;
+}
+/** Rules 1–3 on a separator; both changed: ours when neither holds a comment, else undefined (conflict). */
+function mergeSep(b, o, t) {
+    if (o && t) {
+        if (sameBytes(o, t))
+            return o;
+        if (b && sameBytes(o, b))
+            return t;
+        if (b && sameBytes(t, b))
+            return o;
+        return hasSemi(o) || hasSemi(t) ? undefined : o;
+    }
+    return o ?? t ?? b ?? new Uint8Array(0);
+}
+/** Key of a child for alignment: its printed term (formatting-independent). */
+function keyOf(n) {
+    return print_printTerm(n.term);
+}
+class TreeMerger {
+    B;
+    O;
+    T;
+    deadline;
+    constructor(B, O, T, deadline) {
+        this.B = B;
+        this.O = O;
+        this.T = T;
+        this.deadline = deadline;
+    }
+    merge(b, o, t, depth, setValued) {
+        const { B, O, T } = this;
+        const bb = bytesOf(B, b);
+        const ob = bytesOf(O, o);
+        const tb = bytesOf(T, t);
+        if (sameBytes(ob, tb) || sameBytes(tb, bb))
+            return take(O, o);
+        if (sameBytes(ob, bb))
+            return take(T, t);
+        if (depth > MAX_TREE_DEPTH)
+            throw new Bail('too deep');
+        if ((depth & 15) === 0)
+            checkDeadline(this.deadline);
+        if (b.kind !== o.kind || b.kind !== t.kind || b.kind === 'atom') {
+            // Same code on both sides (different layout): ours' text.
+            if (termsEqual(o.term, t.term))
+                return take(O, o);
+            return conflictOut(B, O, T, b, o, t);
+        }
+        if (b.kind === 'list') {
+            const binder = this.binderRule(b, o, t);
+            if (binder)
+                return binder;
+        }
+        if (b.kind === 'quote') {
+            const inner = this.merge(b.children[0], o.children[0], t.children[0], depth + 1, setValued);
+            const prefix = O.text.subarray(o.start, o.children[0].start);
+            return {
+                segs: [prefix, ...inner.segs],
+                o: pair(tree_QUOTE, pair(inner.o, NIL)),
+                t: pair(tree_QUOTE, pair(inner.t, NIL)),
+                conflicts: inner.conflicts,
+            };
+        }
+        const children = b.kind === 'map' ? this.mergeMap(b, o, t, depth) : b.kind === 'vec' && setValued ? this.mergeSet(b, o, t) : this.mergeOrdered(b, o, t, depth);
+        if (children === undefined) {
+            if (termsEqual(o.term, t.term))
+                return take(O, o);
+            return conflictOut(B, O, T, b, o, t);
+        }
+        // Closing trivia (after the last child, before the closer).
+        const closeOf = (s, n) => s.text.subarray(n.children.length > 0 ? n.children[n.children.length - 1].end : n.start + 1, n.closeStart);
+        const close = mergeSep(closeOf(B, b), closeOf(O, o), closeOf(T, t));
+        if (close === undefined)
+            return conflictOut(B, O, T, b, o, t);
+        const segs = [O.text.subarray(o.start, o.start + 1)];
+        let conflicts = 0;
+        const oItems = [];
+        const tItems = [];
+        // A child that was first on its side and is not first here: ours' usual separator.
+        const typical = o.children.length > 1 ? sepOf(O, o, 1) : t.children.length > 1 ? sepOf(T, t, 1) : SPACE;
+        children.forEach((c, i) => {
+            let sep = c.sep;
+            if (i > 0 && sep.length === 0)
+                sep = typical.length > 0 ? typical : SPACE;
+            segs.push(sep, ...c.out.segs);
+            conflicts += c.out.conflicts;
+            oItems.push(c.out.o);
+            tItems.push(c.out.t);
+        });
+        segs.push(close, O.text.subarray(o.closeStart, o.end));
+        return { segs, o: build(b.kind, oItems), t: build(b.kind, tItems), conflicts };
+    }
+    /**
+     * Scope safety for `(fn PARAMS …)` and `(let BINDINGS …)`: when one side changed the binders and
+     * the other changed something else, merging the children independently could leave a use of a
+     * name that is no longer bound. A pure parameter rename (same arity, the renaming side's form is
+     * the base form with the names substituted) is carried over to the other side's version;
+     * anything else conflicts at this form.
+     * @returns the outcome, or undefined when the rule does not apply.
+     */
+    binderRule(b, o, t) {
+        const head = b.children[0]?.term;
+        if (!head || head.kind !== 'sym' || (head.name !== 'fn' && head.name !== 'let') || b.children.length < 2)
+            return undefined;
+        if (o.children.length < 2 || t.children.length < 2)
+            return undefined;
+        const { B, O, T } = this;
+        const same = (x, y) => termsEqual(x.term, y.term);
+        const oBind = !same(b.children[1], o.children[1]);
+        const tBind = !same(b.children[1], t.children[1]);
+        if (!oBind && !tBind)
+            return undefined;
+        if (oBind && tBind)
+            return same(o.children[1], t.children[1]) ? undefined : conflictOut(B, O, T, b, o, t);
+        const [renamer, other, otherSrc] = oBind ? [o, t, T] : [t, o, O];
+        if (head.name === 'fn') {
+            const renames = paramRenames(b.children[1], renamer.children[1]);
+            if (renames && termsEqual(substitute(b.term, renames), renamer.term)) {
+                const text = substituteText(otherSrc.text, other, renames);
+                let term;
+                try {
+                    term = readTermSpans(text).term;
+                }
+                catch (error) {
+                    if (error instanceof errors_GcError)
+                        throw new Bail('substitution does not read');
+                    throw error;
+                }
+                this.renames.push(`carried ${oBind ? 'ours' : 'theirs'}' rename of parameter ${[...renames].map(([a, z]) => `${a} → ${z}`).join(', ')} into ${oBind ? 'theirs' : 'ours'}' version`);
+                return { segs: [text], o: term, t: term, conflicts: 0 };
+            }
+        }
+        return conflictOut(B, O, T, b, o, t);
+    }
+    /** Messages about parameter renames carried over. */
+    renames = [];
+    /** Map entries by key; undefined when the entries conflict (the map is then the conflict). */
+    mergeMap(b, o, t, depth) {
+        const { B, O, T } = this;
+        const entries = (n) => {
+            const m = new Map();
+            for (let i = 0; i + 1 < n.children.length; i += 2) {
+                const k = keyOf(n.children[i]);
+                if (m.has(k))
+                    throw new Bail('repeated map key');
+                m.set(k, i);
+            }
+            return m;
+        };
+        const be = entries(b);
+        const oe = entries(o);
+        const te = entries(t);
+        const out = [];
+        const outKeys = [];
+        const entryChildren = (side, n, i, sep, value) => [
+            { sep, out: take(side, n.children[i]) },
+            { sep: sepOf(side, n, i + 1), out: value },
+        ];
+        for (const [k, oi] of oe) {
+            const bi = be.get(k);
+            const ti = te.get(k);
+            const ov = o.children[oi + 1];
+            if (ti === undefined) {
+                // theirs deleted it (or never had it): deleted only when ours left it unchanged.
+                if (bi === undefined) {
+                    out.push({ sep: sepOf(O, o, oi), out: take(O, o.children[oi]) }, { sep: sepOf(O, o, oi + 1), out: take(O, ov) });
+                    outKeys.push(k);
+                }
+                else if (!sameBytes(bytesOf(O, ov), bytesOf(B, b.children[bi + 1])) && !termsEqual(ov.term, b.children[bi + 1].term))
+                    return undefined;
+                continue;
+            }
+            const tv = t.children[ti + 1];
+            let value;
+            if (bi === undefined) {
+                if (!termsEqual(ov.term, tv.term))
+                    return undefined; // added on both sides with different values
+                value = take(O, ov);
+            }
+            else {
+                value = this.merge(b.children[bi + 1], ov, tv, depth + 1, SET_KEYS.has(k));
+            }
+            const sep = mergeSep(bi !== undefined ? sepOf(B, b, bi) : undefined, sepOf(O, o, oi), sepOf(T, t, ti));
+            const inner = mergeSep(bi !== undefined ? sepOf(B, b, bi + 1) : undefined, sepOf(O, o, oi + 1), sepOf(T, t, ti + 1));
+            if (sep === undefined || inner === undefined)
+                return undefined;
+            out.push({ sep, out: take(O, o.children[oi]) }, { sep: inner, out: value });
+            outKeys.push(k);
+        }
+        // theirs' additions (and entries ours deleted: deleted when theirs left them unchanged).
+        const added = [];
+        let prevKey;
+        for (const [k, ti] of te) {
+            const tv = t.children[ti + 1];
+            if (!oe.has(k)) {
+                const bi = be.get(k);
+                if (bi === undefined)
+                    added.push({ key: k, after: prevKey, children: entryChildren(T, t, ti, sepOf(T, t, ti), take(T, tv)) });
+                else if (!sameBytes(bytesOf(T, tv), bytesOf(B, b.children[bi + 1])) && !termsEqual(tv.term, b.children[bi + 1].term))
+                    return undefined;
+            }
+            prevKey = k;
+        }
+        // Place each theirs addition after its predecessor on theirs' side when present in the result.
+        const placed = placeAdditions(out, outKeys, added, 2, new Set([...oe.keys()].filter((k) => !be.has(k))));
+        fixFirstSep(placed, O, o);
+        return placed;
+    }
+    /** A set-valued vector: ours' items, minus those theirs removed, plus those theirs added. */
+    mergeSet(b, o, t) {
+        const { O, T } = this;
+        const keys = (n) => new Set(n.children.map(keyOf));
+        const bk = keys(b);
+        const tk = keys(t);
+        const out = [];
+        const outKeys = [];
+        const seen = new Set();
+        o.children.forEach((c, i) => {
+            const k = keyOf(c);
+            if (bk.has(k) && !tk.has(k))
+                return; // theirs removed it
+            if (seen.has(k))
+                return;
+            seen.add(k);
+            out.push({ sep: sepOf(O, o, i), out: take(O, c) });
+            outKeys.push(k);
+        });
+        const ok = keys(o);
+        const added = [];
+        let prev;
+        t.children.forEach((c, i) => {
+            const k = keyOf(c);
+            if (!bk.has(k) && !ok.has(k) && !seen.has(k)) {
+                seen.add(k);
+                added.push({ key: k, after: prev, children: [{ sep: sepOf(T, t, i), out: take(T, c) }] });
+            }
+            prev = k;
+        });
+        const sorted = (ks) => ks.every((k, i) => i === 0 || compareUtf8(ks[i - 1], k) < 0);
+        let placed;
+        if (sorted(outKeys) && sorted(t.children.map(keyOf))) {
+            // Sets are kept sorted in their canonical representation (GENESIS_FACTS.md "::meta
+            // convention"): when both sides are sorted, theirs' additions go to their sorted place.
+            const items = out.map((c, i) => ({ key: outKeys[i], child: c }));
+            for (const a of added) {
+                let pos = items.findIndex((x) => compareUtf8(a.key, x.key) < 0);
+                if (pos === -1)
+                    pos = items.length;
+                items.splice(pos, 0, { key: a.key, child: a.children[0] });
+            }
+            placed = items.map((x) => x.child);
+        }
+        else
+            placed = placeAdditions(out, outKeys, added, 1, new Set([...ok].filter((k) => !bk.has(k))));
+        fixFirstSep(placed, O, o);
+        return placed;
+    }
+    /** Lists and vectors: three-way alignment of the children; undefined on a conflict. */
+    mergeOrdered(b, o, t, depth) {
+        const { B, O, T } = this;
+        const ids = new Map();
+        const intern = (n) => {
+            const a = new Int32Array(n.children.length);
+            n.children.forEach((c, i) => {
+                const k = keyOf(c);
+                let id = ids.get(k);
+                if (id === undefined)
+                    ids.set(k, (id = ids.size));
+                a[i] = id;
+            });
+            return a;
+        };
+        const bi = intern(b);
+        const oh = myersDiff(bi, intern(o), this.deadline).map((h) => ({ ...h, side: 0 }));
+        const th = myersDiff(bi, intern(t), this.deadline).map((h) => ({ ...h, side: 1 }));
+        const all = [...oh, ...th].sort((p, q) => p.aStart - q.aStart || p.aEnd - q.aEnd || p.side - q.side);
+        const out = [];
+        let basePos = 0;
+        let oDelta = 0;
+        let tDelta = 0;
+        const stable = (from, to) => {
+            for (let k = from; k < to; k++) {
+                const oi = k + oDelta;
+                const ti = k + tDelta;
+                const sep = mergeSep(sepOf(B, b, k), sepOf(O, o, oi), sepOf(T, t, ti));
+                if (sep === undefined)
+                    return false;
+                out.push({ sep, out: this.merge(b.children[k], o.children[oi], t.children[ti], depth + 1, false) });
+            }
+            return true;
+        };
+        const emptyInsert = (h) => h.aStart === h.aEnd;
+        let i = 0;
+        while (i < all.length) {
+            const group = [all[i]];
+            let ge = all[i].aEnd;
+            const gs = all[i].aStart;
+            i++;
+            while (i < all.length) {
+                const h = all[i];
+                const joins = h.aStart < ge || (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) || (gs === ge && h.aStart === gs && emptyInsert(h));
+                if (!joins)
+                    break;
+                group.push(h);
+                if (h.aEnd > ge)
+                    ge = h.aEnd;
+                i++;
+            }
+            if (!stable(basePos, gs))
+                return undefined;
+            const os = group.filter((h) => h.side === 0);
+            const ts = group.filter((h) => h.side === 1);
+            const region = (hs, delta) => {
+                if (hs.length === 0)
+                    return { start: gs + delta, end: ge + delta, delta };
+                const f = hs[0];
+                const l = hs[hs.length - 1];
+                return { start: f.bStart - (f.aStart - gs), end: l.bEnd + (ge - l.aEnd), delta: l.bEnd - l.aEnd };
+            };
+            const or = region(os, oDelta);
+            const tr = region(ts, tDelta);
+            oDelta = or.delta;
+            tDelta = tr.delta;
+            const pushSide = (s, n, r) => {
+                for (let k = r.start; k < r.end; k++)
+                    out.push({ sep: sepOf(s, n, k), out: take(s, n.children[k]) });
+            };
+            const ol = or.end - or.start;
+            const tl = tr.end - tr.start;
+            const oneForOne = ol === ge - gs && tl === ge - gs && ol > 0;
+            if (ts.length === 0 && !oneForOne)
+                pushSide(O, o, or);
+            else if (os.length === 0 && !oneForOne)
+                pushSide(T, t, tr);
+            else {
+                const same = ol === tl && Array.from({ length: ol }, (_, k) => termsEqual(o.children[or.start + k].term, t.children[tr.start + k].term)).every(Boolean);
+                if (same && !oneForOne)
+                    pushSide(O, o, or);
+                else if (oneForOne) {
+                    // A run changed one for one (on one or both sides): merge the children pairwise, so the
+                    // other side's formatting of them is kept.
+                    for (let k = 0; k < ol; k++) {
+                        const sep = mergeSep(sepOf(B, b, gs + k), sepOf(O, o, or.start + k), sepOf(T, t, tr.start + k));
+                        if (sep === undefined)
+                            return undefined;
+                        out.push({ sep, out: this.merge(b.children[gs + k], o.children[or.start + k], t.children[tr.start + k], depth + 1, false) });
+                    }
+                }
+                else
+                    return undefined;
+            }
+            basePos = ge;
+        }
+        if (!stable(basePos, b.children.length))
+            return undefined;
+        fixFirstSep(out, O, o);
+        return out;
+    }
+}
+/** The first child keeps the layout of ours' first child (no separator added or lost at the opener). */
+function fixFirstSep(out, O, o) {
+    if (out.length > 0 && o.children.length > 0)
+        out[0] = { sep: sepOf(O, o, 0), out: out[0].out };
+}
+/** old → new parameter names when `to` renames some of `from`'s symbols one for one, else undefined. */
+function paramRenames(from, to) {
+    if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length)
+        return undefined;
+    const m = new Map();
+    for (let i = 0; i < from.children.length; i++) {
+        const a = from.children[i].term;
+        const z = to.children[i].term;
+        if (a.kind !== 'sym' || z.kind !== 'sym')
+            return undefined;
+        if (a.name !== z.name)
+            m.set(a.name, z.name);
+    }
+    return m.size > 0 ? m : undefined;
+}
+/** `t` with every symbol named in `renames` replaced (iterative; terms are immutable). */
+function substitute(t, renames) {
+    const walk = (x, depth) => {
+        if (depth > MAX_TREE_DEPTH)
+            throw new Bail('too deep');
+        switch (x.kind) {
+            case 'sym': {
+                const n = renames.get(x.name);
+                return n === undefined ? x : term_sym(n);
+            }
+            case 'pair':
+                return pair(walk(x.car, depth + 1), walk(x.cdr, depth + 1));
+            case 'vec':
+                return term_vec(x.items.map((i) => walk(i, depth + 1)));
+            case 'map':
+                return map(x.entries.map(([k, v]) => [walk(k, depth + 1), walk(v, depth + 1)]));
+            default:
+                return x;
+        }
+    };
+    return walk(t, 0);
+}
+/** The text of `n` with every symbol atom named in `renames` replaced by its new name. */
+function substituteText(text, n, renames) {
+    const parts = [];
+    let pos = n.start;
+    const stack = [n];
+    const hits = [];
+    while (stack.length > 0) {
+        const x = stack.pop();
+        if (x.kind === 'atom') {
+            if (x.term.kind === 'sym' && renames.has(x.term.name))
+                hits.push(x);
+        }
+        else
+            for (const c of x.children)
+                stack.push(c);
+    }
+    hits.sort((p, q) => p.start - q.start);
+    for (const h of hits) {
+        parts.push(text.subarray(pos, h.start), Buffer.from(renames.get(h.term.name), 'utf8'));
+        pos = h.end;
+    }
+    parts.push(text.subarray(pos, n.end));
+    return diff3_concatBytes(parts);
+}
+/**
+ * Inserts theirs' additions after their predecessor key when it is in the result (at the front when
+ * they had none, at the end when it is gone), after ours' additions at that spot. `stride`: children
+ * per item (2 map entries, 1 items); `oursAdded`: keys ours added.
+ */
+function placeAdditions(out, keys, added, stride, oursAdded) {
+    if (added.length === 0)
+        return out;
+    const items = [];
+    for (let i = 0; i < out.length; i += stride)
+        items.push(out.slice(i, i + stride));
+    const itemKeys = [...keys];
+    for (const a of added) {
+        const at = a.after === undefined ? -1 : itemKeys.lastIndexOf(a.after);
+        let pos = at !== -1 ? at + 1 : a.after === undefined ? 0 : items.length;
+        // After ours' own additions at that spot (as the top-level order merge does).
+        while (pos < items.length && oursAdded.has(itemKeys[pos]))
+            pos++;
+        items.splice(pos, 0, a.children);
+        itemKeys.splice(pos, 0, a.key);
+    }
+    return items.flat();
+}
+function build(kind, items) {
+    if (kind === 'vec')
+        return term_vec(items);
+    if (kind === 'map') {
+        const entries = [];
+        for (let i = 0; i + 1 < items.length; i += 2)
+            entries.push([items[i], items[i + 1]]);
+        return map(entries);
+    }
+    return listFrom(items);
+}
+/**
+ * Tree-merges one form's text (the form alone, no surrounding comments).
+ * @param base,ours,theirs the form's bytes on each side (LF-normalized UTF-8).
+ * @param deadline ms timestamp (`performance.now()` clock).
+ * @returns the merge, or undefined when a side does not read as one term, the nesting is deeper
+ *   than {@link MAX_TREE_DEPTH}, a map literal repeats a key, or the result fails its read-back check.
+ * @throws TimeoutError after `deadline`; GcError `merge/text/too-large` when an alignment exceeds
+ *   its memory budget.
+ */
+function mergeFormTree(base, ours, theirs, deadline = Infinity) {
+    let b;
+    let o;
+    let t;
+    try {
+        b = readTermSpans(base).node;
+        o = readTermSpans(ours).node;
+        t = readTermSpans(theirs).node;
+    }
+    catch (error) {
+        if (error instanceof errors_GcError)
+            return undefined;
+        throw error;
+    }
+    let out;
+    const merger = new TreeMerger({ text: base }, { text: ours }, { text: theirs }, deadline);
+    try {
+        out = merger.merge(b, o, t, 0, false);
+    }
+    catch (error) {
+        if (error instanceof Bail)
+            return undefined;
+        throw error;
+    }
+    const result = { segments: out.segs, renames: merger.renames, conflicts: out.conflicts, oursTerm: out.o, theirsTerm: out.t };
+    // Safety net: each reading reads back as the term it must be.
+    for (const [side, want] of [['ours', out.o], ['theirs', out.t]]) {
+        let got;
+        try {
+            got = readTermSpans(readingOf(result.segments, side)).term;
+        }
+        catch (error) {
+            if (error instanceof errors_GcError)
+                return undefined;
+            throw error;
+        }
+        if (!termsEqual(got, want))
+            return undefined;
+        if (out.conflicts === 0)
+            break;
+    }
+    return result;
+}
+/** The text of the segments with every conflict resolved to one side's version. */
+function readingOf(segments, side) {
+    return diff3_concatBytes(segments.map((s) => (s instanceof Uint8Array ? s : s[side])));
+}
+const tree_LF = 0x0a;
+/**
+ * Renders tree-merge segments with conflict markers, each conflict widened to whole lines: the text
+ * from the start of the conflict's first line to the end of its last line goes into every section,
+ * and conflicts sharing a line form one block.
+ * @returns the bytes, and the 0-based line (within the text) of each block's `<<<<<<<` marker.
+ */
+function renderTree(segments, markers) {
+    const parts = [];
+    const markerLines = [];
+    let line = 0;
+    let i = 0;
+    // Pending plain text since the last LF (not yet emitted).
+    let pending = [];
+    const emit = (b) => {
+        parts.push(b);
+        for (let k = b.indexOf(tree_LF); k !== -1; k = b.indexOf(tree_LF, k + 1))
+            line++;
+    };
+    while (i < segments.length) {
+        const s = segments[i];
+        if (s instanceof Uint8Array) {
+            const last = s.lastIndexOf(tree_LF);
+            if (last === -1)
+                pending.push(s);
+            else {
+                emit(diff3_concatBytes([...pending, s.subarray(0, last + 1)]));
+                pending = [s.subarray(last + 1)];
+            }
+            i++;
+            continue;
+        }
+        // A conflict: collect ours/base/theirs from the line start until an LF in plain text.
+        const prefix = diff3_concatBytes(pending);
+        pending = [];
+        const o = [prefix];
+        const b = [prefix];
+        const t = [prefix];
+        let rest;
+        while (i < segments.length) {
+            const c = segments[i];
+            i++;
+            if (c instanceof Uint8Array) {
+                const lf = c.indexOf(tree_LF);
+                const head = lf === -1 ? c : c.subarray(0, lf + 1);
+                o.push(head);
+                b.push(head);
+                t.push(head);
+                if (lf !== -1) {
+                    rest = c.subarray(lf + 1);
+                    break;
+                }
+            }
+            else {
+                o.push(c.ours);
+                b.push(c.base);
+                t.push(c.theirs);
+            }
+        }
+        markerLines.push(line);
+        const block = conflictBlock(diff3_concatBytes(o), diff3_concatBytes(b), diff3_concatBytes(t), markers);
+        if (rest === undefined) {
+            // The conflict runs to the end of the text: no LF after the closing marker.
+            emit(block.subarray(0, block.length - 1));
+            break;
+        }
+        emit(block);
+        const last = rest.lastIndexOf(tree_LF);
+        if (last === -1)
+            pending = [rest];
+        else {
+            emit(rest.subarray(0, last + 1));
+            pending = [rest.subarray(last + 1)];
+        }
+    }
+    if (pending.length > 0)
+        parts.push(diff3_concatBytes(pending));
+    return { bytes: diff3_concatBytes(parts), markerLines };
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/semantic.ts
+/** Occurrences of each symbol name in a term (iterative, any depth). */
+function symbolCounts(t, into = new Map()) {
+    const stack = [t];
+    while (stack.length > 0) {
+        const x = stack.pop();
+        switch (x.kind) {
+            case 'sym':
+                into.set(x.name, (into.get(x.name) ?? 0) + 1);
+                break;
+            case 'pair':
+                stack.push(x.cdr, x.car);
+                break;
+            case 'vec':
+                for (let i = x.items.length - 1; i >= 0; i--)
+                    stack.push(x.items[i]);
+                break;
+            case 'map':
+                for (const [k, v] of x.entries)
+                    stack.push(v, k);
+                break;
+            default:
+                break;
+        }
+    }
+    return into;
+}
+/** Qualified names (`…::…`) among a term's symbols, with their counts. */
+function qualifiedCounts(t) {
+    const out = new Map();
+    if (!t)
+        return out;
+    for (const [k, n] of symbolCounts(t))
+        if (k.includes('::') && !k.startsWith('::'))
+            out.set(k, n);
+    return out;
+}
+/** True when the UTF-8 bytes of `needle` occur in `hay` (a cheap pre-filter before reading terms). */
+function containsText(hay, needle) {
+    return Buffer.from(hay.buffer, hay.byteOffset, hay.length).includes(needle, 0, 'utf8');
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/module.ts
+/**
+ * The format-preserving structural merge of one `.gc` module's text (issue #3): aligns top-level
+ * forms, merges their order three-way, merges each form's text by the v0.1 rules 1–3, and marks
+ * only the forms that really conflict.
+ *
+ * All texts are LF-normalized UTF-8 without BOM (newline.ts does the rest); offsets are 0-based
+ * bytes. The result is built from pieces of the inputs, so untouched forms are copied byte for byte.
+ *
+ * Steps (each a function below, called in order by {@link mergeModuleText}):
+ * 1. `segmentModule` each side (forms with their attached comments, comment blocks, whitespace).
+ * 2. `alignElements`: `(def NAME …)` by NAME, other forms and comment blocks by content, then
+ *    unmatched non-def forms / comment blocks by position (same preceding anchor).
+ * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
+ *    → `mergeInside` (part by part, else a line-level diff3), kept only when clean and it reads back
+ *    as one element of the same kind and name; delete/modify and divergent add/add are conflicts.
+ * 4. `mergeOrder` (order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
+ *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
+ * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
+ *    marker block per element.
+ * 6. Safety net (`verifyElements`): the result (and, when it has conflicts, both "take ours" and
+ *    "take theirs" readings of it) is re-read and must split into exactly the decided elements,
+ *    byte for byte; otherwise `merge/text/unsafe` is thrown and the driver falls back to the line
+ *    merge.
+ */
+
+
+
+
+
+
+
+
+
+
+/** Error code: the structural merge cannot represent this merge or failed its own check. */
+const TEXT_UNSAFE = 'merge/text/unsafe';
+const module_START = -1;
+const module_LF = 0x0a;
+const NEWLINE = new Uint8Array([module_LF]);
+function unsafe(message) {
+    return new errors_GcError(TEXT_UNSAFE, message);
+}
+function hasLf(b) {
+    return b.indexOf(module_LF) !== -1;
+}
+function module_countLf(b) {
+    let n = 0;
+    for (let i = 0; i < b.length; i++)
+        if (b[i] === module_LF)
+            n++;
+    return n;
+}
+const module_SEMI = 0x3b;
+function body(s, i) {
+    const e = s.m.elements[i];
+    return s.m.text.subarray(e.start, e.end);
+}
+/**
+ * Matches the elements of `side` to those of `base`: by key first, then an unmatched non-def form
+ * or comment block to the unmatched one of the same kind after the same matched element, when that
+ * gap holds exactly one on each side (so an edited trailing expression is an edit).
+ * @returns for each side element the matched base index, or -1.
+ */
+function alignElements(base, side) {
+    const toBase = new Int32Array(side.length).fill(-1);
+    const baseMatched = new Uint8Array(base.length);
+    const byKey = new Map();
+    base.forEach((e, i) => byKey.set(e.key, i));
+    side.forEach((e, j) => {
+        const i = byKey.get(e.key);
+        if (i !== undefined) {
+            toBase[j] = i;
+            baseMatched[i] = 1;
+        }
+    });
+    const positional = (e) => e.kind === 'comment' || e.defName === undefined;
+    // Unmatched base elements grouped by (previous matched base element, kind).
+    const gaps = new Map();
+    let anchor = module_START;
+    base.forEach((e, i) => {
+        if (baseMatched[i])
+            anchor = i;
+        else if (positional(e)) {
+            const k = `${anchor}|${e.kind}`;
+            const list = gaps.get(k);
+            if (list)
+                list.push(i);
+            else
+                gaps.set(k, [i]);
+        }
+    });
+    // Unmatched side elements grouped the same way; a gap pairs only when it holds exactly one
+    // unmatched element of the kind on each side (anything else is ambiguous: deletions and additions).
+    const sideGaps = new Map();
+    anchor = module_START;
+    side.forEach((e, j) => {
+        if (toBase[j] >= 0)
+            anchor = toBase[j];
+        else if (positional(e)) {
+            const k = `${anchor}|${e.kind}`;
+            const list = sideGaps.get(k);
+            if (list)
+                list.push(j);
+            else
+                sideGaps.set(k, [j]);
+        }
+    });
+    for (const [k, js] of sideGaps) {
+        const is = gaps.get(k);
+        if (js.length === 1 && is?.length === 1)
+            toBase[js[0]] = is[0];
+    }
+    return toBase;
+}
+/**
+ * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
+ * its text, with a line-level diff3 when both sides changed it.
+ */
+function resolveElement(b, o, t, B, O, T, deadline, prefer, markers, messages) {
+    const tb = b >= 0 ? body(B, b) : undefined;
+    const to = o >= 0 ? body(O, o) : undefined;
+    const tt = t >= 0 ? body(T, t) : undefined;
+    if (to && tt) {
+        if (sameBytes(to, tt))
+            return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
+        if (!tb)
+            return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
+        if (sameBytes(to, tb))
+            return { kind: 'take', side: 'theirs', index: t };
+        if (sameBytes(tt, tb))
+            return { kind: 'take', side: 'ours', index: o };
+        const merged = mergeInside(b, o, t, B, O, T, deadline, markers, messages);
+        return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
+    }
+    if (to) {
+        if (!tb)
+            return { kind: 'take', side: 'ours', index: o };
+        return sameBytes(to, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+    }
+    if (tt) {
+        if (!tb)
+            return { kind: 'take', side: 'theirs', index: t };
+        return sameBytes(tt, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+    }
+    return { kind: 'deleted' };
+}
+/** The three parts of an element's text: attached comments above, the form, a comment after it. */
+function parts(s, i) {
+    const e = s.m.elements[i];
+    const t = s.m.text;
+    return [t.subarray(e.start, e.formStart), t.subarray(e.formStart, e.formEnd), t.subarray(e.formEnd, e.end)];
+}
+/** v0.1 rules 1–3 on one piece of text, then a clean line-level diff3, else undefined. */
+function mergePart(b, o, t, deadline) {
+    if (sameBytes(o, t) || sameBytes(t, b))
+        return o;
+    if (sameBytes(o, b))
+        return t;
+    const r = diff3(b, o, t, deadline);
+    if (r.conflicts > 0)
+        return undefined;
+    const lines = [];
+    for (const c of r.chunks)
+        if (c.kind === 'ok')
+            for (const line of c.lines)
+                lines.push(line);
+    return diff3_concatBytes(lines);
+}
+/** Canonical equality of two form texts (undefined when either does not canonicalize). */
+function sameCanonical(a, b) {
+    try {
+        return termsEqual(canonicalizeForm(readTerm(a)), canonicalizeForm(readTerm(b)));
+    }
+    catch (error) {
+        if (error instanceof errors_GcError)
+            return false;
+        throw error;
+    }
+}
+/**
+ * Merges the form part of an element both sides changed (issue #14): rules 1–3, then the tree
+ * merge (tree.ts) when clean, then rule "formatting versus code" (one side's change has the same
+ * canonical form as base: the other side's text), then a clean line-level diff3.
+ * @returns clean bytes, or the tree merge with conflicts (`tree`), or undefined.
+ */
+function mergeFormPart(b, o, t, deadline, messages) {
+    if (sameBytes(o, t) || sameBytes(t, b))
+        return { bytes: o };
+    if (sameBytes(o, b))
+        return { bytes: t };
+    const tree = mergeFormTree(b, o, t, deadline);
+    if (tree && tree.conflicts === 0) {
+        for (const m of tree.renames)
+            messages.push(m);
+        return { bytes: readingOf(tree.segments, 'ours') };
+    }
+    if (sameCanonical(o, b))
+        return { bytes: t };
+    if (sameCanonical(t, b))
+        return { bytes: o };
+    const line = mergePart(b, o, t, deadline);
+    if (line)
+        return { bytes: line };
+    return tree && tree.renames.length === 0 ? { tree } : undefined;
+}
+/**
+ * Merges one element both sides changed: first part by part (attached comments, form by
+ * {@link mergeFormPart}, trailing comment; so a comment edit on one side and a code edit on the
+ * other combine), else a line-level diff3 of the whole text, else the tree merge's conflicts marked
+ * inside the form. Kept only when the result (and, with conflicts, each side's reading of it) reads
+ * back as exactly one element of the base element's kind (and def name).
+ */
+function mergeInside(b, o, t, B, O, T, deadline, markers, messages) {
+    const baseEl = B.m.elements[b];
+    const candidates = [];
+    let treeConflict;
+    if (baseEl.kind === 'form' && O.m.elements[o].kind === 'form' && T.m.elements[t].kind === 'form') {
+        candidates.push(() => {
+            const pb = parts(B, b);
+            const po = parts(O, o);
+            const pt = parts(T, t);
+            const pre = mergePart(pb[0], po[0], pt[0], deadline);
+            const post = mergePart(pb[2], po[2], pt[2], deadline);
+            if (!pre || !post)
+                return undefined;
+            const local = [];
+            const form = mergeFormPart(pb[1], po[1], pt[1], deadline, local);
+            if (!form)
+                return undefined;
+            if ('bytes' in form) {
+                for (const m of local)
+                    messages.push(m);
+                return { bytes: diff3_concatBytes([pre, form.bytes, post]) };
+            }
+            // Conflicts inside the form: tried after the whole-text line merge.
+            treeConflict = () => {
+                const segs = [pre, ...form.tree.segments, post];
+                const r = renderTree(segs, markers);
+                return { bytes: r.bytes, inner: { markerLines: r.markerLines, ours: readingOf(segs, 'ours'), theirs: readingOf(segs, 'theirs') } };
+            };
+            return undefined;
+        });
+    }
+    candidates.push(() => {
+        const m = mergePart(body(B, b), body(O, o), body(T, t), deadline);
+        return m ? { bytes: m } : undefined;
+    });
+    candidates.push(() => treeConflict?.());
+    const readsAsElement = (bytes) => {
+        let seg;
+        try {
+            seg = segmentModule(bytes, deadline);
+        }
+        catch (error) {
+            if (error instanceof errors_GcError)
+                return undefined;
+            throw error;
+        }
+        if (seg.elements.length !== 1)
+            return undefined;
+        const e = seg.elements[0];
+        if (e.start !== 0 || e.end !== bytes.length || e.kind !== baseEl.kind || e.defName !== baseEl.defName)
+            return undefined;
+        return e;
+    };
+    for (const candidate of candidates) {
+        const c = candidate();
+        if (!c)
+            continue;
+        if (c.inner) {
+            const eo = readsAsElement(c.inner.ours);
+            const et = readsAsElement(c.inner.theirs);
+            if (!eo || !et)
+                continue;
+            return { kind: 'merged', bytes: c.bytes, endsWithComment: false, inner: c.inner };
+        }
+        const e = readsAsElement(c.bytes);
+        if (!e)
+            continue;
+        return { kind: 'merged', bytes: c.bytes, endsWithComment: e.endsWithComment };
+    }
+    return undefined;
+}
+/** One side's order of aligned ids: position of each id, successor and separators around it. */
+class SideOrder {
+    s;
+    ids;
+    /** `pos[id]` = index of `id` on this side, -1 when absent. */
+    pos;
+    constructor(s, ids, idCount) {
+        this.s = s;
+        this.ids = ids;
+        this.pos = new Int32Array(idCount).fill(-1);
+        ids.forEach((id, i) => {
+            this.pos[id] = i;
+        });
+    }
+    /** True when `p` is immediately followed by `c` on this side. */
+    adjacent(p, c) {
+        const i = this.pos[p];
+        return i >= 0 && this.ids[i + 1] === c;
+    }
+    /** The separator after `id` on this side (undefined when absent or last). */
+    sepAfter(id) {
+        const i = this.pos[id];
+        return i >= 0 && i + 1 < this.ids.length ? this.s.m.separators[i + 1] : undefined;
+    }
+    /** The separator before `id` on this side (undefined when absent or first). */
+    sepBefore(id) {
+        const i = this.pos[id];
+        return i > 0 ? this.s.m.separators[i] : undefined;
+    }
+}
+/**
+ * Merges three versions of a module's text. See the file comment for the steps.
+ * @param base,ours,theirs LF-normalized UTF-8 without BOM (`normalizeSide(...).text`).
+ * @returns the result; `conflicts` is empty for a clean merge.
+ * @throws GcError `core/parse/*` when a side does not read, `merge/text/unsafe` when the merge
+ *   cannot be represented (incompatible reorders) or fails its re-read check;
+ *   TimeoutError after `options.deadline`.
+ */
+function mergeModuleText(base, ours, theirs, options) {
+    const deadline = options.deadline ?? Infinity;
+    const B = { side: 'base', m: segmentModule(base, deadline) };
+    const O = { side: 'ours', m: segmentModule(ours, deadline) };
+    const T = { side: 'theirs', m: segmentModule(theirs, deadline) };
+    checkDeadline(deadline);
+    // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
+    const oToB = alignElements(B.m.elements, O.m.elements);
+    const tToB = alignElements(B.m.elements, T.m.elements);
+    const aligned = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: { kind: 'deleted' } }));
+    const oursAdded = new Map();
+    const oIds = O.m.elements.map((e, j) => {
+        const bi = oToB[j];
+        if (bi >= 0) {
+            aligned[bi].o = j;
+            return bi;
+        }
+        aligned.push({ b: -1, o: j, t: -1, resolution: { kind: 'deleted' } });
+        oursAdded.set(e.key, aligned.length - 1);
+        return aligned.length - 1;
+    });
+    const tIds = T.m.elements.map((e, k) => {
+        const bi = tToB[k];
+        if (bi >= 0) {
+            aligned[bi].t = k;
+            return bi;
+        }
+        const same = oursAdded.get(e.key);
+        if (same !== undefined) {
+            aligned[same].t = k;
+            oursAdded.delete(e.key);
+            return same;
+        }
+        aligned.push({ b: -1, o: -1, t: k, resolution: { kind: 'deleted' } });
+        return aligned.length - 1;
+    });
+    checkDeadline(deadline);
+    let merged = 0;
+    const messages = [];
+    aligned.forEach((a, i) => {
+        if ((i & 255) === 0)
+            checkDeadline(deadline);
+        a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
+        if (a.resolution.kind === 'merged')
+            merged++;
+    });
+    semanticPass(aligned, B, O, T, messages, deadline);
+    checkDeadline(deadline);
+    const bOrder = new SideOrder(B, B.m.elements.map((_, i) => i), aligned.length);
+    const oOrder = new SideOrder(O, oIds, aligned.length);
+    const tOrder = new SideOrder(T, tIds, aligned.length);
+    const order = mergeOrder(oIds, tIds, (id) => aligned[id].b, (id) => aligned[id].resolution.kind !== 'deleted', deadline);
+    if (order === undefined)
+        throw unsafe('the two sides reordered the top-level forms incompatibly');
+    checkDeadline(deadline);
+    const ctx = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours' };
+    const real = render(ctx, order, 'markers');
+    const text = diff3_concatBytes(real.pieces.map((p) => p.bytes));
+    checkDeadline(deadline);
+    // Safety net: every reading of the result must give back exactly the decided forms.
+    if (real.conflicts.length === 0)
+        verifyElements(text, real.elements, 'result', deadline);
+    else {
+        for (const mode of ['ours', 'theirs']) {
+            const r = render(ctx, order, mode);
+            verifyElements(diff3_concatBytes(r.pieces.map((p) => p.bytes)), r.elements, `${mode}' reading of the result`, deadline);
+        }
+    }
+    return {
+        text,
+        pieces: real.pieces,
+        conflicts: real.conflicts,
+        messages,
+        stats: { elements: order.length, merged, conflicts: real.conflicts.length },
+    };
+}
+/**
+ * Re-reads `text` and checks that it splits into exactly the decided elements: same kinds and same
+ * body bytes (so no comment attached to a different form, no forms fused or split). Identical bytes
+ * between identical element boundaries read as identical forms, which is stricter than equal
+ * canonical forms.
+ */
+function verifyElements(text, expected, what, deadline) {
+    let seg;
+    try {
+        seg = segmentModule(text, deadline);
+    }
+    catch (error) {
+        if (error instanceof errors_GcError)
+            throw unsafe(`${what} does not read back: ${error.message}`);
+        throw error;
+    }
+    if (seg.elements.length !== expected.length) {
+        throw unsafe(`${what} reads back as ${seg.elements.length} elements, expected ${expected.length}`);
+    }
+    for (let i = 0; i < expected.length; i++) {
+        const e = seg.elements[i];
+        const want = expected[i];
+        // Same kind and same bytes at the same element boundaries: the form reads as the same term.
+        if (e.kind !== want.kind || !sameBytes(text.subarray(e.start, e.end), want.bytes)) {
+            throw unsafe(`${what}: element ${i} does not read back as the merged text`);
+        }
+    }
+}
+const BLANK_LINE = new Uint8Array([module_LF, module_LF]);
+/**
+ * The separator used between two elements that were neighbours nowhere and have no separator of
+ * their own: the most frequent line-breaking separator of ours, else theirs, else base, else one
+ * blank line (the canonical printer's layout, GENESIS_FACTS.md §1.5).
+ */
+function commonSeparator(sides) {
+    for (const s of sides) {
+        const counts = new Map();
+        for (let i = 1; i < s.m.separators.length; i++) {
+            const span = s.m.separators[i];
+            const bytes = s.m.text.subarray(span.start, span.end);
+            if (!hasLf(bytes))
+                continue;
+            const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+            const c = counts.get(key);
+            if (c)
+                c.n++;
+            else
+                counts.set(key, { n: 1, bytes });
+        }
+        let best;
+        for (const c of counts.values())
+            if (!best || c.n > best.n)
+                best = c;
+        if (best)
+            return best.bytes;
+    }
+    return BLANK_LINE;
+}
+function render(ctx, order, mode) {
+    const { B, O, T, aligned } = ctx;
+    const sides = { base: B, ours: O, theirs: T };
+    const orders = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
+    const pieces = [];
+    const elements = [];
+    const conflicts = [];
+    // Line numbers are only needed for conflicts: counted up to the current piece on demand.
+    let lines = 1;
+    let counted = 0;
+    const currentLine = () => {
+        for (; counted < pieces.length; counted++) {
+            const b = pieces[counted].bytes;
+            for (let i = b.indexOf(module_LF); i !== -1; i = b.indexOf(module_LF, i + 1))
+                lines++;
+        }
+        return lines;
+    };
+    const push = (bytes, from) => {
+        if (bytes.length === 0)
+            return;
+        pieces.push({ bytes, from });
+    };
+    const spanPiece = (side, span) => ({
+        bytes: sides[side].m.text.subarray(span.start, span.end),
+        from: { side, start: span.start, end: span.end },
+    });
+    // Three-way value merge of one separator: ours unless only theirs changed it.
+    const mergeSpans = (b, o, t) => {
+        const ob = o ? spanPiece('ours', o) : undefined;
+        const tb = t ? spanPiece('theirs', t) : undefined;
+        const bb = b ? spanPiece('base', b) : undefined;
+        if (ob && tb && sameBytes(ob.bytes, tb.bytes))
+            return ctx.prefer === 'theirs' ? tb : ob;
+        if (ob && tb && bb && sameBytes(ob.bytes, bb.bytes))
+            return tb;
+        return ob ?? tb ?? bb ?? { bytes: new Uint8Array(0), from: undefined };
+    };
+    const leadSpan = (s) => s.m.elements.length > 0 ? s.m.separators[0] : { start: 0, end: 0 };
+    const trailSpan = (s) => ({ start: s.m.trailStart, end: s.m.text.length });
+    const outOf = (id) => {
+        const a = aligned[id];
+        const r = a.resolution;
+        const elOf = (side, i) => sides[side].m.elements[i];
+        if (r.kind === 'deleted')
+            return undefined;
+        if (r.kind === 'take') {
+            const e = elOf(r.side, r.index);
+            return {
+                piece: spanPiece(r.side, e),
+                endsWithComment: e.endsWithComment,
+                conflict: undefined,
+                src: r.side,
+                elKind: e.kind,
+                name: e.defName,
+            };
+        }
+        if (r.kind === 'merged') {
+            const src = a.o >= 0 ? 'ours' : 'theirs';
+            const e = elOf(src, src === 'ours' ? a.o : a.t);
+            if (r.inner) {
+                const bytes = mode === 'markers' ? r.bytes : r.inner[mode];
+                return {
+                    piece: { bytes, from: undefined },
+                    endsWithComment: mode === 'markers' ? false : (mode === 'ours' ? O : T).m.elements[mode === 'ours' ? a.o : a.t].endsWithComment,
+                    conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
+                    markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
+                    detail: 'both sides changed the marked lines differently',
+                    src,
+                    elKind: e.kind,
+                    name: e.defName,
+                };
+            }
+            return {
+                piece: { bytes: r.bytes, from: undefined },
+                endsWithComment: r.endsWithComment,
+                conflict: undefined,
+                src,
+                elKind: e.kind,
+                name: e.defName,
+            };
+        }
+        const any = r.o >= 0 ? elOf('ours', r.o) : elOf('theirs', r.t);
+        const detail = r.detail ??
+            (r.code === 'form/delete-modify'
+                ? r.o < 0
+                    ? 'ours deleted it, theirs changed it'
+                    : 'theirs deleted it, ours changed it'
+                : r.code === 'form/divergent-add'
+                    ? 'both sides added it with different text'
+                    : 'both sides changed it differently');
+        if (mode !== 'markers') {
+            const side = mode;
+            const i = side === 'ours' ? r.o : r.t;
+            if (i < 0)
+                return undefined;
+            const e = elOf(side, i);
+            return { piece: spanPiece(side, e), endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
+        }
+        const empty = new Uint8Array(0);
+        const block = conflictBlock(r.o >= 0 ? body(O, r.o) : empty, r.b >= 0 ? body(B, r.b) : empty, r.t >= 0 ? body(T, r.t) : empty, ctx.markers);
+        return {
+            piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
+            endsWithComment: false,
+            conflict: r.code,
+            detail,
+            src: r.o >= 0 ? 'ours' : 'theirs',
+            elKind: any.kind,
+            name: any.defName,
+        };
+    };
+    const sepFor = (p, c, pOut, cOut) => {
+        const adj = (s) => s.adjacent(p, c);
+        const ao = adj(ctx.oOrder);
+        const at = adj(ctx.tOrder);
+        const ab = adj(ctx.bOrder);
+        let sep;
+        if (ao && at)
+            sep = mergeSpans(ab ? ctx.bOrder.sepAfter(p) : undefined, ctx.oOrder.sepAfter(p), ctx.tOrder.sepAfter(p));
+        else if (ao)
+            sep = spanPiece('ours', ctx.oOrder.sepAfter(p));
+        else if (at)
+            sep = spanPiece('theirs', ctx.tOrder.sepAfter(p));
+        else if (ab)
+            sep = spanPiece('base', ctx.bOrder.sepAfter(p));
+        else {
+            // Not neighbours anywhere: the blank lines the element had before it on its side, or after
+            // its predecessor, or one line break.
+            const before = orders[cOut.src].sepBefore(c);
+            const after = orders[pOut.src].sepAfter(p);
+            if (before && hasLf(spanPiece(cOut.src, before).bytes))
+                sep = spanPiece(cOut.src, before);
+            else if (after && hasLf(spanPiece(pOut.src, after).bytes))
+                sep = spanPiece(pOut.src, after);
+            else
+                sep = { bytes: (defaultSep ??= commonSeparator([O, T, B])), from: undefined };
+        }
+        // Keep the reading of the text: a free comment block stays free (a blank line after it), a
+        // comment never swallows what follows, a comment never joins the previous line, markers start lines.
+        const lfs = module_countLf(sep.bytes);
+        if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2)
+            sep = { bytes: BLANK_LINE, from: undefined };
+        else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || cOut.piece.bytes[0] === module_SEMI)) {
+            sep = { bytes: NEWLINE, from: undefined };
+        }
+        return sep;
+    };
+    let defaultSep;
+    const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
+    let prev;
+    for (const id of order) {
+        const out = outOf(id);
+        if (!out)
+            continue;
+        if (prev) {
+            const sep = sepFor(prev.id, id, prev.out, out);
+            push(sep.bytes, sep.from);
+        }
+        else {
+            push(lead.bytes, lead.from);
+        }
+        if (out.conflict) {
+            const at = currentLine();
+            for (const l of out.markerLines ?? [0]) {
+                conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l, detail: out.detail ?? 'both sides changed it differently' });
+            }
+        }
+        push(out.piece.bytes, out.piece.from);
+        if (!out.conflict)
+            elements.push({ bytes: out.piece.bytes, kind: out.elKind });
+        prev = { id, out };
+    }
+    let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
+    if (!prev) {
+        // Nothing survived: only whitespace and (merged) leading trivia remain.
+        push(trail.bytes, trail.from);
+    }
+    else {
+        if (prev.out.conflict && !hasLf(trail.bytes))
+            trail = { bytes: diff3_concatBytes([NEWLINE, trail.bytes]), from: undefined };
+        push(trail.bytes, trail.from);
+    }
+    return { pieces, elements, conflicts };
+}
+/** The element's term (undefined for comment blocks). */
+function termOf(s, i) {
+    return s.m.elements[i].term;
+}
+/** `(def NAME …)` label of an element for messages. */
+function label(s, i) {
+    const n = s.m.elements[i].defName;
+    return n !== undefined ? `(def ${n} …)` : `the form at byte ${s.m.elements[i].formStart}`;
+}
+/** Rewrites the symbols `renames` names in one element's bytes (its comments are kept). */
+function renameInElement(bytes, renames) {
+    try {
+        const r = readModuleSpans(bytes);
+        if (r.forms.length !== 1)
+            return undefined;
+        const node = r.forms[0].node;
+        return diff3_concatBytes([bytes.subarray(0, node.start), substituteText(bytes, node, renames), bytes.subarray(node.end)]);
+    }
+    catch (error) {
+        if (error instanceof errors_GcError)
+            return undefined;
+        throw error;
+    }
+}
+/**
+ * The semantic pass (semantic.ts): renames one side made are carried into the other side's new
+ * references; references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
+ */
+function semanticPass(aligned, B, O, T, messages, deadline) {
+    const idx = (a, side) => (side === 'ours' ? a.o : a.t);
+    const mod = (side) => (side === 'ours' ? O : T);
+    const changed = (a, side) => {
+        const i = idx(a, side);
+        return i >= 0 && (a.b < 0 || !sameBytes(body(mod(side), i), body(B, a.b)));
+    };
+    const touched = (a, side) => a.b >= 0 && (idx(a, side) < 0 || changed(a, side));
+    for (const x of ['ours', 'theirs']) {
+        const y = x === 'ours' ? 'theirs' : 'ours';
+        const X = mod(x);
+        const Y = mod(y);
+        // Qualified names in base forms X touched that X's changed forms no longer mention.
+        const xNew = aligned.filter((a) => changed(a, x));
+        const xNames = new Map();
+        for (const a of xNew)
+            for (const [k, n] of qualifiedCounts(termOf(X, idx(a, x))))
+                xNames.set(k, (xNames.get(k) ?? 0) + n);
+        const candidates = new Set();
+        for (const a of aligned) {
+            if (!touched(a, x))
+                continue;
+            for (const k of qualifiedCounts(termOf(B, a.b)).keys())
+                if (!xNames.has(k))
+                    candidates.add(k);
+        }
+        if (candidates.size === 0)
+            continue;
+        checkDeadline(deadline);
+        // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter).
+        const gone = [...candidates].filter((n) => {
+            if (!containsText(X.m.text, n))
+                return true;
+            return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && qualifiedCounts(e.term).has(n));
+        });
+        if (gone.length === 0)
+            continue;
+        const fresh = [...xNames.keys()].filter((m) => !containsText(B.m.text, m));
+        const xNewTerms = xNew.map((a) => termOf(X, idx(a, x))).filter((t) => t !== undefined);
+        for (const n of gone) {
+            const baseMentions = B.m.elements
+                .map((e, i) => ({ e, i }))
+                .filter(({ e, i }) => e.kind === 'form' && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
+            let renamedTo;
+            for (const m of fresh) {
+                const r = new Map([[n, m]]);
+                const ok = baseMentions.every(({ e }) => {
+                    let want;
+                    try {
+                        want = substitute(e.term, r);
+                    }
+                    catch {
+                        return false;
+                    }
+                    return xNewTerms.some((t) => termsEqual(t, want));
+                });
+                if (ok && baseMentions.length > 0) {
+                    renamedTo = m;
+                    break;
+                }
+            }
+            const defIndex = B.m.elements.findIndex((e) => e.defName === n);
+            const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
+            if (renamedTo === undefined && !removedDef)
+                continue;
+            // Y's forms that newly reference n.
+            for (const a of aligned) {
+                if (!changed(a, y))
+                    continue;
+                const yi = idx(a, y);
+                if (Y.m.elements[yi].defName === n)
+                    continue;
+                const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;
+                const before = a.b >= 0 ? (qualifiedCounts(termOf(B, a.b)).get(n) ?? 0) : 0;
+                if (now <= before)
+                    continue;
+                const r = a.resolution;
+                if (renamedTo !== undefined) {
+                    const bytes = r.kind === 'take' ? body(mod(r.side), r.index) : r.kind === 'merged' && !r.inner ? r.bytes : undefined;
+                    const renamed = bytes ? renameInElement(bytes, new Map([[n, renamedTo]])) : undefined;
+                    if (renamed) {
+                        const el = r.kind === 'take' ? mod(r.side).m.elements[r.index] : undefined;
+                        a.resolution = { kind: 'merged', bytes: renamed, endsWithComment: el ? el.endsWithComment : r.endsWithComment };
+                        messages.push(`carried ${x}' rename ${n} → ${renamedTo} into ${y}' new reference in ${label(Y, yi)}`);
+                        continue;
+                    }
+                }
+                if (r.kind === 'conflict' && r.code !== 'form/divergent-edit')
+                    continue;
+                const what = renamedTo !== undefined ? `renamed ${n} to ${renamedTo} (the rename could not be carried over)` : `deleted (def ${n} …)`;
+                a.resolution = {
+                    kind: 'conflict',
+                    code: 'form/dangling-reference',
+                    b: a.b,
+                    o: a.o,
+                    t: a.t,
+                    detail: `${x} ${what}, which ${y}' ${label(Y, yi)} newly references`,
+                };
+            }
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/driver.ts
+/**
+ * The git merge driver's cascade (issue #3; mergiraf's `merge.rs`): trivial merges, input checks,
+ * the structural text merge under a time budget with its safety net, and the `git merge-file`
+ * fallback. `driver/index.ts` parses the arguments and calls {@link runDriver}.
+ *
+ * Git runs `node <checkout>/driver/dist/index.js [--manifest] %O %A %B %L %P %S %X %Y` through
+ * `sh -c` with the work tree's top as cwd (GIT_AND_ACTIONS_FACTS.md §1.1–§1.3). The result goes into
+ * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
+ * merge is never aborted by the driver and never silently keeps only ours.
+ */
+
+
+
+
+
+
+
+
+
+
+/** Default labels when git does not expand `%S %X %Y` (git < 2.44). */
+const DEFAULT_LABELS = { base: 'base', ours: 'ours', theirs: 'theirs' };
+/** Default time budget of the structural merge, in ms (`GCPATCH_DRIVER_TIMEOUT_MS`). */
+const DEFAULT_TIMEOUT_MS = 5000;
+/**
+ * Largest side (bytes) the structural merge attempts. The budget is checked between and inside
+ * the merge's stages, but one read of a side is not interruptible, so very large inputs go
+ * straight to the line merge.
+ */
+const MAX_STRUCTURAL_BYTES = 8 * 1024 * 1024;
+/**
+ * Parses the driver's arguments (after `node script`): `[--manifest] %O %A %B [%L [%P [%S %X %Y]]]`.
+ * A missing or invalid %L (≤ 0, not a number) gives 7; a label that is missing, empty or the
+ * literal placeholder (`%S`, `%X`, `%Y`) gives the default.
+ * @throws Error when fewer than three file arguments are given.
+ */
+function parseDriverArgs(argv) {
+    const args = [...argv];
+    let mode = 'gc';
+    if (args[0] === '--manifest') {
+        mode = 'manifest';
+        args.shift();
+    }
+    if (args.length < 3) {
+        throw new Error('usage: index.js [--manifest] %O %A %B %L %P %S %X %Y');
+    }
+    const size = Number.parseInt(args[3] ?? '', 10);
+    const label = (value, placeholder, fallback) => value === undefined || value === placeholder ? fallback : value;
+    return {
+        mode,
+        base: args[0],
+        ours: args[1],
+        theirs: args[2],
+        markerSize: Number.isFinite(size) && size > 0 ? size : 7,
+        path: args[4] === undefined || args[4] === '%P' ? undefined : args[4],
+        labels: {
+            base: label(args[5], '%S', DEFAULT_LABELS.base),
+            ours: label(args[6], '%X', DEFAULT_LABELS.ours),
+            theirs: label(args[7], '%Y', DEFAULT_LABELS.theirs),
+        },
+    };
+}
+/**
+ * The repository's conflict style from `git config --get merge.conflictStyle` in `cwd`:
+ * `diff3` and `zdiff3` give `diff3`, anything else (or no git) gives `merge`.
+ */
+function readConflictStyle(cwd) {
+    const r = spawnSync('git', ['config', '--get', 'merge.conflictStyle'], { cwd, encoding: 'utf8', timeout: 10_000 });
+    const value = (r.stdout ?? '').trim().toLowerCase();
+    return value === 'diff3' || value === 'zdiff3' ? 'diff3' : 'merge';
+}
+/**
+ * The structural merge of one file on raw bytes: normalizes line endings and BOM (newline.ts),
+ * merges (`.gc`: text.ts; manifest: manifest-text.ts), restores the chosen style and checks that
+ * the restored bytes normalize back to exactly the merged text.
+ * @throws GcError (parse, canonicalization, `merge/text/unsafe`, `merge/manifest/*`), TimeoutError.
+ */
+function mergeStructuralBytes(base, ours, theirs, mode, markers, deadline) {
+    const sides = {
+        base: normalizeSide(base),
+        ours: normalizeSide(ours),
+        theirs: normalizeSide(theirs),
+    };
+    const style = chooseOutputStyle(sides.base, sides.ours, sides.theirs);
+    let pieces;
+    let conflicts = [];
+    const messages = [];
+    let normalized;
+    if (mode === 'gc') {
+        const r = mergeModuleText(sides.base.text, sides.ours.text, sides.theirs.text, { markers, deadline, prefer: style.side });
+        pieces = r.pieces;
+        conflicts = r.conflicts;
+        for (const m of r.messages)
+            messages.push(m);
+        normalized = r.text;
+    }
+    else {
+        const r = mergeManifestText(sides.base.text, sides.ours.text, sides.theirs.text, { deadline });
+        pieces = [{ bytes: r.text, from: undefined }];
+        normalized = r.text;
+        for (const m of r.messages)
+            messages.push(m);
+    }
+    const out = style.bom ? [BOM] : [];
+    for (const p of pieces) {
+        const from = p.from ? { side: sides[p.from.side], isStyleSide: p.from.side === style.side, start: p.from.start, end: p.from.end } : undefined;
+        out.push(restorePiece(p.bytes, style, from));
+    }
+    const result = diff3_concatBytes(out);
+    const check = normalizeSide(result);
+    if (check.bom !== style.bom || !sameBytes(check.text, normalized)) {
+        throw new Error('newline restoration changed the merged text');
+    }
+    return { result, conflicts, messages };
+}
+/**
+ * One conflict as a stderr line (the caller prefixes `gcpatch: <path>:`): the definition, the line
+ * of its `<<<<<<<` marker, the code and which side did what, e.g.
+ * `conflict in (def ledger/core::total …) at line 12 [form/delete-modify]: theirs deleted it, ours changed it`.
+ */
+function describeConflict(c) {
+    const what = c.kind === 'comment' ? 'a comment block' : c.name !== undefined ? `(def ${c.name} …)` : 'a top-level form';
+    return `conflict in ${what} at line ${c.line} [${c.code}]: ${c.detail}`;
+}
+/**
+ * Decides the merge of three in-memory versions, without touching the filesystem except through
+ * `lineMerge` (the `git merge-file` fallback, given by the caller because it needs files).
+ * Order: trivial (two equal versions) → binary (keep ours) → disabled / not UTF-8 / existing
+ * markers / larger than {@link MAX_STRUCTURAL_BYTES} → structural under the budget → line merge.
+ * @param lineMerge runs `git merge-file` (or any line merge) and reports its outcome.
+ */
+function mergeFileBytes(base, ours, theirs, options, lineMerge) {
+    const where = options.path ?? (options.mode === 'manifest' ? 'package.toml' : 'module');
+    // v0.1 rules 1–3 on the whole file: always right, whatever the content.
+    if (sameBytes(ours, theirs) || sameBytes(base, theirs)) {
+        return { exitCode: 0, method: 'trivial', result: undefined, reason: undefined, conflicts: [], messages: [] };
+    }
+    if (sameBytes(base, ours)) {
+        return { exitCode: 0, method: 'trivial', result: theirs, reason: undefined, conflicts: [], messages: [] };
+    }
+    if (isBinary(base) || isBinary(ours) || isBinary(theirs)) {
+        return {
+            exitCode: 1,
+            method: 'kept-ours',
+            result: undefined,
+            reason: 'binary',
+            conflicts: [],
+            messages: [`gcpatch: ${where}: a side contains NUL bytes (binary); kept ours unmerged, resolve by hand`],
+        };
+    }
+    let reason;
+    let forceConflict = false;
+    if (options.structural === false)
+        reason = 'disabled by GCPATCH_DRIVER=0';
+    else if (!(0,external_node_buffer_.isUtf8)(base) || !(0,external_node_buffer_.isUtf8)(ours) || !(0,external_node_buffer_.isUtf8)(theirs)) {
+        reason = 'a side is not valid UTF-8';
+    }
+    else if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs)) {
+        reason = 'a side already contains conflict markers';
+    }
+    else if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES) {
+        reason = `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
+    }
+    if (reason === undefined) {
+        try {
+            const deadline = deadlineIn(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+            const r = mergeStructuralBytes(base, ours, theirs, options.mode, options.markers, deadline);
+            const messages = [...r.messages.map((m) => `gcpatch: ${where}: ${m}`), ...r.conflicts.map((c) => `gcpatch: ${where}: ${describeConflict(c)}`)];
+            return {
+                exitCode: r.conflicts.length > 0 ? 1 : 0,
+                method: 'structural',
+                result: r.result,
+                reason: undefined,
+                conflicts: r.conflicts,
+                messages,
+            };
+        }
+        catch (error) {
+            if (error instanceof TimeoutError)
+                reason = `the structural merge exceeded its ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms budget`;
+            else if (errors_isGcError(error)) {
+                reason = `${error.code}: ${error.message}`;
+                // The structural merge saw a conflict it cannot mark (or failed its own check): a clean
+                // line merge would hide it, so the file is reported conflicted whatever git merge-file says.
+                forceConflict = error.code === TEXT_UNSAFE;
+            }
+            else {
+                reason = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+                forceConflict = true;
+            }
+        }
+    }
+    return lineFallback(where, reason, lineMerge, forceConflict);
+}
+/**
+ * Runs the line merge and turns its outcome into a driver outcome: exit 0 only when it is clean and
+ * `forceConflict` is false; when it fails, %A keeps ours and the outcome says so (exit 1).
+ */
+function lineFallback(where, reason, lineMerge, forceConflict = false) {
+    const messages = [`gcpatch: ${where}: structural merge not used (${reason}); falling back to git merge-file`];
+    let r;
+    try {
+        r = lineMerge();
+    }
+    catch (error) {
+        r = { ok: false, text: new Uint8Array(0), conflicts: 0, message: error instanceof Error ? error.message : String(error) };
+    }
+    if (!r.ok) {
+        messages.push(`gcpatch: ${where}: git merge-file failed (${r.message}); kept ours unmerged, theirs is NOT included: resolve by hand`);
+        return { exitCode: 1, method: 'kept-ours', result: undefined, reason, conflicts: [], messages };
+    }
+    if (forceConflict && r.conflicts === 0) {
+        messages.push(`gcpatch: ${where}: the line merge is clean but may hide that conflict (e.g. a duplicated definition); marked as conflicted: review, then git add`);
+    }
+    return { exitCode: r.conflicts > 0 || forceConflict ? 1 : 0, method: 'line', result: r.text, reason, conflicts: [], messages };
+}
+/** A `MarkerOptions` whose `style` is read from git config only when a marker is written. */
+function lazyMarkers(markerSize, labels, cwd) {
+    let style;
+    return {
+        markerSize,
+        oursLabel: labels.ours,
+        baseLabel: labels.base,
+        theirsLabel: labels.theirs,
+        get style() {
+            style ??= readConflictStyle(cwd);
+            return style;
+        },
+    };
+}
+/**
+ * A plain `Uint8Array` view of a Buffer's bytes (no copy). The merge slices its inputs thousands of
+ * times; a Buffer's `subarray` allocates a Buffer object each time, which is several times dearer.
+ */
+function plainBytes(buffer) {
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+}
+/**
+ * Runs the driver for one invocation: reads %O %A %B, decides, writes %A, prints messages to
+ * `stderr`, and returns the exit code (0 or 1). Never throws.
+ * @param env environment (`GCPATCH_DRIVER=0`, `GCPATCH_DRIVER_TIMEOUT_MS`).
+ */
+function runDriver(inv, env = process.env, stderr = (t) => process.stderr.write(t)) {
+    const where = inv.path ?? inv.ours;
+    const markers = lazyMarkers(inv.markerSize, inv.labels);
+    const lineMerge = () => gitMergeFile({ ours: inv.ours, base: inv.base, theirs: inv.theirs }, markers);
+    try {
+        let ours;
+        try {
+            ours = plainBytes(readFileSync(inv.ours));
+        }
+        catch (error) {
+            stderr(`gcpatch: ${where}: cannot read ours (${inv.ours}): ${error.message}\n`);
+            return 1;
+        }
+        let base;
+        let theirs;
+        try {
+            base = plainBytes(readFileSync(inv.base));
+            theirs = plainBytes(readFileSync(inv.theirs));
+        }
+        catch (error) {
+            return finish(inv, lineFallback(where, `cannot read an input: ${error.message}`, lineMerge), stderr);
+        }
+        const timeout = Number.parseInt(env.GCPATCH_DRIVER_TIMEOUT_MS ?? '', 10);
+        const outcome = mergeFileBytes(base, ours, theirs, {
+            mode: inv.mode,
+            markers,
+            timeoutMs: Number.isFinite(timeout) && timeout >= 0 ? timeout : DEFAULT_TIMEOUT_MS,
+            structural: env.GCPATCH_DRIVER !== '0',
+            path: where,
+        }, lineMerge);
+        return finish(inv, outcome, stderr);
+    }
+    catch (error) {
+        // Last resort: whatever went wrong, leave a line merge with markers and report a conflict.
+        stderr(`gcpatch: ${where}: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+        return emergencyFallback(inv, stderr);
+    }
+}
+function finish(inv, outcome, stderr) {
+    for (const m of outcome.messages)
+        stderr(`${m}\n`);
+    if (outcome.result !== undefined) {
+        try {
+            writeFileSync(inv.ours, outcome.result);
+        }
+        catch (error) {
+            stderr(`gcpatch: ${inv.path ?? inv.ours}: cannot write the result: ${error.message}\n`);
+            return 1;
+        }
+    }
+    return outcome.exitCode;
+}
+/**
+ * The crash path (also used by the entry's `uncaughtException` handler): `git merge-file` into %A,
+ * exit 1 whatever it reports; if even that fails, %A keeps ours and stderr says so.
+ */
+function emergencyFallback(inv, stderr = (t) => process.stderr.write(t)) {
+    try {
+        const r = gitMergeFile({ ours: inv.ours, base: inv.base, theirs: inv.theirs }, {
+            markerSize: inv.markerSize,
+            style: 'merge',
+            oursLabel: inv.labels.ours,
+            baseLabel: inv.labels.base,
+            theirsLabel: inv.labels.theirs,
+        });
+        if (r.ok) {
+            writeFileSync(inv.ours, r.text);
+            stderr(`gcpatch: ${inv.path ?? inv.ours}: wrote git merge-file's line merge; marked as conflicted for review\n`);
+            return 1;
+        }
+        stderr(`gcpatch: ${inv.path ?? inv.ours}: git merge-file failed (${r.message}); kept ours unmerged, resolve by hand\n`);
+    }
+    catch (error) {
+        stderr(`gcpatch: ${inv.path ?? inv.ours}: fallback failed (${error instanceof Error ? error.message : String(error)}); kept ours unmerged\n`);
+    }
+    return 1;
+}
+/**
+ * Merges a built-in example (adjacent definitions edited on each side) structurally and checks the
+ * result; used by `--self-check` and `gcpatch driver doctor`.
+ * @returns undefined when healthy, otherwise what went wrong.
+ */
+function selfCheck() {
+    const enc = new TextEncoder();
+    const base = enc.encode('(def a 1)\n\n(def b 2)\n');
+    const ours = enc.encode('(def a 10)\n\n(def b 2)\n');
+    const theirs = enc.encode('(def a 1)\n\n(def b 20)\n');
+    const expected = '(def a 10)\n\n(def b 20)\n';
+    try {
+        const r = mergeStructuralBytes(base, ours, theirs, 'gc', { markerSize: 7, style: 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' }, Infinity);
+        const got = new TextDecoder().decode(r.result);
+        return r.conflicts.length === 0 && got === expected ? undefined : `unexpected self-check merge: ${JSON.stringify(got)}`;
+    }
+    catch (error) {
+        return error instanceof Error ? error.message : String(error);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/audit/explain.ts
+/**
+ * History-aware verification of one package (issue #11 items 1–3 and 5): walk the pull request's
+ * commits parents first and explain each commit's changes to the package by
+ * - its own evidence, checked against the state it was made on (the commit's parent): a refactor
+ *   plan re-planned there gives the identical report, an apply report replayed there reproduces
+ *   its semantic edits and package record (`recorded-state`); or, for evidence made on another
+ *   state (a rebase, cherry-pick or squash), re-planned / re-applied on the commit's actual parent,
+ *   giving the same operations and reproducing the commit (`actual-parent`);
+ * - for a merge commit, the structural merge of its parents' modules (the driver's merge, compared
+ *   by canonical forms); a conflicted module must equal one parent's version;
+ * - nothing: an unexplained change (a warning), an error when it lands in a module that evidence
+ *   earlier in the pull request changed (a hidden hand edit), unless it restores the base's content.
+ * Several apply reports of one commit are replayed in the order their package records bind (each
+ * report's package record is reproduced by applying it to the state the previous one produced),
+ * never by store address. Removing a declared obligation or test suite without evidence is an error.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function explain_formsEqual(a, b) {
+    if (a === undefined || b === undefined)
+        return a === b;
+    return a === b || termsEqual(term_vec(a), term_vec(b));
+}
+function explain_short(oid) {
+    return oid.slice(0, 12);
+}
+function errorText(error) {
+    return errors_isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+}
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+const MARKERS = { markerSize: 7, style: 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
+const NO_LINE_MERGE = () => ({ ok: false, text: new Uint8Array(), conflicts: 1, message: 'verify-pr does not fall back to a line merge' });
+/**
+ * The structural merge of two parents' packages (the merge driver's merge, `mergeFileBytes`, on
+ * `package.toml` and each module), with `mergeBase` the parents' merge base (undefined when they
+ * have none or it lacks the package: every difference is then a conflict).
+ */
+function mergedStart(parents, mergeBase) {
+    const [p1, p2] = parents;
+    const alternatives = new Map();
+    let manifest = p1.table;
+    let manifestAlternatives;
+    if (parents.length > 2 || mergeBase === undefined) {
+        if (manifestDifferences(p1.table, p2.table).length > 0 || parents.length > 2)
+            manifestAlternatives = parents.map((p) => p.table);
+    }
+    else {
+        try {
+            const outcome = mergeFileBytes(ENCODER.encode(mergeBase.manifestText), ENCODER.encode(p1.manifestText), ENCODER.encode(p2.manifestText), { mode: 'manifest', markers: MARKERS, path: p1.manifestPath }, NO_LINE_MERGE);
+            if (outcome.exitCode === 0)
+                manifest = outcome.result === undefined ? p1.table : manifest_write_parseManifestTable(DECODER.decode(outcome.result), p1.manifestPath);
+            else
+                manifestAlternatives = [p1.table, p2.table];
+        }
+        catch {
+            manifestAlternatives = [p1.table, p2.table];
+        }
+    }
+    const modules = new Map();
+    const paths = new Set(parents.flatMap((p) => [...p.byPath.keys()]));
+    for (const path of paths) {
+        const versions = parents.map((p) => p.byPath.get(path));
+        const forms = versions.map((v) => v?.forms);
+        let merged;
+        let conflicted = false;
+        if (forms.every((f) => explain_formsEqual(f, forms[0])))
+            merged = forms[0];
+        else if (parents.length > 2 || mergeBase === undefined)
+            conflicted = true;
+        else {
+            const b = mergeBase.byPath.get(path);
+            if (explain_formsEqual(b?.forms, forms[0]))
+                merged = forms[1];
+            else if (explain_formsEqual(b?.forms, forms[1]))
+                merged = forms[0];
+            else if (b === undefined || versions[0] === undefined || versions[1] === undefined)
+                conflicted = true;
+            else {
+                try {
+                    const outcome = mergeFileBytes(b.bytes, versions[0].bytes, versions[1].bytes, { mode: 'gc', markers: MARKERS, path }, NO_LINE_MERGE);
+                    if (outcome.exitCode === 0 && outcome.method !== 'line')
+                        merged = outcome.result === undefined ? forms[0] : canon_canonicalizeSource(outcome.result);
+                    else
+                        conflicted = true;
+                }
+                catch {
+                    conflicted = true;
+                }
+            }
+        }
+        if (conflicted) {
+            alternatives.set(path, forms);
+            merged = forms.find((f) => f !== undefined);
+        }
+        if (merged !== undefined)
+            modules.set(path, merged);
+    }
+    return { state: { manifest, modules }, merge: true, alternatives, manifestAlternatives };
+}
+function explain_applyOne(state, evidence) {
+    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
+    const packed = packState(applied);
+    return { after: packed.state, manifest: packed.manifest, edits: semanticEdits, artifact: packed.packageArtifact };
+}
+function tryApply(state, evidence) {
+    try {
+        return explain_applyOne(state, evidence);
+    }
+    catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+    }
+}
+/** How many patch applications the order search may spend on one commit. */
+const ORDER_SEARCH_BUDGET = 64;
+/**
+ * Replays `evidence` on `start` in the order the reports bind: at each step the report whose
+ * replay reproduces its own package record is taken. Reports that bind to no state (evidence made
+ * on another state) are then ordered by a bounded depth-first search for an order in which every
+ * patch applies and the result satisfies `reproduces` (the commit's content); failing that, in
+ * store-address order as far as they apply.
+ */
+function bindChain(start, evidence, reproduces) {
+    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const steps = [];
+    let state = start;
+    for (;;) {
+        let taken = -1;
+        for (let i = 0; i < pending.length && taken < 0; i++) {
+            const r = tryApply(state, pending[i]);
+            if (!(r instanceof Error) && r.artifact === pending[i].packageArtifact) {
+                steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'recorded-state' });
+                state = r.after;
+                taken = i;
+            }
+        }
+        if (taken < 0)
+            break;
+        pending.splice(taken, 1);
+    }
+    if (pending.length === 0)
+        return { steps, failures: [], final: state };
+    // Evidence made on another state: search an order that applies and reproduces the commit.
+    let budget = ORDER_SEARCH_BUDGET;
+    let firstComplete;
+    const search = (at, left, path) => {
+        if (left.length === 0) {
+            firstComplete ??= path;
+            return reproduces(at) ? path : undefined;
+        }
+        for (let i = 0; i < left.length; i++) {
+            if (budget-- <= 0)
+                return undefined;
+            const r = tryApply(at, left[i]);
+            if (r instanceof Error)
+                continue;
+            const step = { evidence: left[i], before: at, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' };
+            const found = search(r.after, [...left.slice(0, i), ...left.slice(i + 1)], [...path, step]);
+            if (found !== undefined)
+                return found;
+        }
+        return undefined;
+    };
+    const found = search(state, pending, []) ?? firstComplete;
+    if (found !== undefined) {
+        for (const item of found)
+            steps.push(item);
+        return { steps, failures: [], final: found.length > 0 ? found[found.length - 1].after : state };
+    }
+    // Greedy, for the messages: take what applies, report the rest with the error on the final state.
+    for (;;) {
+        let taken = -1;
+        for (let i = 0; i < pending.length && taken < 0; i++) {
+            const r = tryApply(state, pending[i]);
+            if (r instanceof Error)
+                continue;
+            steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' });
+            state = r.after;
+            taken = i;
+        }
+        if (taken < 0)
+            break;
+        pending.splice(taken, 1);
+    }
+    const failures = pending.map((e) => {
+        const r = tryApply(state, e);
+        return { evidence: e, error: r instanceof Error ? r : new Error('applies only out of order') };
+    });
+    return { steps, failures, final: state };
+}
+function table(t, key) {
+    const v = t[key];
+    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+}
+/**
+ * Explains every commit of the range for one package (see the module comment), recording rows and
+ * findings in `out`. Commits whose package tree equals their (single) parent's are skipped.
+ */
+async function explainHistory(input, out) {
+    const start = performance.now();
+    const { repo, dir } = input;
+    const snapshots = new Map();
+    const snapshot = (commit) => {
+        let p = snapshots.get(commit);
+        if (p === undefined) {
+            p = readPackageAtCommit(repo, commit, dir, input.modules).catch((error) => {
+                if (errors_isGcError(error) && error.code === 'git/missing-commit')
+                    throw error;
+                return error instanceof Error ? error : new Error(String(error));
+            });
+            snapshots.set(commit, p);
+        }
+        return p;
+    };
+    snapshots.set(input.base.commit, Promise.resolve(input.base));
+    const listings = new Map();
+    const listing = (commit) => {
+        let p = listings.get(commit);
+        if (p === undefined)
+            listings.set(commit, (p = listStoreAtCommit(repo, commit, dir)));
+        return p;
+    };
+    const packageTree = async (commit) => (await entryAtCommit(repo, commit, dir))?.oid;
+    const result = {
+        commits: [],
+        applied: [],
+        explainedByEvidence: new Set(),
+        unexplained: new Set(),
+        mismatches: new Set(),
+        replayFailed: false,
+        replanned: new Set(),
+        millis: 0,
+    };
+    const inRange = new Set(input.commits.map((c) => c.oid));
+    /** Modules changed by evidence in the range, as of each commit (ancestors included). */
+    const touched = new Map();
+    const refactorByPatch = new Map();
+    for (const r of input.refactors.values())
+        if (r.verified.safe)
+            refactorByPatch.set(r.verified.patchH, r);
+    for (const commit of input.commits) {
+        const at = `commit ${explain_short(commit.oid)} (${commit.subject})`;
+        const touchedBefore = new Set();
+        for (const p of commit.parents)
+            if (inRange.has(p))
+                for (const m of touched.get(p) ?? [])
+                    touchedBefore.add(m);
+        touched.set(commit.oid, touchedBefore);
+        const explanation = { commit: commit.oid, subject: commit.subject, parents: commit.parents, route: 'unchanged', evidence: [], unexplained: [], mismatched: [] };
+        result.commits.push(explanation);
+        const tree = await packageTree(commit.oid);
+        const parentTrees = await Promise.all(commit.parents.map(packageTree));
+        if (commit.parents.length === 1 && parentTrees[0] === tree)
+            continue;
+        if (commit.parents.length > 1 && parentTrees.every((t) => t === tree))
+            continue;
+        const now = await snapshot(commit.oid);
+        if (now === undefined) {
+            out.skip('commit', commit.oid, 'explained', `${at}: the package is deleted`);
+            continue;
+        }
+        if (now instanceof Error) {
+            explanation.route = 'unexplained';
+            out.fail('commit', commit.oid, 'read', {
+                code: AuditCode.packageUnreadable,
+                severity: 'warning',
+                message: `${at}: the package cannot be read: ${errorText(now)}; its changes are explained by the next readable commit`,
+                file: (errors_isGcError(now) && now.location.file) || repoPath(dir, 'package.toml'),
+                title: 'package unreadable',
+            });
+            continue;
+        }
+        const parents = await Promise.all(commit.parents.map(snapshot));
+        if (parents.some((p) => p === undefined || p instanceof Error)) {
+            explanation.route = 'unexplained';
+            out.fail('commit', commit.oid, 'explained', {
+                code: AuditCode.unexplainedChange,
+                severity: 'warning',
+                message: `${at}: a parent of the commit has no readable package; its changes are not explained`,
+                file: now.manifestPath,
+                title: 'unexplained change',
+            });
+            continue;
+        }
+        const parentSnaps = parents;
+        // Evidence this commit adds: store entries in no parent's store.
+        const mine = await listing(commit.oid);
+        const theirs = await Promise.all(commit.parents.map(listing));
+        const fresh = [...mine.keys()].filter((a) => !theirs.some((l) => l.has(a))).sort();
+        const applies = fresh.map((a) => input.applies.get(a)).filter((e) => e !== undefined && e.ok);
+        const plans = fresh.map((a) => input.refactors.get(a)).filter((e) => e !== undefined);
+        let startState;
+        if (parentSnaps.length === 1) {
+            startState = { state: snapshotState(parentSnaps[0]), merge: false, alternatives: new Map(), manifestAlternatives: undefined };
+        }
+        else {
+            const bases = await findMergeBases(repo, commit.parents[0], commit.parents[1]);
+            const mb = bases.length === 0 ? undefined : await snapshot([...bases].sort()[0]);
+            startState = mergedStart(parentSnaps, mb === undefined || mb instanceof Error ? undefined : mb);
+        }
+        const label = (i) => `the ${startState.merge ? 'merge of the parents' : 'parent'} of ${at}${i === 0 ? '' : ` plus ${i} earlier patch${i === 1 ? '' : 'es'}`}`;
+        const reproduces = (state) => {
+            const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
+            for (const p of paths)
+                if (!explain_formsEqual(state.modules.get(p), now.byPath.get(p)?.forms))
+                    return false;
+            return manifestDifferences(state.manifest, now.table).length === 0;
+        };
+        const chain = bindChain(startState.state, applies, reproduces);
+        let anyOnNewParent = false;
+        chain.steps.forEach((step, i) => {
+            const ev = step.evidence;
+            result.applied.push(ev.address);
+            const linked = refactorByPatch.get(ev.patch.patchH);
+            if (linked !== undefined) {
+                checkPlanOn(linked, step.before, label(i), out);
+                result.replanned.add(linked.address);
+                explanation.evidence.push({ address: linked.address, kind: 'refactor-plan', route: step.route });
+            }
+            explanation.evidence.push({ address: ev.address, kind: 'apply-report', route: step.route });
+            if (step.route === 'recorded-state') {
+                if (termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
+                    out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced on ${label(i)}`);
+                }
+                else {
+                    out.fail('apply-report', ev.address, 'replay edits', {
+                        code: AuditCode.replayEvidenceMismatch,
+                        message: `apply report ${explain_short(ev.address)}: replaying its patch on ${label(i)} gives other :semantic-edits than the report records`,
+                        file: ev.file,
+                        title: 'semantic edits differ',
+                    });
+                }
+                out.pass('apply-report', ev.address, 'replay package', `package record ${explain_short(ev.packageArtifact)} reproduced on ${label(i)}`);
+            }
+            else {
+                anyOnNewParent = true;
+                out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
+            }
+            completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+        });
+        for (const f of chain.failures) {
+            result.replayFailed = true;
+            explanation.evidence.push({ address: f.evidence.address, kind: 'apply-report', route: 'failed' });
+            out.fail('apply-report', f.evidence.address, 'replay', {
+                code: AuditCode.replayFailed,
+                message: `apply report ${explain_short(f.evidence.address)}: its patch does not apply to ${label(0)}${chain.steps.length > 0 ? ' (nor after the other evidence of the commit)' : ''}: ${errorText(f.error)}`,
+                file: f.evidence.file,
+                title: 'replay failed',
+            });
+        }
+        for (const plan of plans) {
+            if (result.replanned.has(plan.address))
+                continue;
+            result.replanned.add(plan.address);
+            checkPlanOn(plan, startState.state, label(0), out);
+            explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
+            if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
+                out.fail('refactor-plan', plan.address, 'applied', {
+                    code: AuditCode.refactorPlanNotApplied,
+                    severity: 'notice',
+                    message: `refactor plan ${explain_short(plan.address)} has no accepted apply report in ${at}; it explains no module change`,
+                    file: plan.file,
+                    title: 'plan not applied',
+                });
+            }
+        }
+        // Compare the commit with what its start state and evidence give.
+        const final = chain.final;
+        const withEvidence = chain.steps.length > 0;
+        const finalPaths = new Set(manifestModulePaths(final.manifest));
+        const startPaths = new Set(manifestModulePaths(startState.state.manifest));
+        const paths = [...new Set([...finalPaths, ...startPaths, ...now.byPath.keys(), ...parentSnaps.flatMap((p) => [...p.byPath.keys()])])].sort();
+        const explainedHere = new Set();
+        let hidden = 0;
+        for (const path of paths) {
+            const h = now.byPath.get(path);
+            const r = finalPaths.has(path) ? final.modules.get(path) : undefined;
+            const b = startPaths.has(path) ? startState.state.modules.get(path) : undefined;
+            const file = h?.file ?? repoPath(dir, path);
+            if (explain_formsEqual(r, h?.forms)) {
+                if (!explain_formsEqual(b, h?.forms)) {
+                    explainedHere.add(path);
+                    result.explainedByEvidence.add(path);
+                }
+                continue;
+            }
+            const alts = startState.alternatives.get(path);
+            if (alts !== undefined && explain_formsEqual(r, b) && alts.some((a) => explain_formsEqual(a, h?.forms))) {
+                out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
+                continue;
+            }
+            const line = (m, expected) => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
+            if (!explain_formsEqual(r, b)) {
+                // evidence changed this module, the commit has something else
+                result.mismatches.add(path);
+                explanation.mismatched.push(path);
+                const l = line(h, r);
+                out.fail('module', path, 'replay', {
+                    code: AuditCode.replayModuleMismatch,
+                    message: `${file}: ${at} differs from replaying its evidence (${explain_describe(h?.forms, r)}); a change not produced by the recorded patch, e.g. a hand edit made with the refactor`,
+                    file,
+                    ...(l !== undefined ? { line: l } : {}),
+                    title: 'replay differs',
+                });
+                continue;
+            }
+            const l = line(h, b);
+            const restoresBase = explain_formsEqual(h?.forms, input.base.byPath.get(path)?.forms);
+            if (touchedBefore.has(path) && !restoresBase) {
+                hidden++;
+                result.mismatches.add(path);
+                explanation.mismatched.push(path);
+                out.fail('module', path, 'replay', {
+                    code: AuditCode.replayModuleMismatch,
+                    message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${startState.merge ? 'or merge of its parents ' : ''}explains the change (${explain_describe(h?.forms, b)}): a hand edit hidden after the refactor; redo it as a patch or refactor`,
+                    file,
+                    ...(l !== undefined ? { line: l } : {}),
+                    title: 'replay differs',
+                });
+                continue;
+            }
+            result.unexplained.add(path);
+            explanation.unexplained.push(path);
+            out.fail('module', path, 'explained', {
+                code: AuditCode.unexplainedChange,
+                severity: 'warning',
+                message: `${file}: ${at} changes it (${explain_describe(h?.forms, b)}) and no evidence in this pull request ${startState.merge ? 'or merge of the parents ' : ''}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}`,
+                file,
+                ...(l !== undefined ? { line: l } : {}),
+                title: 'unexplained change',
+            });
+        }
+        for (const p of explainedHere)
+            if (withEvidence)
+                touchedBefore.add(p);
+        // The manifest: keys the evidence set must be as replayed; a hand change of the module list is unexplained.
+        const evidenceKeys = new Set(manifestDifferences(startState.state.manifest, final.manifest));
+        const alternatives = startState.manifestAlternatives;
+        const headKeys = manifestDifferences(final.manifest, now.table).filter((k) => evidenceKeys.has(k) || alternatives === undefined || !resolvedKey(k, alternatives, now.table));
+        // keys evidence earlier in the pull request set, changed again by hand (unless restored to the base)
+        const baseTable = input.base.table;
+        const contradicted = headKeys.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
+        if (withEvidence)
+            for (const k of evidenceKeys)
+                touchedBefore.add(`package.toml:${k}`);
+        if (contradicted.length > 0) {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
+            out.fail('manifest', 'package.toml', 'replay', {
+                code: AuditCode.replayManifestMismatch,
+                message: `${now.manifestPath}: in ${at}, ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the evidence of this pull request produces`,
+                file: now.manifestPath,
+                title: 'manifest differs',
+            });
+        }
+        else if (headKeys.includes('modules')) {
+            result.unexplained.add('package.toml');
+            explanation.unexplained.push('package.toml');
+            out.fail('manifest', 'package.toml', 'explained', {
+                code: AuditCode.unexplainedChange,
+                severity: 'warning',
+                message: `${now.manifestPath}: ${at} changes the [[modules]] list (paths or order) and no evidence explains the change`,
+                file: now.manifestPath,
+                title: 'unexplained change',
+            });
+        }
+        // Obligations and test suites: removing one needs evidence (update-manifest :obligations-remove / :tests-remove).
+        for (const key of ['obligations', 'tests']) {
+            const declared = parentSnaps.map((p) => new Set(table(p.table, key)));
+            const kept = new Set(table(now.table, key));
+            const stillReplayed = new Set(table(final.manifest, key));
+            const dropped = [...declared[0]].filter((n) => declared.every((d) => d.has(n)) && !kept.has(n) && stillReplayed.has(n));
+            for (const name of dropped) {
+                explanation.mismatched.push('package.toml');
+                out.fail('manifest', 'package.toml', key, {
+                    code: AuditCode.obligationsWeakened,
+                    message: `${now.manifestPath}: ${at} removes ${key === 'obligations' ? 'the declared obligation' : 'the test suite'} ${name} by hand; only evidence may remove it (gcpatch apply of an update-manifest op with :${key}-remove), or restore it`,
+                    file: now.manifestPath,
+                    ...(lineOf(now.manifestText, name) !== undefined ? { line: lineOf(now.manifestText, name) } : {}),
+                    title: `${key === 'obligations' ? 'obligation' : 'test suite'} removed`,
+                });
+            }
+        }
+        explanation.route =
+            explanation.mismatched.length > 0 || explanation.unexplained.length > 0 || hidden > 0
+                ? 'unexplained'
+                : startState.merge
+                    ? withEvidence
+                        ? 'merge+evidence'
+                        : 'merge'
+                    : withEvidence
+                        ? anyOnNewParent
+                            ? 'evidence-on-new-parent'
+                            : 'evidence'
+                        : explanation.evidence.length > 0
+                            ? 'evidence'
+                            : 'unexplained';
+        if (!startState.merge && !withEvidence && explanation.unexplained.length === 0 && explanation.mismatched.length === 0) {
+            // manifest-only hand changes (a version bump) and formatting: nothing the evidence needs to explain
+            explanation.route = 'unchanged';
+        }
+    }
+    result.millis = Math.round(performance.now() - start);
+    return result;
+}
+/** True when the head's value of manifest key `k` equals one parent's (a conflict resolved to one side). */
+function resolvedKey(k, alternatives, head) {
+    return alternatives.some((t) => !manifestDifferences(t, head).includes(k));
+}
+function lineOf(text, needle) {
+    const i = text.split('\n').findIndex((l) => l.includes(JSON.stringify(needle)));
+    return i < 0 ? undefined : i + 1;
+}
+function explain_describe(head, expected) {
+    if (head === undefined)
+        return 'the module is absent';
+    if (expected === undefined)
+        return 'the module should not exist';
+    if (head.length !== expected.length)
+        return `${head.length} top-level forms, ${expected.length} expected`;
+    const i = head.findIndex((f, k) => !termsEqual(f, expected[k]));
+    return `top-level form ${i} differs`;
+}
+/**
+ * Checks a refactor plan against `state`: when the request rebuilt from `state` is the stored one
+ * (the plan was made there), re-planning must give the identical report; otherwise (made on another
+ * state: rebase, cherry-pick, squash) re-planning the same kind/from/to/target there must be safe and
+ * give the same operations.
+ */
+function checkPlanOn(plan, state, stateLabel, out) {
+    const request = requestForState(plan, state);
+    if (request.requestH === plan.request.requestH)
+        return checkReplan(plan, state, stateLabel, out);
+    const replanned = planRefactor(request);
+    const ours = plan.verified.opIdentities.map((o) => o.opH);
+    const sameOps = replanned.safe === plan.verified.safe &&
+        replanned.safe &&
+        termsEqual(term_vec(patchOps(replanned.report)), term_vec(patchOps(plan.report)));
+    if (sameOps) {
+        out.pass('refactor-plan', plan.address, 're-plan', `made on another state; re-planned on ${stateLabel}: the same ${ours.length} operations`);
+        return true;
+    }
+    out.fail('refactor-plan', plan.address, 're-plan', {
+        code: AuditCode.refactorReplanDiffers,
+        message: `refactor plan ${explain_short(plan.address)} was made on another package state, and re-planning ${describeRefactor(plan.request)} on ${stateLabel} ${replanned.safe ? 'gives other operations' : 'is not safe there'}: re-run the refactor on the updated branch`,
+        file: plan.file,
+        title: 're-plan differs',
+    });
+    return false;
+}
+function patchOps(report) {
+    if (report.kind !== 'map')
+        return [];
+    const patch = mapGetKw(report, 'patch');
+    if (patch?.kind !== 'map')
+        return [];
+    const ops = mapGetKw(patch, 'ops');
+    return ops?.kind === 'vec' ? [...ops.items] : [];
+}
+
+;// CONCATENATED MODULE: ./src/audit/history.ts
+/**
+ * The commits of a pull request, in the order their evidence must be checked (issue #11 item 1):
+ * every commit reachable from the head and not from the base, parents before children. Read
+ * from git objects with isomorphic-git; no recursion (a long history cannot overflow the stack).
+ */
+
+
+
+
+/** The largest range walked (a pull request of more commits is refused with a clear error). */
+const MAX_RANGE_COMMITS = 5000;
+async function readCommitInfo(repo, oid) {
+    try {
+        const { commit } = await isomorphic_git/* default.readCommit */.Ay.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache });
+        return { oid, parents: [...commit.parent], subject: commit.message.split('\n')[0] ?? '', time: commit.committer.timestamp };
+    }
+    catch (error) {
+        if (error?.code === 'NotFoundError')
+            throw missingCommitError(repo, oid, 'commit', error);
+        throw error;
+    }
+}
+const HEAD = 1;
+const BASE = 2;
+/**
+ * The commits reachable from `head` and not from `base`, parents first (a topological order; ties
+ * by committer time, then oid). `base` must be an ancestor of `head` (the merge base). Uses git's
+ * "paint down to the common ancestors" walk by committer time, re-propagating when a commit learns
+ * late that the base reaches it, so equal timestamps stay correct.
+ * @returns `[]` when `head` is `base` or an ancestor of it.
+ * @throws GcError `git/missing-commit` (exit 70) when a commit of the range or a parent is absent;
+ *   `audit/range-too-large` (exit 10) beyond {@link MAX_RANGE_COMMITS} commits.
+ */
+async function rangeCommits(repo, base, head) {
+    const info = new Map();
+    const flags = new Map();
+    const load = async (oid) => {
+        let c = info.get(oid);
+        if (c === undefined) {
+            c = await readCommitInfo(repo, oid);
+            info.set(oid, c);
+        }
+        return c;
+    };
+    // queue of commits whose flags must be pushed to their parents, newest first
+    const queue = [];
+    const mark = async (oid, flag) => {
+        const before = flags.get(oid) ?? 0;
+        if ((before | flag) === before)
+            return;
+        flags.set(oid, before | flag);
+        await load(oid);
+        queue.push(oid);
+    };
+    await mark(base, BASE);
+    await mark(head, HEAD);
+    let headOnly = 0;
+    for (;;) {
+        // stop when every queued commit is reachable from the base: nothing new can be head-only.
+        if (!queue.some((o) => (flags.get(o) & BASE) === 0))
+            break;
+        queue.sort((a, b) => info.get(a).time - info.get(b).time || (a < b ? -1 : a > b ? 1 : 0));
+        const oid = queue.pop();
+        const f = flags.get(oid);
+        if ((f & BASE) === 0 && ++headOnly > MAX_RANGE_COMMITS * 4) {
+            throw new errors_GcError('audit/range-too-large', `more than ${MAX_RANGE_COMMITS} commits between the base and the head; verify a shorter range`);
+        }
+        for (const p of info.get(oid).parents)
+            await mark(p, f);
+    }
+    const inRange = [...flags].filter(([, f]) => f === HEAD).map(([o]) => o);
+    if (inRange.length > MAX_RANGE_COMMITS) {
+        throw new errors_GcError('audit/range-too-large', `${inRange.length} commits between the base and the head (at most ${MAX_RANGE_COMMITS}); verify a shorter range`);
+    }
+    // Kahn's algorithm over the range: a commit comes after every parent inside the range.
+    const members = new Set(inRange);
+    const pendingParents = new Map();
+    const children = new Map();
+    for (const o of inRange) {
+        const ps = info.get(o).parents.filter((p) => members.has(p));
+        pendingParents.set(o, ps.length);
+        for (const p of ps) {
+            let list = children.get(p);
+            if (list === undefined)
+                children.set(p, (list = []));
+            list.push(o);
+        }
+    }
+    const order = (a, b) => info.get(a).time - info.get(b).time || (a < b ? -1 : a > b ? 1 : 0);
+    const ready = inRange.filter((o) => pendingParents.get(o) === 0).sort(order);
+    const out = [];
+    while (ready.length > 0) {
+        const o = ready.shift();
+        out.push(info.get(o));
+        for (const c of children.get(o) ?? []) {
+            const n = pendingParents.get(c) - 1;
+            pendingParents.set(c, n);
+            if (n === 0) {
+                ready.push(c);
+                ready.sort(order);
+            }
+        }
+    }
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/audit/verify-pr.ts
@@ -68914,6 +72978,8 @@ class CommitStore {
  * optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin wrappers of
  * {@link auditPullRequest}.
  */
+
+
 
 
 
@@ -68993,7 +73059,7 @@ function manifestLine(snapshot, modulePath, key) {
             return i + 1;
     return at + 1;
 }
-function errorText(error) {
+function verify_pr_errorText(error) {
     return errors_isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
 }
 function checkPins(head, out) {
@@ -69166,7 +73232,7 @@ function checkReplay(base, head, accepted, refactorByPatch, replanned, out) {
     for (const f of chain.failures) {
         out.fail('apply-report', f.evidence.address, 'replay', {
             code: AuditCode.replayFailed,
-            message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${errorText(f.error)}`,
+            message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${verify_pr_errorText(f.error)}`,
             file: f.evidence.file,
             title: 'replay failed',
         });
@@ -69208,6 +73274,7 @@ async function auditPackage(ctx, touched) {
         replay: emptyReplay('none'),
         changedModules: [],
         unexplainedModules: [],
+        commits: [],
     };
     const done = () => ({ audit, findings: out.findings });
     const read = async (commit, which) => {
@@ -69219,7 +73286,7 @@ async function auditPackage(ctx, touched) {
                 throw error;
             out.fail('package', touched.manifestPath, `read ${which}`, {
                 code: AuditCode.packageUnreadable,
-                message: `the package cannot be read at the ${which} commit: ${errorText(error)}`,
+                message: `the package cannot be read at the ${which} commit: ${verify_pr_errorText(error)}`,
                 file: (errors_isGcError(error) && error.location.file) || touched.manifestPath,
                 ...(errors_isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
                 title: 'package unreadable',
@@ -69280,46 +73347,89 @@ async function auditPackage(ctx, touched) {
         return done();
     }
     const baseState = snapshotState(base);
-    let comparisons;
-    if (ctx.replay && accepted.length > 0) {
+    if (ctx.replay && !ctx.history && accepted.length > 0) {
         const r = checkReplay(base, head, accepted, refactorByPatch, replanned, out);
-        comparisons = r.comparisons;
         audit.replay = r.outcome;
+        reportComparisons(r.comparisons, out, true);
+        for (const p of refactors)
+            if (!replanned.has(p))
+                checkReplan(p, baseState, stateLabel(0), out);
+        audit.changedModules = r.comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+        audit.unexplainedModules = r.comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
+    }
+    else if (ctx.replay) {
+        const history = await explainHistory({
+            repo: ctx.repo,
+            dir: touched.dir,
+            base,
+            commits: ctx.commits,
+            modules: ctx.modules,
+            refactors: new Map(refactors.map((r) => [r.address, r])),
+            applies: new Map(applies.map((a) => [a.address, a])),
+        }, out);
+        audit.commits = history.commits;
+        for (const r of refactors) {
+            if (history.replanned.has(r.address))
+                continue;
+            out.skip('refactor-plan', r.address, 're-plan', 'added by no commit of the range (only in the head\'s store listing)');
+        }
+        const comparisons = compareModules(base, undefined, head);
+        audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+        audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
+        const explained = audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)).length;
+        if (explained > 0) {
+            out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, 'replay', 'reproduced exactly by replaying the evidence commit by commit');
+        }
+        audit.replay = {
+            status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
+            applied: history.applied,
+            modulesChanged: history.explainedByEvidence.size,
+            mismatches: [...history.mismatches].sort(),
+            millis: history.millis,
+        };
     }
     else {
         const explained = new Set();
         for (const a of accepted)
             for (const p of modulesNamedByPatch(a))
                 explained.add(p);
-        comparisons = compareModules(base, undefined, head, explained);
+        const comparisons = compareModules(base, undefined, head, explained);
         if (!explained.has('package.toml') && manifestDifferences(baseState.manifest, head.table).includes('modules')) {
             const listChangingOps = accepted.some((a) => a.patch.ops.some((op) => ['add-module', 'remove-module', 'move-module', 'split-module'].includes(opNameOf(op))));
             if (!listChangingOps)
                 unexplainedModuleList(head, out);
         }
-        audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
-        if (!ctx.replay && accepted.length > 0) {
+        audit.replay = emptyReplay('disabled');
+        if (accepted.length > 0) {
             out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules the patches name');
         }
-    }
-    reportComparisons(comparisons, out, ctx.replay && accepted.length > 0);
-    for (const r of refactors) {
-        if (replanned.has(r))
-            continue;
-        checkReplan(r, baseState, stateLabel(0), out);
-        if (r.verified.safe && !accepted.some((a) => a.patch.patchH === r.verified.patchH)) {
-            out.fail('refactor-plan', r.address, 'applied', {
-                code: AuditCode.refactorPlanNotApplied,
-                severity: 'notice',
-                message: `refactor plan ${r.address.slice(0, 12)} has no accepted apply report in this change; it explains no module change`,
-                file: r.file,
-                title: 'plan not applied',
-            });
+        reportComparisons(comparisons, out, false);
+        for (const r of refactors) {
+            checkReplan(r, baseState, stateLabel(0), out);
+            if (r.verified.safe && !accepted.some((a) => a.patch.patchH === r.verified.patchH)) {
+                out.fail('refactor-plan', r.address, 'applied', {
+                    code: AuditCode.refactorPlanNotApplied,
+                    severity: 'notice',
+                    message: `refactor plan ${r.address.slice(0, 12)} has no accepted apply report in this change; it explains no module change`,
+                    file: r.file,
+                    title: 'plan not applied',
+                });
+            }
         }
+        audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+        audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
     }
-    audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-    audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
-    if (ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '') {
+    const runner = ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '';
+    if (accepted.length > 0 && !runner) {
+        out.fail('obligations', 'package', 'obligation runner', {
+            code: AuditCode.acceptanceNotRerun,
+            severity: 'notice',
+            message: `${accepted.length} apply report${accepted.length === 1 ? '' : 's'} claim${accepted.length === 1 ? 's' : ''} an accepted acceptance; claimed, not re-run (no obligation-runner): set the obligation-runner input (--obligation-runner) to re-run the package's obligations`,
+            file: touched.manifestPath,
+            title: 'acceptance claimed, not re-run',
+        });
+    }
+    if (runner) {
         const run = runHeadObligations(ctx.obligationRunner, ctx.repo.dir, head);
         if (run.ok)
             out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\`: acceptance :ok true (${run.millis} ms)`);
@@ -69364,13 +73474,16 @@ async function auditPullRequest(options) {
         const changed = await listChangedFiles(repo, base, head);
         const selected = pathMatcher(parseGlobList(options.packages));
         const touched = await touchedPackages(repo, [head, base], changed, selected);
-        const ctx = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map() };
+        const history = options.history ?? true;
+        const commits = touched.length > 0 && replay && history ? await rangeCommits(repo, base, head) : [];
+        const ctx = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map(), commits, history };
         const packages = [];
         const findings = [];
         for (const t of touched) {
             const r = await auditPackage(ctx, t);
             packages.push(r.audit);
-            findings.push(...r.findings);
+            for (const item of r.findings)
+                findings.push(item);
         }
         const rows = packages.flatMap((p) => p.rows);
         return {
@@ -69609,7 +73722,9 @@ function replayLine(p) {
     const r = p.replay;
     switch (r.status) {
         case 'reproduced':
-            return `Replay: ✅ ${r.applied.length} apply report${r.applied.length === 1 ? '' : 's'} replayed on the base; ${r.modulesChanged} changed module${r.modulesChanged === 1 ? '' : 's'} reproduced exactly (${r.millis} ms).`;
+            return p.commits.length === 0
+                ? `Replay: ✅ ${r.applied.length} apply report${r.applied.length === 1 ? '' : 's'} replayed on the base; ${r.modulesChanged} changed module${r.modulesChanged === 1 ? '' : 's'} reproduced exactly (${r.millis} ms).`
+                : `Replay: ✅ ${r.applied.length} apply report${r.applied.length === 1 ? '' : 's'} replayed commit by commit; ${r.modulesChanged} changed module${r.modulesChanged === 1 ? '' : 's'} reproduced exactly (${r.millis} ms).`;
         case 'differs':
             return `Replay: ❌ the head differs from the replayed evidence in ${r.mismatches.map(escapeCell).join(', ')}.`;
         case 'failed':
@@ -69619,6 +73734,46 @@ function replayLine(p) {
         default:
             return 'Replay: ➖ no apply evidence in this change.';
     }
+}
+/** Commits shown per package in the "what explained each commit" table. */
+const MAX_COMMITS_PER_PACKAGE = 100;
+/** A short, human description of how a commit was explained (issue #11 item 7). */
+function commitRouteLabel(c) {
+    const rebased = c.evidence.some((e) => e.route === 'actual-parent');
+    switch (c.route) {
+        case 'unchanged':
+            return '➖ no change that needs evidence';
+        case 'evidence':
+            return '✅ its evidence, checked on the state it was made on (its parent)';
+        case 'evidence-on-new-parent':
+            return '✅ its evidence, made on another state (rebase, cherry-pick or squash), re-planned and re-applied on its actual parent';
+        case 'merge':
+            return '✅ the structural merge of its parents (the merge driver\'s merge)';
+        case 'merge+evidence':
+            return `✅ the structural merge of its parents, then its evidence${rebased ? ' (re-applied)' : ''}`;
+        default: {
+            const what = [...c.mismatched.map((m) => `❌ ${m}`), ...c.unexplained.map((m) => `⚠️ ${m}`)];
+            return `unexplained: ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`;
+        }
+    }
+}
+function commitRows(p) {
+    const header = [
+        { data: 'Commit', header: true },
+        { data: 'Subject', header: true },
+        { data: 'Evidence', header: true },
+        { data: 'Explained by', header: true },
+    ];
+    const shown = p.commits.filter((c) => c.route !== 'unchanged' || c.evidence.length > 0).slice(0, MAX_COMMITS_PER_PACKAGE);
+    return [
+        header,
+        ...shown.map((c) => [
+            `<code>${c.commit.slice(0, 12)}</code>${c.parents.length > 1 ? ' (merge)' : ''}`,
+            escapeCell(c.subject),
+            c.evidence.length === 0 ? '—' : c.evidence.map((e) => `${escapeCell(e.kind)} ${summary_short(e.address)}`).join('<br>'),
+            escapeCell(commitRouteLabel(c)),
+        ]),
+    ];
 }
 function packageRows(p) {
     const order = { fail: 0, warn: 1, pass: 2, skip: 3 };
@@ -69666,6 +73821,10 @@ async function writeSummary(report, context) {
         s.addRaw(`<p>New evidence: ${evidence === '' ? 'none' : escapeCell(evidence)}. ${replayLine(p)}</p>`, true);
         if (p.unexplainedModules.length > 0) {
             s.addRaw(`<p>⚠️ Changes no evidence explains: ${p.unexplainedModules.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${p.unexplainedModules.length > 20 ? ` and ${p.unexplainedModules.length - 20} more` : ''}.</p>`, true);
+        }
+        if (p.commits.length > 0) {
+            s.addRaw('<p>What explained each commit:</p>', true);
+            s.addTable(commitRows(p));
         }
         const { rows, hidden } = packageRows(p);
         s.addTable(rows);
