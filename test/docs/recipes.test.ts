@@ -32,6 +32,8 @@ const NOT_RUNNABLE: Record<string, string> = {
     'a synopsis with placeholders, not a command; the runnable recipe follows it on the same page',
   'docs/coreform.md: gcpatch fmt [--check] [--write] FILES...      # canonical text (comments dropped, CRLF → LF)':
     'a synopsis with placeholders, not a command; the runnable recipe follows it on the same page',
+  'docs/driver.md: git -c merge.conflictStyle=diff3 checkout --conflict=diff3 -- src/app.gc   # the driver reads the -c setting':
+    'needs a repository in the middle of a conflicted merge; `gcpatch solve` is run by the recipe above it',
 };
 
 function pages(): string[] {
