@@ -64248,6 +64248,9 @@ const AuditCode = {
     obligationsWeakened: 'audit/obligations-weakened',
     /** Apply reports claim an accepted acceptance that this run did not re-run (no obligation runner); a notice. */
     acceptanceNotRerun: 'audit/acceptance-not-rerun',
+    /** A renamed or moved symbol is still referenced at the head although nothing defines it: a use of
+     * the old name arrived with another change (typically a merge from main) after the refactor. */
+    refactorStaleReference: 'audit/refactor-stale-reference',
 };
 /** True when `finding` fails the run under `failOn`. */
 function isFailing(finding, failOn) {
@@ -69594,7 +69597,7 @@ function renderDiff3(result, markers) {
 ;// CONCATENATED MODULE: ./src/textmerge/order.ts
 /**
  * Three-way merge of an order: the sequence of top-level elements of a module (text.ts) or of the
- * `[[modules]]` of a manifest (manifest-text.ts). Implements issue #3 "Merge the sequence three-way
+ * `[[modules]]` of a manifest (manifest.ts). Implements issue #3 "Merge the sequence three-way
  * (an addition lands next to its neighbours on its own side; a reorder on one side is kept)".
  *
  * Items are small non-negative integer ids shared by the sides (an item present on two sides has
@@ -69763,7 +69766,7 @@ function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, deadlin
     return true;
 }
 
-;// CONCATENATED MODULE: ./src/merge/manifest-text.ts
+;// CONCATENATED MODULE: ./src/textmerge/manifest.ts
 /**
  * The `package.toml` merge driver (`merge=gcpatch-manifest`, issue #3 item 6): merges the manifest
  * by key and its `[[modules]]` list by path, three-way.
@@ -69804,8 +69807,8 @@ function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, deadlin
 const MANIFEST_CONFLICT = 'merge/manifest/conflict';
 /** Error code: a manifest value the reference-style writer cannot write. */
 const MANIFEST_UNSUPPORTED = 'merge/manifest/unsupported';
-const manifest_text_encoder = new TextEncoder();
-const manifest_text_decoder = new TextDecoder('utf-8', { fatal: true });
+const manifest_encoder = new TextEncoder();
+const manifest_decoder = new TextDecoder('utf-8', { fatal: true });
 function conflict(message) {
     return new errors_GcError(MANIFEST_CONFLICT, message);
 }
@@ -69848,7 +69851,7 @@ class Ticker {
  * Structural equality of two TOML values (dates by their TOML text, floats by `Object.is`: `-0.0`
  * differs from `0.0`, NaN equals NaN; tables by own keys). `undefined` = absent.
  */
-function manifest_text_tomlEqual(a, b) {
+function manifest_tomlEqual(a, b) {
     if (typeof a === 'number' || typeof b === 'number')
         return Object.is(a, b);
     if (a === b)
@@ -69861,13 +69864,13 @@ function manifest_text_tomlEqual(a, b) {
     if (Array.isArray(a) || Array.isArray(b)) {
         if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length)
             return false;
-        return a.every((x, i) => manifest_text_tomlEqual(x, b[i]));
+        return a.every((x, i) => manifest_tomlEqual(x, b[i]));
     }
     if (isTable(a) && isTable(b)) {
         const ka = Object.keys(a);
         if (ka.length !== Object.keys(b).length)
             return false;
-        return ka.every((k) => Object.hasOwn(b, k) && manifest_text_tomlEqual(a[k], b[k]));
+        return ka.every((k) => Object.hasOwn(b, k) && manifest_tomlEqual(a[k], b[k]));
     }
     return false;
 }
@@ -69876,10 +69879,10 @@ function manifest_text_tomlEqual(a, b) {
  * empty table.
  * @throws GcError `manifest/toml` on a syntax error.
  */
-function manifest_text_parseManifestTable(text) {
+function manifest_parseManifestTable(text) {
     let s;
     try {
-        s = manifest_text_decoder.decode(text);
+        s = manifest_decoder.decode(text);
     }
     catch {
         throw new errors_GcError('manifest/toml', 'package.toml is not valid UTF-8');
@@ -69888,11 +69891,11 @@ function manifest_text_parseManifestTable(text) {
 }
 function mergeValue(at, b, o, t, pins, clock) {
     clock.tick();
-    if (manifest_text_tomlEqual(o, t))
+    if (manifest_tomlEqual(o, t))
         return o;
-    if (manifest_text_tomlEqual(o, b))
+    if (manifest_tomlEqual(o, b))
         return t;
-    if (manifest_text_tomlEqual(t, b))
+    if (manifest_tomlEqual(t, b))
         return o;
     if (at === 'modules' && Array.isArray(o) && Array.isArray(t) && (b === undefined || Array.isArray(b))) {
         return mergeModules(b ?? [], o, t, pins, clock);
@@ -69910,7 +69913,7 @@ function mergeTables(at, b, o, t, pins, clock) {
     }
     return out;
 }
-function manifest_text_modulePath(entry, side) {
+function manifest_modulePath(entry, side) {
     const path = isTable(entry) ? own(entry, 'path') : undefined;
     if (typeof path !== 'string')
         throw conflict(`a modules entry of ${side} has no string path`);
@@ -69932,9 +69935,9 @@ function mergeModules(b, o, t, pins, clock) {
         const m = new Map();
         for (const e of list) {
             clock.tick();
-            const id = idOf(manifest_text_modulePath(e, side));
+            const id = idOf(manifest_modulePath(e, side));
             if (m.has(id))
-                throw conflict(`${side} lists module ${manifest_text_modulePath(e, side)} twice`);
+                throw conflict(`${side} lists module ${manifest_modulePath(e, side)} twice`);
             m.set(id, e);
         }
         return m;
@@ -69952,11 +69955,11 @@ function mergeModules(b, o, t, pins, clock) {
         const eo = om.get(id);
         const et = tm.get(id);
         const path = pathOf[id];
-        if (manifest_text_tomlEqual(eo, et))
+        if (manifest_tomlEqual(eo, et))
             merged.set(id, eo);
-        else if (manifest_text_tomlEqual(eo, eb))
+        else if (manifest_tomlEqual(eo, eb))
             merged.set(id, et);
-        else if (manifest_text_tomlEqual(et, eb))
+        else if (manifest_tomlEqual(et, eb))
             merged.set(id, eo);
         else if (eo && et) {
             const entry = emptyTable();
@@ -69966,7 +69969,7 @@ function mergeModules(b, o, t, pins, clock) {
                 const vt = own(et, k);
                 const vb = own(base, k);
                 let v;
-                if (k === 'hash' && !manifest_text_tomlEqual(vo, vt) && !manifest_text_tomlEqual(vo, vb) && !manifest_text_tomlEqual(vt, vb)) {
+                if (k === 'hash' && !manifest_tomlEqual(vo, vt) && !manifest_tomlEqual(vo, vb) && !manifest_tomlEqual(vt, vb)) {
                     v = '';
                     pins.push(path);
                 }
@@ -70058,7 +70061,7 @@ function mergeManifestText(base, ours, theirs, options = {}) {
     const deadline = options.deadline ?? Infinity;
     const tables = [];
     for (const side of [base, ours, theirs]) {
-        tables.push(manifest_text_parseManifestTable(side));
+        tables.push(manifest_parseManifestTable(side));
         checkDeadline(deadline);
     }
     const merged = mergeManifestTables(tables[0], tables[1], tables[2], deadline);
@@ -70069,7 +70072,7 @@ function mergeManifestText(base, ours, theirs, options = {}) {
     const t = blankPins(dec.decode(theirs), merged.emptiedPins);
     checkDeadline(deadline);
     if (o !== undefined && t !== undefined) {
-        const r = diff3(base, manifest_text_encoder.encode(o), manifest_text_encoder.encode(t), deadline);
+        const r = diff3(base, manifest_encoder.encode(o), manifest_encoder.encode(t), deadline);
         checkDeadline(deadline);
         if (r.conflicts === 0) {
             const parts = [];
@@ -70080,13 +70083,13 @@ function mergeManifestText(base, ours, theirs, options = {}) {
             const text = diff3_concatBytes(parts);
             let reread;
             try {
-                reread = manifest_text_parseManifestTable(text);
+                reread = manifest_parseManifestTable(text);
             }
             catch {
                 reread = undefined;
             }
             checkDeadline(deadline);
-            if (reread && manifest_text_tomlEqual(reread, merged.table))
+            if (reread && manifest_tomlEqual(reread, merged.table))
                 return { text, emptiedPins: merged.emptiedPins, layout: 'line', messages };
         }
     }
@@ -70094,9 +70097,9 @@ function mergeManifestText(base, ours, theirs, options = {}) {
         throw new errors_GcError(MANIFEST_UNSUPPORTED, 'a side spells a signed nan or a time finer than a millisecond, which the reference-style writer cannot keep apart; use the line merge');
     }
     checkDeadline(deadline);
-    const text = manifest_text_encoder.encode(renderManifest(merged.table));
+    const text = manifest_encoder.encode(renderManifest(merged.table));
     checkDeadline(deadline);
-    if (!manifest_text_tomlEqual(manifest_text_parseManifestTable(text), merged.table)) {
+    if (!manifest_tomlEqual(manifest_parseManifestTable(text), merged.table)) {
         throw new errors_GcError(MANIFEST_UNSUPPORTED, 'the reference-style manifest does not read back as the merged table');
     }
     messages.push('package.toml rewritten in the reference layout of `genesis pack` (keys sorted; comments are not kept)');
@@ -72085,7 +72088,7 @@ function readConflictStyle(cwd) {
 }
 /**
  * The structural merge of one file on raw bytes: normalizes line endings and BOM (newline.ts),
- * merges (`.gc`: text.ts; manifest: manifest-text.ts), restores the chosen style and checks that
+ * merges (`.gc`: text.ts; manifest: manifest.ts), restores the chosen style and checks that
  * the restored bytes normalize back to exactly the merged text.
  * @throws GcError (parse, canonicalization, `merge/text/unsafe`, `merge/manifest/*`), TimeoutError.
  */
@@ -73033,6 +73036,78 @@ async function rangeCommits(repo, base, head) {
     return out;
 }
 
+;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
+/**
+ * Symbol sites: the exact source ranges of the symbol tokens that become a given symbol term in a
+ * module's canonical forms. Found on the reader's node spans (`readModuleSpans`), the one piece of
+ * code that knows where nodes are in the text (GENESIS_FACTS.md §1.2), shared with the
+ * format-preserving apply and the merge driver.
+ *
+ * A token counts when it is a symbol atom spelled exactly `name` (symbols have no escapes, so the
+ * token text is the name); strings, bytes, comments and integers are not symbols, including the
+ * reader's `12abc` = Int 12 then Symbol `abc` rule. A symbol inside a quoted datum (`'x`,
+ * `(quote x)`) still becomes a symbol term, so it counts. Canonicalization (§1.3) never drops or
+ * duplicates a non-reserved symbol, so for such a symbol the only tokens that do not survive into
+ * the forms are the ones inside an earlier entry of a map literal whose key repeats later in the
+ * same literal ("last value wins"). (The planner accepts any non-empty symbol, reserved heads
+ * included; for those the count check below is what keeps an export exact.)
+ * Those are still reported, with `survives: false`: a rename must edit them too, or a renamed key
+ * would stop colliding with the later (renamed) key and the dropped entry would come back.
+ * Callers check the surviving count against the canonical count anyway.
+ */
+
+
+
+/**
+ * Finds every symbol token spelled `name` in the module read from `source`, in source order, and
+ * says whether it becomes a symbol term of the module.
+ * @param source the module's UTF-8 bytes; it must read without error (`readModule`).
+ * @param name the symbol name (non-empty, no delimiters).
+ * @returns half-open UTF-8 byte ranges, ascending, each with `survives`.
+ * @throws GcError `core/parse/*` when the source does not read.
+ */
+function findSymbolSites(source, name) {
+    const out = [];
+    const stack = [];
+    const forms = readModuleSpans(source).forms;
+    for (let i = forms.length - 1; i >= 0; i--)
+        stack.push([forms[i].node, true]);
+    while (stack.length > 0) {
+        const [n, survives] = stack.pop();
+        if (n.kind === 'atom') {
+            if (n.term.kind === 'sym' && n.term.name === name)
+                out.push({ start: n.start, end: n.end, survives });
+            continue;
+        }
+        const kids = n.children;
+        if (n.kind === 'map') {
+            const entries = kids.length >> 1;
+            // The last entry of each atom key (a map of printed atoms); other keys are compared pairwise.
+            const lastOf = new Map();
+            for (let e = 0; e < entries; e++) {
+                const key = printAtom(kids[2 * e].term);
+                if (key !== undefined)
+                    lastOf.set(`${kids[2 * e].term.kind} ${key}`, e);
+            }
+            for (let e = entries - 1; e >= 0; e--) {
+                const key = kids[2 * e].term;
+                const atom = printAtom(key);
+                let overwritten = false;
+                if (atom !== undefined)
+                    overwritten = lastOf.get(`${key.kind} ${atom}`) > e;
+                else
+                    for (let later = e + 1; later < entries && !overwritten; later++)
+                        overwritten = termsEqual(key, kids[2 * later].term);
+                stack.push([kids[2 * e + 1], survives && !overwritten], [kids[2 * e], survives && !overwritten]);
+            }
+            continue;
+        }
+        for (let i = kids.length - 1; i >= 0; i--)
+            stack.push([kids[i], survives]);
+    }
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/audit/verify-pr.ts
 /**
  * Verifying the evidence between two commits (issue #8; docs/action.md "What each check means"):
@@ -73043,6 +73118,8 @@ async function rangeCommits(repo, base, head) {
  * optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin wrappers of
  * {@link auditPullRequest}.
  */
+
+
 
 
 
@@ -73484,6 +73561,7 @@ async function auditPackage(ctx, touched) {
         audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
         audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
     }
+    checkStaleReferences(head, refactors, out);
     const runner = ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '';
     if (accepted.length > 0 && !runner) {
         out.fail('obligations', 'package', 'obligation runner', {
@@ -73508,6 +73586,63 @@ async function auditPackage(ctx, touched) {
         }
     }
     return done();
+}
+/** The names the head's modules define with a top-level `(def NAME …)`. */
+function definedNames(head) {
+    const out = new Set();
+    for (const m of head.modules) {
+        for (const f of m.forms) {
+            if (f.kind !== 'pair' || f.car.kind !== 'sym' || f.car.name !== 'def')
+                continue;
+            const rest = f.cdr;
+            if (rest.kind === 'pair' && rest.car.kind === 'sym')
+                out.add(rest.car.name);
+        }
+    }
+    return out;
+}
+/**
+ * A rename or move whose old name is referenced again at the head, although no module defines it,
+ * is an error (`audit/refactor-stale-reference`): each commit can be explained (the refactor by its
+ * evidence, a merge from main by the structural merge of its parents) while the result calls a
+ * definition that no longer exists, because main added a use of the old name in a module the
+ * refactor never saw. A rebase shows the same problem as `audit/refactor-replan-differs`.
+ */
+function checkStaleReferences(head, refactors, out) {
+    const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
+    if (moving.length === 0)
+        return;
+    const defined = definedNames(head);
+    for (const r of moving) {
+        const from = r.request.fromSymbol;
+        if (from === '' || from === r.request.toSymbol || defined.has(from))
+            continue;
+        const sites = [];
+        for (const m of head.modules) {
+            let found;
+            try {
+                found = findSymbolSites(m.bytes, from).filter((s) => s.survives);
+            }
+            catch {
+                continue; // an unreadable module is reported by the other checks
+            }
+            for (const site of found)
+                sites.push({ file: m.file, line: read_lineColumn(m.bytes, site.start).line ?? 1 });
+        }
+        if (sites.length === 0)
+            continue;
+        const first = sites[0];
+        const where = sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+        out.fail('refactor-plan', r.address, 'no stale reference', {
+            code: AuditCode.refactorStaleReference,
+            message: `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
+                `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Re-run the ${r.request.refactorKind} on ` +
+                `the merged package (gcpatch refactor plan … && gcpatch refactor apply …) and commit the new evidence`,
+            file: first.file,
+            line: first.line,
+            title: 'reference to a refactored-away name',
+        });
+    }
 }
 /**
  * Audits the evidence between two commits.

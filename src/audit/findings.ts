@@ -67,6 +67,9 @@ export const AuditCode = {
   obligationsWeakened: 'audit/obligations-weakened',
   /** Apply reports claim an accepted acceptance that this run did not re-run (no obligation runner); a notice. */
   acceptanceNotRerun: 'audit/acceptance-not-rerun',
+  /** A renamed or moved symbol is still referenced at the head although nothing defines it: a use of
+   * the old name arrived with another change (typically a merge from main) after the refactor. */
+  refactorStaleReference: 'audit/refactor-stale-reference',
 } as const;
 /** One of {@link AuditCode}. */
 export type AuditCodeValue = (typeof AuditCode)[keyof typeof AuditCode];

@@ -48,6 +48,9 @@ import { CommitStore, type StoreEntryCheck } from './store-evidence.js';
 import { explainHistory } from './explain.js';
 import { rangeCommits, type RangeCommit } from './history.js';
 import { opNameOf } from '../patch/normalize.js';
+import { findSymbolSites } from '../refactor/symbol-sites.js';
+import { lineColumn } from '../coreform/read.js';
+import type { Term } from '../coreform/term.js';
 
 /** Options of {@link auditPullRequest}. */
 export interface AuditOptions {
@@ -523,6 +526,8 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
   }
 
+  checkStaleReferences(head, refactors, out);
+
   const runner = ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '';
   if (accepted.length > 0 && !runner) {
     out.fail('obligations', 'package', 'obligation runner', {
@@ -546,6 +551,59 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     }
   }
   return done();
+}
+
+/** The names the head's modules define with a top-level `(def NAME …)`. */
+function definedNames(head: CommitPackageSnapshot): Set<string> {
+  const out = new Set<string>();
+  for (const m of head.modules) {
+    for (const f of m.forms) {
+      if (f.kind !== 'pair' || f.car.kind !== 'sym' || f.car.name !== 'def') continue;
+      const rest: Term = f.cdr;
+      if (rest.kind === 'pair' && rest.car.kind === 'sym') out.add(rest.car.name);
+    }
+  }
+  return out;
+}
+
+/**
+ * A rename or move whose old name is referenced again at the head, although no module defines it,
+ * is an error (`audit/refactor-stale-reference`): each commit can be explained (the refactor by its
+ * evidence, a merge from main by the structural merge of its parents) while the result calls a
+ * definition that no longer exists, because main added a use of the old name in a module the
+ * refactor never saw. A rebase shows the same problem as `audit/refactor-replan-differs`.
+ */
+function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly RefactorEvidence[], out: PackageFindings): void {
+  const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
+  if (moving.length === 0) return;
+  const defined = definedNames(head);
+  for (const r of moving) {
+    const from = r.request.fromSymbol;
+    if (from === '' || from === r.request.toSymbol || defined.has(from)) continue;
+    const sites: { file: string; line: number }[] = [];
+    for (const m of head.modules) {
+      let found;
+      try {
+        found = findSymbolSites(m.bytes, from).filter((s) => s.survives);
+      } catch {
+        continue; // an unreadable module is reported by the other checks
+      }
+      for (const site of found) sites.push({ file: m.file, line: lineColumn(m.bytes, site.start).line ?? 1 });
+    }
+    if (sites.length === 0) continue;
+    const first = sites[0]!;
+    const where = sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+    out.fail('refactor-plan', r.address, 'no stale reference', {
+      code: AuditCode.refactorStaleReference,
+      message:
+        `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
+        `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Re-run the ${r.request.refactorKind} on ` +
+        `the merged package (gcpatch refactor plan … && gcpatch refactor apply …) and commit the new evidence`,
+      file: first.file,
+      line: first.line,
+      title: 'reference to a refactored-away name',
+    });
+  }
 }
 
 /**

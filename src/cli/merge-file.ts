@@ -109,16 +109,18 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
         '(stages 1-3) when the file is unmerged in a merge, rebase, cherry-pick or revert, else from\n' +
         'diff3-style conflict markers in the file (a base section is needed: `git checkout --conflict=diff3\n' +
         '-- FILE`). Without FILE: every unmerged .gc file and package.toml. Nothing is staged.\n' +
+        'An unmerged file that holds no conflict markers was resolved by hand: it is skipped unless --force.\n' +
         'Exit 0 when every file is resolved, 1 when conflicts remain (or a file was skipped),\n' +
         '10 for markers without a base section, 70 on I/O errors.',
     )
     .argument('[files...]', 'files to solve (default: the unmerged .gc files and package.toml)')
     .option('--diff3', 'write diff3 markers for conflicts that remain')
+    .option('--force', 're-merge unmerged files from the index even when they hold no markers (replaces hand edits)')
     .option('--json', 'machine-readable output')
-    .action((files: string[], opts: { diff3?: boolean; json?: boolean }) => {
+    .action((files: string[], opts: { diff3?: boolean; force?: boolean; json?: boolean }) => {
       const cwd = process.cwd();
       const targets = files.length > 0 ? files : conflictedPaths(cwd);
-      const results: SolveResult[] = targets.map((f) => solveFile(f, { cwd, style: styleOption(opts) }));
+      const results: SolveResult[] = targets.map((f) => solveFile(f, { cwd, style: styleOption(opts), force: opts.force === true }));
       const open = results.filter((r) => r.status === 'conflicts' || r.status === 'skipped');
       ctx.exitCode = open.length > 0 ? ExitCode.conflicts : ExitCode.ok;
       if (opts.json) {

@@ -54,6 +54,10 @@ export function patchPathProblem(path: string): { code: string; problem: string 
   }
   const editPlan = pathProblem(path, MAX_PATCH_PATH_BYTES);
   if (editPlan !== undefined) return { code: PatchCode.nonPortablePath, problem: editPlan.replace(/^path /, '') };
+  const whole = path.replace(IGNORABLE, '').replace(/[. ]+$/, '').toLowerCase();
+  if (whole === 'package.toml') {
+    return { code: PatchCode.reservedPath, problem: 'is the package manifest, not a module: patches change it with :update-manifest' };
+  }
   return undefined;
 }
 

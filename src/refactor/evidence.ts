@@ -120,6 +120,15 @@ function findByField(store: EvidenceStore, kind: string, field: string, value: s
  *   errors of `decodeRefactorRequest`; `core/store/*`.
  */
 export function findRefactorRequest(report: Term, store: EvidenceStore): RefactorRequest {
+  const kind = strAt(report, 'kind');
+  if (kind !== undefined && kind !== REFACTOR_REPORT_KIND) {
+    throw new GcError(
+      RefactorErrorCode.requestNotFound,
+      `this is a ${kind} entry, not a refactor plan report (${REFACTOR_REPORT_KIND}); give the report that gcpatch refactor plan ` +
+        'stored or wrote with --out (gcpatch store ls lists each entry\'s kind)',
+      { exitCode: ExitCode.invalidInput, location: { file: store.dir } },
+    );
+  }
   const requestH = strAt(report, 'request-h');
   const found = requestH !== undefined && isHex64(requestH) ? findByHashTerm(store, requestH) : undefined;
   if (found === undefined) {

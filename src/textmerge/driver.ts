@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
-import { mergeManifestText } from '../merge/manifest-text.js';
+import { mergeManifestText } from './manifest.js';
 import { BOM, chooseOutputStyle, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
 import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './module.js';
 import { TimeoutError, deadlineIn } from './deadline.js';
@@ -135,7 +135,7 @@ export interface StructuralBytesResult {
 
 /**
  * The structural merge of one file on raw bytes: normalizes line endings and BOM (newline.ts),
- * merges (`.gc`: text.ts; manifest: manifest-text.ts), restores the chosen style and checks that
+ * merges (`.gc`: text.ts; manifest: manifest.ts), restores the chosen style and checks that
  * the restored bytes normalize back to exactly the merged text.
  * @throws GcError (parse, canonicalization, `merge/text/unsafe`, `merge/manifest/*`), TimeoutError.
  */

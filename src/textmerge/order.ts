@@ -1,6 +1,6 @@
 /**
  * Three-way merge of an order: the sequence of top-level elements of a module (text.ts) or of the
- * `[[modules]]` of a manifest (manifest-text.ts). Implements issue #3 "Merge the sequence three-way
+ * `[[modules]]` of a manifest (manifest.ts). Implements issue #3 "Merge the sequence three-way
  * (an addition lands next to its neighbours on its own side; a reorder on one side is kept)".
  *
  * Items are small non-negative integer ids shared by the sides (an item present on two sides has

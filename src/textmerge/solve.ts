@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
-import { gitMergeBytes, isBinary } from './line-based.js';
+import { gitMergeBytes, hasConflictMarkers, isBinary } from './line-based.js';
 import { DEFAULT_TIMEOUT_MS, mergeFileBytes, readConflictStyle, type DriverMethod, type DriverMode } from './driver.js';
 import type { ConflictStyle, MarkerOptions } from './diff3.js';
 
@@ -322,7 +322,7 @@ export function conflictedPaths(cwd: string): string[] {
  * @throws GcError `solve/unreadable` (exit 70), `solve/no-base`, `solve/bad-markers` (exit 10),
  *   `io/*` when the write fails.
  */
-export function solveFile(file: string, opts: { cwd?: string; style?: ConflictStyle; timeoutMs?: number } = {}): SolveResult {
+export function solveFile(file: string, opts: { cwd?: string; style?: ConflictStyle; timeoutMs?: number; force?: boolean } = {}): SolveResult {
   const cwd = opts.cwd ?? process.cwd();
   const path = resolve(cwd, file);
   const mode = modeForPath(path);
@@ -370,6 +370,16 @@ export function solveFile(file: string, opts: { cwd?: string; style?: ConflictSt
       if (r.status !== 0) throw new GcError('solve/git-failed', `git cat-file blob ${id} failed: ${r.stderr.trim()}`, { exitCode: ExitCode.io });
       return new Uint8Array(r.stdout);
     };
+    // A file git left conflicted whose markers are gone was resolved by hand: re-merging it from the
+    // index would throw that work away. Leave it alone unless the user asks (--force).
+    if (opts.force !== true && !isBinary(current) && !hasConflictMarkers(current)) {
+      return done(
+        'skipped',
+        'index',
+        'holds no conflict markers: it looks resolved by hand, so solve leaves it alone (git add it when done; ' +
+          '`gcpatch solve --force FILE` re-merges it from git\'s index, replacing its content)',
+      );
+    }
     sides = { base: blob(1), ours: blob(2), theirs: blob(3) };
     source = 'index';
   } else if (marked !== undefined) {

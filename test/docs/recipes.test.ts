@@ -32,6 +32,12 @@ const NOT_RUNNABLE: Record<string, string> = {
     'a synopsis with placeholders, not a command; the runnable recipe follows it on the same page',
   'docs/coreform.md: gcpatch fmt [--check] [--write] FILES...      # canonical text (comments dropped, CRLF → LF)':
     'a synopsis with placeholders, not a command; the runnable recipe follows it on the same page',
+  'docs/driver.md: git -c merge.conflictStyle=diff3 checkout --conflict=diff3 -- src/app.gc   # the driver reads the -c setting':
+    'needs a repository in the middle of a conflicted merge; `gcpatch solve` is run by the recipe above it',
+  'docs/patches.md: gcpatch recover --pkg pkgs/shop            # "nothing to recover", or one line per file + a summary':
+    'a synopsis of the two output forms; the runnable recipe under "File modes and symbolic links" runs gcpatch recover',
+  'docs/patches.md: cp --remove-destination "$(readlink -f package.toml)" package.toml':
+    'a fix to run in your own package whose package.toml is a symbolic link; GNU cp only',
 };
 
 function pages(): string[] {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installDriver } from '../../src/merge/driver-install.js';
-import { parseManifestTable } from '../../src/merge/manifest-text.js';
+import { parseManifestTable } from '../../src/textmerge/manifest.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };

@@ -106,4 +106,24 @@ describe('gcpatch solve against git', () => {
     expect(bad.status).toBe(10);
     expect(bad.stderr).toMatch(/^plain\.gc:1: solve\/no-base: .*git checkout --conflict=diff3 -- plain\.gc/m);
   });
+  it('leaves a file the user resolved by hand alone (no markers left) unless --force', () => {
+    const repo = initRepo();
+    made.push(repo);
+    commit(repo, { 'a.gc': '(def a 1)\n(def b 2)\n' }, 'base');
+    git(repo, ['checkout', '-q', '-b', 'feature']);
+    commit(repo, { 'a.gc': '(def a 1)\n(def b 20)\n' }, 'theirs');
+    git(repo, ['checkout', '-q', 'main']);
+    commit(repo, { 'a.gc': '(def a 10)\n(def b 2)\n' }, 'ours');
+    expect(git(repo, ['merge', '-q', '--no-edit', 'feature']).status).toBe(1);
+    const mine = '(def a 10)\n(def b 20)\n(def mine 3)\n';
+    writeFileSync(join(repo, 'a.gc'), mine); // resolved by hand, not yet git-added
+    const r = solve(repo, ['--json']);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout).files[0]).toMatchObject({ file: 'a.gc', status: 'skipped' });
+    expect(JSON.parse(r.stdout).files[0].message).toMatch(/resolved by hand/);
+    expect(readFileSync(join(repo, 'a.gc'), 'utf8')).toBe(mine);
+    const forced = solve(repo, ['--force', 'a.gc']);
+    expect(forced.status).toBe(0);
+    expect(readFileSync(join(repo, 'a.gc'), 'utf8')).toBe('(def a 10)\n(def b 20)\n');
+  });
 });

@@ -176,6 +176,29 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
     must(gcpatch(['audit', '--pkg', PKG], { cwd: repo }), 'audit on main');
   });
 
+  it('a PR whose rename meets a new use of the old name merged in from main fails (stale reference); the rebase fails too', () => {
+    const repo = repoCopy();
+    git(repo, 'checkout', '-q', '-b', 'pr');
+    renameFirst(repo);
+    commitAll(repo, 'rename pair first');
+    git(repo, 'checkout', '-q', 'main');
+    const list = join(repo, PKG, 'core/list.gc');
+    writeFileSync(list, readFileSync(list, 'utf8') + '\n(def ledger/list::first-of (fn (p) (ledger/pair::first p)))\n');
+    pack(repo);
+    commitAll(repo, 'a new use of ledger/pair::first');
+    git(repo, 'checkout', '-q', 'pr');
+    expect(spawnMerge(repo, 'main')).toBe(0); // different modules: git and the drivers merge cleanly
+    const v = verify(repo, 'main');
+    expectFail(v, 'audit/refactor-stale-reference');
+    const stale = v.report.findings.find((f) => f.code === 'audit/refactor-stale-reference')!;
+    expect(stale.file).toBe(`${PKG}/core/list.gc`);
+    expect(stale.message).toContain('ledger/pair::first');
+    // the same content by rebase is caught by the re-plan
+    git(repo, 'checkout', '-q', '-b', 'pr-rebased', 'pr^1');
+    expect(git(repo, 'rebase', '-q', 'main')).toBeDefined();
+    expect(verify(repo, 'main').status).toBe(50);
+  });
+
   it('a PR merging main with a conflict resolved to one side', () => {
     const repo = repoCopy();
     git(repo, 'checkout', '-q', '-b', 'pr');

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { hasLossySpelling, MANIFEST_UNSUPPORTED, mergeManifestText, parseManifestTable, tomlEqual } from '../../src/merge/manifest-text.js';
+import { hasLossySpelling, MANIFEST_UNSUPPORTED, mergeManifestText, parseManifestTable, tomlEqual } from '../../src/textmerge/manifest.js';
 import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import { isGcError } from '../../src/util/errors.js';

@@ -5,7 +5,7 @@ import {
   mergeManifestTables,
   mergeManifestText,
   parseManifestTable,
-} from '../../src/merge/manifest-text.js';
+} from '../../src/textmerge/manifest.js';
 import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { renderManifest as writeManifest } from '../../src/workspace/manifest-write.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
@@ -26,7 +26,7 @@ function manifest(pins: [string, string][], extra = ''): string {
   );
 }
 
-describe('manifest-text.ts: package.toml merge', () => {
+describe('textmerge/manifest.ts: package.toml merge', () => {
   it('writes the reference style exactly', () => {
     const t = parseManifestTable(enc(manifest([['a.gc', H('a')], ['b.gc', H('b')]])));
     expect(writeManifest(t)).toBe(manifest([['a.gc', H('a')], ['b.gc', H('b')]]));

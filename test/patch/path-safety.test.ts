@@ -32,7 +32,7 @@ const FIELDS: Array<{ field: string; op: (p: string) => string }> = [
   { field: 'migrate-contract-signature :module-path', op: (p) => `{:op :migrate-contract-signature :module-path ${ESC(p)} :contract-symbol c :from-param a :to-param b}` },
 ];
 
-const RESERVED = ['.git/HEAD', '.git/config', '.git/hooks/pre-commit', '.GIT/config', '.Git/hooks/x', 'sub/.git/config', '.git./config', '.git /x', 'GIT~1/config', '.g\u200cit/config', '.gcpatch/package.lock', '.GCPatch/apply-journal.json', '.genesis/last_acceptance', '.genesis/store/ab', 'dep/.genesis/last_acceptance', 'GENESI~1/x'];
+const RESERVED = ['.git/HEAD', '.git/config', '.git/hooks/pre-commit', '.GIT/config', '.Git/hooks/x', 'sub/.git/config', '.git./config', '.git /x', 'GIT~1/config', '.g\u200cit/config', '.gcpatch/package.lock', '.GCPatch/apply-journal.json', '.genesis/last_acceptance', '.genesis/store/ab', 'dep/.genesis/last_acceptance', 'GENESI~1/x', 'package.toml', 'Package.TOML'];
 const NON_PORTABLE = ['con.gc', 'lib/NUL', 'COM1.gc', 'aux.txt', 'a:b.gc', 'lib/x.gc.', 'lib/x ', 'a\u0001b.gc'];
 
 const patchTerm = (op: string) => readTerm(Buffer.from(`{:version 1 :intent "attack" :provenance {:tool "t"} :ops [${op}]}`));
@@ -40,14 +40,14 @@ const patchTerm = (op: string) => readTerm(Buffer.from(`{:version 1 :intent "att
 describe('patchPathProblem', () => {
   it.each(RESERVED)('%j is reserved', (p) => expect(patchPathProblem(p)?.code).toBe('patch/reserved-path'));
   it.each(NON_PORTABLE)('%j is not portable', (p) => expect(patchPathProblem(p)?.code).toBe('patch/non-portable-path'));
-  it.each(['app.gc', 'lib/math.gc', '.gitignore.gc', 'git/x.gc', 'genesis.gc', 'console.gc', 'COM0.gc', 'lib/.hidden.gc', 'ünïcode.gc'])('%j is accepted', (p) =>
+  it.each(['app.gc', 'lib/math.gc', '.gitignore.gc', 'git/x.gc', 'genesis.gc', 'console.gc', 'COM0.gc', 'lib/.hidden.gc', 'ünïcode.gc', 'sub/package.toml.gc'])('%j is accepted', (p) =>
     expect(patchPathProblem(p)).toBeUndefined(),
   );
 });
 
 describe('every path field of every op refuses reserved and non-portable paths before any access', () => {
   for (const { field, op } of FIELDS) {
-    for (const path of [...RESERVED.slice(0, 6), '.gcpatch/x', '.genesis/last_acceptance', 'con.gc', 'a:b.gc']) {
+    for (const path of [...RESERVED.slice(0, 6), '.gcpatch/x', '.genesis/last_acceptance', 'package.toml', 'con.gc', 'a:b.gc']) {
       it(`${field} = ${JSON.stringify(path)}`, () => {
         // the attack: the patch normalizes (the reference accepts the path) …
         const term = patchTerm(op(path));

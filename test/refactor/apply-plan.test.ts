@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { printTerm } from '../../src/coreform/print.js';
+import { readTerm } from '../../src/coreform/read.js';
 import { mapGetKw, type MapTerm } from '../../src/coreform/term.js';
 import { applyRefactorPlan } from '../../src/refactor/apply-plan.js';
 import { findRefactorEvidence, findRefactorRequest, storeRefactorEvidence } from '../../src/refactor/evidence.js';
@@ -122,5 +123,21 @@ describe('findRefactorRequest', () => {
     expect(() => findRefactorRequest(plan.report, store)).toThrow(/not in/);
     storeRefactorEvidence(store, request, plan.report);
     expect(findRefactorRequest(plan.report, store).requestH).toBe(request.requestH);
+  });
+
+  test('an entry of another kind (e.g. an apply report or a patch) is named as such, not as a missing request', () => {
+    const dir = writePackage();
+    const store = EvidenceStore.forPackage(dir);
+    const other = readTerm(new TextEncoder().encode('{:kind "genesis/patch-apply-v0.3" :patch-h "00"}'));
+    const e = (() => {
+      try {
+        findRefactorRequest(other, store);
+      } catch (error) {
+        return error as GcError;
+      }
+      throw new Error('no error');
+    })();
+    expect(e.code).toBe('refactor/request-not-found');
+    expect(e.message).toMatch(/this is a genesis\/patch-apply-v0\.3 entry, not a refactor plan report/);
   });
 });

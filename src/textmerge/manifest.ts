@@ -37,9 +37,9 @@ import {
   type TomlValue,
 } from '../workspace/manifest-write.js';
 import { GcError } from '../util/errors.js';
-import { checkDeadline } from '../textmerge/deadline.js';
-import { concatBytes, diff3 } from '../textmerge/diff3.js';
-import { mergeOrder } from '../textmerge/order.js';
+import { checkDeadline } from './deadline.js';
+import { concatBytes, diff3 } from './diff3.js';
+import { mergeOrder } from './order.js';
 
 /** Error code: a manifest conflict the manifest driver does not resolve (the driver falls back). */
 export const MANIFEST_CONFLICT = 'merge/manifest/conflict';
