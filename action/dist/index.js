@@ -62523,7 +62523,7 @@ function toBytes(source) {
  */
 function decodeSlice(s, a, b) {
     const len = b - a;
-    if (len <= 16) {
+    if (len <= 128) {
         let ascii = true;
         for (let i = a; i < b; i++) {
             if (s[i] >= 0x80) {
@@ -70296,7 +70296,9 @@ class FormElement {
     formStart;
     formEnd;
     kind = 'form';
-    key = '';
+    keyBase = '';
+    keyIsDef = false;
+    keyIndex = -1;
     defName = undefined;
     endsWithComment = false;
     cached;
@@ -70310,6 +70312,38 @@ class FormElement {
     get term() {
         return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
     }
+    get key() {
+        return fullKey(this);
+    }
+}
+/** A free-standing comment block. */
+class CommentElement {
+    start;
+    end;
+    formStart;
+    formEnd;
+    kind = 'comment';
+    keyBase = '';
+    keyIsDef = false;
+    keyIndex = -1;
+    defName = undefined;
+    term = undefined;
+    endsWithComment = true;
+    constructor(start, end, formStart, formEnd) {
+        this.start = start;
+        this.end = end;
+        this.formStart = formStart;
+        this.formEnd = formEnd;
+    }
+    get key() {
+        return fullKey(this);
+    }
+}
+/** `key` from its parts (`''` without keys). */
+function fullKey(e) {
+    if (e.keyIndex < 0)
+        return '';
+    return `${e.keyIsDef ? `def:${e.keyBase}` : e.keyBase}#${e.keyIndex}`;
 }
 const OPEN = 0x28;
 const isSpace = (c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
@@ -70378,14 +70412,86 @@ function contentKey(term, ordinal = 0) {
  * Reads `text` and splits it into elements.
  * @param text LF-normalized UTF-8 without BOM.
  * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
+ * @param keys false: elements get no alignment key (`key` is `''`) and non-def forms are not read,
+ *   for re-reads that only compare kinds, spans and def names (the safety net; issue #15).
  * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
  *   merge).
  */
-function segmentModule(text, deadline = Infinity) {
+function segmentModule(text, deadline = Infinity, keys = true) {
     const read = scanModule(text);
     checkDeadline(deadline);
-    // Tokens: forms from the reader, comments found in the trivia between them.
-    const tokens = [];
+    const elements = [];
+    // Key counts by def name, and by key text for the other elements.
+    const defCounts = new Map();
+    const otherCounts = new Map();
+    const count = (counts, base) => {
+        const k = counts.get(base) ?? 0;
+        counts.set(base, k + 1);
+        return k;
+    };
+    // The comment block being collected: [pendingStart, pendingEnd), none when pendingStart < 0.
+    let pendingStart = -1;
+    let pendingEnd = -1;
+    const flushComment = () => {
+        if (pendingStart < 0)
+            return;
+        const el = new CommentElement(pendingStart, pendingEnd, pendingStart, pendingEnd);
+        if (keys) {
+            el.keyBase = `comment:${decodeSlice(text, pendingStart, pendingEnd)}`;
+            el.keyIndex = count(otherCounts, el.keyBase);
+        }
+        elements.push(el);
+        pendingStart = -1;
+    };
+    let lastForm;
+    let ordinal = 0;
+    // Tokens, in text order: forms from the reader, comments found in the trivia between them
+    // (handled as they are found, without a token list).
+    const onComment = (start, end) => {
+        if (lastForm && pendingStart < 0 && lastForm.end <= start && countLf(text, lastForm.end, start) === 0 && !lastForm.endsWithComment) {
+            // A comment on the same line as the end of a form belongs to that form.
+            lastForm.end = end;
+            lastForm.endsWithComment = true;
+            return;
+        }
+        if (pendingStart >= 0 && countLf(text, pendingEnd, start) === 1)
+            pendingEnd = end;
+        else {
+            flushComment();
+            pendingStart = start;
+            pendingEnd = end;
+        }
+        lastForm = undefined;
+    };
+    const onForm = (formStart, formEnd) => {
+        if ((ordinal & 255) === 0)
+            checkDeadline(deadline);
+        let start = formStart;
+        if (pendingStart >= 0 && countLf(text, pendingEnd, formStart) === 1) {
+            start = pendingStart;
+            pendingStart = -1;
+        }
+        else
+            flushComment();
+        const el = new FormElement(text, start, formEnd, formStart, formEnd);
+        const fast = defNameFromText(text, formStart, formEnd);
+        const name = fast === null ? defName(el.term) : fast;
+        el.defName = name;
+        if (keys) {
+            if (name !== undefined) {
+                el.keyIsDef = true;
+                el.keyBase = name;
+                el.keyIndex = count(defCounts, name);
+            }
+            else {
+                el.keyBase = contentKey(el.term, ordinal);
+                el.keyIndex = count(otherCounts, el.keyBase);
+            }
+        }
+        ordinal++;
+        elements.push(el);
+        lastForm = el;
+    };
     const scanTrivia = (from, to) => {
         let i = from;
         while (i < to) {
@@ -70393,7 +70499,7 @@ function segmentModule(text, deadline = Infinity) {
                 let e = text.indexOf(segments_LF, i);
                 if (e === -1 || e > to)
                     e = to;
-                tokens.push({ kind: 'comment', start: i, end: e });
+                onComment(i, e);
                 i = e;
             }
             else
@@ -70402,72 +70508,9 @@ function segmentModule(text, deadline = Infinity) {
     };
     for (const f of read.forms) {
         scanTrivia(f.leadingStart, f.start);
-        tokens.push({ kind: 'form', start: f.start, end: f.end });
+        onForm(f.start, f.end);
     }
     scanTrivia(read.trailingStart, text.length);
-    checkDeadline(deadline);
-    const elements = [];
-    const keyCounts = new Map();
-    const withCount = (key) => {
-        const k = keyCounts.get(key) ?? 0;
-        keyCounts.set(key, k + 1);
-        return `${key}#${k}`;
-    };
-    let pending;
-    const flushComment = () => {
-        if (!pending)
-            return;
-        const body = decodeSlice(text, pending.start, pending.end);
-        elements.push({
-            kind: 'comment',
-            start: pending.start,
-            end: pending.end,
-            key: withCount(`comment:${body}`),
-            formStart: pending.start,
-            formEnd: pending.end,
-            defName: undefined,
-            term: undefined,
-            endsWithComment: true,
-        });
-        pending = undefined;
-    };
-    let lastForm;
-    let ordinal = 0;
-    for (const t of tokens) {
-        if (t.kind === 'comment') {
-            if (lastForm && !pending && lastForm.end <= t.start && countLf(text, lastForm.end, t.start) === 0 && !lastForm.endsWithComment) {
-                // A comment on the same line as the end of a form belongs to that form.
-                lastForm.end = t.end;
-                lastForm.endsWithComment = true;
-                continue;
-            }
-            if (pending && countLf(text, pending.end, t.start) === 1)
-                pending.end = t.end;
-            else {
-                flushComment();
-                pending = { start: t.start, end: t.end };
-            }
-            lastForm = undefined;
-            continue;
-        }
-        if ((ordinal & 255) === 0)
-            checkDeadline(deadline);
-        let start = t.start;
-        if (pending && countLf(text, pending.end, t.start) === 1) {
-            start = pending.start;
-            pending = undefined;
-        }
-        else
-            flushComment();
-        const el = new FormElement(text, start, t.end, t.start, t.end);
-        const fast = defNameFromText(text, t.start, t.end);
-        const name = fast === null ? defName(el.term) : fast;
-        el.defName = name;
-        el.key = withCount(name !== undefined ? `def:${name}` : contentKey(el.term, ordinal));
-        ordinal++;
-        elements.push(el);
-        lastForm = el;
-    }
     flushComment();
     const separators = [];
     let prev = 0;
@@ -71231,6 +71274,21 @@ function module_countLf(b) {
     return n;
 }
 const module_SEMI = 0x3b;
+/** True when element `i` of `x` and element `j` of `y` have the same body bytes (compared in place). */
+function sameBody(x, i, y, j) {
+    const e = x.m.elements[i];
+    const f = y.m.elements[j];
+    const n = e.end - e.start;
+    if (n !== f.end - f.start)
+        return false;
+    const a = x.m.text;
+    const b = y.m.text;
+    const d = f.start - e.start;
+    for (let p = e.start; p < e.end; p++)
+        if (a[p] !== b[p + d])
+            return false;
+    return true;
+}
 function body(s, i) {
     const e = s.m.elements[i];
     return s.m.text.subarray(e.start, e.end);
@@ -71244,10 +71302,19 @@ function body(s, i) {
 function alignElements(base, side) {
     const toBase = new Int32Array(side.length).fill(-1);
     const baseMatched = new Uint8Array(base.length);
+    // By key: first definitions of a name by the name alone, the rest by the full key (the same
+    // equality as comparing `key`, without building it for every element).
+    const byName = new Map();
     const byKey = new Map();
-    base.forEach((e, i) => byKey.set(e.key, i));
+    const firstDef = (e) => e.keyIsDef && e.keyIndex === 0;
+    base.forEach((e, i) => {
+        if (firstDef(e))
+            byName.set(e.keyBase, i);
+        else
+            byKey.set(e.key, i);
+    });
     side.forEach((e, j) => {
-        const i = byKey.get(e.key);
+        const i = firstDef(e) ? byName.get(e.keyBase) : byKey.get(e.key);
         if (i !== undefined) {
             toBase[j] = i;
             baseMatched[i] = 1;
@@ -71297,30 +71364,28 @@ function alignElements(base, side) {
  * its text, with a line-level diff3 when both sides changed it.
  */
 function resolveElement(b, o, t, B, O, T, deadline, prefer, markers, messages) {
-    const tb = b >= 0 ? body(B, b) : undefined;
-    const to = o >= 0 ? body(O, o) : undefined;
-    const tt = t >= 0 ? body(T, t) : undefined;
-    if (to && tt) {
-        if (sameBytes(to, tt))
+    // Element bodies compared in place (no subarrays: this runs once per element of the module).
+    if (o >= 0 && t >= 0) {
+        if (sameBody(O, o, T, t))
             return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
-        if (!tb)
+        if (b < 0)
             return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
-        if (sameBytes(to, tb))
+        if (sameBody(O, o, B, b))
             return { kind: 'take', side: 'theirs', index: t };
-        if (sameBytes(tt, tb))
+        if (sameBody(T, t, B, b))
             return { kind: 'take', side: 'ours', index: o };
         const merged = mergeInside(b, o, t, B, O, T, deadline, markers, messages);
         return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
     }
-    if (to) {
-        if (!tb)
+    if (o >= 0) {
+        if (b < 0)
             return { kind: 'take', side: 'ours', index: o };
-        return sameBytes(to, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+        return sameBody(O, o, B, b) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
     }
-    if (tt) {
-        if (!tb)
+    if (t >= 0) {
+        if (b < 0)
             return { kind: 'take', side: 'theirs', index: t };
-        return sameBytes(tt, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+        return sameBody(T, t, B, b) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
     }
     return { kind: 'deleted' };
 }
@@ -71429,7 +71494,7 @@ function mergeInside(b, o, t, B, O, T, deadline, markers, messages) {
     const readsAsElement = (bytes) => {
         let seg;
         try {
-            seg = segmentModule(bytes, deadline);
+            seg = segmentModule(bytes, deadline, false);
         }
         catch (error) {
             if (error instanceof errors_GcError)
@@ -71584,7 +71649,7 @@ function mergeModuleText(base, ours, theirs, options) {
 function verifyElements(text, expected, what, deadline) {
     let seg;
     try {
-        seg = segmentModule(text, deadline);
+        seg = segmentModule(text, deadline, false);
     }
     catch (error) {
         if (error instanceof errors_GcError)
@@ -71851,7 +71916,7 @@ function semanticPass(aligned, B, O, T, messages, deadline) {
     const mod = (side) => (side === 'ours' ? O : T);
     const changed = (a, side) => {
         const i = idx(a, side);
-        return i >= 0 && (a.b < 0 || !sameBytes(body(mod(side), i), body(B, a.b)));
+        return i >= 0 && (a.b < 0 || !sameBody(mod(side), i, B, a.b));
     };
     const touched = (a, side) => a.b >= 0 && (idx(a, side) < 0 || changed(a, side));
     for (const x of ['ours', 'theirs']) {

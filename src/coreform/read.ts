@@ -202,7 +202,7 @@ function toBytes(source: Uint8Array | string): Uint8Array {
  */
 export function decodeSlice(s: Uint8Array, a: number, b: number): string {
   const len = b - a;
-  if (len <= 16) {
+  if (len <= 128) {
     let ascii = true;
     for (let i = a; i < b; i++) {
       if (s[i]! >= 0x80) {

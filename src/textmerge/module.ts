@@ -142,6 +142,19 @@ interface SideModule {
   m: SegmentedModule;
 }
 
+/** True when element `i` of `x` and element `j` of `y` have the same body bytes (compared in place). */
+function sameBody(x: SideModule, i: number, y: SideModule, j: number): boolean {
+  const e = x.m.elements[i]!;
+  const f = y.m.elements[j]!;
+  const n = e.end - e.start;
+  if (n !== f.end - f.start) return false;
+  const a = x.m.text;
+  const b = y.m.text;
+  const d = f.start - e.start;
+  for (let p = e.start; p < e.end; p++) if (a[p] !== b[p + d]) return false;
+  return true;
+}
+
 function body(s: SideModule, i: number): Uint8Array {
   const e = s.m.elements[i]!;
   return s.m.text.subarray(e.start, e.end);
@@ -156,10 +169,17 @@ function body(s: SideModule, i: number): Uint8Array {
 export function alignElements(base: readonly TextElement[], side: readonly TextElement[]): Int32Array {
   const toBase = new Int32Array(side.length).fill(-1);
   const baseMatched = new Uint8Array(base.length);
+  // By key: first definitions of a name by the name alone, the rest by the full key (the same
+  // equality as comparing `key`, without building it for every element).
+  const byName = new Map<string, number>();
   const byKey = new Map<string, number>();
-  base.forEach((e, i) => byKey.set(e.key, i));
+  const firstDef = (e: TextElement): boolean => e.keyIsDef && e.keyIndex === 0;
+  base.forEach((e, i) => {
+    if (firstDef(e)) byName.set(e.keyBase, i);
+    else byKey.set(e.key, i);
+  });
   side.forEach((e, j) => {
-    const i = byKey.get(e.key);
+    const i = firstDef(e) ? byName.get(e.keyBase) : byKey.get(e.key);
     if (i !== undefined) {
       toBase[j] = i;
       baseMatched[i] = 1;
@@ -203,24 +223,22 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
  * its text, with a line-level diff3 when both sides changed it.
  */
 function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs', markers: MarkerOptions, messages: string[]): Resolution {
-  const tb = b >= 0 ? body(B, b) : undefined;
-  const to = o >= 0 ? body(O, o) : undefined;
-  const tt = t >= 0 ? body(T, t) : undefined;
-  if (to && tt) {
-    if (sameBytes(to, tt)) return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
-    if (!tb) return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
-    if (sameBytes(to, tb)) return { kind: 'take', side: 'theirs', index: t };
-    if (sameBytes(tt, tb)) return { kind: 'take', side: 'ours', index: o };
+  // Element bodies compared in place (no subarrays: this runs once per element of the module).
+  if (o >= 0 && t >= 0) {
+    if (sameBody(O, o, T, t)) return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
+    if (b < 0) return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
+    if (sameBody(O, o, B, b)) return { kind: 'take', side: 'theirs', index: t };
+    if (sameBody(T, t, B, b)) return { kind: 'take', side: 'ours', index: o };
     const merged = mergeInside(b, o, t, B, O, T, deadline, markers, messages);
     return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
   }
-  if (to) {
-    if (!tb) return { kind: 'take', side: 'ours', index: o };
-    return sameBytes(to, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+  if (o >= 0) {
+    if (b < 0) return { kind: 'take', side: 'ours', index: o };
+    return sameBody(O, o, B, b) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
   }
-  if (tt) {
-    if (!tb) return { kind: 'take', side: 'theirs', index: t };
-    return sameBytes(tt, tb) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
+  if (t >= 0) {
+    if (b < 0) return { kind: 'take', side: 'theirs', index: t };
+    return sameBody(T, t, B, b) ? { kind: 'deleted' } : { kind: 'conflict', code: 'form/delete-modify', b, o, t };
   }
   return { kind: 'deleted' };
 }
@@ -317,7 +335,7 @@ function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModu
   const readsAsElement = (bytes: Uint8Array): TextElement | undefined => {
     let seg: SegmentedModule;
     try {
-      seg = segmentModule(bytes, deadline);
+      seg = segmentModule(bytes, deadline, false);
     } catch (error) {
       if (error instanceof GcError) return undefined;
       throw error;
@@ -503,7 +521,7 @@ interface RenderContext {
 function verifyElements(text: Uint8Array, expected: readonly RenderedElement[], what: string, deadline: number): void {
   let seg: SegmentedModule;
   try {
-    seg = segmentModule(text, deadline);
+    seg = segmentModule(text, deadline, false);
   } catch (error) {
     if (error instanceof GcError) throw unsafe(`${what} does not read back: ${error.message}`);
     throw error;
@@ -769,7 +787,7 @@ function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideM
   const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
   const changed = (a: Aligned, side: 'ours' | 'theirs'): boolean => {
     const i = idx(a, side);
-    return i >= 0 && (a.b < 0 || !sameBytes(body(mod(side), i), body(B, a.b)));
+    return i >= 0 && (a.b < 0 || !sameBody(mod(side), i, B, a.b));
   };
   const touched = (a: Aligned, side: 'ours' | 'theirs'): boolean => a.b >= 0 && (idx(a, side) < 0 || changed(a, side));
   for (const x of ['ours', 'theirs'] as const) {

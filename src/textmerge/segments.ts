@@ -28,6 +28,14 @@ export interface TextElement {
    * where `<k>` counts earlier elements with the same key.
    */
   key: string;
+  /**
+   * The key in parts, so that alignment compares without building `key` (issue #15): `keyIsDef`
+   * true: `keyBase` is the def NAME; false: `keyBase` is the key's text before `#<k>`. `keyIndex`
+   * is `<k>` (-1 when the module was split without keys).
+   */
+  keyBase: string;
+  keyIsDef: boolean;
+  keyIndex: number;
   /** The form's own span `[formStart, formEnd)` (comment blocks: the body span). */
   formStart: number;
   formEnd: number;
@@ -53,19 +61,15 @@ export interface SegmentedModule {
 const LF = 0x0a;
 const SEMI = 0x3b;
 
-interface Token {
-  kind: 'form' | 'comment';
-  start: number;
-  end: number;
-}
-
 /**
  * A form element whose term is read from its bytes only when asked for: the merge compares forms
  * by their text and needs terms only for the keys of forms that are not `(def NAME …)`.
  */
 class FormElement implements TextElement {
   readonly kind = 'form' as const;
-  key = '';
+  keyBase = '';
+  keyIsDef = false;
+  keyIndex = -1;
   defName: string | undefined = undefined;
   endsWithComment = false;
   private cached: Term | undefined;
@@ -79,6 +83,35 @@ class FormElement implements TextElement {
   get term(): Term {
     return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
   }
+  get key(): string {
+    return fullKey(this);
+  }
+}
+
+/** A free-standing comment block. */
+class CommentElement implements TextElement {
+  readonly kind = 'comment' as const;
+  keyBase = '';
+  readonly keyIsDef = false;
+  keyIndex = -1;
+  readonly defName = undefined;
+  readonly term = undefined;
+  readonly endsWithComment = true;
+  constructor(
+    public start: number,
+    public end: number,
+    public formStart: number,
+    public formEnd: number,
+  ) {}
+  get key(): string {
+    return fullKey(this);
+  }
+}
+
+/** `key` from its parts (`''` without keys). */
+function fullKey(e: { keyBase: string; keyIsDef: boolean; keyIndex: number }): string {
+  if (e.keyIndex < 0) return '';
+  return `${e.keyIsDef ? `def:${e.keyBase}` : e.keyBase}#${e.keyIndex}`;
 }
 
 const OPEN = 0x28;
@@ -141,89 +174,96 @@ export function contentKey(term: Term, ordinal = 0): string {
  * Reads `text` and splits it into elements.
  * @param text LF-normalized UTF-8 without BOM.
  * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
+ * @param keys false: elements get no alignment key (`key` is `''`) and non-def forms are not read,
+ *   for re-reads that only compare kinds, spans and def names (the safety net; issue #15).
  * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
  *   merge).
  */
-export function segmentModule(text: Uint8Array, deadline = Infinity): SegmentedModule {
+export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true): SegmentedModule {
   const read = scanModule(text);
   checkDeadline(deadline);
-  // Tokens: forms from the reader, comments found in the trivia between them.
-  const tokens: Token[] = [];
+  const elements: TextElement[] = [];
+  // Key counts by def name, and by key text for the other elements.
+  const defCounts = new Map<string, number>();
+  const otherCounts = new Map<string, number>();
+  const count = (counts: Map<string, number>, base: string): number => {
+    const k = counts.get(base) ?? 0;
+    counts.set(base, k + 1);
+    return k;
+  };
+  // The comment block being collected: [pendingStart, pendingEnd), none when pendingStart < 0.
+  let pendingStart = -1;
+  let pendingEnd = -1;
+  const flushComment = (): void => {
+    if (pendingStart < 0) return;
+    const el = new CommentElement(pendingStart, pendingEnd, pendingStart, pendingEnd);
+    if (keys) {
+      el.keyBase = `comment:${decodeSlice(text, pendingStart, pendingEnd)}`;
+      el.keyIndex = count(otherCounts, el.keyBase);
+    }
+    elements.push(el);
+    pendingStart = -1;
+  };
+  let lastForm: FormElement | undefined;
+  let ordinal = 0;
+  // Tokens, in text order: forms from the reader, comments found in the trivia between them
+  // (handled as they are found, without a token list).
+  const onComment = (start: number, end: number): void => {
+    if (lastForm && pendingStart < 0 && lastForm.end <= start && countLf(text, lastForm.end, start) === 0 && !lastForm.endsWithComment) {
+      // A comment on the same line as the end of a form belongs to that form.
+      lastForm.end = end;
+      lastForm.endsWithComment = true;
+      return;
+    }
+    if (pendingStart >= 0 && countLf(text, pendingEnd, start) === 1) pendingEnd = end;
+    else {
+      flushComment();
+      pendingStart = start;
+      pendingEnd = end;
+    }
+    lastForm = undefined;
+  };
+  const onForm = (formStart: number, formEnd: number): void => {
+    if ((ordinal & 255) === 0) checkDeadline(deadline);
+    let start = formStart;
+    if (pendingStart >= 0 && countLf(text, pendingEnd, formStart) === 1) {
+      start = pendingStart;
+      pendingStart = -1;
+    } else flushComment();
+    const el = new FormElement(text, start, formEnd, formStart, formEnd);
+    const fast = defNameFromText(text, formStart, formEnd);
+    const name = fast === null ? defName(el.term) : fast;
+    el.defName = name;
+    if (keys) {
+      if (name !== undefined) {
+        el.keyIsDef = true;
+        el.keyBase = name;
+        el.keyIndex = count(defCounts, name);
+      } else {
+        el.keyBase = contentKey(el.term, ordinal);
+        el.keyIndex = count(otherCounts, el.keyBase);
+      }
+    }
+    ordinal++;
+    elements.push(el);
+    lastForm = el;
+  };
   const scanTrivia = (from: number, to: number): void => {
     let i = from;
     while (i < to) {
       if (text[i] === SEMI) {
         let e = text.indexOf(LF, i);
         if (e === -1 || e > to) e = to;
-        tokens.push({ kind: 'comment', start: i, end: e });
+        onComment(i, e);
         i = e;
       } else i++;
     }
   };
   for (const f of read.forms) {
     scanTrivia(f.leadingStart, f.start);
-    tokens.push({ kind: 'form', start: f.start, end: f.end });
+    onForm(f.start, f.end);
   }
   scanTrivia(read.trailingStart, text.length);
-  checkDeadline(deadline);
-
-  const elements: TextElement[] = [];
-  const keyCounts = new Map<string, number>();
-  const withCount = (key: string): string => {
-    const k = keyCounts.get(key) ?? 0;
-    keyCounts.set(key, k + 1);
-    return `${key}#${k}`;
-  };
-  let pending: { start: number; end: number } | undefined;
-  const flushComment = (): void => {
-    if (!pending) return;
-    const body = decodeSlice(text, pending.start, pending.end);
-    elements.push({
-      kind: 'comment',
-      start: pending.start,
-      end: pending.end,
-      key: withCount(`comment:${body}`),
-      formStart: pending.start,
-      formEnd: pending.end,
-      defName: undefined,
-      term: undefined,
-      endsWithComment: true,
-    });
-    pending = undefined;
-  };
-  let lastForm: TextElement | undefined;
-  let ordinal = 0;
-  for (const t of tokens) {
-    if (t.kind === 'comment') {
-      if (lastForm && !pending && lastForm.end <= t.start && countLf(text, lastForm.end, t.start) === 0 && !lastForm.endsWithComment) {
-        // A comment on the same line as the end of a form belongs to that form.
-        lastForm.end = t.end;
-        lastForm.endsWithComment = true;
-        continue;
-      }
-      if (pending && countLf(text, pending.end, t.start) === 1) pending.end = t.end;
-      else {
-        flushComment();
-        pending = { start: t.start, end: t.end };
-      }
-      lastForm = undefined;
-      continue;
-    }
-    if ((ordinal & 255) === 0) checkDeadline(deadline);
-    let start = t.start;
-    if (pending && countLf(text, pending.end, t.start) === 1) {
-      start = pending.start;
-      pending = undefined;
-    } else flushComment();
-    const el = new FormElement(text, start, t.end, t.start, t.end);
-    const fast = defNameFromText(text, t.start, t.end);
-    const name = fast === null ? defName(el.term) : fast;
-    el.defName = name;
-    el.key = withCount(name !== undefined ? `def:${name}` : contentKey(el.term, ordinal));
-    ordinal++;
-    elements.push(el);
-    lastForm = el;
-  }
   flushComment();
   const separators: { start: number; end: number }[] = [];
   let prev = 0;
