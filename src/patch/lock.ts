@@ -179,6 +179,7 @@ export function acquirePackageLock(packageDir: string, options: LockOptions = {}
   };
   const text = JSON.stringify(owner) + '\n';
   const deadline = Date.now() + Math.max(0, options.waitMs ?? 0);
+  let recreated = 0;
   for (;;) {
     const temp = `${file}.new-${owner.token}`;
     try {
@@ -192,7 +193,19 @@ export function acquirePackageLock(packageDir: string, options: LockOptions = {}
       } catch {
         /* not created */
       }
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError(error, file, 'create the lock');
+      const code = (error as NodeJS.ErrnoException).code;
+      // The owner we waited for removed the (then empty) control directory when it released the
+      // lock: make it again and retry (bounded, so a directory that cannot stay is an I/O error).
+      if (code === 'ENOENT' && recreated < 100) {
+        recreated++;
+        try {
+          mkdirSync(control, { recursive: true });
+        } catch (mkdirError) {
+          throw ioError(mkdirError, control, 'create');
+        }
+        continue;
+      }
+      if (code !== 'EEXIST') throw ioError(error, file, 'create the lock');
     }
     const current = readOwner(file);
     if (current === undefined) continue; // released meanwhile
