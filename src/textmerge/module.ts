@@ -26,7 +26,7 @@ import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
-import { segmentModule, type SegmentedModule, type TextElement } from './segments.js';
+import { ByteKeyTable, segmentModule, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
 import { containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
@@ -114,9 +114,13 @@ interface Aligned {
   o: number;
   t: number;
   resolution: Resolution;
+  /** Whether ours / theirs changed the element (0 not yet compared, 1 no, 2 yes; semanticPass). */
+  changedO: number;
+  changedT: number;
 }
 
 const START = -1;
+const DELETED: Resolution = { kind: 'deleted' };
 const LF = 0x0a;
 const NEWLINE = new Uint8Array([LF]);
 
@@ -171,21 +175,23 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
   const baseMatched = new Uint8Array(base.length);
   // By key: first definitions of a name by the name alone, the rest by the full key (the same
   // equality as comparing `key`, without building it for every element).
-  const byName = new Map<string, number>();
+  const byName = new ByteKeyTable(base.length);
   const byKey = new Map<string, number>();
   const firstDef = (e: TextElement): boolean => e.keyIsDef && e.keyIndex === 0;
-  base.forEach((e, i) => {
-    if (firstDef(e)) byName.set(e.keyBase, i);
+  for (let i = 0; i < base.length; i++) {
+    const e = base[i]!;
+    if (firstDef(e)) byName.put(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash, i);
     else byKey.set(e.key, i);
-  });
-  side.forEach((e, j) => {
-    const i = firstDef(e) ? byName.get(e.keyBase) : byKey.get(e.key);
-    if (i !== undefined) {
+  }
+  for (let j = 0; j < side.length; j++) {
+    const e = side[j]!;
+    const i = firstDef(e) ? byName.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) : (byKey.get(e.key) ?? -1);
+    if (i >= 0) {
       toBase[j] = i;
       baseMatched[i] = 1;
     }
-  });
-  const positional = (e: TextElement): boolean => e.kind === 'comment' || e.defName === undefined;
+  }
+  const positional = (e: TextElement): boolean => e.kind === 'comment' || !e.isDef;
   // Unmatched base elements grouped by (previous matched base element, kind).
   const gaps = new Map<string, number[]>();
   let anchor = START;
@@ -383,12 +389,12 @@ class SideOrder {
   /** The separator after `id` on this side (undefined when absent or last). */
   sepAfter(id: number): { start: number; end: number } | undefined {
     const i = this.pos[id]!;
-    return i >= 0 && i + 1 < this.ids.length ? this.s.m.separators[i + 1] : undefined;
+    return i >= 0 && i + 1 < this.ids.length ? separatorBefore(this.s.m, i + 1) : undefined;
   }
   /** The separator before `id` on this side (undefined when absent or first). */
   sepBefore(id: number): { start: number; end: number } | undefined {
     const i = this.pos[id]!;
-    return i > 0 ? this.s.m.separators[i] : undefined;
+    return i > 0 ? separatorBefore(this.s.m, i) : undefined;
   }
 }
 
@@ -403,8 +409,16 @@ interface RenderedElement {
 
 interface Rendered {
   pieces: TextPiece[];
+  /** The elements outside markers, in order (only when rendered with `collect`). */
   elements: RenderedElement[];
   conflicts: TextConflict[];
+  /**
+   * True when the cheap safety net proved that the text re-reads as exactly the decided elements:
+   * every element is a verbatim element of a side or reads alone as one element of its kind, and
+   * every boundary that is not one side's own (same side, consecutive, its separator) passes
+   * {@link cleanBoundary}. False: not proven, the full re-read decides.
+   */
+  proven: boolean;
 }
 
 /**
@@ -425,7 +439,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
   const oToB = alignElements(B.m.elements, O.m.elements);
   const tToB = alignElements(B.m.elements, T.m.elements);
-  const aligned: Aligned[] = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: { kind: 'deleted' } }));
+  const aligned: Aligned[] = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 }));
   const oursAdded = new Map<string, number>();
   const oIds = O.m.elements.map((e, j) => {
     const bi = oToB[j]!;
@@ -433,7 +447,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
       aligned[bi]!.o = j;
       return bi;
     }
-    aligned.push({ b: -1, o: j, t: -1, resolution: { kind: 'deleted' } });
+    aligned.push({ b: -1, o: j, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
     oursAdded.set(e.key, aligned.length - 1);
     return aligned.length - 1;
   });
@@ -449,7 +463,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
       oursAdded.delete(e.key);
       return same;
     }
-    aligned.push({ b: -1, o: -1, t: k, resolution: { kind: 'deleted' } });
+    aligned.push({ b: -1, o: -1, t: k, resolution: DELETED, changedO: 0, changedT: 0 });
     return aligned.length - 1;
   });
   checkDeadline(deadline);
@@ -478,18 +492,24 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   if (order === undefined) throw unsafe('the two sides reordered the top-level forms incompatibly');
   checkDeadline(deadline);
 
-  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours' };
-  const real = render(ctx, order, 'markers');
-  const text = concatBytes(real.pieces.map((p) => p.bytes));
+  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours', deadline };
+  const real = render(ctx, order, 'markers', false);
+  const text = real.pieces.length === 1 ? real.pieces[0]!.bytes : concatBytes(real.pieces.map((p) => p.bytes));
   checkDeadline(deadline);
 
-  // Safety net: every reading of the result must give back exactly the decided forms.
-  if (real.conflicts.length === 0) verifyElements(text, real.elements, 'result', deadline);
+  // Safety net: every reading of the result must give back exactly the decided forms. The render
+  // proves it cheaply for runs copied from one side (see `Rendered.proven`); otherwise the reading
+  // is re-read whole.
+  const check = (mode: RenderMode, what: string, first: Rendered | undefined): void => {
+    const r = first ?? render(ctx, order, mode, false);
+    if (r.proven) return;
+    const full = render(ctx, order, mode, true);
+    verifyElements(concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
+  };
+  if (real.conflicts.length === 0) check('markers', 'result', real);
   else {
-    for (const mode of ['ours', 'theirs'] as const) {
-      const r = render(ctx, order, mode);
-      verifyElements(concatBytes(r.pieces.map((p) => p.bytes)), r.elements, `${mode}' reading of the result`, deadline);
-    }
+    check('ours', "ours' reading of the result", undefined);
+    check('theirs', "theirs' reading of the result", undefined);
   }
   return {
     text,
@@ -510,6 +530,7 @@ interface RenderContext {
   aligned: Aligned[];
   markers: MarkerOptions;
   prefer: 'ours' | 'theirs';
+  deadline: number;
 }
 
 /**
@@ -549,8 +570,8 @@ const BLANK_LINE = new Uint8Array([LF, LF]);
 function commonSeparator(sides: readonly SideModule[]): Uint8Array {
   for (const s of sides) {
     const counts = new Map<string, { n: number; bytes: Uint8Array }>();
-    for (let i = 1; i < s.m.separators.length; i++) {
-      const span = s.m.separators[i]!;
+    for (let i = 1; i < s.m.elements.length; i++) {
+      const span = separatorBefore(s.m, i);
       const bytes = s.m.text.subarray(span.start, span.end);
       if (!hasLf(bytes)) continue;
       const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
@@ -565,47 +586,135 @@ function commonSeparator(sides: readonly SideModule[]): Uint8Array {
   return BLANK_LINE;
 }
 
-function render(ctx: RenderContext, order: readonly number[], mode: RenderMode): Rendered {
+/** A separator the render emits: a span of a side's text, or bytes of its own. */
+type Sep = { side: Side; start: number; end: number; bytes: undefined } | { side: undefined; start: 0; end: 0; bytes: Uint8Array };
+
+const EMPTY = new Uint8Array(0);
+
+function ownSep(bytes: Uint8Array): Sep {
+  return { side: undefined, start: 0, end: 0, bytes };
+}
+
+/** True when `a[as, ae)` and `b[bs, be)` hold the same bytes (compared in place). */
+function sameSpan(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): boolean {
+  if (ae - as !== be - bs) return false;
+  const d = bs - as;
+  for (let p = as; p < ae; p++) if (a[p] !== b[p + d]) return false;
+  return true;
+}
+
+/** LF bytes in `t[start, end)`. */
+function countLfIn(t: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  for (let i = t.indexOf(LF, start); i !== -1 && i < end; i = t.indexOf(LF, i + 1)) n++;
+  return n;
+}
+
+/** True when `t[start, end)` is only whitespace (the reader's: space, tab, LF, CR). */
+function onlyWhitespace(t: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = t[i];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
+
+/**
+ * The cheap safety net's boundary rule: true when an element of kind `prevKind` (ending in a `;`
+ * comment when `prevEndsWithComment`, last byte `prevLast`), then the whitespace `sep` (`lfs` line
+ * breaks, `sepLength` bytes), then an element starting with byte `nextFirst`, re-read as those two
+ * elements whatever came before and after: segments.ts joins a comment block to the comment or
+ * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
+ * delimiter between them. False means "not proven" (the full re-read decides).
+ */
+function cleanBoundary(prevKind: 'form' | 'comment', prevEndsWithComment: boolean, prevLast: number, lfs: number, sepLength: number, nextFirst: number): boolean {
+  if (prevKind === 'comment' || prevEndsWithComment) return lfs >= (prevKind === 'comment' ? 2 : 1);
+  if (nextFirst === SEMI) return lfs >= 1;
+  return sepLength > 0 || CLOSERS.has(prevLast);
+}
+
+/** One emitted element, as the cheap safety net needs it. */
+interface Emitted {
+  kind: 'form' | 'comment';
+  /** Verbatim: element `index` of `side`; otherwise `bytes`. */
+  side: Side | undefined;
+  index: number;
+  bytes: Uint8Array | undefined;
+  endsWithComment: boolean;
+  first: number;
+  last: number;
+}
+
+function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, collect: boolean): Rendered {
   const { B, O, T, aligned } = ctx;
   const sides: Record<Side, SideModule> = { base: B, ours: O, theirs: T };
   const orders: Record<Side, SideOrder> = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
   const pieces: TextPiece[] = [];
   const elements: RenderedElement[] = [];
   const conflicts: TextConflict[] = [];
+  // The cheap safety net (see verifyRendered): stays true while every boundary and every element
+  // that is not a verbatim run of one side is proven to read back as decided.
+  let proven = true;
   // Line numbers are only needed for conflicts: counted up to the current piece on demand.
   let lines = 1;
   let counted = 0;
+  // Pieces are coalesced: a span of a side that continues the previous one extends it.
+  let spanSide: Side | undefined;
+  let spanStart = 0;
+  let spanEnd = 0;
+  const flushSpan = (): void => {
+    if (spanSide === undefined) return;
+    pieces.push({ bytes: sides[spanSide].m.text.subarray(spanStart, spanEnd), from: { side: spanSide, start: spanStart, end: spanEnd } });
+    spanSide = undefined;
+  };
   const currentLine = (): number => {
+    flushSpan();
     for (; counted < pieces.length; counted++) {
       const b = pieces[counted]!.bytes;
       for (let i = b.indexOf(LF); i !== -1; i = b.indexOf(LF, i + 1)) lines++;
     }
     return lines;
   };
-  const push = (bytes: Uint8Array, from: TextPiece['from']): void => {
-    if (bytes.length === 0) return;
-    pieces.push({ bytes, from });
+  const pushSpan = (side: Side, start: number, end: number): void => {
+    if (start === end) return;
+    if (spanSide === side && spanEnd === start) {
+      spanEnd = end;
+      return;
+    }
+    flushSpan();
+    spanSide = side;
+    spanStart = start;
+    spanEnd = end;
   };
-  const spanPiece = (side: Side, span: { start: number; end: number }): TextPiece => ({
-    bytes: sides[side].m.text.subarray(span.start, span.end),
-    from: { side, start: span.start, end: span.end },
-  });
+  const pushBytes = (bytes: Uint8Array): void => {
+    if (bytes.length === 0) return;
+    flushSpan();
+    pieces.push({ bytes, from: undefined });
+  };
+  const pushSep = (s: Sep): void => {
+    if (s.side !== undefined) pushSpan(s.side, s.start, s.end);
+    else pushBytes(s.bytes);
+  };
+  const sepText = (s: Sep): Uint8Array => (s.side !== undefined ? sides[s.side].m.text.subarray(s.start, s.end) : s.bytes);
+  const sepLfs = (s: Sep): number => (s.side !== undefined ? countLfIn(sides[s.side].m.text, s.start, s.end) : countLf(s.bytes));
+  const spanSep = (side: Side, span: { start: number; end: number }): Sep => ({ side, start: span.start, end: span.end, bytes: undefined });
   // Three-way value merge of one separator: ours unless only theirs changed it.
-  const mergeSpans = (b: { start: number; end: number } | undefined, o: { start: number; end: number } | undefined, t: { start: number; end: number } | undefined): TextPiece => {
-    const ob = o ? spanPiece('ours', o) : undefined;
-    const tb = t ? spanPiece('theirs', t) : undefined;
-    const bb = b ? spanPiece('base', b) : undefined;
-    if (ob && tb && sameBytes(ob.bytes, tb.bytes)) return ctx.prefer === 'theirs' ? tb : ob;
-    if (ob && tb && bb && sameBytes(ob.bytes, bb.bytes)) return tb;
-    return ob ?? tb ?? bb ?? { bytes: new Uint8Array(0), from: undefined };
+  const mergeSpans = (b: { start: number; end: number } | undefined, o: { start: number; end: number } | undefined, t: { start: number; end: number } | undefined): Sep => {
+    if (o && t && sameSpan(O.m.text, o.start, o.end, T.m.text, t.start, t.end)) return ctx.prefer === 'theirs' ? spanSep('theirs', t) : spanSep('ours', o);
+    if (o && t && b && sameSpan(O.m.text, o.start, o.end, B.m.text, b.start, b.end)) return spanSep('theirs', t);
+    return o ? spanSep('ours', o) : t ? spanSep('theirs', t) : b ? spanSep('base', b) : ownSep(EMPTY);
   };
   const leadSpan = (s: SideModule): { start: number; end: number } | undefined =>
-    s.m.elements.length > 0 ? s.m.separators[0]! : { start: 0, end: 0 };
+    s.m.elements.length > 0 ? separatorBefore(s.m, 0) : { start: 0, end: 0 };
   const trailSpan = (s: SideModule): { start: number; end: number } => ({ start: s.m.trailStart, end: s.m.text.length });
 
-  // What each element renders as in this mode: a body piece (with its form as read) or nothing.
+  // What each element renders as in this mode: a side's element (`side`, `index`), or `bytes`.
   interface Out {
-    piece: TextPiece;
+    side: Side | undefined;
+    index: number;
+    bytes: Uint8Array | undefined;
     endsWithComment: boolean;
     conflict: TextConflictCode | undefined;
     detail?: string;
@@ -615,6 +724,11 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     elKind: 'form' | 'comment';
     name: string | undefined;
   }
+  const firstByte = (out: Out): number | undefined => {
+    if (out.side === undefined) return out.bytes![0];
+    const s = sides[out.side].m;
+    return s.text[s.elements[out.index]!.start];
+  };
   const outOf = (id: number): Out | undefined => {
     const a = aligned[id]!;
     const r = a.resolution;
@@ -622,14 +736,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     if (r.kind === 'deleted') return undefined;
     if (r.kind === 'take') {
       const e = elOf(r.side, r.index);
-      return {
-        piece: spanPiece(r.side, e),
-        endsWithComment: e.endsWithComment,
-        conflict: undefined,
-        src: r.side,
-        elKind: e.kind,
-        name: e.defName,
-      };
+      return { side: r.side, index: r.index, bytes: undefined, endsWithComment: e.endsWithComment, conflict: undefined, src: r.side, elKind: e.kind, name: undefined };
     }
     if (r.kind === 'merged') {
       const src = a.o >= 0 ? 'ours' : 'theirs';
@@ -637,7 +744,9 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       if (r.inner) {
         const bytes = mode === 'markers' ? r.bytes : r.inner[mode];
         return {
-          piece: { bytes, from: undefined },
+          side: undefined,
+          index: -1,
+          bytes,
           endsWithComment: mode === 'markers' ? false : (mode === 'ours' ? O : T).m.elements[mode === 'ours' ? a.o : a.t]!.endsWithComment,
           conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
           markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
@@ -647,14 +756,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
           name: e.defName,
         };
       }
-      return {
-        piece: { bytes: r.bytes, from: undefined },
-        endsWithComment: r.endsWithComment,
-        conflict: undefined,
-        src,
-        elKind: e.kind,
-        name: e.defName,
-      };
+      return { side: undefined, index: -1, bytes: r.bytes, endsWithComment: r.endsWithComment, conflict: undefined, src, elKind: e.kind, name: undefined };
     }
     const any = r.o >= 0 ? elOf('ours', r.o) : elOf('theirs', r.t);
     const detail =
@@ -671,17 +773,13 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
       const i = side === 'ours' ? r.o : r.t;
       if (i < 0) return undefined;
       const e = elOf(side, i);
-      return { piece: spanPiece(side, e), endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
+      return { side, index: i, bytes: undefined, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: undefined };
     }
-    const empty = new Uint8Array(0);
-    const block = conflictBlock(
-      r.o >= 0 ? body(O, r.o) : empty,
-      r.b >= 0 ? body(B, r.b) : empty,
-      r.t >= 0 ? body(T, r.t) : empty,
-      ctx.markers,
-    );
+    const block = conflictBlock(r.o >= 0 ? body(O, r.o) : EMPTY, r.b >= 0 ? body(B, r.b) : EMPTY, r.t >= 0 ? body(T, r.t) : EMPTY, ctx.markers);
     return {
-      piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
+      side: undefined,
+      index: -1,
+      bytes: block.subarray(0, block.length - 1),
       endsWithComment: false,
       conflict: r.code,
       detail,
@@ -691,66 +789,109 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode):
     };
   };
 
-  const sepFor = (p: number, c: number, pOut: Out, cOut: Out): TextPiece => {
-    const adj = (s: SideOrder): boolean => s.adjacent(p, c);
-    const ao = adj(ctx.oOrder);
-    const at = adj(ctx.tOrder);
-    const ab = adj(ctx.bOrder);
-    let sep: TextPiece;
+  let defaultSep: Uint8Array | undefined;
+  const sepFor = (p: number, c: number, pOut: Out, cOut: Out): Sep => {
+    const ao = ctx.oOrder.adjacent(p, c);
+    const at = ctx.tOrder.adjacent(p, c);
+    const ab = ctx.bOrder.adjacent(p, c);
+    let sep: Sep;
     if (ao && at) sep = mergeSpans(ab ? ctx.bOrder.sepAfter(p) : undefined, ctx.oOrder.sepAfter(p), ctx.tOrder.sepAfter(p));
-    else if (ao) sep = spanPiece('ours', ctx.oOrder.sepAfter(p)!);
-    else if (at) sep = spanPiece('theirs', ctx.tOrder.sepAfter(p)!);
-    else if (ab) sep = spanPiece('base', ctx.bOrder.sepAfter(p)!);
+    else if (ao) sep = spanSep('ours', ctx.oOrder.sepAfter(p)!);
+    else if (at) sep = spanSep('theirs', ctx.tOrder.sepAfter(p)!);
+    else if (ab) sep = spanSep('base', ctx.bOrder.sepAfter(p)!);
     else {
       // Not neighbours anywhere: the blank lines the element had before it on its side, or after
       // its predecessor, or one line break.
       const before = orders[cOut.src].sepBefore(c);
       const after = orders[pOut.src].sepAfter(p);
-      if (before && hasLf(spanPiece(cOut.src, before).bytes)) sep = spanPiece(cOut.src, before);
-      else if (after && hasLf(spanPiece(pOut.src, after).bytes)) sep = spanPiece(pOut.src, after);
-      else sep = { bytes: (defaultSep ??= commonSeparator([O, T, B])), from: undefined };
+      if (before && countLfIn(sides[cOut.src].m.text, before.start, before.end) > 0) sep = spanSep(cOut.src, before);
+      else if (after && countLfIn(sides[pOut.src].m.text, after.start, after.end) > 0) sep = spanSep(pOut.src, after);
+      else sep = ownSep((defaultSep ??= commonSeparator([O, T, B])));
     }
     // Keep the reading of the text: a free comment block stays free (a blank line after it), a
     // comment never swallows what follows, a comment never joins the previous line, markers start lines.
-    const lfs = countLf(sep.bytes);
-    if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2) sep = { bytes: BLANK_LINE, from: undefined };
-    else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || cOut.piece.bytes[0] === SEMI)) {
-      sep = { bytes: NEWLINE, from: undefined };
-    }
+    const lfs = sepLfs(sep);
+    if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2) sep = ownSep(BLANK_LINE);
+    else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || firstByte(cOut) === SEMI)) sep = ownSep(NEWLINE);
     return sep;
   };
 
-  let defaultSep: Uint8Array | undefined;
+  // The element emitted last (outside markers), for the cheap safety net's boundary rule.
+  let last: Emitted | undefined;
+  const emitted = (out: Out, sep: Sep | undefined): void => {
+    let e: Emitted;
+    if (out.side !== undefined) {
+      const s = sides[out.side].m;
+      const el = s.elements[out.index]!;
+      e = { kind: el.kind, side: out.side, index: out.index, bytes: undefined, endsWithComment: el.endsWithComment, first: s.text[el.start]!, last: s.text[el.end - 1]! };
+    } else {
+      const bytes = out.bytes!;
+      // Not a verbatim element of a side: it must read as exactly one element of its kind on its own.
+      let ewc = false;
+      try {
+        const seg = segmentModule(bytes, ctx.deadline, false);
+        const only = seg.elements.length === 1 ? seg.elements[0]! : undefined;
+        if (!only || only.start !== 0 || only.end !== bytes.length || only.kind !== out.elKind) proven = false;
+        else ewc = only.endsWithComment;
+      } catch (error) {
+        if (!(error instanceof GcError)) throw error;
+        proven = false;
+      }
+      e = { kind: out.elKind, side: undefined, index: -1, bytes, endsWithComment: ewc, first: bytes[0] ?? -1, last: bytes[bytes.length - 1] ?? -1 };
+    }
+    if (last && sep && proven) {
+      // A run of one side's consecutive elements with that side's separator re-reads as that side did.
+      const verbatim =
+        last.side !== undefined &&
+        e.side === last.side &&
+        e.index === last.index + 1 &&
+        sep.side === e.side &&
+        sep.start === sides[e.side].m.elements[e.index - 1]!.end &&
+        sep.end === sides[e.side].m.elements[e.index]!.start;
+      if (!verbatim) {
+        const text = sepText(sep);
+        proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first);
+      }
+    }
+    last = e;
+    if (collect) elements.push({ bytes: out.side !== undefined ? body(sides[out.side], out.index) : out.bytes!, kind: out.elKind });
+  };
+
   const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
   let prev: { id: number; out: Out } | undefined;
   for (const id of order) {
     const out = outOf(id);
     if (!out) continue;
+    let sep: Sep | undefined;
     if (prev) {
-      const sep = sepFor(prev.id, id, prev.out, out);
-      push(sep.bytes, sep.from);
+      sep = sepFor(prev.id, id, prev.out, out);
+      pushSep(sep);
     } else {
-      push(lead.bytes, lead.from);
+      pushSep(lead);
+      const t = sepText(lead);
+      if (!onlyWhitespace(t, 0, t.length)) proven = false;
     }
     if (out.conflict) {
       const at = currentLine();
       for (const l of out.markerLines ?? [0]) {
         conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l, detail: out.detail ?? 'both sides changed it differently' });
       }
-    }
-    push(out.piece.bytes, out.piece.from);
-    if (!out.conflict) elements.push({ bytes: out.piece.bytes, kind: out.elKind });
+      last = undefined;
+      proven = false; // markers: the readings of the result are checked instead
+    } else emitted(out, sep);
+    if (out.side !== undefined) {
+      const el = sides[out.side].m.elements[out.index]!;
+      pushSpan(out.side, el.start, el.end);
+    } else pushBytes(out.bytes!);
     prev = { id, out };
   }
   let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
-  if (!prev) {
-    // Nothing survived: only whitespace and (merged) leading trivia remain.
-    push(trail.bytes, trail.from);
-  } else {
-    if (prev.out.conflict && !hasLf(trail.bytes)) trail = { bytes: concatBytes([NEWLINE, trail.bytes]), from: undefined };
-    push(trail.bytes, trail.from);
-  }
-  return { pieces, elements, conflicts };
+  if (prev && prev.out.conflict && sepLfs(trail) === 0) trail = ownSep(concatBytes([NEWLINE, sepText(trail)]));
+  pushSep(trail);
+  const tt = sepText(trail);
+  if (!onlyWhitespace(tt, 0, tt.length)) proven = false;
+  flushSpan();
+  return { pieces, elements, conflicts, proven };
 }
 
 /** The element's term (undefined for comment blocks). */
@@ -785,9 +926,15 @@ function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>
 function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number): void {
   const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
   const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
+  // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
   const changed = (a: Aligned, side: 'ours' | 'theirs'): boolean => {
+    const flag = side === 'ours' ? a.changedO : a.changedT;
+    if (flag !== 0) return flag === 2;
     const i = idx(a, side);
-    return i >= 0 && (a.b < 0 || !sameBody(mod(side), i, B, a.b));
+    const yes = i >= 0 && (a.b < 0 || !sameBody(mod(side), i, B, a.b));
+    if (side === 'ours') a.changedO = yes ? 2 : 1;
+    else a.changedT = yes ? 2 : 1;
+    return yes;
   };
   const touched = (a: Aligned, side: 'ours' | 'theirs'): boolean => a.b >= 0 && (idx(a, side) < 0 || changed(a, side));
   for (const x of ['ours', 'theirs'] as const) {

@@ -39,12 +39,31 @@ export interface TextElement {
   /** The form's own span `[formStart, formEnd)` (comment blocks: the body span). */
   formStart: number;
   formEnd: number;
-  /** The defined name for `(def NAME …)` forms. */
-  defName: string | undefined;
+  /** The defined name for `(def NAME …)` forms (decoded from the text when first asked for). */
+  readonly defName: string | undefined;
+  /** True for `(def NAME …)` forms (`defName` is then defined), without decoding the name. */
+  isDef: boolean;
+  /**
+   * The name's UTF-8 bytes as `nameSrc[nameStart, nameEnd)` and their FNV-1a hash `nameHash`, so
+   * that alignment matches definitions without decoding names (issue #15); `nameSrc` undefined
+   * for elements that are not definitions.
+   */
+  nameSrc: Uint8Array | undefined;
+  nameStart: number;
+  nameEnd: number;
+  nameHash: number;
   /** The form's term as read (not canonicalized); undefined for comment blocks. */
   term: Term | undefined;
   /** True when the body ends inside a `;` comment, so whatever follows must start on a new line. */
   endsWithComment: boolean;
+}
+
+/**
+ * The separator before element `i` of `m` (the whitespace between element `i - 1` and element `i`;
+ * for element 0 the lead, `[0, elements[0].start)`), as a span.
+ */
+export function separatorBefore(m: SegmentedModule, i: number): { start: number; end: number } {
+  return { start: i === 0 ? 0 : m.elements[i - 1]!.end, end: m.elements[i]!.start };
 }
 
 /** A module split into elements (see the file comment). */
@@ -52,8 +71,6 @@ export interface SegmentedModule {
   /** The LF-normalized text the offsets refer to. */
   text: Uint8Array;
   elements: TextElement[];
-  /** `separators[i]` is the whitespace before element `i` (element 0: the `lead`, i.e. `[0, elements[0].start)`). */
-  separators: { start: number; end: number }[];
   /** Whitespace after the last element, or the whole text when it has no element: `[trailStart, text.length)`. */
   trailStart: number;
 }
@@ -67,12 +84,18 @@ const SEMI = 0x3b;
  */
 class FormElement implements TextElement {
   readonly kind = 'form' as const;
-  keyBase = '';
+  /** The key text of a form that is not a definition (see `keyBase`). */
+  otherKey = '';
   keyIsDef = false;
   keyIndex = -1;
-  defName: string | undefined = undefined;
+  isDef = false;
+  nameSrc: Uint8Array | undefined = undefined;
+  nameStart = 0;
+  nameEnd = 0;
+  nameHash = 0;
   endsWithComment = false;
   private cached: Term | undefined;
+  private decoded: string | undefined;
   constructor(
     private readonly text: Uint8Array,
     public start: number,
@@ -82,6 +105,13 @@ class FormElement implements TextElement {
   ) {}
   get term(): Term {
     return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
+  }
+  get defName(): string | undefined {
+    if (!this.isDef) return undefined;
+    return (this.decoded ??= decodeSlice(this.nameSrc!, this.nameStart, this.nameEnd));
+  }
+  get keyBase(): string {
+    return this.keyIsDef ? this.defName! : this.otherKey;
   }
   get key(): string {
     return fullKey(this);
@@ -95,6 +125,11 @@ class CommentElement implements TextElement {
   readonly keyIsDef = false;
   keyIndex = -1;
   readonly defName = undefined;
+  readonly isDef = false;
+  readonly nameSrc = undefined;
+  readonly nameStart = 0;
+  readonly nameEnd = 0;
+  readonly nameHash = 0;
   readonly term = undefined;
   readonly endsWithComment = true;
   constructor(
@@ -122,24 +157,140 @@ const isDelimiter = (c: number): boolean =>
 
 /**
  * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
- * `(def NAME …)`; `null` when the text does not settle it (the caller then reads the term).
+ * `(def NAME …)`: its end offset (the name starts at {@link nameStartOf}); -1 when the form is
+ * plainly not a definition of a symbol; -2 when the text does not settle it (the caller then reads
+ * the term).
  */
-function defNameFromText(text: Uint8Array, start: number, end: number): string | undefined | null {
-  if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66) return null;
+function defNameEnd(text: Uint8Array, start: number, end: number): number {
+  if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66) return -2;
   let p = start + 4;
-  if (!isSpace(text[p])) return null;
+  if (!isSpace(text[p])) return -2;
   while (p < end && isSpace(text[p])) p++;
-  if (p >= end || text[p] === SEMI) return null;
+  if (p >= end || text[p] === SEMI) return -2;
   const q0 = p;
   while (p < end && !isDelimiter(text[p]!)) p++;
-  if (p === q0) return undefined; // a list, vector, map, string or quote: not a symbol
+  if (p === q0) return -1; // a list, vector, map, string or quote: not a symbol
   const c = text[q0]!;
   const digit = (x: number | undefined): boolean => x !== undefined && x >= 0x30 && x <= 0x39;
-  if (digit(c) || (c === 0x2d && digit(text[q0 + 1]))) return undefined; // an integer
-  if (c === 0x62 && text[q0 + 1] === 0x22) return undefined; // a bytes literal
-  const name = decodeSlice(text, q0, p);
-  return name === 'nil' || name === 'true' || name === 'false' ? undefined : name;
+  if (digit(c) || (c === 0x2d && digit(text[q0 + 1]))) return -1; // an integer
+  if (c === 0x62 && text[q0 + 1] === 0x22) return -1; // a bytes literal
+  const n = p - q0;
+  // nil, true, false
+  if (n === 3 && c === 0x6e && text[q0 + 1] === 0x69 && text[q0 + 2] === 0x6c) return -1;
+  if (n === 4 && c === 0x74 && text[q0 + 1] === 0x72 && text[q0 + 2] === 0x75 && text[q0 + 3] === 0x65) return -1;
+  if (n === 5 && c === 0x66 && text[q0 + 1] === 0x61 && text[q0 + 2] === 0x6c && text[q0 + 3] === 0x73 && text[q0 + 4] === 0x65) return -1;
+  return p;
 }
+
+/** Where the name of a form that {@link defNameEnd} settled starts. */
+function nameStartOf(text: Uint8Array, start: number): number {
+  let p = start + 4;
+  while (isSpace(text[p])) p++;
+  return p;
+}
+
+/** 32-bit FNV-1a hash of `bytes[start, end)`. */
+export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h | 0;
+}
+
+/**
+ * A hash table from byte strings (a span of some byte array) to non-negative integers, without
+ * decoding them to JS strings: definition names keyed by their UTF-8 bytes (issue #15).
+ */
+export class ByteKeyTable {
+  /** The distinct byte arrays keys point into (a handful: the sides' texts). */
+  private readonly sources: Uint8Array[] = [];
+  /** Per slot: 1 + index into `sources`, 0 for an empty slot. */
+  private src: Int32Array;
+  private starts: Int32Array;
+  private ends: Int32Array;
+  private hashes: Int32Array;
+  private values: Int32Array;
+  private size = 0;
+  private mask: number;
+  /** @param expected number of keys expected (the table grows past it). */
+  constructor(expected = 16) {
+    let cap = 16;
+    while (cap < expected * 2) cap *= 2;
+    this.mask = cap - 1;
+    this.src = new Int32Array(cap);
+    this.starts = new Int32Array(cap);
+    this.ends = new Int32Array(cap);
+    this.hashes = new Int32Array(cap);
+    this.values = new Int32Array(cap);
+  }
+  private sourceId(src: Uint8Array): number {
+    const i = this.sources.indexOf(src);
+    if (i >= 0) return i + 1;
+    this.sources.push(src);
+    return this.sources.length;
+  }
+  /** The slot of the key, or of the empty slot where it would go. */
+  private slot(src: Uint8Array, start: number, end: number, hash: number): number {
+    const n = end - start;
+    for (let i = hash & this.mask; ; i = (i + 1) & this.mask) {
+      const id = this.src[i]!;
+      if (id === 0) return i;
+      if (this.hashes[i] !== hash || this.ends[i]! - this.starts[i]! !== n) continue;
+      const k = this.sources[id - 1]!;
+      const d = this.starts[i]! - start;
+      let same = true;
+      for (let p = start; p < end; p++) {
+        if (k[p + d] !== src[p]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return i;
+    }
+  }
+  /** The value of `src[start, end)` (hash `hash`), or -1. */
+  get(src: Uint8Array, start: number, end: number, hash: number): number {
+    const i = this.slot(src, start, end, hash);
+    return this.src[i] === 0 ? -1 : this.values[i]!;
+  }
+  /** Sets the value of `src[start, end)`; returns the previous value, or -1. */
+  put(src: Uint8Array, start: number, end: number, hash: number, value: number): number {
+    const i = this.slot(src, start, end, hash);
+    if (this.src[i] !== 0) {
+      const old = this.values[i]!;
+      this.values[i] = value;
+      return old;
+    }
+    this.src[i] = this.sourceId(src);
+    this.starts[i] = start;
+    this.ends[i] = end;
+    this.hashes[i] = hash;
+    this.values[i] = value;
+    if (++this.size * 2 > this.mask + 1) this.grow();
+    return -1;
+  }
+  private grow(): void {
+    const { src, starts, ends, hashes, values } = this;
+    const cap = (this.mask + 1) * 2;
+    this.mask = cap - 1;
+    this.src = new Int32Array(cap);
+    this.starts = new Int32Array(cap);
+    this.ends = new Int32Array(cap);
+    this.hashes = new Int32Array(cap);
+    this.values = new Int32Array(cap);
+    for (let j = 0; j < src.length; j++) {
+      if (src[j] === 0) continue;
+      let i = hashes[j]! & this.mask;
+      while (this.src[i] !== 0) i = (i + 1) & this.mask;
+      this.src[i] = src[j]!;
+      this.starts[i] = starts[j]!;
+      this.ends[i] = ends[j]!;
+      this.hashes[i] = hashes[j]!;
+      this.values[i] = values[j]!;
+    }
+  }
+}
+
+const nameEncoder = new TextEncoder();
 
 /** Number of LF bytes in `text[start, end)`. */
 function countLf(text: Uint8Array, start: number, end: number): number {
@@ -184,7 +335,7 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
   checkDeadline(deadline);
   const elements: TextElement[] = [];
   // Key counts by def name, and by key text for the other elements.
-  const defCounts = new Map<string, number>();
+  const defCounts = new ByteKeyTable(read.forms.length);
   const otherCounts = new Map<string, number>();
   const count = (counts: Map<string, number>, base: string): number => {
     const k = counts.get(base) ?? 0;
@@ -231,17 +382,30 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
       pendingStart = -1;
     } else flushComment();
     const el = new FormElement(text, start, formEnd, formStart, formEnd);
-    const fast = defNameFromText(text, formStart, formEnd);
-    const name = fast === null ? defName(el.term) : fast;
-    el.defName = name;
-    if (keys) {
+    const fast = defNameEnd(text, formStart, formEnd);
+    if (fast >= 0) {
+      el.isDef = true;
+      el.nameSrc = text;
+      el.nameStart = nameStartOf(text, formStart);
+      el.nameEnd = fast;
+    } else if (fast === -2) {
+      const name = defName(el.term);
       if (name !== undefined) {
+        el.isDef = true;
+        el.nameSrc = nameEncoder.encode(name);
+        el.nameEnd = el.nameSrc.length;
+      }
+    }
+    if (el.isDef) el.nameHash = hashBytes(el.nameSrc!, el.nameStart, el.nameEnd);
+    if (keys) {
+      if (el.isDef) {
         el.keyIsDef = true;
-        el.keyBase = name;
-        el.keyIndex = count(defCounts, name);
+        const k = defCounts.get(el.nameSrc!, el.nameStart, el.nameEnd, el.nameHash);
+        el.keyIndex = k < 0 ? 0 : k;
+        defCounts.put(el.nameSrc!, el.nameStart, el.nameEnd, el.nameHash, el.keyIndex + 1);
       } else {
-        el.keyBase = contentKey(el.term, ordinal);
-        el.keyIndex = count(otherCounts, el.keyBase);
+        el.otherKey = contentKey(el.term, ordinal);
+        el.keyIndex = count(otherCounts, el.otherKey);
       }
     }
     ordinal++;
@@ -265,11 +429,5 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
   }
   scanTrivia(read.trailingStart, text.length);
   flushComment();
-  const separators: { start: number; end: number }[] = [];
-  let prev = 0;
-  for (const e of elements) {
-    separators.push({ start: prev, end: e.start });
-    prev = e.end;
-  }
-  return { text, elements, separators, trailStart: prev };
+  return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0 };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defName, segmentModule } from '../../src/textmerge/segments.js';
+import { defName, segmentModule, separatorBefore } from '../../src/textmerge/segments.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { GcError } from '../../src/util/errors.js';
 
@@ -12,7 +12,8 @@ function view(src: string): { kind: string; key: string; body: string }[] {
   // The pieces concatenate back to the text.
   let rebuilt = '';
   m.elements.forEach((e, i) => {
-    rebuilt += b.subarray(m.separators[i]!.start, m.separators[i]!.end).toString() + b.subarray(e.start, e.end).toString();
+    const sep = separatorBefore(m, i);
+    rebuilt += b.subarray(sep.start, sep.end).toString() + b.subarray(e.start, e.end).toString();
   });
   rebuilt += b.subarray(m.trailStart).toString();
   expect(rebuilt).toBe(text);
