@@ -41,6 +41,19 @@ export function longestIncreasing(seq: readonly number[]): Set<number> {
 
 /** The ids of `ids` that are in base (`baseIndexOf(id) >= 0`) but out of base order on this side. */
 export function movedItems(ids: readonly number[], baseIndexOf: (id: number) => number): Set<number> {
+  // Common case first: the side kept base's order (no item moved), one pass and no allocation.
+  let last = -1;
+  let increasing = true;
+  for (let i = 0; i < ids.length; i++) {
+    const b = baseIndexOf(ids[i]!);
+    if (b < 0) continue;
+    if (b <= last) {
+      increasing = false;
+      break;
+    }
+    last = b;
+  }
+  if (increasing) return new Set<number>();
   const common = ids.filter((id) => baseIndexOf(id) >= 0);
   const keep = longestIncreasing(common.map(baseIndexOf));
   const out = new Set<number>();
@@ -77,23 +90,33 @@ export function mergeOrder(
   const movedO = movedItems(oIds, baseIndexOf);
   const movedT = movedItems(tIds, baseIndexOf);
   checkDeadline(deadline);
-  const inO = new Set(oIds);
-  const inT = new Set(tIds);
-  const oPos = new Map<number, number>();
-  oIds.forEach((id, i) => oPos.set(id, i));
-  const tPos = new Map<number, number>();
-  tIds.forEach((id, i) => tPos.set(id, i));
-  const predIn = (ids: readonly number[], pos: Map<number, number>, other: Set<number>, id: number): number => {
-    for (let i = pos.get(id)! - 1; i >= 0; i--) if (other.has(ids[i]!)) return ids[i]!;
+  // Ids are small non-negative integers: flags and positions live in typed arrays indexed by id.
+  let size = 0;
+  for (const id of oIds) if (id >= size) size = id + 1;
+  for (const id of tIds) if (id >= size) size = id + 1;
+  const inO = new Uint8Array(size);
+  const inT = new Uint8Array(size);
+  const oPos = new Int32Array(size).fill(-1);
+  const tPos = new Int32Array(size).fill(-1);
+  oIds.forEach((id, i) => {
+    inO[id] = 1;
+    oPos[id] = i;
+  });
+  tIds.forEach((id, i) => {
+    inT[id] = 1;
+    tPos[id] = i;
+  });
+  const predIn = (ids: readonly number[], pos: Int32Array, other: Uint8Array, id: number): number => {
+    for (let i = pos[id]! - 1; i >= 0; i--) if (other[ids[i]!]) return ids[i]!;
     return START;
   };
   for (const id of movedO) {
     if (movedT.has(id) && predIn(oIds, oPos, inT, id) !== predIn(tIds, tPos, inO, id)) return undefined;
   }
-  const first = buildOrder(oIds, tIds, movedO, movedT, inT, survives, false, deadline);
-  if (orderKeepsSides(first, oPos, tPos, movedO, movedT, baseIndexOf, deadline)) return first;
-  const second = buildOrder(tIds, oIds, movedT, movedO, inO, survives, true, deadline);
-  if (orderKeepsSides(second, oPos, tPos, movedO, movedT, baseIndexOf, deadline)) return second;
+  const first = buildOrder(oIds, tIds, movedO, movedT, inT, survives, false, size, deadline);
+  if (orderKeepsSides(first, oPos, tPos, movedO, movedT, baseIndexOf, size, deadline)) return first;
+  const second = buildOrder(tIds, oIds, movedT, movedO, inO, survives, true, size, deadline);
+  if (orderKeepsSides(second, oPos, tPos, movedO, movedT, baseIndexOf, size, deadline)) return second;
   return undefined;
 }
 
@@ -107,46 +130,51 @@ function buildOrder(
   secondary: readonly number[],
   movedP: Set<number>,
   movedS: Set<number>,
-  inS: Set<number>,
+  inS: Uint8Array,
   survives: (id: number) => boolean,
   beforeOthers: boolean,
+  size: number,
   deadline: number,
 ): number[] {
-  const next = new Map<number, number>();
-  const placed = new Set<number>();
-  let last = START;
-  next.set(START, END);
+  // A linked list over ids: `next[slot(id)]` is the slot of the id after it; slot(END) = 0,
+  // slot(START) = 1, slot(id) = id + 2.
+  const next = new Int32Array(size + 2);
+  const placed = new Uint8Array(size);
+  const slot = (id: number): number => id + 2;
+  let last = slot(START);
+  next[slot(START)] = slot(END);
+  const anyMoved = movedS.size > 0;
   for (const id of primary) {
-    if (!survives(id) || (movedS.has(id) && !movedP.has(id))) continue;
-    next.set(last, id);
-    next.set(id, END);
-    placed.add(id);
-    last = id;
+    if (!survives(id) || (anyMoved && movedS.has(id) && !movedP.has(id))) continue;
+    next[last] = slot(id);
+    next[slot(id)] = slot(END);
+    placed[id] = 1;
+    last = slot(id);
   }
-  let anchor = START;
+  let anchor = slot(START);
   let n = 0;
   for (const id of secondary) {
     if ((++n & 1023) === 0) checkDeadline(deadline);
-    if (placed.has(id)) {
-      anchor = id;
+    if (placed[id]) {
+      anchor = slot(id);
       continue;
     }
     if (!survives(id)) continue;
     let pos = anchor;
     if (!beforeOthers) {
       for (;;) {
-        const nx = next.get(pos)!;
-        if (nx === END || inS.has(nx)) break;
+        const nx = next[pos]!;
+        if (nx === slot(END) || inS[nx - 2]) break;
         pos = nx;
       }
     }
-    next.set(id, next.get(pos)!);
-    next.set(pos, id);
-    placed.add(id);
-    anchor = id;
+    next[slot(id)] = next[pos]!;
+    next[pos] = slot(id);
+    placed[id] = 1;
+    anchor = slot(id);
   }
   const order: number[] = [];
-  for (let id = next.get(START)!; id !== END; id = next.get(id)!) order.push(id);
+  for (let x = next[slot(START)]!; x !== slot(END); x = next[x]!) order.push(x - 2);
   return order;
 }
 
@@ -157,26 +185,30 @@ function buildOrder(
  */
 function orderKeepsSides(
   order: readonly number[],
-  oPos: Map<number, number>,
-  tPos: Map<number, number>,
+  oPos: Int32Array,
+  tPos: Int32Array,
   movedO: Set<number>,
   movedT: Set<number>,
   baseIndexOf: (id: number) => number,
+  size: number,
   deadline: number,
 ): boolean {
-  const rPos = new Map<number, number>();
-  order.forEach((id, i) => rPos.set(id, i));
-  const everywhere = order.filter((id) => baseIndexOf(id) >= 0 && oPos.has(id) && tPos.has(id));
+  if (movedO.size === 0 && movedT.size === 0) return true;
+  const rPos = new Int32Array(size).fill(-1);
+  order.forEach((id, i) => {
+    rPos[id] = i;
+  });
+  const everywhere = order.filter((id) => baseIndexOf(id) >= 0 && oPos[id]! >= 0 && tPos[id]! >= 0);
   for (const x of new Set([...movedO, ...movedT])) {
-    if (!rPos.has(x) || !oPos.has(x) || !tPos.has(x)) continue;
+    if (rPos[x]! < 0 || oPos[x]! < 0 || tPos[x]! < 0) continue;
     checkDeadline(deadline);
     for (const y of everywhere) {
       if (y === x) continue;
       const b = baseIndexOf(x) < baseIndexOf(y);
-      const o = oPos.get(x)! < oPos.get(y)!;
-      const t = tPos.get(x)! < tPos.get(y)!;
+      const o = oPos[x]! < oPos[y]!;
+      const t = tPos[x]! < tPos[y]!;
       const want = o === b ? t : o;
-      if (want !== rPos.get(x)! < rPos.get(y)!) return false;
+      if (want !== rPos[x]! < rPos[y]!) return false;
     }
   }
   return true;
