@@ -14,7 +14,7 @@ import { isUtf8 } from 'node:buffer';
 import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
 import { mergeManifestText } from './manifest.js';
-import { BOM, chooseOutputStyle, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
+import { BOM, chooseOutputStyle, hasBom, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
 import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './module.js';
 import { TimeoutError, deadlineIn } from './deadline.js';
 import { concatBytes, sameBytes, type ConflictStyle, type MarkerOptions } from './diff3.js';
@@ -170,9 +170,17 @@ export function mergeStructuralBytes(
     for (const m of r.messages) messages.push(m);
   }
   const out: Uint8Array[] = style.bom ? [BOM] : [];
+  let identity = true;
   for (const p of pieces) {
     const from = p.from ? { side: sides[p.from.side], isStyleSide: p.from.side === style.side, start: p.from.start, end: p.from.end } : undefined;
-    out.push(restorePiece(p.bytes, style, from));
+    const restored = restorePiece(p.bytes, style, from);
+    if (restored !== p.bytes) identity = false;
+    out.push(restored);
+  }
+  // Every piece restored as itself (LF output, the common case): the result is the merged text
+  // (after the BOM, if any), and it normalizes back to it when it holds no CR and no second BOM.
+  if (identity && normalized.indexOf(0x0d) === -1 && (style.bom || !hasBom(normalized))) {
+    return { result: style.bom ? concatBytes([BOM, normalized]) : normalized, conflicts, messages };
   }
   const result = concatBytes(out);
   const check = normalizeSide(result);

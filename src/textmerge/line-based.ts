@@ -82,12 +82,26 @@ export function isBinary(bytes: Uint8Array): boolean {
   return bytes.indexOf(0) !== -1;
 }
 
+/** Seven `<`: every start marker line begins with them. */
+const START_RUN = Buffer.from('<<<<<<<');
+
 /**
  * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
  * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
  * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
  */
 export function hasConflictMarkers(bytes: Uint8Array): boolean {
+  // Fast negative (one native search per candidate): no line starting with seven `<` means no
+  // start marker, and the answer needs one.
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let anyStart = false;
+  for (let at = buf.indexOf(START_RUN); at !== -1; at = buf.indexOf(START_RUN, at + 1)) {
+    if (at === 0 || bytes[at - 1] === 0x0a) {
+      anyStart = true;
+      break;
+    }
+  }
+  if (!anyStart) return false;
   let sawStart = false;
   let lineStart = 0;
   const n = bytes.length;

@@ -170,22 +170,29 @@ function body(s: SideModule, i: number): Uint8Array {
  * gap holds exactly one on each side (so an edited trailing expression is an edit).
  * @returns for each side element the matched base index, or -1.
  */
-export function alignElements(base: readonly TextElement[], side: readonly TextElement[]): Int32Array {
+export function alignElements(base: readonly TextElement[], side: readonly TextElement[], baseDefs?: ByteKeyTable): Int32Array {
   const toBase = new Int32Array(side.length).fill(-1);
   const baseMatched = new Uint8Array(base.length);
-  // By key: first definitions of a name by the name alone, the rest by the full key (the same
-  // equality as comparing `key`, without building it for every element).
-  const byName = new ByteKeyTable(base.length);
+  // By key: first definitions of a name by the name's bytes alone, the rest by the full key (the
+  // same equality as comparing `key`, without building it for every element). `baseDefs` (the
+  // segmentation's own table of base) saves building the name table here.
+  let byName = baseDefs;
   const byKey = new Map<string, number>();
   const firstDef = (e: TextElement): boolean => e.keyIsDef && e.keyIndex === 0;
+  if (!byName) {
+    byName = new ByteKeyTable(base.length);
+    for (let i = 0; i < base.length; i++) {
+      const e = base[i]!;
+      if (firstDef(e)) byName.add(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash, i);
+    }
+  }
   for (let i = 0; i < base.length; i++) {
     const e = base[i]!;
-    if (firstDef(e)) byName.put(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash, i);
-    else byKey.set(e.key, i);
+    if (!firstDef(e)) byKey.set(e.key, i);
   }
   for (let j = 0; j < side.length; j++) {
     const e = side[j]!;
-    const i = firstDef(e) ? byName.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) : (byKey.get(e.key) ?? -1);
+    const i = firstDef(e) ? byName.first(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) : (byKey.get(e.key) ?? -1);
     if (i >= 0) {
       toBase[j] = i;
       baseMatched[i] = 1;
@@ -228,13 +235,23 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
  * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
  * its text, with a line-level diff3 when both sides changed it.
  */
-function resolveElement(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs', markers: MarkerOptions, messages: string[]): Resolution {
+function resolveElement(a: Aligned, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs', markers: MarkerOptions, messages: string[]): Resolution {
+  const { b, o, t } = a;
   // Element bodies compared in place (no subarrays: this runs once per element of the module).
+  // Each side is compared with base first (and the answer kept for the semantic pass): an element
+  // neither side changed costs two comparisons.
   if (o >= 0 && t >= 0) {
+    if (b >= 0) {
+      const oSame = sameBody(O, o, B, b);
+      const tSame = sameBody(T, t, B, b);
+      a.changedO = oSame ? 1 : 2;
+      a.changedT = tSame ? 1 : 2;
+      if (oSame && tSame) return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
+      if (oSame) return { kind: 'take', side: 'theirs', index: t };
+      if (tSame) return { kind: 'take', side: 'ours', index: o };
+    }
     if (sameBody(O, o, T, t)) return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
     if (b < 0) return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
-    if (sameBody(O, o, B, b)) return { kind: 'take', side: 'theirs', index: t };
-    if (sameBody(T, t, B, b)) return { kind: 'take', side: 'ours', index: o };
     const merged = mergeInside(b, o, t, B, O, T, deadline, markers, messages);
     return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
   }
@@ -437,8 +454,8 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   checkDeadline(deadline);
 
   // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
-  const oToB = alignElements(B.m.elements, O.m.elements);
-  const tToB = alignElements(B.m.elements, T.m.elements);
+  const oToB = alignElements(B.m.elements, O.m.elements, B.m.defs);
+  const tToB = alignElements(B.m.elements, T.m.elements, B.m.defs);
   const aligned: Aligned[] = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 }));
   const oursAdded = new Map<string, number>();
   const oIds = O.m.elements.map((e, j) => {
@@ -472,7 +489,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   const messages: string[] = [];
   aligned.forEach((a, i) => {
     if ((i & 255) === 0) checkDeadline(deadline);
-    a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
+    a.resolution = resolveElement(a, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
     if (a.resolution.kind === 'merged') merged++;
   });
 

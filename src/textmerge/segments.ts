@@ -73,6 +73,11 @@ export interface SegmentedModule {
   elements: TextElement[];
   /** Whitespace after the last element, or the whole text when it has no element: `[trailStart, text.length)`. */
   trailStart: number;
+  /**
+   * Definition names (their bytes) → occurrences and the index of the first (`ByteKeyTable.first`);
+   * undefined when split without keys.
+   */
+  defs?: ByteKeyTable | undefined;
 }
 
 const LF = 0x0a;
@@ -209,6 +214,7 @@ export class ByteKeyTable {
   private ends: Int32Array;
   private hashes: Int32Array;
   private values: Int32Array;
+  private firsts: Int32Array;
   private size = 0;
   private mask: number;
   /** @param expected number of keys expected (the table grows past it). */
@@ -221,8 +227,10 @@ export class ByteKeyTable {
     this.ends = new Int32Array(cap);
     this.hashes = new Int32Array(cap);
     this.values = new Int32Array(cap);
+    this.firsts = new Int32Array(cap);
   }
   private sourceId(src: Uint8Array): number {
+    if (this.sources.length > 0 && this.sources[this.sources.length - 1] === src) return this.sources.length;
     const i = this.sources.indexOf(src);
     if (i >= 0) return i + 1;
     this.sources.push(src);
@@ -260,16 +268,35 @@ export class ByteKeyTable {
       this.values[i] = value;
       return old;
     }
+    this.insert(i, src, start, end, hash, value, -1);
+    return -1;
+  }
+  /**
+   * Counts one more occurrence of `src[start, end)`, the one at position `index`: returns how many
+   * came before it (0 for the first, whose `index` {@link first} then returns).
+   */
+  add(src: Uint8Array, start: number, end: number, hash: number, index: number): number {
+    const i = this.slot(src, start, end, hash);
+    if (this.src[i] !== 0) return this.values[i]!++;
+    this.insert(i, src, start, end, hash, 1, index);
+    return 0;
+  }
+  /** The `index` of the first occurrence {@link add} counted of `src[start, end)`, or -1. */
+  first(src: Uint8Array, start: number, end: number, hash: number): number {
+    const i = this.slot(src, start, end, hash);
+    return this.src[i] === 0 ? -1 : this.firsts[i]!;
+  }
+  private insert(i: number, src: Uint8Array, start: number, end: number, hash: number, value: number, first: number): void {
     this.src[i] = this.sourceId(src);
     this.starts[i] = start;
     this.ends[i] = end;
     this.hashes[i] = hash;
     this.values[i] = value;
+    this.firsts[i] = first;
     if (++this.size * 2 > this.mask + 1) this.grow();
-    return -1;
   }
   private grow(): void {
-    const { src, starts, ends, hashes, values } = this;
+    const { src, starts, ends, hashes, values, firsts } = this;
     const cap = (this.mask + 1) * 2;
     this.mask = cap - 1;
     this.src = new Int32Array(cap);
@@ -277,6 +304,7 @@ export class ByteKeyTable {
     this.ends = new Int32Array(cap);
     this.hashes = new Int32Array(cap);
     this.values = new Int32Array(cap);
+    this.firsts = new Int32Array(cap);
     for (let j = 0; j < src.length; j++) {
       if (src[j] === 0) continue;
       let i = hashes[j]! & this.mask;
@@ -286,6 +314,7 @@ export class ByteKeyTable {
       this.ends[i] = ends[j]!;
       this.hashes[i] = hashes[j]!;
       this.values[i] = values[j]!;
+      this.firsts[i] = firsts[j]!;
     }
   }
 }
@@ -400,9 +429,7 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
     if (keys) {
       if (el.isDef) {
         el.keyIsDef = true;
-        const k = defCounts.get(el.nameSrc!, el.nameStart, el.nameEnd, el.nameHash);
-        el.keyIndex = k < 0 ? 0 : k;
-        defCounts.put(el.nameSrc!, el.nameStart, el.nameEnd, el.nameHash, el.keyIndex + 1);
+        el.keyIndex = defCounts.add(el.nameSrc!, el.nameStart, el.nameEnd, el.nameHash, elements.length);
       } else {
         el.otherKey = contentKey(el.term, ordinal);
         el.keyIndex = count(otherCounts, el.otherKey);
@@ -429,5 +456,5 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
   }
   scanTrivia(read.trailingStart, text.length);
   flushComment();
-  return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0 };
+  return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0, defs: keys ? defCounts : undefined };
 }
