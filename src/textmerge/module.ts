@@ -73,8 +73,11 @@ export interface TextMergeResult {
   conflicts: TextConflict[];
   /** Notes for standard error (renames carried over). */
   messages: string[];
-  /** Counts: elements in the result, elements merged inside (both sides changed), conflicts. */
-  stats: { elements: number; merged: number; conflicts: number };
+  /**
+   * Counts: elements in the result, elements merged inside (both sides changed), conflicts, and
+   * readings the safety net had to re-read whole (the cheap proof did not settle them).
+   */
+  stats: { elements: number; merged: number; conflicts: number; fullRereads: number };
 }
 
 /** Options of {@link mergeModuleText}. */
@@ -83,6 +86,11 @@ export interface TextMergeOptions {
   markers: MarkerOptions;
   /** ms timestamp (`performance.now()` clock); `TimeoutError` after it. Default: none. */
   deadline?: number;
+  /**
+   * Tests: also re-read every reading the cheap safety net proved, and throw a plain Error when the
+   * full re-read rejects one (the cheap proof must never accept what the full re-read rejects).
+   */
+  checkSafetyNet?: boolean;
   /**
    * The side whose bytes to copy when ours and theirs are equal (default ours): the side whose line
    * endings the result follows, so that its raw bytes can be kept (newline.ts `chooseOutputStyle`).
@@ -517,10 +525,20 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   // Safety net: every reading of the result must give back exactly the decided forms. The render
   // proves it cheaply for runs copied from one side (see `Rendered.proven`); otherwise the reading
   // is re-read whole.
+  let fullRereads = 0;
   const check = (mode: RenderMode, what: string, first: Rendered | undefined): void => {
     const r = first ?? render(ctx, order, mode, false);
-    if (r.proven) return;
+    if (r.proven && !options.checkSafetyNet) return;
     const full = render(ctx, order, mode, true);
+    if (r.proven) {
+      try {
+        verifyElements(concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
+      } catch (error) {
+        throw new Error(`the cheap safety net proved ${what}, the full re-read rejects it: ${(error as Error).message}`);
+      }
+      return;
+    }
+    fullRereads++;
     verifyElements(concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
   };
   if (real.conflicts.length === 0) check('markers', 'result', real);
@@ -533,7 +551,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     pieces: real.pieces,
     conflicts: real.conflicts,
     messages,
-    stats: { elements: order.length, merged, conflicts: real.conflicts.length },
+    stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads },
   };
 }
 
@@ -644,10 +662,11 @@ const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
  * breaks, `sepLength` bytes), then an element starting with byte `nextFirst`, re-read as those two
  * elements whatever came before and after: segments.ts joins a comment block to the comment or
  * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
- * delimiter between them. False means "not proven" (the full re-read decides).
+ * delimiter between them. False means "not proven" (the full re-read decides). Exported for tests.
  */
-function cleanBoundary(prevKind: 'form' | 'comment', prevEndsWithComment: boolean, prevLast: number, lfs: number, sepLength: number, nextFirst: number): boolean {
-  if (prevKind === 'comment' || prevEndsWithComment) return lfs >= (prevKind === 'comment' ? 2 : 1);
+export function cleanBoundary(prevKind: 'form' | 'comment', prevEndsWithComment: boolean, prevLast: number, lfs: number, sepLength: number, nextFirst: number, sepFirst: number): boolean {
+  // A `;` comment runs to the end of its line: the separator must start with that line break.
+  if (prevKind === 'comment' || prevEndsWithComment) return sepFirst === LF && lfs >= (prevKind === 'comment' ? 2 : 1);
   if (nextFirst === SEMI) return lfs >= 1;
   return sepLength > 0 || CLOSERS.has(prevLast);
 }
@@ -867,7 +886,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
         sep.end === sides[e.side].m.elements[e.index]!.start;
       if (!verbatim) {
         const text = sepText(sep);
-        proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first);
+        proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
       }
     }
     last = e;
