@@ -853,13 +853,23 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
   };
 
   // The element emitted last (outside markers), for the cheap safety net's boundary rule.
+  // The element emitted last (outside markers), for the cheap safety net's boundary rule. Two
+  // records reused in turn: this runs once per element.
+  const blank = (): Emitted => ({ kind: 'form', side: undefined, index: -1, bytes: undefined, endsWithComment: false, first: -1, last: -1 });
   let last: Emitted | undefined;
+  let spare: Emitted = blank();
   const emitted = (out: Out, sep: Sep | undefined): void => {
-    let e: Emitted;
+    const e = spare;
     if (out.side !== undefined) {
       const s = sides[out.side].m;
       const el = s.elements[out.index]!;
-      e = { kind: el.kind, side: out.side, index: out.index, bytes: undefined, endsWithComment: el.endsWithComment, first: s.text[el.start]!, last: s.text[el.end - 1]! };
+      e.kind = el.kind;
+      e.side = out.side;
+      e.index = out.index;
+      e.bytes = undefined;
+      e.endsWithComment = el.endsWithComment;
+      e.first = s.text[el.start]!;
+      e.last = s.text[el.end - 1]!;
     } else {
       const bytes = out.bytes!;
       // Not a verbatim element of a side: it must read as exactly one element of its kind on its own.
@@ -873,7 +883,13 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
         if (!(error instanceof GcError)) throw error;
         proven = false;
       }
-      e = { kind: out.elKind, side: undefined, index: -1, bytes, endsWithComment: ewc, first: bytes[0] ?? -1, last: bytes[bytes.length - 1] ?? -1 };
+      e.kind = out.elKind;
+      e.side = undefined;
+      e.index = -1;
+      e.bytes = bytes;
+      e.endsWithComment = ewc;
+      e.first = bytes[0] ?? -1;
+      e.last = bytes[bytes.length - 1] ?? -1;
     }
     if (last && sep && proven) {
       // A run of one side's consecutive elements with that side's separator re-reads as that side did.
@@ -889,18 +905,20 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
         proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
       }
     }
+    spare = last ?? blank();
     last = e;
     if (collect) elements.push({ bytes: out.side !== undefined ? body(sides[out.side], out.index) : out.bytes!, kind: out.elKind });
   };
 
   const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
-  let prev: { id: number; out: Out } | undefined;
+  let prevId = -1;
+  let prevOut: Out | undefined;
   for (const id of order) {
     const out = outOf(id);
     if (!out) continue;
     let sep: Sep | undefined;
-    if (prev) {
-      sep = sepFor(prev.id, id, prev.out, out);
+    if (prevOut) {
+      sep = sepFor(prevId, id, prevOut, out);
       pushSep(sep);
     } else {
       pushSep(lead);
@@ -919,10 +937,11 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
       const el = sides[out.side].m.elements[out.index]!;
       pushSpan(out.side, el.start, el.end);
     } else pushBytes(out.bytes!);
-    prev = { id, out };
+    prevId = id;
+    prevOut = out;
   }
   let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
-  if (prev && prev.out.conflict && sepLfs(trail) === 0) trail = ownSep(concatBytes([NEWLINE, sepText(trail)]));
+  if (prevOut && prevOut.conflict && sepLfs(trail) === 0) trail = ownSep(concatBytes([NEWLINE, sepText(trail)]));
   pushSep(trail);
   const tt = sepText(trail);
   if (!onlyWhitespace(tt, 0, tt.length)) proven = false;
