@@ -26,7 +26,7 @@ import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
-import { ByteKeyTable, segmentModule, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
+import { ByteKeyTable, segmentLike, segmentModule, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
 import { containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
@@ -158,6 +158,8 @@ interface SideModule {
 function sameBody(x: SideModule, i: number, y: SideModule, j: number): boolean {
   const e = x.m.elements[i]!;
   const f = y.m.elements[j]!;
+  // segmentLike shares base's element objects where a side's bytes are base's, at the same offsets.
+  if (e === f) return true;
   const n = e.end - e.start;
   if (n !== f.end - f.start) return false;
   const a = x.m.text;
@@ -457,8 +459,9 @@ interface Rendered {
 export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): TextMergeResult {
   const deadline = options.deadline ?? Infinity;
   const B: SideModule = { side: 'base', m: segmentModule(base, deadline) };
-  const O: SideModule = { side: 'ours', m: segmentModule(ours, deadline) };
-  const T: SideModule = { side: 'theirs', m: segmentModule(theirs, deadline) };
+  // Ours and theirs are read only where they differ from base (segmentLike; same result).
+  const O: SideModule = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
+  const T: SideModule = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };
   checkDeadline(deadline);
 
   // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.

@@ -99,8 +99,8 @@ class FormElement implements TextElement {
   nameEnd = 0;
   nameHash = 0;
   endsWithComment = false;
-  private cached: Term | undefined;
-  private decoded: string | undefined;
+  cached: Term | undefined;
+  decoded: string | undefined;
   constructor(
     private readonly text: Uint8Array,
     public start: number,
@@ -120,6 +120,31 @@ class FormElement implements TextElement {
   }
   get key(): string {
     return fullKey(this);
+  }
+  /**
+   * A copy of this element for the same bytes at `delta` bytes further in `text` (a side of a merge
+   * whose base this element belongs to: {@link segmentLike}), with key index `keyIndex`.
+   */
+  movedTo(text: Uint8Array, delta: number, baseText: Uint8Array, keyIndex: number): FormElement {
+    const el = new FormElement(text, this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
+    el.otherKey = this.otherKey;
+    el.keyIsDef = this.keyIsDef;
+    el.keyIndex = keyIndex;
+    el.isDef = this.isDef;
+    el.nameHash = this.nameHash;
+    el.endsWithComment = this.endsWithComment;
+    el.cached = this.cached; // the same bytes read as the same (immutable) term
+    el.decoded = this.decoded;
+    if (this.nameSrc === baseText) {
+      el.nameSrc = text;
+      el.nameStart = this.nameStart + delta;
+      el.nameEnd = this.nameEnd + delta;
+    } else {
+      el.nameSrc = this.nameSrc;
+      el.nameStart = this.nameStart;
+      el.nameEnd = this.nameEnd;
+    }
+    return el;
   }
 }
 
@@ -145,6 +170,13 @@ class CommentElement implements TextElement {
   ) {}
   get key(): string {
     return fullKey(this);
+  }
+  /** A copy `delta` bytes further, with key index `keyIndex` (see `FormElement.movedTo`). */
+  movedTo(delta: number, keyIndex: number): CommentElement {
+    const el = new CommentElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
+    el.keyBase = this.keyBase;
+    el.keyIndex = keyIndex;
+    return el;
   }
 }
 
@@ -362,15 +394,55 @@ export function contentKey(term: Term, ordinal = 0): string {
 export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true): SegmentedModule {
   const read = scanModule(text);
   checkDeadline(deadline);
-  const elements: TextElement[] = [];
-  // Key counts by def name, and by key text for the other elements.
-  const defCounts = new ByteKeyTable(read.forms.length);
-  const otherCounts = new Map<string, number>();
-  const count = (counts: Map<string, number>, base: string): number => {
-    const k = counts.get(base) ?? 0;
-    counts.set(base, k + 1);
-    return k;
-  };
+  const st = newState(read.forms.length);
+  segmentForms(text, read.forms, read.trailingStart, text.length, 0, deadline, keys, st);
+  return finish(text, st, keys);
+}
+
+/** What the segmentation carries from one range of a text to the next. */
+interface SegmentState {
+  elements: TextElement[];
+  /** Occurrences of each definition name (and the index of the first). */
+  defCounts: ByteKeyTable;
+  /** Occurrences of each other key text. */
+  otherCounts: Map<string, number>;
+  /** Forms so far (the ordinal of the next form). */
+  ordinal: number;
+}
+
+function newState(forms: number): SegmentState {
+  return { elements: [], defCounts: new ByteKeyTable(forms), otherCounts: new Map(), ordinal: 0 };
+}
+
+function finish(text: Uint8Array, st: SegmentState, keys: boolean): SegmentedModule {
+  const elements = st.elements;
+  return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0, defs: keys ? st.defCounts : undefined };
+}
+
+function countKey(counts: Map<string, number>, base: string): number {
+  const k = counts.get(base) ?? 0;
+  counts.set(base, k + 1);
+  return k;
+}
+
+/**
+ * Segments the forms `forms` (spans relative to `shift`: each is at `shift + span` in `text`) and
+ * the comments in the trivia up to `trailEnd`, appending to `st`. The first token starts a new
+ * element (a fresh segmentation of that range).
+ */
+function segmentForms(
+  text: Uint8Array,
+  forms: readonly { start: number; end: number; leadingStart: number }[],
+  trailingStart: number,
+  trailEnd: number,
+  shift: number,
+  deadline: number,
+  keys: boolean,
+  st: SegmentState,
+): void {
+  const elements = st.elements;
+  const defCounts = st.defCounts;
+  const otherCounts = st.otherCounts;
   // The comment block being collected: [pendingStart, pendingEnd), none when pendingStart < 0.
   let pendingStart = -1;
   let pendingEnd = -1;
@@ -379,13 +451,12 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
     const el = new CommentElement(pendingStart, pendingEnd, pendingStart, pendingEnd);
     if (keys) {
       el.keyBase = `comment:${decodeSlice(text, pendingStart, pendingEnd)}`;
-      el.keyIndex = count(otherCounts, el.keyBase);
+      el.keyIndex = countKey(otherCounts, el.keyBase);
     }
     elements.push(el);
     pendingStart = -1;
   };
   let lastForm: FormElement | undefined;
-  let ordinal = 0;
   // Tokens, in text order: forms from the reader, comments found in the trivia between them
   // (handled as they are found, without a token list).
   const onComment = (start: number, end: number): void => {
@@ -404,7 +475,7 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
     lastForm = undefined;
   };
   const onForm = (formStart: number, formEnd: number): void => {
-    if ((ordinal & 255) === 0) checkDeadline(deadline);
+    if ((st.ordinal & 255) === 0) checkDeadline(deadline);
     let start = formStart;
     if (pendingStart >= 0 && countLf(text, pendingEnd, formStart) === 1) {
       start = pendingStart;
@@ -431,11 +502,11 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
         el.keyIsDef = true;
         el.keyIndex = defCounts.add(el.nameSrc!, el.nameStart, el.nameEnd, el.nameHash, elements.length);
       } else {
-        el.otherKey = contentKey(el.term, ordinal);
-        el.keyIndex = count(otherCounts, el.otherKey);
+        el.otherKey = contentKey(el.term, st.ordinal);
+        el.keyIndex = countKey(otherCounts, el.otherKey);
       }
     }
-    ordinal++;
+    st.ordinal++;
     elements.push(el);
     lastForm = el;
   };
@@ -450,11 +521,123 @@ export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true
       } else i++;
     }
   };
-  for (const f of read.forms) {
-    scanTrivia(f.leadingStart, f.start);
-    onForm(f.start, f.end);
+  for (const f of forms) {
+    scanTrivia(shift + f.leadingStart, shift + f.start);
+    onForm(shift + f.start, shift + f.end);
   }
-  scanTrivia(read.trailingStart, text.length);
+  scanTrivia(shift + trailingStart, trailEnd);
   flushComment();
-  return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0, defs: keys ? defCounts : undefined };
+}
+
+/** Length of the common prefix of `a` and `b` (native comparisons in 4 KiB steps). */
+function commonPrefix(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  const A = Buffer.from(a.buffer, a.byteOffset, a.length);
+  const B = Buffer.from(b.buffer, b.byteOffset, b.length);
+  let p = 0;
+  while (p + 4096 <= n && A.compare(B, p, p + 4096, p, p + 4096) === 0) p += 4096;
+  while (p < n && a[p] === b[p]) p++;
+  return p;
+}
+
+/** Length of the common suffix of `a` and `b`, at most `limit`. */
+function commonSuffix(a: Uint8Array, b: Uint8Array, limit: number): number {
+  const A = Buffer.from(a.buffer, a.byteOffset, a.length);
+  const B = Buffer.from(b.buffer, b.byteOffset, b.length);
+  const la = a.length;
+  const lb = b.length;
+  let s = 0;
+  while (s + 4096 <= limit && A.compare(B, lb - s - 4096, lb - s, la - s - 4096, la - s) === 0) s += 4096;
+  while (s < limit && a[la - 1 - s] === b[lb - 1 - s]) s++;
+  return s;
+}
+
+/**
+ * {@link segmentModule} of one side of a merge, given base's segmentation: exactly the same result
+ * (keys included), but only the part of `text` that differs from base (between their common
+ * prefix and suffix, widened to whole elements) is read. Elements in the common prefix are base's
+ * own element objects; those in the common suffix are base's (same offsets) or copies moved by
+ * the length difference. Issue #15 item 3: a merge reads one side whole and the other two only
+ * where they changed.
+ *
+ * Why it is the same: an element's extent depends only on its own tokens, the whitespace around
+ * it and the neighbouring tokens (segmentModule's rules). The range re-read starts at an element of
+ * base whose predecessor lies wholly in the common prefix and ends before an element whose
+ * predecessor lies wholly in the common suffix; the range must re-read with that predecessor as its
+ * last element, unchanged (else no token may run on past the range: a comment a change opened, say),
+ * so every decision outside the range sees the same bytes as in base. Otherwise, and on any read
+ * error in the range, `text` is read whole (same result, same errors).
+ * @throws GcError `core/parse/*` as {@link segmentModule}; TimeoutError after `deadline`.
+ */
+export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = Infinity): SegmentedModule {
+  const bt = base.text;
+  const be = base.elements;
+  if (!base.defs || be.length === 0) return segmentModule(text, deadline);
+  const p = commonPrefix(text, bt);
+  if (p === text.length && p === bt.length) {
+    // Identical: base's elements, offsets and keys as they are.
+    return { text, elements: be.slice(), trailStart: base.trailStart, defs: base.defs };
+  }
+  const s = commonSuffix(text, bt, Math.min(text.length, bt.length) - p);
+  const delta = text.length - bt.length;
+  // Prefix: elements [0, k) kept; the range starts at element k (its end may depend on what follows).
+  let whole = 0; // base elements wholly inside the common prefix
+  while (whole < be.length && be[whole]!.end <= p) whole++;
+  const k = Math.max(0, whole - 1);
+  const from = whole === 0 ? 0 : be[k]!.start;
+  // Suffix: the first base element wholly inside the common suffix is `j0`; elements after it are
+  // kept (moved by `delta`), the range ends where the one after `j0` starts.
+  const suffixStart = bt.length - s;
+  let j0 = be.length;
+  while (j0 > 0 && be[j0 - 1]!.start >= suffixStart) j0--;
+  let j = Math.min(be.length, j0 + 1);
+  if (j < k) j = k; // overlapping windows: the range is empty of kept elements
+  const to = j < be.length ? be[j]!.start + delta : text.length;
+  if (from > to || from > text.length) return segmentModule(text, deadline);
+  const range = text.subarray(from, to);
+  let read: ReturnType<typeof scanModule>;
+  try {
+    read = scanModule(range);
+  } catch {
+    return segmentModule(text, deadline); // the exact error, at its offset in the whole text
+  }
+  checkDeadline(deadline);
+  const st = newState(be.length);
+  // Prefix elements: base's own objects (same offsets, same bytes, same keys).
+  for (let i = 0; i < k; i++) {
+    const e = be[i]!;
+    if (e.kind === 'form') {
+      if (e.isDef) st.defCounts.add(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash, i);
+      else countKey(st.otherCounts, e.keyBase);
+      st.ordinal++;
+    } else countKey(st.otherCounts, e.keyBase);
+    st.elements.push(e);
+  }
+  segmentForms(text, read.forms, read.trailingStart, to, from, deadline, true, st);
+  if (j < be.length) {
+    // The range must end with base's element j - 1 as it is (same kind, same form, same end): then
+    // no token (a `;` comment or an atom cut at the range's end) runs on into the kept elements,
+    // and the boundary before element j sees the same bytes as in base.
+    const lastIn = st.elements[st.elements.length - 1];
+    const want = be[j - 1]!;
+    if (!lastIn || st.elements.length <= k || lastIn.kind !== want.kind || lastIn.end !== want.end + delta || lastIn.formStart !== want.formStart + delta || lastIn.formEnd !== want.formEnd + delta) {
+      return segmentModule(text, deadline);
+    }
+  }
+  // Suffix elements: base's objects when nothing moved and the key is the same, else copies.
+  for (let i = j; i < be.length; i++) {
+    const e = be[i]!;
+    const at = st.elements.length;
+    let keyIndex: number;
+    if (e.kind === 'form' && e.isDef) {
+      keyIndex = st.defCounts.add(delta === 0 || e.nameSrc !== bt ? e.nameSrc! : text, e.nameSrc === bt ? e.nameStart + delta : e.nameStart, e.nameSrc === bt ? e.nameEnd + delta : e.nameEnd, e.nameHash, at);
+    } else keyIndex = countKey(st.otherCounts, e.keyBase);
+    if (e.kind === 'form') st.ordinal++;
+    if (delta === 0 && keyIndex === e.keyIndex) {
+      st.elements.push(e);
+      continue;
+    }
+    st.elements.push(e.kind === 'form' ? (e as FormElement).movedTo(text, delta, bt, keyIndex) : (e as CommentElement).movedTo(delta, keyIndex));
+  }
+  return finish(text, st, true);
 }
