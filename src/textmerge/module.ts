@@ -202,6 +202,12 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
   }
   for (let j = 0; j < side.length; j++) {
     const e = side[j]!;
+    if (base[e.position] === e) {
+      // Base's own element (segmentLike reused it): same bytes, same key, so it aligns with itself.
+      toBase[j] = e.position;
+      baseMatched[e.position] = 1;
+      continue;
+    }
     const i = firstDef(e) ? byName.first(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) : (byKey.get(e.key) ?? -1);
     if (i >= 0) {
       toBase[j] = i;

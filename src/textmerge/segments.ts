@@ -52,6 +52,12 @@ export interface TextElement {
   nameStart: number;
   nameEnd: number;
   nameHash: number;
+  /**
+   * The element's index in the module it was segmented in. An element {@link segmentLike} reuses
+   * in a side keeps its index in base, so `base.elements[e.position] === e` tells that it is base's
+   * element (and aligns with it).
+   */
+  position: number;
   /** The form's term as read (not canonicalized); undefined for comment blocks. */
   term: Term | undefined;
   /** True when the body ends inside a `;` comment, so whatever follows must start on a new line. */
@@ -98,6 +104,7 @@ class FormElement implements TextElement {
   nameStart = 0;
   nameEnd = 0;
   nameHash = 0;
+  position = -1;
   endsWithComment = false;
   cached: Term | undefined;
   decoded: string | undefined;
@@ -160,6 +167,7 @@ class CommentElement implements TextElement {
   readonly nameStart = 0;
   readonly nameEnd = 0;
   readonly nameHash = 0;
+  position = -1;
   readonly term = undefined;
   readonly endsWithComment = true;
   constructor(
@@ -453,6 +461,7 @@ function segmentForms(
       el.keyBase = `comment:${decodeSlice(text, pendingStart, pendingEnd)}`;
       el.keyIndex = countKey(otherCounts, el.keyBase);
     }
+    el.position = elements.length;
     elements.push(el);
     pendingStart = -1;
   };
@@ -507,6 +516,7 @@ function segmentForms(
       }
     }
     st.ordinal++;
+    el.position = elements.length;
     elements.push(el);
     lastForm = el;
   };
@@ -637,7 +647,9 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
       st.elements.push(e);
       continue;
     }
-    st.elements.push(e.kind === 'form' ? (e as FormElement).movedTo(text, delta, bt, keyIndex) : (e as CommentElement).movedTo(delta, keyIndex));
+    const moved = e.kind === 'form' ? (e as FormElement).movedTo(text, delta, bt, keyIndex) : (e as CommentElement).movedTo(delta, keyIndex);
+    moved.position = at;
+    st.elements.push(moved);
   }
   return finish(text, st, true);
 }
