@@ -14,7 +14,7 @@ import { isUtf8 } from 'node:buffer';
 import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
 import { mergeManifestText } from './manifest.js';
-import { BOM, chooseOutputStyle, hasBom, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
+import { BOM, chooseOutputStyle, hasBom, indexOfByte, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
 import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './module.js';
 import { TimeoutError, deadlineIn } from './deadline.js';
 import { concatBytes, sameBytes, type ConflictStyle, type MarkerOptions } from './diff3.js';
@@ -179,7 +179,7 @@ export function mergeStructuralBytes(
   }
   // Every piece restored as itself (LF output, the common case): the result is the merged text
   // (after the BOM, if any), and it normalizes back to it when it holds no CR and no second BOM.
-  if (identity && normalized.indexOf(0x0d) === -1 && (style.bom || !hasBom(normalized))) {
+  if (identity && indexOfByte(normalized, 0x0d) === -1 && (style.bom || !hasBom(normalized))) {
     return { result: style.bom ? concatBytes([BOM, normalized]) : normalized, conflicts, messages };
   }
   const result = concatBytes(out);

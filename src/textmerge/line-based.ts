@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MarkerOptions } from './diff3.js';
+import { indexOfByte } from './newline.js';
 
 /** The outcome of {@link gitMergeFile}. */
 export interface LineMergeResult {
@@ -79,7 +80,7 @@ export function gitMergeBytes(
 
 /** True when `bytes` contains a NUL byte (git's binary heuristic, applied to the whole input). */
 export function isBinary(bytes: Uint8Array): boolean {
-  return bytes.indexOf(0) !== -1;
+  return indexOfByte(bytes, 0) !== -1;
 }
 
 /** Seven `<`: every start marker line begins with them. */
