@@ -7,7 +7,9 @@
  * bytes. The result is built from pieces of the inputs, so untouched forms are copied byte for byte.
  *
  * Steps (each a function below, called in order by {@link mergeModuleText}):
- * 1. `segmentModule` each side (forms with their attached comments, comment blocks, whitespace).
+ * 1. `segmentModule` base, `segmentLike` ours and theirs (forms with their attached comments,
+ *    comment blocks, whitespace; a side is read only where it differs from base, base's elements
+ *    are reused around that: same result as reading it whole).
  * 2. `alignElements`: `(def NAME …)` by NAME, other forms and comment blocks by content, then
  *    unmatched non-def forms / comment blocks by position (same preceding anchor).
  * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
@@ -17,10 +19,12 @@
  *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
  * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
  *    marker block per element.
- * 6. Safety net (`verifyElements`): the result (and, when it has conflicts, both "take ours" and
- *    "take theirs" readings of it) is re-read and must split into exactly the decided elements,
- *    byte for byte; otherwise `merge/text/unsafe` is thrown and the driver falls back to the line
- *    merge.
+ * 6. Safety net: the result (and, when it has conflicts, both "take ours" and "take theirs"
+ *    readings of it) must split into exactly the decided elements, byte for byte; otherwise
+ *    `merge/text/unsafe` is thrown and the driver falls back to the line merge. The render proves
+ *    it cheaply where it can (`Rendered.proven`: runs of one side's consecutive elements re-read as
+ *    that side did; every other element is read on its own and every other boundary must pass
+ *    {@link cleanBoundary}); a reading it cannot prove is re-read whole (`verifyElements`).
  */
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
