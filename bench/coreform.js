@@ -1,9 +1,106 @@
-// CoreForm pipeline throughput: read + canonicalize + print + hash, against raw BLAKE3.
+// CoreForm pipeline throughput: read + canonicalize + print + hash, against raw BLAKE3; and the
+// reader's scan (`scanModule`, what the merge driver runs on each side) against a plain byte loop,
+// warm (median of several runs in this process) and cold (one scan in a fresh `node` process, as
+// every git merge of a file runs it).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { canonicalizeSource } from '../dist/coreform/canon.js';
 import { hashModule } from '../dist/coreform/hash.js';
+import * as read from '../dist/coreform/read.js';
 import { moduleSource } from './corpus.js';
-import { fmt, timeMedian } from './util.js';
+import { fmt, median, timeMedian } from './util.js';
+
+const READ_JS = pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../dist/coreform/read.js')).href;
+
+/** A plain byte loop over `s`: counts '(' bytes (the floor any scanner is measured against). */
+function countOpen(s) {
+  let k = 0;
+  for (let i = 0; i < s.length; i++) if (s[i] === 0x28) k++;
+  return k;
+}
+
+/** One module of about `bytes` bytes in the benchmark corpus style. */
+function bigModule(bytes) {
+  const encoder = new TextEncoder();
+  const probe = encoder.encode(moduleSource('bench', 0, 1000)).length;
+  return encoder.encode(moduleSource('bench', 0, Math.ceil((1000 * bytes) / probe)));
+}
+
+// The cold run: a fresh process imports the reader, reads the file, then times ONE call of each
+// function named on the command line, in that order (JIT state carries over between them, so each
+// cold figure comes from its own process).
+const COLD_SCRIPT = `
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+const read = await import(process.argv[2]);
+const src = new Uint8Array(readFileSync(process.argv[3]));
+const fns = {
+  bytes: (s) => { let k = 0; for (let i = 0; i < s.length; i++) if (s[i] === 0x28) k++; return k; },
+  scan: (s) => read.scanModule(s),
+  reader: (s) => read.scanModuleReader(s),
+  readModule: (s) => read.readModule(s),
+  readTerms: (s) => { for (const f of read.scanModule(s).forms) read.readTerm(s.subarray(f.start, f.end)); },
+};
+const t0 = performance.now();
+fns[process.argv[4]](src);
+console.log(performance.now() - t0);
+`;
+
+/** Median ms of one cold call of `what` on `file`, over `runs` fresh processes. */
+function coldMs(dir, file, what, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync(process.execPath, [join(dir, 'cold.mjs'), READ_JS, file, what], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    times.push(Number(r.stdout.trim()));
+  }
+  return median(times);
+}
+
+/** scanModule (and the Reader-based scan it replaced, when exported) vs a byte loop, warm and cold. */
+export async function runScan() {
+  const dir = mkdtempSync(join(tmpdir(), 'gcpatch-scan-'));
+  try {
+    writeFileSync(join(dir, 'cold.mjs'), COLD_SCRIPT);
+    const kinds = [['bytes', 'byte loop (count "(")', countOpen], ['scan', 'scanModule', read.scanModule]];
+    if (read.scanModuleReader) kinds.push(['reader', 'Reader-based scan (before)', read.scanModuleReader]);
+    kinds.push(['readModule', 'readModule (terms)', read.readModule]);
+    {
+      // readTerm on small inputs: every form of a ~100 KB module read on its own (the driver reads
+      // a form's term this way when it needs one).
+      const src = bigModule(100 * 1024);
+      const file = join(dir, 'small.gc');
+      writeFileSync(file, src);
+      const forms = read.scanModule(src).forms.map((f) => src.subarray(f.start, f.end));
+      const warm = await timeMedian(() => {
+        for (const f of forms) read.readTerm(f);
+      }, 9, 3);
+      const cold = coldMs(dir, file, 'readTerms', 7);
+      console.log(`readTerm of each of the ${forms.length} forms of a ${fmt(src.length / 1024, 0)} KB module (plus its scan when cold): warm ${fmt(warm, 2)} ms (${fmt((warm * 1000) / forms.length, 2)} us/form), cold ${fmt(cold, 2)} ms`);
+    }
+    for (const size of [1, 3]) {
+      const src = bigModule(size * 1024 * 1024);
+      const file = join(dir, `m${size}.gc`);
+      writeFileSync(file, src);
+      const mb = src.length / (1024 * 1024);
+      console.log(`scan of one ${fmt(mb, 2)} MB module (${read.scanModule(src).forms.length} forms): warm median of 9, cold median of 7 fresh processes`);
+      let base;
+      for (const [key, label, fn] of kinds) {
+        const warm = await timeMedian(() => fn(src), 9, 3);
+        const cold = coldMs(dir, file, key, 7);
+        base ??= { warm, cold };
+        const rel = key === 'bytes' ? '' : `  (${fmt(warm / base.warm, 1)}x / ${fmt(cold / base.cold, 1)}x the byte loop)`;
+        console.log(`  ${label.padEnd(28)} warm ${fmt(warm, 2).padStart(7)} ms = ${fmt(mb / (warm / 1000), 0).padStart(5)} MB/s   cold ${fmt(cold, 2).padStart(7)} ms = ${fmt(mb / (cold / 1000), 0).padStart(5)} MB/s${rel}`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 export async function run() {
   const encoder = new TextEncoder();
@@ -27,6 +124,10 @@ export async function run() {
   console.log(`read+canonicalize+print+hash: median ${fmt(pipeline)} ms = ${fmt(pipelineRate)} MB/s`);
   console.log(`BLAKE3 alone (@noble/hashes):  median ${fmt(raw)} ms = ${fmt(rawRate)} MB/s`);
   console.log(`pipeline / BLAKE3 throughput ratio: ${fmt(pipelineRate / rawRate, 2)} (target >= 0.25)`);
+  await runScan();
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await run();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv[2] === 'scan') await runScan();
+  else await run();
+}
