@@ -228,17 +228,24 @@ export function decodeSlice(s: Uint8Array, a: number, b: number): string {
   return decoder.decode(s.subarray(a, b));
 }
 
-/** Shared immutable int terms for -128..1023 (terms are never mutated). */
-const SMALL_INTS: Term[] = [];
-for (let i = -128; i < 1024; i++) SMALL_INTS.push({ kind: 'int', value: BigInt(i) });
+/** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
+const SMALL_INTS: (Term | undefined)[] = new Array<Term | undefined>(1152);
+
+/** The shared int term of `v` (-128 <= v < 1024). */
+function smallInt(v: number): Term {
+  return (SMALL_INTS[v + 128] ??= { kind: 'int', value: BigInt(v) });
+}
 
 /**
  * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
  * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
+ * One cache serves every read of the process (its keys are copies of the symbol bytes, so a
+ * source may change or go away after it was read); the slots are allocated on first use, so a
+ * `readTerm` of a small form does not pay for 8,192 slot writes.
  */
 class SymbolCache {
-  private readonly keys: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(4096).fill(undefined);
-  private readonly terms: (Term | undefined)[] = new Array<Term | undefined>(4096).fill(undefined);
+  private keys: (Uint8Array | undefined)[] | undefined;
+  private terms: (Term | undefined)[] | undefined;
 
   get(s: Uint8Array, a: number, b: number): Term {
     const len = b - a;
@@ -246,7 +253,9 @@ class SymbolCache {
     let h = 0x811c9dc5;
     for (let i = a; i < b; i++) h = Math.imul(h ^ s[i]!, 0x01000193);
     const slot = (h ^ (h >>> 15)) & 4095;
-    const key = this.keys[slot];
+    const keys = (this.keys ??= new Array<Uint8Array | undefined>(4096).fill(undefined));
+    const terms = (this.terms ??= new Array<Term | undefined>(4096).fill(undefined));
+    const key = keys[slot];
     if (key !== undefined && key.length === len) {
       let same = true;
       for (let i = 0; i < len; i++) {
@@ -255,14 +264,17 @@ class SymbolCache {
           break;
         }
       }
-      if (same) return this.terms[slot]!;
+      if (same) return terms[slot]!;
     }
     const t = symbolTerm(decodeSlice(s, a, b));
-    this.keys[slot] = s.slice(a, b);
-    this.terms[slot] = t;
+    keys[slot] = s.slice(a, b);
+    terms[slot] = t;
     return t;
   }
 }
+
+/** The process-wide symbol cache of every {@link Reader}. */
+const SYMBOLS = new SymbolCache();
 
 function symbolTerm(name: string): Term {
   if (name.length <= 5) {
@@ -291,7 +303,6 @@ class Reader {
   readonly fOpen: number[] = [];
   readonly fBase: number[] = [];
   readonly vals: Term[] = [];
-  readonly symCache = new SymbolCache();
   /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
   readonly build: boolean;
   /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
@@ -476,17 +487,16 @@ class Reader {
         this.pos = p;
         return NIL;
       }
-      const v = this.readInt(start);
-      if (v >= -128n && v < 1024n) return SMALL_INTS[Number(v) + 128]!;
-      return { kind: 'int', value: v };
+      return this.readInt(start);
     }
     let p = start + 1;
     while (p < n && (CLASS[s[p]!]! & C_DELIM) === 0) p++;
     this.pos = p;
-    return this.build ? this.symCache.get(s, start, p) : NIL;
+    return this.build ? SYMBOLS.get(s, start, p) : NIL;
   }
 
-  readInt(start: number): bigint {
+  /** Reads the integer starting at `start` (`-`? digits); leaves `pos` after its last digit. */
+  readInt(start: number): Term {
     const s = this.src;
     const n = this.len;
     let p = start;
@@ -501,10 +511,13 @@ class Reader {
       p++;
     }
     this.pos = p;
-    let v: bigint;
-    if (p - digitsStart <= 15) v = BigInt(small);
-    else v = BigInt(decodeSlice(s, digitsStart, p));
-    return negative ? -v : v;
+    if (p - digitsStart <= 15) {
+      // Exact as a double: no BigInt parse, and small values share one term.
+      const v = negative ? -small : small;
+      return v >= -128 && v < 1024 ? smallInt(v) : { kind: 'int', value: BigInt(v) };
+    }
+    const v = BigInt(decodeSlice(s, digitsStart, p));
+    return { kind: 'int', value: negative ? -v : v };
   }
 
   /** Reads a `\uXXXX` scalar at backslash offset `bs`; returns the code point. */
