@@ -833,9 +833,17 @@ export interface ScannedModule {
 export function scanModule(source: Uint8Array | string): ScannedModule {
   const src = toBytes(source);
   if (isUtf8(src)) {
-    const forms: FormSpan[] = [];
-    const trailingStart = scanValid(src, forms);
-    if (trailingStart >= 0) return { source: src, forms, trailingStart };
+    const bounds: number[] = [];
+    if (scanValid(src, bounds) === 0) {
+      const forms: FormSpan[] = new Array<FormSpan>(bounds.length >> 1);
+      let prevEnd = 0;
+      for (let i = 0; i < bounds.length; i += 2) {
+        const end = bounds[i + 1]!;
+        forms[i >> 1] = { start: bounds[i]!, end, leadingStart: prevEnd };
+        prevEnd = end;
+      }
+      return { source: src, forms, trailingStart: prevEnd };
+    }
   }
   return scanModuleReader(src);
 }
@@ -884,8 +892,8 @@ SCAN[LOWER_B] = 12;
 
 /**
  * The fast path of {@link scanModule}: checks the grammar of §1.2 over the (already UTF-8-valid)
- * `s` in one loop, with no calls per byte and no allocation per token, and appends the top-level
- * form spans to `forms`.
+ * `s` in one loop, with no calls per byte and no allocation per token, and appends each top-level
+ * form's start and end (byte offsets) to `bounds`.
  *
  * It accepts exactly what the reader accepts, token for token: `(`/`[`/`{` open a frame and the
  * matching closer ends it (a map's item count must be even), `'` opens a frame that the next datum
@@ -895,23 +903,25 @@ SCAN[LOWER_B] = 12;
  * runs to the next delimiter (whitespace, `()[]{}'";`); `;` comments run to the end of the line.
  * Open frames are one byte each in a typed array (the kind, plus 4 while a map frame holds an odd
  * number of items), so nesting depth costs no JS stack.
- * @returns the start of the trailing trivia (a byte offset), or -1 when `s` is not a valid module
- *   (the caller then lets the reader report the error; `forms` then holds partial results).
+ * @returns 0 when `s` is a valid module; otherwise -1, or the number of frames left open at the end
+ *   (the caller then lets the reader report the error; `bounds` then holds partial results). The
+ *   end of input returns `depth` as is: a comparison there, first run after V8 compiled the loop
+ *   (on-stack replacement, in the middle of the first call), would have no type feedback and
+ *   throw the compiled code away, and the driver scans three versions in one process.
  */
-function scanValid(s: Uint8Array, forms: FormSpan[]): number {
+function scanValid(s: Uint8Array, bounds: number[]): number {
   const scan = SCAN;
   const hex = HEX;
   const n = s.length;
   let stack = new Uint8Array(64);
   let depth = 0;
   let p = 0;
-  let prevEnd = 0;
   let formStart = 0;
   // The first backslash at or after the last place one was searched for (n: none to the end).
   // Strings are scanned front to back, so one search serves every string before that backslash.
   let bs = -1;
   for (;;) {
-    if (p >= n) return depth === 0 ? prevEnd : -1;
+    if (p >= n) return depth;
     let k = scan[s[p]!]!;
     if (k === 7) {
       p++;
@@ -996,8 +1006,8 @@ function scanValid(s: Uint8Array, forms: FormSpan[]): number {
     // innermost container, or a top-level form.
     while (depth > 0 && stack[depth - 1] === 3) depth--;
     if (depth === 0) {
-      forms.push({ start: formStart, end: p, leadingStart: prevEnd });
-      prevEnd = p;
+      bounds.push(formStart);
+      bounds.push(p);
     } else stack[depth - 1] ^= 4;
   }
 }
