@@ -30,9 +30,9 @@ function bigModule(bytes) {
   return encoder.encode(moduleSource('bench', 0, Math.ceil((1000 * bytes) / probe)));
 }
 
-// The cold run: a fresh process imports the reader, reads the file, then times ONE call of each
-// function named on the command line, in that order (JIT state carries over between them, so each
-// cold figure comes from its own process).
+// The cold run: a fresh process imports the reader, reads the file, then times one call of the
+// function named on the command line (wall and CPU ms; CPU includes V8's compiler threads), and
+// the first three calls (on copies of the bytes), as the merge driver scans base, ours and theirs.
 const COLD_SCRIPT = `
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -45,30 +45,42 @@ const fns = {
   readModule: (s) => read.readModule(s),
   readTerms: (s) => { for (const f of read.scanModule(s).forms) read.readTerm(s.subarray(f.start, f.end)); },
 };
+const fn = fns[process.argv[4]];
+const copies = [src.slice(), src.slice()];
+const c0 = process.cpuUsage();
 const t0 = performance.now();
-fns[process.argv[4]](src);
-console.log(performance.now() - t0);
+fn(src);
+const t1 = performance.now();
+const c1 = process.cpuUsage(c0);
+for (const c of copies) fn(c);
+const t3 = performance.now();
+const c3 = process.cpuUsage(c0);
+console.log(JSON.stringify([t1 - t0, (c1.user + c1.system) / 1000, t3 - t0, (c3.user + c3.system) / 1000]));
 `;
 
-/** Median ms of one cold call of `what` on `file`, over `runs` fresh processes. */
-function coldMs(dir, file, what, runs) {
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const r = spawnSync(process.execPath, [join(dir, 'cold.mjs'), READ_JS, file, what], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(r.stderr);
-    times.push(Number(r.stdout.trim()));
+/**
+ * Cold figures of each of `whats` on `file`: medians over `rounds` fresh processes per function,
+ * run round-robin so that load from elsewhere on the machine falls on all of them alike.
+ * @returns per function: [wall ms of one call, CPU ms of one call, wall ms of three, CPU ms of three].
+ */
+function coldMs(dir, file, whats, rounds) {
+  const runs = new Map(whats.map((w) => [w, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (const what of whats) {
+      const r = spawnSync(process.execPath, [join(dir, 'cold.mjs'), READ_JS, file, what], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(r.stderr);
+      runs.get(what).push(JSON.parse(r.stdout));
+    }
   }
-  return median(times);
+  return new Map([...runs].map(([w, rs]) => [w, [0, 1, 2, 3].map((k) => median(rs.map((r) => r[k])))]));
 }
 
 /** scanModule (and the Reader-based scan it replaced, when exported) vs a byte loop, warm and cold. */
 export async function runScan() {
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-scan-'));
+  const rounds = Number(process.env.GCPATCH_BENCH_COLD_ROUNDS ?? 9);
   try {
     writeFileSync(join(dir, 'cold.mjs'), COLD_SCRIPT);
-    const kinds = [['bytes', 'byte loop (count "(")', countOpen], ['scan', 'scanModule', read.scanModule]];
-    if (read.scanModuleReader) kinds.push(['reader', 'Reader-based scan (before)', read.scanModuleReader]);
-    kinds.push(['readModule', 'readModule (terms)', read.readModule]);
     {
       // readTerm on small inputs: every form of a ~100 KB module read on its own (the driver reads
       // a form's term this way when it needs one).
@@ -78,23 +90,29 @@ export async function runScan() {
       const forms = read.scanModule(src).forms.map((f) => src.subarray(f.start, f.end));
       const warm = await timeMedian(() => {
         for (const f of forms) read.readTerm(f);
-      }, 9, 3);
-      const cold = coldMs(dir, file, 'readTerms', 7);
-      console.log(`readTerm of each of the ${forms.length} forms of a ${fmt(src.length / 1024, 0)} KB module (plus its scan when cold): warm ${fmt(warm, 2)} ms (${fmt((warm * 1000) / forms.length, 2)} us/form), cold ${fmt(cold, 2)} ms`);
+      }, 15, 5);
+      const cold = coldMs(dir, file, ['readTerms'], rounds).get('readTerms');
+      console.log(`readTerm of each of the ${forms.length} forms of a ${fmt(src.length / 1024, 0)} KB module: warm ${fmt(warm, 2)} ms (${fmt((warm * 1000) / forms.length, 2)} us/form); cold (with its scan) ${fmt(cold[0], 1)} ms wall, ${fmt(cold[1], 1)} ms CPU`);
     }
+    const kinds = [['bytes', 'byte loop (count "(")', countOpen], ['scan', 'scanModule', read.scanModule]];
+    if (read.scanModuleReader) kinds.push(['reader', 'Reader-based scan (before)', read.scanModuleReader]);
+    kinds.push(['readModule', 'readModule (terms)', read.readModule]);
     for (const size of [1, 3]) {
       const src = bigModule(size * 1024 * 1024);
       const file = join(dir, `m${size}.gc`);
       writeFileSync(file, src);
       const mb = src.length / (1024 * 1024);
-      console.log(`scan of one ${fmt(mb, 2)} MB module (${read.scanModule(src).forms.length} forms): warm median of 9, cold median of 7 fresh processes`);
+      console.log(`one ${fmt(mb, 2)} MB module (${read.scanModule(src).forms.length} forms): warm = median of 15 runs; cold = medians of ${rounds} fresh processes (wall ms, CPU ms; first call, then the first three calls)`);
+      const cold = coldMs(dir, file, kinds.map((k) => k[0]), rounds);
       let base;
       for (const [key, label, fn] of kinds) {
-        const warm = await timeMedian(() => fn(src), 9, 3);
-        const cold = coldMs(dir, file, key, 7);
-        base ??= { warm, cold };
-        const rel = key === 'bytes' ? '' : `  (${fmt(warm / base.warm, 1)}x / ${fmt(cold / base.cold, 1)}x the byte loop)`;
-        console.log(`  ${label.padEnd(28)} warm ${fmt(warm, 2).padStart(7)} ms = ${fmt(mb / (warm / 1000), 0).padStart(5)} MB/s   cold ${fmt(cold, 2).padStart(7)} ms = ${fmt(mb / (cold / 1000), 0).padStart(5)} MB/s${rel}`);
+        const warm = await timeMedian(() => fn(src), 15, 5);
+        const [w1, c1, w3, c3] = cold.get(key);
+        base ??= { warm, w1 };
+        const rel = key === 'bytes' ? '' : `  ${fmt(warm / base.warm, 1)}x / ${fmt(w1 / base.w1, 1)}x the byte loop`;
+        console.log(
+          `  ${label.padEnd(27)} warm ${fmt(warm, 2).padStart(7)} ms = ${fmt(mb / (warm / 1000), 0).padStart(4)} MB/s | cold ${fmt(w1, 1).padStart(6)} ms = ${fmt(mb / (w1 / 1000), 0).padStart(3)} MB/s, CPU ${fmt(c1, 1).padStart(6)} | 3 calls ${fmt(w3, 1).padStart(6)}, CPU ${fmt(c3, 1).padStart(6)}${rel}`,
+        );
       }
     }
   } finally {
