@@ -228,17 +228,24 @@ export function decodeSlice(s: Uint8Array, a: number, b: number): string {
   return decoder.decode(s.subarray(a, b));
 }
 
-/** Shared immutable int terms for -128..1023 (terms are never mutated). */
-const SMALL_INTS: Term[] = [];
-for (let i = -128; i < 1024; i++) SMALL_INTS.push({ kind: 'int', value: BigInt(i) });
+/** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
+const SMALL_INTS: (Term | undefined)[] = new Array<Term | undefined>(1152);
+
+/** The shared int term of `v` (-128 <= v < 1024). */
+function smallInt(v: number): Term {
+  return (SMALL_INTS[v + 128] ??= { kind: 'int', value: BigInt(v) });
+}
 
 /**
  * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
  * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
+ * One cache serves every read of the process (its keys are copies of the symbol bytes, so a
+ * source may change or go away after it was read); the slots are allocated on first use, so a
+ * `readTerm` of a small form does not pay for 8,192 slot writes.
  */
 class SymbolCache {
-  private readonly keys: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(4096).fill(undefined);
-  private readonly terms: (Term | undefined)[] = new Array<Term | undefined>(4096).fill(undefined);
+  private keys: (Uint8Array | undefined)[] | undefined;
+  private terms: (Term | undefined)[] | undefined;
 
   get(s: Uint8Array, a: number, b: number): Term {
     const len = b - a;
@@ -246,7 +253,9 @@ class SymbolCache {
     let h = 0x811c9dc5;
     for (let i = a; i < b; i++) h = Math.imul(h ^ s[i]!, 0x01000193);
     const slot = (h ^ (h >>> 15)) & 4095;
-    const key = this.keys[slot];
+    const keys = (this.keys ??= new Array<Uint8Array | undefined>(4096).fill(undefined));
+    const terms = (this.terms ??= new Array<Term | undefined>(4096).fill(undefined));
+    const key = keys[slot];
     if (key !== undefined && key.length === len) {
       let same = true;
       for (let i = 0; i < len; i++) {
@@ -255,14 +264,17 @@ class SymbolCache {
           break;
         }
       }
-      if (same) return this.terms[slot]!;
+      if (same) return terms[slot]!;
     }
     const t = symbolTerm(decodeSlice(s, a, b));
-    this.keys[slot] = s.slice(a, b);
-    this.terms[slot] = t;
+    keys[slot] = s.slice(a, b);
+    terms[slot] = t;
     return t;
   }
 }
+
+/** The process-wide symbol cache of every {@link Reader}. */
+const SYMBOLS = new SymbolCache();
 
 function symbolTerm(name: string): Term {
   if (name.length <= 5) {
@@ -291,7 +303,6 @@ class Reader {
   readonly fOpen: number[] = [];
   readonly fBase: number[] = [];
   readonly vals: Term[] = [];
-  readonly symCache = new SymbolCache();
   /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
   readonly build: boolean;
   /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
@@ -476,17 +487,16 @@ class Reader {
         this.pos = p;
         return NIL;
       }
-      const v = this.readInt(start);
-      if (v >= -128n && v < 1024n) return SMALL_INTS[Number(v) + 128]!;
-      return { kind: 'int', value: v };
+      return this.readInt(start);
     }
     let p = start + 1;
     while (p < n && (CLASS[s[p]!]! & C_DELIM) === 0) p++;
     this.pos = p;
-    return this.build ? this.symCache.get(s, start, p) : NIL;
+    return this.build ? SYMBOLS.get(s, start, p) : NIL;
   }
 
-  readInt(start: number): bigint {
+  /** Reads the integer starting at `start` (`-`? digits); leaves `pos` after its last digit. */
+  readInt(start: number): Term {
     const s = this.src;
     const n = this.len;
     let p = start;
@@ -501,10 +511,13 @@ class Reader {
       p++;
     }
     this.pos = p;
-    let v: bigint;
-    if (p - digitsStart <= 15) v = BigInt(small);
-    else v = BigInt(decodeSlice(s, digitsStart, p));
-    return negative ? -v : v;
+    if (p - digitsStart <= 15) {
+      // Exact as a double: no BigInt parse, and small values share one term.
+      const v = negative ? -small : small;
+      return v >= -128 && v < 1024 ? smallInt(v) : { kind: 'int', value: BigInt(v) };
+    }
+    const v = BigInt(decodeSlice(s, digitsStart, p));
+    return { kind: 'int', value: negative ? -v : v };
   }
 
   /** Reads a `\uXXXX` scalar at backslash offset `bs`; returns the code point. */
@@ -792,15 +805,56 @@ export function readTermSpans(source: Uint8Array | string): { source: Uint8Array
 /** A top-level form's span, as found by {@link scanModule}. */
 export type FormSpan = Omit<ReadForm, 'term'>;
 
+/** The result of {@link scanModule}. */
+export interface ScannedModule {
+  /** The UTF-8 source that was scanned (the input itself when it was a `Uint8Array`). */
+  source: Uint8Array;
+  /** The top-level form spans, in source order (0-based UTF-8 byte offsets). */
+  forms: FormSpan[];
+  /** End of the last form, or 0 when there are none. */
+  trailingStart: number;
+}
+
 /**
  * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
  * offsets) and returns the top-level form spans without building terms: several times faster, for
  * tools that only need the forms' text (the merge driver reads a form's term only when it needs
  * one, with `readTerm` on the form's bytes).
- * @returns the source bytes, the form spans, and where the trailing trivia starts.
+ *
+ * A valid source is checked by one flat byte loop ({@link scanValid}); when that loop finds
+ * anything wrong, the source is scanned again by the reader itself ({@link scanModuleReader}),
+ * which throws the exact error, so errors cost a second pass but are identical by construction.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
+ *   offsets, as in {@link readModule}), and where the trailing trivia starts.
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
+ *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
+ */
+export function scanModule(source: Uint8Array | string): ScannedModule {
+  const src = toBytes(source);
+  if (isUtf8(src)) {
+    const bounds: number[] = [];
+    if (scanValid(src, bounds) === 0) {
+      const forms: FormSpan[] = new Array<FormSpan>(bounds.length >> 1);
+      let prevEnd = 0;
+      for (let i = 0; i < bounds.length; i += 2) {
+        const end = bounds[i + 1]!;
+        forms[i >> 1] = { start: bounds[i]!, end, leadingStart: prevEnd };
+        prevEnd = end;
+      }
+      return { source: src, forms, trailingStart: prevEnd };
+    }
+  }
+  return scanModuleReader(src);
+}
+
+/**
+ * {@link scanModule} done by the term reader in its scan mode (no terms built): the reference
+ * that {@link scanModule}'s fast loop is tested against, and what produces its errors.
+ * @internal exported for tests and benchmarks; use {@link scanModule}.
  * @throws GcError `core/parse/*` as for {@link readModule}.
  */
-export function scanModule(source: Uint8Array | string): { source: Uint8Array; forms: FormSpan[]; trailingStart: number } {
+export function scanModuleReader(source: Uint8Array | string): ScannedModule {
   const src = toBytes(source);
   const r = new Reader(src, false);
   const forms: FormSpan[] = [];
@@ -814,6 +868,148 @@ export function scanModule(source: Uint8Array | string): { source: Uint8Array; f
     prevEnd = r.pos;
   }
   return { source: src, forms, trailingStart: prevEnd };
+}
+
+// Byte classes of scanValid's dispatch (scanValid spells them as literals: in the interpreter,
+// where a cold process runs it first, a module constant costs a load per use). The opening
+// delimiters come first, numbered as the frame kinds F_LIST, F_VEC, F_MAP, F_QUOTE.
+//   0 (   1 [   2 {   3 '   4 )   5 ]   6 }   7 space/tab/LF/CR   8 ;   9 "   10 digit   11 -
+//   12 b   13 any other byte (a symbol constituent)   [14: `b"`, assigned in the loop]
+const SCAN = new Uint8Array(256).fill(13);
+SCAN[OPEN_LIST] = F_LIST;
+SCAN[OPEN_VEC] = F_VEC;
+SCAN[OPEN_MAP] = F_MAP;
+SCAN[QUOTE] = F_QUOTE;
+SCAN[CLOSE_LIST] = 4;
+SCAN[CLOSE_VEC] = 5;
+SCAN[CLOSE_MAP] = 6;
+for (const c of [0x20, 0x09, 0x0a, 0x0d]) SCAN[c] = 7;
+SCAN[SEMI] = 8;
+SCAN[DQUOTE] = 9;
+for (let c = 0x30; c <= 0x39; c++) SCAN[c] = 10;
+SCAN[MINUS] = 11;
+SCAN[LOWER_B] = 12;
+
+/**
+ * The fast path of {@link scanModule}: checks the grammar of §1.2 over the (already UTF-8-valid)
+ * `s` in one loop, with no calls per byte and no allocation per token, and appends each top-level
+ * form's start and end (byte offsets) to `bounds`.
+ *
+ * It accepts exactly what the reader accepts, token for token: `(`/`[`/`{` open a frame and the
+ * matching closer ends it (a map's item count must be even), `'` opens a frame that the next datum
+ * completes; a string `"…"` or bytes `b"…"` literal holds escapes `\\ \" \n \r \t`, `\uXXXX` (a
+ * scalar value: not a surrogate) and `\xNN`; an integer is `-`? followed by digits and ends at the
+ * first non-digit (so `12abc` is two tokens, as in the reader); any other token is a symbol that
+ * runs to the next delimiter (whitespace, `()[]{}'";`); `;` comments run to the end of the line.
+ * Open frames are one byte each in a typed array (the kind, plus 4 while a map frame holds an odd
+ * number of items), so nesting depth costs no JS stack.
+ * @returns 0 when `s` is a valid module; otherwise -1, or the number of frames left open at the end
+ *   (the caller then lets the reader report the error; `bounds` then holds partial results). The
+ *   end of input returns `depth` as is: a comparison there, first run after V8 compiled the loop
+ *   (on-stack replacement, in the middle of the first call), would have no type feedback and
+ *   throw the compiled code away, and the driver scans three versions in one process.
+ */
+function scanValid(s: Uint8Array, bounds: number[]): number {
+  const scan = SCAN;
+  const hex = HEX;
+  const n = s.length;
+  let stack = new Uint8Array(64);
+  let depth = 0;
+  let p = 0;
+  let formStart = 0;
+  // The first backslash at or after the last place one was searched for (n: none to the end).
+  // Strings are scanned front to back, so one search serves every string before that backslash.
+  let bs = -1;
+  for (;;) {
+    if (p >= n) return depth;
+    let k = scan[s[p]!]!;
+    if (k === 7) {
+      p++;
+      continue;
+    }
+    if (k === 8) {
+      const nl = s.indexOf(0x0a, p + 1);
+      p = nl === -1 ? n : nl + 1;
+      continue;
+    }
+    if (depth === 0) formStart = p;
+    if (k === 11) k = p + 1 < n && scan[s[p + 1]!]! === 10 ? 10 : 13;
+    else if (k === 12) k = p + 1 < n && s[p + 1] === 0x22 ? 14 : 13;
+    switch (k) {
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+        if (depth === stack.length) {
+          const next = new Uint8Array(stack.length * 2);
+          next.set(stack);
+          stack = next;
+        }
+        stack[depth++] = k;
+        p++;
+        continue;
+      case 4:
+      case 5:
+        // The innermost frame must be the matching list/vector (a quote frame needs a datum).
+        if (depth === 0 || (stack[depth - 1]! & 3) !== k - 4) return -1;
+        depth--;
+        p++;
+        break;
+      case 6:
+        // The innermost frame must be a map holding an even number of items.
+        if (depth === 0 || stack[depth - 1] !== 2) return -1;
+        depth--;
+        p++;
+        break;
+      case 9:
+      case 14: {
+        // A string or bytes literal: find the closing quote, checking the escapes on the way.
+        let q = k === 9 ? p + 1 : p + 2;
+        let dq = s.indexOf(0x22, q);
+        for (;;) {
+          if (dq === -1) return -1;
+          if (bs < q) {
+            bs = s.indexOf(0x5c, q);
+            if (bs === -1) bs = n;
+          }
+          if (bs > dq) break;
+          // bs < dq < n: the escape's bytes up to the first bad one are all in bounds.
+          const e = s[bs + 1]!;
+          if (e === 0x5c || e === 0x22 || e === 0x6e || e === 0x72 || e === 0x74) q = bs + 2;
+          else if (e === 0x75) {
+            // \uXXXX: four hex digits, not a surrogate (D800-DFFF).
+            const h1 = hex[s[bs + 2]!]!;
+            if (h1 === 255) return -1;
+            const h2 = hex[s[bs + 3]!]!;
+            if (h2 === 255) return -1;
+            if (hex[s[bs + 4]!]! === 255 || hex[s[bs + 5]!]! === 255) return -1;
+            if (h1 === 13 && h2 >= 8) return -1;
+            q = bs + 6;
+          } else if (e === 0x78) {
+            if (hex[s[bs + 2]!]! === 255 || hex[s[bs + 3]!]! === 255) return -1;
+            q = bs + 4;
+          } else return -1;
+          if (dq < q) dq = s.indexOf(0x22, q);
+        }
+        p = dq + 1;
+        break;
+      }
+      case 10:
+        p++;
+        while (p < n && scan[s[p]!]! === 10) p++;
+        break;
+      default:
+        p++;
+        while (p < n && scan[s[p]!]! >= 10) p++; // up to a delimiter (classes 0-9)
+    }
+    // A datum ended at p: it completes the quote frames around it, then is an item of the
+    // innermost container, or a top-level form.
+    while (depth > 0 && stack[depth - 1] === 3) depth--;
+    if (depth === 0) {
+      bounds.push(formStart);
+      bounds.push(p);
+    } else stack[depth - 1] ^= 4;
+  }
 }
 
 /**
