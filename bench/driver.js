@@ -62,7 +62,10 @@ function cpuPerRun(command, n, cwd) {
   return ((Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000) / n;
 }
 
-/** The committed ESM bundle of gcpatch 0.1 (driver/dist with "type": "module"), copied to `dir`, or undefined. */
+/**
+ * The committed ESM bundle of gcpatch 0.1 (driver/dist with "type": "module"), copied to `dir`:
+ * `{ path, rev }` (`rev`: the commit it came from), or undefined.
+ */
 function oldEsmBundle(dir) {
   const git = (args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
   const candidates = ['HEAD'];
@@ -76,7 +79,8 @@ function oldEsmBundle(dir) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), pkg.stdout);
     writeFileSync(join(dir, 'index.js'), js.stdout);
-    return join(dir, 'index.js');
+    const what = git(['log', '-1', '--format=%h %ad', '--date=short', rev]).stdout.trim();
+    return { path: join(dir, 'index.js'), rev: what };
   }
   return undefined;
 }
@@ -145,8 +149,14 @@ export async function run() {
     mkdirSync(inst);
     for (const f of ['index.js', 'launch.cjs']) cpSync(join(DIST, f), join(inst, f));
     const launch = join(inst, 'launch.cjs');
-    spawnSync(process.execPath, [launch, '--version']);
+    // Warm the code cache the way `gcpatch driver install` does: run the configured line, as git
+    // would, on the built-in example (a structural merge), not `--version`.
+    const install = await import(pathToFileURL(join(ROOT, 'dist/merge/driver-install.js')).href);
+    const line = install.driverCommand(q(inst), 'gc');
+    const warm = install.runConfiguredLine({ cwd: dir }, line, 'gc', true);
+    if (warm.level !== 'ok') console.log(`warning: warming the code cache as an install does failed: ${warm.message}`);
     const old = oldEsmBundle(join(dir, 'old'));
+    if (old) console.log(`0.1 ESM driver: driver/dist/index.js of ${old.rev}`);
     const node = q(process.execPath);
 
     console.log('CPU per merge (user+sys ms, medians of paired rounds; ratio to bare `node -e 0`)');
@@ -175,7 +185,7 @@ export async function run() {
       const commands = {
         bare: () => `${node} -e 0`,
         driver: () => (fresh(), `${node} ${q(launch)} --wrapped ${args}`),
-        ...(old ? { old: () => (fresh(), `${node} ${q(old)} ${args}`) } : {}),
+        ...(old ? { old: () => (fresh(), `${node} ${q(old.path)} ${args}`) } : {}),
         nocache: () => (fresh(), `GCPATCH_DRIVER_CODE_CACHE=0 ${node} ${q(launch)} --wrapped ${args}`),
         git: () => `git merge-file -p -L ours -L base -L theirs A0 O B`,
       };
@@ -194,12 +204,11 @@ export async function run() {
     const runs = 3;
     console.log(`\nwide git merge: ${files} .gc files changed on both sides (wall ms, median of ${runs})`);
     const none = wideMerge(dir, files, undefined, runs);
-    const line = (await import(pathToFileURL(join(ROOT, 'dist/merge/driver-install.js')).href)).driverCommand(q(inst), 'gc');
     const withDriver = wideMerge(dir, files, line, runs);
     console.log(`without driver      ${fmt(none.ms, 0).padStart(8)} ms   exit ${none.status}`);
     console.log(`installed driver    ${fmt(withDriver.ms, 0).padStart(8)} ms   exit ${withDriver.status}   ${fmt(withDriver.ms / files, 1)} ms/file   same result: ${withDriver.result === none.result}`);
     if (old) {
-      const oldLine = `node ${q(old)} %O %A %B %L %P %S %X %Y`;
+      const oldLine = `node ${q(old.path)} %O %A %B %L %P %S %X %Y`;
       const before = wideMerge(dir, files, oldLine, runs);
       console.log(`0.1 ESM driver      ${fmt(before.ms, 0).padStart(8)} ms   exit ${before.status}   ${fmt(before.ms / files, 1)} ms/file   same result: ${before.result === none.result}`);
       console.log(`speed-up over 0.1: ${fmt(before.ms / withDriver.ms, 2)}x (target ≥ 1.3x)`);

@@ -1,0 +1,114 @@
+// driver/launch.cjs (issue #15 item 2): the code cache it writes beside the bundle (a `.pre` cache
+// from runs that are not representative merges, replaced once by the first merge of a few KB), that
+// V8 accepts that cache on the next run although the launcher switches TurboFan off for small
+// inputs, and that exit codes and output do not depend on the tiering mode.
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { tmp } from './helpers.js';
+
+/** A copy of driver/dist (bundle + launcher) in a new directory, as an install makes it. */
+function installCopy(): string {
+  const dir = tmp('gcpatch-launch-');
+  for (const f of ['index.js', 'launch.cjs']) cpSync(join(ROOT, 'driver/dist', f), join(dir, f));
+  return dir;
+}
+
+function launch(dir: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [join(dir, 'launch.cjs'), ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A module of `n` definitions; `edit(i)` replaces the body of definition i. */
+function module(n: number, edit: (i: number) => string | undefined = () => undefined): string {
+  const forms = [];
+  for (let i = 0; i < n; i++) forms.push(`;; Step ${i}.\n(def app/t::step${i}\n  (fn (x)\n    ${edit(i) ?? `(prim int/add x ${i})`}))\n`);
+  return forms.join('\n');
+}
+
+/** Writes O, A, B for a clean merge (ours edits step 1, theirs the second-to-last) of `n` forms. */
+function cleanTriple(dir: string, n: number): string {
+  writeFileSync(join(dir, 'O'), module(n));
+  writeFileSync(join(dir, 'A'), module(n, (i) => (i === 1 ? '(prim int/mul x 2)' : undefined)));
+  writeFileSync(join(dir, 'B'), module(n, (i) => (i === n - 2 ? '(prim int/sub x 1)' : undefined)));
+  return module(n, (i) => (i === 1 ? '(prim int/mul x 2)' : i === n - 2 ? '(prim int/sub x 1)' : undefined));
+}
+
+const ARGS = ['--wrapped', 'O', 'A', 'B', '7', 'x.gc', 'base', 'ours', 'theirs'];
+
+/** Whether V8 accepts `cache` for `dir`'s bundle, compiled the way the launcher compiles it (a fresh node). */
+function cacheAccepted(dir: string, cache: string): boolean {
+  const code =
+    `const fs=require('fs'),vm=require('vm'),p=require('path');const b=p.join(${JSON.stringify(dir)},'index.js');` +
+    "const s=new vm.Script('(function (exports, require, module, __filename, __dirname) {'+fs.readFileSync(b,'utf8')+'\\n})'," +
+    `{filename:b,cachedData:fs.readFileSync(${JSON.stringify(cache)})});process.stdout.write(String(s.cachedDataRejected))`;
+  return spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' }).stdout === 'false';
+}
+
+describe('driver launcher (driver/dist/launch.cjs)', () => {
+  it('writes a .pre cache for --version, replaces it once with the cache of a real merge, which V8 accepts', () => {
+    const dir = installCopy();
+    const work = tmp();
+    expect(launch(dir, ['--version'], work).status).toBe(0);
+    const cacheDir = join(dir, '.cache');
+    expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(/^index\.js\..*\.pre\.v8$/)]);
+    // A tiny merge (the install's example size) keeps the .pre cache.
+    writeFileSync(join(work, 'O'), '(def a 1)\n(def b 2)\n');
+    writeFileSync(join(work, 'A'), '(def a 10)\n(def b 2)\n');
+    writeFileSync(join(work, 'B'), '(def a 1)\n(def b 20)\n');
+    expect(launch(dir, ARGS, work)).toMatchObject({ status: 0, stderr: '' });
+    expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(/\.pre\.v8$/)]);
+    // The first merge of a few KB writes the final cache and removes the .pre one.
+    const expected = cleanTriple(work, 40);
+    expect(launch(dir, ARGS, work)).toMatchObject({ status: 0, stderr: '' });
+    expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
+    const files = readdirSync(cacheDir);
+    expect(files).toEqual([expect.stringMatching(/^index\.js\.v[\d.]+-\w+-\d+-\d+\.v8$/)]);
+    const full = join(cacheDir, files[0]!);
+    expect(cacheAccepted(dir, full)).toBe(true);
+    // Later runs read it and write nothing.
+    const before = statSync(full).mtimeMs;
+    cleanTriple(work, 40);
+    expect(launch(dir, ARGS, work)).toMatchObject({ status: 0, stderr: '' });
+    expect(launch(dir, ['--version'], work).status).toBe(0);
+    expect(readdirSync(cacheDir)).toEqual(files);
+    expect(statSync(full).mtimeMs).toBe(before);
+  });
+
+  it('gives the same result and exit code with TurboFan off (small inputs) and on', () => {
+    const dir = installCopy();
+    const work = tmp();
+    for (const optimize of ['0', '1']) {
+      const expected = cleanTriple(work, 30);
+      expect(launch(dir, ARGS, work, { GCPATCH_DRIVER_OPTIMIZE: optimize })).toMatchObject({ status: 0, stderr: '' });
+      expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
+      writeFileSync(join(work, 'O'), '(def a 1)\n');
+      writeFileSync(join(work, 'A'), '(def a 2)\n');
+      writeFileSync(join(work, 'B'), '(def a 3)\n');
+      const r = launch(dir, ARGS, work, { GCPATCH_DRIVER_OPTIMIZE: optimize });
+      expect(r.status).toBe(3);
+      expect(readFileSync(join(work, 'A'), 'utf8')).toMatch(/^<<<<<<< ours\n/);
+    }
+  });
+
+  it('merges an input above 1 MiB (TurboFan kept) cleanly', () => {
+    const dir = installCopy();
+    const work = tmp();
+    const expected = cleanTriple(work, 15_000);
+    expect(statSync(join(work, 'O')).size).toBeGreaterThan(1024 * 1024);
+    expect(launch(dir, ARGS, work)).toMatchObject({ status: 0, stderr: '' });
+    expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
+  }, 60_000);
+
+  it('merges without complaint when the cache cannot be read or written', () => {
+    const dir = installCopy();
+    writeFileSync(join(dir, '.cache'), 'not a directory');
+    const work = tmp();
+    const expected = cleanTriple(work, 40);
+    expect(launch(dir, ARGS, work)).toMatchObject({ status: 0, stderr: '' });
+    expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
+    expect(readFileSync(join(dir, '.cache'), 'utf8')).toBe('not a directory');
+  });
+});
