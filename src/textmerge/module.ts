@@ -428,6 +428,10 @@ class SideOrder {
     const i = this.pos[id]!;
     return i >= 0 && i + 1 < this.ids.length ? separatorBefore(this.s.m, i + 1) : undefined;
   }
+  /** The index of `id` on this side, -1 when absent. */
+  indexOf(id: number): number {
+    return this.pos[id]!;
+  }
   /** The separator before `id` on this side (undefined when absent or first). */
   sepBefore(id: number): { start: number; end: number } | undefined {
     const i = this.pos[id]!;
@@ -635,7 +639,13 @@ function commonSeparator(sides: readonly SideModule[]): Uint8Array {
 }
 
 /** A separator the render emits: a span of a side's text, or bytes of its own. */
-type Sep = { side: Side; start: number; end: number; bytes: undefined } | { side: undefined; start: 0; end: 0; bytes: Uint8Array };
+interface Sep {
+  /** The side whose text `[start, end)` it is, or undefined for `bytes`. */
+  side: Side | undefined;
+  start: number;
+  end: number;
+  bytes: Uint8Array | undefined;
+}
 
 const EMPTY = new Uint8Array(0);
 
@@ -744,10 +754,10 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
   };
   const pushSep = (s: Sep): void => {
     if (s.side !== undefined) pushSpan(s.side, s.start, s.end);
-    else pushBytes(s.bytes);
+    else pushBytes(s.bytes!);
   };
-  const sepText = (s: Sep): Uint8Array => (s.side !== undefined ? sides[s.side].m.text.subarray(s.start, s.end) : s.bytes);
-  const sepLfs = (s: Sep): number => (s.side !== undefined ? countLfIn(sides[s.side].m.text, s.start, s.end) : countLf(s.bytes));
+  const sepText = (s: Sep): Uint8Array => (s.side !== undefined ? sides[s.side].m.text.subarray(s.start, s.end) : s.bytes!);
+  const sepLfs = (s: Sep): number => (s.side !== undefined ? countLfIn(sides[s.side].m.text, s.start, s.end) : countLf(s.bytes!));
   const spanSep = (side: Side, span: { start: number; end: number }): Sep => ({ side, start: span.start, end: span.end, bytes: undefined });
   // Three-way value merge of one separator: ours unless only theirs changed it.
   const mergeSpans = (b: { start: number; end: number } | undefined, o: { start: number; end: number } | undefined, t: { start: number; end: number } | undefined): Sep => {
@@ -839,13 +849,33 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
   };
 
   let defaultSep: Uint8Array | undefined;
+  const shared: Sep = { side: undefined, start: 0, end: 0, bytes: EMPTY };
   const sepFor = (p: number, c: number, pOut: Out, cOut: Out): Sep => {
     const ao = ctx.oOrder.adjacent(p, c);
     const at = ctx.tOrder.adjacent(p, c);
     const ab = ctx.bOrder.adjacent(p, c);
     let sep: Sep;
-    if (ao && at) sep = mergeSpans(ab ? ctx.bOrder.sepAfter(p) : undefined, ctx.oOrder.sepAfter(p), ctx.tOrder.sepAfter(p));
-    else if (ao) sep = spanSep('ours', ctx.oOrder.sepAfter(p)!);
+    if (ao && at) {
+      // Both sides have them as neighbours (the common case): the separators compared in place,
+      // ours unless only theirs changed it; one reused record, no spans allocated.
+      const io = ctx.oOrder.indexOf(p);
+      const it = ctx.tOrder.indexOf(p);
+      const os = O.m.elements[io]!.end;
+      const oe = O.m.elements[io + 1]!.start;
+      const ts = T.m.elements[it]!.end;
+      const te = T.m.elements[it + 1]!.start;
+      let takeTheirs: boolean;
+      if (sameSpan(O.m.text, os, oe, T.m.text, ts, te)) takeTheirs = ctx.prefer === 'theirs';
+      else if (ab) {
+        const ib = ctx.bOrder.indexOf(p);
+        takeTheirs = sameSpan(O.m.text, os, oe, B.m.text, B.m.elements[ib]!.end, B.m.elements[ib + 1]!.start);
+      } else takeTheirs = false;
+      sep = shared;
+      shared.side = takeTheirs ? 'theirs' : 'ours';
+      shared.start = takeTheirs ? ts : os;
+      shared.end = takeTheirs ? te : oe;
+      shared.bytes = undefined;
+    } else if (ao) sep = spanSep('ours', ctx.oOrder.sepAfter(p)!);
     else if (at) sep = spanSep('theirs', ctx.tOrder.sepAfter(p)!);
     else if (ab) sep = spanSep('base', ctx.bOrder.sepAfter(p)!);
     else {
