@@ -832,20 +832,32 @@ export interface ScannedModule {
  */
 export function scanModule(source: Uint8Array | string): ScannedModule {
   const src = toBytes(source);
-  if (isUtf8(src)) {
-    const bounds: number[] = [];
-    if (scanValid(src, bounds) === 0) {
-      const forms: FormSpan[] = new Array<FormSpan>(bounds.length >> 1);
-      let prevEnd = 0;
-      for (let i = 0; i < bounds.length; i += 2) {
-        const end = bounds[i + 1]!;
-        forms[i >> 1] = { start: bounds[i]!, end, leadingStart: prevEnd };
-        prevEnd = end;
-      }
-      return { source: src, forms, trailingStart: prevEnd };
-    }
+  const { bounds, trailingStart } = scanFormBounds(src);
+  const forms: FormSpan[] = new Array<FormSpan>(bounds.length >> 1);
+  let prevEnd = 0;
+  for (let i = 0; i < bounds.length; i += 2) {
+    const end = bounds[i + 1]!;
+    forms[i >> 1] = { start: bounds[i]!, end, leadingStart: prevEnd };
+    prevEnd = end;
   }
-  return scanModuleReader(src);
+  return { source: src, forms, trailingStart };
+}
+
+/**
+ * {@link scanModule} without a span object per form: `bounds` holds each top-level form's start
+ * and end offsets in turn (`[start0, end0, start1, end1, …]`, 0-based bytes; form `i`'s leading
+ * trivia starts at `end(i - 1)`, or 0), for callers that walk many forms once (the merge driver).
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+export function scanFormBounds(source: Uint8Array): { bounds: number[]; trailingStart: number } {
+  if (isUtf8(source)) {
+    const bounds: number[] = [];
+    if (scanValid(source, bounds) === 0) return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1]! : 0 };
+  }
+  const r = scanModuleReader(source);
+  const bounds: number[] = [];
+  for (const f of r.forms) bounds.push(f.start, f.end);
+  return { bounds, trailingStart: r.trailingStart };
 }
 
 /**

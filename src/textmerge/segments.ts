@@ -10,7 +10,7 @@
  */
 import { canonicalizeForm } from '../coreform/canon.js';
 import { printTerm } from '../coreform/print.js';
-import { decodeSlice, readTerm, scanModule } from '../coreform/read.js';
+import { decodeSlice, readTerm, scanFormBounds } from '../coreform/read.js';
 import { listItems, type Term } from '../coreform/term.js';
 import { checkDeadline } from './deadline.js';
 
@@ -216,8 +216,8 @@ function defNameEnd(text: Uint8Array, start: number, end: number): number {
   while (p < end && !isDelimiter(text[p]!)) p++;
   if (p === q0) return -1; // a list, vector, map, string or quote: not a symbol
   const c = text[q0]!;
-  const digit = (x: number | undefined): boolean => x !== undefined && x >= 0x30 && x <= 0x39;
-  if (digit(c) || (c === 0x2d && digit(text[q0 + 1]))) return -1; // an integer
+  const c1 = text[q0 + 1];
+  if ((c >= 0x30 && c <= 0x39) || (c === 0x2d && c1 !== undefined && c1 >= 0x30 && c1 <= 0x39)) return -1; // an integer
   if (c === 0x62 && text[q0 + 1] === 0x22) return -1; // a bytes literal
   const n = p - q0;
   // nil, true, false
@@ -400,10 +400,10 @@ export function contentKey(term: Term, ordinal = 0): string {
  *   merge).
  */
 export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true): SegmentedModule {
-  const read = scanModule(text);
+  const read = scanFormBounds(text);
   checkDeadline(deadline);
-  const st = newState(read.forms.length);
-  segmentForms(text, read.forms, read.trailingStart, text.length, 0, deadline, keys, st);
+  const st = newState(read.bounds.length >> 1);
+  segmentForms(text, read.bounds, read.trailingStart, text.length, 0, deadline, keys, st);
   return finish(text, st, keys);
 }
 
@@ -434,13 +434,14 @@ function countKey(counts: Map<string, number>, base: string): number {
 }
 
 /**
- * Segments the forms `forms` (spans relative to `shift`: each is at `shift + span` in `text`) and
- * the comments in the trivia up to `trailEnd`, appending to `st`. The first token starts a new
- * element (a fresh segmentation of that range).
+ * Segments the forms `bounds` (start and end of each form in turn, relative to `shift`: at
+ * `shift + offset` in `text`; {@link scanFormBounds}) and the comments in the trivia up to
+ * `trailEnd`, appending to `st`. The first token starts a new element (a fresh segmentation of that
+ * range).
  */
 function segmentForms(
   text: Uint8Array,
-  forms: readonly { start: number; end: number; leadingStart: number }[],
+  bounds: readonly number[],
   trailingStart: number,
   trailEnd: number,
   shift: number,
@@ -531,9 +532,13 @@ function segmentForms(
       } else i++;
     }
   };
-  for (const f of forms) {
-    scanTrivia(shift + f.leadingStart, shift + f.start);
-    onForm(shift + f.start, shift + f.end);
+  let leading = 0;
+  for (let i = 0; i < bounds.length; i += 2) {
+    const start = bounds[i]!;
+    const end = bounds[i + 1]!;
+    scanTrivia(shift + leading, shift + start);
+    onForm(shift + start, shift + end);
+    leading = end;
   }
   scanTrivia(shift + trailingStart, trailEnd);
   flushComment();
@@ -605,9 +610,9 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
   const to = j < be.length ? be[j]!.start + delta : text.length;
   if (from > to || from > text.length) return segmentModule(text, deadline);
   const range = text.subarray(from, to);
-  let read: ReturnType<typeof scanModule>;
+  let read: ReturnType<typeof scanFormBounds>;
   try {
-    read = scanModule(range);
+    read = scanFormBounds(range);
   } catch {
     return segmentModule(text, deadline); // the exact error, at its offset in the whole text
   }
@@ -623,7 +628,7 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
     } else countKey(st.otherCounts, e.keyBase);
     st.elements.push(e);
   }
-  segmentForms(text, read.forms, read.trailingStart, to, from, deadline, true, st);
+  segmentForms(text, read.bounds, read.trailingStart, to, from, deadline, true, st);
   if (j < be.length) {
     // The range must end with base's element j - 1 as it is (same kind, same form, same end): then
     // no token (a `;` comment or an atom cut at the range's end) runs on into the kept elements,
