@@ -84,6 +84,9 @@ export interface SegmentedModule {
    * undefined when split without keys.
    */
   defs?: ByteKeyTable | undefined;
+  /** Other keys' texts → occurrences, and → the index of the first; undefined as `defs`. */
+  others?: Map<string, number> | undefined;
+  othersFirst?: Map<string, number> | undefined;
 }
 
 const LF = 0x0a;
@@ -412,24 +415,39 @@ interface SegmentState {
   elements: TextElement[];
   /** Occurrences of each definition name (and the index of the first). */
   defCounts: ByteKeyTable;
-  /** Occurrences of each other key text. */
+  /** Occurrences of each other key text, and the index of the first. */
   otherCounts: Map<string, number>;
+  otherFirst: Map<string, number>;
   /** Forms so far (the ordinal of the next form). */
   ordinal: number;
 }
 
 function newState(forms: number): SegmentState {
-  return { elements: [], defCounts: new ByteKeyTable(forms), otherCounts: new Map(), ordinal: 0 };
+  return { elements: [], defCounts: new ByteKeyTable(forms), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
 }
 
 function finish(text: Uint8Array, st: SegmentState, keys: boolean): SegmentedModule {
   const elements = st.elements;
-  return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0, defs: keys ? st.defCounts : undefined };
+  return {
+    text,
+    elements,
+    trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0,
+    defs: keys ? st.defCounts : undefined,
+    others: keys ? st.otherCounts : undefined,
+    othersFirst: keys ? st.otherFirst : undefined,
+  };
 }
 
 function countKey(counts: Map<string, number>, base: string): number {
   const k = counts.get(base) ?? 0;
   counts.set(base, k + 1);
+  return k;
+}
+
+/** Counts one more element with the other (not a definition) key `base`, at `index`. */
+function countOther(st: SegmentState, base: string, index: number): number {
+  const k = countKey(st.otherCounts, base);
+  if (k === 0) st.otherFirst.set(base, index);
   return k;
 }
 
@@ -451,7 +469,6 @@ function segmentForms(
 ): void {
   const elements = st.elements;
   const defCounts = st.defCounts;
-  const otherCounts = st.otherCounts;
   // The comment block being collected: [pendingStart, pendingEnd), none when pendingStart < 0.
   let pendingStart = -1;
   let pendingEnd = -1;
@@ -460,7 +477,7 @@ function segmentForms(
     const el = new CommentElement(pendingStart, pendingEnd, pendingStart, pendingEnd);
     if (keys) {
       el.keyBase = `comment:${decodeSlice(text, pendingStart, pendingEnd)}`;
-      el.keyIndex = countKey(otherCounts, el.keyBase);
+      el.keyIndex = countOther(st, el.keyBase, elements.length);
     }
     el.position = elements.length;
     elements.push(el);
@@ -513,7 +530,7 @@ function segmentForms(
         el.keyIndex = defCounts.add(el.nameSrc!, el.nameStart, el.nameEnd, el.nameHash, elements.length);
       } else {
         el.otherKey = contentKey(el.term, st.ordinal);
-        el.keyIndex = countKey(otherCounts, el.otherKey);
+        el.keyIndex = countOther(st, el.otherKey, elements.length);
       }
     }
     st.ordinal++;
@@ -617,17 +634,9 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
     return segmentModule(text, deadline); // the exact error, at its offset in the whole text
   }
   checkDeadline(deadline);
-  const st = newState(be.length);
-  // Prefix elements: base's own objects (same offsets, same bytes, same keys).
-  for (let i = 0; i < k; i++) {
-    const e = be[i]!;
-    if (e.kind === 'form') {
-      if (e.isDef) st.defCounts.add(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash, i);
-      else countKey(st.otherCounts, e.keyBase);
-      st.ordinal++;
-    } else countKey(st.otherCounts, e.keyBase);
-    st.elements.push(e);
-  }
+  // Prefix elements: base's own objects (same offsets, same bytes, same keys). The range is
+  // segmented with key counts of its own; the prefix's occurrences are added afterwards.
+  const st: SegmentState = { elements: be.slice(0, k), defCounts: new ByteKeyTable(16), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
   segmentForms(text, read.bounds, read.trailingStart, to, from, deadline, true, st);
   if (j < be.length) {
     // The range must end with base's element j - 1 as it is (same kind, same form, same end): then
@@ -639,15 +648,48 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
       return segmentModule(text, deadline);
     }
   }
-  // Suffix elements: base's objects when nothing moved and the key is the same, else copies.
+  // Range elements: a key's index counts its occurrences in the prefix too. Base's tables give how
+  // many base has and where the first is; a key base has more than once needs the prefix counted,
+  // so such a side is read whole (rare: a redefinition or a repeated comment near the change).
+  const defs = base.defs;
+  const others = base.others;
+  const othersFirst = base.othersFirst;
+  if (!others || !othersFirst) return segmentModule(text, deadline);
+  for (let x = k; x < st.elements.length; x++) {
+    const e = st.elements[x] as FormElement | CommentElement;
+    let total: number;
+    let first: number;
+    if (e.isDef) {
+      total = defs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
+      first = total > 0 ? defs.first(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) : -1;
+    } else {
+      total = others.get(e.keyBase) ?? 0;
+      first = total > 0 ? othersFirst.get(e.keyBase)! : -1;
+    }
+    if (total > 1) return segmentModule(text, deadline);
+    if (total === 1 && first < k) e.keyIndex++;
+  }
+  // Suffix elements: base's key index moved by how many more of the key the range has than base's
+  // elements it replaces ([k, j)); base's objects when nothing moved, else copies.
+  const replacedDefs = new ByteKeyTable(16);
+  const replacedOthers = new Map<string, number>();
+  for (let i = k; i < j; i++) {
+    const e = be[i]!;
+    if (e.isDef) replacedDefs.add(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash, i);
+    else countKey(replacedOthers, e.keyBase);
+  }
+  const rangeDefs = st.defCounts;
+  const rangeOthers = st.otherCounts;
+  const anyOthers = rangeOthers.size > 0 || replacedOthers.size > 0;
   for (let i = j; i < be.length; i++) {
     const e = be[i]!;
     const at = st.elements.length;
-    let keyIndex: number;
-    if (e.kind === 'form' && e.isDef) {
-      keyIndex = st.defCounts.add(delta === 0 || e.nameSrc !== bt ? e.nameSrc! : text, e.nameSrc === bt ? e.nameStart + delta : e.nameStart, e.nameSrc === bt ? e.nameEnd + delta : e.nameEnd, e.nameHash, at);
-    } else keyIndex = countKey(st.otherCounts, e.keyBase);
-    if (e.kind === 'form') st.ordinal++;
+    let keyIndex = e.keyIndex;
+    if (e.isDef) {
+      const now = rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
+      const was = replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
+      keyIndex += (now < 0 ? 0 : now) - (was < 0 ? 0 : was);
+    } else if (anyOthers) keyIndex += (rangeOthers.get(e.keyBase) ?? 0) - (replacedOthers.get(e.keyBase) ?? 0);
     if (delta === 0 && keyIndex === e.keyIndex) {
       st.elements.push(e);
       continue;
@@ -656,5 +698,7 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
     moved.position = at;
     st.elements.push(moved);
   }
-  return finish(text, st, true);
+  // The side's key tables would cover the range only: segmentLike's result has none.
+  const elements = st.elements;
+  return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0 };
 }
