@@ -788,14 +788,29 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
     const s = sides[out.side].m;
     return s.text[s.elements[out.index]!.start];
   };
+  const elOf = (side: Side, i: number): TextElement => sides[side].m.elements[i]!;
+  // Elements taken whole from a side (nearly all of them) fill two records in turn: the previous
+  // element's record is still needed for the separator, nothing older is.
+  const takeRecords: Out[] = [0, 1].map(() => ({ side: undefined, index: -1, bytes: undefined, endsWithComment: false, conflict: undefined, src: 'ours', elKind: 'form', name: undefined }));
+  let flip = 0;
   const outOf = (id: number): Out | undefined => {
     const a = aligned[id]!;
     const r = a.resolution;
-    const elOf = (side: Side, i: number): TextElement => sides[side].m.elements[i]!;
     if (r.kind === 'deleted') return undefined;
     if (r.kind === 'take') {
       const e = elOf(r.side, r.index);
-      return { side: r.side, index: r.index, bytes: undefined, endsWithComment: e.endsWithComment, conflict: undefined, src: r.side, elKind: e.kind, name: undefined };
+      const o = takeRecords[(flip ^= 1)]!;
+      o.side = r.side;
+      o.index = r.index;
+      o.bytes = undefined;
+      o.endsWithComment = e.endsWithComment;
+      o.conflict = undefined;
+      o.detail = undefined;
+      o.markerLines = undefined;
+      o.src = r.side;
+      o.elKind = e.kind;
+      o.name = undefined;
+      return o;
     }
     if (r.kind === 'merged') {
       const src = a.o >= 0 ? 'ours' : 'theirs';

@@ -199,15 +199,19 @@ function fullKey(e: { keyBase: string; keyIsDef: boolean; keyIndex: number }): s
 
 const OPEN = 0x28;
 const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-// Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment.
-const isDelimiter = (c: number): boolean =>
-  isSpace(c) || c === 0x28 || c === 0x29 || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x27 || c === 0x22 || c === SEMI;
+
+/** Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment. */
+const DELIMITER = new Uint8Array(256);
+for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, SEMI]) DELIMITER[c] = 1;
+
+/** The FNV-1a hash of the name {@link defNameEnd} last settled (computed in the same pass). */
+let lastNameHash = 0;
 
 /**
  * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
- * `(def NAME …)`: its end offset (the name starts at {@link nameStartOf}); -1 when the form is
- * plainly not a definition of a symbol; -2 when the text does not settle it (the caller then reads
- * the term).
+ * `(def NAME …)`: its end offset (the name starts at {@link nameStartOf}; its {@link hashBytes}
+ * hash is left in `lastNameHash`); -1 when the form is plainly not a definition of a symbol; -2
+ * when the text does not settle it (the caller then reads the term).
  */
 function defNameEnd(text: Uint8Array, start: number, end: number): number {
   if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66) return -2;
@@ -216,17 +220,23 @@ function defNameEnd(text: Uint8Array, start: number, end: number): number {
   while (p < end && isSpace(text[p])) p++;
   if (p >= end || text[p] === SEMI) return -2;
   const q0 = p;
-  while (p < end && !isDelimiter(text[p]!)) p++;
+  let h = 0x811c9dc5;
+  for (; p < end; p++) {
+    const b = text[p]!;
+    if (DELIMITER[b] === 1) break;
+    h = Math.imul(h ^ b, 0x01000193);
+  }
   if (p === q0) return -1; // a list, vector, map, string or quote: not a symbol
   const c = text[q0]!;
   const c1 = text[q0 + 1];
   if ((c >= 0x30 && c <= 0x39) || (c === 0x2d && c1 !== undefined && c1 >= 0x30 && c1 <= 0x39)) return -1; // an integer
-  if (c === 0x62 && text[q0 + 1] === 0x22) return -1; // a bytes literal
+  if (c === 0x62 && c1 === 0x22) return -1; // a bytes literal
   const n = p - q0;
   // nil, true, false
   if (n === 3 && c === 0x6e && text[q0 + 1] === 0x69 && text[q0 + 2] === 0x6c) return -1;
   if (n === 4 && c === 0x74 && text[q0 + 1] === 0x72 && text[q0 + 2] === 0x75 && text[q0 + 3] === 0x65) return -1;
   if (n === 5 && c === 0x66 && text[q0 + 1] === 0x61 && text[q0 + 2] === 0x6c && text[q0 + 3] === 0x73 && text[q0 + 4] === 0x65) return -1;
+  lastNameHash = h | 0;
   return p;
 }
 
@@ -515,15 +525,16 @@ function segmentForms(
       el.nameSrc = text;
       el.nameStart = nameStartOf(text, formStart);
       el.nameEnd = fast;
+      el.nameHash = lastNameHash;
     } else if (fast === -2) {
       const name = defName(el.term);
       if (name !== undefined) {
         el.isDef = true;
         el.nameSrc = nameEncoder.encode(name);
         el.nameEnd = el.nameSrc.length;
+        el.nameHash = hashBytes(el.nameSrc, 0, el.nameEnd);
       }
     }
-    if (el.isDef) el.nameHash = hashBytes(el.nameSrc!, el.nameStart, el.nameEnd);
     if (keys) {
       if (el.isDef) {
         el.keyIsDef = true;
