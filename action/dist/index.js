@@ -62548,17 +62548,22 @@ function decodeSlice(s, a, b) {
     }
     return decoder.decode(s.subarray(a, b));
 }
-/** Shared immutable int terms for -128..1023 (terms are never mutated). */
-const SMALL_INTS = [];
-for (let i = -128; i < 1024; i++)
-    SMALL_INTS.push({ kind: 'int', value: BigInt(i) });
+/** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
+const SMALL_INTS = new Array(1152);
+/** The shared int term of `v` (-128 <= v < 1024). */
+function smallInt(v) {
+    return (SMALL_INTS[v + 128] ??= { kind: 'int', value: BigInt(v) });
+}
 /**
  * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
  * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
+ * One cache serves every read of the process (its keys are copies of the symbol bytes, so a
+ * source may change or go away after it was read); the slots are allocated on first use, so a
+ * `readTerm` of a small form does not pay for 8,192 slot writes.
  */
 class SymbolCache {
-    keys = new Array(4096).fill(undefined);
-    terms = new Array(4096).fill(undefined);
+    keys;
+    terms;
     get(s, a, b) {
         const len = b - a;
         if (len > 48)
@@ -62567,7 +62572,9 @@ class SymbolCache {
         for (let i = a; i < b; i++)
             h = Math.imul(h ^ s[i], 0x01000193);
         const slot = (h ^ (h >>> 15)) & 4095;
-        const key = this.keys[slot];
+        const keys = (this.keys ??= new Array(4096).fill(undefined));
+        const terms = (this.terms ??= new Array(4096).fill(undefined));
+        const key = keys[slot];
         if (key !== undefined && key.length === len) {
             let same = true;
             for (let i = 0; i < len; i++) {
@@ -62577,14 +62584,16 @@ class SymbolCache {
                 }
             }
             if (same)
-                return this.terms[slot];
+                return terms[slot];
         }
         const t = symbolTerm(decodeSlice(s, a, b));
-        this.keys[slot] = s.slice(a, b);
-        this.terms[slot] = t;
+        keys[slot] = s.slice(a, b);
+        terms[slot] = t;
         return t;
     }
 }
+/** The process-wide symbol cache of every {@link Reader}. */
+const SYMBOLS = new SymbolCache();
 function symbolTerm(name) {
     if (name.length <= 5) {
         if (name === 'nil')
@@ -62613,7 +62622,6 @@ class Reader {
     fOpen = [];
     fBase = [];
     vals = [];
-    symCache = new SymbolCache();
     /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
     build;
     /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
@@ -62793,17 +62801,15 @@ class Reader {
                 this.pos = p;
                 return NIL;
             }
-            const v = this.readInt(start);
-            if (v >= -128n && v < 1024n)
-                return SMALL_INTS[Number(v) + 128];
-            return { kind: 'int', value: v };
+            return this.readInt(start);
         }
         let p = start + 1;
         while (p < n && (CLASS[s[p]] & C_DELIM) === 0)
             p++;
         this.pos = p;
-        return this.build ? this.symCache.get(s, start, p) : NIL;
+        return this.build ? SYMBOLS.get(s, start, p) : NIL;
     }
+    /** Reads the integer starting at `start` (`-`? digits); leaves `pos` after its last digit. */
     readInt(start) {
         const s = this.src;
         const n = this.len;
@@ -62821,12 +62827,13 @@ class Reader {
             p++;
         }
         this.pos = p;
-        let v;
-        if (p - digitsStart <= 15)
-            v = BigInt(small);
-        else
-            v = BigInt(decodeSlice(s, digitsStart, p));
-        return negative ? -v : v;
+        if (p - digitsStart <= 15) {
+            // Exact as a double: no BigInt parse, and small values share one term.
+            const v = negative ? -small : small;
+            return v >= -128 && v < 1024 ? smallInt(v) : { kind: 'int', value: BigInt(v) };
+        }
+        const v = BigInt(decodeSlice(s, digitsStart, p));
+        return { kind: 'int', value: negative ? -v : v };
     }
     /** Reads a `\uXXXX` scalar at backslash offset `bs`; returns the code point. */
     readUnicodeEscape(bs) {
@@ -63120,10 +63127,53 @@ function readTermSpans(source) {
  * offsets) and returns the top-level form spans without building terms: several times faster, for
  * tools that only need the forms' text (the merge driver reads a form's term only when it needs
  * one, with `readTerm` on the form's bytes).
- * @returns the source bytes, the form spans, and where the trailing trivia starts.
- * @throws GcError `core/parse/*` as for {@link readModule}.
+ *
+ * A valid source is checked by one flat byte loop ({@link scanValid}); when that loop finds
+ * anything wrong, the source is scanned again by the reader itself ({@link scanModuleReader}),
+ * which throws the exact error, so errors cost a second pass but are identical by construction.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
+ *   offsets, as in {@link readModule}), and where the trailing trivia starts.
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
+ *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
  */
 function scanModule(source) {
+    const src = toBytes(source);
+    const { bounds, trailingStart } = scanFormBounds(src);
+    const forms = new Array(bounds.length >> 1);
+    let prevEnd = 0;
+    for (let i = 0; i < bounds.length; i += 2) {
+        const end = bounds[i + 1];
+        forms[i >> 1] = { start: bounds[i], end, leadingStart: prevEnd };
+        prevEnd = end;
+    }
+    return { source: src, forms, trailingStart };
+}
+/**
+ * {@link scanModule} without a span object per form: `bounds` holds each top-level form's start
+ * and end offsets in turn (`[start0, end0, start1, end1, …]`, 0-based bytes; form `i`'s leading
+ * trivia starts at `end(i - 1)`, or 0), for callers that walk many forms once (the merge driver).
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function scanFormBounds(source) {
+    if ((0,external_node_buffer_.isUtf8)(source)) {
+        const bounds = [];
+        if (scanValid(source, bounds) === 0)
+            return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1] : 0 };
+    }
+    const r = scanModuleReader(source);
+    const bounds = [];
+    for (const f of r.forms)
+        bounds.push(f.start, f.end);
+    return { bounds, trailingStart: r.trailingStart };
+}
+/**
+ * {@link scanModule} done by the term reader in its scan mode (no terms built): the reference
+ * that {@link scanModule}'s fast loop is tested against, and what produces its errors.
+ * @internal exported for tests and benchmarks; use {@link scanModule}.
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function scanModuleReader(source) {
     const src = toBytes(source);
     const r = new Reader(src, false);
     const forms = [];
@@ -63138,6 +63188,172 @@ function scanModule(source) {
         prevEnd = r.pos;
     }
     return { source: src, forms, trailingStart: prevEnd };
+}
+// Byte classes of scanValid's dispatch (scanValid spells them as literals: in the interpreter,
+// where a cold process runs it first, a module constant costs a load per use). The opening
+// delimiters come first, numbered as the frame kinds F_LIST, F_VEC, F_MAP, F_QUOTE.
+//   0 (   1 [   2 {   3 '   4 )   5 ]   6 }   7 space/tab/LF/CR   8 ;   9 "   10 digit   11 -
+//   12 b   13 any other byte (a symbol constituent)   [14: `b"`, assigned in the loop]
+const SCAN = new Uint8Array(256).fill(13);
+SCAN[OPEN_LIST] = F_LIST;
+SCAN[OPEN_VEC] = F_VEC;
+SCAN[OPEN_MAP] = F_MAP;
+SCAN[QUOTE] = F_QUOTE;
+SCAN[CLOSE_LIST] = 4;
+SCAN[CLOSE_VEC] = 5;
+SCAN[CLOSE_MAP] = 6;
+for (const c of [0x20, 0x09, 0x0a, 0x0d])
+    SCAN[c] = 7;
+SCAN[SEMI] = 8;
+SCAN[DQUOTE] = 9;
+for (let c = 0x30; c <= 0x39; c++)
+    SCAN[c] = 10;
+SCAN[MINUS] = 11;
+SCAN[LOWER_B] = 12;
+/**
+ * The fast path of {@link scanModule}: checks the grammar of §1.2 over the (already UTF-8-valid)
+ * `s` in one loop, with no calls per byte and no allocation per token, and appends each top-level
+ * form's start and end (byte offsets) to `bounds`.
+ *
+ * It accepts exactly what the reader accepts, token for token: `(`/`[`/`{` open a frame and the
+ * matching closer ends it (a map's item count must be even), `'` opens a frame that the next datum
+ * completes; a string `"…"` or bytes `b"…"` literal holds escapes `\\ \" \n \r \t`, `\uXXXX` (a
+ * scalar value: not a surrogate) and `\xNN`; an integer is `-`? followed by digits and ends at the
+ * first non-digit (so `12abc` is two tokens, as in the reader); any other token is a symbol that
+ * runs to the next delimiter (whitespace, `()[]{}'";`); `;` comments run to the end of the line.
+ * Open frames are one byte each in a typed array (the kind, plus 4 while a map frame holds an odd
+ * number of items), so nesting depth costs no JS stack.
+ * @returns 0 when `s` is a valid module; otherwise -1, or the number of frames left open at the end
+ *   (the caller then lets the reader report the error; `bounds` then holds partial results). The
+ *   end of input returns `depth` as is: a comparison there, first run after V8 compiled the loop
+ *   (on-stack replacement, in the middle of the first call), would have no type feedback and
+ *   throw the compiled code away, and the driver scans three versions in one process.
+ */
+function scanValid(s, bounds) {
+    const scan = SCAN;
+    const hex = read_HEX;
+    const n = s.length;
+    let stack = new Uint8Array(64);
+    let depth = 0;
+    let p = 0;
+    let formStart = 0;
+    // The first backslash at or after the last place one was searched for (n: none to the end).
+    // Strings are scanned front to back, so one search serves every string before that backslash.
+    let bs = -1;
+    for (;;) {
+        if (p >= n)
+            return depth;
+        let k = scan[s[p]];
+        if (k === 7) {
+            p++;
+            continue;
+        }
+        if (k === 8) {
+            const nl = s.indexOf(0x0a, p + 1);
+            p = nl === -1 ? n : nl + 1;
+            continue;
+        }
+        if (depth === 0)
+            formStart = p;
+        if (k === 11)
+            k = p + 1 < n && scan[s[p + 1]] === 10 ? 10 : 13;
+        else if (k === 12)
+            k = p + 1 < n && s[p + 1] === 0x22 ? 14 : 13;
+        switch (k) {
+            case 0:
+            case 1:
+            case 2:
+            case 3:
+                if (depth === stack.length) {
+                    const next = new Uint8Array(stack.length * 2);
+                    next.set(stack);
+                    stack = next;
+                }
+                stack[depth++] = k;
+                p++;
+                continue;
+            case 4:
+            case 5:
+                // The innermost frame must be the matching list/vector (a quote frame needs a datum).
+                if (depth === 0 || (stack[depth - 1] & 3) !== k - 4)
+                    return -1;
+                depth--;
+                p++;
+                break;
+            case 6:
+                // The innermost frame must be a map holding an even number of items.
+                if (depth === 0 || stack[depth - 1] !== 2)
+                    return -1;
+                depth--;
+                p++;
+                break;
+            case 9:
+            case 14: {
+                // A string or bytes literal: find the closing quote, checking the escapes on the way.
+                let q = k === 9 ? p + 1 : p + 2;
+                let dq = s.indexOf(0x22, q);
+                for (;;) {
+                    if (dq === -1)
+                        return -1;
+                    if (bs < q) {
+                        bs = s.indexOf(0x5c, q);
+                        if (bs === -1)
+                            bs = n;
+                    }
+                    if (bs > dq)
+                        break;
+                    // bs < dq < n: the escape's bytes up to the first bad one are all in bounds.
+                    const e = s[bs + 1];
+                    if (e === 0x5c || e === 0x22 || e === 0x6e || e === 0x72 || e === 0x74)
+                        q = bs + 2;
+                    else if (e === 0x75) {
+                        // \uXXXX: four hex digits, not a surrogate (D800-DFFF).
+                        const h1 = hex[s[bs + 2]];
+                        if (h1 === 255)
+                            return -1;
+                        const h2 = hex[s[bs + 3]];
+                        if (h2 === 255)
+                            return -1;
+                        if (hex[s[bs + 4]] === 255 || hex[s[bs + 5]] === 255)
+                            return -1;
+                        if (h1 === 13 && h2 >= 8)
+                            return -1;
+                        q = bs + 6;
+                    }
+                    else if (e === 0x78) {
+                        if (hex[s[bs + 2]] === 255 || hex[s[bs + 3]] === 255)
+                            return -1;
+                        q = bs + 4;
+                    }
+                    else
+                        return -1;
+                    if (dq < q)
+                        dq = s.indexOf(0x22, q);
+                }
+                p = dq + 1;
+                break;
+            }
+            case 10:
+                p++;
+                while (p < n && scan[s[p]] === 10)
+                    p++;
+                break;
+            default:
+                p++;
+                while (p < n && scan[s[p]] >= 10)
+                    p++; // up to a delimiter (classes 0-9)
+        }
+        // A datum ended at p: it completes the quote frames around it, then is an item of the
+        // innermost container, or a top-level form.
+        while (depth > 0 && stack[depth - 1] === 3)
+            depth--;
+        if (depth === 0) {
+            bounds.push(formStart);
+            bounds.push(p);
+        }
+        else
+            stack[depth - 1] ^= 4;
+    }
 }
 /**
  * `parse_module` of §1.2 returning only the terms (see {@link readModule}).
@@ -69165,6 +69381,174 @@ class CommitStore {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/textmerge/newline.ts
+/**
+ * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
+ * merge, restore it afterwards (the mergiraf `newline.rs` concept).
+ *
+ * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
+ * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
+ * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
+ * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
+ * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
+ * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
+ * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
+ * (mergiraf #581 CRLF, #133/#143/#149 final newline).
+ */
+const CR = 0x0d;
+const newline_LF = 0x0a;
+/**
+ * The first index of byte `value` in `bytes` at or after `from`, or -1: a native search (memchr),
+ * which over a whole module is ~30× faster than `Uint8Array.prototype.indexOf`.
+ */
+function indexOfByte(bytes, value, from = 0) {
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(value, from);
+}
+/** True when `bytes` starts with the UTF-8 byte order mark `EF BB BF`. */
+function hasBom(bytes) {
+    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+/** Counts of each line ending in `bytes` (a CRLF counts once, as CRLF). */
+function countLineEndings(bytes) {
+    let lf = 0;
+    let crlf = 0;
+    let cr = 0;
+    for (let i = 0; i < bytes.length; i++) {
+        const c = bytes[i];
+        if (c === newline_LF)
+            lf++;
+        else if (c === CR) {
+            if (bytes[i + 1] === newline_LF) {
+                crlf++;
+                i++;
+            }
+            else
+                cr++;
+        }
+    }
+    return { lf, crlf, cr };
+}
+/** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
+function detectLineEndings(bytes) {
+    // Fast path (native scans): no CR at all is the common case.
+    if (indexOfByte(bytes, CR) === -1)
+        return { kind: indexOfByte(bytes, newline_LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
+    const { lf, crlf, cr } = countLineEndings(bytes);
+    const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
+    let dominant = 'lf';
+    if (crlf > lf && crlf >= cr)
+        dominant = 'crlf';
+    else if (cr > lf && cr > crlf)
+        dominant = 'cr';
+    if (present === 0)
+        return { kind: 'none', dominant };
+    if (present > 1)
+        return { kind: 'mixed', dominant };
+    return { kind: lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr', dominant };
+}
+/**
+ * Strips the BOM and turns every CRLF and lone CR into LF.
+ * @param bytes one merge input as git handed it over.
+ */
+function normalizeSide(bytes) {
+    const bom = hasBom(bytes);
+    const raw = bom ? bytes.subarray(3) : bytes;
+    const { kind, dominant } = detectLineEndings(raw);
+    if (kind === 'lf' || kind === 'none')
+        return { text: raw, raw, bom, kind, dominant, rawOffset: undefined };
+    const out = new Uint8Array(raw.length);
+    const map = kind === 'mixed' ? new Int32Array(raw.length + 1) : undefined;
+    let n = 0;
+    for (let i = 0; i < raw.length; i++) {
+        const c = raw[i];
+        if (map)
+            map[n] = i;
+        if (c === CR) {
+            out[n++] = newline_LF;
+            if (raw[i + 1] === newline_LF)
+                i++;
+        }
+        else
+            out[n++] = c;
+    }
+    if (map)
+        map[n] = raw.length;
+    return { text: out.subarray(0, n), raw, bom, kind, dominant, rawOffset: map ? map.subarray(0, n + 1) : undefined };
+}
+/**
+ * Replaces every LF of LF-normalized `text` by `eol`. The identity for `lf`.
+ * @param text LF-only bytes; @param eol the ending to write.
+ */
+function restoreNewlines(text, eol) {
+    if (eol === 'lf')
+        return text;
+    let count = 0;
+    for (let i = 0; i < text.length; i++)
+        if (text[i] === newline_LF)
+            count++;
+    if (count === 0)
+        return text;
+    if (eol === 'cr') {
+        const out = Uint8Array.from(text);
+        for (let i = 0; i < out.length; i++)
+            if (out[i] === newline_LF)
+                out[i] = CR;
+        return out;
+    }
+    const out = new Uint8Array(text.length + count);
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === newline_LF)
+            out[n++] = CR;
+        out[n++] = c;
+    }
+    return out;
+}
+/**
+ * Merges a file-level property three-way (issue #3 "Bytes preserved", v0.1 rules 1–3 applied to a
+ * value): ours unless only theirs changed it.
+ */
+function mergeProperty(base, ours, theirs) {
+    return ours === base ? theirs : ours;
+}
+/**
+ * Picks the result's line endings and BOM: ours' by default ("mixed inputs follow ours"), theirs'
+ * when only theirs changed the file's convention (so that merging (base, base, x) gives x byte for
+ * byte). A side without any line break does not set the convention.
+ */
+function chooseOutputStyle(base, ours, theirs) {
+    const bom = mergeProperty(base.bom, ours.bom, theirs.bom);
+    const oursChanged = ours.kind !== base.kind && ours.kind !== 'none';
+    const theirsChanged = theirs.kind !== base.kind && theirs.kind !== 'none';
+    let side = 'ours';
+    if ((ours.kind === 'none' || !oursChanged) && theirsChanged)
+        side = 'theirs';
+    else if (ours.kind === 'none' && theirs.kind !== 'none')
+        side = 'theirs';
+    let eol = side === 'ours' ? ours.dominant : theirs.dominant;
+    if (ours.kind === 'none' && theirs.kind === 'none')
+        eol = base.kind === 'none' ? 'lf' : base.dominant;
+    return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
+}
+/**
+ * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
+ * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
+ * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
+ * come out exactly as they went in; every other piece gets the style's ending on every line.
+ * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
+ *   offsets, if any.
+ */
+function restorePiece(piece, style, from) {
+    if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
+        const map = from.side.rawOffset;
+        return from.side.raw.subarray(map[from.start], map[from.end]);
+    }
+    return restoreNewlines(piece, style.eol);
+}
+/** The UTF-8 BOM bytes. */
+const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+
 ;// CONCATENATED MODULE: ./src/textmerge/line-based.ts
 /**
  * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
@@ -69175,6 +69559,7 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
  * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
  * the driver can write, never to an exception.
  */
+
 
 
 
@@ -69224,14 +69609,28 @@ function gitMergeBytes(base, ours, theirs, markers, options = {}) {
 }
 /** True when `bytes` contains a NUL byte (git's binary heuristic, applied to the whole input). */
 function isBinary(bytes) {
-    return bytes.indexOf(0) !== -1;
+    return indexOfByte(bytes, 0) !== -1;
 }
+/** Seven `<`: every start marker line begins with them. */
+const START_RUN = Buffer.from('<<<<<<<');
 /**
  * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
  * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
  * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
  */
 function hasConflictMarkers(bytes) {
+    // Fast negative (one native search per candidate): no line starting with seven `<` means no
+    // start marker, and the answer needs one.
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    let anyStart = false;
+    for (let at = buf.indexOf(START_RUN); at !== -1; at = buf.indexOf(START_RUN, at + 1)) {
+        if (at === 0 || bytes[at - 1] === 0x0a) {
+            anyStart = true;
+            break;
+        }
+    }
+    if (!anyStart)
+        return false;
     let sawStart = false;
     let lineStart = 0;
     const n = bytes.length;
@@ -69257,16 +69656,17 @@ function hasConflictMarkers(bytes) {
     return false;
 }
 
-// EXTERNAL MODULE: external "node:perf_hooks"
-var external_node_perf_hooks_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: ./src/textmerge/deadline.ts
 /**
  * The structural merge's time budget (issue #3 "Safety net": default 5 s,
  * `GCPATCH_DRIVER_TIMEOUT_MS`). The merge checks the deadline between stages and inside every loop
  * whose length is not linear in the input, so an over-budget merge stops and the driver falls back
  * to the line merge.
+ *
+ * The clock is `process.uptime()` in milliseconds: about the same origin (ms apart) and the same resolution as
+ * `performance.now()` (both count from the process start on libuv's monotonic clock), without
+ * loading `node:perf_hooks`, which costs the merge driver ≈6 ms at start-up (issue #15 item 2).
  */
-
 /** Thrown when the structural merge passes its deadline. Code `merge/driver/timeout`. */
 class TimeoutError extends Error {
     code = 'merge/driver/timeout';
@@ -69275,15 +69675,15 @@ class TimeoutError extends Error {
         this.name = 'TimeoutError';
     }
 }
-/** Current time on the deadline clock (`performance.now()`, milliseconds). */
+/** Current time on the deadline clock (milliseconds since the process started, like `performance.now()`). */
 function now() {
-    return external_node_perf_hooks_.performance.now();
+    return process.uptime() * 1000;
 }
 /** A deadline `budgetMs` milliseconds from now (`Infinity` for a negative or non-finite budget). */
 function deadlineIn(budgetMs) {
     return Number.isFinite(budgetMs) && budgetMs >= 0 ? now() + budgetMs : Infinity;
 }
-/** Throws {@link TimeoutError} when `deadline` (ms, `performance.now()` clock) has passed. */
+/** Throws {@link TimeoutError} when `deadline` (ms, {@link now} clock) has passed. */
 function checkDeadline(deadline) {
     if (deadline !== Infinity && now() >= deadline)
         throw new TimeoutError();
@@ -69637,6 +70037,21 @@ function longestIncreasing(seq) {
 }
 /** The ids of `ids` that are in base (`baseIndexOf(id) >= 0`) but out of base order on this side. */
 function movedItems(ids, baseIndexOf) {
+    // Common case first: the side kept base's order (no item moved), one pass and no allocation.
+    let last = -1;
+    let increasing = true;
+    for (let i = 0; i < ids.length; i++) {
+        const b = baseIndexOf(ids[i]);
+        if (b < 0)
+            continue;
+        if (b <= last) {
+            increasing = false;
+            break;
+        }
+        last = b;
+    }
+    if (increasing)
+        return new Set();
     const common = ids.filter((id) => baseIndexOf(id) >= 0);
     const keep = longestIncreasing(common.map(baseIndexOf));
     const out = new Set();
@@ -69667,15 +70082,29 @@ function mergeOrder(oIds, tIds, baseIndexOf, survives, deadline = Infinity) {
     const movedO = movedItems(oIds, baseIndexOf);
     const movedT = movedItems(tIds, baseIndexOf);
     checkDeadline(deadline);
-    const inO = new Set(oIds);
-    const inT = new Set(tIds);
-    const oPos = new Map();
-    oIds.forEach((id, i) => oPos.set(id, i));
-    const tPos = new Map();
-    tIds.forEach((id, i) => tPos.set(id, i));
+    // Ids are small non-negative integers: flags and positions live in typed arrays indexed by id.
+    let size = 0;
+    for (const id of oIds)
+        if (id >= size)
+            size = id + 1;
+    for (const id of tIds)
+        if (id >= size)
+            size = id + 1;
+    const inO = new Uint8Array(size);
+    const inT = new Uint8Array(size);
+    const oPos = new Int32Array(size).fill(-1);
+    const tPos = new Int32Array(size).fill(-1);
+    oIds.forEach((id, i) => {
+        inO[id] = 1;
+        oPos[id] = i;
+    });
+    tIds.forEach((id, i) => {
+        inT[id] = 1;
+        tPos[id] = i;
+    });
     const predIn = (ids, pos, other, id) => {
-        for (let i = pos.get(id) - 1; i >= 0; i--)
-            if (other.has(ids[i]))
+        for (let i = pos[id] - 1; i >= 0; i--)
+            if (other[ids[i]])
                 return ids[i];
         return START;
     };
@@ -69683,11 +70112,11 @@ function mergeOrder(oIds, tIds, baseIndexOf, survives, deadline = Infinity) {
         if (movedT.has(id) && predIn(oIds, oPos, inT, id) !== predIn(tIds, tPos, inO, id))
             return undefined;
     }
-    const first = buildOrder(oIds, tIds, movedO, movedT, inT, survives, false, deadline);
-    if (orderKeepsSides(first, oPos, tPos, movedO, movedT, baseIndexOf, deadline))
+    const first = buildOrder(oIds, tIds, movedO, movedT, inT, survives, false, size, deadline);
+    if (orderKeepsSides(first, oPos, tPos, movedO, movedT, baseIndexOf, size, deadline))
         return first;
-    const second = buildOrder(tIds, oIds, movedT, movedO, inO, survives, true, deadline);
-    if (orderKeepsSides(second, oPos, tPos, movedO, movedT, baseIndexOf, deadline))
+    const second = buildOrder(tIds, oIds, movedT, movedO, inO, survives, true, size, deadline);
+    if (orderKeepsSides(second, oPos, tPos, movedO, movedT, baseIndexOf, size, deadline))
         return second;
     return undefined;
 }
@@ -69696,26 +70125,30 @@ function mergeOrder(oIds, tIds, baseIndexOf, survives, deadline = Infinity) {
  * their nearest placed predecessor on the secondary side; `beforeOthers` places them right after it
  * (ahead of primary-only items), otherwise past the run of items `secondary` does not have.
  */
-function buildOrder(primary, secondary, movedP, movedS, inS, survives, beforeOthers, deadline) {
-    const next = new Map();
-    const placed = new Set();
-    let last = START;
-    next.set(START, END);
+function buildOrder(primary, secondary, movedP, movedS, inS, survives, beforeOthers, size, deadline) {
+    // A linked list over ids: `next[slot(id)]` is the slot of the id after it; slot(END) = 0,
+    // slot(START) = 1, slot(id) = id + 2.
+    const next = new Int32Array(size + 2);
+    const placed = new Uint8Array(size);
+    const slot = (id) => id + 2;
+    let last = slot(START);
+    next[slot(START)] = slot(END);
+    const anyMoved = movedS.size > 0;
     for (const id of primary) {
-        if (!survives(id) || (movedS.has(id) && !movedP.has(id)))
+        if (!survives(id) || (anyMoved && movedS.has(id) && !movedP.has(id)))
             continue;
-        next.set(last, id);
-        next.set(id, END);
-        placed.add(id);
-        last = id;
+        next[last] = slot(id);
+        next[slot(id)] = slot(END);
+        placed[id] = 1;
+        last = slot(id);
     }
-    let anchor = START;
+    let anchor = slot(START);
     let n = 0;
     for (const id of secondary) {
         if ((++n & 1023) === 0)
             checkDeadline(deadline);
-        if (placed.has(id)) {
-            anchor = id;
+        if (placed[id]) {
+            anchor = slot(id);
             continue;
         }
         if (!survives(id))
@@ -69723,20 +70156,20 @@ function buildOrder(primary, secondary, movedP, movedS, inS, survives, beforeOth
         let pos = anchor;
         if (!beforeOthers) {
             for (;;) {
-                const nx = next.get(pos);
-                if (nx === END || inS.has(nx))
+                const nx = next[pos];
+                if (nx === slot(END) || inS[nx - 2])
                     break;
                 pos = nx;
             }
         }
-        next.set(id, next.get(pos));
-        next.set(pos, id);
-        placed.add(id);
-        anchor = id;
+        next[slot(id)] = next[pos];
+        next[pos] = slot(id);
+        placed[id] = 1;
+        anchor = slot(id);
     }
     const order = [];
-    for (let id = next.get(START); id !== END; id = next.get(id))
-        order.push(id);
+    for (let x = next[slot(START)]; x !== slot(END); x = next[x])
+        order.push(x - 2);
     return order;
 }
 /**
@@ -69744,22 +70177,26 @@ function buildOrder(primary, secondary, movedP, movedS, inS, survives, beforeOth
  * the pair's order as ours and theirs agree on it, or as the side that changed it has it. (Pairs of
  * items no side moved keep base order in every construction.)
  */
-function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, deadline) {
-    const rPos = new Map();
-    order.forEach((id, i) => rPos.set(id, i));
-    const everywhere = order.filter((id) => baseIndexOf(id) >= 0 && oPos.has(id) && tPos.has(id));
+function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, size, deadline) {
+    if (movedO.size === 0 && movedT.size === 0)
+        return true;
+    const rPos = new Int32Array(size).fill(-1);
+    order.forEach((id, i) => {
+        rPos[id] = i;
+    });
+    const everywhere = order.filter((id) => baseIndexOf(id) >= 0 && oPos[id] >= 0 && tPos[id] >= 0);
     for (const x of new Set([...movedO, ...movedT])) {
-        if (!rPos.has(x) || !oPos.has(x) || !tPos.has(x))
+        if (rPos[x] < 0 || oPos[x] < 0 || tPos[x] < 0)
             continue;
         checkDeadline(deadline);
         for (const y of everywhere) {
             if (y === x)
                 continue;
             const b = baseIndexOf(x) < baseIndexOf(y);
-            const o = oPos.get(x) < oPos.get(y);
-            const t = tPos.get(x) < tPos.get(y);
+            const o = oPos[x] < oPos[y];
+            const t = tPos[x] < tPos[y];
             const want = o === b ? t : o;
-            if (want !== rPos.get(x) < rPos.get(y))
+            if (want !== rPos[x] < rPos[y])
                 return false;
         }
     }
@@ -70106,167 +70543,6 @@ function mergeManifestText(base, ours, theirs, options = {}) {
     return { text, emptiedPins: merged.emptiedPins, layout: 'reference', messages };
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/newline.ts
-/**
- * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
- * merge, restore it afterwards (the mergiraf `newline.rs` concept).
- *
- * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
- * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
- * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
- * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
- * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
- * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
- * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
- * (mergiraf #581 CRLF, #133/#143/#149 final newline).
- */
-const CR = 0x0d;
-const newline_LF = 0x0a;
-/** True when `bytes` starts with the UTF-8 byte order mark `EF BB BF`. */
-function hasBom(bytes) {
-    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-}
-/** Counts of each line ending in `bytes` (a CRLF counts once, as CRLF). */
-function countLineEndings(bytes) {
-    let lf = 0;
-    let crlf = 0;
-    let cr = 0;
-    for (let i = 0; i < bytes.length; i++) {
-        const c = bytes[i];
-        if (c === newline_LF)
-            lf++;
-        else if (c === CR) {
-            if (bytes[i + 1] === newline_LF) {
-                crlf++;
-                i++;
-            }
-            else
-                cr++;
-        }
-    }
-    return { lf, crlf, cr };
-}
-/** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
-function detectLineEndings(bytes) {
-    // Fast path (native scans): no CR at all is the common case.
-    if (bytes.indexOf(CR) === -1)
-        return { kind: bytes.indexOf(newline_LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
-    const { lf, crlf, cr } = countLineEndings(bytes);
-    const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
-    let dominant = 'lf';
-    if (crlf > lf && crlf >= cr)
-        dominant = 'crlf';
-    else if (cr > lf && cr > crlf)
-        dominant = 'cr';
-    if (present === 0)
-        return { kind: 'none', dominant };
-    if (present > 1)
-        return { kind: 'mixed', dominant };
-    return { kind: lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr', dominant };
-}
-/**
- * Strips the BOM and turns every CRLF and lone CR into LF.
- * @param bytes one merge input as git handed it over.
- */
-function normalizeSide(bytes) {
-    const bom = hasBom(bytes);
-    const raw = bom ? bytes.subarray(3) : bytes;
-    const { kind, dominant } = detectLineEndings(raw);
-    if (kind === 'lf' || kind === 'none')
-        return { text: raw, raw, bom, kind, dominant, rawOffset: undefined };
-    const out = new Uint8Array(raw.length);
-    const map = kind === 'mixed' ? new Int32Array(raw.length + 1) : undefined;
-    let n = 0;
-    for (let i = 0; i < raw.length; i++) {
-        const c = raw[i];
-        if (map)
-            map[n] = i;
-        if (c === CR) {
-            out[n++] = newline_LF;
-            if (raw[i + 1] === newline_LF)
-                i++;
-        }
-        else
-            out[n++] = c;
-    }
-    if (map)
-        map[n] = raw.length;
-    return { text: out.subarray(0, n), raw, bom, kind, dominant, rawOffset: map ? map.subarray(0, n + 1) : undefined };
-}
-/**
- * Replaces every LF of LF-normalized `text` by `eol`. The identity for `lf`.
- * @param text LF-only bytes; @param eol the ending to write.
- */
-function restoreNewlines(text, eol) {
-    if (eol === 'lf')
-        return text;
-    let count = 0;
-    for (let i = 0; i < text.length; i++)
-        if (text[i] === newline_LF)
-            count++;
-    if (count === 0)
-        return text;
-    if (eol === 'cr') {
-        const out = Uint8Array.from(text);
-        for (let i = 0; i < out.length; i++)
-            if (out[i] === newline_LF)
-                out[i] = CR;
-        return out;
-    }
-    const out = new Uint8Array(text.length + count);
-    let n = 0;
-    for (let i = 0; i < text.length; i++) {
-        const c = text[i];
-        if (c === newline_LF)
-            out[n++] = CR;
-        out[n++] = c;
-    }
-    return out;
-}
-/**
- * Merges a file-level property three-way (issue #3 "Bytes preserved", v0.1 rules 1–3 applied to a
- * value): ours unless only theirs changed it.
- */
-function mergeProperty(base, ours, theirs) {
-    return ours === base ? theirs : ours;
-}
-/**
- * Picks the result's line endings and BOM: ours' by default ("mixed inputs follow ours"), theirs'
- * when only theirs changed the file's convention (so that merging (base, base, x) gives x byte for
- * byte). A side without any line break does not set the convention.
- */
-function chooseOutputStyle(base, ours, theirs) {
-    const bom = mergeProperty(base.bom, ours.bom, theirs.bom);
-    const oursChanged = ours.kind !== base.kind && ours.kind !== 'none';
-    const theirsChanged = theirs.kind !== base.kind && theirs.kind !== 'none';
-    let side = 'ours';
-    if ((ours.kind === 'none' || !oursChanged) && theirsChanged)
-        side = 'theirs';
-    else if (ours.kind === 'none' && theirs.kind !== 'none')
-        side = 'theirs';
-    let eol = side === 'ours' ? ours.dominant : theirs.dominant;
-    if (ours.kind === 'none' && theirs.kind === 'none')
-        eol = base.kind === 'none' ? 'lf' : base.dominant;
-    return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
-}
-/**
- * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
- * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
- * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
- * come out exactly as they went in; every other piece gets the style's ending on every line.
- * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
- *   offsets, if any.
- */
-function restorePiece(piece, style, from) {
-    if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
-        const map = from.side.rawOffset;
-        return from.side.raw.subarray(map[from.start], map[from.end]);
-    }
-    return restoreNewlines(piece, style.eol);
-}
-/** The UTF-8 BOM bytes. */
-const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
-
 ;// CONCATENATED MODULE: ./src/textmerge/segments.ts
 /**
  * Splits a `.gc` module's text into the elements the structural text merge aligns: top-level forms
@@ -70283,6 +70559,13 @@ const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
 
 
 
+/**
+ * The separator before element `i` of `m` (the whitespace between element `i - 1` and element `i`;
+ * for element 0 the lead, `[0, elements[0].start)`), as a span.
+ */
+function separatorBefore(m, i) {
+    return { start: i === 0 ? 0 : m.elements[i - 1].end, end: m.elements[i].start };
+}
 const segments_LF = 0x0a;
 const segments_SEMI = 0x3b;
 /**
@@ -70296,12 +70579,19 @@ class FormElement {
     formStart;
     formEnd;
     kind = 'form';
-    keyBase = '';
+    /** The key text of a form that is not a definition (see `keyBase`). */
+    otherKey = '';
     keyIsDef = false;
     keyIndex = -1;
-    defName = undefined;
+    isDef = false;
+    nameSrc = undefined;
+    nameStart = 0;
+    nameEnd = 0;
+    nameHash = 0;
+    position = -1;
     endsWithComment = false;
     cached;
+    decoded;
     constructor(text, start, end, formStart, formEnd) {
         this.text = text;
         this.start = start;
@@ -70312,8 +70602,42 @@ class FormElement {
     get term() {
         return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
     }
+    get defName() {
+        if (!this.isDef)
+            return undefined;
+        return (this.decoded ??= decodeSlice(this.nameSrc, this.nameStart, this.nameEnd));
+    }
+    get keyBase() {
+        return this.keyIsDef ? this.defName : this.otherKey;
+    }
     get key() {
         return fullKey(this);
+    }
+    /**
+     * A copy of this element for the same bytes at `delta` bytes further in `text` (a side of a merge
+     * whose base this element belongs to: {@link segmentLike}), with key index `keyIndex`.
+     */
+    movedTo(text, delta, baseText, keyIndex) {
+        const el = new FormElement(text, this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
+        el.otherKey = this.otherKey;
+        el.keyIsDef = this.keyIsDef;
+        el.keyIndex = keyIndex;
+        el.isDef = this.isDef;
+        el.nameHash = this.nameHash;
+        el.endsWithComment = this.endsWithComment;
+        el.cached = this.cached; // the same bytes read as the same (immutable) term
+        el.decoded = this.decoded;
+        if (this.nameSrc === baseText) {
+            el.nameSrc = text;
+            el.nameStart = this.nameStart + delta;
+            el.nameEnd = this.nameEnd + delta;
+        }
+        else {
+            el.nameSrc = this.nameSrc;
+            el.nameStart = this.nameStart;
+            el.nameEnd = this.nameEnd;
+        }
+        return el;
     }
 }
 /** A free-standing comment block. */
@@ -70327,6 +70651,12 @@ class CommentElement {
     keyIsDef = false;
     keyIndex = -1;
     defName = undefined;
+    isDef = false;
+    nameSrc = undefined;
+    nameStart = 0;
+    nameEnd = 0;
+    nameHash = 0;
+    position = -1;
     term = undefined;
     endsWithComment = true;
     constructor(start, end, formStart, formEnd) {
@@ -70338,6 +70668,13 @@ class CommentElement {
     get key() {
         return fullKey(this);
     }
+    /** A copy `delta` bytes further, with key index `keyIndex` (see `FormElement.movedTo`). */
+    movedTo(delta, keyIndex) {
+        const el = new CommentElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
+        el.keyBase = this.keyBase;
+        el.keyIndex = keyIndex;
+        return el;
+    }
 }
 /** `key` from its parts (`''` without keys). */
 function fullKey(e) {
@@ -70347,36 +70684,197 @@ function fullKey(e) {
 }
 const OPEN = 0x28;
 const isSpace = (c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-// Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment.
-const isDelimiter = (c) => isSpace(c) || c === 0x28 || c === 0x29 || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x27 || c === 0x22 || c === segments_SEMI;
+/** Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment. */
+const DELIMITER = new Uint8Array(256);
+for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, segments_SEMI])
+    DELIMITER[c] = 1;
+/** The FNV-1a hash of the name {@link defNameEnd} last settled (computed in the same pass). */
+let lastNameHash = 0;
 /**
  * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
- * `(def NAME …)`; `null` when the text does not settle it (the caller then reads the term).
+ * `(def NAME …)`: its end offset (the name starts at {@link nameStartOf}; its {@link hashBytes}
+ * hash is left in `lastNameHash`); -1 when the form is plainly not a definition of a symbol; -2
+ * when the text does not settle it (the caller then reads the term).
  */
-function defNameFromText(text, start, end) {
+function defNameEnd(text, start, end) {
     if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66)
-        return null;
+        return -2;
     let p = start + 4;
     if (!isSpace(text[p]))
-        return null;
+        return -2;
     while (p < end && isSpace(text[p]))
         p++;
     if (p >= end || text[p] === segments_SEMI)
-        return null;
+        return -2;
     const q0 = p;
-    while (p < end && !isDelimiter(text[p]))
-        p++;
+    let h = 0x811c9dc5;
+    for (; p < end; p++) {
+        const b = text[p];
+        if (DELIMITER[b] === 1)
+            break;
+        h = Math.imul(h ^ b, 0x01000193);
+    }
     if (p === q0)
-        return undefined; // a list, vector, map, string or quote: not a symbol
+        return -1; // a list, vector, map, string or quote: not a symbol
     const c = text[q0];
-    const digit = (x) => x !== undefined && x >= 0x30 && x <= 0x39;
-    if (digit(c) || (c === 0x2d && digit(text[q0 + 1])))
-        return undefined; // an integer
-    if (c === 0x62 && text[q0 + 1] === 0x22)
-        return undefined; // a bytes literal
-    const name = decodeSlice(text, q0, p);
-    return name === 'nil' || name === 'true' || name === 'false' ? undefined : name;
+    const c1 = text[q0 + 1];
+    if ((c >= 0x30 && c <= 0x39) || (c === 0x2d && c1 !== undefined && c1 >= 0x30 && c1 <= 0x39))
+        return -1; // an integer
+    if (c === 0x62 && c1 === 0x22)
+        return -1; // a bytes literal
+    const n = p - q0;
+    // nil, true, false
+    if (n === 3 && c === 0x6e && text[q0 + 1] === 0x69 && text[q0 + 2] === 0x6c)
+        return -1;
+    if (n === 4 && c === 0x74 && text[q0 + 1] === 0x72 && text[q0 + 2] === 0x75 && text[q0 + 3] === 0x65)
+        return -1;
+    if (n === 5 && c === 0x66 && text[q0 + 1] === 0x61 && text[q0 + 2] === 0x6c && text[q0 + 3] === 0x73 && text[q0 + 4] === 0x65)
+        return -1;
+    lastNameHash = h | 0;
+    return p;
 }
+/** Where the name of a form that {@link defNameEnd} settled starts. */
+function nameStartOf(text, start) {
+    let p = start + 4;
+    while (isSpace(text[p]))
+        p++;
+    return p;
+}
+/** 32-bit FNV-1a hash of `bytes[start, end)`. */
+function hashBytes(bytes, start, end) {
+    let h = 0x811c9dc5;
+    for (let i = start; i < end; i++)
+        h = Math.imul(h ^ bytes[i], 0x01000193);
+    return h | 0;
+}
+/**
+ * A hash table from byte strings (a span of some byte array) to non-negative integers, without
+ * decoding them to JS strings: definition names keyed by their UTF-8 bytes (issue #15).
+ */
+class ByteKeyTable {
+    /** The distinct byte arrays keys point into (a handful: the sides' texts). */
+    sources = [];
+    /** Per slot: 1 + index into `sources`, 0 for an empty slot. */
+    src;
+    starts;
+    ends;
+    hashes;
+    values;
+    firsts;
+    size = 0;
+    mask;
+    /** @param expected number of keys expected (the table grows past it). */
+    constructor(expected = 16) {
+        let cap = 16;
+        while (cap < expected * 2)
+            cap *= 2;
+        this.mask = cap - 1;
+        this.src = new Int32Array(cap);
+        this.starts = new Int32Array(cap);
+        this.ends = new Int32Array(cap);
+        this.hashes = new Int32Array(cap);
+        this.values = new Int32Array(cap);
+        this.firsts = new Int32Array(cap);
+    }
+    sourceId(src) {
+        if (this.sources.length > 0 && this.sources[this.sources.length - 1] === src)
+            return this.sources.length;
+        const i = this.sources.indexOf(src);
+        if (i >= 0)
+            return i + 1;
+        this.sources.push(src);
+        return this.sources.length;
+    }
+    /** The slot of the key, or of the empty slot where it would go. */
+    slot(src, start, end, hash) {
+        const n = end - start;
+        for (let i = hash & this.mask;; i = (i + 1) & this.mask) {
+            const id = this.src[i];
+            if (id === 0)
+                return i;
+            if (this.hashes[i] !== hash || this.ends[i] - this.starts[i] !== n)
+                continue;
+            const k = this.sources[id - 1];
+            const d = this.starts[i] - start;
+            let same = true;
+            for (let p = start; p < end; p++) {
+                if (k[p + d] !== src[p]) {
+                    same = false;
+                    break;
+                }
+            }
+            if (same)
+                return i;
+        }
+    }
+    /** The value of `src[start, end)` (hash `hash`), or -1. */
+    get(src, start, end, hash) {
+        const i = this.slot(src, start, end, hash);
+        return this.src[i] === 0 ? -1 : this.values[i];
+    }
+    /** Sets the value of `src[start, end)`; returns the previous value, or -1. */
+    put(src, start, end, hash, value) {
+        const i = this.slot(src, start, end, hash);
+        if (this.src[i] !== 0) {
+            const old = this.values[i];
+            this.values[i] = value;
+            return old;
+        }
+        this.insert(i, src, start, end, hash, value, -1);
+        return -1;
+    }
+    /**
+     * Counts one more occurrence of `src[start, end)`, the one at position `index`: returns how many
+     * came before it (0 for the first, whose `index` {@link first} then returns).
+     */
+    add(src, start, end, hash, index) {
+        const i = this.slot(src, start, end, hash);
+        if (this.src[i] !== 0)
+            return this.values[i]++;
+        this.insert(i, src, start, end, hash, 1, index);
+        return 0;
+    }
+    /** The `index` of the first occurrence {@link add} counted of `src[start, end)`, or -1. */
+    first(src, start, end, hash) {
+        const i = this.slot(src, start, end, hash);
+        return this.src[i] === 0 ? -1 : this.firsts[i];
+    }
+    insert(i, src, start, end, hash, value, first) {
+        this.src[i] = this.sourceId(src);
+        this.starts[i] = start;
+        this.ends[i] = end;
+        this.hashes[i] = hash;
+        this.values[i] = value;
+        this.firsts[i] = first;
+        if (++this.size * 2 > this.mask + 1)
+            this.grow();
+    }
+    grow() {
+        const { src, starts, ends, hashes, values, firsts } = this;
+        const cap = (this.mask + 1) * 2;
+        this.mask = cap - 1;
+        this.src = new Int32Array(cap);
+        this.starts = new Int32Array(cap);
+        this.ends = new Int32Array(cap);
+        this.hashes = new Int32Array(cap);
+        this.values = new Int32Array(cap);
+        this.firsts = new Int32Array(cap);
+        for (let j = 0; j < src.length; j++) {
+            if (src[j] === 0)
+                continue;
+            let i = hashes[j] & this.mask;
+            while (this.src[i] !== 0)
+                i = (i + 1) & this.mask;
+            this.src[i] = src[j];
+            this.starts[i] = starts[j];
+            this.ends[i] = ends[j];
+            this.hashes[i] = hashes[j];
+            this.values[i] = values[j];
+            this.firsts[i] = firsts[j];
+        }
+    }
+}
+const nameEncoder = new TextEncoder();
 /** Number of LF bytes in `text[start, end)`. */
 function countLf(text, start, end) {
     let n = 0;
@@ -70418,17 +70916,47 @@ function contentKey(term, ordinal = 0) {
  *   merge).
  */
 function segmentModule(text, deadline = Infinity, keys = true) {
-    const read = scanModule(text);
+    const read = scanFormBounds(text);
     checkDeadline(deadline);
-    const elements = [];
-    // Key counts by def name, and by key text for the other elements.
-    const defCounts = new Map();
-    const otherCounts = new Map();
-    const count = (counts, base) => {
-        const k = counts.get(base) ?? 0;
-        counts.set(base, k + 1);
-        return k;
+    const st = newState(read.bounds.length >> 1);
+    segmentForms(text, read.bounds, read.trailingStart, text.length, 0, deadline, keys, st);
+    return finish(text, st, keys);
+}
+function newState(forms) {
+    return { elements: [], defCounts: new ByteKeyTable(forms), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
+}
+function finish(text, st, keys) {
+    const elements = st.elements;
+    return {
+        text,
+        elements,
+        trailStart: elements.length > 0 ? elements[elements.length - 1].end : 0,
+        defs: keys ? st.defCounts : undefined,
+        others: keys ? st.otherCounts : undefined,
+        othersFirst: keys ? st.otherFirst : undefined,
     };
+}
+function countKey(counts, base) {
+    const k = counts.get(base) ?? 0;
+    counts.set(base, k + 1);
+    return k;
+}
+/** Counts one more element with the other (not a definition) key `base`, at `index`. */
+function countOther(st, base, index) {
+    const k = countKey(st.otherCounts, base);
+    if (k === 0)
+        st.otherFirst.set(base, index);
+    return k;
+}
+/**
+ * Segments the forms `bounds` (start and end of each form in turn, relative to `shift`: at
+ * `shift + offset` in `text`; {@link scanFormBounds}) and the comments in the trivia up to
+ * `trailEnd`, appending to `st`. The first token starts a new element (a fresh segmentation of that
+ * range).
+ */
+function segmentForms(text, bounds, trailingStart, trailEnd, shift, deadline, keys, st) {
+    const elements = st.elements;
+    const defCounts = st.defCounts;
     // The comment block being collected: [pendingStart, pendingEnd), none when pendingStart < 0.
     let pendingStart = -1;
     let pendingEnd = -1;
@@ -70438,13 +70966,13 @@ function segmentModule(text, deadline = Infinity, keys = true) {
         const el = new CommentElement(pendingStart, pendingEnd, pendingStart, pendingEnd);
         if (keys) {
             el.keyBase = `comment:${decodeSlice(text, pendingStart, pendingEnd)}`;
-            el.keyIndex = count(otherCounts, el.keyBase);
+            el.keyIndex = countOther(st, el.keyBase, elements.length);
         }
+        el.position = elements.length;
         elements.push(el);
         pendingStart = -1;
     };
     let lastForm;
-    let ordinal = 0;
     // Tokens, in text order: forms from the reader, comments found in the trivia between them
     // (handled as they are found, without a token list).
     const onComment = (start, end) => {
@@ -70464,7 +70992,7 @@ function segmentModule(text, deadline = Infinity, keys = true) {
         lastForm = undefined;
     };
     const onForm = (formStart, formEnd) => {
-        if ((ordinal & 255) === 0)
+        if ((st.ordinal & 255) === 0)
             checkDeadline(deadline);
         let start = formStart;
         if (pendingStart >= 0 && countLf(text, pendingEnd, formStart) === 1) {
@@ -70474,21 +71002,35 @@ function segmentModule(text, deadline = Infinity, keys = true) {
         else
             flushComment();
         const el = new FormElement(text, start, formEnd, formStart, formEnd);
-        const fast = defNameFromText(text, formStart, formEnd);
-        const name = fast === null ? defName(el.term) : fast;
-        el.defName = name;
-        if (keys) {
+        const fast = defNameEnd(text, formStart, formEnd);
+        if (fast >= 0) {
+            el.isDef = true;
+            el.nameSrc = text;
+            el.nameStart = nameStartOf(text, formStart);
+            el.nameEnd = fast;
+            el.nameHash = lastNameHash;
+        }
+        else if (fast === -2) {
+            const name = defName(el.term);
             if (name !== undefined) {
-                el.keyIsDef = true;
-                el.keyBase = name;
-                el.keyIndex = count(defCounts, name);
-            }
-            else {
-                el.keyBase = contentKey(el.term, ordinal);
-                el.keyIndex = count(otherCounts, el.keyBase);
+                el.isDef = true;
+                el.nameSrc = nameEncoder.encode(name);
+                el.nameEnd = el.nameSrc.length;
+                el.nameHash = hashBytes(el.nameSrc, 0, el.nameEnd);
             }
         }
-        ordinal++;
+        if (keys) {
+            if (el.isDef) {
+                el.keyIsDef = true;
+                el.keyIndex = defCounts.add(el.nameSrc, el.nameStart, el.nameEnd, el.nameHash, elements.length);
+            }
+            else {
+                el.otherKey = contentKey(el.term, st.ordinal);
+                el.keyIndex = countOther(st, el.otherKey, elements.length);
+            }
+        }
+        st.ordinal++;
+        el.position = elements.length;
         elements.push(el);
         lastForm = el;
     };
@@ -70506,19 +71048,173 @@ function segmentModule(text, deadline = Infinity, keys = true) {
                 i++;
         }
     };
-    for (const f of read.forms) {
-        scanTrivia(f.leadingStart, f.start);
-        onForm(f.start, f.end);
+    let leading = 0;
+    for (let i = 0; i < bounds.length; i += 2) {
+        const start = bounds[i];
+        const end = bounds[i + 1];
+        scanTrivia(shift + leading, shift + start);
+        onForm(shift + start, shift + end);
+        leading = end;
     }
-    scanTrivia(read.trailingStart, text.length);
+    scanTrivia(shift + trailingStart, trailEnd);
     flushComment();
-    const separators = [];
-    let prev = 0;
-    for (const e of elements) {
-        separators.push({ start: prev, end: e.start });
-        prev = e.end;
+}
+/** Length of the common prefix of `a` and `b` (native comparisons in 4 KiB steps). */
+function commonPrefix(a, b) {
+    const n = Math.min(a.length, b.length);
+    const A = Buffer.from(a.buffer, a.byteOffset, a.length);
+    const B = Buffer.from(b.buffer, b.byteOffset, b.length);
+    let p = 0;
+    while (p + 4096 <= n && A.compare(B, p, p + 4096, p, p + 4096) === 0)
+        p += 4096;
+    while (p < n && a[p] === b[p])
+        p++;
+    return p;
+}
+/** Length of the common suffix of `a` and `b`, at most `limit`. */
+function commonSuffix(a, b, limit) {
+    const A = Buffer.from(a.buffer, a.byteOffset, a.length);
+    const B = Buffer.from(b.buffer, b.byteOffset, b.length);
+    const la = a.length;
+    const lb = b.length;
+    let s = 0;
+    while (s + 4096 <= limit && A.compare(B, lb - s - 4096, lb - s, la - s - 4096, la - s) === 0)
+        s += 4096;
+    while (s < limit && a[la - 1 - s] === b[lb - 1 - s])
+        s++;
+    return s;
+}
+/**
+ * {@link segmentModule} of one side of a merge, given base's segmentation: exactly the same result
+ * (keys included), but only the part of `text` that differs from base (between their common
+ * prefix and suffix, widened to whole elements) is read. Elements in the common prefix are base's
+ * own element objects; those in the common suffix are base's (same offsets) or copies moved by
+ * the length difference. Issue #15 item 3: a merge reads one side whole and the other two only
+ * where they changed.
+ *
+ * Why it is the same: an element's extent depends only on its own tokens, the whitespace around
+ * it and the neighbouring tokens (segmentModule's rules). The range re-read starts at an element of
+ * base whose predecessor lies wholly in the common prefix and ends before an element whose
+ * predecessor lies wholly in the common suffix; the range must re-read with that predecessor as its
+ * last element, unchanged (else no token may run on past the range: a comment a change opened, say),
+ * so every decision outside the range sees the same bytes as in base. Otherwise, and on any read
+ * error in the range, `text` is read whole (same result, same errors).
+ * @throws GcError `core/parse/*` as {@link segmentModule}; TimeoutError after `deadline`.
+ */
+function segmentLike(text, base, deadline = Infinity) {
+    const bt = base.text;
+    const be = base.elements;
+    if (!base.defs || be.length === 0)
+        return segmentModule(text, deadline);
+    const p = commonPrefix(text, bt);
+    if (p === text.length && p === bt.length) {
+        // Identical: base's elements, offsets and keys as they are.
+        return { text, elements: be.slice(), trailStart: base.trailStart, defs: base.defs };
     }
-    return { text, elements, separators, trailStart: prev };
+    const s = commonSuffix(text, bt, Math.min(text.length, bt.length) - p);
+    const delta = text.length - bt.length;
+    // Prefix: elements [0, k) kept; the range starts at element k (its end may depend on what follows).
+    let whole = 0; // base elements wholly inside the common prefix
+    while (whole < be.length && be[whole].end <= p)
+        whole++;
+    const k = Math.max(0, whole - 1);
+    const from = whole === 0 ? 0 : be[k].start;
+    // Suffix: the first base element wholly inside the common suffix is `j0`; elements after it are
+    // kept (moved by `delta`), the range ends where the one after `j0` starts.
+    const suffixStart = bt.length - s;
+    let j0 = be.length;
+    while (j0 > 0 && be[j0 - 1].start >= suffixStart)
+        j0--;
+    let j = Math.min(be.length, j0 + 1);
+    if (j < k)
+        j = k; // overlapping windows: the range is empty of kept elements
+    const to = j < be.length ? be[j].start + delta : text.length;
+    if (from > to || from > text.length)
+        return segmentModule(text, deadline);
+    const range = text.subarray(from, to);
+    let read;
+    try {
+        read = scanFormBounds(range);
+    }
+    catch {
+        return segmentModule(text, deadline); // the exact error, at its offset in the whole text
+    }
+    checkDeadline(deadline);
+    // Prefix elements: base's own objects (same offsets, same bytes, same keys). The range is
+    // segmented with key counts of its own; the prefix's occurrences are added afterwards.
+    const st = { elements: be.slice(0, k), defCounts: new ByteKeyTable(16), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
+    segmentForms(text, read.bounds, read.trailingStart, to, from, deadline, true, st);
+    if (j < be.length) {
+        // The range must end with base's element j - 1 as it is (same kind, same form, same end): then
+        // no token (a `;` comment or an atom cut at the range's end) runs on into the kept elements,
+        // and the boundary before element j sees the same bytes as in base.
+        const lastIn = st.elements[st.elements.length - 1];
+        const want = be[j - 1];
+        if (!lastIn || st.elements.length <= k || lastIn.kind !== want.kind || lastIn.end !== want.end + delta || lastIn.formStart !== want.formStart + delta || lastIn.formEnd !== want.formEnd + delta) {
+            return segmentModule(text, deadline);
+        }
+    }
+    // Range elements: a key's index counts its occurrences in the prefix too. Base's tables give how
+    // many base has and where the first is; a key base has more than once needs the prefix counted,
+    // so such a side is read whole (rare: a redefinition or a repeated comment near the change).
+    const defs = base.defs;
+    const others = base.others;
+    const othersFirst = base.othersFirst;
+    if (!others || !othersFirst)
+        return segmentModule(text, deadline);
+    for (let x = k; x < st.elements.length; x++) {
+        const e = st.elements[x];
+        let total;
+        let first;
+        if (e.isDef) {
+            total = defs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
+            first = total > 0 ? defs.first(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) : -1;
+        }
+        else {
+            total = others.get(e.keyBase) ?? 0;
+            first = total > 0 ? othersFirst.get(e.keyBase) : -1;
+        }
+        if (total > 1)
+            return segmentModule(text, deadline);
+        if (total === 1 && first < k)
+            e.keyIndex++;
+    }
+    // Suffix elements: base's key index moved by how many more of the key the range has than base's
+    // elements it replaces ([k, j)); base's objects when nothing moved, else copies.
+    const replacedDefs = new ByteKeyTable(16);
+    const replacedOthers = new Map();
+    for (let i = k; i < j; i++) {
+        const e = be[i];
+        if (e.isDef)
+            replacedDefs.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, i);
+        else
+            countKey(replacedOthers, e.keyBase);
+    }
+    const rangeDefs = st.defCounts;
+    const rangeOthers = st.otherCounts;
+    const anyOthers = rangeOthers.size > 0 || replacedOthers.size > 0;
+    for (let i = j; i < be.length; i++) {
+        const e = be[i];
+        const at = st.elements.length;
+        let keyIndex = e.keyIndex;
+        if (e.isDef) {
+            const now = rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
+            const was = replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
+            keyIndex += (now < 0 ? 0 : now) - (was < 0 ? 0 : was);
+        }
+        else if (anyOthers)
+            keyIndex += (rangeOthers.get(e.keyBase) ?? 0) - (replacedOthers.get(e.keyBase) ?? 0);
+        if (delta === 0 && keyIndex === e.keyIndex) {
+            st.elements.push(e);
+            continue;
+        }
+        const moved = e.kind === 'form' ? e.movedTo(text, delta, bt, keyIndex) : e.movedTo(delta, keyIndex);
+        moved.position = at;
+        st.elements.push(moved);
+    }
+    // The side's key tables would cover the range only: segmentLike's result has none.
+    const elements = st.elements;
+    return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1].end : 0 };
 }
 
 ;// CONCATENATED MODULE: ./src/textmerge/tree.ts
@@ -71230,7 +71926,9 @@ function containsText(hay, needle) {
  * bytes. The result is built from pieces of the inputs, so untouched forms are copied byte for byte.
  *
  * Steps (each a function below, called in order by {@link mergeModuleText}):
- * 1. `segmentModule` each side (forms with their attached comments, comment blocks, whitespace).
+ * 1. `segmentModule` base, `segmentLike` ours and theirs (forms with their attached comments,
+ *    comment blocks, whitespace; a side is read only where it differs from base, base's elements
+ *    are reused around that: same result as reading it whole).
  * 2. `alignElements`: `(def NAME …)` by NAME, other forms and comment blocks by content, then
  *    unmatched non-def forms / comment blocks by position (same preceding anchor).
  * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
@@ -71240,10 +71938,12 @@ function containsText(hay, needle) {
  *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
  * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
  *    marker block per element.
- * 6. Safety net (`verifyElements`): the result (and, when it has conflicts, both "take ours" and
- *    "take theirs" readings of it) is re-read and must split into exactly the decided elements,
- *    byte for byte; otherwise `merge/text/unsafe` is thrown and the driver falls back to the line
- *    merge.
+ * 6. Safety net: the result (and, when it has conflicts, both "take ours" and "take theirs"
+ *    readings of it) must split into exactly the decided elements, byte for byte; otherwise
+ *    `merge/text/unsafe` is thrown and the driver falls back to the line merge. The render proves
+ *    it cheaply where it can (`Rendered.proven`: runs of one side's consecutive elements re-read as
+ *    that side did; every other element is read on its own and every other boundary must pass
+ *    {@link cleanBoundary}); a reading it cannot prove is re-read whole (`verifyElements`).
  */
 
 
@@ -71258,6 +71958,7 @@ function containsText(hay, needle) {
 /** Error code: the structural merge cannot represent this merge or failed its own check. */
 const TEXT_UNSAFE = 'merge/text/unsafe';
 const module_START = -1;
+const DELETED = { kind: 'deleted' };
 const module_LF = 0x0a;
 const NEWLINE = new Uint8Array([module_LF]);
 function unsafe(message) {
@@ -71278,6 +71979,9 @@ const module_SEMI = 0x3b;
 function sameBody(x, i, y, j) {
     const e = x.m.elements[i];
     const f = y.m.elements[j];
+    // segmentLike shares base's element objects where a side's bytes are base's, at the same offsets.
+    if (e === f)
+        return true;
     const n = e.end - e.start;
     if (n !== f.end - f.start)
         return false;
@@ -71299,28 +72003,43 @@ function body(s, i) {
  * gap holds exactly one on each side (so an edited trailing expression is an edit).
  * @returns for each side element the matched base index, or -1.
  */
-function alignElements(base, side) {
+function alignElements(base, side, baseDefs) {
     const toBase = new Int32Array(side.length).fill(-1);
     const baseMatched = new Uint8Array(base.length);
-    // By key: first definitions of a name by the name alone, the rest by the full key (the same
-    // equality as comparing `key`, without building it for every element).
-    const byName = new Map();
+    // By key: first definitions of a name by the name's bytes alone, the rest by the full key (the
+    // same equality as comparing `key`, without building it for every element). `baseDefs` (the
+    // segmentation's own table of base) saves building the name table here.
+    let byName = baseDefs;
     const byKey = new Map();
     const firstDef = (e) => e.keyIsDef && e.keyIndex === 0;
-    base.forEach((e, i) => {
-        if (firstDef(e))
-            byName.set(e.keyBase, i);
-        else
+    if (!byName) {
+        byName = new ByteKeyTable(base.length);
+        for (let i = 0; i < base.length; i++) {
+            const e = base[i];
+            if (firstDef(e))
+                byName.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, i);
+        }
+    }
+    for (let i = 0; i < base.length; i++) {
+        const e = base[i];
+        if (!firstDef(e))
             byKey.set(e.key, i);
-    });
-    side.forEach((e, j) => {
-        const i = firstDef(e) ? byName.get(e.keyBase) : byKey.get(e.key);
-        if (i !== undefined) {
+    }
+    for (let j = 0; j < side.length; j++) {
+        const e = side[j];
+        if (base[e.position] === e) {
+            // Base's own element (segmentLike reused it): same bytes, same key, so it aligns with itself.
+            toBase[j] = e.position;
+            baseMatched[e.position] = 1;
+            continue;
+        }
+        const i = firstDef(e) ? byName.first(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) : (byKey.get(e.key) ?? -1);
+        if (i >= 0) {
             toBase[j] = i;
             baseMatched[i] = 1;
         }
-    });
-    const positional = (e) => e.kind === 'comment' || e.defName === undefined;
+    }
+    const positional = (e) => e.kind === 'comment' || !e.isDef;
     // Unmatched base elements grouped by (previous matched base element, kind).
     const gaps = new Map();
     let anchor = module_START;
@@ -71363,17 +72082,28 @@ function alignElements(base, side) {
  * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
  * its text, with a line-level diff3 when both sides changed it.
  */
-function resolveElement(b, o, t, B, O, T, deadline, prefer, markers, messages) {
+function resolveElement(a, B, O, T, deadline, prefer, markers, messages) {
+    const { b, o, t } = a;
     // Element bodies compared in place (no subarrays: this runs once per element of the module).
+    // Each side is compared with base first (and the answer kept for the semantic pass): an element
+    // neither side changed costs two comparisons.
     if (o >= 0 && t >= 0) {
+        if (b >= 0) {
+            const oSame = sameBody(O, o, B, b);
+            const tSame = sameBody(T, t, B, b);
+            a.changedO = oSame ? 1 : 2;
+            a.changedT = tSame ? 1 : 2;
+            if (oSame && tSame)
+                return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
+            if (oSame)
+                return { kind: 'take', side: 'theirs', index: t };
+            if (tSame)
+                return { kind: 'take', side: 'ours', index: o };
+        }
         if (sameBody(O, o, T, t))
             return prefer === 'ours' ? { kind: 'take', side: 'ours', index: o } : { kind: 'take', side: 'theirs', index: t };
         if (b < 0)
             return { kind: 'conflict', code: 'form/divergent-add', b, o, t };
-        if (sameBody(O, o, B, b))
-            return { kind: 'take', side: 'theirs', index: t };
-        if (sameBody(T, t, B, b))
-            return { kind: 'take', side: 'ours', index: o };
         const merged = mergeInside(b, o, t, B, O, T, deadline, markers, messages);
         return merged ?? { kind: 'conflict', code: 'form/divergent-edit', b, o, t };
     }
@@ -71548,12 +72278,16 @@ class SideOrder {
     /** The separator after `id` on this side (undefined when absent or last). */
     sepAfter(id) {
         const i = this.pos[id];
-        return i >= 0 && i + 1 < this.ids.length ? this.s.m.separators[i + 1] : undefined;
+        return i >= 0 && i + 1 < this.ids.length ? separatorBefore(this.s.m, i + 1) : undefined;
+    }
+    /** The index of `id` on this side, -1 when absent. */
+    indexOf(id) {
+        return this.pos[id];
     }
     /** The separator before `id` on this side (undefined when absent or first). */
     sepBefore(id) {
         const i = this.pos[id];
-        return i > 0 ? this.s.m.separators[i] : undefined;
+        return i > 0 ? separatorBefore(this.s.m, i) : undefined;
     }
 }
 /**
@@ -71567,13 +72301,14 @@ class SideOrder {
 function mergeModuleText(base, ours, theirs, options) {
     const deadline = options.deadline ?? Infinity;
     const B = { side: 'base', m: segmentModule(base, deadline) };
-    const O = { side: 'ours', m: segmentModule(ours, deadline) };
-    const T = { side: 'theirs', m: segmentModule(theirs, deadline) };
+    // Ours and theirs are read only where they differ from base (segmentLike; same result).
+    const O = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
+    const T = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };
     checkDeadline(deadline);
     // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
-    const oToB = alignElements(B.m.elements, O.m.elements);
-    const tToB = alignElements(B.m.elements, T.m.elements);
-    const aligned = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: { kind: 'deleted' } }));
+    const oToB = alignElements(B.m.elements, O.m.elements, B.m.defs);
+    const tToB = alignElements(B.m.elements, T.m.elements, B.m.defs);
+    const aligned = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 }));
     const oursAdded = new Map();
     const oIds = O.m.elements.map((e, j) => {
         const bi = oToB[j];
@@ -71581,7 +72316,7 @@ function mergeModuleText(base, ours, theirs, options) {
             aligned[bi].o = j;
             return bi;
         }
-        aligned.push({ b: -1, o: j, t: -1, resolution: { kind: 'deleted' } });
+        aligned.push({ b: -1, o: j, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
         oursAdded.set(e.key, aligned.length - 1);
         return aligned.length - 1;
     });
@@ -71597,7 +72332,7 @@ function mergeModuleText(base, ours, theirs, options) {
             oursAdded.delete(e.key);
             return same;
         }
-        aligned.push({ b: -1, o: -1, t: k, resolution: { kind: 'deleted' } });
+        aligned.push({ b: -1, o: -1, t: k, resolution: DELETED, changedO: 0, changedT: 0 });
         return aligned.length - 1;
     });
     checkDeadline(deadline);
@@ -71606,7 +72341,7 @@ function mergeModuleText(base, ours, theirs, options) {
     aligned.forEach((a, i) => {
         if ((i & 255) === 0)
             checkDeadline(deadline);
-        a.resolution = resolveElement(a.b, a.o, a.t, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
+        a.resolution = resolveElement(a, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
         if (a.resolution.kind === 'merged')
             merged++;
     });
@@ -71619,25 +72354,43 @@ function mergeModuleText(base, ours, theirs, options) {
     if (order === undefined)
         throw unsafe('the two sides reordered the top-level forms incompatibly');
     checkDeadline(deadline);
-    const ctx = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours' };
-    const real = render(ctx, order, 'markers');
-    const text = diff3_concatBytes(real.pieces.map((p) => p.bytes));
+    const ctx = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours', deadline };
+    const real = render(ctx, order, 'markers', false);
+    const text = real.pieces.length === 1 ? real.pieces[0].bytes : diff3_concatBytes(real.pieces.map((p) => p.bytes));
     checkDeadline(deadline);
-    // Safety net: every reading of the result must give back exactly the decided forms.
-    if (real.conflicts.length === 0)
-        verifyElements(text, real.elements, 'result', deadline);
-    else {
-        for (const mode of ['ours', 'theirs']) {
-            const r = render(ctx, order, mode);
-            verifyElements(diff3_concatBytes(r.pieces.map((p) => p.bytes)), r.elements, `${mode}' reading of the result`, deadline);
+    // Safety net: every reading of the result must give back exactly the decided forms. The render
+    // proves it cheaply for runs copied from one side (see `Rendered.proven`); otherwise the reading
+    // is re-read whole.
+    let fullRereads = 0;
+    const check = (mode, what, first) => {
+        const r = first ?? render(ctx, order, mode, false);
+        if (r.proven && !options.checkSafetyNet)
+            return;
+        const full = render(ctx, order, mode, true);
+        if (r.proven) {
+            try {
+                verifyElements(diff3_concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
+            }
+            catch (error) {
+                throw new Error(`the cheap safety net proved ${what}, the full re-read rejects it: ${error.message}`);
+            }
+            return;
         }
+        fullRereads++;
+        verifyElements(diff3_concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
+    };
+    if (real.conflicts.length === 0)
+        check('markers', 'result', real);
+    else {
+        check('ours', "ours' reading of the result", undefined);
+        check('theirs', "theirs' reading of the result", undefined);
     }
     return {
         text,
         pieces: real.pieces,
         conflicts: real.conflicts,
         messages,
-        stats: { elements: order.length, merged, conflicts: real.conflicts.length },
+        stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads },
     };
 }
 /**
@@ -71677,8 +72430,8 @@ const BLANK_LINE = new Uint8Array([module_LF, module_LF]);
 function commonSeparator(sides) {
     for (const s of sides) {
         const counts = new Map();
-        for (let i = 1; i < s.m.separators.length; i++) {
-            const span = s.m.separators[i];
+        for (let i = 1; i < s.m.elements.length; i++) {
+            const span = separatorBefore(s.m, i);
             const bytes = s.m.text.subarray(span.start, span.end);
             if (!hasLf(bytes))
                 continue;
@@ -71698,17 +72451,78 @@ function commonSeparator(sides) {
     }
     return BLANK_LINE;
 }
-function render(ctx, order, mode) {
+const EMPTY = new Uint8Array(0);
+function ownSep(bytes) {
+    return { side: undefined, start: 0, end: 0, bytes };
+}
+/** True when `a[as, ae)` and `b[bs, be)` hold the same bytes (compared in place). */
+function sameSpan(a, as, ae, b, bs, be) {
+    if (ae - as !== be - bs)
+        return false;
+    const d = bs - as;
+    for (let p = as; p < ae; p++)
+        if (a[p] !== b[p + d])
+            return false;
+    return true;
+}
+/** LF bytes in `t[start, end)`. */
+function countLfIn(t, start, end) {
+    let n = 0;
+    for (let i = t.indexOf(module_LF, start); i !== -1 && i < end; i = t.indexOf(module_LF, i + 1))
+        n++;
+    return n;
+}
+/** True when `t[start, end)` is only whitespace (the reader's: space, tab, LF, CR). */
+function onlyWhitespace(t, start, end) {
+    for (let i = start; i < end; i++) {
+        const c = t[i];
+        if (c !== 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0d)
+            return false;
+    }
+    return true;
+}
+const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
+/**
+ * The cheap safety net's boundary rule: true when an element of kind `prevKind` (ending in a `;`
+ * comment when `prevEndsWithComment`, last byte `prevLast`), then the whitespace `sep` (`lfs` line
+ * breaks, `sepLength` bytes), then an element starting with byte `nextFirst`, re-read as those two
+ * elements whatever came before and after: segments.ts joins a comment block to the comment or
+ * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
+ * delimiter between them. False means "not proven" (the full re-read decides). Exported for tests.
+ */
+function cleanBoundary(prevKind, prevEndsWithComment, prevLast, lfs, sepLength, nextFirst, sepFirst) {
+    // A `;` comment runs to the end of its line: the separator must start with that line break.
+    if (prevKind === 'comment' || prevEndsWithComment)
+        return sepFirst === module_LF && lfs >= (prevKind === 'comment' ? 2 : 1);
+    if (nextFirst === module_SEMI)
+        return lfs >= 1;
+    return sepLength > 0 || CLOSERS.has(prevLast);
+}
+function render(ctx, order, mode, collect) {
     const { B, O, T, aligned } = ctx;
     const sides = { base: B, ours: O, theirs: T };
     const orders = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
     const pieces = [];
     const elements = [];
     const conflicts = [];
+    // The cheap safety net (see verifyRendered): stays true while every boundary and every element
+    // that is not a verbatim run of one side is proven to read back as decided.
+    let proven = true;
     // Line numbers are only needed for conflicts: counted up to the current piece on demand.
     let lines = 1;
     let counted = 0;
+    // Pieces are coalesced: a span of a side that continues the previous one extends it.
+    let spanSide;
+    let spanStart = 0;
+    let spanEnd = 0;
+    const flushSpan = () => {
+        if (spanSide === undefined)
+            return;
+        pieces.push({ bytes: sides[spanSide].m.text.subarray(spanStart, spanEnd), from: { side: spanSide, start: spanStart, end: spanEnd } });
+        spanSide = undefined;
+    };
     const currentLine = () => {
+        flushSpan();
         for (; counted < pieces.length; counted++) {
             const b = pieces[counted].bytes;
             for (let i = b.indexOf(module_LF); i !== -1; i = b.indexOf(module_LF, i + 1))
@@ -71716,44 +72530,73 @@ function render(ctx, order, mode) {
         }
         return lines;
     };
-    const push = (bytes, from) => {
+    const pushSpan = (side, start, end) => {
+        if (start === end)
+            return;
+        if (spanSide === side && spanEnd === start) {
+            spanEnd = end;
+            return;
+        }
+        flushSpan();
+        spanSide = side;
+        spanStart = start;
+        spanEnd = end;
+    };
+    const pushBytes = (bytes) => {
         if (bytes.length === 0)
             return;
-        pieces.push({ bytes, from });
+        flushSpan();
+        pieces.push({ bytes, from: undefined });
     };
-    const spanPiece = (side, span) => ({
-        bytes: sides[side].m.text.subarray(span.start, span.end),
-        from: { side, start: span.start, end: span.end },
-    });
+    const pushSep = (s) => {
+        if (s.side !== undefined)
+            pushSpan(s.side, s.start, s.end);
+        else
+            pushBytes(s.bytes);
+    };
+    const sepText = (s) => (s.side !== undefined ? sides[s.side].m.text.subarray(s.start, s.end) : s.bytes);
+    const sepLfs = (s) => (s.side !== undefined ? countLfIn(sides[s.side].m.text, s.start, s.end) : module_countLf(s.bytes));
+    const spanSep = (side, span) => ({ side, start: span.start, end: span.end, bytes: undefined });
     // Three-way value merge of one separator: ours unless only theirs changed it.
     const mergeSpans = (b, o, t) => {
-        const ob = o ? spanPiece('ours', o) : undefined;
-        const tb = t ? spanPiece('theirs', t) : undefined;
-        const bb = b ? spanPiece('base', b) : undefined;
-        if (ob && tb && sameBytes(ob.bytes, tb.bytes))
-            return ctx.prefer === 'theirs' ? tb : ob;
-        if (ob && tb && bb && sameBytes(ob.bytes, bb.bytes))
-            return tb;
-        return ob ?? tb ?? bb ?? { bytes: new Uint8Array(0), from: undefined };
+        if (o && t && sameSpan(O.m.text, o.start, o.end, T.m.text, t.start, t.end))
+            return ctx.prefer === 'theirs' ? spanSep('theirs', t) : spanSep('ours', o);
+        if (o && t && b && sameSpan(O.m.text, o.start, o.end, B.m.text, b.start, b.end))
+            return spanSep('theirs', t);
+        return o ? spanSep('ours', o) : t ? spanSep('theirs', t) : b ? spanSep('base', b) : ownSep(EMPTY);
     };
-    const leadSpan = (s) => s.m.elements.length > 0 ? s.m.separators[0] : { start: 0, end: 0 };
+    const leadSpan = (s) => s.m.elements.length > 0 ? separatorBefore(s.m, 0) : { start: 0, end: 0 };
     const trailSpan = (s) => ({ start: s.m.trailStart, end: s.m.text.length });
+    const firstByte = (out) => {
+        if (out.side === undefined)
+            return out.bytes[0];
+        const s = sides[out.side].m;
+        return s.text[s.elements[out.index].start];
+    };
+    const elOf = (side, i) => sides[side].m.elements[i];
+    // Elements taken whole from a side (nearly all of them) fill two records in turn: the previous
+    // element's record is still needed for the separator, nothing older is.
+    const takeRecords = [0, 1].map(() => ({ side: undefined, index: -1, bytes: undefined, endsWithComment: false, conflict: undefined, src: 'ours', elKind: 'form', name: undefined }));
+    let flip = 0;
     const outOf = (id) => {
         const a = aligned[id];
         const r = a.resolution;
-        const elOf = (side, i) => sides[side].m.elements[i];
         if (r.kind === 'deleted')
             return undefined;
         if (r.kind === 'take') {
             const e = elOf(r.side, r.index);
-            return {
-                piece: spanPiece(r.side, e),
-                endsWithComment: e.endsWithComment,
-                conflict: undefined,
-                src: r.side,
-                elKind: e.kind,
-                name: e.defName,
-            };
+            const o = takeRecords[(flip ^= 1)];
+            o.side = r.side;
+            o.index = r.index;
+            o.bytes = undefined;
+            o.endsWithComment = e.endsWithComment;
+            o.conflict = undefined;
+            o.detail = undefined;
+            o.markerLines = undefined;
+            o.src = r.side;
+            o.elKind = e.kind;
+            o.name = undefined;
+            return o;
         }
         if (r.kind === 'merged') {
             const src = a.o >= 0 ? 'ours' : 'theirs';
@@ -71761,7 +72604,9 @@ function render(ctx, order, mode) {
             if (r.inner) {
                 const bytes = mode === 'markers' ? r.bytes : r.inner[mode];
                 return {
-                    piece: { bytes, from: undefined },
+                    side: undefined,
+                    index: -1,
+                    bytes,
                     endsWithComment: mode === 'markers' ? false : (mode === 'ours' ? O : T).m.elements[mode === 'ours' ? a.o : a.t].endsWithComment,
                     conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
                     markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
@@ -71771,14 +72616,7 @@ function render(ctx, order, mode) {
                     name: e.defName,
                 };
             }
-            return {
-                piece: { bytes: r.bytes, from: undefined },
-                endsWithComment: r.endsWithComment,
-                conflict: undefined,
-                src,
-                elKind: e.kind,
-                name: e.defName,
-            };
+            return { side: undefined, index: -1, bytes: r.bytes, endsWithComment: r.endsWithComment, conflict: undefined, src, elKind: e.kind, name: undefined };
         }
         const any = r.o >= 0 ? elOf('ours', r.o) : elOf('theirs', r.t);
         const detail = r.detail ??
@@ -71795,12 +72633,13 @@ function render(ctx, order, mode) {
             if (i < 0)
                 return undefined;
             const e = elOf(side, i);
-            return { piece: spanPiece(side, e), endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: e.defName };
+            return { side, index: i, bytes: undefined, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: undefined };
         }
-        const empty = new Uint8Array(0);
-        const block = conflictBlock(r.o >= 0 ? body(O, r.o) : empty, r.b >= 0 ? body(B, r.b) : empty, r.t >= 0 ? body(T, r.t) : empty, ctx.markers);
+        const block = conflictBlock(r.o >= 0 ? body(O, r.o) : EMPTY, r.b >= 0 ? body(B, r.b) : EMPTY, r.t >= 0 ? body(T, r.t) : EMPTY, ctx.markers);
         return {
-            piece: { bytes: block.subarray(0, block.length - 1), from: undefined },
+            side: undefined,
+            index: -1,
+            bytes: block.subarray(0, block.length - 1),
             endsWithComment: false,
             conflict: r.code,
             detail,
@@ -71809,78 +72648,172 @@ function render(ctx, order, mode) {
             name: any.defName,
         };
     };
+    let defaultSep;
+    const shared = { side: undefined, start: 0, end: 0, bytes: EMPTY };
     const sepFor = (p, c, pOut, cOut) => {
-        const adj = (s) => s.adjacent(p, c);
-        const ao = adj(ctx.oOrder);
-        const at = adj(ctx.tOrder);
-        const ab = adj(ctx.bOrder);
+        const ao = ctx.oOrder.adjacent(p, c);
+        const at = ctx.tOrder.adjacent(p, c);
+        const ab = ctx.bOrder.adjacent(p, c);
         let sep;
-        if (ao && at)
-            sep = mergeSpans(ab ? ctx.bOrder.sepAfter(p) : undefined, ctx.oOrder.sepAfter(p), ctx.tOrder.sepAfter(p));
+        if (ao && at) {
+            // Both sides have them as neighbours (the common case): the separators compared in place,
+            // ours unless only theirs changed it; one reused record, no spans allocated.
+            const io = ctx.oOrder.indexOf(p);
+            const it = ctx.tOrder.indexOf(p);
+            const os = O.m.elements[io].end;
+            const oe = O.m.elements[io + 1].start;
+            const ts = T.m.elements[it].end;
+            const te = T.m.elements[it + 1].start;
+            let takeTheirs;
+            if (sameSpan(O.m.text, os, oe, T.m.text, ts, te))
+                takeTheirs = ctx.prefer === 'theirs';
+            else if (ab) {
+                const ib = ctx.bOrder.indexOf(p);
+                takeTheirs = sameSpan(O.m.text, os, oe, B.m.text, B.m.elements[ib].end, B.m.elements[ib + 1].start);
+            }
+            else
+                takeTheirs = false;
+            sep = shared;
+            shared.side = takeTheirs ? 'theirs' : 'ours';
+            shared.start = takeTheirs ? ts : os;
+            shared.end = takeTheirs ? te : oe;
+            shared.bytes = undefined;
+        }
         else if (ao)
-            sep = spanPiece('ours', ctx.oOrder.sepAfter(p));
+            sep = spanSep('ours', ctx.oOrder.sepAfter(p));
         else if (at)
-            sep = spanPiece('theirs', ctx.tOrder.sepAfter(p));
+            sep = spanSep('theirs', ctx.tOrder.sepAfter(p));
         else if (ab)
-            sep = spanPiece('base', ctx.bOrder.sepAfter(p));
+            sep = spanSep('base', ctx.bOrder.sepAfter(p));
         else {
             // Not neighbours anywhere: the blank lines the element had before it on its side, or after
             // its predecessor, or one line break.
             const before = orders[cOut.src].sepBefore(c);
             const after = orders[pOut.src].sepAfter(p);
-            if (before && hasLf(spanPiece(cOut.src, before).bytes))
-                sep = spanPiece(cOut.src, before);
-            else if (after && hasLf(spanPiece(pOut.src, after).bytes))
-                sep = spanPiece(pOut.src, after);
+            if (before && countLfIn(sides[cOut.src].m.text, before.start, before.end) > 0)
+                sep = spanSep(cOut.src, before);
+            else if (after && countLfIn(sides[pOut.src].m.text, after.start, after.end) > 0)
+                sep = spanSep(pOut.src, after);
             else
-                sep = { bytes: (defaultSep ??= commonSeparator([O, T, B])), from: undefined };
+                sep = ownSep((defaultSep ??= commonSeparator([O, T, B])));
         }
         // Keep the reading of the text: a free comment block stays free (a blank line after it), a
         // comment never swallows what follows, a comment never joins the previous line, markers start lines.
-        const lfs = module_countLf(sep.bytes);
+        const lfs = sepLfs(sep);
         if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2)
-            sep = { bytes: BLANK_LINE, from: undefined };
-        else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || cOut.piece.bytes[0] === module_SEMI)) {
-            sep = { bytes: NEWLINE, from: undefined };
-        }
+            sep = ownSep(BLANK_LINE);
+        else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || firstByte(cOut) === module_SEMI))
+            sep = ownSep(NEWLINE);
         return sep;
     };
-    let defaultSep;
+    // The element emitted last (outside markers), for the cheap safety net's boundary rule.
+    // The element emitted last (outside markers), for the cheap safety net's boundary rule. Two
+    // records reused in turn: this runs once per element.
+    const blank = () => ({ kind: 'form', side: undefined, index: -1, bytes: undefined, endsWithComment: false, first: -1, last: -1 });
+    let last;
+    let spare = blank();
+    const emitted = (out, sep) => {
+        const e = spare;
+        if (out.side !== undefined) {
+            const s = sides[out.side].m;
+            const el = s.elements[out.index];
+            e.kind = el.kind;
+            e.side = out.side;
+            e.index = out.index;
+            e.bytes = undefined;
+            e.endsWithComment = el.endsWithComment;
+            e.first = s.text[el.start];
+            e.last = s.text[el.end - 1];
+        }
+        else {
+            const bytes = out.bytes;
+            // Not a verbatim element of a side: it must read as exactly one element of its kind on its own.
+            let ewc = false;
+            try {
+                const seg = segmentModule(bytes, ctx.deadline, false);
+                const only = seg.elements.length === 1 ? seg.elements[0] : undefined;
+                if (!only || only.start !== 0 || only.end !== bytes.length || only.kind !== out.elKind)
+                    proven = false;
+                else
+                    ewc = only.endsWithComment;
+            }
+            catch (error) {
+                if (!(error instanceof errors_GcError))
+                    throw error;
+                proven = false;
+            }
+            e.kind = out.elKind;
+            e.side = undefined;
+            e.index = -1;
+            e.bytes = bytes;
+            e.endsWithComment = ewc;
+            e.first = bytes[0] ?? -1;
+            e.last = bytes[bytes.length - 1] ?? -1;
+        }
+        if (last && sep && proven) {
+            // A run of one side's consecutive elements with that side's separator re-reads as that side did.
+            const verbatim = last.side !== undefined &&
+                e.side === last.side &&
+                e.index === last.index + 1 &&
+                sep.side === e.side &&
+                sep.start === sides[e.side].m.elements[e.index - 1].end &&
+                sep.end === sides[e.side].m.elements[e.index].start;
+            if (!verbatim) {
+                const text = sepText(sep);
+                proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, module_countLf(text), text.length, e.first, text[0] ?? -1);
+            }
+        }
+        spare = last ?? blank();
+        last = e;
+        if (collect)
+            elements.push({ bytes: out.side !== undefined ? body(sides[out.side], out.index) : out.bytes, kind: out.elKind });
+    };
     const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
-    let prev;
+    let prevId = -1;
+    let prevOut;
     for (const id of order) {
         const out = outOf(id);
         if (!out)
             continue;
-        if (prev) {
-            const sep = sepFor(prev.id, id, prev.out, out);
-            push(sep.bytes, sep.from);
+        let sep;
+        if (prevOut) {
+            sep = sepFor(prevId, id, prevOut, out);
+            pushSep(sep);
         }
         else {
-            push(lead.bytes, lead.from);
+            pushSep(lead);
+            const t = sepText(lead);
+            if (!onlyWhitespace(t, 0, t.length))
+                proven = false;
         }
         if (out.conflict) {
             const at = currentLine();
             for (const l of out.markerLines ?? [0]) {
                 conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l, detail: out.detail ?? 'both sides changed it differently' });
             }
+            last = undefined;
+            proven = false; // markers: the readings of the result are checked instead
         }
-        push(out.piece.bytes, out.piece.from);
-        if (!out.conflict)
-            elements.push({ bytes: out.piece.bytes, kind: out.elKind });
-        prev = { id, out };
+        else
+            emitted(out, sep);
+        if (out.side !== undefined) {
+            const el = sides[out.side].m.elements[out.index];
+            pushSpan(out.side, el.start, el.end);
+        }
+        else
+            pushBytes(out.bytes);
+        prevId = id;
+        prevOut = out;
     }
     let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
-    if (!prev) {
-        // Nothing survived: only whitespace and (merged) leading trivia remain.
-        push(trail.bytes, trail.from);
-    }
-    else {
-        if (prev.out.conflict && !hasLf(trail.bytes))
-            trail = { bytes: diff3_concatBytes([NEWLINE, trail.bytes]), from: undefined };
-        push(trail.bytes, trail.from);
-    }
-    return { pieces, elements, conflicts };
+    if (prevOut && prevOut.conflict && sepLfs(trail) === 0)
+        trail = ownSep(diff3_concatBytes([NEWLINE, sepText(trail)]));
+    pushSep(trail);
+    const tt = sepText(trail);
+    if (!onlyWhitespace(tt, 0, tt.length))
+        proven = false;
+    flushSpan();
+    return { pieces, elements, conflicts, proven };
 }
 /** The element's term (undefined for comment blocks). */
 function termOf(s, i) {
@@ -71914,9 +72847,18 @@ function renameInElement(bytes, renames) {
 function semanticPass(aligned, B, O, T, messages, deadline) {
     const idx = (a, side) => (side === 'ours' ? a.o : a.t);
     const mod = (side) => (side === 'ours' ? O : T);
+    // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
     const changed = (a, side) => {
+        const flag = side === 'ours' ? a.changedO : a.changedT;
+        if (flag !== 0)
+            return flag === 2;
         const i = idx(a, side);
-        return i >= 0 && (a.b < 0 || !sameBody(mod(side), i, B, a.b));
+        const yes = i >= 0 && (a.b < 0 || !sameBody(mod(side), i, B, a.b));
+        if (side === 'ours')
+            a.changedO = yes ? 2 : 1;
+        else
+            a.changedT = yes ? 2 : 1;
+        return yes;
     };
     const touched = (a, side) => a.b >= 0 && (idx(a, side) < 0 || changed(a, side));
     for (const x of ['ours', 'theirs']) {
@@ -72119,9 +73061,18 @@ function mergeStructuralBytes(base, ours, theirs, mode, markers, deadline) {
             messages.push(m);
     }
     const out = style.bom ? [BOM] : [];
+    let identity = true;
     for (const p of pieces) {
         const from = p.from ? { side: sides[p.from.side], isStyleSide: p.from.side === style.side, start: p.from.start, end: p.from.end } : undefined;
-        out.push(restorePiece(p.bytes, style, from));
+        const restored = restorePiece(p.bytes, style, from);
+        if (restored !== p.bytes)
+            identity = false;
+        out.push(restored);
+    }
+    // Every piece restored as itself (LF output, the common case): the result is the merged text
+    // (after the BOM, if any), and it normalizes back to it when it holds no CR and no second BOM.
+    if (identity && indexOfByte(normalized, 0x0d) === -1 && (style.bom || !hasBom(normalized))) {
+        return { result: style.bom ? diff3_concatBytes([BOM, normalized]) : normalized, conflicts, messages };
     }
     const result = diff3_concatBytes(out);
     const check = normalizeSide(result);
@@ -72277,7 +73228,7 @@ function runDriver(inv, env = process.env, stderr = (t) => process.stderr.write(
             theirs = plainBytes(readFileSync(inv.theirs));
         }
         catch (error) {
-            return finish(inv, lineFallback(where, `cannot read an input: ${error.message}`, lineMerge), stderr);
+            return driver_finish(inv, lineFallback(where, `cannot read an input: ${error.message}`, lineMerge), stderr);
         }
         const timeout = Number.parseInt(env.GCPATCH_DRIVER_TIMEOUT_MS ?? '', 10);
         const outcome = mergeFileBytes(base, ours, theirs, {
@@ -72287,7 +73238,7 @@ function runDriver(inv, env = process.env, stderr = (t) => process.stderr.write(
             structural: env.GCPATCH_DRIVER !== '0',
             path: where,
         }, lineMerge);
-        return finish(inv, outcome, stderr);
+        return driver_finish(inv, outcome, stderr);
     }
     catch (error) {
         // Last resort: whatever went wrong, leave a line merge with markers and report a conflict.
@@ -72295,7 +73246,7 @@ function runDriver(inv, env = process.env, stderr = (t) => process.stderr.write(
         return emergencyFallback(inv, stderr);
     }
 }
-function finish(inv, outcome, stderr) {
+function driver_finish(inv, outcome, stderr) {
     for (const m of outcome.messages)
         stderr(`${m}\n`);
     if (outcome.result !== undefined) {
