@@ -70769,6 +70769,12 @@ class ByteKeyTable {
         while (cap < expected * 2)
             cap *= 2;
         this.mask = cap - 1;
+        this.src = this.starts = this.ends = this.hashes = this.values = this.firsts = new Int32Array(0);
+        this.allocate(cap);
+    }
+    /** Empty slot arrays of `cap` slots (a power of two). */
+    allocate(cap) {
+        this.mask = cap - 1;
         this.src = new Int32Array(cap);
         this.starts = new Int32Array(cap);
         this.ends = new Int32Array(cap);
@@ -70851,14 +70857,7 @@ class ByteKeyTable {
     }
     grow() {
         const { src, starts, ends, hashes, values, firsts } = this;
-        const cap = (this.mask + 1) * 2;
-        this.mask = cap - 1;
-        this.src = new Int32Array(cap);
-        this.starts = new Int32Array(cap);
-        this.ends = new Int32Array(cap);
-        this.hashes = new Int32Array(cap);
-        this.values = new Int32Array(cap);
-        this.firsts = new Int32Array(cap);
+        this.allocate((this.mask + 1) * 2);
         for (let j = 0; j < src.length; j++) {
             if (src[j] === 0)
                 continue;

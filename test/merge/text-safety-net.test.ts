@@ -10,19 +10,9 @@ import { cleanBoundary, mergeModuleText } from '../../src/textmerge/module.js';
 import { segmentModule } from '../../src/textmerge/segments.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { GcError } from '../../src/util/errors.js';
+import { random } from '../helpers/random.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-/** A small deterministic generator (xorshift32), so that every run checks the same cases. */
-function random(seed: number): () => number {
-  let x = seed | 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x1_0000_0000;
-  };
-}
 
 const NAMES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const SEPARATORS = ['\n\n', '\n\n', '\n', '\n\n\n', ' ', '', '\n  \n'];

@@ -5,18 +5,9 @@
 // anywhere), which change how far from the edit the text tokenizes differently.
 import { describe, expect, it } from 'vitest';
 import { segmentLike, segmentModule, type SegmentedModule } from '../../src/textmerge/segments.js';
+import { random } from '../helpers/random.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-function random(seed: number): () => number {
-  let x = seed | 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x1_0000_0000;
-  };
-}
 
 const ELEMENTS = ['(def m::a 1)', '(def m::a 2)', '(def m::b (f x))', 'm::x', '; c', '; c2', ';; doc\n(def m::c 3)', '(def m::d 4) ; note', "'(q)", '(f "a ; b")', '(g 1)', '(g 1)', '(def m::é "ü")'];
 const SEPARATORS = ['\n\n', '\n', ' ', '', '\n\n\n', '\n ', ' \n'];
