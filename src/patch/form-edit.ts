@@ -21,7 +21,7 @@
 import { RESERVED_HEADS } from '../coreform/canon.js';
 import { printAtom, printTerm } from '../coreform/print.js';
 import type { NodeSpan } from '../coreform/read.js';
-import { compareTerms, isAtom, termsEqual, type Term } from '../coreform/term.js';
+import { compareTerms, isAtom, listItems, termsEqual, type Term } from '../coreform/term.js';
 
 /** Replace the source bytes `[start, end)` (0-based UTF-8 offsets) with `text`. */
 export interface TextEdit {
@@ -58,23 +58,12 @@ function print(src: Uint8Array, t: Term, at: number, eol: string): string {
   return printAtom(t) ?? indentPrint(printTerm(t), indentAt(src, at), eol);
 }
 
-/** Items of a proper list, or undefined. */
-function items(t: Term): Term[] | undefined {
-  const out: Term[] = [];
-  let cur = t;
-  while (cur.kind === 'pair') {
-    out.push(cur.car);
-    cur = cur.cdr;
-  }
-  return cur.kind === 'nil' ? out : undefined;
-}
-
 /** Unwinds a left-nested application of `argc` arguments: `((f a) b)` → [f, a, b]. */
 function unwindApplication(t: Term, argc: number): Term[] | undefined {
   const out: Term[] = [];
   let cur = t;
   for (let k = 0; k < argc; k++) {
-    const two = items(cur);
+    const two = listItems(cur);
     if (two === undefined || two.length !== 2) return undefined;
     out.push(two[1]!);
     cur = two[0]!;
@@ -103,7 +92,7 @@ function listChildren(r: NodeSpan, t: Term): Term[] | undefined {
   if (c === 0) return undefined;
   const head = r.children[0]!.term;
   if (head.kind === 'sym' && RESERVED_HEADS.has(head.name)) {
-    const list = items(t);
+    const list = listItems(t);
     if (list === undefined || list.length !== c) return undefined;
     if (SAME_SHAPE.has(head.name)) return list;
     // `(fn (p) body)` and `(let (bindings…) body)` keep their shape; more parameters nest `fn`s
@@ -257,16 +246,16 @@ function bodyTriples(r: NodeSpan, o: Term, n: Term): [NodeSpan, Term, Term][] | 
   let nb: Term | undefined = n;
   const levels = head.name === 'fn' ? params.children.length : 1;
   for (let k = 0; k < levels; k++) {
-    const oi: Term[] | undefined = ob === undefined ? undefined : items(ob);
-    const ni: Term[] | undefined = nb === undefined ? undefined : items(nb);
+    const oi: Term[] | undefined = ob === undefined ? undefined : listItems(ob);
+    const ni: Term[] | undefined = nb === undefined ? undefined : listItems(nb);
     if (oi?.length !== 3 || ni?.length !== 3 || !termsEqual(oi[0]!, ni[0]!) || !termsEqual(oi[1]!, ni[1]!)) return undefined;
     ob = oi[2];
     nb = ni[2];
   }
   const bodies = r.children.slice(2);
   if (bodies.length === 1) return [[bodies[0]!, ob!, nb!]];
-  const oi = items(ob!);
-  const ni = items(nb!);
+  const oi = listItems(ob!);
+  const ni = listItems(nb!);
   if (oi?.length !== bodies.length + 1 || ni?.length !== bodies.length + 1) return undefined;
   const begin = oi[0]!;
   if (begin.kind !== 'sym' || begin.name !== 'begin' || !termsEqual(begin, ni[0]!)) return undefined;
@@ -301,8 +290,8 @@ export function editForm(src: Uint8Array, root: NodeSpan, prev: Term, next: Term
     let ns: Term[] | undefined;
     let spliceable = false;
     if (r.kind === 'quote') {
-      const oi = items(o);
-      const ni = items(n);
+      const oi = listItems(o);
+      const ni = listItems(n);
       if (oi?.length === 2 && ni?.length === 2 && termsEqual(oi[0]!, ni[0]!)) {
         kids = r.children;
         os = [oi[1]!];
