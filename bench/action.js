@@ -8,20 +8,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { fmt, median } from './util.js';
+import { fmt, git, median } from './util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ACTION = join(root, 'action/dist/index.js');
-
-function git(cwd, ...args) {
-  const r = spawnSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' },
-  });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 /** Writes a package whose `core.gc` defines `bench/core::unit`, used by `users` further modules. */
 function writePackage(dir, users) {

@@ -1,4 +1,5 @@
 // Shared helpers for the benchmark scripts.
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 /** Median of an array of numbers. */
@@ -23,4 +24,15 @@ export async function timeMedian(fn, runs = 5, warmup = 1) {
 /** Formats a number with a fixed number of decimals. */
 export function fmt(n, digits = 1) {
   return Number(n).toFixed(digits);
+}
+
+/** Runs `git args…` in `cwd` with a fixed bench identity; returns trimmed stdout, throws on failure. */
+export function git(cwd, ...args) {
+  const r = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' },
+  });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
 }

@@ -4,25 +4,14 @@
 // replay (`history: false`, kept for this comparison), paired and alternated in one run: CPU ms
 // (process.cpuUsage) per run, medians, ms per module. Needs `npm run build`.
 // Standalone: `node bench/verify-pr.js [runs]`.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { fmt, median } from './util.js';
+import { fmt, git, median } from './util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-function git(cwd, ...args) {
-  const r = spawnSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' },
-  });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 /** A package whose `core.gc` defines `bench/core::unit`, used by `users` further modules. */
 function writePackage(dir, users) {
