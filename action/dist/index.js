@@ -70813,21 +70813,10 @@ class ByteKeyTable {
                 return i;
         }
     }
-    /** The value of `src[start, end)` (hash `hash`), or -1. */
+    /** How many times {@link add} counted `src[start, end)` (hash `hash`), or -1 when never. */
     get(src, start, end, hash) {
         const i = this.slot(src, start, end, hash);
         return this.src[i] === 0 ? -1 : this.values[i];
-    }
-    /** Sets the value of `src[start, end)`; returns the previous value, or -1. */
-    put(src, start, end, hash, value) {
-        const i = this.slot(src, start, end, hash);
-        if (this.src[i] !== 0) {
-            const old = this.values[i];
-            this.values[i] = value;
-            return old;
-        }
-        this.insert(i, src, start, end, hash, value, -1);
-        return -1;
     }
     /**
      * Counts one more occurrence of `src[start, end)`, the one at position `index`: returns how many
@@ -72489,7 +72478,8 @@ const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
  * breaks, `sepLength` bytes), then an element starting with byte `nextFirst`, re-read as those two
  * elements whatever came before and after: segments.ts joins a comment block to the comment or
  * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
- * delimiter between them. False means "not proven" (the full re-read decides). Exported for tests.
+ * delimiter between them. False means "not proven" (the full re-read decides).
+ * @internal exported for tests (module.ts is re-exported by the package entry).
  */
 function cleanBoundary(prevKind, prevEndsWithComment, prevLast, lfs, sepLength, nextFirst, sepFirst) {
     // A `;` comment runs to the end of its line: the separator must start with that line break.

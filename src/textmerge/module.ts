@@ -686,7 +686,8 @@ const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
  * breaks, `sepLength` bytes), then an element starting with byte `nextFirst`, re-read as those two
  * elements whatever came before and after: segments.ts joins a comment block to the comment or
  * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
- * delimiter between them. False means "not proven" (the full re-read decides). Exported for tests.
+ * delimiter between them. False means "not proven" (the full re-read decides).
+ * @internal exported for tests (module.ts is re-exported by the package entry).
  */
 export function cleanBoundary(prevKind: 'form' | 'comment', prevEndsWithComment: boolean, prevLast: number, lfs: number, sepLength: number, nextFirst: number, sepFirst: number): boolean {
   // A `;` comment runs to the end of its line: the separator must start with that line break.

@@ -314,21 +314,10 @@ export class ByteKeyTable {
       if (same) return i;
     }
   }
-  /** The value of `src[start, end)` (hash `hash`), or -1. */
+  /** How many times {@link add} counted `src[start, end)` (hash `hash`), or -1 when never. */
   get(src: Uint8Array, start: number, end: number, hash: number): number {
     const i = this.slot(src, start, end, hash);
     return this.src[i] === 0 ? -1 : this.values[i]!;
-  }
-  /** Sets the value of `src[start, end)`; returns the previous value, or -1. */
-  put(src: Uint8Array, start: number, end: number, hash: number, value: number): number {
-    const i = this.slot(src, start, end, hash);
-    if (this.src[i] !== 0) {
-      const old = this.values[i]!;
-      this.values[i] = value;
-      return old;
-    }
-    this.insert(i, src, start, end, hash, value, -1);
-    return -1;
   }
   /**
    * Counts one more occurrence of `src[start, end)`, the one at position `index`: returns how many
