@@ -10,6 +10,10 @@
 // 2. A wide `git merge`: 200 `.gc` files changed on both sides (edits far apart: git and the driver
 //    both merge cleanly), without the driver, with the installed line, and with 0.1's unguarded ESM
 //    line; wall-time medians and ratios.
+// Everything runs without NODE_EXTRA_CA_CERTS: Node parses that file's certificates at start-up
+// (≈45 ms for a system bundle), which would inflate bare node and hide the driver's own cost; the
+// installed line unsets it anyway. When it is set here, its cost is printed separately, with a wide
+// merge under it (what such a machine sees, where 0.1's line pays it per file).
 // Run standalone (`node bench/driver.js`) or through `npm run bench` (exports `run()`).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,13 +53,18 @@ function triple(bytes) {
 
 const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** The environment every measurement runs in: this one without NODE_EXTRA_CA_CERTS (see the header). */
+const ENV = { ...process.env };
+delete ENV.NODE_EXTRA_CA_CERTS;
+const CA = process.env.NODE_EXTRA_CA_CERTS;
+
 /**
  * CPU ms (user + sys) per run of `command` (an sh fragment using `$i`, 1..n), from bash's `times`
  * (children's getrusage) after a loop of `n` runs.
  */
-function cpuPerRun(command, n, cwd) {
+function cpuPerRun(command, n, cwd, env = ENV) {
   const script = `for i in $(seq 1 ${n}); do ${command}; done >/dev/null 2>&1; times`;
-  const r = spawnSync('bash', ['-c', script], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('bash', ['-c', script], { cwd, env, encoding: 'utf8', maxBuffer: 1 << 26 });
   const lines = r.stdout.trim().split('\n');
   const m = /(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/.exec(lines[lines.length - 1] ?? '');
   if (!m) throw new Error(`cannot read times from ${JSON.stringify(r.stdout)} ${r.stderr}`);
@@ -94,11 +103,12 @@ function pairedCpu(commands, n, rounds, cwd) {
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 }
 
-function wideMerge(dir, files, line, runs) {
+function wideMerge(dir, files, line, runs, env = ENV) {
   const repo = join(dir, `wide-${Math.random().toString(36).slice(2)}`);
   mkdirSync(repo);
+  const base = env;
   const git = (args, env = {}) => {
-    const r = spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', ...env }, maxBuffer: 1 << 26 });
+    const r = spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...base, GIT_CONFIG_NOSYSTEM: '1', ...env }, maxBuffer: 1 << 26 });
     return r;
   };
   git(['init', '-q', '-b', 'main']);
@@ -213,6 +223,21 @@ export async function run() {
       console.log(`0.1 ESM driver      ${fmt(before.ms, 0).padStart(8)} ms   exit ${before.status}   ${fmt(before.ms / files, 1)} ms/file   same result: ${before.result === none.result}`);
       console.log(`speed-up over 0.1: ${fmt(before.ms / withDriver.ms, 2)}x (target ≥ 1.3x)`);
     } else console.log('0.1 ESM driver: not found in git history (driver/dist/package.json with "type": "module")');
+    if (CA !== undefined && CA !== '') {
+      // This machine sets NODE_EXTRA_CA_CERTS: what it costs Node, and the wide merge under it.
+      const caEnv = { ...ENV, NODE_EXTRA_CA_CERTS: CA };
+      const rounds = [];
+      for (let r = 0; r < 5; r++) rounds.push([cpuPerRun(`${node} -e 0`, 4, dir, ENV), cpuPerRun(`${node} -e 0`, 4, dir, caEnv)]);
+      const without = median(rounds.map((x) => x[0]));
+      const withCa = median(rounds.map((x) => x[1]));
+      console.log(`\nNODE_EXTRA_CA_CERTS is set here (${CA}): bare node ${fmt(withCa)} ms CPU with it, ${fmt(without)} without (${fmt(withCa / without, 2)}x)`);
+      const caDriver = wideMerge(dir, files, line, 1, caEnv);
+      console.log(`wide merge with it, installed driver (unsets it)   ${fmt(caDriver.ms, 0).padStart(8)} ms   ${fmt(caDriver.ms / files, 1)} ms/file   same result: ${caDriver.result === none.result}`);
+      if (old) {
+        const caOld = wideMerge(dir, files, `node ${q(old.path)} %O %A %B %L %P %S %X %Y`, 1, caEnv);
+        console.log(`wide merge with it, 0.1 ESM driver                  ${fmt(caOld.ms, 0).padStart(8)} ms   ${fmt(caOld.ms / files, 1)} ms/file   speed-up ${fmt(caOld.ms / caDriver.ms, 2)}x`);
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -38,7 +38,10 @@ const bundle = path.join(__dirname, 'index.js');
 let source;
 let stat;
 try {
-  source = fs.readFileSync(bundle, 'utf8');
+  // The build writes the bundle in ASCII (driver/copy-launcher.cjs): read as latin1 it becomes a
+  // one-byte string without UTF-8 decoding. Any other bundle is read as UTF-8.
+  const bytes = fs.readFileSync(bundle);
+  source = require('node:buffer').isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.toString('utf8');
   stat = fs.statSync(bundle);
 } catch (error) {
   process.stderr.write(`gcpatch: cannot read the merge driver bundle ${bundle} (${error.code || error.message}); run \`gcpatch driver install\`\n`);
@@ -117,15 +120,36 @@ try {
   process.exit(2);
 }
 
+/**
+ * Something with V8's `setFlagsFromString`. `require('node:v8')` loads Node's heap-snapshot helpers
+ * and with them the stream modules (≈4 ms of a 10 KB merge's ≈20 ms above bare node), so the
+ * binding under it is asked first, with deprecation warnings off for that one call (DEP0111 warns
+ * on stderr, which git shows); where the binding is gone, `node:v8` itself. Undefined when neither
+ * works (the merge then runs with V8's defaults).
+ */
+function v8Flags() {
+  const quiet = process.noDeprecation;
+  try {
+    process.noDeprecation = true;
+    const binding = process.binding('v8');
+    if (typeof binding.setFlagsFromString === 'function') return binding;
+  } catch {
+    // No such binding on this Node.
+  } finally {
+    process.noDeprecation = quiet;
+  }
+  try {
+    return require('node:v8');
+  } catch {
+    return undefined;
+  }
+}
+
 const userTiering = /--(no-)?(opt|turbofan)\b/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
 let v8;
 if (process.env.GCPATCH_DRIVER_OPTIMIZE !== '1' && !userTiering && run.largest <= OPTIMIZE_ABOVE) {
-  try {
-    v8 = require('node:v8');
-    v8.setFlagsFromString('--no-opt');
-  } catch {
-    v8 = undefined;
-  }
+  v8 = v8Flags();
+  if (v8 !== undefined) v8.setFlagsFromString('--no-opt');
 }
 
 const rejected = script.cachedDataRejected === true;

@@ -222,7 +222,8 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
   // Unmatched base elements grouped by (previous matched base element, kind).
   const gaps = new Map<string, number[]>();
   let anchor = START;
-  base.forEach((e, i) => {
+  for (let i = 0; i < base.length; i++) {
+    const e = base[i]!;
     if (baseMatched[i]) anchor = i;
     else if (positional(e)) {
       const k = `${anchor}|${e.kind}`;
@@ -230,12 +231,13 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
       if (list) list.push(i);
       else gaps.set(k, [i]);
     }
-  });
+  }
   // Unmatched side elements grouped the same way; a gap pairs only when it holds exactly one
   // unmatched element of the kind on each side (anything else is ambiguous: deletions and additions).
   const sideGaps = new Map<string, number[]>();
   anchor = START;
-  side.forEach((e, j) => {
+  for (let j = 0; j < side.length; j++) {
+    const e = side[j]!;
     if (toBase[j]! >= 0) anchor = toBase[j]!;
     else if (positional(e)) {
       const k = `${anchor}|${e.kind}`;
@@ -243,7 +245,7 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
       if (list) list.push(j);
       else sideGaps.set(k, [j]);
     }
-  });
+  }
   for (const [k, js] of sideGaps) {
     const is = gaps.get(k);
     if (js.length === 1 && is?.length === 1) toBase[js[0]!] = is[0]!;
@@ -413,10 +415,9 @@ class SideOrder {
     readonly ids: readonly number[],
     idCount: number,
   ) {
-    this.pos = new Int32Array(idCount).fill(-1);
-    ids.forEach((id, i) => {
-      this.pos[id] = i;
-    });
+    const pos = new Int32Array(idCount).fill(-1);
+    for (let i = 0; i < ids.length; i++) pos[ids[i]!] = i;
+    this.pos = pos;
   }
   /** True when `p` is immediately followed by `c` on this side. */
   adjacent(p: number, c: number): boolean {
@@ -481,47 +482,64 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
   const oToB = alignElements(B.m.elements, O.m.elements, B.m.defs);
   const tToB = alignElements(B.m.elements, T.m.elements, B.m.defs);
-  const aligned: Aligned[] = B.m.elements.map((_, i) => ({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 }));
+  // Plain index loops in this file's per-element paths: a driver process runs them once, in V8's
+  // interpreter and baseline code, where `for…of` allocates an iterator result per item and
+  // `map`/`forEach` cost a call per item.
+  const nB = B.m.elements.length;
+  const aligned: Aligned[] = [];
+  for (let i = 0; i < nB; i++) aligned.push({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
   const oursAdded = new Map<string, number>();
-  const oIds = O.m.elements.map((e, j) => {
+  const oEls = O.m.elements;
+  const oIds: number[] = new Array<number>(oEls.length);
+  for (let j = 0; j < oEls.length; j++) {
     const bi = oToB[j]!;
     if (bi >= 0) {
       aligned[bi]!.o = j;
-      return bi;
+      oIds[j] = bi;
+      continue;
     }
     aligned.push({ b: -1, o: j, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
-    oursAdded.set(e.key, aligned.length - 1);
-    return aligned.length - 1;
-  });
-  const tIds = T.m.elements.map((e, k) => {
+    oursAdded.set(oEls[j]!.key, aligned.length - 1);
+    oIds[j] = aligned.length - 1;
+  }
+  const tEls = T.m.elements;
+  const tIds: number[] = new Array<number>(tEls.length);
+  for (let k = 0; k < tEls.length; k++) {
     const bi = tToB[k]!;
     if (bi >= 0) {
       aligned[bi]!.t = k;
-      return bi;
+      tIds[k] = bi;
+      continue;
     }
-    const same = oursAdded.get(e.key);
+    const key = tEls[k]!.key;
+    const same = oursAdded.get(key);
     if (same !== undefined) {
       aligned[same]!.t = k;
-      oursAdded.delete(e.key);
-      return same;
+      oursAdded.delete(key);
+      tIds[k] = same;
+      continue;
     }
     aligned.push({ b: -1, o: -1, t: k, resolution: DELETED, changedO: 0, changedT: 0 });
-    return aligned.length - 1;
-  });
+    tIds[k] = aligned.length - 1;
+  }
   checkDeadline(deadline);
 
   let merged = 0;
   const messages: string[] = [];
-  aligned.forEach((a, i) => {
+  const prefer = options.prefer ?? 'ours';
+  for (let i = 0; i < aligned.length; i++) {
     if ((i & 255) === 0) checkDeadline(deadline);
-    a.resolution = resolveElement(a, B, O, T, deadline, options.prefer ?? 'ours', options.markers, messages);
+    const a = aligned[i]!;
+    a.resolution = resolveElement(a, B, O, T, deadline, prefer, options.markers, messages);
     if (a.resolution.kind === 'merged') merged++;
-  });
+  }
 
   semanticPass(aligned, B, O, T, messages, deadline);
   checkDeadline(deadline);
 
-  const bOrder = new SideOrder(B, B.m.elements.map((_, i) => i), aligned.length);
+  const bIds: number[] = new Array<number>(nB);
+  for (let i = 0; i < nB; i++) bIds[i] = i;
+  const bOrder = new SideOrder(B, bIds, aligned.length);
   const oOrder = new SideOrder(O, oIds, aligned.length);
   const tOrder = new SideOrder(T, tIds, aligned.length);
   const order = mergeOrder(
@@ -973,7 +991,8 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
   const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
   let prevId = -1;
   let prevOut: Out | undefined;
-  for (const id of order) {
+  for (let oi = 0; oi < order.length; oi++) {
+    const id = order[oi]!;
     const out = outOf(id);
     if (!out) continue;
     let sep: Sep | undefined;
@@ -1059,7 +1078,8 @@ function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideM
     // over the elements finds both lists (X's changed ones, and the base ones X touched).
     const xNew: Aligned[] = [];
     const xTouched: Aligned[] = [];
-    for (const a of aligned) {
+    for (let ai = 0; ai < aligned.length; ai++) {
+      const a = aligned[ai]!;
       const i = idx(a, x);
       if (i >= 0 && changed(a, x)) {
         xNew.push(a);

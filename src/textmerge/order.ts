@@ -10,7 +10,9 @@
 import { checkDeadline } from './deadline.js';
 
 const START = -1;
-const END = -2;
+/** buildOrder's linked-list slots: slot(END) = 0, slot(START) = 1, slot(id) = id + 2. */
+const END_SLOT = 0;
+const START_SLOT = 1;
 
 /** Indices (into `seq`) of one longest strictly increasing subsequence of `seq`. */
 export function longestIncreasing(seq: readonly number[]): Set<number> {
@@ -91,21 +93,23 @@ export function mergeOrder(
   const movedT = movedItems(tIds, baseIndexOf);
   checkDeadline(deadline);
   // Ids are small non-negative integers: flags and positions live in typed arrays indexed by id.
+  // Plain index loops here and below: a driver process runs this once, in V8's interpreter and
+  // baseline code, where `for…of` allocates an iterator result per item and `forEach` a call.
   let size = 0;
-  for (const id of oIds) if (id >= size) size = id + 1;
-  for (const id of tIds) if (id >= size) size = id + 1;
+  for (let i = 0; i < oIds.length; i++) if (oIds[i]! >= size) size = oIds[i]! + 1;
+  for (let i = 0; i < tIds.length; i++) if (tIds[i]! >= size) size = tIds[i]! + 1;
   const inO = new Uint8Array(size);
   const inT = new Uint8Array(size);
   const oPos = new Int32Array(size).fill(-1);
   const tPos = new Int32Array(size).fill(-1);
-  oIds.forEach((id, i) => {
-    inO[id] = 1;
-    oPos[id] = i;
-  });
-  tIds.forEach((id, i) => {
-    inT[id] = 1;
-    tPos[id] = i;
-  });
+  for (let i = 0; i < oIds.length; i++) {
+    inO[oIds[i]!] = 1;
+    oPos[oIds[i]!] = i;
+  }
+  for (let i = 0; i < tIds.length; i++) {
+    inT[tIds[i]!] = 1;
+    tPos[tIds[i]!] = i;
+  }
   const predIn = (ids: readonly number[], pos: Int32Array, other: Uint8Array, id: number): number => {
     for (let i = pos[id]! - 1; i >= 0; i--) if (other[ids[i]!]) return ids[i]!;
     return START;
@@ -138,25 +142,28 @@ function buildOrder(
 ): number[] {
   // A linked list over ids: `next[slot(id)]` is the slot of the id after it; slot(END) = 0,
   // slot(START) = 1, slot(id) = id + 2.
+  // (Slots spelled out as `id + 2`, 0 and 1: this runs once per item, uncompiled.)
   const next = new Int32Array(size + 2);
   const placed = new Uint8Array(size);
-  const slot = (id: number): number => id + 2;
-  let last = slot(START);
-  next[slot(START)] = slot(END);
+  let last = START_SLOT;
+  next[START_SLOT] = END_SLOT;
+  let count = 0;
   const anyMoved = movedS.size > 0;
-  for (const id of primary) {
+  for (let i = 0; i < primary.length; i++) {
+    const id = primary[i]!;
     if (!survives(id) || (anyMoved && movedS.has(id) && !movedP.has(id))) continue;
-    next[last] = slot(id);
-    next[slot(id)] = slot(END);
+    next[last] = id + 2;
+    next[id + 2] = END_SLOT;
     placed[id] = 1;
-    last = slot(id);
+    last = id + 2;
+    count++;
   }
-  let anchor = slot(START);
-  let n = 0;
-  for (const id of secondary) {
-    if ((++n & 1023) === 0) checkDeadline(deadline);
+  let anchor = START_SLOT;
+  for (let i = 0; i < secondary.length; i++) {
+    if ((i & 1023) === 1023) checkDeadline(deadline);
+    const id = secondary[i]!;
     if (placed[id]) {
-      anchor = slot(id);
+      anchor = id + 2;
       continue;
     }
     if (!survives(id)) continue;
@@ -164,17 +171,19 @@ function buildOrder(
     if (!beforeOthers) {
       for (;;) {
         const nx = next[pos]!;
-        if (nx === slot(END) || inS[nx - 2]) break;
+        if (nx === END_SLOT || inS[nx - 2]) break;
         pos = nx;
       }
     }
-    next[slot(id)] = next[pos]!;
-    next[pos] = slot(id);
+    next[id + 2] = next[pos]!;
+    next[pos] = id + 2;
     placed[id] = 1;
-    anchor = slot(id);
+    anchor = id + 2;
+    count++;
   }
-  const order: number[] = [];
-  for (let x = next[slot(START)]!; x !== slot(END); x = next[x]!) order.push(x - 2);
+  const order: number[] = new Array<number>(count);
+  let k = 0;
+  for (let x = next[START_SLOT]!; x !== END_SLOT; x = next[x]!) order[k++] = x - 2;
   return order;
 }
 
@@ -195,9 +204,7 @@ function orderKeepsSides(
 ): boolean {
   if (movedO.size === 0 && movedT.size === 0) return true;
   const rPos = new Int32Array(size).fill(-1);
-  order.forEach((id, i) => {
-    rPos[id] = i;
-  });
+  for (let i = 0; i < order.length; i++) rPos[order[i]!] = i;
   const everywhere = order.filter((id) => baseIndexOf(id) >= 0 && oPos[id]! >= 0 && tPos[id]! >= 0);
   for (const x of new Set([...movedO, ...movedT])) {
     if (rPos[x]! < 0 || oPos[x]! < 0 || tPos[x]! < 0) continue;

@@ -93,6 +93,20 @@ describe('driver launcher (driver/dist/launch.cjs)', () => {
     }
   });
 
+  it('really switches TurboFan off for a small merge (V8 optimizes nothing), quietly', () => {
+    const dir = installCopy();
+    const work = tmp();
+    const optimized = (env: Record<string, string>): number => {
+      const expected = cleanTriple(work, 1500); // ~100 KB: hot enough for TurboFan when it is on
+      const r = spawnSync(process.execPath, ['--trace-opt', join(dir, 'launch.cjs'), ...ARGS], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env } });
+      expect([r.status, r.stderr]).toEqual([0, '']); // no DEP0111 warning from the flag switch
+      expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
+      return (r.stdout.match(/completed optimizing/g) ?? []).length;
+    };
+    expect(optimized({})).toBe(0);
+    expect(optimized({ GCPATCH_DRIVER_OPTIMIZE: '1' })).toBeGreaterThan(0);
+  });
+
   it('merges an input above 1 MiB (TurboFan kept) cleanly', () => {
     const dir = installCopy();
     const work = tmp();

@@ -1,6 +1,7 @@
 // End-to-end (issue #15 item 1): the installed driver line cannot drop a side. Real git merges in
 // temporary repositories after `driver install`, with the driver deleted, moved, broken, or
 // installed from paths holding `%A`, spaces and quotes.
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,6 +115,18 @@ describe('driver install: the configured line cannot drop a side', () => {
     const m = git(join(parent, 'b'), ['merge', '--no-edit', 'feature']);
     expect([m.status, m.stderr]).toEqual([0, '']);
     expect(read(join(parent, 'b'))).toBe(MERGED);
+  });
+
+  it('Node starts the driver without NODE_EXTRA_CA_CERTS (parsed at start-up, never used by a merge)', () => {
+    const repo = conflictRepo();
+    installDriver({ cwd: repo });
+    // Node warns on stderr when that file cannot be loaded: proof that it read the variable.
+    const missing = join(repo, 'no-such-ca.pem');
+    const probe = spawnSync(process.execPath, ['-e', '0'], { encoding: 'utf8', env: { ...process.env, NODE_EXTRA_CA_CERTS: missing } });
+    expect(probe.stderr).toContain('no-such-ca.pem');
+    const m = git(repo, ['merge', '--no-edit', 'feature'], { NODE_EXTRA_CA_CERTS: missing });
+    expect([m.status, m.stderr]).toEqual([0, '']);
+    expect(read(repo)).toBe(MERGED);
   });
 
   it('deleted driver → line merge with markers, exit 1, one stderr line; doctor says so', () => {
