@@ -680,14 +680,27 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
   const rangeDefs = st.defCounts;
   const rangeOthers = st.otherCounts;
   const anyOthers = rangeOthers.size > 0 || replacedOthers.size > 0;
+  // Usually the range defines the same names as the elements it replaces, as often (an edit inside
+  // definitions): then no kept definition's key index moves, and the loop below skips the lookups.
+  let defsMove = false;
+  for (let x = k; x < st.elements.length && !defsMove; x++) {
+    const e = st.elements[x]!;
+    if (e.isDef) defsMove = rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
+  }
+  for (let i = k; i < j && !defsMove; i++) {
+    const e = be[i]!;
+    if (e.isDef) defsMove = rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
+  }
   for (let i = j; i < be.length; i++) {
     const e = be[i]!;
     const at = st.elements.length;
     let keyIndex = e.keyIndex;
     if (e.isDef) {
-      const now = rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
-      const was = replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
-      keyIndex += (now < 0 ? 0 : now) - (was < 0 ? 0 : was);
+      if (defsMove) {
+        const now = rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
+        const was = replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
+        keyIndex += (now < 0 ? 0 : now) - (was < 0 ? 0 : was);
+      }
     } else if (anyOthers) keyIndex += (rangeOthers.get(e.keyBase) ?? 0) - (replacedOthers.get(e.keyBase) ?? 0);
     if (delta === 0 && keyIndex === e.keyIndex) {
       st.elements.push(e);

@@ -56,7 +56,7 @@ describe('driver install', () => {
     expect(r.attributesFile).toBe(join(repo, '.gitattributes'));
     expect(r.attributesAdded).toEqual([...ATTRIBUTE_LINES]);
     const dir = driverDirExpression('local', r.installedTo);
-    expect(dir).toBe('"$(git rev-parse --git-common-dir)/gcpatch/driver"');
+    expect(dir).toBe('"$([ -z "$GIT_DIR$GIT_COMMON_DIR" ] && [ -r .git/gcpatch/driver/launch.cjs ] && echo .git || git rev-parse --git-common-dir)/gcpatch/driver"');
     expect(r.installedTo).toBe(join(repo, '.git/gcpatch/driver'));
     expect(readFileSync(join(r.installedTo, 'index.js'))).toEqual(readFileSync(DRIVER));
     expect(r.check.level).toBe('ok');

@@ -117,6 +117,32 @@ describe('driver install: the configured line cannot drop a side', () => {
     expect(read(join(parent, 'b'))).toBe(MERGED);
   });
 
+  it('a local install is found without a git process in the main work tree, through rev-parse in a linked worktree', () => {
+    const repo = conflictRepo();
+    installDriver({ cwd: repo });
+    // GIT_TRACE logs every git process, the driver line's own included.
+    const bin = tmp('gcpatch-trace-');
+    made.push(bin);
+    const log = join(bin, 'log');
+    const env = { GIT_TRACE: log };
+    git(repo, ['branch', 'side', 'HEAD~1']); // ours' parent: merging feature there needs the driver too
+    const wt = join(repo, '..', `${repo.split('/').pop()}-wt`);
+    made.push(wt);
+    git(repo, ['worktree', 'add', '-q', wt, 'side']);
+    commit(wt, { 'm.gc': OURS, '.gitattributes': readFileSync(join(repo, '.gitattributes'), 'utf8') }, 'ours in the worktree');
+    writeFileSync(log, '');
+    const m = git(repo, ['merge', '--no-edit', 'feature'], env);
+    expect([m.status, m.stderr]).toEqual([0, '']);
+    expect(read(repo)).toBe(MERGED);
+    expect(readFileSync(log, 'utf8')).toMatch(/run_command: 'd=/); // the driver line ran
+    expect(readFileSync(log, 'utf8')).not.toMatch(/built-in: git rev-parse/);
+    writeFileSync(log, '');
+    const w = git(wt, ['merge', '--no-edit', 'feature'], env);
+    expect([w.status, w.stderr], w.stdout).toEqual([0, '']);
+    expect(read(wt)).toBe(MERGED);
+    expect(readFileSync(log, 'utf8')).toMatch(/built-in: git rev-parse --git-common-dir/);
+  });
+
   it('Node starts the driver without NODE_EXTRA_CA_CERTS (parsed at start-up, never used by a merge)', () => {
     const repo = conflictRepo();
     installDriver({ cwd: repo });
