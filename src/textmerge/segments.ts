@@ -206,11 +206,13 @@ for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x2
 
 /** The FNV-1a hash of the name {@link defNameEnd} last settled (computed in the same pass). */
 let lastNameHash = 0;
+/** Where that name starts. */
+let lastNameStart = 0;
 
 /**
  * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
- * `(def NAME …)`: its end offset (the name starts at {@link nameStartOf}; its {@link hashBytes}
- * hash is left in `lastNameHash`); -1 when the form is plainly not a definition of a symbol; -2
+ * `(def NAME …)`: its end offset (its start is left in `lastNameStart`, its {@link hashBytes}
+ * hash in `lastNameHash`); -1 when the form is plainly not a definition of a symbol; -2
  * when the text does not settle it (the caller then reads the term).
  */
 function defNameEnd(text: Uint8Array, start: number, end: number): number {
@@ -237,13 +239,7 @@ function defNameEnd(text: Uint8Array, start: number, end: number): number {
   if (n === 4 && c === 0x74 && text[q0 + 1] === 0x72 && text[q0 + 2] === 0x75 && text[q0 + 3] === 0x65) return -1;
   if (n === 5 && c === 0x66 && text[q0 + 1] === 0x61 && text[q0 + 2] === 0x6c && text[q0 + 3] === 0x73 && text[q0 + 4] === 0x65) return -1;
   lastNameHash = h | 0;
-  return p;
-}
-
-/** Where the name of a form that {@link defNameEnd} settled starts. */
-function nameStartOf(text: Uint8Array, start: number): number {
-  let p = start + 4;
-  while (isSpace(text[p])) p++;
+  lastNameStart = q0;
   return p;
 }
 
@@ -362,13 +358,6 @@ export class ByteKeyTable {
 
 const nameEncoder = new TextEncoder();
 
-/** Number of LF bytes in `text[start, end)`. */
-function countLf(text: Uint8Array, start: number, end: number): number {
-  let n = 0;
-  for (let i = start; i < end; i++) if (text[i] === LF) n++;
-  return n;
-}
-
 /** The `def` name of a raw top-level term `(def NAME …)`, if it has that shape. */
 export function defName(term: Term): string | undefined {
   if (term.kind !== 'pair' || term.car.kind !== 'sym' || term.car.name !== 'def') return undefined;
@@ -454,6 +443,14 @@ function countOther(st: SegmentState, base: string, index: number): number {
  * `shift + offset` in `text`; {@link scanFormBounds}) and the comments in the trivia up to
  * `trailEnd`, appending to `st`. The first token starts a new element (a fresh segmentation of that
  * range).
+ *
+ * Tokens are handled in text order: the comments in the trivia before each form (and after the
+ * last one), then the form. A comment on the same line as the end of a form (and no comment there
+ * yet) belongs to that form; comments on consecutive lines form a block; a block directly above a
+ * form (one line break between) is attached to it, any other block is an element of its own.
+ * One flat loop with the per-token steps written out: a driver process runs it once per form of
+ * base, in V8's interpreter and baseline code, where each call costs as much as several of its
+ * lines (issue #15).
  */
 function segmentForms(
   text: Uint8Array,
@@ -471,7 +468,6 @@ function segmentForms(
   let pendingStart = -1;
   let pendingEnd = -1;
   const flushComment = (): void => {
-    if (pendingStart < 0) return;
     const el = new CommentElement(pendingStart, pendingEnd, pendingStart, pendingEnd);
     if (keys) {
       el.keyBase = `comment:${decodeSlice(text, pendingStart, pendingEnd)}`;
@@ -481,37 +477,66 @@ function segmentForms(
     elements.push(el);
     pendingStart = -1;
   };
+  // The last form, while a comment on its last line may still join it.
   let lastForm: FormElement | undefined;
-  // Tokens, in text order: forms from the reader, comments found in the trivia between them
-  // (handled as they are found, without a token list).
-  const onComment = (start: number, end: number): void => {
-    if (lastForm && pendingStart < 0 && lastForm.end <= start && countLf(text, lastForm.end, start) === 0 && !lastForm.endsWithComment) {
-      // A comment on the same line as the end of a form belongs to that form.
-      lastForm.end = end;
-      lastForm.endsWithComment = true;
-      return;
+  const nForms = bounds.length >> 1;
+  for (let f = 0; f <= nForms; f++) {
+    // The trivia before form f (f = nForms: after the last form, up to trailEnd).
+    let i = f === nForms ? shift + trailingStart : shift + (f === 0 ? 0 : bounds[2 * f - 1]!);
+    const to = f < nForms ? shift + bounds[2 * f]! : trailEnd;
+    while (i < to) {
+      if (text[i] !== SEMI) {
+        i++;
+        continue;
+      }
+      // A comment [i, e).
+      let e = text.indexOf(LF, i);
+      if (e === -1 || e > to) e = to;
+      let sameLine = lastForm !== undefined && pendingStart < 0 && lastForm.end <= i && !lastForm.endsWithComment;
+      for (let q = sameLine ? lastForm!.end : i; q < i; q++) {
+        if (text[q] === LF) {
+          sameLine = false;
+          break;
+        }
+      }
+      if (sameLine) {
+        // On the same line as the end of a form: it belongs to that form.
+        lastForm!.end = e;
+        lastForm!.endsWithComment = true;
+      } else {
+        let lfs = 0;
+        if (pendingStart >= 0) for (let q = pendingEnd; q < i; q++) if (text[q] === LF) lfs++;
+        if (pendingStart >= 0 && lfs === 1) pendingEnd = e;
+        else {
+          if (pendingStart >= 0) flushComment();
+          pendingStart = i;
+          pendingEnd = e;
+        }
+        lastForm = undefined;
+      }
+      i = e;
     }
-    if (pendingStart >= 0 && countLf(text, pendingEnd, start) === 1) pendingEnd = end;
-    else {
-      flushComment();
-      pendingStart = start;
-      pendingEnd = end;
-    }
-    lastForm = undefined;
-  };
-  const onForm = (formStart: number, formEnd: number): void => {
+    if (f === nForms) break;
+    // Form f.
+    const formStart = shift + bounds[2 * f]!;
+    const formEnd = shift + bounds[2 * f + 1]!;
     if ((st.ordinal & 255) === 0) checkDeadline(deadline);
     let start = formStart;
-    if (pendingStart >= 0 && countLf(text, pendingEnd, formStart) === 1) {
-      start = pendingStart;
-      pendingStart = -1;
-    } else flushComment();
+    if (pendingStart >= 0) {
+      let lfs = 0;
+      for (let q = pendingEnd; q < formStart; q++) if (text[q] === LF) lfs++;
+      if (lfs === 1) {
+        // The comment block directly above the form is attached to it.
+        start = pendingStart;
+        pendingStart = -1;
+      } else flushComment();
+    }
     const el = new FormElement(text, start, formEnd, formStart, formEnd);
     const fast = defNameEnd(text, formStart, formEnd);
     if (fast >= 0) {
       el.isDef = true;
       el.nameSrc = text;
-      el.nameStart = nameStartOf(text, formStart);
+      el.nameStart = lastNameStart;
       el.nameEnd = fast;
       el.nameHash = lastNameHash;
     } else if (fast === -2) {
@@ -536,28 +561,8 @@ function segmentForms(
     el.position = elements.length;
     elements.push(el);
     lastForm = el;
-  };
-  const scanTrivia = (from: number, to: number): void => {
-    let i = from;
-    while (i < to) {
-      if (text[i] === SEMI) {
-        let e = text.indexOf(LF, i);
-        if (e === -1 || e > to) e = to;
-        onComment(i, e);
-        i = e;
-      } else i++;
-    }
-  };
-  let leading = 0;
-  for (let i = 0; i < bounds.length; i += 2) {
-    const start = bounds[i]!;
-    const end = bounds[i + 1]!;
-    scanTrivia(shift + leading, shift + start);
-    onForm(shift + start, shift + end);
-    leading = end;
   }
-  scanTrivia(shift + trailingStart, trailEnd);
-  flushComment();
+  if (pendingStart >= 0) flushComment();
 }
 
 /** Length of the common prefix of `a` and `b` (native comparisons in 4 KiB steps). */
