@@ -128,15 +128,21 @@ try {
  * works (the merge then runs with V8's defaults).
  */
 function v8Flags() {
-  const quiet = process.noDeprecation;
+  // `--no-deprecation` makes process.noDeprecation a read-only true: then nothing to switch.
+  const before = process.noDeprecation;
+  const quiet = before === true;
   try {
-    process.noDeprecation = true;
+    if (!quiet) process.noDeprecation = true;
     const binding = process.binding('v8');
     if (typeof binding.setFlagsFromString === 'function') return binding;
   } catch {
-    // No such binding on this Node.
+    // No such binding on this Node, or the switch is not allowed.
   } finally {
-    process.noDeprecation = quiet;
+    try {
+      if (!quiet) process.noDeprecation = before;
+    } catch {
+      // Read-only after all: it stays as Node set it.
+    }
   }
   try {
     return require('node:v8');

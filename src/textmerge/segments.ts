@@ -454,7 +454,7 @@ function countOther(st: SegmentState, base: string, index: number): number {
  */
 function segmentForms(
   text: Uint8Array,
-  bounds: readonly number[],
+  bounds: ArrayLike<number>,
   trailingStart: number,
   trailEnd: number,
   shift: number,

@@ -2,7 +2,7 @@
 // spans readModule returns and throw the error readModule throws (code, message, location).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { readModule, readTerm, scanModule, scanModuleReader } from '../../src/coreform/read.js';
+import { readModule, readTerm, scanModule, scanModuleReader, setScanWasmFrom } from '../../src/coreform/read.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { dataTerm } from './arbitrary.js';
 import { messyModule, rng } from './messy.js';
@@ -21,10 +21,21 @@ function outcome(fn: () => Spans): unknown {
   }
 }
 
-/** Checks scanModule (and the reader's own scan) against readModule on `source`. */
+/** scanModule with its JavaScript loop (`wasm` false) or with scan.wat for every size (true). */
+function scanWith(wasm: boolean, source: Uint8Array | string): Spans {
+  const previous = setScanWasmFrom(wasm ? 0 : Infinity);
+  try {
+    return scanModule(source);
+  } finally {
+    setScanWasmFrom(previous);
+  }
+}
+
+/** Checks scanModule, by both scans, and the reader's own scan against readModule on `source`. */
 function agree(source: Uint8Array | string): void {
   const want = outcome(() => readModule(source));
-  expect(outcome(() => scanModule(source))).toEqual(want);
+  expect(outcome(() => scanWith(false, source))).toEqual(want);
+  expect(outcome(() => scanWith(true, source))).toEqual(want);
   expect(outcome(() => scanModuleReader(source))).toEqual(want);
 }
 
@@ -82,7 +93,7 @@ function mutate(bytes: Uint8Array, m: Mutation): Uint8Array {
   }
 }
 
-describe('scanModule fast loop: exactly readModule', () => {
+describe('scanModule fast loops (JavaScript and scan.wat): exactly readModule', () => {
   it.each([
     ['escapes', '"\\\\ \\" \\n \\r \\t \\u0041 \\uD7FF \\uE000 \\uffff \\x00 \\xFf" b"\\\\\\"\\n\\u00e9\\x80"'],
     ['surrogate escapes', '"\\uD800"'],
@@ -181,7 +192,24 @@ describe('scanModule fast loop: exactly readModule', () => {
       ],
       trailingStart: text.length,
     });
-    expect(outcome(() => scanModule(text))).toEqual(want);
+    expect(outcome(() => scanWith(false, text))).toEqual(want);
+    expect(outcome(() => scanWith(true, text))).toEqual(want);
+  });
+
+  it('uses scan.wat from 64 KiB by default, with the same spans on a large module and its mutations', () => {
+    const parts: string[] = [];
+    for (let i = 0; parts.join('').length < 200_000; i++) parts.push(`;; Step ${i}.\n(def app/m::f${i}\n  (fn (x) {:k "s\\n\\u00e9" :v [x ${i} -${i} b"\\x00"]}))\n`);
+    const big = enc.encode(parts.join('\n'));
+    const want = outcome(() => readModule(big));
+    expect(outcome(() => scanModule(big))).toEqual(want); // the default: scan.wat (200 KB)
+    expect(outcome(() => scanWith(false, big))).toEqual(want);
+    const r = rng(7);
+    for (let k = 0; k < 40; k++) {
+      const m = big.slice();
+      m[Math.floor(r() * m.length)] = SPICE[Math.floor(r() * SPICE.length)]!;
+      const w = outcome(() => readModule(m));
+      expect(outcome(() => scanModule(m))).toEqual(w);
+    }
   });
 
   it('reports errors in 100,000-deep input without overflowing the stack', () => {

@@ -107,6 +107,17 @@ describe('driver launcher (driver/dist/launch.cjs)', () => {
     expect(optimized({ GCPATCH_DRIVER_OPTIMIZE: '1' })).toBeGreaterThan(0);
   });
 
+  it('merges quietly whatever deprecation flags NODE_OPTIONS holds (--no-deprecation makes the switch read-only)', () => {
+    const dir = installCopy();
+    const work = tmp();
+    for (const opts of ['--no-deprecation', '--throw-deprecation', '--pending-deprecation', '--trace-deprecation', '--no-deprecation --throw-deprecation']) {
+      const expected = cleanTriple(work, 30);
+      expect(launch(dir, ARGS, work, { NODE_OPTIONS: opts }), opts).toMatchObject({ status: 0, stderr: '' });
+      expect(readFileSync(join(work, 'A'), 'utf8'), opts).toBe(expected);
+      expect(launch(dir, ['--version'], work, { NODE_OPTIONS: opts }), opts).toMatchObject({ status: 0, stderr: '' });
+    }
+  });
+
   it('merges an input above 1 MiB (TurboFan kept) cleanly', () => {
     const dir = installCopy();
     const work = tmp();
