@@ -926,7 +926,8 @@ function wasmScanInstance(): WasmScan | null {
  * {@link scanValid} done by scan.wat (the same checks, step for step: a driver process runs V8
  * without its optimizing compiler, where the JavaScript loop costs ~20 ns a byte; issue #15).
  * @returns the form bounds when `s` is valid, null when it is not (the reader then reports the
- *   error), undefined when WebAssembly is not available (the caller scans in JavaScript).
+ *   error), undefined when WebAssembly is not available or its memory cannot hold `s` (the caller
+ *   scans in JavaScript).
  */
 function scanValidWasm(s: Uint8Array): Int32Array | null | undefined {
   const w = wasmScanInstance();
@@ -937,7 +938,13 @@ function scanValidWasm(s: Uint8Array): Int32Array | null | undefined {
   const boundsAt = (stack + n + 8) & ~7;
   const need = boundsAt + 8 * (n + 1);
   const have = w.memory.buffer.byteLength;
-  if (need > have) w.memory.grow(Math.ceil((need - have) / 65536));
+  if (need > have) {
+    try {
+      w.memory.grow(Math.ceil((need - have) / 65536));
+    } catch {
+      return undefined; // past WebAssembly's memory limit (≈ 400 MB of input): the JavaScript loop
+    }
+  }
   new Uint8Array(w.memory.buffer, 512, n).set(s);
   if (w.scan(n, stack, boundsAt) !== 0) return null;
   const count = w.count.value;
