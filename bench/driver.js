@@ -106,9 +106,8 @@ function pairedCpu(commands, n, rounds, cwd) {
 function wideMerge(dir, files, line, runs, env = ENV) {
   const repo = join(dir, `wide-${Math.random().toString(36).slice(2)}`);
   mkdirSync(repo);
-  const base = env;
-  const git = (args, env = {}) => {
-    const r = spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...base, GIT_CONFIG_NOSYSTEM: '1', ...env }, maxBuffer: 1 << 26 });
+  const git = (args, extra = {}) => {
+    const r = spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...env, GIT_CONFIG_NOSYSTEM: '1', ...extra }, maxBuffer: 1 << 26 });
     return r;
   };
   git(['init', '-q', '-b', 'main']);
@@ -211,6 +210,8 @@ export async function run() {
     }
 
     const files = Number(process.env.GCPATCH_BENCH_WIDE ?? 200);
+    // gcpatch 0.1's unguarded line.
+    const oldLine = old ? `node ${q(old.path)} %O %A %B %L %P %S %X %Y` : undefined;
     const runs = 3;
     console.log(`\nwide git merge: ${files} .gc files changed on both sides (wall ms, median of ${runs})`);
     const none = wideMerge(dir, files, undefined, runs);
@@ -218,7 +219,6 @@ export async function run() {
     console.log(`without driver      ${fmt(none.ms, 0).padStart(8)} ms   exit ${none.status}`);
     console.log(`installed driver    ${fmt(withDriver.ms, 0).padStart(8)} ms   exit ${withDriver.status}   ${fmt(withDriver.ms / files, 1)} ms/file   same result: ${withDriver.result === none.result}`);
     if (old) {
-      const oldLine = `node ${q(old.path)} %O %A %B %L %P %S %X %Y`;
       const before = wideMerge(dir, files, oldLine, runs);
       console.log(`0.1 ESM driver      ${fmt(before.ms, 0).padStart(8)} ms   exit ${before.status}   ${fmt(before.ms / files, 1)} ms/file   same result: ${before.result === none.result}`);
       console.log(`speed-up over 0.1: ${fmt(before.ms / withDriver.ms, 2)}x (target ≥ 1.3x)`);
@@ -234,7 +234,7 @@ export async function run() {
       const caDriver = wideMerge(dir, files, line, 1, caEnv);
       console.log(`wide merge with it, installed driver (unsets it)   ${fmt(caDriver.ms, 0).padStart(8)} ms   ${fmt(caDriver.ms / files, 1)} ms/file   same result: ${caDriver.result === none.result}`);
       if (old) {
-        const caOld = wideMerge(dir, files, `node ${q(old.path)} %O %A %B %L %P %S %X %Y`, 1, caEnv);
+        const caOld = wideMerge(dir, files, oldLine, 1, caEnv);
         console.log(`wide merge with it, 0.1 ESM driver                  ${fmt(caOld.ms, 0).padStart(8)} ms   ${fmt(caOld.ms / files, 1)} ms/file   speed-up ${fmt(caOld.ms / caDriver.ms, 2)}x`);
       }
     }

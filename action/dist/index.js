@@ -63178,21 +63178,16 @@ function scanModule(source) {
  */
 function scanFormBounds(source) {
     if ((0,external_node_buffer_.isUtf8)(source)) {
-        if (source.length >= wasmFrom) {
-            const bounds = scanValidWasm(source);
-            if (bounds !== undefined) {
-                if (bounds !== null)
-                    return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1] : 0 };
-                return scanFormBoundsReader(source);
-            }
+        // scan.wat for large inputs where it runs (undefined: not here), else the JavaScript loop; null
+        // or a non-zero answer: not valid, the reader reports why.
+        let bounds = source.length >= wasmFrom ? scanValidWasm(source) : undefined;
+        if (bounds === undefined) {
+            const list = [];
+            bounds = scanValid(source, list) === 0 ? list : null;
         }
-        const bounds = [];
-        if (scanValid(source, bounds) === 0)
+        if (bounds !== null)
             return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1] : 0 };
     }
-    return scanFormBoundsReader(source);
-}
-function scanFormBoundsReader(source) {
     const r = scanModuleReader(source);
     const bounds = [];
     for (const f of r.forms)
@@ -71091,12 +71086,13 @@ function segmentForms(text, bounds, trailingStart, trailEnd, shift, deadline, ke
                 lastForm.endsWithComment = true;
             }
             else {
+                // On the line after the pending block: it joins the block.
                 let lfs = 0;
                 if (pendingStart >= 0)
                     for (let q = pendingEnd; q < i; q++)
                         if (text[q] === segments_LF)
                             lfs++;
-                if (pendingStart >= 0 && lfs === 1)
+                if (lfs === 1)
                     pendingEnd = e;
                 else {
                     if (pendingStart >= 0)
@@ -71301,17 +71297,12 @@ function segmentLike(text, base, deadline = Infinity) {
     const anyOthers = rangeOthers.size > 0 || replacedOthers.size > 0;
     // Usually the range defines the same names as the elements it replaces, as often (an edit inside
     // definitions): then no kept definition's key index moves, and the loop below skips the lookups.
+    const countMoves = (e) => e.isDef && rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
     let defsMove = false;
-    for (let x = k; x < st.elements.length && !defsMove; x++) {
-        const e = st.elements[x];
-        if (e.isDef)
-            defsMove = rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
-    }
-    for (let i = k; i < j && !defsMove; i++) {
-        const e = be[i];
-        if (e.isDef)
-            defsMove = rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
-    }
+    for (let x = k; x < st.elements.length && !defsMove; x++)
+        defsMove = countMoves(st.elements[x]);
+    for (let i = k; i < j && !defsMove; i++)
+        defsMove = countMoves(be[i]);
     for (let i = j; i < be.length; i++) {
         const e = be[i];
         const at = st.elements.length;

@@ -854,20 +854,15 @@ export function scanModule(source: Uint8Array | string): ScannedModule {
  */
 export function scanFormBounds(source: Uint8Array): { bounds: ArrayLike<number>; trailingStart: number } {
   if (isUtf8(source)) {
-    if (source.length >= wasmFrom) {
-      const bounds = scanValidWasm(source);
-      if (bounds !== undefined) {
-        if (bounds !== null) return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1]! : 0 };
-        return scanFormBoundsReader(source);
-      }
+    // scan.wat for large inputs where it runs (undefined: not here), else the JavaScript loop; null
+    // or a non-zero answer: not valid, the reader reports why.
+    let bounds: ArrayLike<number> | null | undefined = source.length >= wasmFrom ? scanValidWasm(source) : undefined;
+    if (bounds === undefined) {
+      const list: number[] = [];
+      bounds = scanValid(source, list) === 0 ? list : null;
     }
-    const bounds: number[] = [];
-    if (scanValid(source, bounds) === 0) return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1]! : 0 };
+    if (bounds !== null) return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1]! : 0 };
   }
-  return scanFormBoundsReader(source);
-}
-
-function scanFormBoundsReader(source: Uint8Array): { bounds: number[]; trailingStart: number } {
   const r = scanModuleReader(source);
   const bounds: number[] = [];
   for (const f of r.forms) bounds.push(f.start, f.end);

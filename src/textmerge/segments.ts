@@ -504,9 +504,10 @@ function segmentForms(
         lastForm!.end = e;
         lastForm!.endsWithComment = true;
       } else {
+        // On the line after the pending block: it joins the block.
         let lfs = 0;
         if (pendingStart >= 0) for (let q = pendingEnd; q < i; q++) if (text[q] === LF) lfs++;
-        if (pendingStart >= 0 && lfs === 1) pendingEnd = e;
+        if (lfs === 1) pendingEnd = e;
         else {
           if (pendingStart >= 0) flushComment();
           pendingStart = i;
@@ -687,15 +688,11 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
   const anyOthers = rangeOthers.size > 0 || replacedOthers.size > 0;
   // Usually the range defines the same names as the elements it replaces, as often (an edit inside
   // definitions): then no kept definition's key index moves, and the loop below skips the lookups.
+  const countMoves = (e: TextElement): boolean =>
+    e.isDef && rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
   let defsMove = false;
-  for (let x = k; x < st.elements.length && !defsMove; x++) {
-    const e = st.elements[x]!;
-    if (e.isDef) defsMove = rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
-  }
-  for (let i = k; i < j && !defsMove; i++) {
-    const e = be[i]!;
-    if (e.isDef) defsMove = rangeDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash);
-  }
+  for (let x = k; x < st.elements.length && !defsMove; x++) defsMove = countMoves(st.elements[x]!);
+  for (let i = k; i < j && !defsMove; i++) defsMove = countMoves(be[i]!);
   for (let i = j; i < be.length; i++) {
     const e = be[i]!;
     const at = st.elements.length;
