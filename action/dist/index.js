@@ -71328,6 +71328,417 @@ function segmentLike(text, base, deadline = Infinity) {
     const elements = st.elements;
     return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1].end : 0 };
 }
+/**
+ * An unchanged run of base's elements that a reduced segmentation ({@link segmentReduced}) keeps
+ * opaque: bytes all three sides share, aligned with itself by its key `run:<i>`, never read. Its
+ * `kind` (`form`), `endsWithComment` and `formStart`/`formEnd` are those of its last element (a
+ * form), as the render's boundary rules need them.
+ */
+class RunElement {
+    start;
+    end;
+    formStart;
+    formEnd;
+    endsWithComment;
+    run;
+    kind = 'form';
+    keyIsDef = false;
+    defName = undefined;
+    isDef = false;
+    nameSrc = undefined;
+    nameStart = 0;
+    nameEnd = 0;
+    nameHash = 0;
+    keyIndex = 0;
+    position = -1;
+    constructor(start, end, formStart, formEnd, endsWithComment, 
+    /** The run's number in the module (runs count from 0 in text order). */
+    run) {
+        this.start = start;
+        this.end = end;
+        this.formStart = formStart;
+        this.formEnd = formEnd;
+        this.endsWithComment = endsWithComment;
+        this.run = run;
+    }
+    get keyBase() {
+        return `run:${this.run}`;
+    }
+    get key() {
+        return `run:${this.run}#0`;
+    }
+    get term() {
+        // The merge never reads a run (semantic checks that would need it give up on the reduction).
+        throw new Error('internal: a run of unchanged elements has no single term');
+    }
+    /** The same run `delta` bytes further (a side whose change lies before it). */
+    movedBy(delta) {
+        return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
+    }
+}
+/** True when `e` is an opaque run of a reduced segmentation. */
+function isRun(e) {
+    return e instanceof RunElement;
+}
+/** True when `e` and `f` are the same run of a reduced segmentation (on any side: the same bytes). */
+function sameRun(e, f) {
+    return e instanceof RunElement && f instanceof RunElement && e.run === f.run;
+}
+/**
+ * The cut after form `f` of `text` (bounds as {@link scanFormBounds}), or undefined when the next
+ * token follows on the form's own line (no cut there).
+ */
+function cutAfter(text, bounds, f) {
+    const n = text.length;
+    let q = bounds[2 * f + 1];
+    while (q < n && (text[q] === 0x20 || text[q] === 0x09 || text[q] === 0x0d))
+        q++;
+    let elemEnd = bounds[2 * f + 1];
+    if (q < n && text[q] === segments_SEMI) {
+        q = text.indexOf(segments_LF, q);
+        if (q === -1)
+            q = n;
+        elemEnd = q;
+    }
+    if (q < n && text[q] !== segments_LF)
+        return undefined;
+    const clean = q < n;
+    while (q < n && isSpace(text[q]))
+        q++;
+    return { form: f, elemEnd, token: q, clean };
+}
+/** Index of the first form of `bounds` that ends after `offset` (the number of forms ending at or before it). */
+function formsEndingBy(bounds, offset) {
+    let lo = 0;
+    let hi = bounds.length >> 1;
+    while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (bounds[2 * mid + 1] <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+/** Index of the first form of `bounds` that starts at or after `offset`. */
+function formsStartingBefore(bounds, offset) {
+    let lo = 0;
+    let hi = bounds.length >> 1;
+    while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (bounds[2 * mid] < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+/**
+ * Segments the three sides of a merge keeping every stretch of base that neither side changed as
+ * one opaque element ({@link isRun}): only the windows around each side's change are split into
+ * elements, so a merge of two small edits far apart does per-element work on those edits alone
+ * (issue #15 item 3: a 1 MB merge). Base is scanned whole (so that it reads, as for
+ * {@link segmentModule}); a side only in its window.
+ *
+ * Why the merge of the reduced sides equals the merge of the whole ones (module.ts checks the rest
+ * and falls back to the whole merge where it cannot tell): each side's change lies in one window
+ * of base, `[cut, cut)` between clean cuts ({@link Cut}), so the side's whole segmentation is
+ * base's elements before the window, the window read fresh, and base's elements after it (checked:
+ * the side's window must read and end with a form and a line break, as base's does). The runs are
+ * the same bytes on every side, in the same places, so each aligns with itself, is kept, keeps its
+ * place in the order and its separators; a run behaves at its ends as its first and last elements
+ * do. What could tie a window's element to a run's is a shared key: every key in a window (a
+ * definition's name, another form's canonical print, a comment block's text) must occur in no run
+ * of base, else the reduction is refused.
+ * @param reduceAlways false: refused (undefined) when the windows hold more than half of base
+ *   (nothing to gain); true: reduced whenever it can be (tests).
+ * @returns the reduced sides, or undefined when the texts do not allow a reduction (a side that does
+ *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
+ * @throws GcError `core/parse/*` when base does not read (as {@link segmentModule}); TimeoutError.
+ */
+function segmentReduced(base, ours, theirs, deadline = Infinity, reduceAlways = false) {
+    const read = scanFormBounds(base);
+    checkDeadline(deadline);
+    const bounds = read.bounds;
+    const nF = bounds.length >> 1;
+    const n = base.length;
+    if (nF === 0)
+        return undefined;
+    // Each side's change as a range of base, widened to clean cuts.
+    const windows = [];
+    const shifts = [];
+    for (const x of [ours, theirs]) {
+        const p = commonPrefix(x, base);
+        if (p === x.length && p === n) {
+            shifts.push({ start: n + 1, end: n + 1, delta: 0 });
+            continue;
+        }
+        const s = commonSuffix(x, base, Math.min(x.length, n) - p);
+        const changeEnd = n - s;
+        // Start: the last clean cut whose token is at or before p (0 when none).
+        let start = 0;
+        for (let f = formsEndingBy(bounds, p) - 1; f >= 0; f--) {
+            const c = cutAfter(base, bounds, f);
+            if (c && c.clean && c.token <= p) {
+                start = c.token;
+                break;
+            }
+        }
+        // End: the first clean cut whose token is at or after the change's end (the end of the text
+        // when none).
+        let end = n;
+        for (let f = Math.max(0, formsEndingBy(bounds, changeEnd) - 1); f < nF; f++) {
+            const c = cutAfter(base, bounds, f);
+            if (c && c.token >= changeEnd) {
+                end = c.token;
+                break;
+            }
+        }
+        windows.push({ start, end });
+        shifts.push({ start, end, delta: x.length - n });
+    }
+    // The tail after the last form's line (trailing comment blocks) is always read.
+    const last = cutAfter(base, bounds, nF - 1);
+    if (!last)
+        throw new Error('internal: a token after the last form on its line');
+    if (last.token < n)
+        windows.push({ start: last.token, end: n });
+    windows.sort((a, b) => a.start - b.start || a.end - b.end);
+    const merged = [];
+    for (let i = 0; i < windows.length; i++) {
+        const w = windows[i];
+        const top = merged[merged.length - 1];
+        // Windows that overlap or touch are one (a run between two windows holds at least one token).
+        if (top && w.start <= top.end)
+            top.end = Math.max(top.end, w.end);
+        else
+            merged.push({ start: w.start, end: w.end });
+    }
+    let windowBytes = 0;
+    for (let i = 0; i < merged.length; i++)
+        windowBytes += merged[i].end - merged[i].start;
+    if (!reduceAlways && windowBytes * 2 > n)
+        return undefined;
+    if (merged.length === 1 && merged[0].start === 0 && merged[0].end === n)
+        return undefined;
+    const layout = [];
+    let at = 0;
+    let runs = 0;
+    const pushRun = (from, to) => {
+        // [from, to): from is 0 or a cut token, to a cut token or the end; it holds whole elements, the
+        // last a form (to is a cut after it: its element's end).
+        let first = from;
+        while (first < to && isSpace(base[first]))
+            first++;
+        if (first >= to)
+            return;
+        const f = formsEndingBy(bounds, to) - 1; // the last form before `to`
+        if (f < 0 || bounds[2 * f] < first)
+            throw new Error('internal: a run without a form');
+        const c = cutAfter(base, bounds, f);
+        if (!c || (to < n && c.token !== to))
+            throw new Error('internal: a run that does not end at a cut');
+        const formStart = bounds[2 * f];
+        const formEnd = bounds[2 * f + 1];
+        layout.push({ run: new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++), window: undefined });
+    };
+    for (let i = 0; i < merged.length; i++) {
+        const w = merged[i];
+        if (w.start > at)
+            pushRun(at, w.start);
+        layout.push({ run: undefined, window: w });
+        at = w.end;
+    }
+    if (at < n)
+        pushRun(at, n);
+    checkDeadline(deadline);
+    // Each side: runs as they are (moved by the side's length change after its change), windows read
+    // fresh with one key state per side (so key counts run across that side's windows).
+    const sideOf = (text, shift) => {
+        const st = newState(16);
+        const elements = st.elements;
+        for (let i = 0; i < layout.length; i++) {
+            const piece = layout[i];
+            if (piece.run) {
+                if (!shift) {
+                    // Base: the run's index here (a side that reuses the object keeps it, as segmentLike's).
+                    piece.run.position = elements.length;
+                    elements.push(piece.run);
+                }
+                else if (piece.run.start >= shift.end && shift.delta !== 0) {
+                    const moved = piece.run.movedBy(shift.delta);
+                    moved.position = elements.length;
+                    elements.push(moved);
+                }
+                else
+                    elements.push(piece.run);
+                continue;
+            }
+            const w = piece.window;
+            // The window's bytes on this side: through the side's change when the window holds it, base's
+            // window moved by the side's length change when the change lies before it, else base's.
+            let from = w.start;
+            let to = w.end;
+            if (shift) {
+                if (shift.start >= w.start && shift.end <= w.end)
+                    to += shift.delta;
+                else if (shift.end <= w.start) {
+                    from += shift.delta;
+                    to += shift.delta;
+                }
+            }
+            if (from > to)
+                return undefined;
+            const range = text.subarray(from, to);
+            let r;
+            try {
+                r = scanFormBounds(range);
+            }
+            catch {
+                return undefined; // the whole segmentation reports the error at its offset
+            }
+            st.ordinal = formsStartingBefore(bounds, w.start);
+            const before = elements.length;
+            segmentForms(text, r.bounds, r.trailingStart, to, from, deadline, true, st);
+            // The window must end as a cut does (a form, then a line break), unless it runs to the end.
+            if (to < text.length) {
+                const lastEl = elements.length > before ? elements[elements.length - 1] : undefined;
+                if (lastEl) {
+                    if (lastEl.kind !== 'form')
+                        return undefined;
+                    let lf = false;
+                    for (let q = lastEl.end; q < to; q++) {
+                        const b = text[q];
+                        if (b === segments_LF)
+                            lf = true;
+                        else if (!isSpace(b))
+                            return undefined;
+                    }
+                    if (!lf)
+                        return undefined;
+                }
+                else if (!onlySpace(text, from, to))
+                    return undefined;
+            }
+        }
+        return finish(text, st, true);
+    };
+    const B = sideOf(base, undefined);
+    const O = B && sideOf(ours, shifts[0]);
+    const T = O && sideOf(theirs, shifts[1]);
+    if (!B || !O || !T)
+        return undefined;
+    // Every key of a window's element must occur in no run of base.
+    if (!windowKeysApart([B, O, T], base, bounds, layout.filter((p) => p.run).map((p) => p.run)))
+        return undefined;
+    return { base: B, ours: O, theirs: T };
+}
+/** True when `t[from, to)` is only whitespace. */
+function onlySpace(t, from, to) {
+    for (let q = from; q < to; q++)
+        if (!isSpace(t[q]))
+            return false;
+    return true;
+}
+/** At most this many occurrences of a window's definition name in the runs are looked at (then the reduction is refused). */
+const MAX_NAME_OCCURRENCES = 4096;
+/**
+ * True when no key of the sides' window elements occurs in a run of base (`runs`; base's forms
+ * `bounds`): a definition's name is defined by no form in a run (every occurrence of its bytes in
+ * a run, preceded by whitespace and followed by a delimiter, is looked up), a comment block's text
+ * does not occur in a run at all (a conservative test), and another form's key is no run form's key
+ * (those are computed only when a window holds such a form).
+ */
+function windowKeysApart(sides, base, bounds, runs) {
+    const hay = Buffer.from(base.buffer, base.byteOffset, base.length);
+    const checked = new ByteKeyTable(16);
+    let runKeys;
+    for (let s = 0; s < sides.length; s++) {
+        const m = sides[s];
+        const els = m.elements;
+        for (let i = 0; i < els.length; i++) {
+            const e = els[i];
+            if (e instanceof RunElement)
+                continue;
+            if (e.kind === 'comment') {
+                const needle = m.text.subarray(e.start, e.end);
+                for (let r = 0; r < runs.length; r++) {
+                    const run = runs[r];
+                    const q = hay.indexOf(needle, run.start);
+                    if (q !== -1 && q + needle.length <= run.end)
+                        return false;
+                }
+            }
+            else if (e.isDef) {
+                if (checked.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) >= 0)
+                    continue;
+                checked.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, 0);
+                if (definedInRuns(hay, bounds, runs, e.nameSrc.subarray(e.nameStart, e.nameEnd)))
+                    return false;
+            }
+            else {
+                runKeys ??= runFormKeys(base, bounds, runs);
+                if (runKeys.has(e.keyBase))
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+/** True when a form in one of `runs` may be `(def NAME …)` for the name bytes `name` (see windowKeysApart). */
+function definedInRuns(hay, bounds, runs, name) {
+    const n = hay.length;
+    let seen = 0;
+    let decoded;
+    for (let r = 0; r < runs.length; r++) {
+        const run = runs[r];
+        for (let q = hay.indexOf(name, run.start); q !== -1 && q + name.length <= run.end; q = hay.indexOf(name, q + 1)) {
+            const after = q + name.length;
+            if (after < n && DELIMITER[hay[after]] !== 1)
+                continue;
+            if (q === 0 || !isSpace(hay[q - 1]))
+                continue;
+            if (++seen > MAX_NAME_OCCURRENCES)
+                return true;
+            const f = formsEndingBy(bounds, q);
+            if (f >= bounds.length >> 1 || bounds[2 * f] > q)
+                continue; // in the trivia
+            const start = bounds[2 * f];
+            const end = bounds[2 * f + 1];
+            const fast = defNameEnd(hay, start, end);
+            if (fast >= 0) {
+                if (lastNameStart === q && fast === after)
+                    return true;
+            }
+            else if (fast === -2) {
+                const d = defName(readTerm(hay.subarray(start, end)));
+                decoded ??= decodeSlice(name, 0, name.length);
+                if (d === decoded)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+/** The keys of the forms in `runs` that are not definitions (contentKey, as segmentForms gives them). */
+function runFormKeys(base, bounds, runs) {
+    const keys = new Set();
+    for (let r = 0; r < runs.length; r++) {
+        const run = runs[r];
+        for (let f = formsEndingBy(bounds, run.start); f < bounds.length >> 1 && bounds[2 * f + 1] <= run.end; f++) {
+            const start = bounds[2 * f];
+            const end = bounds[2 * f + 1];
+            const fast = defNameEnd(base, start, end);
+            if (fast >= 0)
+                continue;
+            const term = readTerm(base.subarray(start, end));
+            if (fast === -2 && defName(term) !== undefined)
+                continue;
+            keys.add(contentKey(term, f));
+        }
+    }
+    return keys;
+}
 
 ;// CONCATENATED MODULE: ./src/textmerge/tree.ts
 /**
@@ -72094,6 +72505,9 @@ function sameBody(x, i, y, j) {
     // segmentLike shares base's element objects where a side's bytes are base's, at the same offsets.
     if (e === f)
         return true;
+    // Runs of a reduced merge are the same bytes on every side (a moved copy keeps its number).
+    if (sameRun(e, f))
+        return true;
     const n = e.end - e.start;
     if (n !== f.end - f.start)
         return false;
@@ -72414,10 +72828,61 @@ class SideOrder {
  */
 function mergeModuleText(base, ours, theirs, options) {
     const deadline = options.deadline ?? Infinity;
+    const reduce = options.reduce ?? 'auto';
+    if (reduce !== 'never') {
+        const sides = segmentReduced(base, ours, theirs, deadline, reduce === 'always');
+        if (sides) {
+            let reduced;
+            try {
+                reduced = mergeSegmented({ side: 'base', m: sides.base }, { side: 'ours', m: sides.ours }, { side: 'theirs', m: sides.theirs }, options, true);
+            }
+            catch (error) {
+                if (!(error instanceof NeedsWholeMerge))
+                    throw error;
+            }
+            if (reduced) {
+                if (options.checkSafetyNet)
+                    sameAsWholeMerge(reduced, base, ours, theirs, options);
+                return reduced;
+            }
+        }
+    }
     const B = { side: 'base', m: segmentModule(base, deadline) };
     // Ours and theirs are read only where they differ from base (segmentLike; same result).
     const O = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
     const T = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };
+    return mergeSegmented(B, O, T, options, false);
+}
+/**
+ * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
+ * (the semantic pass's look at every form, the most common separator, a full re-read) or meets a
+ * case the reduction does not claim to reproduce (an incompatible reorder): the whole merge runs
+ * instead.
+ */
+class NeedsWholeMerge extends Error {
+}
+/** Tests (`checkSafetyNet`): a reduced merge must give exactly what the whole merge gives. */
+function sameAsWholeMerge(reduced, base, ours, theirs, options) {
+    let whole;
+    let error;
+    try {
+        whole = mergeModuleText(base, ours, theirs, { ...options, reduce: 'never' });
+    }
+    catch (e) {
+        error = e;
+    }
+    const strip = (r) => JSON.stringify({ text: Buffer.from(r.text).toString('latin1'), conflicts: r.conflicts, messages: r.messages, merged: r.stats.merged, pieces: r.pieces.map((p) => [Buffer.from(p.bytes).toString('latin1'), p.from?.side]) });
+    if (!whole)
+        throw new Error(`the reduced merge succeeded, the whole merge failed: ${error.message}`);
+    if (strip(whole) !== strip(reduced))
+        throw new Error(`the reduced merge differs from the whole merge:\n${strip(reduced)}\n${strip(whole)}`);
+}
+/**
+ * Steps 2–6 of {@link mergeModuleText} on segmented sides. `reduced`: the sides come from
+ * segmentReduced; a step that cannot be done on them throws NeedsWholeMerge.
+ */
+function mergeSegmented(B, O, T, options, reduced) {
+    const deadline = options.deadline ?? Infinity;
     checkDeadline(deadline);
     // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
     const oToB = alignElements(B.m.elements, O.m.elements, B.m.defs);
@@ -72475,7 +72940,7 @@ function mergeModuleText(base, ours, theirs, options) {
         if (a.resolution.kind === 'merged')
             merged++;
     }
-    semanticPass(aligned, B, O, T, messages, deadline);
+    semanticPass(aligned, B, O, T, messages, deadline, reduced);
     checkDeadline(deadline);
     const bIds = new Array(nB);
     for (let i = 0; i < nB; i++)
@@ -72484,10 +72949,13 @@ function mergeModuleText(base, ours, theirs, options) {
     const oOrder = new SideOrder(O, oIds, aligned.length);
     const tOrder = new SideOrder(T, tIds, aligned.length);
     const order = mergeOrder(oIds, tIds, (id) => aligned[id].b, (id) => aligned[id].resolution.kind !== 'deleted', deadline);
-    if (order === undefined)
+    if (order === undefined) {
+        if (reduced)
+            throw new NeedsWholeMerge();
         throw unsafe('the two sides reordered the top-level forms incompatibly');
+    }
     checkDeadline(deadline);
-    const ctx = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours', deadline };
+    const ctx = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours', deadline, reduced };
     const real = render(ctx, order, 'markers', false);
     const text = real.pieces.length === 1 ? real.pieces[0].bytes : diff3_concatBytes(real.pieces.map((p) => p.bytes));
     checkDeadline(deadline);
@@ -72497,6 +72965,13 @@ function mergeModuleText(base, ours, theirs, options) {
     let fullRereads = 0;
     const check = (mode, what, first) => {
         const r = first ?? render(ctx, order, mode, false);
+        if (reduced) {
+            // Runs hide the elements a full re-read compares: a reading not proven cheaply is left to the
+            // whole merge (checkSafetyNet compares the two results instead).
+            if (!r.proven)
+                throw new NeedsWholeMerge();
+            return;
+        }
         if (r.proven && !options.checkSafetyNet)
             return;
         const full = render(ctx, order, mode, true);
@@ -72523,7 +72998,7 @@ function mergeModuleText(base, ours, theirs, options) {
         pieces: real.pieces,
         conflicts: real.conflicts,
         messages,
-        stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads },
+        stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads, reduced },
     };
 }
 /**
@@ -72830,8 +73305,11 @@ function render(ctx, order, mode, collect) {
                 sep = spanSep(cOut.src, before);
             else if (after && countLfIn(sides[pOut.src].m.text, after.start, after.end) > 0)
                 sep = spanSep(pOut.src, after);
-            else
+            else {
+                if (ctx.reduced)
+                    throw new NeedsWholeMerge(); // the most common separator counts every element's
                 sep = ownSep((defaultSep ??= commonSeparator([O, T, B])));
+            }
         }
         // Keep the reading of the text: a free comment block stays free (a blank line after it), a
         // comment never swallows what follows, a comment never joins the previous line, markers start lines.
@@ -72981,7 +73459,7 @@ function renameInElement(bytes, renames) {
  * references; references one side's changes add to a definition the other side removed become
  * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
  */
-function semanticPass(aligned, B, O, T, messages, deadline) {
+function semanticPass(aligned, B, O, T, messages, deadline, reduced) {
     const idx = (a, side) => (side === 'ours' ? a.o : a.t);
     const mod = (side) => (side === 'ours' ? O : T);
     // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
@@ -73028,6 +73506,9 @@ function semanticPass(aligned, B, O, T, messages, deadline) {
         }
         if (candidates.size === 0)
             continue;
+        // What follows looks at every form of the sides, which runs hide.
+        if (reduced)
+            throw new NeedsWholeMerge();
         checkDeadline(deadline);
         // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter).
         const gone = [...candidates].filter((n) => {

@@ -30,7 +30,7 @@ import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
-import { ByteKeyTable, segmentLike, segmentModule, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
+import { ByteKeyTable, sameRun, segmentLike, segmentModule, segmentReduced, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
 import { containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
@@ -78,10 +78,12 @@ export interface TextMergeResult {
   /** Notes for standard error (renames carried over). */
   messages: string[];
   /**
-   * Counts: elements in the result, elements merged inside (both sides changed), conflicts, and
-   * readings the safety net had to re-read whole (the cheap proof did not settle them).
+   * Counts: elements in the result (a run of unchanged elements a reduced merge kept whole counts
+   * as one), elements merged inside (both sides changed), conflicts, and readings the safety net had
+   * to re-read whole (the cheap proof did not settle them); `reduced`: the merge worked on the
+   * changed windows only (segmentReduced).
    */
-  stats: { elements: number; merged: number; conflicts: number; fullRereads: number };
+  stats: { elements: number; merged: number; conflicts: number; fullRereads: number; reduced: boolean };
 }
 
 /** Options of {@link mergeModuleText}. */
@@ -100,6 +102,13 @@ export interface TextMergeOptions {
    * endings the result follows, so that its raw bytes can be kept (newline.ts `chooseOutputStyle`).
    */
   prefer?: 'ours' | 'theirs';
+  /**
+   * Whether to merge the changed windows only (segmentReduced: the stretches of base neither side
+   * changed stay whole; same result): `auto` (default) when the windows hold at most half of base,
+   * `always` whenever the texts allow it, `never`. With `checkSafetyNet` a reduced merge is also
+   * compared with the whole merge.
+   */
+  reduce?: 'auto' | 'always' | 'never';
 }
 
 /** Error code: the structural merge cannot represent this merge or failed its own check. */
@@ -164,6 +173,8 @@ function sameBody(x: SideModule, i: number, y: SideModule, j: number): boolean {
   const f = y.m.elements[j]!;
   // segmentLike shares base's element objects where a side's bytes are base's, at the same offsets.
   if (e === f) return true;
+  // Runs of a reduced merge are the same bytes on every side (a moved copy keeps its number).
+  if (sameRun(e, f)) return true;
   const n = e.end - e.start;
   if (n !== f.end - f.start) return false;
   const a = x.m.text;
@@ -473,10 +484,58 @@ interface Rendered {
  */
 export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): TextMergeResult {
   const deadline = options.deadline ?? Infinity;
+  const reduce = options.reduce ?? 'auto';
+  if (reduce !== 'never') {
+    const sides = segmentReduced(base, ours, theirs, deadline, reduce === 'always');
+    if (sides) {
+      let reduced: TextMergeResult | undefined;
+      try {
+        reduced = mergeSegmented({ side: 'base', m: sides.base }, { side: 'ours', m: sides.ours }, { side: 'theirs', m: sides.theirs }, options, true);
+      } catch (error) {
+        if (!(error instanceof NeedsWholeMerge)) throw error;
+      }
+      if (reduced) {
+        if (options.checkSafetyNet) sameAsWholeMerge(reduced, base, ours, theirs, options);
+        return reduced;
+      }
+    }
+  }
   const B: SideModule = { side: 'base', m: segmentModule(base, deadline) };
   // Ours and theirs are read only where they differ from base (segmentLike; same result).
   const O: SideModule = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
   const T: SideModule = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };
+  return mergeSegmented(B, O, T, options, false);
+}
+
+/**
+ * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
+ * (the semantic pass's look at every form, the most common separator, a full re-read) or meets a
+ * case the reduction does not claim to reproduce (an incompatible reorder): the whole merge runs
+ * instead.
+ */
+class NeedsWholeMerge extends Error {}
+
+/** Tests (`checkSafetyNet`): a reduced merge must give exactly what the whole merge gives. */
+function sameAsWholeMerge(reduced: TextMergeResult, base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): void {
+  let whole: TextMergeResult | undefined;
+  let error: unknown;
+  try {
+    whole = mergeModuleText(base, ours, theirs, { ...options, reduce: 'never' });
+  } catch (e) {
+    error = e;
+  }
+  const strip = (r: TextMergeResult): string =>
+    JSON.stringify({ text: Buffer.from(r.text).toString('latin1'), conflicts: r.conflicts, messages: r.messages, merged: r.stats.merged, pieces: r.pieces.map((p) => [Buffer.from(p.bytes).toString('latin1'), p.from?.side]) });
+  if (!whole) throw new Error(`the reduced merge succeeded, the whole merge failed: ${(error as Error).message}`);
+  if (strip(whole) !== strip(reduced)) throw new Error(`the reduced merge differs from the whole merge:\n${strip(reduced)}\n${strip(whole)}`);
+}
+
+/**
+ * Steps 2–6 of {@link mergeModuleText} on segmented sides. `reduced`: the sides come from
+ * segmentReduced; a step that cannot be done on them throws NeedsWholeMerge.
+ */
+function mergeSegmented(B: SideModule, O: SideModule, T: SideModule, options: TextMergeOptions, reduced: boolean): TextMergeResult {
+  const deadline = options.deadline ?? Infinity;
   checkDeadline(deadline);
 
   // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
@@ -534,7 +593,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     if (a.resolution.kind === 'merged') merged++;
   }
 
-  semanticPass(aligned, B, O, T, messages, deadline);
+  semanticPass(aligned, B, O, T, messages, deadline, reduced);
   checkDeadline(deadline);
 
   const bIds: number[] = new Array<number>(nB);
@@ -549,10 +608,13 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     (id) => aligned[id]!.resolution.kind !== 'deleted',
     deadline,
   );
-  if (order === undefined) throw unsafe('the two sides reordered the top-level forms incompatibly');
+  if (order === undefined) {
+    if (reduced) throw new NeedsWholeMerge();
+    throw unsafe('the two sides reordered the top-level forms incompatibly');
+  }
   checkDeadline(deadline);
 
-  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours', deadline };
+  const ctx: RenderContext = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours', deadline, reduced };
   const real = render(ctx, order, 'markers', false);
   const text = real.pieces.length === 1 ? real.pieces[0]!.bytes : concatBytes(real.pieces.map((p) => p.bytes));
   checkDeadline(deadline);
@@ -563,6 +625,12 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
   let fullRereads = 0;
   const check = (mode: RenderMode, what: string, first: Rendered | undefined): void => {
     const r = first ?? render(ctx, order, mode, false);
+    if (reduced) {
+      // Runs hide the elements a full re-read compares: a reading not proven cheaply is left to the
+      // whole merge (checkSafetyNet compares the two results instead).
+      if (!r.proven) throw new NeedsWholeMerge();
+      return;
+    }
     if (r.proven && !options.checkSafetyNet) return;
     const full = render(ctx, order, mode, true);
     if (r.proven) {
@@ -586,7 +654,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
     pieces: real.pieces,
     conflicts: real.conflicts,
     messages,
-    stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads },
+    stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads, reduced },
   };
 }
 
@@ -601,6 +669,8 @@ interface RenderContext {
   markers: MarkerOptions;
   prefer: 'ours' | 'theirs';
   deadline: number;
+  /** The sides are reduced (segmentReduced): throw NeedsWholeMerge where runs would be looked into. */
+  reduced: boolean;
 }
 
 /**
@@ -920,7 +990,10 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
       const after = orders[pOut.src].sepAfter(p);
       if (before && countLfIn(sides[cOut.src].m.text, before.start, before.end) > 0) sep = spanSep(cOut.src, before);
       else if (after && countLfIn(sides[pOut.src].m.text, after.start, after.end) > 0) sep = spanSep(pOut.src, after);
-      else sep = ownSep((defaultSep ??= commonSeparator([O, T, B])));
+      else {
+        if (ctx.reduced) throw new NeedsWholeMerge(); // the most common separator counts every element's
+        sep = ownSep((defaultSep ??= commonSeparator([O, T, B])));
+      }
     }
     // Keep the reading of the text: a free comment block stays free (a blank line after it), a
     // comment never swallows what follows, a comment never joins the previous line, markers start lines.
@@ -1057,7 +1130,7 @@ function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>
  * references; references one side's changes add to a definition the other side removed become
  * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
  */
-function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number): void {
+function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number, reduced: boolean): void {
   const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
   const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
   // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
@@ -1093,6 +1166,8 @@ function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideM
       for (const k of qualifiedCounts(termOf(B, a.b)).keys()) if (!xNames.has(k)) candidates.add(k);
     }
     if (candidates.size === 0) continue;
+    // What follows looks at every form of the sides, which runs hide.
+    if (reduced) throw new NeedsWholeMerge();
     checkDeadline(deadline);
     // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter).
     const gone = [...candidates].filter((n) => {

@@ -716,3 +716,404 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
   const elements = st.elements;
   return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1]!.end : 0 };
 }
+
+/**
+ * An unchanged run of base's elements that a reduced segmentation ({@link segmentReduced}) keeps
+ * opaque: bytes all three sides share, aligned with itself by its key `run:<i>`, never read. Its
+ * `kind` (`form`), `endsWithComment` and `formStart`/`formEnd` are those of its last element (a
+ * form), as the render's boundary rules need them.
+ */
+class RunElement implements TextElement {
+  readonly kind = 'form' as const;
+  readonly keyIsDef = false;
+  readonly defName = undefined;
+  readonly isDef = false;
+  readonly nameSrc = undefined;
+  readonly nameStart = 0;
+  readonly nameEnd = 0;
+  readonly nameHash = 0;
+  readonly keyIndex = 0;
+  position = -1;
+  constructor(
+    public start: number,
+    public end: number,
+    public formStart: number,
+    public formEnd: number,
+    readonly endsWithComment: boolean,
+    /** The run's number in the module (runs count from 0 in text order). */
+    readonly run: number,
+  ) {}
+  get keyBase(): string {
+    return `run:${this.run}`;
+  }
+  get key(): string {
+    return `run:${this.run}#0`;
+  }
+  get term(): Term | undefined {
+    // The merge never reads a run (semantic checks that would need it give up on the reduction).
+    throw new Error('internal: a run of unchanged elements has no single term');
+  }
+  /** The same run `delta` bytes further (a side whose change lies before it). */
+  movedBy(delta: number): RunElement {
+    return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
+  }
+}
+
+/** True when `e` is an opaque run of a reduced segmentation. */
+export function isRun(e: TextElement): boolean {
+  return e instanceof RunElement;
+}
+
+/** True when `e` and `f` are the same run of a reduced segmentation (on any side: the same bytes). */
+export function sameRun(e: TextElement, f: TextElement): boolean {
+  return e instanceof RunElement && f instanceof RunElement && e.run === f.run;
+}
+
+/**
+ * A clean cut after a form: the end of the form's element (the form, or a comment on its last line)
+ * and the first token after that line. Segmenting from `token` on, fresh, gives exactly the
+ * elements a whole-text segmentation gives there: the line break means no comment after it joins
+ * the form, and nothing is pending.
+ */
+interface Cut {
+  /** Index of the form the cut follows (its element ends at `elemEnd`). */
+  form: number;
+  elemEnd: number;
+  /** The first token after the form's line, or the text's length when none follows. */
+  token: number;
+  /**
+   * A line break follows the form's element: a window may start at `token` (false only at the end
+   * of a text without a final line break, where a side could continue the form's line).
+   */
+  clean: boolean;
+}
+
+/**
+ * The cut after form `f` of `text` (bounds as {@link scanFormBounds}), or undefined when the next
+ * token follows on the form's own line (no cut there).
+ */
+function cutAfter(text: Uint8Array, bounds: ArrayLike<number>, f: number): Cut | undefined {
+  const n = text.length;
+  let q = bounds[2 * f + 1]!;
+  while (q < n && (text[q] === 0x20 || text[q] === 0x09 || text[q] === 0x0d)) q++;
+  let elemEnd = bounds[2 * f + 1]!;
+  if (q < n && text[q] === SEMI) {
+    q = text.indexOf(LF, q);
+    if (q === -1) q = n;
+    elemEnd = q;
+  }
+  if (q < n && text[q] !== LF) return undefined;
+  const clean = q < n;
+  while (q < n && isSpace(text[q])) q++;
+  return { form: f, elemEnd, token: q, clean };
+}
+
+/** Index of the first form of `bounds` that ends after `offset` (the number of forms ending at or before it). */
+function formsEndingBy(bounds: ArrayLike<number>, offset: number): number {
+  let lo = 0;
+  let hi = bounds.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bounds[2 * mid + 1]! <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first form of `bounds` that starts at or after `offset`. */
+function formsStartingBefore(bounds: ArrayLike<number>, offset: number): number {
+  let lo = 0;
+  let hi = bounds.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bounds[2 * mid]! < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A window of base the reduced segmentation reads: `[start, end)`, both cut tokens (or 0 / the end). */
+interface Window {
+  start: number;
+  end: number;
+}
+
+/** The three sides of a merge, segmented. */
+export interface SegmentedSides {
+  base: SegmentedModule;
+  ours: SegmentedModule;
+  theirs: SegmentedModule;
+}
+
+/**
+ * Segments the three sides of a merge keeping every stretch of base that neither side changed as
+ * one opaque element ({@link isRun}): only the windows around each side's change are split into
+ * elements, so a merge of two small edits far apart does per-element work on those edits alone
+ * (issue #15 item 3: a 1 MB merge). Base is scanned whole (so that it reads, as for
+ * {@link segmentModule}); a side only in its window.
+ *
+ * Why the merge of the reduced sides equals the merge of the whole ones (module.ts checks the rest
+ * and falls back to the whole merge where it cannot tell): each side's change lies in one window
+ * of base, `[cut, cut)` between clean cuts ({@link Cut}), so the side's whole segmentation is
+ * base's elements before the window, the window read fresh, and base's elements after it (checked:
+ * the side's window must read and end with a form and a line break, as base's does). The runs are
+ * the same bytes on every side, in the same places, so each aligns with itself, is kept, keeps its
+ * place in the order and its separators; a run behaves at its ends as its first and last elements
+ * do. What could tie a window's element to a run's is a shared key: every key in a window (a
+ * definition's name, another form's canonical print, a comment block's text) must occur in no run
+ * of base, else the reduction is refused.
+ * @param reduceAlways false: refused (undefined) when the windows hold more than half of base
+ *   (nothing to gain); true: reduced whenever it can be (tests).
+ * @returns the reduced sides, or undefined when the texts do not allow a reduction (a side that does
+ *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
+ * @throws GcError `core/parse/*` when base does not read (as {@link segmentModule}); TimeoutError.
+ */
+export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, deadline = Infinity, reduceAlways = false): SegmentedSides | undefined {
+  const read = scanFormBounds(base);
+  checkDeadline(deadline);
+  const bounds = read.bounds;
+  const nF = bounds.length >> 1;
+  const n = base.length;
+  if (nF === 0) return undefined;
+  // Each side's change as a range of base, widened to clean cuts.
+  const windows: Window[] = [];
+  const shifts: { start: number; end: number; delta: number }[] = [];
+  for (const x of [ours, theirs]) {
+    const p = commonPrefix(x, base);
+    if (p === x.length && p === n) {
+      shifts.push({ start: n + 1, end: n + 1, delta: 0 });
+      continue;
+    }
+    const s = commonSuffix(x, base, Math.min(x.length, n) - p);
+    const changeEnd = n - s;
+    // Start: the last clean cut whose token is at or before p (0 when none).
+    let start = 0;
+    for (let f = formsEndingBy(bounds, p) - 1; f >= 0; f--) {
+      const c = cutAfter(base, bounds, f);
+      if (c && c.clean && c.token <= p) {
+        start = c.token;
+        break;
+      }
+    }
+    // End: the first clean cut whose token is at or after the change's end (the end of the text
+    // when none).
+    let end = n;
+    for (let f = Math.max(0, formsEndingBy(bounds, changeEnd) - 1); f < nF; f++) {
+      const c = cutAfter(base, bounds, f);
+      if (c && c.token >= changeEnd) {
+        end = c.token;
+        break;
+      }
+    }
+    windows.push({ start, end });
+    shifts.push({ start, end, delta: x.length - n });
+  }
+  // The tail after the last form's line (trailing comment blocks) is always read.
+  const last = cutAfter(base, bounds, nF - 1);
+  if (!last) throw new Error('internal: a token after the last form on its line');
+  if (last.token < n) windows.push({ start: last.token, end: n });
+  windows.sort((a, b) => a.start - b.start || a.end - b.end);
+  const merged: Window[] = [];
+  for (let i = 0; i < windows.length; i++) {
+    const w = windows[i]!;
+    const top = merged[merged.length - 1];
+    // Windows that overlap or touch are one (a run between two windows holds at least one token).
+    if (top && w.start <= top.end) top.end = Math.max(top.end, w.end);
+    else merged.push({ start: w.start, end: w.end });
+  }
+  let windowBytes = 0;
+  for (let i = 0; i < merged.length; i++) windowBytes += merged[i]!.end - merged[i]!.start;
+  if (!reduceAlways && windowBytes * 2 > n) return undefined;
+  if (merged.length === 1 && merged[0]!.start === 0 && merged[0]!.end === n) return undefined;
+
+  // Runs: the stretches between windows, as one opaque element each.
+  interface Piece {
+    run: RunElement | undefined;
+    window: Window | undefined;
+  }
+  const layout: Piece[] = [];
+  let at = 0;
+  let runs = 0;
+  const pushRun = (from: number, to: number): void => {
+    // [from, to): from is 0 or a cut token, to a cut token or the end; it holds whole elements, the
+    // last a form (to is a cut after it: its element's end).
+    let first = from;
+    while (first < to && isSpace(base[first])) first++;
+    if (first >= to) return;
+    const f = formsEndingBy(bounds, to) - 1; // the last form before `to`
+    if (f < 0 || bounds[2 * f]! < first) throw new Error('internal: a run without a form');
+    const c = cutAfter(base, bounds, f);
+    if (!c || (to < n && c.token !== to)) throw new Error('internal: a run that does not end at a cut');
+    const formStart = bounds[2 * f]!;
+    const formEnd = bounds[2 * f + 1]!;
+    layout.push({ run: new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++), window: undefined });
+  };
+  for (let i = 0; i < merged.length; i++) {
+    const w = merged[i]!;
+    if (w.start > at) pushRun(at, w.start);
+    layout.push({ run: undefined, window: w });
+    at = w.end;
+  }
+  if (at < n) pushRun(at, n);
+  checkDeadline(deadline);
+
+  // Each side: runs as they are (moved by the side's length change after its change), windows read
+  // fresh with one key state per side (so key counts run across that side's windows).
+  const sideOf = (text: Uint8Array, shift: { start: number; end: number; delta: number } | undefined): SegmentedModule | undefined => {
+    const st = newState(16);
+    const elements = st.elements;
+    for (let i = 0; i < layout.length; i++) {
+      const piece = layout[i]!;
+      if (piece.run) {
+        if (!shift) {
+          // Base: the run's index here (a side that reuses the object keeps it, as segmentLike's).
+          piece.run.position = elements.length;
+          elements.push(piece.run);
+        } else if (piece.run.start >= shift.end && shift.delta !== 0) {
+          const moved = piece.run.movedBy(shift.delta);
+          moved.position = elements.length;
+          elements.push(moved);
+        } else elements.push(piece.run);
+        continue;
+      }
+      const w = piece.window!;
+      // The window's bytes on this side: through the side's change when the window holds it, base's
+      // window moved by the side's length change when the change lies before it, else base's.
+      let from = w.start;
+      let to = w.end;
+      if (shift) {
+        if (shift.start >= w.start && shift.end <= w.end) to += shift.delta;
+        else if (shift.end <= w.start) {
+          from += shift.delta;
+          to += shift.delta;
+        }
+      }
+      if (from > to) return undefined;
+      const range = text.subarray(from, to);
+      let r: ReturnType<typeof scanFormBounds>;
+      try {
+        r = scanFormBounds(range);
+      } catch {
+        return undefined; // the whole segmentation reports the error at its offset
+      }
+      st.ordinal = formsStartingBefore(bounds, w.start);
+      const before = elements.length;
+      segmentForms(text, r.bounds, r.trailingStart, to, from, deadline, true, st);
+      // The window must end as a cut does (a form, then a line break), unless it runs to the end.
+      if (to < text.length) {
+        const lastEl = elements.length > before ? elements[elements.length - 1]! : undefined;
+        if (lastEl) {
+          if (lastEl.kind !== 'form') return undefined;
+          let lf = false;
+          for (let q = lastEl.end; q < to; q++) {
+            const b = text[q];
+            if (b === LF) lf = true;
+            else if (!isSpace(b)) return undefined;
+          }
+          if (!lf) return undefined;
+        } else if (!onlySpace(text, from, to)) return undefined;
+      }
+    }
+    return finish(text, st, true);
+  };
+  const B = sideOf(base, undefined);
+  const O = B && sideOf(ours, shifts[0]);
+  const T = O && sideOf(theirs, shifts[1]);
+  if (!B || !O || !T) return undefined;
+  // Every key of a window's element must occur in no run of base.
+  if (!windowKeysApart([B, O, T], base, bounds, layout.filter((p) => p.run).map((p) => p.run!))) return undefined;
+  return { base: B, ours: O, theirs: T };
+}
+
+/** True when `t[from, to)` is only whitespace. */
+function onlySpace(t: Uint8Array, from: number, to: number): boolean {
+  for (let q = from; q < to; q++) if (!isSpace(t[q])) return false;
+  return true;
+}
+
+/** At most this many occurrences of a window's definition name in the runs are looked at (then the reduction is refused). */
+const MAX_NAME_OCCURRENCES = 4096;
+
+/**
+ * True when no key of the sides' window elements occurs in a run of base (`runs`; base's forms
+ * `bounds`): a definition's name is defined by no form in a run (every occurrence of its bytes in
+ * a run, preceded by whitespace and followed by a delimiter, is looked up), a comment block's text
+ * does not occur in a run at all (a conservative test), and another form's key is no run form's key
+ * (those are computed only when a window holds such a form).
+ */
+function windowKeysApart(sides: readonly SegmentedModule[], base: Uint8Array, bounds: ArrayLike<number>, runs: readonly TextElement[]): boolean {
+  const hay = Buffer.from(base.buffer, base.byteOffset, base.length);
+  const checked = new ByteKeyTable(16);
+  let runKeys: Set<string> | undefined;
+  for (let s = 0; s < sides.length; s++) {
+    const m = sides[s]!;
+    const els = m.elements;
+    for (let i = 0; i < els.length; i++) {
+      const e = els[i]!;
+      if (e instanceof RunElement) continue;
+      if (e.kind === 'comment') {
+        const needle = m.text.subarray(e.start, e.end);
+        for (let r = 0; r < runs.length; r++) {
+          const run = runs[r]!;
+          const q = hay.indexOf(needle, run.start);
+          if (q !== -1 && q + needle.length <= run.end) return false;
+        }
+      } else if (e.isDef) {
+        if (checked.get(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash) >= 0) continue;
+        checked.add(e.nameSrc!, e.nameStart, e.nameEnd, e.nameHash, 0);
+        if (definedInRuns(hay, bounds, runs, e.nameSrc!.subarray(e.nameStart, e.nameEnd))) return false;
+      } else {
+        runKeys ??= runFormKeys(base, bounds, runs);
+        if (runKeys.has(e.keyBase)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** True when a form in one of `runs` may be `(def NAME …)` for the name bytes `name` (see windowKeysApart). */
+function definedInRuns(hay: Buffer, bounds: ArrayLike<number>, runs: readonly TextElement[], name: Uint8Array): boolean {
+  const n = hay.length;
+  let seen = 0;
+  let decoded: string | undefined;
+  for (let r = 0; r < runs.length; r++) {
+    const run = runs[r]!;
+    for (let q = hay.indexOf(name, run.start); q !== -1 && q + name.length <= run.end; q = hay.indexOf(name, q + 1)) {
+      const after = q + name.length;
+      if (after < n && DELIMITER[hay[after]!] !== 1) continue;
+      if (q === 0 || !isSpace(hay[q - 1])) continue;
+      if (++seen > MAX_NAME_OCCURRENCES) return true;
+      const f = formsEndingBy(bounds, q);
+      if (f >= bounds.length >> 1 || bounds[2 * f]! > q) continue; // in the trivia
+      const start = bounds[2 * f]!;
+      const end = bounds[2 * f + 1]!;
+      const fast = defNameEnd(hay, start, end);
+      if (fast >= 0) {
+        if (lastNameStart === q && fast === after) return true;
+      } else if (fast === -2) {
+        const d = defName(readTerm(hay.subarray(start, end)));
+        decoded ??= decodeSlice(name, 0, name.length);
+        if (d === decoded) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** The keys of the forms in `runs` that are not definitions (contentKey, as segmentForms gives them). */
+function runFormKeys(base: Uint8Array, bounds: ArrayLike<number>, runs: readonly TextElement[]): Set<string> {
+  const keys = new Set<string>();
+  for (let r = 0; r < runs.length; r++) {
+    const run = runs[r]!;
+    for (let f = formsEndingBy(bounds, run.start); f < bounds.length >> 1 && bounds[2 * f + 1]! <= run.end; f++) {
+      const start = bounds[2 * f]!;
+      const end = bounds[2 * f + 1]!;
+      const fast = defNameEnd(base, start, end);
+      if (fast >= 0) continue;
+      const term = readTerm(base.subarray(start, end));
+      if (fast === -2 && defName(term) !== undefined) continue;
+      keys.add(contentKey(term, f));
+    }
+  }
+  return keys;
+}

@@ -1,0 +1,236 @@
+// The reduced merge (issue #15 item 3): segmentReduced keeps every stretch of base that neither side
+// changed as one opaque run and merges the changed windows only. It must give exactly what the
+// whole merge gives (text, pieces and the side each comes from, conflicts, messages, errors), or
+// refuse and leave the merge to the whole one. Every generated triple here is merged both ways
+// (`reduce: 'always'` and `'never'`) and compared; the counts check that the reduction really ran
+// on most of the large ones, so the comparison is not vacuous.
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mergeModuleText, type TextMergeOptions, type TextMergeResult } from '../../src/textmerge/module.js';
+import { isRun, segmentModule, segmentReduced } from '../../src/textmerge/segments.js';
+import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import { random } from '../helpers/random.js';
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const dec = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
+const markers: MarkerOptions = { markerSize: 7, style: 'diff3', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
+
+/** A merge's outcome as comparable text: every field of the result, or the error's code. */
+function outcome(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): { shown: string; r: TextMergeResult | undefined } {
+  try {
+    const r = mergeModuleText(base, ours, theirs, options);
+    const pieces = r.pieces.map((p) => [dec(p.bytes), p.from?.side, p.from?.start, p.from?.end]);
+    return { shown: JSON.stringify({ text: dec(r.text), pieces, conflicts: r.conflicts, messages: r.messages, merged: r.stats.merged }), r };
+  } catch (error) {
+    return { shown: `error ${(error as { code?: string }).code ?? (error as Error).message}`, r: undefined };
+  }
+}
+
+/** Merges both ways; returns whether the reduced merge ran (and fails the test when they differ). */
+function bothWays(base: string, ours: string, theirs: string, options: Omit<TextMergeOptions, 'reduce'> = { markers }): boolean {
+  const b = enc(base);
+  const o = enc(ours);
+  const t = enc(theirs);
+  const reduced = outcome(b, o, t, { ...options, reduce: 'always' });
+  const whole = outcome(b, o, t, { ...options, reduce: 'never' });
+  if (reduced.shown !== whole.shown) {
+    throw new Error(`reduced and whole merges differ\n${JSON.stringify([base, ours, theirs])}\nreduced: ${reduced.shown}\nwhole:   ${whole.shown}`);
+  }
+  return reduced.r?.stats.reduced ?? false;
+}
+
+const NAMES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+const SEPARATORS = ['\n\n', '\n\n', '\n', '\n\n\n', ' ', '', '\n  \n'];
+
+function generator(rnd: () => number) {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const form = (name: string): string =>
+    pick([
+      () => `(def m::${name}\n  (fn (x)\n    (prim int/add x ${Math.floor(rnd() * 9)})))`,
+      () => `(def m::${name} ${Math.floor(rnd() * 9)})`,
+      () => `(def m::${name} (m::${pick(NAMES)} 1))`,
+      () => `(def m::${name}\n  (fn (y) (m::${pick(NAMES)} y)))`,
+      () => `m::${name}`,
+      () => `(m::${name} ${Math.floor(rnd() * 3)})`,
+      () => `'(q ${name})`,
+    ])();
+  const element = (names: readonly string[]): string => {
+    const r = rnd();
+    // Free comment blocks repeat in small modules (keys with several occurrences), rarely in large ones.
+    if (r < 0.1) return `; free ${Math.floor(rnd() * names.length * 0.7)}`;
+    if (r < 0.13) return `; one\n; two`;
+    let f = form(pick(names));
+    if (rnd() < 0.4) f = `;; doc ${Math.floor(rnd() * 100)}\n${f}`;
+    if (rnd() < 0.15) f = `${f} ; note`;
+    return f;
+  };
+  /** `size` elements; large modules use many distinct names so that edits rarely share a key. */
+  const module = (size: number, names: readonly string[]): string[] => Array.from({ length: size }, () => element(names));
+  /** 1–3 edits of the elements `[from, to)` (insert, change a digit, delete, move, add a comment, rename a reference). */
+  const mutate = (els: string[], names: readonly string[], from = 0, to = els.length): string[] => {
+    const x = [...els];
+    let hi = to;
+    for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
+      const i = from + Math.floor(rnd() * Math.max(1, hi - from));
+      const r = rnd();
+      if (x.length === 0 || i >= x.length || r < 0.2) {
+        x.splice(Math.min(i, x.length), 0, element(names));
+        hi++;
+      } else if (r < 0.45) x[i] = x[i]!.replace(/\d/, String(Math.floor(rnd() * 9)));
+      else if (r < 0.55) {
+        x.splice(i, 1);
+        hi--;
+      } else if (r < 0.65) {
+        const [e] = x.splice(i, 1);
+        x.splice(from + Math.floor(rnd() * Math.max(1, hi - 1 - from)), 0, e!);
+      } else if (r < 0.75) x[i] = `; added\n${x[i]!}`;
+      else if (r < 0.85) x[i] = x[i]!.replace(/m::(\w+) 1\)/, `m::${pick(names)} 1)`);
+      else x[i] = x[i]!.replace(/\n  /g, '\n    ');
+    }
+    return x;
+  };
+  const render = (els: string[], seps: string[]): string => els.map((e, i) => (i === 0 ? '' : (seps[i] ?? pick(SEPARATORS))) + e).join('') + pick(['\n', '\n', '', '\n\n']);
+  return { pick, module, mutate, render };
+}
+
+describe('reduced merge = whole merge', () => {
+  it('on 2,000 generated small modules (edits anywhere)', () => {
+    const rnd = random(20261202);
+    const g = generator(rnd);
+    let reduced = 0;
+    for (let n = 0; n < 2000; n++) {
+      const names = NAMES.slice(0, 6);
+      const base = g.module(1 + Math.floor(rnd() * 8), names);
+      const seps = base.map(() => g.pick(SEPARATORS));
+      if (bothWays(g.render(base, seps), g.render(g.mutate(base, names), seps), g.render(g.mutate(base, names), seps))) reduced++;
+    }
+    expect(reduced).toBeGreaterThan(150);
+  });
+
+  it('on 1,500 generated large modules with local edits on each side', () => {
+    const rnd = random(20261203);
+    const g = generator(rnd);
+    let reduced = 0;
+    for (let n = 0; n < 1500; n++) {
+      const names = Array.from({ length: 400 }, (_, i) => `n${i}`);
+      const size = 20 + Math.floor(rnd() * 30);
+      const base = g.module(size, names);
+      const seps = base.map(() => g.pick(['\n\n', '\n\n', '\n', '\n\n\n']));
+      const at = (): [number, number] => {
+        const i = Math.floor(rnd() * size);
+        return [i, Math.min(size, i + 1 + Math.floor(rnd() * 3))];
+      };
+      const [of, ot] = at();
+      const [tf, tt] = at();
+      const o = g.mutate(base, names, of, ot);
+      const t = rnd() < 0.1 ? base : g.mutate(base, names, tf, tt);
+      const sideSeps = (els: string[]): string[] => els.map((_, i) => seps[i] ?? '\n\n');
+      if (bothWays(g.render(base, seps), g.render(o, sideSeps(o)), g.render(t, sideSeps(t)), { markers, prefer: rnd() < 0.3 ? 'theirs' : 'ours' })) reduced++;
+    }
+    expect(reduced).toBeGreaterThan(450);
+  });
+
+  it('on every fixture triple', () => {
+    const dir = join(import.meta.dirname, '../../fixtures/merge');
+    let n = 0;
+    for (const name of readdirSync(dir)) {
+      if (!existsSync(join(dir, name, 'Base.gc'))) continue;
+      const read = (f: string): string => readFileSync(join(dir, name, f), 'utf8').replace(/\r\n/g, '\n').replace(/^\uFEFF/, '');
+      bothWays(read('Base.gc'), read('Left.gc'), read('Right.gc'));
+      n++;
+    }
+    expect(n).toBeGreaterThanOrEqual(40);
+  });
+});
+
+/** A module of `count` documented definitions, `edit(i)` replacing the body of definition i. */
+function bench(count: number, edit: (i: number) => string | undefined = () => undefined): string {
+  const forms = ["; app/bench: generated module.\n\n(def ::meta\n  '{:caps []})\n"];
+  for (let i = 0; i < count; i++) forms.push(`;; Step ${i}.\n(def app/bench::step${i}\n  (fn (x)\n    ${edit(i) ?? `(prim int/add x ${i})`}))\n`);
+  return `${forms.join('\n')}\napp/bench::step0\n`;
+}
+
+describe('segmentReduced', () => {
+  it('keeps what neither side changed as runs: two edits far apart merge on a handful of elements', () => {
+    const base = bench(2000);
+    const ours = bench(2000, (i) => (i === 1 ? '(prim int/mul x 2)' : undefined));
+    const theirs = bench(2000, (i) => (i === 1998 ? '(prim int/sub x 1)' : undefined));
+    const sides = segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, false)!;
+    expect(sides).toBeDefined();
+    expect(sides.base.elements.length).toBeLessThan(10);
+    expect(sides.base.elements.filter(isRun).length).toBe(3);
+    expect(segmentModule(enc(base)).elements.length).toBe(2003);
+    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });
+    expect(r.stats.reduced).toBe(true);
+    expect(dec(r.text)).toBe(bench(2000, (i) => (i === 1 ? '(prim int/mul x 2)' : i === 1998 ? '(prim int/sub x 1)' : undefined)));
+    expect(bothWays(base, ours, theirs)).toBe(true);
+  });
+
+  it('conflicts and their line numbers come out as in the whole merge', () => {
+    const base = bench(300);
+    const ours = bench(300, (i) => (i === 150 ? '(prim int/mul x 2)' : i === 3 ? '(prim int/add x 33)' : undefined));
+    const theirs = bench(300, (i) => (i === 150 ? '(prim int/sub x 1)' : undefined));
+    expect(bothWays(base, ours, theirs)).toBe(true);
+    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });
+    expect(r.stats.reduced).toBe(true);
+    expect(r.conflicts.map((c) => c.name)).toEqual(['app/bench::step150']);
+    expect(dec(r.text).split('\n')[r.conflicts[0]!.line - 1]).toBe('<<<<<<< ours');
+  });
+
+  it('refuses a window whose key a run also has, and the whole merge decides', () => {
+    const base = bench(300);
+    // Ours adds a second definition of a name a run defines: its key index depends on the run.
+    const ours = bench(300, (i) => (i === 10 ? '(prim int/mul x 2)))\n\n(def app/bench::step250\n  (fn (x) x' : undefined));
+    const theirs = bench(300, (i) => (i === 280 ? '(prim int/sub x 1)' : undefined));
+    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(bothWays(base, ours, theirs)).toBe(false);
+    // A free comment block whose text a run holds.
+    const ours2 = bench(300, (i) => (i === 10 ? '(prim int/mul x 2)))\n\n;; Step 200.\n\n(def app/bench::extra (fn (x) x' : undefined));
+    expect(segmentReduced(enc(base), enc(ours2), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(bothWays(base, ours2, theirs)).toBe(false);
+    // A non-definition form a run also has.
+    const ours3 = bench(300, (i) => (i === 10 ? '(prim int/mul x 2)))\n\napp/bench::step0\n\n(def app/bench::extra (fn (x) x' : undefined));
+    expect(segmentReduced(enc(base), enc(ours3), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(bothWays(base, ours3, theirs)).toBe(false);
+  });
+
+  it('leaves a rename or a removed reference to the whole merge (the semantic pass looks at every form)', () => {
+    const base = bench(300).replace('(prim int/add x 5)', '(app/bench::step7 x)');
+    const ours = base.replace('(app/bench::step7 x)', '(app/bench::step8 x)');
+    const theirs = base.replace('(prim int/add x 280)', '(prim int/add x 281)');
+    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, true)).toBeDefined();
+    expect(bothWays(base, ours, theirs)).toBe(false);
+  });
+
+  it('reads a side only in its window, and refuses when the side does not end its window as base does', () => {
+    const base = bench(100);
+    const theirs = bench(100, (i) => (i === 90 ? '(prim int/sub x 1)' : undefined));
+    // Ours opens a comment at the end of its window that would run on into the next line's form.
+    const ours = base.replace('(prim int/add x 5)))\n', '(prim int/add x 5))) ;\n');
+    expect(bothWays(base, ours, theirs)).toBe(true);
+    // Ours leaves its window with a comment line directly above base's next element.
+    const ours2 = base.replace('(prim int/add x 5)))\n\n', '(prim int/add x 5)))\n; joins\n');
+    expect(segmentReduced(enc(base), enc(ours2), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(bothWays(base, ours2, theirs)).toBe(false);
+    // A side that does not read: the whole merge reports the error.
+    const broken = base.replace('(prim int/add x 5)))', '(prim int/add x 5))');
+    expect(segmentReduced(enc(base), enc(broken), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(bothWays(base, broken, theirs)).toBe(false);
+  });
+
+  it('appends after a last form that has no final line break', () => {
+    expect(bothWays(";; doc\n'(q a)", ";; doc\n'(q a)\n", ";; doc\n'(q a); added\n(def m::c (m::d 1))\n")).toBe(false);
+    const base = `${bench(50).trimEnd()}`;
+    expect(bothWays(base, `${base} ; note\n`, base.replace('(prim int/add x 3)', '(prim int/add x 4)'))).toBe(true);
+  });
+
+  it('is not used when the windows hold more than half of base (auto)', () => {
+    const base = bench(20);
+    const ours = bench(20, (i) => (i < 15 ? '(prim int/mul x 2)' : undefined));
+    const theirs = bench(20, (i) => (i === 18 ? '(prim int/sub x 1)' : undefined));
+    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, false)).toBeUndefined();
+    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, true)).toBeDefined();
+    expect(mergeModuleText(enc(base), enc(ours), enc(theirs), { markers }).stats.reduced).toBe(false);
+  });
+});
