@@ -36,6 +36,18 @@ function cleanTriple(dir: string, n: number): string {
   return module(n, (i) => (i === 1 ? '(prim int/mul x 2)' : i === n - 2 ? '(prim int/sub x 1)' : undefined));
 }
 
+/**
+ * Like {@link cleanTriple}, but ours' change spans the module (two edits far apart), so that the
+ * merge works on every element (no reduced merge): per-element work V8 would optimize.
+ */
+function wideTriple(dir: string, n: number): string {
+  const ours = (i: number): string | undefined => (i === 1 || i === n - 4 ? '(prim int/mul x 2)' : undefined);
+  writeFileSync(join(dir, 'O'), module(n));
+  writeFileSync(join(dir, 'A'), module(n, ours));
+  writeFileSync(join(dir, 'B'), module(n, (i) => (i === n - 2 ? '(prim int/sub x 1)' : undefined)));
+  return module(n, (i) => ours(i) ?? (i === n - 2 ? '(prim int/sub x 1)' : undefined));
+}
+
 const ARGS = ['--wrapped', 'O', 'A', 'B', '7', 'x.gc', 'base', 'ours', 'theirs'];
 
 /** Whether V8 accepts `cache` for `dir`'s bundle, compiled the way the launcher compiles it (a fresh node). */
@@ -97,7 +109,7 @@ describe('driver launcher (driver/dist/launch.cjs)', () => {
     const dir = installCopy();
     const work = tmp();
     const optimized = (env: Record<string, string>): number => {
-      const expected = cleanTriple(work, 1500); // ~100 KB: hot enough for TurboFan when it is on
+      const expected = wideTriple(work, 1500); // ~100 KB, every element merged: hot enough for TurboFan when it is on
       const r = spawnSync(process.execPath, ['--trace-opt', join(dir, 'launch.cjs'), ...ARGS], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env } });
       expect([r.status, r.stderr]).toEqual([0, '']); // no DEP0111 warning from the flag switch
       expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
