@@ -4,6 +4,8 @@
 // 1. CPU (user + sys, from bash's `times` over a loop of runs: getrusage of the children) of one
 //    driver merge against bare `node -e 0`, for ~10 KB / 100 KB / 1 MB / 8 MB modules, in paired
 //    rounds (driver loop, then bare loop, alternating); medians per run and the ratio driver/bare.
+//    A last 1 MB row has ours' change span the module (two edits far apart), so that the merge works
+//    on every element instead of the changed windows only (segmentReduced).
 //    The driver runs as the installed line runs it: `node launch.cjs` (CommonJS bundle, V8 code
 //    cache warmed by a first run). When the committed ESM bundle of gcpatch 0.1 can be had from git
 //    history it is measured too ("old ESM"). Also `git merge-file` on the same triples.
@@ -42,11 +44,15 @@ function module(bytes, edit = () => undefined) {
   return `${forms.join('\n')}\napp/bench::step0\n`;
 }
 
-/** Base, ours (edits the 2nd definition) and theirs (edits the second-to-last), all about `bytes` long. */
-function triple(bytes) {
+/**
+ * Base, ours (edits the 2nd definition) and theirs (edits the second-to-last), all about `bytes`
+ * long. `spread`: ours also edits the fifth-to-last definition, so that ours' change spans the
+ * module and the driver merges every element (no reduced merge: the worst case of a clean merge).
+ */
+function triple(bytes, spread = false) {
   const base = module(bytes);
   const count = (base.match(/\(def app\/bench::step/g) ?? []).length;
-  const ours = module(bytes, (i) => (i === 1 ? '(prim int/mul x 2)' : undefined));
+  const ours = module(bytes, (i) => (i === 1 || (spread && i === count - 5) ? '(prim int/mul x 2)' : undefined));
   const theirs = module(bytes, (i) => (i === count - 2 ? '(prim int/sub x 1)' : undefined));
   return { base, ours, theirs };
 }
@@ -170,16 +176,18 @@ export async function run() {
 
     console.log('CPU per merge (user+sys ms, medians of paired rounds; ratio to bare `node -e 0`)');
     console.log('size     forms   bare node   driver   ratio' + (old ? '   old ESM   ratio' : '') + '   no cache   git merge-file   MB/s   exit');
+    // `spread` rows (marked *): ours' change spans the module, so every element is merged.
     const sizes = [
       ['10 KB', 10_000, 8, 5],
       ['100 KB', 100_000, 6, 5],
       ['1 MB', 1_000_000, 3, 5],
       ['8 MB', 8_000_000, 1, 3],
+      ['1 MB*', 1_000_000, 3, 5, true],
     ];
     // GCPATCH_BENCH_DRIVER_SIZES=2 measures only the first two sizes (quick runs).
-    for (const [label, bytes, n, rounds] of sizes.slice(0, Number(process.env.GCPATCH_BENCH_DRIVER_SIZES ?? sizes.length))) {
-      const t = triple(bytes);
-      const work = join(dir, label.replace(' ', ''));
+    for (const [label, bytes, n, rounds, spread] of sizes.slice(0, Number(process.env.GCPATCH_BENCH_DRIVER_SIZES ?? sizes.length))) {
+      const t = triple(bytes, spread);
+      const work = join(dir, label.replace(' ', '').replace('*', '-spread'));
       mkdirSync(work);
       writeFileSync(join(work, 'O'), t.base);
       writeFileSync(join(work, 'B'), t.theirs);
@@ -208,6 +216,8 @@ export async function run() {
           `   ${fmt(med.nocache).padStart(8)}   ${fmt(med.git).padStart(14)}   ${fmt(perMb, 1).padStart(4)}   ${exit}`,
       );
     }
+
+    console.log('* ours also edits the fifth-to-last definition: its change spans the module, every element is merged');
 
     const files = Number(process.env.GCPATCH_BENCH_WIDE ?? 200);
     // gcpatch 0.1's unguarded line.
