@@ -30,7 +30,7 @@ import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
-import { ByteKeyTable, sameRun, segmentLike, segmentModule, segmentReduced, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
+import { ByteKeyTable, isRun, sameRun, segmentLike, segmentModule, segmentReduced, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
 import { containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
@@ -515,6 +515,17 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
  */
 class NeedsWholeMerge extends Error {}
 
+/** Per element: how many runs (segmentReduced) come before it, so elements between the same two runs share a number. */
+function windowNumbers(elements: readonly TextElement[]): Int32Array {
+  const out = new Int32Array(elements.length);
+  let runs = 0;
+  for (let i = 0; i < elements.length; i++) {
+    if (isRun(elements[i]!)) runs++;
+    out[i] = runs;
+  }
+  return out;
+}
+
 /** Tests (`checkSafetyNet`): a reduced merge must give exactly what the whole merge gives. */
 function sameAsWholeMerge(reduced: TextMergeResult, base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): void {
   let whole: TextMergeResult | undefined;
@@ -547,6 +558,17 @@ function mergeSegmented(B: SideModule, O: SideModule, T: SideModule, options: Te
   const nB = B.m.elements.length;
   const aligned: Aligned[] = [];
   for (let i = 0; i < nB; i++) aligned.push({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
+  // A reduced merge (segmentReduced) reproduces the whole one when every element aligns within its
+  // own window (the stretch between the same two runs): an element a side moved or added across a
+  // run would weigh the run as one element in the order merge, where the whole merge counts its
+  // elements.
+  const wB = reduced ? windowNumbers(B.m.elements) : undefined;
+  const wO = reduced ? windowNumbers(O.m.elements) : undefined;
+  const wT = reduced ? windowNumbers(T.m.elements) : undefined;
+  if (wB && wO && wT) {
+    for (let j = 0; j < oToB.length; j++) if (oToB[j]! >= 0 && wO[j] !== wB[oToB[j]!]) throw new NeedsWholeMerge();
+    for (let k = 0; k < tToB.length; k++) if (tToB[k]! >= 0 && wT[k] !== wB[tToB[k]!]) throw new NeedsWholeMerge();
+  }
   const oursAdded = new Map<string, number>();
   const oEls = O.m.elements;
   const oIds: number[] = new Array<number>(oEls.length);
@@ -573,6 +595,7 @@ function mergeSegmented(B: SideModule, O: SideModule, T: SideModule, options: Te
     const key = tEls[k]!.key;
     const same = oursAdded.get(key);
     if (same !== undefined) {
+      if (wO && wT && wO[aligned[same]!.o] !== wT[k]) throw new NeedsWholeMerge();
       aligned[same]!.t = k;
       oursAdded.delete(key);
       tIds[k] = same;

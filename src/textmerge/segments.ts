@@ -875,38 +875,38 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
   const nF = bounds.length >> 1;
   const n = base.length;
   if (nF === 0) return undefined;
-  // Each side's change as a range of base, widened to clean cuts.
+  // Each side's changes as ranges of base, each widened to clean cuts.
   const windows: Window[] = [];
-  const shifts: { start: number; end: number; delta: number }[] = [];
+  const sideRanges: ChangeRange[][] = [];
+  const sideWindows: Window[][] = [];
   for (const x of [ours, theirs]) {
-    const p = commonPrefix(x, base);
-    if (p === x.length && p === n) {
-      shifts.push({ start: n + 1, end: n + 1, delta: 0 });
-      continue;
-    }
-    const s = commonSuffix(x, base, Math.min(x.length, n) - p);
-    const changeEnd = n - s;
-    // Start: the last clean cut whose token is at or before p (0 when none).
-    let start = 0;
-    for (let f = formsEndingBy(bounds, p) - 1; f >= 0; f--) {
-      const c = cutAfter(base, bounds, f);
-      if (c && c.clean && c.token <= p) {
-        start = c.token;
-        break;
+    const ranges = changeRanges(x, base, bounds, reduceAlways ? 0 : RESYNC_FROM);
+    const own: Window[] = [];
+    for (let i = 0; i < ranges.length; i++) {
+      const r = ranges[i]!;
+      // Start: the last clean cut whose token is at or before the change (0 when none).
+      let start = 0;
+      for (let f = formsEndingBy(bounds, r.bStart) - 1; f >= 0; f--) {
+        const c = cutAfter(base, bounds, f);
+        if (c && c.clean && c.token <= r.bStart) {
+          start = c.token;
+          break;
+        }
       }
-    }
-    // End: the first clean cut whose token is at or after the change's end (the end of the text
-    // when none).
-    let end = n;
-    for (let f = Math.max(0, formsEndingBy(bounds, changeEnd) - 1); f < nF; f++) {
-      const c = cutAfter(base, bounds, f);
-      if (c && c.token >= changeEnd) {
-        end = c.token;
-        break;
+      // End: the first cut whose token is at or after the change's end (the end of the text when none).
+      let end = n;
+      for (let f = Math.max(0, formsEndingBy(bounds, r.bEnd) - 1); f < nF; f++) {
+        const c = cutAfter(base, bounds, f);
+        if (c && c.token >= r.bEnd) {
+          end = c.token;
+          break;
+        }
       }
+      own.push({ start, end });
+      windows.push({ start, end });
     }
-    windows.push({ start, end });
-    shifts.push({ start, end, delta: x.length - n });
+    sideRanges.push(ranges);
+    sideWindows.push(own);
   }
   // The tail after the last form's line (trailing comment blocks) is always read.
   const last = cutAfter(base, bounds, nF - 1);
@@ -920,6 +920,20 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
     // Windows that overlap or touch are one (a run between two windows holds at least one token).
     if (top && w.start <= top.end) top.end = Math.max(top.end, w.end);
     else merged.push({ start: w.start, end: w.end });
+  }
+  // Per side, the length change inside each merged window (each change range lies in one).
+  const deltas: Int32Array[] = [];
+  for (let x = 0; x < 2; x++) {
+    const d = new Int32Array(merged.length);
+    const ranges = sideRanges[x]!;
+    const own = sideWindows[x]!;
+    for (let i = 0; i < ranges.length; i++) {
+      const r = ranges[i]!;
+      let k = 0;
+      while (!(own[i]!.start >= merged[k]!.start && own[i]!.end <= merged[k]!.end)) k++;
+      d[k]! += r.xEnd - r.xStart - (r.bEnd - r.bStart);
+    }
+    deltas.push(d);
   }
   let windowBytes = 0;
   for (let i = 0; i < merged.length; i++) windowBytes += merged[i]!.end - merged[i]!.start;
@@ -957,37 +971,33 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
   if (at < n) pushRun(at, n);
   checkDeadline(deadline);
 
-  // Each side: runs as they are (moved by the side's length change after its change), windows read
+  // Each side: runs as they are (moved by the side's length changes before them), windows read
   // fresh with one key state per side (so key counts run across that side's windows).
-  const sideOf = (text: Uint8Array, shift: { start: number; end: number; delta: number } | undefined): SegmentedModule | undefined => {
+  const sideOf = (text: Uint8Array, delta: Int32Array | undefined): SegmentedModule | undefined => {
     const st = newState(16);
     const elements = st.elements;
+    let shift = 0; // the side's length change before the current piece
+    let k = 0; // the current merged window
     for (let i = 0; i < layout.length; i++) {
       const piece = layout[i]!;
       if (piece.run) {
-        if (!shift) {
+        if (!delta) {
           // Base: the run's index here (a side that reuses the object keeps it, as segmentLike's).
           piece.run.position = elements.length;
           elements.push(piece.run);
-        } else if (piece.run.start >= shift.end && shift.delta !== 0) {
-          const moved = piece.run.movedBy(shift.delta);
+        } else if (shift !== 0) {
+          const moved = piece.run.movedBy(shift);
           moved.position = elements.length;
           elements.push(moved);
         } else elements.push(piece.run);
         continue;
       }
       const w = piece.window!;
-      // The window's bytes on this side: through the side's change when the window holds it, base's
-      // window moved by the side's length change when the change lies before it, else base's.
-      let from = w.start;
-      let to = w.end;
-      if (shift) {
-        if (shift.start >= w.start && shift.end <= w.end) to += shift.delta;
-        else if (shift.end <= w.start) {
-          from += shift.delta;
-          to += shift.delta;
-        }
-      }
+      // The window's bytes on this side: moved by the changes before it, through its own.
+      const from = w.start + shift;
+      if (delta) shift += delta[k]!;
+      k++;
+      const to = w.end + shift;
       if (from > to) return undefined;
       const range = text.subarray(from, to);
       let r: ReturnType<typeof scanFormBounds>;
@@ -1017,12 +1027,85 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
     return finish(text, st, true);
   };
   const B = sideOf(base, undefined);
-  const O = B && sideOf(ours, shifts[0]);
-  const T = O && sideOf(theirs, shifts[1]);
+  const O = B && sideOf(ours, deltas[0]);
+  const T = O && sideOf(theirs, deltas[1]);
   if (!B || !O || !T) return undefined;
   // Every key of a window's element must occur in no run of base.
   if (!windowKeysApart([B, O, T], base, bounds, layout.filter((p) => p.run).map((p) => p.run!))) return undefined;
   return { base: B, ours: O, theirs: T };
+}
+
+/** A side's change: base's `[bStart, bEnd)` replaced by the side's `[xStart, xEnd)`. */
+interface ChangeRange {
+  bStart: number;
+  bEnd: number;
+  xStart: number;
+  xEnd: number;
+}
+
+/** Bytes of base after a cut that must match the side to resynchronize there. */
+const ANCHOR = 48;
+/** Middles shorter than this many bytes are one change range (splitting them gains nothing). */
+const RESYNC_FROM = 8192;
+/** Cuts tried after a difference before the rest of the middle is taken as one range. */
+const RESYNC_TRIES = 8;
+
+/**
+ * `x` as base with some stretches replaced, in order (empty when `x` is base): the common prefix and
+ * suffix, and in between, when the middle is at least `resyncFrom` bytes long, stretches common
+ * to both found by resynchronizing at base's cuts (the `ANCHOR` bytes after a cut are searched for
+ * in `x` after the difference, and the common run from there is measured). Every byte outside the
+ * ranges is the same on both (checked), so the decomposition is exact whatever anchors matched; a
+ * side that edits the top and the bottom of a module gets two small ranges instead of one that
+ * spans it.
+ */
+function changeRanges(x: Uint8Array, base: Uint8Array, bounds: ArrayLike<number>, resyncFrom: number): ChangeRange[] {
+  const n = base.length;
+  const nx = x.length;
+  const p = commonPrefix(x, base);
+  if (p === nx && p === n) return [];
+  const s = commonSuffix(x, base, Math.min(nx, n) - p);
+  const bLimit = n - s;
+  const xLimit = nx - s;
+  const hb = Buffer.from(base.buffer, base.byteOffset, base.length);
+  const hx = Buffer.from(x.buffer, x.byteOffset, x.length);
+  const nF = bounds.length >> 1;
+  const ranges: ChangeRange[] = [];
+  let bp = p;
+  let xp = p;
+  for (;;) {
+    let resynced = false;
+    if (bLimit - bp >= resyncFrom && xLimit - xp >= resyncFrom) {
+      let tries = 0;
+      for (let f = formsEndingBy(bounds, bp); f < nF && tries < RESYNC_TRIES; f++) {
+        const c = cutAfter(base, bounds, f);
+        if (!c || !c.clean || c.token <= bp) continue;
+        if (c.token + ANCHOR > bLimit) break;
+        tries++;
+        const q = hx.indexOf(hb.subarray(c.token, c.token + ANCHOR), xp);
+        if (q === -1 || q + ANCHOR > xLimit) continue;
+        const m = commonRun(hb, c.token, hx, q, Math.min(bLimit - c.token, xLimit - q));
+        ranges.push({ bStart: bp, bEnd: c.token, xStart: xp, xEnd: q });
+        bp = c.token + m;
+        xp = q + m;
+        resynced = true;
+        break;
+      }
+    }
+    if (!resynced) {
+      ranges.push({ bStart: bp, bEnd: bLimit, xStart: xp, xEnd: xLimit });
+      return ranges;
+    }
+    if (bp >= bLimit && xp >= xLimit) return ranges;
+  }
+}
+
+/** Length of the common run of `a[as…]` and `b[bs…]`, at most `limit` (native comparisons in 4 KiB steps). */
+function commonRun(a: Buffer, as: number, b: Buffer, bs: number, limit: number): number {
+  let m = 0;
+  while (m + 4096 <= limit && a.compare(b, bs + m, bs + m + 4096, as + m, as + m + 4096) === 0) m += 4096;
+  while (m < limit && a[as + m] === b[bs + m]) m++;
+  return m;
 }
 
 /** True when `t[from, to)` is only whitespace. */

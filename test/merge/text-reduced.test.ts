@@ -121,10 +121,18 @@ describe('reduced merge = whole merge', () => {
         const i = Math.floor(rnd() * size);
         return [i, Math.min(size, i + 1 + Math.floor(rnd() * 3))];
       };
-      const [of, ot] = at();
-      const [tf, tt] = at();
-      const o = g.mutate(base, names, of, ot);
-      const t = rnd() < 0.1 ? base : g.mutate(base, names, tf, tt);
+      // Each side edits one or two places (two: the side's change is two windows apart).
+      const edit = (): string[] => {
+        const [from, to] = at();
+        let x = g.mutate(base, names, from, to);
+        if (rnd() < 0.5) {
+          const [from2, to2] = at();
+          if (from2 >= to + 2 && to2 <= x.length) x = g.mutate(x, names, from2, to2);
+        }
+        return x;
+      };
+      const o = edit();
+      const t = rnd() < 0.1 ? base : edit();
       const sideSeps = (els: string[]): string[] => els.map((_, i) => seps[i] ?? '\n\n');
       if (bothWays(g.render(base, seps), g.render(o, sideSeps(o)), g.render(t, sideSeps(t)), { markers, prefer: rnd() < 0.3 ? 'theirs' : 'ours' })) reduced++;
     }
@@ -165,6 +173,23 @@ describe('segmentReduced', () => {
     expect(r.stats.reduced).toBe(true);
     expect(dec(r.text)).toBe(bench(2000, (i) => (i === 1 ? '(prim int/mul x 2)' : i === 1998 ? '(prim int/sub x 1)' : undefined)));
     expect(bothWays(base, ours, theirs)).toBe(true);
+  });
+
+  it('splits a side that edits the top and the bottom into two windows', () => {
+    const base = bench(2000);
+    const ours = bench(2000, (i) => (i === 1 || i === 1995 ? '(prim int/mul x 2)' : undefined));
+    const theirs = bench(2000, (i) => (i === 1998 ? '(prim int/sub x 1)' : i === 1000 ? '(prim int/sub x 1000)))\n\n(def app/bench::new (fn (x) x' : undefined));
+    const sides = segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, false)!;
+    expect(sides).toBeDefined();
+    expect(sides.base.elements.length).toBeLessThan(16);
+    expect(sides.base.elements.filter(isRun).length).toBe(5);
+    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });
+    expect(r.stats.reduced).toBe(true);
+    expect(bothWays(base, ours, theirs)).toBe(true);
+    // A definition moved across a run: the whole merge decides (the order merge weighs runs).
+    const moved = base.replace(';; Step 5.\n(def app/bench::step5\n  (fn (x)\n    (prim int/add x 5)))\n\n', '').replace('\napp/bench::step0\n', '\n;; Step 5.\n(def app/bench::step5\n  (fn (x)\n    (prim int/add x 5)))\n\napp/bench::step0\n');
+    expect(moved).not.toBe(base);
+    expect(bothWays(base, moved, theirs)).toBe(false);
   });
 
   it('conflicts and their line numbers come out as in the whole merge', () => {
