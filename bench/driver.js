@@ -4,8 +4,9 @@
 // 1. CPU (user + sys, from bash's `times` over a loop of runs: getrusage of the children) of one
 //    driver merge against bare `node -e 0`, for ~10 KB / 100 KB / 1 MB / 8 MB modules, in paired
 //    rounds (driver loop, then bare loop, alternating); medians per run and the ratio driver/bare.
-//    A last 1 MB row has ours' change span the module (two edits far apart), so that the merge works
-//    on every element instead of the changed windows only (segmentReduced).
+//    Two more 1 MB rows: ours edits the top and the bottom (two windows on its side), and ours edits
+//    every definition, so that the merge works on every element instead of the changed windows only
+//    (segmentReduced).
 //    The driver runs as the installed line runs it: `node launch.cjs` (CommonJS bundle, V8 code
 //    cache warmed by a first run). When the committed ESM bundle of gcpatch 0.1 can be had from git
 //    history it is measured too ("old ESM"). Also `git merge-file` on the same triples.
@@ -46,13 +47,15 @@ function module(bytes, edit = () => undefined) {
 
 /**
  * Base, ours (edits the 2nd definition) and theirs (edits the second-to-last), all about `bytes`
- * long. `spread`: ours also edits the fifth-to-last definition, so that ours' change spans the
- * module and the driver merges every element (no reduced merge: the worst case of a clean merge).
+ * long. `shape` `spread`: ours also edits the fifth-to-last definition (ours' change is two windows
+ * far apart); `all`: ours edits every definition but theirs' one, so that the changed windows cover
+ * the module and the driver merges every element (the whole merge: the worst case of a clean merge).
  */
-function triple(bytes, spread = false) {
+function triple(bytes, shape) {
   const base = module(bytes);
   const count = (base.match(/\(def app\/bench::step/g) ?? []).length;
-  const ours = module(bytes, (i) => (i === 1 || (spread && i === count - 5) ? '(prim int/mul x 2)' : undefined));
+  const oursEdits = (i) => i === 1 || (shape === 'spread' && i === count - 5) || (shape === 'all' && i !== count - 2);
+  const ours = module(bytes, (i) => (oursEdits(i) ? '(prim int/mul x 2)' : undefined));
   const theirs = module(bytes, (i) => (i === count - 2 ? '(prim int/sub x 1)' : undefined));
   return { base, ours, theirs };
 }
@@ -176,18 +179,19 @@ export async function run() {
 
     console.log('CPU per merge (user+sys ms, medians of paired rounds; ratio to bare `node -e 0`)');
     console.log('size     forms   bare node   driver   ratio' + (old ? '   old ESM   ratio' : '') + '   no cache   git merge-file   MB/s   exit');
-    // `spread` rows (marked *): ours' change spans the module, so every element is merged.
+    // Marked rows: * ours edits the top and the bottom; ** ours edits every definition (whole merge).
     const sizes = [
       ['10 KB', 10_000, 8, 5],
       ['100 KB', 100_000, 6, 5],
       ['1 MB', 1_000_000, 3, 5],
       ['8 MB', 8_000_000, 1, 3],
-      ['1 MB*', 1_000_000, 3, 5, true],
+      ['1 MB*', 1_000_000, 3, 5, 'spread'],
+      ['1 MB**', 1_000_000, 3, 5, 'all'],
     ];
     // GCPATCH_BENCH_DRIVER_SIZES=2 measures only the first two sizes (quick runs).
-    for (const [label, bytes, n, rounds, spread] of sizes.slice(0, Number(process.env.GCPATCH_BENCH_DRIVER_SIZES ?? sizes.length))) {
-      const t = triple(bytes, spread);
-      const work = join(dir, label.replace(' ', '').replace('*', '-spread'));
+    for (const [label, bytes, n, rounds, shape] of sizes.slice(0, Number(process.env.GCPATCH_BENCH_DRIVER_SIZES ?? sizes.length))) {
+      const t = triple(bytes, shape);
+      const work = join(dir, `${label.replace(' ', '').replace(/\*/g, '')}${shape ? `-${shape}` : ''}`);
       mkdirSync(work);
       writeFileSync(join(work, 'O'), t.base);
       writeFileSync(join(work, 'B'), t.theirs);
@@ -217,7 +221,8 @@ export async function run() {
       );
     }
 
-    console.log('* ours also edits the fifth-to-last definition: its change spans the module, every element is merged');
+    console.log('*  ours also edits the fifth-to-last definition: two windows on ours\' side');
+    console.log('** ours edits every definition but theirs\' one: the windows cover the module, every element is merged');
 
     const files = Number(process.env.GCPATCH_BENCH_WIDE ?? 200);
     // gcpatch 0.1's unguarded line.

@@ -139,6 +139,15 @@ describe('reduced merge = whole merge', () => {
     expect(reduced).toBeGreaterThan(450);
   });
 
+  it('on the triples adversarial testing found where an earlier build differed', () => {
+    // A name defined in two windows, one side replacing the first definition and the other editing
+    // the second: the side's key indices shift, so the whole merge aligns an element across a run.
+    // The build before the window check placed the conflict elsewhere; now the whole merge decides.
+    const cases = JSON.parse(readFileSync(join(import.meta.dirname, 'reduced-regressions.json'), 'utf8')) as { base: string; ours: string; theirs: string; options: { prefer?: 'ours' | 'theirs' } }[];
+    expect(cases.length).toBe(10);
+    for (const c of cases) bothWays(c.base, c.ours, c.theirs, { markers, ...c.options });
+  });
+
   it('on every fixture triple', () => {
     const dir = join(import.meta.dirname, '../../fixtures/merge');
     let n = 0;
