@@ -25,6 +25,11 @@
  *    it cheaply where it can (`Rendered.proven`: runs of one side's consecutive elements re-read as
  *    that side did; every other element is read on its own and every other boundary must pass
  *    {@link cleanBoundary}); a reading it cannot prove is re-read whole (`verifyElements`).
+ *
+ * Steps 2–5 usually run on fewer elements: when the two sides' changes are a few windows of a large
+ * module, `segmentReduced` keeps every stretch of base neither side changed as one opaque run
+ * element, and the result is the same (a step that would need to look inside a run hands over to
+ * the whole merge; see docs/driver.md "Large modules").
  */
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
@@ -510,8 +515,8 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
 /**
  * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
  * (the semantic pass's look at every form, the most common separator, a full re-read) or meets a
- * case the reduction does not claim to reproduce (an incompatible reorder): the whole merge runs
- * instead.
+ * case the reduction does not claim to reproduce (an element aligned across a run, an incompatible
+ * reorder): the whole merge runs instead.
  */
 class NeedsWholeMerge extends Error {}
 

@@ -853,17 +853,20 @@ export interface SegmentedSides {
  * {@link segmentModule}); a side only in its window.
  *
  * Why the merge of the reduced sides equals the merge of the whole ones (module.ts checks the rest
- * and falls back to the whole merge where it cannot tell): each side's change lies in one window
- * of base, `[cut, cut)` between clean cuts ({@link Cut}), so the side's whole segmentation is
- * base's elements before the window, the window read fresh, and base's elements after it (checked:
- * the side's window must read and end with a form and a line break, as base's does). The runs are
+ * and falls back to the whole merge where it cannot tell): each of a side's changes (its common
+ * prefix and suffix with base, and common stretches between found by {@link changeRanges}) lies
+ * in a window of base, `[cut, cut)` between clean cuts ({@link Cut}), so the side's whole
+ * segmentation is base's elements outside its windows (moved by its length changes before them)
+ * and its windows read fresh (checked: a side's window must read and end with a form and a line
+ * break, as base's does). The runs are
  * the same bytes on every side, in the same places, so each aligns with itself, is kept, keeps its
  * place in the order and its separators; a run behaves at its ends as its first and last elements
  * do. What could tie a window's element to a run's is a shared key: every key in a window (a
  * definition's name, another form's canonical print, a comment block's text) must occur in no run
  * of base, else the reduction is refused.
  * @param reduceAlways false: refused (undefined) when the windows hold more than half of base
- *   (nothing to gain); true: reduced whenever it can be (tests).
+ *   (nothing to gain), and a side's middle is split only from 8 KiB; true: reduced whenever it can
+ *   be, and middles split at any size (tests).
  * @returns the reduced sides, or undefined when the texts do not allow a reduction (a side that does
  *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
  * @throws GcError `core/parse/*` when base does not read (as {@link segmentModule}); TimeoutError.
