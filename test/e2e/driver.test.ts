@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installDriver } from '../../src/merge/driver-install.js';
+import { mergeModuleText } from '../../src/textmerge/module.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
@@ -44,6 +45,31 @@ function branches(repo: string, ours: Record<string, string | Uint8Array>, their
 const read = (repo: string, p: string): string => readFileSync(join(repo, p), 'utf8');
 
 describe('git merge with the gcpatch driver', () => {
+  it('merges a large module by its changed windows: edits far apart, one real conflict, the same bytes as the whole merge', () => {
+    // 3,000 definitions (≈250 KB): the driver's reduced merge (segmentReduced) keeps the untouched
+    // stretches whole; its output must be the whole merge's, byte for byte, markers and lines included.
+    const big = (edit: (i: number) => string | undefined): string =>
+      `; app/m: large\n\n${Array.from({ length: 3000 }, (_, i) => `;; Step ${i}.\n(def app/m::s${i}\n  (fn (x)\n    ${edit(i) ?? `(prim int/add x ${i})`}))\n`).join('\n')}\napp/m::s0\n`;
+    const base = big(() => undefined);
+    const ours = big((i) => (i === 3 ? '(prim int/mul x 3)' : i === 1500 ? '(prim int/mul x 1500)' : i === 2000 ? '(prim int/mul x 2000)' : undefined));
+    const theirs = big((i) => (i === 2990 ? '(prim int/sub x 1)' : i === 1500 ? '(prim int/sub x 1500)' : undefined));
+    const repo = repoWith({ 'm.gc': base });
+    branches(repo, { 'm.gc': ours }, { 'm.gc': theirs });
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status).toBe(1);
+    const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+    const markers = { markerSize: 7, style: 'merge' as const, oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
+    const whole = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers, reduce: 'never' });
+    expect(mergeModuleText(enc(base), enc(ours), enc(theirs), { markers }).stats.reduced).toBe(true);
+    const merged = read(repo, 'm.gc');
+    expect(merged).toBe(new TextDecoder().decode(whole.text));
+    expect(merged.match(/^<<<<<<< /gm)).toHaveLength(1);
+    for (const edit of ['(prim int/mul x 3)', '(prim int/mul x 2000)', '(prim int/sub x 1)', '(prim int/mul x 1500)', '(prim int/sub x 1500)']) expect(merged).toContain(edit);
+    const line = whole.conflicts[0]!.line;
+    expect(merged.split('\n')[line - 1]).toMatch(/^<<<<<<< /);
+    expect(r.stderr).toContain(`(def app/m::s1500 …) at line ${line}`);
+  });
+
   it('merges adjacent edits that plain git reports as a conflict', () => {
     // The last line of b and the line of c are neighbours: git's line merge conflicts.
     const files = { 'm.gc': mod(A('1'), B('b'), C('1')).replace('")\n\n(def app/m::c', '")\n(def app/m::c') };
