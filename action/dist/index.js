@@ -71341,6 +71341,8 @@ class RunElement {
     formEnd;
     endsWithComment;
     run;
+    /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
+    base;
     kind = 'form';
     keyIsDef = false;
     defName = undefined;
@@ -71373,8 +71375,35 @@ class RunElement {
     }
     /** The same run `delta` bytes further (a side whose change lies before it). */
     movedBy(delta) {
-        return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
+        const moved = new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
+        moved.base = this.base;
+        return moved;
     }
+}
+/**
+ * True when some form of the run `e` satisfies `test`, reading only the forms that hold the UTF-8
+ * bytes of `text` (so a run is read where a name occurs, not whole): the semantic pass's "does a
+ * form of this side still mention NAME" (module.ts).
+ */
+function runHasForm(e, text, test) {
+    if (!(e instanceof RunElement) || !e.base)
+        throw new Error('internal: not a run of a reduced segmentation');
+    const { text: src, bounds, start } = e.base;
+    const end = start + (e.end - e.start);
+    const hay = Buffer.from(src.buffer, src.byteOffset, src.length);
+    const needle = nameEncoder.encode(text);
+    for (let q = hay.indexOf(needle, start); q !== -1 && q + needle.length <= end;) {
+        const f = formsEndingBy(bounds, q);
+        if (f < bounds.length >> 1 && bounds[2 * f] <= q) {
+            // An occurrence inside form f: read it once, go on after it.
+            if (test(readTerm(src.subarray(bounds[2 * f], bounds[2 * f + 1]))))
+                return true;
+            q = hay.indexOf(needle, bounds[2 * f + 1]);
+        }
+        else
+            q = hay.indexOf(needle, q + 1); // in a comment between forms
+    }
+    return false;
 }
 /** True when `e` is an opaque run of a reduced segmentation. */
 function isRun(e) {
@@ -71558,7 +71587,9 @@ function segmentReduced(base, ours, theirs, deadline = Infinity, reduceAlways = 
             throw new Error('internal: a run that does not end at a cut');
         const formStart = bounds[2 * f];
         const formEnd = bounds[2 * f + 1];
-        layout.push({ run: new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++), window: undefined });
+        const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++);
+        run.base = { text: base, bounds, start: first };
+        layout.push({ run, window: undefined });
     };
     for (let i = 0; i < merged.length; i++) {
         const w = merged[i];
@@ -72943,7 +72974,7 @@ function mergeModuleText(base, ours, theirs, options) {
 }
 /**
  * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
- * (the semantic pass's look at every form, the most common separator, a full re-read) or meets a
+ * (the most common separator, a full re-read) or meets a
  * case the reduction does not claim to reproduce (an element aligned across a run, an incompatible
  * reorder): the whole merge runs instead.
  */
@@ -73056,7 +73087,7 @@ function mergeSegmented(B, O, T, options, reduced) {
         if (a.resolution.kind === 'merged')
             merged++;
     }
-    semanticPass(aligned, B, O, T, messages, deadline, reduced);
+    semanticPass(aligned, B, O, T, messages, deadline);
     checkDeadline(deadline);
     const bIds = new Array(nB);
     for (let i = 0; i < nB; i++)
@@ -73575,7 +73606,7 @@ function renameInElement(bytes, renames) {
  * references; references one side's changes add to a definition the other side removed become
  * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
  */
-function semanticPass(aligned, B, O, T, messages, deadline, reduced) {
+function semanticPass(aligned, B, O, T, messages, deadline) {
     const idx = (a, side) => (side === 'ours' ? a.o : a.t);
     const mod = (side) => (side === 'ours' ? O : T);
     // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
@@ -73622,24 +73653,26 @@ function semanticPass(aligned, B, O, T, messages, deadline, reduced) {
         }
         if (candidates.size === 0)
             continue;
-        // What follows looks at every form of the sides, which runs hide.
-        if (reduced)
-            throw new NeedsWholeMerge();
         checkDeadline(deadline);
-        // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter).
+        // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter; a run of a
+        // reduced merge reads only its forms that hold the name's text).
         const gone = [...candidates].filter((n) => {
             if (!containsText(X.m.text, n))
                 return true;
-            return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && qualifiedCounts(e.term).has(n));
+            const mentions = (t) => qualifiedCounts(t).has(n);
+            return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && (isRun(e) ? runHasForm(e, n, mentions) : mentions(e.term)));
         });
         if (gone.length === 0)
             continue;
+        // From here on only base forms that mention a gone name are read, and none is in a run: a run
+        // is the same on every side, so a run mentioning the name would keep it on X (a definition
+        // mentions its own name). Runs are skipped below for that reason.
         const fresh = [...xNames.keys()].filter((m) => !containsText(B.m.text, m));
         const xNewTerms = xNew.map((a) => termOf(X, idx(a, x))).filter((t) => t !== undefined);
         for (const n of gone) {
             const baseMentions = B.m.elements
                 .map((e, i) => ({ e, i }))
-                .filter(({ e, i }) => e.kind === 'form' && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
+                .filter(({ e, i }) => e.kind === 'form' && !isRun(e) && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
             let renamedTo;
             for (const m of fresh) {
                 const r = new Map([[n, m]]);

@@ -35,7 +35,7 @@ import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
-import { ByteKeyTable, isRun, sameRun, segmentLike, segmentModule, segmentReduced, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
+import { ByteKeyTable, isRun, runHasForm, sameRun, segmentLike, segmentModule, segmentReduced, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
 import { containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
@@ -514,7 +514,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
 
 /**
  * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
- * (the semantic pass's look at every form, the most common separator, a full re-read) or meets a
+ * (the most common separator, a full re-read) or meets a
  * case the reduction does not claim to reproduce (an element aligned across a run, an incompatible
  * reorder): the whole merge runs instead.
  */
@@ -621,7 +621,7 @@ function mergeSegmented(B: SideModule, O: SideModule, T: SideModule, options: Te
     if (a.resolution.kind === 'merged') merged++;
   }
 
-  semanticPass(aligned, B, O, T, messages, deadline, reduced);
+  semanticPass(aligned, B, O, T, messages, deadline);
   checkDeadline(deadline);
 
   const bIds: number[] = new Array<number>(nB);
@@ -1158,7 +1158,7 @@ function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>
  * references; references one side's changes add to a definition the other side removed become
  * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
  */
-function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number, reduced: boolean): void {
+function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number): void {
   const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
   const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
   // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
@@ -1194,21 +1194,24 @@ function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideM
       for (const k of qualifiedCounts(termOf(B, a.b)).keys()) if (!xNames.has(k)) candidates.add(k);
     }
     if (candidates.size === 0) continue;
-    // What follows looks at every form of the sides, which runs hide.
-    if (reduced) throw new NeedsWholeMerge();
     checkDeadline(deadline);
-    // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter).
+    // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter; a run of a
+    // reduced merge reads only its forms that hold the name's text).
     const gone = [...candidates].filter((n) => {
       if (!containsText(X.m.text, n)) return true;
-      return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && qualifiedCounts(e.term).has(n));
+      const mentions = (t: Term): boolean => qualifiedCounts(t).has(n);
+      return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && (isRun(e) ? runHasForm(e, n, mentions) : mentions(e.term!)));
     });
     if (gone.length === 0) continue;
+    // From here on only base forms that mention a gone name are read, and none is in a run: a run
+    // is the same on every side, so a run mentioning the name would keep it on X (a definition
+    // mentions its own name). Runs are skipped below for that reason.
     const fresh = [...xNames.keys()].filter((m) => !containsText(B.m.text, m));
     const xNewTerms = xNew.map((a) => termOf(X, idx(a, x))).filter((t): t is Term => t !== undefined);
     for (const n of gone) {
       const baseMentions = B.m.elements
         .map((e, i) => ({ e, i }))
-        .filter(({ e, i }) => e.kind === 'form' && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
+        .filter(({ e, i }) => e.kind === 'form' && !isRun(e) && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
       let renamedTo: string | undefined;
       for (const m of fresh) {
         const r = new Map([[n, m]]);

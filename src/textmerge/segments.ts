@@ -724,6 +724,8 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
  * form), as the render's boundary rules need them.
  */
 class RunElement implements TextElement {
+  /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
+  base: { text: Uint8Array; bounds: ArrayLike<number>; start: number } | undefined;
   readonly kind = 'form' as const;
   readonly keyIsDef = false;
   readonly defName = undefined;
@@ -755,8 +757,32 @@ class RunElement implements TextElement {
   }
   /** The same run `delta` bytes further (a side whose change lies before it). */
   movedBy(delta: number): RunElement {
-    return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
+    const moved = new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
+    moved.base = this.base;
+    return moved;
   }
+}
+
+/**
+ * True when some form of the run `e` satisfies `test`, reading only the forms that hold the UTF-8
+ * bytes of `text` (so a run is read where a name occurs, not whole): the semantic pass's "does a
+ * form of this side still mention NAME" (module.ts).
+ */
+export function runHasForm(e: TextElement, text: string, test: (term: Term) => boolean): boolean {
+  if (!(e instanceof RunElement) || !e.base) throw new Error('internal: not a run of a reduced segmentation');
+  const { text: src, bounds, start } = e.base;
+  const end = start + (e.end - e.start);
+  const hay = Buffer.from(src.buffer, src.byteOffset, src.length);
+  const needle = nameEncoder.encode(text);
+  for (let q = hay.indexOf(needle, start); q !== -1 && q + needle.length <= end; ) {
+    const f = formsEndingBy(bounds, q);
+    if (f < bounds.length >> 1 && bounds[2 * f]! <= q) {
+      // An occurrence inside form f: read it once, go on after it.
+      if (test(readTerm(src.subarray(bounds[2 * f]!, bounds[2 * f + 1]!)))) return true;
+      q = hay.indexOf(needle, bounds[2 * f + 1]!);
+    } else q = hay.indexOf(needle, q + 1); // in a comment between forms
+  }
+  return false;
 }
 
 /** True when `e` is an opaque run of a reduced segmentation. */
@@ -963,7 +989,9 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
     if (!c || (to < n && c.token !== to)) throw new Error('internal: a run that does not end at a cut');
     const formStart = bounds[2 * f]!;
     const formEnd = bounds[2 * f + 1]!;
-    layout.push({ run: new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++), window: undefined });
+    const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++);
+    run.base = { text: base, bounds, start: first };
+    layout.push({ run, window: undefined });
   };
   for (let i = 0; i < merged.length; i++) {
     const w = merged[i]!;

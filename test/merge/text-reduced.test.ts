@@ -229,12 +229,34 @@ describe('segmentReduced', () => {
     expect(bothWays(base, ours3, theirs)).toBe(false);
   });
 
-  it('leaves a rename or a removed reference to the whole merge (the semantic pass looks at every form)', () => {
+  it('runs the semantic pass on the windows: a rename carried over, a dangling reference, a removed reference', () => {
+    // Ours renames step7 (its definition and its one use, both near the top); theirs adds a use far below.
     const base = bench(300).replace('(prim int/add x 5)', '(app/bench::step7 x)');
-    const ours = base.replace('(app/bench::step7 x)', '(app/bench::step8 x)');
-    const theirs = base.replace('(prim int/add x 280)', '(prim int/add x 281)');
-    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, true)).toBeDefined();
-    expect(bothWays(base, ours, theirs)).toBe(false);
+    const ours = base.replace('(app/bench::step7 x)', '(app/bench::seven x)').replace('(def app/bench::step7\n', '(def app/bench::seven\n');
+    const theirs = base.replace('(prim int/add x 280)', '(app/bench::step7 280)');
+    expect(bothWays(base, ours, theirs)).toBe(true);
+    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });
+    expect(r.messages).toEqual(['carried ours\' rename app/bench::step7 → app/bench::seven into theirs\' new reference in (def app/bench::step280 …)']);
+    expect(dec(r.text)).toContain('(app/bench::seven 280)');
+    // Ours deletes step7 instead: theirs' new use is a dangling reference.
+    const deleted = base.replace(';; Step 7.\n(def app/bench::step7\n  (fn (x)\n    (prim int/add x 7)))\n\n', '').replace('(app/bench::step7 x)', '(prim int/add x 5)');
+    expect(deleted).not.toBe(base);
+    expect(bothWays(base, deleted, theirs)).toBe(true);
+    expect(mergeModuleText(enc(base), enc(deleted), enc(theirs), { markers }).conflicts.map((c) => c.code)).toEqual(['form/dangling-reference']);
+    // A removed use of a name that forms in a run still mention: the reduced merge reads just those forms.
+    const used = base.replace('(prim int/add x 150)', '(app/bench::step7 150)');
+    expect(bothWays(used, used.replace('(app/bench::step7 x)', '(app/bench::step8 x)'), used.replace('(prim int/add x 280)', '(prim int/add x 281)'))).toBe(true);
+  });
+
+  it('counts a run that defines a name as mentioning it (the name is not gone)', () => {
+    // Ours drops its only use of step200, which a run defines: the run's definition is read, and
+    // the name stays (as in the whole merge), so nothing is carried over or marked.
+    const base = bench(300).replace('(prim int/add x 5)', '(app/bench::step200 x)');
+    const ours = base.replace('(app/bench::step200 x)', '(prim int/add x 5)');
+    const theirs = base.replace('(prim int/add x 280)', '(app/bench::step200 280)');
+    expect(bothWays(base, ours, theirs)).toBe(true);
+    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });
+    expect([r.messages, r.conflicts]).toEqual([[], []]);
   });
 
   it('reads a side only in its window, and refuses when the side does not end its window as base does', () => {
