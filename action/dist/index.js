@@ -70991,11 +70991,13 @@ function contentKey(term, ordinal = 0) {
  * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
  * @param keys false: elements get no alignment key (`key` is `''`) and non-def forms are not read,
  *   for re-reads that only compare kinds, spans and def names (the safety net; issue #15).
+ * @param scanned `scanFormBounds(text)` when the caller has it already (a merge scans base once for
+ *   segmentReduced and, if that steps aside, for this).
  * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
  *   merge).
  */
-function segmentModule(text, deadline = Infinity, keys = true) {
-    const read = scanFormBounds(text);
+function segmentModule(text, deadline = Infinity, keys = true, scanned) {
+    const read = scanned ?? scanFormBounds(text);
     checkDeadline(deadline);
     const st = newState(read.bounds.length >> 1);
     segmentForms(text, read.bounds, read.trailingStart, text.length, 0, deadline, keys, st);
@@ -71341,7 +71343,6 @@ class RunElement {
     formEnd;
     endsWithComment;
     run;
-    /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
     base;
     kind = 'form';
     keyIsDef = false;
@@ -71355,13 +71356,16 @@ class RunElement {
     position = -1;
     constructor(start, end, formStart, formEnd, endsWithComment, 
     /** The run's number in the module (runs count from 0 in text order). */
-    run) {
+    run, 
+    /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
+    base) {
         this.start = start;
         this.end = end;
         this.formStart = formStart;
         this.formEnd = formEnd;
         this.endsWithComment = endsWithComment;
         this.run = run;
+        this.base = base;
     }
     get keyBase() {
         return `run:${this.run}`;
@@ -71375,9 +71379,7 @@ class RunElement {
     }
     /** The same run `delta` bytes further (a side whose change lies before it). */
     movedBy(delta) {
-        const moved = new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
-        moved.base = this.base;
-        return moved;
+        return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run, this.base);
     }
 }
 /**
@@ -71386,7 +71388,7 @@ class RunElement {
  * form of this side still mention NAME" (module.ts).
  */
 function runHasForm(e, text, test) {
-    if (!(e instanceof RunElement) || !e.base)
+    if (!(e instanceof RunElement))
         throw new Error('internal: not a run of a reduced segmentation');
     const { text: src, bounds, start } = e.base;
     const end = start + (e.end - e.start);
@@ -71466,8 +71468,8 @@ function formsStartingBefore(bounds, offset) {
  * Segments the three sides of a merge keeping every stretch of base that neither side changed as
  * one opaque element ({@link isRun}): only the windows around each side's change are split into
  * elements, so a merge of two small edits far apart does per-element work on those edits alone
- * (issue #15 item 3: a 1 MB merge). Base is scanned whole (so that it reads, as for
- * {@link segmentModule}); a side only in its window.
+ * (issue #15 item 3: a 1 MB merge). Base is scanned whole by the caller (`read`, so that it reads
+ * as for {@link segmentModule}, which can reuse the scan); a side is read only in its windows.
  *
  * Why the merge of the reduced sides equals the merge of the whole ones (module.ts checks the rest
  * and falls back to the whole merge where it cannot tell): each of a side's changes (its common
@@ -71486,11 +71488,9 @@ function formsStartingBefore(bounds, offset) {
  *   be, and middles split at any size (tests).
  * @returns the reduced sides, or undefined when the texts do not allow a reduction (a side that does
  *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
- * @throws GcError `core/parse/*` when base does not read (as {@link segmentModule}); TimeoutError.
+ * @throws TimeoutError after `deadline`.
  */
-function segmentReduced(base, ours, theirs, deadline = Infinity, reduceAlways = false) {
-    const read = scanFormBounds(base);
-    checkDeadline(deadline);
+function segmentReduced(base, ours, theirs, read, deadline = Infinity, reduceAlways = false) {
     const bounds = read.bounds;
     const nF = bounds.length >> 1;
     const n = base.length;
@@ -71587,8 +71587,7 @@ function segmentReduced(base, ours, theirs, deadline = Infinity, reduceAlways = 
             throw new Error('internal: a run that does not end at a cut');
         const formStart = bounds[2 * f];
         const formEnd = bounds[2 * f + 1];
-        const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++);
-        run.base = { text: base, bounds, start: first };
+        const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++, { text: base, bounds, start: first });
         layout.push({ run, window: undefined });
     };
     for (let i = 0; i < merged.length; i++) {
@@ -72948,8 +72947,10 @@ class SideOrder {
 function mergeModuleText(base, ours, theirs, options) {
     const deadline = options.deadline ?? Infinity;
     const reduce = options.reduce ?? 'auto';
+    // Base is scanned once, for the reduced segmentation and, when it steps aside, the whole one.
+    const read = scanFormBounds(base);
     if (reduce !== 'never') {
-        const sides = segmentReduced(base, ours, theirs, deadline, reduce === 'always');
+        const sides = segmentReduced(base, ours, theirs, read, deadline, reduce === 'always');
         if (sides) {
             let reduced;
             try {
@@ -72966,7 +72967,7 @@ function mergeModuleText(base, ours, theirs, options) {
             }
         }
     }
-    const B = { side: 'base', m: segmentModule(base, deadline) };
+    const B = { side: 'base', m: segmentModule(base, deadline, true, read) };
     // Ours and theirs are read only where they differ from base (segmentLike; same result).
     const O = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
     const T = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };

@@ -39,7 +39,7 @@ import { ByteKeyTable, isRun, runHasForm, sameRun, segmentLike, segmentModule, s
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
 import { containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
-import { readModuleSpans, readTerm } from '../coreform/read.js';
+import { readModuleSpans, readTerm, scanFormBounds } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
 import { termsEqual } from '../coreform/term.js';
 
@@ -490,8 +490,10 @@ interface Rendered {
 export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: TextMergeOptions): TextMergeResult {
   const deadline = options.deadline ?? Infinity;
   const reduce = options.reduce ?? 'auto';
+  // Base is scanned once, for the reduced segmentation and, when it steps aside, the whole one.
+  const read = scanFormBounds(base);
   if (reduce !== 'never') {
-    const sides = segmentReduced(base, ours, theirs, deadline, reduce === 'always');
+    const sides = segmentReduced(base, ours, theirs, read, deadline, reduce === 'always');
     if (sides) {
       let reduced: TextMergeResult | undefined;
       try {
@@ -505,7 +507,7 @@ export function mergeModuleText(base: Uint8Array, ours: Uint8Array, theirs: Uint
       }
     }
   }
-  const B: SideModule = { side: 'base', m: segmentModule(base, deadline) };
+  const B: SideModule = { side: 'base', m: segmentModule(base, deadline, true, read) };
   // Ours and theirs are read only where they differ from base (segmentLike; same result).
   const O: SideModule = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
   const T: SideModule = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };

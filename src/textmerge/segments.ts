@@ -386,16 +386,21 @@ export function contentKey(term: Term, ordinal = 0): string {
  * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
  * @param keys false: elements get no alignment key (`key` is `''`) and non-def forms are not read,
  *   for re-reads that only compare kinds, spans and def names (the safety net; issue #15).
+ * @param scanned `scanFormBounds(text)` when the caller has it already (a merge scans base once for
+ *   segmentReduced and, if that steps aside, for this).
  * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
  *   merge).
  */
-export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true): SegmentedModule {
-  const read = scanFormBounds(text);
+export function segmentModule(text: Uint8Array, deadline = Infinity, keys = true, scanned?: FormBounds): SegmentedModule {
+  const read = scanned ?? scanFormBounds(text);
   checkDeadline(deadline);
   const st = newState(read.bounds.length >> 1);
   segmentForms(text, read.bounds, read.trailingStart, text.length, 0, deadline, keys, st);
   return finish(text, st, keys);
 }
+
+/** A text's top-level form bounds, as {@link scanFormBounds} returns them. */
+export type FormBounds = ReturnType<typeof scanFormBounds>;
 
 /** What the segmentation carries from one range of a text to the next. */
 interface SegmentState {
@@ -724,8 +729,6 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
  * form), as the render's boundary rules need them.
  */
 class RunElement implements TextElement {
-  /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
-  base: { text: Uint8Array; bounds: ArrayLike<number>; start: number } | undefined;
   readonly kind = 'form' as const;
   readonly keyIsDef = false;
   readonly defName = undefined;
@@ -744,6 +747,8 @@ class RunElement implements TextElement {
     readonly endsWithComment: boolean,
     /** The run's number in the module (runs count from 0 in text order). */
     readonly run: number,
+    /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
+    readonly base: { text: Uint8Array; bounds: ArrayLike<number>; start: number },
   ) {}
   get keyBase(): string {
     return `run:${this.run}`;
@@ -757,9 +762,7 @@ class RunElement implements TextElement {
   }
   /** The same run `delta` bytes further (a side whose change lies before it). */
   movedBy(delta: number): RunElement {
-    const moved = new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run);
-    moved.base = this.base;
-    return moved;
+    return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run, this.base);
   }
 }
 
@@ -769,7 +772,7 @@ class RunElement implements TextElement {
  * form of this side still mention NAME" (module.ts).
  */
 export function runHasForm(e: TextElement, text: string, test: (term: Term) => boolean): boolean {
-  if (!(e instanceof RunElement) || !e.base) throw new Error('internal: not a run of a reduced segmentation');
+  if (!(e instanceof RunElement)) throw new Error('internal: not a run of a reduced segmentation');
   const { text: src, bounds, start } = e.base;
   const end = start + (e.end - e.start);
   const hay = Buffer.from(src.buffer, src.byteOffset, src.length);
@@ -875,8 +878,8 @@ export interface SegmentedSides {
  * Segments the three sides of a merge keeping every stretch of base that neither side changed as
  * one opaque element ({@link isRun}): only the windows around each side's change are split into
  * elements, so a merge of two small edits far apart does per-element work on those edits alone
- * (issue #15 item 3: a 1 MB merge). Base is scanned whole (so that it reads, as for
- * {@link segmentModule}); a side only in its window.
+ * (issue #15 item 3: a 1 MB merge). Base is scanned whole by the caller (`read`, so that it reads
+ * as for {@link segmentModule}, which can reuse the scan); a side is read only in its windows.
  *
  * Why the merge of the reduced sides equals the merge of the whole ones (module.ts checks the rest
  * and falls back to the whole merge where it cannot tell): each of a side's changes (its common
@@ -895,11 +898,9 @@ export interface SegmentedSides {
  *   be, and middles split at any size (tests).
  * @returns the reduced sides, or undefined when the texts do not allow a reduction (a side that does
  *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
- * @throws GcError `core/parse/*` when base does not read (as {@link segmentModule}); TimeoutError.
+ * @throws TimeoutError after `deadline`.
  */
-export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, deadline = Infinity, reduceAlways = false): SegmentedSides | undefined {
-  const read = scanFormBounds(base);
-  checkDeadline(deadline);
+export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, read: FormBounds, deadline = Infinity, reduceAlways = false): SegmentedSides | undefined {
   const bounds = read.bounds;
   const nF = bounds.length >> 1;
   const n = base.length;
@@ -989,8 +990,7 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
     if (!c || (to < n && c.token !== to)) throw new Error('internal: a run that does not end at a cut');
     const formStart = bounds[2 * f]!;
     const formEnd = bounds[2 * f + 1]!;
-    const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++);
-    run.base = { text: base, bounds, start: first };
+    const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++, { text: base, bounds, start: first });
     layout.push({ run, window: undefined });
   };
   for (let i = 0; i < merged.length; i++) {

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { mergeModuleText, type TextMergeOptions, type TextMergeResult } from '../../src/textmerge/module.js';
 import { isRun, segmentModule, segmentReduced } from '../../src/textmerge/segments.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import { scanFormBounds } from '../../src/coreform/read.js';
 import { random } from '../helpers/random.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -38,6 +39,11 @@ function bothWays(base: string, ours: string, theirs: string, options: Omit<Text
     throw new Error(`reduced and whole merges differ\n${JSON.stringify([base, ours, theirs])}\nreduced: ${reduced.shown}\nwhole:   ${whole.shown}`);
   }
   return reduced.r?.stats.reduced ?? false;
+}
+
+/** segmentReduced on strings, with base scanned as mergeModuleText scans it. */
+function reducedSides(base: string, ours: string, theirs: string, always: boolean): ReturnType<typeof segmentReduced> {
+  return segmentReduced(enc(base), enc(ours), enc(theirs), scanFormBounds(enc(base)), Infinity, always);
 }
 
 const NAMES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
@@ -173,7 +179,7 @@ describe('segmentReduced', () => {
     const base = bench(2000);
     const ours = bench(2000, (i) => (i === 1 ? '(prim int/mul x 2)' : undefined));
     const theirs = bench(2000, (i) => (i === 1998 ? '(prim int/sub x 1)' : undefined));
-    const sides = segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, false)!;
+    const sides = reducedSides(base, ours, theirs, false)!;
     expect(sides).toBeDefined();
     expect(sides.base.elements.length).toBeLessThan(10);
     expect(sides.base.elements.filter(isRun).length).toBe(3);
@@ -188,7 +194,7 @@ describe('segmentReduced', () => {
     const base = bench(2000);
     const ours = bench(2000, (i) => (i === 1 || i === 1995 ? '(prim int/mul x 2)' : undefined));
     const theirs = bench(2000, (i) => (i === 1998 ? '(prim int/sub x 1)' : i === 1000 ? '(prim int/sub x 1000)))\n\n(def app/bench::new (fn (x) x' : undefined));
-    const sides = segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, false)!;
+    const sides = reducedSides(base, ours, theirs, false)!;
     expect(sides).toBeDefined();
     expect(sides.base.elements.length).toBeLessThan(16);
     expect(sides.base.elements.filter(isRun).length).toBe(5);
@@ -217,15 +223,15 @@ describe('segmentReduced', () => {
     // Ours adds a second definition of a name a run defines: its key index depends on the run.
     const ours = bench(300, (i) => (i === 10 ? '(prim int/mul x 2)))\n\n(def app/bench::step250\n  (fn (x) x' : undefined));
     const theirs = bench(300, (i) => (i === 280 ? '(prim int/sub x 1)' : undefined));
-    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(reducedSides(base, ours, theirs, true)).toBeUndefined();
     expect(bothWays(base, ours, theirs)).toBe(false);
     // A free comment block whose text a run holds.
     const ours2 = bench(300, (i) => (i === 10 ? '(prim int/mul x 2)))\n\n;; Step 200.\n\n(def app/bench::extra (fn (x) x' : undefined));
-    expect(segmentReduced(enc(base), enc(ours2), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(reducedSides(base, ours2, theirs, true)).toBeUndefined();
     expect(bothWays(base, ours2, theirs)).toBe(false);
     // A non-definition form a run also has.
     const ours3 = bench(300, (i) => (i === 10 ? '(prim int/mul x 2)))\n\napp/bench::step0\n\n(def app/bench::extra (fn (x) x' : undefined));
-    expect(segmentReduced(enc(base), enc(ours3), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(reducedSides(base, ours3, theirs, true)).toBeUndefined();
     expect(bothWays(base, ours3, theirs)).toBe(false);
   });
 
@@ -267,11 +273,11 @@ describe('segmentReduced', () => {
     expect(bothWays(base, ours, theirs)).toBe(true);
     // Ours leaves its window with a comment line directly above base's next element.
     const ours2 = base.replace('(prim int/add x 5)))\n\n', '(prim int/add x 5)))\n; joins\n');
-    expect(segmentReduced(enc(base), enc(ours2), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(reducedSides(base, ours2, theirs, true)).toBeUndefined();
     expect(bothWays(base, ours2, theirs)).toBe(false);
     // A side that does not read: the whole merge reports the error.
     const broken = base.replace('(prim int/add x 5)))', '(prim int/add x 5))');
-    expect(segmentReduced(enc(base), enc(broken), enc(theirs), Infinity, true)).toBeUndefined();
+    expect(reducedSides(base, broken, theirs, true)).toBeUndefined();
     expect(bothWays(base, broken, theirs)).toBe(false);
   });
 
@@ -285,8 +291,8 @@ describe('segmentReduced', () => {
     const base = bench(20);
     const ours = bench(20, (i) => (i < 15 ? '(prim int/mul x 2)' : undefined));
     const theirs = bench(20, (i) => (i === 18 ? '(prim int/sub x 1)' : undefined));
-    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, false)).toBeUndefined();
-    expect(segmentReduced(enc(base), enc(ours), enc(theirs), Infinity, true)).toBeDefined();
+    expect(reducedSides(base, ours, theirs, false)).toBeUndefined();
+    expect(reducedSides(base, ours, theirs, true)).toBeDefined();
     expect(mergeModuleText(enc(base), enc(ours), enc(theirs), { markers }).stats.reduced).toBe(false);
   });
 });
