@@ -10,7 +10,7 @@
 // way and the verdict is read from the log (docs/action.md, "Run the Action under local-action").
 // Each case also runs the bundled Action (action/dist) on the same pull request: both must agree.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,13 @@ import { ACTION, ROOT, pullRequestEvent, renameInPackage, runAction } from '../a
 import { tempRepo, type TempRepo } from '../git/repo-helpers.js';
 
 const LOCAL_ACTION = join(ROOT, 'node_modules/@github/local-action/bin/local-action.js');
+/**
+ * Where local-action must run: the directory that really holds node_modules. It runs `npm exec tsx`
+ * and `npm ls @actions/core` in its working directory and replaces the module at the path npm
+ * reports; Node loads modules by their real path, so from a checkout whose node_modules is a
+ * symbolic link the stub would miss and the real @actions/core would run.
+ */
+const NPM_DIR = dirname(realpathSync(join(ROOT, 'node_modules')));
 const ENV_TEMPLATE = join(ROOT, 'fixtures/action/local-action.env');
 const FROM = 'ledger/money::add-amounts';
 const TO = 'ledger/money::sum-amounts';
@@ -50,10 +57,8 @@ let dishonest = '';
 let editedLine = 0;
 
 /**
- * Runs `local-action <checkout> action/main.ts <.env>` from this checkout (local-action runs
- * `npm exec tsx` and `npm ls @actions/core` in its working directory, so that must be a directory
- * whose node_modules holds both). The `.env` is fixtures/action/local-action.env with the run's
- * paths and `inputs` (input name → value) appended.
+ * Runs `local-action run <checkout> action/main.ts <.env>` in {@link NPM_DIR}. The `.env` is
+ * fixtures/action/local-action.env with the run's paths and `inputs` (input name → value) appended.
  */
 function runLocalAction(workspace: string, event: string, inputs: Record<string, string> = {}): LocalRun {
   const tmp = mkdtempSync(join(tmpdir(), 'gcpatch-local-action-'));
@@ -71,7 +76,7 @@ function runLocalAction(workspace: string, event: string, inputs: Record<string,
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('INPUT_') && !k.startsWith('GITHUB_')) env[k] = v;
   Object.assign(env, { FORCE_COLOR: '0', npm_config_update_notifier: 'false' });
-  const r = spawnSync(process.execPath, [LOCAL_ACTION, 'run', ROOT, 'action/main.ts', envFile], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [LOCAL_ACTION, 'run', ROOT, 'action/main.ts', envFile], { cwd: NPM_DIR, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const stdout = r.stdout;
   const info: string[] = [];
   const annotations: LocalRun['annotations'] = [];
