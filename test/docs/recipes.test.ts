@@ -2,8 +2,8 @@
 //
 // A recipe is a fenced block opened with "```sh runnable". Each runs with `bash -e` in a fresh
 // temporary directory that looks like the root of a gcpatch checkout: a copy of fixtures/ and
-// links to the built bin/, dist/, driver/, action/ and node_modules/. `gcpatch` is on the PATH
-// (the built CLI), HOME and the global git config point into the temporary directory (so
+// links to the built bin/, dist/, driver/, action/, action.yml and node_modules/. `gcpatch` is on
+// the PATH (the built CLI), HOME and the global git config point into the temporary directory (so
 // `driver install --global` touches nothing of the user's), and git has an author.
 //
 // Every other ```sh block must be listed in NOT_RUNNABLE with the reason it is not run; a block
@@ -69,7 +69,7 @@ function sandbox(): { cwd: string; env: NodeJS.ProcessEnv } {
   const cwd = join(base, 'gcpatch');
   mkdirSync(cwd);
   cpSync(join(ROOT, 'fixtures'), join(cwd, 'fixtures'), { recursive: true });
-  for (const name of ['bin', 'dist', 'driver', 'action', 'node_modules', 'package.json']) {
+  for (const name of ['bin', 'dist', 'driver', 'action', 'action.yml', 'node_modules', 'package.json']) {
     if (existsSync(join(ROOT, name))) symlinkSync(join(ROOT, name), join(cwd, name));
   }
   const binDir = join(base, 'path');
