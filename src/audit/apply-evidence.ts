@@ -47,6 +47,8 @@ export interface ApplyEvidence {
   missingArtifacts: ('package' | 'acceptance')[];
   /** The stored package record (`genesis/package-v0.2`), when present. */
   packageRecord: MapTerm | undefined;
+  /** The stored acceptance (`genesis/acceptance-v0.2`), when present. */
+  acceptance: MapTerm | undefined;
 }
 
 /** The decoded fields of an apply report. */
@@ -252,6 +254,7 @@ export async function checkApplyReport(
     fields: r,
     missingArtifacts: missing,
     packageRecord,
+    acceptance: acceptance as MapTerm | undefined,
   };
 }
 
@@ -328,4 +331,49 @@ export function completeApplyEvidence(ev: ApplyEvidence, replayed: { manifest: M
   }
   out.pass(KIND, ev.address, 'artifacts', `${ev.missingArtifacts.join(' and ')} artifact recomputed from the replayed package`);
   return true;
+}
+
+/**
+ * Checks that an apply report's acceptance belongs to the package it is said to explain: its
+ * `:package` names the replayed package's name and version, and it holds a record for every
+ * obligation the package declared before the patch and after it (docs/security.md, "evidence bound
+ * to the audited package"). Evidence planned and applied in another copy of the package (one that
+ * declares fewer obligations, or another name or version) fails here. An acceptance recomputed by
+ * {@link completeApplyEvidence} is bound by construction.
+ * @param declaredBefore the obligations the package declared at the commit's start state.
+ * @returns true when bound (a finding `audit/evidence-foreign` is recorded otherwise).
+ */
+export function checkAcceptanceBinding(ev: ApplyEvidence, after: Manifest, declaredBefore: readonly string[], where: string, out: PackageFindings): boolean {
+  const acceptance = ev.acceptance;
+  if (acceptance === undefined) return true;
+  const pkg = mapGetKw(acceptance, 'package');
+  const name = pkg?.kind === 'map' ? mapGetKw(pkg, 'name') : undefined;
+  const version = pkg?.kind === 'map' ? mapGetKw(pkg, 'version') : undefined;
+  const records = mapGetKw(acceptance, 'obligations');
+  const covered = new Set<string>();
+  if (records?.kind === 'vec') {
+    for (const r of records.items) {
+      const n = r.kind === 'map' ? mapGetKw(r, 'name') : undefined;
+      if (n?.kind === 'sym') covered.add(n.name);
+      else if (n?.kind === 'str') covered.add(n.value);
+    }
+  }
+  const problems: string[] = [];
+  if (name?.kind !== 'str' || name.value !== after.name) problems.push(`it names package ${name?.kind === 'str' ? JSON.stringify(name.value) : '(none)'}, the package is ${JSON.stringify(after.name)}`);
+  if (version?.kind !== 'str' || version.value !== after.version) problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
+  const missing = [...new Set([...declaredBefore, ...after.obligations])].filter((o) => !covered.has(o)).sort();
+  if (missing.length > 0) problems.push(`it has no record for the declared obligation${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);
+  if (problems.length === 0) {
+    out.pass(KIND, ev.address, 'bound to package', `acceptance names ${after.name} ${after.version} and its ${after.obligations.length} obligations`);
+    return true;
+  }
+  out.fail(KIND, ev.address, 'bound to package', {
+    code: AuditCode.evidenceForeign,
+    message:
+      `apply report ${ev.address.slice(0, 12)} does not belong to this package as it stood ${where}: its acceptance ${problems.join('; ')}. ` +
+      'Evidence made in another copy of the package explains nothing here: apply the change to this package (gcpatch refactor apply / gcpatch apply) and commit its evidence',
+    file: ev.file,
+    title: 'evidence from another package',
+  });
+  return false;
 }

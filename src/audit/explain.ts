@@ -1,43 +1,44 @@
 /**
- * History-aware verification of one package (issue #11 items 1–3 and 5): walk the pull request's
- * commits parents first and explain each commit's changes to the package by
+ * History-aware verification of one package (docs/action.md "What each check means",
+ * docs/security.md): walk the pull request's commits parents first and explain each commit's
+ * changes to the package by
  * - its own evidence, checked against the state it was made on (the commit's parent): a refactor
  *   plan re-planned there gives the identical report, an apply report replayed there reproduces
  *   its semantic edits and package record (`recorded-state`); or, for evidence made on another
  *   state (a rebase, cherry-pick or squash), re-planned / re-applied on the commit's actual parent,
- *   giving the same operations and reproducing the commit (`actual-parent`);
- * - for a merge commit, the structural merge of its parents' modules (the driver's merge, compared
- *   by canonical forms); a conflicted module must equal one parent's version;
+ *   giving the same operations and reproducing the commit (`actual-parent`); either way the
+ *   acceptance must name this package, its version and its obligations;
+ * - for a merge commit, what merging its parents gives (`merge-start.ts`);
  * - nothing: an unexplained change (a warning), an error when it lands in a module that evidence
  *   earlier in the pull request changed (a hidden hand edit), unless it restores the base's content.
- * Several apply reports of one commit are replayed in the order their package records bind (each
- * report's package record is reproduced by applying it to the state the previous one produced),
- * never by store address. Removing a declared obligation or test suite without evidence is an error.
+ * Every manifest key change is judged (`manifest-keys.ts`), and so is every capability policy file
+ * (`caps-policy.ts`). A commit whose package cannot be read (or lacks it) does not restart the
+ * chain: the next readable commit is checked against the last readable state. With `replay: false`
+ * the patches are not applied: a module or key counts as explained when a verified patch names it,
+ * and every other check still runs.
  */
-import { canonicalizeSource } from '../coreform/canon.js';
-import { mapGetKw, termsEqual, vec, type Term } from '../coreform/term.js';
+import { termsEqual, vec, mapGetKw, type Term } from '../coreform/term.js';
 import { findMergeBases, entryAtCommit, type GitRepository } from '../git/repository.js';
-import { mergeFileBytes } from '../textmerge/driver.js';
 import { applyOpsInMemory } from '../patch/apply-ops.js';
 import { packState } from '../patch/pack.js';
 import { manifestModulePaths, type PackageState } from '../patch/state.js';
 import { planRefactor } from '../refactor/plan.js';
 import { isGcError } from '../util/errors.js';
-import { parseManifestTable, type TomlTable } from '../workspace/manifest-write.js';
+import type { TomlTable } from '../workspace/manifest-write.js';
 import type { Manifest } from '../workspace/manifest.js';
-import { completeApplyEvidence, type ApplyEvidence } from './apply-evidence.js';
+import { checkAcceptanceBinding, completeApplyEvidence, type ApplyEvidence } from './apply-evidence.js';
+import { comparePolicies } from './caps-policy.js';
 import { AuditCode, type CommitExplanation, type PackageFindings } from './findings.js';
 import type { RangeCommit } from './history.js';
-import { listStoreAtCommit, readPackageAtCommit, repoPath, snapshotState, type CommitModule, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
+import { judgeKeyChange, LIST_KEYS, listEntries, manifestKeysNamedByPatch, type ListKey } from './manifest-keys.js';
+import { formsEqual, mergedStart, parentStart, type StartState } from './merge-start.js';
+import { capsPolicyPath, listStoreAtCommit, readPackageAtCommit, repoPath, type CommitModule, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
 import { checkReplan, describeRefactor, requestForState, type RefactorEvidence } from './refactor-evidence.js';
-import { firstDifferingLine, manifestDifferences } from './replay.js';
+import { firstDifferingLine, manifestDifferences, modulesNamedByPatch } from './replay.js';
+
+export { mergedStart, type StartState } from './merge-start.js';
 
 type Forms = readonly Term[];
-
-function formsEqual(a: Forms | undefined, b: Forms | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a === b || termsEqual(vec(a), vec(b));
-}
 
 function short(oid: string): string {
   return oid.slice(0, 12);
@@ -45,85 +46,6 @@ function short(oid: string): string {
 
 function errorText(error: unknown): string {
   return isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The state a commit starts from.
-
-/** The package a commit starts from: its parent's, or for a merge the structural merge of its parents. */
-export interface StartState {
-  state: PackageState;
-  /** True for a merge commit. */
-  merge: boolean;
-  /** Merge conflicts: module path → the parents' versions, any of which is an honest resolution. */
-  alternatives: Map<string, (Forms | undefined)[]>;
-  /** When the manifest merge conflicted: the parents' tables (each key may come from either). */
-  manifestAlternatives: TomlTable[] | undefined;
-}
-
-const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder();
-const MARKERS = { markerSize: 7, style: 'merge' as const, oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
-const NO_LINE_MERGE = () => ({ ok: false, text: new Uint8Array(), conflicts: 1, message: 'verify-pr does not fall back to a line merge' });
-
-/**
- * The structural merge of two parents' packages (the merge driver's merge, `mergeFileBytes`, on
- * `package.toml` and each module), with `mergeBase` the parents' merge base (undefined when they
- * have none or it lacks the package: every difference is then a conflict).
- */
-export function mergedStart(parents: readonly CommitPackageSnapshot[], mergeBase: CommitPackageSnapshot | undefined): StartState {
-  const [p1, p2] = parents as [CommitPackageSnapshot, CommitPackageSnapshot];
-  const alternatives = new Map<string, (Forms | undefined)[]>();
-  let manifest: TomlTable = p1.table;
-  let manifestAlternatives: TomlTable[] | undefined;
-  if (parents.length > 2 || mergeBase === undefined) {
-    if (manifestDifferences(p1.table, p2.table).length > 0 || parents.length > 2) manifestAlternatives = parents.map((p) => p.table);
-  } else {
-    try {
-      const outcome = mergeFileBytes(
-        ENCODER.encode(mergeBase.manifestText),
-        ENCODER.encode(p1.manifestText),
-        ENCODER.encode(p2.manifestText),
-        { mode: 'manifest', markers: MARKERS, path: p1.manifestPath },
-        NO_LINE_MERGE,
-      );
-      if (outcome.exitCode === 0) manifest = outcome.result === undefined ? p1.table : parseManifestTable(DECODER.decode(outcome.result), p1.manifestPath);
-      else manifestAlternatives = [p1.table, p2.table];
-    } catch {
-      manifestAlternatives = [p1.table, p2.table];
-    }
-  }
-  const modules = new Map<string, Forms>();
-  const paths = new Set<string>(parents.flatMap((p) => [...p.byPath.keys()]));
-  for (const path of paths) {
-    const versions = parents.map((p) => p.byPath.get(path));
-    const forms = versions.map((v) => v?.forms);
-    let merged: Forms | undefined;
-    let conflicted = false;
-    if (forms.every((f) => formsEqual(f, forms[0]))) merged = forms[0];
-    else if (parents.length > 2 || mergeBase === undefined) conflicted = true;
-    else {
-      const b = mergeBase.byPath.get(path);
-      if (formsEqual(b?.forms, forms[0])) merged = forms[1];
-      else if (formsEqual(b?.forms, forms[1])) merged = forms[0];
-      else if (b === undefined || versions[0] === undefined || versions[1] === undefined) conflicted = true;
-      else {
-        try {
-          const outcome = mergeFileBytes(b.bytes, versions[0].bytes, versions[1].bytes, { mode: 'gc', markers: MARKERS, path }, NO_LINE_MERGE);
-          if (outcome.exitCode === 0 && outcome.method !== 'line') merged = outcome.result === undefined ? forms[0] : canonicalizeSource(outcome.result);
-          else conflicted = true;
-        } catch {
-          conflicted = true;
-        }
-      }
-    }
-    if (conflicted) {
-      alternatives.set(path, forms);
-      merged = forms.find((f) => f !== undefined);
-    }
-    if (merged !== undefined) modules.set(path, merged);
-  }
-  return { state: { manifest, modules }, merge: true, alternatives, manifestAlternatives };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,7 +168,7 @@ export interface HistoryInput {
   repo: GitRepository;
   /** Package directory (repository-relative). */
   dir: string;
-  /** The range base (merge base of the requested base and the head). */
+  /** The range base (merge base of the requested base and the head), readable. */
   base: CommitPackageSnapshot;
   /** The range's commits, parents first. */
   commits: readonly RangeCommit[];
@@ -254,6 +176,8 @@ export interface HistoryInput {
   /** The head's verified refactor plans and accepted apply reports (new since the base), by address. */
   refactors: ReadonlyMap<string, RefactorEvidence>;
   applies: ReadonlyMap<string, ApplyEvidence>;
+  /** Replay apply evidence (default true); false: a verified patch explains the modules and keys it names. */
+  replay?: boolean;
 }
 
 /** What {@link explainHistory} found, besides the rows and findings it recorded. */
@@ -268,21 +192,48 @@ export interface HistoryResult {
   replayFailed: boolean;
   /** Refactor plans checked (re-planned) during the walk. */
   replanned: Set<string>;
+  /** Commits of the range whose package could not be read (or had none). */
+  unreadable: string[];
+  /** The readable packages the walk read (commits of the range and their parents), for the dangling-reference check. */
+  snapshots: CommitPackageSnapshot[];
   millis: number;
 }
 
-function table(t: TomlTable, key: string): string[] {
-  const v = t[key];
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+/** One commit's evidence as it explains the commit: what the replay (or, without replay, the patches) gives. */
+interface EvidenceOutcome {
+  /** The replayed state, or `undefined` without replay. */
+  final: PackageState | undefined;
+  withEvidence: boolean;
+  anyOnNewParent: boolean;
+  /** Without replay: the modules and keys the verified patches name, and the list entries they remove. */
+  namedModules: Set<string>;
+  namedKeys: Set<string>;
+  removedEntries: Map<ListKey, Set<string>>;
+}
+
+/** The per-commit context the checks below share. */
+interface CommitCheck {
+  at: string;
+  now: CommitPackageSnapshot;
+  start: StartState & { state: PackageState };
+  ev: EvidenceOutcome;
+  explanation: CommitExplanation;
+  touchedBefore: Set<string>;
+  base: CommitPackageSnapshot;
+  dir: string;
+  out: PackageFindings;
+  result: HistoryResult;
 }
 
 /**
  * Explains every commit of the range for one package (see the module comment), recording rows and
  * findings in `out`. Commits whose package tree equals their (single) parent's are skipped.
+ * @throws GcError `git/missing-commit` (exit 70) when a commit or parent is not in the clone.
  */
 export async function explainHistory(input: HistoryInput, out: PackageFindings): Promise<HistoryResult> {
-  const start = performance.now();
+  const startTime = performance.now();
   const { repo, dir } = input;
+  const replay = input.replay ?? true;
   const snapshots = new Map<string, Promise<CommitPackageSnapshot | undefined | Error>>();
   const snapshot = (commit: string): Promise<CommitPackageSnapshot | undefined | Error> => {
     let p = snapshots.get(commit);
@@ -312,9 +263,19 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     mismatches: new Set(),
     replayFailed: false,
     replanned: new Set(),
+    unreadable: [],
+    snapshots: [],
     millis: 0,
   };
   const inRange = new Set(input.commits.map((c) => c.oid));
+  /** The last readable package as of each commit of the range (`undefined`: none yet). */
+  const effective = new Map<string, CommitPackageSnapshot | undefined>();
+  /** The readable package of a commit: in the range its last readable state; before the range its own. */
+  const lastReadable = async (oid: string): Promise<CommitPackageSnapshot | undefined> => {
+    if (inRange.has(oid)) return effective.get(oid);
+    const s = await snapshot(oid);
+    return s instanceof Error ? undefined : s;
+  };
   /** Modules changed by evidence in the range, as of each commit (ancestors included). */
   const touched = new Map<string, Set<string>>();
   const refactorByPatch = new Map<string, RefactorEvidence>();
@@ -328,40 +289,63 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     const explanation: CommitExplanation = { commit: commit.oid, subject: commit.subject, parents: commit.parents, route: 'unchanged', evidence: [], unexplained: [], mismatched: [] };
     result.commits.push(explanation);
 
+    const parentStates = await Promise.all(commit.parents.map(lastReadable));
     const tree = await packageTree(commit.oid);
     const parentTrees = await Promise.all(commit.parents.map(packageTree));
-    if (commit.parents.length === 1 && parentTrees[0] === tree) continue;
-    if (commit.parents.length > 1 && parentTrees.every((t) => t === tree)) continue;
-
-    const now = await snapshot(commit.oid);
-    if (now === undefined) {
-      out.skip('commit', commit.oid, 'explained', `${at}: the package is deleted`);
+    if (commit.parents.length > 0 && parentTrees.every((t) => t === tree) && parentStates.every((p) => p === parentStates[0])) {
+      effective.set(commit.oid, parentStates[0]);
       continue;
     }
-    if (now instanceof Error) {
+
+    const now = await snapshot(commit.oid);
+    if (now === undefined || now instanceof Error) {
+      // An unreadable state: the chain goes on from the last readable one.
+      effective.set(commit.oid, parentStates[0]);
+      result.unreadable.push(commit.oid);
       explanation.route = 'unexplained';
+      if (commit.oid === input.commits[input.commits.length - 1]?.oid && now === undefined) continue; // the head deleted it: verify-pr says so
       out.fail('commit', commit.oid, 'read', {
         code: AuditCode.packageUnreadable,
         severity: 'warning',
-        message: `${at}: the package cannot be read: ${errorText(now)}; its changes are explained by the next readable commit`,
-        file: (isGcError(now) && now.location.file) || repoPath(dir, 'package.toml'),
+        message:
+          now === undefined
+            ? `${at}: the package has no package.toml here; the next commit that has it is checked against the last readable state`
+            : `${at}: the package cannot be read: ${errorText(now)}; the next readable commit is checked against the last readable state`,
+        file: now instanceof Error && isGcError(now) && now.location.file ? now.location.file : repoPath(dir, 'package.toml'),
+        ...(now instanceof Error && isGcError(now) && now.location.line !== undefined ? { line: now.location.line } : {}),
         title: 'package unreadable',
       });
       continue;
     }
-    const parents = await Promise.all(commit.parents.map(snapshot));
-    if (parents.some((p) => p === undefined || p instanceof Error)) {
+    effective.set(commit.oid, now);
+    result.snapshots.push(now);
+    for (const p of parentStates) if (p !== undefined) result.snapshots.push(p);
+
+    let start: StartState;
+    if (commit.parents.length <= 1) start = parentStart(parentStates[0]);
+    else {
+      let mb: string | undefined = commit.parents[0];
+      for (const p of commit.parents.slice(1)) {
+        if (mb === undefined) break;
+        const bases = await findMergeBases(repo, mb, p);
+        mb = bases.length === 0 ? undefined : [...bases].sort()[0];
+      }
+      start = mergedStart(parentStates, mb === undefined ? undefined : await lastReadable(mb));
+    }
+    if (start.state === undefined) {
       explanation.route = 'unexplained';
+      explanation.unexplained.push(...now.modules.map((m) => m.path));
+      for (const m of now.modules) result.unexplained.add(m.path);
       out.fail('commit', commit.oid, 'explained', {
         code: AuditCode.unexplainedChange,
         severity: 'warning',
-        message: `${at}: a parent of the commit has no readable package; its changes are not explained`,
+        message: `${at}: ${commit.parents.length === 0 ? 'a root commit' : 'no parent has a readable package'}: its ${now.modules.length} modules have nothing to be checked against and are not explained`,
         file: now.manifestPath,
         title: 'unexplained change',
       });
       continue;
     }
-    const parentSnaps = parents as CommitPackageSnapshot[];
+    const startState = start as StartState & { state: PackageState };
 
     // Evidence this commit adds: store entries in no parent's store.
     const mine = await listing(commit.oid);
@@ -369,159 +353,249 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     const fresh = [...mine.keys()].filter((a) => !theirs.some((l) => l.has(a))).sort();
     const applies = fresh.map((a) => input.applies.get(a)).filter((e): e is ApplyEvidence => e !== undefined && e.ok);
     const plans = fresh.map((a) => input.refactors.get(a)).filter((e): e is RefactorEvidence => e !== undefined);
-
-    let startState: StartState;
-    if (parentSnaps.length === 1) {
-      startState = { state: snapshotState(parentSnaps[0]!), merge: false, alternatives: new Map(), manifestAlternatives: undefined };
-    } else {
-      const bases = await findMergeBases(repo, commit.parents[0]!, commit.parents[1]!);
-      const mb = bases.length === 0 ? undefined : await snapshot([...bases].sort()[0]!);
-      startState = mergedStart(parentSnaps, mb === undefined || mb instanceof Error ? undefined : mb);
-    }
     const label = (i: number): string =>
       `the ${startState.merge ? 'merge of the parents' : 'parent'} of ${at}${i === 0 ? '' : ` plus ${i} earlier patch${i === 1 ? '' : 'es'}`}`;
 
-    const reproduces = (state: PackageState): boolean => {
-      const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
-      for (const p of paths) if (!formsEqual(state.modules.get(p), now.byPath.get(p)?.forms)) return false;
-      return manifestDifferences(state.manifest, now.table).length === 0;
-    };
-    const chain = bindChain(startState.state, applies, reproduces);
-    let anyOnNewParent = false;
-    chain.steps.forEach((step, i) => {
-      const ev = step.evidence;
-      result.applied.push(ev.address);
-      const linked = refactorByPatch.get(ev.patch.patchH);
-      if (linked !== undefined) {
-        checkPlanOn(linked, step.before, label(i), out);
-        result.replanned.add(linked.address);
-        explanation.evidence.push({ address: linked.address, kind: 'refactor-plan', route: step.route });
-      }
-      explanation.evidence.push({ address: ev.address, kind: 'apply-report', route: step.route });
-      if (step.route === 'recorded-state') {
-        if (termsEqual(vec(step.semanticEdits), ev.semanticEdits)) {
-          out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced on ${label(i)}`);
-        } else {
-          out.fail('apply-report', ev.address, 'replay edits', {
-            code: AuditCode.replayEvidenceMismatch,
-            message: `apply report ${short(ev.address)}: replaying its patch on ${label(i)} gives other :semantic-edits than the report records`,
-            file: ev.file,
-            title: 'semantic edits differ',
-          });
-        }
-        out.pass('apply-report', ev.address, 'replay package', `package record ${short(ev.packageArtifact)} reproduced on ${label(i)}`);
+    const ev = replay
+      ? replayEvidence(startState, now, applies, plans, refactorByPatch, label, at, explanation, result, out)
+      : namedByEvidence(startState, applies, plans, label, at, explanation, result, out);
+    const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir, out, result };
+    const { explainedHere, hidden } = checkModules(check);
+    for (const p of explainedHere) if (ev.withEvidence) touchedBefore.add(p);
+    checkManifest(check);
+    checkPolicies(check);
+
+    explanation.route =
+      explanation.mismatched.length > 0 || explanation.unexplained.length > 0 || hidden > 0
+        ? 'unexplained'
+        : startState.merge
+          ? ev.withEvidence
+            ? 'merge+evidence'
+            : 'merge'
+          : ev.withEvidence
+            ? ev.anyOnNewParent
+              ? 'evidence-on-new-parent'
+              : 'evidence'
+            : explanation.evidence.length > 0
+              ? 'evidence'
+              : 'unexplained';
+    if (!startState.merge && !ev.withEvidence && explanation.unexplained.length === 0 && explanation.mismatched.length === 0) {
+      // manifest-only changes the key table let pass, and formatting: nothing the evidence needs to explain
+      explanation.route = 'unchanged';
+    }
+  }
+  result.millis = Math.round(performance.now() - startTime);
+  return result;
+}
+
+/** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
+function replayEvidence(
+  start: StartState & { state: PackageState },
+  now: CommitPackageSnapshot,
+  applies: readonly ApplyEvidence[],
+  plans: readonly RefactorEvidence[],
+  refactorByPatch: ReadonlyMap<string, RefactorEvidence>,
+  label: (i: number) => string,
+  at: string,
+  explanation: CommitExplanation,
+  result: HistoryResult,
+  out: PackageFindings,
+): EvidenceOutcome {
+  const reproduces = (state: PackageState): boolean => {
+    const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
+    for (const p of paths) if (!formsEqual(state.modules.get(p), now.byPath.get(p)?.forms)) return false;
+    return manifestDifferences(state.manifest, now.table).length === 0;
+  };
+  const chain = bindChain(start.state, applies, reproduces);
+  let anyOnNewParent = false;
+  chain.steps.forEach((step, i) => {
+    const ev = step.evidence;
+    result.applied.push(ev.address);
+    const linked = refactorByPatch.get(ev.patch.patchH);
+    if (linked !== undefined) {
+      checkPlanOn(linked, step.before, label(i), out);
+      result.replanned.add(linked.address);
+      explanation.evidence.push({ address: linked.address, kind: 'refactor-plan', route: step.route });
+    }
+    explanation.evidence.push({ address: ev.address, kind: 'apply-report', route: step.route });
+    if (step.route === 'recorded-state') {
+      if (termsEqual(vec(step.semanticEdits), ev.semanticEdits)) {
+        out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced on ${label(i)}`);
       } else {
-        anyOnNewParent = true;
-        out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
+        out.fail('apply-report', ev.address, 'replay edits', {
+          code: AuditCode.replayEvidenceMismatch,
+          message: `apply report ${short(ev.address)}: replaying its patch on ${label(i)} gives other :semantic-edits than the report records`,
+          file: ev.file,
+          title: 'semantic edits differ',
+        });
       }
-      completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+      out.pass('apply-report', ev.address, 'replay package', `package record ${short(ev.packageArtifact)} reproduced on ${label(i)}`);
+    } else {
+      anyOnNewParent = true;
+      out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
+    }
+    if (!checkAcceptanceBinding(ev, step.manifest, listEntries(step.before.manifest, 'obligations'), `at ${label(i)}`, out)) {
+      result.mismatches.add('package.toml');
+      explanation.mismatched.push('package.toml');
+    }
+    completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+  });
+  for (const f of chain.failures) {
+    result.replayFailed = true;
+    explanation.evidence.push({ address: f.evidence.address, kind: 'apply-report', route: 'failed' });
+    out.fail('apply-report', f.evidence.address, 'replay', {
+      code: AuditCode.replayFailed,
+      message: `apply report ${short(f.evidence.address)}: its patch does not apply to ${label(0)}${chain.steps.length > 0 ? ' (nor after the other evidence of the commit)' : ''}: ${errorText(f.error)}`,
+      file: f.evidence.file,
+      title: 'replay failed',
     });
-    for (const f of chain.failures) {
-      result.replayFailed = true;
-      explanation.evidence.push({ address: f.evidence.address, kind: 'apply-report', route: 'failed' });
-      out.fail('apply-report', f.evidence.address, 'replay', {
-        code: AuditCode.replayFailed,
-        message: `apply report ${short(f.evidence.address)}: its patch does not apply to ${label(0)}${chain.steps.length > 0 ? ' (nor after the other evidence of the commit)' : ''}: ${errorText(f.error)}`,
-        file: f.evidence.file,
-        title: 'replay failed',
+  }
+  checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+  return { final: chain.final, withEvidence: chain.steps.length > 0, anyOnNewParent, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
+}
+
+/** Without replay: the verified patches explain the modules and keys they name; their plans are still re-planned. */
+function namedByEvidence(
+  start: StartState & { state: PackageState },
+  applies: readonly ApplyEvidence[],
+  plans: readonly RefactorEvidence[],
+  label: (i: number) => string,
+  at: string,
+  explanation: CommitExplanation,
+  result: HistoryResult,
+  out: PackageFindings,
+): EvidenceOutcome {
+  const namedModules = new Set<string>();
+  const namedKeys = new Set<string>();
+  const removedEntries = new Map<ListKey, Set<string>>();
+  for (const a of applies) {
+    explanation.evidence.push({ address: a.address, kind: 'apply-report', route: 'not-applied' });
+    for (const p of modulesNamedByPatch(a)) if (p !== 'package.toml') namedModules.add(p);
+    const named = manifestKeysNamedByPatch(a.patch);
+    for (const k of named.keys) namedKeys.add(k);
+    for (const [k, set] of named.removed) {
+      let s = removedEntries.get(k);
+      if (s === undefined) removedEntries.set(k, (s = new Set()));
+      for (const e of set) s.add(e);
+    }
+    out.skip('apply-report', a.address, 'replay', `replay: false — the patch explains the ${namedModules.size} modules it names, not replayed`);
+  }
+  checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+  return { final: undefined, withEvidence: applies.length > 0, anyOnNewParent: false, namedModules, namedKeys, removedEntries };
+}
+
+function checkUnappliedPlans(
+  state: PackageState,
+  applies: readonly ApplyEvidence[],
+  plans: readonly RefactorEvidence[],
+  label: (i: number) => string,
+  at: string,
+  explanation: CommitExplanation,
+  result: HistoryResult,
+  out: PackageFindings,
+): void {
+  for (const plan of plans) {
+    if (result.replanned.has(plan.address)) continue;
+    result.replanned.add(plan.address);
+    checkPlanOn(plan, state, label(0), out);
+    explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
+    if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
+      out.fail('refactor-plan', plan.address, 'applied', {
+        code: AuditCode.refactorPlanNotApplied,
+        severity: 'notice',
+        message: `refactor plan ${short(plan.address)} has no accepted apply report in ${at}; it explains no module change`,
+        file: plan.file,
+        title: 'plan not applied',
       });
     }
-    for (const plan of plans) {
-      if (result.replanned.has(plan.address)) continue;
-      result.replanned.add(plan.address);
-      checkPlanOn(plan, startState.state, label(0), out);
-      explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
-      if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
-        out.fail('refactor-plan', plan.address, 'applied', {
-          code: AuditCode.refactorPlanNotApplied,
-          severity: 'notice',
-          message: `refactor plan ${short(plan.address)} has no accepted apply report in ${at}; it explains no module change`,
-          file: plan.file,
-          title: 'plan not applied',
-        });
-      }
-    }
+  }
+}
 
-    // Compare the commit with what its start state and evidence give.
-    const final = chain.final;
-    const withEvidence = chain.steps.length > 0;
-    const finalPaths = new Set(manifestModulePaths(final.manifest));
-    const startPaths = new Set(manifestModulePaths(startState.state.manifest));
-    const paths = [...new Set([...finalPaths, ...startPaths, ...now.byPath.keys(), ...parentSnaps.flatMap((p) => [...p.byPath.keys()])])].sort();
-    const explainedHere = new Set<string>();
-    let hidden = 0;
-    for (const path of paths) {
-      const h = now.byPath.get(path);
-      const r = finalPaths.has(path) ? final.modules.get(path) : undefined;
-      const b = startPaths.has(path) ? startState.state.modules.get(path) : undefined;
-      const file = h?.file ?? repoPath(dir, path);
-      if (formsEqual(r, h?.forms)) {
-        if (!formsEqual(b, h?.forms)) {
-          explainedHere.add(path);
-          result.explainedByEvidence.add(path);
-        }
-        continue;
+/** Compares each module of the commit with what its start state and evidence give. */
+function checkModules(c: CommitCheck): { explainedHere: Set<string>; hidden: number } {
+  const { at, now, start, ev, explanation, touchedBefore, dir, out, result } = c;
+  const final = ev.final;
+  const finalPaths = final === undefined ? undefined : new Set(manifestModulePaths(final.manifest));
+  const startPaths = new Set(manifestModulePaths(start.state.manifest));
+  const paths = [...new Set([...(finalPaths ?? []), ...startPaths, ...now.byPath.keys()])].sort();
+  const explainedHere = new Set<string>();
+  let hidden = 0;
+  const mergeWords = start.merge ? 'or merge of the parents ' : '';
+  for (const path of paths) {
+    const h = now.byPath.get(path);
+    const b = startPaths.has(path) ? start.state.modules.get(path) : undefined;
+    const r = final === undefined ? (ev.namedModules.has(path) ? h?.forms : b) : finalPaths!.has(path) ? final.modules.get(path) : undefined;
+    const file = h?.file ?? repoPath(dir, path);
+    if (formsEqual(r, h?.forms)) {
+      if (!formsEqual(b, h?.forms)) {
+        explainedHere.add(path);
+        result.explainedByEvidence.add(path);
       }
-      const alts = startState.alternatives.get(path);
-      if (alts !== undefined && formsEqual(r, b) && alts.some((a) => formsEqual(a, h?.forms))) {
-        out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
-        continue;
-      }
-      const line = (m: CommitModule | undefined, expected: Forms | undefined): number | undefined => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
-      if (!formsEqual(r, b)) {
-        // evidence changed this module, the commit has something else
-        result.mismatches.add(path);
-        explanation.mismatched.push(path);
-        const l = line(h, r);
-        out.fail('module', path, 'replay', {
-          code: AuditCode.replayModuleMismatch,
-          message: `${file}: ${at} differs from replaying its evidence (${describe(h?.forms, r)}); a change not produced by the recorded patch, e.g. a hand edit made with the refactor`,
-          file,
-          ...(l !== undefined ? { line: l } : {}),
-          title: 'replay differs',
-        });
-        continue;
-      }
-      const l = line(h, b);
-      const restoresBase = formsEqual(h?.forms, input.base.byPath.get(path)?.forms);
-      if (touchedBefore.has(path) && !restoresBase) {
-        hidden++;
-        result.mismatches.add(path);
-        explanation.mismatched.push(path);
-        out.fail('module', path, 'replay', {
-          code: AuditCode.replayModuleMismatch,
-          message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${startState.merge ? 'or merge of its parents ' : ''}explains the change (${describe(h?.forms, b)}): a hand edit hidden after the refactor; redo it as a patch or refactor`,
-          file,
-          ...(l !== undefined ? { line: l } : {}),
-          title: 'replay differs',
-        });
-        continue;
-      }
-      result.unexplained.add(path);
-      explanation.unexplained.push(path);
-      out.fail('module', path, 'explained', {
-        code: AuditCode.unexplainedChange,
-        severity: 'warning',
-        message: `${file}: ${at} changes it (${describe(h?.forms, b)}) and no evidence in this pull request ${startState.merge ? 'or merge of the parents ' : ''}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}`,
+      continue;
+    }
+    const alts = start.alternatives.get(path);
+    if (alts !== undefined && formsEqual(r, b) && alts.some((a) => formsEqual(a, h?.forms))) {
+      out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
+      continue;
+    }
+    const line = (m: CommitModule | undefined, expected: Forms | undefined): number | undefined => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
+    if (!formsEqual(r, b)) {
+      // evidence changed this module, the commit has something else
+      result.mismatches.add(path);
+      explanation.mismatched.push(path);
+      const l = line(h, r);
+      out.fail('module', path, 'replay', {
+        code: AuditCode.replayModuleMismatch,
+        message: `${file}: ${at} differs from replaying its evidence (${describe(h?.forms, r)}); a change not produced by the recorded patch, e.g. a hand edit made in the same commit`,
         file,
         ...(l !== undefined ? { line: l } : {}),
-        title: 'unexplained change',
+        title: 'replay differs',
       });
+      continue;
     }
-    for (const p of explainedHere) if (withEvidence) touchedBefore.add(p);
+    const l = line(h, b);
+    const restoresBase = formsEqual(h?.forms, c.base.byPath.get(path)?.forms);
+    if (touchedBefore.has(path) && !restoresBase) {
+      hidden++;
+      result.mismatches.add(path);
+      explanation.mismatched.push(path);
+      out.fail('module', path, 'replay', {
+        code: AuditCode.replayModuleMismatch,
+        message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${mergeWords}explains the change (${describe(h?.forms, b)}): a hand edit hidden after the evidence; redo it as a patch or refactor`,
+        file,
+        ...(l !== undefined ? { line: l } : {}),
+        title: 'replay differs',
+      });
+      continue;
+    }
+    result.unexplained.add(path);
+    explanation.unexplained.push(path);
+    out.fail('module', path, 'explained', {
+      code: AuditCode.unexplainedChange,
+      severity: 'warning',
+      message: `${file}: ${at} changes it (${describe(h?.forms, b)}) and no evidence in this pull request ${mergeWords}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}${alts !== undefined && start.parents > 2 ? ' (an octopus merge must give what merging its parents gives)' : ''}`,
+      file,
+      ...(l !== undefined ? { line: l } : {}),
+      title: 'unexplained change',
+    });
+  }
+  return { explainedHere, hidden };
+}
 
-    // The manifest: keys the evidence set must be as replayed; a hand change of the module list is unexplained.
-    const evidenceKeys = new Set(manifestDifferences(startState.state.manifest, final.manifest));
-    const alternatives = startState.manifestAlternatives;
-    const headKeys = manifestDifferences(final.manifest, now.table).filter(
-      (k) => evidenceKeys.has(k) || alternatives === undefined || !resolvedKey(k, alternatives, now.table),
-    );
-    // keys evidence earlier in the pull request set, changed again by hand (unless restored to the base)
-    const baseTable = input.base.table;
-    const contradicted = headKeys.filter(
-      (k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)),
-    );
-    if (withEvidence) for (const k of evidenceKeys) touchedBefore.add(`package.toml:${k}`);
+/** Judges the manifest: keys the evidence set, hand changes by the key table, removed list entries. */
+function checkManifest(c: CommitCheck): void {
+  const { at, now, start, ev, explanation, touchedBefore, out, result } = c;
+  const startTable = start.state.manifest;
+  const expected: TomlTable = ev.final?.manifest ?? startTable;
+  const evidenceKeys = ev.final !== undefined ? new Set(manifestDifferences(startTable, ev.final.manifest)) : ev.namedKeys;
+  const alternatives = start.manifestAlternatives;
+  const differing = manifestDifferences(expected, now.table).filter(
+    (k) => evidenceKeys.has(k) || start.conflictedKeys.has(k) || alternatives === undefined || !alternatives.some((t) => !manifestDifferences(t, now.table).includes(k)),
+  );
+  const baseTable = c.base.table;
+  if (ev.final !== undefined) {
+    // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
+    const contradicted = differing.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
     if (contradicted.length > 0) {
       result.mismatches.add('package.toml');
       explanation.mismatched.push('package.toml');
@@ -531,7 +605,12 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
         file: now.manifestPath,
         title: 'manifest differs',
       });
-    } else if (headKeys.includes('modules')) {
+    }
+  }
+  if (ev.withEvidence) for (const k of evidenceKeys) touchedBefore.add(`package.toml:${k}`);
+  for (const k of differing) {
+    if (ev.final === undefined ? evidenceKeys.has(k) : evidenceKeys.has(k) || touchedBefore.has(`package.toml:${k}`)) continue;
+    if (k === 'modules') {
       result.unexplained.add('package.toml');
       explanation.unexplained.push('package.toml');
       out.fail('manifest', 'package.toml', 'explained', {
@@ -541,52 +620,103 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
         file: now.manifestPath,
         title: 'unexplained change',
       });
+      continue;
     }
-
-    // Obligations and test suites: removing one needs evidence (update-manifest :obligations-remove / :tests-remove).
-    for (const key of ['obligations', 'tests'] as const) {
-      const declared = parentSnaps.map((p) => new Set(table(p.table, key)));
-      const kept = new Set(table(now.table, key));
-      const stillReplayed = new Set(table(final.manifest, key));
-      const dropped = [...declared[0]!].filter((n) => declared.every((d) => d.has(n)) && !kept.has(n) && stillReplayed.has(n));
-      for (const name of dropped) {
-        explanation.mismatched.push('package.toml');
-        out.fail('manifest', 'package.toml', key, {
-          code: AuditCode.obligationsWeakened,
-          message: `${now.manifestPath}: ${at} removes ${key === 'obligations' ? 'the declared obligation' : 'the test suite'} ${name} by hand; only evidence may remove it (gcpatch apply of an update-manifest op with :${key}-remove), or restore it`,
-          file: now.manifestPath,
-          ...(lineOf(now.manifestText, name) !== undefined ? { line: lineOf(now.manifestText, name)! } : {}),
-          title: `${key === 'obligations' ? 'obligation' : 'test suite'} removed`,
-        });
-      }
+    const verdict = judgeKeyChange(k, expected[k], now.table[k]);
+    if (verdict === undefined) continue;
+    if (verdict.severity === 'error') {
+      result.mismatches.add('package.toml');
+      explanation.mismatched.push('package.toml');
+    } else {
+      explanation.unexplained.push('package.toml');
     }
+    const line = keyLine(now.manifestText, k);
+    out.fail('manifest', 'package.toml', k, {
+      code: verdict.code,
+      severity: verdict.severity,
+      message:
+        `${now.manifestPath}: ${at} changes ${verdict.detail} and no evidence explains it` +
+        (verdict.severity === 'error'
+          ? '; this weakens what the package is checked against: make the change with an update-manifest patch (gcpatch apply) or revert it'
+          : ' (make it with an update-manifest :set patch to carry evidence)'),
+      file: now.manifestPath,
+      ...(line !== undefined ? { line } : {}),
+      title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',
+    });
+  }
 
-    explanation.route =
-      explanation.mismatched.length > 0 || explanation.unexplained.length > 0 || hidden > 0
-        ? 'unexplained'
-        : startState.merge
-          ? withEvidence
-            ? 'merge+evidence'
-            : 'merge'
-          : withEvidence
-            ? anyOnNewParent
-              ? 'evidence-on-new-parent'
-              : 'evidence'
-            : explanation.evidence.length > 0
-              ? 'evidence'
-              : 'unexplained';
-    if (!startState.merge && !withEvidence && explanation.unexplained.length === 0 && explanation.mismatched.length === 0) {
-      // manifest-only hand changes (a version bump) and formatting: nothing the evidence needs to explain
-      explanation.route = 'unchanged';
+  // Obligations, test suites and property tests: removing one needs evidence.
+  for (const key of LIST_KEYS) {
+    const declared = start.lists.get(key) ?? new Set<string>();
+    const kept = new Set(listEntries(now.table, key));
+    const removedByEvidence =
+      ev.final !== undefined ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final!.manifest, key).includes(e))) : ev.removedEntries.get(key) ?? new Set<string>();
+    for (const name of [...declared].sort()) {
+      if (kept.has(name) || removedByEvidence.has(name)) continue;
+      result.mismatches.add('package.toml');
+      explanation.mismatched.push('package.toml');
+      const line = lineOf(now.manifestText, key) ?? keyLine(now.manifestText, key);
+      const what = key === 'obligations' ? 'the declared obligation' : key === 'tests' ? 'the test suite' : 'the property test';
+      out.fail('manifest', 'package.toml', key, {
+        code: AuditCode.obligationsWeakened,
+        message: `${now.manifestPath}: ${at} removes ${what} ${name} by hand; only evidence may remove it (gcpatch apply of an update-manifest op with :${key === 'tests' ? 'tests' : 'obligations'}-remove), or restore it`,
+        file: now.manifestPath,
+        ...(line !== undefined ? { line } : {}),
+        title: `${key === 'obligations' ? 'obligation' : key === 'tests' ? 'test suite' : 'property test'} removed`,
+      });
     }
   }
-  result.millis = Math.round(performance.now() - start);
-  return result;
 }
 
-/** True when the head's value of manifest key `k` equals one parent's (a conflict resolved to one side). */
-function resolvedKey(k: string, alternatives: readonly TomlTable[], head: TomlTable): boolean {
-  return alternatives.some((t) => !manifestDifferences(t, head).includes(k));
+/** Judges the capability policy files: the effective policy (`caps_policy`) and every other policy file. */
+function checkPolicies(c: CommitCheck): void {
+  const { at, now, start, explanation, out, result } = c;
+  const refBefore = capsPolicyPath(start.state.manifest);
+  const refAfter = capsPolicyPath(now.table);
+  const textAt = (path: string | undefined): string | undefined => (path === undefined ? undefined : now.policies.get(path)?.text);
+  const judge = (label: string, file: string, before: string | undefined, after: string | undefined, alternatives: readonly (string | undefined)[] | undefined): void => {
+    if (before === after || alternatives?.some((a) => a === after)) return;
+    const cmp = comparePolicies(before, after);
+    if (cmp.widened.length > 0) {
+      result.mismatches.add('package.toml');
+      explanation.mismatched.push(file);
+      out.fail('policy', file, 'not widened', {
+        code: AuditCode.capsWidened,
+        message: `${file}: ${at} widens ${label}: ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; a capability policy may only be widened on the base branch, reviewed`,
+        file,
+        title: 'capabilities widened',
+      });
+    } else if (cmp.changed.length > 0) {
+      explanation.unexplained.push(file);
+      out.fail('policy', file, 'unchanged', {
+        code: AuditCode.capsChanged,
+        severity: 'warning',
+        message: `${file}: ${at} changes ${label} (${cmp.changed.slice(0, 6).join('; ')}) without widening it`,
+        file,
+        title: 'capabilities changed',
+      });
+    }
+  };
+  judge(
+    `the package's capability policy${refBefore !== refAfter ? ` (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})` : ''}`,
+    refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath,
+    refBefore === undefined ? undefined : start.policies.get(refBefore),
+    textAt(refAfter),
+    refBefore !== undefined && refBefore === refAfter ? start.policyAlternatives.get(refBefore) : undefined,
+  );
+  const others = new Set([...start.policies.keys(), ...now.policies.keys()]);
+  for (const path of [...others].sort()) {
+    if (path === refBefore || path === refAfter) continue;
+    judge(`the policy file ${path}`, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
+  }
+}
+
+/** The 1-based line of top-level key `key` (or of its `[key]` table header) in manifest text. */
+function keyLine(text: string, key: string): number | undefined {
+  const lines = text.split('\n');
+  const esc = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const i = lines.findIndex((l) => new RegExp(`^\\s*(${esc}\\s*=|\\[\\s*${esc}\\s*\\])`).test(l));
+  return i < 0 ? undefined : i + 1;
 }
 
 function lineOf(text: string, needle: string): number | undefined {

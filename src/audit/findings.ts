@@ -4,6 +4,7 @@
  * replay outcome. Pure data plus the few rules that decide pass/fail; rendering lives with each
  * entry point (`action/summary.ts`, `src/cli/pr-verify.ts`).
  */
+import type { PathAccount } from './accounting.js';
 
 /** How bad a finding is. `notice` never fails; `warning` fails only with `failOn: 'warning'`. */
 export type Severity = 'error' | 'warning' | 'notice';
@@ -70,6 +71,35 @@ export const AuditCode = {
   /** A renamed or moved symbol is still referenced at the head although nothing defines it: a use of
    * the old name arrived with another change (typically a merge from main) after the refactor. */
   refactorStaleReference: 'audit/refactor-stale-reference',
+  /** A module, `package.toml`, policy file or store entry that is a symlink, a gitlink or a tree; a
+   * package directory replaced by a gitlink or a file. Link text is never read as content. */
+  notARegularFile: 'audit/not-a-regular-file',
+  /** Two paths of one package differ only in letter case (a checkout on macOS or Windows sees one). */
+  pathCaseCollision: 'audit/path-case-collision',
+  /** A package file's git mode changed (regular ↔ executable). */
+  modeChanged: 'audit/mode-changed',
+  /** A `.gc` file inside a package directory that no manifest lists was added or changed. */
+  unlistedModule: 'audit/unlisted-module',
+  /** A `.gc` file outside every package was added or changed. */
+  outsidePackage: 'audit/outside-package',
+  /** An unexplained change of a manifest key that neither weakens nor widens (named with both values). */
+  manifestKeyChanged: 'audit/manifest-key-changed',
+  /** A capability policy allows more: `caps_policy` repointed, or the policy file widened. */
+  capsWidened: 'audit/caps-widened',
+  /** A capability policy file changed without widening. */
+  capsChanged: 'audit/caps-changed',
+  /** `[limits]`/`[budgets]` raised or removed, `allow_unlimited` turned on, `[property] cases_per_test` lowered. */
+  limitsRaised: 'audit/limits-raised',
+  /** An apply report whose acceptance does not name the audited package, its version and its obligations. */
+  evidenceForeign: 'audit/evidence-foreign',
+  /** A head module references a qualified name that the base or a parent defined and the head no longer defines. */
+  danglingReference: 'audit/dangling-reference',
+  /** The package was deleted by the pull request. */
+  packageDeleted: 'audit/package-deleted',
+  /** The selection (`packages`) selects none of the changed packages. */
+  selectionEmpty: 'audit/selection-empty',
+  /** A changed package the selection left out (a notice). */
+  packageNotSelected: 'audit/package-not-selected',
 } as const;
 /** One of {@link AuditCode}. */
 export type AuditCodeValue = (typeof AuditCode)[keyof typeof AuditCode];
@@ -161,6 +191,8 @@ export interface PackageAudit {
   unexplainedModules: string[];
   /** Per commit of the range (parents first), what explained its changes to this package. */
   commits: CommitExplanation[];
+  /** `present` (readable at the head), `deleted` by the pull request, or `unreadable` at the head. */
+  state: 'present' | 'deleted' | 'unreadable';
 }
 
 /** The whole audit of one base..head range. JSON-serializable (the Action's `report-path` file). */
@@ -174,6 +206,13 @@ export interface AuditReport {
   failOn: FailOn;
   replay: boolean;
   packages: PackageAudit[];
+  /**
+   * Every path that differs between the base and the head, accounted for (`accounting.ts`): its
+   * kinds and modes, the packages it belongs to, its role, what explained it and its findings' codes.
+   */
+  paths: PathAccount[];
+  /** Changed packages (manifest paths) the selection (`packages`, `shard`) left out. */
+  notSelected: string[];
   findings: AuditFinding[];
   /** Counts of check rows that passed / failed (the Action's `verified` / `failed` outputs). */
   verified: number;

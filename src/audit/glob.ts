@@ -41,13 +41,17 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /**
- * Splits a `packages` input (newline- or comma-separated globs; blank entries ignored) into
- * patterns. An empty input means {@link ALL_PACKAGES}.
+ * The one selection syntax of the Action's `packages` input and `gcpatch verify-pr --packages`:
+ * globs separated by commas or newlines, in one string or several (a repeated flag); blank entries
+ * ignored; `!glob` excludes. No positive pattern (an empty input, or exclusions alone) means
+ * {@link ALL_PACKAGES} less the exclusions.
+ * @example parseGlobList(['a/package.toml,b/package.toml']) // ['a/package.toml', 'b/package.toml']
+ * @example parseGlobList('!vendor/**') // ['**\/package.toml', '!vendor/**']
  */
 export function parseGlobList(input: string | readonly string[] | undefined): string[] {
-  const raw = typeof input === 'string' ? input.split(/[\n,]/) : [...(input ?? [])];
-  const out = raw.map((s) => s.trim()).filter((s) => s !== '');
-  return out.length === 0 ? [ALL_PACKAGES] : out;
+  const raw = typeof input === 'string' ? [input] : [...(input ?? [])];
+  const out = raw.flatMap((s) => s.split(/[\n,]/)).map((s) => s.trim()).filter((s) => s !== '');
+  return out.some((p) => !p.startsWith('!')) ? out : [ALL_PACKAGES, ...out];
 }
 
 /**

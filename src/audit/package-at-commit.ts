@@ -10,7 +10,7 @@ import git from 'isomorphic-git';
 import { canonicalizeSource } from '../coreform/canon.js';
 import { hashModule } from '../coreform/hash.js';
 import type { Term } from '../coreform/term.js';
-import { entryAtCommit, readFileAtCommit, readTreeEntries, type GitRepository } from '../git/repository.js';
+import { entryAtCommit, objectKindOfMode, readTreeEntries, type GitRepository, type TreeEntry } from '../git/repository.js';
 import type { PackageState } from '../patch/state.js';
 import { decodeUtf8Strict, isHex64 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
@@ -42,6 +42,39 @@ export interface CommitPackageSnapshot {
   /** Manifest order. */
   modules: CommitModule[];
   byPath: Map<string, CommitModule>;
+  /**
+   * Capability policy files, by package-relative path: the file `caps_policy` names and every other
+   * `*.toml` file directly in the package directory (such as `toolcaps.toml`, which the reference
+   * CLI takes with `--caps`). Text as read; parsed by `caps-policy.ts`.
+   */
+  policies: Map<string, PolicyFile>;
+}
+
+/** One capability policy file of a package at a commit. */
+export interface PolicyFile {
+  /** Package-relative path. */
+  path: string;
+  /** Repository-relative path. */
+  file: string;
+  text: string;
+  /** True when the manifest's `caps_policy` names this file. */
+  referenced: boolean;
+}
+
+/** True for the git modes of a regular file (`100644`, and `100755` executable). */
+function isRegular(entry: TreeEntry): boolean {
+  const kind = objectKindOfMode(entry.mode);
+  return entry.type === 'blob' && (kind === 'blob' || kind === 'executable');
+}
+
+function notRegular(what: string, file: string, entry: TreeEntry, manifestPath: string): GcError {
+  const kind = objectKindOfMode(entry.mode);
+  return new GcError(
+    'audit/not-a-regular-file',
+    `${what} ${file} is a ${kind === 'tree' ? 'directory' : kind === 'gitlink' ? 'gitlink (submodule)' : kind} (mode ${entry.mode}), not a regular file; ` +
+      `gcpatch never reads ${kind === 'symlink' ? 'link text' : 'it'} as content: replace it with a regular file`,
+    { location: { file: what === 'package directory' ? manifestPath : file }, details: { path: file, mode: entry.mode, kind } },
+  );
 }
 
 /** Joins a package directory and a package-relative path into a repository-relative path. */
@@ -74,8 +107,14 @@ export async function readPackageAtCommit(
   cache: ModuleCache = new Map(),
 ): Promise<CommitPackageSnapshot | undefined> {
   const manifestPath = repoPath(dir, 'package.toml');
-  const manifestBytes = await readFileAtCommit(repo, commit, manifestPath);
-  if (manifestBytes === undefined) return undefined;
+  if (dir !== '') {
+    const dirEntry = await entryAtCommit(repo, commit, dir);
+    if (dirEntry !== undefined && dirEntry.type !== 'tree') throw notRegular('package directory', dir, dirEntry, manifestPath);
+  }
+  const manifestEntry = await entryAtCommit(repo, commit, manifestPath);
+  if (manifestEntry === undefined) return undefined;
+  if (!isRegular(manifestEntry)) throw notRegular('the manifest', manifestPath, manifestEntry, manifestPath);
+  const manifestBytes = (await git.readBlob({ fs, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
   const manifestText = decodeUtf8Strict(manifestBytes);
   if (manifestText === undefined) {
     throw new GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
@@ -86,11 +125,12 @@ export async function readPackageAtCommit(
     manifest.modules.map(async (m): Promise<CommitModule> => {
       const file = repoPath(dir, m.path);
       const entry = await entryAtCommit(repo, commit, file);
-      if (entry?.type !== 'blob') {
+      if (entry === undefined) {
         throw new GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
           location: { file: manifestPath },
         });
       }
+      if (!isRegular(entry)) throw notRegular('module', file, entry, manifestPath);
       let parsed = cache.get(entry.oid);
       if (parsed === undefined) {
         parsed = git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
@@ -109,7 +149,42 @@ export async function readPackageAtCommit(
       return { path: m.path, file, bytes: module.bytes, forms: module.forms, hash: module.hash, pin: m.hash };
     }),
   );
-  return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])) };
+  const policies = await readPolicies(repo, commit, dir, table, manifestPath);
+  return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])), policies };
+}
+
+/** The package-relative path `caps_policy` names, when it is a string. */
+export function capsPolicyPath(table: TomlTable): string | undefined {
+  const v = table.caps_policy;
+  return typeof v === 'string' ? v.replace(/^\.\//, '') : undefined;
+}
+
+async function readPolicies(repo: GitRepository, commit: string, dir: string, table: TomlTable, manifestPath: string): Promise<Map<string, PolicyFile>> {
+  const out = new Map<string, PolicyFile>();
+  const referenced = capsPolicyPath(table);
+  const read = async (path: string, entry: TreeEntry): Promise<void> => {
+    const file = repoPath(dir, path);
+    if (!isRegular(entry)) throw notRegular('capability policy', file, entry, manifestPath);
+    const text = decodeUtf8Strict((await git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
+    if (text === undefined) throw new GcError('manifest/invalid', `capability policy ${file} is not valid UTF-8`, { location: { file } });
+    out.set(path, { path, file, text, referenced: path === referenced });
+  };
+  const root = await entryAtCommit(repo, commit, dir);
+  if (root?.type === 'tree') {
+    for (const e of await readTreeEntries(repo, root.oid)) {
+      if (e.path !== 'package.toml' && e.path.endsWith('.toml') && e.type !== 'tree') await read(e.path, e);
+    }
+  }
+  if (referenced !== undefined && !out.has(referenced)) {
+    const entry = await entryAtCommit(repo, commit, repoPath(dir, referenced));
+    if (entry === undefined) {
+      throw new GcError('git/file-not-found', `${manifestPath} names caps_policy ${JSON.stringify(referenced)}, but the commit has no file ${repoPath(dir, referenced)}`, {
+        location: { file: manifestPath },
+      });
+    }
+    await read(referenced, entry);
+  }
+  return out;
 }
 
 /** The in-memory patch state of a snapshot (manifest table and canonical forms), for replay. */
@@ -120,7 +195,8 @@ export function snapshotState(snapshot: CommitPackageSnapshot): PackageState {
 /**
  * The evidence-store listing of a package at a commit: entry name → git blob oid, for regular
  * files named by 64 lowercase hex digits (temp files and others are skipped, as GenesisCode's
- * whole-store verify does).
+ * whole-store verify does; a symlink or gitlink entry is never evidence — the path accounting
+ * reports it as `audit/not-a-regular-file`).
  * @returns an empty map when the package has no store at that commit.
  */
 export async function listStoreAtCommit(repo: GitRepository, commit: string, dir: string): Promise<Map<string, string>> {
@@ -129,7 +205,7 @@ export async function listStoreAtCommit(repo: GitRepository, commit: string, dir
   const out = new Map<string, string>();
   if (entry?.type !== 'tree') return out;
   for (const e of await readTreeEntries(repo, entry.oid)) {
-    if (e.type === 'blob' && isHex64(e.path)) out.set(e.path, e.oid);
+    if (isRegular(e) && isHex64(e.path)) out.set(e.path, e.oid);
   }
   return out;
 }

@@ -5,6 +5,7 @@
  * manifest key. Several apply reports are replayed as a chain: at each step the first pending
  * report (by store address) whose patch applies is taken, so a PR may carry a sequence of patches.
  */
+import { tomlEqual } from '../textmerge/manifest.js';
 import { termsEqual, vec, type Term } from '../coreform/term.js';
 import { readModule, lineColumn } from '../coreform/read.js';
 import { applyOpsInMemory } from '../patch/apply-ops.js';
@@ -13,7 +14,7 @@ import { manifestModulePaths, type PackageState } from '../patch/state.js';
 import { opNameOf } from '../patch/normalize.js';
 import { mapGetKw } from '../coreform/term.js';
 import { GcError, isGcError } from '../util/errors.js';
-import { isTomlTable, type TomlTable, type TomlValue } from '../workspace/manifest-write.js';
+import { isTomlTable, type TomlTable } from '../workspace/manifest-write.js';
 import type { ApplyEvidence } from './apply-evidence.js';
 import type { CommitModule, CommitPackageSnapshot } from './package-at-commit.js';
 
@@ -192,21 +193,6 @@ function stripPins(table: TomlTable): TomlTable {
     });
   }
   return out;
-}
-
-function tomlEqual(a: TomlValue | undefined, b: TomlValue | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => tomlEqual(x, b[i]));
-  }
-  if (a instanceof Date || b instanceof Date) return String(a) === String(b);
-  if (isTomlTable(a) && isTomlTable(b)) {
-    const ka = Object.keys(a).sort();
-    const kb = Object.keys(b).sort();
-    return ka.length === kb.length && ka.every((k, i) => k === kb[i] && tomlEqual(a[k], b[k]));
-  }
-  return typeof a === typeof b && a === b;
 }
 
 /** The top-level manifest keys whose values differ between two tables (pins ignored). */

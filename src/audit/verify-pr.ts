@@ -1,23 +1,25 @@
 /**
- * Verifying the evidence between two commits (issue #8; docs/action.md "What each check means"):
- * for every GenesisCode package touched between the merge base of `base` and `head`, re-hash the new
- * evidence-store entries, verify refactor-plan and apply reports, replay the apply evidence on the
- * base package and compare with the head, check the head's pins, and list `.gc` module changes no
- * evidence explains. Reads only git objects (isomorphic-git), never the work tree, except for the
- * optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin wrappers of
- * {@link auditPullRequest}.
+ * Verifying the evidence between two commits (docs/action.md "What each check means",
+ * docs/security.md): account for every path that differs between the merge base of `base` and
+ * `head` (`accounting.ts`); for every GenesisCode package a changed path belongs to, re-hash the new
+ * evidence-store entries, verify refactor-plan and apply reports, walk the commits and explain each
+ * one by its evidence or the merge of its parents (`explain.ts`), check the head's pins, case
+ * collisions and dangling references. Reads only git objects (isomorphic-git), never the work tree,
+ * except for the optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin
+ * wrappers of {@link auditPullRequest}.
  */
-import { posix } from 'node:path';
 import { vec, termsEqual } from '../coreform/term.js';
 import {
   findMergeBases,
-  listChangedFiles,
+  listChangedEntries,
   openRepository,
   resolveRevision,
   GitCode,
-  type ChangedFile,
   type GitRepository,
 } from '../git/repository.js';
+import { accountOf, candidatePackages, caseCollisions, owners, pathFindings, reportCaseCollisions, roleIn, type CandidatePackage, type PathAccount } from './accounting.js';
+import { checkDanglingReferences, definedIn } from './dangling.js';
+import { compareUtf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { checkApplyReport, type ApplyEvidence } from './apply-evidence.js';
 import {
@@ -33,21 +35,19 @@ import {
 import { parseGlobList, pathMatcher } from './glob.js';
 import { runHeadObligations } from './obligations.js';
 import {
-  hasManifest,
   listStoreAtCommit,
   readPackageAtCommit,
-  repoPath,
+
   snapshotState,
   storeEntryPath,
   type CommitPackageSnapshot,
   type ModuleCache,
 } from './package-at-commit.js';
 import { checkReplan, checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
-import { compareModules, manifestDifferences, modulesNamedByPatch, replayChain, type ModuleComparison } from './replay.js';
+import { compareModules, manifestDifferences, replayChain, type ModuleComparison } from './replay.js';
 import { CommitStore, type StoreEntryCheck } from './store-evidence.js';
 import { explainHistory } from './explain.js';
 import { rangeCommits, type RangeCommit } from './history.js';
-import { opNameOf } from '../patch/normalize.js';
 import { findSymbolSites } from '../refactor/symbol-sites.js';
 import { lineColumn } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
@@ -68,6 +68,8 @@ export interface AuditOptions {
   replay?: boolean;
   /** A shell command run in each touched package directory of the work tree (see `obligations.ts`). */
   obligationRunner?: string;
+  /** `i/n`: verify only the i-th of n deterministic shares of the selected changed packages (a CI matrix). */
+  shard?: string;
   /**
    * Check evidence commit by commit (default true, issue #11). `false` runs the earlier range-level
    * replay (all apply evidence replayed on the base as one chain); kept for `npm run bench`'s
@@ -95,49 +97,10 @@ function withHistoryHint(error: unknown): unknown {
   return error;
 }
 
-/** A touched package: its directory and the changed files inside it. */
+/** A package some changed path belongs to. */
 interface TouchedPackage {
   dir: string;
   manifestPath: string;
-  changed: ChangedFile[];
-}
-
-async function touchedPackages(
-  repo: GitRepository,
-  commits: readonly string[],
-  changed: readonly ChangedFile[],
-  selected: (manifestPath: string) => boolean,
-): Promise<TouchedPackage[]> {
-  const isPackageDir = new Map<string, Promise<boolean>>();
-  const check = (dir: string): Promise<boolean> => {
-    let p = isPackageDir.get(dir);
-    if (p === undefined) {
-      const manifest = repoPath(dir, 'package.toml');
-      p = Promise.all(commits.map((c) => hasManifest(repo, c, manifest))).then((xs) => xs.some(Boolean));
-      isPackageDir.set(dir, p);
-    }
-    return p;
-  };
-  const byDir = new Map<string, TouchedPackage>();
-  for (const file of changed) {
-    let dir = posix.dirname(file.path);
-    if (dir === '.') dir = '';
-    for (;;) {
-      if (await check(dir)) {
-        const manifestPath = repoPath(dir, 'package.toml');
-        if (selected(manifestPath)) {
-          let t = byDir.get(dir);
-          if (t === undefined) byDir.set(dir, (t = { dir, manifestPath, changed: [] }));
-          t.changed.push(file);
-        }
-        break;
-      }
-      if (dir === '') break;
-      const parent = posix.dirname(dir);
-      dir = parent === '.' ? '' : parent;
-    }
-  }
-  return [...byDir.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
 }
 
 function manifestLine(snapshot: CommitPackageSnapshot, modulePath: string, key: 'path' | 'hash'): number | undefined {
@@ -380,7 +343,20 @@ function checkReplay(
   return { comparisons, outcome };
 }
 
-async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{ audit: PackageAudit; findings: AuditFinding[] }> {
+/** What one package audit leaves for the run: its report part, findings, and what the dangling check needs. */
+interface PackageResult {
+  audit: PackageAudit;
+  findings: AuditFinding[];
+  out: PackageFindings;
+  head: CommitPackageSnapshot | undefined;
+  /** Names defined at the base or by a commit of the range. */
+  formerly: Set<string>;
+  /** Names a refactor's stale-reference finding already reports. */
+  stale: Set<string>;
+  explained: Set<string>;
+}
+
+async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<PackageResult> {
   const out = new PackageFindings(touched.dir);
   const audit: PackageAudit = {
     dir: touched.dir,
@@ -388,38 +364,55 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     name: '',
     evidence: {},
     rows: out.rows,
-    replay: emptyReplay('none'),
+    replay: emptyReplay(ctx.replay ? 'none' : 'disabled'),
     changedModules: [],
     unexplainedModules: [],
     commits: [],
+    state: 'present',
   };
-  const done = () => ({ audit, findings: out.findings });
-  const read = async (commit: string, which: string): Promise<CommitPackageSnapshot | undefined | null> => {
+  const result: PackageResult = { audit, findings: out.findings, out, head: undefined, formerly: new Set(), stale: new Set(), explained: new Set() };
+  const read = async (commit: string, which: 'head' | 'base'): Promise<CommitPackageSnapshot | undefined | null> => {
     try {
       return await readPackageAtCommit(ctx.repo, commit, touched.dir, ctx.modules);
     } catch (error) {
       if (isGcError(error) && error.code === GitCode.missingCommit) throw error;
+      const notRegular = isGcError(error) && error.code === AuditCode.notARegularFile;
       out.fail('package', touched.manifestPath, `read ${which}`, {
-        code: AuditCode.packageUnreadable,
-        message: `the package cannot be read at the ${which} commit: ${errorText(error)}`,
+        code: notRegular ? AuditCode.notARegularFile : AuditCode.packageUnreadable,
+        // the base is main's state: an unreadable base is a warning, the pull request is then checked as a new package
+        severity: which === 'head' ? 'error' : 'warning',
+        message: `the package cannot be read at the ${which} commit: ${errorText(error)}${which === 'head' ? '; a head that cannot be read cannot be verified' : '; its changes are checked as a new package'}`,
         file: (isGcError(error) && error.location.file) || touched.manifestPath,
         ...(isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
-        title: 'package unreadable',
+        title: notRegular ? 'not a regular file' : 'package unreadable',
       });
       return null;
     }
   };
   const head = await read(ctx.head, 'head');
-  if (head === null) return done();
-  if (head === undefined) {
-    out.skip('package', touched.manifestPath, 'present', 'the package was deleted by this change');
-    return done();
+  if (head === null) {
+    audit.state = 'unreadable';
+    return result;
   }
+  const baseRead = await read(ctx.base, 'base');
+  const base = baseRead === null ? undefined : baseRead;
+  if (head === undefined) {
+    audit.state = 'deleted';
+    audit.name = base?.manifest.name ?? '';
+    out.fail('package', touched.manifestPath, 'present', {
+      code: AuditCode.packageDeleted,
+      severity: 'warning',
+      message: `${touched.manifestPath}: the package${base !== undefined ? ` ${base.manifest.name}` : ''} is deleted by this change`,
+      file: touched.manifestPath,
+      title: 'package deleted',
+    });
+    return result;
+  }
+  result.head = head;
   audit.name = head.manifest.name;
-  const base = await read(ctx.base, 'base');
-  if (base === null) return done();
 
   checkPins(head, out);
+  reportCaseCollisions(await caseCollisions(ctx.repo, ctx.head, touched.dir), out);
   const { headStore, fresh } = await checkStore(ctx, touched.dir, out);
   const prefer = fresh.map((e) => e.address);
   for (const e of fresh) audit.evidence[e.kind] = (audit.evidence[e.kind] ?? 0) + 1;
@@ -453,9 +446,10 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     });
     audit.changedModules = head.modules.map((m) => m.path);
     audit.unexplainedModules = [...audit.changedModules];
-    audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
-    return done();
+    result.stale = checkStaleReferences(head, refactors, out);
+    return result;
   }
+  result.formerly = definedIn([base]);
 
   const baseState = snapshotState(base);
   if (ctx.replay && !ctx.history && accepted.length > 0) {
@@ -465,7 +459,7 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     for (const p of refactors) if (!replanned.has(p)) checkReplan(p, baseState, stateLabel(0), out);
     audit.changedModules = r.comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
     audit.unexplainedModules = r.comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
-  } else if (ctx.replay) {
+  } else {
     const history = await explainHistory(
       {
         repo: ctx.repo,
@@ -475,10 +469,12 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
         modules: ctx.modules,
         refactors: new Map(refactors.map((r) => [r.address, r])),
         applies: new Map(applies.map((a) => [a.address, a])),
+        replay: ctx.replay,
       },
       out,
     );
     audit.commits = history.commits;
+    for (const s of history.snapshots) for (const n of definedIn([s])) result.formerly.add(n);
     for (const r of refactors) {
       if (history.replanned.has(r.address)) continue;
       out.skip('refactor-plan', r.address, 're-plan', 'added by no commit of the range (only in the head\'s store listing)');
@@ -486,50 +482,29 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
     const comparisons = compareModules(base, undefined, head);
     audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
     audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
-    const explained = audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)).length;
-    if (explained > 0) {
-      out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, 'replay', 'reproduced exactly by replaying the evidence commit by commit');
+    result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)));
+    if (result.explained.size > 0) {
+      const n = result.explained.size;
+      out.pass('module', `${n} module${n === 1 ? '' : 's'}`, ctx.replay ? 'replay' : 'explained', ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)');
     }
-    audit.replay = {
-      status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
-      applied: history.applied,
-      modulesChanged: history.explainedByEvidence.size,
-      mismatches: [...history.mismatches].sort(),
-      millis: history.millis,
-    };
-  } else {
-    const explained = new Set<string>();
-    for (const a of accepted) for (const p of modulesNamedByPatch(a)) explained.add(p);
-    const comparisons = compareModules(base, undefined, head, explained);
-    if (!explained.has('package.toml') && manifestDifferences(baseState.manifest, head.table).includes('modules')) {
-      const listChangingOps = accepted.some((a) => a.patch.ops.some((op) => ['add-module', 'remove-module', 'move-module', 'split-module'].includes(opNameOf(op))));
-      if (!listChangingOps) unexplainedModuleList(head, out);
+    if (!ctx.replay && accepted.length > 0) {
+      out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules and keys the patches name; every other check ran');
     }
-    audit.replay = emptyReplay('disabled');
-    if (accepted.length > 0) {
-      out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules the patches name');
-    }
-    reportComparisons(comparisons, out, false);
-    for (const r of refactors) {
-      checkReplan(r, baseState, stateLabel(0), out);
-      if (r.verified.safe && !accepted.some((a) => a.patch.patchH === r.verified.patchH)) {
-        out.fail('refactor-plan', r.address, 'applied', {
-          code: AuditCode.refactorPlanNotApplied,
-          severity: 'notice',
-          message: `refactor plan ${r.address.slice(0, 12)} has no accepted apply report in this change; it explains no module change`,
-          file: r.file,
-          title: 'plan not applied',
-        });
-      }
-    }
-    audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-    audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
+    audit.replay = ctx.replay
+      ? {
+          status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
+          applied: history.applied,
+          modulesChanged: history.explainedByEvidence.size,
+          mismatches: [...history.mismatches].sort(),
+          millis: history.millis,
+        }
+      : emptyReplay('disabled');
   }
 
-  checkStaleReferences(head, refactors, out);
+  result.stale = checkStaleReferences(head, refactors, out);
 
   const runner = ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '';
-  if (accepted.length > 0 && !runner) {
+  if (accepted.length > 0 && !runner && head.manifest.obligations.length > 0) {
     out.fail('obligations', 'package', 'obligation runner', {
       code: AuditCode.acceptanceNotRerun,
       severity: 'notice',
@@ -550,7 +525,7 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<{
       });
     }
   }
-  return done();
+  return result;
 }
 
 /** The names the head's modules define with a top-level `(def NAME …)`. */
@@ -573,9 +548,10 @@ function definedNames(head: CommitPackageSnapshot): Set<string> {
  * definition that no longer exists, because main added a use of the old name in a module the
  * refactor never saw. A rebase shows the same problem as `audit/refactor-replan-differs`.
  */
-function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly RefactorEvidence[], out: PackageFindings): void {
+function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly RefactorEvidence[], out: PackageFindings): Set<string> {
+  const reported = new Set<string>();
   const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
-  if (moving.length === 0) return;
+  if (moving.length === 0) return reported;
   const defined = definedNames(head);
   for (const r of moving) {
     const from = r.request.fromSymbol;
@@ -603,22 +579,39 @@ function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly R
       line: first.line,
       title: 'reference to a refactored-away name',
     });
+    reported.add(from);
   }
+  return reported;
+}
+
+/** Parses a `shard` option `i/n` (1 ≤ i ≤ n). @throws GcError `usage/invalid-option` (exit 10). */
+export function parseShard(shard: string | undefined): { index: number; count: number } | undefined {
+  if (shard === undefined || shard.trim() === '') return undefined;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(shard);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || !(count >= 1) || !(index >= 1) || index > count) {
+    throw new GcError('usage/invalid-option', `shard must be i/n with 1 ≤ i ≤ n (e.g. 2/4), got ${JSON.stringify(shard)}`, {
+      details: { option: 'shard', value: shard },
+    });
+  }
+  return { index, count };
 }
 
 /**
  * Audits the evidence between two commits.
- * @param options base/head revisions, package globs, `failOn`, `replay`, obligation runner, and the
- *   directory of the repository.
+ * @param options base/head revisions, package globs, `failOn`, `replay`, obligation runner, shard,
+ *   and the directory of the repository.
  * @returns the report; `report.ok` is false when a finding at or above `failOn` exists.
  * @throws GcError `git/missing-commit` (exit 70) when base, head or their history is not in the
  *   clone (the message explains `fetch-depth: 0`); `git/unknown-revision`, `git/no-merge-base`,
- *   `git/not-a-repository` (exit 10).
+ *   `git/not-a-repository`, `usage/invalid-option` for a bad shard (exit 10).
  * @example const report = await auditPullRequest({ base: 'origin/main', head: 'HEAD' })
  */
 export async function auditPullRequest(options: AuditOptions): Promise<AuditReport> {
   const failOn = options.failOn ?? 'error';
   const replay = options.replay ?? true;
+  const shard = parseShard(options.shard);
   try {
     const repo = await openRepository(options.dir ?? process.cwd());
     const baseRequested = await resolveRevision(repo, options.base);
@@ -631,20 +624,97 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     } catch (error) {
       throw withHistoryHint(error);
     }
-    const changed = await listChangedFiles(repo, base, head);
-    const selected = pathMatcher(parseGlobList(options.packages));
-    const touched = await touchedPackages(repo, [head, base], changed, selected);
+
+    // Every changed path, where it belongs, and what its kind and mode say.
+    const changed = await listChangedEntries(repo, base, head);
+    const candidates = await candidatePackages(repo, base, head, changed);
+    const global = new PackageFindings('');
+    const accounts: PathAccount[] = [];
+    const byPackage = new Map<string, { c: CandidatePackage; paths: PathAccount[] }>();
+    const pathFindingsByPackage = new Map<string, ReturnType<typeof pathFindings>>();
+    for (const entry of changed) {
+      const owning = owners(entry.path, candidates);
+      const role = owning.length === 0 ? 'outside' : roleIn(owning[0]!, entry.path);
+      const account = accountOf(entry, owning, role);
+      accounts.push(account);
+      if (owning.length === 0) {
+        for (const f of pathFindings(entry, 'outside', undefined)) global.fail('path', entry.path, 'kind', f);
+        account.explanation = 'outside every package: not verified';
+        continue;
+      }
+      for (const c of owning) {
+        let p = byPackage.get(c.dir);
+        if (p === undefined) byPackage.set(c.dir, (p = { c, paths: [] }));
+        p.paths.push(account);
+        let list = pathFindingsByPackage.get(c.dir);
+        if (list === undefined) pathFindingsByPackage.set(c.dir, (list = []));
+        for (const f of pathFindings(entry, roleIn(c, entry.path), c.manifestPath)) list.push(f);
+      }
+    }
+
+    // The selection.
+    const selectedBy = pathMatcher(parseGlobList(options.packages));
+    const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => compareUtf8(a.manifestPath, b.manifestPath));
+    const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath));
+    const inShard = selectedPackages.filter((_, i) => shard === undefined || i % shard.count === shard.index - 1);
+    const notSelected = changedPackages.filter((c) => !inShard.includes(c)).map((c) => c.manifestPath);
+    const firstShard = shard === undefined || shard.index === 1;
+    if (changedPackages.length > 0 && selectedPackages.length === 0) {
+      global.fail('selection', 'packages', 'selects', {
+        code: AuditCode.selectionEmpty,
+        message: `the selection ${JSON.stringify(parseGlobList(options.packages).join(','))} selects none of the ${changedPackages.length} changed package${changedPackages.length === 1 ? '' : 's'} (${changedPackages.map((c) => c.manifestPath).join(', ')}); fix the packages input or drop it to verify every package`,
+        title: 'selection selects nothing',
+      });
+    }
+    for (const c of changedPackages) {
+      if (selectedBy(c.manifestPath)) continue;
+      global.fail('selection', c.manifestPath, 'selected', {
+        code: AuditCode.packageNotSelected,
+        severity: 'notice',
+        message: `${c.manifestPath} changed but the selection leaves it out: it is not verified`,
+        file: c.manifestPath,
+        title: 'package not selected',
+      });
+    }
+
     const history = options.history ?? true;
-    const commits = touched.length > 0 && replay && history ? await rangeCommits(repo, base, head) : [];
+    const commits = inShard.length > 0 && history ? await rangeCommits(repo, base, head) : [];
     const ctx: RunContext = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map(), commits, history };
     const packages: PackageAudit[] = [];
     const findings: AuditFinding[] = [];
-    for (const t of touched) {
-      const r = await auditPackage(ctx, t);
+    const results: PackageResult[] = [];
+    for (const c of inShard) {
+      const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath });
+      for (const f of pathFindingsByPackage.get(c.dir) ?? []) r.out.fail('path', f.file, 'kind', f);
+      results.push(r);
+    }
+    // Dangling references: names defined before (in any audited package), gone at every audited head.
+    const headDefined = definedIn(results.flatMap((r) => (r.head === undefined ? [] : [r.head])));
+    for (const r of results) {
+      if (r.head !== undefined) checkDanglingReferences(r.head, r.formerly, headDefined, r.stale, r.out);
       packages.push(r.audit);
       for (const item of r.findings) findings.push(item);
     }
-    const rows = packages.flatMap((p) => p.rows);
+    if (firstShard) for (const item of global.findings) findings.push(item);
+
+    // Explanations and findings per path.
+    const codesByFile = new Map<string, string[]>();
+    for (const f of findings) {
+      if (f.file === undefined) continue;
+      let list = codesByFile.get(f.file);
+      if (list === undefined) codesByFile.set(f.file, (list = []));
+      if (!list.includes(f.code)) list.push(f.code);
+    }
+    const audited = new Map(results.map((r) => [r.audit.dir, r]));
+    const shown = accounts.filter((a) => (a.packages.length === 0 ? firstShard : a.packages.some((d) => audited.has(d))));
+    for (const a of shown) {
+      a.findings = codesByFile.get(a.path) ?? [];
+      if (a.packages.length === 0) continue;
+      const r = audited.get(a.packages.find((d) => audited.has(d))!)!;
+      a.explanation = explainPath(a, r);
+    }
+    for (const a of accounts) if (a.packages.length > 0 && !a.packages.some((d) => audited.has(d))) a.explanation = 'in a package the selection left out: not verified';
+    const rows = [...packages.flatMap((p) => p.rows), ...(firstShard ? global.rows : [])];
     return {
       kind: 'gcpatch/pr-audit-v1',
       base,
@@ -653,6 +723,8 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
       failOn,
       replay,
       packages,
+      paths: shard === undefined ? accounts : shown,
+      notSelected,
       findings,
       verified: rows.filter((r) => r.result === 'pass').length,
       failed: rows.filter((r) => r.result === 'fail' || (failOn === 'warning' && r.result === 'warn')).length,
@@ -660,5 +732,32 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     };
   } catch (error) {
     throw withHistoryHint(error);
+  }
+}
+
+/** A path's explanation in its package's audit (what the findings do not already say). */
+function explainPath(a: PathAccount, r: PackageResult): string {
+  const dir = r.audit.dir;
+  const rel = dir === '' ? a.path : a.path.slice(dir.length + 1);
+  if (a.findings.length > 0) return `see ${a.findings.join(', ')}`;
+  switch (a.role) {
+    case 'module':
+      if (r.explained.has(rel)) return 'explained by evidence';
+      if (r.audit.changedModules.includes(rel)) return r.audit.unexplainedModules.includes(rel) ? 'not explained' : 'explained by evidence or by the merge of its parents';
+      return 'canonical forms unchanged (formatting, comments or mode)';
+    case 'manifest':
+      return 'every key checked against evidence and the key table; pins checked';
+    case 'policy':
+      return 'capability policy compared: not widened';
+    case 'store-entry':
+      return a.change === 'added' ? 'new evidence, re-hashed and verified' : 'store entry';
+    case 'genesis-file':
+      return 'tool state under .genesis (not evidence): not verified';
+    case 'package-dir':
+      return 'the package directory';
+    case 'unlisted-module':
+      return 'a .gc file no manifest lists (deleted)';
+    default:
+      return 'not read by the package (no manifest refers to it): not verified';
   }
 }

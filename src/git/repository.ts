@@ -260,6 +260,69 @@ export async function listChangedFiles(repo: GitRepository, fromCommit: string, 
   return out.sort((x, y) => compareUtf8(x.path, y.path));
 }
 
+/** What a tree entry is, from its git mode: a regular file, an executable, a symlink, a gitlink (submodule) or a tree. */
+export type ObjectKind = 'blob' | 'executable' | 'symlink' | 'gitlink' | 'tree';
+
+/** The {@link ObjectKind} of a git mode string (`100644`, `100755`, `120000`, `160000`, `040000`). */
+export function objectKindOfMode(mode: string): ObjectKind {
+  const m = mode.replace(/^0+/, '');
+  if (m === '100755') return 'executable';
+  if (m === '120000') return 'symlink';
+  if (m === '160000') return 'gitlink';
+  if (m === '40000') return 'tree';
+  return 'blob';
+}
+
+/** One side of a {@link ChangedEntry}: the object id, its mode and its kind. */
+export interface EntrySide {
+  oid: string;
+  mode: string;
+  kind: ObjectKind;
+}
+
+/** A path that differs between two commits, with the object kind and mode on each side (absent = `undefined`). */
+export interface ChangedEntry {
+  path: string;
+  from: EntrySide | undefined;
+  to: EntrySide | undefined;
+}
+
+/**
+ * Lists every path that differs between two commits: blobs, executables, symlinks and gitlinks whose
+ * oid or mode changed, and paths that are a tree on one side and something else (or nothing) on the
+ * other (the tree itself is listed, and its contents below it). Identical subtrees are skipped by oid.
+ * Unlike {@link listChangedFiles} nothing is folded: a mode change, a kind change and a
+ * file-to-directory change are each their own row.
+ * @returns entries sorted by path (UTF-8 byte order).
+ * @throws GcError `git/missing-commit` (exit 70).
+ */
+export async function listChangedEntries(repo: GitRepository, fromCommit: string, toCommit: string): Promise<ChangedEntry[]> {
+  await commitTree(repo, fromCommit);
+  await commitTree(repo, toCommit);
+  const out: ChangedEntry[] = [];
+  const side = async (e: Awaited<ReturnType<typeof git.TREE>> | null | undefined): Promise<EntrySide | undefined> => {
+    if (e === null || e === undefined) return undefined;
+    const w = e as unknown as { mode(): Promise<number>; oid(): Promise<string> };
+    const mode = (await w.mode()).toString(8).padStart(6, '0');
+    return { oid: await w.oid(), mode, kind: objectKindOfMode(mode) };
+  };
+  await git.walk({
+    fs,
+    dir: repo.dir,
+    cache: repo.cache,
+    trees: [git.TREE({ ref: fromCommit }), git.TREE({ ref: toCommit })],
+    map: async (filepath, [a, b]) => {
+      if (filepath === '.') return true;
+      const [sa, sb] = [await side(a as never), await side(b as never)];
+      if (sa?.kind === 'tree' && sb?.kind === 'tree') return sa.oid === sb.oid ? null : true;
+      if (sa !== undefined && sb !== undefined && sa.oid === sb.oid && sa.mode === sb.mode) return true;
+      out.push({ path: filepath, from: sa, to: sb });
+      return true;
+    },
+  });
+  return out.sort((x, y) => compareUtf8(x.path, y.path));
+}
+
 /**
  * The best common ancestors of two commits (isomorphic-git `findMergeBase`); more than one for a
  * criss-cross history, none for unrelated histories. isomorphic-git returns none, silently, when

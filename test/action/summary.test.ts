@@ -24,6 +24,7 @@ function pkg(i: number, rows: CheckRow[]): PackageAudit {
     changedModules: [],
     unexplainedModules: [],
     commits: [],
+    state: 'present',
   };
 }
 
@@ -33,6 +34,8 @@ function report(packages: PackageAudit[]): AuditReport {
     base: 'b'.repeat(40),
     baseRequested: 'b'.repeat(40),
     head: 'c'.repeat(40),
+    paths: [],
+    notSelected: [],
     failOn: 'error',
     replay: true,
     packages,

@@ -85,7 +85,11 @@ describe('auditPullRequest', () => {
     const manifest = join(pkg, 'package.toml');
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('version = "0.1.0"', 'version = "0.2.0"'));
     const bumped = commitAll(repo, 'bump the version');
-    expect(codes(await audit(repo, base, bumped))).toEqual([]);
+    // a version bump by hand is named (a notice): it weakens nothing, so it fails no policy
+    const bump = await audit(repo, base, bumped, { failOn: 'warning' });
+    expect(bump.findings.map((f) => [f.severity, f.code])).toEqual([['notice', 'audit/manifest-key-changed']]);
+    expect(bump.findings[0]!.message).toContain('version: "0.1.0" → "0.2.0"');
+    expect(bump.ok).toBe(true);
 
     const text = readFileSync(manifest, 'utf8');
     const blocks = text.split('\n\n[[modules]]\n');
@@ -94,9 +98,9 @@ describe('auditPullRequest', () => {
     const reordered = commitAll(repo, 'reorder');
     const report = await audit(repo, base, reordered);
     expect(report.findings.map((f) => [f.severity, f.code, f.file]).filter((f) => f[0] !== 'notice')).toEqual([['warning', 'audit/unexplained-change', 'pkgs/shop/package.toml']]);
-    expect(report.findings[0]!.message).toContain('changes the [[modules]] list (paths or order)');
+    expect(report.findings.find((f) => f.severity === 'warning')!.message).toContain('changes the [[modules]] list (paths or order)');
     const noReplay = await audit(repo, base, reordered, { replay: false });
-    expect(codes(noReplay)).toEqual(['audit/unexplained-change']);
+    expect(codes(noReplay)).toEqual(['audit/manifest-key-changed', 'audit/unexplained-change']);
   });
 
   it('with replay: false matches changed modules to the modules the patches name', async () => {
@@ -105,8 +109,8 @@ describe('auditPullRequest', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('"daily report"', '"nightly report"'));
     const head = commitAll(repo, 'rename and a hidden edit');
     const without = await audit(repo, base, head, { replay: false });
-    // Without replay the hidden edit in a renamed module goes unnoticed (only its pin is wrong).
-    expect(codes(without)).toEqual(['audit/pin-mismatch']);
+    // Without replay the history walk still runs: an edit in a later commit of a module the patch named is a hidden edit.
+    expect(codes(without)).toEqual(['audit/pin-mismatch', 'audit/replay-module-mismatch']);
     expect(without.packages[0]!.replay.status).toBe('disabled');
     const withReplay = await audit(repo, base, head);
     expect(codes(withReplay)).toEqual(['audit/pin-mismatch', 'audit/replay-module-mismatch']);
@@ -142,11 +146,11 @@ describe('auditPullRequest', () => {
     expect((await audit(repo, base, head, { failOn: 'warning' })).ok).toBe(false);
   });
 
-  it('says claimed, not re-run, for an acceptance it did not re-run (a notice, never a pass)', async () => {
+  it('says claimed, not re-run, for an acceptance it did not re-run (never a pass; no notice when no obligation is declared)', async () => {
     const { repo, base, head } = honestRenamePr();
     const report = await audit(repo, base, head);
-    expect(report.findings.map((f) => [f.severity, f.code])).toEqual([['notice', 'audit/acceptance-not-rerun']]);
-    expect(report.findings[0]!.message).toContain('claimed, not re-run (no obligation-runner)');
+    // the shop package declares obligations = []: there is nothing to re-run
+    expect(report.findings.map((f) => [f.severity, f.code])).toEqual([]);
     expect(rows(report, 'accepted')).toEqual(['skip: acceptance :ok true claimed, not re-run here']);
     expect(report.packages[0]!.commits.map((c) => c.route)).toEqual(['evidence']);
   });
@@ -222,9 +226,19 @@ describe('auditPullRequest', () => {
     ]);
     const some = await audit(repo, base, head, { packages: ['**/package.toml', '!vendor/**'] });
     expect(some.packages.map((p) => p.dir)).toEqual(['pkgs/shop']);
+    expect(some.notSelected).toEqual(['vendor/shop/package.toml']);
+    expect(some.findings.map((f) => [f.severity, f.code, f.file])).toContainEqual(['notice', 'audit/package-not-selected', 'vendor/shop/package.toml']);
+    // the comma form of the Action input selects both; exclusions alone apply to the default
+    const comma = await audit(repo, base, head, { packages: ['pkgs/shop/package.toml,vendor/shop/package.toml'] });
+    expect(comma.packages.map((p) => p.dir)).toEqual(['pkgs/shop', 'vendor/shop']);
+    const excluded = await audit(repo, base, head, { packages: ['!vendor/**'] });
+    expect(excluded.packages.map((p) => p.dir)).toEqual(['pkgs/shop']);
+    // a selection that selects none of the changed packages is an error that says so
     const none = await audit(repo, base, head, { packages: 'other/package.toml' });
     expect(none.packages).toEqual([]);
-    expect(none.ok).toBe(true);
+    expect(none.ok).toBe(false);
+    expect(none.findings.filter((f) => f.severity === 'error').map((f) => f.code)).toEqual(['audit/selection-empty']);
+    expect(none.findings.find((f) => f.code === 'audit/selection-empty')!.message).toContain('selects none of the 2 changed packages');
   });
 
   it('runs the obligation runner and requires an accepted acceptance term', async () => {
