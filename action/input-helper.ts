@@ -23,6 +23,8 @@ export interface ActionSettings {
   failOn: FailOn;
   replay: boolean;
   obligationRunner: string | undefined;
+  /** `i/n` of a matrix, or undefined for the whole check. */
+  shard: string | undefined;
   /** Where the JSON report is written (`RUNNER_TEMP`, else the workspace). */
   reportPath: string;
   eventName: string;
@@ -90,6 +92,8 @@ export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSetting
     headSource = env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD';
   }
   const runner = core.getInput('obligation-runner');
+  const shard = core.getInput('shard').trim();
+  if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard)) throw new Error(`input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
   const reportDir = env.RUNNER_TEMP || workspace;
   return {
     workspace,
@@ -101,6 +105,7 @@ export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSetting
     failOn,
     replay,
     obligationRunner: runner === '' ? undefined : runner,
+    shard: shard === '' ? undefined : shard,
     reportPath: join(reportDir, 'gcpatch-pr-audit.json'),
     eventName,
     pullRequest: event.pull_request?.number,

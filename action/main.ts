@@ -6,13 +6,23 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as core from '@actions/core';
+import { isFailing } from '../src/audit/findings.js';
 import { auditPullRequest } from '../src/audit/verify-pr.js';
 import { stringifyJson } from '../src/util/json.js';
 import { annotate } from './annotations.js';
 import { getSettings } from './input-helper.js';
 import { writeSummary } from './summary.js';
 
-/** Runs the Action once. Never throws: failures end in `core.setFailed` (exit code 1). */
+/** `core.setOutput`, but a failure to write the output file (GITHUB_OUTPUT missing, unwritable) is a warning, never a throw. */
+function setOutputSafely(name: string, value: string | number): void {
+  try {
+    core.setOutput(name, value);
+  } catch (error) {
+    core.warning(`gcpatch: cannot write output ${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Runs the Action once. Never throws, never prints a stack trace: failures end in one `core.setFailed` line (exit code 1). */
 export async function run(): Promise<void> {
   try {
     const settings = getSettings();
@@ -25,28 +35,29 @@ export async function run(): Promise<void> {
       failOn: settings.failOn,
       replay: settings.replay,
       ...(settings.obligationRunner !== undefined ? { obligationRunner: settings.obligationRunner } : {}),
+      ...(settings.shard !== undefined ? { shard: settings.shard } : {}),
     });
     mkdirSync(dirname(settings.reportPath), { recursive: true });
     writeFileSync(settings.reportPath, stringifyJson(report, 2) + '\n');
     annotate(report.findings, settings.reportPath);
-    await writeSummary(report, settings);
-    core.setOutput('verified', report.verified);
-    core.setOutput('failed', report.failed);
-    core.setOutput('report-path', settings.reportPath);
+    await writeSummary(report, settings).catch((error: unknown) => core.warning(`gcpatch: cannot write the job summary: ${error instanceof Error ? error.message : String(error)}`));
+    setOutputSafely('verified', report.verified);
+    setOutputSafely('failed', report.failed);
+    setOutputSafely('report-path', settings.reportPath);
     if (!report.ok) {
-      const failing = report.findings.filter((f) => f.severity === 'error' || (report.failOn === 'warning' && f.severity === 'warning'));
+      const failing = report.findings.filter((f) => isFailing(f, report.failOn));
       core.setFailed(`gcpatch: ${failing.length} finding${failing.length === 1 ? '' : 's'} failed verification (first: ${failing[0]?.message ?? 'unknown'})`);
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const code = (error as { code?: unknown } | undefined)?.code;
-    core.setOutput('verified', 0);
-    core.setOutput('failed', 1);
+    setOutputSafely('verified', 0);
+    setOutputSafely('failed', 1);
     await core.summary
       .addHeading('gcpatch: pull request evidence', 2)
       .addRaw(`<p><strong>❌ Could not verify</strong>: ${message.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p>`, true)
       .write()
       .catch(() => undefined);
-    core.setFailed(`gcpatch: ${typeof code === 'string' ? `${code}: ` : ''}${message}`);
+    core.setFailed(`gcpatch: ${typeof code === 'string' ? `${code}: ` : ''}${message.split('\n')[0]}`);
   }
 }

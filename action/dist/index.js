@@ -59100,6 +59100,142 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/audit/findings.ts
+/**
+ * Stable finding codes (messages may change, codes may not). Each names one check of
+ * docs/action.md "What each check means".
+ */
+const AuditCode = {
+    /** A store entry's bytes do not hash (plain BLAKE3) to its file name. */
+    storeHashMismatch: 'audit/store-hash-mismatch',
+    /** A store entry present at the base was changed by the pull request (the store is write-once). */
+    storeEntryModified: 'audit/store-entry-modified',
+    /** A store entry present at the base was deleted by the pull request. */
+    storeEntryRemoved: 'audit/store-entry-removed',
+    /** A new store entry is not one CoreForm term in canonical print. */
+    storeEntryUnreadable: 'audit/store-entry-unreadable',
+    /** A new store entry has a `:kind` this version does not verify (only its hash was checked). */
+    storeEntryUnknownKind: 'audit/store-entry-unknown-kind',
+    /** A refactor-plan report's request is not in the store. */
+    refactorRequestMissing: 'audit/refactor-request-missing',
+    /** A refactor-plan report fails the independent host verifier. */
+    refactorReportInvalid: 'audit/refactor-report-invalid',
+    /** Re-planning the request from the base commit does not give the stored report byte for byte. */
+    refactorReplanDiffers: 'audit/refactor-replan-differs',
+    /** A safe refactor plan has no apply report in the pull request (it explains no change). */
+    refactorPlanNotApplied: 'audit/refactor-plan-not-applied',
+    /** An apply report is not a closed `genesis/patch-apply-v0.3` map. */
+    applyReportInvalid: 'audit/apply-report-invalid',
+    /** The normalized patch an apply report names by `:patch-h` is not in the store. */
+    applyPatchMissing: 'audit/apply-patch-missing',
+    /** `:op-identities`/`:ops-count`/`:intent`/`:provenance` disagree with the stored patch. */
+    applyPatchMismatch: 'audit/apply-patch-mismatch',
+    /** The package or acceptance artifact is missing, mis-hashed or of the wrong kind. */
+    applyArtifactInvalid: 'audit/apply-artifact-invalid',
+    /** `:request-h` is not hash-term of the apply-report request rebuilt from the evidence. */
+    applyRequestMismatch: 'audit/apply-request-mismatch',
+    /** The report records a failed apply (`:ok false`): it explains no change. */
+    applyNotOk: 'audit/apply-not-ok',
+    /** The patch does not apply to the base commit's package (nor after the other evidence). */
+    replayFailed: 'audit/replay-failed',
+    /** A module the evidence changes differs at the head from what replaying the evidence gives. */
+    replayModuleMismatch: 'audit/replay-module-mismatch',
+    /** The head's manifest (module list, pins, other keys) differs from the replayed manifest. */
+    replayManifestMismatch: 'audit/replay-manifest-mismatch',
+    /** Replaying gives semantic edits or a package record other than the apply report names. */
+    replayEvidenceMismatch: 'audit/replay-evidence-mismatch',
+    /** A head `package.toml` pin does not match the head module's hash (or is missing). */
+    pinMismatch: 'audit/pin-mismatch',
+    /** A `.gc` module changed and no evidence in the pull request explains the change. */
+    unexplainedChange: 'audit/unexplained-change',
+    /** The package cannot be read at a commit (manifest or module does not parse, module missing). */
+    packageUnreadable: 'audit/package-unreadable',
+    /** The `obligation-runner` command failed for a package. */
+    obligationsFailed: 'audit/obligations-failed',
+    /** A declared obligation or test suite was removed and no evidence (`update-manifest` with
+     * `:obligations-remove` / `:tests-remove`) explains it. */
+    obligationsWeakened: 'audit/obligations-weakened',
+    /** Apply reports claim an accepted acceptance that this run did not re-run (no obligation runner); a notice. */
+    acceptanceNotRerun: 'audit/acceptance-not-rerun',
+    /** A renamed or moved symbol is still referenced at the head although nothing defines it: a use of
+     * the old name arrived with another change (typically a merge from main) after the refactor. */
+    refactorStaleReference: 'audit/refactor-stale-reference',
+    /** A module, `package.toml`, policy file or store entry that is a symlink, a gitlink or a tree; a
+     * package directory replaced by a gitlink or a file. Link text is never read as content. */
+    notARegularFile: 'audit/not-a-regular-file',
+    /** Two paths of one package differ only in letter case (a checkout on macOS or Windows sees one). */
+    pathCaseCollision: 'audit/path-case-collision',
+    /** A package file's git mode changed (regular ↔ executable). */
+    modeChanged: 'audit/mode-changed',
+    /** A `.gc` file inside a package directory that no manifest lists was added or changed. */
+    unlistedModule: 'audit/unlisted-module',
+    /** A `.gc` file outside every package was added or changed. */
+    outsidePackage: 'audit/outside-package',
+    /** An unexplained change of a manifest key that neither weakens nor widens (named with both values). */
+    manifestKeyChanged: 'audit/manifest-key-changed',
+    /** A capability policy allows more: `caps_policy` repointed, or the policy file widened. */
+    capsWidened: 'audit/caps-widened',
+    /** A capability policy file changed without widening. */
+    capsChanged: 'audit/caps-changed',
+    /** `[limits]`/`[budgets]` raised or removed, `allow_unlimited` turned on, `[property] cases_per_test` lowered. */
+    limitsRaised: 'audit/limits-raised',
+    /** An apply report whose acceptance does not name the audited package, its version and its obligations. */
+    evidenceForeign: 'audit/evidence-foreign',
+    /** A head module references a qualified name that the base or a parent defined and the head no longer defines. */
+    danglingReference: 'audit/dangling-reference',
+    /** The package was deleted by the pull request. */
+    packageDeleted: 'audit/package-deleted',
+    /** The selection (`packages`) selects none of the changed packages. */
+    selectionEmpty: 'audit/selection-empty',
+    /** A changed package the selection left out (a notice). */
+    packageNotSelected: 'audit/package-not-selected',
+};
+/** True when `finding` fails the run under `failOn`. */
+function isFailing(finding, failOn) {
+    return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
+}
+/** Counts findings by severity. */
+function countBySeverity(findings) {
+    const out = { error: 0, warning: 0, notice: 0 };
+    for (const f of findings)
+        out[f.severity]++;
+    return out;
+}
+/** A row-and-finding collector for one package; keeps the two in step. */
+class PackageFindings {
+    pkg;
+    rows = [];
+    findings = [];
+    /** @param pkg the package directory every finding is attributed to. */
+    constructor(pkg) {
+        this.pkg = pkg;
+    }
+    /** Records a passed check. */
+    pass(kind, evidence, check, detail = '') {
+        this.rows.push({ evidence, kind, check, result: 'pass', detail });
+    }
+    /** Records a check that was not applicable or not run. */
+    skip(kind, evidence, check, detail) {
+        this.rows.push({ evidence, kind, check, result: 'skip', detail });
+    }
+    /**
+     * Records a failed check and its finding. The row's result is `fail` for errors, `warn` for
+     * warnings, `skip` for notices (a notice never fails a run, and is never a pass).
+     */
+    fail(kind, evidence, check, finding) {
+        const severity = finding.severity ?? 'error';
+        this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : severity === 'warning' ? 'warn' : 'skip', detail: finding.message });
+        const f = { code: finding.code, severity, message: finding.message, package: this.pkg };
+        if (finding.file !== undefined)
+            f.file = finding.file;
+        if (finding.line !== undefined)
+            f.line = finding.line;
+        if (finding.title !== undefined)
+            f.title = finding.title;
+        this.findings.push(f);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/util/bytes.ts
 /** UTF-8 and byte helpers shared by every layer (no dependency on CoreForm). */
 const encoder = new TextEncoder();
@@ -59151,7 +59287,7 @@ function utf8Length(text, start = 0, end = text.length) {
  * JS `<` compares UTF-16 code units and disagrees for astral vs U+E000..U+FFFF characters.
  * @returns negative, zero or positive.
  */
-function compareUtf8(a, b) {
+function bytes_compareUtf8(a, b) {
     const n = Math.min(a.length, b.length);
     for (let i = 0; i < n; i++) {
         const x = a.charCodeAt(i);
@@ -59378,13 +59514,13 @@ function compareTerms(a, b) {
                 continue;
             }
             case 'str': {
-                const c = compareUtf8(x.value, y.value);
+                const c = bytes_compareUtf8(x.value, y.value);
                 if (c !== 0)
                     return c;
                 continue;
             }
             case 'sym': {
-                const c = compareUtf8(x.name, y.name);
+                const c = bytes_compareUtf8(x.name, y.name);
                 if (c !== 0)
                     return c;
                 continue;
@@ -59703,7 +59839,7 @@ async function readTreeEntries(repo, treeOid) {
  * @returns the tree entry, a synthetic tree entry for the root, or `undefined` when absent.
  * @throws GcError `git/missing-commit` (exit 70).
  */
-async function entryAtCommit(repo, commitOid, filepath) {
+async function repository_entryAtCommit(repo, commitOid, filepath) {
     let entry = { path: '', oid: await commitTree(repo, commitOid), type: 'tree', mode: '040000' };
     for (const part of filepath.split('/').filter((p) => p !== '' && p !== '.')) {
         if (entry.type !== 'tree')
@@ -59723,7 +59859,7 @@ async function entryAtCommit(repo, commitOid, filepath) {
  * @example await readFileAtCommit(repo, oid, 'pkg/package.toml')
  */
 async function readFileAtCommit(repo, commitOid, filepath) {
-    const entry = await entryAtCommit(repo, commitOid, filepath);
+    const entry = await repository_entryAtCommit(repo, commitOid, filepath);
     if (entry === undefined || entry.type !== 'blob')
         return undefined;
     const { blob } = await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache });
@@ -59741,11 +59877,11 @@ async function listChangedFiles(repo, fromCommit, toCommit) {
     await commitTree(repo, fromCommit);
     await commitTree(repo, toCommit);
     const out = [];
-    await isomorphic_git/* default.walk */.Ay.walk({
-        fs: external_node_fs_namespaceObject,
+    await git.walk({
+        fs,
         dir: repo.dir,
         cache: repo.cache,
-        trees: [isomorphic_git/* default.TREE */.Ay.TREE({ ref: fromCommit }), isomorphic_git/* default.TREE */.Ay.TREE({ ref: toCommit })],
+        trees: [git.TREE({ ref: fromCommit }), git.TREE({ ref: toCommit })],
         map: async (filepath, [a, b]) => {
             if (filepath === '.')
                 return true;
@@ -59770,6 +59906,58 @@ async function listChangedFiles(repo, fromCommit, toCommit) {
     });
     // walk visits entries concurrently, so the push order is not the tree order.
     return out.sort((x, y) => compareUtf8(x.path, y.path));
+}
+/** The {@link ObjectKind} of a git mode string (`100644`, `100755`, `120000`, `160000`, `040000`). */
+function objectKindOfMode(mode) {
+    const m = mode.replace(/^0+/, '');
+    if (m === '100755')
+        return 'executable';
+    if (m === '120000')
+        return 'symlink';
+    if (m === '160000')
+        return 'gitlink';
+    if (m === '40000')
+        return 'tree';
+    return 'blob';
+}
+/**
+ * Lists every path that differs between two commits: blobs, executables, symlinks and gitlinks whose
+ * oid or mode changed, and paths that are a tree on one side and something else (or nothing) on the
+ * other (the tree itself is listed, and its contents below it). Identical subtrees are skipped by oid.
+ * Unlike {@link listChangedFiles} nothing is folded: a mode change, a kind change and a
+ * file-to-directory change are each their own row.
+ * @returns entries sorted by path (UTF-8 byte order).
+ * @throws GcError `git/missing-commit` (exit 70).
+ */
+async function listChangedEntries(repo, fromCommit, toCommit) {
+    await commitTree(repo, fromCommit);
+    await commitTree(repo, toCommit);
+    const out = [];
+    const side = async (e) => {
+        if (e === null || e === undefined)
+            return undefined;
+        const w = e;
+        const mode = (await w.mode()).toString(8).padStart(6, '0');
+        return { oid: await w.oid(), mode, kind: objectKindOfMode(mode) };
+    };
+    await isomorphic_git/* default.walk */.Ay.walk({
+        fs: external_node_fs_namespaceObject,
+        dir: repo.dir,
+        cache: repo.cache,
+        trees: [isomorphic_git/* default.TREE */.Ay.TREE({ ref: fromCommit }), isomorphic_git/* default.TREE */.Ay.TREE({ ref: toCommit })],
+        map: async (filepath, [a, b]) => {
+            if (filepath === '.')
+                return true;
+            const [sa, sb] = [await side(a), await side(b)];
+            if (sa?.kind === 'tree' && sb?.kind === 'tree')
+                return sa.oid === sb.oid ? null : true;
+            if (sa !== undefined && sb !== undefined && sa.oid === sb.oid && sa.mode === sb.mode)
+                return true;
+            out.push({ path: filepath, from: sa, to: sb });
+            return true;
+        },
+    });
+    return out.sort((x, y) => bytes_compareUtf8(x.path, y.path));
 }
 /**
  * The best common ancestors of two commits (isomorphic-git `findMergeBase`); more than one for a
@@ -59826,575 +60014,2872 @@ async function mergeBase(repo, a, b) {
     return bases[0];
 }
 
-;// CONCATENATED MODULE: ./src/coreform/print.ts
-/**
- * The canonical printer (GENESIS_FACTS.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
- * ends, no trailing spaces. `printTerm` is the only printer used for hashing. Iterative: deeply
- * nested terms do not overflow the call stack.
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/error.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
  */
-
-
-/** Line width in UTF-8 bytes. */
-const PRINT_WIDTH = 100;
-/**
- * Largest canonical print produced, in UTF-16 code units (≈ bytes for ASCII). Pretty printing is
- * quadratic in nesting depth (every level indents by 2), so a pathologically deep data term would
- * print to gigabytes; such a print stops with `core/print/too-large` instead of exhausting memory.
- */
-const MAX_PRINT_LENGTH = 256 * 1024 * 1024;
-const HEX = '0123456789ABCDEF';
-function escapeStr(value) {
-    let out = '"';
-    let runStart = 0;
-    for (let i = 0; i < value.length; i++) {
-        const c = value.charCodeAt(i);
-        let rep;
-        if (c === 0x5c)
-            rep = '\\\\';
-        else if (c === 0x22)
-            rep = '\\"';
-        else if (c === 0x0a)
-            rep = '\\n';
-        else if (c === 0x0d)
-            rep = '\\r';
-        else if (c === 0x09)
-            rep = '\\t';
-        else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-            rep = '\\u00' + HEX[(c >> 4) & 15] + HEX[c & 15];
-        }
-        if (rep !== undefined) {
-            out += value.slice(runStart, i) + rep;
-            runStart = i + 1;
+function getLineColFromPtr(string, ptr) {
+    let lines = string.slice(0, ptr).split(/\r?\n/);
+    return [lines.length, lines.pop().length + 1];
+}
+function makeCodeBlock(string, line, column) {
+    let lines = string.split(/\r?\n/);
+    let codeblock = '';
+    let numberLen = (Math.log10(line + 1) | 0) + 1;
+    for (let i = line - 1; i <= line + 1; i++) {
+        let l = lines[i - 1];
+        if (!l)
+            continue;
+        codeblock += i.toString().padEnd(numberLen, ' ');
+        codeblock += ':  ';
+        codeblock += l;
+        codeblock += '\n';
+        if (i === line) {
+            codeblock += ' '.repeat(numberLen + column + 2);
+            codeblock += '^\n';
         }
     }
-    return out + value.slice(runStart) + '"';
+    return codeblock;
 }
-function escapeBytes(value) {
-    let out = 'b"';
-    for (let i = 0; i < value.length; i++) {
-        const b = value[i];
-        if (b === 0x5c)
-            out += '\\\\';
-        else if (b === 0x22)
-            out += '\\"';
-        else if (b === 0x0a)
-            out += '\\n';
-        else if (b === 0x0d)
-            out += '\\r';
-        else if (b === 0x09)
-            out += '\\t';
-        else if (b >= 0x20 && b <= 0x7e)
-            out += String.fromCharCode(b);
+class TomlError extends Error {
+    line;
+    column;
+    codeblock;
+    constructor(message, options) {
+        const [line, column] = getLineColFromPtr(options.toml, options.ptr);
+        const codeblock = makeCodeBlock(options.toml, line, column);
+        super(`Invalid TOML document: ${message}\n\n${codeblock}`, options);
+        this.line = line;
+        this.column = column;
+        this.codeblock = codeblock;
+    }
+    /** @internal */
+    static x(message, ctx, ptr) {
+        throw new TomlError(message, { toml: ctx.s, ptr: ptr ?? ctx.p });
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/primitive.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+/** @internal */
+function parseString(ctx) {
+    let startPtr = ctx.p;
+    let c = ctx.s.charCodeAt(ctx.p++);
+    let first = c;
+    let isLiteral = c === 0x27; /* ' */
+    let isMultiline = c === ctx.s.charCodeAt(ctx.p) && c === ctx.s.charCodeAt(ctx.p + 1);
+    if (isMultiline) {
+        // Trim initial newline
+        if ((c = ctx.s.charCodeAt(ctx.p += 2)) === 0xa /* \n */)
+            ctx.p++;
+        else if (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */)
+            ctx.p += 2;
+    }
+    // For the record: it is not worth it to use a fast-path for literal strings using `indexOf`.
+    // Doing a char-by-char iteration ends up dispatching less instructions, for the same wall-clock runtime.
+    let parsed = '';
+    let sliceStart = ctx.p;
+    // states:
+    //   0 - decoding
+    //   1 - decoding escape
+    //   2 - whitespace escape (no newline encountered yet, must fail on non-whitespace)
+    //   3 - whitespace escape (newline encountered, allowed to transition back to normal decode)
+    let state = 0;
+    for (; ctx.p < ctx.s.length; ctx.p++) {
+        c = ctx.s.charCodeAt(ctx.p);
+        // Deal with newlines first, since that simplifies control character checking and handling across all states
+        if (isMultiline && (c === 0xa /* \n */ || (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */))) {
+            state = state && 3;
+        }
+        // Control characters are banned in TOML, so we throw an error if we encounter them
+        else if ((c < 0x20 && c !== 0x9 /* \t */) || c === 0x7f) {
+            TomlError.x('control characters are not allowed in strings', ctx);
+        }
+        // The string might terminate while we're parsing through a newline escape.
+        // It must have encountered a newline; otherwise, it'll simply fail in another branch.
+        else if ((!state || state === 3) && c === first && (!isMultiline || (ctx.s.charCodeAt(ctx.p + 1) === first && ctx.s.charCodeAt(ctx.p + 2) === first))) {
+            if (isMultiline) {
+                // If the string ends with 4-5 quotes, then the first 1-2 are part of the string
+                if (ctx.s.charCodeAt(ctx.p + 3) === first)
+                    ctx.p++;
+                if (ctx.s.charCodeAt(ctx.p + 3) === first)
+                    ctx.p++;
+            }
+            // If we're in a newline escape still, then there's nothing to add.
+            if (!state) {
+                // Avoid a useless concat operation if the string can be used as-is.
+                let s = ctx.s.slice(sliceStart, ctx.p);
+                parsed = parsed ? parsed + s : s;
+            }
+            ctx.p += isMultiline ? 3 : 1;
+            return parsed;
+        }
+        // Baseline state; keep moving forward unless an escape sequence starts
+        else if (!state) {
+            if (!isLiteral && c === 0x5c /* \ */) {
+                parsed += ctx.s.slice(sliceStart, (sliceStart = ctx.p));
+                state = 1;
+            }
+        }
+        else if (state === 1) {
+            if (c === 0x78 /* x */ || c === 0x75 /* u */ || c === 0x55 /* U */) { // Unicode escape
+                let errPtr = ctx.p++ - 1;
+                let value = 0;
+                let len = c === 0x78 /* x */ ? 2 : c === 0x75 /* u */ ? 4 : 8;
+                for (let j = 0; j < len; j++, ctx.p++) {
+                    let hex = ctx.s.charCodeAt(ctx.p);
+                    let digit = 
+                    /* 0-9 */ hex >= 0x30 && hex <= 0x39 ? hex - 0x30 :
+                        /* A-F */ hex >= 0x41 && hex <= 0x46 ? hex - 0x41 + 10 :
+                            /* a-f */ hex >= 0x61 && hex <= 0x66 ? hex - 0x61 + 10 : -1;
+                    if (digit < 0)
+                        TomlError.x('invalid non-hex character in unicode escape', ctx);
+                    value = (value << 4) | digit;
+                }
+                // Because JS does bitwise on signed 32bit integers, all 0xfzzzzzzz values are actually seen as negative
+                if (value < 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) {
+                    TomlError.x('invalid unicode escape', ctx, errPtr);
+                }
+                parsed += String.fromCodePoint(value);
+                sliceStart = ctx.p--;
+                state = 0;
+            }
+            // Newline escape sequence. We only need to care about spaces and tabs; newlines are dealt with earlier
+            else if (isMultiline && (c === 0x20 || c === 0x9 /* \t */)) {
+                state = 2;
+            }
+            // Basic escape sequence
+            else {
+                if (c === 0x62 /* b */)
+                    parsed += '\b';
+                else if (c === 0x74 /* t */)
+                    parsed += '\t';
+                else if (c === 0x6e /* n */)
+                    parsed += '\n';
+                else if (c === 0x66 /* f */)
+                    parsed += '\f';
+                else if (c === 0x72 /* r */)
+                    parsed += '\r';
+                else if (c === 0x65 /* e */)
+                    parsed += '\x1b';
+                else if (c === 0x22 /* " */)
+                    parsed += '"';
+                else if (c === 0x5c /* \ */)
+                    parsed += '\\';
+                else
+                    TomlError.x('unrecognised escape sequence', ctx);
+                sliceStart = ctx.p + 1;
+                state = 0;
+            }
+        }
+        // Newline escape continuation: keep moving forward until the first non-whitespace char
+        else if (c !== 0x20 && c !== 0x9 /* \t */) {
+            if (state === 2)
+                TomlError.x('invalid escape: only line-ending whitespace may be escaped', ctx, sliceStart);
+            // State cannot be zero, or we'd have branched earlier already.
+            // If it's a backslash, immediately transition to the escape state so it can be processed.
+            state = !isLiteral && c === 0x5c /* \ */ ? 1 : 0;
+            sliceStart = ctx.p;
+        }
+    }
+    TomlError.x('unfinished string', ctx, startPtr);
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/date.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+let DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
+class TomlDate extends Date {
+    #hasDate = false;
+    #hasTime = false;
+    #offset = null;
+    constructor(date, fasttype, unsafeDelim) {
+        let hasDate = true;
+        let hasTime = true;
+        let offset = 'Z';
+        let c;
+        if (typeof date === 'string') {
+            if (fasttype)
+                prep: {
+                    // Date-time
+                    if (fasttype < 3) {
+                        if (+date.slice(11, 13) > 23) {
+                            date = '';
+                            break prep;
+                        }
+                        // Local
+                        if (fasttype === 2) {
+                            offset = null;
+                            date += 'Z';
+                        }
+                        // Offset; keep track of offset if not Z
+                        else if ((c = date.charCodeAt(date.length - 1)) !== 0x5a /* Z */ && c !== 0x7a /* z */) {
+                            offset = date.slice(date.length - 6);
+                        }
+                        if (unsafeDelim)
+                            date = date.slice(0, 10) + 'T' + date.slice(11);
+                    }
+                    // Time
+                    else if (fasttype === 4) {
+                        date = +date.slice(0, 2) > 23 ? '' : `0000-01-01T${date}Z`;
+                    }
+                    hasDate = fasttype !== 4;
+                    hasTime = fasttype !== 3;
+                }
+            else {
+                let match = date.match(DATE_TIME_RE);
+                if (match) {
+                    if (!match[1]) {
+                        hasDate = false;
+                        date = `0000-01-01T${date}`;
+                    }
+                    hasTime = !!match[2];
+                    // Make sure to use T instead of a space. Breaks in case of extreme values otherwise.
+                    hasTime && date[10] === ' ' && (date = date.replace(' ', 'T'));
+                    // Do not allow rollover hours.
+                    if (match[2] && +match[2] > 23) {
+                        date = '';
+                    }
+                    else {
+                        offset = match[3] || null;
+                        if (!offset && hasTime)
+                            date += 'Z';
+                    }
+                }
+                else {
+                    date = '';
+                }
+            }
+        }
+        super(date);
+        if (!isNaN(this.getTime())) {
+            this.#hasDate = hasDate;
+            this.#hasTime = hasTime;
+            this.#offset = offset;
+        }
+    }
+    isDateTime() {
+        return this.#hasDate && this.#hasTime;
+    }
+    isLocal() {
+        return !this.#hasDate || !this.#hasTime || !this.#offset;
+    }
+    isDate() {
+        return this.#hasDate && !this.#hasTime;
+    }
+    isTime() {
+        return this.#hasTime && !this.#hasDate;
+    }
+    isValid() {
+        return this.#hasDate || this.#hasTime;
+    }
+    toISOString() {
+        let iso = super.toISOString();
+        // Local Date
+        if (this.isDate())
+            return iso.slice(0, 10);
+        // Local Time
+        if (this.isTime())
+            return iso.slice(11, 23);
+        // Local DateTime
+        if (this.#offset === null)
+            return iso.slice(0, -1);
+        // Offset DateTime
+        if (this.#offset === 'Z' || this.#offset === 'z')
+            return iso;
+        // This part is quite annoying: JS strips the original timezone from the ISO string representation
+        // Instead of using a "modified" date and "Z", we restore the representation "as authored"
+        let offset = (+(this.#offset.slice(1, 3)) * 60) + +(this.#offset.slice(4, 6));
+        offset = this.#offset[0] === '-' ? offset : -offset;
+        let offsetDate = new Date(this.getTime() - (offset * 60e3));
+        return offsetDate.toISOString().slice(0, -1) + this.#offset;
+    }
+    static wrapAsOffsetDateTime(jsDate, offset = 'Z') {
+        let date = new TomlDate(jsDate);
+        date.#offset = offset;
+        return date;
+    }
+    static wrapAsLocalDateTime(jsDate) {
+        let date = new TomlDate(jsDate);
+        date.#offset = null;
+        return date;
+    }
+    static wrapAsLocalDate(jsDate) {
+        let date = new TomlDate(jsDate);
+        date.#hasTime = false;
+        date.#offset = null;
+        return date;
+    }
+    static wrapAsLocalTime(jsDate) {
+        let date = new TomlDate(jsDate);
+        date.#hasDate = false;
+        date.#offset = null;
+        return date;
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/extract.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+
+
+
+function isDigit(char, base = 10) {
+    return base === 16
+        ? (char > 0x2f && char < 0x3a) || (char > 0x40 && char < 0x47) || (char > 0x60 && char < 0x67)
+        : (char > 0x2f && char < 0x30 + base);
+}
+function isEndOfValue(char, delim) {
+    // Whitespace -- we're permissive on `\r` for performance; it'll be dealt with later anyway
+    return char === 0x20 || char === 0x9 /* \t */ || char === 0xa /* \n */ || char === 0xd /* \r */ ||
+        // Structure end or next value delimiter
+        (delim && (char === delim || char === 0x2c /* , */)) ||
+        // Comment
+        char === 0x23; /* # */
+}
+/** @internal */
+function extractValue(ctx, end) {
+    let errPtr = ctx.p;
+    let c = ctx.s.charCodeAt(ctx.p);
+    // Structs
+    if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+        ctx.d-- || TomlError.x('document contains excessively nested structures. aborting.', ctx);
+        let value = c === 0x5b /* [ */
+            ? parseArray(ctx)
+            : parseInlineTable(ctx);
+        ctx.d++;
+        return value;
+    }
+    // Strings
+    if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
+        return parseString(ctx);
+    }
+    // Booleans
+    // We can fast-path because the first character is enough to know the only possible value
+    if (c === 0x74 /* t */) { // Only possible valid value is `true`
+        if (ctx.s.charCodeAt(++ctx.p) !== 0x72 || ctx.s.charCodeAt(++ctx.p) !== 0x75 || ctx.s.charCodeAt(++ctx.p) !== 0x65)
+            TomlError.x('invalid value', ctx, errPtr);
+        return ctx.p++, true;
+    }
+    if (c === 0x66 /* f */) { // Only possible valid value is `false`
+        if (ctx.s.charCodeAt(++ctx.p) !== 0x61 || ctx.s.charCodeAt(++ctx.p) !== 0x6c || ctx.s.charCodeAt(++ctx.p) !== 0x73 || ctx.s.charCodeAt(++ctx.p) !== 0x65)
+            TomlError.x('invalid value', ctx, errPtr);
+        return ctx.p++, false;
+    }
+    if (c === 0x2b /* + */ || c === 0x2d /* - */) {
+        return parseNumber(ctx, ctx.p, ctx.s.charCodeAt(++ctx.p), 0x2c - c, end);
+    }
+    // Rough heuristic, but `parseDate` falls back to number parsing if it's a false positive.
+    // e.g.: `a = 1\n-------------- = 1` would match this heuristic, but gracefully fallback to numbers.
+    if (ctx.s.charCodeAt(ctx.p + 4) === 0x2d /* - */ && ctx.s.charCodeAt(ctx.p + 7) === 0x2d /* - */) {
+        return parseDate(ctx, c, end);
+    }
+    // Same logic as above; `parseTime` falls back to number parsing if it's a false positive.
+    if (ctx.s.charCodeAt(ctx.p + 2) === 0x3a /* : */) {
+        return parseTime(ctx, c, end);
+    }
+    return parseNumber(ctx, ctx.p, c, 0, end);
+}
+// State:
+// 0: init
+// 1: integer
+// 2: fractional dot
+// 3: fractional
+// 4: exponent letter
+// 5: exponent
+// 6: exponent sign
+// 7: exponent with sign
+// >9: underscore; see below
+//     -> 12: was integer
+//     -> 14: was fractional
+//     -> 16: was exponent
+// states 2-5, 14, 16 are ONLY permitted iif base === 10
+function parseNumber(ctx, startPtr, startChr, sign, endChr) {
+    let c = startChr;
+    let state = 0;
+    let hasUnderscores = false;
+    // (+/-)inf
+    if (c === 0x69 /* i */) {
+        if (ctx.s.charCodeAt(++ctx.p) !== 0x6e || ctx.s.charCodeAt(++ctx.p) !== 0x66)
+            TomlError.x('invalid value', ctx, startPtr);
+        return ctx.p++, (sign || 1) / 0;
+    }
+    // (+/-)nan
+    if (c === 0x6e /* n */) {
+        if (ctx.s.charCodeAt(++ctx.p) !== 0x61 || ctx.s.charCodeAt(++ctx.p) !== 0x6e)
+            TomlError.x('invalid value', ctx, startPtr);
+        return ctx.p++, NaN;
+    }
+    // Leading zero
+    // Only allowed cases: `0<EOV>`, `0.(...)`, `0e(...)`, `0x(...)`, `0b(...)`, `0o(...)`
+    // FWIW, `0e(...)` is a stupid case, but it's not banned per-se so we have to parse it
+    if (c === 0x30 /* 0 */) {
+        if (++ctx.p >= ctx.s.length || isEndOfValue(c = ctx.s.charCodeAt(ctx.p), endChr))
+            return ctx.bi === true ? 0n : 0; // note: conveniently deals with `-0`
+        if (!sign) {
+            if (c === 0x78 /* x */)
+                return parseIntegerBaseN(ctx, startPtr, 16, endChr);
+            else if (c === 0x62 /* b */)
+                return parseIntegerBaseN(ctx, startPtr, 2, endChr);
+            else if (c === 0x6f /* o */)
+                return parseIntegerBaseN(ctx, startPtr, 8, endChr);
+        }
+        if (c === 0x2e /* . */)
+            state = 2;
+        else if (c === 0x65 /* e */ || c === 0x45 /* E */)
+            state = 4;
         else
-            out += '\\x' + HEX[b >> 4] + HEX[b & 15];
+            TomlError.x('illegal leading zero', ctx, startPtr);
+    }
+    // If the 1st char is not a digit by now, then it's not a valid TOML value at all
+    else if (!isDigit(c))
+        TomlError.x('invalid value', ctx, startPtr);
+    while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
+        if (!state)
+            state = 1; // Detects single-digit numbers we can use a fast parse path for
+        // The way the states are numbered is not random: underscores are always permitted in odd-numbered states and
+        // never permitted in even-numbered ones.
+        if (c === 0x5f /* _ */) {
+            if (!(state & 1))
+                TomlError.x('illegal underscore', ctx);
+            state += 11; // 11 is a marker that makes the state even and greater than 9; see the numbering + rationale above
+            hasUnderscores = true;
+        }
+        // Transition to fractional part.
+        else if (state === 1 && c === 0x2e /* . */)
+            state = 2;
+        // Transition to exponent part.
+        else if ((state === 1 || state === 3) && (c === 0x65 /* e */ || c === 0x45 /* E */))
+            state = 4;
+        // + and - are permitted in state 4 only (handled before entering the function for state 0)
+        else if (state === 4 && (c === 0x2b /* + */ || c === 0x2d /* - */)) {
+            state = 6;
+        }
+        // All special cases have been handled; only digits are allowed here
+        else if (!isDigit(c))
+            TomlError.x(`illegal character in numeric literal`, ctx);
+        // Clear state flags
+        else if (state > 9)
+            state -= 11;
+        else if (!(state & 1))
+            state++;
+    }
+    // Single-char number; we can fast-path these very easily.
+    if (!state) {
+        let val = (startChr - 0x30 /* 0 */) * (sign || 1);
+        return ctx.bi === true ? BigInt(val) : val;
+    }
+    // Even-numbered states absolutely require a digit next; not even end of value is permitted
+    if (!(state & 1))
+        TomlError.x('unfinished numeric value', ctx, startPtr);
+    let str = ctx.s.slice(startPtr, ctx.p);
+    if (hasUnderscores)
+        str = str.replaceAll('_', ''); // perf: replaceAll 1.25x faster than replace with a regex
+    return state > 1
+        ? parseFloat(str)
+        : parseInteger(ctx, str, 10, startPtr);
+}
+function parseIntegerBaseN(ctx, startPtr, base, endChr) {
+    let c, underscore = 1;
+    while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
+        if (c === 0x5f /* _ */) {
+            if (underscore & 1)
+                TomlError.x('illegal underscore', ctx);
+            underscore = 3;
+        }
+        // We only need to check if the number is a valid digit, nothing else is permitted
+        else if (!isDigit(c, base))
+            TomlError.x(`illegal character in numeric literal`, ctx);
+        // Clear underscore flag
+        else if (underscore & 1)
+            underscore--;
+    }
+    // Trailing underscore is not allowed
+    if (underscore & 1)
+        TomlError.x('unfinished numeric value', ctx);
+    let str = ctx.s.slice(startPtr + 2, ctx.p);
+    if (underscore)
+        str = str.replaceAll('_', ''); // perf: replaceAll 1.25x faster than replace with a regex
+    return parseInteger(ctx, str, base, startPtr);
+}
+function parseInteger(ctx, str, base, startPtr) {
+    if (ctx.bi !== true)
+        int: {
+            let val = parseInt(str, base);
+            if (!Number.isSafeInteger(val)) {
+                if (ctx.bi)
+                    break int;
+                TomlError.x('integer value cannot be represented losslessly', ctx, startPtr);
+            }
+            return val;
+        }
+    return base === 10 ? BigInt(str) : BigInt((base === 2 ? '0b' : base === 8 ? '0o' : '0x') + str);
+}
+function parseDate(ctx, c, endChr) {
+    let startPtr = ctx.p++, unsafeSeparator;
+    if (!isDigit(c) ||
+        !isDigit(ctx.s.charCodeAt(ctx.p++)) ||
+        !isDigit(ctx.s.charCodeAt(ctx.p++)) ||
+        !isDigit(ctx.s.charCodeAt(ctx.p++))) {
+        return parseNumber(ctx, ctx.p = startPtr, c, 0, endChr);
+    }
+    ctx.p += 5;
+    if (!isDigit(ctx.s.charCodeAt(ctx.p++)))
+        TomlError.x('invalid date-time: date part is malformed', ctx, startPtr);
+    if (ctx.p >= ctx.s.length || (((c = ctx.s.charCodeAt(ctx.p)) !== 0x20 || (unsafeSeparator = true, !isDigit(ctx.s.charCodeAt(ctx.p + 1)))) && c !== 0x54 /* T */ && c !== 0x74 /* t */)) {
+        let t = ctx.s.slice(startPtr, ctx.p);
+        return readDate(ctx, t, 3, false, startPtr);
+    }
+    if (ctx.s.charCodeAt(ctx.p += 3) !== 0x3a /* : */)
+        TomlError.x('invalid date-time: time part is malformed', ctx, startPtr);
+    if (ctx.s.charCodeAt(ctx.p += 3) === 0x3a /* : */)
+        ctx.p += 3;
+    if (ctx.s.charCodeAt(ctx.p) === 0x2e /* . */)
+        while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+            ;
+    if (c = ctx.s.charCodeAt(ctx.p)) {
+        if (c === 0x5a /* Z */ || c === 0x7a /* z */) {
+            let t = ctx.s.slice(startPtr, ++ctx.p);
+            return readDate(ctx, t, 1, unsafeSeparator, startPtr, '[+00:00]');
+        }
+        if (c === 0x2b /* + */ || c === 0x2d /* - */) {
+            // Temporal's ZonedDateTime is weird asf when it comes to dealing with traditional offsets...
+            // It's 1.2x faster to allocate a new string to pass to ZDT than use Instant.toZonedDateTimeISO
+            let t = ctx.s.slice(startPtr, ctx.p += 6);
+            return readDate(ctx, t, 1, unsafeSeparator, startPtr, !ctx.ld && ('[' + ctx.s.slice(ctx.p - 6, ctx.p) + ']'));
+        }
+    }
+    let t = ctx.s.slice(startPtr, ctx.p);
+    return readDate(ctx, t, 2, unsafeSeparator, startPtr);
+}
+function parseTime(ctx, c, endChr) {
+    let start = ctx.p;
+    if (!isDigit(c) || !isDigit(ctx.s.charCodeAt(++ctx.p))) {
+        return parseNumber(ctx, --ctx.p, c, 0, endChr);
+    }
+    if (ctx.s.charCodeAt(ctx.p += 4) === 0x3a /* : */)
+        ctx.p += 3;
+    if (ctx.s.charCodeAt(ctx.p) === 0x2e /* . */)
+        while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+            ;
+    let t = ctx.s.slice(start, ctx.p);
+    return readDate(ctx, t, 4, false, start);
+}
+function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
+    if (ctx.ld) {
+        let date = new TomlDate(str, type, unsafeDelim);
+        if (!date.isValid())
+            TomlError.x('invalid date', ctx, errPtr);
+        return date;
+    }
+    try {
+        if (temporalSuffix)
+            str += temporalSuffix;
+        switch (type) {
+            case 1: return Temporal.ZonedDateTime.from(str);
+            case 2: return Temporal.PlainDateTime.from(str);
+            case 3: return Temporal.PlainDate.from(str);
+            case 4: return Temporal.PlainTime.from(str);
+        }
+    }
+    catch (e) {
+        TomlError.x(e instanceof Error ? e.message : '' + e, ctx, errPtr);
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/util.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+/** @internal */
+function skipComment(ctx) {
+    for (; ctx.p < ctx.s.length; ctx.p++) {
+        let c = ctx.s.charCodeAt(ctx.p);
+        if (c === 0xa /* \n */)
+            break;
+        if (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */) {
+            ctx.p++;
+            break;
+        }
+        if ((c < 0x20 && c !== 0x9 /* \t */) || c === 0x7f) {
+            TomlError.x('control characters are not allowed in comments', ctx);
+        }
+    }
+}
+/** @internal */
+function skipVoid(ctx, banNewLines, banComments) {
+    let c;
+    while (ctx.p < ctx.s.length) {
+        while (ctx.p < ctx.s.length && ((c = ctx.s.charCodeAt(ctx.p)) === 0x20 ||
+            c === 0x9 /* \t */ ||
+            (!banNewLines &&
+                (c === 0xa /* \n */ || (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */)))))
+            ctx.p++;
+        if (banComments || c !== 0x23 /* # */)
+            break;
+        skipComment(ctx);
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/struct.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+
+
+
+/** @internal */
+function parseKey(ctx, end = 0x3d /* = */) {
+    // States:
+    // 0: before first char
+    // 1: parsing bare key
+    // 2: after key component
+    let startPtr;
+    let state = 0;
+    let parsed = [];
+    let sliceStart;
+    let c = ctx.s.charCodeAt(startPtr = ctx.p);
+    do {
+        // End of key
+        if (c === end) {
+            if (!state)
+                TomlError.x('unexpected end of key', ctx);
+            if (state === 1)
+                parsed.push(ctx.s.slice(sliceStart, ctx.p));
+            return ctx.p++, parsed;
+        }
+        // Dotted key separator
+        else if (c === 0x2e /* . */) {
+            if (!state)
+                TomlError.x('illegal empty bare key', ctx);
+            if (state === 1)
+                parsed.push(ctx.s.slice(sliceStart, ctx.p));
+            state = 0;
+        }
+        // Quoted key
+        else if (!state && (c === 0x22 /* " */ || c === 0x27 /* ' */)) {
+            if (c === ctx.s.charCodeAt(ctx.p + 1) && c === ctx.s.charCodeAt(ctx.p + 2))
+                TomlError.x('illegal quoted key: multiline strings are not allowed', ctx);
+            parsed.push(parseString(ctx));
+            state = 2;
+            ctx.p--;
+        }
+        // Whitespace; no-op in state 0 and 2, end of bare key in state 1
+        else if (c === 0x20 || c === 0x9 /* \t */) {
+            if (state === 1) {
+                parsed.push(ctx.s.slice(sliceStart, ctx.p));
+                state = 2;
+            }
+        }
+        // If state is post-key, no character is allowed; otherwise ensure it's a bare-key component
+        else if (state === 2 || (c < 0x30 && c !== 0x2d /* - */) || (c > 0x39 && c < 0x41) || (c > 0x5a && c < 0x61 && c !== 0x5f /* _ */) || c > 0x7a) {
+            TomlError.x('illegal character in key', ctx);
+        }
+        // Illegal character
+        else if (!state) {
+            state = 1;
+            sliceStart = ctx.p;
+        }
+    } while (c = ctx.s.charCodeAt(++ctx.p));
+    TomlError.x('incomplete key-value: cannot find end of key', ctx, startPtr);
+}
+/** @internal */
+function parseInlineTable(ctx) {
+    let startPtr = ctx.p++;
+    let res = Object.create(null);
+    let seen = new Set();
+    let c;
+    while (ctx.p < ctx.s.length) {
+        skipVoid(ctx);
+        if ((c = ctx.s.charCodeAt(ctx.p)) === 0x7d /* } */) {
+            ctx.p++;
+            return res;
+        }
+        let k;
+        let t = res;
+        let hasOwn = false;
+        let errPtr = ctx.p;
+        let key = parseKey(ctx);
+        for (let i = 0; i < key.length; i++) {
+            if (i)
+                t = hasOwn ? t[k] : (t[k] = Object.create(null));
+            k = key[i];
+            if ((hasOwn = Object.hasOwn(t, k)) && (typeof t[k] !== 'object' || seen.has(t[k]))) {
+                TomlError.x('trying to redefine an already defined value', ctx, errPtr);
+            }
+            let unsafe = k === '__proto__';
+            if (ctx.uk && (unsafe || k === 'constructor')) {
+                t = ctx.uk !== 1 && TomlError.x('document contains an unsafe property', ctx, errPtr);
+                break;
+            }
+            if (!hasOwn && unsafe) {
+                Object.defineProperty(t, k, { enumerable: true, configurable: true, writable: true });
+            }
+        }
+        if (hasOwn) {
+            TomlError.x('trying to redefine an already defined value', ctx, errPtr);
+        }
+        skipVoid(ctx, true, true);
+        let value = extractValue(ctx, 0x7d /* } */);
+        if (t && typeof (t[k] = value) === 'object')
+            seen.add(value);
+        skipVoid(ctx);
+        if ((c = ctx.s.charCodeAt(ctx.p++)) === 0x7d /* } */) {
+            return res;
+        }
+        if (c !== 0x2c /* , */)
+            TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
+    }
+    TomlError.x('unfinished table', ctx, startPtr);
+}
+/** @internal */
+function parseArray(ctx) {
+    let startPtr = ctx.p++;
+    let res = [];
+    let c;
+    while (ctx.p < ctx.s.length) {
+        skipVoid(ctx);
+        if ((c = ctx.s.charCodeAt(ctx.p)) === 0x5d /* ] */) {
+            ctx.p++;
+            return res;
+        }
+        res.push(extractValue(ctx, 0x5d /* ] */));
+        skipVoid(ctx);
+        if ((c = ctx.s.charCodeAt(ctx.p++)) === 0x5d /* ] */) {
+            return res;
+        }
+        if (c !== 0x2c /* , */)
+            TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
+    }
+    TomlError.x('unfinished array', ctx, startPtr);
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/parse.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+
+
+
+function peekTable(ctx, key, table, meta, type) {
+    let t = table;
+    let m = meta;
+    let k;
+    let hasOwn = false;
+    let state;
+    for (let i = 0; i < key.length; i++) {
+        if (i) {
+            t = hasOwn ? t[k] : (t[k] = Object.create(null));
+            m = (state = m[k]).c;
+            if (type === 0 /* Type.DOTTED */ && (state.t === 1 /* Type.EXPLICIT */ || state.t === 2 /* Type.ARRAY */)) {
+                return null;
+            }
+            if (state.t === 2 /* Type.ARRAY */) {
+                let l = t.length - 1;
+                t = t[l];
+                m = m[l].c;
+            }
+        }
+        k = key[i];
+        if ((hasOwn = Object.hasOwn(t, k)) && m[k]?.t === 0 /* Type.DOTTED */ && m[k]?.d) {
+            return null;
+        }
+        if (!hasOwn) {
+            let unsafe = k === '__proto__';
+            if (ctx.uk && (unsafe || k === 'constructor'))
+                return false;
+            if (unsafe) {
+                Object.defineProperty(t, k, { enumerable: true, configurable: true, writable: true });
+                Object.defineProperty(m, k, { enumerable: true, configurable: true, writable: true });
+            }
+            m[k] = {
+                t: i < key.length - 1 && type === 2 /* Type.ARRAY */
+                    ? 3 /* Type.ARRAY_DOTTED */ : type,
+                d: false,
+                i: 0,
+                c: Object.create(null),
+            };
+        }
+    }
+    state = m[k];
+    if (state.t !== type && !(type === 1 /* Type.EXPLICIT */ && state.t === 3 /* Type.ARRAY_DOTTED */)) {
+        // Bad key type!
+        return null;
+    }
+    if (type === 2 /* Type.ARRAY */) {
+        if (!state.d) {
+            state.d = true;
+            t[k] = [];
+        }
+        t[k].push(t = Object.create(null));
+        state.c[state.i++] = (state = { t: 1 /* Type.EXPLICIT */, d: false, i: 0, c: Object.create(null) });
+    }
+    if (state.d) {
+        // Redefining a table!
+        return null;
+    }
+    state.d = true;
+    if (type === 1 /* Type.EXPLICIT */) {
+        t = hasOwn ? t[k] : (t[k] = Object.create(null));
+    }
+    else if (type === 0 /* Type.DOTTED */ && hasOwn) {
+        return null;
+    }
+    return [k, t, state.c];
+}
+function validateTablePeek(ctx, peek, ptr) {
+    if (peek === null || ctx.uk === 2)
+        TomlError.x(peek === null
+            ? 'trying to redefine an already defined table or value'
+            : 'document contains an unsafe property', ctx, ptr);
+}
+function parse(toml, options = {}) {
+    let ctx = {
+        s: toml,
+        p: 0,
+        d: options.maxDepth ?? 1000,
+        bi: options.integersAsBigInt ?? false,
+        ld: options.useLegacyDate ?? true,
+        uk: options.unsafeKeyBehaviour === 'throw' ? 2 : options.unsafeKeyBehaviour === 'drop' ? 1 : 0,
+    };
+    let res = Object.create(null);
+    let meta = Object.create(null);
+    let tmp;
+    let skipping = false;
+    let tbl = res;
+    let m = meta;
+    // BOM is allowed, skip.
+    // JS is UTF-16, so we have to check for the UTF-16 BOM instead of the UTF-8 BOM sequence!
+    if (toml.charCodeAt(0) === 0xfeff)
+        ctx.p++;
+    skipVoid(ctx);
+    while (ctx.p < toml.length) {
+        if (toml.charCodeAt(ctx.p) === 0x5b /* [ */) {
+            let isTableArray = toml.charCodeAt(++ctx.p) === 0x5b; /* [ */
+            tmp = ctx.p += +isTableArray;
+            skipping = false;
+            let k = parseKey(ctx, 0x5d /* ] */);
+            if (isTableArray) {
+                if (toml.charCodeAt(ctx.p) !== 0x5d /* ] */) {
+                    TomlError.x('expected end of table array declaration', ctx);
+                }
+                ctx.p++;
+            }
+            let p = peekTable(ctx, k, res, meta, isTableArray ? 2 /* Type.ARRAY */ : 1 /* Type.EXPLICIT */);
+            if (!p) {
+                validateTablePeek(ctx, p, tmp);
+                skipping = true;
+            }
+            else {
+                m = p[2];
+                tbl = p[1];
+            }
+        }
+        else {
+            tmp = ctx.p;
+            let k = parseKey(ctx);
+            let p = peekTable(ctx, k, tbl, m, 0 /* Type.DOTTED */);
+            if (!p && !skipping)
+                validateTablePeek(ctx, p, tmp);
+            skipVoid(ctx, true, true);
+            let v = extractValue(ctx, void 0);
+            if (p && !skipping)
+                p[1][p[0]] = v;
+        }
+        skipVoid(ctx, true);
+        if (ctx.p < toml.length && (tmp = toml.charCodeAt(ctx.p)) !== 0xa /* \n */ && (tmp !== 0xd /* \r */ || toml.charCodeAt(ctx.p + 1) !== 0xa /* \n */)) {
+            TomlError.x('each key-value declaration must be followed by an end-of-line', ctx);
+        }
+        skipVoid(ctx);
+    }
+    return res;
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/stringify.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+let BARE_KEY = /^[a-z0-9-_]+$/i;
+let HAS_WELLFORMED = !!(''.isWellFormed);
+function extendedTypeOf(obj) {
+    let type = typeof obj;
+    if (type === 'object') {
+        if (Array.isArray(obj))
+            return 'array';
+        if (typeof obj.getUTCDate === 'function' && obj instanceof Date)
+            return 'date';
+        if (globalThis.Temporal) {
+            if (obj.until) {
+                if (obj instanceof Temporal.ZonedDateTime)
+                    return 'temporal/tz+uc';
+                if (obj instanceof Temporal.PlainDateTime || obj instanceof Temporal.PlainDate)
+                    return 'temporal/uc';
+                if (obj instanceof Temporal.PlainTime || obj instanceof Temporal.Instant)
+                    return 'temporal';
+                if (obj instanceof Temporal.PlainYearMonth)
+                    return 'temporal/x';
+            }
+            else if ((obj.toPlainDate && obj instanceof Temporal.PlainMonthDay) ||
+                (obj.negated && obj instanceof Temporal.Duration)) {
+                return 'temporal/x';
+            }
+        }
+    }
+    return type;
+}
+function isArrayOfTables(obj) {
+    for (let i = 0; i < obj.length; i++) {
+        if (extendedTypeOf(obj[i]) !== 'object')
+            return false;
+    }
+    return obj.length != 0;
+}
+function formatWellFormedStringUnchecked(s) {
+    return JSON.stringify(s).replaceAll('\x7f', '\\u007f');
+}
+function formatString(s) {
+    return formatWellFormedStringUnchecked(HAS_WELLFORMED ? s.toWellFormed() : s);
+}
+function formatKey(s) {
+    if (BARE_KEY.test(s))
+        return s;
+    if (HAS_WELLFORMED && !s.isWellFormed())
+        throw new RangeError('key contains illegal lone surrogates');
+    return formatWellFormedStringUnchecked(s);
+}
+function stringifyValue(val, type, depth, numberAsFloat, strictTemporal) {
+    if (depth === 0) {
+        throw new Error('Could not stringify the object: maximum object depth exceeded');
+    }
+    switch (type) {
+        // @ts-expect-error -- intentional fallthrough case
+        case 'number':
+            if (isNaN(val))
+                return 'nan';
+            if (val === Infinity)
+                return 'inf';
+            if (val === -Infinity)
+                return '-inf';
+            if (Number.isInteger(val) && (numberAsFloat || !Number.isSafeInteger(val)))
+                return val.toFixed(1);
+        case 'bigint':
+        case 'boolean':
+        case 'temporal':
+            return val.toString();
+        case 'string':
+            return formatString(val);
+        case 'date':
+            if (isNaN(val.getTime()))
+                throw new TypeError('cannot serialize invalid date');
+            return val.toISOString();
+        case 'object':
+            return stringifyInlineTable(val, depth, numberAsFloat, strictTemporal);
+        case 'array':
+            return stringifyArray(val, depth, numberAsFloat, strictTemporal);
+        // @ts-expect-error -- intentional fallthrough case
+        case 'temporal/tz+uc':
+            if (strictTemporal) {
+                let tz = val.timeZoneId;
+                let tzc = tz.charCodeAt(0);
+                if (
+                // Classic offset
+                tzc !== 0x2b /* + */ && tzc !== 0x2d /* - */ &&
+                    (
+                    // Fast pre-check pass; see below for the actually accepted values
+                    (tzc !== 0x55 /* U */ && tzc !== 0x47 /* G */ && tzc !== 0x5a /* Z */ && tzc !== 0x45 /* E */) ||
+                        (
+                        // UTC and its aliases; Temporal implementations don't all canonicalise unfortunately
+                        tz !== 'UTC' && tz !== 'UCT' && tz !== 'Universal' && tz !== 'Zulu' &&
+                            // GMT is a TZ but it's for all intents and purposes equivalent to UTC. Safe to downgrade.
+                            !tz.startsWith('GMT') && tz !== 'Greenwich' &&
+                            // Etc/* are all safe to downgrade to offset (either UTC, GMT, or offset)
+                            !tz.startsWith('Etc/')))) {
+                    throw new TypeError('Temporal objects with an IANA timezone are not allowed in Temporal strict mode');
+                }
+            }
+        case 'temporal/uc':
+            if (strictTemporal && val.calendarId !== 'iso8601')
+                throw new TypeError('Temporal objects with a non-default calendar are not allowed in Temporal strict mode');
+            return val.toString({
+                calendarName: 'never',
+                timeZoneName: 'never',
+            });
+        case 'temporal/x':
+            throw new TypeError('Unsupported ' + val[Symbol.toStringTag]);
+    }
+}
+function stringifyInlineTable(obj, depth, numberAsFloat, strictTemporal) {
+    let keys = Object.keys(obj);
+    if (keys.length === 0)
+        return '{}';
+    let res = '{ ';
+    for (let i = 0; i < keys.length; i++) {
+        let k = keys[i];
+        if (i)
+            res += ', ';
+        res += formatKey(k) + ' = ' + stringifyValue(obj[k], extendedTypeOf(obj[k]), depth - 1, numberAsFloat, strictTemporal);
+    }
+    return res + ' }';
+}
+function stringifyArray(array, depth, numberAsFloat, strictTemporal) {
+    if (array.length === 0)
+        return '[]';
+    let res = '[ ';
+    for (let i = 0; i < array.length; i++) {
+        if (i)
+            res += ', ';
+        if (array[i] === null || array[i] === void 0) {
+            throw new TypeError('arrays cannot contain null or undefined values');
+        }
+        res += stringifyValue(array[i], extendedTypeOf(array[i]), depth - 1, numberAsFloat, strictTemporal);
+    }
+    return res + ' ]';
+}
+function stringifyArrayTable(array, key, depth, numberAsFloat, strictTemporal) {
+    if (depth === 0) {
+        throw new Error('Could not stringify the object: maximum object depth exceeded');
+    }
+    let res = '';
+    for (let i = 0; i < array.length; i++) {
+        res += `${res && '\n'}[[${key}]]\n`;
+        res += stringifyTable(0, array[i], key, depth, numberAsFloat, strictTemporal);
+    }
+    return res;
+}
+function stringifyTable(tableKey, obj, prefix, depth, numberAsFloat, strictTemporal) {
+    if (depth === 0) {
+        throw new Error('Could not stringify the object: maximum object depth exceeded');
+    }
+    let preamble = '';
+    let tables = '';
+    let keys = Object.keys(obj);
+    for (let i = 0; i < keys.length; i++) {
+        let k = keys[i];
+        if (obj[k] !== null && obj[k] !== void 0) {
+            let type = extendedTypeOf(obj[k]);
+            if (type === 'symbol' || type === 'function') {
+                throw new TypeError(`cannot serialize values of type '${type}'`);
+            }
+            let key = formatKey(k);
+            if (type === 'array' && isArrayOfTables(obj[k])) {
+                tables += (tables && '\n') + stringifyArrayTable(obj[k], prefix ? `${prefix}.${key}` : key, depth - 1, numberAsFloat, strictTemporal);
+            }
+            else if (type === 'object') {
+                let tblKey = prefix ? `${prefix}.${key}` : key;
+                tables += (tables && '\n') + stringifyTable(tblKey, obj[k], tblKey, depth - 1, numberAsFloat, strictTemporal);
+            }
+            else {
+                preamble += key;
+                preamble += ' = ';
+                preamble += stringifyValue(obj[k], type, depth, numberAsFloat, strictTemporal);
+                preamble += '\n';
+            }
+        }
+    }
+    if (tableKey && (preamble || !tables)) // Create table only if necessary
+        preamble = preamble ? `[${tableKey}]\n${preamble}` : `[${tableKey}]`;
+    return preamble && tables
+        ? `${preamble}\n${tables}`
+        : preamble || tables;
+}
+function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTemporal = false } = {}) {
+    if (extendedTypeOf(obj) !== 'object') {
+        throw new TypeError('stringify can only be called with an object');
+    }
+    let str = stringifyTable(0, obj, '', maxDepth, numbersAsFloat, strictTemporal);
+    if (str[str.length - 1] !== '\n')
+        return str + '\n';
+    return str;
+}
+
+;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/index.js
+/*!
+ * Copyright (c) Squirrel Chat et al., All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions are met:
+ *
+ * 1. Redistributions of source code must retain the above copyright notice, this
+ *    list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright notice,
+ *    this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ * 3. Neither the name of the copyright holder nor the names of its contributors
+ *    may be used to endorse or promote products derived from this software without
+ *    specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
+ * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
+ * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
+ * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
+ * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
+ * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+ * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
+ * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
+ * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+
+
+
+
+/** @deprecated use `import * as ... from 'smol-toml'` instead */
+/* harmony default export */ const dist = ({ parse: parse, stringify: stringify, TomlDate: TomlDate, TomlError: TomlError });
+
+;// CONCATENATED MODULE: ./src/workspace/manifest-write.ts
+/**
+ * Writing `package.toml` (GENESIS_FACTS.md §4): parse it into an editable table that keeps every
+ * key the user wrote (unknown keys included), and render a table back in the reference's style —
+ * keys sorted by UTF-8 bytes, plain values first, then `[tables]`, then `[[arrays of tables]]`
+ * with `[[modules]]` last; arrays of values with two or more items one item per line with a
+ * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
+ * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
+ * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
+ */
+
+
+
+/**
+ * Parses `package.toml` text into an editable table (integers as bigint so that they round-trip).
+ * @throws GcError `manifest/toml` (exit 10) with the 1-based line and column of a syntax error.
+ */
+function manifest_write_parseManifestTable(text, file = 'package.toml') {
+    try {
+        return parse(text, { integersAsBigInt: true });
+    }
+    catch (error) {
+        if (error instanceof TomlError) {
+            throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
+                location: { file, line: error.line, column: error.column },
+            });
+        }
+        throw error;
+    }
+}
+/** True for a TOML table value (a plain object, not an array or date). */
+function isTomlTable(v) {
+    return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+/** A deep copy of a table (dates are shared: they are never mutated). */
+function cloneTomlTable(t) {
+    return structuredCloneValue(t);
+}
+function structuredCloneValue(v) {
+    if (Array.isArray(v))
+        return v.map(structuredCloneValue);
+    if (isTomlTable(v)) {
+        const out = {};
+        for (const [k, x] of Object.entries(v))
+            out[k] = structuredCloneValue(x);
+        return out;
+    }
+    return v;
+}
+function quoteKey(key) {
+    return /^[A-Za-z0-9_-]+$/.test(key) ? key : quoteString(key);
+}
+function quoteString(s) {
+    let out = '"';
+    for (const ch of s) {
+        const c = ch.codePointAt(0);
+        if (ch === '"')
+            out += '\\"';
+        else if (ch === '\\')
+            out += '\\\\';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (ch === '\b')
+            out += '\\b';
+        else if (ch === '\f')
+            out += '\\f';
+        else if (c < 0x20 || c === 0x7f)
+            out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
+        else
+            out += ch;
     }
     return out + '"';
 }
-/**
- * Renders an atom (nil, bool, int, str, bytes, sym) on one line; `undefined` for containers.
- * Strings escape `\ " LF CR TAB` by name and other Cc controls as `\u` + 4 uppercase hex digits;
- * bytes print printable ASCII raw and everything else as `\x` + 2 uppercase hex digits.
- */
-function printAtom(t) {
-    switch (t.kind) {
-        case 'nil':
-            return 'nil';
-        case 'bool':
-            return t.value ? 'true' : 'false';
-        case 'int':
-            return t.value.toString();
-        case 'str':
-            return escapeStr(t.value);
-        case 'bytes':
-            return escapeBytes(t.value);
-        case 'sym':
-            return t.name;
-        default:
-            return undefined;
+function renderFloat(n) {
+    if (Number.isNaN(n))
+        return 'nan';
+    if (n === Infinity)
+        return 'inf';
+    if (n === -Infinity)
+        return '-inf';
+    const s = String(n);
+    return /[.eE]/.test(s) ? s : `${s}.0`;
+}
+function inlineValue(v) {
+    if (typeof v === 'string')
+        return quoteString(v);
+    if (typeof v === 'bigint')
+        return v.toString();
+    if (typeof v === 'number')
+        return renderFloat(v);
+    if (typeof v === 'boolean')
+        return v ? 'true' : 'false';
+    if (v instanceof TomlDate)
+        return v.toISOString();
+    if (v instanceof Date)
+        return v.toISOString();
+    if (Array.isArray(v))
+        return v.length === 0 ? '[]' : `[${v.map(inlineValue).join(', ')}]`;
+    const keys = Object.keys(v).sort(bytes_compareUtf8);
+    return keys.length === 0 ? '{}' : `{ ${keys.map((k) => `${quoteKey(k)} = ${inlineValue(v[k])}`).join(', ')} }`;
+}
+function manifest_write_isArrayOfTables(v) {
+    return Array.isArray(v) && v.length > 0 && v.every(isTomlTable);
+}
+function valueLine(key, v) {
+    if (Array.isArray(v) && v.length >= 2) {
+        return `${quoteKey(key)} = [\n${v.map((x) => `    ${inlineValue(x)},\n`).join('')}]`;
+    }
+    return `${quoteKey(key)} = ${inlineValue(v)}`;
+}
+/** Renders one table body and its sub-sections; `prefix` is the dotted header path. */
+function renderTable(table, prefix, out, header) {
+    const keys = Object.keys(table).sort(bytes_compareUtf8);
+    const plain = keys.filter((k) => !isTomlTable(table[k]) && !manifest_write_isArrayOfTables(table[k]));
+    const tables = keys.filter((k) => isTomlTable(table[k]));
+    const arrays = keys.filter((k) => manifest_write_isArrayOfTables(table[k]));
+    // [[modules]] goes last at the top level (the reference's layout).
+    if (prefix.length === 0 && arrays.includes('modules')) {
+        arrays.splice(arrays.indexOf('modules'), 1);
+        arrays.push('modules');
+    }
+    const section = [];
+    if (header !== undefined)
+        section.push(header);
+    for (const k of plain)
+        section.push(valueLine(k, table[k]));
+    const hasSubSections = tables.length > 0 || arrays.length > 0;
+    const isArrayElement = header !== undefined && header.startsWith('[[');
+    if (section.length > 0 && (isArrayElement || plain.length > 0 || !hasSubSections))
+        out.push(section);
+    for (const k of tables) {
+        const path = [...prefix, k];
+        renderTable(table[k], path, out, `[${path.map(quoteKey).join('.')}]`);
+    }
+    for (const k of arrays) {
+        const path = [...prefix, k];
+        for (const element of table[k]) {
+            renderTable(element, path, out, `[[${path.map(quoteKey).join('.')}]]`);
+        }
     }
 }
-function isAtomKind(t) {
-    return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
+/**
+ * Renders a manifest table as `package.toml` text in the reference's style (see the module doc).
+ * Sections are separated by one blank line; the text ends with one newline.
+ */
+function renderManifest(table) {
+    const sections = [];
+    renderTable(table, [], sections, undefined);
+    return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
+}
+
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
+;// CONCATENATED MODULE: ./src/coreform/scan-wasm.ts
+// Generated by `npm run build:wasm` from scan.wat: do not edit.
+/** The WebAssembly module of scan.wat (the reader's fast scan; read.ts), base64. */
+const SCAN_WASM = 'AGFzbQEAAAABCAFgA39/fwF/AwIBAAUDAQABBgYBfwFBAAsHGQMGbWVtb3J5AgAFY291bnQDAARzY2FuAAAKhQcBggcBCn9B' +
+    'ACQAA0AgAyAATwRAIAUPCyADLQCABC0AACEEIARBB0YEQCADQQFqIQMMAQsgBEEIRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
+    'AIAEQQpGBEAgA0EBaiEDDAILIANBAWohAwwACwsMAQsgBUUEQCADIQYLIARBC0YEQEENIQQgA0EBaiAASQRAIAMtAIEELQAA' +
+    'QQpGBEBBCiEECwsLIARBDEYEQEENIQQgA0EBaiAASQRAIAMtAIEEQSJGBEBBDiEECwsLAkAgBEEDTQRAIAEgBWogBDoAACAF' +
+    'QQFqIQUgA0EBaiEDDAILIARBBU0EQCAFRQRAQX8PCyABIAVqQQFrLQAAIQwgDEEDcSAEQQRrRwRAQX8PCyAFQQFrIQUgA0EB' +
+    'aiEDDAELIARBBkYEQCAFRQRAQX8PCyABIAVqQQFrLQAAQQJHBEBBfw8LIAVBAWshBSADQQFqIQMMAQsgBEEJRiAEQQ5GcgRA' +
+    'IANBAUECIARBCUYbaiEHA0AgByAATwRAQX8PCyAHLQCABCEIIAhBIkYEQCAHQQFqIQMMAwsgCEHcAEcEQCAHQQFqIQcMAQsg' +
+    'B0EBaiAATwRAQX8PCyAHLQCBBCEJIAlB3ABGIAlBIkZyIAlB7gBGIAlB8gBGIAlB9ABGcnJyBEAgB0ECaiEHDAELIAlB9QBG' +
+    'BEAgB0EFaiAATwRAQX8PCyAHLQCCBC0AgAIhCiAHLQCDBC0AgAIhCyAKQf8BRiALQf8BRnIgBy0AhAQtAIACQf8BRiAHLQCF' +
+    'BC0AgAJB/wFGcnIEQEF/DwsgCkENRiALQQhPcQRAQX8PCyAHQQZqIQcMAQsgCUH4AEYEQCAHQQNqIABPBEBBfw8LIActAIIE' +
+    'LQCAAkH/AUYgBy0AgwQtAIACQf8BRnIEQEF/DwsgB0EEaiEHDAELQX8PCwsgBEEKRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
+    'AIAELQAAQQpHDQEgA0EBaiEDDAALCwwBCyADQQFqIQMCQANAIAMgAE8NASADLQCABC0AAEEKSQ0BIANBAWohAwwACwsLAkAD' +
+    'QCAFRQ0BIAEgBWpBAWstAABBA0cNASAFQQFrIQUMAAsLIAVFBEAgAiMAQQN0aiAGNgIAIAIjAEEDdGogAzYCBCMAQQFqJAAF' +
+    'IAEgBWpBAWshDCAMIAwtAABBBHM6AAALDAALQX8L';
+
+;// CONCATENATED MODULE: ./src/coreform/read.ts
+/**
+ * The CoreForm reader: `.gc` source bytes → raw (non-canonicalized) terms.
+ *
+ * Implements GENESIS_FACTS.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
+ * it reports is a 0-based UTF-8 byte offset, every line/column is 1-based (columns count bytes).
+ * It is iterative (explicit stack), so arbitrarily deep nesting cannot overflow the JS stack.
+ *
+ * Error codes (all `GcError`, exit code 10):
+ * - `core/parse/eof` — end of input where a term was expected; offset = source length.
+ * - `core/parse/unexpected` — unexpected/mismatched closing delimiter (at the delimiter), trailing
+ *   tokens after a single term (at the token), unterminated string/bytes/list/vector/map (at the
+ *   opening delimiter; for nested unclosed containers, the innermost one), a map literal with an
+ *   odd number of terms (at its `{`), invalid UTF-8 in the source (at the first invalid byte).
+ * - `core/parse/escape` — bad escape sequence inside a string or bytes literal (at the backslash).
+ */
+
+
+
+
+const NO_CHILDREN = Object.freeze([]);
+/** Error code: end of input where a term was expected. */
+const PARSE_EOF = 'core/parse/eof';
+/** Error code: unexpected token, unterminated literal/container, odd map, invalid UTF-8, trailing tokens. */
+const PARSE_UNEXPECTED = 'core/parse/unexpected';
+/** Error code: invalid escape sequence in a string or bytes literal. */
+const PARSE_ESCAPE = 'core/parse/escape';
+const read_encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+// Character classes.
+const C_WS = 1;
+const C_DELIM = 2;
+const C_DIGIT = 4;
+const CLASS = new Uint8Array(256);
+for (const c of [0x20, 0x09, 0x0a, 0x0d])
+    CLASS[c] = C_WS | C_DELIM;
+for (const c of '()[]{}\'";')
+    CLASS[c.charCodeAt(0)] = C_DELIM;
+for (let c = 0x30; c <= 0x39; c++)
+    CLASS[c] = C_DIGIT;
+// Hex digit values, 255 = not a hex digit.
+const HEX = new Uint8Array(256).fill(255);
+for (let i = 0; i < 10; i++)
+    HEX[0x30 + i] = i;
+for (let i = 0; i < 6; i++) {
+    HEX[0x41 + i] = 10 + i;
+    HEX[0x61 + i] = 10 + i;
+}
+const OPEN_LIST = 0x28; // (
+const CLOSE_LIST = 0x29; // )
+const OPEN_VEC = 0x5b; // [
+const CLOSE_VEC = 0x5d; // ]
+const OPEN_MAP = 0x7b; // {
+const CLOSE_MAP = 0x7d; // }
+const QUOTE = 0x27; // '
+const DQUOTE = 0x22; // "
+const BACKSLASH = 0x5c;
+const SEMI = 0x3b;
+const LF = 0x0a;
+const MINUS = 0x2d;
+const LOWER_B = 0x62;
+const QUOTE_SYM = Object.freeze({ kind: 'sym', name: 'quote' });
+/**
+ * 1-based line and 1-based byte column of a 0-based UTF-8 byte `offset` in `source`. Only LF
+ * starts a new line (a CR is an ordinary column). Offsets past the end are clamped.
+ */
+function read_lineColumn(source, offset) {
+    const end = Math.max(0, Math.min(offset, source.length));
+    let line = 1;
+    let lineStart = 0;
+    let p = source.indexOf(LF);
+    while (p !== -1 && p < end) {
+        line++;
+        lineStart = p + 1;
+        p = source.indexOf(LF, p + 1);
+    }
+    return { line, column: end - lineStart + 1 };
+}
+function parseError(source, code, message, offset) {
+    const { line, column } = read_lineColumn(source, offset);
+    return new errors_GcError(code, message, { location: { offset, line, column } });
+}
+/** Offset of the first byte that makes `bytes` invalid UTF-8 (strict: no surrogates/overlongs), or -1. */
+function firstInvalidUtf8(s) {
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+        const c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        let need;
+        let lo = 0x80;
+        let hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf)
+            need = 1;
+        else if (c >= 0xe0 && c <= 0xef) {
+            need = 2;
+            if (c === 0xe0)
+                lo = 0xa0;
+            else if (c === 0xed)
+                hi = 0x9f;
+        }
+        else if (c >= 0xf0 && c <= 0xf4) {
+            need = 3;
+            if (c === 0xf0)
+                lo = 0x90;
+            else if (c === 0xf4)
+                hi = 0x8f;
+        }
+        else
+            return i;
+        for (let k = 1; k <= need; k++) {
+            const d = i + k < n ? s[i + k] : -1;
+            const min = k === 1 ? lo : 0x80;
+            const max = k === 1 ? hi : 0xbf;
+            // A truncated or broken sequence is reported at its lead byte.
+            if (d < min || d > max)
+                return i;
+        }
+        i += need + 1;
+    }
+    return -1;
+}
+function toBytes(source) {
+    return typeof source === 'string' ? read_encoder.encode(source) : source;
 }
 /**
- * Multi-line prints of large containers at the indent they were last printed at. A workspace is
- * hashed several times by diff and merge; each time its module records are printed at the same
- * indent, so the text is reused instead of laid out again.
+ * Decodes an already-validated UTF-8 slice `s[a, b)` (byte offsets); short ASCII runs skip the
+ * TextDecoder call overhead.
  */
-const blockCache = new WeakMap();
-/** Containers whose print is at least this many characters are kept in `blockCache`. */
-const BLOCK_CACHE_MIN = 256;
-/**
- * Only containers this close to the printed root are cached (a workspace vector → module record →
- * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
- * text per level: quadratic memory.
- */
-const BLOCK_CACHE_MAX_DEPTH = 3;
-/** One print job: lays out one term using the shared caches. */
-class Printer {
-    maxLength;
-    /** @param maxLength the largest print allowed, in UTF-16 code units. */
-    constructor(maxLength = MAX_PRINT_LENGTH) {
-        this.maxLength = maxLength;
-    }
-    memo = new Map();
-    out = [];
-    outLength = 0;
-    indents = [''];
-    /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
-    atomText(t) {
-        switch (t.kind) {
-            case 'sym':
-                return t.name;
-            case 'nil':
-                return 'nil';
-            case 'bool':
-                return t.value ? 'true' : 'false';
-            case 'int':
-                return t.value.toString();
-            default: {
-                const cached = this.memo.get(t);
-                if (cached)
-                    return cached.text;
-                const text = printAtom(t);
-                this.memo.set(t, { text, len: utf8Length(text) });
-                return text;
+function decodeSlice(s, a, b) {
+    const len = b - a;
+    if (len <= 128) {
+        let ascii = true;
+        for (let i = a; i < b; i++) {
+            if (s[i] >= 0x80) {
+                ascii = false;
+                break;
+            }
+        }
+        if (ascii) {
+            switch (len) {
+                case 0:
+                    return '';
+                case 1:
+                    return String.fromCharCode(s[a]);
+                case 2:
+                    return String.fromCharCode(s[a], s[a + 1]);
+                case 3:
+                    return String.fromCharCode(s[a], s[a + 1], s[a + 2]);
+                default:
+                    return String.fromCharCode.apply(null, s.subarray(a, b));
             }
         }
     }
-    /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
-    atomLen(t, text) {
-        if (t.kind === 'sym')
-            return utf8Length(text);
-        if (t.kind === 'str' || t.kind === 'bytes')
-            return this.memo.get(t).len;
-        return text.length;
-    }
-    atomSingle(t) {
-        const text = this.atomText(t);
-        return { text, len: this.atomLen(t, text) };
-    }
-    /** `single(t)` of §1.5, computed bottom-up with an explicit stack. */
-    single(root) {
-        if (isAtomKind(root))
-            return this.atomSingle(root);
-        const known = this.memo.get(root);
-        if (known !== undefined)
-            return known;
-        const stack = [root];
-        while (stack.length > 0) {
-            const t = stack[stack.length - 1];
-            if (this.memo.has(t)) {
-                stack.pop();
-                continue;
-            }
-            if (t.kind === 'vec') {
-                stack.pop();
-                if (t.items.length <= 3 && t.items.every(isAtomKind)) {
-                    let text = '[';
-                    let len = 2;
-                    for (let i = 0; i < t.items.length; i++) {
-                        const e = t.items[i];
-                        const et = this.atomText(e);
-                        if (i > 0) {
-                            text += ' ';
-                            len += 1;
-                        }
-                        text += et;
-                        len += this.atomLen(e, et);
-                    }
-                    this.memo.set(t, { text: text + ']', len });
-                }
-                else
-                    this.memo.set(t, null);
-                continue;
-            }
-            if (t.kind === 'map') {
-                stack.pop();
-                if (t.entries.length <= 2 && t.entries.every(([k, v]) => isAtomKind(k) && isAtomKind(v))) {
-                    const parts = [];
-                    for (const [k, v] of t.entries)
-                        parts.push(this.atomSingle(k), this.atomSingle(v));
-                    const text = '{' + parts.map((p) => p.text).join(' ') + '}';
-                    const len = 2 + parts.reduce((a, p) => a + p.len, 0) + Math.max(0, parts.length - 1);
-                    this.memo.set(t, { text, len });
-                }
-                else
-                    this.memo.set(t, null);
-                continue;
-            }
-            // A pair: a proper list gets a single rendering when every element has one and it fits.
-            let pending = false;
-            let cur = t;
-            while (cur.kind === 'pair') {
-                const e = cur.car;
-                if (!isAtomKind(e) && !this.memo.has(e)) {
-                    stack.push(e);
-                    pending = true;
-                }
-                cur = cur.cdr;
-            }
-            if (pending)
-                continue;
-            stack.pop();
-            if (cur.kind !== 'nil') {
-                this.memo.set(t, null);
-                continue;
-            }
-            let text = '(';
-            let len = 1;
-            let ok = true;
-            for (cur = t; cur.kind === 'pair'; cur = cur.cdr) {
-                const e = cur.car;
-                let et;
-                let el;
-                if (isAtomKind(e)) {
-                    et = this.atomText(e);
-                    el = this.atomLen(e, et);
-                }
-                else {
-                    const s = this.memo.get(e);
-                    if (s === null) {
-                        ok = false;
-                        break;
-                    }
-                    et = s.text;
-                    el = s.len;
-                }
-                if (cur !== t) {
-                    text += ' ';
-                    len += 1;
-                }
-                len += el;
-                if (len + 1 > PRINT_WIDTH) {
-                    ok = false;
+    return decoder.decode(s.subarray(a, b));
+}
+/** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
+const SMALL_INTS = new Array(1152);
+/** The shared int term of `v` (-128 <= v < 1024). */
+function smallInt(v) {
+    return (SMALL_INTS[v + 128] ??= { kind: 'int', value: BigInt(v) });
+}
+/**
+ * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
+ * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
+ * One cache serves every read of the process (its keys are copies of the symbol bytes, so a
+ * source may change or go away after it was read); the slots are allocated on first use, so a
+ * `readTerm` of a small form does not pay for 8,192 slot writes.
+ */
+class SymbolCache {
+    keys;
+    terms;
+    get(s, a, b) {
+        const len = b - a;
+        if (len > 48)
+            return symbolTerm(decodeSlice(s, a, b));
+        let h = 0x811c9dc5;
+        for (let i = a; i < b; i++)
+            h = Math.imul(h ^ s[i], 0x01000193);
+        const slot = (h ^ (h >>> 15)) & 4095;
+        const keys = (this.keys ??= new Array(4096).fill(undefined));
+        const terms = (this.terms ??= new Array(4096).fill(undefined));
+        const key = keys[slot];
+        if (key !== undefined && key.length === len) {
+            let same = true;
+            for (let i = 0; i < len; i++) {
+                if (key[i] !== s[a + i]) {
+                    same = false;
                     break;
                 }
-                text += et;
             }
-            if (ok)
-                this.memo.set(t, { text: text + ')', len: len + 1 });
+            if (same)
+                return terms[slot];
+        }
+        const t = symbolTerm(decodeSlice(s, a, b));
+        keys[slot] = s.slice(a, b);
+        terms[slot] = t;
+        return t;
+    }
+}
+/** The process-wide symbol cache of every {@link Reader}. */
+const SYMBOLS = new SymbolCache();
+function symbolTerm(name) {
+    if (name.length <= 5) {
+        if (name === 'nil')
+            return NIL;
+        if (name === 'true')
+            return term_TRUE;
+        if (name === 'false')
+            return FALSE;
+    }
+    return { kind: 'sym', name };
+}
+/** Container frame kinds on the reader's explicit stack. */
+const F_LIST = 0;
+const F_VEC = 1;
+const F_MAP = 2;
+const F_QUOTE = 3;
+const FRAME_NAME = ['list', 'vector', 'map'];
+const FRAME_CLOSE = [')', ']', '}'];
+const FRAME_OPEN = ['(', '[', '{'];
+class Reader {
+    src;
+    len;
+    pos = 0;
+    // Reusable stacks of readForm.
+    fType = [];
+    fOpen = [];
+    fBase = [];
+    vals = [];
+    /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
+    build;
+    /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
+    spans;
+    fLead = [];
+    spanVals = [];
+    /** The span of the last value `readForm` returned (spans mode only). */
+    lastSpan;
+    constructor(src, build = true, spans = false) {
+        this.src = src;
+        this.build = build;
+        this.spans = spans && build;
+        this.len = src.length;
+        if (!(0,external_node_buffer_.isUtf8)(src)) {
+            const bad = firstInvalidUtf8(src);
+            throw parseError(src, PARSE_UNEXPECTED, 'invalid UTF-8', bad < 0 ? 0 : bad);
+        }
+    }
+    error(code, message, offset) {
+        return parseError(this.src, code, message, offset);
+    }
+    /** Skips whitespace and `;` comments (a comment consumes its LF). */
+    skipTrivia() {
+        const s = this.src;
+        const n = this.len;
+        let p = this.pos;
+        while (p < n) {
+            const c = s[p];
+            if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)
+                p++;
+            else if (c === SEMI) {
+                const nl = s.indexOf(LF, p + 1);
+                p = nl === -1 ? n : nl + 1;
+            }
             else
-                this.memo.set(t, null);
+                break;
         }
-        return this.memo.get(root);
+        this.pos = p;
     }
-    indent(n) {
-        let s = this.indents[n];
-        if (s === undefined) {
-            s = ' '.repeat(n);
-            this.indents[n] = s;
+    /**
+     * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
+     * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
+     */
+    readForm(topLead = this.pos) {
+        const s = this.src;
+        const n = this.len;
+        const fType = this.fType;
+        const fOpen = this.fOpen;
+        const fBase = this.fBase;
+        const vals = this.vals;
+        const spans = this.spans;
+        const fLead = this.fLead;
+        const spanVals = this.spanVals;
+        let depth = 0;
+        fType.length = 0;
+        fOpen.length = 0;
+        fBase.length = 0;
+        vals.length = 0;
+        if (spans) {
+            fLead.length = 0;
+            spanVals.length = 0;
         }
-        return s;
-    }
-    emit(text) {
-        this.out.push(text);
-        this.outLength += text.length;
-        if (this.outLength > this.maxLength) {
-            throw new errors_GcError('core/print/too-large', `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`);
+        for (;;) {
+            const lead = depth === 0 ? topLead : this.pos;
+            this.skipTrivia();
+            let value;
+            let span;
+            if (this.pos >= n) {
+                if (depth === 0 || fType[depth - 1] === F_QUOTE) {
+                    throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
+                }
+                const t = fType[depth - 1];
+                throw this.error(PARSE_UNEXPECTED, `unterminated ${FRAME_NAME[t]}: no closing '${FRAME_CLOSE[t]}' for the '${FRAME_OPEN[t]}' opened here`, fOpen[depth - 1]);
+            }
+            const c = s[this.pos];
+            if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP || c === QUOTE) {
+                fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
+                fOpen[depth] = this.pos;
+                fBase[depth] = vals.length;
+                if (spans)
+                    fLead[depth] = lead;
+                depth++;
+                this.pos++;
+                continue;
+            }
+            else if (c === CLOSE_LIST || c === CLOSE_VEC || c === CLOSE_MAP) {
+                const ch = String.fromCharCode(c);
+                const t = depth === 0 ? F_QUOTE : fType[depth - 1];
+                if (t === F_QUOTE) {
+                    throw this.error(PARSE_UNEXPECTED, `unexpected closing delimiter '${ch}'`, this.pos);
+                }
+                const want = t === F_LIST ? CLOSE_LIST : t === F_VEC ? CLOSE_VEC : CLOSE_MAP;
+                if (c !== want) {
+                    throw this.error(PARSE_UNEXPECTED, `mismatched closing delimiter '${ch}': expected '${FRAME_CLOSE[t]}' to close the ${FRAME_NAME[t]} opened at byte ${fOpen[depth - 1]}`, this.pos);
+                }
+                depth--;
+                const base = fBase[depth];
+                if (!this.build) {
+                    if (t === F_MAP && (vals.length - base) % 2 !== 0) {
+                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
+                    }
+                    value = NIL;
+                }
+                else if (t === F_LIST) {
+                    let out = NIL;
+                    for (let i = vals.length - 1; i >= base; i--)
+                        out = { kind: 'pair', car: vals[i], cdr: out };
+                    value = out;
+                }
+                else if (t === F_VEC) {
+                    value = { kind: 'vec', items: vals.slice(base) };
+                }
+                else {
+                    if ((vals.length - base) % 2 !== 0) {
+                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
+                    }
+                    value = buildMap(vals, base);
+                }
+                vals.length = base;
+                if (spans) {
+                    span = {
+                        kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
+                        term: value,
+                        start: fOpen[depth],
+                        end: this.pos + 1,
+                        leadingStart: fLead[depth],
+                        closeStart: this.pos,
+                        children: spanVals.slice(base),
+                    };
+                    spanVals.length = base;
+                }
+                this.pos++;
+            }
+            else {
+                const start = this.pos;
+                value = this.readAtom(c);
+                if (spans)
+                    span = { kind: 'atom', term: value, start, end: this.pos, leadingStart: lead, closeStart: this.pos, children: NO_CHILDREN };
+            }
+            // Deliver `value` to the enclosing frames (quote frames complete immediately).
+            while (depth > 0 && fType[depth - 1] === F_QUOTE) {
+                depth--;
+                if (this.build)
+                    value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+                if (spans) {
+                    span = { kind: 'quote', term: value, start: fOpen[depth], end: this.pos, leadingStart: fLead[depth], closeStart: this.pos, children: [span] };
+                }
+            }
+            if (depth === 0) {
+                if (spans)
+                    this.lastSpan = span;
+                return value;
+            }
+            vals.push(value);
+            if (spans)
+                spanVals.push(span);
         }
     }
-    /** `fmt(t, indent)` of §1.5, driven by an explicit task stack; appends to the output. */
-    fmt(root, rootIndent) {
-        const tasks = [{ term: root, indent: rootIndent, depth: 0 }];
-        let first = true;
-        while (tasks.length > 0) {
-            const task = tasks.pop();
-            if (typeof task === 'string') {
-                this.emit(task);
-                continue;
+    readAtom(c) {
+        const s = this.src;
+        const n = this.len;
+        const start = this.pos;
+        if (c === DQUOTE) {
+            if (!this.build) {
+                this.skipString(start);
+                return NIL;
             }
-            if ('capture' in task) {
-                if (this.outLength - task.length >= BLOCK_CACHE_MIN) {
-                    const text = this.out.slice(task.chunk).join('');
-                    this.out.length = task.chunk;
-                    this.out.push(text);
-                    blockCache.set(task.capture, { indent: task.indent, text });
-                }
-                continue;
+            return { kind: 'str', value: this.readString(start) };
+        }
+        if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE)
+            return { kind: 'bytes', value: this.readBytes(start) };
+        if ((CLASS[c] & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]] & C_DIGIT) !== 0)) {
+            if (!this.build) {
+                let p = start + 1;
+                while (p < n && s[p] >= 0x30 && s[p] <= 0x39)
+                    p++;
+                this.pos = p;
+                return NIL;
             }
-            const { term: t, indent, depth } = task;
-            const lead = (first ? '' : '\n') + this.indent(indent);
-            first = false;
-            if (isAtomKind(t)) {
-                // Atoms are one line, overlong or not (§1.5 rule 2).
-                this.emit(lead + this.atomText(t));
-                continue;
+            return this.readInt(start);
+        }
+        let p = start + 1;
+        while (p < n && (CLASS[s[p]] & C_DELIM) === 0)
+            p++;
+        this.pos = p;
+        return this.build ? SYMBOLS.get(s, start, p) : NIL;
+    }
+    /** Reads the integer starting at `start` (`-`? digits); leaves `pos` after its last digit. */
+    readInt(start) {
+        const s = this.src;
+        const n = this.len;
+        let p = start;
+        const negative = s[p] === MINUS;
+        if (negative)
+            p++;
+        const digitsStart = p;
+        let small = 0;
+        while (p < n) {
+            const d = s[p] - 0x30;
+            if (d < 0 || d > 9)
+                break;
+            small = small * 10 + d;
+            p++;
+        }
+        this.pos = p;
+        if (p - digitsStart <= 15) {
+            // Exact as a double: no BigInt parse, and small values share one term.
+            const v = negative ? -small : small;
+            return v >= -128 && v < 1024 ? smallInt(v) : { kind: 'int', value: BigInt(v) };
+        }
+        const v = BigInt(decodeSlice(s, digitsStart, p));
+        return { kind: 'int', value: negative ? -v : v };
+    }
+    /** Reads a `\uXXXX` scalar at backslash offset `bs`; returns the code point. */
+    readUnicodeEscape(bs) {
+        const s = this.src;
+        if (bs + 5 >= this.len) {
+            throw this.error(PARSE_ESCAPE, 'invalid \\u escape: expected exactly 4 hex digits', bs);
+        }
+        let cp = 0;
+        for (let k = 2; k < 6; k++) {
+            const h = HEX[s[bs + k]];
+            if (h === 255)
+                throw this.error(PARSE_ESCAPE, 'invalid \\u escape: expected exactly 4 hex digits', bs);
+            cp = cp * 16 + h;
+        }
+        if (cp >= 0xd800 && cp <= 0xdfff) {
+            throw this.error(PARSE_ESCAPE, `invalid \\u escape: U+${cp.toString(16).toUpperCase().padStart(4, '0')} is a surrogate, not a Unicode scalar value`, bs);
+        }
+        return cp;
+    }
+    /** Reads a `\xNN` escape at backslash offset `bs`; returns 0..255. */
+    readHexEscape(bs) {
+        const s = this.src;
+        const h1 = bs + 2 < this.len ? HEX[s[bs + 2]] : 255;
+        const h2 = bs + 3 < this.len ? HEX[s[bs + 3]] : 255;
+        if (h1 === 255 || h2 === 255) {
+            throw this.error(PARSE_ESCAPE, 'invalid \\x escape: expected exactly 2 hex digits', bs);
+        }
+        return h1 * 16 + h2;
+    }
+    badEscape(bs) {
+        const e = this.src[bs + 1];
+        const shown = e >= 0x21 && e < 0x7f ? `\\${String.fromCharCode(e)}` : `\\ followed by byte 0x${e.toString(16).padStart(2, '0')}`;
+        return this.error(PARSE_ESCAPE, `invalid escape sequence '${shown}' (allowed: \\\\ \\" \\n \\r \\t \\uXXXX \\xNN)`, bs);
+    }
+    /**
+     * Checks the string literal whose opening quote is at `start` (escapes, termination), leaves
+     * `pos` after the closing quote and returns the offset of that quote. Both modes use it, so
+     * scanning and reading report the same errors.
+     * @throws GcError `core/parse/unexpected` (unterminated, at the opening quote) or
+     *   `core/parse/escape` (at the backslash).
+     */
+    skipString(start) {
+        const s = this.src;
+        const n = this.len;
+        let p = start + 1;
+        for (;;) {
+            while (p < n) {
+                const c = s[p];
+                if (c === DQUOTE || c === BACKSLASH)
+                    break;
+                p++;
             }
-            const s = this.single(t);
-            if (s !== null && indent + s.len <= PRINT_WIDTH) {
-                this.emit(lead + s.text);
-                continue;
+            if (p >= n)
+                throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+            if (s[p] === DQUOTE) {
+                this.pos = p + 1;
+                return p;
             }
-            this.emit(lead);
-            if (depth <= BLOCK_CACHE_MAX_DEPTH) {
-                const cached = blockCache.get(t);
-                if (cached !== undefined && cached.indent === indent) {
-                    this.emit(cached.text);
-                    continue;
-                }
-                tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
+            if (p + 1 >= n)
+                throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
+            const e = s[p + 1];
+            if (e === BACKSLASH || e === DQUOTE || e === 0x6e || e === 0x72 || e === 0x74)
+                p += 2;
+            else if (e === 0x75) {
+                this.readUnicodeEscape(p);
+                p += 6;
             }
-            if (t.kind === 'vec') {
-                if (t.items.length === 0) {
-                    this.emit('[]');
-                    continue;
-                }
-                this.emit('[');
-                tasks.push(']');
-                for (let i = t.items.length - 1; i >= 0; i--)
-                    tasks.push({ term: t.items[i], indent: indent + 2, depth: depth + 1 });
-                continue;
+            else if (e === 0x78) {
+                this.readHexEscape(p);
+                p += 4;
             }
-            if (t.kind === 'map') {
-                if (t.entries.length === 0) {
-                    this.emit('{}');
-                    continue;
-                }
-                this.emit('{');
-                tasks.push('}');
-                for (let i = t.entries.length - 1; i >= 0; i--) {
-                    const [k, v] = t.entries[i];
-                    const ks = this.single(k);
-                    const vs = this.single(v);
-                    if (ks !== null && vs !== null && indent + 2 + ks.len + 1 + vs.len <= PRINT_WIDTH) {
-                        tasks.push('\n' + this.indent(indent + 2) + ks.text + ' ' + vs.text);
+            else
+                throw this.badEscape(p);
+        }
+    }
+    /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
+    /** Where {@link nextBackslash} last searched from, and what it found (-1: none to the end). */
+    bsFrom = -1;
+    bsAt = -1;
+    /**
+     * The position of the first backslash at or after `p` (-1 when none), memoized: strings are read
+     * front to back, so one search serves every string up to the backslash it found. A plain
+     * `indexOf` per string scans to the end of a source without escapes each time, which is
+     * quadratic in a large store entry (a refactor request holding every module).
+     */
+    nextBackslash(p) {
+        if (this.bsFrom >= 0 && p >= this.bsFrom && (this.bsAt === -1 || this.bsAt >= p))
+            return this.bsAt;
+        this.bsFrom = p;
+        this.bsAt = this.src.indexOf(BACKSLASH, p);
+        return this.bsAt;
+    }
+    readString(start) {
+        const s = this.src;
+        const close = this.skipString(start);
+        // The literal is valid: decode its runs and escapes without checking again.
+        let p = start + 1;
+        let runStart = p;
+        let parts;
+        for (;;) {
+            const bs = this.nextBackslash(p);
+            if (bs === -1 || bs >= close) {
+                const last = decodeSlice(s, runStart, close);
+                if (parts === undefined)
+                    return last;
+                parts.push(last);
+                return parts.join('');
+            }
+            parts ??= [];
+            if (bs > runStart)
+                parts.push(decodeSlice(s, runStart, bs));
+            const e = s[bs + 1];
+            if (e === 0x75) {
+                parts.push(String.fromCharCode(this.readUnicodeEscape(bs)));
+                p = bs + 6;
+            }
+            else if (e === 0x78) {
+                parts.push(String.fromCharCode(this.readHexEscape(bs))); // U+00NN, not a raw byte
+                p = bs + 4;
+            }
+            else {
+                parts.push(e === 0x6e ? '\n' : e === 0x72 ? '\r' : e === 0x74 ? '\t' : String.fromCharCode(e));
+                p = bs + 2;
+            }
+            runStart = p;
+        }
+    }
+    /** Reads `b"..."` whose `b` is at `start`; leaves `pos` after the closing quote. */
+    readBytes(start) {
+        const s = this.src;
+        const n = this.len;
+        let p = start + 2;
+        let out = new Uint8Array(16);
+        let len = 0;
+        const ensure = (extra) => {
+            if (len + extra <= out.length)
+                return;
+            let cap = out.length * 2;
+            while (cap < len + extra)
+                cap *= 2;
+            const next = new Uint8Array(cap);
+            next.set(out.subarray(0, len));
+            out = next;
+        };
+        for (;;) {
+            const runStart = p;
+            while (p < n) {
+                const c = s[p];
+                if (c === DQUOTE || c === BACKSLASH)
+                    break;
+                p++;
+            }
+            if (p >= n)
+                throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
+            if (p > runStart) {
+                ensure(p - runStart);
+                out.set(s.subarray(runStart, p), len);
+                len += p - runStart;
+            }
+            if (s[p] === DQUOTE) {
+                this.pos = p + 1;
+                return out.slice(0, len);
+            }
+            if (p + 1 >= n)
+                throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
+            const e = s[p + 1];
+            ensure(4);
+            switch (e) {
+                case BACKSLASH:
+                    out[len++] = BACKSLASH;
+                    p += 2;
+                    break;
+                case DQUOTE:
+                    out[len++] = DQUOTE;
+                    p += 2;
+                    break;
+                case 0x6e:
+                    out[len++] = 0x0a;
+                    p += 2;
+                    break;
+                case 0x72:
+                    out[len++] = 0x0d;
+                    p += 2;
+                    break;
+                case 0x74:
+                    out[len++] = 0x09;
+                    p += 2;
+                    break;
+                case 0x75: {
+                    const cp = this.readUnicodeEscape(p);
+                    if (cp < 0x80)
+                        out[len++] = cp;
+                    else if (cp < 0x800) {
+                        out[len++] = 0xc0 | (cp >> 6);
+                        out[len++] = 0x80 | (cp & 0x3f);
                     }
                     else {
-                        tasks.push({ term: v, indent: indent + 4, depth: depth + 1 }, { term: k, indent: indent + 2, depth: depth + 1 });
+                        out[len++] = 0xe0 | (cp >> 12);
+                        out[len++] = 0x80 | ((cp >> 6) & 0x3f);
+                        out[len++] = 0x80 | (cp & 0x3f);
                     }
+                    p += 6;
+                    break;
                 }
-                continue;
+                case 0x78:
+                    out[len++] = this.readHexEscape(p);
+                    p += 4;
+                    break;
+                default:
+                    throw this.badEscape(p);
             }
-            // Pair.
-            const items = [];
-            let cur = t;
-            while (cur.kind === 'pair') {
-                items.push(cur.car);
-                cur = cur.cdr;
-            }
-            if (cur.kind !== 'nil') {
-                this.emit('(pair <improper>)');
-                continue;
-            }
-            const head = this.single(items[0]);
-            if (head === null) {
-                this.emit('(');
-                tasks.push(')');
-                for (let i = items.length - 1; i >= 0; i--)
-                    tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
-                continue;
-            }
-            let line = '(' + head.text;
-            let lineLen = indent + 1 + head.len;
-            let next = 1;
-            if (items.length > 1) {
-                const second = this.single(items[1]);
-                if (second !== null && lineLen + 1 + second.len <= PRINT_WIDTH) {
-                    line += ' ' + second.text;
-                    lineLen += 1 + second.len;
-                    next = 2;
-                }
-            }
-            if (next >= items.length) {
-                this.emit(line + ')');
-                continue;
-            }
-            this.emit(line);
-            tasks.push(')');
-            for (let i = items.length - 1; i >= next; i--)
-                tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
         }
     }
-    result() {
-        return this.out.join('');
-    }
-    reset() {
-        this.out.length = 0;
-    }
+}
+/** Builds a map from alternating key/value items: sorted by §1.4, duplicate keys last-wins. */
+function buildMap(items, base) {
+    const entries = [];
+    for (let i = base; i < items.length; i += 2)
+        entries.push([items[i], items[i + 1]]);
+    return map(entries);
 }
 /**
- * `print_term`: the canonical pretty print of one term, lines joined by `\n`, no final newline.
- * @param options `maxLength`: stop past this many UTF-16 code units (default and ceiling
- *   {@link MAX_PRINT_LENGTH}); a caller comparing the print with known bytes passes their length,
- *   so memory stays proportional to the input.
- * @throws GcError `core/print/too-large` when the print would exceed the bound.
- * Implements GENESIS_FACTS.md §1.5.
+ * `parse_module` of §1.2: reads zero or more terms until end of input, keeping each form's span.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns the source bytes, the forms with 0-based byte spans, and where the trailing trivia starts.
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10),
+ *   with `location.offset` (0-based byte), `location.line` and `location.column` (1-based).
  */
-function print_printTerm(t, options = {}) {
-    const p = new Printer(Math.min(options.maxLength ?? MAX_PRINT_LENGTH, MAX_PRINT_LENGTH));
-    p.fmt(t, 0);
-    return p.result();
-}
-/**
- * `print_module`: each form's `print_term` followed by `\n`, forms separated by one blank line;
- * the empty module prints as the empty string. Forms must already be canonical.
- * @throws GcError `core/print/too-large` (see {@link printTerm}).
- * Implements GENESIS_FACTS.md §1.5.
- */
-function printModule(forms) {
-    const parts = [];
-    let total = 0;
-    for (let i = 0; i < forms.length; i++) {
-        const text = print_printTerm(forms[i]);
-        total += text.length + 2;
-        if (total > MAX_PRINT_LENGTH) {
-            throw new errors_GcError('core/print/too-large', `canonical module print exceeds ${MAX_PRINT_LENGTH} characters`);
-        }
-        parts.push(text);
+function readModule(source) {
+    const src = toBytes(source);
+    const r = new Reader(src);
+    const forms = [];
+    let prevEnd = 0;
+    for (;;) {
+        r.skipTrivia();
+        if (r.pos >= r.len)
+            break;
+        const start = r.pos;
+        const term = r.readForm();
+        forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
+        prevEnd = r.pos;
     }
-    return parts.length === 0 ? '' : parts.join('\n\n') + '\n';
+    return { source: src, forms, trailingStart: prevEnd };
 }
-
-;// CONCATENATED MODULE: ./src/coreform/closed.ts
 /**
- * The closed-map codec used by every request and report (DESIGN.md "Requests and reports are
- * closed CoreForm maps"): decode a map with an exact key set and typed fields, or fail with a
- * typed error naming the missing, unknown or mistyped key.
+ * {@link readModule} that also records the source span of every node (every datum at every depth),
+ * for tools that edit a module's text in place (format-preserving patch apply, the edit-plan
+ * export, the merge driver). Same reader, same grammar, same errors; iterative, so deep input
+ * cannot overflow the stack. Callers that do not need spans use `readModule` and pay nothing.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns as {@link readModule}, each form also carrying `node`, its {@link NodeSpan} tree (0-based
+ *   UTF-8 byte offsets into `source`).
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10).
+ */
+function readModuleSpans(source) {
+    const src = toBytes(source);
+    const r = new Reader(src, true, true);
+    const forms = [];
+    let prevEnd = 0;
+    for (;;) {
+        r.skipTrivia();
+        if (r.pos >= r.len)
+            break;
+        const start = r.pos;
+        const term = r.readForm(prevEnd);
+        forms.push({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan });
+        prevEnd = r.pos;
+    }
+    return { source: src, forms, trailingStart: prevEnd };
+}
+/**
+ * {@link readTerm} that also returns the {@link NodeSpan} tree of the term (offsets are 0-based
+ * UTF-8 byte offsets into `source`; the root's `leadingStart` is 0).
+ * @throws GcError `core/parse/*` as for {@link readTerm}.
+ */
+function readTermSpans(source) {
+    const src = toBytes(source);
+    const r = new Reader(src, true, true);
+    r.skipTrivia();
+    if (r.pos >= r.len)
+        throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
+    const term = r.readForm(0);
+    const node = r.lastSpan;
+    r.skipTrivia();
+    if (r.pos < r.len)
+        throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
+    return { source: src, term, node };
+}
+/**
+ * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
+ * offsets) and returns the top-level form spans without building terms: several times faster, for
+ * tools that only need the forms' text (the merge driver reads a form's term only when it needs
+ * one, with `readTerm` on the form's bytes).
  *
- * Error codes (exit 10): `core/closed/not-a-map`, `core/closed/missing-key`,
- * `core/closed/unknown-key`, `core/closed/wrong-type`, `core/closed/wrong-value`.
+ * A valid source is checked by one flat byte loop ({@link scanValid}); when that loop finds
+ * anything wrong, the source is scanned again by the reader itself ({@link scanModuleReader}),
+ * which throws the exact error, so errors cost a second pass but are identical by construction.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
+ *   offsets, as in {@link readModule}), and where the trailing trivia starts.
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
+ *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
+ */
+function scanModule(source) {
+    const src = toBytes(source);
+    const { bounds, trailingStart } = scanFormBounds(src);
+    const forms = new Array(bounds.length >> 1);
+    let prevEnd = 0;
+    for (let i = 0; i < bounds.length; i += 2) {
+        const end = bounds[i + 1];
+        forms[i >> 1] = { start: bounds[i], end, leadingStart: prevEnd };
+        prevEnd = end;
+    }
+    return { source: src, forms, trailingStart };
+}
+/**
+ * {@link scanModule} without a span object per form: `bounds` holds each top-level form's start
+ * and end offsets in turn (`[start0, end0, start1, end1, …]`, 0-based bytes; form `i`'s leading
+ * trivia starts at `end(i - 1)`, or 0; an array or an `Int32Array`), for callers that walk many
+ * forms once (the merge driver). Inputs of 64 KiB or more are scanned by the WebAssembly build of
+ * {@link scanValid} (scan.wat), where WebAssembly is available.
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function scanFormBounds(source) {
+    if ((0,external_node_buffer_.isUtf8)(source)) {
+        // scan.wat for large inputs where it runs (undefined: not here), else the JavaScript loop; null
+        // or a non-zero answer: not valid, the reader reports why.
+        let bounds = source.length >= wasmFrom ? scanValidWasm(source) : undefined;
+        if (bounds === undefined) {
+            const list = [];
+            bounds = scanValid(source, list) === 0 ? list : null;
+        }
+        if (bounds !== null)
+            return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1] : 0 };
+    }
+    const r = scanModuleReader(source);
+    const bounds = [];
+    for (const f of r.forms)
+        bounds.push(f.start, f.end);
+    return { bounds, trailingStart: r.trailingStart };
+}
+/**
+ * Inputs of at least this many bytes are scanned by the WebAssembly scan. Below it the JavaScript
+ * loop is as fast, counting WebAssembly's first compile (≈1.5 ms) and the copy into its memory.
+ */
+let wasmFrom = 64 * 1024;
+/**
+ * Sets the size from which {@link scanFormBounds} (and so {@link scanModule}) uses the
+ * WebAssembly scan: 0 always, Infinity never (the JavaScript loop). Returns the previous value.
+ * @internal for tests, which run both scans over the same inputs.
+ */
+function setScanWasmFrom(bytes) {
+    const previous = wasmFrom;
+    wasmFrom = bytes;
+    return previous;
+}
+/** The instantiated scan.wat: undefined before first use, null where WebAssembly is not available. */
+let wasmScan;
+function wasmScanInstance() {
+    if (wasmScan !== undefined)
+        return wasmScan;
+    try {
+        const api = globalThis.WebAssembly;
+        if (api === undefined)
+            throw new Error('no WebAssembly');
+        const instance = new api.Instance(new api.Module(Buffer.from(SCAN_WASM, 'base64')), {});
+        const e = instance.exports;
+        // The class tables scan.wat reads at offsets 0 (SCAN) and 256 (HEX): this file's own.
+        const mem = new Uint8Array(e.memory.buffer);
+        mem.set(SCAN, 0);
+        mem.set(HEX, 256);
+        wasmScan = { memory: e.memory, scan: e.scan, count: e.count };
+    }
+    catch {
+        wasmScan = null;
+    }
+    return wasmScan;
+}
+/**
+ * {@link scanValid} done by scan.wat (the same checks, step for step: a driver process runs V8
+ * without its optimizing compiler, where the JavaScript loop costs ~20 ns a byte; issue #15).
+ * @returns the form bounds when `s` is valid, null when it is not (the reader then reports the
+ *   error), undefined when WebAssembly is not available or its memory cannot hold `s` (the caller
+ *   scans in JavaScript).
+ */
+function scanValidWasm(s) {
+    const w = wasmScanInstance();
+    if (w === null)
+        return undefined;
+    const n = s.length;
+    // Input at 512, one byte of frame stack per input byte, then up to one pair of bounds per byte.
+    const stack = 512 + n;
+    const boundsAt = (stack + n + 8) & ~7;
+    const need = boundsAt + 8 * (n + 1);
+    const have = w.memory.buffer.byteLength;
+    if (need > have) {
+        try {
+            w.memory.grow(Math.ceil((need - have) / 65536));
+        }
+        catch {
+            return undefined; // past WebAssembly's memory limit (≈ 400 MB of input): the JavaScript loop
+        }
+    }
+    new Uint8Array(w.memory.buffer, 512, n).set(s);
+    if (w.scan(n, stack, boundsAt) !== 0)
+        return null;
+    const count = w.count.value;
+    return new Int32Array(w.memory.buffer, boundsAt, count * 2).slice();
+}
+/**
+ * {@link scanModule} done by the term reader in its scan mode (no terms built): the reference
+ * that {@link scanModule}'s fast loop is tested against, and what produces its errors.
+ * @internal exported for tests and benchmarks; use {@link scanModule}.
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function scanModuleReader(source) {
+    const src = toBytes(source);
+    const r = new Reader(src, false);
+    const forms = [];
+    let prevEnd = 0;
+    for (;;) {
+        r.skipTrivia();
+        if (r.pos >= r.len)
+            break;
+        const start = r.pos;
+        r.readForm();
+        forms.push({ start, end: r.pos, leadingStart: prevEnd });
+        prevEnd = r.pos;
+    }
+    return { source: src, forms, trailingStart: prevEnd };
+}
+// Byte classes of scanValid's dispatch (scanValid spells them as literals: in the interpreter,
+// where a cold process runs it first, a module constant costs a load per use). The opening
+// delimiters come first, numbered as the frame kinds F_LIST, F_VEC, F_MAP, F_QUOTE.
+//   0 (   1 [   2 {   3 '   4 )   5 ]   6 }   7 space/tab/LF/CR   8 ;   9 "   10 digit   11 -
+//   12 b   13 any other byte (a symbol constituent)   [14: `b"`, assigned in the loop]
+const SCAN = new Uint8Array(256).fill(13);
+SCAN[OPEN_LIST] = F_LIST;
+SCAN[OPEN_VEC] = F_VEC;
+SCAN[OPEN_MAP] = F_MAP;
+SCAN[QUOTE] = F_QUOTE;
+SCAN[CLOSE_LIST] = 4;
+SCAN[CLOSE_VEC] = 5;
+SCAN[CLOSE_MAP] = 6;
+for (const c of [0x20, 0x09, 0x0a, 0x0d])
+    SCAN[c] = 7;
+SCAN[SEMI] = 8;
+SCAN[DQUOTE] = 9;
+for (let c = 0x30; c <= 0x39; c++)
+    SCAN[c] = 10;
+SCAN[MINUS] = 11;
+SCAN[LOWER_B] = 12;
+/**
+ * The fast path of {@link scanModule}: checks the grammar of §1.2 over the (already UTF-8-valid)
+ * `s` in one loop, with no calls per byte and no allocation per token, and appends each top-level
+ * form's start and end (byte offsets) to `bounds`.
+ *
+ * It accepts exactly what the reader accepts, token for token: `(`/`[`/`{` open a frame and the
+ * matching closer ends it (a map's item count must be even), `'` opens a frame that the next datum
+ * completes; a string `"…"` or bytes `b"…"` literal holds escapes `\\ \" \n \r \t`, `\uXXXX` (a
+ * scalar value: not a surrogate) and `\xNN`; an integer is `-`? followed by digits and ends at the
+ * first non-digit (so `12abc` is two tokens, as in the reader); any other token is a symbol that
+ * runs to the next delimiter (whitespace, `()[]{}'";`); `;` comments run to the end of the line.
+ * Open frames are one byte each in a typed array (the kind, plus 4 while a map frame holds an odd
+ * number of items), so nesting depth costs no JS stack.
+ * @returns 0 when `s` is a valid module; otherwise -1, or the number of frames left open at the end
+ *   (the caller then lets the reader report the error; `bounds` then holds partial results). The
+ *   end of input returns `depth` as is: a comparison there, first run after V8 compiled the loop
+ *   (on-stack replacement, in the middle of the first call), would have no type feedback and
+ *   throw the compiled code away, and the driver scans three versions in one process.
+ */
+function scanValid(s, bounds) {
+    const scan = SCAN;
+    const hex = HEX;
+    const n = s.length;
+    let stack = new Uint8Array(64);
+    let depth = 0;
+    let p = 0;
+    let formStart = 0;
+    // The first backslash at or after the last place one was searched for (n: none to the end).
+    // Strings are scanned front to back, so one search serves every string before that backslash.
+    let bs = -1;
+    for (;;) {
+        if (p >= n)
+            return depth;
+        let k = scan[s[p]];
+        if (k === 7) {
+            p++;
+            continue;
+        }
+        if (k === 8) {
+            const nl = s.indexOf(0x0a, p + 1);
+            p = nl === -1 ? n : nl + 1;
+            continue;
+        }
+        if (depth === 0)
+            formStart = p;
+        if (k === 11)
+            k = p + 1 < n && scan[s[p + 1]] === 10 ? 10 : 13;
+        else if (k === 12)
+            k = p + 1 < n && s[p + 1] === 0x22 ? 14 : 13;
+        switch (k) {
+            case 0:
+            case 1:
+            case 2:
+            case 3:
+                if (depth === stack.length) {
+                    const next = new Uint8Array(stack.length * 2);
+                    next.set(stack);
+                    stack = next;
+                }
+                stack[depth++] = k;
+                p++;
+                continue;
+            case 4:
+            case 5:
+                // The innermost frame must be the matching list/vector (a quote frame needs a datum).
+                if (depth === 0 || (stack[depth - 1] & 3) !== k - 4)
+                    return -1;
+                depth--;
+                p++;
+                break;
+            case 6:
+                // The innermost frame must be a map holding an even number of items.
+                if (depth === 0 || stack[depth - 1] !== 2)
+                    return -1;
+                depth--;
+                p++;
+                break;
+            case 9:
+            case 14: {
+                // A string or bytes literal: find the closing quote, checking the escapes on the way.
+                let q = k === 9 ? p + 1 : p + 2;
+                let dq = s.indexOf(0x22, q);
+                for (;;) {
+                    if (dq === -1)
+                        return -1;
+                    if (bs < q) {
+                        bs = s.indexOf(0x5c, q);
+                        if (bs === -1)
+                            bs = n;
+                    }
+                    if (bs > dq)
+                        break;
+                    // bs < dq < n: the escape's bytes up to the first bad one are all in bounds.
+                    const e = s[bs + 1];
+                    if (e === 0x5c || e === 0x22 || e === 0x6e || e === 0x72 || e === 0x74)
+                        q = bs + 2;
+                    else if (e === 0x75) {
+                        // \uXXXX: four hex digits, not a surrogate (D800-DFFF).
+                        const h1 = hex[s[bs + 2]];
+                        if (h1 === 255)
+                            return -1;
+                        const h2 = hex[s[bs + 3]];
+                        if (h2 === 255)
+                            return -1;
+                        if (hex[s[bs + 4]] === 255 || hex[s[bs + 5]] === 255)
+                            return -1;
+                        if (h1 === 13 && h2 >= 8)
+                            return -1;
+                        q = bs + 6;
+                    }
+                    else if (e === 0x78) {
+                        if (hex[s[bs + 2]] === 255 || hex[s[bs + 3]] === 255)
+                            return -1;
+                        q = bs + 4;
+                    }
+                    else
+                        return -1;
+                    if (dq < q)
+                        dq = s.indexOf(0x22, q);
+                }
+                p = dq + 1;
+                break;
+            }
+            case 10:
+                p++;
+                while (p < n && scan[s[p]] === 10)
+                    p++;
+                break;
+            default:
+                p++;
+                while (p < n && scan[s[p]] >= 10)
+                    p++; // up to a delimiter (classes 0-9)
+        }
+        // A datum ended at p: it completes the quote frames around it, then is an item of the
+        // innermost container, or a top-level form.
+        while (depth > 0 && stack[depth - 1] === 3)
+            depth--;
+        if (depth === 0) {
+            bounds.push(formStart);
+            bounds.push(p);
+        }
+        else
+            stack[depth - 1] ^= 4;
+    }
+}
+/**
+ * `parse_module` of §1.2 returning only the terms (see {@link readModule}).
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function parseModule(source) {
+    return readModule(source).forms.map((f) => f.term);
+}
+/**
+ * `parse_term` of §1.2: exactly one term, then only whitespace/comments.
+ * @throws GcError `core/parse/eof` at the source length when there is no term;
+ *   `core/parse/unexpected` "trailing tokens after term" at the first byte of a second token;
+ *   otherwise the reader errors of {@link readModule}.
+ */
+function readTerm(source) {
+    const src = toBytes(source);
+    const r = new Reader(src);
+    r.skipTrivia();
+    if (r.pos >= r.len)
+        throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
+    const term = r.readForm();
+    r.skipTrivia();
+    if (r.pos < r.len)
+        throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
+    return term;
+}
+
+;// CONCATENATED MODULE: ./src/coreform/canon.ts
+/**
+ * Canonicalization of source forms into canonical CoreForm (GENESIS_FACTS.md §1.3), applied per
+ * top-level form.
+ *
+ * - Data positions (vector elements, map keys, the datum of `quote`) are never desugared. Under
+ *   data, lists/vectors are rebuilt element-wise as data and maps/improper lists are kept as-is,
+ *   which makes data canonicalization the identity: data subterms are returned unchanged.
+ * - Code positions: top-level forms, map values (a map in code position keeps its keys and
+ *   canonicalizes its values), and the sub-expressions of code lists.
+ * - A list in code position: `()` is nil; the nine reserved heads `quote def fn if begin let prim
+ *   seal unseal` are checked for their exact shapes (a malformed reserved form is an error, never
+ *   an application); anything else is an application, made left-nested binary
+ *   (`(f a b)` → `((f a) b)`, `(f)` → `f`).
+ *
+ * Errors: `GcError` with code {@link CANON_INVALID_FORM} (`core/canon/invalid-form`), exit code 10,
+ * message `canonicalize form <ordinal>: <reason>` where `<ordinal>` is the 0-based index of the
+ * top-level form in its module, and `details: { ordinal, reason }`. The reasons are:
+ *
+ * - `improper list in code position`
+ * - `(quote ...) expects exactly 1 argument`
+ * - `(def ...) expects exactly 2 arguments`
+ * - `(def ...) name must be a symbol`
+ * - `(fn ...) expects a parameter list and at least one body expression`
+ * - `(fn ...) parameters must be a list`
+ * - `(fn ...) expects at least one parameter`
+ * - `(fn ...) parameters must be symbols`
+ * - `(fn ...) duplicate parameter: <name>`
+ * - `(if ...) expects exactly 3 arguments`
+ * - `(begin ...) expects at least 1 argument`
+ * - `(let ...) expects a binding list and at least one body expression`
+ * - `(let ...) bindings must be a list`
+ * - `(let ...) binding must be a list of a name and an expression`
+ * - `(let ...) binding name must be symbol`
+ * - `(let ...) duplicate binding: <name>`
+ * - `(prim ...) expects an operator symbol`
+ * - `(prim ...) operator must be a symbol`
+ * - `(seal ...) expects 0 or 2 arguments`
+ * - `(unseal ...) expects exactly 2 arguments`
+ *
+ * Everything is iterative (explicit work stack), so 100,000-deep nesting is safe. Idempotent.
  */
 
 
 
-
-function describe(t) {
-    const atom = printAtom(t);
-    if (atom !== undefined)
-        return atom.length > 40 ? `${t.kind} ${atom.slice(0, 40)}…` : `${t.kind} ${atom}`;
-    return t.kind;
+/** Error code of every canonicalization failure. */
+const CANON_INVALID_FORM = 'core/canon/invalid-form';
+/** The nine reserved heads of §1.3 (exact symbol spelling). */
+const RESERVED_HEADS = new Set([
+    'quote',
+    'def',
+    'fn',
+    'if',
+    'begin',
+    'let',
+    'prim',
+    'seal',
+    'unseal',
+]);
+const SYM_FN = { kind: 'sym', name: 'fn' };
+const SYM_BEGIN = { kind: 'sym', name: 'begin' };
+const SYM_LET = { kind: 'sym', name: 'let' };
+/** A pending rebuild: pops `n` canonicalized children from the value stack and builds a term. */
+class Frame {
+    n;
+    build;
+    constructor(n, build) {
+        this.n = n;
+        this.build = build;
+    }
 }
-function wrongType(at, expected, t) {
-    return new errors_GcError('core/closed/wrong-type', `field ${at} must be ${expected}, got ${describe(t)}`, {
-        location: { at },
+function cons(car, cdr) {
+    return { kind: 'pair', car, cdr };
+}
+/** `(head a b ...)` from a head term and `vals[base..]`. */
+function listWith(head, vals, base, end = vals.length) {
+    let out = NIL;
+    for (let i = end - 1; i >= base; i--)
+        out = cons(vals[i], out);
+    for (let i = head.length - 1; i >= 0; i--)
+        out = cons(head[i], out);
+    return out;
+}
+function canonError(ordinal, reason) {
+    return new errors_GcError(CANON_INVALID_FORM, `canonicalize form ${ordinal}: ${reason}`, {
+        details: { ordinal, reason },
     });
 }
-/** Field decoders for the common field types. */
-const closed_D = {
-    /** Any term, returned as is. */
-    any: ((t) => t),
-    /** A string. */
-    str: ((t, at) => {
-        if (t.kind !== 'str')
-            throw wrongType(at, 'a string', t);
-        return t.value;
-    }),
-    /** A non-empty string. */
-    nonEmptyStr: ((t, at) => {
-        if (t.kind !== 'str' || t.value.length === 0)
-            throw wrongType(at, 'a non-empty string', t);
-        return t.value;
-    }),
-    /** An integer (bigint). */
-    int: ((t, at) => {
-        if (t.kind !== 'int')
-            throw wrongType(at, 'an integer', t);
-        return t.value;
-    }),
-    /** A non-negative integer that fits a JS number. */
-    index: ((t, at) => {
-        if (t.kind !== 'int' || t.value < 0n || t.value > BigInt(Number.MAX_SAFE_INTEGER)) {
-            throw wrongType(at, 'a non-negative integer', t);
+/**
+ * Canonicalizes one top-level form (a code position; a top-level vector is data, a top-level
+ * map keeps its keys and canonicalizes its values). Implements GENESIS_FACTS.md §1.3.
+ * @param form the raw term as read.
+ * @param ordinal 0-based index of the form in its module, used only in error messages.
+ * @returns the canonical term (data subterms are shared with `form`, not copied).
+ * @throws GcError `core/canon/invalid-form` "canonicalize form <ordinal>: <reason>".
+ */
+function canonicalizeForm(form, ordinal = 0) {
+    const tasks = [form];
+    const vals = [];
+    const fail = (reason) => canonError(ordinal, reason);
+    while (tasks.length > 0) {
+        const task = tasks.pop();
+        if (task instanceof Frame) {
+            const base = vals.length - task.n;
+            const v = task.build(vals, base);
+            vals.length = base;
+            vals.push(v);
+            continue;
         }
-        return Number(t.value);
-    }),
-    /** A boolean. */
-    bool: ((t, at) => {
-        if (t.kind !== 'bool')
-            throw wrongType(at, 'a boolean', t);
-        return t.value;
-    }),
-    /** A symbol; returns its name (keywords keep their leading colon). */
-    sym: ((t, at) => {
-        if (t.kind !== 'sym')
-            throw wrongType(at, 'a symbol', t);
-        return t.name;
-    }),
-    /** A map term. */
-    map: ((t, at) => {
-        if (t.kind !== 'map')
-            throw wrongType(at, 'a map', t);
-        return t;
-    }),
-    /** A vector term. */
-    vec: ((t, at) => {
-        if (t.kind !== 'vec')
-            throw wrongType(at, 'a vector', t);
-        return t;
-    }),
-    /** A string of exactly 64 lowercase hex digits. */
-    hex64: ((t, at) => {
-        if (t.kind !== 'str' || !isHex64(t.value))
-            throw wrongType(at, 'a lowercase hex64 string', t);
-        return t.value;
-    }),
-};
-/** A vector whose every element is decoded by `item` (errors name `field[i]`). */
-function vecOf(item) {
-    return (t, at) => {
-        if (t.kind !== 'vec')
-            throw wrongType(at, 'a vector', t);
-        return t.items.map((e, i) => item(e, `${at}[${i}]`));
-    };
-}
-/** `nil` decodes to `null`; anything else through `inner`. */
-function nullable(inner) {
-    return (t, at) => (t.kind === 'nil' ? null : inner(t, at));
-}
-/** A field that must equal `expected` exactly (fixed `:kind`, `:profile`, `:v` values). */
-function closed_literal(expected) {
-    return (t, at) => {
-        if (!termsEqual(t, expected)) {
-            throw new errors_GcError('core/closed/wrong-value', `field ${at} must be ${describe(expected)}, got ${describe(t)}`, {
-                location: { at },
-            });
+        if (task.kind === 'map') {
+            const m = task;
+            if (m.entries.length === 0) {
+                vals.push(m);
+                continue;
+            }
+            tasks.push(new Frame(m.entries.length, (vs, base) => ({
+                kind: 'map',
+                entries: m.entries.map((e, i) => [e[0], vs[base + i]]),
+            })));
+            for (let i = m.entries.length - 1; i >= 0; i--)
+                tasks.push(m.entries[i][1]);
+            continue;
         }
-        return t;
-    };
-}
-/** A string that is one of `allowed`. */
-function oneOfStr(allowed) {
-    return (t, at) => {
-        if (t.kind !== 'str' || !allowed.includes(t.value)) {
-            throw new GcError('core/closed/wrong-value', `field ${at} must be one of ${allowed.join(', ')}, got ${describe(t)}`, {
-                location: { at },
-            });
+        if (task.kind !== 'pair') {
+            // Atoms are themselves; vectors are data.
+            vals.push(task);
+            continue;
         }
-        return t.value;
-    };
+        const items = listItems(task);
+        if (items === undefined)
+            throw fail('improper list in code position');
+        const head = items[0];
+        const argc = items.length - 1;
+        if (head.kind === 'sym' && RESERVED_HEADS.has(head.name)) {
+            switch (head.name) {
+                case 'quote':
+                    if (argc !== 1)
+                        throw fail('(quote ...) expects exactly 1 argument');
+                    vals.push(task);
+                    continue;
+                case 'def': {
+                    if (argc !== 2)
+                        throw fail('(def ...) expects exactly 2 arguments');
+                    const name = items[1];
+                    if (name.kind !== 'sym')
+                        throw fail('(def ...) name must be a symbol');
+                    tasks.push(new Frame(1, (vs, base) => listWith([head, name], vs, base)), items[2]);
+                    continue;
+                }
+                case 'fn': {
+                    if (argc < 2)
+                        throw fail('(fn ...) expects a parameter list and at least one body expression');
+                    const params = listItems(items[1]);
+                    if (params === undefined)
+                        throw fail('(fn ...) parameters must be a list');
+                    if (params.length === 0)
+                        throw fail('(fn ...) expects at least one parameter');
+                    const seen = new Set();
+                    for (const p of params) {
+                        if (p.kind !== 'sym')
+                            throw fail('(fn ...) parameters must be symbols');
+                        if (seen.has(p.name))
+                            throw fail(`(fn ...) duplicate parameter: ${p.name}`);
+                        seen.add(p.name);
+                    }
+                    const k = argc - 1;
+                    tasks.push(new Frame(k, (vs, base) => {
+                        let body = k === 1 ? vs[base] : listWith([SYM_BEGIN], vs, base);
+                        for (let i = params.length - 1; i >= 0; i--) {
+                            body = cons(SYM_FN, cons(cons(params[i], NIL), cons(body, NIL)));
+                        }
+                        return body;
+                    }));
+                    for (let i = items.length - 1; i >= 2; i--)
+                        tasks.push(items[i]);
+                    continue;
+                }
+                case 'if':
+                    if (argc !== 3)
+                        throw fail('(if ...) expects exactly 3 arguments');
+                    pushList(tasks, items, [head], 1);
+                    continue;
+                case 'begin':
+                    if (argc < 1)
+                        throw fail('(begin ...) expects at least 1 argument');
+                    pushList(tasks, items, [head], 1);
+                    continue;
+                case 'let': {
+                    if (argc < 2)
+                        throw fail('(let ...) expects a binding list and at least one body expression');
+                    const bindings = listItems(items[1]);
+                    if (bindings === undefined)
+                        throw fail('(let ...) bindings must be a list');
+                    const names = [];
+                    const exprs = [];
+                    const seen = new Set();
+                    for (const b of bindings) {
+                        const parts = listItems(b);
+                        if (parts === undefined || parts.length !== 2) {
+                            throw fail('(let ...) binding must be a list of a name and an expression');
+                        }
+                        const name = parts[0];
+                        if (name.kind !== 'sym')
+                            throw fail('(let ...) binding name must be symbol');
+                        if (seen.has(name.name))
+                            throw fail(`(let ...) duplicate binding: ${name.name}`);
+                        seen.add(name.name);
+                        names.push(name);
+                        exprs.push(parts[1]);
+                    }
+                    const m = names.length;
+                    const k = argc - 1;
+                    tasks.push(new Frame(m + k, (vs, base) => {
+                        let bs = NIL;
+                        for (let i = m - 1; i >= 0; i--)
+                            bs = cons(cons(names[i], cons(vs[base + i], NIL)), bs);
+                        const body = k === 1 ? vs[base + m] : listWith([SYM_BEGIN], vs, base + m);
+                        return cons(SYM_LET, cons(bs, cons(body, NIL)));
+                    }));
+                    for (let i = items.length - 1; i >= 2; i--)
+                        tasks.push(items[i]);
+                    for (let i = m - 1; i >= 0; i--)
+                        tasks.push(exprs[i]);
+                    continue;
+                }
+                case 'prim': {
+                    if (argc < 1)
+                        throw fail('(prim ...) expects an operator symbol');
+                    const op = items[1];
+                    if (op.kind !== 'sym')
+                        throw fail('(prim ...) operator must be a symbol');
+                    pushList(tasks, items, [head, op], 2);
+                    continue;
+                }
+                case 'seal':
+                    if (argc !== 0 && argc !== 2)
+                        throw fail('(seal ...) expects 0 or 2 arguments');
+                    pushList(tasks, items, [head], 1);
+                    continue;
+                case 'unseal':
+                    if (argc !== 2)
+                        throw fail('(unseal ...) expects exactly 2 arguments');
+                    pushList(tasks, items, [head], 1);
+                    continue;
+            }
+        }
+        // Application.
+        if (items.length === 1) {
+            tasks.push(head);
+            continue;
+        }
+        const n = items.length;
+        tasks.push(new Frame(n, (vs, base) => {
+            let acc = vs[base];
+            for (let i = 1; i < n; i++)
+                acc = cons(acc, cons(vs[base + i], NIL));
+            return acc;
+        }));
+        for (let i = n - 1; i >= 0; i--)
+            tasks.push(items[i]);
+    }
+    return vals[0];
+}
+/** Schedules `(prefix... canon(items[from..]))`. */
+function pushList(tasks, items, prefix, from) {
+    tasks.push(new Frame(items.length - from, (vs, base) => listWith(prefix, vs, base)));
+    for (let i = items.length - 1; i >= from; i--)
+        tasks.push(items[i]);
 }
 /**
- * Decodes a closed map: `spec` maps keyword names (without the colon, e.g. `'module-path'`) to
- * decoders. Every key of `spec` must be present (unless listed in `optional`, then the decoder's
- * result for the absent key is `undefined`) and no other key may appear.
- * @param t the term to decode; @param spec field decoders; @param what a name for messages.
- * @returns the decoded fields keyed like `spec`.
- * @throws GcError `core/closed/not-a-map`, `core/closed/missing-key`, `core/closed/unknown-key`,
- *   `core/closed/wrong-type`, `core/closed/wrong-value` (all exit 10).
+ * Canonicalizes every top-level form of a module (GENESIS_FACTS.md §1.3, §1.6); form `i` uses
+ * ordinal `i` in error messages.
+ * @throws GcError `core/canon/invalid-form`.
  */
-function closed_decodeClosed(t, spec, what, options = {}) {
-    if (t.kind !== 'map') {
-        throw new errors_GcError('core/closed/not-a-map', `${what} must be a map, got ${describe(t)}`);
-    }
-    const seen = new Set();
-    const out = {};
-    for (const [k, v] of t.entries) {
-        const name = k.kind === 'sym' && k.name.startsWith(':') ? k.name.slice(1) : undefined;
-        if (name === undefined || !Object.prototype.hasOwnProperty.call(spec, name)) {
-            throw new errors_GcError('core/closed/unknown-key', `${what} has unknown key ${describe(k)}`, {
-                location: { at: describe(k) },
-            });
+function canonicalizeModule(forms) {
+    return forms.map((f, i) => canonicalizeForm(f, i));
+}
+/**
+ * Reads a module (`readModule`, §1.2) and canonicalizes each form: the "canonical module" of §1.6.
+ * @param source UTF-8 bytes or a JS string.
+ * @throws GcError `core/parse/*` from the reader unchanged; `core/canon/invalid-form` with
+ *   `location.offset` (0-based byte), `line` and `column` (1-based) of the offending top-level form.
+ */
+function canon_canonicalizeSource(source) {
+    const { source: bytes, forms } = readModule(source);
+    return forms.map((f, i) => {
+        try {
+            return canonicalizeForm(f.term, i);
         }
-        seen.add(name);
-        out[name] = spec[name](v, `${what} :${name}`);
-    }
-    for (const name of Object.keys(spec)) {
-        if (!seen.has(name) && !(options.optional ?? []).includes(name)) {
-            throw new errors_GcError('core/closed/missing-key', `${what} is missing key :${name}`, { location: { at: `:${name}` } });
+        catch (e) {
+            if (e instanceof errors_GcError && e.code === CANON_INVALID_FORM) {
+                throw e.withLocation({ offset: f.start, ...read_lineColumn(bytes, f.start) });
+            }
+            throw e;
         }
+    });
+}
+/**
+ * True when `form` is already canonical: `canonicalizeForm(form)` succeeds and is structurally
+ * equal to `form`. Never throws.
+ */
+function isCanonicalForm(form) {
+    try {
+        return termsEqual(canonicalizeForm(form, 0), form);
     }
-    return out;
+    catch {
+        return false;
+    }
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@noble/hashes/_md.js
@@ -62324,6 +64809,426 @@ class _BLAKE3 extends _BLAKE2 {
  */
 const blake3 = /* @__PURE__ */ utils_createHasher((opts = {}) => new _BLAKE3(opts));
 
+;// CONCATENATED MODULE: ./src/coreform/print.ts
+/**
+ * The canonical printer (GENESIS_FACTS.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
+ * ends, no trailing spaces. `printTerm` is the only printer used for hashing. Iterative: deeply
+ * nested terms do not overflow the call stack.
+ */
+
+
+/** Line width in UTF-8 bytes. */
+const PRINT_WIDTH = 100;
+/**
+ * Largest canonical print produced, in UTF-16 code units (≈ bytes for ASCII). Pretty printing is
+ * quadratic in nesting depth (every level indents by 2), so a pathologically deep data term would
+ * print to gigabytes; such a print stops with `core/print/too-large` instead of exhausting memory.
+ */
+const MAX_PRINT_LENGTH = 256 * 1024 * 1024;
+const print_HEX = '0123456789ABCDEF';
+function escapeStr(value) {
+    let out = '"';
+    let runStart = 0;
+    for (let i = 0; i < value.length; i++) {
+        const c = value.charCodeAt(i);
+        let rep;
+        if (c === 0x5c)
+            rep = '\\\\';
+        else if (c === 0x22)
+            rep = '\\"';
+        else if (c === 0x0a)
+            rep = '\\n';
+        else if (c === 0x0d)
+            rep = '\\r';
+        else if (c === 0x09)
+            rep = '\\t';
+        else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+            rep = '\\u00' + print_HEX[(c >> 4) & 15] + print_HEX[c & 15];
+        }
+        if (rep !== undefined) {
+            out += value.slice(runStart, i) + rep;
+            runStart = i + 1;
+        }
+    }
+    return out + value.slice(runStart) + '"';
+}
+function escapeBytes(value) {
+    let out = 'b"';
+    for (let i = 0; i < value.length; i++) {
+        const b = value[i];
+        if (b === 0x5c)
+            out += '\\\\';
+        else if (b === 0x22)
+            out += '\\"';
+        else if (b === 0x0a)
+            out += '\\n';
+        else if (b === 0x0d)
+            out += '\\r';
+        else if (b === 0x09)
+            out += '\\t';
+        else if (b >= 0x20 && b <= 0x7e)
+            out += String.fromCharCode(b);
+        else
+            out += '\\x' + print_HEX[b >> 4] + print_HEX[b & 15];
+    }
+    return out + '"';
+}
+/**
+ * Renders an atom (nil, bool, int, str, bytes, sym) on one line; `undefined` for containers.
+ * Strings escape `\ " LF CR TAB` by name and other Cc controls as `\u` + 4 uppercase hex digits;
+ * bytes print printable ASCII raw and everything else as `\x` + 2 uppercase hex digits.
+ */
+function printAtom(t) {
+    switch (t.kind) {
+        case 'nil':
+            return 'nil';
+        case 'bool':
+            return t.value ? 'true' : 'false';
+        case 'int':
+            return t.value.toString();
+        case 'str':
+            return escapeStr(t.value);
+        case 'bytes':
+            return escapeBytes(t.value);
+        case 'sym':
+            return t.name;
+        default:
+            return undefined;
+    }
+}
+function isAtomKind(t) {
+    return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
+}
+/**
+ * Multi-line prints of large containers at the indent they were last printed at. A workspace is
+ * hashed several times by diff and merge; each time its module records are printed at the same
+ * indent, so the text is reused instead of laid out again.
+ */
+const blockCache = new WeakMap();
+/** Containers whose print is at least this many characters are kept in `blockCache`. */
+const BLOCK_CACHE_MIN = 256;
+/**
+ * Only containers this close to the printed root are cached (a workspace vector → module record →
+ * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
+ * text per level: quadratic memory.
+ */
+const BLOCK_CACHE_MAX_DEPTH = 3;
+/** One print job: lays out one term using the shared caches. */
+class Printer {
+    maxLength;
+    /** @param maxLength the largest print allowed, in UTF-16 code units. */
+    constructor(maxLength = MAX_PRINT_LENGTH) {
+        this.maxLength = maxLength;
+    }
+    memo = new Map();
+    out = [];
+    outLength = 0;
+    indents = [''];
+    /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
+    atomText(t) {
+        switch (t.kind) {
+            case 'sym':
+                return t.name;
+            case 'nil':
+                return 'nil';
+            case 'bool':
+                return t.value ? 'true' : 'false';
+            case 'int':
+                return t.value.toString();
+            default: {
+                const cached = this.memo.get(t);
+                if (cached)
+                    return cached.text;
+                const text = printAtom(t);
+                this.memo.set(t, { text, len: utf8Length(text) });
+                return text;
+            }
+        }
+    }
+    /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
+    atomLen(t, text) {
+        if (t.kind === 'sym')
+            return utf8Length(text);
+        if (t.kind === 'str' || t.kind === 'bytes')
+            return this.memo.get(t).len;
+        return text.length;
+    }
+    atomSingle(t) {
+        const text = this.atomText(t);
+        return { text, len: this.atomLen(t, text) };
+    }
+    /** `single(t)` of §1.5, computed bottom-up with an explicit stack. */
+    single(root) {
+        if (isAtomKind(root))
+            return this.atomSingle(root);
+        const known = this.memo.get(root);
+        if (known !== undefined)
+            return known;
+        const stack = [root];
+        while (stack.length > 0) {
+            const t = stack[stack.length - 1];
+            if (this.memo.has(t)) {
+                stack.pop();
+                continue;
+            }
+            if (t.kind === 'vec') {
+                stack.pop();
+                if (t.items.length <= 3 && t.items.every(isAtomKind)) {
+                    let text = '[';
+                    let len = 2;
+                    for (let i = 0; i < t.items.length; i++) {
+                        const e = t.items[i];
+                        const et = this.atomText(e);
+                        if (i > 0) {
+                            text += ' ';
+                            len += 1;
+                        }
+                        text += et;
+                        len += this.atomLen(e, et);
+                    }
+                    this.memo.set(t, { text: text + ']', len });
+                }
+                else
+                    this.memo.set(t, null);
+                continue;
+            }
+            if (t.kind === 'map') {
+                stack.pop();
+                if (t.entries.length <= 2 && t.entries.every(([k, v]) => isAtomKind(k) && isAtomKind(v))) {
+                    const parts = [];
+                    for (const [k, v] of t.entries)
+                        parts.push(this.atomSingle(k), this.atomSingle(v));
+                    const text = '{' + parts.map((p) => p.text).join(' ') + '}';
+                    const len = 2 + parts.reduce((a, p) => a + p.len, 0) + Math.max(0, parts.length - 1);
+                    this.memo.set(t, { text, len });
+                }
+                else
+                    this.memo.set(t, null);
+                continue;
+            }
+            // A pair: a proper list gets a single rendering when every element has one and it fits.
+            let pending = false;
+            let cur = t;
+            while (cur.kind === 'pair') {
+                const e = cur.car;
+                if (!isAtomKind(e) && !this.memo.has(e)) {
+                    stack.push(e);
+                    pending = true;
+                }
+                cur = cur.cdr;
+            }
+            if (pending)
+                continue;
+            stack.pop();
+            if (cur.kind !== 'nil') {
+                this.memo.set(t, null);
+                continue;
+            }
+            let text = '(';
+            let len = 1;
+            let ok = true;
+            for (cur = t; cur.kind === 'pair'; cur = cur.cdr) {
+                const e = cur.car;
+                let et;
+                let el;
+                if (isAtomKind(e)) {
+                    et = this.atomText(e);
+                    el = this.atomLen(e, et);
+                }
+                else {
+                    const s = this.memo.get(e);
+                    if (s === null) {
+                        ok = false;
+                        break;
+                    }
+                    et = s.text;
+                    el = s.len;
+                }
+                if (cur !== t) {
+                    text += ' ';
+                    len += 1;
+                }
+                len += el;
+                if (len + 1 > PRINT_WIDTH) {
+                    ok = false;
+                    break;
+                }
+                text += et;
+            }
+            if (ok)
+                this.memo.set(t, { text: text + ')', len: len + 1 });
+            else
+                this.memo.set(t, null);
+        }
+        return this.memo.get(root);
+    }
+    indent(n) {
+        let s = this.indents[n];
+        if (s === undefined) {
+            s = ' '.repeat(n);
+            this.indents[n] = s;
+        }
+        return s;
+    }
+    emit(text) {
+        this.out.push(text);
+        this.outLength += text.length;
+        if (this.outLength > this.maxLength) {
+            throw new errors_GcError('core/print/too-large', `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`);
+        }
+    }
+    /** `fmt(t, indent)` of §1.5, driven by an explicit task stack; appends to the output. */
+    fmt(root, rootIndent) {
+        const tasks = [{ term: root, indent: rootIndent, depth: 0 }];
+        let first = true;
+        while (tasks.length > 0) {
+            const task = tasks.pop();
+            if (typeof task === 'string') {
+                this.emit(task);
+                continue;
+            }
+            if ('capture' in task) {
+                if (this.outLength - task.length >= BLOCK_CACHE_MIN) {
+                    const text = this.out.slice(task.chunk).join('');
+                    this.out.length = task.chunk;
+                    this.out.push(text);
+                    blockCache.set(task.capture, { indent: task.indent, text });
+                }
+                continue;
+            }
+            const { term: t, indent, depth } = task;
+            const lead = (first ? '' : '\n') + this.indent(indent);
+            first = false;
+            if (isAtomKind(t)) {
+                // Atoms are one line, overlong or not (§1.5 rule 2).
+                this.emit(lead + this.atomText(t));
+                continue;
+            }
+            const s = this.single(t);
+            if (s !== null && indent + s.len <= PRINT_WIDTH) {
+                this.emit(lead + s.text);
+                continue;
+            }
+            this.emit(lead);
+            if (depth <= BLOCK_CACHE_MAX_DEPTH) {
+                const cached = blockCache.get(t);
+                if (cached !== undefined && cached.indent === indent) {
+                    this.emit(cached.text);
+                    continue;
+                }
+                tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
+            }
+            if (t.kind === 'vec') {
+                if (t.items.length === 0) {
+                    this.emit('[]');
+                    continue;
+                }
+                this.emit('[');
+                tasks.push(']');
+                for (let i = t.items.length - 1; i >= 0; i--)
+                    tasks.push({ term: t.items[i], indent: indent + 2, depth: depth + 1 });
+                continue;
+            }
+            if (t.kind === 'map') {
+                if (t.entries.length === 0) {
+                    this.emit('{}');
+                    continue;
+                }
+                this.emit('{');
+                tasks.push('}');
+                for (let i = t.entries.length - 1; i >= 0; i--) {
+                    const [k, v] = t.entries[i];
+                    const ks = this.single(k);
+                    const vs = this.single(v);
+                    if (ks !== null && vs !== null && indent + 2 + ks.len + 1 + vs.len <= PRINT_WIDTH) {
+                        tasks.push('\n' + this.indent(indent + 2) + ks.text + ' ' + vs.text);
+                    }
+                    else {
+                        tasks.push({ term: v, indent: indent + 4, depth: depth + 1 }, { term: k, indent: indent + 2, depth: depth + 1 });
+                    }
+                }
+                continue;
+            }
+            // Pair.
+            const items = [];
+            let cur = t;
+            while (cur.kind === 'pair') {
+                items.push(cur.car);
+                cur = cur.cdr;
+            }
+            if (cur.kind !== 'nil') {
+                this.emit('(pair <improper>)');
+                continue;
+            }
+            const head = this.single(items[0]);
+            if (head === null) {
+                this.emit('(');
+                tasks.push(')');
+                for (let i = items.length - 1; i >= 0; i--)
+                    tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
+                continue;
+            }
+            let line = '(' + head.text;
+            let lineLen = indent + 1 + head.len;
+            let next = 1;
+            if (items.length > 1) {
+                const second = this.single(items[1]);
+                if (second !== null && lineLen + 1 + second.len <= PRINT_WIDTH) {
+                    line += ' ' + second.text;
+                    lineLen += 1 + second.len;
+                    next = 2;
+                }
+            }
+            if (next >= items.length) {
+                this.emit(line + ')');
+                continue;
+            }
+            this.emit(line);
+            tasks.push(')');
+            for (let i = items.length - 1; i >= next; i--)
+                tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
+        }
+    }
+    result() {
+        return this.out.join('');
+    }
+    reset() {
+        this.out.length = 0;
+    }
+}
+/**
+ * `print_term`: the canonical pretty print of one term, lines joined by `\n`, no final newline.
+ * @param options `maxLength`: stop past this many UTF-16 code units (default and ceiling
+ *   {@link MAX_PRINT_LENGTH}); a caller comparing the print with known bytes passes their length,
+ *   so memory stays proportional to the input.
+ * @throws GcError `core/print/too-large` when the print would exceed the bound.
+ * Implements GENESIS_FACTS.md §1.5.
+ */
+function print_printTerm(t, options = {}) {
+    const p = new Printer(Math.min(options.maxLength ?? MAX_PRINT_LENGTH, MAX_PRINT_LENGTH));
+    p.fmt(t, 0);
+    return p.result();
+}
+/**
+ * `print_module`: each form's `print_term` followed by `\n`, forms separated by one blank line;
+ * the empty module prints as the empty string. Forms must already be canonical.
+ * @throws GcError `core/print/too-large` (see {@link printTerm}).
+ * Implements GENESIS_FACTS.md §1.5.
+ */
+function printModule(forms) {
+    const parts = [];
+    let total = 0;
+    for (let i = 0; i < forms.length; i++) {
+        const text = print_printTerm(forms[i]);
+        total += text.length + 2;
+        if (total > MAX_PRINT_LENGTH) {
+            throw new errors_GcError('core/print/too-large', `canonical module print exceeds ${MAX_PRINT_LENGTH} characters`);
+        }
+        parts.push(text);
+    }
+    return parts.length === 0 ? '' : parts.join('\n\n') + '\n';
+}
+
 ;// CONCATENATED MODULE: ./src/coreform/hash.ts
 /**
  * CoreForm hashes (GENESIS_FACTS.md §2): BLAKE3 (32-byte output) over a domain prefix followed by
@@ -62386,1406 +65291,885 @@ function blake3Hex(data) {
     return digest(data);
 }
 
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-// EXTERNAL MODULE: external "node:buffer"
-var external_node_buffer_ = __nccwpck_require__(4573);
-;// CONCATENATED MODULE: ./src/coreform/scan-wasm.ts
-// Generated by `npm run build:wasm` from scan.wat: do not edit.
-/** The WebAssembly module of scan.wat (the reader's fast scan; read.ts), base64. */
-const SCAN_WASM = 'AGFzbQEAAAABCAFgA39/fwF/AwIBAAUDAQABBgYBfwFBAAsHGQMGbWVtb3J5AgAFY291bnQDAARzY2FuAAAKhQcBggcBCn9B' +
-    'ACQAA0AgAyAATwRAIAUPCyADLQCABC0AACEEIARBB0YEQCADQQFqIQMMAQsgBEEIRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
-    'AIAEQQpGBEAgA0EBaiEDDAILIANBAWohAwwACwsMAQsgBUUEQCADIQYLIARBC0YEQEENIQQgA0EBaiAASQRAIAMtAIEELQAA' +
-    'QQpGBEBBCiEECwsLIARBDEYEQEENIQQgA0EBaiAASQRAIAMtAIEEQSJGBEBBDiEECwsLAkAgBEEDTQRAIAEgBWogBDoAACAF' +
-    'QQFqIQUgA0EBaiEDDAILIARBBU0EQCAFRQRAQX8PCyABIAVqQQFrLQAAIQwgDEEDcSAEQQRrRwRAQX8PCyAFQQFrIQUgA0EB' +
-    'aiEDDAELIARBBkYEQCAFRQRAQX8PCyABIAVqQQFrLQAAQQJHBEBBfw8LIAVBAWshBSADQQFqIQMMAQsgBEEJRiAEQQ5GcgRA' +
-    'IANBAUECIARBCUYbaiEHA0AgByAATwRAQX8PCyAHLQCABCEIIAhBIkYEQCAHQQFqIQMMAwsgCEHcAEcEQCAHQQFqIQcMAQsg' +
-    'B0EBaiAATwRAQX8PCyAHLQCBBCEJIAlB3ABGIAlBIkZyIAlB7gBGIAlB8gBGIAlB9ABGcnJyBEAgB0ECaiEHDAELIAlB9QBG' +
-    'BEAgB0EFaiAATwRAQX8PCyAHLQCCBC0AgAIhCiAHLQCDBC0AgAIhCyAKQf8BRiALQf8BRnIgBy0AhAQtAIACQf8BRiAHLQCF' +
-    'BC0AgAJB/wFGcnIEQEF/DwsgCkENRiALQQhPcQRAQX8PCyAHQQZqIQcMAQsgCUH4AEYEQCAHQQNqIABPBEBBfw8LIActAIIE' +
-    'LQCAAkH/AUYgBy0AgwQtAIACQf8BRnIEQEF/DwsgB0EEaiEHDAELQX8PCwsgBEEKRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
-    'AIAELQAAQQpHDQEgA0EBaiEDDAALCwwBCyADQQFqIQMCQANAIAMgAE8NASADLQCABC0AAEEKSQ0BIANBAWohAwwACwsLAkAD' +
-    'QCAFRQ0BIAEgBWpBAWstAABBA0cNASAFQQFrIQUMAAsLIAVFBEAgAiMAQQN0aiAGNgIAIAIjAEEDdGogAzYCBCMAQQFqJAAF' +
-    'IAEgBWpBAWshDCAMIAwtAABBBHM6AAALDAALQX8L';
+;// CONCATENATED MODULE: ./src/workspace/path.ts
+/** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
 
-;// CONCATENATED MODULE: ./src/coreform/read.ts
 /**
- * The CoreForm reader: `.gc` source bytes → raw (non-canonicalized) terms.
- *
- * Implements GENESIS_FACTS.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
- * it reports is a 0-based UTF-8 byte offset, every line/column is 1-based (columns count bytes).
- * It is iterative (explicit stack), so arbitrarily deep nesting cannot overflow the JS stack.
- *
- * Error codes (all `GcError`, exit code 10):
- * - `core/parse/eof` — end of input where a term was expected; offset = source length.
- * - `core/parse/unexpected` — unexpected/mismatched closing delimiter (at the delimiter), trailing
- *   tokens after a single term (at the token), unterminated string/bytes/list/vector/map (at the
- *   opening delimiter; for nested unclosed containers, the innermost one), a map literal with an
- *   odd number of terms (at its `{`), invalid UTF-8 in the source (at the first invalid byte).
- * - `core/parse/escape` — bad escape sequence inside a string or bytes literal (at the backslash).
+ * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
+ * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
+ * the first component must not end with `:` (a drive prefix such as `C:`).
  */
+function portablePathProblem(path) {
+    if (path.length === 0)
+        return 'is empty';
+    if (path.normalize('NFC') !== path)
+        return 'is not Unicode NFC';
+    if (path.startsWith('/'))
+        return 'is absolute (starts with /)';
+    if (path.includes('\\'))
+        return 'contains a backslash';
+    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(path)) {
+        return 'contains a lone surrogate';
+    }
+    const parts = path.split('/');
+    for (const part of parts) {
+        if (part === '')
+            return 'has an empty component (// or a trailing /)';
+        if (part === '.' || part === '..')
+            return `has a "${part}" component`;
+    }
+    if (parts[0].endsWith(':'))
+        return 'starts with a drive prefix';
+    return undefined;
+}
+/**
+ * Checks a portable module path.
+ * @param path the path; @param field the field or file it came from, for the message.
+ * @throws GcError `patch/non-portable-path` (exit 10) naming the rule that failed.
+ */
+function path_assertPortablePath(path, field = 'module path') {
+    const problem = portablePathProblem(path);
+    if (problem !== undefined) {
+        throw new GcError('patch/non-portable-path', `${field} ${JSON.stringify(path)} ${problem}; use a relative path with / separators`, {
+            location: { at: field },
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/workspace/manifest.ts
+/** `package.toml`: reading and validating the manifest (GENESIS_FACTS.md §4). */
 
 
 
-
-const NO_CHILDREN = Object.freeze([]);
-/** Error code: end of input where a term was expected. */
-const PARSE_EOF = 'core/parse/eof';
-/** Error code: unexpected token, unterminated literal/container, odd map, invalid UTF-8, trailing tokens. */
-const PARSE_UNEXPECTED = 'core/parse/unexpected';
-/** Error code: invalid escape sequence in a string or bytes literal. */
-const PARSE_ESCAPE = 'core/parse/escape';
-const read_encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-// Character classes.
-const C_WS = 1;
-const C_DELIM = 2;
-const C_DIGIT = 4;
-const CLASS = new Uint8Array(256);
-for (const c of [0x20, 0x09, 0x0a, 0x0d])
-    CLASS[c] = C_WS | C_DELIM;
-for (const c of '()[]{}\'";')
-    CLASS[c.charCodeAt(0)] = C_DELIM;
-for (let c = 0x30; c <= 0x39; c++)
-    CLASS[c] = C_DIGIT;
-// Hex digit values, 255 = not a hex digit.
-const read_HEX = new Uint8Array(256).fill(255);
-for (let i = 0; i < 10; i++)
-    read_HEX[0x30 + i] = i;
-for (let i = 0; i < 6; i++) {
-    read_HEX[0x41 + i] = 10 + i;
-    read_HEX[0x61 + i] = 10 + i;
-}
-const OPEN_LIST = 0x28; // (
-const CLOSE_LIST = 0x29; // )
-const OPEN_VEC = 0x5b; // [
-const CLOSE_VEC = 0x5d; // ]
-const OPEN_MAP = 0x7b; // {
-const CLOSE_MAP = 0x7d; // }
-const QUOTE = 0x27; // '
-const DQUOTE = 0x22; // "
-const BACKSLASH = 0x5c;
-const SEMI = 0x3b;
-const LF = 0x0a;
-const MINUS = 0x2d;
-const LOWER_B = 0x62;
-const QUOTE_SYM = Object.freeze({ kind: 'sym', name: 'quote' });
-/**
- * 1-based line and 1-based byte column of a 0-based UTF-8 byte `offset` in `source`. Only LF
- * starts a new line (a CR is an ordinary column). Offsets past the end are clamped.
- */
-function read_lineColumn(source, offset) {
-    const end = Math.max(0, Math.min(offset, source.length));
-    let line = 1;
-    let lineStart = 0;
-    let p = source.indexOf(LF);
-    while (p !== -1 && p < end) {
-        line++;
-        lineStart = p + 1;
-        p = source.indexOf(LF, p + 1);
-    }
-    return { line, column: end - lineStart + 1 };
-}
-function parseError(source, code, message, offset) {
-    const { line, column } = read_lineColumn(source, offset);
-    return new errors_GcError(code, message, { location: { offset, line, column } });
-}
-/** Offset of the first byte that makes `bytes` invalid UTF-8 (strict: no surrogates/overlongs), or -1. */
-function firstInvalidUtf8(s) {
-    const n = s.length;
-    let i = 0;
-    while (i < n) {
-        const c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        let need;
-        let lo = 0x80;
-        let hi = 0xbf;
-        if (c >= 0xc2 && c <= 0xdf)
-            need = 1;
-        else if (c >= 0xe0 && c <= 0xef) {
-            need = 2;
-            if (c === 0xe0)
-                lo = 0xa0;
-            else if (c === 0xed)
-                hi = 0x9f;
-        }
-        else if (c >= 0xf0 && c <= 0xf4) {
-            need = 3;
-            if (c === 0xf0)
-                lo = 0x90;
-            else if (c === 0xf4)
-                hi = 0x8f;
-        }
-        else
-            return i;
-        for (let k = 1; k <= need; k++) {
-            const d = i + k < n ? s[i + k] : -1;
-            const min = k === 1 ? lo : 0x80;
-            const max = k === 1 ? hi : 0xbf;
-            // A truncated or broken sequence is reported at its lead byte.
-            if (d < min || d > max)
-                return i;
-        }
-        i += need + 1;
-    }
-    return -1;
-}
-function toBytes(source) {
-    return typeof source === 'string' ? read_encoder.encode(source) : source;
+function invalid(file, message, line, column) {
+    const location = { file };
+    if (line !== undefined)
+        location.line = line;
+    if (column !== undefined)
+        location.column = column;
+    return new errors_GcError('manifest/invalid', message, { location });
 }
 /**
- * Decodes an already-validated UTF-8 slice `s[a, b)` (byte offsets); short ASCII runs skip the
- * TextDecoder call overhead.
+ * Parses and validates `package.toml` text. Required: `name`, `version` (strings), `modules`
+ * (array of tables with `path` and optional `hash`), `obligations` (array of strings); `schema`
+ * missing or 1; optional `dependencies` and `tests`. Every path must be portable.
+ * @param text the TOML source; @param file its path, for error locations.
+ * @throws GcError `manifest/toml` (syntax, with line and column) or `manifest/invalid` (exit 10).
  */
-function decodeSlice(s, a, b) {
-    const len = b - a;
-    if (len <= 128) {
-        let ascii = true;
-        for (let i = a; i < b; i++) {
-            if (s[i] >= 0x80) {
-                ascii = false;
-                break;
-            }
-        }
-        if (ascii) {
-            switch (len) {
-                case 0:
-                    return '';
-                case 1:
-                    return String.fromCharCode(s[a]);
-                case 2:
-                    return String.fromCharCode(s[a], s[a + 1]);
-                case 3:
-                    return String.fromCharCode(s[a], s[a + 1], s[a + 2]);
-                default:
-                    return String.fromCharCode.apply(null, s.subarray(a, b));
-            }
-        }
-    }
-    return decoder.decode(s.subarray(a, b));
-}
-/** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
-const SMALL_INTS = new Array(1152);
-/** The shared int term of `v` (-128 <= v < 1024). */
-function smallInt(v) {
-    return (SMALL_INTS[v + 128] ??= { kind: 'int', value: BigInt(v) });
-}
-/**
- * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
- * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
- * One cache serves every read of the process (its keys are copies of the symbol bytes, so a
- * source may change or go away after it was read); the slots are allocated on first use, so a
- * `readTerm` of a small form does not pay for 8,192 slot writes.
- */
-class SymbolCache {
-    keys;
-    terms;
-    get(s, a, b) {
-        const len = b - a;
-        if (len > 48)
-            return symbolTerm(decodeSlice(s, a, b));
-        let h = 0x811c9dc5;
-        for (let i = a; i < b; i++)
-            h = Math.imul(h ^ s[i], 0x01000193);
-        const slot = (h ^ (h >>> 15)) & 4095;
-        const keys = (this.keys ??= new Array(4096).fill(undefined));
-        const terms = (this.terms ??= new Array(4096).fill(undefined));
-        const key = keys[slot];
-        if (key !== undefined && key.length === len) {
-            let same = true;
-            for (let i = 0; i < len; i++) {
-                if (key[i] !== s[a + i]) {
-                    same = false;
-                    break;
-                }
-            }
-            if (same)
-                return terms[slot];
-        }
-        const t = symbolTerm(decodeSlice(s, a, b));
-        keys[slot] = s.slice(a, b);
-        terms[slot] = t;
-        return t;
-    }
-}
-/** The process-wide symbol cache of every {@link Reader}. */
-const SYMBOLS = new SymbolCache();
-function symbolTerm(name) {
-    if (name.length <= 5) {
-        if (name === 'nil')
-            return NIL;
-        if (name === 'true')
-            return term_TRUE;
-        if (name === 'false')
-            return FALSE;
-    }
-    return { kind: 'sym', name };
-}
-/** Container frame kinds on the reader's explicit stack. */
-const F_LIST = 0;
-const F_VEC = 1;
-const F_MAP = 2;
-const F_QUOTE = 3;
-const FRAME_NAME = ['list', 'vector', 'map'];
-const FRAME_CLOSE = [')', ']', '}'];
-const FRAME_OPEN = ['(', '[', '{'];
-class Reader {
-    src;
-    len;
-    pos = 0;
-    // Reusable stacks of readForm.
-    fType = [];
-    fOpen = [];
-    fBase = [];
-    vals = [];
-    /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
-    build;
-    /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
-    spans;
-    fLead = [];
-    spanVals = [];
-    /** The span of the last value `readForm` returned (spans mode only). */
-    lastSpan;
-    constructor(src, build = true, spans = false) {
-        this.src = src;
-        this.build = build;
-        this.spans = spans && build;
-        this.len = src.length;
-        if (!(0,external_node_buffer_.isUtf8)(src)) {
-            const bad = firstInvalidUtf8(src);
-            throw parseError(src, PARSE_UNEXPECTED, 'invalid UTF-8', bad < 0 ? 0 : bad);
-        }
-    }
-    error(code, message, offset) {
-        return parseError(this.src, code, message, offset);
-    }
-    /** Skips whitespace and `;` comments (a comment consumes its LF). */
-    skipTrivia() {
-        const s = this.src;
-        const n = this.len;
-        let p = this.pos;
-        while (p < n) {
-            const c = s[p];
-            if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)
-                p++;
-            else if (c === SEMI) {
-                const nl = s.indexOf(LF, p + 1);
-                p = nl === -1 ? n : nl + 1;
-            }
-            else
-                break;
-        }
-        this.pos = p;
-    }
-    /**
-     * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
-     * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
-     */
-    readForm(topLead = this.pos) {
-        const s = this.src;
-        const n = this.len;
-        const fType = this.fType;
-        const fOpen = this.fOpen;
-        const fBase = this.fBase;
-        const vals = this.vals;
-        const spans = this.spans;
-        const fLead = this.fLead;
-        const spanVals = this.spanVals;
-        let depth = 0;
-        fType.length = 0;
-        fOpen.length = 0;
-        fBase.length = 0;
-        vals.length = 0;
-        if (spans) {
-            fLead.length = 0;
-            spanVals.length = 0;
-        }
-        for (;;) {
-            const lead = depth === 0 ? topLead : this.pos;
-            this.skipTrivia();
-            let value;
-            let span;
-            if (this.pos >= n) {
-                if (depth === 0 || fType[depth - 1] === F_QUOTE) {
-                    throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
-                }
-                const t = fType[depth - 1];
-                throw this.error(PARSE_UNEXPECTED, `unterminated ${FRAME_NAME[t]}: no closing '${FRAME_CLOSE[t]}' for the '${FRAME_OPEN[t]}' opened here`, fOpen[depth - 1]);
-            }
-            const c = s[this.pos];
-            if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP || c === QUOTE) {
-                fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
-                fOpen[depth] = this.pos;
-                fBase[depth] = vals.length;
-                if (spans)
-                    fLead[depth] = lead;
-                depth++;
-                this.pos++;
-                continue;
-            }
-            else if (c === CLOSE_LIST || c === CLOSE_VEC || c === CLOSE_MAP) {
-                const ch = String.fromCharCode(c);
-                const t = depth === 0 ? F_QUOTE : fType[depth - 1];
-                if (t === F_QUOTE) {
-                    throw this.error(PARSE_UNEXPECTED, `unexpected closing delimiter '${ch}'`, this.pos);
-                }
-                const want = t === F_LIST ? CLOSE_LIST : t === F_VEC ? CLOSE_VEC : CLOSE_MAP;
-                if (c !== want) {
-                    throw this.error(PARSE_UNEXPECTED, `mismatched closing delimiter '${ch}': expected '${FRAME_CLOSE[t]}' to close the ${FRAME_NAME[t]} opened at byte ${fOpen[depth - 1]}`, this.pos);
-                }
-                depth--;
-                const base = fBase[depth];
-                if (!this.build) {
-                    if (t === F_MAP && (vals.length - base) % 2 !== 0) {
-                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
-                    }
-                    value = NIL;
-                }
-                else if (t === F_LIST) {
-                    let out = NIL;
-                    for (let i = vals.length - 1; i >= base; i--)
-                        out = { kind: 'pair', car: vals[i], cdr: out };
-                    value = out;
-                }
-                else if (t === F_VEC) {
-                    value = { kind: 'vec', items: vals.slice(base) };
-                }
-                else {
-                    if ((vals.length - base) % 2 !== 0) {
-                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
-                    }
-                    value = buildMap(vals, base);
-                }
-                vals.length = base;
-                if (spans) {
-                    span = {
-                        kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
-                        term: value,
-                        start: fOpen[depth],
-                        end: this.pos + 1,
-                        leadingStart: fLead[depth],
-                        closeStart: this.pos,
-                        children: spanVals.slice(base),
-                    };
-                    spanVals.length = base;
-                }
-                this.pos++;
-            }
-            else {
-                const start = this.pos;
-                value = this.readAtom(c);
-                if (spans)
-                    span = { kind: 'atom', term: value, start, end: this.pos, leadingStart: lead, closeStart: this.pos, children: NO_CHILDREN };
-            }
-            // Deliver `value` to the enclosing frames (quote frames complete immediately).
-            while (depth > 0 && fType[depth - 1] === F_QUOTE) {
-                depth--;
-                if (this.build)
-                    value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
-                if (spans) {
-                    span = { kind: 'quote', term: value, start: fOpen[depth], end: this.pos, leadingStart: fLead[depth], closeStart: this.pos, children: [span] };
-                }
-            }
-            if (depth === 0) {
-                if (spans)
-                    this.lastSpan = span;
-                return value;
-            }
-            vals.push(value);
-            if (spans)
-                spanVals.push(span);
-        }
-    }
-    readAtom(c) {
-        const s = this.src;
-        const n = this.len;
-        const start = this.pos;
-        if (c === DQUOTE) {
-            if (!this.build) {
-                this.skipString(start);
-                return NIL;
-            }
-            return { kind: 'str', value: this.readString(start) };
-        }
-        if (c === LOWER_B && start + 1 < n && s[start + 1] === DQUOTE)
-            return { kind: 'bytes', value: this.readBytes(start) };
-        if ((CLASS[c] & C_DIGIT) !== 0 || (c === MINUS && start + 1 < n && (CLASS[s[start + 1]] & C_DIGIT) !== 0)) {
-            if (!this.build) {
-                let p = start + 1;
-                while (p < n && s[p] >= 0x30 && s[p] <= 0x39)
-                    p++;
-                this.pos = p;
-                return NIL;
-            }
-            return this.readInt(start);
-        }
-        let p = start + 1;
-        while (p < n && (CLASS[s[p]] & C_DELIM) === 0)
-            p++;
-        this.pos = p;
-        return this.build ? SYMBOLS.get(s, start, p) : NIL;
-    }
-    /** Reads the integer starting at `start` (`-`? digits); leaves `pos` after its last digit. */
-    readInt(start) {
-        const s = this.src;
-        const n = this.len;
-        let p = start;
-        const negative = s[p] === MINUS;
-        if (negative)
-            p++;
-        const digitsStart = p;
-        let small = 0;
-        while (p < n) {
-            const d = s[p] - 0x30;
-            if (d < 0 || d > 9)
-                break;
-            small = small * 10 + d;
-            p++;
-        }
-        this.pos = p;
-        if (p - digitsStart <= 15) {
-            // Exact as a double: no BigInt parse, and small values share one term.
-            const v = negative ? -small : small;
-            return v >= -128 && v < 1024 ? smallInt(v) : { kind: 'int', value: BigInt(v) };
-        }
-        const v = BigInt(decodeSlice(s, digitsStart, p));
-        return { kind: 'int', value: negative ? -v : v };
-    }
-    /** Reads a `\uXXXX` scalar at backslash offset `bs`; returns the code point. */
-    readUnicodeEscape(bs) {
-        const s = this.src;
-        if (bs + 5 >= this.len) {
-            throw this.error(PARSE_ESCAPE, 'invalid \\u escape: expected exactly 4 hex digits', bs);
-        }
-        let cp = 0;
-        for (let k = 2; k < 6; k++) {
-            const h = read_HEX[s[bs + k]];
-            if (h === 255)
-                throw this.error(PARSE_ESCAPE, 'invalid \\u escape: expected exactly 4 hex digits', bs);
-            cp = cp * 16 + h;
-        }
-        if (cp >= 0xd800 && cp <= 0xdfff) {
-            throw this.error(PARSE_ESCAPE, `invalid \\u escape: U+${cp.toString(16).toUpperCase().padStart(4, '0')} is a surrogate, not a Unicode scalar value`, bs);
-        }
-        return cp;
-    }
-    /** Reads a `\xNN` escape at backslash offset `bs`; returns 0..255. */
-    readHexEscape(bs) {
-        const s = this.src;
-        const h1 = bs + 2 < this.len ? read_HEX[s[bs + 2]] : 255;
-        const h2 = bs + 3 < this.len ? read_HEX[s[bs + 3]] : 255;
-        if (h1 === 255 || h2 === 255) {
-            throw this.error(PARSE_ESCAPE, 'invalid \\x escape: expected exactly 2 hex digits', bs);
-        }
-        return h1 * 16 + h2;
-    }
-    badEscape(bs) {
-        const e = this.src[bs + 1];
-        const shown = e >= 0x21 && e < 0x7f ? `\\${String.fromCharCode(e)}` : `\\ followed by byte 0x${e.toString(16).padStart(2, '0')}`;
-        return this.error(PARSE_ESCAPE, `invalid escape sequence '${shown}' (allowed: \\\\ \\" \\n \\r \\t \\uXXXX \\xNN)`, bs);
-    }
-    /**
-     * Checks the string literal whose opening quote is at `start` (escapes, termination), leaves
-     * `pos` after the closing quote and returns the offset of that quote. Both modes use it, so
-     * scanning and reading report the same errors.
-     * @throws GcError `core/parse/unexpected` (unterminated, at the opening quote) or
-     *   `core/parse/escape` (at the backslash).
-     */
-    skipString(start) {
-        const s = this.src;
-        const n = this.len;
-        let p = start + 1;
-        for (;;) {
-            while (p < n) {
-                const c = s[p];
-                if (c === DQUOTE || c === BACKSLASH)
-                    break;
-                p++;
-            }
-            if (p >= n)
-                throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
-            if (s[p] === DQUOTE) {
-                this.pos = p + 1;
-                return p;
-            }
-            if (p + 1 >= n)
-                throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
-            const e = s[p + 1];
-            if (e === BACKSLASH || e === DQUOTE || e === 0x6e || e === 0x72 || e === 0x74)
-                p += 2;
-            else if (e === 0x75) {
-                this.readUnicodeEscape(p);
-                p += 6;
-            }
-            else if (e === 0x78) {
-                this.readHexEscape(p);
-                p += 4;
-            }
-            else
-                throw this.badEscape(p);
-        }
-    }
-    /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
-    /** Where {@link nextBackslash} last searched from, and what it found (-1: none to the end). */
-    bsFrom = -1;
-    bsAt = -1;
-    /**
-     * The position of the first backslash at or after `p` (-1 when none), memoized: strings are read
-     * front to back, so one search serves every string up to the backslash it found. A plain
-     * `indexOf` per string scans to the end of a source without escapes each time, which is
-     * quadratic in a large store entry (a refactor request holding every module).
-     */
-    nextBackslash(p) {
-        if (this.bsFrom >= 0 && p >= this.bsFrom && (this.bsAt === -1 || this.bsAt >= p))
-            return this.bsAt;
-        this.bsFrom = p;
-        this.bsAt = this.src.indexOf(BACKSLASH, p);
-        return this.bsAt;
-    }
-    readString(start) {
-        const s = this.src;
-        const close = this.skipString(start);
-        // The literal is valid: decode its runs and escapes without checking again.
-        let p = start + 1;
-        let runStart = p;
-        let parts;
-        for (;;) {
-            const bs = this.nextBackslash(p);
-            if (bs === -1 || bs >= close) {
-                const last = decodeSlice(s, runStart, close);
-                if (parts === undefined)
-                    return last;
-                parts.push(last);
-                return parts.join('');
-            }
-            parts ??= [];
-            if (bs > runStart)
-                parts.push(decodeSlice(s, runStart, bs));
-            const e = s[bs + 1];
-            if (e === 0x75) {
-                parts.push(String.fromCharCode(this.readUnicodeEscape(bs)));
-                p = bs + 6;
-            }
-            else if (e === 0x78) {
-                parts.push(String.fromCharCode(this.readHexEscape(bs))); // U+00NN, not a raw byte
-                p = bs + 4;
-            }
-            else {
-                parts.push(e === 0x6e ? '\n' : e === 0x72 ? '\r' : e === 0x74 ? '\t' : String.fromCharCode(e));
-                p = bs + 2;
-            }
-            runStart = p;
-        }
-    }
-    /** Reads `b"..."` whose `b` is at `start`; leaves `pos` after the closing quote. */
-    readBytes(start) {
-        const s = this.src;
-        const n = this.len;
-        let p = start + 2;
-        let out = new Uint8Array(16);
-        let len = 0;
-        const ensure = (extra) => {
-            if (len + extra <= out.length)
-                return;
-            let cap = out.length * 2;
-            while (cap < len + extra)
-                cap *= 2;
-            const next = new Uint8Array(cap);
-            next.set(out.subarray(0, len));
-            out = next;
-        };
-        for (;;) {
-            const runStart = p;
-            while (p < n) {
-                const c = s[p];
-                if (c === DQUOTE || c === BACKSLASH)
-                    break;
-                p++;
-            }
-            if (p >= n)
-                throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
-            if (p > runStart) {
-                ensure(p - runStart);
-                out.set(s.subarray(runStart, p), len);
-                len += p - runStart;
-            }
-            if (s[p] === DQUOTE) {
-                this.pos = p + 1;
-                return out.slice(0, len);
-            }
-            if (p + 1 >= n)
-                throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
-            const e = s[p + 1];
-            ensure(4);
-            switch (e) {
-                case BACKSLASH:
-                    out[len++] = BACKSLASH;
-                    p += 2;
-                    break;
-                case DQUOTE:
-                    out[len++] = DQUOTE;
-                    p += 2;
-                    break;
-                case 0x6e:
-                    out[len++] = 0x0a;
-                    p += 2;
-                    break;
-                case 0x72:
-                    out[len++] = 0x0d;
-                    p += 2;
-                    break;
-                case 0x74:
-                    out[len++] = 0x09;
-                    p += 2;
-                    break;
-                case 0x75: {
-                    const cp = this.readUnicodeEscape(p);
-                    if (cp < 0x80)
-                        out[len++] = cp;
-                    else if (cp < 0x800) {
-                        out[len++] = 0xc0 | (cp >> 6);
-                        out[len++] = 0x80 | (cp & 0x3f);
-                    }
-                    else {
-                        out[len++] = 0xe0 | (cp >> 12);
-                        out[len++] = 0x80 | ((cp >> 6) & 0x3f);
-                        out[len++] = 0x80 | (cp & 0x3f);
-                    }
-                    p += 6;
-                    break;
-                }
-                case 0x78:
-                    out[len++] = this.readHexEscape(p);
-                    p += 4;
-                    break;
-                default:
-                    throw this.badEscape(p);
-            }
-        }
-    }
-}
-/** Builds a map from alternating key/value items: sorted by §1.4, duplicate keys last-wins. */
-function buildMap(items, base) {
-    const entries = [];
-    for (let i = base; i < items.length; i += 2)
-        entries.push([items[i], items[i + 1]]);
-    return map(entries);
-}
-/**
- * `parse_module` of §1.2: reads zero or more terms until end of input, keeping each form's span.
- * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
- * @returns the source bytes, the forms with 0-based byte spans, and where the trailing trivia starts.
- * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10),
- *   with `location.offset` (0-based byte), `location.line` and `location.column` (1-based).
- */
-function readModule(source) {
-    const src = toBytes(source);
-    const r = new Reader(src);
-    const forms = [];
-    let prevEnd = 0;
-    for (;;) {
-        r.skipTrivia();
-        if (r.pos >= r.len)
-            break;
-        const start = r.pos;
-        const term = r.readForm();
-        forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
-        prevEnd = r.pos;
-    }
-    return { source: src, forms, trailingStart: prevEnd };
-}
-/**
- * {@link readModule} that also records the source span of every node (every datum at every depth),
- * for tools that edit a module's text in place (format-preserving patch apply, the edit-plan
- * export, the merge driver). Same reader, same grammar, same errors; iterative, so deep input
- * cannot overflow the stack. Callers that do not need spans use `readModule` and pay nothing.
- * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
- * @returns as {@link readModule}, each form also carrying `node`, its {@link NodeSpan} tree (0-based
- *   UTF-8 byte offsets into `source`).
- * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10).
- */
-function readModuleSpans(source) {
-    const src = toBytes(source);
-    const r = new Reader(src, true, true);
-    const forms = [];
-    let prevEnd = 0;
-    for (;;) {
-        r.skipTrivia();
-        if (r.pos >= r.len)
-            break;
-        const start = r.pos;
-        const term = r.readForm(prevEnd);
-        forms.push({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan });
-        prevEnd = r.pos;
-    }
-    return { source: src, forms, trailingStart: prevEnd };
-}
-/**
- * {@link readTerm} that also returns the {@link NodeSpan} tree of the term (offsets are 0-based
- * UTF-8 byte offsets into `source`; the root's `leadingStart` is 0).
- * @throws GcError `core/parse/*` as for {@link readTerm}.
- */
-function readTermSpans(source) {
-    const src = toBytes(source);
-    const r = new Reader(src, true, true);
-    r.skipTrivia();
-    if (r.pos >= r.len)
-        throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
-    const term = r.readForm(0);
-    const node = r.lastSpan;
-    r.skipTrivia();
-    if (r.pos < r.len)
-        throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-    return { source: src, term, node };
-}
-/**
- * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
- * offsets) and returns the top-level form spans without building terms: several times faster, for
- * tools that only need the forms' text (the merge driver reads a form's term only when it needs
- * one, with `readTerm` on the form's bytes).
- *
- * A valid source is checked by one flat byte loop ({@link scanValid}); when that loop finds
- * anything wrong, the source is scanned again by the reader itself ({@link scanModuleReader}),
- * which throws the exact error, so errors cost a second pass but are identical by construction.
- * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
- * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
- *   offsets, as in {@link readModule}), and where the trailing trivia starts.
- * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
- *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
- */
-function scanModule(source) {
-    const src = toBytes(source);
-    const { bounds, trailingStart } = scanFormBounds(src);
-    const forms = new Array(bounds.length >> 1);
-    let prevEnd = 0;
-    for (let i = 0; i < bounds.length; i += 2) {
-        const end = bounds[i + 1];
-        forms[i >> 1] = { start: bounds[i], end, leadingStart: prevEnd };
-        prevEnd = end;
-    }
-    return { source: src, forms, trailingStart };
-}
-/**
- * {@link scanModule} without a span object per form: `bounds` holds each top-level form's start
- * and end offsets in turn (`[start0, end0, start1, end1, …]`, 0-based bytes; form `i`'s leading
- * trivia starts at `end(i - 1)`, or 0; an array or an `Int32Array`), for callers that walk many
- * forms once (the merge driver). Inputs of 64 KiB or more are scanned by the WebAssembly build of
- * {@link scanValid} (scan.wat), where WebAssembly is available.
- * @throws GcError `core/parse/*` as for {@link readModule}.
- */
-function scanFormBounds(source) {
-    if ((0,external_node_buffer_.isUtf8)(source)) {
-        // scan.wat for large inputs where it runs (undefined: not here), else the JavaScript loop; null
-        // or a non-zero answer: not valid, the reader reports why.
-        let bounds = source.length >= wasmFrom ? scanValidWasm(source) : undefined;
-        if (bounds === undefined) {
-            const list = [];
-            bounds = scanValid(source, list) === 0 ? list : null;
-        }
-        if (bounds !== null)
-            return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1] : 0 };
-    }
-    const r = scanModuleReader(source);
-    const bounds = [];
-    for (const f of r.forms)
-        bounds.push(f.start, f.end);
-    return { bounds, trailingStart: r.trailingStart };
-}
-/**
- * Inputs of at least this many bytes are scanned by the WebAssembly scan. Below it the JavaScript
- * loop is as fast, counting WebAssembly's first compile (≈1.5 ms) and the copy into its memory.
- */
-let wasmFrom = 64 * 1024;
-/**
- * Sets the size from which {@link scanFormBounds} (and so {@link scanModule}) uses the
- * WebAssembly scan: 0 always, Infinity never (the JavaScript loop). Returns the previous value.
- * @internal for tests, which run both scans over the same inputs.
- */
-function setScanWasmFrom(bytes) {
-    const previous = wasmFrom;
-    wasmFrom = bytes;
-    return previous;
-}
-/** The instantiated scan.wat: undefined before first use, null where WebAssembly is not available. */
-let wasmScan;
-function wasmScanInstance() {
-    if (wasmScan !== undefined)
-        return wasmScan;
+function manifest_parseManifest(text, file = 'package.toml') {
+    let table;
     try {
-        const api = globalThis.WebAssembly;
-        if (api === undefined)
-            throw new Error('no WebAssembly');
-        const instance = new api.Instance(new api.Module(Buffer.from(SCAN_WASM, 'base64')), {});
-        const e = instance.exports;
-        // The class tables scan.wat reads at offsets 0 (SCAN) and 256 (HEX): this file's own.
-        const mem = new Uint8Array(e.memory.buffer);
-        mem.set(SCAN, 0);
-        mem.set(read_HEX, 256);
-        wasmScan = { memory: e.memory, scan: e.scan, count: e.count };
+        table = parse(text);
     }
-    catch {
-        wasmScan = null;
+    catch (error) {
+        if (error instanceof TomlError) {
+            throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
+                location: { file, line: error.line, column: error.column },
+            });
+        }
+        throw error;
     }
-    return wasmScan;
+    const schema = table.schema ?? 1;
+    if (schema !== 1)
+        throw invalid(file, `schema must be 1, got ${String(schema)}`);
+    const str = (key) => {
+        const v = table[key];
+        if (typeof v !== 'string')
+            throw invalid(file, `${key} must be a string`);
+        return v;
+    };
+    const strList = (key, required) => {
+        const v = table[key];
+        if (v === undefined && !required)
+            return [];
+        if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
+            throw invalid(file, `${key} must be an array of strings`);
+        }
+        return v;
+    };
+    const checkPath = (p, where) => {
+        if (typeof p !== 'string')
+            throw invalid(file, `${where}.path must be a string`);
+        const problem = portablePathProblem(p);
+        if (problem !== undefined)
+            throw invalid(file, `${where}.path ${JSON.stringify(p)} ${problem}`);
+        return p;
+    };
+    const checkHash = (h, where) => {
+        if (h === undefined)
+            return undefined;
+        if (typeof h !== 'string')
+            throw invalid(file, `${where}.hash must be a string`);
+        return h;
+    };
+    const rawModules = table.modules;
+    if (!Array.isArray(rawModules))
+        throw invalid(file, 'modules must be an array of tables ([[modules]])');
+    const seen = new Set();
+    const modules = rawModules.map((m, i) => {
+        if (typeof m !== 'object' || m === null || Array.isArray(m))
+            throw invalid(file, `modules[${i}] must be a table`);
+        const rec = m;
+        const path = checkPath(rec.path, `modules[${i}]`);
+        if (seen.has(path))
+            throw invalid(file, `modules[${i}].path ${JSON.stringify(path)} is listed twice`);
+        seen.add(path);
+        return { path, hash: checkHash(rec.hash, `modules[${i}]`) };
+    });
+    const rawDeps = table.dependencies ?? [];
+    if (!Array.isArray(rawDeps))
+        throw invalid(file, 'dependencies must be an array of tables');
+    const dependencies = rawDeps.map((d, i) => {
+        if (typeof d !== 'object' || d === null || Array.isArray(d))
+            throw invalid(file, `dependencies[${i}] must be a table`);
+        const rec = d;
+        if (typeof rec.name !== 'string')
+            throw invalid(file, `dependencies[${i}].name must be a string`);
+        return { name: rec.name, path: checkPath(rec.path, `dependencies[${i}]`), hash: checkHash(rec.hash, `dependencies[${i}]`) };
+    });
+    return {
+        schema: 1,
+        name: str('name'),
+        version: str('version'),
+        modules,
+        dependencies,
+        obligations: strList('obligations', true),
+        tests: strList('tests', false),
+        table,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/audit/package-at-commit.ts
+/**
+ * A package as it is at one commit, read from git objects (never the work tree): the manifest
+ * text and table, every module's bytes, canonical forms and hash, and the evidence-store listing.
+ * Unlike `git/workspace.ts` (which builds a diff/merge workspace) this keeps the raw bytes, so
+ * findings can point at a line, and the manifest table, so a patch can be replayed on it.
+ */
+
+
+
+
+
+
+
+
+
+
+/** True for the git modes of a regular file (`100644`, and `100755` executable). */
+function isRegular(entry) {
+    const kind = objectKindOfMode(entry.mode);
+    return entry.type === 'blob' && (kind === 'blob' || kind === 'executable');
+}
+function notRegular(what, file, entry, manifestPath) {
+    const kind = objectKindOfMode(entry.mode);
+    return new errors_GcError('audit/not-a-regular-file', `${what} ${file} is a ${kind === 'tree' ? 'directory' : kind === 'gitlink' ? 'gitlink (submodule)' : kind} (mode ${entry.mode}), not a regular file; ` +
+        `gcpatch never reads ${kind === 'symlink' ? 'link text' : 'it'} as content: replace it with a regular file`, { location: { file: what === 'package directory' ? manifestPath : file }, details: { path: file, mode: entry.mode, kind } });
+}
+/** Joins a package directory and a package-relative path into a repository-relative path. */
+function repoPath(dir, path) {
+    return dir === '' ? path : `${dir}/${path}`;
+}
+/** True when `manifestPath` (repository-relative) is a `package.toml` blob at the commit. */
+async function hasManifest(repo, commit, manifestPath) {
+    return (await entryAtCommit(repo, commit, manifestPath))?.type === 'blob';
 }
 /**
- * {@link scanValid} done by scan.wat (the same checks, step for step: a driver process runs V8
- * without its optimizing compiler, where the JavaScript loop costs ~20 ns a byte; issue #15).
- * @returns the form bounds when `s` is valid, null when it is not (the reader then reports the
- *   error), undefined when WebAssembly is not available or its memory cannot hold `s` (the caller
- *   scans in JavaScript).
+ * Reads the package whose directory is `dir` at `commit`.
+ * @returns the snapshot, or `undefined` when the commit has no `package.toml` there.
+ * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10, `location.file` =
+ *   repository-relative path), `git/file-not-found` when a listed module is absent,
+ *   `git/missing-commit` (exit 70).
  */
-function scanValidWasm(s) {
-    const w = wasmScanInstance();
-    if (w === null)
+async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
+    const manifestPath = repoPath(dir, 'package.toml');
+    if (dir !== '') {
+        const dirEntry = await repository_entryAtCommit(repo, commit, dir);
+        if (dirEntry !== undefined && dirEntry.type !== 'tree')
+            throw notRegular('package directory', dir, dirEntry, manifestPath);
+    }
+    const manifestEntry = await repository_entryAtCommit(repo, commit, manifestPath);
+    if (manifestEntry === undefined)
         return undefined;
-    const n = s.length;
-    // Input at 512, one byte of frame stack per input byte, then up to one pair of bounds per byte.
-    const stack = 512 + n;
-    const boundsAt = (stack + n + 8) & ~7;
-    const need = boundsAt + 8 * (n + 1);
-    const have = w.memory.buffer.byteLength;
-    if (need > have) {
+    if (!isRegular(manifestEntry))
+        throw notRegular('the manifest', manifestPath, manifestEntry, manifestPath);
+    const manifestBytes = (await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
+    const manifestText = decodeUtf8Strict(manifestBytes);
+    if (manifestText === undefined) {
+        throw new errors_GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
+    }
+    const manifest = manifest_parseManifest(manifestText, manifestPath);
+    const table = manifest_write_parseManifestTable(manifestText, manifestPath);
+    const modules = await Promise.all(manifest.modules.map(async (m) => {
+        const file = repoPath(dir, m.path);
+        const entry = await repository_entryAtCommit(repo, commit, file);
+        if (entry === undefined) {
+            throw new errors_GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
+                location: { file: manifestPath },
+            });
+        }
+        if (!isRegular(entry))
+            throw notRegular('module', file, entry, manifestPath);
+        let parsed = cache.get(entry.oid);
+        if (parsed === undefined) {
+            parsed = isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
+                const forms = canon_canonicalizeSource(blob);
+                return { bytes: blob, forms, hash: hash_hashModule(forms) };
+            });
+            cache.set(entry.oid, parsed);
+        }
+        let module;
         try {
-            w.memory.grow(Math.ceil((need - have) / 65536));
+            module = await parsed;
         }
-        catch {
-            return undefined; // past WebAssembly's memory limit (≈ 400 MB of input): the JavaScript loop
+        catch (error) {
+            if (errors_isGcError(error))
+                throw error.withLocation({ file });
+            throw error;
+        }
+        return { path: m.path, file, bytes: module.bytes, forms: module.forms, hash: module.hash, pin: m.hash };
+    }));
+    const policies = await readPolicies(repo, commit, dir, table, manifestPath);
+    return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])), policies };
+}
+/** The package-relative path `caps_policy` names, when it is a string. */
+function capsPolicyPath(table) {
+    const v = table.caps_policy;
+    return typeof v === 'string' ? v.replace(/^\.\//, '') : undefined;
+}
+async function readPolicies(repo, commit, dir, table, manifestPath) {
+    const out = new Map();
+    const referenced = capsPolicyPath(table);
+    const read = async (path, entry) => {
+        const file = repoPath(dir, path);
+        if (!isRegular(entry))
+            throw notRegular('capability policy', file, entry, manifestPath);
+        const text = decodeUtf8Strict((await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
+        if (text === undefined)
+            throw new errors_GcError('manifest/invalid', `capability policy ${file} is not valid UTF-8`, { location: { file } });
+        out.set(path, { path, file, text, referenced: path === referenced });
+    };
+    const root = await repository_entryAtCommit(repo, commit, dir);
+    if (root?.type === 'tree') {
+        for (const e of await readTreeEntries(repo, root.oid)) {
+            if (e.path !== 'package.toml' && e.path.endsWith('.toml') && e.type !== 'tree')
+                await read(e.path, e);
         }
     }
-    new Uint8Array(w.memory.buffer, 512, n).set(s);
-    if (w.scan(n, stack, boundsAt) !== 0)
-        return null;
-    const count = w.count.value;
-    return new Int32Array(w.memory.buffer, boundsAt, count * 2).slice();
-}
-/**
- * {@link scanModule} done by the term reader in its scan mode (no terms built): the reference
- * that {@link scanModule}'s fast loop is tested against, and what produces its errors.
- * @internal exported for tests and benchmarks; use {@link scanModule}.
- * @throws GcError `core/parse/*` as for {@link readModule}.
- */
-function scanModuleReader(source) {
-    const src = toBytes(source);
-    const r = new Reader(src, false);
-    const forms = [];
-    let prevEnd = 0;
-    for (;;) {
-        r.skipTrivia();
-        if (r.pos >= r.len)
-            break;
-        const start = r.pos;
-        r.readForm();
-        forms.push({ start, end: r.pos, leadingStart: prevEnd });
-        prevEnd = r.pos;
+    if (referenced !== undefined && !out.has(referenced)) {
+        const entry = await repository_entryAtCommit(repo, commit, repoPath(dir, referenced));
+        if (entry === undefined) {
+            throw new errors_GcError('git/file-not-found', `${manifestPath} names caps_policy ${JSON.stringify(referenced)}, but the commit has no file ${repoPath(dir, referenced)}`, {
+                location: { file: manifestPath },
+            });
+        }
+        await read(referenced, entry);
     }
-    return { source: src, forms, trailingStart: prevEnd };
-}
-// Byte classes of scanValid's dispatch (scanValid spells them as literals: in the interpreter,
-// where a cold process runs it first, a module constant costs a load per use). The opening
-// delimiters come first, numbered as the frame kinds F_LIST, F_VEC, F_MAP, F_QUOTE.
-//   0 (   1 [   2 {   3 '   4 )   5 ]   6 }   7 space/tab/LF/CR   8 ;   9 "   10 digit   11 -
-//   12 b   13 any other byte (a symbol constituent)   [14: `b"`, assigned in the loop]
-const SCAN = new Uint8Array(256).fill(13);
-SCAN[OPEN_LIST] = F_LIST;
-SCAN[OPEN_VEC] = F_VEC;
-SCAN[OPEN_MAP] = F_MAP;
-SCAN[QUOTE] = F_QUOTE;
-SCAN[CLOSE_LIST] = 4;
-SCAN[CLOSE_VEC] = 5;
-SCAN[CLOSE_MAP] = 6;
-for (const c of [0x20, 0x09, 0x0a, 0x0d])
-    SCAN[c] = 7;
-SCAN[SEMI] = 8;
-SCAN[DQUOTE] = 9;
-for (let c = 0x30; c <= 0x39; c++)
-    SCAN[c] = 10;
-SCAN[MINUS] = 11;
-SCAN[LOWER_B] = 12;
-/**
- * The fast path of {@link scanModule}: checks the grammar of §1.2 over the (already UTF-8-valid)
- * `s` in one loop, with no calls per byte and no allocation per token, and appends each top-level
- * form's start and end (byte offsets) to `bounds`.
- *
- * It accepts exactly what the reader accepts, token for token: `(`/`[`/`{` open a frame and the
- * matching closer ends it (a map's item count must be even), `'` opens a frame that the next datum
- * completes; a string `"…"` or bytes `b"…"` literal holds escapes `\\ \" \n \r \t`, `\uXXXX` (a
- * scalar value: not a surrogate) and `\xNN`; an integer is `-`? followed by digits and ends at the
- * first non-digit (so `12abc` is two tokens, as in the reader); any other token is a symbol that
- * runs to the next delimiter (whitespace, `()[]{}'";`); `;` comments run to the end of the line.
- * Open frames are one byte each in a typed array (the kind, plus 4 while a map frame holds an odd
- * number of items), so nesting depth costs no JS stack.
- * @returns 0 when `s` is a valid module; otherwise -1, or the number of frames left open at the end
- *   (the caller then lets the reader report the error; `bounds` then holds partial results). The
- *   end of input returns `depth` as is: a comparison there, first run after V8 compiled the loop
- *   (on-stack replacement, in the middle of the first call), would have no type feedback and
- *   throw the compiled code away, and the driver scans three versions in one process.
- */
-function scanValid(s, bounds) {
-    const scan = SCAN;
-    const hex = read_HEX;
-    const n = s.length;
-    let stack = new Uint8Array(64);
-    let depth = 0;
-    let p = 0;
-    let formStart = 0;
-    // The first backslash at or after the last place one was searched for (n: none to the end).
-    // Strings are scanned front to back, so one search serves every string before that backslash.
-    let bs = -1;
-    for (;;) {
-        if (p >= n)
-            return depth;
-        let k = scan[s[p]];
-        if (k === 7) {
-            p++;
-            continue;
-        }
-        if (k === 8) {
-            const nl = s.indexOf(0x0a, p + 1);
-            p = nl === -1 ? n : nl + 1;
-            continue;
-        }
-        if (depth === 0)
-            formStart = p;
-        if (k === 11)
-            k = p + 1 < n && scan[s[p + 1]] === 10 ? 10 : 13;
-        else if (k === 12)
-            k = p + 1 < n && s[p + 1] === 0x22 ? 14 : 13;
-        switch (k) {
-            case 0:
-            case 1:
-            case 2:
-            case 3:
-                if (depth === stack.length) {
-                    const next = new Uint8Array(stack.length * 2);
-                    next.set(stack);
-                    stack = next;
-                }
-                stack[depth++] = k;
-                p++;
-                continue;
-            case 4:
-            case 5:
-                // The innermost frame must be the matching list/vector (a quote frame needs a datum).
-                if (depth === 0 || (stack[depth - 1] & 3) !== k - 4)
-                    return -1;
-                depth--;
-                p++;
-                break;
-            case 6:
-                // The innermost frame must be a map holding an even number of items.
-                if (depth === 0 || stack[depth - 1] !== 2)
-                    return -1;
-                depth--;
-                p++;
-                break;
-            case 9:
-            case 14: {
-                // A string or bytes literal: find the closing quote, checking the escapes on the way.
-                let q = k === 9 ? p + 1 : p + 2;
-                let dq = s.indexOf(0x22, q);
-                for (;;) {
-                    if (dq === -1)
-                        return -1;
-                    if (bs < q) {
-                        bs = s.indexOf(0x5c, q);
-                        if (bs === -1)
-                            bs = n;
-                    }
-                    if (bs > dq)
-                        break;
-                    // bs < dq < n: the escape's bytes up to the first bad one are all in bounds.
-                    const e = s[bs + 1];
-                    if (e === 0x5c || e === 0x22 || e === 0x6e || e === 0x72 || e === 0x74)
-                        q = bs + 2;
-                    else if (e === 0x75) {
-                        // \uXXXX: four hex digits, not a surrogate (D800-DFFF).
-                        const h1 = hex[s[bs + 2]];
-                        if (h1 === 255)
-                            return -1;
-                        const h2 = hex[s[bs + 3]];
-                        if (h2 === 255)
-                            return -1;
-                        if (hex[s[bs + 4]] === 255 || hex[s[bs + 5]] === 255)
-                            return -1;
-                        if (h1 === 13 && h2 >= 8)
-                            return -1;
-                        q = bs + 6;
-                    }
-                    else if (e === 0x78) {
-                        if (hex[s[bs + 2]] === 255 || hex[s[bs + 3]] === 255)
-                            return -1;
-                        q = bs + 4;
-                    }
-                    else
-                        return -1;
-                    if (dq < q)
-                        dq = s.indexOf(0x22, q);
-                }
-                p = dq + 1;
-                break;
-            }
-            case 10:
-                p++;
-                while (p < n && scan[s[p]] === 10)
-                    p++;
-                break;
-            default:
-                p++;
-                while (p < n && scan[s[p]] >= 10)
-                    p++; // up to a delimiter (classes 0-9)
-        }
-        // A datum ended at p: it completes the quote frames around it, then is an item of the
-        // innermost container, or a top-level form.
-        while (depth > 0 && stack[depth - 1] === 3)
-            depth--;
-        if (depth === 0) {
-            bounds.push(formStart);
-            bounds.push(p);
-        }
-        else
-            stack[depth - 1] ^= 4;
-    }
-}
-/**
- * `parse_module` of §1.2 returning only the terms (see {@link readModule}).
- * @throws GcError `core/parse/*` as for {@link readModule}.
- */
-function parseModule(source) {
-    return readModule(source).forms.map((f) => f.term);
-}
-/**
- * `parse_term` of §1.2: exactly one term, then only whitespace/comments.
- * @throws GcError `core/parse/eof` at the source length when there is no term;
- *   `core/parse/unexpected` "trailing tokens after term" at the first byte of a second token;
- *   otherwise the reader errors of {@link readModule}.
- */
-function readTerm(source) {
-    const src = toBytes(source);
-    const r = new Reader(src);
-    r.skipTrivia();
-    if (r.pos >= r.len)
-        throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
-    const term = r.readForm();
-    r.skipTrivia();
-    if (r.pos < r.len)
-        throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-    return term;
-}
-
-;// CONCATENATED MODULE: ./src/coreform/canon.ts
-/**
- * Canonicalization of source forms into canonical CoreForm (GENESIS_FACTS.md §1.3), applied per
- * top-level form.
- *
- * - Data positions (vector elements, map keys, the datum of `quote`) are never desugared. Under
- *   data, lists/vectors are rebuilt element-wise as data and maps/improper lists are kept as-is,
- *   which makes data canonicalization the identity: data subterms are returned unchanged.
- * - Code positions: top-level forms, map values (a map in code position keeps its keys and
- *   canonicalizes its values), and the sub-expressions of code lists.
- * - A list in code position: `()` is nil; the nine reserved heads `quote def fn if begin let prim
- *   seal unseal` are checked for their exact shapes (a malformed reserved form is an error, never
- *   an application); anything else is an application, made left-nested binary
- *   (`(f a b)` → `((f a) b)`, `(f)` → `f`).
- *
- * Errors: `GcError` with code {@link CANON_INVALID_FORM} (`core/canon/invalid-form`), exit code 10,
- * message `canonicalize form <ordinal>: <reason>` where `<ordinal>` is the 0-based index of the
- * top-level form in its module, and `details: { ordinal, reason }`. The reasons are:
- *
- * - `improper list in code position`
- * - `(quote ...) expects exactly 1 argument`
- * - `(def ...) expects exactly 2 arguments`
- * - `(def ...) name must be a symbol`
- * - `(fn ...) expects a parameter list and at least one body expression`
- * - `(fn ...) parameters must be a list`
- * - `(fn ...) expects at least one parameter`
- * - `(fn ...) parameters must be symbols`
- * - `(fn ...) duplicate parameter: <name>`
- * - `(if ...) expects exactly 3 arguments`
- * - `(begin ...) expects at least 1 argument`
- * - `(let ...) expects a binding list and at least one body expression`
- * - `(let ...) bindings must be a list`
- * - `(let ...) binding must be a list of a name and an expression`
- * - `(let ...) binding name must be symbol`
- * - `(let ...) duplicate binding: <name>`
- * - `(prim ...) expects an operator symbol`
- * - `(prim ...) operator must be a symbol`
- * - `(seal ...) expects 0 or 2 arguments`
- * - `(unseal ...) expects exactly 2 arguments`
- *
- * Everything is iterative (explicit work stack), so 100,000-deep nesting is safe. Idempotent.
- */
-
-
-
-/** Error code of every canonicalization failure. */
-const CANON_INVALID_FORM = 'core/canon/invalid-form';
-/** The nine reserved heads of §1.3 (exact symbol spelling). */
-const RESERVED_HEADS = new Set([
-    'quote',
-    'def',
-    'fn',
-    'if',
-    'begin',
-    'let',
-    'prim',
-    'seal',
-    'unseal',
-]);
-const SYM_FN = { kind: 'sym', name: 'fn' };
-const SYM_BEGIN = { kind: 'sym', name: 'begin' };
-const SYM_LET = { kind: 'sym', name: 'let' };
-/** A pending rebuild: pops `n` canonicalized children from the value stack and builds a term. */
-class Frame {
-    n;
-    build;
-    constructor(n, build) {
-        this.n = n;
-        this.build = build;
-    }
-}
-function cons(car, cdr) {
-    return { kind: 'pair', car, cdr };
-}
-/** `(head a b ...)` from a head term and `vals[base..]`. */
-function listWith(head, vals, base, end = vals.length) {
-    let out = NIL;
-    for (let i = end - 1; i >= base; i--)
-        out = cons(vals[i], out);
-    for (let i = head.length - 1; i >= 0; i--)
-        out = cons(head[i], out);
     return out;
 }
-function canonError(ordinal, reason) {
-    return new errors_GcError(CANON_INVALID_FORM, `canonicalize form ${ordinal}: ${reason}`, {
-        details: { ordinal, reason },
-    });
+/** The in-memory patch state of a snapshot (manifest table and canonical forms), for replay. */
+function snapshotState(snapshot) {
+    return { manifest: snapshot.table, modules: new Map(snapshot.modules.map((m) => [m.path, m.forms])) };
 }
 /**
- * Canonicalizes one top-level form (a code position; a top-level vector is data, a top-level
- * map keeps its keys and canonicalizes its values). Implements GENESIS_FACTS.md §1.3.
- * @param form the raw term as read.
- * @param ordinal 0-based index of the form in its module, used only in error messages.
- * @returns the canonical term (data subterms are shared with `form`, not copied).
- * @throws GcError `core/canon/invalid-form` "canonicalize form <ordinal>: <reason>".
+ * The evidence-store listing of a package at a commit: entry name → git blob oid, for regular
+ * files named by 64 lowercase hex digits (temp files and others are skipped, as GenesisCode's
+ * whole-store verify does; a symlink or gitlink entry is never evidence — the path accounting
+ * reports it as `audit/not-a-regular-file`).
+ * @returns an empty map when the package has no store at that commit.
  */
-function canonicalizeForm(form, ordinal = 0) {
-    const tasks = [form];
-    const vals = [];
-    const fail = (reason) => canonError(ordinal, reason);
-    while (tasks.length > 0) {
-        const task = tasks.pop();
-        if (task instanceof Frame) {
-            const base = vals.length - task.n;
-            const v = task.build(vals, base);
-            vals.length = base;
-            vals.push(v);
-            continue;
-        }
-        if (task.kind === 'map') {
-            const m = task;
-            if (m.entries.length === 0) {
-                vals.push(m);
-                continue;
-            }
-            tasks.push(new Frame(m.entries.length, (vs, base) => ({
-                kind: 'map',
-                entries: m.entries.map((e, i) => [e[0], vs[base + i]]),
-            })));
-            for (let i = m.entries.length - 1; i >= 0; i--)
-                tasks.push(m.entries[i][1]);
-            continue;
-        }
-        if (task.kind !== 'pair') {
-            // Atoms are themselves; vectors are data.
-            vals.push(task);
-            continue;
-        }
-        const items = listItems(task);
-        if (items === undefined)
-            throw fail('improper list in code position');
-        const head = items[0];
-        const argc = items.length - 1;
-        if (head.kind === 'sym' && RESERVED_HEADS.has(head.name)) {
-            switch (head.name) {
-                case 'quote':
-                    if (argc !== 1)
-                        throw fail('(quote ...) expects exactly 1 argument');
-                    vals.push(task);
-                    continue;
-                case 'def': {
-                    if (argc !== 2)
-                        throw fail('(def ...) expects exactly 2 arguments');
-                    const name = items[1];
-                    if (name.kind !== 'sym')
-                        throw fail('(def ...) name must be a symbol');
-                    tasks.push(new Frame(1, (vs, base) => listWith([head, name], vs, base)), items[2]);
-                    continue;
-                }
-                case 'fn': {
-                    if (argc < 2)
-                        throw fail('(fn ...) expects a parameter list and at least one body expression');
-                    const params = listItems(items[1]);
-                    if (params === undefined)
-                        throw fail('(fn ...) parameters must be a list');
-                    if (params.length === 0)
-                        throw fail('(fn ...) expects at least one parameter');
-                    const seen = new Set();
-                    for (const p of params) {
-                        if (p.kind !== 'sym')
-                            throw fail('(fn ...) parameters must be symbols');
-                        if (seen.has(p.name))
-                            throw fail(`(fn ...) duplicate parameter: ${p.name}`);
-                        seen.add(p.name);
-                    }
-                    const k = argc - 1;
-                    tasks.push(new Frame(k, (vs, base) => {
-                        let body = k === 1 ? vs[base] : listWith([SYM_BEGIN], vs, base);
-                        for (let i = params.length - 1; i >= 0; i--) {
-                            body = cons(SYM_FN, cons(cons(params[i], NIL), cons(body, NIL)));
-                        }
-                        return body;
-                    }));
-                    for (let i = items.length - 1; i >= 2; i--)
-                        tasks.push(items[i]);
-                    continue;
-                }
-                case 'if':
-                    if (argc !== 3)
-                        throw fail('(if ...) expects exactly 3 arguments');
-                    pushList(tasks, items, [head], 1);
-                    continue;
-                case 'begin':
-                    if (argc < 1)
-                        throw fail('(begin ...) expects at least 1 argument');
-                    pushList(tasks, items, [head], 1);
-                    continue;
-                case 'let': {
-                    if (argc < 2)
-                        throw fail('(let ...) expects a binding list and at least one body expression');
-                    const bindings = listItems(items[1]);
-                    if (bindings === undefined)
-                        throw fail('(let ...) bindings must be a list');
-                    const names = [];
-                    const exprs = [];
-                    const seen = new Set();
-                    for (const b of bindings) {
-                        const parts = listItems(b);
-                        if (parts === undefined || parts.length !== 2) {
-                            throw fail('(let ...) binding must be a list of a name and an expression');
-                        }
-                        const name = parts[0];
-                        if (name.kind !== 'sym')
-                            throw fail('(let ...) binding name must be symbol');
-                        if (seen.has(name.name))
-                            throw fail(`(let ...) duplicate binding: ${name.name}`);
-                        seen.add(name.name);
-                        names.push(name);
-                        exprs.push(parts[1]);
-                    }
-                    const m = names.length;
-                    const k = argc - 1;
-                    tasks.push(new Frame(m + k, (vs, base) => {
-                        let bs = NIL;
-                        for (let i = m - 1; i >= 0; i--)
-                            bs = cons(cons(names[i], cons(vs[base + i], NIL)), bs);
-                        const body = k === 1 ? vs[base + m] : listWith([SYM_BEGIN], vs, base + m);
-                        return cons(SYM_LET, cons(bs, cons(body, NIL)));
-                    }));
-                    for (let i = items.length - 1; i >= 2; i--)
-                        tasks.push(items[i]);
-                    for (let i = m - 1; i >= 0; i--)
-                        tasks.push(exprs[i]);
-                    continue;
-                }
-                case 'prim': {
-                    if (argc < 1)
-                        throw fail('(prim ...) expects an operator symbol');
-                    const op = items[1];
-                    if (op.kind !== 'sym')
-                        throw fail('(prim ...) operator must be a symbol');
-                    pushList(tasks, items, [head, op], 2);
-                    continue;
-                }
-                case 'seal':
-                    if (argc !== 0 && argc !== 2)
-                        throw fail('(seal ...) expects 0 or 2 arguments');
-                    pushList(tasks, items, [head], 1);
-                    continue;
-                case 'unseal':
-                    if (argc !== 2)
-                        throw fail('(unseal ...) expects exactly 2 arguments');
-                    pushList(tasks, items, [head], 1);
-                    continue;
-            }
-        }
-        // Application.
-        if (items.length === 1) {
-            tasks.push(head);
-            continue;
-        }
-        const n = items.length;
-        tasks.push(new Frame(n, (vs, base) => {
-            let acc = vs[base];
-            for (let i = 1; i < n; i++)
-                acc = cons(acc, cons(vs[base + i], NIL));
-            return acc;
-        }));
-        for (let i = n - 1; i >= 0; i--)
-            tasks.push(items[i]);
+async function listStoreAtCommit(repo, commit, dir) {
+    const storeDir = repoPath(dir, '.genesis/store');
+    const entry = await repository_entryAtCommit(repo, commit, storeDir);
+    const out = new Map();
+    if (entry?.type !== 'tree')
+        return out;
+    for (const e of await readTreeEntries(repo, entry.oid)) {
+        if (isRegular(e) && isHex64(e.path))
+            out.set(e.path, e.oid);
     }
-    return vals[0];
+    return out;
 }
-/** Schedules `(prefix... canon(items[from..]))`. */
-function pushList(tasks, items, prefix, from) {
-    tasks.push(new Frame(items.length - from, (vs, base) => listWith(prefix, vs, base)));
-    for (let i = items.length - 1; i >= from; i--)
-        tasks.push(items[i]);
+/** The repository-relative path of store entry `address` of the package in `dir`. */
+function storeEntryPath(dir, address) {
+    return repoPath(dir, external_node_path_namespaceObject.posix.join('.genesis/store', address));
 }
+
+;// CONCATENATED MODULE: ./src/audit/accounting.ts
 /**
- * Canonicalizes every top-level form of a module (GENESIS_FACTS.md §1.3, §1.6); form `i` uses
- * ordinal `i` in error messages.
- * @throws GcError `core/canon/invalid-form`.
+ * The closed accounting of a pull request (docs/security.md): every path that differs between the
+ * merge base and the head, with its git object kind and mode on each side, assigned to every package
+ * whose manifest lists it (an unlisted file inside a package directory to the innermost package; the
+ * rest to "outside every package"), with its role there and the findings about its kind and mode.
+ * What explains a module's content is decided by the package audit; this file only says where each
+ * path belongs and what no content check can look past (symlinks, gitlinks, case collisions).
  */
-function canonicalizeModule(forms) {
-    return forms.map((f, i) => canonicalizeForm(f, i));
-}
-/**
- * Reads a module (`readModule`, §1.2) and canonicalizes each form: the "canonical module" of §1.6.
- * @param source UTF-8 bytes or a JS string.
- * @throws GcError `core/parse/*` from the reader unchanged; `core/canon/invalid-form` with
- *   `location.offset` (0-based byte), `line` and `column` (1-based) of the offending top-level form.
- */
-function canon_canonicalizeSource(source) {
-    const { source: bytes, forms } = readModule(source);
-    return forms.map((f, i) => {
-        try {
-            return canonicalizeForm(f.term, i);
-        }
-        catch (e) {
-            if (e instanceof errors_GcError && e.code === CANON_INVALID_FORM) {
-                throw e.withLocation({ offset: f.start, ...read_lineColumn(bytes, f.start) });
-            }
-            throw e;
-        }
-    });
-}
-/**
- * True when `form` is already canonical: `canonicalizeForm(form)` succeeds and is structurally
- * equal to `form`. Never throws.
- */
-function isCanonicalForm(form) {
+
+
+
+
+
+
+async function listingAt(repo, commit, dir) {
+    const manifestPath = repoPath(dir, 'package.toml');
+    const entry = await repository_entryAtCommit(repo, commit, manifestPath);
+    if (entry === undefined)
+        return 'absent';
+    if (entry.type !== 'blob')
+        return 'unreadable';
+    let table;
     try {
-        return termsEqual(canonicalizeForm(form, 0), form);
+        const text = decodeUtf8Strict((await readFileAtCommit(repo, commit, manifestPath)));
+        if (text === undefined)
+            return 'unreadable';
+        table = manifest_write_parseManifestTable(text, manifestPath);
     }
     catch {
-        return false;
+        return 'unreadable';
+    }
+    const modules = new Set();
+    if (Array.isArray(table.modules)) {
+        for (const m of table.modules) {
+            const p = typeof m === 'object' && m !== null && !Array.isArray(m) && !(m instanceof Date) ? m.path : undefined;
+            if (typeof p === 'string')
+                modules.add(p.replace(/^\.\//, ''));
+        }
+    }
+    return { modules, capsPolicy: capsPolicyPath(table) };
+}
+function parentDir(path) {
+    const d = external_node_path_namespaceObject.posix.dirname(path);
+    return d === '.' ? '' : d;
+}
+function relative(dir, path) {
+    return dir === '' ? path : path.slice(dir.length + 1);
+}
+function inside(dir, path) {
+    return dir === '' || path === dir || path.startsWith(`${dir}/`);
+}
+/** Every package directory that is an ancestor of (or equal to) a changed path, with a manifest at the base or the head. */
+async function candidatePackages(repo, base, head, changed) {
+    const seen = new Map();
+    const probe = (dir) => {
+        let p = seen.get(dir);
+        if (p === undefined) {
+            p = Promise.all([listingAt(repo, base, dir), listingAt(repo, head, dir)]).then(([b, h]) => b === 'absent' && h === 'absent' ? undefined : { dir, manifestPath: repoPath(dir, 'package.toml'), base: b, head: h });
+            seen.set(dir, p);
+        }
+        return p;
+    };
+    const dirs = new Set();
+    for (const c of changed) {
+        if (c.from?.kind === 'tree' || c.to?.kind === 'tree' || c.from?.kind === 'gitlink' || c.to?.kind === 'gitlink')
+            dirs.add(c.path);
+        for (let d = parentDir(c.path);; d = parentDir(d)) {
+            if (dirs.has(d))
+                break;
+            dirs.add(d);
+            if (d === '')
+                break;
+        }
+    }
+    const out = new Map();
+    for (const d of dirs) {
+        const c = await probe(d);
+        if (c !== undefined)
+            out.set(d, c);
+    }
+    return out;
+}
+function lists(c, rel) {
+    for (const l of [c.base, c.head]) {
+        if (typeof l === 'string')
+            continue;
+        if (l.modules.has(rel) || l.capsPolicy === rel)
+            return true;
+    }
+    return false;
+}
+function isPolicyPath(c, rel) {
+    if (!rel.includes('/') && rel.endsWith('.toml') && rel !== 'package.toml')
+        return true;
+    return [c.base, c.head].some((l) => typeof l !== 'string' && l.capsPolicy === rel);
+}
+/** The role of `path` in package `c`. */
+function roleIn(c, path) {
+    if (path === c.dir)
+        return 'package-dir';
+    const rel = relative(c.dir, path);
+    if (rel === 'package.toml')
+        return 'manifest';
+    if ([c.base, c.head].some((l) => typeof l !== 'string' && l.modules.has(rel)))
+        return 'module';
+    if (isPolicyPath(c, rel))
+        return 'policy';
+    if (rel === '.genesis' || rel === '.genesis/store' || rel.startsWith('.genesis/store/'))
+        return 'store-entry';
+    if (rel.startsWith('.genesis/'))
+        return 'genesis-file';
+    if (rel.endsWith('.gc'))
+        return 'unlisted-module';
+    return 'package-file';
+}
+/**
+ * The packages `path` belongs to: every candidate whose manifest (at the base or the head) lists it
+ * as a module or as its `caps_policy`; when none does, the innermost candidate containing it; the
+ * package directory itself belongs to its own package.
+ */
+function owners(path, candidates) {
+    const containing = [...candidates.values()].filter((c) => inside(c.dir, path)).sort((a, b) => b.dir.length - a.dir.length);
+    const self = containing.find((c) => c.dir === path);
+    if (self !== undefined)
+        return [self];
+    const listing = containing.filter((c) => lists(c, relative(c.dir, path)));
+    if (listing.length > 0)
+        return listing;
+    return containing.length > 0 ? [containing[0]] : [];
+}
+function side(s) {
+    return s === undefined ? undefined : { kind: s.kind, mode: s.mode };
+}
+const CONTENT_ROLES = new Set(['module', 'manifest', 'policy', 'store-entry']);
+/**
+ * The kind and mode findings of one changed path in its role (docs/security.md): a content file (module,
+ * manifest, policy, store entry) or a package directory that is not a regular file / directory is an
+ * error; a content file whose mode changed between regular and executable is a warning; a new or
+ * changed `.gc` file no manifest lists is a warning, inside or outside a package.
+ */
+function pathFindings(entry, role, manifestPath) {
+    const out = [];
+    const to = entry.to;
+    const kindWord = (k) => (k === 'gitlink' ? 'a gitlink (submodule)' : k === 'tree' ? 'a directory' : k === 'symlink' ? 'a symlink' : 'a file');
+    if (role === 'package-dir' && to !== undefined && to.kind !== 'tree') {
+        out.push({
+            code: AuditCode.notARegularFile,
+            severity: 'error',
+            message: `${entry.path}: the package directory was replaced by ${kindWord(to.kind)} (mode ${to.mode}); its content cannot be verified — keep the package as a directory of regular files`,
+            file: manifestPath ?? entry.path,
+            title: 'not a regular file',
+        });
+    }
+    else if (role === 'store-entry') {
+        const storeDir = /(^|\/)\.genesis(\/store)?$/.test(entry.path);
+        if (to !== undefined && (storeDir ? to.kind !== 'tree' : to.kind !== 'blob' && to.kind !== 'executable'))
+            out.push({
+                code: AuditCode.notARegularFile,
+                severity: 'error',
+                message: `${entry.path}: ${/(^|\/)\.genesis(\/store)?$/.test(entry.path) ? 'the evidence store directory' : 'a store entry'} is ${kindWord(to.kind)} (mode ${to.mode}); link text is never read as evidence — keep the store a directory of regular files`,
+                file: entry.path,
+                title: 'not a regular file',
+            });
+    }
+    else if (CONTENT_ROLES.has(role) && to !== undefined && to.kind !== 'blob' && to.kind !== 'executable') {
+        out.push({
+            code: AuditCode.notARegularFile,
+            severity: 'error',
+            message: `${entry.path}: a ${role} that is ${kindWord(to.kind)} (mode ${to.mode}); link text is never read as content — replace it with a regular file`,
+            file: entry.path,
+            title: 'not a regular file',
+        });
+    }
+    const regular = (k) => k === 'blob' || k === 'executable';
+    if ((role === 'module' || role === 'manifest' || role === 'policy') && regular(entry.from?.kind) && regular(to?.kind) && entry.from.kind !== to.kind) {
+        out.push({
+            code: AuditCode.modeChanged,
+            severity: 'warning',
+            message: `${entry.path}: mode ${entry.from.mode} → ${to.mode}; a package file's mode is not explained by evidence`,
+            file: entry.path,
+            title: 'mode changed',
+        });
+    }
+    if (role === 'unlisted-module' && to !== undefined && entry.path.endsWith('.gc')) {
+        out.push({
+            code: AuditCode.unlistedModule,
+            severity: 'warning',
+            message: `${entry.path}: a .gc file no package.toml lists was ${entry.from === undefined ? 'added' : 'changed'}; list it in [[modules]] (gcpatch apply with add-module) or move it out of the package`,
+            file: entry.path,
+            title: 'unlisted module',
+        });
+    }
+    if (role === 'outside' && to !== undefined && entry.path.endsWith('.gc')) {
+        out.push({
+            code: AuditCode.outsidePackage,
+            severity: 'warning',
+            message: `${entry.path}: a .gc file outside every package was ${entry.from === undefined ? 'added' : 'changed'}; gcpatch verifies packages only`,
+            file: entry.path,
+            title: 'outside every package',
+        });
+    }
+    return out;
+}
+/** The account of one path, before the package audits add their explanations. */
+function accountOf(entry, packages, role) {
+    const account = {
+        path: entry.path,
+        change: entry.from === undefined ? 'added' : entry.to === undefined ? 'deleted' : 'modified',
+        packages: packages.map((p) => p.dir),
+        role,
+        explanation: '',
+        findings: [],
+    };
+    const f = side(entry.from);
+    const t = side(entry.to);
+    if (f !== undefined)
+        account.from = f;
+    if (t !== undefined)
+        account.to = t;
+    return account;
+}
+/**
+ * Paths of a package at a commit that differ only in letter case (`A.gc` and `a.gc`): a checkout on
+ * a case-insensitive file system sees one of them. Reads the package's trees at the commit.
+ * @returns groups of two or more colliding repository-relative paths.
+ */
+async function caseCollisions(repo, commit, dir) {
+    const root = await repository_entryAtCommit(repo, commit, dir);
+    if (root?.type !== 'tree')
+        return [];
+    const byFold = new Map();
+    const pending = [{ prefix: dir, oid: root.oid }];
+    while (pending.length > 0) {
+        const { prefix, oid } = pending.pop();
+        for (const e of await readTreeEntries(repo, oid)) {
+            const path = prefix === '' ? e.path : `${prefix}/${e.path}`;
+            const fold = path.toLowerCase();
+            let list = byFold.get(fold);
+            if (list === undefined)
+                byFold.set(fold, (list = []));
+            list.push(path);
+            if (e.type === 'tree' && objectKindOfMode(e.mode) === 'tree')
+                pending.push({ prefix: path, oid: e.oid });
+        }
+    }
+    return [...byFold.values()].filter((l) => l.length > 1).map((l) => l.sort());
+}
+/** Records the case collisions of a package at the head as errors. */
+function reportCaseCollisions(groups, out) {
+    for (const g of groups) {
+        out.fail('path', g[0], 'case', {
+            code: AuditCode.pathCaseCollision,
+            message: `${g.join(' and ')} differ only in letter case; a checkout on macOS or Windows sees only one of them — rename one`,
+            file: g[1],
+            title: 'case collision',
+        });
     }
 }
 
+;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
+/**
+ * Symbol sites: the exact source ranges of the symbol tokens that become a given symbol term in a
+ * module's canonical forms. Found on the reader's node spans (`readModuleSpans`), the one piece of
+ * code that knows where nodes are in the text (GENESIS_FACTS.md §1.2), shared with the
+ * format-preserving apply and the merge driver.
+ *
+ * A token counts when it is a symbol atom spelled exactly `name` (symbols have no escapes, so the
+ * token text is the name); strings, bytes, comments and integers are not symbols, including the
+ * reader's `12abc` = Int 12 then Symbol `abc` rule. A symbol inside a quoted datum (`'x`,
+ * `(quote x)`) still becomes a symbol term, so it counts. Canonicalization (§1.3) never drops or
+ * duplicates a non-reserved symbol, so for such a symbol the only tokens that do not survive into
+ * the forms are the ones inside an earlier entry of a map literal whose key repeats later in the
+ * same literal ("last value wins"). (The planner accepts any non-empty symbol, reserved heads
+ * included; for those the count check below is what keeps an export exact.)
+ * Those are still reported, with `survives: false`: a rename must edit them too, or a renamed key
+ * would stop colliding with the later (renamed) key and the dropped entry would come back.
+ * Callers check the surviving count against the canonical count anyway.
+ */
+
+
+
+/**
+ * Finds every symbol token spelled `name` in the module read from `source`, in source order, and
+ * says whether it becomes a symbol term of the module.
+ * @param source the module's UTF-8 bytes; it must read without error (`readModule`).
+ * @param name the symbol name (non-empty, no delimiters).
+ * @returns half-open UTF-8 byte ranges, ascending, each with `survives`.
+ * @throws GcError `core/parse/*` when the source does not read.
+ */
+function findSymbolSites(source, name) {
+    const out = [];
+    const stack = [];
+    const forms = readModuleSpans(source).forms;
+    for (let i = forms.length - 1; i >= 0; i--)
+        stack.push([forms[i].node, true]);
+    while (stack.length > 0) {
+        const [n, survives] = stack.pop();
+        if (n.kind === 'atom') {
+            if (n.term.kind === 'sym' && n.term.name === name)
+                out.push({ start: n.start, end: n.end, survives });
+            continue;
+        }
+        const kids = n.children;
+        if (n.kind === 'map') {
+            const entries = kids.length >> 1;
+            // The last entry of each atom key (a map of printed atoms); other keys are compared pairwise.
+            const lastOf = new Map();
+            for (let e = 0; e < entries; e++) {
+                const key = printAtom(kids[2 * e].term);
+                if (key !== undefined)
+                    lastOf.set(`${kids[2 * e].term.kind} ${key}`, e);
+            }
+            for (let e = entries - 1; e >= 0; e--) {
+                const key = kids[2 * e].term;
+                const atom = printAtom(key);
+                let overwritten = false;
+                if (atom !== undefined)
+                    overwritten = lastOf.get(`${key.kind} ${atom}`) > e;
+                else
+                    for (let later = e + 1; later < entries && !overwritten; later++)
+                        overwritten = termsEqual(key, kids[2 * later].term);
+                stack.push([kids[2 * e + 1], survives && !overwritten], [kids[2 * e], survives && !overwritten]);
+            }
+            continue;
+        }
+        for (let i = kids.length - 1; i >= 0; i--)
+            stack.push([kids[i], survives]);
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/audit/dangling.ts
+/**
+ * Dangling references at the head (docs/security.md): a qualified name that the base or a commit of
+ * the range defined with a top-level `(def NAME …)`, that no module of the head defines, and that a
+ * head module still references, is an error at its first use — whichever side removed or renamed it
+ * (typically a branch adds a use of a name main renamed, and merges main).
+ */
+
+
+
+const namesByForms = new WeakMap();
+/** The names a module defines with top-level `(def NAME …)` forms (memoized by the forms array). */
+function moduleDefinitions(forms) {
+    let names = namesByForms.get(forms);
+    if (names === undefined) {
+        names = [];
+        for (const f of forms) {
+            if (f.kind !== 'pair' || f.car.kind !== 'sym' || f.car.name !== 'def')
+                continue;
+            const rest = f.cdr;
+            if (rest.kind === 'pair' && rest.car.kind === 'sym')
+                names.push(rest.car.name);
+        }
+        namesByForms.set(forms, names);
+    }
+    return names;
+}
+/** Every name the snapshots' modules define. */
+function definedIn(snapshots) {
+    const out = new Set();
+    const seen = new Set();
+    for (const s of snapshots) {
+        for (const m of s.modules) {
+            if (seen.has(m.forms))
+                continue;
+            seen.add(m.forms);
+            for (const n of moduleDefinitions(m.forms))
+                out.add(n);
+        }
+    }
+    return out;
+}
+/** The first uses of `name` in `modules` (a byte pre-filter, then the reader's symbol sites). */
+function usesOf(name, modules) {
+    const needle = Buffer.from(name, 'utf8');
+    const sites = [];
+    for (const m of modules) {
+        if (Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength).indexOf(needle) < 0)
+            continue;
+        let found;
+        try {
+            found = findSymbolSites(m.bytes, name).filter((s) => s.survives);
+        }
+        catch {
+            continue; // an unreadable module is reported by the other checks
+        }
+        for (const site of found)
+            sites.push({ file: m.file, line: read_lineColumn(m.bytes, site.start).line ?? 1 });
+    }
+    return sites;
+}
+/**
+ * Records `audit/dangling-reference` for every name in `formerly` (defined at the base or along the
+ * range) that `headDefined` lacks and a module of `head` references.
+ * @param skip names another finding already reports (a refactor's stale reference).
+ * @returns the names reported.
+ */
+function checkDanglingReferences(head, formerly, headDefined, skip, out) {
+    const reported = [];
+    for (const name of [...formerly].sort()) {
+        if (headDefined.has(name) || skip.has(name) || !name.includes('::'))
+            continue;
+        const sites = usesOf(name, head.modules);
+        if (sites.length === 0)
+            continue;
+        const first = sites[0];
+        const where = sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+        out.fail('module', first.file, 'references', {
+            code: AuditCode.danglingReference,
+            message: `${name} is referenced at the head (${where}) but no module defines it any more (the base or an earlier commit did): ` +
+                `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply with :rename-symbol on ${first.file}) or restore the definition`,
+            file: first.file,
+            line: first.line,
+            title: 'dangling reference',
+        });
+        reported.push(name);
+    }
+    return reported;
+}
+
+;// CONCATENATED MODULE: ./src/coreform/closed.ts
+/**
+ * The closed-map codec used by every request and report (DESIGN.md "Requests and reports are
+ * closed CoreForm maps"): decode a map with an exact key set and typed fields, or fail with a
+ * typed error naming the missing, unknown or mistyped key.
+ *
+ * Error codes (exit 10): `core/closed/not-a-map`, `core/closed/missing-key`,
+ * `core/closed/unknown-key`, `core/closed/wrong-type`, `core/closed/wrong-value`.
+ */
+
+
+
+
+function describe(t) {
+    const atom = printAtom(t);
+    if (atom !== undefined)
+        return atom.length > 40 ? `${t.kind} ${atom.slice(0, 40)}…` : `${t.kind} ${atom}`;
+    return t.kind;
+}
+function wrongType(at, expected, t) {
+    return new errors_GcError('core/closed/wrong-type', `field ${at} must be ${expected}, got ${describe(t)}`, {
+        location: { at },
+    });
+}
+/** Field decoders for the common field types. */
+const closed_D = {
+    /** Any term, returned as is. */
+    any: ((t) => t),
+    /** A string. */
+    str: ((t, at) => {
+        if (t.kind !== 'str')
+            throw wrongType(at, 'a string', t);
+        return t.value;
+    }),
+    /** A non-empty string. */
+    nonEmptyStr: ((t, at) => {
+        if (t.kind !== 'str' || t.value.length === 0)
+            throw wrongType(at, 'a non-empty string', t);
+        return t.value;
+    }),
+    /** An integer (bigint). */
+    int: ((t, at) => {
+        if (t.kind !== 'int')
+            throw wrongType(at, 'an integer', t);
+        return t.value;
+    }),
+    /** A non-negative integer that fits a JS number. */
+    index: ((t, at) => {
+        if (t.kind !== 'int' || t.value < 0n || t.value > BigInt(Number.MAX_SAFE_INTEGER)) {
+            throw wrongType(at, 'a non-negative integer', t);
+        }
+        return Number(t.value);
+    }),
+    /** A boolean. */
+    bool: ((t, at) => {
+        if (t.kind !== 'bool')
+            throw wrongType(at, 'a boolean', t);
+        return t.value;
+    }),
+    /** A symbol; returns its name (keywords keep their leading colon). */
+    sym: ((t, at) => {
+        if (t.kind !== 'sym')
+            throw wrongType(at, 'a symbol', t);
+        return t.name;
+    }),
+    /** A map term. */
+    map: ((t, at) => {
+        if (t.kind !== 'map')
+            throw wrongType(at, 'a map', t);
+        return t;
+    }),
+    /** A vector term. */
+    vec: ((t, at) => {
+        if (t.kind !== 'vec')
+            throw wrongType(at, 'a vector', t);
+        return t;
+    }),
+    /** A string of exactly 64 lowercase hex digits. */
+    hex64: ((t, at) => {
+        if (t.kind !== 'str' || !isHex64(t.value))
+            throw wrongType(at, 'a lowercase hex64 string', t);
+        return t.value;
+    }),
+};
+/** A vector whose every element is decoded by `item` (errors name `field[i]`). */
+function vecOf(item) {
+    return (t, at) => {
+        if (t.kind !== 'vec')
+            throw wrongType(at, 'a vector', t);
+        return t.items.map((e, i) => item(e, `${at}[${i}]`));
+    };
+}
+/** `nil` decodes to `null`; anything else through `inner`. */
+function nullable(inner) {
+    return (t, at) => (t.kind === 'nil' ? null : inner(t, at));
+}
+/** A field that must equal `expected` exactly (fixed `:kind`, `:profile`, `:v` values). */
+function closed_literal(expected) {
+    return (t, at) => {
+        if (!termsEqual(t, expected)) {
+            throw new errors_GcError('core/closed/wrong-value', `field ${at} must be ${describe(expected)}, got ${describe(t)}`, {
+                location: { at },
+            });
+        }
+        return t;
+    };
+}
+/** A string that is one of `allowed`. */
+function oneOfStr(allowed) {
+    return (t, at) => {
+        if (t.kind !== 'str' || !allowed.includes(t.value)) {
+            throw new GcError('core/closed/wrong-value', `field ${at} must be one of ${allowed.join(', ')}, got ${describe(t)}`, {
+                location: { at },
+            });
+        }
+        return t.value;
+    };
+}
+/**
+ * Decodes a closed map: `spec` maps keyword names (without the colon, e.g. `'module-path'`) to
+ * decoders. Every key of `spec` must be present (unless listed in `optional`, then the decoder's
+ * result for the absent key is `undefined`) and no other key may appear.
+ * @param t the term to decode; @param spec field decoders; @param what a name for messages.
+ * @returns the decoded fields keyed like `spec`.
+ * @throws GcError `core/closed/not-a-map`, `core/closed/missing-key`, `core/closed/unknown-key`,
+ *   `core/closed/wrong-type`, `core/closed/wrong-value` (all exit 10).
+ */
+function closed_decodeClosed(t, spec, what, options = {}) {
+    if (t.kind !== 'map') {
+        throw new errors_GcError('core/closed/not-a-map', `${what} must be a map, got ${describe(t)}`);
+    }
+    const seen = new Set();
+    const out = {};
+    for (const [k, v] of t.entries) {
+        const name = k.kind === 'sym' && k.name.startsWith(':') ? k.name.slice(1) : undefined;
+        if (name === undefined || !Object.prototype.hasOwnProperty.call(spec, name)) {
+            throw new errors_GcError('core/closed/unknown-key', `${what} has unknown key ${describe(k)}`, {
+                location: { at: describe(k) },
+            });
+        }
+        seen.add(name);
+        out[name] = spec[name](v, `${what} :${name}`);
+    }
+    for (const name of Object.keys(spec)) {
+        if (!seen.has(name) && !(options.optional ?? []).includes(name)) {
+            throw new errors_GcError('core/closed/missing-key', `${what} is missing key :${name}`, { location: { at: `:${name}` } });
+        }
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: ./src/patch/acceptance.ts
 /**
  * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
@@ -63867,7 +66251,7 @@ function acceptanceTerm(manifest, records) {
         obligations: term_vec(records),
     });
 }
-function invalid(message) {
+function acceptance_invalid(message) {
     return new errors_GcError(AcceptanceCode.invalid, `obligation runner acceptance rejected: ${message}`, { exitCode: errors_ExitCode.obligationsFailed });
 }
 /**
@@ -63879,61 +66263,61 @@ function invalid(message) {
  */
 function validateAcceptance(t, manifest, store) {
     if (t.kind !== 'map')
-        throw invalid('it is not a map');
+        throw acceptance_invalid('it is not a map');
     const get = (m, k) => mapGet(m, kw(k));
     const kind = get(t, 'kind');
     if (kind?.kind !== 'str' || kind.value !== ACCEPTANCE_KIND)
-        throw invalid(`:kind must be "${ACCEPTANCE_KIND}"`);
+        throw acceptance_invalid(`:kind must be "${ACCEPTANCE_KIND}"`);
     const ok = get(t, 'ok');
     if (ok?.kind !== 'bool')
-        throw invalid(':ok must be a boolean');
+        throw acceptance_invalid(':ok must be a boolean');
     const pkg = get(t, 'package');
     const pkgName = pkg?.kind === 'map' ? get(pkg, 'name') : undefined;
     const pkgVersion = pkg?.kind === 'map' ? get(pkg, 'version') : undefined;
     if (pkgName?.kind !== 'str' || pkgName.value !== manifest.name || pkgVersion?.kind !== 'str' || pkgVersion.value !== manifest.version) {
-        throw invalid(`:package must be {:name "${manifest.name}" :version "${manifest.version}"}`);
+        throw acceptance_invalid(`:package must be {:name "${manifest.name}" :version "${manifest.version}"}`);
     }
     const obligations = get(t, 'obligations');
     if (obligations?.kind !== 'vec')
-        throw invalid(':obligations must be a vector');
+        throw acceptance_invalid(':obligations must be a vector');
     const seen = new Set();
     let allOk = true;
     for (const [i, r] of obligations.items.entries()) {
         if (r.kind !== 'map')
-            throw invalid(`:obligations[${i}] must be a map`);
+            throw acceptance_invalid(`:obligations[${i}] must be a map`);
         const name = get(r, 'name');
         const rok = get(r, 'ok');
         if (name?.kind !== 'sym' || rok?.kind !== 'bool')
-            throw invalid(`:obligations[${i}] needs a symbol :name and a boolean :ok`);
+            throw acceptance_invalid(`:obligations[${i}] needs a symbol :name and a boolean :ok`);
         for (const [k] of r.entries) {
             if (k.kind !== 'sym' || ![':name', ':ok', ':artifact', ':errors'].includes(k.name))
-                throw invalid(`:obligations[${i}] has unknown key`);
+                throw acceptance_invalid(`:obligations[${i}] has unknown key`);
         }
         const artifact = get(r, 'artifact');
         if (artifact !== undefined) {
             if (artifact.kind !== 'str' || !isHex64(artifact.value))
-                throw invalid(`:obligations[${i}] :artifact must be hex64`);
+                throw acceptance_invalid(`:obligations[${i}] :artifact must be hex64`);
             if (store !== undefined) {
                 try {
                     store.get(artifact.value);
                 }
                 catch (error) {
-                    throw invalid(`:obligations[${i}] :artifact ${artifact.value}: ${error.message}`);
+                    throw acceptance_invalid(`:obligations[${i}] :artifact ${artifact.value}: ${error.message}`);
                 }
             }
         }
         const errs = get(r, 'errors');
         if (errs !== undefined && (errs.kind !== 'vec' || !errs.items.every((e) => e.kind === 'str'))) {
-            throw invalid(`:obligations[${i}] :errors must be a vector of strings`);
+            throw acceptance_invalid(`:obligations[${i}] :errors must be a vector of strings`);
         }
         seen.add(name.name);
         allOk &&= rok.value;
     }
     const missing = manifest.obligations.filter((o) => !seen.has(o));
     if (missing.length > 0)
-        throw invalid(`declared obligations missing from the acceptance: ${missing.join(', ')}`);
+        throw acceptance_invalid(`declared obligations missing from the acceptance: ${missing.join(', ')}`);
     if (ok.value !== allOk)
-        throw invalid(':ok must be true exactly when every obligation record is ok');
+        throw acceptance_invalid(':ok must be true exactly when every obligation record is ok');
     return ok.value;
 }
 /**
@@ -63969,51 +66353,6 @@ function runObligationRunner(command, packageDir, info, timeoutMs = 600_000) {
         const status = result.status === null ? `was killed (${result.signal ?? 'signal'})` : `exited ${result.status}`;
         const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
         throw fail(`${status} without printing a genesis/acceptance-v0.2 term on stdout (${error.message})${stderr ? `; stderr: ${stderr}` : ''}`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/workspace/path.ts
-/** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
-
-/**
- * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
- * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
- * the first component must not end with `:` (a drive prefix such as `C:`).
- */
-function portablePathProblem(path) {
-    if (path.length === 0)
-        return 'is empty';
-    if (path.normalize('NFC') !== path)
-        return 'is not Unicode NFC';
-    if (path.startsWith('/'))
-        return 'is absolute (starts with /)';
-    if (path.includes('\\'))
-        return 'contains a backslash';
-    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(path)) {
-        return 'contains a lone surrogate';
-    }
-    const parts = path.split('/');
-    for (const part of parts) {
-        if (part === '')
-            return 'has an empty component (// or a trailing /)';
-        if (part === '.' || part === '..')
-            return `has a "${part}" component`;
-    }
-    if (parts[0].endsWith(':'))
-        return 'starts with a drive prefix';
-    return undefined;
-}
-/**
- * Checks a portable module path.
- * @param path the path; @param field the field or file it came from, for the message.
- * @throws GcError `patch/non-portable-path` (exit 10) naming the rule that failed.
- */
-function path_assertPortablePath(path, field = 'module path') {
-    const problem = portablePathProblem(path);
-    if (problem !== undefined) {
-        throw new GcError('patch/non-portable-path', `${field} ${JSON.stringify(path)} ${problem}; use a relative path with / separators`, {
-            location: { at: field },
-        });
     }
 }
 
@@ -64296,7 +66635,7 @@ function identifierSet(options) {
         if (options.nonEmpty && t.items.length === 0)
             throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
         const names = [...new Set(t.items.map((item, i) => identifierText(item, `${at}[${i}]`)))];
-        names.sort(compareUtf8);
+        names.sort(bytes_compareUtf8);
         return term_vec(names.map(term_str));
     };
 }
@@ -64496,119 +66835,6 @@ function opNameOf(op) {
     return t.name.slice(1);
 }
 
-;// CONCATENATED MODULE: ./src/audit/findings.ts
-/**
- * The audit report of a pull request's evidence: findings (one per problem, with a stable code, a
- * severity and a file/line where known), per-package check rows (evidence, check, result) and the
- * replay outcome. Pure data plus the few rules that decide pass/fail; rendering lives with each
- * entry point (`action/summary.ts`, `src/cli/pr-verify.ts`).
- */
-/**
- * Stable finding codes (messages may change, codes may not). Each names one check of
- * docs/action.md "What each check means".
- */
-const AuditCode = {
-    /** A store entry's bytes do not hash (plain BLAKE3) to its file name. */
-    storeHashMismatch: 'audit/store-hash-mismatch',
-    /** A store entry present at the base was changed by the pull request (the store is write-once). */
-    storeEntryModified: 'audit/store-entry-modified',
-    /** A store entry present at the base was deleted by the pull request. */
-    storeEntryRemoved: 'audit/store-entry-removed',
-    /** A new store entry is not one CoreForm term in canonical print. */
-    storeEntryUnreadable: 'audit/store-entry-unreadable',
-    /** A new store entry has a `:kind` this version does not verify (only its hash was checked). */
-    storeEntryUnknownKind: 'audit/store-entry-unknown-kind',
-    /** A refactor-plan report's request is not in the store. */
-    refactorRequestMissing: 'audit/refactor-request-missing',
-    /** A refactor-plan report fails the independent host verifier. */
-    refactorReportInvalid: 'audit/refactor-report-invalid',
-    /** Re-planning the request from the base commit does not give the stored report byte for byte. */
-    refactorReplanDiffers: 'audit/refactor-replan-differs',
-    /** A safe refactor plan has no apply report in the pull request (it explains no change). */
-    refactorPlanNotApplied: 'audit/refactor-plan-not-applied',
-    /** An apply report is not a closed `genesis/patch-apply-v0.3` map. */
-    applyReportInvalid: 'audit/apply-report-invalid',
-    /** The normalized patch an apply report names by `:patch-h` is not in the store. */
-    applyPatchMissing: 'audit/apply-patch-missing',
-    /** `:op-identities`/`:ops-count`/`:intent`/`:provenance` disagree with the stored patch. */
-    applyPatchMismatch: 'audit/apply-patch-mismatch',
-    /** The package or acceptance artifact is missing, mis-hashed or of the wrong kind. */
-    applyArtifactInvalid: 'audit/apply-artifact-invalid',
-    /** `:request-h` is not hash-term of the apply-report request rebuilt from the evidence. */
-    applyRequestMismatch: 'audit/apply-request-mismatch',
-    /** The report records a failed apply (`:ok false`): it explains no change. */
-    applyNotOk: 'audit/apply-not-ok',
-    /** The patch does not apply to the base commit's package (nor after the other evidence). */
-    replayFailed: 'audit/replay-failed',
-    /** A module the evidence changes differs at the head from what replaying the evidence gives. */
-    replayModuleMismatch: 'audit/replay-module-mismatch',
-    /** The head's manifest (module list, pins, other keys) differs from the replayed manifest. */
-    replayManifestMismatch: 'audit/replay-manifest-mismatch',
-    /** Replaying gives semantic edits or a package record other than the apply report names. */
-    replayEvidenceMismatch: 'audit/replay-evidence-mismatch',
-    /** A head `package.toml` pin does not match the head module's hash (or is missing). */
-    pinMismatch: 'audit/pin-mismatch',
-    /** A `.gc` module changed and no evidence in the pull request explains the change. */
-    unexplainedChange: 'audit/unexplained-change',
-    /** The package cannot be read at a commit (manifest or module does not parse, module missing). */
-    packageUnreadable: 'audit/package-unreadable',
-    /** The `obligation-runner` command failed for a package. */
-    obligationsFailed: 'audit/obligations-failed',
-    /** A declared obligation or test suite was removed and no evidence (`update-manifest` with
-     * `:obligations-remove` / `:tests-remove`) explains it. */
-    obligationsWeakened: 'audit/obligations-weakened',
-    /** Apply reports claim an accepted acceptance that this run did not re-run (no obligation runner); a notice. */
-    acceptanceNotRerun: 'audit/acceptance-not-rerun',
-    /** A renamed or moved symbol is still referenced at the head although nothing defines it: a use of
-     * the old name arrived with another change (typically a merge from main) after the refactor. */
-    refactorStaleReference: 'audit/refactor-stale-reference',
-};
-/** True when `finding` fails the run under `failOn`. */
-function isFailing(finding, failOn) {
-    return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
-}
-/** Counts findings by severity. */
-function countBySeverity(findings) {
-    const out = { error: 0, warning: 0, notice: 0 };
-    for (const f of findings)
-        out[f.severity]++;
-    return out;
-}
-/** A row-and-finding collector for one package; keeps the two in step. */
-class PackageFindings {
-    pkg;
-    rows = [];
-    findings = [];
-    /** @param pkg the package directory every finding is attributed to. */
-    constructor(pkg) {
-        this.pkg = pkg;
-    }
-    /** Records a passed check. */
-    pass(kind, evidence, check, detail = '') {
-        this.rows.push({ evidence, kind, check, result: 'pass', detail });
-    }
-    /** Records a check that was not applicable or not run. */
-    skip(kind, evidence, check, detail) {
-        this.rows.push({ evidence, kind, check, result: 'skip', detail });
-    }
-    /**
-     * Records a failed check and its finding. The row's result is `fail` for errors, `warn` for
-     * warnings, `skip` for notices (a notice never fails a run, and is never a pass).
-     */
-    fail(kind, evidence, check, finding) {
-        const severity = finding.severity ?? 'error';
-        this.rows.push({ evidence, kind, check, result: severity === 'error' ? 'fail' : severity === 'warning' ? 'warn' : 'skip', detail: finding.message });
-        const f = { code: finding.code, severity, message: finding.message, package: this.pkg };
-        if (finding.file !== undefined)
-            f.file = finding.file;
-        if (finding.line !== undefined)
-            f.line = finding.line;
-        if (finding.title !== undefined)
-            f.title = finding.title;
-        this.findings.push(f);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/audit/apply-evidence.ts
 /**
  * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
@@ -64803,6 +67029,7 @@ async function checkApplyReport(entry, store, prefer, out) {
         fields: r,
         missingArtifacts: missing,
         packageRecord,
+        acceptance: acceptance,
     };
 }
 function requestMatches(r, patch, acceptance) {
@@ -64879,6 +67106,57 @@ function completeApplyEvidence(ev, replayed, out) {
     out.pass(KIND, ev.address, 'artifacts', `${ev.missingArtifacts.join(' and ')} artifact recomputed from the replayed package`);
     return true;
 }
+/**
+ * Checks that an apply report's acceptance belongs to the package it is said to explain: its
+ * `:package` names the replayed package's name and version, and it holds a record for every
+ * obligation the package declared before the patch and after it (docs/security.md, "evidence bound
+ * to the audited package"). Evidence planned and applied in another copy of the package (one that
+ * declares fewer obligations, or another name or version) fails here. An acceptance recomputed by
+ * {@link completeApplyEvidence} is bound by construction. Evidence re-applied on another parent
+ * (a cherry-pick onto a release branch whose version moved on) is checked without the version:
+ * `options.checkVersion` false.
+ * @param declaredBefore the obligations the package declared at the commit's start state.
+ * @returns true when bound (a finding `audit/evidence-foreign` is recorded otherwise).
+ */
+function checkAcceptanceBinding(ev, after, declaredBefore, where, out, options = { checkVersion: true }) {
+    const acceptance = ev.acceptance;
+    if (acceptance === undefined)
+        return true;
+    const pkg = mapGetKw(acceptance, 'package');
+    const name = pkg?.kind === 'map' ? mapGetKw(pkg, 'name') : undefined;
+    const version = pkg?.kind === 'map' ? mapGetKw(pkg, 'version') : undefined;
+    const records = mapGetKw(acceptance, 'obligations');
+    const covered = new Set();
+    if (records?.kind === 'vec') {
+        for (const r of records.items) {
+            const n = r.kind === 'map' ? mapGetKw(r, 'name') : undefined;
+            if (n?.kind === 'sym')
+                covered.add(n.name);
+            else if (n?.kind === 'str')
+                covered.add(n.value);
+        }
+    }
+    const problems = [];
+    if (name?.kind !== 'str' || name.value !== after.name)
+        problems.push(`it names package ${name?.kind === 'str' ? JSON.stringify(name.value) : '(none)'}, the package is ${JSON.stringify(after.name)}`);
+    if (options.checkVersion && (version?.kind !== 'str' || version.value !== after.version))
+        problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
+    const missing = [...new Set([...declaredBefore, ...after.obligations])].filter((o) => !covered.has(o)).sort();
+    if (missing.length > 0)
+        problems.push(`it has no record for the declared obligation${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);
+    if (problems.length === 0) {
+        out.pass(KIND, ev.address, 'bound to package', `acceptance names ${after.name} ${after.version} and its ${after.obligations.length} obligations`);
+        return true;
+    }
+    out.fail(KIND, ev.address, 'bound to package', {
+        code: AuditCode.evidenceForeign,
+        message: `apply report ${ev.address.slice(0, 12)} does not belong to this package as it stood ${where}: its acceptance ${problems.join('; ')}. ` +
+            'Evidence made in another copy of the package explains nothing here: apply the change to this package (gcpatch refactor apply / gcpatch apply) and commit its evidence',
+        file: ev.file,
+        title: 'evidence from another package',
+    });
+    return false;
+}
 
 ;// CONCATENATED MODULE: ./src/audit/glob.ts
 /**
@@ -64923,13 +67201,17 @@ function globToRegExp(glob) {
     return new RegExp(`^${re}$`);
 }
 /**
- * Splits a `packages` input (newline- or comma-separated globs; blank entries ignored) into
- * patterns. An empty input means {@link ALL_PACKAGES}.
+ * The one selection syntax of the Action's `packages` input and `gcpatch verify-pr --packages`:
+ * globs separated by commas or newlines, in one string or several (a repeated flag); blank entries
+ * ignored; `!glob` excludes. No positive pattern (an empty input, or exclusions alone) means
+ * {@link ALL_PACKAGES} less the exclusions.
+ * @example parseGlobList(['a/package.toml,b/package.toml']) // ['a/package.toml', 'b/package.toml']
+ * @example parseGlobList('!vendor/**') // ['**\/package.toml', '!vendor/**']
  */
 function parseGlobList(input) {
-    const raw = typeof input === 'string' ? input.split(/[\n,]/) : [...(input ?? [])];
-    const out = raw.map((s) => s.trim()).filter((s) => s !== '');
-    return out.length === 0 ? [ALL_PACKAGES] : out;
+    const raw = typeof input === 'string' ? [input] : [...(input ?? [])];
+    const out = raw.flatMap((s) => s.split(/[\n,]/)).map((s) => s.trim()).filter((s) => s !== '');
+    return out.some((p) => !p.startsWith('!')) ? out : [ALL_PACKAGES, ...out];
 }
 /**
  * A predicate over repository-relative paths: true when some non-negated pattern matches and no
@@ -64947,1579 +67229,6 @@ function pathMatcher(patterns) {
     const include = patterns.filter((p) => !p.startsWith('!')).flatMap(compile);
     const exclude = patterns.filter((p) => p.startsWith('!')).flatMap((p) => compile(p.slice(1)));
     return (path) => include.some((r) => r.test(path)) && !exclude.some((r) => r.test(path));
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/error.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-function getLineColFromPtr(string, ptr) {
-    let lines = string.slice(0, ptr).split(/\r?\n/);
-    return [lines.length, lines.pop().length + 1];
-}
-function makeCodeBlock(string, line, column) {
-    let lines = string.split(/\r?\n/);
-    let codeblock = '';
-    let numberLen = (Math.log10(line + 1) | 0) + 1;
-    for (let i = line - 1; i <= line + 1; i++) {
-        let l = lines[i - 1];
-        if (!l)
-            continue;
-        codeblock += i.toString().padEnd(numberLen, ' ');
-        codeblock += ':  ';
-        codeblock += l;
-        codeblock += '\n';
-        if (i === line) {
-            codeblock += ' '.repeat(numberLen + column + 2);
-            codeblock += '^\n';
-        }
-    }
-    return codeblock;
-}
-class TomlError extends Error {
-    line;
-    column;
-    codeblock;
-    constructor(message, options) {
-        const [line, column] = getLineColFromPtr(options.toml, options.ptr);
-        const codeblock = makeCodeBlock(options.toml, line, column);
-        super(`Invalid TOML document: ${message}\n\n${codeblock}`, options);
-        this.line = line;
-        this.column = column;
-        this.codeblock = codeblock;
-    }
-    /** @internal */
-    static x(message, ctx, ptr) {
-        throw new TomlError(message, { toml: ctx.s, ptr: ptr ?? ctx.p });
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/primitive.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
-/** @internal */
-function parseString(ctx) {
-    let startPtr = ctx.p;
-    let c = ctx.s.charCodeAt(ctx.p++);
-    let first = c;
-    let isLiteral = c === 0x27; /* ' */
-    let isMultiline = c === ctx.s.charCodeAt(ctx.p) && c === ctx.s.charCodeAt(ctx.p + 1);
-    if (isMultiline) {
-        // Trim initial newline
-        if ((c = ctx.s.charCodeAt(ctx.p += 2)) === 0xa /* \n */)
-            ctx.p++;
-        else if (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */)
-            ctx.p += 2;
-    }
-    // For the record: it is not worth it to use a fast-path for literal strings using `indexOf`.
-    // Doing a char-by-char iteration ends up dispatching less instructions, for the same wall-clock runtime.
-    let parsed = '';
-    let sliceStart = ctx.p;
-    // states:
-    //   0 - decoding
-    //   1 - decoding escape
-    //   2 - whitespace escape (no newline encountered yet, must fail on non-whitespace)
-    //   3 - whitespace escape (newline encountered, allowed to transition back to normal decode)
-    let state = 0;
-    for (; ctx.p < ctx.s.length; ctx.p++) {
-        c = ctx.s.charCodeAt(ctx.p);
-        // Deal with newlines first, since that simplifies control character checking and handling across all states
-        if (isMultiline && (c === 0xa /* \n */ || (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */))) {
-            state = state && 3;
-        }
-        // Control characters are banned in TOML, so we throw an error if we encounter them
-        else if ((c < 0x20 && c !== 0x9 /* \t */) || c === 0x7f) {
-            TomlError.x('control characters are not allowed in strings', ctx);
-        }
-        // The string might terminate while we're parsing through a newline escape.
-        // It must have encountered a newline; otherwise, it'll simply fail in another branch.
-        else if ((!state || state === 3) && c === first && (!isMultiline || (ctx.s.charCodeAt(ctx.p + 1) === first && ctx.s.charCodeAt(ctx.p + 2) === first))) {
-            if (isMultiline) {
-                // If the string ends with 4-5 quotes, then the first 1-2 are part of the string
-                if (ctx.s.charCodeAt(ctx.p + 3) === first)
-                    ctx.p++;
-                if (ctx.s.charCodeAt(ctx.p + 3) === first)
-                    ctx.p++;
-            }
-            // If we're in a newline escape still, then there's nothing to add.
-            if (!state) {
-                // Avoid a useless concat operation if the string can be used as-is.
-                let s = ctx.s.slice(sliceStart, ctx.p);
-                parsed = parsed ? parsed + s : s;
-            }
-            ctx.p += isMultiline ? 3 : 1;
-            return parsed;
-        }
-        // Baseline state; keep moving forward unless an escape sequence starts
-        else if (!state) {
-            if (!isLiteral && c === 0x5c /* \ */) {
-                parsed += ctx.s.slice(sliceStart, (sliceStart = ctx.p));
-                state = 1;
-            }
-        }
-        else if (state === 1) {
-            if (c === 0x78 /* x */ || c === 0x75 /* u */ || c === 0x55 /* U */) { // Unicode escape
-                let errPtr = ctx.p++ - 1;
-                let value = 0;
-                let len = c === 0x78 /* x */ ? 2 : c === 0x75 /* u */ ? 4 : 8;
-                for (let j = 0; j < len; j++, ctx.p++) {
-                    let hex = ctx.s.charCodeAt(ctx.p);
-                    let digit = 
-                    /* 0-9 */ hex >= 0x30 && hex <= 0x39 ? hex - 0x30 :
-                        /* A-F */ hex >= 0x41 && hex <= 0x46 ? hex - 0x41 + 10 :
-                            /* a-f */ hex >= 0x61 && hex <= 0x66 ? hex - 0x61 + 10 : -1;
-                    if (digit < 0)
-                        TomlError.x('invalid non-hex character in unicode escape', ctx);
-                    value = (value << 4) | digit;
-                }
-                // Because JS does bitwise on signed 32bit integers, all 0xfzzzzzzz values are actually seen as negative
-                if (value < 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) {
-                    TomlError.x('invalid unicode escape', ctx, errPtr);
-                }
-                parsed += String.fromCodePoint(value);
-                sliceStart = ctx.p--;
-                state = 0;
-            }
-            // Newline escape sequence. We only need to care about spaces and tabs; newlines are dealt with earlier
-            else if (isMultiline && (c === 0x20 || c === 0x9 /* \t */)) {
-                state = 2;
-            }
-            // Basic escape sequence
-            else {
-                if (c === 0x62 /* b */)
-                    parsed += '\b';
-                else if (c === 0x74 /* t */)
-                    parsed += '\t';
-                else if (c === 0x6e /* n */)
-                    parsed += '\n';
-                else if (c === 0x66 /* f */)
-                    parsed += '\f';
-                else if (c === 0x72 /* r */)
-                    parsed += '\r';
-                else if (c === 0x65 /* e */)
-                    parsed += '\x1b';
-                else if (c === 0x22 /* " */)
-                    parsed += '"';
-                else if (c === 0x5c /* \ */)
-                    parsed += '\\';
-                else
-                    TomlError.x('unrecognised escape sequence', ctx);
-                sliceStart = ctx.p + 1;
-                state = 0;
-            }
-        }
-        // Newline escape continuation: keep moving forward until the first non-whitespace char
-        else if (c !== 0x20 && c !== 0x9 /* \t */) {
-            if (state === 2)
-                TomlError.x('invalid escape: only line-ending whitespace may be escaped', ctx, sliceStart);
-            // State cannot be zero, or we'd have branched earlier already.
-            // If it's a backslash, immediately transition to the escape state so it can be processed.
-            state = !isLiteral && c === 0x5c /* \ */ ? 1 : 0;
-            sliceStart = ctx.p;
-        }
-    }
-    TomlError.x('unfinished string', ctx, startPtr);
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/date.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-let DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
-class TomlDate extends Date {
-    #hasDate = false;
-    #hasTime = false;
-    #offset = null;
-    constructor(date, fasttype, unsafeDelim) {
-        let hasDate = true;
-        let hasTime = true;
-        let offset = 'Z';
-        let c;
-        if (typeof date === 'string') {
-            if (fasttype)
-                prep: {
-                    // Date-time
-                    if (fasttype < 3) {
-                        if (+date.slice(11, 13) > 23) {
-                            date = '';
-                            break prep;
-                        }
-                        // Local
-                        if (fasttype === 2) {
-                            offset = null;
-                            date += 'Z';
-                        }
-                        // Offset; keep track of offset if not Z
-                        else if ((c = date.charCodeAt(date.length - 1)) !== 0x5a /* Z */ && c !== 0x7a /* z */) {
-                            offset = date.slice(date.length - 6);
-                        }
-                        if (unsafeDelim)
-                            date = date.slice(0, 10) + 'T' + date.slice(11);
-                    }
-                    // Time
-                    else if (fasttype === 4) {
-                        date = +date.slice(0, 2) > 23 ? '' : `0000-01-01T${date}Z`;
-                    }
-                    hasDate = fasttype !== 4;
-                    hasTime = fasttype !== 3;
-                }
-            else {
-                let match = date.match(DATE_TIME_RE);
-                if (match) {
-                    if (!match[1]) {
-                        hasDate = false;
-                        date = `0000-01-01T${date}`;
-                    }
-                    hasTime = !!match[2];
-                    // Make sure to use T instead of a space. Breaks in case of extreme values otherwise.
-                    hasTime && date[10] === ' ' && (date = date.replace(' ', 'T'));
-                    // Do not allow rollover hours.
-                    if (match[2] && +match[2] > 23) {
-                        date = '';
-                    }
-                    else {
-                        offset = match[3] || null;
-                        if (!offset && hasTime)
-                            date += 'Z';
-                    }
-                }
-                else {
-                    date = '';
-                }
-            }
-        }
-        super(date);
-        if (!isNaN(this.getTime())) {
-            this.#hasDate = hasDate;
-            this.#hasTime = hasTime;
-            this.#offset = offset;
-        }
-    }
-    isDateTime() {
-        return this.#hasDate && this.#hasTime;
-    }
-    isLocal() {
-        return !this.#hasDate || !this.#hasTime || !this.#offset;
-    }
-    isDate() {
-        return this.#hasDate && !this.#hasTime;
-    }
-    isTime() {
-        return this.#hasTime && !this.#hasDate;
-    }
-    isValid() {
-        return this.#hasDate || this.#hasTime;
-    }
-    toISOString() {
-        let iso = super.toISOString();
-        // Local Date
-        if (this.isDate())
-            return iso.slice(0, 10);
-        // Local Time
-        if (this.isTime())
-            return iso.slice(11, 23);
-        // Local DateTime
-        if (this.#offset === null)
-            return iso.slice(0, -1);
-        // Offset DateTime
-        if (this.#offset === 'Z' || this.#offset === 'z')
-            return iso;
-        // This part is quite annoying: JS strips the original timezone from the ISO string representation
-        // Instead of using a "modified" date and "Z", we restore the representation "as authored"
-        let offset = (+(this.#offset.slice(1, 3)) * 60) + +(this.#offset.slice(4, 6));
-        offset = this.#offset[0] === '-' ? offset : -offset;
-        let offsetDate = new Date(this.getTime() - (offset * 60e3));
-        return offsetDate.toISOString().slice(0, -1) + this.#offset;
-    }
-    static wrapAsOffsetDateTime(jsDate, offset = 'Z') {
-        let date = new TomlDate(jsDate);
-        date.#offset = offset;
-        return date;
-    }
-    static wrapAsLocalDateTime(jsDate) {
-        let date = new TomlDate(jsDate);
-        date.#offset = null;
-        return date;
-    }
-    static wrapAsLocalDate(jsDate) {
-        let date = new TomlDate(jsDate);
-        date.#hasTime = false;
-        date.#offset = null;
-        return date;
-    }
-    static wrapAsLocalTime(jsDate) {
-        let date = new TomlDate(jsDate);
-        date.#hasDate = false;
-        date.#offset = null;
-        return date;
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/extract.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
-
-
-
-function isDigit(char, base = 10) {
-    return base === 16
-        ? (char > 0x2f && char < 0x3a) || (char > 0x40 && char < 0x47) || (char > 0x60 && char < 0x67)
-        : (char > 0x2f && char < 0x30 + base);
-}
-function isEndOfValue(char, delim) {
-    // Whitespace -- we're permissive on `\r` for performance; it'll be dealt with later anyway
-    return char === 0x20 || char === 0x9 /* \t */ || char === 0xa /* \n */ || char === 0xd /* \r */ ||
-        // Structure end or next value delimiter
-        (delim && (char === delim || char === 0x2c /* , */)) ||
-        // Comment
-        char === 0x23; /* # */
-}
-/** @internal */
-function extractValue(ctx, end) {
-    let errPtr = ctx.p;
-    let c = ctx.s.charCodeAt(ctx.p);
-    // Structs
-    if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-        ctx.d-- || TomlError.x('document contains excessively nested structures. aborting.', ctx);
-        let value = c === 0x5b /* [ */
-            ? parseArray(ctx)
-            : parseInlineTable(ctx);
-        ctx.d++;
-        return value;
-    }
-    // Strings
-    if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
-        return parseString(ctx);
-    }
-    // Booleans
-    // We can fast-path because the first character is enough to know the only possible value
-    if (c === 0x74 /* t */) { // Only possible valid value is `true`
-        if (ctx.s.charCodeAt(++ctx.p) !== 0x72 || ctx.s.charCodeAt(++ctx.p) !== 0x75 || ctx.s.charCodeAt(++ctx.p) !== 0x65)
-            TomlError.x('invalid value', ctx, errPtr);
-        return ctx.p++, true;
-    }
-    if (c === 0x66 /* f */) { // Only possible valid value is `false`
-        if (ctx.s.charCodeAt(++ctx.p) !== 0x61 || ctx.s.charCodeAt(++ctx.p) !== 0x6c || ctx.s.charCodeAt(++ctx.p) !== 0x73 || ctx.s.charCodeAt(++ctx.p) !== 0x65)
-            TomlError.x('invalid value', ctx, errPtr);
-        return ctx.p++, false;
-    }
-    if (c === 0x2b /* + */ || c === 0x2d /* - */) {
-        return parseNumber(ctx, ctx.p, ctx.s.charCodeAt(++ctx.p), 0x2c - c, end);
-    }
-    // Rough heuristic, but `parseDate` falls back to number parsing if it's a false positive.
-    // e.g.: `a = 1\n-------------- = 1` would match this heuristic, but gracefully fallback to numbers.
-    if (ctx.s.charCodeAt(ctx.p + 4) === 0x2d /* - */ && ctx.s.charCodeAt(ctx.p + 7) === 0x2d /* - */) {
-        return parseDate(ctx, c, end);
-    }
-    // Same logic as above; `parseTime` falls back to number parsing if it's a false positive.
-    if (ctx.s.charCodeAt(ctx.p + 2) === 0x3a /* : */) {
-        return parseTime(ctx, c, end);
-    }
-    return parseNumber(ctx, ctx.p, c, 0, end);
-}
-// State:
-// 0: init
-// 1: integer
-// 2: fractional dot
-// 3: fractional
-// 4: exponent letter
-// 5: exponent
-// 6: exponent sign
-// 7: exponent with sign
-// >9: underscore; see below
-//     -> 12: was integer
-//     -> 14: was fractional
-//     -> 16: was exponent
-// states 2-5, 14, 16 are ONLY permitted iif base === 10
-function parseNumber(ctx, startPtr, startChr, sign, endChr) {
-    let c = startChr;
-    let state = 0;
-    let hasUnderscores = false;
-    // (+/-)inf
-    if (c === 0x69 /* i */) {
-        if (ctx.s.charCodeAt(++ctx.p) !== 0x6e || ctx.s.charCodeAt(++ctx.p) !== 0x66)
-            TomlError.x('invalid value', ctx, startPtr);
-        return ctx.p++, (sign || 1) / 0;
-    }
-    // (+/-)nan
-    if (c === 0x6e /* n */) {
-        if (ctx.s.charCodeAt(++ctx.p) !== 0x61 || ctx.s.charCodeAt(++ctx.p) !== 0x6e)
-            TomlError.x('invalid value', ctx, startPtr);
-        return ctx.p++, NaN;
-    }
-    // Leading zero
-    // Only allowed cases: `0<EOV>`, `0.(...)`, `0e(...)`, `0x(...)`, `0b(...)`, `0o(...)`
-    // FWIW, `0e(...)` is a stupid case, but it's not banned per-se so we have to parse it
-    if (c === 0x30 /* 0 */) {
-        if (++ctx.p >= ctx.s.length || isEndOfValue(c = ctx.s.charCodeAt(ctx.p), endChr))
-            return ctx.bi === true ? 0n : 0; // note: conveniently deals with `-0`
-        if (!sign) {
-            if (c === 0x78 /* x */)
-                return parseIntegerBaseN(ctx, startPtr, 16, endChr);
-            else if (c === 0x62 /* b */)
-                return parseIntegerBaseN(ctx, startPtr, 2, endChr);
-            else if (c === 0x6f /* o */)
-                return parseIntegerBaseN(ctx, startPtr, 8, endChr);
-        }
-        if (c === 0x2e /* . */)
-            state = 2;
-        else if (c === 0x65 /* e */ || c === 0x45 /* E */)
-            state = 4;
-        else
-            TomlError.x('illegal leading zero', ctx, startPtr);
-    }
-    // If the 1st char is not a digit by now, then it's not a valid TOML value at all
-    else if (!isDigit(c))
-        TomlError.x('invalid value', ctx, startPtr);
-    while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
-        if (!state)
-            state = 1; // Detects single-digit numbers we can use a fast parse path for
-        // The way the states are numbered is not random: underscores are always permitted in odd-numbered states and
-        // never permitted in even-numbered ones.
-        if (c === 0x5f /* _ */) {
-            if (!(state & 1))
-                TomlError.x('illegal underscore', ctx);
-            state += 11; // 11 is a marker that makes the state even and greater than 9; see the numbering + rationale above
-            hasUnderscores = true;
-        }
-        // Transition to fractional part.
-        else if (state === 1 && c === 0x2e /* . */)
-            state = 2;
-        // Transition to exponent part.
-        else if ((state === 1 || state === 3) && (c === 0x65 /* e */ || c === 0x45 /* E */))
-            state = 4;
-        // + and - are permitted in state 4 only (handled before entering the function for state 0)
-        else if (state === 4 && (c === 0x2b /* + */ || c === 0x2d /* - */)) {
-            state = 6;
-        }
-        // All special cases have been handled; only digits are allowed here
-        else if (!isDigit(c))
-            TomlError.x(`illegal character in numeric literal`, ctx);
-        // Clear state flags
-        else if (state > 9)
-            state -= 11;
-        else if (!(state & 1))
-            state++;
-    }
-    // Single-char number; we can fast-path these very easily.
-    if (!state) {
-        let val = (startChr - 0x30 /* 0 */) * (sign || 1);
-        return ctx.bi === true ? BigInt(val) : val;
-    }
-    // Even-numbered states absolutely require a digit next; not even end of value is permitted
-    if (!(state & 1))
-        TomlError.x('unfinished numeric value', ctx, startPtr);
-    let str = ctx.s.slice(startPtr, ctx.p);
-    if (hasUnderscores)
-        str = str.replaceAll('_', ''); // perf: replaceAll 1.25x faster than replace with a regex
-    return state > 1
-        ? parseFloat(str)
-        : parseInteger(ctx, str, 10, startPtr);
-}
-function parseIntegerBaseN(ctx, startPtr, base, endChr) {
-    let c, underscore = 1;
-    while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
-        if (c === 0x5f /* _ */) {
-            if (underscore & 1)
-                TomlError.x('illegal underscore', ctx);
-            underscore = 3;
-        }
-        // We only need to check if the number is a valid digit, nothing else is permitted
-        else if (!isDigit(c, base))
-            TomlError.x(`illegal character in numeric literal`, ctx);
-        // Clear underscore flag
-        else if (underscore & 1)
-            underscore--;
-    }
-    // Trailing underscore is not allowed
-    if (underscore & 1)
-        TomlError.x('unfinished numeric value', ctx);
-    let str = ctx.s.slice(startPtr + 2, ctx.p);
-    if (underscore)
-        str = str.replaceAll('_', ''); // perf: replaceAll 1.25x faster than replace with a regex
-    return parseInteger(ctx, str, base, startPtr);
-}
-function parseInteger(ctx, str, base, startPtr) {
-    if (ctx.bi !== true)
-        int: {
-            let val = parseInt(str, base);
-            if (!Number.isSafeInteger(val)) {
-                if (ctx.bi)
-                    break int;
-                TomlError.x('integer value cannot be represented losslessly', ctx, startPtr);
-            }
-            return val;
-        }
-    return base === 10 ? BigInt(str) : BigInt((base === 2 ? '0b' : base === 8 ? '0o' : '0x') + str);
-}
-function parseDate(ctx, c, endChr) {
-    let startPtr = ctx.p++, unsafeSeparator;
-    if (!isDigit(c) ||
-        !isDigit(ctx.s.charCodeAt(ctx.p++)) ||
-        !isDigit(ctx.s.charCodeAt(ctx.p++)) ||
-        !isDigit(ctx.s.charCodeAt(ctx.p++))) {
-        return parseNumber(ctx, ctx.p = startPtr, c, 0, endChr);
-    }
-    ctx.p += 5;
-    if (!isDigit(ctx.s.charCodeAt(ctx.p++)))
-        TomlError.x('invalid date-time: date part is malformed', ctx, startPtr);
-    if (ctx.p >= ctx.s.length || (((c = ctx.s.charCodeAt(ctx.p)) !== 0x20 || (unsafeSeparator = true, !isDigit(ctx.s.charCodeAt(ctx.p + 1)))) && c !== 0x54 /* T */ && c !== 0x74 /* t */)) {
-        let t = ctx.s.slice(startPtr, ctx.p);
-        return readDate(ctx, t, 3, false, startPtr);
-    }
-    if (ctx.s.charCodeAt(ctx.p += 3) !== 0x3a /* : */)
-        TomlError.x('invalid date-time: time part is malformed', ctx, startPtr);
-    if (ctx.s.charCodeAt(ctx.p += 3) === 0x3a /* : */)
-        ctx.p += 3;
-    if (ctx.s.charCodeAt(ctx.p) === 0x2e /* . */)
-        while (isDigit(ctx.s.charCodeAt(++ctx.p)))
-            ;
-    if (c = ctx.s.charCodeAt(ctx.p)) {
-        if (c === 0x5a /* Z */ || c === 0x7a /* z */) {
-            let t = ctx.s.slice(startPtr, ++ctx.p);
-            return readDate(ctx, t, 1, unsafeSeparator, startPtr, '[+00:00]');
-        }
-        if (c === 0x2b /* + */ || c === 0x2d /* - */) {
-            // Temporal's ZonedDateTime is weird asf when it comes to dealing with traditional offsets...
-            // It's 1.2x faster to allocate a new string to pass to ZDT than use Instant.toZonedDateTimeISO
-            let t = ctx.s.slice(startPtr, ctx.p += 6);
-            return readDate(ctx, t, 1, unsafeSeparator, startPtr, !ctx.ld && ('[' + ctx.s.slice(ctx.p - 6, ctx.p) + ']'));
-        }
-    }
-    let t = ctx.s.slice(startPtr, ctx.p);
-    return readDate(ctx, t, 2, unsafeSeparator, startPtr);
-}
-function parseTime(ctx, c, endChr) {
-    let start = ctx.p;
-    if (!isDigit(c) || !isDigit(ctx.s.charCodeAt(++ctx.p))) {
-        return parseNumber(ctx, --ctx.p, c, 0, endChr);
-    }
-    if (ctx.s.charCodeAt(ctx.p += 4) === 0x3a /* : */)
-        ctx.p += 3;
-    if (ctx.s.charCodeAt(ctx.p) === 0x2e /* . */)
-        while (isDigit(ctx.s.charCodeAt(++ctx.p)))
-            ;
-    let t = ctx.s.slice(start, ctx.p);
-    return readDate(ctx, t, 4, false, start);
-}
-function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
-    if (ctx.ld) {
-        let date = new TomlDate(str, type, unsafeDelim);
-        if (!date.isValid())
-            TomlError.x('invalid date', ctx, errPtr);
-        return date;
-    }
-    try {
-        if (temporalSuffix)
-            str += temporalSuffix;
-        switch (type) {
-            case 1: return Temporal.ZonedDateTime.from(str);
-            case 2: return Temporal.PlainDateTime.from(str);
-            case 3: return Temporal.PlainDate.from(str);
-            case 4: return Temporal.PlainTime.from(str);
-        }
-    }
-    catch (e) {
-        TomlError.x(e instanceof Error ? e.message : '' + e, ctx, errPtr);
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/util.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
-/** @internal */
-function skipComment(ctx) {
-    for (; ctx.p < ctx.s.length; ctx.p++) {
-        let c = ctx.s.charCodeAt(ctx.p);
-        if (c === 0xa /* \n */)
-            break;
-        if (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */) {
-            ctx.p++;
-            break;
-        }
-        if ((c < 0x20 && c !== 0x9 /* \t */) || c === 0x7f) {
-            TomlError.x('control characters are not allowed in comments', ctx);
-        }
-    }
-}
-/** @internal */
-function skipVoid(ctx, banNewLines, banComments) {
-    let c;
-    while (ctx.p < ctx.s.length) {
-        while (ctx.p < ctx.s.length && ((c = ctx.s.charCodeAt(ctx.p)) === 0x20 ||
-            c === 0x9 /* \t */ ||
-            (!banNewLines &&
-                (c === 0xa /* \n */ || (c === 0xd /* \r */ && ctx.s.charCodeAt(ctx.p + 1) === 0xa /* \n */)))))
-            ctx.p++;
-        if (banComments || c !== 0x23 /* # */)
-            break;
-        skipComment(ctx);
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/struct.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
-
-
-
-/** @internal */
-function parseKey(ctx, end = 0x3d /* = */) {
-    // States:
-    // 0: before first char
-    // 1: parsing bare key
-    // 2: after key component
-    let startPtr;
-    let state = 0;
-    let parsed = [];
-    let sliceStart;
-    let c = ctx.s.charCodeAt(startPtr = ctx.p);
-    do {
-        // End of key
-        if (c === end) {
-            if (!state)
-                TomlError.x('unexpected end of key', ctx);
-            if (state === 1)
-                parsed.push(ctx.s.slice(sliceStart, ctx.p));
-            return ctx.p++, parsed;
-        }
-        // Dotted key separator
-        else if (c === 0x2e /* . */) {
-            if (!state)
-                TomlError.x('illegal empty bare key', ctx);
-            if (state === 1)
-                parsed.push(ctx.s.slice(sliceStart, ctx.p));
-            state = 0;
-        }
-        // Quoted key
-        else if (!state && (c === 0x22 /* " */ || c === 0x27 /* ' */)) {
-            if (c === ctx.s.charCodeAt(ctx.p + 1) && c === ctx.s.charCodeAt(ctx.p + 2))
-                TomlError.x('illegal quoted key: multiline strings are not allowed', ctx);
-            parsed.push(parseString(ctx));
-            state = 2;
-            ctx.p--;
-        }
-        // Whitespace; no-op in state 0 and 2, end of bare key in state 1
-        else if (c === 0x20 || c === 0x9 /* \t */) {
-            if (state === 1) {
-                parsed.push(ctx.s.slice(sliceStart, ctx.p));
-                state = 2;
-            }
-        }
-        // If state is post-key, no character is allowed; otherwise ensure it's a bare-key component
-        else if (state === 2 || (c < 0x30 && c !== 0x2d /* - */) || (c > 0x39 && c < 0x41) || (c > 0x5a && c < 0x61 && c !== 0x5f /* _ */) || c > 0x7a) {
-            TomlError.x('illegal character in key', ctx);
-        }
-        // Illegal character
-        else if (!state) {
-            state = 1;
-            sliceStart = ctx.p;
-        }
-    } while (c = ctx.s.charCodeAt(++ctx.p));
-    TomlError.x('incomplete key-value: cannot find end of key', ctx, startPtr);
-}
-/** @internal */
-function parseInlineTable(ctx) {
-    let startPtr = ctx.p++;
-    let res = Object.create(null);
-    let seen = new Set();
-    let c;
-    while (ctx.p < ctx.s.length) {
-        skipVoid(ctx);
-        if ((c = ctx.s.charCodeAt(ctx.p)) === 0x7d /* } */) {
-            ctx.p++;
-            return res;
-        }
-        let k;
-        let t = res;
-        let hasOwn = false;
-        let errPtr = ctx.p;
-        let key = parseKey(ctx);
-        for (let i = 0; i < key.length; i++) {
-            if (i)
-                t = hasOwn ? t[k] : (t[k] = Object.create(null));
-            k = key[i];
-            if ((hasOwn = Object.hasOwn(t, k)) && (typeof t[k] !== 'object' || seen.has(t[k]))) {
-                TomlError.x('trying to redefine an already defined value', ctx, errPtr);
-            }
-            let unsafe = k === '__proto__';
-            if (ctx.uk && (unsafe || k === 'constructor')) {
-                t = ctx.uk !== 1 && TomlError.x('document contains an unsafe property', ctx, errPtr);
-                break;
-            }
-            if (!hasOwn && unsafe) {
-                Object.defineProperty(t, k, { enumerable: true, configurable: true, writable: true });
-            }
-        }
-        if (hasOwn) {
-            TomlError.x('trying to redefine an already defined value', ctx, errPtr);
-        }
-        skipVoid(ctx, true, true);
-        let value = extractValue(ctx, 0x7d /* } */);
-        if (t && typeof (t[k] = value) === 'object')
-            seen.add(value);
-        skipVoid(ctx);
-        if ((c = ctx.s.charCodeAt(ctx.p++)) === 0x7d /* } */) {
-            return res;
-        }
-        if (c !== 0x2c /* , */)
-            TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
-    }
-    TomlError.x('unfinished table', ctx, startPtr);
-}
-/** @internal */
-function parseArray(ctx) {
-    let startPtr = ctx.p++;
-    let res = [];
-    let c;
-    while (ctx.p < ctx.s.length) {
-        skipVoid(ctx);
-        if ((c = ctx.s.charCodeAt(ctx.p)) === 0x5d /* ] */) {
-            ctx.p++;
-            return res;
-        }
-        res.push(extractValue(ctx, 0x5d /* ] */));
-        skipVoid(ctx);
-        if ((c = ctx.s.charCodeAt(ctx.p++)) === 0x5d /* ] */) {
-            return res;
-        }
-        if (c !== 0x2c /* , */)
-            TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
-    }
-    TomlError.x('unfinished array', ctx, startPtr);
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/parse.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
-
-
-
-function peekTable(ctx, key, table, meta, type) {
-    let t = table;
-    let m = meta;
-    let k;
-    let hasOwn = false;
-    let state;
-    for (let i = 0; i < key.length; i++) {
-        if (i) {
-            t = hasOwn ? t[k] : (t[k] = Object.create(null));
-            m = (state = m[k]).c;
-            if (type === 0 /* Type.DOTTED */ && (state.t === 1 /* Type.EXPLICIT */ || state.t === 2 /* Type.ARRAY */)) {
-                return null;
-            }
-            if (state.t === 2 /* Type.ARRAY */) {
-                let l = t.length - 1;
-                t = t[l];
-                m = m[l].c;
-            }
-        }
-        k = key[i];
-        if ((hasOwn = Object.hasOwn(t, k)) && m[k]?.t === 0 /* Type.DOTTED */ && m[k]?.d) {
-            return null;
-        }
-        if (!hasOwn) {
-            let unsafe = k === '__proto__';
-            if (ctx.uk && (unsafe || k === 'constructor'))
-                return false;
-            if (unsafe) {
-                Object.defineProperty(t, k, { enumerable: true, configurable: true, writable: true });
-                Object.defineProperty(m, k, { enumerable: true, configurable: true, writable: true });
-            }
-            m[k] = {
-                t: i < key.length - 1 && type === 2 /* Type.ARRAY */
-                    ? 3 /* Type.ARRAY_DOTTED */ : type,
-                d: false,
-                i: 0,
-                c: Object.create(null),
-            };
-        }
-    }
-    state = m[k];
-    if (state.t !== type && !(type === 1 /* Type.EXPLICIT */ && state.t === 3 /* Type.ARRAY_DOTTED */)) {
-        // Bad key type!
-        return null;
-    }
-    if (type === 2 /* Type.ARRAY */) {
-        if (!state.d) {
-            state.d = true;
-            t[k] = [];
-        }
-        t[k].push(t = Object.create(null));
-        state.c[state.i++] = (state = { t: 1 /* Type.EXPLICIT */, d: false, i: 0, c: Object.create(null) });
-    }
-    if (state.d) {
-        // Redefining a table!
-        return null;
-    }
-    state.d = true;
-    if (type === 1 /* Type.EXPLICIT */) {
-        t = hasOwn ? t[k] : (t[k] = Object.create(null));
-    }
-    else if (type === 0 /* Type.DOTTED */ && hasOwn) {
-        return null;
-    }
-    return [k, t, state.c];
-}
-function validateTablePeek(ctx, peek, ptr) {
-    if (peek === null || ctx.uk === 2)
-        TomlError.x(peek === null
-            ? 'trying to redefine an already defined table or value'
-            : 'document contains an unsafe property', ctx, ptr);
-}
-function parse(toml, options = {}) {
-    let ctx = {
-        s: toml,
-        p: 0,
-        d: options.maxDepth ?? 1000,
-        bi: options.integersAsBigInt ?? false,
-        ld: options.useLegacyDate ?? true,
-        uk: options.unsafeKeyBehaviour === 'throw' ? 2 : options.unsafeKeyBehaviour === 'drop' ? 1 : 0,
-    };
-    let res = Object.create(null);
-    let meta = Object.create(null);
-    let tmp;
-    let skipping = false;
-    let tbl = res;
-    let m = meta;
-    // BOM is allowed, skip.
-    // JS is UTF-16, so we have to check for the UTF-16 BOM instead of the UTF-8 BOM sequence!
-    if (toml.charCodeAt(0) === 0xfeff)
-        ctx.p++;
-    skipVoid(ctx);
-    while (ctx.p < toml.length) {
-        if (toml.charCodeAt(ctx.p) === 0x5b /* [ */) {
-            let isTableArray = toml.charCodeAt(++ctx.p) === 0x5b; /* [ */
-            tmp = ctx.p += +isTableArray;
-            skipping = false;
-            let k = parseKey(ctx, 0x5d /* ] */);
-            if (isTableArray) {
-                if (toml.charCodeAt(ctx.p) !== 0x5d /* ] */) {
-                    TomlError.x('expected end of table array declaration', ctx);
-                }
-                ctx.p++;
-            }
-            let p = peekTable(ctx, k, res, meta, isTableArray ? 2 /* Type.ARRAY */ : 1 /* Type.EXPLICIT */);
-            if (!p) {
-                validateTablePeek(ctx, p, tmp);
-                skipping = true;
-            }
-            else {
-                m = p[2];
-                tbl = p[1];
-            }
-        }
-        else {
-            tmp = ctx.p;
-            let k = parseKey(ctx);
-            let p = peekTable(ctx, k, tbl, m, 0 /* Type.DOTTED */);
-            if (!p && !skipping)
-                validateTablePeek(ctx, p, tmp);
-            skipVoid(ctx, true, true);
-            let v = extractValue(ctx, void 0);
-            if (p && !skipping)
-                p[1][p[0]] = v;
-        }
-        skipVoid(ctx, true);
-        if (ctx.p < toml.length && (tmp = toml.charCodeAt(ctx.p)) !== 0xa /* \n */ && (tmp !== 0xd /* \r */ || toml.charCodeAt(ctx.p + 1) !== 0xa /* \n */)) {
-            TomlError.x('each key-value declaration must be followed by an end-of-line', ctx);
-        }
-        skipVoid(ctx);
-    }
-    return res;
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/stringify.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-let BARE_KEY = /^[a-z0-9-_]+$/i;
-let HAS_WELLFORMED = !!(''.isWellFormed);
-function extendedTypeOf(obj) {
-    let type = typeof obj;
-    if (type === 'object') {
-        if (Array.isArray(obj))
-            return 'array';
-        if (typeof obj.getUTCDate === 'function' && obj instanceof Date)
-            return 'date';
-        if (globalThis.Temporal) {
-            if (obj.until) {
-                if (obj instanceof Temporal.ZonedDateTime)
-                    return 'temporal/tz+uc';
-                if (obj instanceof Temporal.PlainDateTime || obj instanceof Temporal.PlainDate)
-                    return 'temporal/uc';
-                if (obj instanceof Temporal.PlainTime || obj instanceof Temporal.Instant)
-                    return 'temporal';
-                if (obj instanceof Temporal.PlainYearMonth)
-                    return 'temporal/x';
-            }
-            else if ((obj.toPlainDate && obj instanceof Temporal.PlainMonthDay) ||
-                (obj.negated && obj instanceof Temporal.Duration)) {
-                return 'temporal/x';
-            }
-        }
-    }
-    return type;
-}
-function isArrayOfTables(obj) {
-    for (let i = 0; i < obj.length; i++) {
-        if (extendedTypeOf(obj[i]) !== 'object')
-            return false;
-    }
-    return obj.length != 0;
-}
-function formatWellFormedStringUnchecked(s) {
-    return JSON.stringify(s).replaceAll('\x7f', '\\u007f');
-}
-function formatString(s) {
-    return formatWellFormedStringUnchecked(HAS_WELLFORMED ? s.toWellFormed() : s);
-}
-function formatKey(s) {
-    if (BARE_KEY.test(s))
-        return s;
-    if (HAS_WELLFORMED && !s.isWellFormed())
-        throw new RangeError('key contains illegal lone surrogates');
-    return formatWellFormedStringUnchecked(s);
-}
-function stringifyValue(val, type, depth, numberAsFloat, strictTemporal) {
-    if (depth === 0) {
-        throw new Error('Could not stringify the object: maximum object depth exceeded');
-    }
-    switch (type) {
-        // @ts-expect-error -- intentional fallthrough case
-        case 'number':
-            if (isNaN(val))
-                return 'nan';
-            if (val === Infinity)
-                return 'inf';
-            if (val === -Infinity)
-                return '-inf';
-            if (Number.isInteger(val) && (numberAsFloat || !Number.isSafeInteger(val)))
-                return val.toFixed(1);
-        case 'bigint':
-        case 'boolean':
-        case 'temporal':
-            return val.toString();
-        case 'string':
-            return formatString(val);
-        case 'date':
-            if (isNaN(val.getTime()))
-                throw new TypeError('cannot serialize invalid date');
-            return val.toISOString();
-        case 'object':
-            return stringifyInlineTable(val, depth, numberAsFloat, strictTemporal);
-        case 'array':
-            return stringifyArray(val, depth, numberAsFloat, strictTemporal);
-        // @ts-expect-error -- intentional fallthrough case
-        case 'temporal/tz+uc':
-            if (strictTemporal) {
-                let tz = val.timeZoneId;
-                let tzc = tz.charCodeAt(0);
-                if (
-                // Classic offset
-                tzc !== 0x2b /* + */ && tzc !== 0x2d /* - */ &&
-                    (
-                    // Fast pre-check pass; see below for the actually accepted values
-                    (tzc !== 0x55 /* U */ && tzc !== 0x47 /* G */ && tzc !== 0x5a /* Z */ && tzc !== 0x45 /* E */) ||
-                        (
-                        // UTC and its aliases; Temporal implementations don't all canonicalise unfortunately
-                        tz !== 'UTC' && tz !== 'UCT' && tz !== 'Universal' && tz !== 'Zulu' &&
-                            // GMT is a TZ but it's for all intents and purposes equivalent to UTC. Safe to downgrade.
-                            !tz.startsWith('GMT') && tz !== 'Greenwich' &&
-                            // Etc/* are all safe to downgrade to offset (either UTC, GMT, or offset)
-                            !tz.startsWith('Etc/')))) {
-                    throw new TypeError('Temporal objects with an IANA timezone are not allowed in Temporal strict mode');
-                }
-            }
-        case 'temporal/uc':
-            if (strictTemporal && val.calendarId !== 'iso8601')
-                throw new TypeError('Temporal objects with a non-default calendar are not allowed in Temporal strict mode');
-            return val.toString({
-                calendarName: 'never',
-                timeZoneName: 'never',
-            });
-        case 'temporal/x':
-            throw new TypeError('Unsupported ' + val[Symbol.toStringTag]);
-    }
-}
-function stringifyInlineTable(obj, depth, numberAsFloat, strictTemporal) {
-    let keys = Object.keys(obj);
-    if (keys.length === 0)
-        return '{}';
-    let res = '{ ';
-    for (let i = 0; i < keys.length; i++) {
-        let k = keys[i];
-        if (i)
-            res += ', ';
-        res += formatKey(k) + ' = ' + stringifyValue(obj[k], extendedTypeOf(obj[k]), depth - 1, numberAsFloat, strictTemporal);
-    }
-    return res + ' }';
-}
-function stringifyArray(array, depth, numberAsFloat, strictTemporal) {
-    if (array.length === 0)
-        return '[]';
-    let res = '[ ';
-    for (let i = 0; i < array.length; i++) {
-        if (i)
-            res += ', ';
-        if (array[i] === null || array[i] === void 0) {
-            throw new TypeError('arrays cannot contain null or undefined values');
-        }
-        res += stringifyValue(array[i], extendedTypeOf(array[i]), depth - 1, numberAsFloat, strictTemporal);
-    }
-    return res + ' ]';
-}
-function stringifyArrayTable(array, key, depth, numberAsFloat, strictTemporal) {
-    if (depth === 0) {
-        throw new Error('Could not stringify the object: maximum object depth exceeded');
-    }
-    let res = '';
-    for (let i = 0; i < array.length; i++) {
-        res += `${res && '\n'}[[${key}]]\n`;
-        res += stringifyTable(0, array[i], key, depth, numberAsFloat, strictTemporal);
-    }
-    return res;
-}
-function stringifyTable(tableKey, obj, prefix, depth, numberAsFloat, strictTemporal) {
-    if (depth === 0) {
-        throw new Error('Could not stringify the object: maximum object depth exceeded');
-    }
-    let preamble = '';
-    let tables = '';
-    let keys = Object.keys(obj);
-    for (let i = 0; i < keys.length; i++) {
-        let k = keys[i];
-        if (obj[k] !== null && obj[k] !== void 0) {
-            let type = extendedTypeOf(obj[k]);
-            if (type === 'symbol' || type === 'function') {
-                throw new TypeError(`cannot serialize values of type '${type}'`);
-            }
-            let key = formatKey(k);
-            if (type === 'array' && isArrayOfTables(obj[k])) {
-                tables += (tables && '\n') + stringifyArrayTable(obj[k], prefix ? `${prefix}.${key}` : key, depth - 1, numberAsFloat, strictTemporal);
-            }
-            else if (type === 'object') {
-                let tblKey = prefix ? `${prefix}.${key}` : key;
-                tables += (tables && '\n') + stringifyTable(tblKey, obj[k], tblKey, depth - 1, numberAsFloat, strictTemporal);
-            }
-            else {
-                preamble += key;
-                preamble += ' = ';
-                preamble += stringifyValue(obj[k], type, depth, numberAsFloat, strictTemporal);
-                preamble += '\n';
-            }
-        }
-    }
-    if (tableKey && (preamble || !tables)) // Create table only if necessary
-        preamble = preamble ? `[${tableKey}]\n${preamble}` : `[${tableKey}]`;
-    return preamble && tables
-        ? `${preamble}\n${tables}`
-        : preamble || tables;
-}
-function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTemporal = false } = {}) {
-    if (extendedTypeOf(obj) !== 'object') {
-        throw new TypeError('stringify can only be called with an object');
-    }
-    let str = stringifyTable(0, obj, '', maxDepth, numbersAsFloat, strictTemporal);
-    if (str[str.length - 1] !== '\n')
-        return str + '\n';
-    return str;
-}
-
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/index.js
-/*!
- * Copyright (c) Squirrel Chat et al., All rights reserved.
- * SPDX-License-Identifier: BSD-3-Clause
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions are met:
- *
- * 1. Redistributions of source code must retain the above copyright notice, this
- *    list of conditions and the following disclaimer.
- * 2. Redistributions in binary form must reproduce the above copyright notice,
- *    this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- * 3. Neither the name of the copyright holder nor the names of its contributors
- *    may be used to endorse or promote products derived from this software without
- *    specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND
- * ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED
- * WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
- * DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
- * FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
- * DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
- * SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
- * CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
- * OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
-
-
-
-
-/** @deprecated use `import * as ... from 'smol-toml'` instead */
-/* harmony default export */ const dist = ({ parse: parse, stringify: stringify, TomlDate: TomlDate, TomlError: TomlError });
-
-;// CONCATENATED MODULE: ./src/workspace/manifest-write.ts
-/**
- * Writing `package.toml` (GENESIS_FACTS.md §4): parse it into an editable table that keeps every
- * key the user wrote (unknown keys included), and render a table back in the reference's style —
- * keys sorted by UTF-8 bytes, plain values first, then `[tables]`, then `[[arrays of tables]]`
- * with `[[modules]]` last; arrays of values with two or more items one item per line with a
- * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
- * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
- * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
- */
-
-
-
-/**
- * Parses `package.toml` text into an editable table (integers as bigint so that they round-trip).
- * @throws GcError `manifest/toml` (exit 10) with the 1-based line and column of a syntax error.
- */
-function manifest_write_parseManifestTable(text, file = 'package.toml') {
-    try {
-        return parse(text, { integersAsBigInt: true });
-    }
-    catch (error) {
-        if (error instanceof TomlError) {
-            throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
-                location: { file, line: error.line, column: error.column },
-            });
-        }
-        throw error;
-    }
-}
-/** True for a TOML table value (a plain object, not an array or date). */
-function isTomlTable(v) {
-    return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
-/** A deep copy of a table (dates are shared: they are never mutated). */
-function cloneTomlTable(t) {
-    return structuredCloneValue(t);
-}
-function structuredCloneValue(v) {
-    if (Array.isArray(v))
-        return v.map(structuredCloneValue);
-    if (isTomlTable(v)) {
-        const out = {};
-        for (const [k, x] of Object.entries(v))
-            out[k] = structuredCloneValue(x);
-        return out;
-    }
-    return v;
-}
-function quoteKey(key) {
-    return /^[A-Za-z0-9_-]+$/.test(key) ? key : quoteString(key);
-}
-function quoteString(s) {
-    let out = '"';
-    for (const ch of s) {
-        const c = ch.codePointAt(0);
-        if (ch === '"')
-            out += '\\"';
-        else if (ch === '\\')
-            out += '\\\\';
-        else if (ch === '\n')
-            out += '\\n';
-        else if (ch === '\t')
-            out += '\\t';
-        else if (ch === '\r')
-            out += '\\r';
-        else if (ch === '\b')
-            out += '\\b';
-        else if (ch === '\f')
-            out += '\\f';
-        else if (c < 0x20 || c === 0x7f)
-            out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
-        else
-            out += ch;
-    }
-    return out + '"';
-}
-function renderFloat(n) {
-    if (Number.isNaN(n))
-        return 'nan';
-    if (n === Infinity)
-        return 'inf';
-    if (n === -Infinity)
-        return '-inf';
-    const s = String(n);
-    return /[.eE]/.test(s) ? s : `${s}.0`;
-}
-function inlineValue(v) {
-    if (typeof v === 'string')
-        return quoteString(v);
-    if (typeof v === 'bigint')
-        return v.toString();
-    if (typeof v === 'number')
-        return renderFloat(v);
-    if (typeof v === 'boolean')
-        return v ? 'true' : 'false';
-    if (v instanceof TomlDate)
-        return v.toISOString();
-    if (v instanceof Date)
-        return v.toISOString();
-    if (Array.isArray(v))
-        return v.length === 0 ? '[]' : `[${v.map(inlineValue).join(', ')}]`;
-    const keys = Object.keys(v).sort(compareUtf8);
-    return keys.length === 0 ? '{}' : `{ ${keys.map((k) => `${quoteKey(k)} = ${inlineValue(v[k])}`).join(', ')} }`;
-}
-function manifest_write_isArrayOfTables(v) {
-    return Array.isArray(v) && v.length > 0 && v.every(isTomlTable);
-}
-function valueLine(key, v) {
-    if (Array.isArray(v) && v.length >= 2) {
-        return `${quoteKey(key)} = [\n${v.map((x) => `    ${inlineValue(x)},\n`).join('')}]`;
-    }
-    return `${quoteKey(key)} = ${inlineValue(v)}`;
-}
-/** Renders one table body and its sub-sections; `prefix` is the dotted header path. */
-function renderTable(table, prefix, out, header) {
-    const keys = Object.keys(table).sort(compareUtf8);
-    const plain = keys.filter((k) => !isTomlTable(table[k]) && !manifest_write_isArrayOfTables(table[k]));
-    const tables = keys.filter((k) => isTomlTable(table[k]));
-    const arrays = keys.filter((k) => manifest_write_isArrayOfTables(table[k]));
-    // [[modules]] goes last at the top level (the reference's layout).
-    if (prefix.length === 0 && arrays.includes('modules')) {
-        arrays.splice(arrays.indexOf('modules'), 1);
-        arrays.push('modules');
-    }
-    const section = [];
-    if (header !== undefined)
-        section.push(header);
-    for (const k of plain)
-        section.push(valueLine(k, table[k]));
-    const hasSubSections = tables.length > 0 || arrays.length > 0;
-    const isArrayElement = header !== undefined && header.startsWith('[[');
-    if (section.length > 0 && (isArrayElement || plain.length > 0 || !hasSubSections))
-        out.push(section);
-    for (const k of tables) {
-        const path = [...prefix, k];
-        renderTable(table[k], path, out, `[${path.map(quoteKey).join('.')}]`);
-    }
-    for (const k of arrays) {
-        const path = [...prefix, k];
-        for (const element of table[k]) {
-            renderTable(element, path, out, `[[${path.map(quoteKey).join('.')}]]`);
-        }
-    }
-}
-/**
- * Renders a manifest table as `package.toml` text in the reference's style (see the module doc).
- * Sections are separated by one blank line; the text ends with one newline.
- */
-function renderManifest(table) {
-    const sections = [];
-    renderTable(table, [], sections, undefined);
-    return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
-}
-
-;// CONCATENATED MODULE: ./src/workspace/manifest.ts
-/** `package.toml`: reading and validating the manifest (GENESIS_FACTS.md §4). */
-
-
-
-function manifest_invalid(file, message, line, column) {
-    const location = { file };
-    if (line !== undefined)
-        location.line = line;
-    if (column !== undefined)
-        location.column = column;
-    return new errors_GcError('manifest/invalid', message, { location });
-}
-/**
- * Parses and validates `package.toml` text. Required: `name`, `version` (strings), `modules`
- * (array of tables with `path` and optional `hash`), `obligations` (array of strings); `schema`
- * missing or 1; optional `dependencies` and `tests`. Every path must be portable.
- * @param text the TOML source; @param file its path, for error locations.
- * @throws GcError `manifest/toml` (syntax, with line and column) or `manifest/invalid` (exit 10).
- */
-function manifest_parseManifest(text, file = 'package.toml') {
-    let table;
-    try {
-        table = parse(text);
-    }
-    catch (error) {
-        if (error instanceof TomlError) {
-            throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
-                location: { file, line: error.line, column: error.column },
-            });
-        }
-        throw error;
-    }
-    const schema = table.schema ?? 1;
-    if (schema !== 1)
-        throw manifest_invalid(file, `schema must be 1, got ${String(schema)}`);
-    const str = (key) => {
-        const v = table[key];
-        if (typeof v !== 'string')
-            throw manifest_invalid(file, `${key} must be a string`);
-        return v;
-    };
-    const strList = (key, required) => {
-        const v = table[key];
-        if (v === undefined && !required)
-            return [];
-        if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
-            throw manifest_invalid(file, `${key} must be an array of strings`);
-        }
-        return v;
-    };
-    const checkPath = (p, where) => {
-        if (typeof p !== 'string')
-            throw manifest_invalid(file, `${where}.path must be a string`);
-        const problem = portablePathProblem(p);
-        if (problem !== undefined)
-            throw manifest_invalid(file, `${where}.path ${JSON.stringify(p)} ${problem}`);
-        return p;
-    };
-    const checkHash = (h, where) => {
-        if (h === undefined)
-            return undefined;
-        if (typeof h !== 'string')
-            throw manifest_invalid(file, `${where}.hash must be a string`);
-        return h;
-    };
-    const rawModules = table.modules;
-    if (!Array.isArray(rawModules))
-        throw manifest_invalid(file, 'modules must be an array of tables ([[modules]])');
-    const seen = new Set();
-    const modules = rawModules.map((m, i) => {
-        if (typeof m !== 'object' || m === null || Array.isArray(m))
-            throw manifest_invalid(file, `modules[${i}] must be a table`);
-        const rec = m;
-        const path = checkPath(rec.path, `modules[${i}]`);
-        if (seen.has(path))
-            throw manifest_invalid(file, `modules[${i}].path ${JSON.stringify(path)} is listed twice`);
-        seen.add(path);
-        return { path, hash: checkHash(rec.hash, `modules[${i}]`) };
-    });
-    const rawDeps = table.dependencies ?? [];
-    if (!Array.isArray(rawDeps))
-        throw manifest_invalid(file, 'dependencies must be an array of tables');
-    const dependencies = rawDeps.map((d, i) => {
-        if (typeof d !== 'object' || d === null || Array.isArray(d))
-            throw manifest_invalid(file, `dependencies[${i}] must be a table`);
-        const rec = d;
-        if (typeof rec.name !== 'string')
-            throw manifest_invalid(file, `dependencies[${i}].name must be a string`);
-        return { name: rec.name, path: checkPath(rec.path, `dependencies[${i}]`), hash: checkHash(rec.hash, `dependencies[${i}]`) };
-    });
-    return {
-        schema: 1,
-        name: str('name'),
-        version: str('version'),
-        modules,
-        dependencies,
-        obligations: strList('obligations', true),
-        tests: strList('tests', false),
-        table,
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/patch/state.ts
@@ -66664,105 +67373,6 @@ function packState(state, dependencyArtifact) {
     const manifest = manifest_parseManifest(manifestText);
     const packageRecord = packageRecordTerm(manifest, pins, dependencyHashes);
     return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: termAddress(packageRecord) };
-}
-
-;// CONCATENATED MODULE: ./src/audit/package-at-commit.ts
-/**
- * A package as it is at one commit, read from git objects (never the work tree): the manifest
- * text and table, every module's bytes, canonical forms and hash, and the evidence-store listing.
- * Unlike `git/workspace.ts` (which builds a diff/merge workspace) this keeps the raw bytes, so
- * findings can point at a line, and the manifest table, so a patch can be replayed on it.
- */
-
-
-
-
-
-
-
-
-
-
-/** Joins a package directory and a package-relative path into a repository-relative path. */
-function repoPath(dir, path) {
-    return dir === '' ? path : `${dir}/${path}`;
-}
-/** True when `manifestPath` (repository-relative) is a `package.toml` blob at the commit. */
-async function hasManifest(repo, commit, manifestPath) {
-    return (await entryAtCommit(repo, commit, manifestPath))?.type === 'blob';
-}
-/**
- * Reads the package whose directory is `dir` at `commit`.
- * @returns the snapshot, or `undefined` when the commit has no `package.toml` there.
- * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10, `location.file` =
- *   repository-relative path), `git/file-not-found` when a listed module is absent,
- *   `git/missing-commit` (exit 70).
- */
-async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
-    const manifestPath = repoPath(dir, 'package.toml');
-    const manifestBytes = await readFileAtCommit(repo, commit, manifestPath);
-    if (manifestBytes === undefined)
-        return undefined;
-    const manifestText = decodeUtf8Strict(manifestBytes);
-    if (manifestText === undefined) {
-        throw new errors_GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
-    }
-    const manifest = manifest_parseManifest(manifestText, manifestPath);
-    const table = manifest_write_parseManifestTable(manifestText, manifestPath);
-    const modules = await Promise.all(manifest.modules.map(async (m) => {
-        const file = repoPath(dir, m.path);
-        const entry = await entryAtCommit(repo, commit, file);
-        if (entry?.type !== 'blob') {
-            throw new errors_GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
-                location: { file: manifestPath },
-            });
-        }
-        let parsed = cache.get(entry.oid);
-        if (parsed === undefined) {
-            parsed = isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
-                const forms = canon_canonicalizeSource(blob);
-                return { bytes: blob, forms, hash: hash_hashModule(forms) };
-            });
-            cache.set(entry.oid, parsed);
-        }
-        let module;
-        try {
-            module = await parsed;
-        }
-        catch (error) {
-            if (errors_isGcError(error))
-                throw error.withLocation({ file });
-            throw error;
-        }
-        return { path: m.path, file, bytes: module.bytes, forms: module.forms, hash: module.hash, pin: m.hash };
-    }));
-    return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])) };
-}
-/** The in-memory patch state of a snapshot (manifest table and canonical forms), for replay. */
-function snapshotState(snapshot) {
-    return { manifest: snapshot.table, modules: new Map(snapshot.modules.map((m) => [m.path, m.forms])) };
-}
-/**
- * The evidence-store listing of a package at a commit: entry name → git blob oid, for regular
- * files named by 64 lowercase hex digits (temp files and others are skipped, as GenesisCode's
- * whole-store verify does).
- * @returns an empty map when the package has no store at that commit.
- */
-async function listStoreAtCommit(repo, commit, dir) {
-    const storeDir = repoPath(dir, '.genesis/store');
-    const entry = await entryAtCommit(repo, commit, storeDir);
-    const out = new Map();
-    if (entry?.type !== 'tree')
-        return out;
-    for (const e of await readTreeEntries(repo, entry.oid)) {
-        if (e.type === 'blob' && isHex64(e.path))
-            out.set(e.path, e.oid);
-    }
-    return out;
-}
-/** The repository-relative path of store entry `address` of the package in `dir`. */
-function storeEntryPath(dir, address) {
-    return repoPath(dir, external_node_path_namespaceObject.posix.join('.genesis/store', address));
 }
 
 ;// CONCATENATED MODULE: ./src/audit/obligations.ts
@@ -68087,1670 +68697,6 @@ function checkReplan(evidence, state, stateLabel, out) {
     return false;
 }
 
-;// CONCATENATED MODULE: ./src/patch/tree.ts
-/**
- * Structural navigation and replacement along `:path` steps (PATCH_SCHEMA.md "Path encoding").
- * Iterative, so deep terms (long lists, deep nesting) do not overflow the stack.
- */
-
-
-
-function describeKey(t) {
-    return printAtom(t) ?? t.kind;
-}
-function findMapIndex(m, key) {
-    let lo = 0;
-    let hi = m.entries.length - 1;
-    while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        const c = compareTerms(m.entries[mid][0], key);
-        if (c === 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-/** Descends one step from `node`; `depth` is the step's 0-based position, for messages. */
-function descend(node, step, depth) {
-    const at = `step ${depth}`;
-    switch (step.tag) {
-        case 'form':
-            throw patchError(PatchCode.invalidPath, `${at}: [:form i] may only be the first step`, { at });
-        case 'pair-car':
-        case 'pair-cdr':
-            if (node.kind !== 'pair')
-                throw patchError(PatchCode.pathStepMismatch, `${at}: [:${step.tag}] needs a pair, found ${node.kind}`, { at });
-            return step.tag === 'pair-car' ? node.car : node.cdr;
-        case 'vec':
-            if (node.kind !== 'vec')
-                throw patchError(PatchCode.pathStepMismatch, `${at}: [:vec ${step.index}] needs a vector, found ${node.kind}`, { at });
-            if (step.index >= node.items.length) {
-                throw patchError(PatchCode.vecIndexOutOfRange, `${at}: [:vec ${step.index}] is out of range (vector has ${node.items.length} elements)`, { at });
-            }
-            return node.items[step.index];
-        case 'map': {
-            if (node.kind !== 'map')
-                throw patchError(PatchCode.pathStepMismatch, `${at}: [:map …] needs a map, found ${node.kind}`, { at });
-            const i = findMapIndex(node, step.key);
-            if (i < 0)
-                throw patchError(PatchCode.mapKeyMissing, `${at}: the map has no key ${describeKey(step.key)}`, { at });
-            return node.entries[i][1];
-        }
-    }
-}
-function formAt(forms, steps) {
-    const first = steps[0];
-    if (first === undefined || first.tag !== 'form')
-        throw patchError(PatchCode.invalidPath, 'a path must start with [:form i]');
-    if (first.index >= forms.length) {
-        throw patchError(PatchCode.formIndexOutOfRange, `[:form ${first.index}] is out of range: the module has ${forms.length} top-level forms`, {
-            at: 'step 0',
-        });
-    }
-    return first.index;
-}
-/**
- * The node at `steps` in a module's forms.
- * @throws GcError `patch/form-index-out-of-range`, `patch/vec-index-out-of-range`,
- *   `patch/map-key-missing`, `patch/path-step-mismatch`, `patch/invalid-path`.
- */
-function getAt(forms, steps) {
-    let node = forms[formAt(forms, steps)];
-    for (let i = 1; i < steps.length; i++)
-        node = descend(node, steps[i], i);
-    return node;
-}
-/**
- * Replaces the node at `steps` with `replacement` and returns the new top-level form and its index
- * (other forms are untouched; ancestors are rebuilt, siblings shared).
- * @throws GcError as {@link getAt}.
- */
-function replaceAt(forms, steps, replacement) {
-    const index = formAt(forms, steps);
-    const ancestors = [forms[index]];
-    for (let i = 1; i < steps.length; i++)
-        ancestors.push(descend(ancestors[i - 1], steps[i], i));
-    let built = replacement;
-    for (let i = steps.length - 1; i >= 1; i--) {
-        const parent = ancestors[i - 1];
-        const step = steps[i];
-        switch (step.tag) {
-            case 'pair-car':
-                built = { kind: 'pair', car: built, cdr: parent.cdr };
-                break;
-            case 'pair-cdr':
-                built = { kind: 'pair', car: parent.car, cdr: built };
-                break;
-            case 'vec': {
-                const items = [...parent.items];
-                items[step.index] = built;
-                built = { kind: 'vec', items };
-                break;
-            }
-            case 'map': {
-                const m = parent;
-                const entries = [...m.entries];
-                const k = findMapIndex(m, step.key);
-                entries[k] = [entries[k][0], built];
-                built = { kind: 'map', entries };
-                break;
-            }
-            case 'form':
-                break;
-        }
-    }
-    return { index, form: built };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/common.ts
-/** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
-
-
-
-
-
-/** A field of a normalized op (normalization guarantees presence). */
-function common_field(op, name) {
-    return mapGetKw(op, name);
-}
-/** A string field of a normalized op. */
-function common_strField(op, name) {
-    return common_field(op, name).value;
-}
-/** A string-vector field of a normalized op (`[]` when nil). */
-function strsField(op, name) {
-    const t = common_field(op, name);
-    return t.kind === 'vec' ? t.items.map((x) => x.value) : [];
-}
-/**
- * Re-canonicalizes the forms at `indices` (all forms when omitted), so every op writes canonical
- * modules (PATCH_SCHEMA.md: "the result is re-canonicalized before writing").
- * @throws GcError `patch/canonicalize` (exit 10) naming the module when a form no longer canonicalizes.
- */
-function recanonicalize(modulePath, forms, indices) {
-    const out = [...forms];
-    const which = indices ?? forms.map((_, i) => i);
-    for (const i of which) {
-        try {
-            out[i] = canonicalizeForm(out[i], i);
-        }
-        catch (error) {
-            if (errors_isGcError(error)) {
-                throw patchError(PatchCode.canonicalize, `${modulePath}: the patched module does not canonicalize: ${error.message}`, {
-                    at: modulePath,
-                });
-            }
-            throw error;
-        }
-    }
-    return out;
-}
-/**
- * The evidence entry of a high-level refactor op: `{:op :module-path :before-module-h
- * :after-module-h :detail}` (PATCH_SCHEMA.md "Replay-Aware Evidence").
- */
-function refactorEdit(op, modulePath, before, after, detail) {
-    return term_kwMap({
-        op: kw(op),
-        'module-path': term_str(modulePath),
-        'before-module-h': term_str(hash_hashModule(before)),
-        'after-module-h': term_str(hash_hashModule(after)),
-        detail,
-    });
-}
-/** `(def name rhs)` → `{name, rhs}` when `form` is a top-level def of a symbol; otherwise undefined. */
-function topLevelDef(form) {
-    const items = listItems(form);
-    if (items === undefined || items.length !== 3)
-        return undefined;
-    const [head, name, rhs] = items;
-    if (head.kind !== 'sym' || head.name !== 'def' || name.kind !== 'sym')
-        return undefined;
-    return { name: name.name, rhs };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/replace-node.ts
-/** `:replace-node` (PATCH_SCHEMA.md): replace the node at `:path` with `:new`, re-canonicalize. */
-
-
-
-
-
-
-/**
- * Replaces the node at `steps` of module `modulePath` with `replacement` and re-canonicalizes the
- * touched top-level form. Shared by `:replace-node` and `:replace-node-id`.
- * @returns the new state and the edit `{:op :module-path :node-id :path :new-term-h}`.
- * @throws GcError `patch/module-missing`, the path errors of `tree.ts`, `patch/canonicalize`.
- */
-function replaceNodeAt(state, opName, modulePath, steps, replacement) {
-    const forms = requireModule(state, modulePath, `:${opName}`);
-    const { index, form } = replaceAt(forms, steps, replacement);
-    const next = [...forms];
-    next[index] = form;
-    const canonical = recanonicalize(modulePath, next, [index]);
-    const path = path_pathTerm(steps);
-    return {
-        state: withModule(state, modulePath, canonical),
-        edit: term_kwMap({
-            op: kw(opName),
-            'module-path': term_str(modulePath),
-            'node-id': term_str(semanticNodeId(modulePath, path)),
-            path,
-            'new-term-h': term_str(hash_hashTerm(replacement)),
-        }),
-    };
-}
-/** Applies a normalized `:replace-node` op. */
-function applyReplaceNode(state, op) {
-    return replaceNodeAt(state, 'replace-node', common_strField(op, 'module-path'), decodePath(common_field(op, 'path')), common_field(op, 'new'));
-}
-
-;// CONCATENATED MODULE: ./src/patch/node-index.ts
-/**
- * patch-semantic-node-index: the complete preorder inventory of a module's nodes with stable
- * semantic node ids, and node-id resolution for `:replace-node-id`. Implements PATCH_SCHEMA.md
- * "Stable Node IDs" and "Node-index authority protocol" (GENESIS_FACTS.md §3.3).
- *
- * Preorder: forms by index; a pair is visited, then its car subtree (`[:pair-car]`), then its cdr
- * subtree (`[:pair-cdr]`) — so list tails and the closing `nil` are nodes; vectors by index
- * (`[:vec i]`); maps by canonical key order, values only (`[:map key]`). Iterative throughout.
- */
-
-
-
-
-
-
-
-
-
-
-/** `:kind` of a node-index request. */
-const NODE_INDEX_REQUEST_KIND = 'genesis/patch-node-index-request-v0.1';
-/** `:kind` of a node-index report. */
-const NODE_INDEX_REPORT_KIND = 'genesis/patch-node-index-v0.1';
-/** The printed lines of one step at indent 2, as it appears inside a printed path vector. */
-function stepLines(step) {
-    const printed = print_printTerm(term_vec([stepTerm(step)]));
-    return printed.slice(2, -1); // strip the leading "[\n" and the closing "]"
-}
-/**
- * Walks every node in preorder, calling `visit(term, index, parentIndex, step, nodeId)`.
- * Node ids are computed incrementally (a BLAKE3 state per ancestor), so the walk is linear in the
- * number of nodes even for very deep terms.
- */
-function walk(modulePath, forms, visit) {
-    const base = blake3.create();
-    base.update(NODE_ID_PREFIX).update(bytes_utf8(modulePath)).update(new Uint8Array([0]));
-    const close = bytes_utf8(']');
-    const newline = bytes_utf8('\n');
-    // Per visited node: the hasher state after its path's steps (without the closing bracket).
-    const states = [];
-    const stack = [];
-    for (let i = forms.length - 1; i >= 0; i--)
-        stack.push({ term: forms[i], parent: -1, step: { tag: 'form', index: i } });
-    let index = 0;
-    while (stack.length > 0) {
-        const v = stack.pop();
-        const state = (v.parent < 0 ? base.clone().update(bytes_utf8('[\n')) : states[v.parent].clone().update(newline)).update(bytes_utf8(stepLines(v.step)));
-        states.push(state);
-        const nodeId = toHex(state.clone().update(close).digest());
-        visit(v, index, nodeId);
-        const t = v.term;
-        const me = index++;
-        if (t.kind === 'pair') {
-            stack.push({ term: t.cdr, parent: me, step: { tag: 'pair-cdr' } });
-            stack.push({ term: t.car, parent: me, step: { tag: 'pair-car' } });
-        }
-        else if (t.kind === 'vec') {
-            for (let i = t.items.length - 1; i >= 0; i--)
-                stack.push({ term: t.items[i], parent: me, step: { tag: 'vec', index: i } });
-        }
-        else if (t.kind === 'map') {
-            for (let i = t.entries.length - 1; i >= 0; i--) {
-                const [k, val] = t.entries[i];
-                stack.push({ term: val, parent: me, step: { tag: 'map', key: k } });
-            }
-        }
-    }
-}
-/**
- * The complete preorder node inventory of a module.
- * @param modulePath portable package-relative path (part of every node id).
- * @param forms the canonical module forms.
- * @returns one record per node, in preorder.
- */
-function nodeIndexRecords(modulePath, forms) {
-    const parents = [];
-    const out = [];
-    walk(modulePath, forms, (v, _index, nodeId) => {
-        parents.push({ parent: v.parent, step: v.step });
-        const path = [];
-        for (let p = parents.length - 1; p >= 0; p = parents[p].parent)
-            path.push(parents[p].step);
-        path.reverse();
-        out.push({ nodeId, path, pathRepr: pathRepr(path), termH: hashTerm(v.term), termTag: TERM_TAG[v.term.kind], term: v.term });
-    });
-    return out;
-}
-/**
- * Resolves `nodeId` to its path in the module (for `:replace-node-id`).
- * @throws GcError `patch/unknown-node-id` when no node has that id, `patch/ambiguous-node-id`
- *   when more than one does.
- */
-function resolveNodeId(modulePath, forms, nodeId) {
-    const parents = [];
-    const matches = [];
-    walk(modulePath, forms, (v, index, id) => {
-        parents.push({ parent: v.parent, step: v.step });
-        if (id === nodeId)
-            matches.push(index);
-    });
-    if (matches.length === 0) {
-        throw patchError(PatchCode.unknownNodeId, `node id ${nodeId} names no node of ${modulePath}; run \`gcpatch patch node-index\` to list them`, {
-            at: ':node-id',
-        });
-    }
-    if (matches.length > 1)
-        throw patchError(PatchCode.ambiguousNodeId, `node id ${nodeId} matches ${matches.length} nodes of ${modulePath}`, { at: ':node-id' });
-    const path = [];
-    for (let p = matches[0]; p >= 0; p = parents[p].parent)
-        path.push(parents[p].step);
-    return path.reverse();
-}
-/** Builds the closed node-index request `{:forms :kind :module-path :profile :v 1}`. */
-function nodeIndexRequest(modulePath, forms) {
-    return kwMap({ forms: vec(forms), kind: str(NODE_INDEX_REQUEST_KIND), 'module-path': str(modulePath), profile: str(PATCH_PROFILE), v: int(1) });
-}
-/** The closed node record term `{:module-path :node-id :path :path-repr :term-h :term-tag}`. */
-function nodeRecordTerm(modulePath, r) {
-    return kwMap({
-        'module-path': str(modulePath),
-        'node-id': str(r.nodeId),
-        path: pathTerm(r.path),
-        'path-repr': str(r.pathRepr),
-        'term-h': str(r.termH),
-        'term-tag': str(r.termTag),
-    });
-}
-/**
- * The node-index producer: decodes the closed request and returns the closed report
- * `{:kind "genesis/patch-node-index-v0.1" :module-h :module-path :nodes :ok true :profile :v 1}`.
- * @throws GcError `core/closed/*` for a malformed request, `patch/non-portable-path`.
- */
-function nodeIndexReport(request) {
-    const req = decodeClosed(request, {
-        forms: D.vec,
-        kind: literal(str(NODE_INDEX_REQUEST_KIND)),
-        'module-path': D.nonEmptyStr,
-        profile: literal(str(PATCH_PROFILE)),
-        v: literal(int(1)),
-    }, 'patch-node-index request');
-    const modulePath = req['module-path'];
-    assertPortablePath(modulePath, ':module-path');
-    const forms = req.forms.items;
-    return kwMap({
-        kind: str(NODE_INDEX_REPORT_KIND),
-        'module-h': str(hashModule(forms)),
-        'module-path': str(modulePath),
-        nodes: vec(nodeIndexRecords(modulePath, forms).map((r) => nodeRecordTerm(modulePath, r))),
-        ok: TRUE,
-        profile: str(PATCH_PROFILE),
-        v: int(1),
-    });
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/replace-node-id.ts
-
-
-
-
-/**
- * Applies a normalized `:replace-node-id` op: the node id is resolved against the module's
- * canonical forms (unknown or ambiguous id: error), then replaced as `:replace-node` does.
- * @throws GcError `patch/unknown-node-id`, `patch/ambiguous-node-id`, and the replace-node errors.
- */
-function applyReplaceNodeId(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    const forms = requireModule(state, modulePath, ':replace-node-id');
-    const steps = resolveNodeId(modulePath, forms, common_strField(op, 'node-id'));
-    return replaceNodeAt(state, 'replace-node-id', modulePath, steps, common_field(op, 'new'));
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/add-module.ts
-/** `:add-module` (PATCH_SCHEMA.md): create a module from source text or forms, list it in the manifest. */
-
-
-
-
-
-/**
- * Applies a normalized `:add-module` op: `:content` (a `.gc` source string, or a vector of forms)
- * is canonicalized; the manifest gains `{hash = "", path = …}` at the end (pack re-pins it).
- * @throws GcError `patch/module-exists` when the module or its manifest entry already exists;
- *   `core/parse/*` or `patch/canonicalize` for bad content.
- */
-function applyAddModule(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    if (state.modules.has(modulePath) || manifestModulePaths(state.manifest).includes(modulePath)) {
-        throw patchError(PatchCode.moduleExists, `:add-module: module ${JSON.stringify(modulePath)} already exists`, { at: modulePath });
-    }
-    const content = common_field(op, 'content');
-    let forms;
-    if (content.kind === 'str') {
-        try {
-            forms = canon_canonicalizeSource(content.value);
-        }
-        catch (error) {
-            if (errors_isGcError(error))
-                throw error.withLocation({ file: `${modulePath} (:add-module :content)` });
-            throw error;
-        }
-    }
-    else {
-        forms = recanonicalize(modulePath, content.items);
-    }
-    const next = withManifestEdit(withModule(state, modulePath, forms), (manifest) => {
-        if (manifest.modules === undefined)
-            manifest.modules = [];
-        manifestModules(manifest).push({ hash: '', path: modulePath });
-    });
-    return { state: next, edit: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/remove-module.ts
-
-
-/**
- * Applies a normalized `:remove-module` op.
- * @throws GcError `patch/module-missing` when the module does not exist.
- */
-function applyRemoveModule(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    requireModule(state, modulePath, ':remove-module');
-    const next = withManifestEdit(withModule(state, modulePath, undefined), (manifest) => {
-        const modules = manifestModules(manifest);
-        const i = modules.findIndex((m) => m.path === modulePath);
-        if (i >= 0)
-            modules.splice(i, 1);
-    });
-    return { state: next, edit: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/update-manifest.ts
-
-
-
-
-function keyName(k, at) {
-    let name;
-    if (k.kind === 'str')
-        name = k.value;
-    else if (k.kind === 'sym')
-        name = k.name.startsWith(':') ? k.name.slice(1) : k.name;
-    else
-        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must be symbols or strings, got ${k.kind}`, { at });
-    if (name.length === 0)
-        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must not be empty`, { at });
-    return name;
-}
-/**
- * Converts a CoreForm term to a TOML value (see the module doc for the mapping). Iterative over
- * nesting is unnecessary here: manifests are shallow; depth is bounded at 64.
- * @throws GcError `patch/manifest-value` for a term with no TOML spelling.
- */
-function termToToml(t, at, depth = 0) {
-    if (depth > 64)
-        throw patchError(PatchCode.manifestValue, `${at}: value nests too deeply for package.toml`, { at });
-    switch (t.kind) {
-        case 'str':
-            return t.value;
-        case 'int':
-            return t.value;
-        case 'bool':
-            return t.value;
-        case 'vec':
-            return t.items.map((x, i) => termToToml(x, `${at}[${i}]`, depth + 1));
-        case 'map': {
-            const out = {};
-            for (const [k, v] of t.entries) {
-                const name = keyName(k, at);
-                out[name] = termToToml(v, `${at}.${name}`, depth + 1);
-            }
-            return out;
-        }
-        default:
-            throw patchError(PatchCode.manifestValue, `${at}: a ${t.kind} has no package.toml spelling (use a string, integer, boolean, vector or map)`, {
-                at,
-            });
-    }
-}
-function editList(manifest, key, remove, add) {
-    if (remove.length === 0 && add.length === 0)
-        return;
-    const current = manifest[key] ?? [];
-    if (!Array.isArray(current) || !current.every((x) => typeof x === 'string')) {
-        throw patchError(PatchCode.manifestValue, `package.toml ${key} must be an array of strings to edit it`, { at: key });
-    }
-    const set = new Set(current);
-    for (const s of remove)
-        set.delete(s);
-    for (const s of add)
-        set.add(s);
-    manifest[key] = [...set].sort(compareUtf8);
-}
-/** Applies a normalized `:update-manifest` op. Emits no evidence entry. */
-function applyUpdateManifest(state, op) {
-    const set = common_field(op, 'set');
-    const caps = common_field(op, 'caps-policy');
-    const next = withManifestEdit(state, (manifest) => {
-        if (set.kind === 'map') {
-            for (const [k, v] of set.entries) {
-                const name = keyName(k, ':set');
-                manifest[name] = termToToml(v, `:set ${name}`);
-            }
-        }
-        if (caps.kind === 'str')
-            manifest.caps_policy = caps.value;
-        editList(manifest, 'obligations', strsField(op, 'obligations-remove'), strsField(op, 'obligations-add'));
-        editList(manifest, 'tests', strsField(op, 'tests-remove'), strsField(op, 'tests-add'));
-    });
-    return { state: next, edit: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rewrite.ts
-/**
- * An iterative bottom-up term rewriter used by the symbol-rewriting ops. Deep terms (long lists,
- * deep nesting) never recurse on the JS stack.
- */
-
-/**
- * Rewrites `root` bottom-up. For each node, `visit(node, ctx)` either returns a replacement, a
- * custom child list, or `undefined` for the default: pairs visit car and cdr, vectors their items,
- * maps their keys and values (a map is rebuilt in canonical order; colliding keys: last wins).
- */
-function rewriteTerm(root, ctx, visit) {
-    const tasks = [[root, ctx]];
-    const values = [];
-    while (tasks.length > 0) {
-        const task = tasks.pop();
-        if (!Array.isArray(task)) {
-            const base = values.length - task.n;
-            const built = task.build(values.slice(base));
-            values.length = base;
-            values.push(built);
-            continue;
-        }
-        const [t, c] = task;
-        let step = visit(t, c);
-        if (step === undefined) {
-            switch (t.kind) {
-                case 'pair':
-                    step = { children: [[t.car, c], [t.cdr, c]], build: ([car, cdr]) => ({ kind: 'pair', car: car, cdr: cdr }) };
-                    break;
-                case 'vec':
-                    step = { children: t.items.map((x) => [x, c]), build: (items) => ({ kind: 'vec', items }) };
-                    break;
-                case 'map':
-                    step = {
-                        children: t.entries.flatMap(([k, v]) => [[k, c], [v, c]]),
-                        build: (kv) => map(Array.from({ length: kv.length / 2 }, (_, i) => [kv[2 * i], kv[2 * i + 1]])),
-                    };
-                    break;
-                default:
-                    step = { done: t };
-            }
-        }
-        if ('done' in step) {
-            values.push(step.done);
-            continue;
-        }
-        tasks.push({ n: step.children.length, build: step.build });
-        for (let i = step.children.length - 1; i >= 0; i--)
-            tasks.push(step.children[i]);
-    }
-    return values[0];
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rename-symbol.ts
-/** `:rename-symbol` (PATCH_SCHEMA.md): rewrite every occurrence of a symbol in one module. */
-
-
-
-
-
-/**
- * Renames symbol `from` to `to` everywhere in `forms` (code and data alike, map keys included —
- * a deterministic symbol-level rewrite across the canonical module tree).
- * @returns the rewritten forms and the number of rewritten sites.
- */
-function renameSymbolInForms(forms, from, to) {
-    let count = 0;
-    if (from === to)
-        return { forms: [...forms], count };
-    const out = forms.map((form) => rewriteTerm(form, null, (t) => {
-        if (t.kind === 'sym') {
-            if (t.name !== from)
-                return { done: t };
-            count++;
-            return { done: term_sym(to) };
-        }
-        return undefined;
-    }));
-    return { forms: out, count };
-}
-/**
- * Applies a normalized `:rename-symbol` op.
- * @returns the edit with `:detail {:from sym :to sym :rewrite-count n}`.
- * @throws GcError `patch/module-missing`; `patch/rename-no-sites` when the symbol does not occur
- *   (or `:from` equals `:to`); `patch/canonicalize` when the result is not canonical CoreForm.
- */
-function applyRenameSymbol(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    const from = common_strField(op, 'from');
-    const to = common_strField(op, 'to');
-    const forms = requireModule(state, modulePath, ':rename-symbol');
-    const { forms: renamed, count } = renameSymbolInForms(forms, from, to);
-    if (count === 0) {
-        throw patchError(PatchCode.renameNoSites, `:rename-symbol: ${modulePath} has no occurrence of ${from} to rename to ${to}`, { at: modulePath });
-    }
-    const after = recanonicalize(modulePath, renamed);
-    const detail = term_kwMap({ from: term_sym(from), to: term_sym(to), 'rewrite-count': term_int(count) });
-    return { state: withModule(state, modulePath, after), edit: refactorEdit('rename-symbol', modulePath, forms, after, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/move-module.ts
-/** `:move-module` (PATCH_SCHEMA.md): move a module file and rewrite its manifest entry in place. */
-
-
-
-
-/**
- * Applies a normalized `:move-module` op. The manifest entry keeps its position (module order is
- * semantic); its pin is cleared for pack to recompute.
- * @returns the edit `{:op :move-module :module-path <from> … :detail {:from-module-path :to-module-path}}`.
- * @throws GcError `patch/module-missing` (source missing), `patch/module-exists` (target exists),
- *   `patch/manifest-entry` (manifest does not list the source, or already lists the target).
- */
-function applyMoveModule(state, op) {
-    const from = common_strField(op, 'from-module-path');
-    const to = common_strField(op, 'to-module-path');
-    const forms = requireModule(state, from, ':move-module');
-    if (state.modules.has(to))
-        throw patchError(PatchCode.moduleExists, `:move-module: target ${JSON.stringify(to)} already exists`, { at: to });
-    const entries = manifestModules(state.manifest);
-    if (!entries.some((m) => m.path === from)) {
-        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml does not list ${JSON.stringify(from)}`, { at: from });
-    }
-    if (entries.some((m) => m.path === to)) {
-        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml already lists ${JSON.stringify(to)}`, { at: to });
-    }
-    const moved = withModule(withModule(state, from, undefined), to, forms);
-    const next = withManifestEdit(moved, (manifest) => {
-        const entry = manifestModules(manifest).find((m) => m.path === from);
-        entry.path = to;
-        entry.hash = '';
-    });
-    const detail = term_kwMap({ 'from-module-path': term_str(from), 'to-module-path': term_str(to) });
-    return { state: next, edit: refactorEdit('move-module', from, forms, forms, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/split-module.ts
-/** `:split-module` (PATCH_SCHEMA.md): move top-level `(def <symbol> …)` forms into a new module. */
-
-
-
-
-
-/**
- * Applies a normalized `:split-module` op: every top-level `(def s …)` whose `s` is in `:symbols`
- * moves, in source order, to the new module `:to-module-path`, which is appended to the manifest.
- * @returns the edit for the source module with `:detail {:to-module-path :symbols :moved-count
- *   :to-module-h}`.
- * @throws GcError `patch/module-missing`, `patch/module-exists`, `patch/split-symbol-missing` when
- *   no listed symbol has a top-level def.
- */
-function applySplitModule(state, op) {
-    const from = common_strField(op, 'from-module-path');
-    const to = common_strField(op, 'to-module-path');
-    const symbols = new Set(strsField(op, 'symbols'));
-    const forms = requireModule(state, from, ':split-module');
-    if (state.modules.has(to) || manifestModulePaths(state.manifest).includes(to)) {
-        throw patchError(PatchCode.moduleExists, `:split-module: target ${JSON.stringify(to)} already exists`, { at: to });
-    }
-    const keep = [];
-    const moved = [];
-    for (const form of forms) {
-        const def = topLevelDef(form);
-        if (def !== undefined && symbols.has(def.name))
-            moved.push(form);
-        else
-            keep.push(form);
-    }
-    if (moved.length === 0) {
-        throw patchError(PatchCode.splitSymbolMissing, `:split-module: ${from} has no top-level (def …) for ${[...symbols].join(', ')}`, { at: from });
-    }
-    const withBoth = withModule(withModule(state, from, keep), to, moved);
-    const next = withManifestEdit(withBoth, (manifest) => {
-        if (manifest.modules === undefined)
-            manifest.modules = [];
-        manifestModules(manifest).push({ hash: '', path: to });
-    });
-    const detail = term_kwMap({
-        'to-module-path': term_str(to),
-        symbols: term_vec([...symbols].map(term_sym)),
-        'moved-count': term_int(moved.length),
-        'to-module-h': term_str(hash_hashModule(moved)),
-    });
-    return { state: next, edit: refactorEdit('split-module', from, forms, keep, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/meta-list.ts
-/**
- * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (PATCH_SCHEMA.md):
- * `:replace` seeds the set (else the current list), then `:remove` and `:add` apply set-wise; the
- * result is written back as a sorted (UTF-8 byte order) vector of unique symbols.
- */
-
-
-
-
-
-
-function metaMap(rhs, modulePath) {
-    if (rhs.kind === 'map')
-        return { map: rhs, quoted: false };
-    const items = listItems(rhs);
-    if (items !== undefined && items.length === 2 && items[0].kind === 'sym' && items[0].name === 'quote' && items[1].kind === 'map') {
-        return { map: items[1], quoted: true };
-    }
-    throw patchError(PatchCode.metaMissing, `${modulePath}: (def ::meta …) must hold a map or (quote <map>)`, { at: modulePath });
-}
-function meta_list_symbolNames(t, key, modulePath) {
-    if (t === undefined)
-        return [];
-    if (t.kind !== 'vec' || !t.items.every((x) => x.kind === 'sym')) {
-        throw patchError(PatchCode.metaMissing, `${modulePath}: ::meta ${key} must be a vector of symbols`, { at: modulePath });
-    }
-    return t.items.map((x) => x.name);
-}
-/**
- * Applies a normalized `:rewrite-imports` (`key` = `imports`) or `:rewrite-exports` (`exports`) op
- * to every top-level `(def ::meta …)` of the module.
- * @returns the edit with `:detail {:field :imports|:exports :before [syms] :after [syms]}`.
- * @throws GcError `patch/module-missing`; `patch/meta-missing` (no `::meta` map, or a malformed
- *   list); `patch/no-change` when the rewrite leaves the module unchanged.
- */
-function applyMetaListRewrite(state, op, key) {
-    const opName = `rewrite-${key}`;
-    const modulePath = common_strField(op, 'module-path');
-    const forms = requireModule(state, modulePath, `:${opName}`);
-    const replace = common_field(op, 'replace').kind === 'nil' ? undefined : strsField(op, 'replace');
-    const remove = strsField(op, 'remove');
-    const add = strsField(op, 'add');
-    let before;
-    let after = [];
-    let changed = false;
-    const next = forms.map((form) => {
-        const def = topLevelDef(form);
-        if (def === undefined || def.name !== '::meta')
-            return form;
-        const { map, quoted } = metaMap(def.rhs, modulePath);
-        const current = mapGet(map, kw(key));
-        const currentNames = meta_list_symbolNames(current, `:${key}`, modulePath);
-        before ??= currentNames;
-        const set = new Set(replace ?? currentNames);
-        for (const s of remove)
-            set.delete(s);
-        for (const s of add)
-            set.add(s);
-        after = [...set].sort(compareUtf8);
-        const nextList = term_vec(after.map(term_sym));
-        const update = current !== undefined ? !termsEqual(current, nextList) : after.length > 0 || replace !== undefined;
-        if (!update)
-            return form;
-        changed = true;
-        const nextMap = mapSet(map, kw(key), nextList);
-        return list(term_sym('def'), term_sym('::meta'), quoted ? list(term_sym('quote'), nextMap) : nextMap);
-    });
-    if (before === undefined) {
-        throw patchError(PatchCode.metaMissing, `:${opName}: ${modulePath} has no top-level (def ::meta …)`, { at: modulePath });
-    }
-    if (!changed)
-        throw patchError(PatchCode.noChange, `:${opName}: the ::meta :${key} of ${modulePath} would not change`, { at: modulePath });
-    const canonical = recanonicalize(modulePath, next);
-    const detail = term_kwMap({ field: kw(key), before: term_vec(before.map(term_sym)), after: term_vec(after.map(term_sym)) });
-    return { state: withModule(state, modulePath, canonical), edit: refactorEdit(opName, modulePath, forms, canonical, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rewrite-imports.ts
-
-/** Applies a normalized `:rewrite-imports` op (see `meta-list.ts` for semantics and errors). */
-function applyRewriteImports(state, op) {
-    return applyMetaListRewrite(state, op, 'imports');
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rewrite-exports.ts
-
-/** Applies a normalized `:rewrite-exports` op (see `meta-list.ts` for semantics and errors). */
-function applyRewriteExports(state, op) {
-    return applyMetaListRewrite(state, op, 'exports');
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/migrate-contract-signature.ts
-/**
- * `:migrate-contract-signature` (PATCH_SCHEMA.md): rename the first parameter of
- * `(def <contract> (fn (p) …))` and every in-scope reference to it, respecting lexical shadowing
- * by nested `fn` parameters and `let` bindings.
- *
- * Scope rules (canonical CoreForm, GENESIS_FACTS.md §1.3): only code positions hold references.
- * `(quote d)` data, vector elements and map keys are data and are left alone, as is the operator
- * symbol of `(prim op …)`. `let` binding expressions are evaluated in the enclosing scope; a binding
- * or `fn` parameter named `:from-param` shadows it in the body. To keep the rename
- * meaning-preserving, a binder or a free reference named `:to-param` inside the renamed scope is
- * rejected (`patch/param-capture`).
- */
-
-
-
-
-
-
-function symbolNamesOf(t) {
-    const items = listItems(t);
-    if (items === undefined || !items.every((x) => x.kind === 'sym'))
-        return undefined;
-    return items.map((x) => x.name);
-}
-/**
- * Rewrites references to `from` as `to` in a body expression.
- * @returns the rewritten body and the number of rewritten references.
- * @throws GcError `patch/param-capture`.
- */
-function renameBoundReferences(body, from, to, where) {
-    let count = 0;
-    const capture = (why) => patchError(PatchCode.paramCapture, `${where}: renaming ${from} to ${to} would change meaning: ${why}`, { at: where });
-    const binderScope = (scope, names) => {
-        const shadowsFrom = names.includes(from);
-        const bindsTo = names.includes(to);
-        if (scope.inScope && bindsTo && !shadowsFrom)
-            throw capture(`a nested binder named ${to} would capture the renamed parameter`);
-        return { inScope: scope.inScope && !shadowsFrom, toBound: scope.toBound || bindsTo };
-    };
-    const visit = (t, scope) => {
-        switch (t.kind) {
-            case 'sym':
-                if (scope.inScope && t.name === from) {
-                    count++;
-                    return { done: term_sym(to) };
-                }
-                if (scope.inScope && t.name === to && !scope.toBound)
-                    throw capture(`${to} is already referenced in the function body`);
-                return { done: t };
-            case 'vec':
-                return { done: t }; // vector elements are data
-            case 'map':
-                return {
-                    children: t.entries.map(([, v]) => [v, scope]),
-                    build: (values) => map(t.entries.map(([k], i) => [k, values[i]])),
-                };
-            case 'pair': {
-                const items = listItems(t);
-                if (items === undefined)
-                    return undefined;
-                const head = items[0];
-                const headName = head.kind === 'sym' ? head.name : undefined;
-                if (headName === 'quote')
-                    return { done: t };
-                if (headName === 'fn' && items.length >= 3) {
-                    const params = symbolNamesOf(items[1]);
-                    if (params !== undefined) {
-                        const inner = binderScope(scope, params);
-                        return {
-                            children: items.slice(2).map((b) => [b, inner]),
-                            build: (bodies) => listFrom([head, items[1], ...bodies]),
-                        };
-                    }
-                }
-                if (headName === 'let' && items.length >= 3) {
-                    const bindings = listItems(items[1])?.map(listItems);
-                    if (bindings !== undefined && bindings.every((b) => b !== undefined && b.length === 2 && b[0].kind === 'sym')) {
-                        const pairs = bindings;
-                        const inner = binderScope(scope, pairs.map((b) => b[0].name));
-                        return {
-                            children: [
-                                ...pairs.map((b) => [b[1], scope]),
-                                ...items.slice(2).map((b) => [b, inner]),
-                            ],
-                            build: (values) => listFrom([
-                                head,
-                                listFrom(pairs.map((b, i) => listFrom([b[0], values[i]]))),
-                                ...values.slice(pairs.length),
-                            ]),
-                        };
-                    }
-                }
-                if (headName === 'prim' && items.length >= 2) {
-                    return {
-                        children: items.slice(2).map((x) => [x, scope]),
-                        build: (args) => listFrom([head, items[1], ...args]),
-                    };
-                }
-                return { children: items.map((x) => [x, scope]), build: (xs) => listFrom(xs) };
-            }
-            default:
-                return { done: t };
-        }
-    };
-    const out = rewriteTerm(body, { inScope: true, toBound: false }, visit);
-    return { body: out, count };
-}
-/**
- * Applies a normalized `:migrate-contract-signature` op.
- * @returns the edit with `:detail {:contract :from-param :to-param :rewrite-count}` (symbols, int).
- * @throws GcError `patch/module-missing`; `patch/contract-shape` when there is no
- *   `(def <contract> (fn (<from-param>) …))`, or `:from-param` equals `:to-param`;
- *   `patch/param-capture`.
- */
-function applyMigrateContractSignature(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    const contract = common_strField(op, 'contract-symbol');
-    const from = common_strField(op, 'from-param');
-    const to = common_strField(op, 'to-param');
-    const forms = requireModule(state, modulePath, ':migrate-contract-signature');
-    const shape = (why) => patchError(PatchCode.contractShape, `:migrate-contract-signature: ${modulePath} ${contract}: ${why}`, { at: modulePath });
-    if (from === to)
-        throw shape(':from-param and :to-param must differ');
-    const index = forms.findIndex((f) => topLevelDef(f)?.name === contract);
-    if (index < 0)
-        throw shape(`no top-level (def ${contract} …)`);
-    const def = topLevelDef(forms[index]);
-    const fnItems = listItems(def.rhs);
-    if (fnItems === undefined || fnItems.length < 3 || fnItems[0].kind !== 'sym' || fnItems[0].name !== 'fn') {
-        throw shape('the definition is not (fn (params) body)');
-    }
-    const params = symbolNamesOf(fnItems[1]);
-    if (params === undefined || params.length === 0)
-        throw shape('the fn parameters must be a non-empty list of symbols');
-    if (params[0] !== from)
-        throw shape(`the first parameter is ${params[0]}, not ${from}`);
-    if (params.slice(1).includes(to))
-        throw shape(`${to} is already a parameter`);
-    let count = 0;
-    const bodies = fnItems.slice(2).map((b) => {
-        const r = renameBoundReferences(b, from, to, `${modulePath} ${contract}`);
-        count += r.count;
-        return r.body;
-    });
-    const newParams = listFrom([term_sym(to), ...params.slice(1).map(term_sym)]);
-    const newForm = listFrom([term_sym('def'), term_sym(contract), listFrom([fnItems[0], newParams, ...bodies])]);
-    const next = [...forms];
-    next[index] = newForm;
-    const after = recanonicalize(modulePath, next, [index]);
-    const detail = term_kwMap({ contract: term_sym(contract), 'from-param': term_sym(from), 'to-param': term_sym(to), 'rewrite-count': term_int(count) });
-    return {
-        state: withModule(state, modulePath, after),
-        edit: refactorEdit('migrate-contract-signature', modulePath, forms, after, detail),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/patch/apply-ops.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** Op name → implementation. */
-const OP_IMPLEMENTATIONS = {
-    'replace-node': applyReplaceNode,
-    'replace-node-id': applyReplaceNodeId,
-    'add-module': applyAddModule,
-    'remove-module': applyRemoveModule,
-    'update-manifest': applyUpdateManifest,
-    'rename-symbol': applyRenameSymbol,
-    'move-module': applyMoveModule,
-    'split-module': applySplitModule,
-    'rewrite-imports': applyRewriteImports,
-    'rewrite-exports': applyRewriteExports,
-    'migrate-contract-signature': applyMigrateContractSignature,
-};
-/**
- * Applies every op of a normalized patch, in order, to `state` (which is not modified).
- * @param state the package before the patch (see `state.ts`; `packageStateFromSources` builds one
- *   from text).
- * @param patch a normalized patch (`normalizePatch` or `verifyNormalizeReport` output), or just its
- *   normalized `ops`.
- * @returns the new state and the semantic edits.
- * @throws GcError the first failing op's `patch/*` error, with `location.at` = `op <ordinal>` and
- *   `details.ordinal`.
- * @example
- *   const plan = normalizePatch(readTerm(text));
- *   const { state: after, semanticEdits } = applyOpsInMemory(packageStateFromSources(toml, sources), plan);
- */
-function applyOpsInMemory(state, patch, options = {}) {
-    const semanticEdits = [];
-    let current = state;
-    patch.ops.forEach((op, ordinal) => {
-        const name = opNameOf(op);
-        options.faults?.(`op:${ordinal}:${name}`);
-        let outcome;
-        try {
-            outcome = OP_IMPLEMENTATIONS[name](current, op, ordinal);
-        }
-        catch (error) {
-            if (errors_isGcError(error) && error.details?.ordinal === undefined) {
-                throw new errors_GcError(error.code, `op ${ordinal} (:${name}): ${error.message}`, {
-                    exitCode: error.exitCode,
-                    location: { ...error.location, at: error.location.at ?? `op ${ordinal}` },
-                    details: { ...(error.details ?? {}), ordinal, op: name },
-                    cause: error,
-                });
-            }
-            throw error;
-        }
-        current = outcome.state;
-        if (outcome.edit !== undefined)
-            semanticEdits.push(outcome.edit);
-    });
-    return { state: current, semanticEdits };
-}
-
-;// CONCATENATED MODULE: ./src/audit/replay.ts
-/**
- * Replaying a pull request's apply evidence (GENESIS_FACTS.md §3.7 steps 5–6): apply each verified
- * patch, in memory, to the base commit's package with the same op engine and `pack` the on-disk
- * apply uses, then compare the result with the head commit module by module and manifest key by
- * manifest key. Several apply reports are replayed as a chain: at each step the first pending
- * report (by store address) whose patch applies is taken, so a PR may carry a sequence of patches.
- */
-
-
-
-
-
-
-
-
-
-function applyOne(state, evidence) {
-    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
-    const packed = packState(applied);
-    return { after: packed.state, edits: semanticEdits, artifact: packed.packageArtifact };
-}
-function asGcError(error) {
-    if (errors_isGcError(error))
-        return error;
-    return new errors_GcError('internal', error instanceof Error ? error.message : String(error));
-}
-/**
- * Replays `evidence` (accepted apply reports) on `base` as a chain.
- * @returns the ordered steps, the reports that never applied, and the final state.
- */
-function replayChain(base, evidence) {
-    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-    const steps = [];
-    let state = base;
-    for (;;) {
-        let taken = -1;
-        for (let i = 0; i < pending.length && taken < 0; i++) {
-            try {
-                const r = applyOne(state, pending[i]);
-                steps.push({ evidence: pending[i], before: state, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact });
-                state = r.after;
-                taken = i;
-            }
-            catch {
-                // tried again below against the final state, for the error message
-            }
-        }
-        if (taken < 0)
-            break;
-        pending.splice(taken, 1);
-    }
-    const failures = pending.map((e) => {
-        try {
-            applyOne(state, e);
-            return { evidence: e, error: new errors_GcError('internal', 'applies only out of order') };
-        }
-        catch (error) {
-            return { evidence: e, error: asGcError(error) };
-        }
-    });
-    return { steps, failures, final: state };
-}
-/** Module paths a patch's ops name (`:module-path`, `:from-module-path`, `:to-module-path`). */
-function modulesNamedByPatch(evidence) {
-    const out = new Set();
-    for (const op of evidence.patch.ops) {
-        for (const key of ['module-path', 'from-module-path', 'to-module-path']) {
-            const v = mapGetKw(op, key);
-            if (v?.kind === 'str')
-                out.add(v.value);
-        }
-        if (opNameOf(op) === 'update-manifest')
-            out.add('package.toml');
-    }
-    return out;
-}
-function formsEqual(a, b) {
-    if (a === undefined || b === undefined)
-        return a === b;
-    return termsEqual(term_vec(a), term_vec(b));
-}
-/**
- * The 1-based line of the first top-level form of `head` that differs from `expected` (the line of
- * the last form, or 1, when one list is a prefix of the other).
- */
-function firstDifferingLine(head, expected) {
-    let spans;
-    try {
-        spans = readModule(head.bytes).forms;
-    }
-    catch {
-        return 1;
-    }
-    const n = Math.min(head.forms.length, expected.length);
-    let i = 0;
-    while (i < n && termsEqual(head.forms[i], expected[i]))
-        i++;
-    const form = spans[Math.min(i, spans.length - 1)];
-    return form === undefined ? 1 : read_lineColumn(head.bytes, form.start).line;
-}
-function describeDifference(head, expected) {
-    if (head === undefined)
-        return 'the module is absent at the head';
-    if (expected === undefined)
-        return 'the module should not exist';
-    if (head.length !== expected.length)
-        return `${head.length} top-level forms at the head, ${expected.length} expected`;
-    const i = head.findIndex((f, k) => !termsEqual(f, expected[k]));
-    return `top-level form ${i} differs`;
-}
-/**
- * Compares base, replayed and head modules (by canonical forms; formatting and comments do not
- * count) over every module path any of the three lists.
- * @param replayed the final replay state, or `undefined` when there was no replay: then every
- *   changed module is `explained` when `explainedPaths` names it, else `unexplained`.
- * @returns one comparison per module path, sorted by path; `same` entries included.
- */
-function compareModules(base, replayed, head, explainedPaths = new Set()) {
-    const paths = new Set([...head.byPath.keys(), ...(base?.byPath.keys() ?? [])]);
-    if (replayed !== undefined)
-        for (const p of manifestModulePaths(replayed.manifest))
-            paths.add(p);
-    const replayPaths = replayed === undefined ? undefined : new Set(manifestModulePaths(replayed.manifest));
-    const out = [];
-    for (const path of [...paths].sort()) {
-        const b = base?.byPath.get(path)?.forms;
-        const hm = head.byPath.get(path);
-        const h = hm?.forms;
-        const file = hm?.file ?? base?.byPath.get(path)?.file ?? (head.dir === '' ? path : `${head.dir}/${path}`);
-        if (replayed === undefined) {
-            if (formsEqual(b, h))
-                out.push({ path, file, status: 'same', line: undefined, detail: '' });
-            else if (explainedPaths.has(path))
-                out.push({ path, file, status: 'explained', line: undefined, detail: 'named by a verified patch' });
-            else
-                out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
-            continue;
-        }
-        const r = replayPaths.has(path) ? replayed.modules.get(path) : undefined;
-        if (formsEqual(r, h)) {
-            out.push({ path, file, status: formsEqual(b, h) ? 'same' : 'explained', line: undefined, detail: '' });
-        }
-        else if (formsEqual(r, b)) {
-            out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
-        }
-        else {
-            out.push({ path, file, status: 'mismatch', line: hm && r ? firstDifferingLine(hm, r) : 1, detail: describeDifference(h, r) });
-        }
-    }
-    return out;
-}
-function stripPins(table) {
-    const out = { ...table };
-    if (Array.isArray(table.modules)) {
-        out.modules = table.modules.map((m) => {
-            if (!isTomlTable(m))
-                return m;
-            const { hash: _hash, ...rest } = m;
-            return rest;
-        });
-    }
-    return out;
-}
-function tomlEqual(a, b) {
-    if (a === b)
-        return true;
-    if (a === undefined || b === undefined)
-        return false;
-    if (Array.isArray(a) || Array.isArray(b)) {
-        return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => tomlEqual(x, b[i]));
-    }
-    if (a instanceof Date || b instanceof Date)
-        return String(a) === String(b);
-    if (isTomlTable(a) && isTomlTable(b)) {
-        const ka = Object.keys(a).sort();
-        const kb = Object.keys(b).sort();
-        return ka.length === kb.length && ka.every((k, i) => k === kb[i] && tomlEqual(a[k], b[k]));
-    }
-    return typeof a === typeof b && a === b;
-}
-/** The top-level manifest keys whose values differ between two tables (pins ignored). */
-function manifestDifferences(a, b) {
-    const x = stripPins(a);
-    const y = stripPins(b);
-    return [...new Set([...Object.keys(x), ...Object.keys(y)])].sort().filter((k) => !tomlEqual(x[k], y[k]));
-}
-
-;// CONCATENATED MODULE: ./src/audit/store-evidence.ts
-/**
- * Evidence-store entries of a package at a commit, read from git objects: re-hash each entry
- * against its name (GENESIS_FACTS.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
- * in canonical print, and dispatch on its `:kind`. Entries are looked up by address, and
- * patches and refactor requests by their hash-term identity (`:patch-h`, `:request-h`).
- */
-
-
-
-
-
-
-
-
-/** `:kind` strings this version verifies, and the evidence kind each maps to. */
-const EVIDENCE_KINDS = Object.freeze({
-    'genesis/refactor-plan-request-v0.1': 'refactor-plan-request',
-    'genesis/refactor-plan-v0.1': 'refactor-plan',
-    'genesis/patch-apply-v0.3': 'apply-report',
-    'genesis/package-v0.2': 'package',
-    'genesis/acceptance-v0.2': 'acceptance',
-});
-/**
- * The evidence kind of a parsed entry: by its `:kind` string; a map with exactly the keys
- * `:intent :ops :provenance :version` is a normalized patch (PATCH_SCHEMA.md); anything else is
- * `other` (verified by hash only).
- * @returns the kind and the raw `:kind` string, if any.
- */
-function evidenceKindOf(term) {
-    if (term.kind !== 'map')
-        return { kind: 'other', kindString: undefined };
-    const k = mapGetKw(term, 'kind');
-    if (k?.kind === 'str')
-        return { kind: EVIDENCE_KINDS[k.value] ?? 'other', kindString: k.value };
-    const keys = term.entries.map(([key]) => (key.kind === 'sym' ? key.name : '')).join(' ');
-    if (keys === ':intent :ops :provenance :version')
-        return { kind: 'patch', kindString: undefined };
-    return { kind: 'other', kindString: undefined };
-}
-/**
- * Checks one entry's bytes: hash against name, UTF-8, one term, canonical print, kind.
- * Pure; never throws (issue #13 item 6): an entry that cannot be read or printed within the limits
- * — a parse error, or a term whose canonical print would be longer than the entry itself (e.g. a
- * ≈200 KB entry nested 100,000 deep, whose print is quadratic) — has `term: undefined`, kind
- * `other` and a `problem`, which verify-pr reports as `audit/store-entry-unreadable`. The print is
- * bounded by the entry's length, so memory stays proportional to the entry.
- */
-function checkStoreEntry(address, file, bytes) {
-    const out = {
-        address,
-        file,
-        bytes,
-        hashOk: storeAddress(bytes) === address,
-        term: undefined,
-        canonical: false,
-        kind: 'other',
-        kindString: undefined,
-        problem: undefined,
-    };
-    const text = decodeUtf8Strict(bytes);
-    if (text === undefined) {
-        out.problem = 'not valid UTF-8';
-        return out;
-    }
-    try {
-        out.term = readTerm(bytes);
-    }
-    catch (error) {
-        out.problem = errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error);
-        return out;
-    }
-    let print;
-    try {
-        // A canonical entry's print is exactly its text, so nothing longer needs to be built.
-        print = print_printTerm(out.term, { maxLength: text.length });
-    }
-    catch (error) {
-        out.term = undefined;
-        out.problem = errors_isGcError(error) && error.code === 'core/print/too-large'
-            ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
-            : errors_isGcError(error)
-                ? `${error.code}: ${error.message}`
-                : String(error);
-        return out;
-    }
-    out.canonical = print === text;
-    if (!out.canonical)
-        out.problem = 'the bytes are not the canonical print of the term they hold';
-    Object.assign(out, evidenceKindOf(out.term));
-    return out;
-}
-/**
- * The evidence store of one package at one commit, read lazily from git objects. Entries are
- * checked once and cached.
- */
-class CommitStore {
-    repo;
-    commit;
-    dir;
-    listing;
-    checked = new Map();
-    identities = new Map();
-    /**
-     * @param repo the repository; @param commit the commit; @param dir the package directory;
-     * @param listing entry name → blob oid (see `listStoreAtCommit`).
-     */
-    constructor(repo, commit, dir, listing) {
-        this.repo = repo;
-        this.commit = commit;
-        this.dir = dir;
-        this.listing = listing;
-    }
-    /** True when the store has an entry of that name. */
-    has(address) {
-        return this.listing.has(address);
-    }
-    /** Reads and checks entry `address`, or `undefined` when there is none. */
-    async entry(address) {
-        if (!this.listing.has(address))
-            return undefined;
-        let p = this.checked.get(address);
-        if (p === undefined) {
-            const file = storeEntryPath(this.dir, address);
-            p = readFileAtCommit(this.repo, this.commit, file).then((bytes) => checkStoreEntry(address, file, bytes ?? new Uint8Array()));
-            this.checked.set(address, p);
-        }
-        return p;
-    }
-    /**
-     * Finds a well-formed entry of `kind` whose hash-term is `h` (how `:patch-h` and `:request-h`
-     * name a stored term). Entries in `prefer` are searched first, then the whole store.
-     * @returns the entry, or `undefined`.
-     */
-    async findByHashTerm(kind, h, prefer = []) {
-        const order = [...prefer, ...[...this.listing.keys()].filter((a) => !prefer.includes(a))];
-        for (const address of order) {
-            const e = await this.entry(address);
-            if (e === undefined || e.kind !== kind || e.term === undefined || !e.hashOk)
-                continue;
-            let id = this.identities.get(address);
-            if (id === undefined) {
-                try {
-                    id = hash_hashTerm(e.term);
-                }
-                catch (error) {
-                    if (!errors_isGcError(error))
-                        throw error;
-                    id = ''; // cannot be hashed within the limits: names nothing
-                }
-                this.identities.set(address, id);
-            }
-            if (id === h)
-                return e;
-        }
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/textmerge/newline.ts
-/**
- * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
- * merge, restore it afterwards (the mergiraf `newline.rs` concept).
- *
- * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
- * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
- * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
- * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
- * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
- * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
- * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
- * (mergiraf #581 CRLF, #133/#143/#149 final newline).
- */
-const CR = 0x0d;
-const newline_LF = 0x0a;
-/**
- * The first index of byte `value` in `bytes` at or after `from`, or -1: a native search (memchr),
- * which over a whole module is ~30× faster than `Uint8Array.prototype.indexOf`.
- */
-function indexOfByte(bytes, value, from = 0) {
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(value, from);
-}
-/** True when `bytes` starts with the UTF-8 byte order mark `EF BB BF`. */
-function hasBom(bytes) {
-    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-}
-/** Counts of each line ending in `bytes` (a CRLF counts once, as CRLF). */
-function countLineEndings(bytes) {
-    let lf = 0;
-    let crlf = 0;
-    let cr = 0;
-    for (let i = 0; i < bytes.length; i++) {
-        const c = bytes[i];
-        if (c === newline_LF)
-            lf++;
-        else if (c === CR) {
-            if (bytes[i + 1] === newline_LF) {
-                crlf++;
-                i++;
-            }
-            else
-                cr++;
-        }
-    }
-    return { lf, crlf, cr };
-}
-/** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
-function detectLineEndings(bytes) {
-    // Fast path (native scans): no CR at all is the common case.
-    if (indexOfByte(bytes, CR) === -1)
-        return { kind: indexOfByte(bytes, newline_LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
-    const { lf, crlf, cr } = countLineEndings(bytes);
-    const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
-    let dominant = 'lf';
-    if (crlf > lf && crlf >= cr)
-        dominant = 'crlf';
-    else if (cr > lf && cr > crlf)
-        dominant = 'cr';
-    if (present === 0)
-        return { kind: 'none', dominant };
-    if (present > 1)
-        return { kind: 'mixed', dominant };
-    return { kind: lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr', dominant };
-}
-/**
- * Strips the BOM and turns every CRLF and lone CR into LF.
- * @param bytes one merge input as git handed it over.
- */
-function normalizeSide(bytes) {
-    const bom = hasBom(bytes);
-    const raw = bom ? bytes.subarray(3) : bytes;
-    const { kind, dominant } = detectLineEndings(raw);
-    if (kind === 'lf' || kind === 'none')
-        return { text: raw, raw, bom, kind, dominant, rawOffset: undefined };
-    const out = new Uint8Array(raw.length);
-    const map = kind === 'mixed' ? new Int32Array(raw.length + 1) : undefined;
-    let n = 0;
-    for (let i = 0; i < raw.length; i++) {
-        const c = raw[i];
-        if (map)
-            map[n] = i;
-        if (c === CR) {
-            out[n++] = newline_LF;
-            if (raw[i + 1] === newline_LF)
-                i++;
-        }
-        else
-            out[n++] = c;
-    }
-    if (map)
-        map[n] = raw.length;
-    return { text: out.subarray(0, n), raw, bom, kind, dominant, rawOffset: map ? map.subarray(0, n + 1) : undefined };
-}
-/**
- * Replaces every LF of LF-normalized `text` by `eol`. The identity for `lf`.
- * @param text LF-only bytes; @param eol the ending to write.
- */
-function restoreNewlines(text, eol) {
-    if (eol === 'lf')
-        return text;
-    let count = 0;
-    for (let i = 0; i < text.length; i++)
-        if (text[i] === newline_LF)
-            count++;
-    if (count === 0)
-        return text;
-    if (eol === 'cr') {
-        const out = Uint8Array.from(text);
-        for (let i = 0; i < out.length; i++)
-            if (out[i] === newline_LF)
-                out[i] = CR;
-        return out;
-    }
-    const out = new Uint8Array(text.length + count);
-    let n = 0;
-    for (let i = 0; i < text.length; i++) {
-        const c = text[i];
-        if (c === newline_LF)
-            out[n++] = CR;
-        out[n++] = c;
-    }
-    return out;
-}
-/**
- * Merges a file-level property three-way (issue #3 "Bytes preserved", v0.1 rules 1–3 applied to a
- * value): ours unless only theirs changed it.
- */
-function mergeProperty(base, ours, theirs) {
-    return ours === base ? theirs : ours;
-}
-/**
- * Picks the result's line endings and BOM: ours' by default ("mixed inputs follow ours"), theirs'
- * when only theirs changed the file's convention (so that merging (base, base, x) gives x byte for
- * byte). A side without any line break does not set the convention.
- */
-function chooseOutputStyle(base, ours, theirs) {
-    const bom = mergeProperty(base.bom, ours.bom, theirs.bom);
-    const oursChanged = ours.kind !== base.kind && ours.kind !== 'none';
-    const theirsChanged = theirs.kind !== base.kind && theirs.kind !== 'none';
-    let side = 'ours';
-    if ((ours.kind === 'none' || !oursChanged) && theirsChanged)
-        side = 'theirs';
-    else if (ours.kind === 'none' && theirs.kind !== 'none')
-        side = 'theirs';
-    let eol = side === 'ours' ? ours.dominant : theirs.dominant;
-    if (ours.kind === 'none' && theirs.kind === 'none')
-        eol = base.kind === 'none' ? 'lf' : base.dominant;
-    return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
-}
-/**
- * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
- * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
- * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
- * come out exactly as they went in; every other piece gets the style's ending on every line.
- * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
- *   offsets, if any.
- */
-function restorePiece(piece, style, from) {
-    if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
-        const map = from.side.rawOffset;
-        return from.side.raw.subarray(map[from.start], map[from.end]);
-    }
-    return restoreNewlines(piece, style.eol);
-}
-/** The UTF-8 BOM bytes. */
-const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
-
-;// CONCATENATED MODULE: ./src/textmerge/line-based.ts
-/**
- * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
- * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
- *
- * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
- * GIT_AND_ACTIONS_FACTS.md §1.3, §1.5, §2.2). `git merge-file` exits with the number of conflicts
- * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
- * the driver can write, never to an exception.
- */
-
-
-
-
-
-/**
- * Runs `git merge-file -p --marker-size=N [--diff3] -L ours -L base -L theirs ours base theirs`.
- * No `--diff-algorithm` (git 2.39 rejects it). Style `diff3` passes `--diff3` (the caller reads
- * zdiff3 as diff3); style `merge` passes nothing, and git merge-file then follows
- * `merge.conflictStyle`, which is what the caller derived `merge` from.
- * @param files paths of the ours, base and theirs files (relative to `cwd` or absolute).
- * @param options marker options, `cwd` to run in, `git` executable (default `git`).
- */
-function line_based_gitMergeFile(files, markers, options = {}) {
-    const args = ['merge-file', '-p', `--marker-size=${markers.markerSize}`];
-    if (markers.style === 'diff3')
-        args.push('--diff3');
-    args.push('-L', markers.oursLabel, '-L', markers.baseLabel, '-L', markers.theirsLabel, files.ours, files.base, files.theirs);
-    const r = spawnSync(options.git ?? 'git', args, {
-        cwd: options.cwd,
-        maxBuffer: 1 << 30,
-        timeout: options.timeoutMs ?? 60_000,
-    });
-    if (r.error)
-        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.error.message };
-    const status = r.status ?? 255;
-    if (status >= 128 || r.signal) {
-        const err = r.stderr ? r.stderr.toString('utf8').trim() : '';
-        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: err || `git merge-file exited with ${r.signal ?? status}` };
-    }
-    return { ok: true, text: new Uint8Array(r.stdout), conflicts: status, message: '' };
-}
-/**
- * {@link gitMergeFile} on in-memory inputs: writes them to a fresh temporary directory outside the
- * work tree, runs git there and removes the directory.
- */
-function gitMergeBytes(base, ours, theirs, markers, options = {}) {
-    const dir = mkdtempSync(join(tmpdir(), 'gcpatch-merge-'));
-    try {
-        writeFileSync(join(dir, 'base'), base);
-        writeFileSync(join(dir, 'ours'), ours);
-        writeFileSync(join(dir, 'theirs'), theirs);
-        return line_based_gitMergeFile({ ours: 'ours', base: 'base', theirs: 'theirs' }, markers, { cwd: dir, ...options });
-    }
-    finally {
-        rmSync(dir, { recursive: true, force: true });
-    }
-}
-/** True when `bytes` contains a NUL byte (git's binary heuristic, applied to the whole input). */
-function isBinary(bytes) {
-    return indexOfByte(bytes, 0) !== -1;
-}
-/** Seven `<`: every start marker line begins with them. */
-const START_RUN = Buffer.from('<<<<<<<');
-/**
- * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
- * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
- * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
- */
-function hasConflictMarkers(bytes) {
-    // Fast negative (one native search per candidate): no line starting with seven `<` means no
-    // start marker, and the answer needs one.
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-    let anyStart = false;
-    for (let at = buf.indexOf(START_RUN); at !== -1; at = buf.indexOf(START_RUN, at + 1)) {
-        if (at === 0 || bytes[at - 1] === 0x0a) {
-            anyStart = true;
-            break;
-        }
-    }
-    if (!anyStart)
-        return false;
-    let sawStart = false;
-    let lineStart = 0;
-    const n = bytes.length;
-    while (lineStart < n) {
-        let end = bytes.indexOf(0x0a, lineStart);
-        if (end === -1)
-            end = n;
-        const c = bytes[lineStart];
-        if (c === 0x3c || c === 0x3e) {
-            let k = lineStart;
-            while (k < end && bytes[k] === c)
-                k++;
-            const after = k < end ? bytes[k] : -1;
-            if (k - lineStart >= 7 && (after === -1 || after === 0x20 || after === 0x0d)) {
-                if (c === 0x3c)
-                    sawStart = true;
-                else if (sawStart)
-                    return true;
-            }
-        }
-        lineStart = end + 1;
-    }
-    return false;
-}
-
 ;// CONCATENATED MODULE: ./src/textmerge/deadline.ts
 /**
  * The structural merge's time budget (issue #3 "Safety net": default 5 s,
@@ -70391,7 +69337,7 @@ class Ticker {
  * Structural equality of two TOML values (dates by their TOML text, floats by `Object.is`: `-0.0`
  * differs from `0.0`, NaN equals NaN; tables by own keys). `undefined` = absent.
  */
-function manifest_tomlEqual(a, b) {
+function tomlEqual(a, b) {
     if (typeof a === 'number' || typeof b === 'number')
         return Object.is(a, b);
     if (a === b)
@@ -70404,13 +69350,13 @@ function manifest_tomlEqual(a, b) {
     if (Array.isArray(a) || Array.isArray(b)) {
         if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length)
             return false;
-        return a.every((x, i) => manifest_tomlEqual(x, b[i]));
+        return a.every((x, i) => tomlEqual(x, b[i]));
     }
     if (isTable(a) && isTable(b)) {
         const ka = Object.keys(a);
         if (ka.length !== Object.keys(b).length)
             return false;
-        return ka.every((k) => Object.hasOwn(b, k) && manifest_tomlEqual(a[k], b[k]));
+        return ka.every((k) => Object.hasOwn(b, k) && tomlEqual(a[k], b[k]));
     }
     return false;
 }
@@ -70431,11 +69377,11 @@ function manifest_parseManifestTable(text) {
 }
 function mergeValue(at, b, o, t, pins, clock) {
     clock.tick();
-    if (manifest_tomlEqual(o, t))
+    if (tomlEqual(o, t))
         return o;
-    if (manifest_tomlEqual(o, b))
+    if (tomlEqual(o, b))
         return t;
-    if (manifest_tomlEqual(t, b))
+    if (tomlEqual(t, b))
         return o;
     if (at === 'modules' && Array.isArray(o) && Array.isArray(t) && (b === undefined || Array.isArray(b))) {
         return mergeModules(b ?? [], o, t, pins, clock);
@@ -70495,11 +69441,11 @@ function mergeModules(b, o, t, pins, clock) {
         const eo = om.get(id);
         const et = tm.get(id);
         const path = pathOf[id];
-        if (manifest_tomlEqual(eo, et))
+        if (tomlEqual(eo, et))
             merged.set(id, eo);
-        else if (manifest_tomlEqual(eo, eb))
+        else if (tomlEqual(eo, eb))
             merged.set(id, et);
-        else if (manifest_tomlEqual(et, eb))
+        else if (tomlEqual(et, eb))
             merged.set(id, eo);
         else if (eo && et) {
             const entry = emptyTable();
@@ -70509,7 +69455,7 @@ function mergeModules(b, o, t, pins, clock) {
                 const vt = own(et, k);
                 const vb = own(base, k);
                 let v;
-                if (k === 'hash' && !manifest_tomlEqual(vo, vt) && !manifest_tomlEqual(vo, vb) && !manifest_tomlEqual(vt, vb)) {
+                if (k === 'hash' && !tomlEqual(vo, vt) && !tomlEqual(vo, vb) && !tomlEqual(vt, vb)) {
                     v = '';
                     pins.push(path);
                 }
@@ -70629,7 +69575,7 @@ function mergeManifestText(base, ours, theirs, options = {}) {
                 reread = undefined;
             }
             checkDeadline(deadline);
-            if (reread && manifest_tomlEqual(reread, merged.table))
+            if (reread && tomlEqual(reread, merged.table))
                 return { text, emptiedPins: merged.emptiedPins, layout: 'line', messages };
         }
     }
@@ -70639,11 +69585,1919 @@ function mergeManifestText(base, ours, theirs, options = {}) {
     checkDeadline(deadline);
     const text = manifest_encoder.encode(renderManifest(merged.table));
     checkDeadline(deadline);
-    if (!manifest_tomlEqual(manifest_parseManifestTable(text), merged.table)) {
+    if (!tomlEqual(manifest_parseManifestTable(text), merged.table)) {
         throw new errors_GcError(MANIFEST_UNSUPPORTED, 'the reference-style manifest does not read back as the merged table');
     }
     messages.push('package.toml rewritten in the reference layout of `genesis pack` (keys sorted; comments are not kept)');
     return { text, emptiedPins: merged.emptiedPins, layout: 'reference', messages };
+}
+
+;// CONCATENATED MODULE: ./src/patch/tree.ts
+/**
+ * Structural navigation and replacement along `:path` steps (PATCH_SCHEMA.md "Path encoding").
+ * Iterative, so deep terms (long lists, deep nesting) do not overflow the stack.
+ */
+
+
+
+function describeKey(t) {
+    return printAtom(t) ?? t.kind;
+}
+function findMapIndex(m, key) {
+    let lo = 0;
+    let hi = m.entries.length - 1;
+    while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const c = compareTerms(m.entries[mid][0], key);
+        if (c === 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+/** Descends one step from `node`; `depth` is the step's 0-based position, for messages. */
+function descend(node, step, depth) {
+    const at = `step ${depth}`;
+    switch (step.tag) {
+        case 'form':
+            throw patchError(PatchCode.invalidPath, `${at}: [:form i] may only be the first step`, { at });
+        case 'pair-car':
+        case 'pair-cdr':
+            if (node.kind !== 'pair')
+                throw patchError(PatchCode.pathStepMismatch, `${at}: [:${step.tag}] needs a pair, found ${node.kind}`, { at });
+            return step.tag === 'pair-car' ? node.car : node.cdr;
+        case 'vec':
+            if (node.kind !== 'vec')
+                throw patchError(PatchCode.pathStepMismatch, `${at}: [:vec ${step.index}] needs a vector, found ${node.kind}`, { at });
+            if (step.index >= node.items.length) {
+                throw patchError(PatchCode.vecIndexOutOfRange, `${at}: [:vec ${step.index}] is out of range (vector has ${node.items.length} elements)`, { at });
+            }
+            return node.items[step.index];
+        case 'map': {
+            if (node.kind !== 'map')
+                throw patchError(PatchCode.pathStepMismatch, `${at}: [:map …] needs a map, found ${node.kind}`, { at });
+            const i = findMapIndex(node, step.key);
+            if (i < 0)
+                throw patchError(PatchCode.mapKeyMissing, `${at}: the map has no key ${describeKey(step.key)}`, { at });
+            return node.entries[i][1];
+        }
+    }
+}
+function formAt(forms, steps) {
+    const first = steps[0];
+    if (first === undefined || first.tag !== 'form')
+        throw patchError(PatchCode.invalidPath, 'a path must start with [:form i]');
+    if (first.index >= forms.length) {
+        throw patchError(PatchCode.formIndexOutOfRange, `[:form ${first.index}] is out of range: the module has ${forms.length} top-level forms`, {
+            at: 'step 0',
+        });
+    }
+    return first.index;
+}
+/**
+ * The node at `steps` in a module's forms.
+ * @throws GcError `patch/form-index-out-of-range`, `patch/vec-index-out-of-range`,
+ *   `patch/map-key-missing`, `patch/path-step-mismatch`, `patch/invalid-path`.
+ */
+function getAt(forms, steps) {
+    let node = forms[formAt(forms, steps)];
+    for (let i = 1; i < steps.length; i++)
+        node = descend(node, steps[i], i);
+    return node;
+}
+/**
+ * Replaces the node at `steps` with `replacement` and returns the new top-level form and its index
+ * (other forms are untouched; ancestors are rebuilt, siblings shared).
+ * @throws GcError as {@link getAt}.
+ */
+function replaceAt(forms, steps, replacement) {
+    const index = formAt(forms, steps);
+    const ancestors = [forms[index]];
+    for (let i = 1; i < steps.length; i++)
+        ancestors.push(descend(ancestors[i - 1], steps[i], i));
+    let built = replacement;
+    for (let i = steps.length - 1; i >= 1; i--) {
+        const parent = ancestors[i - 1];
+        const step = steps[i];
+        switch (step.tag) {
+            case 'pair-car':
+                built = { kind: 'pair', car: built, cdr: parent.cdr };
+                break;
+            case 'pair-cdr':
+                built = { kind: 'pair', car: parent.car, cdr: built };
+                break;
+            case 'vec': {
+                const items = [...parent.items];
+                items[step.index] = built;
+                built = { kind: 'vec', items };
+                break;
+            }
+            case 'map': {
+                const m = parent;
+                const entries = [...m.entries];
+                const k = findMapIndex(m, step.key);
+                entries[k] = [entries[k][0], built];
+                built = { kind: 'map', entries };
+                break;
+            }
+            case 'form':
+                break;
+        }
+    }
+    return { index, form: built };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/common.ts
+/** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
+
+
+
+
+
+/** A field of a normalized op (normalization guarantees presence). */
+function common_field(op, name) {
+    return mapGetKw(op, name);
+}
+/** A string field of a normalized op. */
+function common_strField(op, name) {
+    return common_field(op, name).value;
+}
+/** A string-vector field of a normalized op (`[]` when nil). */
+function strsField(op, name) {
+    const t = common_field(op, name);
+    return t.kind === 'vec' ? t.items.map((x) => x.value) : [];
+}
+/**
+ * Re-canonicalizes the forms at `indices` (all forms when omitted), so every op writes canonical
+ * modules (PATCH_SCHEMA.md: "the result is re-canonicalized before writing").
+ * @throws GcError `patch/canonicalize` (exit 10) naming the module when a form no longer canonicalizes.
+ */
+function recanonicalize(modulePath, forms, indices) {
+    const out = [...forms];
+    const which = indices ?? forms.map((_, i) => i);
+    for (const i of which) {
+        try {
+            out[i] = canonicalizeForm(out[i], i);
+        }
+        catch (error) {
+            if (errors_isGcError(error)) {
+                throw patchError(PatchCode.canonicalize, `${modulePath}: the patched module does not canonicalize: ${error.message}`, {
+                    at: modulePath,
+                });
+            }
+            throw error;
+        }
+    }
+    return out;
+}
+/**
+ * The evidence entry of a high-level refactor op: `{:op :module-path :before-module-h
+ * :after-module-h :detail}` (PATCH_SCHEMA.md "Replay-Aware Evidence").
+ */
+function refactorEdit(op, modulePath, before, after, detail) {
+    return term_kwMap({
+        op: kw(op),
+        'module-path': term_str(modulePath),
+        'before-module-h': term_str(hash_hashModule(before)),
+        'after-module-h': term_str(hash_hashModule(after)),
+        detail,
+    });
+}
+/** `(def name rhs)` → `{name, rhs}` when `form` is a top-level def of a symbol; otherwise undefined. */
+function topLevelDef(form) {
+    const items = listItems(form);
+    if (items === undefined || items.length !== 3)
+        return undefined;
+    const [head, name, rhs] = items;
+    if (head.kind !== 'sym' || head.name !== 'def' || name.kind !== 'sym')
+        return undefined;
+    return { name: name.name, rhs };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/replace-node.ts
+/** `:replace-node` (PATCH_SCHEMA.md): replace the node at `:path` with `:new`, re-canonicalize. */
+
+
+
+
+
+
+/**
+ * Replaces the node at `steps` of module `modulePath` with `replacement` and re-canonicalizes the
+ * touched top-level form. Shared by `:replace-node` and `:replace-node-id`.
+ * @returns the new state and the edit `{:op :module-path :node-id :path :new-term-h}`.
+ * @throws GcError `patch/module-missing`, the path errors of `tree.ts`, `patch/canonicalize`.
+ */
+function replaceNodeAt(state, opName, modulePath, steps, replacement) {
+    const forms = requireModule(state, modulePath, `:${opName}`);
+    const { index, form } = replaceAt(forms, steps, replacement);
+    const next = [...forms];
+    next[index] = form;
+    const canonical = recanonicalize(modulePath, next, [index]);
+    const path = path_pathTerm(steps);
+    return {
+        state: withModule(state, modulePath, canonical),
+        edit: term_kwMap({
+            op: kw(opName),
+            'module-path': term_str(modulePath),
+            'node-id': term_str(semanticNodeId(modulePath, path)),
+            path,
+            'new-term-h': term_str(hash_hashTerm(replacement)),
+        }),
+    };
+}
+/** Applies a normalized `:replace-node` op. */
+function applyReplaceNode(state, op) {
+    return replaceNodeAt(state, 'replace-node', common_strField(op, 'module-path'), decodePath(common_field(op, 'path')), common_field(op, 'new'));
+}
+
+;// CONCATENATED MODULE: ./src/patch/node-index.ts
+/**
+ * patch-semantic-node-index: the complete preorder inventory of a module's nodes with stable
+ * semantic node ids, and node-id resolution for `:replace-node-id`. Implements PATCH_SCHEMA.md
+ * "Stable Node IDs" and "Node-index authority protocol" (GENESIS_FACTS.md §3.3).
+ *
+ * Preorder: forms by index; a pair is visited, then its car subtree (`[:pair-car]`), then its cdr
+ * subtree (`[:pair-cdr]`) — so list tails and the closing `nil` are nodes; vectors by index
+ * (`[:vec i]`); maps by canonical key order, values only (`[:map key]`). Iterative throughout.
+ */
+
+
+
+
+
+
+
+
+
+
+/** `:kind` of a node-index request. */
+const NODE_INDEX_REQUEST_KIND = 'genesis/patch-node-index-request-v0.1';
+/** `:kind` of a node-index report. */
+const NODE_INDEX_REPORT_KIND = 'genesis/patch-node-index-v0.1';
+/** The printed lines of one step at indent 2, as it appears inside a printed path vector. */
+function stepLines(step) {
+    const printed = print_printTerm(term_vec([stepTerm(step)]));
+    return printed.slice(2, -1); // strip the leading "[\n" and the closing "]"
+}
+/**
+ * Walks every node in preorder, calling `visit(term, index, parentIndex, step, nodeId)`.
+ * Node ids are computed incrementally (a BLAKE3 state per ancestor), so the walk is linear in the
+ * number of nodes even for very deep terms.
+ */
+function walk(modulePath, forms, visit) {
+    const base = blake3.create();
+    base.update(NODE_ID_PREFIX).update(bytes_utf8(modulePath)).update(new Uint8Array([0]));
+    const close = bytes_utf8(']');
+    const newline = bytes_utf8('\n');
+    // Per visited node: the hasher state after its path's steps (without the closing bracket).
+    const states = [];
+    const stack = [];
+    for (let i = forms.length - 1; i >= 0; i--)
+        stack.push({ term: forms[i], parent: -1, step: { tag: 'form', index: i } });
+    let index = 0;
+    while (stack.length > 0) {
+        const v = stack.pop();
+        const state = (v.parent < 0 ? base.clone().update(bytes_utf8('[\n')) : states[v.parent].clone().update(newline)).update(bytes_utf8(stepLines(v.step)));
+        states.push(state);
+        const nodeId = toHex(state.clone().update(close).digest());
+        visit(v, index, nodeId);
+        const t = v.term;
+        const me = index++;
+        if (t.kind === 'pair') {
+            stack.push({ term: t.cdr, parent: me, step: { tag: 'pair-cdr' } });
+            stack.push({ term: t.car, parent: me, step: { tag: 'pair-car' } });
+        }
+        else if (t.kind === 'vec') {
+            for (let i = t.items.length - 1; i >= 0; i--)
+                stack.push({ term: t.items[i], parent: me, step: { tag: 'vec', index: i } });
+        }
+        else if (t.kind === 'map') {
+            for (let i = t.entries.length - 1; i >= 0; i--) {
+                const [k, val] = t.entries[i];
+                stack.push({ term: val, parent: me, step: { tag: 'map', key: k } });
+            }
+        }
+    }
+}
+/**
+ * The complete preorder node inventory of a module.
+ * @param modulePath portable package-relative path (part of every node id).
+ * @param forms the canonical module forms.
+ * @returns one record per node, in preorder.
+ */
+function nodeIndexRecords(modulePath, forms) {
+    const parents = [];
+    const out = [];
+    walk(modulePath, forms, (v, _index, nodeId) => {
+        parents.push({ parent: v.parent, step: v.step });
+        const path = [];
+        for (let p = parents.length - 1; p >= 0; p = parents[p].parent)
+            path.push(parents[p].step);
+        path.reverse();
+        out.push({ nodeId, path, pathRepr: pathRepr(path), termH: hashTerm(v.term), termTag: TERM_TAG[v.term.kind], term: v.term });
+    });
+    return out;
+}
+/**
+ * Resolves `nodeId` to its path in the module (for `:replace-node-id`).
+ * @throws GcError `patch/unknown-node-id` when no node has that id, `patch/ambiguous-node-id`
+ *   when more than one does.
+ */
+function resolveNodeId(modulePath, forms, nodeId) {
+    const parents = [];
+    const matches = [];
+    walk(modulePath, forms, (v, index, id) => {
+        parents.push({ parent: v.parent, step: v.step });
+        if (id === nodeId)
+            matches.push(index);
+    });
+    if (matches.length === 0) {
+        throw patchError(PatchCode.unknownNodeId, `node id ${nodeId} names no node of ${modulePath}; run \`gcpatch patch node-index\` to list them`, {
+            at: ':node-id',
+        });
+    }
+    if (matches.length > 1)
+        throw patchError(PatchCode.ambiguousNodeId, `node id ${nodeId} matches ${matches.length} nodes of ${modulePath}`, { at: ':node-id' });
+    const path = [];
+    for (let p = matches[0]; p >= 0; p = parents[p].parent)
+        path.push(parents[p].step);
+    return path.reverse();
+}
+/** Builds the closed node-index request `{:forms :kind :module-path :profile :v 1}`. */
+function nodeIndexRequest(modulePath, forms) {
+    return kwMap({ forms: vec(forms), kind: str(NODE_INDEX_REQUEST_KIND), 'module-path': str(modulePath), profile: str(PATCH_PROFILE), v: int(1) });
+}
+/** The closed node record term `{:module-path :node-id :path :path-repr :term-h :term-tag}`. */
+function nodeRecordTerm(modulePath, r) {
+    return kwMap({
+        'module-path': str(modulePath),
+        'node-id': str(r.nodeId),
+        path: pathTerm(r.path),
+        'path-repr': str(r.pathRepr),
+        'term-h': str(r.termH),
+        'term-tag': str(r.termTag),
+    });
+}
+/**
+ * The node-index producer: decodes the closed request and returns the closed report
+ * `{:kind "genesis/patch-node-index-v0.1" :module-h :module-path :nodes :ok true :profile :v 1}`.
+ * @throws GcError `core/closed/*` for a malformed request, `patch/non-portable-path`.
+ */
+function nodeIndexReport(request) {
+    const req = decodeClosed(request, {
+        forms: D.vec,
+        kind: literal(str(NODE_INDEX_REQUEST_KIND)),
+        'module-path': D.nonEmptyStr,
+        profile: literal(str(PATCH_PROFILE)),
+        v: literal(int(1)),
+    }, 'patch-node-index request');
+    const modulePath = req['module-path'];
+    assertPortablePath(modulePath, ':module-path');
+    const forms = req.forms.items;
+    return kwMap({
+        kind: str(NODE_INDEX_REPORT_KIND),
+        'module-h': str(hashModule(forms)),
+        'module-path': str(modulePath),
+        nodes: vec(nodeIndexRecords(modulePath, forms).map((r) => nodeRecordTerm(modulePath, r))),
+        ok: TRUE,
+        profile: str(PATCH_PROFILE),
+        v: int(1),
+    });
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/replace-node-id.ts
+
+
+
+
+/**
+ * Applies a normalized `:replace-node-id` op: the node id is resolved against the module's
+ * canonical forms (unknown or ambiguous id: error), then replaced as `:replace-node` does.
+ * @throws GcError `patch/unknown-node-id`, `patch/ambiguous-node-id`, and the replace-node errors.
+ */
+function applyReplaceNodeId(state, op) {
+    const modulePath = common_strField(op, 'module-path');
+    const forms = requireModule(state, modulePath, ':replace-node-id');
+    const steps = resolveNodeId(modulePath, forms, common_strField(op, 'node-id'));
+    return replaceNodeAt(state, 'replace-node-id', modulePath, steps, common_field(op, 'new'));
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/add-module.ts
+/** `:add-module` (PATCH_SCHEMA.md): create a module from source text or forms, list it in the manifest. */
+
+
+
+
+
+/**
+ * Applies a normalized `:add-module` op: `:content` (a `.gc` source string, or a vector of forms)
+ * is canonicalized; the manifest gains `{hash = "", path = …}` at the end (pack re-pins it).
+ * @throws GcError `patch/module-exists` when the module or its manifest entry already exists;
+ *   `core/parse/*` or `patch/canonicalize` for bad content.
+ */
+function applyAddModule(state, op) {
+    const modulePath = common_strField(op, 'module-path');
+    if (state.modules.has(modulePath) || manifestModulePaths(state.manifest).includes(modulePath)) {
+        throw patchError(PatchCode.moduleExists, `:add-module: module ${JSON.stringify(modulePath)} already exists`, { at: modulePath });
+    }
+    const content = common_field(op, 'content');
+    let forms;
+    if (content.kind === 'str') {
+        try {
+            forms = canon_canonicalizeSource(content.value);
+        }
+        catch (error) {
+            if (errors_isGcError(error))
+                throw error.withLocation({ file: `${modulePath} (:add-module :content)` });
+            throw error;
+        }
+    }
+    else {
+        forms = recanonicalize(modulePath, content.items);
+    }
+    const next = withManifestEdit(withModule(state, modulePath, forms), (manifest) => {
+        if (manifest.modules === undefined)
+            manifest.modules = [];
+        manifestModules(manifest).push({ hash: '', path: modulePath });
+    });
+    return { state: next, edit: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/remove-module.ts
+
+
+/**
+ * Applies a normalized `:remove-module` op.
+ * @throws GcError `patch/module-missing` when the module does not exist.
+ */
+function applyRemoveModule(state, op) {
+    const modulePath = common_strField(op, 'module-path');
+    requireModule(state, modulePath, ':remove-module');
+    const next = withManifestEdit(withModule(state, modulePath, undefined), (manifest) => {
+        const modules = manifestModules(manifest);
+        const i = modules.findIndex((m) => m.path === modulePath);
+        if (i >= 0)
+            modules.splice(i, 1);
+    });
+    return { state: next, edit: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/update-manifest.ts
+
+
+
+
+function keyName(k, at) {
+    let name;
+    if (k.kind === 'str')
+        name = k.value;
+    else if (k.kind === 'sym')
+        name = k.name.startsWith(':') ? k.name.slice(1) : k.name;
+    else
+        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must be symbols or strings, got ${k.kind}`, { at });
+    if (name.length === 0)
+        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must not be empty`, { at });
+    return name;
+}
+/**
+ * Converts a CoreForm term to a TOML value (see the module doc for the mapping). Iterative over
+ * nesting is unnecessary here: manifests are shallow; depth is bounded at 64.
+ * @throws GcError `patch/manifest-value` for a term with no TOML spelling.
+ */
+function termToToml(t, at, depth = 0) {
+    if (depth > 64)
+        throw patchError(PatchCode.manifestValue, `${at}: value nests too deeply for package.toml`, { at });
+    switch (t.kind) {
+        case 'str':
+            return t.value;
+        case 'int':
+            return t.value;
+        case 'bool':
+            return t.value;
+        case 'vec':
+            return t.items.map((x, i) => termToToml(x, `${at}[${i}]`, depth + 1));
+        case 'map': {
+            const out = {};
+            for (const [k, v] of t.entries) {
+                const name = keyName(k, at);
+                out[name] = termToToml(v, `${at}.${name}`, depth + 1);
+            }
+            return out;
+        }
+        default:
+            throw patchError(PatchCode.manifestValue, `${at}: a ${t.kind} has no package.toml spelling (use a string, integer, boolean, vector or map)`, {
+                at,
+            });
+    }
+}
+function editList(manifest, key, remove, add) {
+    if (remove.length === 0 && add.length === 0)
+        return;
+    const current = manifest[key] ?? [];
+    if (!Array.isArray(current) || !current.every((x) => typeof x === 'string')) {
+        throw patchError(PatchCode.manifestValue, `package.toml ${key} must be an array of strings to edit it`, { at: key });
+    }
+    const set = new Set(current);
+    for (const s of remove)
+        set.delete(s);
+    for (const s of add)
+        set.add(s);
+    manifest[key] = [...set].sort(bytes_compareUtf8);
+}
+/** Applies a normalized `:update-manifest` op. Emits no evidence entry. */
+function applyUpdateManifest(state, op) {
+    const set = common_field(op, 'set');
+    const caps = common_field(op, 'caps-policy');
+    const next = withManifestEdit(state, (manifest) => {
+        if (set.kind === 'map') {
+            for (const [k, v] of set.entries) {
+                const name = keyName(k, ':set');
+                manifest[name] = termToToml(v, `:set ${name}`);
+            }
+        }
+        if (caps.kind === 'str')
+            manifest.caps_policy = caps.value;
+        editList(manifest, 'obligations', strsField(op, 'obligations-remove'), strsField(op, 'obligations-add'));
+        editList(manifest, 'tests', strsField(op, 'tests-remove'), strsField(op, 'tests-add'));
+    });
+    return { state: next, edit: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rewrite.ts
+/**
+ * An iterative bottom-up term rewriter used by the symbol-rewriting ops. Deep terms (long lists,
+ * deep nesting) never recurse on the JS stack.
+ */
+
+/**
+ * Rewrites `root` bottom-up. For each node, `visit(node, ctx)` either returns a replacement, a
+ * custom child list, or `undefined` for the default: pairs visit car and cdr, vectors their items,
+ * maps their keys and values (a map is rebuilt in canonical order; colliding keys: last wins).
+ */
+function rewriteTerm(root, ctx, visit) {
+    const tasks = [[root, ctx]];
+    const values = [];
+    while (tasks.length > 0) {
+        const task = tasks.pop();
+        if (!Array.isArray(task)) {
+            const base = values.length - task.n;
+            const built = task.build(values.slice(base));
+            values.length = base;
+            values.push(built);
+            continue;
+        }
+        const [t, c] = task;
+        let step = visit(t, c);
+        if (step === undefined) {
+            switch (t.kind) {
+                case 'pair':
+                    step = { children: [[t.car, c], [t.cdr, c]], build: ([car, cdr]) => ({ kind: 'pair', car: car, cdr: cdr }) };
+                    break;
+                case 'vec':
+                    step = { children: t.items.map((x) => [x, c]), build: (items) => ({ kind: 'vec', items }) };
+                    break;
+                case 'map':
+                    step = {
+                        children: t.entries.flatMap(([k, v]) => [[k, c], [v, c]]),
+                        build: (kv) => map(Array.from({ length: kv.length / 2 }, (_, i) => [kv[2 * i], kv[2 * i + 1]])),
+                    };
+                    break;
+                default:
+                    step = { done: t };
+            }
+        }
+        if ('done' in step) {
+            values.push(step.done);
+            continue;
+        }
+        tasks.push({ n: step.children.length, build: step.build });
+        for (let i = step.children.length - 1; i >= 0; i--)
+            tasks.push(step.children[i]);
+    }
+    return values[0];
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rename-symbol.ts
+/** `:rename-symbol` (PATCH_SCHEMA.md): rewrite every occurrence of a symbol in one module. */
+
+
+
+
+
+/**
+ * Renames symbol `from` to `to` everywhere in `forms` (code and data alike, map keys included —
+ * a deterministic symbol-level rewrite across the canonical module tree).
+ * @returns the rewritten forms and the number of rewritten sites.
+ */
+function renameSymbolInForms(forms, from, to) {
+    let count = 0;
+    if (from === to)
+        return { forms: [...forms], count };
+    const out = forms.map((form) => rewriteTerm(form, null, (t) => {
+        if (t.kind === 'sym') {
+            if (t.name !== from)
+                return { done: t };
+            count++;
+            return { done: term_sym(to) };
+        }
+        return undefined;
+    }));
+    return { forms: out, count };
+}
+/**
+ * Applies a normalized `:rename-symbol` op.
+ * @returns the edit with `:detail {:from sym :to sym :rewrite-count n}`.
+ * @throws GcError `patch/module-missing`; `patch/rename-no-sites` when the symbol does not occur
+ *   (or `:from` equals `:to`); `patch/canonicalize` when the result is not canonical CoreForm.
+ */
+function applyRenameSymbol(state, op) {
+    const modulePath = common_strField(op, 'module-path');
+    const from = common_strField(op, 'from');
+    const to = common_strField(op, 'to');
+    const forms = requireModule(state, modulePath, ':rename-symbol');
+    const { forms: renamed, count } = renameSymbolInForms(forms, from, to);
+    if (count === 0) {
+        throw patchError(PatchCode.renameNoSites, `:rename-symbol: ${modulePath} has no occurrence of ${from} to rename to ${to}`, { at: modulePath });
+    }
+    const after = recanonicalize(modulePath, renamed);
+    const detail = term_kwMap({ from: term_sym(from), to: term_sym(to), 'rewrite-count': term_int(count) });
+    return { state: withModule(state, modulePath, after), edit: refactorEdit('rename-symbol', modulePath, forms, after, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/move-module.ts
+/** `:move-module` (PATCH_SCHEMA.md): move a module file and rewrite its manifest entry in place. */
+
+
+
+
+/**
+ * Applies a normalized `:move-module` op. The manifest entry keeps its position (module order is
+ * semantic); its pin is cleared for pack to recompute.
+ * @returns the edit `{:op :move-module :module-path <from> … :detail {:from-module-path :to-module-path}}`.
+ * @throws GcError `patch/module-missing` (source missing), `patch/module-exists` (target exists),
+ *   `patch/manifest-entry` (manifest does not list the source, or already lists the target).
+ */
+function applyMoveModule(state, op) {
+    const from = common_strField(op, 'from-module-path');
+    const to = common_strField(op, 'to-module-path');
+    const forms = requireModule(state, from, ':move-module');
+    if (state.modules.has(to))
+        throw patchError(PatchCode.moduleExists, `:move-module: target ${JSON.stringify(to)} already exists`, { at: to });
+    const entries = manifestModules(state.manifest);
+    if (!entries.some((m) => m.path === from)) {
+        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml does not list ${JSON.stringify(from)}`, { at: from });
+    }
+    if (entries.some((m) => m.path === to)) {
+        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml already lists ${JSON.stringify(to)}`, { at: to });
+    }
+    const moved = withModule(withModule(state, from, undefined), to, forms);
+    const next = withManifestEdit(moved, (manifest) => {
+        const entry = manifestModules(manifest).find((m) => m.path === from);
+        entry.path = to;
+        entry.hash = '';
+    });
+    const detail = term_kwMap({ 'from-module-path': term_str(from), 'to-module-path': term_str(to) });
+    return { state: next, edit: refactorEdit('move-module', from, forms, forms, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/split-module.ts
+/** `:split-module` (PATCH_SCHEMA.md): move top-level `(def <symbol> …)` forms into a new module. */
+
+
+
+
+
+/**
+ * Applies a normalized `:split-module` op: every top-level `(def s …)` whose `s` is in `:symbols`
+ * moves, in source order, to the new module `:to-module-path`, which is appended to the manifest.
+ * @returns the edit for the source module with `:detail {:to-module-path :symbols :moved-count
+ *   :to-module-h}`.
+ * @throws GcError `patch/module-missing`, `patch/module-exists`, `patch/split-symbol-missing` when
+ *   no listed symbol has a top-level def.
+ */
+function applySplitModule(state, op) {
+    const from = common_strField(op, 'from-module-path');
+    const to = common_strField(op, 'to-module-path');
+    const symbols = new Set(strsField(op, 'symbols'));
+    const forms = requireModule(state, from, ':split-module');
+    if (state.modules.has(to) || manifestModulePaths(state.manifest).includes(to)) {
+        throw patchError(PatchCode.moduleExists, `:split-module: target ${JSON.stringify(to)} already exists`, { at: to });
+    }
+    const keep = [];
+    const moved = [];
+    for (const form of forms) {
+        const def = topLevelDef(form);
+        if (def !== undefined && symbols.has(def.name))
+            moved.push(form);
+        else
+            keep.push(form);
+    }
+    if (moved.length === 0) {
+        throw patchError(PatchCode.splitSymbolMissing, `:split-module: ${from} has no top-level (def …) for ${[...symbols].join(', ')}`, { at: from });
+    }
+    const withBoth = withModule(withModule(state, from, keep), to, moved);
+    const next = withManifestEdit(withBoth, (manifest) => {
+        if (manifest.modules === undefined)
+            manifest.modules = [];
+        manifestModules(manifest).push({ hash: '', path: to });
+    });
+    const detail = term_kwMap({
+        'to-module-path': term_str(to),
+        symbols: term_vec([...symbols].map(term_sym)),
+        'moved-count': term_int(moved.length),
+        'to-module-h': term_str(hash_hashModule(moved)),
+    });
+    return { state: next, edit: refactorEdit('split-module', from, forms, keep, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/meta-list.ts
+/**
+ * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (PATCH_SCHEMA.md):
+ * `:replace` seeds the set (else the current list), then `:remove` and `:add` apply set-wise; the
+ * result is written back as a sorted (UTF-8 byte order) vector of unique symbols.
+ */
+
+
+
+
+
+
+function metaMap(rhs, modulePath) {
+    if (rhs.kind === 'map')
+        return { map: rhs, quoted: false };
+    const items = listItems(rhs);
+    if (items !== undefined && items.length === 2 && items[0].kind === 'sym' && items[0].name === 'quote' && items[1].kind === 'map') {
+        return { map: items[1], quoted: true };
+    }
+    throw patchError(PatchCode.metaMissing, `${modulePath}: (def ::meta …) must hold a map or (quote <map>)`, { at: modulePath });
+}
+function meta_list_symbolNames(t, key, modulePath) {
+    if (t === undefined)
+        return [];
+    if (t.kind !== 'vec' || !t.items.every((x) => x.kind === 'sym')) {
+        throw patchError(PatchCode.metaMissing, `${modulePath}: ::meta ${key} must be a vector of symbols`, { at: modulePath });
+    }
+    return t.items.map((x) => x.name);
+}
+/**
+ * Applies a normalized `:rewrite-imports` (`key` = `imports`) or `:rewrite-exports` (`exports`) op
+ * to every top-level `(def ::meta …)` of the module.
+ * @returns the edit with `:detail {:field :imports|:exports :before [syms] :after [syms]}`.
+ * @throws GcError `patch/module-missing`; `patch/meta-missing` (no `::meta` map, or a malformed
+ *   list); `patch/no-change` when the rewrite leaves the module unchanged.
+ */
+function applyMetaListRewrite(state, op, key) {
+    const opName = `rewrite-${key}`;
+    const modulePath = common_strField(op, 'module-path');
+    const forms = requireModule(state, modulePath, `:${opName}`);
+    const replace = common_field(op, 'replace').kind === 'nil' ? undefined : strsField(op, 'replace');
+    const remove = strsField(op, 'remove');
+    const add = strsField(op, 'add');
+    let before;
+    let after = [];
+    let changed = false;
+    const next = forms.map((form) => {
+        const def = topLevelDef(form);
+        if (def === undefined || def.name !== '::meta')
+            return form;
+        const { map, quoted } = metaMap(def.rhs, modulePath);
+        const current = mapGet(map, kw(key));
+        const currentNames = meta_list_symbolNames(current, `:${key}`, modulePath);
+        before ??= currentNames;
+        const set = new Set(replace ?? currentNames);
+        for (const s of remove)
+            set.delete(s);
+        for (const s of add)
+            set.add(s);
+        after = [...set].sort(bytes_compareUtf8);
+        const nextList = term_vec(after.map(term_sym));
+        const update = current !== undefined ? !termsEqual(current, nextList) : after.length > 0 || replace !== undefined;
+        if (!update)
+            return form;
+        changed = true;
+        const nextMap = mapSet(map, kw(key), nextList);
+        return list(term_sym('def'), term_sym('::meta'), quoted ? list(term_sym('quote'), nextMap) : nextMap);
+    });
+    if (before === undefined) {
+        throw patchError(PatchCode.metaMissing, `:${opName}: ${modulePath} has no top-level (def ::meta …)`, { at: modulePath });
+    }
+    if (!changed)
+        throw patchError(PatchCode.noChange, `:${opName}: the ::meta :${key} of ${modulePath} would not change`, { at: modulePath });
+    const canonical = recanonicalize(modulePath, next);
+    const detail = term_kwMap({ field: kw(key), before: term_vec(before.map(term_sym)), after: term_vec(after.map(term_sym)) });
+    return { state: withModule(state, modulePath, canonical), edit: refactorEdit(opName, modulePath, forms, canonical, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rewrite-imports.ts
+
+/** Applies a normalized `:rewrite-imports` op (see `meta-list.ts` for semantics and errors). */
+function applyRewriteImports(state, op) {
+    return applyMetaListRewrite(state, op, 'imports');
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rewrite-exports.ts
+
+/** Applies a normalized `:rewrite-exports` op (see `meta-list.ts` for semantics and errors). */
+function applyRewriteExports(state, op) {
+    return applyMetaListRewrite(state, op, 'exports');
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/migrate-contract-signature.ts
+/**
+ * `:migrate-contract-signature` (PATCH_SCHEMA.md): rename the first parameter of
+ * `(def <contract> (fn (p) …))` and every in-scope reference to it, respecting lexical shadowing
+ * by nested `fn` parameters and `let` bindings.
+ *
+ * Scope rules (canonical CoreForm, GENESIS_FACTS.md §1.3): only code positions hold references.
+ * `(quote d)` data, vector elements and map keys are data and are left alone, as is the operator
+ * symbol of `(prim op …)`. `let` binding expressions are evaluated in the enclosing scope; a binding
+ * or `fn` parameter named `:from-param` shadows it in the body. To keep the rename
+ * meaning-preserving, a binder or a free reference named `:to-param` inside the renamed scope is
+ * rejected (`patch/param-capture`).
+ */
+
+
+
+
+
+
+function symbolNamesOf(t) {
+    const items = listItems(t);
+    if (items === undefined || !items.every((x) => x.kind === 'sym'))
+        return undefined;
+    return items.map((x) => x.name);
+}
+/**
+ * Rewrites references to `from` as `to` in a body expression.
+ * @returns the rewritten body and the number of rewritten references.
+ * @throws GcError `patch/param-capture`.
+ */
+function renameBoundReferences(body, from, to, where) {
+    let count = 0;
+    const capture = (why) => patchError(PatchCode.paramCapture, `${where}: renaming ${from} to ${to} would change meaning: ${why}`, { at: where });
+    const binderScope = (scope, names) => {
+        const shadowsFrom = names.includes(from);
+        const bindsTo = names.includes(to);
+        if (scope.inScope && bindsTo && !shadowsFrom)
+            throw capture(`a nested binder named ${to} would capture the renamed parameter`);
+        return { inScope: scope.inScope && !shadowsFrom, toBound: scope.toBound || bindsTo };
+    };
+    const visit = (t, scope) => {
+        switch (t.kind) {
+            case 'sym':
+                if (scope.inScope && t.name === from) {
+                    count++;
+                    return { done: term_sym(to) };
+                }
+                if (scope.inScope && t.name === to && !scope.toBound)
+                    throw capture(`${to} is already referenced in the function body`);
+                return { done: t };
+            case 'vec':
+                return { done: t }; // vector elements are data
+            case 'map':
+                return {
+                    children: t.entries.map(([, v]) => [v, scope]),
+                    build: (values) => map(t.entries.map(([k], i) => [k, values[i]])),
+                };
+            case 'pair': {
+                const items = listItems(t);
+                if (items === undefined)
+                    return undefined;
+                const head = items[0];
+                const headName = head.kind === 'sym' ? head.name : undefined;
+                if (headName === 'quote')
+                    return { done: t };
+                if (headName === 'fn' && items.length >= 3) {
+                    const params = symbolNamesOf(items[1]);
+                    if (params !== undefined) {
+                        const inner = binderScope(scope, params);
+                        return {
+                            children: items.slice(2).map((b) => [b, inner]),
+                            build: (bodies) => listFrom([head, items[1], ...bodies]),
+                        };
+                    }
+                }
+                if (headName === 'let' && items.length >= 3) {
+                    const bindings = listItems(items[1])?.map(listItems);
+                    if (bindings !== undefined && bindings.every((b) => b !== undefined && b.length === 2 && b[0].kind === 'sym')) {
+                        const pairs = bindings;
+                        const inner = binderScope(scope, pairs.map((b) => b[0].name));
+                        return {
+                            children: [
+                                ...pairs.map((b) => [b[1], scope]),
+                                ...items.slice(2).map((b) => [b, inner]),
+                            ],
+                            build: (values) => listFrom([
+                                head,
+                                listFrom(pairs.map((b, i) => listFrom([b[0], values[i]]))),
+                                ...values.slice(pairs.length),
+                            ]),
+                        };
+                    }
+                }
+                if (headName === 'prim' && items.length >= 2) {
+                    return {
+                        children: items.slice(2).map((x) => [x, scope]),
+                        build: (args) => listFrom([head, items[1], ...args]),
+                    };
+                }
+                return { children: items.map((x) => [x, scope]), build: (xs) => listFrom(xs) };
+            }
+            default:
+                return { done: t };
+        }
+    };
+    const out = rewriteTerm(body, { inScope: true, toBound: false }, visit);
+    return { body: out, count };
+}
+/**
+ * Applies a normalized `:migrate-contract-signature` op.
+ * @returns the edit with `:detail {:contract :from-param :to-param :rewrite-count}` (symbols, int).
+ * @throws GcError `patch/module-missing`; `patch/contract-shape` when there is no
+ *   `(def <contract> (fn (<from-param>) …))`, or `:from-param` equals `:to-param`;
+ *   `patch/param-capture`.
+ */
+function applyMigrateContractSignature(state, op) {
+    const modulePath = common_strField(op, 'module-path');
+    const contract = common_strField(op, 'contract-symbol');
+    const from = common_strField(op, 'from-param');
+    const to = common_strField(op, 'to-param');
+    const forms = requireModule(state, modulePath, ':migrate-contract-signature');
+    const shape = (why) => patchError(PatchCode.contractShape, `:migrate-contract-signature: ${modulePath} ${contract}: ${why}`, { at: modulePath });
+    if (from === to)
+        throw shape(':from-param and :to-param must differ');
+    const index = forms.findIndex((f) => topLevelDef(f)?.name === contract);
+    if (index < 0)
+        throw shape(`no top-level (def ${contract} …)`);
+    const def = topLevelDef(forms[index]);
+    const fnItems = listItems(def.rhs);
+    if (fnItems === undefined || fnItems.length < 3 || fnItems[0].kind !== 'sym' || fnItems[0].name !== 'fn') {
+        throw shape('the definition is not (fn (params) body)');
+    }
+    const params = symbolNamesOf(fnItems[1]);
+    if (params === undefined || params.length === 0)
+        throw shape('the fn parameters must be a non-empty list of symbols');
+    if (params[0] !== from)
+        throw shape(`the first parameter is ${params[0]}, not ${from}`);
+    if (params.slice(1).includes(to))
+        throw shape(`${to} is already a parameter`);
+    let count = 0;
+    const bodies = fnItems.slice(2).map((b) => {
+        const r = renameBoundReferences(b, from, to, `${modulePath} ${contract}`);
+        count += r.count;
+        return r.body;
+    });
+    const newParams = listFrom([term_sym(to), ...params.slice(1).map(term_sym)]);
+    const newForm = listFrom([term_sym('def'), term_sym(contract), listFrom([fnItems[0], newParams, ...bodies])]);
+    const next = [...forms];
+    next[index] = newForm;
+    const after = recanonicalize(modulePath, next, [index]);
+    const detail = term_kwMap({ contract: term_sym(contract), 'from-param': term_sym(from), 'to-param': term_sym(to), 'rewrite-count': term_int(count) });
+    return {
+        state: withModule(state, modulePath, after),
+        edit: refactorEdit('migrate-contract-signature', modulePath, forms, after, detail),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/patch/apply-ops.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Op name → implementation. */
+const OP_IMPLEMENTATIONS = {
+    'replace-node': applyReplaceNode,
+    'replace-node-id': applyReplaceNodeId,
+    'add-module': applyAddModule,
+    'remove-module': applyRemoveModule,
+    'update-manifest': applyUpdateManifest,
+    'rename-symbol': applyRenameSymbol,
+    'move-module': applyMoveModule,
+    'split-module': applySplitModule,
+    'rewrite-imports': applyRewriteImports,
+    'rewrite-exports': applyRewriteExports,
+    'migrate-contract-signature': applyMigrateContractSignature,
+};
+/**
+ * Applies every op of a normalized patch, in order, to `state` (which is not modified).
+ * @param state the package before the patch (see `state.ts`; `packageStateFromSources` builds one
+ *   from text).
+ * @param patch a normalized patch (`normalizePatch` or `verifyNormalizeReport` output), or just its
+ *   normalized `ops`.
+ * @returns the new state and the semantic edits.
+ * @throws GcError the first failing op's `patch/*` error, with `location.at` = `op <ordinal>` and
+ *   `details.ordinal`.
+ * @example
+ *   const plan = normalizePatch(readTerm(text));
+ *   const { state: after, semanticEdits } = applyOpsInMemory(packageStateFromSources(toml, sources), plan);
+ */
+function applyOpsInMemory(state, patch, options = {}) {
+    const semanticEdits = [];
+    let current = state;
+    patch.ops.forEach((op, ordinal) => {
+        const name = opNameOf(op);
+        options.faults?.(`op:${ordinal}:${name}`);
+        let outcome;
+        try {
+            outcome = OP_IMPLEMENTATIONS[name](current, op, ordinal);
+        }
+        catch (error) {
+            if (errors_isGcError(error) && error.details?.ordinal === undefined) {
+                throw new errors_GcError(error.code, `op ${ordinal} (:${name}): ${error.message}`, {
+                    exitCode: error.exitCode,
+                    location: { ...error.location, at: error.location.at ?? `op ${ordinal}` },
+                    details: { ...(error.details ?? {}), ordinal, op: name },
+                    cause: error,
+                });
+            }
+            throw error;
+        }
+        current = outcome.state;
+        if (outcome.edit !== undefined)
+            semanticEdits.push(outcome.edit);
+    });
+    return { state: current, semanticEdits };
+}
+
+;// CONCATENATED MODULE: ./src/audit/replay.ts
+/**
+ * Replaying a pull request's apply evidence (GENESIS_FACTS.md §3.7 steps 5–6): apply each verified
+ * patch, in memory, to the base commit's package with the same op engine and `pack` the on-disk
+ * apply uses, then compare the result with the head commit module by module and manifest key by
+ * manifest key. Several apply reports are replayed as a chain: at each step the first pending
+ * report (by store address) whose patch applies is taken, so a PR may carry a sequence of patches.
+ */
+
+
+
+
+
+
+
+
+
+
+function applyOne(state, evidence) {
+    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
+    const packed = packState(applied);
+    return { after: packed.state, edits: semanticEdits, artifact: packed.packageArtifact };
+}
+function asGcError(error) {
+    if (errors_isGcError(error))
+        return error;
+    return new errors_GcError('internal', error instanceof Error ? error.message : String(error));
+}
+/**
+ * Replays `evidence` (accepted apply reports) on `base` as a chain.
+ * @returns the ordered steps, the reports that never applied, and the final state.
+ */
+function replayChain(base, evidence) {
+    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const steps = [];
+    let state = base;
+    for (;;) {
+        let taken = -1;
+        for (let i = 0; i < pending.length && taken < 0; i++) {
+            try {
+                const r = applyOne(state, pending[i]);
+                steps.push({ evidence: pending[i], before: state, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact });
+                state = r.after;
+                taken = i;
+            }
+            catch {
+                // tried again below against the final state, for the error message
+            }
+        }
+        if (taken < 0)
+            break;
+        pending.splice(taken, 1);
+    }
+    const failures = pending.map((e) => {
+        try {
+            applyOne(state, e);
+            return { evidence: e, error: new errors_GcError('internal', 'applies only out of order') };
+        }
+        catch (error) {
+            return { evidence: e, error: asGcError(error) };
+        }
+    });
+    return { steps, failures, final: state };
+}
+/** Module paths a patch's ops name (`:module-path`, `:from-module-path`, `:to-module-path`). */
+function modulesNamedByPatch(evidence) {
+    const out = new Set();
+    for (const op of evidence.patch.ops) {
+        for (const key of ['module-path', 'from-module-path', 'to-module-path']) {
+            const v = mapGetKw(op, key);
+            if (v?.kind === 'str')
+                out.add(v.value);
+        }
+        if (opNameOf(op) === 'update-manifest')
+            out.add('package.toml');
+    }
+    return out;
+}
+function formsEqual(a, b) {
+    if (a === undefined || b === undefined)
+        return a === b;
+    return termsEqual(term_vec(a), term_vec(b));
+}
+/**
+ * The 1-based line of the first top-level form of `head` that differs from `expected` (the line of
+ * the last form, or 1, when one list is a prefix of the other).
+ */
+function firstDifferingLine(head, expected) {
+    let spans;
+    try {
+        spans = readModule(head.bytes).forms;
+    }
+    catch {
+        return 1;
+    }
+    const n = Math.min(head.forms.length, expected.length);
+    let i = 0;
+    while (i < n && termsEqual(head.forms[i], expected[i]))
+        i++;
+    const form = spans[Math.min(i, spans.length - 1)];
+    return form === undefined ? 1 : read_lineColumn(head.bytes, form.start).line;
+}
+function describeDifference(head, expected) {
+    if (head === undefined)
+        return 'the module is absent at the head';
+    if (expected === undefined)
+        return 'the module should not exist';
+    if (head.length !== expected.length)
+        return `${head.length} top-level forms at the head, ${expected.length} expected`;
+    const i = head.findIndex((f, k) => !termsEqual(f, expected[k]));
+    return `top-level form ${i} differs`;
+}
+/**
+ * Compares base, replayed and head modules (by canonical forms; formatting and comments do not
+ * count) over every module path any of the three lists.
+ * @param replayed the final replay state, or `undefined` when there was no replay: then every
+ *   changed module is `explained` when `explainedPaths` names it, else `unexplained`.
+ * @returns one comparison per module path, sorted by path; `same` entries included.
+ */
+function compareModules(base, replayed, head, explainedPaths = new Set()) {
+    const paths = new Set([...head.byPath.keys(), ...(base?.byPath.keys() ?? [])]);
+    if (replayed !== undefined)
+        for (const p of manifestModulePaths(replayed.manifest))
+            paths.add(p);
+    const replayPaths = replayed === undefined ? undefined : new Set(manifestModulePaths(replayed.manifest));
+    const out = [];
+    for (const path of [...paths].sort()) {
+        const b = base?.byPath.get(path)?.forms;
+        const hm = head.byPath.get(path);
+        const h = hm?.forms;
+        const file = hm?.file ?? base?.byPath.get(path)?.file ?? (head.dir === '' ? path : `${head.dir}/${path}`);
+        if (replayed === undefined) {
+            if (formsEqual(b, h))
+                out.push({ path, file, status: 'same', line: undefined, detail: '' });
+            else if (explainedPaths.has(path))
+                out.push({ path, file, status: 'explained', line: undefined, detail: 'named by a verified patch' });
+            else
+                out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
+            continue;
+        }
+        const r = replayPaths.has(path) ? replayed.modules.get(path) : undefined;
+        if (formsEqual(r, h)) {
+            out.push({ path, file, status: formsEqual(b, h) ? 'same' : 'explained', line: undefined, detail: '' });
+        }
+        else if (formsEqual(r, b)) {
+            out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
+        }
+        else {
+            out.push({ path, file, status: 'mismatch', line: hm && r ? firstDifferingLine(hm, r) : 1, detail: describeDifference(h, r) });
+        }
+    }
+    return out;
+}
+function stripPins(table) {
+    const out = { ...table };
+    if (Array.isArray(table.modules)) {
+        out.modules = table.modules.map((m) => {
+            if (!isTomlTable(m))
+                return m;
+            const { hash: _hash, ...rest } = m;
+            return rest;
+        });
+    }
+    return out;
+}
+/** The top-level manifest keys whose values differ between two tables (pins ignored). */
+function manifestDifferences(a, b) {
+    const x = stripPins(a);
+    const y = stripPins(b);
+    return [...new Set([...Object.keys(x), ...Object.keys(y)])].sort().filter((k) => !tomlEqual(x[k], y[k]));
+}
+
+;// CONCATENATED MODULE: ./src/audit/store-evidence.ts
+/**
+ * Evidence-store entries of a package at a commit, read from git objects: re-hash each entry
+ * against its name (GENESIS_FACTS.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
+ * in canonical print, and dispatch on its `:kind`. Entries are looked up by address, and
+ * patches and refactor requests by their hash-term identity (`:patch-h`, `:request-h`).
+ */
+
+
+
+
+
+
+
+
+/** `:kind` strings this version verifies, and the evidence kind each maps to. */
+const EVIDENCE_KINDS = Object.freeze({
+    'genesis/refactor-plan-request-v0.1': 'refactor-plan-request',
+    'genesis/refactor-plan-v0.1': 'refactor-plan',
+    'genesis/patch-apply-v0.3': 'apply-report',
+    'genesis/package-v0.2': 'package',
+    'genesis/acceptance-v0.2': 'acceptance',
+});
+/**
+ * The evidence kind of a parsed entry: by its `:kind` string; a map with exactly the keys
+ * `:intent :ops :provenance :version` is a normalized patch (PATCH_SCHEMA.md); anything else is
+ * `other` (verified by hash only).
+ * @returns the kind and the raw `:kind` string, if any.
+ */
+function evidenceKindOf(term) {
+    if (term.kind !== 'map')
+        return { kind: 'other', kindString: undefined };
+    const k = mapGetKw(term, 'kind');
+    if (k?.kind === 'str')
+        return { kind: EVIDENCE_KINDS[k.value] ?? 'other', kindString: k.value };
+    const keys = term.entries.map(([key]) => (key.kind === 'sym' ? key.name : '')).join(' ');
+    if (keys === ':intent :ops :provenance :version')
+        return { kind: 'patch', kindString: undefined };
+    return { kind: 'other', kindString: undefined };
+}
+/**
+ * Checks one entry's bytes: hash against name, UTF-8, one term, canonical print, kind.
+ * Pure; never throws (issue #13 item 6): an entry that cannot be read or printed within the limits
+ * — a parse error, or a term whose canonical print would be longer than the entry itself (e.g. a
+ * ≈200 KB entry nested 100,000 deep, whose print is quadratic) — has `term: undefined`, kind
+ * `other` and a `problem`, which verify-pr reports as `audit/store-entry-unreadable`. The print is
+ * bounded by the entry's length, so memory stays proportional to the entry.
+ */
+function checkStoreEntry(address, file, bytes) {
+    const out = {
+        address,
+        file,
+        bytes,
+        hashOk: storeAddress(bytes) === address,
+        term: undefined,
+        canonical: false,
+        kind: 'other',
+        kindString: undefined,
+        problem: undefined,
+    };
+    const text = decodeUtf8Strict(bytes);
+    if (text === undefined) {
+        out.problem = 'not valid UTF-8';
+        return out;
+    }
+    try {
+        out.term = readTerm(bytes);
+    }
+    catch (error) {
+        out.problem = errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error);
+        return out;
+    }
+    let print;
+    try {
+        // A canonical entry's print is exactly its text, so nothing longer needs to be built.
+        print = print_printTerm(out.term, { maxLength: text.length });
+    }
+    catch (error) {
+        out.term = undefined;
+        out.problem = errors_isGcError(error) && error.code === 'core/print/too-large'
+            ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
+            : errors_isGcError(error)
+                ? `${error.code}: ${error.message}`
+                : String(error);
+        return out;
+    }
+    out.canonical = print === text;
+    if (!out.canonical)
+        out.problem = 'the bytes are not the canonical print of the term they hold';
+    Object.assign(out, evidenceKindOf(out.term));
+    return out;
+}
+/**
+ * The evidence store of one package at one commit, read lazily from git objects. Entries are
+ * checked once and cached.
+ */
+class CommitStore {
+    repo;
+    commit;
+    dir;
+    listing;
+    checked = new Map();
+    identities = new Map();
+    /**
+     * @param repo the repository; @param commit the commit; @param dir the package directory;
+     * @param listing entry name → blob oid (see `listStoreAtCommit`).
+     */
+    constructor(repo, commit, dir, listing) {
+        this.repo = repo;
+        this.commit = commit;
+        this.dir = dir;
+        this.listing = listing;
+    }
+    /** True when the store has an entry of that name. */
+    has(address) {
+        return this.listing.has(address);
+    }
+    /** Reads and checks entry `address`, or `undefined` when there is none. */
+    async entry(address) {
+        if (!this.listing.has(address))
+            return undefined;
+        let p = this.checked.get(address);
+        if (p === undefined) {
+            const file = storeEntryPath(this.dir, address);
+            p = readFileAtCommit(this.repo, this.commit, file).then((bytes) => checkStoreEntry(address, file, bytes ?? new Uint8Array()));
+            this.checked.set(address, p);
+        }
+        return p;
+    }
+    /**
+     * Finds a well-formed entry of `kind` whose hash-term is `h` (how `:patch-h` and `:request-h`
+     * name a stored term). Entries in `prefer` are searched first, then the whole store.
+     * @returns the entry, or `undefined`.
+     */
+    async findByHashTerm(kind, h, prefer = []) {
+        const order = [...prefer, ...[...this.listing.keys()].filter((a) => !prefer.includes(a))];
+        for (const address of order) {
+            const e = await this.entry(address);
+            if (e === undefined || e.kind !== kind || e.term === undefined || !e.hashOk)
+                continue;
+            let id = this.identities.get(address);
+            if (id === undefined) {
+                try {
+                    id = hash_hashTerm(e.term);
+                }
+                catch (error) {
+                    if (!errors_isGcError(error))
+                        throw error;
+                    id = ''; // cannot be hashed within the limits: names nothing
+                }
+                this.identities.set(address, id);
+            }
+            if (id === h)
+                return e;
+        }
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/audit/caps-policy.ts
+/**
+ * Whether a capability policy (`caps.toml`, GenesisCode's `docs/spec/CAPS_TOML.md`, restated in
+ * docs/reference/caps-policy.md) allows more after a change than before. Deny-by-default: a missing
+ * policy allows nothing. The comparison is conservative: anything that may let a program do more
+ * counts as widening, so only changes that can only narrow (an op removed from `allow`, a limit
+ * lowered) are "changed without widening".
+ */
+
+
+
+/** A policy's text parsed, or why it cannot be; `undefined` text is "no policy" (allow nothing). */
+function parsePolicy(text) {
+    if (text === undefined)
+        return { table: { allow: [] } };
+    try {
+        return { table: parse(text, { integersAsBigInt: true }) };
+    }
+    catch (error) {
+        return { error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+    }
+}
+function show(v) {
+    if (v === undefined)
+        return '(absent)';
+    if (typeof v === 'bigint')
+        return v.toString();
+    if (typeof v === 'string')
+        return JSON.stringify(v);
+    if (Array.isArray(v))
+        return `[${v.map(show).join(', ')}]`;
+    if (v instanceof Date)
+        return v.toISOString();
+    if (isTomlTable(v))
+        return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
+    return String(v);
+}
+function numeric(v) {
+    return typeof v === 'bigint' || typeof v === 'number' ? v : undefined;
+}
+/** True for keys that hold an allowlist (entries added = more allowed). */
+function isAllowList(key) {
+    return key === 'allow' || /(^|_)allow(list)?$/.test(key) || key.endsWith('_allowlist');
+}
+/**
+ * Compares one key's old and new value (both possibly absent) under the rules of docs/security.md:
+ * allowlists widen when they gain entries; numbers widen when raised or removed; booleans widen when
+ * they turn true; every other value (strings such as `base_dir` or `remote`, other arrays) widens on
+ * any change; tables are compared key by key.
+ */
+function compareValue(path, key, a, b, out) {
+    if (tomlEqual(a, b))
+        return;
+    if ((a === undefined || isTomlTable(a)) && (b === undefined || isTomlTable(b)) && (a !== undefined || b !== undefined)) {
+        const ta = (a ?? {});
+        const tb = (b ?? {});
+        const keys = [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort();
+        for (const k of keys)
+            compareValue(path === '' ? k : `${path}.${k}`, k, ta[k], tb[k], out);
+        return;
+    }
+    const what = `${path}: ${show(a)} → ${show(b)}`;
+    if (isAllowList(key) && (a === undefined || Array.isArray(a)) && (b === undefined || Array.isArray(b))) {
+        const before = (a ?? []);
+        const after = (b ?? []);
+        const added = after.filter((x) => !before.some((y) => tomlEqual(x, y)));
+        if (added.length > 0)
+            out.widened.push(`${path} + ${added.map(show).join(', ')}`);
+        else
+            out.changed.push(what);
+        return;
+    }
+    const na = numeric(a);
+    const nb = numeric(b);
+    if ((na !== undefined || a === undefined) && (nb !== undefined || b === undefined)) {
+        if (nb === undefined || (na !== undefined && nb > na))
+            out.widened.push(what);
+        else
+            out.changed.push(what);
+        return;
+    }
+    if ((typeof a === 'boolean' || a === undefined) && (typeof b === 'boolean' || b === undefined)) {
+        if (b === true)
+            out.widened.push(what);
+        else
+            out.changed.push(what);
+        return;
+    }
+    out.widened.push(what);
+}
+/**
+ * Compares two versions of a capability policy's text (`undefined` = no policy, which allows nothing).
+ * A version that does not parse as TOML is treated as allowing anything when it is the new one (fail
+ * closed) and as allowing nothing when it is the old one.
+ * @returns the widenings and other changes; both empty when the policies are equal as TOML.
+ */
+function comparePolicies(before, after) {
+    const out = { widened: [], changed: [] };
+    if (before === after)
+        return out;
+    const a = parsePolicy(before);
+    const b = parsePolicy(after);
+    if ('error' in b) {
+        out.widened.push(`the policy does not parse (${b.error}): it is read as allowing anything`);
+        return out;
+    }
+    compareValue('', '', 'error' in a ? { allow: [] } : a.table, b.table, out);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/audit/manifest-keys.ts
+
+
+
+
+
+/** The set-valued keys whose entries only evidence may remove. */
+const LIST_KEYS = ['obligations', 'tests', 'property_tests'];
+/** Keys not judged by {@link judgeKeyChange}: the module list (with pins) and the list keys. */
+const JUDGED_ELSEWHERE = new Set(['modules', ...LIST_KEYS]);
+/** A short TOML-like spelling of a value for messages (`(absent)` for undefined), at most ~120 characters. */
+function showValue(v) {
+    let s;
+    if (v === undefined)
+        s = '(absent)';
+    else if (typeof v === 'bigint')
+        s = v.toString();
+    else if (typeof v === 'string')
+        s = JSON.stringify(v);
+    else if (Array.isArray(v))
+        s = `[${v.map(showValue).join(', ')}]`;
+    else if (v instanceof Date)
+        s = v.toISOString();
+    else if (isTomlTable(v))
+        s = `{${Object.keys(v).sort().map((k) => `${k} = ${showValue(v[k])}`).join(', ')}}`;
+    else
+        s = String(v);
+    return s.length > 120 ? `${s.slice(0, 117)}…` : s;
+}
+function num(v) {
+    return typeof v === 'bigint' || typeof v === 'number' ? v : undefined;
+}
+/** The leaf-by-leaf weakenings of a `[limits]` / `[budgets]` / `[property]` table change. */
+function weakenings(key, a, b) {
+    const ta = isTomlTable(a) ? a : {};
+    const tb = isTomlTable(b) ? b : {};
+    if ((a !== undefined && !isTomlTable(a)) || (b !== undefined && !isTomlTable(b)))
+        return [`[${key}]: ${showValue(a)} → ${showValue(b)}`];
+    const out = [];
+    for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
+        const x = ta[k];
+        const y = tb[k];
+        if (tomlEqual(x, y))
+            continue;
+        const what = `[${key}] ${k}: ${showValue(x)} → ${showValue(y)}`;
+        if (key === 'property') {
+            // fewer cases check less
+            const nx = num(x);
+            const ny = num(y);
+            if (nx !== undefined && (ny === undefined || ny < nx))
+                out.push(what);
+            else if (nx === undefined && ny === undefined)
+                out.push(what);
+            continue;
+        }
+        if (k === 'allow_unlimited') {
+            if (y === true)
+                out.push(what);
+            continue;
+        }
+        const nx = num(x);
+        const ny = num(y);
+        if (x !== undefined && (y === undefined || nx === undefined || ny === undefined || ny > nx))
+            out.push(what);
+    }
+    return out;
+}
+/**
+ * Judges an unexplained change of top-level manifest key `key` from `before` to `after` (either may
+ * be absent), per the key table of docs/security.md.
+ * @returns the verdict, or `undefined` for keys judged elsewhere (`modules`, the list keys) and for
+ *   equal values.
+ */
+function judgeKeyChange(key, before, after) {
+    if (JUDGED_ELSEWHERE.has(key) || tomlEqual(before, after))
+        return undefined;
+    if (key === 'limits' || key === 'budgets' || key === 'property') {
+        const weak = weakenings(key, before, after);
+        if (weak.length > 0)
+            return { code: AuditCode.limitsRaised, severity: 'error', detail: weak.join('; ') };
+    }
+    // A version bump is what authors do by hand: it names the change, it does not fail `--fail-on warning`.
+    const severity = key === 'version' ? 'notice' : 'warning';
+    return { code: AuditCode.manifestKeyChanged, severity, detail: `${key}: ${showValue(before)} → ${showValue(after)}` };
+}
+/** The entries of list key `key` (strings only). */
+function listEntries(table, key) {
+    const v = table[key];
+    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+}
+/**
+ * What a patch's `update-manifest` ops name, read from the patch without applying it (for
+ * `replay: false`): the top-level keys they may change and the list entries they remove.
+ * Module-list ops (`add-module`, `remove-module`, `move-module`, `split-module`) name `modules`.
+ */
+function manifestKeysNamedByPatch(patch) {
+    const keys = new Set();
+    const removed = new Map();
+    for (const op of patch.ops) {
+        const name = opNameOf(op);
+        if (name === 'add-module' || name === 'remove-module' || name === 'move-module' || name === 'split-module')
+            keys.add('modules');
+        if (name !== 'update-manifest')
+            continue;
+        const m = op;
+        const set = common_field(m, 'set');
+        if (set.kind === 'map') {
+            for (const [k] of set.entries) {
+                if (k.kind === 'str')
+                    keys.add(k.value);
+                else if (k.kind === 'sym')
+                    keys.add(k.name.replace(/^:/, ''));
+            }
+        }
+        if (common_field(m, 'caps-policy').kind === 'str')
+            keys.add('caps_policy');
+        for (const [list, opKey] of [['obligations', 'obligations'], ['tests', 'tests']]) {
+            const rm = strsField(m, `${opKey}-remove`);
+            const add = strsField(m, `${opKey}-add`);
+            if (rm.length > 0 || add.length > 0)
+                keys.add(list);
+            if (rm.length > 0) {
+                let s = removed.get(list);
+                if (s === undefined)
+                    removed.set(list, (s = new Set()));
+                for (const r of rm)
+                    s.add(r);
+            }
+        }
+    }
+    return { keys, removed };
+}
+/**
+ * The entries of a list key that merging the parents keeps: for each entry, the three-way rule over
+ * the merge base (`base`, undefined when there is none) and the parents: kept when every parent has
+ * it, or when some parent has it and the merge base does not (a parent added it). With no merge base
+ * an entry any parent has is kept.
+ */
+function mergedListEntries(base, parents) {
+    const out = new Set();
+    const all = new Set(parents.flat());
+    const inBase = new Set(base ?? []);
+    for (const e of all) {
+        const everyone = parents.every((p) => p.includes(e));
+        if (everyone || base === undefined || !inBase.has(e))
+            out.add(e);
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/textmerge/newline.ts
+/**
+ * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
+ * merge, restore it afterwards (the mergiraf `newline.rs` concept).
+ *
+ * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
+ * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
+ * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
+ * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
+ * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
+ * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
+ * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
+ * (mergiraf #581 CRLF, #133/#143/#149 final newline).
+ */
+const CR = 0x0d;
+const newline_LF = 0x0a;
+/**
+ * The first index of byte `value` in `bytes` at or after `from`, or -1: a native search (memchr),
+ * which over a whole module is ~30× faster than `Uint8Array.prototype.indexOf`.
+ */
+function indexOfByte(bytes, value, from = 0) {
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(value, from);
+}
+/** True when `bytes` starts with the UTF-8 byte order mark `EF BB BF`. */
+function hasBom(bytes) {
+    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+/** Counts of each line ending in `bytes` (a CRLF counts once, as CRLF). */
+function countLineEndings(bytes) {
+    let lf = 0;
+    let crlf = 0;
+    let cr = 0;
+    for (let i = 0; i < bytes.length; i++) {
+        const c = bytes[i];
+        if (c === newline_LF)
+            lf++;
+        else if (c === CR) {
+            if (bytes[i + 1] === newline_LF) {
+                crlf++;
+                i++;
+            }
+            else
+                cr++;
+        }
+    }
+    return { lf, crlf, cr };
+}
+/** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
+function detectLineEndings(bytes) {
+    // Fast path (native scans): no CR at all is the common case.
+    if (indexOfByte(bytes, CR) === -1)
+        return { kind: indexOfByte(bytes, newline_LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
+    const { lf, crlf, cr } = countLineEndings(bytes);
+    const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
+    let dominant = 'lf';
+    if (crlf > lf && crlf >= cr)
+        dominant = 'crlf';
+    else if (cr > lf && cr > crlf)
+        dominant = 'cr';
+    if (present === 0)
+        return { kind: 'none', dominant };
+    if (present > 1)
+        return { kind: 'mixed', dominant };
+    return { kind: lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr', dominant };
+}
+/**
+ * Strips the BOM and turns every CRLF and lone CR into LF.
+ * @param bytes one merge input as git handed it over.
+ */
+function normalizeSide(bytes) {
+    const bom = hasBom(bytes);
+    const raw = bom ? bytes.subarray(3) : bytes;
+    const { kind, dominant } = detectLineEndings(raw);
+    if (kind === 'lf' || kind === 'none')
+        return { text: raw, raw, bom, kind, dominant, rawOffset: undefined };
+    const out = new Uint8Array(raw.length);
+    const map = kind === 'mixed' ? new Int32Array(raw.length + 1) : undefined;
+    let n = 0;
+    for (let i = 0; i < raw.length; i++) {
+        const c = raw[i];
+        if (map)
+            map[n] = i;
+        if (c === CR) {
+            out[n++] = newline_LF;
+            if (raw[i + 1] === newline_LF)
+                i++;
+        }
+        else
+            out[n++] = c;
+    }
+    if (map)
+        map[n] = raw.length;
+    return { text: out.subarray(0, n), raw, bom, kind, dominant, rawOffset: map ? map.subarray(0, n + 1) : undefined };
+}
+/**
+ * Replaces every LF of LF-normalized `text` by `eol`. The identity for `lf`.
+ * @param text LF-only bytes; @param eol the ending to write.
+ */
+function restoreNewlines(text, eol) {
+    if (eol === 'lf')
+        return text;
+    let count = 0;
+    for (let i = 0; i < text.length; i++)
+        if (text[i] === newline_LF)
+            count++;
+    if (count === 0)
+        return text;
+    if (eol === 'cr') {
+        const out = Uint8Array.from(text);
+        for (let i = 0; i < out.length; i++)
+            if (out[i] === newline_LF)
+                out[i] = CR;
+        return out;
+    }
+    const out = new Uint8Array(text.length + count);
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === newline_LF)
+            out[n++] = CR;
+        out[n++] = c;
+    }
+    return out;
+}
+/**
+ * Merges a file-level property three-way (issue #3 "Bytes preserved", v0.1 rules 1–3 applied to a
+ * value): ours unless only theirs changed it.
+ */
+function mergeProperty(base, ours, theirs) {
+    return ours === base ? theirs : ours;
+}
+/**
+ * Picks the result's line endings and BOM: ours' by default ("mixed inputs follow ours"), theirs'
+ * when only theirs changed the file's convention (so that merging (base, base, x) gives x byte for
+ * byte). A side without any line break does not set the convention.
+ */
+function chooseOutputStyle(base, ours, theirs) {
+    const bom = mergeProperty(base.bom, ours.bom, theirs.bom);
+    const oursChanged = ours.kind !== base.kind && ours.kind !== 'none';
+    const theirsChanged = theirs.kind !== base.kind && theirs.kind !== 'none';
+    let side = 'ours';
+    if ((ours.kind === 'none' || !oursChanged) && theirsChanged)
+        side = 'theirs';
+    else if (ours.kind === 'none' && theirs.kind !== 'none')
+        side = 'theirs';
+    let eol = side === 'ours' ? ours.dominant : theirs.dominant;
+    if (ours.kind === 'none' && theirs.kind === 'none')
+        eol = base.kind === 'none' ? 'lf' : base.dominant;
+    return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
+}
+/**
+ * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
+ * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
+ * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
+ * come out exactly as they went in; every other piece gets the style's ending on every line.
+ * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
+ *   offsets, if any.
+ */
+function restorePiece(piece, style, from) {
+    if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
+        const map = from.side.rawOffset;
+        return from.side.raw.subarray(map[from.start], map[from.end]);
+    }
+    return restoreNewlines(piece, style.eol);
+}
+/** The UTF-8 BOM bytes. */
+const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+
+;// CONCATENATED MODULE: ./src/textmerge/line-based.ts
+/**
+ * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
+ * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
+ *
+ * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
+ * GIT_AND_ACTIONS_FACTS.md §1.3, §1.5, §2.2). `git merge-file` exits with the number of conflicts
+ * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
+ * the driver can write, never to an exception.
+ */
+
+
+
+
+
+/**
+ * Runs `git merge-file -p --marker-size=N [--diff3] -L ours -L base -L theirs ours base theirs`.
+ * No `--diff-algorithm` (git 2.39 rejects it). Style `diff3` passes `--diff3` (the caller reads
+ * zdiff3 as diff3); style `merge` passes nothing, and git merge-file then follows
+ * `merge.conflictStyle`, which is what the caller derived `merge` from.
+ * @param files paths of the ours, base and theirs files (relative to `cwd` or absolute).
+ * @param options marker options, `cwd` to run in, `git` executable (default `git`).
+ */
+function line_based_gitMergeFile(files, markers, options = {}) {
+    const args = ['merge-file', '-p', `--marker-size=${markers.markerSize}`];
+    if (markers.style === 'diff3')
+        args.push('--diff3');
+    args.push('-L', markers.oursLabel, '-L', markers.baseLabel, '-L', markers.theirsLabel, files.ours, files.base, files.theirs);
+    const r = spawnSync(options.git ?? 'git', args, {
+        cwd: options.cwd,
+        maxBuffer: 1 << 30,
+        timeout: options.timeoutMs ?? 60_000,
+    });
+    if (r.error)
+        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.error.message };
+    const status = r.status ?? 255;
+    if (status >= 128 || r.signal) {
+        const err = r.stderr ? r.stderr.toString('utf8').trim() : '';
+        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: err || `git merge-file exited with ${r.signal ?? status}` };
+    }
+    return { ok: true, text: new Uint8Array(r.stdout), conflicts: status, message: '' };
+}
+/**
+ * {@link gitMergeFile} on in-memory inputs: writes them to a fresh temporary directory outside the
+ * work tree, runs git there and removes the directory.
+ */
+function gitMergeBytes(base, ours, theirs, markers, options = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'gcpatch-merge-'));
+    try {
+        writeFileSync(join(dir, 'base'), base);
+        writeFileSync(join(dir, 'ours'), ours);
+        writeFileSync(join(dir, 'theirs'), theirs);
+        return line_based_gitMergeFile({ ours: 'ours', base: 'base', theirs: 'theirs' }, markers, { cwd: dir, ...options });
+    }
+    finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+/** True when `bytes` contains a NUL byte (git's binary heuristic, applied to the whole input). */
+function isBinary(bytes) {
+    return indexOfByte(bytes, 0) !== -1;
+}
+/** Seven `<`: every start marker line begins with them. */
+const START_RUN = Buffer.from('<<<<<<<');
+/**
+ * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
+ * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
+ * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
+ */
+function hasConflictMarkers(bytes) {
+    // Fast negative (one native search per candidate): no line starting with seven `<` means no
+    // start marker, and the answer needs one.
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    let anyStart = false;
+    for (let at = buf.indexOf(START_RUN); at !== -1; at = buf.indexOf(START_RUN, at + 1)) {
+        if (at === 0 || bytes[at - 1] === 0x0a) {
+            anyStart = true;
+            break;
+        }
+    }
+    if (!anyStart)
+        return false;
+    let sawStart = false;
+    let lineStart = 0;
+    const n = bytes.length;
+    while (lineStart < n) {
+        let end = bytes.indexOf(0x0a, lineStart);
+        if (end === -1)
+            end = n;
+        const c = bytes[lineStart];
+        if (c === 0x3c || c === 0x3e) {
+            let k = lineStart;
+            while (k < end && bytes[k] === c)
+                k++;
+            const after = k < end ? bytes[k] : -1;
+            if (k - lineStart >= 7 && (after === -1 || after === 0x20 || after === 0x0d)) {
+                if (c === 0x3c)
+                    sawStart = true;
+                else if (sawStart)
+                    return true;
+            }
+        }
+        lineStart = end + 1;
+    }
+    return false;
 }
 
 ;// CONCATENATED MODULE: ./src/textmerge/segments.ts
@@ -72153,14 +73007,14 @@ class TreeMerger {
             }
             prev = k;
         });
-        const sorted = (ks) => ks.every((k, i) => i === 0 || compareUtf8(ks[i - 1], k) < 0);
+        const sorted = (ks) => ks.every((k, i) => i === 0 || bytes_compareUtf8(ks[i - 1], k) < 0);
         let placed;
         if (sorted(outKeys) && sorted(t.children.map(keyOf))) {
             // Sets are kept sorted in their canonical representation (GENESIS_FACTS.md "::meta
             // convention"): when both sides are sorted, theirs' additions go to their sorted place.
             const items = out.map((c, i) => ({ key: outKeys[i], child: c }));
             for (const a of added) {
-                let pos = items.findIndex((x) => compareUtf8(a.key, x.key) < 0);
+                let pos = items.findIndex((x) => bytes_compareUtf8(a.key, x.key) < 0);
                 if (pos === -1)
                     pos = items.length;
                 items.splice(pos, 0, { key: a.key, child: a.children[0] });
@@ -74084,22 +74938,14 @@ function selfCheck() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/audit/explain.ts
+;// CONCATENATED MODULE: ./src/audit/merge-start.ts
 /**
- * History-aware verification of one package (issue #11 items 1–3 and 5): walk the pull request's
- * commits parents first and explain each commit's changes to the package by
- * - its own evidence, checked against the state it was made on (the commit's parent): a refactor
- *   plan re-planned there gives the identical report, an apply report replayed there reproduces
- *   its semantic edits and package record (`recorded-state`); or, for evidence made on another
- *   state (a rebase, cherry-pick or squash), re-planned / re-applied on the commit's actual parent,
- *   giving the same operations and reproducing the commit (`actual-parent`);
- * - for a merge commit, the structural merge of its parents' modules (the driver's merge, compared
- *   by canonical forms); a conflicted module must equal one parent's version;
- * - nothing: an unexplained change (a warning), an error when it lands in a module that evidence
- *   earlier in the pull request changed (a hidden hand edit), unless it restores the base's content.
- * Several apply reports of one commit are replayed in the order their package records bind (each
- * report's package record is reproduced by applying it to the state the previous one produced),
- * never by store address. Removing a declared obligation or test suite without evidence is an error.
+ * The package state a commit starts from: its parent's (the last readable one), nothing for a root
+ * commit, or for a merge what merging its parents gives — the merge driver's structural merge for two
+ * parents with a merge base, a per-module and per-key three-way rule over the octopus merge base for
+ * more than two parents. What a merge may resolve either way is listed as alternatives (two parents
+ * with a merge base only: a conflict resolved to one parent's version is honest); an octopus merge or
+ * a merge without a merge base accepts only what merging gives.
  */
 
 
@@ -74108,71 +74954,152 @@ function selfCheck() {
 
 
 
-
-
-
-
-
-
-
-
-function explain_formsEqual(a, b) {
+/** True when two module versions have equal canonical forms (`undefined` = absent). */
+function merge_start_formsEqual(a, b) {
     if (a === undefined || b === undefined)
         return a === b;
     return a === b || termsEqual(term_vec(a), term_vec(b));
 }
-function explain_short(oid) {
-    return oid.slice(0, 12);
+function policyTexts(s) {
+    return new Map([...(s?.policies ?? new Map()).values()].map((p) => [p.path, p.text]));
 }
-function errorText(error) {
-    return errors_isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+function listsOf(table) {
+    return new Map(LIST_KEYS.map((k) => [k, new Set(table === undefined ? [] : listEntries(table, k))]));
+}
+/** The `[[modules]]` list without pins: `[{path}]` in manifest order. */
+function modulePathList(t) {
+    const m = t.modules;
+    if (!Array.isArray(m))
+        return m ?? [];
+    return m.map((e) => (typeof e === 'object' && e !== null && !Array.isArray(e) && !(e instanceof Date) && typeof e.path === 'string' ? { path: e.path } : e));
+}
+/** The start state of a commit with one (readable) parent, or of a root commit / new package (`undefined`). */
+function parentStart(parent) {
+    return {
+        state: parent === undefined ? undefined : snapshotState(parent),
+        merge: false,
+        parents: parent === undefined ? 0 : 1,
+        alternatives: new Map(),
+        manifestAlternatives: undefined,
+        conflictedKeys: new Set(),
+        policies: policyTexts(parent),
+        policyAlternatives: new Map(),
+        lists: listsOf(parent?.table),
+    };
 }
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder();
 const MARKERS = { markerSize: 7, style: 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
 const NO_LINE_MERGE = () => ({ ok: false, text: new Uint8Array(), conflicts: 1, message: 'verify-pr does not fall back to a line merge' });
+/** The three-way rule for one value over n parents: the one value every changing parent agrees on, else conflict. */
+function merge_start_mergeValue(base, versions, equal) {
+    const changed = versions.filter((v) => !equal(v, base));
+    if (changed.length === 0)
+        return { ok: true, value: base };
+    if (changed.every((v) => equal(v, changed[0])))
+        return { ok: true, value: changed[0] };
+    return { ok: false };
+}
 /**
- * The structural merge of two parents' packages (the merge driver's merge, `mergeFileBytes`, on
- * `package.toml` and each module), with `mergeBase` the parents' merge base (undefined when they
- * have none or it lacks the package: every difference is then a conflict).
+ * What merging the parents' packages gives. Two parents with a merge base: the driver's structural
+ * merge (`mergeFileBytes`) of `package.toml` and of each module; a conflict may be resolved to either
+ * parent's version. More than two parents (`mergeBase` = their octopus merge base) or no merge base:
+ * each module, key and policy file takes the one version the parents that changed it agree on; a
+ * conflict has no honest resolution but the first parent's version when there is no merge base.
+ * @param parents the parents' last readable packages (`undefined`: the parent has no package).
  */
 function mergedStart(parents, mergeBase) {
-    const [p1, p2] = parents;
-    const alternatives = new Map();
-    let manifest = p1.table;
-    let manifestAlternatives;
-    if (parents.length > 2 || mergeBase === undefined) {
-        if (manifestDifferences(p1.table, p2.table).length > 0 || parents.length > 2)
-            manifestAlternatives = parents.map((p) => p.table);
+    const present = parents.filter((p) => p !== undefined);
+    const first = parents[0] ?? present[0];
+    const structural = parents.length === 2 && mergeBase !== undefined && present.length === 2;
+    const out = {
+        state: undefined,
+        merge: true,
+        parents: parents.length,
+        alternatives: new Map(),
+        manifestAlternatives: undefined,
+        conflictedKeys: new Set(),
+        policies: new Map(),
+        policyAlternatives: new Map(),
+        lists: new Map(),
+    };
+    if (first === undefined) {
+        out.lists = listsOf(undefined);
+        return out;
     }
-    else {
+    // The manifest.
+    let manifest = first.table;
+    if (structural) {
+        const [p1, p2] = present;
         try {
             const outcome = mergeFileBytes(ENCODER.encode(mergeBase.manifestText), ENCODER.encode(p1.manifestText), ENCODER.encode(p2.manifestText), { mode: 'manifest', markers: MARKERS, path: p1.manifestPath }, NO_LINE_MERGE);
             if (outcome.exitCode === 0)
                 manifest = outcome.result === undefined ? p1.table : manifest_write_parseManifestTable(DECODER.decode(outcome.result), p1.manifestPath);
             else
-                manifestAlternatives = [p1.table, p2.table];
+                out.manifestAlternatives = [p1.table, p2.table];
         }
         catch {
-            manifestAlternatives = [p1.table, p2.table];
+            out.manifestAlternatives = [p1.table, p2.table];
         }
     }
+    else if (present.length > 1) {
+        manifest = {};
+        const tables = parents.map((p) => p?.table);
+        const keys = new Set(tables.flatMap((t) => Object.keys(t ?? {})));
+        for (const k of [...keys].sort()) {
+            // the module list merges by paths and order (pins are the head pin check's business)
+            const value = (t) => (k === 'modules' && t !== undefined ? modulePathList(t) : t?.[k]);
+            const versions = tables.map(value);
+            const r = mergeBase !== undefined
+                ? merge_start_mergeValue(value(mergeBase.table), versions, tomlEqual)
+                : versions.every((v) => tomlEqual(v, versions[0]))
+                    ? { ok: true, value: versions[0] }
+                    : { ok: false };
+            if (r.ok) {
+                if (r.value !== undefined)
+                    manifest[k] = r.value;
+            }
+            else {
+                const v = value(first.table);
+                if (v !== undefined)
+                    manifest[k] = v;
+                out.conflictedKeys.add(k);
+            }
+        }
+    }
+    // The list keys: three-way per entry, whatever the TOML merge did.
+    out.lists = new Map(LIST_KEYS.map((k) => [k, mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))))]));
+    // The modules.
     const modules = new Map();
-    const paths = new Set(parents.flatMap((p) => [...p.byPath.keys()]));
+    const paths = new Set(present.flatMap((p) => [...p.byPath.keys()]));
     for (const path of paths) {
-        const versions = parents.map((p) => p.byPath.get(path));
+        const versions = parents.map((p) => p?.byPath.get(path));
         const forms = versions.map((v) => v?.forms);
         let merged;
         let conflicted = false;
-        if (forms.every((f) => explain_formsEqual(f, forms[0])))
+        if (forms.every((f) => merge_start_formsEqual(f, forms[0])))
             merged = forms[0];
-        else if (parents.length > 2 || mergeBase === undefined)
-            conflicted = true;
+        else if (!structural) {
+            const r = mergeBase === undefined ? { ok: false } : merge_start_mergeValue(mergeBase.byPath.get(path)?.forms, forms, merge_start_formsEqual);
+            if (r.ok)
+                merged = r.value;
+            else {
+                // no honest resolution but, without a merge base, the first parent's version
+                merged = forms[0];
+                if (mergeBase === undefined)
+                    out.alternatives.set(path, [forms[0]]);
+                else
+                    out.alternatives.set(path, []);
+            }
+            if (merged !== undefined)
+                modules.set(path, merged);
+            continue;
+        }
         else {
             const b = mergeBase.byPath.get(path);
-            if (explain_formsEqual(b?.forms, forms[0]))
+            if (merge_start_formsEqual(b?.forms, forms[0]))
                 merged = forms[1];
-            else if (explain_formsEqual(b?.forms, forms[1]))
+            else if (merge_start_formsEqual(b?.forms, forms[1]))
                 merged = forms[0];
             else if (b === undefined || versions[0] === undefined || versions[1] === undefined)
                 conflicted = true;
@@ -74190,13 +75117,73 @@ function mergedStart(parents, mergeBase) {
             }
         }
         if (conflicted) {
-            alternatives.set(path, forms);
+            out.alternatives.set(path, forms);
             merged = forms.find((f) => f !== undefined);
         }
         if (merged !== undefined)
             modules.set(path, merged);
     }
-    return { state: { manifest, modules }, merge: true, alternatives, manifestAlternatives };
+    out.state = { manifest, modules };
+    // The policy files, merged like modules (by text).
+    const texts = parents.map(policyTexts);
+    const baseTexts = policyTexts(mergeBase);
+    for (const path of new Set(texts.flatMap((t) => [...t.keys()]))) {
+        const versions = texts.map((t) => t.get(path));
+        const r = mergeBase === undefined && !versions.every((v) => v === versions[0]) ? { ok: false } : merge_start_mergeValue(baseTexts.get(path), versions, (a, b) => a === b);
+        if (r.ok) {
+            if (r.value !== undefined)
+                out.policies.set(path, r.value);
+        }
+        else {
+            if (versions[0] !== undefined)
+                out.policies.set(path, versions[0]);
+            out.policyAlternatives.set(path, structural ? versions : [versions[0]]);
+        }
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/audit/explain.ts
+/**
+ * History-aware verification of one package (docs/action.md "What each check means",
+ * docs/security.md): walk the pull request's commits parents first and explain each commit's
+ * changes to the package by
+ * - its own evidence, checked against the state it was made on (the commit's parent): a refactor
+ *   plan re-planned there gives the identical report, an apply report replayed there reproduces
+ *   its semantic edits and package record (`recorded-state`); or, for evidence made on another
+ *   state (a rebase, cherry-pick or squash), re-planned / re-applied on the commit's actual parent,
+ *   giving the same operations and reproducing the commit (`actual-parent`); either way the
+ *   acceptance must name this package, its version and its obligations;
+ * - for a merge commit, what merging its parents gives (`merge-start.ts`);
+ * - nothing: an unexplained change (a warning), an error when it lands in a module that evidence
+ *   earlier in the pull request changed (a hidden hand edit), unless it restores the base's content.
+ * Every manifest key change is judged (`manifest-keys.ts`), and so is every capability policy file
+ * (`caps-policy.ts`). A commit whose package cannot be read (or lacks it) does not restart the
+ * chain: the next readable commit is checked against the last readable state. With `replay: false`
+ * the patches are not applied: a module or key counts as explained when a verified patch names it,
+ * and every other check still runs.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function explain_short(oid) {
+    return oid.slice(0, 12);
+}
+function errorText(error) {
+    return errors_isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
 }
 function explain_applyOne(state, evidence) {
     const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
@@ -74288,17 +75275,15 @@ function bindChain(start, evidence, reproduces) {
     });
     return { steps, failures, final: state };
 }
-function table(t, key) {
-    const v = t[key];
-    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
-}
 /**
  * Explains every commit of the range for one package (see the module comment), recording rows and
  * findings in `out`. Commits whose package tree equals their (single) parent's are skipped.
+ * @throws GcError `git/missing-commit` (exit 70) when a commit or parent is not in the clone.
  */
 async function explainHistory(input, out) {
-    const start = performance.now();
+    const startTime = performance.now();
     const { repo, dir } = input;
+    const replay = input.replay ?? true;
     const snapshots = new Map();
     const snapshot = (commit) => {
         let p = snapshots.get(commit);
@@ -74320,7 +75305,7 @@ async function explainHistory(input, out) {
             listings.set(commit, (p = listStoreAtCommit(repo, commit, dir)));
         return p;
     };
-    const packageTree = async (commit) => (await entryAtCommit(repo, commit, dir))?.oid;
+    const packageTree = async (commit) => (await repository_entryAtCommit(repo, commit, dir))?.oid;
     const result = {
         commits: [],
         applied: [],
@@ -74329,9 +75314,20 @@ async function explainHistory(input, out) {
         mismatches: new Set(),
         replayFailed: false,
         replanned: new Set(),
+        unreadable: [],
+        snapshots: [],
         millis: 0,
     };
     const inRange = new Set(input.commits.map((c) => c.oid));
+    /** The last readable package as of each commit of the range (`undefined`: none yet). */
+    const effective = new Map();
+    /** The readable package of a commit: in the range its last readable state; before the range its own. */
+    const lastReadable = async (oid) => {
+        if (inRange.has(oid))
+            return effective.get(oid);
+        const s = await snapshot(oid);
+        return s instanceof Error ? undefined : s;
+    };
     /** Modules changed by evidence in the range, as of each commit (ancestors included). */
     const touched = new Map();
     const refactorByPatch = new Map();
@@ -74348,201 +75344,288 @@ async function explainHistory(input, out) {
         touched.set(commit.oid, touchedBefore);
         const explanation = { commit: commit.oid, subject: commit.subject, parents: commit.parents, route: 'unchanged', evidence: [], unexplained: [], mismatched: [] };
         result.commits.push(explanation);
+        const parentStates = await Promise.all(commit.parents.map(lastReadable));
         const tree = await packageTree(commit.oid);
         const parentTrees = await Promise.all(commit.parents.map(packageTree));
-        if (commit.parents.length === 1 && parentTrees[0] === tree)
-            continue;
-        if (commit.parents.length > 1 && parentTrees.every((t) => t === tree))
-            continue;
-        const now = await snapshot(commit.oid);
-        if (now === undefined) {
-            out.skip('commit', commit.oid, 'explained', `${at}: the package is deleted`);
+        if (commit.parents.length > 0 && parentTrees.every((t) => t === tree) && parentStates.every((p) => p === parentStates[0])) {
+            effective.set(commit.oid, parentStates[0]);
             continue;
         }
-        if (now instanceof Error) {
+        const now = await snapshot(commit.oid);
+        if (now === undefined || now instanceof Error) {
+            // An unreadable state: the chain goes on from the last readable one.
+            effective.set(commit.oid, parentStates[0]);
+            result.unreadable.push(commit.oid);
             explanation.route = 'unexplained';
+            if (commit.oid === input.commits[input.commits.length - 1]?.oid && now === undefined)
+                continue; // the head deleted it: verify-pr says so
             out.fail('commit', commit.oid, 'read', {
                 code: AuditCode.packageUnreadable,
                 severity: 'warning',
-                message: `${at}: the package cannot be read: ${errorText(now)}; its changes are explained by the next readable commit`,
-                file: (errors_isGcError(now) && now.location.file) || repoPath(dir, 'package.toml'),
+                message: now === undefined
+                    ? `${at}: the package has no package.toml here; the next commit that has it is checked against the last readable state`
+                    : `${at}: the package cannot be read: ${errorText(now)}; the next readable commit is checked against the last readable state`,
+                file: now instanceof Error && errors_isGcError(now) && now.location.file ? now.location.file : repoPath(dir, 'package.toml'),
+                ...(now instanceof Error && errors_isGcError(now) && now.location.line !== undefined ? { line: now.location.line } : {}),
                 title: 'package unreadable',
             });
             continue;
         }
-        const parents = await Promise.all(commit.parents.map(snapshot));
-        if (parents.some((p) => p === undefined || p instanceof Error)) {
+        effective.set(commit.oid, now);
+        result.snapshots.push(now);
+        for (const p of parentStates)
+            if (p !== undefined)
+                result.snapshots.push(p);
+        let start;
+        if (commit.parents.length <= 1)
+            start = parentStart(parentStates[0]);
+        else {
+            let mb = commit.parents[0];
+            for (const p of commit.parents.slice(1)) {
+                if (mb === undefined)
+                    break;
+                const bases = await findMergeBases(repo, mb, p);
+                mb = bases.length === 0 ? undefined : [...bases].sort()[0];
+            }
+            start = mergedStart(parentStates, mb === undefined ? undefined : await lastReadable(mb));
+        }
+        if (start.state === undefined) {
             explanation.route = 'unexplained';
+            explanation.unexplained.push(...now.modules.map((m) => m.path));
+            for (const m of now.modules)
+                result.unexplained.add(m.path);
             out.fail('commit', commit.oid, 'explained', {
                 code: AuditCode.unexplainedChange,
                 severity: 'warning',
-                message: `${at}: a parent of the commit has no readable package; its changes are not explained`,
+                message: `${at}: ${commit.parents.length === 0 ? 'a root commit' : 'no parent has a readable package'}: its ${now.modules.length} modules have nothing to be checked against and are not explained`,
                 file: now.manifestPath,
                 title: 'unexplained change',
             });
             continue;
         }
-        const parentSnaps = parents;
+        const startState = start;
         // Evidence this commit adds: store entries in no parent's store.
         const mine = await listing(commit.oid);
         const theirs = await Promise.all(commit.parents.map(listing));
         const fresh = [...mine.keys()].filter((a) => !theirs.some((l) => l.has(a))).sort();
         const applies = fresh.map((a) => input.applies.get(a)).filter((e) => e !== undefined && e.ok);
         const plans = fresh.map((a) => input.refactors.get(a)).filter((e) => e !== undefined);
-        let startState;
-        if (parentSnaps.length === 1) {
-            startState = { state: snapshotState(parentSnaps[0]), merge: false, alternatives: new Map(), manifestAlternatives: undefined };
-        }
-        else {
-            const bases = await findMergeBases(repo, commit.parents[0], commit.parents[1]);
-            const mb = bases.length === 0 ? undefined : await snapshot([...bases].sort()[0]);
-            startState = mergedStart(parentSnaps, mb === undefined || mb instanceof Error ? undefined : mb);
-        }
         const label = (i) => `the ${startState.merge ? 'merge of the parents' : 'parent'} of ${at}${i === 0 ? '' : ` plus ${i} earlier patch${i === 1 ? '' : 'es'}`}`;
-        const reproduces = (state) => {
-            const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
-            for (const p of paths)
-                if (!explain_formsEqual(state.modules.get(p), now.byPath.get(p)?.forms))
-                    return false;
-            return manifestDifferences(state.manifest, now.table).length === 0;
-        };
-        const chain = bindChain(startState.state, applies, reproduces);
-        let anyOnNewParent = false;
-        chain.steps.forEach((step, i) => {
-            const ev = step.evidence;
-            result.applied.push(ev.address);
-            const linked = refactorByPatch.get(ev.patch.patchH);
-            if (linked !== undefined) {
-                checkPlanOn(linked, step.before, label(i), out);
-                result.replanned.add(linked.address);
-                explanation.evidence.push({ address: linked.address, kind: 'refactor-plan', route: step.route });
-            }
-            explanation.evidence.push({ address: ev.address, kind: 'apply-report', route: step.route });
-            if (step.route === 'recorded-state') {
-                if (termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
-                    out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced on ${label(i)}`);
-                }
-                else {
-                    out.fail('apply-report', ev.address, 'replay edits', {
-                        code: AuditCode.replayEvidenceMismatch,
-                        message: `apply report ${explain_short(ev.address)}: replaying its patch on ${label(i)} gives other :semantic-edits than the report records`,
-                        file: ev.file,
-                        title: 'semantic edits differ',
-                    });
-                }
-                out.pass('apply-report', ev.address, 'replay package', `package record ${explain_short(ev.packageArtifact)} reproduced on ${label(i)}`);
+        const ev = replay
+            ? replayEvidence(startState, now, applies, plans, refactorByPatch, label, at, explanation, result, out)
+            : namedByEvidence(startState, applies, plans, label, at, explanation, result, out);
+        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir, out, result };
+        const { explainedHere, hidden } = explain_checkModules(check);
+        for (const p of explainedHere)
+            if (ev.withEvidence)
+                touchedBefore.add(p);
+        explain_checkManifest(check);
+        checkPolicies(check);
+        explanation.route =
+            explanation.mismatched.length > 0 || explanation.unexplained.length > 0 || hidden > 0
+                ? 'unexplained'
+                : startState.merge
+                    ? ev.withEvidence
+                        ? 'merge+evidence'
+                        : 'merge'
+                    : ev.withEvidence
+                        ? ev.anyOnNewParent
+                            ? 'evidence-on-new-parent'
+                            : 'evidence'
+                        : explanation.evidence.length > 0
+                            ? 'evidence'
+                            : 'unexplained';
+        if (!startState.merge && !ev.withEvidence && explanation.unexplained.length === 0 && explanation.mismatched.length === 0) {
+            // manifest-only changes the key table let pass, and formatting: nothing the evidence needs to explain
+            explanation.route = 'unchanged';
+        }
+    }
+    result.millis = Math.round(performance.now() - startTime);
+    return result;
+}
+/** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
+function replayEvidence(start, now, applies, plans, refactorByPatch, label, at, explanation, result, out) {
+    const reproduces = (state) => {
+        const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
+        for (const p of paths)
+            if (!merge_start_formsEqual(state.modules.get(p), now.byPath.get(p)?.forms))
+                return false;
+        return manifestDifferences(state.manifest, now.table).length === 0;
+    };
+    const chain = bindChain(start.state, applies, reproduces);
+    let anyOnNewParent = false;
+    chain.steps.forEach((step, i) => {
+        const ev = step.evidence;
+        result.applied.push(ev.address);
+        const linked = refactorByPatch.get(ev.patch.patchH);
+        if (linked !== undefined) {
+            checkPlanOn(linked, step.before, label(i), out);
+            result.replanned.add(linked.address);
+            explanation.evidence.push({ address: linked.address, kind: 'refactor-plan', route: step.route });
+        }
+        explanation.evidence.push({ address: ev.address, kind: 'apply-report', route: step.route });
+        if (step.route === 'recorded-state') {
+            if (termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
+                out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced on ${label(i)}`);
             }
             else {
-                anyOnNewParent = true;
-                out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
+                out.fail('apply-report', ev.address, 'replay edits', {
+                    code: AuditCode.replayEvidenceMismatch,
+                    message: `apply report ${explain_short(ev.address)}: replaying its patch on ${label(i)} gives other :semantic-edits than the report records`,
+                    file: ev.file,
+                    title: 'semantic edits differ',
+                });
             }
-            completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+            out.pass('apply-report', ev.address, 'replay package', `package record ${explain_short(ev.packageArtifact)} reproduced on ${label(i)}`);
+        }
+        else {
+            anyOnNewParent = true;
+            out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
+        }
+        if (!checkAcceptanceBinding(ev, step.manifest, listEntries(step.before.manifest, 'obligations'), `at ${label(i)}`, out, { checkVersion: step.route === 'recorded-state' })) {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
+        }
+        completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+    });
+    for (const f of chain.failures) {
+        result.replayFailed = true;
+        explanation.evidence.push({ address: f.evidence.address, kind: 'apply-report', route: 'failed' });
+        out.fail('apply-report', f.evidence.address, 'replay', {
+            code: AuditCode.replayFailed,
+            message: `apply report ${explain_short(f.evidence.address)}: its patch does not apply to ${label(0)}${chain.steps.length > 0 ? ' (nor after the other evidence of the commit)' : ''}: ${errorText(f.error)}`,
+            file: f.evidence.file,
+            title: 'replay failed',
         });
-        for (const f of chain.failures) {
-            result.replayFailed = true;
-            explanation.evidence.push({ address: f.evidence.address, kind: 'apply-report', route: 'failed' });
-            out.fail('apply-report', f.evidence.address, 'replay', {
-                code: AuditCode.replayFailed,
-                message: `apply report ${explain_short(f.evidence.address)}: its patch does not apply to ${label(0)}${chain.steps.length > 0 ? ' (nor after the other evidence of the commit)' : ''}: ${errorText(f.error)}`,
-                file: f.evidence.file,
-                title: 'replay failed',
+    }
+    checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+    return { final: chain.final, withEvidence: chain.steps.length > 0, anyOnNewParent, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
+}
+/** Without replay: the verified patches explain the modules and keys they name; their plans are still re-planned. */
+function namedByEvidence(start, applies, plans, label, at, explanation, result, out) {
+    const namedModules = new Set();
+    const namedKeys = new Set();
+    const removedEntries = new Map();
+    for (const a of applies) {
+        explanation.evidence.push({ address: a.address, kind: 'apply-report', route: 'not-applied' });
+        for (const p of modulesNamedByPatch(a))
+            if (p !== 'package.toml')
+                namedModules.add(p);
+        const named = manifestKeysNamedByPatch(a.patch);
+        for (const k of named.keys)
+            namedKeys.add(k);
+        for (const [k, set] of named.removed) {
+            let s = removedEntries.get(k);
+            if (s === undefined)
+                removedEntries.set(k, (s = new Set()));
+            for (const e of set)
+                s.add(e);
+        }
+        out.skip('apply-report', a.address, 'replay', `replay: false — the patch explains the ${namedModules.size} modules it names, not replayed`);
+    }
+    checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+    return { final: undefined, withEvidence: applies.length > 0, anyOnNewParent: false, namedModules, namedKeys, removedEntries };
+}
+function checkUnappliedPlans(state, applies, plans, label, at, explanation, result, out) {
+    for (const plan of plans) {
+        if (result.replanned.has(plan.address))
+            continue;
+        result.replanned.add(plan.address);
+        checkPlanOn(plan, state, label(0), out);
+        explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
+        if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
+            out.fail('refactor-plan', plan.address, 'applied', {
+                code: AuditCode.refactorPlanNotApplied,
+                severity: 'notice',
+                message: `refactor plan ${explain_short(plan.address)} has no accepted apply report in ${at}; it explains no module change`,
+                file: plan.file,
+                title: 'plan not applied',
             });
         }
-        for (const plan of plans) {
-            if (result.replanned.has(plan.address))
-                continue;
-            result.replanned.add(plan.address);
-            checkPlanOn(plan, startState.state, label(0), out);
-            explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
-            if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
-                out.fail('refactor-plan', plan.address, 'applied', {
-                    code: AuditCode.refactorPlanNotApplied,
-                    severity: 'notice',
-                    message: `refactor plan ${explain_short(plan.address)} has no accepted apply report in ${at}; it explains no module change`,
-                    file: plan.file,
-                    title: 'plan not applied',
-                });
+    }
+}
+/** Compares each module of the commit with what its start state and evidence give. */
+function explain_checkModules(c) {
+    const { at, now, start, ev, explanation, touchedBefore, dir, out, result } = c;
+    const final = ev.final;
+    const finalPaths = final === undefined ? undefined : new Set(manifestModulePaths(final.manifest));
+    const startPaths = new Set(manifestModulePaths(start.state.manifest));
+    const paths = [...new Set([...(finalPaths ?? []), ...startPaths, ...now.byPath.keys()])].sort();
+    const explainedHere = new Set();
+    let hidden = 0;
+    const mergeWords = start.merge ? 'or merge of the parents ' : '';
+    for (const path of paths) {
+        const h = now.byPath.get(path);
+        const b = startPaths.has(path) ? start.state.modules.get(path) : undefined;
+        const r = final === undefined ? (ev.namedModules.has(path) ? h?.forms : b) : finalPaths.has(path) ? final.modules.get(path) : undefined;
+        const file = h?.file ?? repoPath(dir, path);
+        if (merge_start_formsEqual(r, h?.forms)) {
+            if (!merge_start_formsEqual(b, h?.forms)) {
+                explainedHere.add(path);
+                result.explainedByEvidence.add(path);
             }
+            continue;
         }
-        // Compare the commit with what its start state and evidence give.
-        const final = chain.final;
-        const withEvidence = chain.steps.length > 0;
-        const finalPaths = new Set(manifestModulePaths(final.manifest));
-        const startPaths = new Set(manifestModulePaths(startState.state.manifest));
-        const paths = [...new Set([...finalPaths, ...startPaths, ...now.byPath.keys(), ...parentSnaps.flatMap((p) => [...p.byPath.keys()])])].sort();
-        const explainedHere = new Set();
-        let hidden = 0;
-        for (const path of paths) {
-            const h = now.byPath.get(path);
-            const r = finalPaths.has(path) ? final.modules.get(path) : undefined;
-            const b = startPaths.has(path) ? startState.state.modules.get(path) : undefined;
-            const file = h?.file ?? repoPath(dir, path);
-            if (explain_formsEqual(r, h?.forms)) {
-                if (!explain_formsEqual(b, h?.forms)) {
-                    explainedHere.add(path);
-                    result.explainedByEvidence.add(path);
-                }
-                continue;
-            }
-            const alts = startState.alternatives.get(path);
-            if (alts !== undefined && explain_formsEqual(r, b) && alts.some((a) => explain_formsEqual(a, h?.forms))) {
-                out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
-                continue;
-            }
-            const line = (m, expected) => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
-            if (!explain_formsEqual(r, b)) {
-                // evidence changed this module, the commit has something else
-                result.mismatches.add(path);
-                explanation.mismatched.push(path);
-                const l = line(h, r);
-                out.fail('module', path, 'replay', {
-                    code: AuditCode.replayModuleMismatch,
-                    message: `${file}: ${at} differs from replaying its evidence (${explain_describe(h?.forms, r)}); a change not produced by the recorded patch, e.g. a hand edit made with the refactor`,
-                    file,
-                    ...(l !== undefined ? { line: l } : {}),
-                    title: 'replay differs',
-                });
-                continue;
-            }
-            const l = line(h, b);
-            const restoresBase = explain_formsEqual(h?.forms, input.base.byPath.get(path)?.forms);
-            if (touchedBefore.has(path) && !restoresBase) {
-                hidden++;
-                result.mismatches.add(path);
-                explanation.mismatched.push(path);
-                out.fail('module', path, 'replay', {
-                    code: AuditCode.replayModuleMismatch,
-                    message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${startState.merge ? 'or merge of its parents ' : ''}explains the change (${explain_describe(h?.forms, b)}): a hand edit hidden after the refactor; redo it as a patch or refactor`,
-                    file,
-                    ...(l !== undefined ? { line: l } : {}),
-                    title: 'replay differs',
-                });
-                continue;
-            }
-            result.unexplained.add(path);
-            explanation.unexplained.push(path);
-            out.fail('module', path, 'explained', {
-                code: AuditCode.unexplainedChange,
-                severity: 'warning',
-                message: `${file}: ${at} changes it (${explain_describe(h?.forms, b)}) and no evidence in this pull request ${startState.merge ? 'or merge of the parents ' : ''}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}`,
+        const alts = start.alternatives.get(path);
+        if (alts !== undefined && merge_start_formsEqual(r, b) && alts.some((a) => merge_start_formsEqual(a, h?.forms))) {
+            out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
+            continue;
+        }
+        const line = (m, expected) => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
+        if (!merge_start_formsEqual(r, b)) {
+            // evidence changed this module, the commit has something else
+            result.mismatches.add(path);
+            explanation.mismatched.push(path);
+            const l = line(h, r);
+            out.fail('module', path, 'replay', {
+                code: AuditCode.replayModuleMismatch,
+                message: `${file}: ${at} differs from replaying its evidence (${explain_describe(h?.forms, r)}); a change not produced by the recorded patch, e.g. a hand edit made in the same commit`,
                 file,
                 ...(l !== undefined ? { line: l } : {}),
-                title: 'unexplained change',
+                title: 'replay differs',
             });
+            continue;
         }
-        for (const p of explainedHere)
-            if (withEvidence)
-                touchedBefore.add(p);
-        // The manifest: keys the evidence set must be as replayed; a hand change of the module list is unexplained.
-        const evidenceKeys = new Set(manifestDifferences(startState.state.manifest, final.manifest));
-        const alternatives = startState.manifestAlternatives;
-        const headKeys = manifestDifferences(final.manifest, now.table).filter((k) => evidenceKeys.has(k) || alternatives === undefined || !resolvedKey(k, alternatives, now.table));
-        // keys evidence earlier in the pull request set, changed again by hand (unless restored to the base)
-        const baseTable = input.base.table;
-        const contradicted = headKeys.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
-        if (withEvidence)
-            for (const k of evidenceKeys)
-                touchedBefore.add(`package.toml:${k}`);
+        const l = line(h, b);
+        const restoresBase = merge_start_formsEqual(h?.forms, c.base.byPath.get(path)?.forms);
+        if (touchedBefore.has(path) && !restoresBase) {
+            hidden++;
+            result.mismatches.add(path);
+            explanation.mismatched.push(path);
+            out.fail('module', path, 'replay', {
+                code: AuditCode.replayModuleMismatch,
+                message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${mergeWords}explains the change (${explain_describe(h?.forms, b)}): a hand edit hidden after the evidence; redo it as a patch or refactor`,
+                file,
+                ...(l !== undefined ? { line: l } : {}),
+                title: 'replay differs',
+            });
+            continue;
+        }
+        result.unexplained.add(path);
+        explanation.unexplained.push(path);
+        out.fail('module', path, 'explained', {
+            code: AuditCode.unexplainedChange,
+            severity: 'warning',
+            message: `${file}: ${at} changes it (${explain_describe(h?.forms, b)}) and no evidence in this pull request ${mergeWords}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}${alts !== undefined && start.parents > 2 ? ' (an octopus merge must give what merging its parents gives)' : ''}`,
+            file,
+            ...(l !== undefined ? { line: l } : {}),
+            title: 'unexplained change',
+        });
+    }
+    return { explainedHere, hidden };
+}
+/** Judges the manifest: keys the evidence set, hand changes by the key table, removed list entries. */
+function explain_checkManifest(c) {
+    const { at, now, start, ev, explanation, touchedBefore, out, result } = c;
+    const startTable = start.state.manifest;
+    const expected = ev.final?.manifest ?? startTable;
+    const evidenceKeys = ev.final !== undefined ? new Set(manifestDifferences(startTable, ev.final.manifest)) : ev.namedKeys;
+    const alternatives = start.manifestAlternatives;
+    const differing = manifestDifferences(expected, now.table).filter((k) => evidenceKeys.has(k) || start.conflictedKeys.has(k) || alternatives === undefined || !alternatives.some((t) => !manifestDifferences(t, now.table).includes(k)));
+    const baseTable = c.base.table;
+    if (ev.final !== undefined) {
+        // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
+        const contradicted = differing.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
         if (contradicted.length > 0) {
             result.mismatches.add('package.toml');
             explanation.mismatched.push('package.toml');
@@ -74553,7 +75636,14 @@ async function explainHistory(input, out) {
                 title: 'manifest differs',
             });
         }
-        else if (headKeys.includes('modules')) {
+    }
+    if (ev.withEvidence)
+        for (const k of evidenceKeys)
+            touchedBefore.add(`package.toml:${k}`);
+    for (const k of differing) {
+        if (ev.final === undefined ? evidenceKeys.has(k) : evidenceKeys.has(k) || touchedBefore.has(`package.toml:${k}`))
+            continue;
+        if (k === 'modules') {
             result.unexplained.add('package.toml');
             explanation.unexplained.push('package.toml');
             out.fail('manifest', 'package.toml', 'explained', {
@@ -74563,49 +75653,98 @@ async function explainHistory(input, out) {
                 file: now.manifestPath,
                 title: 'unexplained change',
             });
+            continue;
         }
-        // Obligations and test suites: removing one needs evidence (update-manifest :obligations-remove / :tests-remove).
-        for (const key of ['obligations', 'tests']) {
-            const declared = parentSnaps.map((p) => new Set(table(p.table, key)));
-            const kept = new Set(table(now.table, key));
-            const stillReplayed = new Set(table(final.manifest, key));
-            const dropped = [...declared[0]].filter((n) => declared.every((d) => d.has(n)) && !kept.has(n) && stillReplayed.has(n));
-            for (const name of dropped) {
-                explanation.mismatched.push('package.toml');
-                out.fail('manifest', 'package.toml', key, {
-                    code: AuditCode.obligationsWeakened,
-                    message: `${now.manifestPath}: ${at} removes ${key === 'obligations' ? 'the declared obligation' : 'the test suite'} ${name} by hand; only evidence may remove it (gcpatch apply of an update-manifest op with :${key}-remove), or restore it`,
-                    file: now.manifestPath,
-                    ...(lineOf(now.manifestText, name) !== undefined ? { line: lineOf(now.manifestText, name) } : {}),
-                    title: `${key === 'obligations' ? 'obligation' : 'test suite'} removed`,
-                });
-            }
+        const verdict = judgeKeyChange(k, expected[k], now.table[k]);
+        if (verdict === undefined)
+            continue;
+        if (verdict.severity === 'error') {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
         }
-        explanation.route =
-            explanation.mismatched.length > 0 || explanation.unexplained.length > 0 || hidden > 0
-                ? 'unexplained'
-                : startState.merge
-                    ? withEvidence
-                        ? 'merge+evidence'
-                        : 'merge'
-                    : withEvidence
-                        ? anyOnNewParent
-                            ? 'evidence-on-new-parent'
-                            : 'evidence'
-                        : explanation.evidence.length > 0
-                            ? 'evidence'
-                            : 'unexplained';
-        if (!startState.merge && !withEvidence && explanation.unexplained.length === 0 && explanation.mismatched.length === 0) {
-            // manifest-only hand changes (a version bump) and formatting: nothing the evidence needs to explain
-            explanation.route = 'unchanged';
+        else {
+            explanation.unexplained.push('package.toml');
+        }
+        const line = keyLine(now.manifestText, k);
+        out.fail('manifest', 'package.toml', k, {
+            code: verdict.code,
+            severity: verdict.severity,
+            message: `${now.manifestPath}: ${at} changes ${verdict.detail} and no evidence explains it` +
+                (verdict.severity === 'error'
+                    ? '; this weakens what the package is checked against: make the change with an update-manifest patch (gcpatch apply) or revert it'
+                    : ' (make it with an update-manifest :set patch to carry evidence)'),
+            file: now.manifestPath,
+            ...(line !== undefined ? { line } : {}),
+            title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',
+        });
+    }
+    // Obligations, test suites and property tests: removing one needs evidence.
+    for (const key of LIST_KEYS) {
+        const declared = start.lists.get(key) ?? new Set();
+        const kept = new Set(listEntries(now.table, key));
+        const removedByEvidence = ev.final !== undefined ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final.manifest, key).includes(e))) : ev.removedEntries.get(key) ?? new Set();
+        for (const name of [...declared].sort()) {
+            if (kept.has(name) || removedByEvidence.has(name))
+                continue;
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
+            const line = lineOf(now.manifestText, key) ?? keyLine(now.manifestText, key);
+            const what = key === 'obligations' ? 'the declared obligation' : key === 'tests' ? 'the test suite' : 'the property test';
+            out.fail('manifest', 'package.toml', key, {
+                code: AuditCode.obligationsWeakened,
+                message: `${now.manifestPath}: ${at} removes ${what} ${name} by hand; only evidence may remove it (gcpatch apply of an update-manifest op with :${key === 'tests' ? 'tests' : 'obligations'}-remove), or restore it`,
+                file: now.manifestPath,
+                ...(line !== undefined ? { line } : {}),
+                title: `${key === 'obligations' ? 'obligation' : key === 'tests' ? 'test suite' : 'property test'} removed`,
+            });
         }
     }
-    result.millis = Math.round(performance.now() - start);
-    return result;
 }
-/** True when the head's value of manifest key `k` equals one parent's (a conflict resolved to one side). */
-function resolvedKey(k, alternatives, head) {
-    return alternatives.some((t) => !manifestDifferences(t, head).includes(k));
+/** Judges the capability policy files: the effective policy (`caps_policy`) and every other policy file. */
+function checkPolicies(c) {
+    const { at, now, start, explanation, out, result } = c;
+    const refBefore = capsPolicyPath(start.state.manifest);
+    const refAfter = capsPolicyPath(now.table);
+    const textAt = (path) => (path === undefined ? undefined : now.policies.get(path)?.text);
+    const judge = (label, file, before, after, alternatives) => {
+        if (before === after || alternatives?.some((a) => a === after))
+            return;
+        const cmp = comparePolicies(before, after);
+        if (cmp.widened.length > 0) {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push(file);
+            out.fail('policy', file, 'not widened', {
+                code: AuditCode.capsWidened,
+                message: `${file}: ${at} widens ${label}: ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; a capability policy may only be widened on the base branch, reviewed`,
+                file,
+                title: 'capabilities widened',
+            });
+        }
+        else if (cmp.changed.length > 0) {
+            explanation.unexplained.push(file);
+            out.fail('policy', file, 'unchanged', {
+                code: AuditCode.capsChanged,
+                severity: 'warning',
+                message: `${file}: ${at} changes ${label} (${cmp.changed.slice(0, 6).join('; ')}) without widening it`,
+                file,
+                title: 'capabilities changed',
+            });
+        }
+    };
+    judge(`the package's capability policy${refBefore !== refAfter ? ` (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})` : ''}`, refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath, refBefore === undefined ? undefined : start.policies.get(refBefore), textAt(refAfter), refBefore !== undefined && refBefore === refAfter ? start.policyAlternatives.get(refBefore) : undefined);
+    const others = new Set([...start.policies.keys(), ...now.policies.keys()]);
+    for (const path of [...others].sort()) {
+        if (path === refBefore || path === refAfter)
+            continue;
+        judge(`the policy file ${path}`, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
+    }
+}
+/** The 1-based line of top-level key `key` (or of its `[key]` table header) in manifest text. */
+function keyLine(text, key) {
+    const lines = text.split('\n');
+    const esc = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const i = lines.findIndex((l) => new RegExp(`^\\s*(${esc}\\s*=|\\[\\s*${esc}\\s*\\])`).test(l));
+    return i < 0 ? undefined : i + 1;
 }
 function lineOf(text, needle) {
     const i = text.split('\n').findIndex((l) => l.includes(JSON.stringify(needle)));
@@ -74765,88 +75904,18 @@ async function rangeCommits(repo, base, head) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
-/**
- * Symbol sites: the exact source ranges of the symbol tokens that become a given symbol term in a
- * module's canonical forms. Found on the reader's node spans (`readModuleSpans`), the one piece of
- * code that knows where nodes are in the text (GENESIS_FACTS.md §1.2), shared with the
- * format-preserving apply and the merge driver.
- *
- * A token counts when it is a symbol atom spelled exactly `name` (symbols have no escapes, so the
- * token text is the name); strings, bytes, comments and integers are not symbols, including the
- * reader's `12abc` = Int 12 then Symbol `abc` rule. A symbol inside a quoted datum (`'x`,
- * `(quote x)`) still becomes a symbol term, so it counts. Canonicalization (§1.3) never drops or
- * duplicates a non-reserved symbol, so for such a symbol the only tokens that do not survive into
- * the forms are the ones inside an earlier entry of a map literal whose key repeats later in the
- * same literal ("last value wins"). (The planner accepts any non-empty symbol, reserved heads
- * included; for those the count check below is what keeps an export exact.)
- * Those are still reported, with `survives: false`: a rename must edit them too, or a renamed key
- * would stop colliding with the later (renamed) key and the dropped entry would come back.
- * Callers check the surviving count against the canonical count anyway.
- */
-
-
-
-/**
- * Finds every symbol token spelled `name` in the module read from `source`, in source order, and
- * says whether it becomes a symbol term of the module.
- * @param source the module's UTF-8 bytes; it must read without error (`readModule`).
- * @param name the symbol name (non-empty, no delimiters).
- * @returns half-open UTF-8 byte ranges, ascending, each with `survives`.
- * @throws GcError `core/parse/*` when the source does not read.
- */
-function findSymbolSites(source, name) {
-    const out = [];
-    const stack = [];
-    const forms = readModuleSpans(source).forms;
-    for (let i = forms.length - 1; i >= 0; i--)
-        stack.push([forms[i].node, true]);
-    while (stack.length > 0) {
-        const [n, survives] = stack.pop();
-        if (n.kind === 'atom') {
-            if (n.term.kind === 'sym' && n.term.name === name)
-                out.push({ start: n.start, end: n.end, survives });
-            continue;
-        }
-        const kids = n.children;
-        if (n.kind === 'map') {
-            const entries = kids.length >> 1;
-            // The last entry of each atom key (a map of printed atoms); other keys are compared pairwise.
-            const lastOf = new Map();
-            for (let e = 0; e < entries; e++) {
-                const key = printAtom(kids[2 * e].term);
-                if (key !== undefined)
-                    lastOf.set(`${kids[2 * e].term.kind} ${key}`, e);
-            }
-            for (let e = entries - 1; e >= 0; e--) {
-                const key = kids[2 * e].term;
-                const atom = printAtom(key);
-                let overwritten = false;
-                if (atom !== undefined)
-                    overwritten = lastOf.get(`${key.kind} ${atom}`) > e;
-                else
-                    for (let later = e + 1; later < entries && !overwritten; later++)
-                        overwritten = termsEqual(key, kids[2 * later].term);
-                stack.push([kids[2 * e + 1], survives && !overwritten], [kids[2 * e], survives && !overwritten]);
-            }
-            continue;
-        }
-        for (let i = kids.length - 1; i >= 0; i--)
-            stack.push([kids[i], survives]);
-    }
-    return out;
-}
-
 ;// CONCATENATED MODULE: ./src/audit/verify-pr.ts
 /**
- * Verifying the evidence between two commits (issue #8; docs/action.md "What each check means"):
- * for every GenesisCode package touched between the merge base of `base` and `head`, re-hash the new
- * evidence-store entries, verify refactor-plan and apply reports, replay the apply evidence on the
- * base package and compare with the head, check the head's pins, and list `.gc` module changes no
- * evidence explains. Reads only git objects (isomorphic-git), never the work tree, except for the
- * optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin wrappers of
- * {@link auditPullRequest}.
+ * Verifying the evidence between two commits (docs/action.md "What each check means",
+ * docs/security.md): account for every path that differs between the merge base of `base` and
+ * `head` (`accounting.ts`); for every GenesisCode package a changed path belongs to, re-hash the new
+ * evidence-store entries, verify refactor-plan and apply reports, walk the commits and explain each
+ * one by its evidence or the merge of its parents (`explain.ts`), check the head's pins, case
+ * collisions and dangling references. Reads only git objects (isomorphic-git), never the work tree,
+ * except for the optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin
+ * wrappers of {@link auditPullRequest}.
  */
+
 
 
 
@@ -74879,41 +75948,6 @@ function withHistoryHint(error) {
         });
     }
     return error;
-}
-async function touchedPackages(repo, commits, changed, selected) {
-    const isPackageDir = new Map();
-    const check = (dir) => {
-        let p = isPackageDir.get(dir);
-        if (p === undefined) {
-            const manifest = repoPath(dir, 'package.toml');
-            p = Promise.all(commits.map((c) => hasManifest(repo, c, manifest))).then((xs) => xs.some(Boolean));
-            isPackageDir.set(dir, p);
-        }
-        return p;
-    };
-    const byDir = new Map();
-    for (const file of changed) {
-        let dir = external_node_path_namespaceObject.posix.dirname(file.path);
-        if (dir === '.')
-            dir = '';
-        for (;;) {
-            if (await check(dir)) {
-                const manifestPath = repoPath(dir, 'package.toml');
-                if (selected(manifestPath)) {
-                    let t = byDir.get(dir);
-                    if (t === undefined)
-                        byDir.set(dir, (t = { dir, manifestPath, changed: [] }));
-                    t.changed.push(file);
-                }
-                break;
-            }
-            if (dir === '')
-                break;
-            const parent = external_node_path_namespaceObject.posix.dirname(dir);
-            dir = parent === '.' ? '' : parent;
-        }
-    }
-    return [...byDir.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
 }
 function manifestLine(snapshot, modulePath, key) {
     const lines = snapshot.manifestText.split('\n');
@@ -75142,12 +76176,13 @@ async function auditPackage(ctx, touched) {
         name: '',
         evidence: {},
         rows: out.rows,
-        replay: emptyReplay('none'),
+        replay: emptyReplay(ctx.replay ? 'none' : 'disabled'),
         changedModules: [],
         unexplainedModules: [],
         commits: [],
+        state: 'present',
     };
-    const done = () => ({ audit, findings: out.findings });
+    const result = { audit, findings: out.findings, out, head: undefined, formerly: new Set(), stale: new Set(), explained: new Set() };
     const read = async (commit, which) => {
         try {
             return await readPackageAtCommit(ctx.repo, commit, touched.dir, ctx.modules);
@@ -75155,28 +76190,42 @@ async function auditPackage(ctx, touched) {
         catch (error) {
             if (errors_isGcError(error) && error.code === GitCode.missingCommit)
                 throw error;
+            const notRegular = errors_isGcError(error) && error.code === AuditCode.notARegularFile;
             out.fail('package', touched.manifestPath, `read ${which}`, {
-                code: AuditCode.packageUnreadable,
-                message: `the package cannot be read at the ${which} commit: ${verify_pr_errorText(error)}`,
+                code: notRegular ? AuditCode.notARegularFile : AuditCode.packageUnreadable,
+                // the base is main's state: an unreadable base is a warning, the pull request is then checked as a new package
+                severity: which === 'head' ? 'error' : 'warning',
+                message: `the package cannot be read at the ${which} commit: ${verify_pr_errorText(error)}${which === 'head' ? '; a head that cannot be read cannot be verified' : '; its changes are checked as a new package'}`,
                 file: (errors_isGcError(error) && error.location.file) || touched.manifestPath,
                 ...(errors_isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
-                title: 'package unreadable',
+                title: notRegular ? 'not a regular file' : 'package unreadable',
             });
             return null;
         }
     };
     const head = await read(ctx.head, 'head');
-    if (head === null)
-        return done();
-    if (head === undefined) {
-        out.skip('package', touched.manifestPath, 'present', 'the package was deleted by this change');
-        return done();
+    if (head === null) {
+        audit.state = 'unreadable';
+        return result;
     }
+    const baseRead = await read(ctx.base, 'base');
+    const base = baseRead === null ? undefined : baseRead;
+    if (head === undefined) {
+        audit.state = 'deleted';
+        audit.name = base?.manifest.name ?? '';
+        out.fail('package', touched.manifestPath, 'present', {
+            code: AuditCode.packageDeleted,
+            severity: 'warning',
+            message: `${touched.manifestPath}: the package${base !== undefined ? ` ${base.manifest.name}` : ''} is deleted by this change`,
+            file: touched.manifestPath,
+            title: 'package deleted',
+        });
+        return result;
+    }
+    result.head = head;
     audit.name = head.manifest.name;
-    const base = await read(ctx.base, 'base');
-    if (base === null)
-        return done();
     checkPins(head, out);
+    reportCaseCollisions(await caseCollisions(ctx.repo, ctx.head, touched.dir), out);
     const { headStore, fresh } = await checkStore(ctx, touched.dir, out);
     const prefer = fresh.map((e) => e.address);
     for (const e of fresh)
@@ -75214,9 +76263,10 @@ async function auditPackage(ctx, touched) {
         });
         audit.changedModules = head.modules.map((m) => m.path);
         audit.unexplainedModules = [...audit.changedModules];
-        audit.replay = emptyReplay(ctx.replay ? 'none' : 'disabled');
-        return done();
+        result.stale = checkStaleReferences(head, refactors, out);
+        return result;
     }
+    result.formerly = definedIn([base]);
     const baseState = snapshotState(base);
     if (ctx.replay && !ctx.history && accepted.length > 0) {
         const r = checkReplay(base, head, accepted, refactorByPatch, replanned, out);
@@ -75228,7 +76278,7 @@ async function auditPackage(ctx, touched) {
         audit.changedModules = r.comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
         audit.unexplainedModules = r.comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
     }
-    else if (ctx.replay) {
+    else {
         const history = await explainHistory({
             repo: ctx.repo,
             dir: touched.dir,
@@ -75237,8 +76287,12 @@ async function auditPackage(ctx, touched) {
             modules: ctx.modules,
             refactors: new Map(refactors.map((r) => [r.address, r])),
             applies: new Map(applies.map((a) => [a.address, a])),
+            replay: ctx.replay,
         }, out);
         audit.commits = history.commits;
+        for (const s of history.snapshots)
+            for (const n of definedIn([s]))
+                result.formerly.add(n);
         for (const r of refactors) {
             if (history.replanned.has(r.address))
                 continue;
@@ -75247,52 +76301,27 @@ async function auditPackage(ctx, touched) {
         const comparisons = compareModules(base, undefined, head);
         audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
         audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
-        const explained = audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)).length;
-        if (explained > 0) {
-            out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, 'replay', 'reproduced exactly by replaying the evidence commit by commit');
+        result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)));
+        if (result.explained.size > 0) {
+            const n = result.explained.size;
+            out.pass('module', `${n} module${n === 1 ? '' : 's'}`, ctx.replay ? 'replay' : 'explained', ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)');
         }
-        audit.replay = {
-            status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
-            applied: history.applied,
-            modulesChanged: history.explainedByEvidence.size,
-            mismatches: [...history.mismatches].sort(),
-            millis: history.millis,
-        };
-    }
-    else {
-        const explained = new Set();
-        for (const a of accepted)
-            for (const p of modulesNamedByPatch(a))
-                explained.add(p);
-        const comparisons = compareModules(base, undefined, head, explained);
-        if (!explained.has('package.toml') && manifestDifferences(baseState.manifest, head.table).includes('modules')) {
-            const listChangingOps = accepted.some((a) => a.patch.ops.some((op) => ['add-module', 'remove-module', 'move-module', 'split-module'].includes(opNameOf(op))));
-            if (!listChangingOps)
-                unexplainedModuleList(head, out);
+        if (!ctx.replay && accepted.length > 0) {
+            out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules and keys the patches name; every other check ran');
         }
-        audit.replay = emptyReplay('disabled');
-        if (accepted.length > 0) {
-            out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules the patches name');
-        }
-        reportComparisons(comparisons, out, false);
-        for (const r of refactors) {
-            checkReplan(r, baseState, stateLabel(0), out);
-            if (r.verified.safe && !accepted.some((a) => a.patch.patchH === r.verified.patchH)) {
-                out.fail('refactor-plan', r.address, 'applied', {
-                    code: AuditCode.refactorPlanNotApplied,
-                    severity: 'notice',
-                    message: `refactor plan ${r.address.slice(0, 12)} has no accepted apply report in this change; it explains no module change`,
-                    file: r.file,
-                    title: 'plan not applied',
-                });
+        audit.replay = ctx.replay
+            ? {
+                status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
+                applied: history.applied,
+                modulesChanged: history.explainedByEvidence.size,
+                mismatches: [...history.mismatches].sort(),
+                millis: history.millis,
             }
-        }
-        audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-        audit.unexplainedModules = comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
+            : emptyReplay('disabled');
     }
-    checkStaleReferences(head, refactors, out);
+    result.stale = checkStaleReferences(head, refactors, out);
     const runner = ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '';
-    if (accepted.length > 0 && !runner) {
+    if (accepted.length > 0 && !runner && head.manifest.obligations.length > 0) {
         out.fail('obligations', 'package', 'obligation runner', {
             code: AuditCode.acceptanceNotRerun,
             severity: 'notice',
@@ -75314,7 +76343,7 @@ async function auditPackage(ctx, touched) {
             });
         }
     }
-    return done();
+    return result;
 }
 /** The names the head's modules define with a top-level `(def NAME …)`. */
 function definedNames(head) {
@@ -75338,9 +76367,10 @@ function definedNames(head) {
  * refactor never saw. A rebase shows the same problem as `audit/refactor-replan-differs`.
  */
 function checkStaleReferences(head, refactors, out) {
+    const reported = new Set();
     const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
     if (moving.length === 0)
-        return;
+        return reported;
     const defined = definedNames(head);
     for (const r of moving) {
         const from = r.request.fromSymbol;
@@ -75371,21 +76401,38 @@ function checkStaleReferences(head, refactors, out) {
             line: first.line,
             title: 'reference to a refactored-away name',
         });
+        reported.add(from);
     }
+    return reported;
+}
+/** Parses a `shard` option `i/n` (1 ≤ i ≤ n). @throws GcError `usage/invalid-option` (exit 10). */
+function parseShard(shard) {
+    if (shard === undefined || shard.trim() === '')
+        return undefined;
+    const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(shard);
+    const index = m ? Number(m[1]) : NaN;
+    const count = m ? Number(m[2]) : NaN;
+    if (!m || !(count >= 1) || !(index >= 1) || index > count) {
+        throw new errors_GcError('usage/invalid-option', `shard must be i/n with 1 ≤ i ≤ n (e.g. 2/4), got ${JSON.stringify(shard)}`, {
+            details: { option: 'shard', value: shard },
+        });
+    }
+    return { index, count };
 }
 /**
  * Audits the evidence between two commits.
- * @param options base/head revisions, package globs, `failOn`, `replay`, obligation runner, and the
- *   directory of the repository.
+ * @param options base/head revisions, package globs, `failOn`, `replay`, obligation runner, shard,
+ *   and the directory of the repository.
  * @returns the report; `report.ok` is false when a finding at or above `failOn` exists.
  * @throws GcError `git/missing-commit` (exit 70) when base, head or their history is not in the
  *   clone (the message explains `fetch-depth: 0`); `git/unknown-revision`, `git/no-merge-base`,
- *   `git/not-a-repository` (exit 10).
+ *   `git/not-a-repository`, `usage/invalid-option` for a bad shard (exit 10).
  * @example const report = await auditPullRequest({ base: 'origin/main', head: 'HEAD' })
  */
 async function auditPullRequest(options) {
     const failOn = options.failOn ?? 'error';
     const replay = options.replay ?? true;
+    const shard = parseShard(options.shard);
     try {
         const repo = await openRepository(options.dir ?? process.cwd());
         const baseRequested = await resolveRevision(repo, options.base);
@@ -75400,21 +76447,109 @@ async function auditPullRequest(options) {
         catch (error) {
             throw withHistoryHint(error);
         }
-        const changed = await listChangedFiles(repo, base, head);
-        const selected = pathMatcher(parseGlobList(options.packages));
-        const touched = await touchedPackages(repo, [head, base], changed, selected);
+        // Every changed path, where it belongs, and what its kind and mode say.
+        const changed = await listChangedEntries(repo, base, head);
+        const candidates = await candidatePackages(repo, base, head, changed);
+        const global = new PackageFindings('');
+        const accounts = [];
+        const byPackage = new Map();
+        const pathFindingsByPackage = new Map();
+        for (const entry of changed) {
+            const owning = owners(entry.path, candidates);
+            const role = owning.length === 0 ? 'outside' : roleIn(owning[0], entry.path);
+            const account = accountOf(entry, owning, role);
+            accounts.push(account);
+            if (owning.length === 0) {
+                for (const f of pathFindings(entry, 'outside', undefined))
+                    global.fail('path', entry.path, 'kind', f);
+                account.explanation = 'outside every package: not verified';
+                continue;
+            }
+            for (const c of owning) {
+                let p = byPackage.get(c.dir);
+                if (p === undefined)
+                    byPackage.set(c.dir, (p = { c, paths: [] }));
+                p.paths.push(account);
+                let list = pathFindingsByPackage.get(c.dir);
+                if (list === undefined)
+                    pathFindingsByPackage.set(c.dir, (list = []));
+                for (const f of pathFindings(entry, roleIn(c, entry.path), c.manifestPath))
+                    list.push(f);
+            }
+        }
+        // The selection.
+        const selectedBy = pathMatcher(parseGlobList(options.packages));
+        const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => bytes_compareUtf8(a.manifestPath, b.manifestPath));
+        const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath));
+        const inShard = selectedPackages.filter((_, i) => shard === undefined || i % shard.count === shard.index - 1);
+        const notSelected = changedPackages.filter((c) => !inShard.includes(c)).map((c) => c.manifestPath);
+        const firstShard = shard === undefined || shard.index === 1;
+        if (changedPackages.length > 0 && selectedPackages.length === 0) {
+            global.fail('selection', 'packages', 'selects', {
+                code: AuditCode.selectionEmpty,
+                message: `the selection ${JSON.stringify(parseGlobList(options.packages).join(','))} selects none of the ${changedPackages.length} changed package${changedPackages.length === 1 ? '' : 's'} (${changedPackages.map((c) => c.manifestPath).join(', ')}); fix the packages input or drop it to verify every package`,
+                title: 'selection selects nothing',
+            });
+        }
+        for (const c of changedPackages) {
+            if (selectedBy(c.manifestPath))
+                continue;
+            global.fail('selection', c.manifestPath, 'selected', {
+                code: AuditCode.packageNotSelected,
+                severity: 'notice',
+                message: `${c.manifestPath} changed but the selection leaves it out: it is not verified`,
+                file: c.manifestPath,
+                title: 'package not selected',
+            });
+        }
         const history = options.history ?? true;
-        const commits = touched.length > 0 && replay && history ? await rangeCommits(repo, base, head) : [];
+        const commits = inShard.length > 0 && history ? await rangeCommits(repo, base, head) : [];
         const ctx = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map(), commits, history };
         const packages = [];
         const findings = [];
-        for (const t of touched) {
-            const r = await auditPackage(ctx, t);
+        const results = [];
+        for (const c of inShard) {
+            const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath });
+            for (const f of pathFindingsByPackage.get(c.dir) ?? [])
+                r.out.fail('path', f.file, 'kind', f);
+            results.push(r);
+        }
+        // Dangling references: names defined before (in any audited package), gone at every audited head.
+        const headDefined = definedIn(results.flatMap((r) => (r.head === undefined ? [] : [r.head])));
+        for (const r of results) {
+            if (r.head !== undefined)
+                checkDanglingReferences(r.head, r.formerly, headDefined, r.stale, r.out);
             packages.push(r.audit);
             for (const item of r.findings)
                 findings.push(item);
         }
-        const rows = packages.flatMap((p) => p.rows);
+        if (firstShard)
+            for (const item of global.findings)
+                findings.push(item);
+        // Explanations and findings per path.
+        const codesByFile = new Map();
+        for (const f of findings) {
+            if (f.file === undefined)
+                continue;
+            let list = codesByFile.get(f.file);
+            if (list === undefined)
+                codesByFile.set(f.file, (list = []));
+            if (!list.includes(f.code))
+                list.push(f.code);
+        }
+        const audited = new Map(results.map((r) => [r.audit.dir, r]));
+        const shown = accounts.filter((a) => (a.packages.length === 0 ? firstShard : a.packages.some((d) => audited.has(d))));
+        for (const a of shown) {
+            a.findings = codesByFile.get(a.path) ?? [];
+            if (a.packages.length === 0)
+                continue;
+            const r = audited.get(a.packages.find((d) => audited.has(d)));
+            a.explanation = explainPath(a, r);
+        }
+        for (const a of accounts)
+            if (a.packages.length > 0 && !a.packages.some((d) => audited.has(d)))
+                a.explanation = 'in a package the selection left out: not verified';
+        const rows = [...packages.flatMap((p) => p.rows), ...(firstShard ? global.rows : [])];
         return {
             kind: 'gcpatch/pr-audit-v1',
             base,
@@ -75423,6 +76558,8 @@ async function auditPullRequest(options) {
             failOn,
             replay,
             packages,
+            paths: shard === undefined ? accounts : shown,
+            notSelected,
             findings,
             verified: rows.filter((r) => r.result === 'pass').length,
             failed: rows.filter((r) => r.result === 'fail' || (failOn === 'warning' && r.result === 'warn')).length,
@@ -75431,6 +76568,35 @@ async function auditPullRequest(options) {
     }
     catch (error) {
         throw withHistoryHint(error);
+    }
+}
+/** A path's explanation in its package's audit (what the findings do not already say). */
+function explainPath(a, r) {
+    const dir = r.audit.dir;
+    const rel = dir === '' ? a.path : a.path.slice(dir.length + 1);
+    if (a.findings.length > 0)
+        return `see ${a.findings.join(', ')}`;
+    switch (a.role) {
+        case 'module':
+            if (r.explained.has(rel))
+                return 'explained by evidence';
+            if (r.audit.changedModules.includes(rel))
+                return r.audit.unexplainedModules.includes(rel) ? 'not explained' : 'explained by evidence or by the merge of its parents';
+            return 'canonical forms unchanged (formatting, comments or mode)';
+        case 'manifest':
+            return 'every key checked against evidence and the key table; pins checked';
+        case 'policy':
+            return 'capability policy compared: not widened';
+        case 'store-entry':
+            return a.change === 'added' ? 'new evidence, re-hashed and verified' : 'store entry';
+        case 'genesis-file':
+            return 'tool state under .genesis (not evidence): not verified';
+        case 'package-dir':
+            return 'the package directory';
+        case 'unlisted-module':
+            return 'a .gc file no manifest lists (deleted)';
+        default:
+            return 'not read by the package (no manifest refers to it): not verified';
     }
 }
 
@@ -75609,6 +76775,9 @@ function getSettings(env = process.env) {
         headSource = env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD';
     }
     const runner = getInput('obligation-runner');
+    const shard = getInput('shard').trim();
+    if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard))
+        throw new Error(`input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
     const reportDir = env.RUNNER_TEMP || workspace;
     return {
         workspace,
@@ -75620,6 +76789,7 @@ function getSettings(env = process.env) {
         failOn,
         replay,
         obligationRunner: runner === '' ? undefined : runner,
+        shard: shard === '' ? undefined : shard,
         reportPath: (0,external_node_path_namespaceObject.join)(reportDir, 'gcpatch-pr-audit.json'),
         eventName,
         pullRequest: event.pull_request?.number,
@@ -75777,7 +76947,17 @@ async function writeSummary(report, context) {
 
 
 
-/** Runs the Action once. Never throws: failures end in `core.setFailed` (exit code 1). */
+
+/** `core.setOutput`, but a failure to write the output file (GITHUB_OUTPUT missing, unwritable) is a warning, never a throw. */
+function setOutputSafely(name, value) {
+    try {
+        setOutput(name, value);
+    }
+    catch (error) {
+        warning(`gcpatch: cannot write output ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+}
+/** Runs the Action once. Never throws, never prints a stack trace: failures end in one `core.setFailed` line (exit code 1). */
 async function run() {
     try {
         const settings = getSettings();
@@ -75790,35 +76970,40 @@ async function run() {
             failOn: settings.failOn,
             replay: settings.replay,
             ...(settings.obligationRunner !== undefined ? { obligationRunner: settings.obligationRunner } : {}),
+            ...(settings.shard !== undefined ? { shard: settings.shard } : {}),
         });
         (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(settings.reportPath), { recursive: true });
         (0,external_node_fs_namespaceObject.writeFileSync)(settings.reportPath, stringifyJson(report, 2) + '\n');
         annotate(report.findings, settings.reportPath);
-        await writeSummary(report, settings);
-        setOutput('verified', report.verified);
-        setOutput('failed', report.failed);
-        setOutput('report-path', settings.reportPath);
+        await writeSummary(report, settings).catch((error) => warning(`gcpatch: cannot write the job summary: ${error instanceof Error ? error.message : String(error)}`));
+        setOutputSafely('verified', report.verified);
+        setOutputSafely('failed', report.failed);
+        setOutputSafely('report-path', settings.reportPath);
         if (!report.ok) {
-            const failing = report.findings.filter((f) => f.severity === 'error' || (report.failOn === 'warning' && f.severity === 'warning'));
+            const failing = report.findings.filter((f) => isFailing(f, report.failOn));
             setFailed(`gcpatch: ${failing.length} finding${failing.length === 1 ? '' : 's'} failed verification (first: ${failing[0]?.message ?? 'unknown'})`);
         }
     }
     catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const code = error?.code;
-        setOutput('verified', 0);
-        setOutput('failed', 1);
+        setOutputSafely('verified', 0);
+        setOutputSafely('failed', 1);
         await summary
             .addHeading('gcpatch: pull request evidence', 2)
             .addRaw(`<p><strong>❌ Could not verify</strong>: ${message.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p>`, true)
             .write()
             .catch(() => undefined);
-        setFailed(`gcpatch: ${typeof code === 'string' ? `${code}: ` : ''}${message}`);
+        setFailed(`gcpatch: ${typeof code === 'string' ? `${code}: ` : ''}${message.split('\n')[0]}`);
     }
 }
 
 ;// CONCATENATED MODULE: ./action/index.ts
 /** Entry point of the GitHub Action bundle (`action/dist/index.js`): runs `main.ts` once. */
 
-void run();
+// run() never rejects; the guard is for what it cannot catch (a failure while loading), so no stack trace reaches the log.
+run().catch((error) => {
+    process.stdout.write(`::error::gcpatch: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    process.exitCode = 1;
+});
 

@@ -339,11 +339,20 @@ export function completeApplyEvidence(ev: ApplyEvidence, replayed: { manifest: M
  * obligation the package declared before the patch and after it (docs/security.md, "evidence bound
  * to the audited package"). Evidence planned and applied in another copy of the package (one that
  * declares fewer obligations, or another name or version) fails here. An acceptance recomputed by
- * {@link completeApplyEvidence} is bound by construction.
+ * {@link completeApplyEvidence} is bound by construction. Evidence re-applied on another parent
+ * (a cherry-pick onto a release branch whose version moved on) is checked without the version:
+ * `options.checkVersion` false.
  * @param declaredBefore the obligations the package declared at the commit's start state.
  * @returns true when bound (a finding `audit/evidence-foreign` is recorded otherwise).
  */
-export function checkAcceptanceBinding(ev: ApplyEvidence, after: Manifest, declaredBefore: readonly string[], where: string, out: PackageFindings): boolean {
+export function checkAcceptanceBinding(
+  ev: ApplyEvidence,
+  after: Manifest,
+  declaredBefore: readonly string[],
+  where: string,
+  out: PackageFindings,
+  options: { checkVersion: boolean } = { checkVersion: true },
+): boolean {
   const acceptance = ev.acceptance;
   if (acceptance === undefined) return true;
   const pkg = mapGetKw(acceptance, 'package');
@@ -360,7 +369,7 @@ export function checkAcceptanceBinding(ev: ApplyEvidence, after: Manifest, decla
   }
   const problems: string[] = [];
   if (name?.kind !== 'str' || name.value !== after.name) problems.push(`it names package ${name?.kind === 'str' ? JSON.stringify(name.value) : '(none)'}, the package is ${JSON.stringify(after.name)}`);
-  if (version?.kind !== 'str' || version.value !== after.version) problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
+  if (options.checkVersion && (version?.kind !== 'str' || version.value !== after.version)) problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
   const missing = [...new Set([...declaredBefore, ...after.obligations])].filter((o) => !covered.has(o)).sort();
   if (missing.length > 0) problems.push(`it has no record for the declared obligation${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);
   if (problems.length === 0) {

@@ -17,6 +17,7 @@ interface VerifyPrOptions {
   failOn: string;
   replay: boolean;
   obligationRunner?: string;
+  shard?: string;
   dir?: string;
   json?: boolean;
 }
@@ -35,7 +36,9 @@ export function renderAuditText(report: AuditReport): string {
   const counts = countBySeverity(report.findings);
   const baseNote = report.base === report.baseRequested ? '' : ` (merge base of ${report.baseRequested.slice(0, 12)})`;
   lines.push(`base ${report.base.slice(0, 12)}${baseNote}, head ${report.head.slice(0, 12)}`);
-  if (report.packages.length === 0) lines.push('no GenesisCode package changed');
+  const outside = report.paths.filter((p) => p.packages.length === 0);
+  if (report.packages.length === 0 && report.notSelected.length === 0) lines.push('no GenesisCode package changed');
+  if (report.notSelected.length > 0) lines.push(`not selected (not verified): ${report.notSelected.join(', ')}`);
   for (const p of report.packages) {
     const evidence = Object.entries(p.evidence)
       .map(([k, n]) => `${n} ${k}`)
@@ -49,6 +52,9 @@ export function renderAuditText(report: AuditReport): string {
       const what = c.route === 'unexplained' ? `unexplained: ${[...c.mismatched, ...c.unexplained].join(', ')}` : ROUTE_TEXT[c.route];
       lines.push(`  commit ${c.commit.slice(0, 12)} ${c.subject}: ${what}${evidence}`);
     }
+  }
+  if (outside.length > 0) {
+    lines.push(`outside every package: ${outside.length} path${outside.length === 1 ? '' : 's'} (${outside.slice(0, 5).map((p) => p.path).join(', ')}${outside.length > 5 ? ', …' : ''})`);
   }
   for (const f of report.findings) {
     const where = f.file === undefined ? f.package || '.' : `${f.file}${f.line !== undefined ? `:${f.line}` : ''}`;
@@ -70,11 +76,13 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
       'Verify the refactor and apply evidence between two commits, as the GitHub Action does: re-hash new\n' +
         'evidence-store entries, verify refactor-plan and apply reports, replay the patches on the base\n' +
         'package and compare with the head, check pins, list .gc changes no evidence explains.\n' +
-        'Reads git objects only (the work tree is not read). Exit 0 verified, 50 failed.',
+        'Every path that differs between the merge base and the head is accounted for (docs/security.md).\n' +
+        'Reads git objects only (the work tree is not read). Exit 0 verified, 50 failed, 10 bad input, 70 missing history.',
     )
     .requiredOption('--base <rev>', 'base revision (the merge base with --head is compared)')
     .option('--head <rev>', 'head revision', 'HEAD')
-    .option('--packages <glob...>', 'package.toml globs to verify (default **/package.toml)')
+    .option('--packages <glob...>', 'package.toml globs to verify, comma- or space-separated or repeated; !glob excludes (default **/package.toml)')
+    .option('--shard <i/n>', 'verify only the i-th of n deterministic shares of the changed packages (a CI matrix)')
     .option('--fail-on <level>', 'error | warning', 'error')
     .option('--no-replay', 'do not replay the apply evidence; match changed modules to the modules the patches name')
     .option('--obligation-runner <cmd>', 'run CMD in each touched package directory; it must print an accepted genesis/acceptance-v0.2 term')
@@ -97,6 +105,7 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
         replay: opts.replay,
         ...(opts.packages !== undefined ? { packages: opts.packages } : {}),
         ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
+        ...(opts.shard !== undefined ? { shard: opts.shard } : {}),
         ...(opts.dir !== undefined ? { dir: opts.dir } : {}),
       });
       ctx.stdout(opts.json ? stringifyJson(report, 2) + '\n' : renderAuditText(report));
