@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Benchmark: `gcpatch verify-pr` (auditPullRequest from dist/) on rename PRs of 250, 500 and 2,000
-// modules and on a 20-commit PR, history-aware (issue #11, the default) and the earlier range-level
-// replay (`history: false`, kept for this comparison), paired and alternated in one run: CPU ms
-// (process.cpuUsage) per run, medians, ms per module. Needs `npm run build`.
-// Standalone: `node bench/verify-pr.js [runs]`.
+// modules and on a 20-commit PR, history-aware (the default) and the earlier range-level replay
+// (`history: false`, kept for this comparison), paired and alternated in one run: CPU ms
+// (process.cpuUsage) per run, medians, ms per module and ms per changed path (the closed accounting
+// lists every changed path). With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its dist/
+// built), the same PRs are also verified by that build, paired, and the ratio printed.
+// Needs `npm run build`. Standalone: `node bench/verify-pr.js [runs]`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,8 +37,8 @@ function writePackage(dir, users) {
   );
 }
 
-export async function libs() {
-  const load = (p) => import(pathToFileURL(join(root, 'dist', p)).href);
+export async function libs(from = root) {
+  const load = (p) => import(pathToFileURL(join(from, 'dist', p)).href);
   return {
     ...(await load('patch/host.js')),
     ...(await load('refactor/request.js')),
@@ -81,6 +83,7 @@ async function timed(L, pr, history) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const report = await L.auditPullRequest({ dir: pr.repo, base: pr.base, head: pr.head, history });
+  pr.paths = report.paths?.length ?? pr.paths;
   const wall = performance.now() - t0;
   const c = process.cpuUsage(c0);
   // The history-aware check must pass every case; the earlier range-level replay fails a multi-commit
@@ -92,6 +95,8 @@ async function timed(L, pr, history) {
 /** @param runs paired runs per case (default 3; medians reported). */
 export async function run(runs = 3) {
   const L = await libs();
+  const baselineDir = process.env.GCPATCH_BENCH_BASELINE;
+  const B = baselineDir ? await libs(baselineDir) : undefined;
   const cases = [
     { name: 'rename PR, 250 modules', users: 249, commits: 1 },
     { name: 'rename PR, 500 modules', users: 499, commits: 1 },
@@ -104,13 +109,17 @@ export async function run(runs = 3) {
     try {
       const now = [];
       const before = [];
+      const baseline = [];
       await timed(L, pr, true); // warm-up (JIT)
+      if (B !== undefined) await timed(B, { ...pr }, true);
       for (let i = 0; i < runs; i++) {
         // alternate the order so drift of the machine load affects both alike
         if (i % 2 === 0) {
           now.push(await timed(L, pr, true));
           before.push(await timed(L, pr, false));
+          if (B !== undefined) baseline.push(await timed(B, { ...pr }, true));
         } else {
+          if (B !== undefined) baseline.push(await timed(B, { ...pr }, true));
           before.push(await timed(L, pr, false));
           now.push(await timed(L, pr, true));
         }
@@ -124,8 +133,16 @@ export async function run(runs = 3) {
         historyWallMs: median(now.map((x) => x.wall)),
         rangeWallMs: median(before.map((x) => x.wall)),
         rangeErrors: before[0].errors,
+        changedPaths: pr.paths,
+        baselineCpuMs: B !== undefined ? median(baseline.map((x) => x.cpu)) : undefined,
       };
       results.push(r);
+      if (B !== undefined) {
+        console.log(
+          `verify-pr: ${c.name}: this build ${fmt(r.historyCpuMs, 0)} ms CPU, baseline build ${fmt(r.baselineCpuMs, 0)} ms CPU, ratio ${fmt(r.historyCpuMs / r.baselineCpuMs, 2)}; ` +
+            `${r.changedPaths} changed paths, ${fmt(r.historyCpuMs / r.changedPaths, 2)} ms per changed path`,
+        );
+      }
       console.log(
         `verify-pr: ${c.name}: history-aware ${fmt(r.historyCpuMs, 0)} ms CPU (${fmt(r.historyCpuMs / modules, 2)} ms/module), ` +
           `range-level (before #11) ${fmt(r.rangeCpuMs, 0)} ms CPU (${fmt(r.rangeCpuMs / modules, 2)} ms/module)${r.rangeErrors > 0 ? `, rejecting the honest PR with ${r.rangeErrors} errors` : ''}; ratio ${fmt(r.historyCpuMs / r.rangeCpuMs, 2)}; ` +

@@ -59163,6 +59163,8 @@ const AuditCode = {
     /** A module, `package.toml`, policy file or store entry that is a symlink, a gitlink or a tree; a
      * package directory replaced by a gitlink or a file. Link text is never read as content. */
     notARegularFile: 'audit/not-a-regular-file',
+    /** A `.gitattributes` turns on an attribute that makes a checkout differ from the verified blobs (`ident`, `eol=`, `filter=`, …). */
+    checkoutAttributes: 'audit/checkout-attributes',
     /** Two paths of one package differ only in letter case (a checkout on macOS or Windows sees one). */
     pathCaseCollision: 'audit/path-case-collision',
     /** A package file's git mode changed (regular ↔ executable). */
@@ -65532,6 +65534,14 @@ async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
     const policies = await readPolicies(repo, commit, dir, table, manifestPath);
     return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])), policies };
 }
+/**
+ * True for the name of a capability policy file directly in a package directory: a `.toml` file
+ * whose name contains `caps` (`caps.toml`, `toolcaps.toml` that the reference CLI takes with
+ * `--caps`), whether or not the manifest names it.
+ */
+function isPolicyName(name) {
+    return !name.includes('/') && /caps/i.test(name) && name.toLowerCase().endsWith('.toml');
+}
 /** The package-relative path `caps_policy` names, when it is a string. */
 function capsPolicyPath(table) {
     const v = table.caps_policy;
@@ -65552,7 +65562,7 @@ async function readPolicies(repo, commit, dir, table, manifestPath) {
     const root = await repository_entryAtCommit(repo, commit, dir);
     if (root?.type === 'tree') {
         for (const e of await readTreeEntries(repo, root.oid)) {
-            if (e.path !== 'package.toml' && e.path.endsWith('.toml') && e.type !== 'tree')
+            if (isPolicyName(e.path) && e.type !== 'tree')
                 await read(e.path, e);
         }
     }
@@ -65604,6 +65614,8 @@ function storeEntryPath(dir, address) {
  * What explains a module's content is decided by the package audit; this file only says where each
  * path belongs and what no content check can look past (symlinks, gitlinks, case collisions).
  */
+
+
 
 
 
@@ -65688,7 +65700,7 @@ function lists(c, rel) {
     return false;
 }
 function isPolicyPath(c, rel) {
-    if (!rel.includes('/') && rel.endsWith('.toml') && rel !== 'package.toml')
+    if (isPolicyName(rel))
         return true;
     return [c.base, c.head].some((l) => typeof l !== 'string' && l.capsPolicy === rel);
 }
@@ -65744,8 +65756,8 @@ function pathFindings(entry, role, manifestPath) {
         out.push({
             code: AuditCode.notARegularFile,
             severity: 'error',
-            message: `${entry.path}: the package directory was replaced by ${kindWord(to.kind)} (mode ${to.mode}); its content cannot be verified — keep the package as a directory of regular files`,
-            file: manifestPath ?? entry.path,
+            message: `${entry.path}: the package directory${manifestPath !== undefined ? ` of ${manifestPath}` : ''} was replaced by ${kindWord(to.kind)} (mode ${to.mode}); its content cannot be verified — keep the package as a directory of regular files`,
+            file: entry.path,
             title: 'not a regular file',
         });
     }
@@ -65846,13 +65858,62 @@ async function caseCollisions(repo, commit, dir) {
 /** Records the case collisions of a package at the head as errors. */
 function reportCaseCollisions(groups, out) {
     for (const g of groups) {
-        out.fail('path', g[0], 'case', {
-            code: AuditCode.pathCaseCollision,
-            message: `${g.join(' and ')} differ only in letter case; a checkout on macOS or Windows sees only one of them — rename one`,
-            file: g[1],
-            title: 'case collision',
-        });
+        for (const path of g) {
+            out.fail('path', path, 'case', {
+                code: AuditCode.pathCaseCollision,
+                message: `${path} and ${g.filter((p) => p !== path).join(' and ')} differ only in letter case; a checkout on macOS or Windows sees only one of them — rename one`,
+                file: path,
+                title: 'case collision',
+            });
+        }
     }
+}
+/** Attributes that make a checkout write other bytes than the blob (`gitattributes(5)` "Checking-out and checking-in"). */
+const CHECKOUT_ATTRIBUTES = /^(ident|crlf|eol=.*|filter=.*|working-tree-encoding=.*)$/;
+/** The `pattern attribute` pairs of a `.gitattributes` text that change what a checkout writes. */
+function checkoutAttributes(text) {
+    const out = new Set();
+    for (const raw of text.split('\n')) {
+        const line = raw.trim();
+        if (line === '' || line.startsWith('#'))
+            continue;
+        const [pattern, ...attrs] = line.split(/\s+/);
+        for (const a of attrs)
+            if (CHECKOUT_ATTRIBUTES.test(a))
+                out.add(`${pattern} ${a}`);
+    }
+    return out;
+}
+/**
+ * A `.gitattributes` added or changed anywhere in the tree that turns on an attribute making a
+ * checkout write other bytes than the blobs verify-pr verified (`ident`, `eol=`, `crlf`, `filter=`,
+ * `working-tree-encoding=`): what the toolchain then reads from the work tree is not what was
+ * checked. An error (`audit/checkout-attributes`); merge, diff and `binary`/`-text` attributes are fine.
+ * @returns the finding, or `undefined`.
+ */
+async function attributesFinding(repo, entry) {
+    if (external_node_path_namespaceObject.posix.basename(entry.path) !== '.gitattributes' || entry.to === undefined)
+        return undefined;
+    const text = async (side) => {
+        if (side === undefined || (side.kind !== 'blob' && side.kind !== 'executable'))
+            return '';
+        const { blob } = await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: side.oid, cache: repo.cache });
+        return decodeUtf8Strict(blob) ?? '';
+    };
+    if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {
+        return { code: AuditCode.checkoutAttributes, severity: 'error', message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`, file: entry.path, title: 'checkout attributes' };
+    }
+    const before = checkoutAttributes(await text(entry.from));
+    const added = [...checkoutAttributes(await text(entry.to))].filter((a) => !before.has(a));
+    if (added.length === 0)
+        return undefined;
+    return {
+        code: AuditCode.checkoutAttributes,
+        severity: 'error',
+        message: `${entry.path} turns on ${added.map((a) => `\`${a}\``).join(', ')}: a checkout then writes other bytes than the verified blobs, so what the toolchain reads is not what was checked; drop these attributes`,
+        file: entry.path,
+        title: 'checkout attributes',
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
@@ -67109,16 +67170,15 @@ function completeApplyEvidence(ev, replayed, out) {
 /**
  * Checks that an apply report's acceptance belongs to the package it is said to explain: its
  * `:package` names the replayed package's name and version, and it holds a record for every
- * obligation the package declared before the patch and after it (docs/security.md, "evidence bound
+ * obligation the package declares after the patch (docs/security.md, "evidence bound
  * to the audited package"). Evidence planned and applied in another copy of the package (one that
  * declares fewer obligations, or another name or version) fails here. An acceptance recomputed by
  * {@link completeApplyEvidence} is bound by construction. Evidence re-applied on another parent
  * (a cherry-pick onto a release branch whose version moved on) is checked without the version:
  * `options.checkVersion` false.
- * @param declaredBefore the obligations the package declared at the commit's start state.
  * @returns true when bound (a finding `audit/evidence-foreign` is recorded otherwise).
  */
-function checkAcceptanceBinding(ev, after, declaredBefore, where, out, options = { checkVersion: true }) {
+function checkAcceptanceBinding(ev, after, where, out, options = { checkVersion: true }) {
     const acceptance = ev.acceptance;
     if (acceptance === undefined)
         return true;
@@ -67141,7 +67201,8 @@ function checkAcceptanceBinding(ev, after, declaredBefore, where, out, options =
         problems.push(`it names package ${name?.kind === 'str' ? JSON.stringify(name.value) : '(none)'}, the package is ${JSON.stringify(after.name)}`);
     if (options.checkVersion && (version?.kind !== 'str' || version.value !== after.version))
         problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
-    const missing = [...new Set([...declaredBefore, ...after.obligations])].filter((o) => !covered.has(o)).sort();
+    // the obligations the package declares after the patch (a patch may remove one with :obligations-remove)
+    const missing = [...new Set(after.obligations)].filter((o) => !covered.has(o)).sort();
     if (missing.length > 0)
         problems.push(`it has no record for the declared obligation${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);
     if (problems.length === 0) {
@@ -75482,7 +75543,7 @@ function replayEvidence(start, now, applies, plans, refactorByPatch, label, at, 
             anyOnNewParent = true;
             out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
         }
-        if (!checkAcceptanceBinding(ev, step.manifest, listEntries(step.before.manifest, 'obligations'), `at ${label(i)}`, out, { checkVersion: step.route === 'recorded-state' })) {
+        if (!checkAcceptanceBinding(ev, step.manifest, `at ${label(i)}`, out, { checkVersion: step.route === 'recorded-state' })) {
             result.mismatches.add('package.toml');
             explanation.mismatched.push('package.toml');
         }
@@ -76455,6 +76516,9 @@ async function auditPullRequest(options) {
         const byPackage = new Map();
         const pathFindingsByPackage = new Map();
         for (const entry of changed) {
+            const attributes = await attributesFinding(repo, entry);
+            if (attributes !== undefined)
+                global.fail('path', entry.path, 'checkout', attributes);
             const owning = owners(entry.path, candidates);
             const role = owning.length === 0 ? 'outside' : roleIn(owning[0], entry.path);
             const account = accountOf(entry, owning, role);

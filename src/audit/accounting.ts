@@ -6,7 +6,9 @@
  * What explains a module's content is decided by the package audit; this file only says where each
  * path belongs and what no content check can look past (symlinks, gitlinks, case collisions).
  */
+import * as fs from 'node:fs';
 import { posix } from 'node:path';
+import git from 'isomorphic-git';
 import {
   entryAtCommit,
   objectKindOfMode,
@@ -20,7 +22,7 @@ import {
 import { decodeUtf8Strict } from '../util/bytes.js';
 import { parseManifestTable, type TomlTable } from '../workspace/manifest-write.js';
 import { AuditCode, type AuditCodeValue, type PackageFindings, type Severity } from './findings.js';
-import { capsPolicyPath, repoPath } from './package-at-commit.js';
+import { capsPolicyPath, isPolicyName, repoPath } from './package-at-commit.js';
 
 /** The role a path plays in a package. */
 export type PathRole = 'package-dir' | 'manifest' | 'module' | 'policy' | 'store-entry' | 'genesis-file' | 'unlisted-module' | 'package-file' | 'outside';
@@ -130,7 +132,7 @@ function lists(c: CandidatePackage, rel: string): boolean {
 }
 
 function isPolicyPath(c: CandidatePackage, rel: string): boolean {
-  if (!rel.includes('/') && rel.endsWith('.toml') && rel !== 'package.toml') return true;
+  if (isPolicyName(rel)) return true;
   return [c.base, c.head].some((l) => typeof l !== 'string' && l.capsPolicy === rel);
 }
 
@@ -190,8 +192,8 @@ export function pathFindings(entry: ChangedEntry, role: PathRole, manifestPath: 
     out.push({
       code: AuditCode.notARegularFile,
       severity: 'error',
-      message: `${entry.path}: the package directory was replaced by ${kindWord(to.kind)} (mode ${to.mode}); its content cannot be verified — keep the package as a directory of regular files`,
-      file: manifestPath ?? entry.path,
+      message: `${entry.path}: the package directory${manifestPath !== undefined ? ` of ${manifestPath}` : ''} was replaced by ${kindWord(to.kind)} (mode ${to.mode}); its content cannot be verified — keep the package as a directory of regular files`,
+      file: entry.path,
       title: 'not a regular file',
     });
   } else if (role === 'store-entry') {
@@ -287,11 +289,57 @@ export async function caseCollisions(repo: GitRepository, commit: string, dir: s
 /** Records the case collisions of a package at the head as errors. */
 export function reportCaseCollisions(groups: readonly string[][], out: PackageFindings): void {
   for (const g of groups) {
-    out.fail('path', g[0]!, 'case', {
-      code: AuditCode.pathCaseCollision,
-      message: `${g.join(' and ')} differ only in letter case; a checkout on macOS or Windows sees only one of them — rename one`,
-      file: g[1]!,
-      title: 'case collision',
-    });
+    for (const path of g) {
+      out.fail('path', path, 'case', {
+        code: AuditCode.pathCaseCollision,
+        message: `${path} and ${g.filter((p) => p !== path).join(' and ')} differ only in letter case; a checkout on macOS or Windows sees only one of them — rename one`,
+        file: path,
+        title: 'case collision',
+      });
+    }
   }
+}
+
+/** Attributes that make a checkout write other bytes than the blob (`gitattributes(5)` "Checking-out and checking-in"). */
+const CHECKOUT_ATTRIBUTES = /^(ident|crlf|eol=.*|filter=.*|working-tree-encoding=.*)$/;
+
+/** The `pattern attribute` pairs of a `.gitattributes` text that change what a checkout writes. */
+function checkoutAttributes(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const [pattern, ...attrs] = line.split(/\s+/);
+    for (const a of attrs) if (CHECKOUT_ATTRIBUTES.test(a)) out.add(`${pattern} ${a}`);
+  }
+  return out;
+}
+
+/**
+ * A `.gitattributes` added or changed anywhere in the tree that turns on an attribute making a
+ * checkout write other bytes than the blobs verify-pr verified (`ident`, `eol=`, `crlf`, `filter=`,
+ * `working-tree-encoding=`): what the toolchain then reads from the work tree is not what was
+ * checked. An error (`audit/checkout-attributes`); merge, diff and `binary`/`-text` attributes are fine.
+ * @returns the finding, or `undefined`.
+ */
+export async function attributesFinding(repo: GitRepository, entry: ChangedEntry): Promise<PathFinding | undefined> {
+  if (posix.basename(entry.path) !== '.gitattributes' || entry.to === undefined) return undefined;
+  const text = async (side: EntrySide | undefined): Promise<string> => {
+    if (side === undefined || (side.kind !== 'blob' && side.kind !== 'executable')) return '';
+    const { blob } = await git.readBlob({ fs, dir: repo.dir, oid: side.oid, cache: repo.cache });
+    return decodeUtf8Strict(blob) ?? '';
+  };
+  if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {
+    return { code: AuditCode.checkoutAttributes, severity: 'error', message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`, file: entry.path, title: 'checkout attributes' };
+  }
+  const before = checkoutAttributes(await text(entry.from));
+  const added = [...checkoutAttributes(await text(entry.to))].filter((a) => !before.has(a));
+  if (added.length === 0) return undefined;
+  return {
+    code: AuditCode.checkoutAttributes,
+    severity: 'error',
+    message: `${entry.path} turns on ${added.map((a) => `\`${a}\``).join(', ')}: a checkout then writes other bytes than the verified blobs, so what the toolchain reads is not what was checked; drop these attributes`,
+    file: entry.path,
+    title: 'checkout attributes',
+  };
 }

@@ -336,19 +336,17 @@ export function completeApplyEvidence(ev: ApplyEvidence, replayed: { manifest: M
 /**
  * Checks that an apply report's acceptance belongs to the package it is said to explain: its
  * `:package` names the replayed package's name and version, and it holds a record for every
- * obligation the package declared before the patch and after it (docs/security.md, "evidence bound
+ * obligation the package declares after the patch (docs/security.md, "evidence bound
  * to the audited package"). Evidence planned and applied in another copy of the package (one that
  * declares fewer obligations, or another name or version) fails here. An acceptance recomputed by
  * {@link completeApplyEvidence} is bound by construction. Evidence re-applied on another parent
  * (a cherry-pick onto a release branch whose version moved on) is checked without the version:
  * `options.checkVersion` false.
- * @param declaredBefore the obligations the package declared at the commit's start state.
  * @returns true when bound (a finding `audit/evidence-foreign` is recorded otherwise).
  */
 export function checkAcceptanceBinding(
   ev: ApplyEvidence,
   after: Manifest,
-  declaredBefore: readonly string[],
   where: string,
   out: PackageFindings,
   options: { checkVersion: boolean } = { checkVersion: true },
@@ -370,7 +368,8 @@ export function checkAcceptanceBinding(
   const problems: string[] = [];
   if (name?.kind !== 'str' || name.value !== after.name) problems.push(`it names package ${name?.kind === 'str' ? JSON.stringify(name.value) : '(none)'}, the package is ${JSON.stringify(after.name)}`);
   if (options.checkVersion && (version?.kind !== 'str' || version.value !== after.version)) problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
-  const missing = [...new Set([...declaredBefore, ...after.obligations])].filter((o) => !covered.has(o)).sort();
+  // the obligations the package declares after the patch (a patch may remove one with :obligations-remove)
+  const missing = [...new Set(after.obligations)].filter((o) => !covered.has(o)).sort();
   if (missing.length > 0) problems.push(`it has no record for the declared obligation${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);
   if (problems.length === 0) {
     out.pass(KIND, ev.address, 'bound to package', `acceptance names ${after.name} ${after.version} and its ${after.obligations.length} obligations`);

@@ -74,6 +74,8 @@ export const AuditCode = {
   /** A module, `package.toml`, policy file or store entry that is a symlink, a gitlink or a tree; a
    * package directory replaced by a gitlink or a file. Link text is never read as content. */
   notARegularFile: 'audit/not-a-regular-file',
+  /** A `.gitattributes` turns on an attribute that makes a checkout differ from the verified blobs (`ident`, `eol=`, `filter=`, …). */
+  checkoutAttributes: 'audit/checkout-attributes',
   /** Two paths of one package differ only in letter case (a checkout on macOS or Windows sees one). */
   pathCaseCollision: 'audit/path-case-collision',
   /** A package file's git mode changed (regular ↔ executable). */

@@ -44,8 +44,8 @@ export interface CommitPackageSnapshot {
   byPath: Map<string, CommitModule>;
   /**
    * Capability policy files, by package-relative path: the file `caps_policy` names and every other
-   * `*.toml` file directly in the package directory (such as `toolcaps.toml`, which the reference
-   * CLI takes with `--caps`). Text as read; parsed by `caps-policy.ts`.
+   * `*caps*.toml` file directly in the package directory ({@link isPolicyName}: `toolcaps.toml`,
+   * which the reference CLI takes with `--caps`). Text as read; parsed by `caps-policy.ts`.
    */
   policies: Map<string, PolicyFile>;
 }
@@ -153,6 +153,15 @@ export async function readPackageAtCommit(
   return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])), policies };
 }
 
+/**
+ * True for the name of a capability policy file directly in a package directory: a `.toml` file
+ * whose name contains `caps` (`caps.toml`, `toolcaps.toml` that the reference CLI takes with
+ * `--caps`), whether or not the manifest names it.
+ */
+export function isPolicyName(name: string): boolean {
+  return !name.includes('/') && /caps/i.test(name) && name.toLowerCase().endsWith('.toml');
+}
+
 /** The package-relative path `caps_policy` names, when it is a string. */
 export function capsPolicyPath(table: TomlTable): string | undefined {
   const v = table.caps_policy;
@@ -172,7 +181,7 @@ async function readPolicies(repo: GitRepository, commit: string, dir: string, ta
   const root = await entryAtCommit(repo, commit, dir);
   if (root?.type === 'tree') {
     for (const e of await readTreeEntries(repo, root.oid)) {
-      if (e.path !== 'package.toml' && e.path.endsWith('.toml') && e.type !== 'tree') await read(e.path, e);
+      if (isPolicyName(e.path) && e.type !== 'tree') await read(e.path, e);
     }
   }
   if (referenced !== undefined && !out.has(referenced)) {

@@ -17,7 +17,7 @@ import {
   GitCode,
   type GitRepository,
 } from '../git/repository.js';
-import { accountOf, candidatePackages, caseCollisions, owners, pathFindings, reportCaseCollisions, roleIn, type CandidatePackage, type PathAccount } from './accounting.js';
+import { accountOf, attributesFinding, candidatePackages, caseCollisions, owners, pathFindings, reportCaseCollisions, roleIn, type CandidatePackage, type PathAccount } from './accounting.js';
 import { checkDanglingReferences, definedIn } from './dangling.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
@@ -633,6 +633,8 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const byPackage = new Map<string, { c: CandidatePackage; paths: PathAccount[] }>();
     const pathFindingsByPackage = new Map<string, ReturnType<typeof pathFindings>>();
     for (const entry of changed) {
+      const attributes = await attributesFinding(repo, entry);
+      if (attributes !== undefined) global.fail('path', entry.path, 'checkout', attributes);
       const owning = owners(entry.path, candidates);
       const role = owning.length === 0 ? 'outside' : roleIn(owning[0]!, entry.path);
       const account = accountOf(entry, owning, role);

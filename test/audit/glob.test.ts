@@ -26,6 +26,17 @@ describe('packages globs', () => {
     expect(parseGlobList(['x/package.toml'])).toEqual(['x/package.toml']);
   });
 
+  it('takes one syntax from the CLI and the Action: commas inside repeated values, exclusions alone on the default', () => {
+    expect(parseGlobList(['a/package.toml,b/package.toml'])).toEqual(['a/package.toml', 'b/package.toml']);
+    expect(parseGlobList(['a/package.toml', 'b/package.toml,c/package.toml'])).toEqual(['a/package.toml', 'b/package.toml', 'c/package.toml']);
+    expect(parseGlobList('a/package.toml\nb/package.toml')).toEqual(['a/package.toml', 'b/package.toml']);
+    expect(parseGlobList(['!vendor/**'])).toEqual([ALL_PACKAGES, '!vendor/**']);
+    expect(parseGlobList('!vendor/**,!tools/**')).toEqual([ALL_PACKAGES, '!vendor/**', '!tools/**']);
+    const m = pathMatcher(parseGlobList(['!vendor/**']));
+    expect(m('pkgs/a/package.toml')).toBe(true);
+    expect(m('vendor/x/package.toml')).toBe(false);
+  });
+
   it('excludes with !patterns and accepts directory patterns', () => {
     const m = pathMatcher(['**/package.toml', '!vendor/**']);
     expect(m('pkgs/a/package.toml')).toBe(true);
