@@ -125,7 +125,14 @@ export async function writeSummary(report: AuditReport, context: { reportPath: s
       `Full report: <code>${escapeCell(context.reportPath)}</code>.</p>`,
     true,
   );
-  if (report.packages.length === 0) s.addRaw('<p>No GenesisCode package changed between base and head.</p>', true);
+  if (report.packages.length === 0 && report.notSelected.length === 0) s.addRaw('<p>No GenesisCode package changed between base and head.</p>', true);
+  const outside = report.paths.filter((p) => p.packages.length === 0).length;
+  s.addRaw(
+    `<p>${report.paths.length} changed path${report.paths.length === 1 ? '' : 's'} accounted for` +
+      `${outside > 0 ? ` (${outside} outside every package, not verified)` : ''}.` +
+      `${report.notSelected.length > 0 ? ` Not selected, not verified: ${report.notSelected.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${report.notSelected.length > 20 ? ` and ${report.notSelected.length - 20} more` : ''}.` : ''}</p>`,
+    true,
+  );
   for (const [i, p] of report.packages.entries()) {
     if (s.stringify().length > MAX_SUMMARY_LENGTH) {
       s.addRaw(`<p>${report.packages.length - i} more packages are in the JSON report (the job summary is limited to 1 MiB).</p>`, true);

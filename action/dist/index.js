@@ -76970,8 +76970,12 @@ async function writeSummary(report, context) {
     const baseNote = report.base === report.baseRequested ? '' : ` (merge base of ${report.baseRequested.slice(0, 12)})`;
     s.addRaw(`<p>Base <code>${report.base.slice(0, 12)}</code>${baseNote} from ${escapeCell(context.baseSource)}, head <code>${report.head.slice(0, 12)}</code> from ${escapeCell(context.headSource)}. ` +
         `Full report: <code>${escapeCell(context.reportPath)}</code>.</p>`, true);
-    if (report.packages.length === 0)
+    if (report.packages.length === 0 && report.notSelected.length === 0)
         s.addRaw('<p>No GenesisCode package changed between base and head.</p>', true);
+    const outside = report.paths.filter((p) => p.packages.length === 0).length;
+    s.addRaw(`<p>${report.paths.length} changed path${report.paths.length === 1 ? '' : 's'} accounted for` +
+        `${outside > 0 ? ` (${outside} outside every package, not verified)` : ''}.` +
+        `${report.notSelected.length > 0 ? ` Not selected, not verified: ${report.notSelected.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${report.notSelected.length > 20 ? ` and ${report.notSelected.length - 20} more` : ''}.` : ''}</p>`, true);
     for (const [i, p] of report.packages.entries()) {
         if (s.stringify().length > MAX_SUMMARY_LENGTH) {
             s.addRaw(`<p>${report.packages.length - i} more packages are in the JSON report (the job summary is limited to 1 MiB).</p>`, true);

@@ -1,7 +1,7 @@
 // Helpers for the Action tests: real temporary git repositories holding GenesisCode packages and
 // the evidence gcpatch produces, and a runner for the bundled action/dist/index.js as GitHub runs it.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -141,7 +141,7 @@ function parseAnnotations(stdout: string): ActionRun['annotations'] {
  * `GITHUB_WORKSPACE`, `RUNNER_TEMP`.
  * @param inputs input name → value (`'fail-on': 'warning'`).
  */
-export function runAction(workspace: string, options: { event?: string; inputs?: Record<string, string>; eventName?: string } = {}): ActionRun {
+export function runAction(workspace: string, options: { event?: string; inputs?: Record<string, string>; eventName?: string; env?: Record<string, string> } = {}): ActionRun {
   const tmp = tempDir('gcpatch-runner-');
   const outputFile = join(tmp, 'github_output');
   const summaryFile = join(tmp, 'step_summary');
@@ -165,10 +165,11 @@ export function runAction(workspace: string, options: { event?: string; inputs?:
   });
   if (options.event !== undefined) env.GITHUB_EVENT_PATH = options.event;
   for (const [k, v] of Object.entries(options.inputs ?? {})) env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v;
+  Object.assign(env, options.env ?? {});
   const start = performance.now();
   const r = spawnSync(process.execPath, [ACTION], { cwd: workspace, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const millis = performance.now() - start;
-  const outputs = parseOutputs(readFileSync(outputFile, 'utf8'));
+  const outputs = existsSync(env.GITHUB_OUTPUT!) ? parseOutputs(readFileSync(env.GITHUB_OUTPUT!, 'utf8')) : {};
   const reportPath = outputs['report-path'];
   let report: AuditReport | undefined;
   if (reportPath !== undefined && reportPath !== '') report = JSON.parse(readFileSync(reportPath, 'utf8')) as AuditReport;
@@ -177,7 +178,7 @@ export function runAction(workspace: string, options: { event?: string; inputs?:
     stdout: r.stdout,
     stderr: r.stderr,
     outputs,
-    summary: readFileSync(summaryFile, 'utf8'),
+    summary: existsSync(env.GITHUB_STEP_SUMMARY!) ? readFileSync(env.GITHUB_STEP_SUMMARY!, 'utf8') : '',
     report,
     annotations: parseAnnotations(r.stdout),
     millis,

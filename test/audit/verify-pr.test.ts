@@ -262,4 +262,40 @@ describe('auditPullRequest', () => {
     await expect(audit(clone, base, head)).rejects.toMatchObject({ code: 'git/missing-commit', exitCode: 70 });
     await expect(audit(clone, base, head)).rejects.toThrow(/fetch-depth: 0/);
   });
+
+  it('splits the changed packages over shards whose union is exactly the whole check', async () => {
+    const repo = initRepo();
+    const dirs = ['pkgs/a', 'pkgs/b', 'pkgs/c', 'pkgs/d', 'pkgs/e'];
+    for (const d of dirs) addShopPackage(repo, d);
+    writeFileSync(join(repo, 'README.md'), '# shops\n');
+    const base = commitAll(repo, 'five shops');
+    // a different problem in each package, and a .gc file outside every package
+    const edit = (d: string, from: string, to: string, file = 'app/report.gc') => {
+      const f = join(repo, d, file);
+      writeFileSync(f, readFileSync(f, 'utf8').replace(from, to));
+    };
+    edit('pkgs/a', '"daily report"', '"nightly report"');
+    edit('pkgs/b', 'version = "0.1.0"', 'version = "0.1.1"', 'package.toml');
+    edit('pkgs/c', 'obligations = []', 'obligations = []\nflavour = "x"', 'package.toml');
+    rmSync(join(repo, 'pkgs/d'), { recursive: true });
+    edit('pkgs/e', '"daily report"', '"weekly report"');
+    writeFileSync(join(repo, 'tool.gc'), '(def tool/x::y 1)\n');
+    const head = commitAll(repo, 'five changes');
+    const whole = await audit(repo, base, head);
+    const key = (f: { code: string; file?: string; message: string }) => `${f.code} ${f.file ?? ''} ${f.message}`;
+    for (const n of [1, 2, 3, 5, 7]) {
+      const shards = await Promise.all(Array.from({ length: n }, (_, i) => audit(repo, base, head, { shard: `${i + 1}/${n}` })));
+      // every changed package is verified by exactly one shard
+      const verified = shards.flatMap((r) => r.packages.map((p) => p.dir));
+      expect(verified.sort()).toEqual(whole.packages.map((p) => p.dir).sort());
+      // the union of the findings is the whole check's, and so is the verdict
+      expect(shards.flatMap((r) => r.findings.map(key)).sort()).toEqual(whole.findings.map(key).sort());
+      expect(shards.every((r) => r.ok)).toBe(whole.ok);
+      // each shard lists what it left out; every changed path is accounted for by some shard
+      for (const r of shards) expect(r.notSelected.length).toBe(whole.packages.length - r.packages.length);
+      expect(new Set(shards.flatMap((r) => r.paths.map((p) => p.path)))).toEqual(new Set(whole.paths.map((p) => p.path)));
+    }
+    expect(whole.ok).toBe(false);
+    await expect(audit(repo, base, head, { shard: '3/2' })).rejects.toThrow(/shard must be i\/n/);
+  });
 });

@@ -216,4 +216,25 @@ describe('the bundled Action on a pull request', () => {
     expect(run.summary).toContain('❌ Could not verify');
     expect(run.summary).toContain('fetch-depth: 0');
   });
+
+  it('never dies with a stack trace: a missing GITHUB_OUTPUT file, a bad input, an unknown revision each end in one setFailed line', () => {
+    const { repo, base, head } = honestRenamePr();
+    const missing = join(tempDir(), 'no-such-dir', 'github_output');
+    const cases: { env: Record<string, string>; inputs: Record<string, string>; failed: boolean; says: string }[] = [
+      { env: { GITHUB_OUTPUT: missing }, inputs: {}, failed: false, says: 'cannot write output verified' },
+      { env: { GITHUB_OUTPUT: missing }, inputs: { 'base-ref': 'no-such-branch' }, failed: true, says: 'git/unknown-revision' },
+      { env: {}, inputs: { shard: 'three' }, failed: true, says: 'input shard must be i/n' },
+      { env: {}, inputs: { 'fail-on': 'sometimes' }, failed: true, says: 'input fail-on must be' },
+    ];
+    for (const c of cases) {
+      const run = runAction(repo, { event: pullRequestEvent(base, head), env: c.env, inputs: c.inputs });
+      const all = run.stdout + run.stderr;
+      expect(all, c.says).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/); // no stack frame
+      expect(all, c.says).toContain(c.says);
+      expect(run.status, c.says).toBe(c.failed ? 1 : 0);
+      const errors = run.annotations.filter((a) => a.kind === 'error');
+      expect(errors.length, c.says).toBe(c.failed ? 1 : 0);
+      if (c.failed) expect(errors[0]!.message.split('\n')).toHaveLength(1);
+    }
+  });
 });
