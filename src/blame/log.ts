@@ -25,7 +25,7 @@ export interface LogReport {
   since: string | null;
   /** `{module}` or `{symbol}`, or `null` for the whole package. */
   filter: { module: string } | { symbol: string } | null;
-  maxCount: number | undefined;
+  maxCount: number | null;
   /** Newest first (children before parents). */
   commits: LogEntry[];
   /** True when `maxCount` cut the log short. */
@@ -49,7 +49,7 @@ export async function logPackage(history: PackageHistory, filter: LogFilter, max
   let truncated = false;
   for (let i = history.commits.length - 1; i >= 0; i--) {
     const c = history.commits[i]!;
-    if (c.boundary !== undefined) continue;
+    if (c.boundary !== null) continue;
     const first = c.parents[0]!;
     if (await history.samePackageTree(c.oid, first)) continue;
     const now = await history.readable(c.oid);
@@ -79,7 +79,7 @@ export async function logPackage(history: PackageHistory, filter: LogFilter, max
     head: history.head,
     since: history.since,
     filter: filter ?? null,
-    maxCount,
+    maxCount: maxCount ?? null,
     commits,
     truncated,
     shallow: history.shallowBoundaries(),

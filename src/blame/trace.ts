@@ -53,10 +53,10 @@ export async function traceStep(history: PackageHistory, oid: string, form: Trac
     const s = await history.readable(p);
     if (s !== undefined) parents.push({ oid: p, snapshot: s });
   }
-  // An untouched module blob: the form is the same, no comparison needed.
-  for (const p of parents) if (p.snapshot.byPath.get(form.module)?.forms === form.moduleForms) return { kind: 'same', parent: p.oid, at: { ...form } };
   let changed: { parent: string; at: TracedForm } | undefined;
   for (const p of parents) {
+    // an untouched module blob: the form is the same, no comparison needed
+    if (p.snapshot.byPath.get(form.module)?.forms === form.moduleForms) return { kind: 'same', parent: p.oid, at: { ...form } };
     const at = locate(p.snapshot, form);
     if (at === undefined) continue;
     if (termsEqual(at.term, form.term)) return { kind: 'same', parent: p.oid, at };
