@@ -65,39 +65,62 @@ export interface CommitRoute {
   problems: string[];
 }
 
-/** The head's evidence, checked once for the whole walk. */
-export interface HeadEvidence {
-  refactors: Map<string, RefactorEvidence>;
-  applies: Map<string, ApplyEvidence>;
-  /** Rows and findings of every check (head-level static checks and the per-commit replays). */
-  findings: PackageFindings;
-}
-
 /**
- * Reads and statically checks every refactor-plan and apply-report entry of the package's evidence
- * store at `head` (`audit/refactor-evidence.ts`, `audit/apply-evidence.ts`). The store is
+ * The head's evidence store, checked lazily: only the entries the commits being explained add are
+ * verified (`audit/refactor-evidence.ts`, `audit/apply-evidence.ts`), each once. The store is
  * append-only, so the head's store holds the evidence of every earlier commit.
- * @throws GcError `git/missing-commit` (exit 70).
  */
-export async function checkHeadEvidence(repo: GitRepository, head: string, dir: string): Promise<HeadEvidence> {
-  const listing = await listStoreAtCommit(repo, head, dir);
-  const store = new CommitStore(repo, head, dir, listing);
-  const findings = new PackageFindings(dir);
-  const refactors = new Map<string, RefactorEvidence>();
-  const applies = new Map<string, ApplyEvidence>();
-  const addresses = [...listing.keys()].sort();
-  for (const address of addresses) {
-    const entry = (await store.entry(address))!;
-    if (!entry.hashOk || entry.term === undefined || !entry.canonical) continue;
-    if (entry.kind === 'refactor-plan') {
-      const r = await checkRefactorReport(entry, store, addresses, findings);
-      if (r !== undefined) refactors.set(address, r);
-    } else if (entry.kind === 'apply-report') {
-      const a = await checkApplyReport(entry, store, addresses, findings);
-      if (a !== undefined) applies.set(address, a);
+export class HeadEvidence {
+  /** Verified refactor plans and apply reports so far, by store address. */
+  readonly refactors = new Map<string, RefactorEvidence>();
+  readonly applies = new Map<string, ApplyEvidence>();
+  /** Rows and findings of every check (static checks and the per-commit replays). */
+  readonly findings: PackageFindings;
+  private readonly checked = new Set<string>();
+  private store: Promise<CommitStore> | undefined;
+  private readonly listings = new Map<string, Promise<Map<string, string>>>();
+
+  constructor(
+    private readonly repo: GitRepository,
+    private readonly head: string,
+    private readonly dir: string,
+  ) {
+    this.findings = new PackageFindings(dir);
+  }
+
+  private listing(commit: string): Promise<Map<string, string>> {
+    let p = this.listings.get(commit);
+    if (p === undefined) this.listings.set(commit, (p = listStoreAtCommit(this.repo, commit, this.dir)));
+    return p;
+  }
+
+  /**
+   * The store entries `commit` adds: in its store and in no parent's (sorted).
+   * @throws GcError `git/missing-commit` (exit 70).
+   */
+  async fresh(commit: string, parents: readonly string[]): Promise<string[]> {
+    const [mine, ...theirs] = await Promise.all([commit, ...parents].map((o) => this.listing(o)));
+    return [...mine!.keys()].filter((a) => !theirs.some((l) => l.has(a))).sort();
+  }
+
+  /** Statically checks the refactor-plan and apply-report entries among `addresses` (each once). */
+  async check(addresses: Iterable<string>): Promise<void> {
+    this.store ??= this.listing(this.head).then((l) => new CommitStore(this.repo, this.head, this.dir, l));
+    const store = await this.store;
+    for (const address of addresses) {
+      if (this.checked.has(address)) continue;
+      this.checked.add(address);
+      const entry = await store.entry(address);
+      if (entry === undefined || !entry.hashOk || entry.term === undefined || !entry.canonical) continue;
+      if (entry.kind === 'refactor-plan') {
+        const r = await checkRefactorReport(entry, store, [], this.findings);
+        if (r !== undefined) this.refactors.set(address, r);
+      } else if (entry.kind === 'apply-report') {
+        const a = await checkApplyReport(entry, store, [], this.findings);
+        if (a !== undefined) this.applies.set(address, a);
+      }
     }
   }
-  return { refactors, applies, findings };
 }
 
 /** One commit to explain: its oid, parents and subject (the PR check's `RangeCommit`). */
@@ -125,6 +148,7 @@ export async function explainCommits(
   modules: ModuleCache,
   evidence: HeadEvidence,
 ): Promise<Map<string, CommitRoute>> {
+  for (const c of commits) await evidence.check(await evidence.fresh(c.oid, c.parents));
   const history = await explainHistory(
     { repo, dir, base, commits, modules, refactors: evidence.refactors, applies: evidence.applies },
     evidence.findings,
@@ -137,13 +161,11 @@ export async function explainCommits(
     list.push(row.detail);
   }
   const out = new Map<string, CommitRoute>();
-  for (const c of history.commits) out.set(c.commit, await routeOf(repo, dir, c, evidence, failedRows));
+  for (const c of history.commits) out.set(c.commit, await routeOf(c, evidence, failedRows));
   return out;
 }
 
 async function routeOf(
-  repo: GitRepository,
-  dir: string,
   c: CommitExplanation,
   evidence: HeadEvidence,
   failedRows: ReadonlyMap<string, string[]>,
@@ -153,9 +175,8 @@ async function routeOf(
   for (const e of c.evidence) for (const p of failedRows.get(e.address) ?? []) problems.push(p);
   if (c.route === 'unexplained') {
     // Evidence the commit added that failed the static checks never reached the walk: name it.
-    const [mine, ...theirs] = await Promise.all([c.commit, ...c.parents].map((o) => listStoreAtCommit(repo, o, dir)));
-    for (const address of [...mine!.keys()].sort()) {
-      if (theirs.some((l) => l.has(address)) || c.evidence.some((e) => e.address === address)) continue;
+    for (const address of await evidence.fresh(c.commit, c.parents)) {
+      if (c.evidence.some((e) => e.address === address)) continue;
       for (const p of failedRows.get(address) ?? []) problems.push(p);
     }
   }
@@ -192,10 +213,10 @@ export interface Relocation {
  * applied. Whether the whole commit then verifies is {@link explainCommits}'s answer.
  * @throws GcError `git/missing-commit` (exit 70).
  */
-export async function relocationsOf(repo: GitRepository, dir: string, commit: string, parents: readonly string[], evidence: HeadEvidence): Promise<Relocation[]> {
-  if (evidence.refactors.size === 0) return [];
-  const [mine, ...theirs] = await Promise.all([commit, ...parents].map((o) => listStoreAtCommit(repo, o, dir)));
-  const fresh = [...mine!.keys()].filter((a) => !theirs.some((l) => l.has(a))).sort();
+export async function relocationsOf(commit: string, parents: readonly string[], evidence: HeadEvidence): Promise<Relocation[]> {
+  const fresh = await evidence.fresh(commit, parents);
+  if (fresh.length === 0) return [];
+  await evidence.check(fresh);
   const appliedPatches = new Set(fresh.map((a) => evidence.applies.get(a)?.patch.patchH).filter((h): h is string => h !== undefined));
   const out: Relocation[] = [];
   for (const address of fresh) {

@@ -55,7 +55,7 @@ export async function logPackage(history: PackageHistory, filter: LogFilter, max
     const now = await history.readable(c.oid);
     if (now === undefined) continue;
     const before = await history.readable(first);
-    const relocations = before === undefined ? [] : await relocationsOf(history.repo, history.dir, c.oid, c.parents, await history.headEvidence());
+    const relocations = before === undefined ? [] : await relocationsOf(c.oid, c.parents, history.headEvidence());
     const empty = { ...now, modules: [], byPath: new Map(), table: {} };
     let changes = semanticChanges(before ?? empty, now, relocations);
     if (filter !== undefined) {

@@ -49,23 +49,22 @@ function locate(parent: CommitPackageSnapshot, form: TracedForm): TracedForm | u
 export async function traceStep(history: PackageHistory, oid: string, form: TracedForm): Promise<TraceStep> {
   const commit = history.commit(oid);
   const parents: { oid: string; snapshot: CommitPackageSnapshot }[] = [];
-  for (const p of commit.parents) {
-    const s = await history.readable(p);
-    if (s !== undefined) parents.push({ oid: p, snapshot: s });
-  }
   let changed: { parent: string; at: TracedForm } | undefined;
-  for (const p of parents) {
-    // an untouched module blob: the form is the same, no comparison needed
-    if (p.snapshot.byPath.get(form.module)?.forms === form.moduleForms) return { kind: 'same', parent: p.oid, at: { ...form } };
-    const at = locate(p.snapshot, form);
+  for (const p of commit.parents) {
+    // the same module and manifest blobs: the form is the same, nothing to read or compare
+    if (await history.sameModuleBlobs(oid, p, form.module)) return { kind: 'same', parent: p, at: { ...form } };
+    const s = await history.readable(p);
+    if (s === undefined) continue;
+    parents.push({ oid: p, snapshot: s });
+    if (s.byPath.get(form.module)?.forms === form.moduleForms) return { kind: 'same', parent: p, at: { ...form } };
+    const at = locate(s, form);
     if (at === undefined) continue;
-    if (termsEqual(at.term, form.term)) return { kind: 'same', parent: p.oid, at };
-    changed ??= { parent: p.oid, at };
+    if (termsEqual(at.term, form.term)) return { kind: 'same', parent: p, at };
+    changed ??= { parent: p, at };
   }
   if (changed !== undefined) return { kind: 'changed', ...changed };
   if (form.symbol !== undefined && parents.length > 0) {
-    const evidence = await history.headEvidence();
-    const relocations = await relocationsOf(history.repo, history.dir, oid, commit.parents, evidence);
+    const relocations = await relocationsOf(oid, commit.parents, history.headEvidence());
     const relocation = relocations.find((r) => r.to === form.symbol);
     if (relocation !== undefined) {
       for (const p of parents) {

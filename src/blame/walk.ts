@@ -5,12 +5,11 @@ import git from 'isomorphic-git';
 import { entryAtCommit, GitCode, missingCommitError, type GitRepository } from '../git/repository.js';
 import { isGcError } from '../util/errors.js';
 import {
-  checkHeadEvidence,
+  HeadEvidence,
   explainCommits,
   readPackageAtCommit,
   type CommitPackageSnapshot,
   type CommitRoute,
-  type HeadEvidence,
   type ModuleCache,
 } from './evidence.js';
 
@@ -58,13 +57,14 @@ function shallowCommits(repo: GitRepository): Set<string> {
   }
 }
 
-type RawCommit = { parents: string[]; subject: string; author: Signature } | undefined;
+type RawCommit = { parents: string[]; subject: string; author: Signature; tree: string } | undefined;
 
 async function readRawCommit(repo: GitRepository, oid: string): Promise<RawCommit> {
   try {
     const { commit } = await git.readCommit({ fs, dir: repo.dir, gitdir: repo.gitdir, oid, cache: repo.cache });
     return {
       parents: [...commit.parent],
+      tree: commit.tree,
       subject: commit.message.split('\n')[0] ?? '',
       author: { name: commit.author.name, email: commit.author.email, time: commit.author.timestamp, tz: -commit.author.timezoneOffset },
     };
@@ -87,7 +87,7 @@ export class PackageHistory {
   readonly modules: ModuleCache = new Map();
   private readonly snapshots = new Map<string, Promise<CommitPackageSnapshot | undefined | Error>>();
   private readonly routes = new Map<string, CommitRoute>();
-  private evidence: Promise<HeadEvidence> | undefined;
+  private evidence: HeadEvidence | undefined;
 
   private constructor(
     readonly repo: GitRepository,
@@ -116,6 +116,7 @@ export class PackageHistory {
         continue;
       }
       raw.set(oid, c);
+      repo.commitTrees.set(oid, c.tree); // the git layer's memo: its path lookups need not read the commit again
       if (excluded.has(oid) || shallow.has(oid)) continue;
       for (const p of c.parents) {
         if (!seen.has(p)) {
@@ -200,9 +201,25 @@ export class PackageHistory {
     return a?.oid === b?.oid;
   }
 
-  /** The head's evidence, checked once. */
-  headEvidence(): Promise<HeadEvidence> {
-    this.evidence ??= checkHeadEvidence(this.repo, this.head, this.dir);
+  /**
+   * True when `module` (package-relative) and `package.toml` are the same git blobs at `oid` and
+   * `other`: the module is listed by both and its forms are the same, without reading either package.
+   */
+  async sameModuleBlobs(oid: string, other: string, module: string): Promise<boolean> {
+    const manifest = this.dir === '' ? 'package.toml' : `${this.dir}/package.toml`;
+    const file = this.dir === '' ? module : `${this.dir}/${module}`;
+    const [m1, m2, f1, f2] = await Promise.all([
+      entryAtCommit(this.repo, oid, manifest),
+      entryAtCommit(this.repo, other, manifest),
+      entryAtCommit(this.repo, oid, file),
+      entryAtCommit(this.repo, other, file),
+    ]);
+    return m1 !== undefined && m1.oid === m2?.oid && f1 !== undefined && f1.oid === f2?.oid;
+  }
+
+  /** The head's evidence store, checked lazily (each entry once). */
+  headEvidence(): HeadEvidence {
+    this.evidence ??= new HeadEvidence(this.repo, this.head, this.dir);
     return this.evidence;
   }
 
@@ -232,7 +249,7 @@ export class PackageHistory {
         base,
         todo.map((c) => ({ oid: c.oid, parents: c.parents, subject: c.subject, time: c.author.time })),
         this.modules,
-        await this.headEvidence(),
+        this.headEvidence(),
       );
       for (const [oid, route] of explained) this.routes.set(oid, route);
     }
