@@ -52,7 +52,10 @@ export type EvidenceItem =
  */
 export interface CommitRoute {
   how: 'refactor' | 'patch' | 'merge' | 'hand-edit' | 'introduced' | 'boundary' | 'unchanged';
-  /** The PR check's route (`src/audit/findings.ts` `CommitExplanation.route`), or `introduced` / `boundary`. */
+  /**
+   * The PR check's route (`src/audit/findings.ts` `CommitExplanation.route`), or `introduced`,
+   * `boundary`, `merge-base-missing` (a merge whose merge base a shallow clone lacks).
+   */
   route: string;
   /** True when every check of the explanation passed; false for a hand edit or a failed check. */
   verified: boolean;

@@ -4,7 +4,7 @@ import { relative, resolve, sep } from 'node:path';
 import { openRepository, resolveRevision, GitCode } from '../git/repository.js';
 import { findPackageAtCommit, listPackagesAtCommit, normalizeRepoPath } from '../git/workspace.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
-import { BlameCode } from './why.js';
+import { BlameCode } from './codes.js';
 import { PackageHistory } from './walk.js';
 
 /** What a command names. Paths are as the user typed them, relative to `cwd`. */

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { entryAtCommit, GitCode, missingCommitError, type GitRepository } from '../git/repository.js';
+import { entryAtCommit, findMergeBases, GitCode, missingCommitError, type GitRepository } from '../git/repository.js';
 import { isGcError } from '../util/errors.js';
 import {
   HeadEvidence,
@@ -226,7 +226,8 @@ export class PackageHistory {
   /**
    * Explains the given walked commits (any subset; explained once each, parents first) with the PR
    * check's routes. A shallow or `--since` boundary is `boundary` (its parents are not read); a root
-   * commit, or one no parent of which has the package, is `introduced`.
+   * commit, or one no parent of which has the package, is `introduced`; a merge whose parents'
+   * merge base is beyond a shallow boundary is an unverified `merge` (route `merge-base-missing`).
    * @returns route by oid for every commit asked.
    */
   async explain(oids: Iterable<string>): Promise<Map<string, CommitRoute>> {
@@ -239,6 +240,16 @@ export class PackageHistory {
       if (c.boundary !== null || parentSnaps.every((s) => s === undefined)) {
         const how = cut ? 'boundary' : 'introduced';
         this.routes.set(c.oid, { how, route: how, verified: false, evidence: [], unexplained: [], mismatched: [], problems: [] });
+      } else if (c.parents.length > 1 && !(await this.mergeBaseReadable(c))) {
+        this.routes.set(c.oid, {
+          how: 'merge',
+          route: 'merge-base-missing',
+          verified: false,
+          evidence: [],
+          unexplained: [],
+          mismatched: [],
+          problems: ["the merge base of the commit's parents is not in this shallow clone, so the merge cannot be checked (git fetch --unshallow)"],
+        });
       } else todo.push(c);
     }
     if (todo.length > 0) {
@@ -259,6 +270,17 @@ export class PackageHistory {
       if (r !== undefined) out.set(oid, r);
     }
     return out;
+  }
+
+  /** False when the merge base of a merge's parents lies beyond a shallow clone's boundary. */
+  private async mergeBaseReadable(c: HistoryCommit): Promise<boolean> {
+    try {
+      await findMergeBases(this.repo, c.parents[0]!, c.parents[1]!);
+      return true;
+    } catch (error) {
+      if (isGcError(error) && error.code === GitCode.missingCommit) return false;
+      throw error;
+    }
   }
 
   /** The package the explainer compares reverts against: the first parent's of the oldest commit explained. */

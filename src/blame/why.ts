@@ -2,6 +2,7 @@
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
 import type { Attribution } from './blame.js';
+import { BlameCode } from './codes.js';
 import { definitions, findDefinition } from './forms.js';
 import { traceStep, type TracedForm } from './trace.js';
 import type { BoundaryKind, PackageHistory } from './walk.js';
@@ -40,16 +41,6 @@ export interface WhyReport {
   trail: WhyEntry[];
   end: WhyEnd;
 }
-
-/** Error codes of `src/blame/`. */
-export const BlameCode = {
-  /** The path is not a module of the package at the head (exit 10). */
-  unknownModule: 'blame/unknown-module',
-  /** No module of the package defines the symbol at the head (exit 10). */
-  unknownSymbol: 'blame/unknown-symbol',
-  /** The package cannot be read at the head (exit 10). */
-  unreadableHead: 'blame/unreadable-head',
-} as const;
 
 /**
  * Follows `symbol` from the head back (`trace.ts`, one parent per step: the first where the form is

@@ -150,7 +150,7 @@ export function renderLog(report: LogReport): string {
   for (const e of report.commits) {
     out.push(...commitHeader(e.commit, e.parents, e.author, e.subject));
     out.push(`    explained: ${explanationText(e.explanation)}`);
-    if (e.changes.length === 0) out.push('    no semantic change (formatting, comments or evidence only)');
+    if (e.changes.length === 0) out.push('    no semantic change (formatting, comments, evidence or other files)');
     for (const c of e.changes) out.push(`    ${changeText(c)}`);
     out.push('');
   }

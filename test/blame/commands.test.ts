@@ -256,7 +256,7 @@ describe('gcpatch log', () => {
         '',
         ...header('reformat', '2026-01-05', 'reformat price.gc'),
         '    explained: no change that needs evidence (formatting, comments or manifest values)',
-        '    no semantic change (formatting, comments or evidence only)',
+        '    no semantic change (formatting, comments, evidence or other files)',
         '',
         ...header('patchTotal', '2026-01-04', 'halve the tax base'),
         '    explained: patch "halve the tax base" {:ticket "SHOP-7"} (apply <ev6>), verified',

@@ -59,6 +59,14 @@ describe('gcpatch blame / why / log (built CLI, real git)', () => {
     const why = JSON.parse(gcpatch(['why', 'shop/cart::checkout', '--json'], { cwd: shallow, env }).stdout);
     expect(why.trail.map((e: { commit: string }) => e.commit)).toEqual([h.handEdit]);
     expect(why.end).toEqual({ reason: 'shallow', commit: h.handEdit, removed: [] });
+    // the merge's parents are both boundaries and their merge base is not in the clone: listed, not verifiable
+    const log = gcpatch(['log', '--json'], { cwd: shallow, env });
+    expect(log.stderr).toBe('');
+    const entries = JSON.parse(log.stdout).commits;
+    expect(entries.map((c: { commit: string; explanation: { how: string; route: string; verified: boolean } }) => [c.commit, c.explanation.how, c.explanation.route, c.explanation.verified])).toEqual([
+      [h.merge, 'merge', 'merge-base-missing', false],
+    ]);
+    expect(gcpatch(['log'], { cwd: shallow, env }).stdout).toContain("explained: structural merge of the parents, NOT verified: the merge base of the commit's parents is not in this shallow clone");
   });
 
   it('errors: one line on stderr naming the path or revision, --json on stdout, exit 10', () => {
