@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Benchmark: `gcpatch blame` and `gcpatch why` (src/blame/, from dist/) on a generated history of
 // 1,000 commits over a 200-module package: every 10th commit a patch applied with evidence
-// (applyPatch), every 25th a reformat, the others hand edits of one module. Branches at commit 250
+// (applyPatch), every 25th a reformat, the others hand edits of one module, re-pinned in
+// package.toml as `gcpatch pack` does (so nearly every commit changes the manifest). Commits 250
 // and 500 give histories of 250/500/1,000 commits in one repository, so the figures show how the
 // cost grows with the number of commits. Each run opens the history afresh (no cache between runs):
 // wall and CPU ms (process.cpuUsage), medians of `runs`, the sizes alternated so load drift affects
@@ -26,6 +27,8 @@ export async function libs() {
     ...(await load('patch/host.js')),
     ...(await load('patch/apply.js')),
     ...(await load('coreform/read.js')),
+    ...(await load('coreform/canon.js')),
+    ...(await load('coreform/hash.js')),
     ...(await load('blame/open.js')),
     ...(await load('blame/blame.js')),
     ...(await load('blame/why.js')),
@@ -85,7 +88,6 @@ export function buildHistory(L) {
     const m = (n * 7) % MODULES;
     if (n % 10 === 0) {
       values[m] += 1;
-      L.packOnDisk(work); // re-pin the hand edits before the patch, as an author would
       L.applyPatch({
         pkg: work,
         patch: L.readTerm(
@@ -103,8 +105,13 @@ export function buildHistory(L) {
       emit(n, `reformat ${n}`, [modulePath(m)]);
     } else {
       values[m] += 1;
-      writeFileSync(join(work, modulePath(m)), moduleText(m, values[m]));
-      emit(n, `hand edit ${n}`, [modulePath(m)]);
+      const text = moduleText(m, values[m]);
+      writeFileSync(join(work, modulePath(m)), text);
+      // re-pin the module as `gcpatch pack` would, so every commit changes package.toml too
+      const manifest = join(work, 'package.toml');
+      const pin = L.hashModule(L.canonicalizeSource(text));
+      writeFileSync(manifest, readFileSync(manifest, 'utf8').replace(new RegExp(`hash = "[0-9a-f]+"\npath = "${modulePath(m)}"`), `hash = "${pin}"\npath = "${modulePath(m)}"`));
+      emit(n, `hand edit ${n}`, [modulePath(m), 'package.toml']);
     }
   }
   const r = spawnSync('git', ['init', '-q', '-b', 'main', join(repo, 'git')], { encoding: 'utf8' });

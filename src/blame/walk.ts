@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { entryAtCommit, findMergeBases, GitCode, missingCommitError, type GitRepository } from '../git/repository.js';
+import { entryAtCommit, findMergeBases, GitCode, missingCommitError, readFileAtCommit, type GitRepository } from '../git/repository.js';
 import { isGcError } from '../util/errors.js';
 import {
   HeadEvidence,
@@ -87,6 +87,7 @@ export class PackageHistory {
   readonly modules: ModuleCache = new Map();
   private readonly snapshots = new Map<string, Promise<CommitPackageSnapshot | undefined | Error>>();
   private readonly routes = new Map<string, CommitRoute>();
+  private readonly manifestTexts = new Map<string, Promise<string | undefined>>();
   private evidence: HeadEvidence | undefined;
 
   private constructor(
@@ -202,19 +203,35 @@ export class PackageHistory {
   }
 
   /**
-   * True when `module` (package-relative) and `package.toml` are the same git blobs at `oid` and
-   * `other`: the module is listed by both and its forms are the same, without reading either package.
+   * True when `module` (package-relative) is the same git blob at `oid` and `other` and both
+   * manifests list it: `package.toml` is the same blob, or differs only in `hash = "…"` pin lines
+   * (gcpatch re-pins on every change). Then the module's forms are the same, without reading or
+   * parsing either package.
    */
   async sameModuleBlobs(oid: string, other: string, module: string): Promise<boolean> {
     const manifest = this.dir === '' ? 'package.toml' : `${this.dir}/package.toml`;
     const file = this.dir === '' ? module : `${this.dir}/${module}`;
-    const [m1, m2, f1, f2] = await Promise.all([
-      entryAtCommit(this.repo, oid, manifest),
-      entryAtCommit(this.repo, other, manifest),
-      entryAtCommit(this.repo, oid, file),
-      entryAtCommit(this.repo, other, file),
-    ]);
-    return m1 !== undefined && m1.oid === m2?.oid && f1 !== undefined && f1.oid === f2?.oid;
+    const [f1, f2] = await Promise.all([entryAtCommit(this.repo, oid, file), entryAtCommit(this.repo, other, file)]);
+    if (f1 === undefined || f1.type !== 'blob' || f1.oid !== f2?.oid) return false;
+    const [m1, m2] = await Promise.all([entryAtCommit(this.repo, oid, manifest), entryAtCommit(this.repo, other, manifest)]);
+    if (m1 === undefined || m2 === undefined) return false;
+    if (m1.oid === m2.oid) return true;
+    const [t1, t2] = await Promise.all([this.unpinned(oid, m1.oid, manifest), this.unpinned(other, m2.oid, manifest)]);
+    return t1 !== undefined && t1 === t2;
+  }
+
+  /** A manifest's text without its `hash = "<hex>"` lines, by blob oid (`undefined` when not UTF-8 text). */
+  private unpinned(commit: string, blob: string, manifest: string): Promise<string | undefined> {
+    let p = this.manifestTexts.get(blob);
+    if (p === undefined) {
+      p = readFileAtCommit(this.repo, commit, manifest).then((bytes) => {
+        if (bytes === undefined) return undefined;
+        const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+        return text.replace(/^[ \t]*hash[ \t]*=[ \t]*"[0-9a-f]*"[ \t]*\r?$/gm, '');
+      });
+      this.manifestTexts.set(blob, p);
+    }
+    return p;
   }
 
   /** The head's evidence store, checked lazily (each entry once). */
