@@ -1,10 +1,12 @@
 // gcpatch blame / why / log in-process on a generated git history (test/blame/history.ts): exact
 // human output and --json, with commit ids and evidence addresses replaced by names.
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { shopHistory, type ShopHistory } from './history.js';
+import { FIXTURES } from '../action/helpers.js';
+import { clockedRepo, edit, shopHistory, type ShopHistory } from './history.js';
 
 let h: ShopHistory;
 let shallow: string;
@@ -316,5 +318,34 @@ describe('errors name the revision, path or symbol (exit 10), with --json', () =
     expect([count.code, count.err]).toEqual([10, 'usage/invalid-option: log: --max-count must be a positive integer, got "0"\n']);
     const pkg = await run(h.repo.dir, 'why', 'shop/price::gross');
     expect(pkg.code).toBe(0);
+  });
+});
+
+describe('a form both sides of a merge changed', () => {
+  it('is blamed on the merge commit, explained by the structural merge', async () => {
+    const repo = clockedRepo();
+    try {
+      const pkg = join(repo.dir, 'shop');
+      cpSync(join(FIXTURES, 'shop'), pkg, { recursive: true });
+      const price = join(pkg, 'lib/price.gc');
+      edit(price, /\(def shop\/price::total\n.*\n/, '(def shop/price::total\n  (fn (net)\n    (prim int/add\n      net\n      (prim int/div (prim int/mul net shop/price::tax-rate) 100))))\n');
+      repo.commit('shop, total on several lines');
+      repo.git('checkout', '-q', '-b', 'half');
+      edit(price, ' 100))))', ' 50))))');
+      repo.commit('halve the divisor');
+      repo.git('checkout', '-q', 'main');
+      edit(price, '(prim int/add\n', '(prim int/sub\n');
+      repo.commit('subtract');
+      const merge = repo.merge('half', 'merge half');
+      writeFileSync(join(repo.dir, 'README.md'), 'after the merge\n');
+      repo.commit('readme');
+      const r = await run(repo.dir, 'blame', 'shop/lib/price.gc', '--json');
+      const total = JSON.parse(r.out).forms.find((f: { key: string }) => f.key === 'def:shop/price::total');
+      expect(total.commit).toBe(merge);
+      expect(total.change).toBe('changed');
+      expect(total.explanation).toMatchObject({ how: 'merge', route: 'merge', verified: true });
+    } finally {
+      rmSync(repo.dir, { recursive: true, force: true });
+    }
   });
 });
