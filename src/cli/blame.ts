@@ -172,9 +172,9 @@ function positiveCount(value: string): number {
 }
 
 const EXIT_HELP =
-  '\nExit codes: 0 ok; 10 invalid input (unknown revision, package, module or symbol; an unreadable package at the\n' +
-  'revision); 70 a commit is missing from the object store (the revision itself, in a shallow clone).\n' +
-  'A hand edit or evidence that does not verify is reported, not an error (use verify-pr to gate).';
+  '\nExit codes:\n  0  ok (hand edits and evidence that does not verify are reported, not errors: use verify-pr to gate)\n' +
+  '  10 invalid input: an unknown revision, package, module or symbol; a package unreadable at the revision\n' +
+  '  70 the revision is missing from the object store (a shallow clone)';
 
 function withHistoryOptions(command: Command): Command {
   return command
@@ -192,9 +192,9 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
       .command('blame')
       .summary('for each top-level form of a module, the commit that last changed it and how that is explained')
       .description(
-        'For every top-level form of MODULE, the commit that last changed its canonical form (reformatting\n' +
-          'and comments do not count), with author and date, and how that change is explained: the refactor\n' +
-          'plan (kind, from, to), the patch (intent, provenance, address), a structural merge, or a hand edit\n' +
+        'For every top-level form of MODULE, the commit that last changed its canonical form (reformatting ' +
+          'and comments do not count), with author and date, and how that change is explained: the refactor ' +
+          'plan (kind, from, to), the patch (intent, provenance, address), a structural merge, or a hand edit ' +
           'not explained by evidence, and whether the explanation verified. Reads git objects only.',
       )
       .argument('<module>', 'a .gc module: its path from the current directory, or inside --pkg'),
@@ -214,8 +214,8 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
       .command('why')
       .summary('the history of one definition, following renames and moves made by evidence')
       .description(
-        'The commits that changed SYMBOL, newest first, back to the one that introduced it. A rename or move\n' +
-          'recorded by refactor evidence is followed under the old name; a rename by hand is a removal and an\n' +
+        'The commits that changed SYMBOL, newest first, back to the one that introduced it. A rename or move ' +
+          'recorded by refactor evidence is followed under the old name; a rename by hand is a removal and an ' +
           'addition, and the trail ends there (it says so).',
       )
       .argument('<symbol>', 'a defined symbol, e.g. shop/price::total'),
@@ -230,8 +230,8 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
       .command('log')
       .summary('per commit that changed the package (or a module or definition), its semantic changes and their explanation')
       .description(
-        'Per commit that changed the package, newest first: definitions added, removed, changed, renamed and moved,\n' +
-          '::meta exports/imports/caps, manifest keys, each commit with its explanation. With MODULE (a path ending\n' +
+        'Per commit that changed the package, newest first: definitions added, removed, changed, renamed and moved, ' +
+          '::meta exports/imports/caps, manifest keys, each commit with its explanation. With MODULE (a path ending ' +
           'in .gc) or SYMBOL, only the commits that changed it.',
       )
       .argument('[target]', 'a module path (ends in .gc) or a symbol')
