@@ -5,6 +5,9 @@ import { formsOf } from './forms.js';
 import { traceStep, type TracedForm } from './trace.js';
 import type { BoundaryKind, PackageHistory, Signature } from './walk.js';
 
+/** How many commits ahead of the walk back their trees and manifests are read (`walk.ts` prefetchBefore). */
+export const PREFETCH = 16;
+
 /** The commit a form is attributed to, and what it did. Shared by blame, why and log. */
 export interface Attribution {
   commit: string;
@@ -73,6 +76,7 @@ export async function blameModule(history: PackageHistory, module: string): Prom
     const commit = history.commits[i]!;
     const items = pending.get(commit.oid);
     if (items === undefined) continue;
+    history.prefetchBefore(commit.oid, module, PREFETCH);
     pending.delete(commit.oid);
     for (const item of items) {
       const step = await traceStep(history, commit.oid, item.form);

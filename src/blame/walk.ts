@@ -88,6 +88,8 @@ export class PackageHistory {
   private readonly snapshots = new Map<string, Promise<CommitPackageSnapshot | undefined | Error>>();
   private readonly routes = new Map<string, CommitRoute>();
   private readonly manifestTexts = new Map<string, Promise<string | undefined>>();
+  private readonly prefetched = new Set<string>();
+  private readonly position = new Map<string, number>();
   private evidence: HeadEvidence | undefined;
 
   private constructor(
@@ -155,6 +157,7 @@ export class PackageHistory {
             ? 'root'
             : null;
       const commit: HistoryCommit = { oid: top.oid, parents: boundary === null ? [...c.parents] : [], subject: c.subject, author: c.author, boundary };
+      history.position.set(top.oid, history.commits.length);
       history.commits.push(commit);
       history.byOid.set(top.oid, commit);
     }
@@ -218,6 +221,26 @@ export class PackageHistory {
     if (m1.oid === m2.oid) return true;
     const [t1, t2] = await Promise.all([this.unpinned(oid, m1.oid, manifest), this.unpinned(other, m2.oid, manifest)]);
     return t1 !== undefined && t1 === t2;
+  }
+
+  /**
+   * Starts reading, without waiting, what {@link sameModuleBlobs} needs at the `count` commits that
+   * precede `oid` in the walk (their trees down to `module` and their manifests), so that reading
+   * overlaps the walk back. Each commit is started once; errors surface when the walk reads it.
+   */
+  prefetchBefore(oid: string, module: string, count: number): void {
+    const at = this.position.get(oid) ?? 0;
+    const manifest = this.dir === '' ? 'package.toml' : `${this.dir}/package.toml`;
+    const file = this.dir === '' ? module : `${this.dir}/${module}`;
+    for (const c of this.commits.slice(Math.max(0, at - count), at)) {
+      const key = `${c.oid}\0${module}`;
+      if (this.prefetched.has(key)) continue;
+      this.prefetched.add(key);
+      entryAtCommit(this.repo, c.oid, file).catch(() => undefined);
+      entryAtCommit(this.repo, c.oid, manifest)
+        .then((m) => (m === undefined ? undefined : this.unpinned(c.oid, m.oid, manifest)))
+        .catch(() => undefined);
+    }
   }
 
   /** A manifest's text without its `hash = "<hex>"` lines, by blob oid (`undefined` when not UTF-8 text). */

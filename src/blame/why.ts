@@ -1,7 +1,7 @@
 // The why trail of one definition: every commit that changed it, back to the one that introduced it, following renames and moves its evidence made.
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
-import type { Attribution } from './blame.js';
+import { PREFETCH, type Attribution } from './blame.js';
 import { BlameCode } from './codes.js';
 import { definitions, findDefinition } from './forms.js';
 import { traceStep, type TracedForm } from './trace.js';
@@ -68,6 +68,7 @@ export async function whySymbol(history: PackageHistory, symbol: string): Promis
   let end: WhyEnd | undefined;
   while (end === undefined) {
     const commit = history.commit(oid);
+    history.prefetchBefore(oid, form.module, PREFETCH);
     const step = await traceStep(history, oid, form);
     if (step.kind === 'same') {
       form = step.at;
