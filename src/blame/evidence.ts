@@ -3,7 +3,7 @@ import { printTerm } from '../coreform/print.js';
 import type { GitRepository } from '../git/repository.js';
 import { checkApplyReport, type ApplyEvidence } from '../audit/apply-evidence.js';
 import { explainHistory } from '../audit/explain.js';
-import { PackageFindings, type CommitExplanation } from '../audit/findings.js';
+import { AuditCode, PackageFindings, type CommitExplanation } from '../audit/findings.js';
 import { listStoreAtCommit, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from '../audit/package-at-commit.js';
 import { checkRefactorReport, type RefactorEvidence } from '../audit/refactor-evidence.js';
 import { manifestDifferences } from '../audit/replay.js';
@@ -35,7 +35,7 @@ export type EvidenceItem =
       /** The patch's `:provenance`, in canonical print. */
       provenance: string;
       /** The refactor-plan report whose patch this applies, when one is in the store. */
-      plan: string | undefined;
+      plan: string | null;
       route: string;
     };
 
@@ -114,7 +114,16 @@ export class HeadEvidence {
       if (this.checked.has(address)) continue;
       this.checked.add(address);
       const entry = await store.entry(address);
-      if (entry === undefined || !entry.hashOk || entry.term === undefined || !entry.canonical) continue;
+      if (entry === undefined) continue;
+      if (!entry.hashOk) {
+        this.findings.fail('store', address, 'hash', {
+          code: AuditCode.storeHashMismatch,
+          message: `evidence-store entry ${address.slice(0, 12)} does not hash to its name (BLAKE3 of its bytes differs): the entry was edited or corrupted`,
+          file: entry.file,
+        });
+        continue;
+      }
+      if (entry.term === undefined || !entry.canonical) continue;
       if (entry.kind === 'refactor-plan') {
         const r = await checkRefactorReport(entry, store, [], this.findings);
         if (r !== undefined) this.refactors.set(address, r);
@@ -245,7 +254,7 @@ function describeEvidence(address: string, kind: string, route: string, evidence
     address,
     intent: apply?.fields.intent ?? '',
     provenance: apply === undefined ? '{}' : printTerm(apply.fields.provenance).trim(),
-    plan: linked?.address,
+    plan: linked?.address ?? null,
     route,
   };
 }

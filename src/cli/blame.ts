@@ -40,7 +40,7 @@ function evidenceText(items: readonly EvidenceItem[]): string {
     if (e.kind === 'refactor-plan') {
       const applies = items.filter((a) => a.kind === 'apply-report' && a.plan === e.address).map((a) => `, apply ${short(a.address)}`).join('');
       parts.push(`refactor ${e.refactorKind} ${e.from} → ${e.to}${e.target === '' ? '' : ` into ${e.target}`} (plan ${short(e.address)}${applies})`);
-    } else if (e.plan === undefined || !items.some((p) => p.address === e.plan)) {
+    } else if (e.plan === null || !items.some((p) => p.address === e.plan)) {
       parts.push(`patch ${JSON.stringify(e.intent)}${e.provenance === '{}' ? '' : ` ${e.provenance}`} (apply ${short(e.address)})`);
     }
   }

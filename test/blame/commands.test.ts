@@ -1,12 +1,12 @@
 // gcpatch blame / why / log in-process on a generated git history (test/blame/history.ts): exact
 // human output and --json, with commit ids and evidence addresses replaced by names.
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { FIXTURES } from '../action/helpers.js';
-import { clockedRepo, edit, shopHistory, type ShopHistory } from './history.js';
+import { clockedRepo, edit, patch, shopHistory, type ShopHistory } from './history.js';
 
 let h: ShopHistory;
 let shallow: string;
@@ -344,6 +344,32 @@ describe('a form both sides of a merge changed', () => {
       expect(total.commit).toBe(merge);
       expect(total.change).toBe('changed');
       expect(total.explanation).toMatchObject({ how: 'merge', route: 'merge', verified: true });
+    } finally {
+      rmSync(repo.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('evidence that does not verify', () => {
+  it('is named: a patch whose stored apply report was edited is a hand edit, with the failed check', async () => {
+    const repo = clockedRepo();
+    try {
+      const pkg = join(repo.dir, 'shop');
+      cpSync(join(FIXTURES, 'shop'), pkg, { recursive: true });
+      repo.commit('shop');
+      patch(pkg, `{:version 1 :intent "raise the rate" :provenance {} :ops [{:op :replace-node :module-path "lib/price.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 25}]}`);
+      const store = join(pkg, '.genesis/store');
+      const report = readdirSync(store).find((f) => readFileSync(join(store, f), 'utf8').includes('genesis/patch-apply-v0.3'))!;
+      writeFileSync(join(store, report), readFileSync(join(store, report), 'utf8').replace('raise the rate', 'raise the tax'));
+      const tampered = repo.commit('raise the rate, with an edited report');
+      const r = await run(repo.dir, 'blame', 'shop/lib/price.gc', '--json');
+      const rate = JSON.parse(r.out).forms.find((f: { key: string }) => f.key === 'def:shop/price::tax-rate');
+      expect(rate.commit).toBe(tampered);
+      expect(rate.explanation).toMatchObject({ how: 'hand-edit', verified: false });
+      expect(report).toMatch(/^[0-9a-f]{64}$/); // the run helper names it <ev1>
+      expect(rate.explanation.problems).toEqual([`evidence-store entry <ev1> does not hash to its name (BLAKE3 of its bytes differs): the entry was edited or corrupted`]);
+      const text = await run(repo.dir, 'blame', 'shop/lib/price.gc');
+      expect(text.out).toContain('hand edit, not explained by evidence; its evidence did not verify: evidence-store entry <ev1> does not hash to its name');
     } finally {
       rmSync(repo.dir, { recursive: true, force: true });
     }
