@@ -13,6 +13,7 @@ import { registerPatchCommands } from './patch.js';
 import { registerStoreCommands } from './store.js';
 import { registerVerifyPrCommand } from './pr-verify.js';
 import { registerRecoverCommand } from './recover.js';
+import { registerBlameCommands } from './blame.js';
 
 export type { CliContext } from './context.js';
 export { reportError } from './context.js';
@@ -45,6 +46,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerPatchCommands(program, ctx);
   registerStoreCommands(program, ctx);
   registerVerifyPrCommand(program, ctx);
+  registerBlameCommands(program, ctx);
   registerRecoverCommand(program, ctx);
   return program;
 }

@@ -103,7 +103,7 @@ const key = (b: Block): string => `${b.page}: ${b.text.split('\n')[0]}`;
 describe('documentation recipes', () => {
   it('finds the pages and their recipes', () => {
     expect(blocks.filter((b) => b.runnable).length).toBeGreaterThanOrEqual(10);
-    for (const page of ['README.md', 'docs/driver.md', 'docs/action.md', 'docs/patches.md', 'docs/diff-merge.md', 'docs/refactor.md', 'docs/coreform.md']) {
+    for (const page of ['README.md', 'docs/driver.md', 'docs/action.md', 'docs/patches.md', 'docs/diff-merge.md', 'docs/refactor.md', 'docs/coreform.md', 'docs/audit.md']) {
       expect(blocks.some((b) => b.page === page && b.runnable), `${page} has a runnable recipe`).toBe(true);
     }
   });
