@@ -23,6 +23,7 @@ function pkg(modules: Record<string, string>, extra = ''): CommitPackageSnapshot
     manifestText,
     manifest: parseManifest(manifestText),
     table: parseManifestTable(manifestText),
+    policies: new Map(),
     modules: list,
     byPath: new Map(list.map((m) => [m.path, m])),
   };
