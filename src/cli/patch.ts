@@ -122,8 +122,10 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .summary('apply a .gcpatch to a package as one transaction, with evidence')
     .description(
       'Apply a semantic patch to a package transactionally: normalize, preflight, snapshot, ops, pack, acceptance, report.\n' +
-        'Obligations run through --obligation-runner CMD (or GCPATCH_OBLIGATION_RUNNER), which must print a\n' +
-        'genesis/acceptance-v0.2 term. Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
+        'Obligations run through --obligation-runner (or GCPATCH_OBLIGATION_RUNNER): `genesis` runs the GenesisCode\n' +
+        'CLI (`genesis test --pkg package.toml`, genesis on PATH) and takes the acceptance it records; any other value is a\n' +
+        'shell command that must print a genesis/acceptance-v0.2 term (docs/patches.md, docs/reference/genesis-cli.md).\n' +
+        'Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
         'so a package with obligations rolls back with exit 30; a package with obligations = [] applies.\n' +
         'Files are written through a journal under a package lock: after a crash\n' +
         'the next gcpatch command on the package (or `gcpatch recover`) restores it;\n' +
@@ -138,7 +140,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--pkg <path>', PKG_OPTION)
-    .option('--obligation-runner <cmd>', 'shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
     .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
