@@ -3,7 +3,7 @@
  * `audit`. Thin: parse options, call one library function, render text or `--json`.
  */
 import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Command } from 'commander';
 import { termToJson } from '../coreform/json.js';
 import { printTerm } from '../coreform/print.js';
@@ -225,14 +225,20 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .summary('re-verify a package: pins, last acceptance, evidence store')
     .description(
       'Re-verify a package: module pins, dependency pins, the last acceptance and every artifact it references,\n' +
-        'and a re-hash of the whole evidence store. Exit 0 when everything verifies, 50 otherwise.',
+        'and a re-hash of the whole evidence store. The acceptance counts only for the package record it was produced\n' +
+        'for (an apply report or a transparency entry in the store links them): after a hand edit, audit names the\n' +
+        'modules changed since (audit/acceptance-stale). When it fails, it says what verified and what to do next.\n' +
+        'Exit 0 when everything verifies, 50 otherwise.',
     )
     .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
     .action((opts: { pkg?: string; json?: boolean }) => {
       const manifestFile = discoverManifest(opts.pkg);
       recoverFirst(ctx, manifestFile);
-      const r = auditPackage(manifestFile, { dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep) });
+      const r = auditPackage(manifestFile, {
+        dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep),
+        packageArtifact: (file) => dependencyArtifactOnDisk(dirname(file), { path: basename(file) }),
+      });
       if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
       // Empty or missing pins (what a merge of both sides' module changes leaves) have one fix.
       const unpinned = r.findings.filter((f) => f.code === 'audit/empty-pin' || f.code === 'audit/missing-pin').length;
@@ -245,7 +251,9 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         `${r.ok ? 'ok' : 'FAILED'}: ${r.modulesChecked} modules, acceptance ${r.acceptanceArtifact ?? '(none)'}, ` +
           `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
       );
+      if (!r.ok && r.verified.length > 0) ctx.stdout(`verified: ${r.verified.join('; ')}\n`);
       for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
+      for (const step of r.nextSteps) ctx.stderr(`${step}\n`);
       if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin (a merge leaves hash = ""): run \`${fix}\` to re-pin\n`);
     });
 }

@@ -71,7 +71,7 @@ describe('gcpatch apply --obligation-runner genesis', () => {
     // the stand-in stores the canonical print, as genesis does
     expect(printTerm(readTerm(bytes))).toBe(Buffer.from(bytes).toString('utf8'));
     expect(mapGet(r.acceptance, kw('ok'))).toEqual({ kind: 'bool', value: true });
-    const names = (mapGet(r.acceptance, kw('obligations')) as { items: never[] }).items.map((o) => (mapGet(o, kw('name')) as { name: string }).name);
+    const names = (mapGet(r.acceptance, kw('obligations')) as unknown as { items: never[] }).items.map((o) => (mapGet(o, kw('name')) as { name: string }).name);
     expect(names).toEqual(OBLIGATIONS);
     const fields = verifyStoredApplyReport(store, r.reportArtifact);
     expect([fields.ok, fields.acceptanceArtifact]).toEqual([true, r.acceptanceArtifact]);
