@@ -183,6 +183,20 @@ function writeNewFile(absolute: string, bytes: Uint8Array, mode: number | undefi
   }
 }
 
+/**
+ * Keeps the current bytes of `absolute` under the name `backup`: a hard link (the old inode keeps
+ * the bytes, mode and owner), or a copy with the same mode where links are unsupported.
+ */
+function writeBackup(absolute: string, backup: string, mode: number | undefined): void {
+  try {
+    linkSync(absolute, backup);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw ioError(error, backup, 'write backup');
+    writeNewFile(backup, readFileSync(absolute), mode);
+  }
+}
+
 function journalBody(j: Journal): string {
   return JSON.stringify({ format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files });
 }
@@ -332,14 +346,7 @@ export class PackageTransaction {
       }
       if (b.entry.backup !== null) {
         this.fault(`backup:${b.entry.path}`);
-        const backup = native(packageDir, b.entry.backup);
-        try {
-          linkSync(absolute, backup);
-        } catch (error) {
-          const code = errnoOf(error);
-          if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw ioError(error, backup, 'write backup');
-          writeNewFile(backup, readFileSync(absolute), b.mode);
-        }
+        writeBackup(absolute, native(packageDir, b.entry.backup), b.mode);
       }
       touchedDirs.add(dirname(absolute));
     }
@@ -385,14 +392,7 @@ export class PackageTransaction {
     this.saved = true;
     if (entry.backup !== null) {
       this.fault(`backup:${path}`);
-      const backup = native(packageDir, entry.backup);
-      try {
-        linkSync(absolute, backup);
-      } catch (error) {
-        const code = errnoOf(error);
-        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw ioError(error, backup, 'write backup');
-        writeNewFile(backup, current.kind === 'file' ? current.bytes : new Uint8Array(), current.kind === 'file' ? current.mode : undefined);
-      }
+      writeBackup(absolute, native(packageDir, entry.backup), current.kind === 'file' ? current.mode : undefined);
       syncDirectory(dirname(absolute));
     }
   }

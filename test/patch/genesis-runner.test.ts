@@ -57,7 +57,7 @@ describe('gcpatch apply --obligation-runner genesis', () => {
     expect(resolveRunner(' genesis ', {})).toBe('genesis');
     expect(resolveRunner(undefined, { GCPATCH_OBLIGATION_RUNNER: 'genesis' })).toBe('genesis');
     expect(resolveRunner(undefined, { GCPATCH_OBLIGATION_RUNNER: '' })).toBeUndefined();
-    expect(resolveRunner('genesis test --acceptance', {})).toBe('genesis test --acceptance');
+    expect(resolveRunner('make acceptance', {})).toBe('make acceptance');
   });
 
   it('commits when genesis test passes; the acceptance genesis stored is the one the report names', () => {
