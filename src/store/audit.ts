@@ -46,6 +46,7 @@ export interface AuditResult {
  * the same two fields). `bound`: one link names the current package record; `stale`: links exist,
  * none to the current record (`changedModules` says what changed since the linked record);
  * `unbound`: no link; `not-checked`: no acceptance, or the current record could not be computed.
+ * docs/reference/genesis-cli.md "Which package an acceptance is for".
  */
 export interface AcceptanceBinding {
   status: 'bound' | 'stale' | 'unbound' | 'not-checked';
