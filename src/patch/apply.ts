@@ -91,6 +91,23 @@ export interface ApplyResult {
   canonicalFallbacks: { path: string; reason: string }[];
 }
 
+/** `:intent` of the patch `gcpatch accept` applies. */
+export const ACCEPT_INTENT = 'accept the package as it is';
+
+/**
+ * `gcpatch accept`: applies the patch with no ops, `{:version 1 :intent "accept the package as it
+ * is" :provenance {:tool "gcpatch accept"} :ops []}`, through {@link applyPatch}. So the package is
+ * re-pinned, its obligations run (runner or gcpatch's own check) on the package as it is, and the
+ * apply report links the new acceptance to its package record — what `gcpatch audit` needs after a
+ * hand edit or a merge (docs/reference/genesis-cli.md "Which package an acceptance is for").
+ * @returns and @throws as {@link applyPatch} (exit 30 when the acceptance is `:ok false`, rolled back).
+ * @example acceptPackage({ pkg: 'ledger', obligationRunner: 'genesis' })
+ */
+export function acceptPackage(options: Omit<ApplyOptions, 'patch' | 'patchFile' | 'canonical'>): ApplyResult {
+  const patch = readTerm(`{:version 1 :intent ${JSON.stringify(ACCEPT_INTENT)} :provenance {:tool "gcpatch accept"} :ops []}`);
+  return applyPatch({ ...options, patch });
+}
+
 /** Reads and parses a `.gcpatch` file (`parse_term`, not canonicalized). @throws GcError `core/parse/*` with file:line:col, `io/*`. */
 export function readPatchFile(file: string): Term {
   const bytes = readIfExists(file);

@@ -172,7 +172,7 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
     }
     if (current !== undefined) {
       binding = acceptanceBinding(store, acceptanceArtifact, current, pkg);
-      const finding = bindingFinding(binding, acceptanceArtifact);
+      const finding = bindingFinding(binding, acceptanceArtifact, pkg);
       if (finding !== undefined) findings.push(finding);
     }
   }
@@ -254,11 +254,17 @@ function changedSince(store: EvidenceStore, record: string, pkg: LoadedPackage):
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-const RERUN =
-  'run the obligations on the package as it is: apply the change through gcpatch with --obligation-runner genesis (its apply report links the new acceptance to the package record), ' +
-  'or run `genesis test --pkg package.toml` and `genesis sign` (its transparency entry links them)';
+/** How to produce an acceptance for the package as it is, linked to its package record. */
+function rerun(pkg: LoadedPackage | undefined): string {
+  const declared = (pkg?.manifest.obligations.length ?? 0) > 0;
+  return (
+    `run the obligations on the package as it is: \`gcpatch accept${declared ? ' --obligation-runner genesis' : ''}\` ` +
+    `(${declared ? 'the GenesisCode CLI on PATH, or your own runner command; ' : ''}its apply report links the new acceptance to the package record), ` +
+    'or `genesis test --pkg package.toml` then `genesis sign` (its transparency entry links them)'
+  );
+}
 
-function bindingFinding(b: AcceptanceBinding, acceptance: string): AuditFinding | undefined {
+function bindingFinding(b: AcceptanceBinding, acceptance: string, pkg: LoadedPackage): AuditFinding | undefined {
   if (b.status === 'stale') {
     const link = b.links[0]!;
     const what = b.changedModules.length > 0 ? b.changedModules.map((m) => `${m.path} (${m.change})`).join(', ') : 'the manifest (name, version, obligations, tests or dependencies)';
@@ -267,7 +273,7 @@ function bindingFinding(b: AcceptanceBinding, acceptance: string): AuditFinding 
       subject: acceptance,
       message:
         `the last acceptance was produced for package record ${link.packageArtifact} (${link.kind === APPLY_REPORT_KIND ? 'apply report' : 'transparency entry'} ${link.via}), ` +
-        `not for the package as it is now (record ${b.currentPackageArtifact}); changed since: ${what}. It does not count for this package: ${RERUN}`,
+        `not for the package as it is now (record ${b.currentPackageArtifact}); changed since: ${what}. It does not count for this package: ${rerun(pkg)}`,
     };
   }
   if (b.status === 'unbound') {
@@ -276,7 +282,7 @@ function bindingFinding(b: AcceptanceBinding, acceptance: string): AuditFinding 
       subject: acceptance,
       message:
         'no apply report or transparency entry in the store links the last acceptance to a package record, so it cannot be shown to be for the package as it is ' +
-        `(an acceptance names only the package's name and version): ${RERUN}`,
+        `(an acceptance names only the package's name and version): ${rerun(pkg)}`,
     };
   }
   return undefined;
@@ -311,11 +317,11 @@ function describeAudit(
     nextSteps.push(
       obligations.length > 0
         ? `missing: an acceptance (no .genesis/last_acceptance). The package declares ${obligations.length} obligation(s) (${obligations.join(', ')}): ` +
-            'produce it with the GenesisCode CLI — `gcpatch apply --obligation-runner genesis` for a change, or `genesis test --pkg package.toml` then `genesis sign` for the package as it is'
-        : 'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations, so any `gcpatch apply` records one; `genesis test --pkg package.toml` then `genesis sign` records one for the package as it is',
+            'produce it with the GenesisCode CLI on PATH: `gcpatch accept --obligation-runner genesis` (or `genesis test --pkg package.toml` then `genesis sign`)'
+        : 'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations: `gcpatch accept` records one (gcpatch checks the pins itself)',
     );
   }
-  if (codes.has('audit/acceptance-stale') || codes.has('audit/acceptance-unbound')) nextSteps.push(`the acceptance does not count for the package as it is: ${RERUN}`);
+  if (codes.has('audit/acceptance-stale') || codes.has('audit/acceptance-unbound')) nextSteps.push(`the acceptance does not count for the package as it is: ${rerun(pkg)}`);
   return { verified, nextSteps };
 }
 

@@ -38,6 +38,20 @@ describe('--obligation-runner genesis (e2e)', () => {
     expect(ok.stdout).toContain(`stored acceptance   ${pointer}`);
   });
 
+  it('accept runs genesis test on the package as it is; audit then binds that acceptance to it', () => {
+    const pkg = packageWithObligations();
+    const noRunner = gcpatch(['audit', '--pkg', pkg]);
+    expect(noRunner.status).toBe(50);
+    expect(noRunner.stderr).toContain('`gcpatch accept --obligation-runner genesis`');
+    const failed = gcpatch(['accept', '--pkg', pkg, '--obligation-runner', 'genesis'], { env: { PATH: PATH_WITH_STAND_IN, GENESIS_STAND_IN: 'fail' } });
+    expect(failed.status).toBe(30);
+    const ok = gcpatch(['accept', '--pkg', pkg, '--obligation-runner', 'genesis'], { env: { PATH: PATH_WITH_STAND_IN, GENESIS_STAND_IN: 'pass' } });
+    expect([ok.status, ok.stderr]).toEqual([0, '']);
+    const audit = gcpatch(['audit', '--pkg', pkg, '--json']);
+    expect(audit.status).toBe(0);
+    expect(JSON.parse(audit.stdout).binding.status).toBe('bound');
+  });
+
   it('the exit-30 message without a runner says to install genesis and that the evidence is not to be committed', () => {
     const pkg = packageWithObligations();
     const failed = gcpatch(['apply', '--patch', PATCH, '--pkg', pkg], { env: { GCPATCH_OBLIGATION_RUNNER: '' } });

@@ -74,7 +74,7 @@ describe('audit binds the acceptance to the package record', () => {
     const r = auditPackage(pkg, BIND);
     expect(r.binding.status).toBe('unbound');
     expect(r.findings.map((f) => f.code)).toEqual(['audit/acceptance-unbound']);
-    expect(r.nextSteps[0]).toContain('--obligation-runner genesis');
+    expect(r.nextSteps[0]).toContain('`gcpatch accept`');
   });
 });
 
@@ -91,6 +91,12 @@ describe('gcpatch audit (CLI)', () => {
     expect(r.stderr).toContain('audit/acceptance-stale');
     expect(r.stderr).toContain('changed since: app.gc (changed)');
     expect(r.stdout).toMatch(/^verified: 4 module pins match the modules; \d+ store entries re-hashed$/m);
+    expect(r.stderr).toContain('`gcpatch accept`');
+    // what audit says to do works: accept records an acceptance linked to the package as it is
+    const accepted = gcpatch(['accept', '--pkg', pkg]);
+    expect([accepted.status, accepted.stderr]).toEqual([0, '']);
+    expect(accepted.stdout).toMatch(/^applied \(accept\): changed nothing$/m);
+    expect(gcpatch(['audit', '--pkg', pkg]).status).toBe(0);
   });
 
   it('a real package with correct pins and no acceptance: what verified, what is missing, how to produce it', () => {
@@ -100,11 +106,12 @@ describe('gcpatch audit (CLI)', () => {
     expect(r.stdout).toBe('FAILED: 25 modules, acceptance (none), 0 referenced artifacts, 0 store entries re-hashed\nverified: 25 module pins match the modules; 0 store entries re-hashed\n');
     expect(r.stderr).toBe(
       '.genesis/last_acceptance: audit/no-acceptance: no last acceptance recorded (apply a patch or run the obligations first)\n' +
-        'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations, so any `gcpatch apply` records one; ' +
-        '`genesis test --pkg package.toml` then `genesis sign` records one for the package as it is\n',
+        'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations: `gcpatch accept` records one (gcpatch checks the pins itself)\n',
     );
     const json = JSON.parse(gcpatch(['audit', '--pkg', pkg, '--json']).stdout);
     expect(json.verified).toEqual(['25 module pins match the modules', '0 store entries re-hashed']);
     expect(json.nextSteps).toHaveLength(1);
+    expect(gcpatch(['accept', '--pkg', pkg]).status).toBe(0);
+    expect(gcpatch(['audit', '--pkg', pkg]).stdout).toMatch(/^ok: 25 modules, acceptance [0-9a-f]{64}, 0 referenced artifacts, 4 store entries re-hashed\n$/);
   });
 });
