@@ -344,7 +344,7 @@ function runnerAcceptance(
  * The exit-30 message: what failed, that nothing changed, where the evidence is and that it is not
  * to be committed (it backs no change), and — without a runner — how to get the obligations run.
  */
-export function obligationsMessage(acceptance: MapTerm, hadRunner: boolean, reportArtifact: string): string {
+function obligationsMessage(acceptance: MapTerm, hadRunner: boolean, reportArtifact: string): string {
   const failed = failedObligations(acceptance).map((f) => f.name);
   const base =
     `acceptance is :ok false (failed: ${failed.join(', ')}); the package was rolled back. ` +

@@ -342,7 +342,7 @@ function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findi
     findings.push({
       code: 'audit/acceptance-package',
       subject: hex,
-      message: `the last acceptance is not for ${pkg.manifest.name} ${pkg.manifest.version}${was}: run the obligations again (gcpatch apply or the obligation runner)`,
+      message: `the last acceptance is not for ${pkg.manifest.name} ${pkg.manifest.version}${was}: run the obligations again (\`gcpatch accept\`, with --obligation-runner when obligations are declared)`,
     });
   }
   const records = get('obligations');
@@ -370,7 +370,7 @@ function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findi
     findings.push({
       code: 'audit/acceptance-obligations',
       subject: hex,
-      message: `the last acceptance does not cover the declared obligation(s) ${missing.join(', ')}: run them (gcpatch apply with --obligation-runner) so that a new acceptance records them`,
+      message: `the last acceptance does not cover the declared obligation(s) ${missing.join(', ')}: run them (\`gcpatch accept --obligation-runner genesis\`, or another runner) so that a new acceptance records them`,
     });
   }
 }
