@@ -2,12 +2,16 @@
  * The optional obligation runner of the Action (`obligation-runner` input) and of
  * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
  * (`src/patch/acceptance.ts`) — a shell command run in the package directory of the work tree that
- * prints one `genesis/acceptance-v0.2` term on stdout. gcpatch cannot evaluate GenesisCode itself;
- * this lets a workflow re-run the package's tests and obligations with the real toolchain.
+ * prints one `genesis/acceptance-v0.2` term on stdout — or `genesis`, the GenesisCode CLI's
+ * `genesis test --pkg package.toml` and the acceptance it records (`src/patch/genesis-test.ts`,
+ * docs/reference/genesis-cli.md). gcpatch cannot evaluate GenesisCode itself; this lets a workflow
+ * re-run the package's tests and obligations with the real toolchain.
  */
 import { join } from 'node:path';
 import { kw, mapGet, type MapTerm } from '../coreform/term.js';
 import { runObligationRunner, validateAcceptance } from '../patch/acceptance.js';
+import { GENESIS_RUNNER, runGenesisTest } from '../patch/genesis-test.js';
+import { EvidenceStore } from '../store/store.js';
 import { packState } from '../patch/pack.js';
 import { isGcError } from '../util/errors.js';
 import { snapshotState, type CommitPackageSnapshot } from './package-at-commit.js';
@@ -39,7 +43,8 @@ function failedObligations(acceptance: MapTerm): string[] {
  * Runs `command` for the head package (cwd = `<workTree>/<package dir>`, with the environment of
  * `gcpatch apply`'s runner: `GCPATCH_PACKAGE_DIR`, `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT`
  * of the head package, `GCPATCH_OBLIGATIONS`) and validates the acceptance it prints against the
- * head manifest.
+ * head manifest. `command` = `genesis` runs `genesis test --pkg <package.toml>` there instead and
+ * checks the acceptance it records in the package's `.genesis/` (docs/reference/genesis-cli.md).
  * @param timeoutMs kill the runner after this many milliseconds (default 30 minutes).
  */
 export function runHeadObligations(command: string, workTree: string, head: CommitPackageSnapshot, timeoutMs = 30 * 60 * 1000): ObligationRun {
@@ -53,6 +58,10 @@ export function runHeadObligations(command: string, workTree: string, head: Comm
     millis: Math.round(performance.now() - start),
   });
   try {
+    if (command.trim() === GENESIS_RUNNER) {
+      const run = runGenesisTest(cwd, join(cwd, 'package.toml'), head.manifest, EvidenceStore.forPackage(cwd), timeoutMs);
+      return run.ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(run.acceptance).join(', ')}`);
+    }
     const packageArtifact = packState(snapshotState(head)).packageArtifact;
     const acceptance = runObligationRunner(
       command,

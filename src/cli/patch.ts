@@ -3,7 +3,7 @@
  * `audit`. Thin: parse options, call one library function, render text or `--json`.
  */
 import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Command } from 'commander';
 import { termToJson } from '../coreform/json.js';
 import { printTerm } from '../coreform/print.js';
@@ -14,7 +14,7 @@ import { discoverManifest, repinCommand } from '../workspace/discover.js';
 import { parseManifest } from '../workspace/manifest.js';
 import { describeEntry } from '../store/prefix.js';
 import { EvidenceStore } from '../store/store.js';
-import { applyPatch, normalizePatchFile } from '../patch/apply.js';
+import { acceptPackage, applyPatch, normalizePatchFile, type ApplyResult } from '../patch/apply.js';
 import { inspectPathStates, loadPackageState, dependencyArtifactOnDisk, packOnDisk } from '../patch/host.js';
 import { nodeIndexReport, nodeIndexRequest } from '../patch/node-index.js';
 import { verifyNodeIndexReport } from '../patch/node-index-verify.js';
@@ -122,8 +122,10 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .summary('apply a .gcpatch to a package as one transaction, with evidence')
     .description(
       'Apply a semantic patch to a package transactionally: normalize, preflight, snapshot, ops, pack, acceptance, report.\n' +
-        'Obligations run through --obligation-runner CMD (or GCPATCH_OBLIGATION_RUNNER), which must print a\n' +
-        'genesis/acceptance-v0.2 term. Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
+        'Obligations run through --obligation-runner (or GCPATCH_OBLIGATION_RUNNER): `genesis` runs the GenesisCode\n' +
+        'CLI (`genesis test --pkg package.toml`, genesis on PATH) and takes the acceptance it records; any other value is a\n' +
+        'shell command that must print a genesis/acceptance-v0.2 term (docs/patches.md, docs/reference/genesis-cli.md).\n' +
+        'Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
         'so a package with obligations rolls back with exit 30; a package with obligations = [] applies.\n' +
         'Files are written through a journal under a package lock: after a crash\n' +
         'the next gcpatch command on the package (or `gcpatch recover`) restores it;\n' +
@@ -138,58 +140,46 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--pkg <path>', PKG_OPTION)
-    .option('--obligation-runner <cmd>', 'shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
     .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
     .action((opts: { patch: string; pkg?: string; obligationRunner?: string; lockWait: string; canonical?: boolean; json?: boolean }) => {
       const manifestFile = discoverManifest(opts.pkg);
-      const base = { patch: opts.patch, pkg: opts.pkg ?? dirname(manifestFile) };
-      try {
-        const r = applyPatch({
+      runApply(ctx, manifestFile, opts, opts.patch, () =>
+        applyPatch({
           pkg: manifestFile,
           patchFile: opts.patch,
           lockWaitMs: lockWaitMs(opts.lockWait),
           ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
           ...(opts.canonical === true ? { canonical: true } : {}),
-        });
-        const data = {
-          ...base,
-          patch_artifact: r.patchArtifact,
-          report_artifact: r.reportArtifact,
-          acceptance_artifact: r.acceptanceArtifact,
-          package_artifact: r.packageArtifact,
-          patch_h: r.patchH,
-          source_patch_h: r.sourcePatchH,
-          changed_paths: r.changedPaths,
-          canonical_fallbacks: r.canonicalFallbacks,
-        };
-        if (opts.json) {
-          ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null }, 2) + '\n');
-        } else {
-          const store = EvidenceStore.forPackage(dirname(manifestFile));
-          for (const f of r.canonicalFallbacks) ctx.stderr(`note: wrote ${f.path} in canonical print: ${f.reason}\n`);
-          ctx.stdout(
-            `applied ${opts.patch}: changed ${r.changedPaths.join(', ') || 'nothing'}\n` +
-              storedLines(store, [
-                ['apply report', r.reportArtifact],
-                ['acceptance', r.acceptanceArtifact],
-                ['package', r.packageArtifact],
-                ['patch', r.patchArtifact],
-              ]),
-          );
-        }
-      } catch (error) {
-        if (opts.json && isGcError(error)) {
-          ctx.stdout(
-            stringifyJson({ ok: false, kind: 'genesis/apply-patch-v0.2', data: { ...base, ...(error.details ?? {}) }, error: error.toJSON() }, 2) + '\n',
-          );
-          ctx.stderr(`${error.format()}\n`);
-          ctx.exitCode = error.exitCode;
-          return;
-        }
-        throw error;
-      }
+        }),
+      );
+    });
+
+  program
+    .command('accept')
+    .summary('run the obligations on the package as it is and record an acceptance linked to its package record')
+    .description(
+      'Re-pin the package, run its obligations on it as it is and record the acceptance, linked to the package record by\n' +
+        'an apply report of the patch with no ops (intent "accept the package as it is"): what `gcpatch audit` needs after\n' +
+        'a hand edit or a merge (audit/acceptance-stale, audit/acceptance-unbound). The obligation runner is as for\n' +
+        '`gcpatch apply`: `genesis` (the GenesisCode CLI) or a shell command; none for a package with obligations = [].\n' +
+        'Exit 0 accepted, 30 obligations failed (rolled back), 50 verification failed, 70 I/O or package locked.',
+    )
+    .option('--pkg <path>', PKG_OPTION)
+    .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
+    .option('--json', 'machine-readable output')
+    .action((opts: { pkg?: string; obligationRunner?: string; lockWait: string; json?: boolean }) => {
+      const manifestFile = discoverManifest(opts.pkg);
+      runApply(ctx, manifestFile, opts, '(accept)', () =>
+        acceptPackage({
+          pkg: manifestFile,
+          lockWaitMs: lockWaitMs(opts.lockWait),
+          ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
+        }),
+      );
     });
 
   program
@@ -223,14 +213,20 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
     .summary('re-verify a package: pins, last acceptance, evidence store')
     .description(
       'Re-verify a package: module pins, dependency pins, the last acceptance and every artifact it references,\n' +
-        'and a re-hash of the whole evidence store. Exit 0 when everything verifies, 50 otherwise.',
+        'and a re-hash of the whole evidence store. The acceptance counts only for the package record it was produced\n' +
+        'for (an apply report or a transparency entry in the store links them): after a hand edit, audit names the\n' +
+        'modules changed since (audit/acceptance-stale). When it fails, it says what verified and what to do next.\n' +
+        'Exit 0 when everything verifies, 50 otherwise.',
     )
     .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output')
     .action((opts: { pkg?: string; json?: boolean }) => {
       const manifestFile = discoverManifest(opts.pkg);
       recoverFirst(ctx, manifestFile);
-      const r = auditPackage(manifestFile, { dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep) });
+      const r = auditPackage(manifestFile, {
+        dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep),
+        packageArtifact: (file) => dependencyArtifactOnDisk(dirname(file), { path: basename(file) }),
+      });
       if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
       // Empty or missing pins (what a merge of both sides' module changes leaves) have one fix.
       const unpinned = r.findings.filter((f) => f.code === 'audit/empty-pin' || f.code === 'audit/missing-pin').length;
@@ -243,7 +239,51 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         `${r.ok ? 'ok' : 'FAILED'}: ${r.modulesChecked} modules, acceptance ${r.acceptanceArtifact ?? '(none)'}, ` +
           `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
       );
+      if (!r.ok && r.verified.length > 0) ctx.stdout(`verified: ${r.verified.join('; ')}\n`);
       for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
+      for (const step of r.nextSteps) ctx.stderr(`${step}\n`);
       if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin (a merge leaves hash = ""): run \`${fix}\` to re-pin\n`);
     });
+}
+
+/** Runs an apply (`apply` or `accept`) and renders its result or error as text or `--json`. */
+function runApply(ctx: CliContext, manifestFile: string, opts: { pkg?: string; json?: boolean }, patchLabel: string, apply: () => ApplyResult): void {
+  const base = { patch: patchLabel, pkg: opts.pkg ?? dirname(manifestFile) };
+  try {
+    const r = apply();
+    const data = {
+      ...base,
+      patch_artifact: r.patchArtifact,
+      report_artifact: r.reportArtifact,
+      acceptance_artifact: r.acceptanceArtifact,
+      package_artifact: r.packageArtifact,
+      patch_h: r.patchH,
+      source_patch_h: r.sourcePatchH,
+      changed_paths: r.changedPaths,
+      canonical_fallbacks: r.canonicalFallbacks,
+    };
+    if (opts.json) {
+      ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null }, 2) + '\n');
+    } else {
+      const store = EvidenceStore.forPackage(dirname(manifestFile));
+      for (const f of r.canonicalFallbacks) ctx.stderr(`note: wrote ${f.path} in canonical print: ${f.reason}\n`);
+      ctx.stdout(
+        `applied ${patchLabel}: changed ${r.changedPaths.join(', ') || 'nothing'}\n` +
+          storedLines(store, [
+            ['apply report', r.reportArtifact],
+            ['acceptance', r.acceptanceArtifact],
+            ['package', r.packageArtifact],
+            ['patch', r.patchArtifact],
+          ]),
+      );
+    }
+  } catch (error) {
+    if (opts.json && isGcError(error)) {
+      ctx.stdout(stringifyJson({ ok: false, kind: 'genesis/apply-patch-v0.2', data: { ...base, ...(error.details ?? {}) }, error: error.toJSON() }, 2) + '\n');
+      ctx.stderr(`${error.format()}\n`);
+      ctx.exitCode = error.exitCode;
+      return;
+    }
+    throw error;
+  }
 }

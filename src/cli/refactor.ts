@@ -240,7 +240,7 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
     .argument('<report>', 'the report: a file or a store address (or a unique prefix of 8+ hex digits)')
     .option('--pkg <path>', PKG_OPTION)
     .option('--request <request>', 'the request: a file or a store address (default: found in the store)')
-    .option('--obligation-runner <cmd>', 'obligation runner command (default $GCPATCH_OBLIGATION_RUNNER)')
+    .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI) or a shell command printing an acceptance, as for `gcpatch apply` (default $GCPATCH_OBLIGATION_RUNNER)')
     .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
     .action((reportArg: string, opts: { pkg?: string; request?: string; obligationRunner?: string; canonical?: boolean; json?: boolean }) => {

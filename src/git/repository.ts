@@ -4,6 +4,7 @@
  * files changed between two commits, and find merge bases. These are the helpers the CLI and the
  * GitHub Action use; a commit that is not in the object store (shallow clone) is a typed error.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -121,15 +122,21 @@ async function resolveName(repo: GitRepository, name: string): Promise<string | 
 }
 
 /**
- * Resolves a revision to a commit oid. Accepted: a full or abbreviated (≥ 4 hex digits) object id,
- * `HEAD`, a branch, tag (annotated tags are peeled) or remote-tracking ref, a full ref name, each
- * optionally followed by `~N`, `^` or `^N` ancestry suffixes (as in `git rev-parse`).
+ * Resolves a revision to a commit oid: every revision git accepts (gitrevisions(7): `FETCH_HEAD`,
+ * `@{u}`, `main~2^2`, `v1.0^{}`, a tag, a short oid, `:/message`, …), by asking git itself
+ * (`git rev-parse --verify` in the work tree, peeled to a commit: annotated tags are peeled). When git
+ * cannot resolve it, or no `git` program is installed, the revision is resolved here with
+ * isomorphic-git: a full or abbreviated (≥ 4 hex digits) object id, `HEAD`, a branch, tag or
+ * remote-tracking ref, a full ref name, each optionally followed by `~N`, `^` or `^N` — which
+ * names a commit missing from a shallow clone precisely.
  * @returns the 40-hex commit oid.
  * @throws GcError `git/unknown-revision` (exit 10) when the name resolves to nothing;
  *   `git/missing-commit` (exit 70) when the commit or an ancestor is absent (shallow clone).
  * @example await resolveRevision(repo, 'main~2')
  */
 export async function resolveRevision(repo: GitRepository, rev: string): Promise<string> {
+  const byGit = gitRevParse(repo, rev);
+  if (byGit !== undefined) return (await readCommitOrMissing(repo, byGit, `revision ${rev}:`)).oid;
   const m = /^(.+?)((?:[~^]\d*)*)$/.exec(rev);
   const name = m?.[1] ?? rev;
   const found = await resolveName(repo, name);
@@ -148,6 +155,19 @@ export async function resolveRevision(repo: GitRepository, rev: string): Promise
     }
   }
   return oid;
+}
+
+/** `git rev-parse --verify <rev>`, peeled to a commit, in the work tree: the commit oid, or undefined (unknown, not a commit, or no git). */
+function gitRevParse(repo: GitRepository, rev: string): string | undefined {
+  if (rev === '' || rev.includes('\0')) return undefined;
+  const parse = (arg: string) => {
+    const r = spawnSync('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir, encoding: 'utf8' });
+    const oid = r.status === 0 ? r.stdout.trim() : '';
+    return FULL_OID.test(oid) ? oid : undefined;
+  };
+  // the object first (`:/text` must not get a suffix), then peeled to its commit (annotated tags)
+  const object = parse(rev);
+  return object === undefined ? undefined : parse(`${object}^{commit}`);
 }
 
 async function parentOf(repo: GitRepository, oid: string, index: number, rev: string): Promise<string> {

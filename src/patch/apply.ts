@@ -18,6 +18,7 @@ import { lineColumn } from '../coreform/read.js';
 import { resolveManifestPath } from '../workspace/package.js';
 import { EvidenceStore, type StoreLimits } from '../store/store.js';
 import { builtinAcceptance, resolveRunner, runObligationRunner, validateAcceptance } from './acceptance.js';
+import { GENESIS_RUNNER, LAST_ACCEPTANCE, runGenesisTest } from './genesis-test.js';
 import { applyOpsInMemory } from './apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
 import { PatchCode, patchError } from './errors.js';
@@ -38,7 +39,10 @@ export interface ApplyOptions {
   patchFile?: string;
   /** An already-read source patch term. */
   patch?: Term;
-  /** Obligation runner command; defaults to `GCPATCH_OBLIGATION_RUNNER`. See `acceptance.ts`. */
+  /**
+   * Obligation runner: `genesis` (the GenesisCode CLI's `genesis test`, `genesis-test.ts`) or a shell
+   * command (`acceptance.ts`); defaults to `GCPATCH_OBLIGATION_RUNNER`.
+   */
   obligationRunner?: string;
   /** Runner timeout in milliseconds (default 10 minutes). */
   runnerTimeoutMs?: number;
@@ -47,7 +51,8 @@ export interface ApplyOptions {
   /**
    * Fault-injection hook, called before every step that can fail halfway: `store:patch`,
    * `op:<i>:<name>`, `write:<path>`, `remove:<path>`, `pack:write-manifest`,
-   * `pack:store-package-record`, `store:acceptance`, `write:last_acceptance`, `store:apply-report`,
+   * `pack:store-package-record`, `store:acceptance` and `write:last_acceptance` (or, with the
+   * genesis runner, `backup:.genesis/last_acceptance` and `runner:genesis`), `store:apply-report`,
    * `after-report-stored`, and the transaction's own steps (`journal:open`, `stage:<path>`,
    * `backup:<path>`, `journal:extend`, `journal:committed`, `cleanup`, `rollback:<path>`).
    * Throwing from it fails the apply at that point (rolled back); throwing a
@@ -84,6 +89,23 @@ export interface ApplyResult {
    * did not read back as the expected forms (`render.ts`): path and reason, sorted by path.
    */
   canonicalFallbacks: { path: string; reason: string }[];
+}
+
+/** `:intent` of the patch `gcpatch accept` applies. */
+export const ACCEPT_INTENT = 'accept the package as it is';
+
+/**
+ * `gcpatch accept`: applies the patch with no ops, `{:version 1 :intent "accept the package as it
+ * is" :provenance {:tool "gcpatch accept"} :ops []}`, through {@link applyPatch}. So the package is
+ * re-pinned, its obligations run (runner or gcpatch's own check) on the package as it is, and the
+ * apply report links the new acceptance to its package record — what `gcpatch audit` needs after a
+ * hand edit or a merge (docs/reference/genesis-cli.md "Which package an acceptance is for").
+ * @returns and @throws as {@link applyPatch} (exit 30 when the acceptance is `:ok false`, rolled back).
+ * @example acceptPackage({ pkg: 'ledger', obligationRunner: 'genesis' })
+ */
+export function acceptPackage(options: Omit<ApplyOptions, 'patch' | 'patchFile' | 'canonical'>): ApplyResult {
+  const patch = readTerm(`{:version 1 :intent ${JSON.stringify(ACCEPT_INTENT)} :provenance {:tool "gcpatch accept"} :ops []}`);
+  return applyPatch({ ...options, patch });
 }
 
 /** Reads and parses a `.gcpatch` file (`parse_term`, not canonicalized). @throws GcError `core/parse/*` with file:line:col, `io/*`. */
@@ -169,9 +191,6 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
   );
 }
 
-/** Package-relative path of the last acceptance pointer. */
-const LAST_ACCEPTANCE = '.genesis/last_acceptance';
-
 function applyLocked(
   options: ApplyOptions,
   plan: NormalizedPatch,
@@ -228,24 +247,23 @@ function applyLocked(
     tx.write(writes);
     faults('pack:store-package-record');
     store.putTerm(packed.packageRecord);
-    // 6. acceptance, on the new files
+    // 6. acceptance, on the new files; `last_acceptance` written in the transaction
     const runner = resolveRunner(options.obligationRunner);
     let acceptance: MapTerm;
-    if (runner !== undefined) {
-      const term = runObligationRunner(
-        runner,
-        packageDir,
-        { manifestFile, packageArtifact: packed.packageArtifact, obligations: packed.manifest.obligations },
-        options.runnerTimeoutMs,
-      );
-      validateAcceptance(term, packed.manifest, store);
-      acceptance = term as MapTerm;
+    let acceptanceArtifact: string;
+    if (runner === GENESIS_RUNNER) {
+      // genesis writes the pointer itself: journal its old bytes first so a rollback restores them
+      tx.admitExternalWrite(LAST_ACCEPTANCE);
+      faults('runner:genesis');
+      const run = runGenesisTest(packageDir, manifestFile, packed.manifest, store, options.runnerTimeoutMs);
+      acceptance = run.acceptance;
+      acceptanceArtifact = run.acceptanceArtifact;
     } else {
-      acceptance = builtinAcceptance(packageDir, packed.manifest);
+      acceptance = runnerAcceptance(runner, packageDir, manifestFile, packed, store, options.runnerTimeoutMs);
+      faults('store:acceptance');
+      acceptanceArtifact = store.putTerm(acceptance);
+      tx.write([{ path: LAST_ACCEPTANCE, bytes: Buffer.from(`${acceptanceArtifact}\n`, 'utf8'), step: 'write:last_acceptance' }]);
     }
-    faults('store:acceptance');
-    const acceptanceArtifact = store.putTerm(acceptance);
-    tx.write([{ path: LAST_ACCEPTANCE, bytes: Buffer.from(`${acceptanceArtifact}\n`, 'utf8'), step: 'write:last_acceptance' }]);
     // 7. apply report
     const reportRequest = applyReportRequest({
       patch: plan.normalized,
@@ -307,11 +325,33 @@ function failedObligations(acceptance: MapTerm): { name: string; errors: string[
   return out;
 }
 
+/** The acceptance of a shell-command runner (validated), or gcpatch's own when there is none. */
+function runnerAcceptance(
+  runner: string | undefined,
+  packageDir: string,
+  manifestFile: string,
+  packed: ReturnType<typeof packPackageState>,
+  store: EvidenceStore,
+  timeoutMs: number | undefined,
+): MapTerm {
+  if (runner === undefined) return builtinAcceptance(packageDir, packed.manifest);
+  const term = runObligationRunner(runner, packageDir, { manifestFile, packageArtifact: packed.packageArtifact, obligations: packed.manifest.obligations }, timeoutMs);
+  validateAcceptance(term, packed.manifest, store);
+  return term as MapTerm;
+}
+
+/**
+ * The exit-30 message: what failed, that nothing changed, where the evidence is and that it is not
+ * to be committed (it backs no change), and — without a runner — how to get the obligations run.
+ */
 function obligationsMessage(acceptance: MapTerm, hadRunner: boolean, reportArtifact: string): string {
   const failed = failedObligations(acceptance).map((f) => f.name);
-  const base = `acceptance is :ok false (failed: ${failed.join(', ')}); the package was rolled back, evidence kept (apply report ${reportArtifact})`;
+  const base =
+    `acceptance is :ok false (failed: ${failed.join(', ')}); the package was rolled back. ` +
+    `The failed attempt's evidence stays in .genesis/store (apply report ${reportArtifact}) for inspection; it backs no change, so do not commit it`;
   return hadRunner
-    ? base
-    : `${base}. No obligation runner was given, so gcpatch could not evaluate the declared obligations — ` +
-        'pass --obligation-runner CMD or set GCPATCH_OBLIGATION_RUNNER (a package with obligations = [] applies without one)';
+    ? `${base}. Fix what failed and apply again`
+    : `${base}. No obligation runner was given, so gcpatch could not evaluate the declared obligations: ` +
+        'install the GenesisCode CLI (`genesis` on PATH) and pass --obligation-runner genesis (or set GCPATCH_OBLIGATION_RUNNER=genesis), ' +
+        'or give your own runner command (the contract: docs/patches.md "Acceptance and obligations"). A package with obligations = [] applies without one';
 }

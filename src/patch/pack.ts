@@ -88,7 +88,7 @@ export function packState(
       });
     }
   });
-  const manifestText = renderManifest(pinned.manifest);
+  const manifestText = renderManifest(pinned.manifest, { keepKeyOrder: true });
   const manifest = parseManifest(manifestText);
   const packageRecord = packageRecordTerm(manifest, pins, dependencyHashes);
   return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: termAddress(packageRecord) };

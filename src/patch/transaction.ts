@@ -83,6 +83,12 @@ interface JournalEntry {
   backup: string | null;
   /** Directories this entry creates, outermost first (package-relative). */
   dirs: string[];
+  /**
+   * True for a file another process rewrites while the transaction is open
+   * ({@link PackageTransaction.admitExternalWrite}): its after-bytes are unknown, a rollback
+   * restores its before-bytes whatever it holds, a commit keeps whatever it holds.
+   */
+  external?: true;
 }
 
 interface Journal {
@@ -174,6 +180,20 @@ function writeNewFile(absolute: string, bytes: Uint8Array, mode: number | undefi
     throw ioError(error, absolute, 'write');
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Keeps the current bytes of `absolute` under the name `backup`: a hard link (the old inode keeps
+ * the bytes, mode and owner), or a copy with the same mode where links are unsupported.
+ */
+function writeBackup(absolute: string, backup: string, mode: number | undefined): void {
+  try {
+    linkSync(absolute, backup);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw ioError(error, backup, 'write backup');
+    writeNewFile(backup, readFileSync(absolute), mode);
   }
 }
 
@@ -326,14 +346,7 @@ export class PackageTransaction {
       }
       if (b.entry.backup !== null) {
         this.fault(`backup:${b.entry.path}`);
-        const backup = native(packageDir, b.entry.backup);
-        try {
-          linkSync(absolute, backup);
-        } catch (error) {
-          const code = errnoOf(error);
-          if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw ioError(error, backup, 'write backup');
-          writeNewFile(backup, readFileSync(absolute), b.mode);
-        }
+        writeBackup(absolute, native(packageDir, b.entry.backup), b.mode);
       }
       touchedDirs.add(dirname(absolute));
     }
@@ -348,6 +361,38 @@ export class PackageTransaction {
       } catch (error) {
         throw ioError(error, absolute, b.entry.stage !== null ? 'replace' : 'remove');
       }
+      syncDirectory(dirname(absolute));
+    }
+  }
+
+  /**
+   * Journals a file that another process is about to rewrite while this transaction is open (the
+   * `genesis test` runner writes `.genesis/last_acceptance` itself; see `genesis-test.ts`): its
+   * current bytes are kept in a backup, so a rollback — in-process or by recovery after a crash —
+   * restores them whatever the other process left; a commit keeps what it wrote. The path must not
+   * be written by this transaction, before or after.
+   * @throws GcError `patch/symlink-target` (exit 10) when the file is not a regular file;
+   *   `io/*` (exit 70).
+   */
+  admitExternalWrite(path: string): void {
+    const { packageDir, journal } = this;
+    if (journal.files.some((f) => f.path === path)) {
+      throw new GcError('io/internal', `${path} is written twice in one transaction`, { exitCode: ExitCode.io });
+    }
+    const absolute = native(packageDir, path);
+    const current = inspectTarget(absolute);
+    if (current.kind === 'other') {
+      throw patchError(PatchCode.symlinkTarget, `${path} is not a regular file (a symbolic link, directory or device); gcpatch replaces only regular files`, { at: path });
+    }
+    const before = current.kind === 'file' ? sha256Hex(current.bytes) : null;
+    const entry: JournalEntry = { path, before, after: null, stage: null, backup: before === null ? null : tempName(path, 'backup', journal.txid), dirs: [], external: true };
+    this.fault(this.saved ? 'journal:extend' : 'journal:open');
+    journal.files.push(entry);
+    saveJournal(packageDir, journal);
+    this.saved = true;
+    if (entry.backup !== null) {
+      this.fault(`backup:${path}`);
+      writeBackup(absolute, native(packageDir, entry.backup), current.kind === 'file' ? current.mode : undefined);
       syncDirectory(dirname(absolute));
     }
   }
@@ -432,7 +477,7 @@ function planRollback(packageDir: string, journal: Journal): RecoveredFile[] {
   return journal.files.map((e) => {
     const current = hashOf(native(packageDir, e.path));
     if (current === e.before) return { path: e.path, action: 'unchanged' as const };
-    if (current !== e.after) throw conflict(e.path, 'the file matches neither its recorded before nor after bytes');
+    if (current !== e.after && e.external !== true) throw conflict(e.path, 'the file matches neither its recorded before nor after bytes');
     if (e.before !== null && (e.backup === null || hashOf(native(packageDir, e.backup)) !== e.before)) {
       throw conflict(e.path, 'the backup needed to restore it is missing or damaged');
     }
@@ -479,7 +524,7 @@ function cleanTemps(packageDir: string, journal: Journal): void {
 
 function finish(packageDir: string, journal: Journal, fault: (step: string) => void): RecoveredFile[] {
   const files = journal.files.map((e) => {
-    if (hashOf(native(packageDir, e.path)) !== e.after) throw conflict(e.path, 'the committed transaction recorded other bytes for this file');
+    if (e.external !== true && hashOf(native(packageDir, e.path)) !== e.after) throw conflict(e.path, 'the committed transaction recorded other bytes for this file');
     return { path: e.path, action: 'kept-new' as const };
   });
   fault('finish:cleanup');
@@ -526,6 +571,7 @@ function readJournal(packageDir: string): Journal | undefined {
       e.stage === (e.after === null ? null : tempName(e.path, 'stage', j.txid)) &&
       e.backup === (e.before === null ? null : tempName(e.path, 'backup', j.txid)) &&
       Array.isArray(e.dirs) &&
+      (e.external === undefined || (e.external === true && e.after === null && e.dirs.length === 0)) &&
       e.dirs.every((d) => typeof d === 'string' && portablePathProblem(d) === undefined && e.path.startsWith(`${d}/`));
     if (!ok) throw invalid('unexpected file entry');
   }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { kw, mapGet, type Term } from '../coreform/term.js';
-import { isHex64 } from '../util/bytes.js';
+import { isHex64, toHex } from '../util/bytes.js';
 import { isGcError } from '../util/errors.js';
 import { loadPackage, pinFindings, resolveManifestPath, type LoadedPackage } from '../workspace/package.js';
 import type { ManifestDependency } from '../workspace/manifest.js';
@@ -29,13 +29,45 @@ export interface AuditResult {
   acceptanceArtifact: string | undefined;
   /** Artifacts referenced by the acceptance that were re-hashed. */
   referencedArtifacts: string[];
+  /** Whether the last acceptance was produced for the package as it is (see {@link AcceptanceBinding}). */
+  binding: AcceptanceBinding;
+  /** What verified, one phrase each (for people): "4 module pins", "acceptance … for the package as it is", … */
+  verified: string[];
+  /** What to do about the findings, one sentence each, in order (empty when ok). */
+  nextSteps: string[];
   store: StoreVerifyResult;
+}
+
+/**
+ * How the last acceptance is tied to the package as it is. An acceptance names only the package's
+ * name and version; the store links it to the package record (`genesis/package-v0.2`) it was
+ * produced for through an apply report (`genesis/patch-apply-v0.3`: `:package-artifact`,
+ * `:acceptance-artifact`) or a transparency entry of `genesis sign` (`genesis/transparency-entry-v0.2`,
+ * the same two fields). `bound`: one link names the current package record; `stale`: links exist,
+ * none to the current record (`changedModules` says what changed since the linked record);
+ * `unbound`: no link; `not-checked`: no acceptance, or the current record could not be computed.
+ * docs/reference/genesis-cli.md "Which package an acceptance is for".
+ */
+export interface AcceptanceBinding {
+  status: 'bound' | 'stale' | 'unbound' | 'not-checked';
+  /** Address of the package record of the package as it is now. */
+  currentPackageArtifact: string | undefined;
+  /** The linked package records and the store entry linking each (sorted by `via`). */
+  links: { packageArtifact: string; via: string; kind: string }[];
+  /** For `stale`: module paths changed, added or removed since the (first) linked package record, sorted. */
+  changedModules: { path: string; change: 'changed' | 'added' | 'removed' }[];
 }
 
 /** Options of {@link auditPackage}. */
 export interface AuditOptions {
   /** Computes a dependency's package artifact (the CLI passes `dependencyArtifactOnDisk`). Without it, dependency pins are only checked for presence. */
   dependencyArtifact?: (packageDir: string, dependency: ManifestDependency) => string;
+  /**
+   * Computes the address of the package record of the package as it is on disk (the CLI passes
+   * `dependencyArtifactOnDisk(dir, { path: 'package.toml' })`). Without it the acceptance's binding
+   * is `not-checked`.
+   */
+  packageArtifact?: (manifestFile: string) => string;
   storeLimits?: Partial<StoreLimits>;
 }
 
@@ -53,6 +85,9 @@ export interface AuditOptions {
  * names this `name` and `version` (`audit/acceptance-package`), it has one record for every
  * obligation `package.toml` declares (`audit/acceptance-obligations`, naming the missing ones),
  * and its `:ok` is true exactly when every record is `:ok true` (else `audit/acceptance-malformed`).
+ * With `packageArtifact`, it must also have been produced for the package record of the package as
+ * it is ({@link AcceptanceBinding}): `audit/acceptance-stale` names the modules changed since the
+ * record it was produced for; `audit/acceptance-unbound` when no store entry links it to any.
  */
 export function auditPackage(manifestArg: string, options: AuditOptions = {}): AuditResult {
   const findings: AuditFinding[] = [];
@@ -127,8 +162,23 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
       }
     }
   }
+  let binding: AcceptanceBinding = { status: 'not-checked', currentPackageArtifact: undefined, links: [], changedModules: [] };
+  if (pkg !== undefined && acceptanceArtifact !== undefined && options.packageArtifact !== undefined) {
+    let current: string | undefined;
+    try {
+      current = options.packageArtifact(pkg.manifestFile);
+    } catch {
+      current = undefined; // an unreadable module or dependency is a finding of its own above
+    }
+    if (current !== undefined) {
+      binding = acceptanceBinding(store, acceptanceArtifact, current, pkg);
+      const finding = bindingFinding(binding, acceptanceArtifact, pkg);
+      if (finding !== undefined) findings.push(finding);
+    }
+  }
   const storeResult = store.verify();
   for (const f of storeResult.failures) findings.push({ code: f.code, subject: f.hex ?? '.genesis/store', message: f.message });
+  const summary = describeAudit(pkg, findings, acceptanceArtifact, binding, referencedArtifacts, storeResult);
   return {
     ok: findings.length === 0,
     packageDir,
@@ -136,8 +186,143 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
     modulesChecked: pkg?.modules.length ?? 0,
     acceptanceArtifact,
     referencedArtifacts,
+    binding,
+    ...summary,
     store: storeResult,
   };
+}
+
+const APPLY_REPORT_KIND = 'genesis/patch-apply-v0.3';
+const TRANSPARENCY_ENTRY_KIND = 'genesis/transparency-entry-v0.2';
+
+/** A hex64 string, or 32 raw bytes as hex; undefined otherwise. */
+function addressOf(t: Term | undefined): string | undefined {
+  if (t?.kind === 'str' && isHex64(t.value)) return t.value;
+  if (t?.kind === 'bytes' && t.value.length === 32) return toHex(t.value);
+  return undefined;
+}
+
+/**
+ * Finds the package records the store links `acceptance` to (see {@link AcceptanceBinding}) and
+ * compares them with `current`. Entries that do not read are skipped (the store verify reports them).
+ */
+export function acceptanceBinding(store: EvidenceStore, acceptance: string, current: string, pkg: LoadedPackage): AcceptanceBinding {
+  const links: AcceptanceBinding['links'] = [];
+  for (const entry of store.list()) {
+    let t: Term;
+    try {
+      t = store.getTerm(entry.hex);
+    } catch {
+      continue;
+    }
+    if (t.kind !== 'map') continue;
+    const kind = mapGet(t, kw('kind'));
+    if (kind?.kind !== 'str' || (kind.value !== APPLY_REPORT_KIND && kind.value !== TRANSPARENCY_ENTRY_KIND)) continue;
+    if (addressOf(mapGet(t, kw('acceptance-artifact'))) !== acceptance) continue;
+    const packageArtifact = addressOf(mapGet(t, kw('package-artifact')));
+    if (packageArtifact !== undefined) links.push({ packageArtifact, via: entry.hex, kind: kind.value });
+  }
+  links.sort((a, b) => (a.via < b.via ? -1 : a.via > b.via ? 1 : 0));
+  if (links.some((l) => l.packageArtifact === current)) return { status: 'bound', currentPackageArtifact: current, links, changedModules: [] };
+  if (links.length === 0) return { status: 'unbound', currentPackageArtifact: current, links, changedModules: [] };
+  return { status: 'stale', currentPackageArtifact: current, links, changedModules: changedSince(store, links[0]!.packageArtifact, pkg) };
+}
+
+/** Modules of `pkg` (by computed hash) that differ from the package record `record`'s `:modules`. */
+function changedSince(store: EvidenceStore, record: string, pkg: LoadedPackage): AcceptanceBinding['changedModules'] {
+  let t: Term;
+  try {
+    t = store.getTerm(record);
+  } catch {
+    return [];
+  }
+  const then = new Map<string, string>();
+  const modules = t.kind === 'map' ? mapGet(t, kw('modules')) : undefined;
+  for (const m of modules?.kind === 'vec' ? modules.items : []) {
+    const path = m.kind === 'map' ? mapGet(m, kw('path')) : undefined;
+    const hash = m.kind === 'map' ? addressOf(mapGet(m, kw('hash'))) : undefined;
+    if (path?.kind === 'str') then.set(path.value, hash ?? '');
+  }
+  const out: AcceptanceBinding['changedModules'] = [];
+  for (const m of pkg.modules) {
+    const old = then.get(m.path);
+    if (old === undefined) out.push({ path: m.path, change: 'added' });
+    else if (old !== m.hash) out.push({ path: m.path, change: 'changed' });
+  }
+  const now = new Set(pkg.modules.map((m) => m.path));
+  for (const path of then.keys()) if (!now.has(path)) out.push({ path, change: 'removed' });
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** How to produce an acceptance for the package as it is, linked to its package record. */
+function rerun(pkg: LoadedPackage | undefined): string {
+  const declared = (pkg?.manifest.obligations.length ?? 0) > 0;
+  return (
+    `run the obligations on the package as it is: \`gcpatch accept${declared ? ' --obligation-runner genesis' : ''}\` ` +
+    `(${declared ? 'the GenesisCode CLI on PATH, or your own runner command; ' : ''}its apply report links the new acceptance to the package record), ` +
+    'or `genesis test --pkg package.toml` then `genesis sign` (its transparency entry links them)'
+  );
+}
+
+function bindingFinding(b: AcceptanceBinding, acceptance: string, pkg: LoadedPackage): AuditFinding | undefined {
+  if (b.status === 'stale') {
+    const link = b.links[0]!;
+    const what = b.changedModules.length > 0 ? b.changedModules.map((m) => `${m.path} (${m.change})`).join(', ') : 'the manifest (name, version, obligations, tests or dependencies)';
+    return {
+      code: 'audit/acceptance-stale',
+      subject: acceptance,
+      message:
+        `the last acceptance was produced for package record ${link.packageArtifact} (${link.kind === APPLY_REPORT_KIND ? 'apply report' : 'transparency entry'} ${link.via}), ` +
+        `not for the package as it is now (record ${b.currentPackageArtifact}); changed since: ${what}. It does not count for this package: ${rerun(pkg)}`,
+    };
+  }
+  if (b.status === 'unbound') {
+    return {
+      code: 'audit/acceptance-unbound',
+      subject: acceptance,
+      message:
+        'no apply report or transparency entry in the store links the last acceptance to a package record, so it cannot be shown to be for the package as it is ' +
+        `(an acceptance names only the package's name and version): ${rerun(pkg)}`,
+    };
+  }
+  return undefined;
+}
+
+/** The human summary of an audit: what verified, and the next steps for its findings. */
+function describeAudit(
+  pkg: LoadedPackage | undefined,
+  findings: readonly AuditFinding[],
+  acceptance: string | undefined,
+  binding: AcceptanceBinding,
+  referenced: readonly string[],
+  store: StoreVerifyResult,
+): { verified: string[]; nextSteps: string[] } {
+  const codes = new Set(findings.map((f) => f.code));
+  const verified: string[] = [];
+  if (pkg !== undefined && ![...codes].some((c) => c === 'audit/missing-pin' || c === 'audit/empty-pin' || c === 'audit/pin-mismatch' || c === 'audit/module-unreadable')) {
+    verified.push(`${pkg.modules.length} module pin${pkg.modules.length === 1 ? '' : 's'} match the modules`);
+  }
+  if (pkg !== undefined && pkg.manifest.dependencies.length > 0 && !codes.has('audit/dependency-pin')) {
+    verified.push(`${pkg.manifest.dependencies.length} dependency pin${pkg.manifest.dependencies.length === 1 ? '' : 's'}`);
+  }
+  if (acceptance !== undefined && ![...codes].some((c) => c.startsWith('audit/acceptance') || c.startsWith('core/store/'))) {
+    verified.push(
+      `acceptance ${acceptance}${binding.status === 'bound' ? ' for the package as it is' : ''}${referenced.length > 0 ? ` and its ${referenced.length} referenced artifact(s)` : ''}`,
+    );
+  }
+  if (store.failures.length === 0) verified.push(`${store.checked} store entr${store.checked === 1 ? 'y' : 'ies'} re-hashed`);
+  const nextSteps: string[] = [];
+  if (codes.has('audit/no-acceptance')) {
+    const obligations = pkg?.manifest.obligations ?? [];
+    nextSteps.push(
+      obligations.length > 0
+        ? `missing: an acceptance (no .genesis/last_acceptance). The package declares ${obligations.length} obligation(s) (${obligations.join(', ')}): ` +
+            'produce it with the GenesisCode CLI on PATH: `gcpatch accept --obligation-runner genesis` (or `genesis test --pkg package.toml` then `genesis sign`)'
+        : 'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations: `gcpatch accept` records one (gcpatch checks the pins itself)',
+    );
+  }
+  if (codes.has('audit/acceptance-stale') || codes.has('audit/acceptance-unbound')) nextSteps.push(`the acceptance does not count for the package as it is: ${rerun(pkg)}`);
+  return { verified, nextSteps };
 }
 
 function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findings: AuditFinding[], hex: string): void {
@@ -157,7 +342,7 @@ function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findi
     findings.push({
       code: 'audit/acceptance-package',
       subject: hex,
-      message: `the last acceptance is not for ${pkg.manifest.name} ${pkg.manifest.version}${was}: run the obligations again (gcpatch apply or the obligation runner)`,
+      message: `the last acceptance is not for ${pkg.manifest.name} ${pkg.manifest.version}${was}: run the obligations again (\`gcpatch accept\`, with --obligation-runner when obligations are declared)`,
     });
   }
   const records = get('obligations');
@@ -185,7 +370,7 @@ function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findi
     findings.push({
       code: 'audit/acceptance-obligations',
       subject: hex,
-      message: `the last acceptance does not cover the declared obligation(s) ${missing.join(', ')}: run them (gcpatch apply with --obligation-runner) so that a new acceptance records them`,
+      message: `the last acceptance does not cover the declared obligation(s) ${missing.join(', ')}: run them (\`gcpatch accept --obligation-runner genesis\`, or another runner) so that a new acceptance records them`,
     });
   }
 }

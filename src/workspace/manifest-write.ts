@@ -6,6 +6,14 @@
  * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
  * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
  * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
+ *
+ * With `keepKeyOrder` (what `gcpatch pack` and `apply` use) the writer keeps the author's order:
+ * every table parsed by {@link parseManifestTable} (and its clones) remembers the order its keys
+ * were written in; those keys keep it, and a key the author did not write (a new `hash` pin, a key a
+ * manifest op adds) goes before the first of the author's keys that sorts after it. A file already
+ * in the reference's order therefore stays byte for byte what the reference writes, and the first
+ * pack of a hand-written manifest changes only the pins. Tables built in code (a fresh file, a new
+ * `[[modules]]` entry) have no remembered order and are written sorted, as the reference writes them.
  */
 import { parse, TomlDate, TomlError } from 'smol-toml';
 import { compareUtf8 } from '../util/bytes.js';
@@ -22,7 +30,9 @@ export type TomlValue = string | bigint | number | boolean | Date | TomlValue[] 
  */
 export function parseManifestTable(text: string, file = 'package.toml'): TomlTable {
   try {
-    return parse(text, { integersAsBigInt: true }) as unknown as TomlTable;
+    const table = parse(text, { integersAsBigInt: true }) as unknown as TomlTable;
+    rememberKeyOrder(table);
+    return table;
   } catch (error) {
     if (error instanceof TomlError) {
       throw new GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
@@ -31,6 +41,44 @@ export function parseManifestTable(text: string, file = 'package.toml'): TomlTab
     }
     throw error;
   }
+}
+
+/** The key order an author wrote, per parsed table (and carried to its clones). */
+const AUTHOR_ORDER = new WeakMap<TomlTable, readonly string[]>();
+
+/** Records the key order of `root` and of every table nested in it (iteratively: any depth). */
+function rememberKeyOrder(root: TomlTable): void {
+  const stack: TomlValue[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (Array.isArray(v)) stack.push(...v);
+    else if (isTomlTable(v)) {
+      AUTHOR_ORDER.set(v, Object.keys(v));
+      stack.push(...Object.values(v));
+    }
+  }
+}
+
+/**
+ * The keys of `table` in writing order: sorted by UTF-8 bytes, or — with `keepOrder` and a
+ * remembered author order — the author's keys in their order with each other key inserted before
+ * the first author key that sorts after it (see the module doc). `lastKey` (top-level `modules`)
+ * sorts after every other key when it is not one of the author's.
+ */
+function orderedKeys(table: TomlTable, keepOrder: boolean, lastKey?: string): string[] {
+  const compare = (a: string, b: string) => (a === lastKey ? 1 : b === lastKey ? -1 : compareUtf8(a, b));
+  const keys = Object.keys(table);
+  const author = keepOrder ? AUTHOR_ORDER.get(table) : undefined;
+  if (author === undefined) return keys.sort(compare);
+  const present = new Set(keys);
+  const out = author.filter((k) => present.has(k));
+  const authored = new Set(out);
+  for (const k of keys.filter((x) => !authored.has(x)).sort(compare)) {
+    const at = out.findIndex((x) => authored.has(x) && compare(x, k) > 0);
+    if (at < 0) out.push(k);
+    else out.splice(at, 0, k);
+  }
+  return out;
 }
 
 /** True for a TOML table value (a plain object, not an array or date). */
@@ -48,6 +96,8 @@ function structuredCloneValue(v: TomlValue): TomlValue {
   if (isTomlTable(v)) {
     const out: TomlTable = {};
     for (const [k, x] of Object.entries(v)) out[k] = structuredCloneValue(x);
+    const order = AUTHOR_ORDER.get(v);
+    if (order !== undefined) AUTHOR_ORDER.set(out, order);
     return out;
   }
   return v;
@@ -106,16 +156,12 @@ function valueLine(key: string, v: TomlValue): string {
 }
 
 /** Renders one table body and its sub-sections; `prefix` is the dotted header path. */
-function renderTable(table: TomlTable, prefix: string[], out: string[][], header: string | undefined): void {
-  const keys = Object.keys(table).sort(compareUtf8);
+function renderTable(table: TomlTable, prefix: string[], out: string[][], header: string | undefined, keepOrder: boolean): void {
+  // [[modules]] goes last at the top level (the reference's layout), unless the author put it elsewhere.
+  const keys = orderedKeys(table, keepOrder, prefix.length === 0 ? 'modules' : undefined);
   const plain = keys.filter((k) => !isTomlTable(table[k]!) && !isArrayOfTables(table[k]!));
   const tables = keys.filter((k) => isTomlTable(table[k]!));
   const arrays = keys.filter((k) => isArrayOfTables(table[k]!));
-  // [[modules]] goes last at the top level (the reference's layout).
-  if (prefix.length === 0 && arrays.includes('modules')) {
-    arrays.splice(arrays.indexOf('modules'), 1);
-    arrays.push('modules');
-  }
   const section: string[] = [];
   if (header !== undefined) section.push(header);
   for (const k of plain) section.push(valueLine(k, table[k]!));
@@ -124,12 +170,12 @@ function renderTable(table: TomlTable, prefix: string[], out: string[][], header
   if (section.length > 0 && (isArrayElement || plain.length > 0 || !hasSubSections)) out.push(section);
   for (const k of tables) {
     const path = [...prefix, k];
-    renderTable(table[k] as TomlTable, path, out, `[${path.map(quoteKey).join('.')}]`);
+    renderTable(table[k] as TomlTable, path, out, `[${path.map(quoteKey).join('.')}]`, keepOrder);
   }
   for (const k of arrays) {
     const path = [...prefix, k];
     for (const element of table[k] as TomlTable[]) {
-      renderTable(element, path, out, `[[${path.map(quoteKey).join('.')}]]`);
+      renderTable(element, path, out, `[[${path.map(quoteKey).join('.')}]]`, keepOrder);
     }
   }
 }
@@ -137,9 +183,11 @@ function renderTable(table: TomlTable, prefix: string[], out: string[][], header
 /**
  * Renders a manifest table as `package.toml` text in the reference's style (see the module doc).
  * Sections are separated by one blank line; the text ends with one newline.
+ * @param options.keepKeyOrder keep the author's key order of parsed tables (default false: every
+ *   key sorted, as the reference writes a file).
  */
-export function renderManifest(table: TomlTable): string {
+export function renderManifest(table: TomlTable, options: { keepKeyOrder?: boolean } = {}): string {
   const sections: string[][] = [];
-  renderTable(table, [], sections, undefined);
+  renderTable(table, [], sections, undefined, options.keepKeyOrder === true);
   return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
 }

@@ -1,9 +1,11 @@
 // Runs every shell recipe of README.md and docs/*.md, so that none of them can rot.
 //
-// A recipe is a fenced block opened with "```sh runnable". Each runs with `bash -e` in a fresh
-// temporary directory that looks like the root of a gcpatch checkout: a copy of fixtures/ and
-// links to the built bin/, dist/, driver/, action/, action.yml and node_modules/. `gcpatch` is on
-// the PATH (the built CLI), HOME and the global git config point into the temporary directory (so
+// A recipe is a fenced block opened with "```sh runnable". Each runs with `bash -e` in its own
+// fresh temporary directory that looks like the root of a gcpatch checkout: a copy of fixtures/ and
+// links to the built bin/, dist/, driver/, action/, action.yml and node_modules/. The real checkout must stay
+// as it was: `git status --porcelain` is the same after the suite as before it (empty in a clean
+// checkout), so no recipe writes through those links or into the checkout. `gcpatch` is on the PATH
+// (the built CLI), HOME and the global git config point into the temporary directory (so
 // `driver install --global` touches nothing of the user's), and git has an author.
 //
 // Every other ```sh block must be listed in NOT_RUNNABLE with the reason it is not run; a block
@@ -12,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/cli.js';
 
 interface Block {
@@ -63,6 +65,17 @@ function shBlocks(page: string): Block[] {
   return out;
 }
 
+/** `git status --porcelain` of the checkout, untracked files listed one by one. */
+function checkoutStatus(): string {
+  const r = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  });
+  if (r.status !== 0) throw new Error(`git status failed in ${ROOT}: ${r.stderr}`);
+  return r.stdout;
+}
+
 /** A temporary directory that looks like a checkout's root, and the environment recipes run with. */
 function sandbox(): { cwd: string; env: NodeJS.ProcessEnv } {
   const base = tempDir('gcpatch-recipe-');
@@ -101,6 +114,15 @@ const blocks = pages().flatMap(shBlocks);
 const key = (b: Block): string => `${b.page}: ${b.text.split('\n')[0]}`;
 
 describe('documentation recipes', () => {
+  let statusBefore = '';
+  beforeAll(() => {
+    statusBefore = checkoutStatus();
+  });
+  afterAll(() => {
+    // every recipe ran in its own temporary directory: the checkout is as it was (clean stays clean)
+    expect(checkoutStatus()).toBe(statusBefore);
+  });
+
   it('finds the pages and their recipes', () => {
     expect(blocks.filter((b) => b.runnable).length).toBeGreaterThanOrEqual(10);
     for (const page of ['README.md', 'docs/driver.md', 'docs/action.md', 'docs/patches.md', 'docs/diff-merge.md', 'docs/refactor.md', 'docs/coreform.md', 'docs/audit.md']) {

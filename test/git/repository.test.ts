@@ -168,3 +168,62 @@ describe('shallow clones', () => {
     }
   });
 });
+
+describe('every revision git accepts (gitrevisions)', () => {
+  let g: TempRepo;
+  let clone: string;
+  const ids: Record<string, string> = {};
+  beforeAll(() => {
+    g = tempRepo();
+    ids.c1 = g.commit('one', { 'a.gc': '(def a 1)\n' });
+    g.git('checkout', '-q', '-b', 'side');
+    ids.s1 = g.commit('side work', { 'b.gc': '(def b 2)\n' });
+    g.git('checkout', '-q', 'main');
+    ids.c2 = g.commit('two', { 'a.gc': '(def a 2)\n' });
+    g.git('merge', '-q', '--no-edit', 'side');
+    ids.m = g.git('rev-parse', 'HEAD');
+    ids.c3 = g.commit('three', { 'a.gc': '(def a 3)\n' });
+    g.git('tag', '-a', '-m', 'release', 'v3');
+    ids.c4 = g.commit('four', { 'a.gc': '(def a 4)\n' });
+    g.git('fetch', '-q', '.', 'side'); // FETCH_HEAD = side
+    clone = mkdtempSync(join(tmpdir(), 'gcpatch-clone-'));
+    execFileSync('git', ['clone', '-q', g.dir, clone], { env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+  });
+  afterAll(() => {
+    g.cleanup();
+    rmSync(clone, { recursive: true, force: true });
+  });
+
+  it('resolves FETCH_HEAD, ^N after ~N, annotated tags, short oids, :/text and the reflog', async () => {
+    const repo = await openRepository(g.dir);
+    const cases: [string, string][] = [
+      ['FETCH_HEAD', ids.s1!],
+      ['main~2^2', ids.s1!],
+      ['main~2^1', ids.c2!],
+      ['main~2^', ids.c2!],
+      ['v3', ids.c3!],
+      ['v3^{}', ids.c3!],
+      ['v3~1', ids.m!],
+      [ids.c1!.slice(0, 7), ids.c1!],
+      [':/side work', ids.s1!],
+      ['main@{1}', ids.c3!],
+      ['HEAD', ids.c4!],
+    ];
+    const got: [string, string][] = [];
+    for (const [rev] of cases) got.push([rev, await resolveRevision(repo, rev)]);
+    expect(got).toEqual(cases);
+  });
+
+  it('resolves @{u} (the upstream of the current branch) in a clone', async () => {
+    const repo = await openRepository(clone);
+    expect(await resolveRevision(repo, '@{u}')).toBe(ids.c4);
+    expect(await resolveRevision(repo, 'origin/side')).toBe(ids.s1);
+  });
+
+  it('still names unknown revisions and a tree that is not a commit', async () => {
+    const repo = await openRepository(g.dir);
+    await expect(resolveRevision(repo, 'no-such-branch')).rejects.toMatchObject({ code: 'git/unknown-revision', exitCode: 10 });
+    await expect(resolveRevision(repo, 'main^{tree}')).rejects.toMatchObject({ code: 'git/unknown-revision' });
+    await expect(resolveRevision(repo, '--version')).rejects.toMatchObject({ code: 'git/unknown-revision' });
+  });
+});

@@ -6,7 +6,8 @@
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bool, kwMap, str, sym, vec } from '../../src/coreform/term.js';
+import { bool, kwMap, NIL, str, sym, vec } from '../../src/coreform/term.js';
+import { dependencyArtifactOnDisk } from '../../src/patch/host.js';
 import { acceptanceTerm, CANONICAL_PINS_OBLIGATION } from '../../src/patch/acceptance.js';
 import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
 import { auditPackage } from '../../src/store/audit.js';
@@ -136,9 +137,14 @@ describe('audit: the last acceptance is for the package as it is (issue #11 item
     const toml = join(pkg, 'package.toml');
     writeFileSync(toml, readFileSync(toml, 'utf8').replace('obligations = []', `obligations = [\n    "${OBLIGATION}",\n]`));
   }
+  /** Records an acceptance for the package as it is, linked to its package record as `genesis sign` links them. */
   function record(pkg: string, records: ReturnType<typeof kwMap>[]): string {
     const store = EvidenceStore.forPackage(pkg);
     const hex = store.putTerm(acceptanceTerm(loadPackage(pkg).manifest, records));
+    const packageArtifact = dependencyArtifactOnDisk(pkg, { path: 'package.toml' });
+    store.putTerm(
+      kwMap({ kind: str('genesis/transparency-entry-v0.2'), 'prev-h': NIL, 'package-artifact': str(packageArtifact), 'acceptance-artifact': str(hex) }),
+    );
     writeFileSync(join(pkg, '.genesis', 'last_acceptance'), `${hex}\n`);
     return hex;
   }
@@ -150,7 +156,11 @@ describe('audit: the last acceptance is for the package as it is (issue #11 item
     expect(codes(pkg)).toEqual(['audit/acceptance-obligations']);
     const a = cli(['audit', '--pkg', pkg, '--json']);
     expect(a.status).toBe(50);
-    expect(a.json!['findings']).toEqual([expect.objectContaining({ code: 'audit/acceptance-obligations', message: expect.stringContaining(OBLIGATION) })]);
+    // the CLI also binds the acceptance to the package record: declaring an obligation changed the record
+    expect(a.json!['findings']).toEqual([
+      expect.objectContaining({ code: 'audit/acceptance-obligations', message: expect.stringContaining(OBLIGATION) }),
+      expect.objectContaining({ code: 'audit/acceptance-stale', message: expect.stringContaining('changed since: the manifest') }),
+    ]);
     const text = gcpatch(['audit', '--pkg', pkg]);
     expect(text.status).toBe(50);
     expect(text.stderr).toContain('audit/acceptance-obligations');

@@ -54,3 +54,78 @@ describe('package.toml round trip in the reference style', { timeout: 60_000 }, 
     expect(after.replace(/hash = "[0-9a-f]{64}"/g, 'hash = H')).toBe(text.replace(/hash = "[0-9a-f]{64}"/g, 'hash = H'));
   });
 });
+
+describe('the first pack of a hand-written manifest keeps the author\'s key order', () => {
+  const HAND_WRITTEN = `schema = 1
+name = "greeter"
+version = "0.1.0"
+dependencies = []
+obligations = []
+tests = ["greeter/app::tests"]
+zeta = "an unknown key, kept where it is"
+description = "added later"
+
+[limits]
+step_limit = 100000
+max_vec_len = 64
+
+[[modules]]
+path = "strings.gc"
+
+[[modules]]
+hash = "${'0'.repeat(64)}"
+path = "app.gc"
+`;
+
+  test('only the pins change: the author\'s keys stay in place, a new hash pin goes before path', () => {
+    const pkg = copyFixture('packages/greeter');
+    const manifest = join(pkg, 'package.toml');
+    writeFileSync(manifest, HAND_WRITTEN);
+    const packed = gcpatch(['pack', '--pkg', pkg, '--json']);
+    expect(packed.status, packed.stderr).toBe(0);
+    const pins = JSON.parse(packed.stdout).pins as Record<string, string>;
+    expect(readFileSync(manifest, 'utf8')).toBe(
+      HAND_WRITTEN.replace('[[modules]]\npath = "strings.gc"\n', `[[modules]]\nhash = "${pins['strings.gc']}"\npath = "strings.gc"\n`).replace(
+        `hash = "${'0'.repeat(64)}"`,
+        `hash = "${pins['app.gc']}"`,
+      ),
+    );
+  });
+
+  test('the greeter fixture (path before hash, schema first) is left byte for byte as it is', () => {
+    const pkg = copyFixture('packages/greeter');
+    const manifest = join(pkg, 'package.toml');
+    const before = readFileSync(manifest, 'utf8');
+    expect(gcpatch(['pack', '--pkg', pkg]).status).toBe(0);
+    expect(readFileSync(manifest, 'utf8')).toBe(before);
+  });
+
+  test('written fresh (tables built in code), keys are sorted as the reference writes them', () => {
+    const table = parseManifestTable(HAND_WRITTEN);
+    const fresh = JSON.parse(JSON.stringify(table, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))) as Record<string, unknown>;
+    const rebuilt = { ...fresh, schema: 1n, limits: { step_limit: 100000n, max_vec_len: 64n } } as never;
+    expect(renderManifest(rebuilt)).toBe(`dependencies = []
+description = "added later"
+name = "greeter"
+obligations = []
+schema = 1
+tests = ["greeter/app::tests"]
+version = "0.1.0"
+zeta = "an unknown key, kept where it is"
+
+[limits]
+max_vec_len = 64
+step_limit = 100000
+
+[[modules]]
+path = "strings.gc"
+
+[[modules]]
+hash = "${'0'.repeat(64)}"
+path = "app.gc"
+`);
+    // the parsed table keeps the author's order only when asked to
+    expect(renderManifest(table, { keepKeyOrder: true })).toBe(HAND_WRITTEN);
+    expect(renderManifest(table)).toBe(renderManifest(rebuilt));
+  });
+});
