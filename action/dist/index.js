@@ -59570,6 +59570,8 @@ function termsEqual(a, b) {
     return compareTerms(a, b) === 0;
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: ./node_modules/isomorphic-git/index.cjs
 var isomorphic_git = __nccwpck_require__(3667);
 ;// CONCATENATED MODULE: ./src/util/errors.ts
@@ -59691,6 +59693,7 @@ function errors_ioError(error, file, action) {
 
 
 
+
 /** Error codes of `src/git/`. */
 const GitCode = {
     /** No git repository contains the given directory (exit 10). */
@@ -59776,15 +59779,22 @@ async function resolveName(repo, name) {
     return undefined;
 }
 /**
- * Resolves a revision to a commit oid. Accepted: a full or abbreviated (≥ 4 hex digits) object id,
- * `HEAD`, a branch, tag (annotated tags are peeled) or remote-tracking ref, a full ref name, each
- * optionally followed by `~N`, `^` or `^N` ancestry suffixes (as in `git rev-parse`).
+ * Resolves a revision to a commit oid: every revision git accepts (gitrevisions(7): `FETCH_HEAD`,
+ * `@{u}`, `main~2^2`, `v1.0^{}`, a tag, a short oid, `:/message`, …), by asking git itself
+ * (`git rev-parse --verify` in the work tree, peeled to a commit: annotated tags are peeled). When git
+ * cannot resolve it, or no `git` program is installed, the revision is resolved here with
+ * isomorphic-git: a full or abbreviated (≥ 4 hex digits) object id, `HEAD`, a branch, tag or
+ * remote-tracking ref, a full ref name, each optionally followed by `~N`, `^` or `^N` — which
+ * names a commit missing from a shallow clone precisely.
  * @returns the 40-hex commit oid.
  * @throws GcError `git/unknown-revision` (exit 10) when the name resolves to nothing;
  *   `git/missing-commit` (exit 70) when the commit or an ancestor is absent (shallow clone).
  * @example await resolveRevision(repo, 'main~2')
  */
 async function resolveRevision(repo, rev) {
+    const byGit = gitRevParse(repo, rev);
+    if (byGit !== undefined)
+        return (await readCommitOrMissing(repo, byGit, `revision ${rev}:`)).oid;
     const m = /^(.+?)((?:[~^]\d*)*)$/.exec(rev);
     const name = m?.[1] ?? rev;
     const found = await resolveName(repo, name);
@@ -59805,6 +59815,19 @@ async function resolveRevision(repo, rev) {
         }
     }
     return oid;
+}
+/** `git rev-parse --verify <rev>`, peeled to a commit, in the work tree: the commit oid, or undefined (unknown, not a commit, or no git). */
+function gitRevParse(repo, rev) {
+    if (rev === '' || rev.includes('\0'))
+        return undefined;
+    const parse = (arg) => {
+        const r = (0,external_node_child_process_namespaceObject.spawnSync)('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir, encoding: 'utf8' });
+        const oid = r.status === 0 ? r.stdout.trim() : '';
+        return FULL_OID.test(oid) ? oid : undefined;
+    };
+    // the object first (`:/text` must not get a suffix), then peeled to its commit (annotated tags)
+    const object = parse(rev);
+    return object === undefined ? undefined : parse(`${object}^{commit}`);
 }
 async function parentOf(repo, oid, index, rev) {
     const { commit } = await readCommitOrMissing(repo, oid, 'commit');
@@ -61340,6 +61363,14 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
  * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
  * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
  * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
+ *
+ * With `keepKeyOrder` (what `gcpatch pack` and `apply` use) the writer keeps the author's order:
+ * every table parsed by {@link parseManifestTable} (and its clones) remembers the order its keys
+ * were written in; those keys keep it, and a key the author did not write (a new `hash` pin, a key a
+ * manifest op adds) goes before the first of the author's keys that sorts after it. A file already
+ * in the reference's order therefore stays byte for byte what the reference writes, and the first
+ * pack of a hand-written manifest changes only the pins. Tables built in code (a fresh file, a new
+ * `[[modules]]` entry) have no remembered order and are written sorted, as the reference writes them.
  */
 
 
@@ -61350,7 +61381,9 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
  */
 function manifest_write_parseManifestTable(text, file = 'package.toml') {
     try {
-        return parse(text, { integersAsBigInt: true });
+        const table = parse(text, { integersAsBigInt: true });
+        rememberKeyOrder(table);
+        return table;
     }
     catch (error) {
         if (error instanceof TomlError) {
@@ -61360,6 +61393,45 @@ function manifest_write_parseManifestTable(text, file = 'package.toml') {
         }
         throw error;
     }
+}
+/** The key order an author wrote, per parsed table (and carried to its clones). */
+const AUTHOR_ORDER = new WeakMap();
+/** Records the key order of `root` and of every table nested in it (iteratively: any depth). */
+function rememberKeyOrder(root) {
+    const stack = [root];
+    while (stack.length > 0) {
+        const v = stack.pop();
+        if (Array.isArray(v))
+            stack.push(...v);
+        else if (isTomlTable(v)) {
+            AUTHOR_ORDER.set(v, Object.keys(v));
+            stack.push(...Object.values(v));
+        }
+    }
+}
+/**
+ * The keys of `table` in writing order: sorted by UTF-8 bytes, or — with `keepOrder` and a
+ * remembered author order — the author's keys in their order with each other key inserted before
+ * the first author key that sorts after it (see the module doc). `lastKey` (top-level `modules`)
+ * sorts after every other key when it is not one of the author's.
+ */
+function orderedKeys(table, keepOrder, lastKey) {
+    const compare = (a, b) => (a === lastKey ? 1 : b === lastKey ? -1 : bytes_compareUtf8(a, b));
+    const keys = Object.keys(table);
+    const author = keepOrder ? AUTHOR_ORDER.get(table) : undefined;
+    if (author === undefined)
+        return keys.sort(compare);
+    const present = new Set(keys);
+    const out = author.filter((k) => present.has(k));
+    const authored = new Set(out);
+    for (const k of keys.filter((x) => !authored.has(x)).sort(compare)) {
+        const at = out.findIndex((x) => authored.has(x) && compare(x, k) > 0);
+        if (at < 0)
+            out.push(k);
+        else
+            out.splice(at, 0, k);
+    }
+    return out;
 }
 /** True for a TOML table value (a plain object, not an array or date). */
 function isTomlTable(v) {
@@ -61376,6 +61448,9 @@ function structuredCloneValue(v) {
         const out = {};
         for (const [k, x] of Object.entries(v))
             out[k] = structuredCloneValue(x);
+        const order = AUTHOR_ORDER.get(v);
+        if (order !== undefined)
+            AUTHOR_ORDER.set(out, order);
         return out;
     }
     return v;
@@ -61446,16 +61521,12 @@ function valueLine(key, v) {
     return `${quoteKey(key)} = ${inlineValue(v)}`;
 }
 /** Renders one table body and its sub-sections; `prefix` is the dotted header path. */
-function renderTable(table, prefix, out, header) {
-    const keys = Object.keys(table).sort(bytes_compareUtf8);
+function renderTable(table, prefix, out, header, keepOrder) {
+    // [[modules]] goes last at the top level (the reference's layout), unless the author put it elsewhere.
+    const keys = orderedKeys(table, keepOrder, prefix.length === 0 ? 'modules' : undefined);
     const plain = keys.filter((k) => !isTomlTable(table[k]) && !manifest_write_isArrayOfTables(table[k]));
     const tables = keys.filter((k) => isTomlTable(table[k]));
     const arrays = keys.filter((k) => manifest_write_isArrayOfTables(table[k]));
-    // [[modules]] goes last at the top level (the reference's layout).
-    if (prefix.length === 0 && arrays.includes('modules')) {
-        arrays.splice(arrays.indexOf('modules'), 1);
-        arrays.push('modules');
-    }
     const section = [];
     if (header !== undefined)
         section.push(header);
@@ -61467,22 +61538,24 @@ function renderTable(table, prefix, out, header) {
         out.push(section);
     for (const k of tables) {
         const path = [...prefix, k];
-        renderTable(table[k], path, out, `[${path.map(quoteKey).join('.')}]`);
+        renderTable(table[k], path, out, `[${path.map(quoteKey).join('.')}]`, keepOrder);
     }
     for (const k of arrays) {
         const path = [...prefix, k];
         for (const element of table[k]) {
-            renderTable(element, path, out, `[[${path.map(quoteKey).join('.')}]]`);
+            renderTable(element, path, out, `[[${path.map(quoteKey).join('.')}]]`, keepOrder);
         }
     }
 }
 /**
  * Renders a manifest table as `package.toml` text in the reference's style (see the module doc).
  * Sections are separated by one blank line; the text ends with one newline.
+ * @param options.keepKeyOrder keep the author's key order of parsed tables (default false: every
+ *   key sorted, as the reference writes a file).
  */
-function renderManifest(table) {
+function renderManifest(table, options = {}) {
     const sections = [];
-    renderTable(table, [], sections, undefined);
+    renderTable(table, [], sections, undefined, options.keepKeyOrder === true);
     return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
 }
 
@@ -66229,14 +66302,14 @@ function closed_decodeClosed(t, spec, what, options = {}) {
     return out;
 }
 
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: ./src/patch/acceptance.ts
 /**
  * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
  * (GENESIS_FACTS.md §3.7 step 7, §4 "Acceptance artifact").
  *
  * gcpatch cannot evaluate GenesisCode programs, so obligations run through an external runner:
+ * `--obligation-runner genesis` runs the GenesisCode CLI's `genesis test` and takes the acceptance
+ * it records (`genesis-test.ts`, docs/reference/genesis-cli.md); any other
  * `--obligation-runner CMD` (or `GCPATCH_OBLIGATION_RUNNER`) is run through the shell in the package
  * directory and must print one acceptance term on stdout. Without a runner, gcpatch builds the
  * acceptance from what it can check itself — every module parses, canonicalizes and matches its new
@@ -66267,11 +66340,17 @@ const AcceptanceCode = {
     invalid: 'patch/acceptance-invalid',
 };
 /** The message recorded for each declared obligation when no runner is configured. */
-const NOT_EVALUATED_MESSAGE = 'not evaluated: gcpatch cannot evaluate GenesisCode programs; pass --obligation-runner CMD (or set GCPATCH_OBLIGATION_RUNNER) to run this obligation';
-/** The runner command: the explicit option, else `GCPATCH_OBLIGATION_RUNNER`, else undefined. */
+const NOT_EVALUATED_MESSAGE = 'not evaluated: gcpatch cannot evaluate GenesisCode programs; pass --obligation-runner genesis (the GenesisCode CLI on PATH) or --obligation-runner CMD (or set GCPATCH_OBLIGATION_RUNNER) to run this obligation';
+/**
+ * The runner: the explicit option, else `GCPATCH_OBLIGATION_RUNNER`, else undefined (blank = none).
+ * `genesis` (spaces around it ignored) selects the GenesisCode CLI (`genesis-test.ts`); anything else
+ * is a shell command.
+ */
 function resolveRunner(option, env = process.env) {
     const cmd = option ?? env[RUNNER_ENV];
-    return cmd !== undefined && cmd.trim() !== '' ? cmd : undefined;
+    if (cmd === undefined || cmd.trim() === '')
+        return undefined;
+    return cmd.trim() === 'genesis' ? 'genesis' : cmd;
 }
 function obligationRecord(name, ok, errors) {
     const fields = { name: sym(name), ok: bool(ok) };
@@ -66317,8 +66396,10 @@ function acceptance_invalid(message) {
 }
 /**
  * Checks an acceptance term: kind, Bool `:ok`, `:package` naming this package, obligation records
- * `{:name sym :ok bool :artifact? hex :errors? [str]}`, every declared obligation present, `:ok`
- * equal to "every record ok", and every referenced artifact present and intact in `store`.
+ * `{:name sym :ok bool :artifact? hex :errors? [str]}`, `:ok` equal to "every record ok", every
+ * referenced artifact present and intact in `store`, and — when `:ok` is true — every declared
+ * obligation present (a failed acceptance may stop early: the reference records only the failed
+ * preflight when a package does not load; docs/reference/genesis-cli.md).
  * @returns the acceptance's `:ok`.
  * @throws GcError `patch/acceptance-invalid` (exit 30).
  */
@@ -66374,7 +66455,7 @@ function validateAcceptance(t, manifest, store) {
         seen.add(name.name);
         allOk &&= rok.value;
     }
-    const missing = manifest.obligations.filter((o) => !seen.has(o));
+    const missing = ok.value ? manifest.obligations.filter((o) => !seen.has(o)) : [];
     if (missing.length > 0)
         throw acceptance_invalid(`declared obligations missing from the acceptance: ${missing.join(', ')}`);
     if (ok.value !== allOk)
@@ -67292,6 +67373,602 @@ function pathMatcher(patterns) {
     return (path) => include.some((r) => r.test(path)) && !exclude.some((r) => r.test(path));
 }
 
+;// CONCATENATED MODULE: ./src/patch/genesis-test.ts
+/**
+ * The GenesisCode CLI as the obligation runner (`--obligation-runner genesis`): runs
+ * `genesis test --pkg <manifest>` and takes the acceptance it records, checked against the
+ * contract restated in docs/reference/genesis-cli.md (from the GenesisCode repository's
+ * `docs/spec/CLI.md` and `docs/spec/EVIDENCE_STORE.md`).
+ */
+
+
+
+
+
+
+/** The `--obligation-runner` value that selects the GenesisCode CLI. */
+const GENESIS_RUNNER = 'genesis';
+/** Package-relative path of the acceptance pointer `genesis test` writes. */
+const LAST_ACCEPTANCE = '.genesis/last_acceptance';
+/** Error codes of the genesis runner (all exit 30: the obligations could not be established). */
+const GenesisRunnerCode = {
+    /** No `genesis` program on `PATH`. */
+    notFound: 'patch/genesis-not-found',
+    /** `genesis test` ended 0 or 30 but its pointer, store entry or status break the contract. */
+    contract: 'patch/genesis-contract',
+};
+/** Meaning of the GenesisCode CLI's exit statuses (its `docs/spec/CLI.md` "Exit Codes"). */
+const STATUS_MEANING = {
+    1: 'internal error',
+    10: 'parse or canonicalization error (CoreForm, TOML, a module pin)',
+    20: 'evaluation error',
+    70: 'I/O error',
+};
+function pointerStat(file) {
+    try {
+        return (0,external_node_fs_namespaceObject.lstatSync)(file, { bigint: true });
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Runs `genesis test --pkg <manifestFile>` in `packageDir` (no shell; `genesis` from `PATH`, the
+ * process environment passed through) and returns the acceptance it recorded.
+ * Checks, in order (docs/reference/genesis-cli.md "What gcpatch does with it"): the program ran;
+ * its status is 0 or 30; `.genesis/last_acceptance` is a regular file written by this run holding
+ * one address; the store entry exists and hashes to its name; the term passes
+ * {@link validateAcceptance} with `store`; the status agrees with `:ok`.
+ * @param timeoutMs kill it after this many milliseconds (default 10 minutes).
+ * @throws GcError, all exit 30: `patch/genesis-not-found`; `patch/obligation-runner-failed` (killed,
+ *   or a status other than 0/30); `patch/genesis-contract` (pointer, store entry, status);
+ *   `patch/acceptance-invalid` (the term).
+ */
+function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 600_000) {
+    const pointer = (0,external_node_path_namespaceObject.join)(packageDir, ...LAST_ACCEPTANCE.split('/'));
+    const command = `genesis test --pkg ${manifestFile}`;
+    const fail = (code, why) => new errors_GcError(code, `${command}: ${why}`, { exitCode: errors_ExitCode.obligationsFailed, location: { file: manifestFile } });
+    const before = pointerStat(pointer);
+    const result = (0,external_node_child_process_namespaceObject.spawnSync)(GENESIS_RUNNER, ['test', '--pkg', manifestFile], {
+        cwd: packageDir,
+        encoding: 'utf8',
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+    });
+    if (result.error !== undefined && result.error.code === 'ENOENT') {
+        throw fail(GenesisRunnerCode.notFound, 'no `genesis` program on PATH. Install the GenesisCode CLI (built from the GenesisCode repository, `crates/gc_cli`) and put it on PATH, ' +
+            'or give another runner with --obligation-runner CMD (docs/patches.md "Acceptance and obligations")');
+    }
+    const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+    const tail = stderr === '' ? '' : `; stderr: ${stderr}`;
+    if (result.error !== undefined || result.status === null) {
+        const why = result.error !== undefined ? result.error.message : `was killed (${result.signal ?? 'signal'})`;
+        throw fail(AcceptanceCode.runnerFailed, `${why}${tail}`);
+    }
+    const status = result.status;
+    if (status !== 0 && status !== 30) {
+        throw fail(AcceptanceCode.runnerFailed, `exited ${status} (${STATUS_MEANING[status] ?? 'not a status of the GenesisCode CLI'}) and recorded no acceptance${tail}`);
+    }
+    const after = pointerStat(pointer);
+    if (after === undefined)
+        throw fail(GenesisRunnerCode.contract, `exited ${status} but wrote no ${LAST_ACCEPTANCE}${tail}`);
+    if (!after.isFile())
+        throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} is not a regular file`);
+    if (before !== undefined && before.ino === after.ino && before.dev === after.dev && before.mtimeNs === after.mtimeNs) {
+        throw fail(GenesisRunnerCode.contract, `exited ${status} but did not rewrite ${LAST_ACCEPTANCE} (it still holds the previous run's address)`);
+    }
+    const text = (0,external_node_fs_namespaceObject.readFileSync)(pointer, 'utf8');
+    const address = text.endsWith('\n') ? text.slice(0, -1) : text;
+    if (!isHex64(address)) {
+        throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} holds ${JSON.stringify(text.slice(0, 80))}, not one store address (64 lowercase hex digits and a newline)`);
+    }
+    let term;
+    try {
+        term = store.getTerm(address);
+    }
+    catch (error) {
+        if (errors_isGcError(error))
+            throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} names ${address}, but ${error.message}`);
+        throw error;
+    }
+    let ok;
+    try {
+        ok = validateAcceptance(term, manifest, store);
+    }
+    catch (error) {
+        if (errors_isGcError(error))
+            throw fail(error.code, `its acceptance ${address}: ${error.message}`);
+        throw error;
+    }
+    if (ok !== (status === 0)) {
+        throw fail(GenesisRunnerCode.contract, `exited ${status} but its acceptance ${address} is :ok ${ok} (0 goes with :ok true, 30 with :ok false)`);
+    }
+    return { acceptance: term, acceptanceArtifact: address, ok };
+}
+
+;// CONCATENATED MODULE: ./src/util/atomic.ts
+/** Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory. */
+
+
+
+let counter = 0;
+/**
+ * Replaces `path` with `bytes` atomically: readers see either the old or the new content, never a
+ * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
+ * @param path target file path.
+ * @param bytes new content (a string is written as UTF-8).
+ * @throws GcError `io/<errno>` (exit 70) when any step fails; the temp file is removed.
+ */
+function writeFileAtomic(path, bytes) {
+    const dir = dirname(path);
+    const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
+    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+    let fd;
+    try {
+        fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+        let off = 0;
+        while (off < data.length)
+            off += writeSync(fd, data, off, data.length - off);
+        fsyncSync(fd);
+        closeSync(fd);
+        fd = undefined;
+        renameSync(tmp, path);
+    }
+    catch (error) {
+        if (fd !== undefined) {
+            try {
+                closeSync(fd);
+            }
+            catch {
+                /* already failing */
+            }
+        }
+        try {
+            unlinkSync(tmp);
+        }
+        catch {
+            /* temp may not exist */
+        }
+        throw ioError(error, path, 'write');
+    }
+    fsyncDirectory(dir);
+}
+/** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
+function fsyncDirectory(dir) {
+    try {
+        const fd = (0,external_node_fs_namespaceObject.openSync)(dir, external_node_fs_namespaceObject.constants.O_RDONLY);
+        try {
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    catch {
+        /* not supported on this platform or filesystem */
+    }
+}
+
+;// CONCATENATED MODULE: ./src/store/store.ts
+/**
+ * The content-addressed evidence store (GENESIS_FACTS.md §5; DESIGN.md "Evidence"):
+ * `<package>/.genesis/store/<hex>`, a flat directory whose file names are the lowercase hex of the
+ * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
+ *
+ * Write-once: an existing entry is re-hashed and never overwritten (`core/store/corruption` on a
+ * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<n>` (create-new), fsyncs it, links
+ * it to its final name (no overwrite; rename where links are unsupported), removes the temp file
+ * and fsyncs the directory.
+ *
+ * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
+ * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
+ * 32 MiB per artifact, 512 MiB in total, 8,192 entries (GENESIS_FACTS.md §5).
+ */
+
+
+
+
+
+
+
+
+/** Store error codes (stable). */
+const StoreCode = {
+    notFound: 'core/store/not-found',
+    corruption: 'core/store/corruption',
+    ioError: 'core/store/io-error',
+    resourceLimit: 'core/caps/resource-limit',
+};
+/** The bounds of GENESIS_FACTS.md §5. */
+const DEFAULT_STORE_LIMITS = Object.freeze({
+    maxArtifactBytes: 32 * 1024 * 1024,
+    maxTotalBytes: 512 * 1024 * 1024,
+    maxEntries: 8192,
+});
+/** The temporary-file name of {@link EvidenceStore.put}. */
+const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-[0-9]+-[0-9]+$/;
+let tempCounter = 0;
+const CHUNK = 1 << 20;
+function storeError(code, message, exitCode, hex, cause) {
+    return new errors_GcError(code, message, {
+        exitCode,
+        ...(hex !== undefined ? { location: { at: hex } } : {}),
+        ...(cause !== undefined ? { cause } : {}),
+    });
+}
+function ioFail(action, path, error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return storeError(StoreCode.ioError, `cannot ${action} ${path}: ${reason}`, errors_ExitCode.io, undefined, error);
+}
+/** The evidence store of one package. */
+class EvidenceStore {
+    /** Absolute store directory (`<pkg>/.genesis/store`). */
+    dir;
+    limits;
+    faults;
+    /**
+     * @param dir the store directory (created on the first put).
+     * @param options bounds and fault hook.
+     */
+    constructor(dir, options = {}) {
+        this.dir = dir;
+        this.limits = { ...DEFAULT_STORE_LIMITS, ...(options.limits ?? {}) };
+        this.faults = options.faults;
+    }
+    /** The store of the package whose directory (holding `package.toml`) is `packageDir`. */
+    static forPackage(packageDir, options = {}) {
+        return new EvidenceStore((0,external_node_path_namespaceObject.join)(packageDir, '.genesis', 'store'), options);
+    }
+    /** The file path of entry `hex`. */
+    pathOf(hex) {
+        return (0,external_node_path_namespaceObject.join)(this.dir, hex);
+    }
+    /**
+     * Stores `bytes` write-once and returns their address (lowercase hex BLAKE3).
+     * @throws GcError `core/store/corruption` when an existing entry of that name does not hash to
+     *   it; `core/caps/resource-limit` above the per-artifact bound; `core/store/io-error`.
+     */
+    put(bytes) {
+        if (bytes.length > this.limits.maxArtifactBytes) {
+            throw storeError(StoreCode.resourceLimit, `artifact of ${bytes.length} bytes exceeds the ${this.limits.maxArtifactBytes}-byte bound`, errors_ExitCode.io);
+        }
+        const hex = toHex(blake3(bytes));
+        const final = this.pathOf(hex);
+        if (this.existingEntry(hex))
+            return hex;
+        this.faults?.('store:put');
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(this.dir, { recursive: true });
+        }
+        catch (error) {
+            throw ioFail('create', this.dir, error);
+        }
+        const tmp = (0,external_node_path_namespaceObject.join)(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
+        let fd;
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(tmp, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, 0o444);
+            let off = 0;
+            while (off < bytes.length)
+                off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off);
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+            fd = undefined;
+            try {
+                (0,external_node_fs_namespaceObject.linkSync)(tmp, final);
+                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+            }
+            catch (error) {
+                const code = error.code;
+                if (code === 'EEXIST') {
+                    (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+                    this.existingEntry(hex); // another writer won: verify what it wrote
+                }
+                else if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV') {
+                    (0,external_node_fs_namespaceObject.renameSync)(tmp, final);
+                }
+                else {
+                    throw error;
+                }
+            }
+        }
+        catch (error) {
+            if (fd !== undefined) {
+                try {
+                    (0,external_node_fs_namespaceObject.closeSync)(fd);
+                }
+                catch {
+                    /* already failing */
+                }
+            }
+            try {
+                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+            }
+            catch {
+                /* gone already */
+            }
+            if (error instanceof errors_GcError)
+                throw error;
+            throw ioFail('write', final, error);
+        }
+        fsyncDirectory(this.dir);
+        return hex;
+    }
+    /** Stores a term as its `print_term` bytes; returns the address. */
+    putTerm(t) {
+        return this.put(bytes_utf8(print_printTerm(t)));
+    }
+    /** True when entry `hex` exists and hashes to its name; throws corruption when it does not. */
+    existingEntry(hex) {
+        let size;
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex));
+            if (!st.isFile())
+                throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, errors_ExitCode.verificationFailed, hex);
+            size = st.size;
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return false;
+            if (error instanceof errors_GcError)
+                throw error;
+            throw ioFail('inspect', this.pathOf(hex), error);
+        }
+        const actual = this.hashFile(hex, size);
+        if (actual !== hex) {
+            throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, errors_ExitCode.verificationFailed, hex);
+        }
+        return true;
+    }
+    /** Streams BLAKE3 of entry `hex` (bounded by the per-artifact limit). */
+    hashFile(hex, size) {
+        if (size > this.limits.maxArtifactBytes) {
+            throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${size} bytes, above the ${this.limits.maxArtifactBytes}-byte bound`, errors_ExitCode.verificationFailed, hex);
+        }
+        const path = this.pathOf(hex);
+        let fd;
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0));
+            const h = blake3.create();
+            const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
+            let total = 0;
+            for (;;) {
+                const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, 0, buf.length, null);
+                if (n === 0)
+                    break;
+                total += n;
+                if (total > this.limits.maxArtifactBytes) {
+                    throw storeError(StoreCode.resourceLimit, `store entry ${hex} exceeds the ${this.limits.maxArtifactBytes}-byte bound`, errors_ExitCode.verificationFailed, hex);
+                }
+                h.update(buf.subarray(0, n));
+            }
+            return toHex(h.digest());
+        }
+        catch (error) {
+            if (error instanceof errors_GcError)
+                throw error;
+            throw ioFail('read', path, error);
+        }
+        finally {
+            if (fd !== undefined)
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    /**
+     * Reads entry `hex` and checks that its bytes hash to its name.
+     * @throws GcError `core/store/not-found` (exit 50) for a missing entry, or (exit 10) for a malformed name,
+     *   `core/store/corruption` (exit 50), `core/store/io-error` (exit 70).
+     */
+    get(hex) {
+        if (!isHex64(hex))
+            throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, errors_ExitCode.invalidInput, hex);
+        let bytes;
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex));
+            if (!st.isFile())
+                throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, errors_ExitCode.verificationFailed, hex);
+            if (st.size > this.limits.maxArtifactBytes) {
+                throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${st.size} bytes, above the bound`, errors_ExitCode.verificationFailed, hex);
+            }
+            const fd = (0,external_node_fs_namespaceObject.openSync)(this.pathOf(hex), external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0));
+            try {
+                bytes = Buffer.alloc(st.size);
+                let off = 0;
+                while (off < st.size) {
+                    const n = (0,external_node_fs_namespaceObject.readSync)(fd, bytes, off, st.size - off, off);
+                    if (n === 0)
+                        break;
+                    off += n;
+                }
+            }
+            finally {
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+            }
+        }
+        catch (error) {
+            if (error instanceof errors_GcError)
+                throw error;
+            if (error.code === 'ENOENT') {
+                throw storeError(StoreCode.notFound, `no store entry ${hex} in ${this.dir}`, errors_ExitCode.verificationFailed, hex);
+            }
+            throw ioFail('read', this.pathOf(hex), error);
+        }
+        const actual = toHex(blake3(bytes));
+        if (actual !== hex) {
+            throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, errors_ExitCode.verificationFailed, hex);
+        }
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    }
+    /** Reads entry `hex` (verified) and parses it as one CoreForm term. */
+    getTerm(hex) {
+        try {
+            return readTerm(this.get(hex));
+        }
+        catch (error) {
+            if (error instanceof errors_GcError && error.code.startsWith('core/parse/')) {
+                throw storeError(StoreCode.corruption, `store entry ${hex} is not a CoreForm term: ${error.message}`, errors_ExitCode.verificationFailed, hex);
+            }
+            throw error;
+        }
+    }
+    /** True when a regular file named `hex` is present (not verified). */
+    has(hex) {
+        try {
+            return (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex)).isFile();
+        }
+        catch {
+            return false;
+        }
+    }
+    /**
+     * Lists the entries: regular files named exactly 64 lowercase hex digits (temp files and
+     * anything else are skipped: {@link verify} reports them), sorted by raw name bytes. A missing
+     * store lists as empty.
+     * @throws GcError `core/store/io-error`.
+     */
+    list() {
+        let names;
+        try {
+            names = (0,external_node_fs_namespaceObject.readdirSync)(this.dir);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return [];
+            throw ioFail('list', this.dir, error);
+        }
+        const out = [];
+        for (const name of names.filter(isHex64).sort(bytes_compareUtf8)) {
+            try {
+                const st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
+                if (st.isFile())
+                    out.push({ hex: name, size: st.size });
+            }
+            catch (error) {
+                throw ioFail('inspect', (0,external_node_path_namespaceObject.join)(this.dir, name), error);
+            }
+        }
+        return out;
+    }
+    /**
+     * Looks at every name in the store directory (issue #13 item 6): regular files named exactly 64
+     * lowercase hex digits are entries; the put's own temporary files are set apart; anything else —
+     * a symlink or directory (whatever its name), a file with any other name — is an anomaly
+     * (`core/store/corruption`, exit 50), because nothing may sit in the store unverified.
+     * A missing store is empty.
+     * @throws GcError `core/store/io-error` when the directory cannot be listed.
+     */
+    scan() {
+        let names;
+        try {
+            names = (0,external_node_fs_namespaceObject.readdirSync)(this.dir);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return { entries: [], anomalies: [], temporary: [], names: 0 };
+            throw ioFail('list', this.dir, error);
+        }
+        names.sort(bytes_compareUtf8);
+        const out = { entries: [], anomalies: [], temporary: [], names: names.length };
+        for (const name of names) {
+            let st;
+            try {
+                st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
+            }
+            catch (error) {
+                if (error.code === 'ENOENT')
+                    continue; // removed meanwhile (a put's temp file)
+                throw ioFail('inspect', (0,external_node_path_namespaceObject.join)(this.dir, name), error);
+            }
+            const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? undefined : 'not a regular file';
+            if (what === undefined && isHex64(name))
+                out.entries.push({ hex: name, size: st.size });
+            else if (what === undefined && TEMP_NAME.test(name))
+                out.temporary.push(name);
+            else {
+                const shown = JSON.stringify(name);
+                const message = what !== undefined
+                    ? `${shown} in the evidence store is ${what}, not a store entry (entries are regular files): remove it`
+                    : `${shown} in the evidence store is not a store entry name (64 lowercase hex digits of the BLAKE3 of its bytes): remove it`;
+                out.anomalies.push({ code: StoreCode.corruption, hex: name, message });
+            }
+        }
+        return out;
+    }
+    /**
+     * Verifies the whole store or one entry, re-hashing each (streamed: memory is bounded by one
+     * 1 MiB buffer whatever the store holds). Whole-store mode checks every name (see
+     * {@link scan}: a symlink, directory or junk-named file is a `core/store/corruption` failure),
+     * re-hashes every entry in raw name order and goes on after a failure; `failure` is the first.
+     * It fails with `core/caps/resource-limit` before hashing anything when the store holds more
+     * than `maxEntries` names or more than `maxTotalBytes`.
+     * @param hex one entry to verify; omit to verify every entry.
+     */
+    verify(hex) {
+        const failureOf = (e, at) => {
+            if (!(e instanceof errors_GcError))
+                throw e;
+            return { code: e.code, hex: at, message: e.message };
+        };
+        const result = (checked, totalBytes, failures, skippedTemp = 0) => ({
+            ok: failures.length === 0,
+            checked,
+            totalBytes,
+            failure: failures[0],
+            failures,
+            skippedTemp,
+        });
+        if (hex !== undefined) {
+            try {
+                const bytes = this.get(hex);
+                return result(1, bytes.length, []);
+            }
+            catch (e) {
+                return result(0, 0, [failureOf(e, hex)]);
+            }
+        }
+        let scan;
+        try {
+            scan = this.scan();
+        }
+        catch (e) {
+            return result(0, 0, [failureOf(e, undefined)]);
+        }
+        const entries = scan.entries;
+        const total = entries.reduce((n, e) => n + e.size, 0);
+        const counted = entries.length + scan.anomalies.length;
+        if (counted > this.limits.maxEntries) {
+            const e = storeError(StoreCode.resourceLimit, `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`, errors_ExitCode.verificationFailed);
+            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+        }
+        if (total > this.limits.maxTotalBytes) {
+            const e = storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, errors_ExitCode.verificationFailed);
+            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+        }
+        // Anomalies and entries interleaved in raw name order, so `failure` is the first by name.
+        const failures = [];
+        let checked = 0;
+        let a = 0;
+        const flushAnomalies = (upTo) => {
+            while (a < scan.anomalies.length && (upTo === undefined || bytes_compareUtf8(scan.anomalies[a].hex, upTo) < 0))
+                failures.push(scan.anomalies[a++]);
+        };
+        for (const entry of entries) {
+            flushAnomalies(entry.hex);
+            try {
+                const actual = this.hashFile(entry.hex, entry.size);
+                if (actual !== entry.hex) {
+                    throw storeError(StoreCode.corruption, `store entry ${entry.hex} is corrupt: its bytes hash to ${actual}`, errors_ExitCode.verificationFailed, entry.hex);
+                }
+                checked++;
+            }
+            catch (e) {
+                failures.push(failureOf(e, entry.hex));
+            }
+        }
+        flushAnomalies(undefined);
+        return result(checked, total, failures, scan.temporary.length);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/patch/state.ts
 /**
  * The in-memory package state that patch ops transform (GENESIS_FACTS.md §3.1 "Semantics"): the
@@ -67430,7 +68107,7 @@ function packState(state, dependencyArtifact) {
             });
         }
     });
-    const manifestText = renderManifest(pinned.manifest);
+    const manifestText = renderManifest(pinned.manifest, { keepKeyOrder: true });
     const manifest = manifest_parseManifest(manifestText);
     const packageRecord = packageRecordTerm(manifest, pins, dependencyHashes);
     return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: termAddress(packageRecord) };
@@ -67441,9 +68118,13 @@ function packState(state, dependencyArtifact) {
  * The optional obligation runner of the Action (`obligation-runner` input) and of
  * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
  * (`src/patch/acceptance.ts`) — a shell command run in the package directory of the work tree that
- * prints one `genesis/acceptance-v0.2` term on stdout. gcpatch cannot evaluate GenesisCode itself;
- * this lets a workflow re-run the package's tests and obligations with the real toolchain.
+ * prints one `genesis/acceptance-v0.2` term on stdout — or `genesis`, the GenesisCode CLI's
+ * `genesis test --pkg package.toml` and the acceptance it records (`src/patch/genesis-test.ts`,
+ * docs/reference/genesis-cli.md). gcpatch cannot evaluate GenesisCode itself; this lets a workflow
+ * re-run the package's tests and obligations with the real toolchain.
  */
+
+
 
 
 
@@ -67465,7 +68146,8 @@ function failedObligations(acceptance) {
  * Runs `command` for the head package (cwd = `<workTree>/<package dir>`, with the environment of
  * `gcpatch apply`'s runner: `GCPATCH_PACKAGE_DIR`, `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT`
  * of the head package, `GCPATCH_OBLIGATIONS`) and validates the acceptance it prints against the
- * head manifest.
+ * head manifest. `command` = `genesis` runs `genesis test --pkg <package.toml>` there instead and
+ * checks the acceptance it records in the package's `.genesis/` (docs/reference/genesis-cli.md).
  * @param timeoutMs kill the runner after this many milliseconds (default 30 minutes).
  */
 function runHeadObligations(command, workTree, head, timeoutMs = 30 * 60 * 1000) {
@@ -67479,6 +68161,10 @@ function runHeadObligations(command, workTree, head, timeoutMs = 30 * 60 * 1000)
         millis: Math.round(performance.now() - start),
     });
     try {
+        if (command.trim() === GENESIS_RUNNER) {
+            const run = runGenesisTest(cwd, (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), head.manifest, EvidenceStore.forPackage(cwd), timeoutMs);
+            return run.ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(run.acceptance).join(', ')}`);
+        }
         const packageArtifact = packState(snapshotState(head)).packageArtifact;
         const acceptance = runObligationRunner(command, cwd, { manifestFile: (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), packageArtifact, obligations: head.manifest.obligations }, timeoutMs);
         const ok = validateAcceptance(acceptance, head.manifest, undefined);
