@@ -162,6 +162,33 @@ describe('git merge with the gcpatch driver', () => {
     git(repo2, ['rebase', '--abort']);
   });
 
+  it('carries a rename into the other side’s edits (issue 25): the renamed definition’s edited body, a wrapped use; merge and rebase', () => {
+    const price = (name: string, body: string): string => `;; The price of one item, in cents.\n(def ${name}\n  (fn (item)\n    ${body}))\n`;
+    const total = (call: string): string => `(def app/m::total\n  (fn (item qty)\n    (prim int/mul ${call} qty)))\n`;
+    const base = mod(A('1'), price('app/m::price', '(prim map/get item :cents)'), total('(app/m::price item)'));
+    // ours renames app/m::price everywhere; theirs edits its body and wraps its use.
+    const ours = mod(A('1'), price('app/m::unit-price', '(prim map/get item :cents)'), total('(app/m::unit-price item)'));
+    const theirs = mod(A('1'), price('app/m::price', '(prim int/max (prim map/get item :cents) 0)'), total('(prim int/abs (app/m::price item))'));
+    const want = mod(A('1'), price('app/m::unit-price', '(prim int/max (prim map/get item :cents) 0)'), total('(prim int/abs (app/m::unit-price item))'));
+    const repo = repoWith({ 'm.gc': base });
+    git(repo, ['tag', 'base']);
+    branches(repo, { 'm.gc': ours }, { 'm.gc': theirs });
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toContain("carried ours' rename app/m::price → app/m::unit-price into theirs' edit of (def app/m::price …)");
+    expect(r.stderr).toContain("carried ours' rename app/m::price → app/m::unit-price into theirs' edit of (def app/m::total …)");
+    expect(read(repo, 'm.gc')).toBe(want);
+    expect(git(repo, ['status', '--porcelain']).stdout).toBe('');
+    // The other way round: the rename replayed onto the edits by a rebase (theirs renames).
+    git(repo, ['checkout', '-q', '-b', 'renamed', 'base']);
+    commit(repo, { 'm.gc': ours }, 'rename');
+    const rb = git(repo, ['rebase', 'feature']);
+    expect(rb.status, rb.stdout + rb.stderr).toBe(0);
+    expect(rb.stdout + rb.stderr).toContain("carried theirs' rename app/m::price → app/m::unit-price into ours' edit of (def app/m::total …)");
+    expect(read(repo, 'm.gc')).toBe(want);
+    expect(git(repo, ['log', '-1', '--format=%s']).stdout.trim()).toBe('rename');
+  });
+
   it('keeps CRLF line endings and a missing final newline', () => {
     const crlf = (s: string): string => s.replace(/\n/g, '\r\n');
     const repo = repoWith({ 'w.gc': crlf(mod(A('1'), B('b'))), 'n.gc': mod(A('1'), B('b')).trimEnd() });
