@@ -140,19 +140,21 @@ function mergeBoth(base: string, ours: string, theirs: string): { text: string; 
   return results[1]!;
 }
 
+/** Base's text, and (ours, theirs) both ways round: the renaming side and the editing side. */
+function texts(base: Model, edited: Model): { b: string; sides: (readonly [string, string])[] } {
+  const renamed = render(base, NEW);
+  const e = render(edited, OLD);
+  return { b: render(base, OLD), sides: [[renamed, e], [e, renamed]] };
+}
+
 describe('a rename carried into the other side’s edits (generated)', () => {
   it('safe edits: clean, exactly the editing side’s text renamed, both orientations, reduced = whole, invariants hold', () => {
     let carried = 0;
     fc.assert(
       fc.property(scenario(SAFE), ({ base, edited }) => {
-        const b = render(base, OLD);
-        const renamed = render(base, NEW);
-        const e = render(edited, OLD);
+        const { b, sides } = texts(base, edited);
         const want = render(edited, NEW);
-        for (const [o, t] of [
-          [renamed, e],
-          [e, renamed],
-        ] as const) {
+        for (const [o, t] of sides) {
           const r = mergeBoth(b, o, t);
           expect(r.codes, `${JSON.stringify([b, o, t])}\n${r.text}`).toEqual([]);
           expect(r.text).toBe(want);
@@ -176,13 +178,8 @@ describe('a rename carried into the other side’s edits (generated)', () => {
     let conflicts = 0;
     fc.assert(
       fc.property(scenario(['shadow', 'usesNew', 'wrapNew', 'digit', 'wrap']), ({ base, edited }) => {
-        const b = render(base, OLD);
-        const renamed = render(base, NEW);
-        const e = render(edited, OLD);
-        for (const [o, t] of [
-          [renamed, e],
-          [e, renamed],
-        ] as const) {
+        const { b, sides } = texts(base, edited);
+        for (const [o, t] of sides) {
           const r = mergeBoth(b, o, t);
           if (r.codes.length > 0) conflicts++;
           else expect(symbols(r.text).has(OLD), `${JSON.stringify([b, o, t])}\n${r.text}`).toBe(false);
