@@ -1,11 +1,12 @@
 // End-to-end: real git repositories with the merge drivers installed (driver/dist/index.js):
 // merge, rebase, cherry-pick, criss-cross, renames, CRLF, missing final newline, add/add, emptied
 // files, fallbacks (syntax error, existing markers, binary), package.toml pins, diff3 style.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installDriver } from '../../src/merge/driver-install.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
+import { gcpatch, ROOT, type RunResult } from '../helpers/cli.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
@@ -187,6 +188,49 @@ describe('git merge with the gcpatch driver', () => {
     expect(rb.stdout + rb.stderr).toContain("carried theirs' rename app/m::price → app/m::unit-price into ours' edit of (def app/m::total …)");
     expect(read(repo, 'm.gc')).toBe(want);
     expect(git(repo, ['log', '-1', '--format=%s']).stdout.trim()).toBe('rename');
+    rmSync(repo, { recursive: true, force: true });
+  });
+
+  it('a `gcpatch refactor` rename merged with an edit of the renamed definition verifies (no stale reference)', () => {
+    // The built CLI: rename ledger/pair::first on a branch, edit its body on main, merge main into
+    // the branch through the drivers, re-pin, and `verify-pr` explains the merge and passes.
+    const must = (r: RunResult, what: string): RunResult => {
+      if (r.status !== 0) throw new Error(`${what} exited ${r.status}: ${r.stderr}${r.stdout}`);
+      return r;
+    };
+    const repo = initRepo();
+    cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(repo, 'ledger'), { recursive: true });
+    must(gcpatch(['driver', 'install'], { cwd: repo }), 'driver install');
+    const all = (msg: string): void => {
+      git(repo, ['add', '-A']);
+      git(repo, ['commit', '-q', '-m', msg]);
+    };
+    all('ledger, drivers');
+    git(repo, ['checkout', '-q', '-b', 'pr']);
+    const plan = must(gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/pair::first', '--to', 'ledger/pair::head', '--pkg', 'ledger', '--json'], { cwd: repo }), 'refactor plan');
+    must(gcpatch(['refactor', 'apply', (JSON.parse(plan.stdout) as { reportAddress: string }).reportAddress, '--pkg', 'ledger'], { cwd: repo }), 'refactor apply');
+    all('rename pair first');
+    git(repo, ['checkout', '-q', 'main']);
+    const pair = join(repo, 'ledger/core/pair.gc');
+    const before = '(def ledger/pair::first (fn (p) (prim vec/get p 0)))';
+    expect(read(repo, 'ledger/core/pair.gc')).toContain(before);
+    writeFileSync(pair, read(repo, 'ledger/core/pair.gc').replace(before, '(def ledger/pair::first (fn (pair) (prim vec/get pair 0)))'));
+    must(gcpatch(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack');
+    all('name the pair');
+    git(repo, ['checkout', '-q', 'pr']);
+    const m = git(repo, ['merge', '--no-edit', 'main']);
+    expect(m.status, m.stdout + m.stderr).toBe(0);
+    expect(m.stderr).toContain("carried ours' rename ledger/pair::first → ledger/pair::head into theirs' edit of (def ledger/pair::first …)");
+    const merged = read(repo, 'ledger/core/pair.gc');
+    expect(merged).toContain('(def ledger/pair::head (fn (pair) (prim vec/get pair 0)))');
+    expect(merged).not.toContain('ledger/pair::first');
+    must(gcpatch(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack after the merge');
+    all('re-pin');
+    const v = gcpatch(['verify-pr', '--base', 'main', '--json'], { cwd: repo });
+    const report = JSON.parse(v.stdout) as { ok: boolean; findings: { code: string; severity: string }[] };
+    expect(report.findings.filter((f) => f.severity === 'error').map((f) => f.code)).toEqual([]);
+    expect([v.status, report.ok]).toEqual([0, true]);
+    rmSync(repo, { recursive: true, force: true });
   });
 
   it('keeps CRLF line endings and a missing final newline', () => {
