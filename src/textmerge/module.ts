@@ -1178,12 +1178,12 @@ function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>
  * (layout, comments). A renamed definition is a new element on X (aligned by its new name), so
  * it is paired here with base's `(def n …)` and Y's edit of it (in X's place of the order).
  *
- * Not carried (the element keeps its conflict): Y's version mentions `m` itself, or a `fn`
- * parameter or `let` binding named `n` or `m` occurs in base's or Y's version (a local binder
- * would make the substitution change what a symbol refers to), or the merge again does not come
- * out clean. A Y edit that removed every reference is kept as Y wrote it, and a form Y deleted
- * in which X changed nothing but the symbols stays deleted; references Y added in such a form are
- * renamed with the rest.
+ * Not carried (the element keeps its conflict): Y's version no longer mentions `n` (Y removed
+ * the reference, or renamed it too, differently) or mentions `m` itself, or a `fn` parameter or
+ * `let` binding named `n` or `m` occurs in base's or Y's version (a local binder would make the
+ * substitution change what a symbol refers to), or the merge again does not come out clean. A
+ * form Y deleted in which X changed nothing but the symbols stays deleted; references Y added in
+ * a form it edited are renamed with the rest.
  * @returns the aligned elements whose resolution it replaced.
  * @throws NeedsWholeMerge in a reduced merge when X's renamed definition and base's are in
  *   different windows.
@@ -1250,7 +1250,10 @@ function carryRename(
     const bTerm = termOf(B, bi);
     const yTerm = termOf(Y, yi);
     const xTerm = termOf(X, xi);
-    if (!bTerm || !yTerm || !xTerm || qualifiedCounts(yTerm).has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names)) continue;
+    // Y's edit must leave a reference in place: one that removed every reference (or renamed it
+    // too, differently) conflicts with the rename as before.
+    const yNames = yTerm && qualifiedCounts(yTerm);
+    if (!bTerm || !yNames || !xTerm || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names)) continue;
     let want: Term;
     try {
       want = substitute(bTerm, renames);

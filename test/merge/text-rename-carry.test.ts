@@ -3,10 +3,10 @@
 // body (last block). Generated modules: one side renames `app/m::total` to `app/m::sum` everywhere (its text is
 // base's with those symbols rewritten, as `sed` or `gcpatch refactor` leave it); the other edits
 // the definition's body and the forms that use it (wraps or rewrites a call, changes parameters,
-// adds a let binding or a use, removes a use, deletes a form). Without a local binder of either
-// name and without a use of the new name in the edit, the merge must be clean and exactly the
-// editing side's text with the symbols renamed, in both orientations, through the reduced merge
-// and the whole merge alike; with one, the merge must never be clean with a reference to the old name.
+// adds a let binding or a use, deletes a form). Without a local binder of either name, a use of
+// the new name or a removed use in the edit, the merge must be clean and exactly the editing
+// side's text with the symbols renamed, in both orientations, through the reduced merge and the
+// whole merge alike; with one, the merge must never be clean with a reference to the old name.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseModule } from '../../src/coreform/read.js';
@@ -91,7 +91,7 @@ const user: fc.Arbitrary<User> = fc.record({
 });
 
 type Edit = 'digit' | 'param' | 'wrap' | 'binding' | 'extraUse' | 'removed' | 'deleted' | 'shadow' | 'usesNew' | 'wrapNew';
-const SAFE: Edit[] = ['digit', 'param', 'wrap', 'binding', 'extraUse', 'removed', 'deleted'];
+const SAFE: Edit[] = ['digit', 'param', 'wrap', 'binding', 'extraUse', 'deleted'];
 
 /** A base model and the editing side's model (1–3 edits of the users, maybe of the definition and `other`). */
 function scenario(edits: readonly Edit[]): fc.Arbitrary<{ base: Model; edited: Model }> {
@@ -174,10 +174,10 @@ describe('a rename carried into the other side’s edits (generated)', () => {
     expect(tally.reduced).toBeGreaterThan(150);
   });
 
-  it('a local binder of the old name, or a use of the new name: never a clean result that references the old name', () => {
+  it('a local binder of the old name, a use of the new name, a use removed: never a clean result that references the old name', () => {
     let conflicts = 0;
     fc.assert(
-      fc.property(scenario(['shadow', 'usesNew', 'wrapNew', 'digit', 'wrap']), ({ base, edited }) => {
+      fc.property(scenario(['shadow', 'usesNew', 'wrapNew', 'removed', 'digit', 'wrap']), ({ base, edited }) => {
         const { b, sides } = texts(base, edited);
         for (const [o, t] of sides) {
           const r = mergeBoth(b, o, t);
@@ -189,6 +189,21 @@ describe('a rename carried into the other side’s edits (generated)', () => {
       { numRuns: 120 },
     );
     expect(conflicts).toBeGreaterThan(40);
+  });
+});
+
+describe('a rename against an edit that drops the old name', () => {
+  it('both sides renamed it, differently: a conflict, not one side’s name', () => {
+    const base = render({ defFactor: 2, users: [{ shape: 'add', d: 1, param: false, wrap: false, binding: false, extraUse: false, removed: false, deleted: false, shadow: false, usesNew: false, wrapNew: false }], other: 0 }, OLD);
+    const to = (name: string): string => base.replaceAll(`${OLD} `, `${name} `).replaceAll(`${OLD}\n`, `${name}\n`);
+    for (const [o, t] of [
+      [to(NEW), to('app/m::amount')],
+      [to('app/m::amount'), to(NEW)],
+    ] as const) {
+      const r = mergeBoth(base, o, t);
+      expect(r.codes.length, r.text).toBeGreaterThan(0);
+      expect(r.messages.filter((m) => m.includes(' edit of '))).toEqual([]);
+    }
   });
 });
 
