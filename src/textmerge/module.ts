@@ -1183,7 +1183,9 @@ function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>
  * `let` binding named `n` or `m` occurs in base's or Y's version (a local binder would make the
  * substitution change what a symbol refers to), or the merge again does not come out clean. A
  * form Y deleted in which X changed nothing but the symbols stays deleted; references Y added in
- * a form it edited are renamed with the rest.
+ * a form it edited are renamed with the rest. When Y deleted the definition X renamed, the
+ * renamed definition becomes a `form/delete-modify` conflict (it would otherwise survive the
+ * deletion under its new name).
  * @returns the aligned elements whose resolution it replaced.
  * @throws NeedsWholeMerge in a reduced merge when X's renamed definition and base's are in
  *   different windows.
@@ -1210,14 +1212,58 @@ function carryRename(
   const renames = new Map([[n, m]]);
   const names = new Set([n, m]);
   const done = new Set<Aligned>();
+  /** X's `(def m …)` when it is X's alone (Y has no element of that key), else undefined. */
+  const renamedDef = (): Aligned | undefined => aligned.find((c) => c.b < 0 && idx(c, y) < 0 && idx(c, x) >= 0 && X.m.elements[idx(c, x)]!.defName === m);
+  /** Pairs X's `(def m …)` (`adopt`, X's element `xi`) with base's `(def n …)` (`a`, base index `bi`), in X's place. */
+  const pair = (a: Aligned, adopt: Aligned, xi: number, bi: number): void => {
+    const w = ids.windows;
+    if (w && (x === 'ours' ? w.o : w.t)[xi] !== w.b[bi]) throw new NeedsWholeMerge();
+    if (x === 'ours') {
+      a.o = xi;
+      a.changedO = 2;
+      ids.oIds[xi] = bi;
+    } else {
+      a.t = xi;
+      a.changedT = 2;
+      ids.tIds[xi] = bi;
+    }
+    adopt.o = -1;
+    adopt.t = -1;
+    adopt.changedO = 1;
+    adopt.changedT = 1;
+    adopt.resolution = DELETED;
+    done.add(adopt);
+  };
+  /** X's term for element `xi` is base's `bi` with `n` renamed. */
+  const onlyRenamed = (bi: number, xi: number): boolean => {
+    const bTerm = termOf(B, bi);
+    const xTerm = termOf(X, xi);
+    if (!bTerm || !xTerm) return false;
+    try {
+      return termsEqual(xTerm, substitute(bTerm, renames));
+    } catch {
+      return false;
+    }
+  };
   for (const bi of mentions) {
     const a = aligned[bi]!; // base elements have ids 0..nB-1
     const yi = idx(a, y);
     const r = a.resolution;
+    if (yi < 0 && idx(a, x) < 0) {
+      // Y deleted the definition X renamed: a conflict, as for any definition one side deleted
+      // and the other changed (otherwise X's renamed copy would quietly survive the deletion).
+      const adopt = B.m.elements[bi]!.defName === n ? renamedDef() : undefined;
+      if (r.kind !== 'deleted' || !adopt || !onlyRenamed(bi, idx(adopt, x))) continue;
+      const xi = idx(adopt, x);
+      pair(a, adopt, xi, bi);
+      a.resolution = { kind: 'conflict', code: 'form/delete-modify', b: bi, o: a.o, t: a.t, detail: `${y} deleted it, ${x} renamed it to ${m}` };
+      done.add(a);
+      continue;
+    }
     if (yi < 0) {
       // Y deleted a form X only renamed in (its text is base's with the symbols rewritten): deleted.
       const xi = idx(a, x);
-      if (xi < 0 || r.kind !== 'conflict' || r.code !== 'form/delete-modify') continue;
+      if (r.kind !== 'conflict' || r.code !== 'form/delete-modify') continue;
       const renamed = renameInElement(body(B, bi), renames);
       if (!renamed || !sameBytes(renamed, body(X, xi))) continue;
       a.resolution = DELETED;
@@ -1242,48 +1288,21 @@ function carryRename(
     let xi = idx(a, x);
     let adopt: Aligned | undefined;
     if (xi < 0) {
-      if (B.m.elements[bi]!.defName !== n) continue;
-      adopt = aligned.find((c) => c.b < 0 && idx(c, y) < 0 && idx(c, x) >= 0 && X.m.elements[idx(c, x)]!.defName === m);
+      adopt = B.m.elements[bi]!.defName === n ? renamedDef() : undefined;
       if (!adopt) continue;
       xi = idx(adopt, x);
     } else if (r.kind === 'conflict' && r.code === 'form/delete-modify') continue;
     const bTerm = termOf(B, bi);
     const yTerm = termOf(Y, yi);
-    const xTerm = termOf(X, xi);
     // Y's edit must leave a reference in place: one that removed every reference (or renamed it
     // too, differently) conflicts with the rename as before.
     const yNames = yTerm && qualifiedCounts(yTerm);
-    if (!bTerm || !yNames || !xTerm || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names)) continue;
-    let want: Term;
-    try {
-      want = substitute(bTerm, renames);
-    } catch {
-      continue;
-    }
-    if (!termsEqual(xTerm, want)) continue;
+    if (!bTerm || !yTerm || !yNames || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names) || !onlyRenamed(bi, xi)) continue;
     const local: string[] = [];
     const merged = mergeRenamed(body(B, bi), body(X, xi), body(Y, yi), Y.m.elements[yi]!.endsWithComment, x, renames, deadline, markers, local);
     if (!merged) continue;
-    if (adopt) {
-      const w = ids.windows;
-      if (w && (x === 'ours' ? w.o : w.t)[xi] !== w.b[bi]) throw new NeedsWholeMerge();
-      // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
-      if (x === 'ours') {
-        a.o = xi;
-        a.changedO = 2;
-        ids.oIds[xi] = bi;
-      } else {
-        a.t = xi;
-        a.changedT = 2;
-        ids.tIds[xi] = bi;
-      }
-      adopt.o = -1;
-      adopt.t = -1;
-      adopt.changedO = 1;
-      adopt.changedT = 1;
-      adopt.resolution = DELETED;
-      done.add(adopt);
-    }
+    // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
+    if (adopt) pair(a, adopt, xi, bi);
     a.resolution = merged;
     done.add(a);
     for (const note of local) messages.push(note);

@@ -207,6 +207,22 @@ describe('a rename against an edit that drops the old name', () => {
   });
 });
 
+describe('a rename against the deletion of the renamed definition', () => {
+  it('is a delete/modify conflict (the renamed copy does not survive the deletion quietly), both orientations, reduced = whole', () => {
+    const renamed = '(def app/m::sum\n  (fn (n)\n    (prim int/mul n 2)))\n';
+    const base = `${renamed.replace(NEW, OLD)}\n(def app/m::other 1)\n`;
+    const ours = `${renamed}\n(def app/m::other 1)\n`;
+    const theirs = '(def app/m::other 1)\n';
+    const block = (o: string, t: string): string => `<<<<<<< ours\n${o}||||||| base\n${renamed.replace(NEW, OLD)}=======\n${t}>>>>>>> theirs\n\n(def app/m::other 1)\n`;
+    const r1 = mergeBoth(base, ours, theirs);
+    expect([r1.codes, r1.text]).toEqual([['form/delete-modify'], block(renamed, '')]);
+    const r2 = mergeBoth(base, theirs, ours);
+    expect([r2.codes, r2.text]).toEqual([['form/delete-modify'], block('', renamed)]);
+    const detail = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers }).conflicts[0]!.detail;
+    expect(detail).toBe(`theirs deleted it, ours renamed it to ${NEW}`);
+  });
+});
+
 describe('a let binding one side adds, the body edited on the other (generated)', () => {
   const LEAVES = ['a', 'x', '1', '2'];
   /** `(let ((a …) [added]) (prim int/add LEAVES…))` in a definition; `added` goes first or last. */
