@@ -37,7 +37,7 @@ import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from
 import { mergeOrder } from './order.js';
 import { ByteKeyTable, isRun, runHasForm, sameRun, segmentLike, segmentModule, segmentReduced, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
-import { containsText, qualifiedCounts } from './semantic.js';
+import { bindsAny, containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
 import { readModuleSpans, readTerm, scanFormBounds } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
@@ -623,7 +623,7 @@ function mergeSegmented(B: SideModule, O: SideModule, T: SideModule, options: Te
     if (a.resolution.kind === 'merged') merged++;
   }
 
-  semanticPass(aligned, B, O, T, messages, deadline);
+  semanticPass(aligned, B, O, T, { oIds, tIds, windows: wB && wO && wT ? { b: wB, o: wO, t: wT } : undefined }, options.markers, messages, deadline);
   checkDeadline(deadline);
 
   const bIds: number[] = new Array<number>(nB);
@@ -1142,6 +1142,18 @@ function label(s: SideModule, i: number): string {
   return n !== undefined ? `(def ${n} …)` : `the form at byte ${s.m.elements[i]!.formStart}`;
 }
 
+/** Whether one element's form mentions the qualified name `n` (true when it does not read: errs towards yes). */
+function mentionsName(bytes: Uint8Array, n: string): boolean {
+  if (!containsText(bytes, n)) return false;
+  try {
+    const r = readModuleSpans(bytes);
+    return r.forms.length !== 1 || qualifiedCounts(r.forms[0]!.term).has(n);
+  } catch (error) {
+    if (error instanceof GcError) return true;
+    throw error;
+  }
+}
+
 /** Rewrites the symbols `renames` names in one element's bytes (its comments are kept). */
 function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>): Uint8Array | undefined {
   try {
@@ -1156,11 +1168,203 @@ function renameInElement(bytes: Uint8Array, renames: ReadonlyMap<string, string>
 }
 
 /**
- * The semantic pass (semantic.ts): renames one side made are carried into the other side's new
- * references; references one side's changes add to a definition the other side removed become
- * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
+ * Carries X's rename `n` → `m` (found by {@link semanticPass}) into Y's edits of the base forms
+ * that mention `n` (`mentions`, base indices), where the per-element merge did not combine them
+ * (a conflict, or conflicts marked inside the form): e.g. X renamed `f` to `g` everywhere and Y
+ * wrapped or rewrote the call `(f x)`, or edited the body of `(def f …)` itself. X's version of
+ * such a form is base's with `n` substituted (as terms; checked here again), so the element is
+ * merged again with the rename applied to base's and Y's text first ({@link mergeRenamed}): the
+ * result is Y's edit with only the symbols `n` rewritten, plus whatever else X changed in it
+ * (layout, comments). A renamed definition is a new element on X (aligned by its new name), so
+ * it is paired here with base's `(def n …)` and Y's edit of it (in X's place of the order).
+ *
+ * Not carried (the element keeps its conflict): Y's version no longer mentions `n` (Y removed
+ * the reference, or renamed it too, differently) or mentions `m` itself, or a `fn` parameter or
+ * `let` binding named `n` or `m` occurs in base's or Y's version (a local binder would make the
+ * substitution change what a symbol refers to), or the merge again does not come out clean. A
+ * form Y deleted in which X changed nothing but the symbols stays deleted; references Y added in
+ * a form it edited are renamed with the rest. When Y deleted the definition X renamed, the
+ * renamed definition becomes a `form/delete-modify` conflict (it would otherwise survive the
+ * deletion under its new name).
+ * @returns the aligned elements whose resolution it replaced.
+ * @throws NeedsWholeMerge in a reduced merge when X's renamed definition and base's are in
+ *   different windows.
  */
-function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, messages: string[], deadline: number): void {
+function carryRename(
+  n: string,
+  m: string,
+  mentions: readonly number[],
+  x: 'ours' | 'theirs',
+  aligned: Aligned[],
+  B: SideModule,
+  O: SideModule,
+  T: SideModule,
+  ids: SideIds,
+  changed: (a: Aligned, side: 'ours' | 'theirs') => boolean,
+  markers: MarkerOptions,
+  messages: string[],
+  deadline: number,
+): Set<Aligned> {
+  const y = x === 'ours' ? 'theirs' : 'ours';
+  const X = x === 'ours' ? O : T;
+  const Y = x === 'ours' ? T : O;
+  const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
+  const renames = new Map([[n, m]]);
+  const names = new Set([n, m]);
+  const done = new Set<Aligned>();
+  /** X's `(def m …)` when it is X's alone (Y has no element of that key), else undefined. */
+  const renamedDef = (): Aligned | undefined => aligned.find((c) => c.b < 0 && idx(c, y) < 0 && idx(c, x) >= 0 && X.m.elements[idx(c, x)]!.defName === m);
+  /** Pairs X's `(def m …)` (`adopt`, X's element `xi`) with base's `(def n …)` (`a`, base index `bi`), in X's place. */
+  const pair = (a: Aligned, adopt: Aligned, xi: number, bi: number): void => {
+    const w = ids.windows;
+    if (w && (x === 'ours' ? w.o : w.t)[xi] !== w.b[bi]) throw new NeedsWholeMerge();
+    if (x === 'ours') {
+      a.o = xi;
+      a.changedO = 2;
+      ids.oIds[xi] = bi;
+    } else {
+      a.t = xi;
+      a.changedT = 2;
+      ids.tIds[xi] = bi;
+    }
+    adopt.o = -1;
+    adopt.t = -1;
+    adopt.changedO = 1;
+    adopt.changedT = 1;
+    adopt.resolution = DELETED;
+    done.add(adopt);
+  };
+  /** X's term for element `xi` is base's `bi` with `n` renamed. */
+  const onlyRenamed = (bi: number, xi: number): boolean => {
+    const bTerm = termOf(B, bi);
+    const xTerm = termOf(X, xi);
+    if (!bTerm || !xTerm) return false;
+    try {
+      return termsEqual(xTerm, substitute(bTerm, renames));
+    } catch {
+      return false;
+    }
+  };
+  for (const bi of mentions) {
+    const a = aligned[bi]!; // base elements have ids 0..nB-1
+    const yi = idx(a, y);
+    const r = a.resolution;
+    if (yi < 0 && idx(a, x) < 0) {
+      // Y deleted the definition X renamed: a conflict, as for any definition one side deleted
+      // and the other changed (otherwise X's renamed copy would quietly survive the deletion).
+      const adopt = B.m.elements[bi]!.defName === n ? renamedDef() : undefined;
+      if (r.kind !== 'deleted' || !adopt || !onlyRenamed(bi, idx(adopt, x))) continue;
+      const xi = idx(adopt, x);
+      pair(a, adopt, xi, bi);
+      a.resolution = { kind: 'conflict', code: 'form/delete-modify', b: bi, o: a.o, t: a.t, detail: `${y} deleted it, ${x} renamed it to ${m}` };
+      done.add(a);
+      continue;
+    }
+    if (yi < 0) {
+      // Y deleted a form X only renamed in (its text is base's with the symbols rewritten): deleted.
+      const xi = idx(a, x);
+      if (r.kind !== 'conflict' || r.code !== 'form/delete-modify') continue;
+      const renamed = renameInElement(body(B, bi), renames);
+      if (!renamed || !sameBytes(renamed, body(X, xi))) continue;
+      a.resolution = DELETED;
+      done.add(a);
+      messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
+      continue;
+    }
+    if (!changed(a, y)) continue;
+    if (r.kind === 'merged' && !r.inner) {
+      // Combined cleanly: X's renamed symbols are in it. Y's edit may still hold `n` (a reference
+      // it added, renamed below with Y's other new references), unless Y's version itself uses
+      // `m` or binds either name: then nothing can be renamed safely, and a clean result would
+      // reference a name X removed.
+      const yTerm = termOf(Y, yi);
+      if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, names)) && mentionsName(r.bytes, n)) {
+        a.resolution = { kind: 'conflict', code: 'form/dangling-reference', b: a.b, o: a.o, t: a.t, detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)` };
+        done.add(a);
+      }
+      continue;
+    }
+    if (!(r.kind === 'conflict' && (r.code === 'form/divergent-edit' || r.code === 'form/delete-modify')) && !(r.kind === 'merged' && r.inner)) continue;
+    let xi = idx(a, x);
+    let adopt: Aligned | undefined;
+    if (xi < 0) {
+      adopt = B.m.elements[bi]!.defName === n ? renamedDef() : undefined;
+      if (!adopt) continue;
+      xi = idx(adopt, x);
+    } else if (r.kind === 'conflict' && r.code === 'form/delete-modify') continue;
+    const bTerm = termOf(B, bi);
+    const yTerm = termOf(Y, yi);
+    // Y's edit must leave a reference in place: one that removed every reference (or renamed it
+    // too, differently) conflicts with the rename as before.
+    const yNames = yTerm && qualifiedCounts(yTerm);
+    if (!bTerm || !yTerm || !yNames || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names) || !onlyRenamed(bi, xi)) continue;
+    const local: string[] = [];
+    const merged = mergeRenamed(body(B, bi), body(X, xi), body(Y, yi), Y.m.elements[yi]!.endsWithComment, x, renames, deadline, markers, local);
+    if (!merged) continue;
+    // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
+    if (adopt) pair(a, adopt, xi, bi);
+    a.resolution = merged;
+    done.add(a);
+    for (const note of local) messages.push(note);
+    messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' edit of ${label(Y, yi)}`);
+  }
+  return done;
+}
+
+/**
+ * Merges one element again with X's rename applied to base's and Y's text first
+ * ({@link renameInElement}: only the symbols are rewritten): when X's text is exactly base's
+ * renamed, the result is Y's renamed text; otherwise {@link mergeInside} on the three texts (X's
+ * other changes are then layout or comments). Undefined unless clean.
+ * @param yEndsWithComment whether Y's element ends with a line comment (kept by the rename).
+ */
+function mergeRenamed(
+  base: Uint8Array,
+  xText: Uint8Array,
+  yText: Uint8Array,
+  yEndsWithComment: boolean,
+  x: 'ours' | 'theirs',
+  renames: ReadonlyMap<string, string>,
+  deadline: number,
+  markers: MarkerOptions,
+  messages: string[],
+): Resolution | undefined {
+  const b = renameInElement(base, renames);
+  const t = renameInElement(yText, renames);
+  if (!b || !t) return undefined;
+  if (sameBytes(xText, b)) return { kind: 'merged', bytes: t, endsWithComment: yEndsWithComment };
+  const one = (side: Side, bytes: Uint8Array): SideModule | undefined => {
+    try {
+      const m = segmentModule(bytes, deadline, false);
+      return m.elements.length === 1 ? { side, m } : undefined;
+    } catch (error) {
+      if (error instanceof GcError) return undefined;
+      throw error;
+    }
+  };
+  const Bm = one('base', b);
+  const Xm = one(x, xText);
+  const Ym = one(x === 'ours' ? 'theirs' : 'ours', t);
+  if (!Bm || !Xm || !Ym) return undefined;
+  const r = x === 'ours' ? mergeInside(0, 0, 0, Bm, Xm, Ym, deadline, markers, messages) : mergeInside(0, 0, 0, Bm, Ym, Xm, deadline, markers, messages);
+  return r && r.kind === 'merged' && !r.inner ? r : undefined;
+}
+
+/** Each side's element ids (aligned indices, mutable) and, in a reduced merge, each element's window number. */
+interface SideIds {
+  oIds: number[];
+  tIds: number[];
+  windows: { b: Int32Array; o: Int32Array; t: Int32Array } | undefined;
+}
+
+/**
+ * The semantic pass (semantic.ts): renames one side made are carried into the other side's edits
+ * of the forms that mention the old name ({@link carryRename}) and into its new references;
+ * references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. Mutates the resolutions (and, when a renamed definition is
+ * paired with the other side's edit of it, the alignment and `ids`); notes go to `messages`.
+ */
+function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, ids: SideIds, markers: MarkerOptions, messages: string[], deadline: number): void {
   const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
   const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
   // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
@@ -1234,9 +1438,11 @@ function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideM
       const defIndex = B.m.elements.findIndex((e) => e.defName === n);
       const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
       if (renamedTo === undefined && !removedDef) continue;
+      const carried =
+        renamedTo === undefined ? new Set<Aligned>() : carryRename(n, renamedTo, baseMentions.map(({ i }) => i), x, aligned, B, O, T, ids, changed, markers, messages, deadline);
       // Y's forms that newly reference n.
       for (const a of aligned) {
-        if (!changed(a, y)) continue;
+        if (carried.has(a) || !changed(a, y)) continue;
         const yi = idx(a, y);
         if (Y.m.elements[yi]!.defName === n) continue;
         const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;

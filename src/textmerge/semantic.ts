@@ -52,3 +52,29 @@ export function qualifiedCounts(t: Term | undefined): Map<string, number> {
 export function containsText(hay: Uint8Array, needle: string): boolean {
   return Buffer.from(hay.buffer, hay.byteOffset, hay.length).includes(needle, 0, 'utf8');
 }
+
+/**
+ * True when a `fn` parameter or a `let` binding anywhere in `t` is named in `names`
+ * (`(fn (p …) …)`, `(let ((n e) …) …)`: the reserved heads of src/coreform/canon.ts): such a binder
+ * shadows a module-level name inside its body, so a rename of that name cannot be carried into `t`
+ * by substitution alone. Quoted data counts too (the answer errs towards "binds"). Iterative, any
+ * depth.
+ */
+export function bindsAny(t: Term, names: ReadonlySet<string>): boolean {
+  const stack: Term[] = [t];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (x.kind === 'vec') for (const i of x.items) stack.push(i);
+    else if (x.kind === 'map') for (const [k, v] of x.entries) stack.push(k, v);
+    if (x.kind !== 'pair') continue;
+    stack.push(x.cdr, x.car);
+    const head = x.car;
+    const second = x.cdr.kind === 'pair' ? x.cdr.car : undefined;
+    if (head.kind !== 'sym' || second === undefined || (head.name !== 'fn' && head.name !== 'let')) continue;
+    for (let b: Term = second; b.kind === 'pair'; b = b.cdr) {
+      const item = head.name === 'fn' ? b.car : b.car.kind === 'pair' ? b.car.car : undefined;
+      if (item?.kind === 'sym' && names.has(item.name)) return true;
+    }
+  }
+  return false;
+}

@@ -27,6 +27,7 @@ import { listFrom, map as mapOf, pair, sym, termsEqual, vec, NIL, type Term } fr
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
+import { symbolCounts } from './semantic.js';
 import { concatBytes, conflictBlock, myersDiff, sameBytes, type Hunk, type MarkerOptions } from './diff3.js';
 
 /** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
@@ -191,9 +192,12 @@ class TreeMerger {
   /**
    * Scope safety for `(fn PARAMS …)` and `(let BINDINGS …)`: when one side changed the binders and
    * the other changed something else, merging the children independently could leave a use of a
-   * name that is no longer bound. A pure parameter rename (same arity, the renaming side's form is
-   * the base form with the names substituted) is carried over to the other side's version;
-   * anything else conflicts at this form.
+   * name that is no longer bound, or bind a name the other side meant from outside. A pure
+   * parameter rename (same arity, the renaming side's form is the base form with the names
+   * substituted) is carried over to the other side's version; `let` bindings one side only added
+   * (every base binding kept as it was, in order) merge with the other side's edits as any other
+   * children do, unless a new name occurs in what the other side changed (the new binding would
+   * capture it: {@link editMentions}); anything else conflicts at this form.
    * @returns the outcome, or undefined when the rule does not apply.
    */
   private binderRule(b: NodeSpan, o: NodeSpan, t: NodeSpan): Out | undefined {
@@ -207,6 +211,12 @@ class TreeMerger {
     if (!oBind && !tBind) return undefined;
     if (oBind && tBind) return same(o.children[1]!, t.children[1]!) ? undefined : conflictOut(B, O, T, b, o, t);
     const [renamer, other, otherSrc] = oBind ? [o, t, T] : [t, o, O];
+    if (head.name === 'let') {
+      const added = addedBindings(b.children[1]!, renamer.children[1]!);
+      // Added bindings only: merge the children as usual unless one of the new names occurs in the
+      // other side's edit (the new binding would capture it there).
+      if (added && !editMentions(b, other, added)) return undefined;
+    }
     if (head.name === 'fn') {
       const renames = paramRenames(b.children[1]!, renamer.children[1]!);
       if (renames && termsEqual(substitute(b.term, renames), renamer.term)) {
@@ -432,6 +442,75 @@ class TreeMerger {
 /** The first child keeps the layout of ours' first child (no separator added or lost at the opener). */
 function fixFirstSep(out: Child[], O: Src, o: NodeSpan): void {
   if (out.length > 0 && o.children.length > 0) out[0] = { sep: sepOf(O, o, 0), out: out[0]!.out };
+}
+
+/**
+ * The names of the bindings `to` adds to the `let` binding list `from`, when that is all it does:
+ * `from`'s bindings are kept unchanged and in order (compared as terms), each added binding is a
+ * `(NAME EXPR)` list with a symbol NAME no base binding has. Undefined otherwise (a binding removed,
+ * renamed or changed; not a list of bindings; nothing added).
+ */
+function addedBindings(from: NodeSpan, to: NodeSpan): Set<string> | undefined {
+  if (from.kind !== 'list' || to.kind !== 'list' || to.children.length <= from.children.length) return undefined;
+  const baseNames = new Set<string>();
+  for (const c of from.children) {
+    const n = bindingName(c);
+    if (n === undefined) return undefined;
+    baseNames.add(n);
+  }
+  const added = new Set<string>();
+  let k = 0;
+  for (const c of to.children) {
+    if (k < from.children.length && termsEqual(c.term, from.children[k]!.term)) {
+      k++;
+      continue;
+    }
+    const n = bindingName(c);
+    if (n === undefined || baseNames.has(n) || added.has(n)) return undefined;
+    added.add(n);
+  }
+  return k === from.children.length ? added : undefined;
+}
+
+/** NAME of a `(NAME EXPR)` binding node, else undefined. */
+function bindingName(n: NodeSpan): string | undefined {
+  if (n.kind !== 'list' || n.children.length !== 2) return undefined;
+  const name = n.children[0]!.term;
+  return name.kind === 'sym' ? name.name : undefined;
+}
+
+/**
+ * True when a symbol in `names` occurs in what `side` changed of base's `(let BINDINGS BODY…)`
+ * `base` (BINDINGS unchanged on `side`): the children of a list or vector that differ from
+ * base's, found as the children between the common prefix and suffix (compared as terms) and
+ * descended into when the two stretches have the same length, otherwise read whole. An occurrence
+ * the edit binds itself still counts (the answer errs towards a conflict). Iterative.
+ */
+function editMentions(base: NodeSpan, side: NodeSpan, names: ReadonlySet<string>): boolean {
+  const stack: [NodeSpan, NodeSpan][] = [[base, side]];
+  while (stack.length > 0) {
+    const [x, y] = stack.pop()!;
+    if (termsEqual(x.term, y.term)) continue;
+    if (x.kind !== y.kind || (x.kind !== 'list' && x.kind !== 'vec' && x.kind !== 'quote')) {
+      if (mentionsAny(y.term, names)) return true;
+      continue;
+    }
+    const xs = x.children;
+    const ys = y.children;
+    let pre = 0;
+    while (pre < xs.length && pre < ys.length && termsEqual(xs[pre]!.term, ys[pre]!.term)) pre++;
+    let suf = 0;
+    while (suf < xs.length - pre && suf < ys.length - pre && termsEqual(xs[xs.length - 1 - suf]!.term, ys[ys.length - 1 - suf]!.term)) suf++;
+    if (xs.length === ys.length) for (let i = pre; i < xs.length - suf; i++) stack.push([xs[i]!, ys[i]!]);
+    else for (let i = pre; i < ys.length - suf; i++) if (mentionsAny(ys[i]!.term, names)) return true;
+  }
+  return false;
+}
+
+/** True when a symbol of `t` is named in `names`. */
+function mentionsAny(t: Term, names: ReadonlySet<string>): boolean {
+  for (const n of symbolCounts(t).keys()) if (names.has(n)) return true;
+  return false;
 }
 
 /** old → new parameter names when `to` renames some of `from`'s symbols one for one, else undefined. */

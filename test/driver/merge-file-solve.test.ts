@@ -32,6 +32,10 @@ const MARKER_LIMITS: Record<string, { why: string; status: 'resolved' | 'conflic
   // git already applied one side's move at the old place (a clean hunk), so the base read back
   // from the markers lacks the form there and the edit of the other side looks like delete/modify.
   'reorder-one-side-edit-other': { why: "git's clean hunks are already merged into the text outside the markers", status: 'conflicts' },
+  // git already renamed the definition (a clean hunk), so in the base read back from the markers
+  // the new name is not new: the rename is not seen, and the edit of the use stays a conflict.
+  'rename-vs-edit-around-the-use': { why: "git's clean hunk already renamed the definition outside the markers", status: 'conflicts' },
+  'rename-vs-parameters-changed-in-the-user': { why: "git's clean hunk already renamed the definition outside the markers", status: 'conflicts' },
 };
 const optionsOf = (name: string): CaseOptions =>
   existsSync(join(FIXTURES, name, 'options.json')) ? (JSON.parse(readFileSync(join(FIXTURES, name, 'options.json'), 'utf8')) as CaseOptions) : {};

@@ -1,11 +1,12 @@
 // End-to-end: real git repositories with the merge drivers installed (driver/dist/index.js):
 // merge, rebase, cherry-pick, criss-cross, renames, CRLF, missing final newline, add/add, emptied
 // files, fallbacks (syntax error, existing markers, binary), package.toml pins, diff3 style.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installDriver } from '../../src/merge/driver-install.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
+import { gcpatch, ROOT, type RunResult } from '../helpers/cli.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
@@ -160,6 +161,76 @@ describe('git merge with the gcpatch driver', () => {
     expect(rb.stdout + rb.stderr).toMatch(/conflict in \(def app\/m::caller …\) at line \d+ \[form\/dangling-reference\]: \S+ deleted \(def app\/m::helper …\)/);
     expect(read(repo2, 'm.gc')).toMatch(/<<<<<<< [^\n]*\n(\|{7}[^\n]*\n)?=======\n\(def app\/m::caller\n {2}\(app\/m::helper 2\)\)\n>>>>>>> /);
     git(repo2, ['rebase', '--abort']);
+  });
+
+  it('carries a rename into the other side’s edits (issue 25): the renamed definition’s edited body, a wrapped use; merge and rebase', () => {
+    const price = (name: string, body: string): string => `;; The price of one item, in cents.\n(def ${name}\n  (fn (item)\n    ${body}))\n`;
+    const total = (call: string): string => `(def app/m::total\n  (fn (item qty)\n    (prim int/mul ${call} qty)))\n`;
+    const base = mod(A('1'), price('app/m::price', '(prim map/get item :cents)'), total('(app/m::price item)'));
+    // ours renames app/m::price everywhere; theirs edits its body and wraps its use.
+    const ours = mod(A('1'), price('app/m::unit-price', '(prim map/get item :cents)'), total('(app/m::unit-price item)'));
+    const theirs = mod(A('1'), price('app/m::price', '(prim int/max (prim map/get item :cents) 0)'), total('(prim int/abs (app/m::price item))'));
+    const want = mod(A('1'), price('app/m::unit-price', '(prim int/max (prim map/get item :cents) 0)'), total('(prim int/abs (app/m::unit-price item))'));
+    const repo = repoWith({ 'm.gc': base });
+    git(repo, ['tag', 'base']);
+    branches(repo, { 'm.gc': ours }, { 'm.gc': theirs });
+    const r = git(repo, ['merge', '--no-edit', 'feature']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toContain("carried ours' rename app/m::price → app/m::unit-price into theirs' edit of (def app/m::price …)");
+    expect(r.stderr).toContain("carried ours' rename app/m::price → app/m::unit-price into theirs' edit of (def app/m::total …)");
+    expect(read(repo, 'm.gc')).toBe(want);
+    expect(git(repo, ['status', '--porcelain']).stdout).toBe('');
+    // The other way round: the rename replayed onto the edits by a rebase (theirs renames).
+    git(repo, ['checkout', '-q', '-b', 'renamed', 'base']);
+    commit(repo, { 'm.gc': ours }, 'rename');
+    const rb = git(repo, ['rebase', 'feature']);
+    expect(rb.status, rb.stdout + rb.stderr).toBe(0);
+    expect(rb.stdout + rb.stderr).toContain("carried theirs' rename app/m::price → app/m::unit-price into ours' edit of (def app/m::total …)");
+    expect(read(repo, 'm.gc')).toBe(want);
+    expect(git(repo, ['log', '-1', '--format=%s']).stdout.trim()).toBe('rename');
+    rmSync(repo, { recursive: true, force: true });
+  });
+
+  it('a `gcpatch refactor` rename merged with an edit of the renamed definition verifies (no stale reference)', () => {
+    // The built CLI: rename ledger/pair::first on a branch, edit its body on main, merge main into
+    // the branch through the drivers, re-pin, and `verify-pr` explains the merge and passes.
+    const must = (r: RunResult, what: string): RunResult => {
+      if (r.status !== 0) throw new Error(`${what} exited ${r.status}: ${r.stderr}${r.stdout}`);
+      return r;
+    };
+    const repo = initRepo();
+    cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(repo, 'ledger'), { recursive: true });
+    must(gcpatch(['driver', 'install'], { cwd: repo }), 'driver install');
+    const all = (msg: string): void => {
+      git(repo, ['add', '-A']);
+      git(repo, ['commit', '-q', '-m', msg]);
+    };
+    all('ledger, drivers');
+    git(repo, ['checkout', '-q', '-b', 'pr']);
+    const plan = must(gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/pair::first', '--to', 'ledger/pair::head', '--pkg', 'ledger', '--json'], { cwd: repo }), 'refactor plan');
+    must(gcpatch(['refactor', 'apply', (JSON.parse(plan.stdout) as { reportAddress: string }).reportAddress, '--pkg', 'ledger'], { cwd: repo }), 'refactor apply');
+    all('rename pair first');
+    git(repo, ['checkout', '-q', 'main']);
+    const pair = join(repo, 'ledger/core/pair.gc');
+    const before = '(def ledger/pair::first (fn (p) (prim vec/get p 0)))';
+    expect(read(repo, 'ledger/core/pair.gc')).toContain(before);
+    writeFileSync(pair, read(repo, 'ledger/core/pair.gc').replace(before, '(def ledger/pair::first (fn (pair) (prim vec/get pair 0)))'));
+    must(gcpatch(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack');
+    all('name the pair');
+    git(repo, ['checkout', '-q', 'pr']);
+    const m = git(repo, ['merge', '--no-edit', 'main']);
+    expect(m.status, m.stdout + m.stderr).toBe(0);
+    expect(m.stderr).toContain("carried ours' rename ledger/pair::first → ledger/pair::head into theirs' edit of (def ledger/pair::first …)");
+    const merged = read(repo, 'ledger/core/pair.gc');
+    expect(merged).toContain('(def ledger/pair::head (fn (pair) (prim vec/get pair 0)))');
+    expect(merged).not.toContain('ledger/pair::first');
+    must(gcpatch(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack after the merge');
+    all('re-pin');
+    const v = gcpatch(['verify-pr', '--base', 'main', '--json'], { cwd: repo });
+    const report = JSON.parse(v.stdout) as { ok: boolean; findings: { code: string; severity: string }[] };
+    expect(report.findings.filter((f) => f.severity === 'error').map((f) => f.code)).toEqual([]);
+    expect([v.status, report.ok]).toEqual([0, true]);
+    rmSync(repo, { recursive: true, force: true });
   });
 
   it('keeps CRLF line endings and a missing final newline', () => {

@@ -107,10 +107,12 @@ export function checkInvariants(
   if (outcome.exitCode === 0 && structural) {
     const sr = trySegment(result);
     expect(sr, 'a clean result reads back').toBeDefined();
-    const [b, o, t, r] = [sb, so, st, sr!].map((m) => bodies(m, false)) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
-    // Renames the driver says it carried over (issue #14): the other side's text with the new name.
+    // Renames the driver says it carried over (issue #14): the other side's text with the new name,
+    // keyed by the new name (a renamed definition is one definition).
     const carried = [...outcome.messages.join('\n').matchAll(/carried \w+' rename (\S+) → (\S+) into/g)].map((m) => [m[1]!, m[2]!] as const);
     const carry = (v: string | undefined): string | undefined => (v === undefined ? v : carried.reduce((x, [a, z]) => x.split(a).join(z), v));
+    const carryKeys = (m: Map<string, string>): Map<string, string> => new Map([...m].map(([k, v]) => [carry(k)!, v]));
+    const [b, o, t, r] = [sb, so, st, sr!].map((m) => carryKeys(bodies(m, false))) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
     for (const k of new Set([...b.keys(), ...o.keys(), ...t.keys()])) {
       const [vb, vo, vt, vr] = [carry(b.get(k)), carry(o.get(k)), carry(t.get(k)), r.get(k)];
       if (vo === vt) expect(vr, `${k}: both sides agree`).toBe(vo);

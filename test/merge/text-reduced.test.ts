@@ -254,6 +254,31 @@ describe('segmentReduced', () => {
     expect(bothWays(used, used.replace('(app/bench::step7 x)', '(app/bench::step8 x)'), used.replace('(prim int/add x 280)', '(prim int/add x 281)'))).toBe(true);
   });
 
+  it('carries a rename into the other side’s edits on the windows; a renamed definition moved across a run hands over', () => {
+    // Ours renames step7 (its definition and its use in step5); theirs edits step7's body, wraps
+    // the use and edits step280 far below.
+    const base = bench(300).replace('(prim int/add x 5)', '(app/bench::step7 x)');
+    const ours = base.replace('(app/bench::step7 x)', '(app/bench::seven x)').replace('(def app/bench::step7\n', '(def app/bench::seven\n');
+    const theirs = base.replace('(prim int/add x 7)', '(prim int/add x 77)').replace('(app/bench::step7 x)', '(prim int/neg (app/bench::step7 x))').replace('(prim int/add x 280)', '(prim int/add x 281)');
+    expect(bothWays(base, ours, theirs)).toBe(true);
+    expect(bothWays(base, theirs, ours)).toBe(true);
+    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });
+    expect(r.conflicts).toEqual([]);
+    expect(r.messages).toEqual([
+      "carried ours' rename app/bench::step7 → app/bench::seven into theirs' edit of (def app/bench::step5 …)",
+      "carried ours' rename app/bench::step7 → app/bench::seven into theirs' edit of (def app/bench::step7 …)",
+    ]);
+    expect(dec(r.text)).toBe(theirs.replace('(app/bench::step7 x)', '(app/bench::seven x)').replace('(def app/bench::step7\n', '(def app/bench::seven\n'));
+    // Ours also moves the renamed definition to the end: its window is not base's, the whole merge decides.
+    const step7 = ';; Step 7.\n(def app/bench::seven\n  (fn (x)\n    (prim int/add x 7)))\n\n';
+    const moved = ours.replace(step7, '').replace('\napp/bench::step0\n', `\n${step7}app/bench::step0\n`);
+    expect(moved).not.toBe(ours);
+    expect(bothWays(base, moved, theirs)).toBe(false);
+    const m = mergeModuleText(enc(base), enc(moved), enc(theirs), { markers });
+    expect([m.conflicts, m.stats.reduced]).toEqual([[], false]);
+    expect(dec(m.text)).toContain('(def app/bench::seven\n  (fn (x)\n    (prim int/add x 77)))\n\napp/bench::step0\n');
+  });
+
   it('counts a run that defines a name as mentioning it (the name is not gone)', () => {
     // Ours drops its only use of step200, which a run defines: the run's definition is read, and
     // the name stays (as in the whole merge), so nothing is carried over or marked.
