@@ -73454,6 +73454,80 @@ function runFormKeys(base, bounds, runs) {
     return keys;
 }
 
+;// CONCATENATED MODULE: ./src/textmerge/semantic.ts
+/** Occurrences of each symbol name in a term (iterative, any depth). */
+function symbolCounts(t, into = new Map()) {
+    const stack = [t];
+    while (stack.length > 0) {
+        const x = stack.pop();
+        switch (x.kind) {
+            case 'sym':
+                into.set(x.name, (into.get(x.name) ?? 0) + 1);
+                break;
+            case 'pair':
+                stack.push(x.cdr, x.car);
+                break;
+            case 'vec':
+                for (let i = x.items.length - 1; i >= 0; i--)
+                    stack.push(x.items[i]);
+                break;
+            case 'map':
+                for (const [k, v] of x.entries)
+                    stack.push(v, k);
+                break;
+            default:
+                break;
+        }
+    }
+    return into;
+}
+/** Qualified names (`…::…`) among a term's symbols, with their counts. */
+function qualifiedCounts(t) {
+    const out = new Map();
+    if (!t)
+        return out;
+    for (const [k, n] of symbolCounts(t))
+        if (k.includes('::') && !k.startsWith('::'))
+            out.set(k, n);
+    return out;
+}
+/** True when the UTF-8 bytes of `needle` occur in `hay` (a cheap pre-filter before reading terms). */
+function containsText(hay, needle) {
+    return Buffer.from(hay.buffer, hay.byteOffset, hay.length).includes(needle, 0, 'utf8');
+}
+/**
+ * True when a `fn` parameter or a `let` binding anywhere in `t` is named in `names`
+ * (`(fn (p …) …)`, `(let ((n e) …) …)`: the reserved heads of src/coreform/canon.ts): such a binder
+ * shadows a module-level name inside its body, so a rename of that name cannot be carried into `t`
+ * by substitution alone. Quoted data counts too (the answer errs towards "binds"). Iterative, any
+ * depth.
+ */
+function bindsAny(t, names) {
+    const stack = [t];
+    while (stack.length > 0) {
+        const x = stack.pop();
+        if (x.kind === 'vec')
+            for (const i of x.items)
+                stack.push(i);
+        else if (x.kind === 'map')
+            for (const [k, v] of x.entries)
+                stack.push(k, v);
+        if (x.kind !== 'pair')
+            continue;
+        stack.push(x.cdr, x.car);
+        const head = x.car;
+        const second = x.cdr.kind === 'pair' ? x.cdr.car : undefined;
+        if (head.kind !== 'sym' || second === undefined || (head.name !== 'fn' && head.name !== 'let'))
+            continue;
+        for (let b = second; b.kind === 'pair'; b = b.cdr) {
+            const item = head.name === 'fn' ? b.car : b.car.kind === 'pair' ? b.car.car : undefined;
+            if (item?.kind === 'sym' && names.has(item.name))
+                return true;
+        }
+    }
+    return false;
+}
+
 ;// CONCATENATED MODULE: ./src/textmerge/tree.ts
 /**
  * Tree merge of one top-level form that both sides changed (issue #14 "Tree merge of one form"):
@@ -73478,6 +73552,7 @@ function runFormKeys(base, bounds, runs) {
  * conflict, ours' and theirs' readings as the terms with ours' / theirs' version of each conflict).
  * Recursion depth is bounded ({@link MAX_TREE_DEPTH}); deeper forms are left to the line merge.
  */
+
 
 
 
@@ -73611,9 +73686,12 @@ class TreeMerger {
     /**
      * Scope safety for `(fn PARAMS …)` and `(let BINDINGS …)`: when one side changed the binders and
      * the other changed something else, merging the children independently could leave a use of a
-     * name that is no longer bound. A pure parameter rename (same arity, the renaming side's form is
-     * the base form with the names substituted) is carried over to the other side's version;
-     * anything else conflicts at this form.
+     * name that is no longer bound, or bind a name the other side meant from outside. A pure
+     * parameter rename (same arity, the renaming side's form is the base form with the names
+     * substituted) is carried over to the other side's version; `let` bindings one side only added
+     * (every base binding kept as it was, in order) merge with the other side's edits as any other
+     * children do, unless a new name occurs in what the other side changed (the new binding would
+     * capture it: {@link editMentions}); anything else conflicts at this form.
      * @returns the outcome, or undefined when the rule does not apply.
      */
     binderRule(b, o, t) {
@@ -73631,6 +73709,13 @@ class TreeMerger {
         if (oBind && tBind)
             return same(o.children[1], t.children[1]) ? undefined : conflictOut(B, O, T, b, o, t);
         const [renamer, other, otherSrc] = oBind ? [o, t, T] : [t, o, O];
+        if (head.name === 'let') {
+            const added = addedBindings(b.children[1], renamer.children[1]);
+            // Added bindings only: merge the children as usual unless one of the new names occurs in the
+            // other side's edit (the new binding would capture it there).
+            if (added && !editMentions(b, other, added))
+                return undefined;
+        }
         if (head.name === 'fn') {
             const renames = paramRenames(b.children[1], renamer.children[1]);
             if (renames && termsEqual(substitute(b.term, renames), renamer.term)) {
@@ -73880,6 +73965,86 @@ function fixFirstSep(out, O, o) {
     if (out.length > 0 && o.children.length > 0)
         out[0] = { sep: sepOf(O, o, 0), out: out[0].out };
 }
+/**
+ * The names of the bindings `to` adds to the `let` binding list `from`, when that is all it does:
+ * `from`'s bindings are kept unchanged and in order (compared as terms), each added binding is a
+ * `(NAME EXPR)` list with a symbol NAME no base binding has. Undefined otherwise (a binding removed,
+ * renamed or changed; not a list of bindings; nothing added).
+ */
+function addedBindings(from, to) {
+    if (from.kind !== 'list' || to.kind !== 'list' || to.children.length <= from.children.length)
+        return undefined;
+    const baseNames = new Set();
+    for (const c of from.children) {
+        const n = bindingName(c);
+        if (n === undefined)
+            return undefined;
+        baseNames.add(n);
+    }
+    const added = new Set();
+    let k = 0;
+    for (const c of to.children) {
+        if (k < from.children.length && termsEqual(c.term, from.children[k].term)) {
+            k++;
+            continue;
+        }
+        const n = bindingName(c);
+        if (n === undefined || baseNames.has(n) || added.has(n))
+            return undefined;
+        added.add(n);
+    }
+    return k === from.children.length ? added : undefined;
+}
+/** NAME of a `(NAME EXPR)` binding node, else undefined. */
+function bindingName(n) {
+    if (n.kind !== 'list' || n.children.length !== 2)
+        return undefined;
+    const name = n.children[0].term;
+    return name.kind === 'sym' ? name.name : undefined;
+}
+/**
+ * True when a symbol in `names` occurs in what `side` changed of base's `(let BINDINGS BODY…)`
+ * `base` (BINDINGS unchanged on `side`): the children of a list or vector that differ from
+ * base's, found as the children between the common prefix and suffix (compared as terms) and
+ * descended into when the two stretches have the same length, otherwise read whole. An occurrence
+ * the edit binds itself still counts (the answer errs towards a conflict). Iterative.
+ */
+function editMentions(base, side, names) {
+    const stack = [[base, side]];
+    while (stack.length > 0) {
+        const [x, y] = stack.pop();
+        if (termsEqual(x.term, y.term))
+            continue;
+        if (x.kind !== y.kind || (x.kind !== 'list' && x.kind !== 'vec' && x.kind !== 'quote')) {
+            if (mentionsAny(y.term, names))
+                return true;
+            continue;
+        }
+        const xs = x.children;
+        const ys = y.children;
+        let pre = 0;
+        while (pre < xs.length && pre < ys.length && termsEqual(xs[pre].term, ys[pre].term))
+            pre++;
+        let suf = 0;
+        while (suf < xs.length - pre && suf < ys.length - pre && termsEqual(xs[xs.length - 1 - suf].term, ys[ys.length - 1 - suf].term))
+            suf++;
+        if (xs.length === ys.length)
+            for (let i = pre; i < xs.length - suf; i++)
+                stack.push([xs[i], ys[i]]);
+        else
+            for (let i = pre; i < ys.length - suf; i++)
+                if (mentionsAny(ys[i].term, names))
+                    return true;
+    }
+    return false;
+}
+/** True when a symbol of `t` is named in `names`. */
+function mentionsAny(t, names) {
+    for (const n of symbolCounts(t).keys())
+        if (names.has(n))
+            return true;
+    return false;
+}
 /** old → new parameter names when `to` renames some of `from`'s symbols one for one, else undefined. */
 function paramRenames(from, to) {
     if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length)
@@ -74109,48 +74274,6 @@ function renderTree(segments, markers) {
     if (pending.length > 0)
         parts.push(diff3_concatBytes(pending));
     return { bytes: diff3_concatBytes(parts), markerLines };
-}
-
-;// CONCATENATED MODULE: ./src/textmerge/semantic.ts
-/** Occurrences of each symbol name in a term (iterative, any depth). */
-function symbolCounts(t, into = new Map()) {
-    const stack = [t];
-    while (stack.length > 0) {
-        const x = stack.pop();
-        switch (x.kind) {
-            case 'sym':
-                into.set(x.name, (into.get(x.name) ?? 0) + 1);
-                break;
-            case 'pair':
-                stack.push(x.cdr, x.car);
-                break;
-            case 'vec':
-                for (let i = x.items.length - 1; i >= 0; i--)
-                    stack.push(x.items[i]);
-                break;
-            case 'map':
-                for (const [k, v] of x.entries)
-                    stack.push(v, k);
-                break;
-            default:
-                break;
-        }
-    }
-    return into;
-}
-/** Qualified names (`…::…`) among a term's symbols, with their counts. */
-function qualifiedCounts(t) {
-    const out = new Map();
-    if (!t)
-        return out;
-    for (const [k, n] of symbolCounts(t))
-        if (k.includes('::') && !k.startsWith('::'))
-            out.set(k, n);
-    return out;
-}
-/** True when the UTF-8 bytes of `needle` occur in `hay` (a cheap pre-filter before reading terms). */
-function containsText(hay, needle) {
-    return Buffer.from(hay.buffer, hay.byteOffset, hay.length).includes(needle, 0, 'utf8');
 }
 
 ;// CONCATENATED MODULE: ./src/textmerge/module.ts
@@ -74689,7 +74812,7 @@ function mergeSegmented(B, O, T, options, reduced) {
         if (a.resolution.kind === 'merged')
             merged++;
     }
-    semanticPass(aligned, B, O, T, messages, deadline);
+    semanticPass(aligned, B, O, T, { oIds, tIds, windows: wB && wO && wT ? { b: wB, o: wO, t: wT } : undefined }, options.markers, messages, deadline);
     checkDeadline(deadline);
     const bIds = new Array(nB);
     for (let i = 0; i < nB; i++)
@@ -75188,6 +75311,20 @@ function label(s, i) {
     const n = s.m.elements[i].defName;
     return n !== undefined ? `(def ${n} …)` : `the form at byte ${s.m.elements[i].formStart}`;
 }
+/** Whether one element's form mentions the qualified name `n` (true when it does not read: errs towards yes). */
+function mentionsName(bytes, n) {
+    if (!containsText(bytes, n))
+        return false;
+    try {
+        const r = readModuleSpans(bytes);
+        return r.forms.length !== 1 || qualifiedCounts(r.forms[0].term).has(n);
+    }
+    catch (error) {
+        if (error instanceof errors_GcError)
+            return true;
+        throw error;
+    }
+}
 /** Rewrites the symbols `renames` names in one element's bytes (its comments are kept). */
 function renameInElement(bytes, renames) {
     try {
@@ -75204,11 +75341,191 @@ function renameInElement(bytes, renames) {
     }
 }
 /**
- * The semantic pass (semantic.ts): renames one side made are carried into the other side's new
- * references; references one side's changes add to a definition the other side removed become
- * `form/dangling-reference` conflicts. Mutates the resolutions; notes go to `messages`.
+ * Carries X's rename `n` → `m` (found by {@link semanticPass}) into Y's edits of the base forms
+ * that mention `n` (`mentions`, base indices), where the per-element merge did not combine them
+ * (a conflict, or conflicts marked inside the form): e.g. X renamed `f` to `g` everywhere and Y
+ * wrapped or rewrote the call `(f x)`, or edited the body of `(def f …)` itself. X's version of
+ * such a form is base's with `n` substituted (as terms; checked here again), so the element is
+ * merged again with the rename applied to base's and Y's text first ({@link mergeRenamed}): the
+ * result is Y's edit with only the symbols `n` rewritten, plus whatever else X changed in it
+ * (layout, comments). A renamed definition is a new element on X (aligned by its new name), so
+ * it is paired here with base's `(def n …)` and Y's edit of it (in X's place of the order).
+ *
+ * Not carried (the element keeps its conflict): Y's version no longer mentions `n` (Y removed
+ * the reference, or renamed it too, differently) or mentions `m` itself, or a `fn` parameter or
+ * `let` binding named `n` or `m` occurs in base's or Y's version (a local binder would make the
+ * substitution change what a symbol refers to), or the merge again does not come out clean. A
+ * form Y deleted in which X changed nothing but the symbols stays deleted; references Y added in
+ * a form it edited are renamed with the rest. When Y deleted the definition X renamed, the
+ * renamed definition becomes a `form/delete-modify` conflict (it would otherwise survive the
+ * deletion under its new name).
+ * @returns the aligned elements whose resolution it replaced.
+ * @throws NeedsWholeMerge in a reduced merge when X's renamed definition and base's are in
+ *   different windows.
  */
-function semanticPass(aligned, B, O, T, messages, deadline) {
+function carryRename(n, m, mentions, x, aligned, B, O, T, ids, changed, markers, messages, deadline) {
+    const y = x === 'ours' ? 'theirs' : 'ours';
+    const X = x === 'ours' ? O : T;
+    const Y = x === 'ours' ? T : O;
+    const idx = (a, side) => (side === 'ours' ? a.o : a.t);
+    const renames = new Map([[n, m]]);
+    const names = new Set([n, m]);
+    const done = new Set();
+    /** X's `(def m …)` when it is X's alone (Y has no element of that key), else undefined. */
+    const renamedDef = () => aligned.find((c) => c.b < 0 && idx(c, y) < 0 && idx(c, x) >= 0 && X.m.elements[idx(c, x)].defName === m);
+    /** Pairs X's `(def m …)` (`adopt`, X's element `xi`) with base's `(def n …)` (`a`, base index `bi`), in X's place. */
+    const pair = (a, adopt, xi, bi) => {
+        const w = ids.windows;
+        if (w && (x === 'ours' ? w.o : w.t)[xi] !== w.b[bi])
+            throw new NeedsWholeMerge();
+        if (x === 'ours') {
+            a.o = xi;
+            a.changedO = 2;
+            ids.oIds[xi] = bi;
+        }
+        else {
+            a.t = xi;
+            a.changedT = 2;
+            ids.tIds[xi] = bi;
+        }
+        adopt.o = -1;
+        adopt.t = -1;
+        adopt.changedO = 1;
+        adopt.changedT = 1;
+        adopt.resolution = DELETED;
+        done.add(adopt);
+    };
+    /** X's term for element `xi` is base's `bi` with `n` renamed. */
+    const onlyRenamed = (bi, xi) => {
+        const bTerm = termOf(B, bi);
+        const xTerm = termOf(X, xi);
+        if (!bTerm || !xTerm)
+            return false;
+        try {
+            return termsEqual(xTerm, substitute(bTerm, renames));
+        }
+        catch {
+            return false;
+        }
+    };
+    for (const bi of mentions) {
+        const a = aligned[bi]; // base elements have ids 0..nB-1
+        const yi = idx(a, y);
+        const r = a.resolution;
+        if (yi < 0 && idx(a, x) < 0) {
+            // Y deleted the definition X renamed: a conflict, as for any definition one side deleted
+            // and the other changed (otherwise X's renamed copy would quietly survive the deletion).
+            const adopt = B.m.elements[bi].defName === n ? renamedDef() : undefined;
+            if (r.kind !== 'deleted' || !adopt || !onlyRenamed(bi, idx(adopt, x)))
+                continue;
+            const xi = idx(adopt, x);
+            pair(a, adopt, xi, bi);
+            a.resolution = { kind: 'conflict', code: 'form/delete-modify', b: bi, o: a.o, t: a.t, detail: `${y} deleted it, ${x} renamed it to ${m}` };
+            done.add(a);
+            continue;
+        }
+        if (yi < 0) {
+            // Y deleted a form X only renamed in (its text is base's with the symbols rewritten): deleted.
+            const xi = idx(a, x);
+            if (r.kind !== 'conflict' || r.code !== 'form/delete-modify')
+                continue;
+            const renamed = renameInElement(body(B, bi), renames);
+            if (!renamed || !sameBytes(renamed, body(X, xi)))
+                continue;
+            a.resolution = DELETED;
+            done.add(a);
+            messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
+            continue;
+        }
+        if (!changed(a, y))
+            continue;
+        if (r.kind === 'merged' && !r.inner) {
+            // Combined cleanly: X's renamed symbols are in it. Y's edit may still hold `n` (a reference
+            // it added, renamed below with Y's other new references), unless Y's version itself uses
+            // `m` or binds either name: then nothing can be renamed safely, and a clean result would
+            // reference a name X removed.
+            const yTerm = termOf(Y, yi);
+            if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, names)) && mentionsName(r.bytes, n)) {
+                a.resolution = { kind: 'conflict', code: 'form/dangling-reference', b: a.b, o: a.o, t: a.t, detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)` };
+                done.add(a);
+            }
+            continue;
+        }
+        if (!(r.kind === 'conflict' && (r.code === 'form/divergent-edit' || r.code === 'form/delete-modify')) && !(r.kind === 'merged' && r.inner))
+            continue;
+        let xi = idx(a, x);
+        let adopt;
+        if (xi < 0) {
+            adopt = B.m.elements[bi].defName === n ? renamedDef() : undefined;
+            if (!adopt)
+                continue;
+            xi = idx(adopt, x);
+        }
+        else if (r.kind === 'conflict' && r.code === 'form/delete-modify')
+            continue;
+        const bTerm = termOf(B, bi);
+        const yTerm = termOf(Y, yi);
+        // Y's edit must leave a reference in place: one that removed every reference (or renamed it
+        // too, differently) conflicts with the rename as before.
+        const yNames = yTerm && qualifiedCounts(yTerm);
+        if (!bTerm || !yTerm || !yNames || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names) || !onlyRenamed(bi, xi))
+            continue;
+        const local = [];
+        const merged = mergeRenamed(body(B, bi), body(X, xi), body(Y, yi), Y.m.elements[yi].endsWithComment, x, renames, deadline, markers, local);
+        if (!merged)
+            continue;
+        // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
+        if (adopt)
+            pair(a, adopt, xi, bi);
+        a.resolution = merged;
+        done.add(a);
+        for (const note of local)
+            messages.push(note);
+        messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' edit of ${label(Y, yi)}`);
+    }
+    return done;
+}
+/**
+ * Merges one element again with X's rename applied to base's and Y's text first
+ * ({@link renameInElement}: only the symbols are rewritten): when X's text is exactly base's
+ * renamed, the result is Y's renamed text; otherwise {@link mergeInside} on the three texts (X's
+ * other changes are then layout or comments). Undefined unless clean.
+ * @param yEndsWithComment whether Y's element ends with a line comment (kept by the rename).
+ */
+function mergeRenamed(base, xText, yText, yEndsWithComment, x, renames, deadline, markers, messages) {
+    const b = renameInElement(base, renames);
+    const t = renameInElement(yText, renames);
+    if (!b || !t)
+        return undefined;
+    if (sameBytes(xText, b))
+        return { kind: 'merged', bytes: t, endsWithComment: yEndsWithComment };
+    const one = (side, bytes) => {
+        try {
+            const m = segmentModule(bytes, deadline, false);
+            return m.elements.length === 1 ? { side, m } : undefined;
+        }
+        catch (error) {
+            if (error instanceof errors_GcError)
+                return undefined;
+            throw error;
+        }
+    };
+    const Bm = one('base', b);
+    const Xm = one(x, xText);
+    const Ym = one(x === 'ours' ? 'theirs' : 'ours', t);
+    if (!Bm || !Xm || !Ym)
+        return undefined;
+    const r = x === 'ours' ? mergeInside(0, 0, 0, Bm, Xm, Ym, deadline, markers, messages) : mergeInside(0, 0, 0, Bm, Ym, Xm, deadline, markers, messages);
+    return r && r.kind === 'merged' && !r.inner ? r : undefined;
+}
+/**
+ * The semantic pass (semantic.ts): renames one side made are carried into the other side's edits
+ * of the forms that mention the old name ({@link carryRename}) and into its new references;
+ * references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. Mutates the resolutions (and, when a renamed definition is
+ * paired with the other side's edit of it, the alignment and `ids`); notes go to `messages`.
+ */
+function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
     const idx = (a, side) => (side === 'ours' ? a.o : a.t);
     const mod = (side) => (side === 'ours' ? O : T);
     // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
@@ -75297,9 +75614,10 @@ function semanticPass(aligned, B, O, T, messages, deadline) {
             const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
             if (renamedTo === undefined && !removedDef)
                 continue;
+            const carried = renamedTo === undefined ? new Set() : carryRename(n, renamedTo, baseMentions.map(({ i }) => i), x, aligned, B, O, T, ids, changed, markers, messages, deadline);
             // Y's forms that newly reference n.
             for (const a of aligned) {
-                if (!changed(a, y))
+                if (carried.has(a) || !changed(a, y))
                     continue;
                 const yi = idx(a, y);
                 if (Y.m.elements[yi].defName === n)
