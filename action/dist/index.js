@@ -65564,8 +65564,17 @@ async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
             throw notRegular('package directory', dir, dirEntry, manifestPath);
     }
     const manifestEntry = await repository_entryAtCommit(repo, commit, manifestPath);
-    if (manifestEntry === undefined)
+    if (manifestEntry === undefined) {
+        // `Package.toml` is `package.toml` to a case-insensitive checkout (macOS, Windows): fail closed
+        const root = dir === '' ? { type: 'tree', oid: await commitTree(repo, commit) } : await repository_entryAtCommit(repo, commit, dir);
+        const variant = root?.type === 'tree' ? (await readTreeEntries(repo, root.oid)).find((e) => e.path.toLowerCase() === 'package.toml') : undefined;
+        if (variant !== undefined) {
+            throw new errors_GcError('audit/package-unreadable', `${repoPath(dir, variant.path)} stands where package.toml was: a case-insensitive checkout reads it as the manifest, git and gcpatch do not; name it package.toml`, {
+                location: { file: repoPath(dir, variant.path) },
+            });
+        }
         return undefined;
+    }
     if (!isRegular(manifestEntry))
         throw notRegular('the manifest', manifestPath, manifestEntry, manifestPath);
     const manifestBytes = (await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
@@ -65720,7 +65729,7 @@ async function listingAt(repo, commit, dir) {
                 modules.add(p.replace(/^\.\//, ''));
         }
     }
-    return { modules, capsPolicy: capsPolicyPath(table) };
+    return { modules, capsPolicy: capsPolicyPath(table), name: typeof table.name === 'string' ? table.name : undefined };
 }
 function parentDir(path) {
     const d = external_node_path_namespaceObject.posix.dirname(path);
@@ -65854,6 +65863,16 @@ function pathFindings(entry, role, manifestPath) {
             title: 'not a regular file',
         });
     }
+    const base = external_node_path_namespaceObject.posix.basename(entry.path);
+    if (to !== undefined && base !== 'package.toml' && foldName(base) === 'package.toml') {
+        out.push({
+            code: AuditCode.pathCaseCollision,
+            severity: 'error',
+            message: `${entry.path}: a case-insensitive checkout (macOS, Windows) reads this file as package.toml, git and gcpatch do not; name it package.toml or remove it`,
+            file: entry.path,
+            title: 'case collision',
+        });
+    }
     const regular = (k) => k === 'blob' || k === 'executable';
     if ((role === 'module' || role === 'manifest' || role === 'policy') && regular(entry.from?.kind) && regular(to?.kind) && entry.from.kind !== to.kind) {
         out.push({
@@ -65903,7 +65922,15 @@ function accountOf(entry, packages, role) {
     return account;
 }
 /**
- * Paths of a package at a commit that differ only in letter case (`A.gc` and `a.gc`): a checkout on
+ * A path as a case-insensitive, normalization-insensitive file system (APFS, NTFS) sees it: NFKC
+ * (so `ſ` is `s` and a decomposed `é` is the composed one), then full case folding by way of upper
+ * case (`ß` → `SS` → `ss`).
+ */
+function foldName(path) {
+    return path.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
+}
+/**
+ * Paths of a package at a commit that differ only in letter case or Unicode normalization (`A.gc` and `a.gc`): a checkout on
  * a case-insensitive file system sees one of them. Reads the package's trees at the commit.
  * @returns groups of two or more colliding repository-relative paths.
  */
@@ -65917,7 +65944,7 @@ async function caseCollisions(repo, commit, dir) {
         const { prefix, oid } = pending.pop();
         for (const e of await readTreeEntries(repo, oid)) {
             const path = prefix === '' ? e.path : `${prefix}/${e.path}`;
-            const fold = path.toLowerCase();
+            const fold = foldName(path);
             let list = byFold.get(fold);
             if (list === undefined)
                 byFold.set(fold, (list = []));
@@ -65941,10 +65968,16 @@ function reportCaseCollisions(groups, out) {
         }
     }
 }
-/** Attributes that make a checkout write other bytes than the blob (`gitattributes(5)` "Checking-out and checking-in"). */
-const CHECKOUT_ATTRIBUTES = /^(ident|crlf|eol=.*|filter=.*|working-tree-encoding=.*)$/;
-/** The `pattern attribute` pairs of a `.gitattributes` text that change what a checkout writes. */
-function checkoutAttributes(text) {
+/**
+ * Attributes that make a checkout (or `git archive`, GitHub's source archives) write other bytes than
+ * the blob (`gitattributes(5)` "Checking-out and checking-in", "Creating an archive"): `text` too,
+ * since with `core.eol=crlf` (native on Windows) it rewrites line ends inside string literals.
+ */
+const CHECKOUT_ATTRIBUTES = /^(ident|crlf|text|text=.*|eol=.*|filter=.*|working-tree-encoding=.*|export-subst|export-ignore)$/;
+/** Attributes that keep a checkout byte-exact; removing one that was set is a change too. */
+const PROTECTING_ATTRIBUTES = /^(-text|binary|-crlf|-ident|-filter|-eol|-working-tree-encoding)$/;
+/** The `pattern attribute` pairs of a `.gitattributes` text matching `which`. */
+function attributePairs(text, which) {
     const out = new Set();
     for (const raw of text.split('\n')) {
         const line = raw.trim();
@@ -65952,16 +65985,18 @@ function checkoutAttributes(text) {
             continue;
         const [pattern, ...attrs] = line.split(/\s+/);
         for (const a of attrs)
-            if (CHECKOUT_ATTRIBUTES.test(a))
+            if (which.test(a))
                 out.add(`${pattern} ${a}`);
     }
     return out;
 }
 /**
  * A `.gitattributes` added or changed anywhere in the tree that turns on an attribute making a
- * checkout write other bytes than the blobs verify-pr verified (`ident`, `eol=`, `crlf`, `filter=`,
- * `working-tree-encoding=`): what the toolchain then reads from the work tree is not what was
- * checked. An error (`audit/checkout-attributes`); merge, diff and `binary`/`-text` attributes are fine.
+ * checkout write other bytes than the blobs verify-pr verified (`ident`, `text`, `eol=`, `crlf`,
+ * `filter=`, `working-tree-encoding=`, `export-subst`, `export-ignore`) or drops one that kept it
+ * byte-exact (`-text`, `binary`, …): what the toolchain then reads from the work tree is not what
+ * was checked. An error (`audit/checkout-attributes`); merge and diff attributes are fine. The file
+ * is read as bytes (Latin-1), as git reads it: a byte that is not UTF-8 hides nothing.
  * @returns the finding, or `undefined`.
  */
 async function attributesFinding(repo, entry) {
@@ -65971,22 +66006,44 @@ async function attributesFinding(repo, entry) {
         if (side === undefined || (side.kind !== 'blob' && side.kind !== 'executable'))
             return '';
         const { blob } = await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: side.oid, cache: repo.cache });
-        return decodeUtf8Strict(blob) ?? '';
+        return Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('latin1');
     };
     if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {
         return { code: AuditCode.checkoutAttributes, severity: 'error', message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`, file: entry.path, title: 'checkout attributes' };
     }
-    const before = checkoutAttributes(await text(entry.from));
-    const added = [...checkoutAttributes(await text(entry.to))].filter((a) => !before.has(a));
-    if (added.length === 0)
+    const [before, after] = [await text(entry.from), await text(entry.to)];
+    const had = attributePairs(before, CHECKOUT_ATTRIBUTES);
+    const added = [...attributePairs(after, CHECKOUT_ATTRIBUTES)].filter((a) => !had.has(a));
+    const kept = attributePairs(after, PROTECTING_ATTRIBUTES);
+    const dropped = [...attributePairs(before, PROTECTING_ATTRIBUTES)].filter((a) => !kept.has(a));
+    if (added.length === 0 && dropped.length === 0)
         return undefined;
+    const what = [...added.map((a) => `turns on \`${a}\``), ...dropped.map((a) => `drops \`${a}\``)].join(', ');
     return {
         code: AuditCode.checkoutAttributes,
         severity: 'error',
-        message: `${entry.path} turns on ${added.map((a) => `\`${a}\``).join(', ')}: a checkout then writes other bytes than the verified blobs, so what the toolchain reads is not what was checked; drop these attributes`,
+        message: `${entry.path} ${what}: a checkout (or an archive) then holds other bytes than the verified blobs, so what the toolchain reads is not what was checked; revert these attributes`,
         file: entry.path,
         title: 'checkout attributes',
     };
+}
+/**
+ * Packages the pull request moved to another directory: a package present only at the head whose
+ * manifest `name` is that of a package present only at the base.
+ * @returns new directory → old directory.
+ */
+function movedPackages(candidates) {
+    const all = [...candidates];
+    const gone = all.filter((c) => typeof c.base !== 'string' && c.head === 'absent');
+    const out = new Map();
+    for (const c of all) {
+        if (c.base !== 'absent' || typeof c.head === 'string' || c.head.name === undefined)
+            continue;
+        const from = gone.find((g) => typeof g.base !== 'string' && g.base.name === c.head.name);
+        if (from !== undefined)
+            out.set(c.dir, from.dir);
+    }
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
@@ -76508,6 +76565,37 @@ async function explainHistory(input, out) {
     result.millis = Math.round(performance.now() - startTime);
     return result;
 }
+/**
+ * Checks a package the pull request moved to another directory (`movedFrom`, same manifest name)
+ * against the package as it stood at the base there: every module change is unexplained (evidence
+ * made in the old directory does not follow a move), and the manifest keys, list entries and
+ * capability policies are judged by the key table as hand changes — so a weakening that rides along
+ * with the move is still an error.
+ * @returns the modules found unexplained or contradicting (as {@link HistoryResult} sets).
+ */
+function checkMovedPackage(oldBase, head, movedFrom, out) {
+    const result = {
+        commits: [],
+        applied: [],
+        explainedByEvidence: new Set(),
+        unexplained: new Set(),
+        mismatches: new Set(),
+        replayFailed: false,
+        replanned: new Set(),
+        unreadable: [],
+        snapshots: [],
+        millis: 0,
+    };
+    const start = parentStart(oldBase);
+    const explanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
+    const ev = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
+    const at = `the move from ${movedFrom || '.'} to ${head.dir || '.'}`;
+    const check = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result };
+    explain_checkModules(check);
+    explain_checkManifest(check);
+    checkPolicies(check);
+    return result;
+}
 /** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
 function replayEvidence(start, now, applies, plans, refactorByPatch, label, at, explanation, result, out) {
     const reproduces = (state) => {
@@ -76796,12 +76884,18 @@ function checkPolicies(c) {
             });
         }
     };
-    judge(`the package's capability policy${refBefore !== refAfter ? ` (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})` : ''}`, refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath, refBefore === undefined ? undefined : start.policies.get(refBefore), textAt(refAfter), refBefore !== undefined && refBefore === refAfter ? start.policyAlternatives.get(refBefore) : undefined);
-    const others = new Set([...start.policies.keys(), ...now.policies.keys()]);
-    for (const path of [...others].sort()) {
-        if (path === refBefore || path === refAfter)
+    if (refBefore !== refAfter) {
+        // repointed: the policy the package now runs under, against the one it ran under
+        judge(`the package's capability policy (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})`, refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath, refBefore === undefined ? undefined : start.policies.get(refBefore), textAt(refAfter), undefined);
+    }
+    // every policy file against its own earlier text (the one no longer referenced too: it is still a
+    // policy a checkout holds), except the newly referenced one, judged above
+    const paths = new Set([...start.policies.keys(), ...now.policies.keys()]);
+    for (const path of [...paths].sort()) {
+        if (path === refAfter && refAfter !== refBefore)
             continue;
-        judge(`the policy file ${path}`, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
+        const label = path === refAfter ? "the package's capability policy" : `the policy file ${path}`;
+        judge(label, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
     }
 }
 /** The 1-based line of top-level key `key` (or of its `[key]` table header) in manifest text. */
@@ -77322,13 +77416,25 @@ async function auditPackage(ctx, touched) {
         out.fail('package', touched.manifestPath, 'explained', {
             code: AuditCode.unexplainedChange,
             severity: 'warning',
-            message: `${touched.manifestPath}: new package with ${head.modules.length} modules; evidence explains changes to existing packages only`,
+            message: touched.movedFrom !== undefined
+                ? `${touched.manifestPath}: the package ${head.manifest.name} moved here from ${touched.movedFrom || '.'}; evidence does not follow a move, so its changes are checked by hand against the old directory`
+                : `${touched.manifestPath}: new package with ${head.modules.length} modules; evidence explains changes to existing packages only`,
             file: touched.manifestPath,
             title: 'new package',
         });
         audit.changedModules = head.modules.map((m) => m.path);
         audit.unexplainedModules = [...audit.changedModules];
         result.stale = checkStaleReferences(head, refactors, out);
+        if (touched.movedFrom !== undefined) {
+            // a move: judged against the package as it stood in its old directory
+            const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
+            if (old !== undefined) {
+                const moved = checkMovedPackage(old, head, touched.movedFrom, out);
+                audit.changedModules = compareModules(old, undefined, head).filter((c) => c.status !== 'same').map((c) => c.path);
+                audit.unexplainedModules = audit.changedModules.filter((p) => moved.unexplained.has(p) || moved.mismatches.has(p));
+                result.formerly = definedIn([old]);
+            }
+        }
         return result;
     }
     result.formerly = definedIn([base]);
@@ -77576,8 +77682,10 @@ async function auditPullRequest(options) {
         const packages = [];
         const findings = [];
         const results = [];
+        const moved = movedPackages(candidates.values());
         for (const c of inShard) {
-            const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath });
+            const movedFrom = moved.get(c.dir);
+            const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath, ...(movedFrom !== undefined ? { movedFrom } : {}) });
             for (const f of pathFindingsByPackage.get(c.dir) ?? [])
                 r.out.fail('path', f.file, 'kind', f);
             results.push(r);

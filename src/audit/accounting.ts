@@ -47,6 +47,8 @@ export interface PathAccount {
 interface ManifestListing {
   modules: Set<string>;
   capsPolicy: string | undefined;
+  /** The manifest's `name` (to recognize a package moved to another directory). */
+  name: string | undefined;
 }
 
 /** A package directory some changed path lies in, with its listings at the base and the head. */
@@ -77,7 +79,7 @@ async function listingAt(repo: GitRepository, commit: string, dir: string): Prom
       if (typeof p === 'string') modules.add(p.replace(/^\.\//, ''));
     }
   }
-  return { modules, capsPolicy: capsPolicyPath(table) };
+  return { modules, capsPolicy: capsPolicyPath(table), name: typeof table.name === 'string' ? table.name : undefined };
 }
 
 function parentDir(path: string): string {
@@ -214,6 +216,16 @@ export function pathFindings(entry: ChangedEntry, role: PathRole, manifestPath: 
       title: 'not a regular file',
     });
   }
+  const base = posix.basename(entry.path);
+  if (to !== undefined && base !== 'package.toml' && foldName(base) === 'package.toml') {
+    out.push({
+      code: AuditCode.pathCaseCollision,
+      severity: 'error',
+      message: `${entry.path}: a case-insensitive checkout (macOS, Windows) reads this file as package.toml, git and gcpatch do not; name it package.toml or remove it`,
+      file: entry.path,
+      title: 'case collision',
+    });
+  }
   const regular = (k: ObjectKind | undefined): boolean => k === 'blob' || k === 'executable';
   if ((role === 'module' || role === 'manifest' || role === 'policy') && regular(entry.from?.kind) && regular(to?.kind) && entry.from!.kind !== to!.kind) {
     out.push({
@@ -263,7 +275,16 @@ export function accountOf(entry: ChangedEntry, packages: readonly CandidatePacka
 }
 
 /**
- * Paths of a package at a commit that differ only in letter case (`A.gc` and `a.gc`): a checkout on
+ * A path as a case-insensitive, normalization-insensitive file system (APFS, NTFS) sees it: NFKC
+ * (so `ſ` is `s` and a decomposed `é` is the composed one), then full case folding by way of upper
+ * case (`ß` → `SS` → `ss`).
+ */
+export function foldName(path: string): string {
+  return path.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
+}
+
+/**
+ * Paths of a package at a commit that differ only in letter case or Unicode normalization (`A.gc` and `a.gc`): a checkout on
  * a case-insensitive file system sees one of them. Reads the package's trees at the commit.
  * @returns groups of two or more colliding repository-relative paths.
  */
@@ -276,7 +297,7 @@ export async function caseCollisions(repo: GitRepository, commit: string, dir: s
     const { prefix, oid } = pending.pop()!;
     for (const e of await readTreeEntries(repo, oid)) {
       const path = prefix === '' ? e.path : `${prefix}/${e.path}`;
-      const fold = path.toLowerCase();
+      const fold = foldName(path);
       let list = byFold.get(fold);
       if (list === undefined) byFold.set(fold, (list = []));
       list.push(path);
@@ -300,26 +321,34 @@ export function reportCaseCollisions(groups: readonly string[][], out: PackageFi
   }
 }
 
-/** Attributes that make a checkout write other bytes than the blob (`gitattributes(5)` "Checking-out and checking-in"). */
-const CHECKOUT_ATTRIBUTES = /^(ident|crlf|eol=.*|filter=.*|working-tree-encoding=.*)$/;
+/**
+ * Attributes that make a checkout (or `git archive`, GitHub's source archives) write other bytes than
+ * the blob (`gitattributes(5)` "Checking-out and checking-in", "Creating an archive"): `text` too,
+ * since with `core.eol=crlf` (native on Windows) it rewrites line ends inside string literals.
+ */
+const CHECKOUT_ATTRIBUTES = /^(ident|crlf|text|text=.*|eol=.*|filter=.*|working-tree-encoding=.*|export-subst|export-ignore)$/;
+/** Attributes that keep a checkout byte-exact; removing one that was set is a change too. */
+const PROTECTING_ATTRIBUTES = /^(-text|binary|-crlf|-ident|-filter|-eol|-working-tree-encoding)$/;
 
-/** The `pattern attribute` pairs of a `.gitattributes` text that change what a checkout writes. */
-function checkoutAttributes(text: string): Set<string> {
+/** The `pattern attribute` pairs of a `.gitattributes` text matching `which`. */
+function attributePairs(text: string, which: RegExp): Set<string> {
   const out = new Set<string>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const [pattern, ...attrs] = line.split(/\s+/);
-    for (const a of attrs) if (CHECKOUT_ATTRIBUTES.test(a)) out.add(`${pattern} ${a}`);
+    for (const a of attrs) if (which.test(a)) out.add(`${pattern} ${a}`);
   }
   return out;
 }
 
 /**
  * A `.gitattributes` added or changed anywhere in the tree that turns on an attribute making a
- * checkout write other bytes than the blobs verify-pr verified (`ident`, `eol=`, `crlf`, `filter=`,
- * `working-tree-encoding=`): what the toolchain then reads from the work tree is not what was
- * checked. An error (`audit/checkout-attributes`); merge, diff and `binary`/`-text` attributes are fine.
+ * checkout write other bytes than the blobs verify-pr verified (`ident`, `text`, `eol=`, `crlf`,
+ * `filter=`, `working-tree-encoding=`, `export-subst`, `export-ignore`) or drops one that kept it
+ * byte-exact (`-text`, `binary`, …): what the toolchain then reads from the work tree is not what
+ * was checked. An error (`audit/checkout-attributes`); merge and diff attributes are fine. The file
+ * is read as bytes (Latin-1), as git reads it: a byte that is not UTF-8 hides nothing.
  * @returns the finding, or `undefined`.
  */
 export async function attributesFinding(repo: GitRepository, entry: ChangedEntry): Promise<PathFinding | undefined> {
@@ -327,19 +356,40 @@ export async function attributesFinding(repo: GitRepository, entry: ChangedEntry
   const text = async (side: EntrySide | undefined): Promise<string> => {
     if (side === undefined || (side.kind !== 'blob' && side.kind !== 'executable')) return '';
     const { blob } = await git.readBlob({ fs, dir: repo.dir, oid: side.oid, cache: repo.cache });
-    return decodeUtf8Strict(blob) ?? '';
+    return Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('latin1');
   };
   if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {
     return { code: AuditCode.checkoutAttributes, severity: 'error', message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`, file: entry.path, title: 'checkout attributes' };
   }
-  const before = checkoutAttributes(await text(entry.from));
-  const added = [...checkoutAttributes(await text(entry.to))].filter((a) => !before.has(a));
-  if (added.length === 0) return undefined;
+  const [before, after] = [await text(entry.from), await text(entry.to)];
+  const had = attributePairs(before, CHECKOUT_ATTRIBUTES);
+  const added = [...attributePairs(after, CHECKOUT_ATTRIBUTES)].filter((a) => !had.has(a));
+  const kept = attributePairs(after, PROTECTING_ATTRIBUTES);
+  const dropped = [...attributePairs(before, PROTECTING_ATTRIBUTES)].filter((a) => !kept.has(a));
+  if (added.length === 0 && dropped.length === 0) return undefined;
+  const what = [...added.map((a) => `turns on \`${a}\``), ...dropped.map((a) => `drops \`${a}\``)].join(', ');
   return {
     code: AuditCode.checkoutAttributes,
     severity: 'error',
-    message: `${entry.path} turns on ${added.map((a) => `\`${a}\``).join(', ')}: a checkout then writes other bytes than the verified blobs, so what the toolchain reads is not what was checked; drop these attributes`,
+    message: `${entry.path} ${what}: a checkout (or an archive) then holds other bytes than the verified blobs, so what the toolchain reads is not what was checked; revert these attributes`,
     file: entry.path,
     title: 'checkout attributes',
   };
+}
+
+/**
+ * Packages the pull request moved to another directory: a package present only at the head whose
+ * manifest `name` is that of a package present only at the base.
+ * @returns new directory → old directory.
+ */
+export function movedPackages(candidates: Iterable<CandidatePackage>): Map<string, string> {
+  const all = [...candidates];
+  const gone = all.filter((c) => typeof c.base !== 'string' && c.head === 'absent');
+  const out = new Map<string, string>();
+  for (const c of all) {
+    if (c.base !== 'absent' || typeof c.head === 'string' || c.head.name === undefined) continue;
+    const from = gone.find((g) => typeof g.base !== 'string' && g.base.name === (c.head as ManifestListing).name);
+    if (from !== undefined) out.set(c.dir, from.dir);
+  }
+  return out;
 }

@@ -388,6 +388,38 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
   return result;
 }
 
+/**
+ * Checks a package the pull request moved to another directory (`movedFrom`, same manifest name)
+ * against the package as it stood at the base there: every module change is unexplained (evidence
+ * made in the old directory does not follow a move), and the manifest keys, list entries and
+ * capability policies are judged by the key table as hand changes — so a weakening that rides along
+ * with the move is still an error.
+ * @returns the modules found unexplained or contradicting (as {@link HistoryResult} sets).
+ */
+export function checkMovedPackage(oldBase: CommitPackageSnapshot, head: CommitPackageSnapshot, movedFrom: string, out: PackageFindings): Pick<HistoryResult, 'unexplained' | 'mismatches'> {
+  const result: HistoryResult = {
+    commits: [],
+    applied: [],
+    explainedByEvidence: new Set(),
+    unexplained: new Set(),
+    mismatches: new Set(),
+    replayFailed: false,
+    replanned: new Set(),
+    unreadable: [],
+    snapshots: [],
+    millis: 0,
+  };
+  const start = parentStart(oldBase) as StartState & { state: PackageState };
+  const explanation: CommitExplanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
+  const ev: EvidenceOutcome = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
+  const at = `the move from ${movedFrom || '.'} to ${head.dir || '.'}`;
+  const check: CommitCheck = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result };
+  checkModules(check);
+  checkManifest(check);
+  checkPolicies(check);
+  return result;
+}
+
 /** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
 function replayEvidence(
   start: StartState & { state: PackageState },
@@ -697,17 +729,23 @@ function checkPolicies(c: CommitCheck): void {
       });
     }
   };
-  judge(
-    `the package's capability policy${refBefore !== refAfter ? ` (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})` : ''}`,
-    refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath,
-    refBefore === undefined ? undefined : start.policies.get(refBefore),
-    textAt(refAfter),
-    refBefore !== undefined && refBefore === refAfter ? start.policyAlternatives.get(refBefore) : undefined,
-  );
-  const others = new Set([...start.policies.keys(), ...now.policies.keys()]);
-  for (const path of [...others].sort()) {
-    if (path === refBefore || path === refAfter) continue;
-    judge(`the policy file ${path}`, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
+  if (refBefore !== refAfter) {
+    // repointed: the policy the package now runs under, against the one it ran under
+    judge(
+      `the package's capability policy (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})`,
+      refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath,
+      refBefore === undefined ? undefined : start.policies.get(refBefore),
+      textAt(refAfter),
+      undefined,
+    );
+  }
+  // every policy file against its own earlier text (the one no longer referenced too: it is still a
+  // policy a checkout holds), except the newly referenced one, judged above
+  const paths = new Set([...start.policies.keys(), ...now.policies.keys()]);
+  for (const path of [...paths].sort()) {
+    if (path === refAfter && refAfter !== refBefore) continue;
+    const label = path === refAfter ? "the package's capability policy" : `the policy file ${path}`;
+    judge(label, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
   }
 }
 

@@ -10,7 +10,7 @@ import git from 'isomorphic-git';
 import { canonicalizeSource } from '../coreform/canon.js';
 import { hashModule } from '../coreform/hash.js';
 import type { Term } from '../coreform/term.js';
-import { entryAtCommit, objectKindOfMode, readTreeEntries, type GitRepository, type TreeEntry } from '../git/repository.js';
+import { commitTree, entryAtCommit, objectKindOfMode, readTreeEntries, type GitRepository, type TreeEntry } from '../git/repository.js';
 import type { PackageState } from '../patch/state.js';
 import { decodeUtf8Strict, isHex64 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
@@ -112,7 +112,17 @@ export async function readPackageAtCommit(
     if (dirEntry !== undefined && dirEntry.type !== 'tree') throw notRegular('package directory', dir, dirEntry, manifestPath);
   }
   const manifestEntry = await entryAtCommit(repo, commit, manifestPath);
-  if (manifestEntry === undefined) return undefined;
+  if (manifestEntry === undefined) {
+    // `Package.toml` is `package.toml` to a case-insensitive checkout (macOS, Windows): fail closed
+    const root = dir === '' ? { type: 'tree' as const, oid: await commitTree(repo, commit) } : await entryAtCommit(repo, commit, dir);
+    const variant = root?.type === 'tree' ? (await readTreeEntries(repo, root.oid)).find((e) => e.path.toLowerCase() === 'package.toml') : undefined;
+    if (variant !== undefined) {
+      throw new GcError('audit/package-unreadable', `${repoPath(dir, variant.path)} stands where package.toml was: a case-insensitive checkout reads it as the manifest, git and gcpatch do not; name it package.toml`, {
+        location: { file: repoPath(dir, variant.path) },
+      });
+    }
+    return undefined;
+  }
   if (!isRegular(manifestEntry)) throw notRegular('the manifest', manifestPath, manifestEntry, manifestPath);
   const manifestBytes = (await git.readBlob({ fs, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
   const manifestText = decodeUtf8Strict(manifestBytes);

@@ -17,7 +17,7 @@ import {
   GitCode,
   type GitRepository,
 } from '../git/repository.js';
-import { accountOf, attributesFinding, candidatePackages, caseCollisions, owners, pathFindings, reportCaseCollisions, roleIn, type CandidatePackage, type PathAccount } from './accounting.js';
+import { accountOf, attributesFinding, candidatePackages, movedPackages, caseCollisions, owners, pathFindings, reportCaseCollisions, roleIn, type CandidatePackage, type PathAccount } from './accounting.js';
 import { checkDanglingReferences, definedIn } from './dangling.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
@@ -46,7 +46,7 @@ import {
 import { checkReplan, checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
 import { compareModules, manifestDifferences, replayChain, type ModuleComparison } from './replay.js';
 import { CommitStore, type StoreEntryCheck } from './store-evidence.js';
-import { explainHistory } from './explain.js';
+import { checkMovedPackage, explainHistory } from './explain.js';
 import { rangeCommits, type RangeCommit } from './history.js';
 import { findSymbolSites } from '../refactor/symbol-sites.js';
 import { lineColumn } from '../coreform/read.js';
@@ -101,6 +101,8 @@ function withHistoryHint(error: unknown): unknown {
 interface TouchedPackage {
   dir: string;
   manifestPath: string;
+  /** For a package the pull request moved: its directory at the base. */
+  movedFrom?: string;
 }
 
 function manifestLine(snapshot: CommitPackageSnapshot, modulePath: string, key: 'path' | 'hash'): number | undefined {
@@ -440,13 +442,26 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<P
     out.fail('package', touched.manifestPath, 'explained', {
       code: AuditCode.unexplainedChange,
       severity: 'warning',
-      message: `${touched.manifestPath}: new package with ${head.modules.length} modules; evidence explains changes to existing packages only`,
+      message:
+        touched.movedFrom !== undefined
+          ? `${touched.manifestPath}: the package ${head.manifest.name} moved here from ${touched.movedFrom || '.'}; evidence does not follow a move, so its changes are checked by hand against the old directory`
+          : `${touched.manifestPath}: new package with ${head.modules.length} modules; evidence explains changes to existing packages only`,
       file: touched.manifestPath,
       title: 'new package',
     });
     audit.changedModules = head.modules.map((m) => m.path);
     audit.unexplainedModules = [...audit.changedModules];
     result.stale = checkStaleReferences(head, refactors, out);
+    if (touched.movedFrom !== undefined) {
+      // a move: judged against the package as it stood in its old directory
+      const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
+      if (old !== undefined) {
+        const moved = checkMovedPackage(old, head, touched.movedFrom, out);
+        audit.changedModules = compareModules(old, undefined, head).filter((c) => c.status !== 'same').map((c) => c.path);
+        audit.unexplainedModules = audit.changedModules.filter((p) => moved.unexplained.has(p) || moved.mismatches.has(p));
+        result.formerly = definedIn([old]);
+      }
+    }
     return result;
   }
   result.formerly = definedIn([base]);
@@ -685,8 +700,10 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const packages: PackageAudit[] = [];
     const findings: AuditFinding[] = [];
     const results: PackageResult[] = [];
+    const moved = movedPackages(candidates.values());
     for (const c of inShard) {
-      const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath });
+      const movedFrom = moved.get(c.dir);
+      const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath, ...(movedFrom !== undefined ? { movedFrom } : {}) });
       for (const f of pathFindingsByPackage.get(c.dir) ?? []) r.out.fail('path', f.file, 'kind', f);
       results.push(r);
     }

@@ -4,7 +4,7 @@ import { owners, pathFindings, roleIn, type CandidatePackage } from '../../src/a
 import type { ChangedEntry } from '../../src/git/repository.js';
 
 function pkg(dir: string, modules: string[], capsPolicy?: string): CandidatePackage {
-  const listing = { modules: new Set(modules), capsPolicy };
+  const listing = { modules: new Set(modules), capsPolicy, name: dir };
   return { dir, manifestPath: dir === '' ? 'package.toml' : `${dir}/package.toml`, base: listing, head: listing };
 }
 

@@ -679,6 +679,82 @@ const attacks: Attack[] = [
     build: () => manifestEdit('caps_policy = "caps.toml"', 'caps_policy = "toolcaps.toml"'),
   },
   {
+    id: 'caps-repoint-and-widen-old',
+    klass: 'policy: caps_policy repointed by evidence to a strict new file while the old caps.toml (still in the package) is widened by hand',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/caps.toml`,
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        writeFileSync(join(pkg, 'caps-strict.toml'), CAPS_NONE);
+        applyPatchText(scratch, pkg, onePatch('a policy file of its own', '{:op :update-manifest :caps-policy "caps-strict.toml"}'));
+        writeFileSync(join(pkg, 'caps.toml'), CAPS_WIDE);
+      }),
+  },
+  {
+    id: 'attributes-not-utf8',
+    klass: 'kinds: a .gitattributes with a byte that is not UTF-8 before `*.gc ident` (git reads it anyway)',
+    codes: ['audit/checkout-attributes'],
+    policy: 'error',
+    file: '.gitattributes',
+    build: () => oneCommit(T.ledger, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), Buffer.from('# \xff\n*.gc ident\n', 'latin1'))),
+  },
+  {
+    id: 'attributes-text',
+    klass: 'kinds: `*.gc text` (with core.eol=crlf, native on Windows, a checkout rewrites line ends inside string literals)',
+    codes: ['audit/checkout-attributes'],
+    policy: 'error',
+    file: '.gitattributes',
+    build: () => oneCommit(T.ledger, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), '*.gc text\n')),
+  },
+  {
+    id: 'package-moved-weakened',
+    klass: 'moved: the package moved to another directory, its obligation dropped on the way',
+    codes: WEAKENED,
+    policy: 'error',
+    build: () =>
+      oneCommit(T.obligation, (pkg, repo) => {
+        edit(manifestOf(pkg), `obligations = [${JSON.stringify(OBLIGATION)}]`, 'obligations = []');
+        cpSync(pkg, join(repo, 'ledger2'), { recursive: true });
+        rmSync(pkg, { recursive: true });
+      }),
+  },
+  {
+    id: 'package-moved-caps-widened',
+    klass: 'moved: the package moved to another directory, its caps.toml widened on the way',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    build: () =>
+      oneCommit(T.ledger, (pkg, repo) => {
+        writeFileSync(join(pkg, 'caps.toml'), CAPS_WIDE);
+        cpSync(pkg, join(repo, 'ledger2'), { recursive: true });
+        rmSync(pkg, { recursive: true });
+      }),
+  },
+  {
+    id: 'manifest-case-variant',
+    klass: 'kinds: package.toml replaced by Package.toml without the obligation (a case-insensitive checkout reads it as the manifest)',
+    codes: ['audit/package-unreadable', 'audit/path-case-collision'],
+    policy: 'error',
+    build: () =>
+      oneCommit(T.obligation, (pkg) => {
+        const text = readFileSync(manifestOf(pkg), 'utf8').replace(`obligations = [${JSON.stringify(OBLIGATION)}]`, 'obligations = []');
+        rmSync(manifestOf(pkg));
+        writeFileSync(join(pkg, 'Package.toml'), text);
+      }),
+  },
+  {
+    id: 'case-fold-unicode',
+    klass: 'kinds: an edited copy of a module under teſts/ (U+017F folds to s: one directory to APFS and NTFS)',
+    codes: ['audit/path-case-collision'],
+    policy: 'error',
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        mkdirSync(join(pkg, 'te\u017Fts'));
+        writeFileSync(join(pkg, 'te\u017Fts/amount-test.gc'), readFileSync(join(pkg, 'tests/amount-test.gc'), 'utf8') + '\n(def ledger/tests::extra 1)\n');
+      }),
+  },
+  {
     id: 'toolcaps-widened',
     klass: 'policy: toolcaps.toml widened',
     codes: ['audit/caps-widened'],
