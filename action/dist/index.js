@@ -58801,7 +58801,7 @@ var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arg
 /**
  * The code to exit an action
  */
-var ExitCode;
+var core_ExitCode;
 (function (ExitCode) {
     /**
      * A code indicating that the action was successful
@@ -58811,7 +58811,7 @@ var ExitCode;
      * A code indicating that the action was a failure
      */
     ExitCode[ExitCode["Failure"] = 1] = "Failure";
-})(ExitCode || (ExitCode = {}));
+})(core_ExitCode || (core_ExitCode = {}));
 //-----------------------------------------------------------------------
 // Variables
 //-----------------------------------------------------------------------
@@ -58965,7 +58965,7 @@ function setCommandEcho(enabled) {
  * @param message add error issue message
  */
 function setFailed(message) {
-    process.exitCode = ExitCode.Failure;
+    process.exitCode = core_ExitCode.Failure;
     error(message);
 }
 //-----------------------------------------------------------------------
@@ -67554,9 +67554,25 @@ let counter = 0;
  * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
  * @param path target file path.
  * @param bytes new content (a string is written as UTF-8).
- * @throws GcError `io/<errno>` (exit 70) when any step fails; the temp file is removed.
+ * @throws GcError `io/not-a-regular-file` (exit 10) when `path` exists and is not a regular file (a
+ *   symlink, FIFO, device or directory is never replaced); `io/<errno>` (exit 70) when any step
+ *   fails; the temp file is removed.
  */
 function writeFileAtomic(path, bytes) {
+    let existing;
+    try {
+        existing = lstatSync(path);
+    }
+    catch {
+        existing = undefined;
+    }
+    if (existing !== undefined && !existing.isFile()) {
+        const what = existing.isSymbolicLink() ? 'a symlink' : existing.isDirectory() ? 'a directory' : existing.isFIFO() ? 'a FIFO' : 'a device or special file';
+        throw new GcError('io/not-a-regular-file', `${path} is ${what}; gcpatch replaces only regular files (choose another path, or remove it first)`, {
+            exitCode: ExitCode.invalidInput,
+            location: { file: path },
+        });
+    }
     const dir = dirname(path);
     const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
     const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
@@ -76825,7 +76841,9 @@ function explain_checkManifest(c) {
             message: `${now.manifestPath}: ${at} changes ${verdict.detail} and no evidence explains it` +
                 (verdict.severity === 'error'
                     ? '; this weakens what the package is checked against: make the change with an update-manifest patch (gcpatch apply) or revert it'
-                    : ' (make it with an update-manifest :set patch to carry evidence)'),
+                    : k === 'caps_policy'
+                        ? ' (repoint it with an update-manifest :caps-policy patch to carry evidence)'
+                        : ' (make it with an update-manifest :set patch to carry evidence)'),
             file: now.manifestPath,
             ...(line !== undefined ? { line } : {}),
             title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',
@@ -77137,8 +77155,8 @@ function checkPins(head, out) {
         out.fail('pins', m.path, 'head pin', {
             code: AuditCode.pinMismatch,
             message: m.pin === undefined || m.pin === ''
-                ? `${head.manifestPath} has no hash pin for ${m.path} (module hash ${m.hash}); run \`gcpatch verify-pins\` / re-pack`
-                : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…`,
+                ? `${head.manifestPath} has no hash pin for ${m.path} (module hash ${m.hash}); run \`gcpatch pack\` (after a merge: \`gcpatch driver repin\`) and commit`
+                : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…; a change made by hand: make it with gcpatch apply / refactor apply, or re-pin with \`gcpatch pack\``,
             file: head.manifestPath,
             ...(line !== undefined ? { line } : {}),
             title: 'pin mismatch',
@@ -77365,6 +77383,10 @@ async function auditPackage(ctx, touched) {
     const head = await read(ctx.head, 'head');
     if (head === null) {
         audit.state = 'unreadable';
+        // name the package anyway: its manifest may read although a module does not
+        const text = await readFileAtCommit(ctx.repo, ctx.head, touched.manifestPath).catch(() => undefined);
+        const name = text === undefined ? undefined : /^\s*name\s*=\s*"([^"]*)"/m.exec(new TextDecoder().decode(text))?.[1];
+        audit.name = name ?? '';
         return result;
     }
     const baseRead = await read(ctx.base, 'base');

@@ -670,7 +670,9 @@ function checkManifest(c: CommitCheck): void {
         `${now.manifestPath}: ${at} changes ${verdict.detail} and no evidence explains it` +
         (verdict.severity === 'error'
           ? '; this weakens what the package is checked against: make the change with an update-manifest patch (gcpatch apply) or revert it'
-          : ' (make it with an update-manifest :set patch to carry evidence)'),
+          : k === 'caps_policy'
+            ? ' (repoint it with an update-manifest :caps-policy patch to carry evidence)'
+            : ' (make it with an update-manifest :set patch to carry evidence)'),
       file: now.manifestPath,
       ...(line !== undefined ? { line } : {}),
       title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',

@@ -13,6 +13,7 @@ import {
   findMergeBases,
   listChangedEntries,
   openRepository,
+  readFileAtCommit,
   resolveRevision,
   GitCode,
   type GitRepository,
@@ -145,8 +146,8 @@ function checkPins(head: CommitPackageSnapshot, out: PackageFindings): void {
       code: AuditCode.pinMismatch,
       message:
         m.pin === undefined || m.pin === ''
-          ? `${head.manifestPath} has no hash pin for ${m.path} (module hash ${m.hash}); run \`gcpatch verify-pins\` / re-pack`
-          : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…`,
+          ? `${head.manifestPath} has no hash pin for ${m.path} (module hash ${m.hash}); run \`gcpatch pack\` (after a merge: \`gcpatch driver repin\`) and commit`
+          : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…; a change made by hand: make it with gcpatch apply / refactor apply, or re-pin with \`gcpatch pack\``,
       file: head.manifestPath,
       ...(line !== undefined ? { line } : {}),
       title: 'pin mismatch',
@@ -394,6 +395,10 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<P
   const head = await read(ctx.head, 'head');
   if (head === null) {
     audit.state = 'unreadable';
+    // name the package anyway: its manifest may read although a module does not
+    const text = await readFileAtCommit(ctx.repo, ctx.head, touched.manifestPath).catch(() => undefined);
+    const name = text === undefined ? undefined : /^\s*name\s*=\s*"([^"]*)"/m.exec(new TextDecoder().decode(text))?.[1];
+    audit.name = name ?? '';
     return result;
   }
   const baseRead = await read(ctx.base, 'base');

@@ -1,7 +1,7 @@
 /** Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory. */
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ioError } from './errors.js';
+import { ExitCode, GcError, ioError } from './errors.js';
 
 let counter = 0;
 
@@ -10,9 +10,24 @@ let counter = 0;
  * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
  * @param path target file path.
  * @param bytes new content (a string is written as UTF-8).
- * @throws GcError `io/<errno>` (exit 70) when any step fails; the temp file is removed.
+ * @throws GcError `io/not-a-regular-file` (exit 10) when `path` exists and is not a regular file (a
+ *   symlink, FIFO, device or directory is never replaced); `io/<errno>` (exit 70) when any step
+ *   fails; the temp file is removed.
  */
 export function writeFileAtomic(path: string, bytes: Uint8Array | string): void {
+  let existing;
+  try {
+    existing = lstatSync(path);
+  } catch {
+    existing = undefined;
+  }
+  if (existing !== undefined && !existing.isFile()) {
+    const what = existing.isSymbolicLink() ? 'a symlink' : existing.isDirectory() ? 'a directory' : existing.isFIFO() ? 'a FIFO' : 'a device or special file';
+    throw new GcError('io/not-a-regular-file', `${path} is ${what}; gcpatch replaces only regular files (choose another path, or remove it first)`, {
+      exitCode: ExitCode.invalidInput,
+      location: { file: path },
+    });
+  }
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
