@@ -65766,6 +65766,9 @@ async function candidatePackages(repo, base, head, changed) {
     }
     const out = new Map();
     for (const d of dirs) {
+        // a package.toml under .genesis/ is tool state, never a package: it cannot take the store away
+        if (d.split('/').includes('.genesis'))
+            continue;
         const c = await probe(d);
         if (c !== undefined)
             out.set(d, c);
@@ -66029,7 +66032,8 @@ async function attributesFinding(repo, entry) {
 }
 /**
  * Packages the pull request moved to another directory: a package present only at the head whose
- * manifest `name` is that of a package present only at the base.
+ * manifest `name` is that of a package present only at the base, or (a move that also renames the
+ * package) whose module list shares more than half of its paths with one.
  * @returns new directory → old directory.
  */
 function movedPackages(candidates) {
@@ -66037,9 +66041,12 @@ function movedPackages(candidates) {
     const gone = all.filter((c) => typeof c.base !== 'string' && c.head === 'absent');
     const out = new Map();
     for (const c of all) {
-        if (c.base !== 'absent' || typeof c.head === 'string' || c.head.name === undefined)
+        if (c.base !== 'absent' || typeof c.head === 'string')
             continue;
-        const from = gone.find((g) => typeof g.base !== 'string' && g.base.name === c.head.name);
+        const head = c.head;
+        const shared = (g) => [...g.base.modules].filter((m) => head.modules.has(m)).length;
+        const from = gone.find((g) => head.name !== undefined && g.base.name === head.name) ??
+            gone.filter((g) => shared(g) * 2 > g.base.modules.size).sort((a, b) => shared(b) - shared(a))[0];
         if (from !== undefined)
             out.set(c.dir, from.dir);
     }
@@ -71820,8 +71827,9 @@ function show(v) {
         return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
     return String(v);
 }
+/** A budget's number; NaN bounds nothing, so it is no number (a change to NaN widens, as a removal does). */
 function numeric(v) {
-    return typeof v === 'bigint' || typeof v === 'number' ? v : undefined;
+    return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
 }
 /** True for keys that hold an allowlist (entries added = more allowed). */
 function isAllowList(key) {
@@ -71922,8 +71930,9 @@ function showValue(v) {
         s = String(v);
     return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 }
+/** A number of a limit; NaN is no number (a NaN limit is judged like a removed one: it bounds nothing). */
 function num(v) {
-    return typeof v === 'bigint' || typeof v === 'number' ? v : undefined;
+    return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
 }
 /** The leaf-by-leaf weakenings of a `[limits]` / `[budgets]` / `[property]` table change. */
 function weakenings(key, a, b) {
@@ -76092,6 +76101,7 @@ function selfCheck() {
 
 
 
+
 /** True when two module versions have equal canonical forms (`undefined` = absent). */
 function merge_start_formsEqual(a, b) {
     if (a === undefined || b === undefined)
@@ -76103,6 +76113,15 @@ function policyTexts(s) {
 }
 function listsOf(table) {
     return new Map(LIST_KEYS.map((k) => [k, new Set(table === undefined ? [] : listEntries(table, k))]));
+}
+/** Two policy texts that say the same (equal as TOML; texts that do not parse, by their bytes). */
+function policyEqual(a, b) {
+    if (a === b)
+        return true;
+    if (a === undefined || b === undefined)
+        return false;
+    const c = comparePolicies(a, b);
+    return c.widened.length === 0 && c.changed.length === 0;
 }
 /** The `[[modules]]` list without pins: `[{path}]` in manifest order. */
 function modulePathList(t) {
@@ -76118,7 +76137,7 @@ function parentStart(parent) {
         merge: false,
         parents: parent === undefined ? 0 : 1,
         alternatives: new Map(),
-        manifestAlternatives: undefined,
+        keyAlternatives: new Map(),
         conflictedKeys: new Set(),
         policies: policyTexts(parent),
         policyAlternatives: new Map(),
@@ -76155,7 +76174,7 @@ function mergedStart(parents, mergeBase) {
         merge: true,
         parents: parents.length,
         alternatives: new Map(),
-        manifestAlternatives: undefined,
+        keyAlternatives: new Map(),
         conflictedKeys: new Set(),
         policies: new Map(),
         policyAlternatives: new Map(),
@@ -76165,8 +76184,9 @@ function mergedStart(parents, mergeBase) {
         out.lists = listsOf(undefined);
         return out;
     }
-    // The manifest.
+    // The manifest: the driver's structural merge when it merges cleanly, else key by key.
     let manifest = first.table;
+    let byKey = !structural && present.length > 1;
     if (structural) {
         const [p1, p2] = present;
         try {
@@ -76174,13 +76194,13 @@ function mergedStart(parents, mergeBase) {
             if (outcome.exitCode === 0)
                 manifest = outcome.result === undefined ? p1.table : manifest_write_parseManifestTable(DECODER.decode(outcome.result), p1.manifestPath);
             else
-                out.manifestAlternatives = [p1.table, p2.table];
+                byKey = true;
         }
         catch {
-            out.manifestAlternatives = [p1.table, p2.table];
+            byKey = true;
         }
     }
-    else if (present.length > 1) {
+    if (byKey) {
         manifest = {};
         const tables = parents.map((p) => p?.table);
         const keys = new Set(tables.flatMap((t) => Object.keys(t ?? {})));
@@ -76196,13 +76216,17 @@ function mergedStart(parents, mergeBase) {
             if (r.ok) {
                 if (r.value !== undefined)
                     manifest[k] = r.value;
+                continue;
             }
-            else {
-                const v = value(first.table);
-                if (v !== undefined)
-                    manifest[k] = v;
+            const v = value(first.table);
+            if (v !== undefined)
+                manifest[k] = v;
+            // a real conflict of two parents with a merge base may be resolved to either side's value;
+            // an octopus merge, or one without a merge base, must give what merging gives
+            if (structural)
+                out.keyAlternatives.set(k, present.map((p) => p.table));
+            else
                 out.conflictedKeys.add(k);
-            }
         }
     }
     // The list keys: three-way per entry, whatever the TOML merge did.
@@ -76267,7 +76291,7 @@ function mergedStart(parents, mergeBase) {
     const baseTexts = policyTexts(mergeBase);
     for (const path of new Set(texts.flatMap((t) => [...t.keys()]))) {
         const versions = texts.map((t) => t.get(path));
-        const r = mergeBase === undefined && !versions.every((v) => v === versions[0]) ? { ok: false } : merge_start_mergeValue(baseTexts.get(path), versions, (a, b) => a === b);
+        const r = mergeBase === undefined && !versions.every((v) => policyEqual(v, versions[0])) ? { ok: false } : merge_start_mergeValue(baseTexts.get(path), versions, policyEqual);
         if (r.ok) {
             if (r.value !== undefined)
                 out.policies.set(path, r.value);
@@ -76789,8 +76813,8 @@ function explain_checkManifest(c) {
     const startTable = start.state.manifest;
     const expected = ev.final?.manifest ?? startTable;
     const evidenceKeys = ev.final !== undefined ? new Set(manifestDifferences(startTable, ev.final.manifest)) : ev.namedKeys;
-    const alternatives = start.manifestAlternatives;
-    const differing = manifestDifferences(expected, now.table).filter((k) => evidenceKeys.has(k) || start.conflictedKeys.has(k) || alternatives === undefined || !alternatives.some((t) => !manifestDifferences(t, now.table).includes(k)));
+    // a key a two-parent merge really conflicted on may be either side's; every other key is judged
+    const differing = manifestDifferences(expected, now.table).filter((k) => evidenceKeys.has(k) || !(start.keyAlternatives.get(k) ?? []).some((t) => !manifestDifferences(t, now.table).includes(k)));
     const baseTable = c.base.table;
     if (ev.final !== undefined) {
         // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
@@ -77044,6 +77068,19 @@ async function rangeCommits(repo, base, head) {
         }
         for (const p of info.get(oid).parents)
             await mark(p, f);
+    }
+    // A queued base-reachable commit may still have to pass its flag down to a commit already taken as
+    // head-only (equal committer times: the walk above ordered them arbitrarily). Finish the painting,
+    // through unknown commits too, for every commit at least as recent as the oldest head-only one
+    // (parents are never more recent than their children, the assumption git's own walk makes).
+    const headOnlyTimes = [...flags].filter(([, f]) => f === HEAD).map(([o]) => info.get(o).time);
+    const oldest = headOnlyTimes.length === 0 ? Infinity : Math.min(...headOnlyTimes);
+    while (queue.length > 0) {
+        const oid = queue.pop();
+        if (info.get(oid).time < oldest)
+            continue;
+        for (const p of info.get(oid).parents)
+            await mark(p, flags.get(oid));
     }
     const inRange = [...flags].filter(([, f]) => f === HEAD).map(([o]) => o);
     if (inRange.length > MAX_RANGE_COMMITS) {
@@ -77598,6 +77635,9 @@ function checkStaleReferences(head, refactors, out) {
     }
     return reported;
 }
+function repoManifest(dir) {
+    return dir === '' ? 'package.toml' : `${dir}/package.toml`;
+}
 /** Parses a `shard` option `i/n` (1 ≤ i ≤ n). @throws GcError `usage/invalid-option` (exit 10). */
 function parseShard(shard) {
     if (shard === undefined || shard.trim() === '')
@@ -77676,7 +77716,9 @@ async function auditPullRequest(options) {
         // The selection.
         const selectedBy = pathMatcher(parseGlobList(options.packages));
         const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => bytes_compareUtf8(a.manifestPath, b.manifestPath));
-        const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath));
+        // a package moved out of a selected directory stays selected where it went
+        const moved = movedPackages(candidates.values());
+        const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath) || (moved.has(c.dir) && selectedBy(repoManifest(moved.get(c.dir)))));
         const inShard = selectedPackages.filter((_, i) => shard === undefined || i % shard.count === shard.index - 1);
         const notSelected = changedPackages.filter((c) => !inShard.includes(c)).map((c) => c.manifestPath);
         const firstShard = shard === undefined || shard.index === 1;
@@ -77688,7 +77730,7 @@ async function auditPullRequest(options) {
             });
         }
         for (const c of changedPackages) {
-            if (selectedBy(c.manifestPath))
+            if (selectedPackages.includes(c))
                 continue;
             global.fail('selection', c.manifestPath, 'selected', {
                 code: AuditCode.packageNotSelected,
@@ -77704,7 +77746,6 @@ async function auditPullRequest(options) {
         const packages = [];
         const findings = [];
         const results = [];
-        const moved = movedPackages(candidates.values());
         for (const c of inShard) {
             const movedFrom = moved.get(c.dir);
             const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath, ...(movedFrom !== undefined ? { movedFrom } : {}) });

@@ -119,6 +119,8 @@ export async function candidatePackages(repo: GitRepository, base: string, head:
   }
   const out = new Map<string, CandidatePackage>();
   for (const d of dirs) {
+    // a package.toml under .genesis/ is tool state, never a package: it cannot take the store away
+    if (d.split('/').includes('.genesis')) continue;
     const c = await probe(d);
     if (c !== undefined) out.set(d, c);
   }
@@ -379,7 +381,8 @@ export async function attributesFinding(repo: GitRepository, entry: ChangedEntry
 
 /**
  * Packages the pull request moved to another directory: a package present only at the head whose
- * manifest `name` is that of a package present only at the base.
+ * manifest `name` is that of a package present only at the base, or (a move that also renames the
+ * package) whose module list shares more than half of its paths with one.
  * @returns new directory → old directory.
  */
 export function movedPackages(candidates: Iterable<CandidatePackage>): Map<string, string> {
@@ -387,8 +390,12 @@ export function movedPackages(candidates: Iterable<CandidatePackage>): Map<strin
   const gone = all.filter((c) => typeof c.base !== 'string' && c.head === 'absent');
   const out = new Map<string, string>();
   for (const c of all) {
-    if (c.base !== 'absent' || typeof c.head === 'string' || c.head.name === undefined) continue;
-    const from = gone.find((g) => typeof g.base !== 'string' && g.base.name === (c.head as ManifestListing).name);
+    if (c.base !== 'absent' || typeof c.head === 'string') continue;
+    const head = c.head;
+    const shared = (g: CandidatePackage): number => [...(g.base as ManifestListing).modules].filter((m) => head.modules.has(m)).length;
+    const from =
+      gone.find((g) => head.name !== undefined && (g.base as ManifestListing).name === head.name) ??
+      gone.filter((g) => shared(g) * 2 > (g.base as ManifestListing).modules.size).sort((a, b) => shared(b) - shared(a))[0];
     if (from !== undefined) out.set(c.dir, from.dir);
   }
   return out;

@@ -38,8 +38,9 @@ function show(v: TomlValue | undefined): string {
   return String(v);
 }
 
+/** A budget's number; NaN bounds nothing, so it is no number (a change to NaN widens, as a removal does). */
 function numeric(v: TomlValue | undefined): number | bigint | undefined {
-  return typeof v === 'bigint' || typeof v === 'number' ? v : undefined;
+  return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
 }
 
 /** True for keys that hold an allowlist (entries added = more allowed). */

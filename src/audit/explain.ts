@@ -620,9 +620,9 @@ function checkManifest(c: CommitCheck): void {
   const startTable = start.state.manifest;
   const expected: TomlTable = ev.final?.manifest ?? startTable;
   const evidenceKeys = ev.final !== undefined ? new Set(manifestDifferences(startTable, ev.final.manifest)) : ev.namedKeys;
-  const alternatives = start.manifestAlternatives;
+  // a key a two-parent merge really conflicted on may be either side's; every other key is judged
   const differing = manifestDifferences(expected, now.table).filter(
-    (k) => evidenceKeys.has(k) || start.conflictedKeys.has(k) || alternatives === undefined || !alternatives.some((t) => !manifestDifferences(t, now.table).includes(k)),
+    (k) => evidenceKeys.has(k) || !(start.keyAlternatives.get(k) ?? []).some((t) => !manifestDifferences(t, now.table).includes(k)),
   );
   const baseTable = c.base.table;
   if (ev.final !== undefined) {

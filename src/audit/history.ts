@@ -76,6 +76,17 @@ export async function rangeCommits(repo: GitRepository, base: string, head: stri
     }
     for (const p of info.get(oid)!.parents) await mark(p, f);
   }
+  // A queued base-reachable commit may still have to pass its flag down to a commit already taken as
+  // head-only (equal committer times: the walk above ordered them arbitrarily). Finish the painting,
+  // through unknown commits too, for every commit at least as recent as the oldest head-only one
+  // (parents are never more recent than their children, the assumption git's own walk makes).
+  const headOnlyTimes = [...flags].filter(([, f]) => f === HEAD).map(([o]) => info.get(o)!.time);
+  const oldest = headOnlyTimes.length === 0 ? Infinity : Math.min(...headOnlyTimes);
+  while (queue.length > 0) {
+    const oid = queue.pop()!;
+    if (info.get(oid)!.time < oldest) continue;
+    for (const p of info.get(oid)!.parents) await mark(p, flags.get(oid)!);
+  }
   const inRange = [...flags].filter(([, f]) => f === HEAD).map(([o]) => o);
   if (inRange.length > MAX_RANGE_COMMITS) {
     throw new GcError('audit/range-too-large', `${inRange.length} commits between the base and the head (at most ${MAX_RANGE_COMMITS}); verify a shorter range`);

@@ -41,8 +41,9 @@ export function showValue(v: TomlValue | undefined): string {
   return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 }
 
+/** A number of a limit; NaN is no number (a NaN limit is judged like a removed one: it bounds nothing). */
 function num(v: TomlValue | undefined): number | bigint | undefined {
-  return typeof v === 'bigint' || typeof v === 'number' ? v : undefined;
+  return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
 }
 
 /** The leaf-by-leaf weakenings of a `[limits]` / `[budgets]` / `[property]` table change. */

@@ -12,6 +12,7 @@ import type { PackageState } from '../patch/state.js';
 import { mergeFileBytes } from '../textmerge/driver.js';
 import { tomlEqual } from '../textmerge/manifest.js';
 import { parseManifestTable, type TomlTable, type TomlValue } from '../workspace/manifest-write.js';
+import { comparePolicies } from './caps-policy.js';
 import { LIST_KEYS, listEntries, mergedListEntries, type ListKey } from './manifest-keys.js';
 import { snapshotState, type CommitPackageSnapshot } from './package-at-commit.js';
 
@@ -33,8 +34,12 @@ export interface StartState {
   parents: number;
   /** Merge conflicts: module path → the versions any of which is an honest resolution. */
   alternatives: Map<string, (Forms | undefined)[]>;
-  /** When the manifest merge conflicted: the tables each key may come from. */
-  manifestAlternatives: TomlTable[] | undefined;
+  /**
+   * Manifest keys whose three-way merge conflicted (two parents with a merge base): the parents'
+   * tables, either of whose value for that key is an honest resolution. Every other key must be
+   * what merging gives.
+   */
+  keyAlternatives: Map<string, TomlTable[]>;
   /** Manifest keys an octopus merge could not merge (no resolution is explained). */
   conflictedKeys: Set<string>;
   /** Capability policy texts by package-relative path (`caps-policy.ts`), merged like modules. */
@@ -53,6 +58,14 @@ function listsOf(table: TomlTable | undefined): Map<ListKey, Set<string>> {
   return new Map(LIST_KEYS.map((k) => [k, new Set(table === undefined ? [] : listEntries(table, k))]));
 }
 
+/** Two policy texts that say the same (equal as TOML; texts that do not parse, by their bytes). */
+function policyEqual(a: string | undefined, b: string | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  const c = comparePolicies(a, b);
+  return c.widened.length === 0 && c.changed.length === 0;
+}
+
 /** The `[[modules]]` list without pins: `[{path}]` in manifest order. */
 function modulePathList(t: TomlTable): TomlValue {
   const m = t.modules;
@@ -67,7 +80,7 @@ export function parentStart(parent: CommitPackageSnapshot | undefined): StartSta
     merge: false,
     parents: parent === undefined ? 0 : 1,
     alternatives: new Map(),
-    manifestAlternatives: undefined,
+    keyAlternatives: new Map(),
     conflictedKeys: new Set(),
     policies: policyTexts(parent),
     policyAlternatives: new Map(),
@@ -105,7 +118,7 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
     merge: true,
     parents: parents.length,
     alternatives: new Map(),
-    manifestAlternatives: undefined,
+    keyAlternatives: new Map(),
     conflictedKeys: new Set(),
     policies: new Map(),
     policyAlternatives: new Map(),
@@ -116,8 +129,9 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
     return out;
   }
 
-  // The manifest.
+  // The manifest: the driver's structural merge when it merges cleanly, else key by key.
   let manifest: TomlTable = first.table;
+  let byKey = !structural && present.length > 1;
   if (structural) {
     const [p1, p2] = present as [CommitPackageSnapshot, CommitPackageSnapshot];
     try {
@@ -129,11 +143,12 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
         NO_LINE_MERGE,
       );
       if (outcome.exitCode === 0) manifest = outcome.result === undefined ? p1.table : parseManifestTable(DECODER.decode(outcome.result), p1.manifestPath);
-      else out.manifestAlternatives = [p1.table, p2.table];
+      else byKey = true;
     } catch {
-      out.manifestAlternatives = [p1.table, p2.table];
+      byKey = true;
     }
-  } else if (present.length > 1) {
+  }
+  if (byKey) {
     manifest = {};
     const tables = parents.map((p) => p?.table);
     const keys = new Set(tables.flatMap((t) => Object.keys(t ?? {})));
@@ -149,11 +164,14 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
             : ({ ok: false } as const);
       if (r.ok) {
         if (r.value !== undefined) manifest[k] = r.value;
-      } else {
-        const v = value(first.table);
-        if (v !== undefined) manifest[k] = v;
-        out.conflictedKeys.add(k);
+        continue;
       }
+      const v = value(first.table);
+      if (v !== undefined) manifest[k] = v;
+      // a real conflict of two parents with a merge base may be resolved to either side's value;
+      // an octopus merge, or one without a merge base, must give what merging gives
+      if (structural) out.keyAlternatives.set(k, present.map((p) => p.table));
+      else out.conflictedKeys.add(k);
     }
   }
 
@@ -210,7 +228,7 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
   const baseTexts = policyTexts(mergeBase);
   for (const path of new Set(texts.flatMap((t) => [...t.keys()]))) {
     const versions = texts.map((t) => t.get(path));
-    const r = mergeBase === undefined && !versions.every((v) => v === versions[0]) ? ({ ok: false } as const) : mergeValue(baseTexts.get(path), versions, (a, b) => a === b);
+    const r = mergeBase === undefined && !versions.every((v) => policyEqual(v, versions[0])) ? ({ ok: false } as const) : mergeValue(baseTexts.get(path), versions, policyEqual);
     if (r.ok) {
       if (r.value !== undefined) out.policies.set(path, r.value);
     } else {

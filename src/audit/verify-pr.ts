@@ -604,6 +604,10 @@ function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly R
   return reported;
 }
 
+function repoManifest(dir: string): string {
+  return dir === '' ? 'package.toml' : `${dir}/package.toml`;
+}
+
 /** Parses a `shard` option `i/n` (1 ≤ i ≤ n). @throws GcError `usage/invalid-option` (exit 10). */
 export function parseShard(shard: string | undefined): { index: number; count: number } | undefined {
   if (shard === undefined || shard.trim() === '') return undefined;
@@ -677,7 +681,9 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     // The selection.
     const selectedBy = pathMatcher(parseGlobList(options.packages));
     const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => compareUtf8(a.manifestPath, b.manifestPath));
-    const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath));
+    // a package moved out of a selected directory stays selected where it went
+    const moved = movedPackages(candidates.values());
+    const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath) || (moved.has(c.dir) && selectedBy(repoManifest(moved.get(c.dir)!))));
     const inShard = selectedPackages.filter((_, i) => shard === undefined || i % shard.count === shard.index - 1);
     const notSelected = changedPackages.filter((c) => !inShard.includes(c)).map((c) => c.manifestPath);
     const firstShard = shard === undefined || shard.index === 1;
@@ -689,7 +695,7 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
       });
     }
     for (const c of changedPackages) {
-      if (selectedBy(c.manifestPath)) continue;
+      if (selectedPackages.includes(c)) continue;
       global.fail('selection', c.manifestPath, 'selected', {
         code: AuditCode.packageNotSelected,
         severity: 'notice',
@@ -705,7 +711,6 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const packages: PackageAudit[] = [];
     const findings: AuditFinding[] = [];
     const results: PackageResult[] = [];
-    const moved = movedPackages(candidates.values());
     for (const c of inShard) {
       const movedFrom = moved.get(c.dir);
       const r = await auditPackage(ctx, { dir: c.dir, manifestPath: c.manifestPath, ...(movedFrom !== undefined ? { movedFrom } : {}) });

@@ -755,6 +755,95 @@ const attacks: Attack[] = [
       }),
   },
   {
+    id: 'merge-conflict-reverts-limit',
+    klass: 'merges: a merge whose manifest conflicts on one key (a comment) reverts main\u2019s tightened step_limit on another',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    build: () => {
+      const { repo, pkg, base } = start(T.ledger);
+      edit(manifestOf(pkg), 'version = "0.3.1"', 'version = "0.3.2"');
+      edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 500000');
+      const m1 = commitAll(repo, 'main: release 0.3.2, tighten step_limit');
+      git(repo, 'checkout', '-q', '-b', 'side', base);
+      edit(manifestOf(pkg), 'version = "0.3.1"', 'version = "0.3.1"\n# branch cut');
+      const p1 = commitAll(repo, 'note the branch cut');
+      writeFileSync(manifestOf(pkg), git(repo, 'show', `${m1}:${MANIFEST_PATH}`).replace('step_limit = 500000', 'step_limit = 1000000') + '\n');
+      git(repo, 'add', '-A');
+      const head = commitTree(repo, git(repo, 'write-tree'), [p1, m1], "Merge branch 'main'");
+      git(repo, 'reset', '-q', '--hard', head);
+      return pr(repo, m1);
+    },
+  },
+  {
+    id: 'merge-conflict-reverts-caps-narrowing',
+    klass: 'merges: main narrows caps.toml; the PR adds a comment to the old text and resolves the conflict to it',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    build: () => {
+      const { repo, pkg } = start(T.ledger);
+      writeFileSync(join(pkg, 'caps.toml'), 'allow = ["io/net::http-request"]\n');
+      const m0 = commitAll(repo, 'main: caps allows net');
+      writeFileSync(join(pkg, 'caps.toml'), 'allow = []\n');
+      const m1 = commitAll(repo, 'main: revoke net');
+      git(repo, 'checkout', '-q', '-b', 'side', m0);
+      writeFileSync(join(pkg, 'caps.toml'), '# reviewed\nallow = ["io/net::http-request"]\n');
+      const p1 = commitAll(repo, 'comment caps.toml');
+      const head = commitTree(repo, git(repo, 'write-tree'), [p1, m1], "Merge branch 'main'");
+      git(repo, 'reset', '-q', '--hard', head);
+      return pr(repo, m1);
+    },
+  },
+  {
+    id: 'genesis-nested-manifest',
+    klass: 'membership: a package.toml under .genesis/ tries to take the store away (a tampered entry, a symlink entry)',
+    codes: ['audit/store-entry-modified', 'audit/not-a-regular-file'],
+    policy: 'error',
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        const store = join(pkg, '.genesis/store');
+        const entry = readdirSync(store).find((n) => /^[0-9a-f]{64}$/.test(n))!;
+        writeFileSync(join(store, entry), readFileSync(join(store, entry), 'utf8') + 'tampered\n');
+        writeFileSync(join(pkg, '.genesis/package.toml'), 'dependencies = []\nname = "x"\nobligations = []\nschema = 1\ntests = []\nversion = "0.0.1"\nmodules = []\n');
+      }),
+  },
+  {
+    id: 'package-moved-and-renamed',
+    klass: 'moved: the package moved and renamed (a new name), its limit raised on the way',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    build: () =>
+      oneCommit(T.ledger, (pkg, repo) => {
+        edit(manifestOf(pkg), 'name = "ledger"', 'name = "ledger-two"');
+        edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 999999999');
+        cpSync(pkg, join(repo, 'ledger2'), { recursive: true });
+        rmSync(pkg, { recursive: true });
+      }),
+  },
+  {
+    id: 'package-moved-out-of-selection',
+    klass: 'selection: the package moved into a directory the selection excludes, its limit raised on the way',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    build: () =>
+      oneCommit(
+        T.ledger,
+        (pkg, repo) => {
+          edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 999999999');
+          mkdirSync(join(repo, 'vendor'));
+          cpSync(pkg, join(repo, 'vendor/ledger'), { recursive: true });
+          rmSync(pkg, { recursive: true });
+        },
+        { packages: ['!vendor/**'] },
+      ),
+  },
+  {
+    id: 'limit-nan',
+    klass: 'keys: step_limit set to nan (it bounds nothing)',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    build: () => manifestEdit('step_limit = 1000000', 'step_limit = nan'),
+  },
+  {
     id: 'toolcaps-widened',
     klass: 'policy: toolcaps.toml widened',
     codes: ['audit/caps-widened'],
