@@ -205,7 +205,8 @@ describe('the Action under @github/local-action', () => {
 
     // the job summary
     expect(run.summary).toMatch(/^<h2>gcpatch: pull request evidence<\/h2>\n/);
-    expect(run.summary).toContain(`<p><strong>✅ Evidence verified</strong> — ${run.outputs.verified} checks passed, 0 failed; 0 errors, 0 warnings, 1 notices (fail-on: error).</p>`);
+    expect(run.summary).toContain(`<p><strong>✅ Evidence verified</strong> — ${run.outputs.verified} checks passed, 0 failed; 0 errors, 0 warnings, 0 notices (fail-on: error).</p>`);
+    expect(run.summary).toMatch(/<p>\d+ changed paths accounted for.<\/p>/);
     expect(run.summary).toContain(`<code>${base.slice(0, 12)}</code> from pull_request.base.sha`);
     expect(run.summary).toContain('<h3>ledger — ledger</h3>');
     expect(run.summary).toContain('Replay: ✅ 1 apply report replayed commit by commit; 9 changed modules reproduced exactly');
