@@ -1,6 +1,6 @@
 /** The warm merge service's life seen from outside: its folder, whether it runs, its idle time, stopping it. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_IDLE_MS, SERVICE_FILES, type ServiceInfo } from './protocol.js';
 
@@ -12,12 +12,15 @@ export function serviceFolder(commonDir: string): string {
 /**
  * Whether `folder` is a directory owned by this user that nobody else can enter (mode 0700: no
  * group or other bits). The service refuses any other folder; the line creates it with `mkdir -m 700`.
+ * With `repair`, a folder of ours with group or other bits is first set back to 0700.
  */
-export function isPrivateFolder(folder: string): boolean {
+export function isPrivateFolder(folder: string, repair = false): boolean {
   try {
     const st = lstatSync(folder);
     const uid = process.getuid?.();
-    return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) return false;
+    if ((st.mode & 0o077) !== 0 && repair) chmodSync(folder, 0o700);
+    return (lstatSync(folder).mode & 0o077) === 0;
   } catch {
     return false;
   }

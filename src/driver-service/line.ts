@@ -52,7 +52,7 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
 /**
  * Starts a service in the background after a direct merge when `z=1` and none runs: creates the
  * folder (`mkdir -m 700`) and the `requests` FIFO (`mkfifo -m 600`) when missing, unless the folder
- * is not writable; removes a `pid` file naming a dead process; runs `node launch.cjs --serve` with
+ * is not ours or not writable; removes a `pid` file naming a dead process; runs `node launch.cjs --serve` with
  * its standard streams on /dev/null (git does not wait for it) unless git config
  * `gcpatch.driverService` is false (read in that background shell, not on the merge's path); and
  * writes its pid with `set -C` (O_EXCL: of two lines starting one at once, one wins and the other
@@ -60,7 +60,7 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
  */
 export function serviceStartPart(): string {
   return (
-    '[ "$z" = 1 ] && { [ -d "$k" ] || mkdir -m 700 "$k"; } 2>/dev/null && [ -w "$k" ] && { [ -p "$k/requests" ] || mkfifo -m 600 "$k/requests"; } 2>/dev/null && ' +
+    '[ "$z" = 1 ] && { [ -d "$k" ] || mkdir -m 700 "$k"; } 2>/dev/null && [ -O "$k" ] && [ -w "$k" ] && { [ -p "$k/requests" ] || mkfifo -m 600 "$k/requests"; } 2>/dev/null && ' +
     '! { [ -s "$k/pid" ] && read -r n <"$k/pid" && kill -0 "$n"; } 2>/dev/null && { ' +
     '[ ! -e "$k/pid" ] || rm -f "$k/pid"; ' +
     '( [ "$(git config --bool --get gcpatch.driverService 2>/dev/null)" = false ] && exit 0; exec node "$d/launch.cjs" --serve "$k" "$v" ) </dev/null >/dev/null 2>&1 & ' +

@@ -31,14 +31,14 @@ function identity(st: Stats): string {
  * Runs the service of `folder` until it is idle for {@link idleMs}, receives SIGTERM/SIGINT/SIGHUP,
  * loses its `pid` file (another service, `driver uninstall`), its bundle changes on disk, or a
  * request of another version arrives (docs/driver.md "The warm merge service"). Refuses (exit 1,
- * nothing written) a folder that is not private (0700, ours), a line of another version, or a
+ * nothing written) a folder that is not ours (one of ours with group or other bits is set to 0700), a line of another version, or a
  * `pid` file that does not name this process within 1 s (another starter won). On the way out it
  * removes `pid` and `info` if they are still its own; the `requests` FIFO stays for the next one.
  */
 export function runService(opts: ServiceOptions): void {
   const folder = resolve(opts.folder);
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  if (!isPrivateFolder(folder) || opts.version !== opts.ownVersion) process.exit(1);
+  if (!isPrivateFolder(folder, true) || opts.version !== opts.ownVersion) process.exit(1);
   for (let i = 0; readPid(folder) !== process.pid; i++) {
     if (i >= 100) process.exit(1);
     Atomics.wait(pause, 0, 0, 10);
