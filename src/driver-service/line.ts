@@ -29,8 +29,9 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
   const env = FORWARDED_ENV.map((name) => `"${name}\${${name}+=$${name}}"`).join(' ');
   const wait = `"\${GCPATCH_DRIVER_SERVICE_WAIT:-${DEFAULT_WAIT_SECONDS}}"`;
   return [
-    `z=; k=${opts.folderExpression}; v='${opts.version.replace(/'/g, '')}'; ` +
-      'if [ "${GCPATCH_DRIVER_SERVICE-}" != 0 ] && [ -z "${GIT_CONFIG_COUNT-}" ] && [ -r "$d/index.js" ] && [ -r "$d/launch.cjs" ]; then z=1; umask 077; ' +
+    `z=; v='${opts.version.replace(/'/g, '')}'; ` +
+      'if [ "${GCPATCH_DRIVER_SERVICE-}" != 0 ] && [ -z "${GIT_CONFIG_COUNT-}" ] && [ -r "$d/index.js" ] && [ -r "$d/launch.cjs" ]; then ' +
+      `z=1; k=${opts.folderExpression}; umask 077; ` +
       'if [ -p "$k/requests" ] && [ -s "$k/pid" ] && read -r n <"$k/pid" && kill -0 "$n" 2>/dev/null && a=',
     '%A',
     ` && q="$k/q.$$" r="$k/r.$$" s= x= e= && mkfifo "$r" 2>/dev/null; then ` +

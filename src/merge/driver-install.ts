@@ -209,7 +209,7 @@ export function serviceLineOptions(scope: 'local' | 'global', version = packageV
     folderExpression:
       scope === 'local'
         ? '"$d/../service"'
-        : '"$([ -z "$GIT_DIR$GIT_COMMON_DIR" ] && [ -d .git ] && echo .git || git rev-parse --git-common-dir)/gcpatch/service"',
+        : '"$([ -z "$GIT_DIR$GIT_COMMON_DIR" ] && [ -d .git ] && echo .git || git rev-parse --git-common-dir 2>/dev/null)/gcpatch/service"',
     version,
   };
 }
