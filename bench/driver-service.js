@@ -48,30 +48,36 @@ function timed(fn) {
   return { ms: performance.now() - t0, r };
 }
 
-/** A repository with `files` modules: base, branch `feature` (theirs), `main` (ours); the driver installed unless `plain`. */
-function wideRepo(dir, name, files, install, plain) {
+/**
+ * A repository with `files` copies of `base` committed on `main` and the driver installed unless
+ * `plain`; returns it with a writer of all modules.
+ */
+function baseRepo(dir, name, files, base, install, plain) {
   const repo = join(dir, name);
   mkdirSync(repo);
   sh(repo, ['init', '-q', '-b', 'main']);
   if (!plain) install.installDriver({ cwd: repo, commitAttributes: false });
-  const t = triple(10_000);
   const write = (text) => {
     for (let i = 0; i < files; i++) writeFileSync(join(repo, `m${i}.gc`), text);
   };
-  write(t.base);
+  write(base);
   sh(repo, ['add', '-A']);
   sh(repo, ['commit', '-q', '-m', 'base']);
+  return { repo, write, folder: join(repo, '.git', 'gcpatch', 'service') };
+}
+
+/** A wide merge: `files` modules; branch `feature` (theirs) and `main` (ours). */
+function wideRepo(dir, name, files, install, plain) {
+  const t = triple(10_000);
+  const { repo, write, folder } = baseRepo(dir, name, files, t.base, install, plain);
   sh(repo, ['checkout', '-q', '-b', 'feature']);
   write(t.theirs);
   sh(repo, ['commit', '-q', '-am', 'theirs']);
   sh(repo, ['checkout', '-q', 'main']);
   write(t.ours);
   sh(repo, ['commit', '-q', '-am', 'ours']);
-  return { repo, ours: sh(repo, ['rev-parse', 'HEAD']).stdout.trim(), folder: join(repo, '.git', 'gcpatch', 'service') };
+  return { repo, ours: sh(repo, ['rev-parse', 'HEAD']).stdout.trim(), folder };
 }
-
-/** `stopService` of dist/driver-service/lifecycle.js, loaded by {@link run}. */
-let stopService = () => undefined;
 
 /** One merge of `feature` into a fresh `main`; returns wall ms, status and m0.gc. */
 function mergeOnce(w, extra) {
@@ -82,17 +88,8 @@ function mergeOnce(w, extra) {
 
 /** A rebase repository: `commits` commits on `topic`, each editing one more definition of `files` modules; `main` edits the second-to-last. */
 function rebaseRepo(dir, name, files, commits, install, plain) {
-  const repo = join(dir, name);
-  mkdirSync(repo);
-  sh(repo, ['init', '-q', '-b', 'main']);
-  if (!plain) install.installDriver({ cwd: repo, commitAttributes: false });
   const t = triple(10_000);
-  const write = (text) => {
-    for (let i = 0; i < files; i++) writeFileSync(join(repo, `m${i}.gc`), text);
-  };
-  write(t.base);
-  sh(repo, ['add', '-A']);
-  sh(repo, ['commit', '-q', '-m', 'base']);
+  const { repo, write, folder } = baseRepo(dir, name, files, t.base, install, plain);
   sh(repo, ['checkout', '-q', '-b', 'topic']);
   let text = t.base;
   for (let c = 0; c < commits; c++) {
@@ -105,7 +102,7 @@ function rebaseRepo(dir, name, files, commits, install, plain) {
   sh(repo, ['checkout', '-q', 'main']);
   write(t.theirs);
   sh(repo, ['commit', '-q', '-am', 'main']);
-  return { repo, tip, folder: join(repo, '.git', 'gcpatch', 'service') };
+  return { repo, tip, folder };
 }
 
 function rebaseOnce(rb, extra) {
@@ -204,14 +201,18 @@ export async function run() {
     const single = { on: [], off: [] };
     const n = Number(process.env.GCPATCH_BENCH_FIRST_ROUNDS ?? 9);
     for (let r = 0; r < n; r++) {
+      // Paired, in alternating order: odd rounds measure "on" first.
+      const pair = (off, on) => (r % 2 === 0 ? [off(), on()] : [on(), off()].reverse());
       settle(one.folder);
-      first.off.push(lineOnce(OFF));
-      first.on.push(lineOnce({}));
+      const [fOff, fOn] = pair(() => lineOnce(OFF), () => (settle(one.folder), lineOnce({})));
+      first.off.push(fOff);
+      first.on.push(fOn);
       for (let i = 0; i < 1000 && !existsSync(join(one.folder, 'info')); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
       first.warm.push(lineOnce({}));
       settle(one.folder);
-      single.off.push(mergeOnce(one, OFF).ms);
-      single.on.push(mergeOnce(one, {}).ms);
+      const [sOff, sOn] = pair(() => mergeOnce(one, OFF).ms, () => (settle(one.folder), mergeOnce(one, {}).ms));
+      single.off.push(sOff);
+      single.on.push(sOn);
     }
     settle(one.folder);
     for (const f of ['.merge_file_O', '.merge_file_A', '.merge_file_B']) rmSync(join(one.repo, f), { force: true });

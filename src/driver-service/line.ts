@@ -42,7 +42,7 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
     ' ',
     '%L',
     ` "$p" "$b" "$o" "$t" ${env} >"$q" 2>/dev/null; then ` +
-      `sleep ${wait} >"$r" & j=$!; ` +
+      `sleep ${wait} >"$r" 2>/dev/null </dev/null & j=$!; ` +
       `{ printf '%s\\n' $$ >&3; IFS= read -r x; if [ "$x" = ${REPLY_ACCEPTED} ]; then kill $j 2>/dev/null; ` +
       `while IFS= read -r l; do case $l in =*) s=\${l#=};; :*) printf '%s\\n' "\${l#:}" >&2;; ${REPLY_DONE}) e=1;; esac; done; fi; } <"$r" 3<>"$k/requests"; ` +
       'kill $j 2>/dev/null; case $s in 0|1) [ "$e" = 1 ] || [ ! -e "$a.gcpatch" ] || mv -f "$a.gcpatch" "$a" && exit $s;; esac; ' +

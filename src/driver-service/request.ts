@@ -62,8 +62,8 @@ function enter(cwd: string, env: Record<string, string | undefined>): () => void
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   };
+  process.chdir(cwd); // first: a directory that is gone throws before anything changed
   for (const name of FORWARDED_ENV) set(name, env[name]);
-  process.chdir(cwd);
   return () => {
     for (const [name, value] of savedEnv) set(name, value);
     try {

@@ -74,7 +74,7 @@ describe('fixtures/merge triples through the warm merge service', () => {
         : {};
       const expected = read('Expected.gc');
       // `git -c merge.conflictStyle=merge` reaches the service as GIT_CONFIG_PARAMETERS.
-      const style = options.style === 'merge' ? { GIT_CONFIG_PARAMETERS: "'merge.conflictStyle=merge'" } : {};
+      const style: Record<string, string> = options.style === 'merge' ? { GIT_CONFIG_PARAMETERS: "'merge.conflictStyle=merge'" } : {};
       const pid = readPid(folder);
       const r = runLine(read('Base.gc'), read('Left.gc'), read('Right.gc'), options.markerSize ?? 7, { GCPATCH_DRIVER_FAULT: 'crash', ...style });
       expect(r.stderr).not.toMatch(/driver crashed/);
