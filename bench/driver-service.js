@@ -79,6 +79,9 @@ function wideRepo(dir, name, files, install, plain) {
   return { repo, ours: sh(repo, ['rev-parse', 'HEAD']).stdout.trim(), folder };
 }
 
+/** `stopService` of dist/driver-service/lifecycle.js, loaded by {@link run}. */
+let stopService = () => undefined;
+
 /** One merge of `feature` into a fresh `main`; returns wall ms, status and m0.gc. */
 function mergeOnce(w, extra) {
   sh(w.repo, ['reset', '-q', '--hard', w.ours]);
@@ -113,10 +116,26 @@ function rebaseOnce(rb, extra) {
   return { ms, status: r.status, result: readFileSync(join(rb.repo, 'm0.gc'), 'utf8') };
 }
 
-/** Waits (≤ 10 s) until no service of `folder` runs, so that the next merge is the first of a burst. */
+/**
+ * Stops the service of `folder` and waits (≤ 10 s) until its process is gone, so that the next
+ * merge is the first of a burst and nothing competes with it for the CPU.
+ */
 function settle(folder) {
+  let pid;
+  try {
+    pid = Number(readFileSync(join(folder, 'pid'), 'utf8'));
+  } catch {
+    pid = undefined;
+  }
   stopService(folder);
-  for (let i = 0; i < 1000 && existsSync(join(folder, 'pid')); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  const alive = () => {
+    try {
+      return pid > 0 && process.kill(pid, 0);
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 1000 && (existsSync(join(folder, 'pid')) || alive()); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
 }
 
 /** Runs the benchmark and prints its tables. */
@@ -141,6 +160,7 @@ export async function run() {
     for (let r = 0; r < rounds; r++) {
       const p = mergeOnce(plain, {});
       samples.plain.push(p.ms);
+      settle(drv.folder);
       const d = mergeOnce(drv, OFF);
       samples.direct.push(d.ms);
       settle(drv.folder);
@@ -169,6 +189,7 @@ export async function run() {
     const rrounds = Number(process.env.GCPATCH_BENCH_REBASE_ROUNDS ?? 1);
     for (let r = 0; r < rrounds; r++) {
       const p = rebaseOnce(rbPlain, {});
+      settle(rb.folder);
       const d = rebaseOnce(rb, OFF);
       settle(rb.folder);
       const s = rebaseOnce(rb, {});
@@ -203,14 +224,13 @@ export async function run() {
     for (let r = 0; r < n; r++) {
       // Paired, in alternating order: odd rounds measure "on" first.
       const pair = (off, on) => (r % 2 === 0 ? [off(), on()] : [on(), off()].reverse());
-      settle(one.folder);
-      const [fOff, fOn] = pair(() => lineOnce(OFF), () => (settle(one.folder), lineOnce({})));
+      const quiet = (fn) => () => (settle(one.folder), fn());
+      const [fOff, fOn] = pair(quiet(() => lineOnce(OFF)), quiet(() => lineOnce({})));
       first.off.push(fOff);
       first.on.push(fOn);
       for (let i = 0; i < 1000 && !existsSync(join(one.folder, 'info')); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
       first.warm.push(lineOnce({}));
-      settle(one.folder);
-      const [sOff, sOn] = pair(() => mergeOnce(one, OFF).ms, () => (settle(one.folder), mergeOnce(one, {}).ms));
+      const [sOff, sOn] = pair(quiet(() => mergeOnce(one, OFF).ms), quiet(() => mergeOnce(one, {}).ms));
       single.off.push(sOff);
       single.on.push(sOn);
     }
