@@ -31,7 +31,7 @@ const DIST = join(ROOT, 'driver/dist');
 const LAUNCH = join(DIST, 'launch.cjs');
 
 /** A module of about `bytes` bytes: a ::meta form, then definitions in GenesisCode style. */
-function module(bytes, edit = () => undefined) {
+export function module(bytes, edit = () => undefined) {
   const forms = [
     "; app/bench: generated module.\n\n(def ::meta\n  '{:caps []\n    :exports [app/bench::main]\n    :types {app/bench::main ?}})\n",
   ];
@@ -51,7 +51,7 @@ function module(bytes, edit = () => undefined) {
  * far apart); `all`: ours edits every definition but theirs' one, so that the changed windows cover
  * the module and the driver merges every element (the whole merge: the worst case of a clean merge).
  */
-function triple(bytes, shape) {
+export function triple(bytes, shape) {
   const base = module(bytes);
   const count = (base.match(/\(def app\/bench::step/g) ?? []).length;
   const oursEdits = (i) => i === 1 || (shape === 'spread' && i === count - 5) || (shape === 'all' && i !== count - 2);

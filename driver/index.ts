@@ -8,26 +8,20 @@
  * `--wrapped` (always first) makes a conflict exit 3 instead of 1, so the line can tell "merged with
  * conflicts" from "Node could not start the driver" (which it turns into `git merge-file`'s line
  * merge, exit 1). The unguarded form `node index.js [--manifest] %O %A %B ...` of gcpatch 0.1 still works.
- * Also: `--version` prints the version, `--self-check` merges a built-in example and prints `ok`.
+ * Also: `--version` prints the version, `--self-check` merges a built-in example and prints `ok`,
+ * `--serve <folder> <version>` runs the warm merge service of one repository (src/driver-service/loop.ts;
+ * the line starts it in the background and hands later merges to it, docs/driver.md).
  * Environment: `GCPATCH_DRIVER=0` (line merge only), `GCPATCH_DRIVER_TIMEOUT_MS` (structural budget,
  * default 5000), `GCPATCH_DRIVER_FAULT=crash` (tests only: crash after reading the arguments).
  * Inputs above `MAX_STRUCTURAL_BYTES` go to the line merge before any of them is read (a stat).
  * Exit codes: 0 clean, 1 conflicts (3 with `--wrapped`); never above that, whatever happens
  * (GIT_AND_ACTIONS_FACTS.md §1.3).
  */
-import { statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import pkg from '../package.json';
-import { gitMergeFile } from '../src/textmerge/line-based.js';
-import {
-  MAX_STRUCTURAL_BYTES,
-  emergencyFallback,
-  lazyMarkers,
-  lineFallback,
-  parseDriverArgs,
-  runDriver,
-  selfCheck,
-  type DriverInvocation,
-} from '../src/textmerge/driver.js';
+import { runService } from '../src/driver-service/loop.js';
+import { mergeInvocation } from '../src/driver-service/run.js';
+import { emergencyFallback, parseDriverArgs, selfCheck, type DriverInvocation } from '../src/textmerge/driver.js';
 
 let invocation: DriverInvocation | undefined;
 let handled = false;
@@ -55,31 +49,12 @@ function version(): string {
   return (pkg as { version?: string }).version ?? 'unknown';
 }
 
-/**
- * The size limit, checked first: a side above {@link MAX_STRUCTURAL_BYTES} goes to `git merge-file`
- * without reading, UTF-8 or marker scans. Returns undefined when every side is within the limit.
- */
-function largeInputs(inv: DriverInvocation): 0 | 1 | undefined {
-  let largest = 0;
-  for (const file of [inv.base, inv.ours, inv.theirs]) {
-    try {
-      largest = Math.max(largest, statSync(file).size);
-    } catch {
-      return undefined; // runDriver reports unreadable inputs
-    }
+function main(argv: string[]): number | undefined {
+  if (argv[0] === '--serve' && argv.length === 3) {
+    // launch.cjs runs this bundle: it sits next to it.
+    runService({ folder: argv[1]!, version: argv[2]!, ownVersion: version(), bundle: join(dirname(process.argv[1] ?? '.'), 'index.js') });
+    return undefined;
   }
-  if (largest <= MAX_STRUCTURAL_BYTES) return undefined;
-  const where = inv.path ?? inv.ours;
-  const markers = lazyMarkers(inv.markerSize, inv.labels);
-  const outcome = lineFallback(where, `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`, () =>
-    gitMergeFile({ ours: inv.ours, base: inv.base, theirs: inv.theirs }, markers),
-  );
-  for (const m of outcome.messages) process.stderr.write(`${m}\n`);
-  if (outcome.result !== undefined) writeFileSync(inv.ours, outcome.result);
-  return outcome.exitCode;
-}
-
-function main(argv: string[]): number {
   if (argv[0] === '--wrapped') {
     conflictExit = 3;
     argv = argv.slice(1);
@@ -106,8 +81,9 @@ function main(argv: string[]): number {
     });
     return 0;
   }
-  const status = largeInputs(invocation) ?? runDriver(invocation);
+  const status = mergeInvocation(invocation);
   return status === 1 ? conflictExit : status;
 }
 
-process.exitCode = main(process.argv.slice(2));
+const status = main(process.argv.slice(2));
+if (status !== undefined) process.exitCode = status;

@@ -19,7 +19,9 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       'Copy the driver to <git dir>/gcpatch/driver (--global: ~/.local/share/gcpatch/driver), configure\n' +
         'both merge drivers in git config with a line that falls back to `git merge-file` (markers, exit 1)\n' +
         'if the driver or node is missing, add `*.gc merge=gcpatch` and `package.toml merge=gcpatch-manifest`\n' +
-        'to .gitattributes, and run the line once as git would (idempotent).\n' +
+        'to .gitattributes, and run the line once as git would (idempotent). The line hands merges to a warm\n' +
+        'merge service of the repository (<git common dir>/gcpatch/service; exits after 5 s idle;\n' +
+        'GCPATCH_DRIVER_SERVICE=0 or `git config gcpatch.driverService false` turns it off).\n' +
         'Exit 0; 50 when the installed line does not merge the built-in example; 70 when git or the copy fails.',
     )
     .option('--global', 'write to the global git config and attributes file')
@@ -43,6 +45,11 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
           ? `added to ${r.attributesFile}: ${r.attributesAdded.join(', ')}\n`
           : `${r.attributesFile} already has the attribute lines\n`,
       );
+      ctx.stdout(
+        r.service.folder !== undefined
+          ? `merge service: started by the first merge of a burst, in ${r.service.folder}${r.service.stopped !== undefined ? ` (stopped the old one, pid ${r.service.stopped})` : ''}; off with GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false\n`
+          : 'merge service: one per repository, in <git common dir>/gcpatch/service; off with GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false\n',
+      );
       if (r.check.level === 'error') {
         ctx.stdout(`error ${r.check.name}: ${r.check.message}\n      fix: ${r.check.fix ?? ''}\n`);
         return;
@@ -52,7 +59,10 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
 
   driver
     .command('uninstall')
-    .description('Remove both drivers from git config and their lines from the attributes files. Exit 0.')
+    .description(
+      'Remove both drivers from git config and their lines from the attributes files; stop the\n' +
+        "repository's merge service and remove its folder. Exit 0.",
+    )
     .option('--global', 'remove from the global git config and attributes file')
     .option('--json', 'machine-readable output')
     .action((opts: { global?: boolean; json?: boolean }) => {
@@ -65,13 +75,15 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       for (const h of hooks) ctx.stdout(`hook ${h.action === 'deleted' ? 'deleted' : 'block removed'}: ${h.file}\n`);
       for (const s of r.removedSections) ctx.stdout(`removed [${s.replace('.', ' "')}"]\n`);
       for (const a of r.attributesRemoved) ctx.stdout(`removed from ${a.file}: ${a.lines.join(', ')}\n`);
-      if (r.removedSections.length === 0 && r.attributesRemoved.length === 0 && hooks.length === 0) ctx.stdout('nothing to remove\n');
+      if (r.service) ctx.stdout(`${r.service.stopped !== undefined ? `stopped the merge service (pid ${r.service.stopped}) and ` : ''}removed ${r.service.folder}\n`);
+      if (r.removedSections.length === 0 && r.attributesRemoved.length === 0 && hooks.length === 0 && !r.service) ctx.stdout('nothing to remove\n');
     });
 
   driver
     .command('doctor')
     .description(
-      'Check git version, driver config, that the driver exists and runs, and the attributes.\n' +
+      'Check git version, driver config, that the driver exists and runs, the attributes, and the\n' +
+        'merge service (running or not, its version and folder; a running one is also run once).\n' +
         'Exit 0 healthy (warnings allowed), 50 when a problem is found.',
     )
     .option('--json', 'machine-readable output')

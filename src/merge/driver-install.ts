@@ -9,10 +9,12 @@
  * (`commitAttributes: false`) or, with `global`, the global attributes file.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { idleMs, serviceFolder, serviceStatus, stopService } from '../driver-service/lifecycle.js';
+import { serviceHandOverPart, serviceStartPart, type ServiceLineOptions } from '../driver-service/line.js';
 import { GcError, ExitCode } from '../util/errors.js';
 
 /** The driver names written to git config. */
@@ -60,6 +62,12 @@ export interface InstallReport {
   installedTo: string;
   /** The configured line run as git would on the built-in example (also warms the code cache). */
   check: DoctorCheck;
+  /**
+   * The warm merge service of this repository (docs/driver.md "The warm merge service"): its
+   * folder (undefined for `--global` outside a repository), the version the line speaks, and the pid
+   * of a service of the old driver that the install stopped.
+   */
+  service: { folder: string | undefined; version: string; stopped: number | undefined };
 }
 
 /** What {@link uninstallDriver} did. */
@@ -69,6 +77,8 @@ export interface UninstallReport {
   removedSections: string[];
   /** Attributes files from which lines were removed, with the lines. */
   attributesRemoved: { file: string; lines: string[] }[];
+  /** The service folder removed (with the pid of the service stopped first), when there was one. */
+  service: { folder: string; stopped: number | undefined } | undefined;
 }
 
 /** One check of {@link doctorDriver}. `error` counts as a problem, `warn` and `ok` do not. */
@@ -149,27 +159,69 @@ export function installDirectory(opts: DriverSetupOptions): string {
  * git < 2.44, `%L` marker size) and exits 0 if that merge is clean, else 1. Git never sees a status
  * above 1 and never gets ours without markers because the driver was missing.
  *
+ * With `service` (the default), the line first hands the merge to a running warm merge service of
+ * the repository and exits with its answer, and after a direct merge starts one in the background
+ * (src/driver-service/line.ts; docs/driver.md "The warm merge service"); whatever goes wrong there,
+ * the line goes on as above. `GCPATCH_DRIVER_SERVICE=0` skips both.
+ *
  * The line unsets `NODE_EXTRA_CA_CERTS`: the driver makes no TLS connection, and Node parses
  * that file's certificates at start-up, before any script (≈45 ms per file for a system bundle of
  * ~140 certificates, nearly doubling Node's own start-up, paid once per merged file).
  * @param dirExpression an `sh` word for the driver directory ({@link driverDirExpression}); it is
  *   %-escaped here.
+ * @param service the service folder's `sh` word and the version ({@link serviceLineOptions}), or
+ *   false for a line without the service.
  */
-export function driverCommand(dirExpression: string, mode: 'gc' | 'manifest'): string {
+export function driverCommand(dirExpression: string, mode: 'gc' | 'manifest', service: ServiceLineOptions | false = serviceLineOptions('local')): string {
   const lit = gitDriverEscape;
+  const handOver = service === false ? '' : serviceHandOverPart(service, mode).map((piece, i) => (i % 2 === 0 ? lit(piece) : piece)).join('');
+  // The local expression as a test instead of a command substitution: no subshell in a plain repository.
+  const local = driverDirExpression('local', '');
+  const setDir =
+    dirExpression === local
+      ? 'd=.git/gcpatch/driver; [ -z "$GIT_DIR$GIT_COMMON_DIR" ] && [ -r "$d/launch.cjs" ] || d="$(git rev-parse --git-common-dir)/gcpatch/driver"; '
+      : `d=${dirExpression}; `;
   return (
-    lit(`d=${dirExpression}; `) +
+    lit(setDir) +
     'p=%P o=%X b=%S t=%Y; ' +
     lit('case "$o" in %X) o=ours b=base t=theirs;; esac; ') +
-    lit('unset NODE_EXTRA_CA_CERTS; if [ -r "$d/launch.cjs" ] && [ -r "$d/index.js" ] && command -v node >/dev/null 2>&1; then ') +
+    lit('unset NODE_EXTRA_CA_CERTS; ') +
+    handOver +
+    lit('if [ -r "$d/launch.cjs" ] && [ -r "$d/index.js" ] && command -v node >/dev/null 2>&1; then ') +
     lit(`node "$d/launch.cjs" --wrapped${mode === 'manifest' ? ' --manifest' : ''} `) +
     '%O %A %B %L "$p" "$b" "$o" "$t"; ' +
-    lit('s=$?; [ $s -eq 0 ] && exit 0; [ $s -eq 3 ] && exit 1; w="the merge driver stopped (exit $s)"; ') +
+    lit(`s=$?; ${service === false ? '' : serviceStartPart()}[ $s -eq 0 ] && exit 0; [ $s -eq 3 ] && exit 1; w="the merge driver stopped (exit $s)"; `) +
     lit('else w="the merge driver is missing from $d (or node is not on PATH)"; fi; ') +
     lit('echo "gcpatch: $p: $w; wrote a line merge with conflict markers instead. Fix: gcpatch driver install, then gcpatch driver doctor" >&2; ') +
     'git merge-file --marker-size=%L -L "$o" -L "$b" -L "$t" %A %O %B; ' +
     lit('[ $? -eq 0 ] && exit 0; exit 1')
   );
+}
+
+/**
+ * The service part of a line ({@link driverCommand}): a local install finds the folder next to
+ * the driver directory (`"$d/../service"`, i.e. `<git common dir>/gcpatch/service`); a global
+ * one in the repository being merged (`.git/gcpatch/service` in a plain repository, else
+ * `git rev-parse --git-common-dir`). `version` defaults to this package's.
+ */
+export function serviceLineOptions(scope: 'local' | 'global', version = packageVersion()): ServiceLineOptions {
+  return {
+    folderExpression:
+      scope === 'local'
+        ? '"$d/../service"'
+        : '"$([ -z "$GIT_DIR$GIT_COMMON_DIR" ] && [ -d .git ] && echo .git || git rev-parse --git-common-dir 2>/dev/null)/gcpatch/service"',
+    version,
+  };
+}
+
+/** This package's version (`package.json` two levels above this module, as {@link defaultDriverPath}). */
+export function packageVersion(): string {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  try {
+    return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /**
@@ -292,11 +344,24 @@ export function installDriver(opts: DriverSetupOptions = {}): InstallReport {
     });
   }
   const where = opts.installDir !== undefined ? shQuote(dir) : driverDirExpression(opts.global ? 'global' : 'local', dir);
+  const version = bundleVersion(dir);
+  const service = serviceLineOptions(opts.global ? 'global' : 'local', version);
+  // A service still running the old bundle answers "stale" anyway; stopping it spares that round.
+  const folder = serviceFolderOf(opts, dir);
+  const stopped = folder === undefined ? undefined : stopService(folder);
+  if (folder !== undefined && !opts.global) {
+    try {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      chmodSync(folder, 0o700);
+    } catch {
+      // An unwritable git directory: the line merges directly (docs/driver.md).
+    }
+  }
   const config = [
     { key: 'merge.gcpatch.name', value: 'gcpatch: GenesisCode .gc modules merged by top-level form' },
-    { key: 'merge.gcpatch.driver', value: driverCommand(where, 'gc') },
+    { key: 'merge.gcpatch.driver', value: driverCommand(where, 'gc', service) },
     { key: 'merge.gcpatch-manifest.name', value: 'gcpatch: package.toml merged by key and module path' },
-    { key: 'merge.gcpatch-manifest.driver', value: driverCommand(where, 'manifest') },
+    { key: 'merge.gcpatch-manifest.driver', value: driverCommand(where, 'manifest', service) },
   ];
   for (const { key, value } of config) gitOk(opts, ['config', scope, key, value]);
   const file = attributesFile(opts);
@@ -316,7 +381,27 @@ export function installDriver(opts: DriverSetupOptions = {}): InstallReport {
     driverPath: entry,
     installedTo: dir,
     check,
+    service: { folder, version, stopped },
   };
+}
+
+/** The version of the installed driver in `dir` (`launch.cjs --version`), or this package's when it does not answer. */
+function bundleVersion(dir: string): string {
+  const r = spawnSync(process.execPath, [join(dir, 'launch.cjs'), '--version'], { encoding: 'utf8', timeout: 30_000 });
+  const m = /^gcpatch-driver (\S+)/.exec(r.stdout ?? '');
+  return m ? m[1]! : packageVersion();
+}
+
+/**
+ * The service folder the configured line uses in `opts.cwd`'s repository: next to an `installDir`
+ * (tests), `<git common dir>/gcpatch/service` otherwise; undefined outside a repository.
+ */
+function serviceFolderOf(opts: DriverSetupOptions, dir?: string): string | undefined {
+  if (opts.installDir !== undefined && dir !== undefined) return join(dir, '..', 'service');
+  const r = git(opts, ['rev-parse', '--git-common-dir']);
+  if (r.status !== 0) return undefined;
+  const p = r.stdout.trim();
+  return serviceFolder(isAbsolute(p) ? p : resolve(opts.cwd ?? process.cwd(), p));
 }
 
 /**
@@ -342,7 +427,9 @@ export function uninstallDriver(opts: DriverSetupOptions = {}): UninstallReport 
       attributesRemoved.push({ file, lines: lines.filter((l) => ours.has(l.trim())) });
     }
   }
-  return { scope: opts.global ? 'global' : 'local', removedSections, attributesRemoved };
+  const folder = serviceFolderOf(opts, opts.installDir !== undefined ? resolve(opts.installDir) : undefined);
+  const service = folder !== undefined && existsSync(folder) ? { folder, stopped: stopService(folder, true) } : undefined;
+  return { scope: opts.global ? 'global' : 'local', removedSections, attributesRemoved, service };
 }
 
 /** Parses `git version 2.39.5` (and vendor suffixes) into numbers. */
@@ -385,10 +472,18 @@ const EXAMPLES = {
  * `sh -c` in the work tree's top (or `opts.cwd`), on a built-in example written to temporary files
  * under `os.tmpdir()` (removed afterwards). Healthy when it exits 0, prints nothing on stderr and
  * leaves the expected bytes in %A, i.e. the driver itself merged (its fallback prints a line).
- * @returns a check named `runs:<driver name>`.
+ * `service` `off` (default) runs it with `GCPATCH_DRIVER_SERVICE=0` (the direct driver; nothing is
+ * started); `on` as git would, through a running warm merge service.
+ * @returns a check named `runs:<driver name>` (`runs:<driver name>:service` with `on`).
  */
-export function runConfiguredLine(opts: DriverSetupOptions, line: string, mode: 'gc' | 'manifest', labels: boolean): DoctorCheck {
-  const name = `runs:${DRIVER_NAMES[mode]}`;
+export function runConfiguredLine(
+  opts: DriverSetupOptions,
+  line: string,
+  mode: 'gc' | 'manifest',
+  labels: boolean,
+  service: 'off' | 'on' = 'off',
+): DoctorCheck {
+  const name = `runs:${DRIVER_NAMES[mode]}${service === 'on' ? ':service' : ''}`;
   const ex = EXAMPLES[mode];
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-doctor-'));
   try {
@@ -399,7 +494,8 @@ export function runConfiguredLine(opts: DriverSetupOptions, line: string, mode: 
     const top = git(opts, ['rev-parse', '--show-toplevel']);
     const cwd = top.status === 0 ? top.stdout.trim() : (opts.cwd ?? process.cwd());
     const expanded = expandDriverLine(line, { ...files, L: 7, P: ex.path, S: 'base', X: 'ours', Y: 'theirs' }, labels);
-    const r = spawnSync('sh', ['-c', expanded], { cwd, encoding: 'utf8', timeout: 60_000 });
+    const env = service === 'off' ? { ...process.env, GCPATCH_DRIVER_SERVICE: '0' } : process.env;
+    const r = spawnSync('sh', ['-c', expanded], { cwd, encoding: 'utf8', timeout: 60_000, env });
     const got = readFileSync(files.A, 'utf8');
     const stderr = (r.stderr ?? '').trim();
     if (r.status === 0 && stderr === '' && got === ex.expected) {
@@ -497,6 +593,43 @@ export function doctorDriver(opts: DriverSetupOptions = {}): DoctorReport {
     }
     const style = git(opts, ['config', '--get', 'merge.conflictStyle']).stdout.trim() || 'merge';
     add('conflict-style', 'ok', `merge.conflictStyle = ${style}${style === 'zdiff3' ? ' (the driver writes diff3 markers)' : ''}`);
+    checks.push(...serviceCheck(opts, v !== undefined && versionAtLeast(v, LABELS_GIT_VERSION)));
   } else add('repository', 'warn', 'not inside a git repository: attributes not checked');
   return { healthy: checks.every((c) => c.level !== 'error'), gitVersion, checks };
+}
+
+/**
+ * The doctor's `service` check (docs/driver.md "The warm merge service"): whether it is switched
+ * off (`GCPATCH_DRIVER_SERVICE=0`, git config `gcpatch.driverService`), running (pid, version,
+ * idle time) or not, and its folder. An error only when the folder exists but others can enter it
+ * or it is not ours (the service refuses it; the line then merges directly).
+ */
+function serviceCheck(opts: DriverSetupOptions, labels: boolean): DoctorCheck[] {
+  const folder = serviceFolderOf(opts)!;
+  const status = serviceStatus(folder);
+  const configured = git(opts, ['config', '--bool', '--get', 'gcpatch.driverService']).stdout.trim();
+  const off =
+    process.env.GCPATCH_DRIVER_SERVICE === '0'
+      ? 'off (GCPATCH_DRIVER_SERVICE=0)'
+      : configured === 'false'
+        ? 'off (git config gcpatch.driverService false; a running service stops at its idle time)'
+        : undefined;
+  const idle = `${idleMs(process.env, opts.cwd) / 1000} s`;
+  const running = status.running
+    ? `running (pid ${status.pid}, gcpatch ${status.info?.version ?? 'unknown'}, exits after ${status.info ? status.info.idleMs / 1000 : '?'} s idle)`
+    : `not running (the next merge starts it; exits after ${idle} idle)`;
+  if (existsSync(folder) && !status.folderOk) {
+    return [
+      {
+        name: 'service',
+        level: 'error',
+        message: `the merge service folder ${folder} is not private (mode 0700, owned by you): the service refuses it and every merge starts Node`,
+        fix: `chmod 700 ${shQuote(folder)}   (or remove it: gcpatch driver install creates it again)`,
+      },
+    ];
+  }
+  const checks: DoctorCheck[] = [{ name: 'service', level: 'ok', message: `merge service ${off ?? running}; folder ${folder}`, fix: undefined }];
+  const line = git(opts, ['config', '--get', `merge.${DRIVER_NAMES.gc}.driver`]).stdout.trim();
+  if (status.running && off === undefined && line !== '') checks.push(runConfiguredLine(opts, line, 'gc', labels, 'on'));
+  return checks;
 }

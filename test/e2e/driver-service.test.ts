@@ -1,0 +1,366 @@
+// End-to-end: the warm merge service behind the installed driver line, with real git. Every case
+// ends with the right merge (or markers), exit 0 or 1, no stray file in the work tree and, once the
+// idle time has passed, no process left (nothing is stopped by hand unless the case is about that).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { doctorDriver, installDriver, uninstallDriver } from '../../src/merge/driver-install.js';
+import { readPid, serviceFolder } from '../../src/driver-service/lifecycle.js';
+import { commit, git, initRepo, tmp } from '../driver/helpers.js';
+
+const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
+beforeAll(() => {
+  const home = tmp('gcpatch-home-');
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = join(home, '.config');
+  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
+});
+afterAll(() => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+/** Every git run of these tests: a short idle time and a one-second bound on the hand-over. */
+const ENV = { GCPATCH_DRIVER_SERVICE_IDLE_MS: '1000', GCPATCH_DRIVER_SERVICE_WAIT: '1' };
+const pause = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+function waitFor(cond: () => boolean, ms = 15_000): boolean {
+  for (const end = Date.now() + ms; Date.now() < end; pause(25)) if (cond()) return true;
+  return cond();
+}
+
+// Adjacent one-line definitions: git's line merge conflicts, the structural merge does not.
+const BASE = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 3)\n';
+const OURS = '(def app/m::a 10)\n(def app/m::b 2)\n(def app/m::c 3)\n';
+const THEIRS = '(def app/m::a 1)\n(def app/m::b 20)\n(def app/m::c 3)\n';
+const MERGED = '(def app/m::a 10)\n(def app/m::b 20)\n(def app/m::c 3)\n';
+// Both sides change c: a real conflict, markers from the driver.
+const C_OURS = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 30)\n';
+const C_THEIRS = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 300)\n';
+
+let root = '';
+afterEach(() => {
+  // Nothing may be left running once the idle time (1 s) has passed: services, watchdog sleeps.
+  const left = waitFor(() => leftovers(root).length === 0);
+  const what = leftovers(root);
+  for (const p of what) spawnSync('kill', ['-9', String(p.pid)]);
+  spawnSync('chattr', ['-R', '-i', root], { stdio: 'ignore' });
+  spawnSync('chmod', ['-R', 'u+rwx', root], { stdio: 'ignore' });
+  rmSync(root, { recursive: true, force: true });
+  expect(what).toEqual([]);
+  expect(left).toBe(true);
+});
+
+/** Whether process `pid` exists and is not a zombie (children of this test are reaped only when its event loop runs). */
+function isAlive(pid: number): boolean {
+  try {
+    return /State:\s+(\S)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Processes whose working directory is under `dir` (the service and the line's `sleep` start in the work tree). */
+function leftovers(dir: string): { pid: number; args: string }[] {
+  if (dir === '') return [];
+  const out: { pid: number; args: string }[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    try {
+      if (!readlinkSync(`/proc/${name}/cwd`).startsWith(dir)) continue;
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      const state = /State:\s+(\S)/.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1];
+      if (state !== 'Z') out.push({ pid: Number(name), args });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+interface Scenario {
+  repo: string;
+  folder: string;
+  ours: string;
+  files: string[];
+}
+
+/** A repository with the driver installed, `n` clean files and optionally one conflicting `c.gc`, merged from `feature`. */
+function scenario(n = 3, conflict = false): Scenario {
+  root = tmp('gcpatch-service-');
+  const repo = join(root, 'repo');
+  mkdirSync(repo);
+  initRepo(repo);
+  installDriver({ cwd: repo });
+  const files = Array.from({ length: n }, (_, i) => `m${i}.gc`);
+  const all = (text: string): Record<string, string> => Object.fromEntries(files.map((f) => [f, text]));
+  commit(repo, { ...all(BASE), ...(conflict ? { 'c.gc': BASE } : {}) }, 'base');
+  git(repo, ['checkout', '-q', '-b', 'feature']);
+  commit(repo, { ...all(THEIRS), ...(conflict ? { 'c.gc': C_THEIRS } : {}) }, 'theirs');
+  git(repo, ['checkout', '-q', 'main']);
+  commit(repo, { ...all(OURS), ...(conflict ? { 'c.gc': C_OURS } : {}) }, 'ours');
+  return { repo, folder: serviceFolder(join(repo, '.git')), ours: git(repo, ['rev-parse', 'HEAD']).stdout.trim(), files };
+}
+
+function merge(s: Scenario, env: Record<string, string> = {}, cwd = s.repo): { status: number; stderr: string } {
+  const r = git(cwd, ['merge', '--no-edit', 'feature'], { ...ENV, ...env });
+  return { status: r.status, stderr: r.stderr };
+}
+
+function reset(s: Scenario, cwd = s.repo): void {
+  git(cwd, ['merge', '--abort']);
+  git(cwd, ['reset', '-q', '--hard', s.ours]);
+}
+
+/** The merge is right: every clean file merged structurally, nothing else in the work tree. */
+function expectMerged(s: Scenario, cwd = s.repo): void {
+  for (const f of s.files) expect(readFileSync(join(cwd, f), 'utf8')).toBe(MERGED);
+  // No stray file (a `.merge_file_*.gcpatch` result, a temporary file): nothing untracked or ignored.
+  expect(git(cwd, ['status', '--porcelain', '--ignored']).stdout.split('\n').filter((l) => l.startsWith('??') || l.startsWith('!!'))).toEqual([]);
+}
+
+/** The running service of `s` (its pid once `info` is written), or undefined. */
+function running(s: Scenario): number | undefined {
+  const pid = readPid(s.folder);
+  return pid !== undefined && isAlive(pid) && existsSync(join(s.folder, 'info')) ? pid : undefined;
+}
+
+/** Starts the service by a first merge and waits until it is ready; resets the merge. */
+function warm(s: Scenario): number {
+  expect([0, 1]).toContain(merge(s).status);
+  expect(waitFor(() => running(s) !== undefined)).toBe(true);
+  reset(s);
+  return running(s)!;
+}
+
+describe('the warm merge service', () => {
+  it('a burst: the first merge starts it; later merges go through it, with the direct driver\'s bytes and messages', () => {
+    const s = scenario(3, true);
+    const cold = merge(s);
+    expect(cold.status).toBe(1);
+    const direct = readFileSync(join(s.repo, 'c.gc'));
+    expectMerged(s);
+    expect(waitFor(() => running(s) !== undefined)).toBe(true);
+    for (const [file, mode] of [
+      [s.folder, 0o700],
+      [join(s.folder, 'pid'), 0o600],
+      [join(s.folder, 'info'), 0o600],
+      [join(s.folder, 'requests'), 0o600],
+    ] as const) {
+      expect((statSync(file).mode & 0o777).toString(8), file).toBe(mode.toString(8));
+    }
+    const info = JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8'));
+    expect(info).toMatchObject({ pid: running(s), version: '0.1.0', idleMs: 1000 });
+    reset(s);
+    // GCPATCH_DRIVER_FAULT=crash makes the direct driver crash (line merge, markers): through the
+    // service (which ignores it), every file merges structurally.
+    const warmRun = merge(s, { GCPATCH_DRIVER_FAULT: 'crash' });
+    expect(warmRun.status).toBe(1);
+    expectMerged(s);
+    expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(direct);
+    expect(warmRun.stderr).toBe(cold.stderr);
+    expect(warmRun.stderr).toMatch(/^gcpatch: c\.gc: conflict in \(def app\/m::c/m);
+    const d = doctorDriver({ cwd: s.repo });
+    expect(d.checks.find((c) => c.name === 'service')?.message).toMatch(/^merge service running \(pid \d+, gcpatch 0\.1\.0, exits after 1 s idle\); folder .*gcpatch\/service$/);
+    expect(d.checks.find((c) => c.name === 'runs:gcpatch:service')).toMatchObject({ level: 'ok' });
+    // uninstall stops it and removes its folder.
+    const pid = running(s)!;
+    const u = uninstallDriver({ cwd: s.repo });
+    expect(u.service).toEqual({ folder: s.folder, stopped: pid });
+    expect(isAlive(pid)).toBe(false);
+    expect(existsSync(s.folder)).toBe(false);
+  });
+
+  it('exits after its idle time and removes its pid and info; the requests FIFO stays', () => {
+    const s = scenario(1);
+    const pid = warm(s);
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
+    expect(readdirSync(s.folder).sort()).toEqual(['requests']);
+  });
+
+  it('killed before a request (kill -9 while idle): the next merge is direct and starts a new one', () => {
+    const s = scenario(3);
+    const pid = warm(s);
+    process.kill(pid, 'SIGKILL');
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
+    expect(readPid(s.folder)).toBe(pid); // a pid file naming a dead process
+    const r = merge(s);
+    expect(r).toEqual({ status: 0, stderr: expect.not.stringMatching(/gcpatch/) });
+    expectMerged(s);
+    expect(waitFor(() => running(s) !== undefined && running(s) !== pid)).toBe(true);
+  });
+
+  for (const point of ['before-accept', 'after-accept', 'after-merge', 'after-status', 'after-rename'] as const) {
+    it(`killed during a request (SIGKILL ${point}): every file still merges, nothing is left in the work tree`, () => {
+      const s = scenario(3, true);
+      const cold = merge(s, { GCPATCH_DRIVER_SERVICE: '0' });
+      const direct = readFileSync(join(s.repo, 'c.gc'));
+      reset(s);
+      warm(s);
+      const r = merge(s, { GCPATCH_DRIVER_FAULT: `service-kill-${point}` });
+      expect(r.status).toBe(1);
+      expectMerged(s);
+      expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(direct);
+      expect(r.stderr).toBe(cold.stderr);
+      expect(readdirSync(s.folder).filter((f) => /^[qr]\./.test(f))).toEqual([]);
+    });
+  }
+
+  it('killed after a request: the next merge is direct', () => {
+    const s = scenario(2);
+    const pid = warm(s);
+    expect(merge(s).status).toBe(0);
+    expectMerged(s);
+    reset(s);
+    process.kill(pid, 'SIGKILL');
+    expect(merge(s).status).toBe(0);
+    expectMerged(s);
+  });
+
+  it('a service of another gcpatch version answers stale and exits; the merge is direct; a current one takes over', () => {
+    const s = scenario(3);
+    // An "old" driver: the same bundle with another version inside.
+    const old = join(root, 'old');
+    mkdirSync(old);
+    const installed = join(s.repo, '.git', 'gcpatch', 'driver');
+    copyFileSync(join(installed, 'launch.cjs'), join(old, 'launch.cjs'));
+    const bundle = readFileSync(join(installed, 'index.js'), 'latin1');
+    expect(bundle).toContain('"version":"0.1.0"');
+    writeFileSync(join(old, 'index.js'), bundle.replace('"version":"0.1.0"', '"version":"0.0.9"'), 'latin1');
+    mkdirSync(s.folder, { recursive: true, mode: 0o700 });
+    if (!existsSync(join(s.folder, 'requests'))) spawnSync('mkfifo', ['-m', '600', join(s.folder, 'requests')]);
+    const child = spawn(process.execPath, [join(old, 'launch.cjs'), '--serve', s.folder, '0.0.9'], {
+      cwd: s.repo,
+      stdio: 'ignore',
+      detached: true,
+      env: { ...process.env, ...ENV, GCPATCH_DRIVER_SERVICE_IDLE_MS: '20000' },
+    });
+    writeFileSync(join(s.folder, 'pid'), `${child.pid}\n`, { mode: 0o600 });
+    child.unref();
+    expect(waitFor(() => running(s) === child.pid)).toBe(true);
+    expect(JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).version).toBe('0.0.9');
+    const r = merge(s, {});
+    expect(r.status).toBe(0);
+    expectMerged(s);
+    expect(waitFor(() => !isAlive(child.pid!))).toBe(true);
+    expect(waitFor(() => running(s) !== undefined)).toBe(true);
+    expect(JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).version).toBe('0.1.0');
+  });
+
+  it('a reinstall stops the service of the old bundle', () => {
+    const s = scenario(1);
+    const pid = warm(s);
+    const r = installDriver({ cwd: s.repo });
+    expect(r.service).toMatchObject({ folder: s.folder, version: '0.1.0', stopped: pid });
+    expect(isAlive(pid)).toBe(false);
+    expect(merge(s).status).toBe(0);
+    expectMerged(s);
+  });
+
+  it('two worktrees of one repository merge at once through one service, each with its own conflict style', async () => {
+    const s = scenario(12, true);
+    const second = join(root, 'second');
+    git(s.repo, ['branch', 'ours2', s.ours]);
+    expect(git(s.repo, ['worktree', 'add', '-q', second, 'ours2']).status).toBe(0);
+    const expected = (style: string): Buffer => {
+      expect(merge(s, { GCPATCH_DRIVER_SERVICE: '0' }, style === 'diff3' ? second : s.repo).status).toBe(1);
+      return readFileSync(join(style === 'diff3' ? second : s.repo, 'c.gc'));
+    };
+    git(second, ['config', 'merge.conflictStyle', 'merge']);
+    const plain = expected('merge');
+    const diff3 = (() => {
+      const r = git(second, ['-c', 'merge.conflictStyle=diff3', 'merge', '--no-edit', 'feature'], { ...ENV, GCPATCH_DRIVER_SERVICE: '0' });
+      expect(r.status).toBe(1);
+      return readFileSync(join(second, 'c.gc'));
+    })();
+    expect(diff3.toString()).toContain('|||||||');
+    expect(plain.toString()).not.toContain('|||||||');
+    reset(s);
+    reset(s, second);
+    warm(s);
+    const run = (cwd: string, args: string[]): Promise<number> =>
+      new Promise((done) => {
+        const child = spawn('git', [...args, 'merge', '--no-edit', 'feature'], {
+          cwd,
+          stdio: 'ignore',
+          env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', ...ENV, GCPATCH_DRIVER_FAULT: 'crash' },
+        });
+        child.on('exit', (code) => done(code ?? -1));
+      });
+    const [a, b] = await Promise.all([run(s.repo, []), run(second, ['-c', 'merge.conflictStyle=diff3'])]);
+    expect([a, b]).toEqual([1, 1]);
+    expectMerged(s);
+    expectMerged(s, second);
+    expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(plain);
+    expect(readFileSync(join(second, 'c.gc'))).toEqual(diff3);
+  });
+
+  it('an unwritable service folder: merges are direct and nothing is started or written', () => {
+    const s = scenario(3);
+    const pid = warm(s);
+    process.kill(pid, 'SIGTERM');
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
+    const before = readdirSync(s.folder).sort();
+    // root ignores mode bits: make the folder immutable instead.
+    const locked = process.getuid?.() === 0 ? spawnSync('chattr', ['+i', s.folder]).status === 0 : (spawnSync('chmod', ['500', s.folder]), true);
+    expect(locked).toBe(true);
+    try {
+      const r = merge(s);
+      expect(r.status).toBe(0);
+      expect(r.stderr).not.toMatch(/gcpatch/);
+      expectMerged(s);
+      expect(readdirSync(s.folder).sort()).toEqual(before);
+    } finally {
+      spawnSync('chattr', ['-i', s.folder]);
+      spawnSync('chmod', ['700', s.folder]);
+    }
+  });
+
+  it('a reply that never comes: the line stops waiting, merges directly; the service then finds no reader', () => {
+    const s = scenario(1);
+    const pid = warm(s);
+    const r = merge(s, { GCPATCH_DRIVER_FAULT: 'service-stall-before-accept' });
+    expect(r.status).toBe(0);
+    expect(r.stderr).not.toMatch(/gcpatch/);
+    expectMerged(s);
+    expect(readdirSync(s.folder).filter((f) => /^[qr]\./.test(f))).toEqual([]);
+    // It gave up its pid file (the line removed it); it exits after the stall.
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
+  });
+
+  it('a requests FIFO without a reader (the pid file names a live process that is no service): one bounded wait, then direct', () => {
+    const s = scenario(2);
+    warm(s);
+    const pid = running(s)!;
+    process.kill(pid, 'SIGTERM');
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
+    const impostor = spawn('sleep', ['30'], { cwd: root, stdio: 'ignore' });
+    writeFileSync(join(s.folder, 'pid'), `${impostor.pid}\n`, { mode: 0o600 });
+    try {
+      const r = merge(s);
+      expect(r.status).toBe(0);
+      expectMerged(s);
+      expect(readPid(s.folder)).not.toBe(impostor.pid);
+      expect(isAlive(impostor.pid!)).toBe(true); // never signalled
+    } finally {
+      impostor.kill('SIGKILL');
+    }
+    expect(waitFor(() => !isAlive(impostor.pid!))).toBe(true);
+  });
+
+  it('switched off by GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false: nothing is started', () => {
+    const s = scenario(2);
+    expect(merge(s, { GCPATCH_DRIVER_SERVICE: '0' }).status).toBe(0);
+    expectMerged(s);
+    expect(existsSync(join(s.folder, 'pid'))).toBe(false);
+    reset(s);
+    git(s.repo, ['config', 'gcpatch.driverService', 'false']);
+    expect(merge(s).status).toBe(0);
+    expectMerged(s);
+    pause(300);
+    expect(running(s)).toBeUndefined();
+    expect(doctorDriver({ cwd: s.repo }).checks.find((c) => c.name === 'service')?.message).toMatch(/^merge service off \(git config gcpatch\.driverService false/);
+  });
+});
