@@ -24,7 +24,9 @@
  *   V8's default.
  * - hands the bundle a `require` that loads `child_process` only when a function of it is first
  *   used (the line-merge fallback and `git config` reads), and `os` (the line merge's temporary
- *   directory) and `perf_hooks` likewise: `--version` and structural merges need none of them.
+ *   directory), `perf_hooks` and `net` (the warm service's FIFO) likewise: `--version` and
+ *   structural merges need none of them.
+ * - `--serve` (the warm merge service, docs/driver.md) is a long-lived process: V8's defaults stay.
  *
  * Exit codes are the bundle's. When the bundle cannot be read or compiled this prints one line and exits 2, so
  * the installed driver line (which treats anything but 0 and its conflict status as "not started")
@@ -48,7 +50,7 @@ try {
   process.exit(2);
 }
 
-const LAZY = new Set(['child_process', 'node:child_process', 'perf_hooks', 'node:perf_hooks', 'os', 'node:os']);
+const LAZY = new Set(['child_process', 'node:child_process', 'perf_hooks', 'node:perf_hooks', 'os', 'node:os', 'net', 'node:net']);
 function lazyRequire(id) {
   if (!LAZY.has(id)) return require(id);
   let real;
@@ -153,7 +155,8 @@ function v8Flags() {
 
 const userTiering = /--(no-)?(opt|turbofan)\b/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
 let v8;
-if (process.env.GCPATCH_DRIVER_OPTIMIZE !== '1' && !userTiering && run.largest <= OPTIMIZE_ABOVE) {
+const serving = process.argv[2] === '--serve';
+if (process.env.GCPATCH_DRIVER_OPTIMIZE !== '1' && !userTiering && !serving && run.largest <= OPTIMIZE_ABOVE) {
   v8 = v8Flags();
   if (v8 !== undefined) v8.setFlagsFromString('--no-opt');
 }
