@@ -6,7 +6,7 @@
  */
 import * as core from '@actions/core';
 import type { AnnotationProperties } from '@actions/core';
-import type { AuditFinding, Severity } from '../src/audit/findings.js';
+import { messageWithoutLocation, type AuditFinding, type Severity } from '../src/audit/findings.js';
 
 /** Annotations per severity per step that GitHub displays. */
 export const ANNOTATIONS_PER_KIND = 10;
@@ -32,7 +32,7 @@ export function selectAnnotations(findings: readonly AuditFinding[], reportPath:
       const properties: AnnotationProperties = { title: `gcpatch: ${f.title ?? f.code}` };
       if (f.file !== undefined) properties.file = f.file;
       if (f.line !== undefined) properties.startLine = f.line;
-      out.push({ severity, message: `${f.message} [${f.code}]`, properties });
+      out.push({ severity, message: `${messageWithoutLocation(f)} [${f.code}]`, properties });
     }
     if (all.length > shown.length) {
       const rest = all.length - shown.length;
@@ -49,7 +49,7 @@ export function selectAnnotations(findings: readonly AuditFinding[], reportPath:
 /** Emits the selected annotations and logs every finding. */
 export function annotate(findings: readonly AuditFinding[], reportPath: string): void {
   for (const f of findings) {
-    core.info(`${f.severity}: ${f.file ?? f.package ?? '.'}${f.line !== undefined ? `:${f.line}` : ''}: ${f.code}: ${f.message}`);
+    core.info(`${f.severity}: ${f.file ?? f.package ?? '.'}${f.line !== undefined ? `:${f.line}` : ''}: ${f.code}: ${messageWithoutLocation(f)}`);
   }
   for (const a of selectAnnotations(findings, reportPath)) {
     if (a.severity === 'error') core.error(a.message, a.properties);

@@ -230,13 +230,9 @@ export async function checkApplyReport(
   }
 
   if (!r.ok) {
-    out.fail(KIND, entry.address, 'accepted', {
-      code: AuditCode.applyNotOk,
-      severity: 'warning',
-      message: `apply report ${entry.address.slice(0, 12)} records a failed apply (acceptance :ok false); it explains no change`,
-      file: entry.file,
-      title: 'apply not accepted',
-    });
+    // A rolled-back apply leaves its evidence behind; it explains nothing, and a change that rests
+    // on it anyway is an unexplained change the history walk reports on its module.
+    out.skip(KIND, entry.address, 'accepted', 'records a failed apply (acceptance :ok false, rolled back): it explains no change');
   } else {
     // Never a pass: gcpatch did not run the obligations; verify-pr re-runs them only with an obligation runner.
     out.skip(KIND, entry.address, 'accepted', 'acceptance :ok true claimed, not re-run here');

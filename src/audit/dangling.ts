@@ -82,7 +82,7 @@ export function checkDanglingReferences(
       code: AuditCode.danglingReference,
       message:
         `${name} is referenced at the head (${where}) but no module defines it any more (the base or an earlier commit did): ` +
-        `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply with :rename-symbol on ${first.file}) or restore the definition`,
+        `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply --patch of a :rename-symbol op on ${first.file}) or restore the definition`,
       file: first.file,
       line: first.line,
       title: 'dangling reference',

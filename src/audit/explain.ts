@@ -530,7 +530,8 @@ function checkUnappliedPlans(
     if (result.replanned.has(plan.address)) continue;
     result.replanned.add(plan.address);
     checkPlanOn(plan, state, label(0), out);
-    explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
+    // a conflicted plan carries no patch: it is checked, but it is not evidence of anything
+    if (plan.verified.safe) explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
     if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
       out.fail('refactor-plan', plan.address, 'applied', {
         code: AuditCode.refactorPlanNotApplied,

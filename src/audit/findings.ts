@@ -228,6 +228,15 @@ export function isFailing(finding: AuditFinding, failOn: FailOn): boolean {
   return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
 }
 
+/**
+ * A finding's message for output that names the file separately (text report, annotations): a
+ * message that opens with its own file drops it, so the location is said once.
+ */
+export function messageWithoutLocation(finding: AuditFinding): string {
+  const prefix = finding.file === undefined ? undefined : `${finding.file}: `;
+  return prefix !== undefined && finding.message.startsWith(prefix) ? finding.message.slice(prefix.length) : finding.message;
+}
+
 /** Counts findings by severity. */
 export function countBySeverity(findings: readonly AuditFinding[]): Record<Severity, number> {
   const out: Record<Severity, number> = { error: 0, warning: 0, notice: 0 };

@@ -593,8 +593,8 @@ function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly R
       code: AuditCode.refactorStaleReference,
       message:
         `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
-        `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Re-run the ${r.request.refactorKind} on ` +
-        `the merged package (gcpatch refactor plan … && gcpatch refactor apply …) and commit the new evidence`,
+        `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
+        `gcpatch apply --patch of {:op :rename-symbol :module-path "${first.file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
       file: first.file,
       line: first.line,
       title: 'reference to a refactored-away name',

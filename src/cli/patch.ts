@@ -242,7 +242,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
       if (!r.ok && r.verified.length > 0) ctx.stdout(`verified: ${r.verified.join('; ')}\n`);
       for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
       for (const step of r.nextSteps) ctx.stderr(`${step}\n`);
-      if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin (a merge leaves hash = ""): run \`${fix}\` to re-pin\n`);
+      if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin${r.findings.some((f) => f.code === 'audit/empty-pin') ? ' (a merge leaves hash = "")' : ''}: run \`${fix}\` to re-pin\n`);
     });
 }
 

@@ -3,7 +3,7 @@
  * repository (`src/audit/verify-pr.ts`). Thin: parse options, call `auditPullRequest`, render.
  */
 import type { Command } from 'commander';
-import { countBySeverity, type AuditReport } from '../audit/findings.js';
+import { countBySeverity, messageWithoutLocation, type AuditReport } from '../audit/findings.js';
 import { auditPullRequest } from '../audit/verify-pr.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
@@ -58,7 +58,7 @@ export function renderAuditText(report: AuditReport): string {
   }
   for (const f of report.findings) {
     const where = f.file === undefined ? f.package || '.' : `${f.file}${f.line !== undefined ? `:${f.line}` : ''}`;
-    lines.push(`${where}: ${f.severity}: ${f.code}: ${f.message}`);
+    lines.push(`${where}: ${f.severity}: ${f.code}: ${messageWithoutLocation(f)}`);
   }
   lines.push(
     `${report.ok ? 'verified' : 'FAILED'}: ${report.verified} checks passed, ${report.failed} failed; ` +
