@@ -41,8 +41,8 @@ export function definedIn(snapshots: Iterable<CommitPackageSnapshot>): Set<strin
   return out;
 }
 
-/** The first uses of `name` in `modules` (a byte pre-filter, then the reader's symbol sites). */
-function usesOf(name: string, modules: readonly CommitModule[]): { file: string; line: number }[] {
+/** The uses of `name` in `modules` that a rename must edit (a byte pre-filter, then the reader's symbol sites). */
+export function usesOf(name: string, modules: readonly CommitModule[]): { file: string; line: number }[] {
   const needle = Buffer.from(name, 'utf8');
   const sites: { file: string; line: number }[] = [];
   for (const m of modules) {

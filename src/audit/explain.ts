@@ -199,6 +199,21 @@ export interface HistoryResult {
   millis: number;
 }
 
+function emptyHistoryResult(): HistoryResult {
+  return {
+    commits: [],
+    applied: [],
+    explainedByEvidence: new Set(),
+    unexplained: new Set(),
+    mismatches: new Set(),
+    replayFailed: false,
+    replanned: new Set(),
+    unreadable: [],
+    snapshots: [],
+    millis: 0,
+  };
+}
+
 /** One commit's evidence as it explains the commit: what the replay (or, without replay, the patches) gives. */
 interface EvidenceOutcome {
   /** The replayed state, or `undefined` without replay. */
@@ -255,18 +270,7 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
   };
   const packageTree = async (commit: string): Promise<string | undefined> => (await entryAtCommit(repo, commit, dir))?.oid;
 
-  const result: HistoryResult = {
-    commits: [],
-    applied: [],
-    explainedByEvidence: new Set(),
-    unexplained: new Set(),
-    mismatches: new Set(),
-    replayFailed: false,
-    replanned: new Set(),
-    unreadable: [],
-    snapshots: [],
-    millis: 0,
-  };
+  const result = emptyHistoryResult();
   const inRange = new Set(input.commits.map((c) => c.oid));
   /** The last readable package as of each commit of the range (`undefined`: none yet). */
   const effective = new Map<string, CommitPackageSnapshot | undefined>();
@@ -397,18 +401,7 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
  * @returns the modules found unexplained or contradicting (as {@link HistoryResult} sets).
  */
 export function checkMovedPackage(oldBase: CommitPackageSnapshot, head: CommitPackageSnapshot, movedFrom: string, out: PackageFindings): Pick<HistoryResult, 'unexplained' | 'mismatches'> {
-  const result: HistoryResult = {
-    commits: [],
-    applied: [],
-    explainedByEvidence: new Set(),
-    unexplained: new Set(),
-    mismatches: new Set(),
-    replayFailed: false,
-    replanned: new Set(),
-    unreadable: [],
-    snapshots: [],
-    millis: 0,
-  };
+  const result = emptyHistoryResult();
   const start = parentStart(oldBase) as StartState & { state: PackageState };
   const explanation: CommitExplanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
   const ev: EvidenceOutcome = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };

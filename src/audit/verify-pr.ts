@@ -19,7 +19,7 @@ import {
   type GitRepository,
 } from '../git/repository.js';
 import { accountOf, attributesFinding, candidatePackages, movedPackages, caseCollisions, owners, pathFindings, reportCaseCollisions, roleIn, type CandidatePackage, type PathAccount } from './accounting.js';
-import { checkDanglingReferences, definedIn } from './dangling.js';
+import { checkDanglingReferences, definedIn, usesOf } from './dangling.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { checkApplyReport, type ApplyEvidence } from './apply-evidence.js';
@@ -49,9 +49,6 @@ import { compareModules, manifestDifferences, replayChain, type ModuleComparison
 import { CommitStore, type StoreEntryCheck } from './store-evidence.js';
 import { checkMovedPackage, explainHistory } from './explain.js';
 import { rangeCommits, type RangeCommit } from './history.js';
-import { findSymbolSites } from '../refactor/symbol-sites.js';
-import { lineColumn } from '../coreform/read.js';
-import type { Term } from '../coreform/term.js';
 
 /** Options of {@link auditPullRequest}. */
 export interface AuditOptions {
@@ -548,19 +545,6 @@ async function auditPackage(ctx: RunContext, touched: TouchedPackage): Promise<P
   return result;
 }
 
-/** The names the head's modules define with a top-level `(def NAME …)`. */
-function definedNames(head: CommitPackageSnapshot): Set<string> {
-  const out = new Set<string>();
-  for (const m of head.modules) {
-    for (const f of m.forms) {
-      if (f.kind !== 'pair' || f.car.kind !== 'sym' || f.car.name !== 'def') continue;
-      const rest: Term = f.cdr;
-      if (rest.kind === 'pair' && rest.car.kind === 'sym') out.add(rest.car.name);
-    }
-  }
-  return out;
-}
-
 /**
  * A rename or move whose old name is referenced again at the head, although no module defines it,
  * is an error (`audit/refactor-stale-reference`): each commit can be explained (the refactor by its
@@ -572,20 +556,11 @@ function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly R
   const reported = new Set<string>();
   const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
   if (moving.length === 0) return reported;
-  const defined = definedNames(head);
+  const defined = definedIn([head]);
   for (const r of moving) {
     const from = r.request.fromSymbol;
     if (from === '' || from === r.request.toSymbol || defined.has(from)) continue;
-    const sites: { file: string; line: number }[] = [];
-    for (const m of head.modules) {
-      let found;
-      try {
-        found = findSymbolSites(m.bytes, from).filter((s) => s.survives);
-      } catch {
-        continue; // an unreadable module is reported by the other checks
-      }
-      for (const site of found) sites.push({ file: m.file, line: lineColumn(m.bytes, site.start).line ?? 1 });
-    }
+    const sites = usesOf(from, head.modules);
     if (sites.length === 0) continue;
     const first = sites[0]!;
     const where = sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');

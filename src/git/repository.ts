@@ -251,33 +251,15 @@ export interface ChangedFile {
  * @throws GcError `git/missing-commit` (exit 70).
  */
 export async function listChangedFiles(repo: GitRepository, fromCommit: string, toCommit: string): Promise<ChangedFile[]> {
-  await commitTree(repo, fromCommit);
-  await commitTree(repo, toCommit);
   const out: ChangedFile[] = [];
-  await git.walk({
-    fs,
-    dir: repo.dir,
-    cache: repo.cache,
-    trees: [git.TREE({ ref: fromCommit }), git.TREE({ ref: toCommit })],
-    map: async (filepath, [a, b]) => {
-      if (filepath === '.') return true;
-      const [ta, tb] = [await a?.type(), await b?.type()];
-      const [oa, ob] = [await a?.oid(), await b?.oid()];
-      if (ta === 'tree' && tb === 'tree') return oa === ob ? null : true;
-      const fromOid = ta !== undefined && ta !== 'tree' ? oa : undefined;
-      const toOid = tb !== undefined && tb !== 'tree' ? ob : undefined;
-      if (fromOid !== undefined && toOid !== undefined) {
-        if (fromOid !== toOid || (await a!.mode()) !== (await b!.mode())) out.push({ path: filepath, status: 'modified', fromOid, toOid });
-      } else if (fromOid !== undefined) {
-        out.push({ path: filepath, status: 'deleted', fromOid, toOid: undefined });
-      } else if (toOid !== undefined) {
-        out.push({ path: filepath, status: 'added', fromOid: undefined, toOid });
-      }
-      return true;
-    },
-  });
-  // walk visits entries concurrently, so the push order is not the tree order.
-  return out.sort((x, y) => compareUtf8(x.path, y.path));
+  for (const e of await listChangedEntries(repo, fromCommit, toCommit)) {
+    const fromOid = e.from !== undefined && e.from.kind !== 'tree' ? e.from.oid : undefined;
+    const toOid = e.to !== undefined && e.to.kind !== 'tree' ? e.to.oid : undefined;
+    if (fromOid !== undefined && toOid !== undefined) out.push({ path: e.path, status: 'modified', fromOid, toOid });
+    else if (fromOid !== undefined) out.push({ path: e.path, status: 'deleted', fromOid, toOid: undefined });
+    else if (toOid !== undefined) out.push({ path: e.path, status: 'added', fromOid: undefined, toOid });
+  }
+  return out;
 }
 
 /** What a tree entry is, from its git mode: a regular file, an executable, a symlink, a gitlink (submodule) or a tree. */
