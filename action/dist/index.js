@@ -59196,6 +59196,14 @@ const AuditCode = {
 function isFailing(finding, failOn) {
     return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
 }
+/**
+ * A finding's message for output that names the file separately (text report, annotations): a
+ * message that opens with its own file drops it, so the location is said once.
+ */
+function messageWithoutLocation(finding) {
+    const prefix = finding.file === undefined ? undefined : `${finding.file}: `;
+    return prefix !== undefined && finding.message.startsWith(prefix) ? finding.message.slice(prefix.length) : finding.message;
+}
 /** Counts findings by severity. */
 function countBySeverity(findings) {
     const out = { error: 0, warning: 0, notice: 0 };
@@ -59289,7 +59297,7 @@ function utf8Length(text, start = 0, end = text.length) {
  * JS `<` compares UTF-16 code units and disagrees for astral vs U+E000..U+FFFF characters.
  * @returns negative, zero or positive.
  */
-function bytes_compareUtf8(a, b) {
+function compareUtf8(a, b) {
     const n = Math.min(a.length, b.length);
     for (let i = 0; i < n; i++) {
         const x = a.charCodeAt(i);
@@ -59516,13 +59524,13 @@ function compareTerms(a, b) {
                 continue;
             }
             case 'str': {
-                const c = bytes_compareUtf8(x.value, y.value);
+                const c = compareUtf8(x.value, y.value);
                 if (c !== 0)
                     return c;
                 continue;
             }
             case 'sym': {
-                const c = bytes_compareUtf8(x.name, y.name);
+                const c = compareUtf8(x.name, y.name);
                 if (c !== 0)
                     return c;
                 continue;
@@ -59899,38 +59907,18 @@ async function readFileAtCommit(repo, commitOid, filepath) {
  * @throws GcError `git/missing-commit` (exit 70).
  */
 async function listChangedFiles(repo, fromCommit, toCommit) {
-    await commitTree(repo, fromCommit);
-    await commitTree(repo, toCommit);
     const out = [];
-    await git.walk({
-        fs,
-        dir: repo.dir,
-        cache: repo.cache,
-        trees: [git.TREE({ ref: fromCommit }), git.TREE({ ref: toCommit })],
-        map: async (filepath, [a, b]) => {
-            if (filepath === '.')
-                return true;
-            const [ta, tb] = [await a?.type(), await b?.type()];
-            const [oa, ob] = [await a?.oid(), await b?.oid()];
-            if (ta === 'tree' && tb === 'tree')
-                return oa === ob ? null : true;
-            const fromOid = ta !== undefined && ta !== 'tree' ? oa : undefined;
-            const toOid = tb !== undefined && tb !== 'tree' ? ob : undefined;
-            if (fromOid !== undefined && toOid !== undefined) {
-                if (fromOid !== toOid || (await a.mode()) !== (await b.mode()))
-                    out.push({ path: filepath, status: 'modified', fromOid, toOid });
-            }
-            else if (fromOid !== undefined) {
-                out.push({ path: filepath, status: 'deleted', fromOid, toOid: undefined });
-            }
-            else if (toOid !== undefined) {
-                out.push({ path: filepath, status: 'added', fromOid: undefined, toOid });
-            }
-            return true;
-        },
-    });
-    // walk visits entries concurrently, so the push order is not the tree order.
-    return out.sort((x, y) => compareUtf8(x.path, y.path));
+    for (const e of await listChangedEntries(repo, fromCommit, toCommit)) {
+        const fromOid = e.from !== undefined && e.from.kind !== 'tree' ? e.from.oid : undefined;
+        const toOid = e.to !== undefined && e.to.kind !== 'tree' ? e.to.oid : undefined;
+        if (fromOid !== undefined && toOid !== undefined)
+            out.push({ path: e.path, status: 'modified', fromOid, toOid });
+        else if (fromOid !== undefined)
+            out.push({ path: e.path, status: 'deleted', fromOid, toOid: undefined });
+        else if (toOid !== undefined)
+            out.push({ path: e.path, status: 'added', fromOid: undefined, toOid });
+    }
+    return out;
 }
 /** The {@link ObjectKind} of a git mode string (`100644`, `100755`, `120000`, `160000`, `040000`). */
 function objectKindOfMode(mode) {
@@ -59982,7 +59970,7 @@ async function listChangedEntries(repo, fromCommit, toCommit) {
             return true;
         },
     });
-    return out.sort((x, y) => bytes_compareUtf8(x.path, y.path));
+    return out.sort((x, y) => compareUtf8(x.path, y.path));
 }
 /**
  * The best common ancestors of two commits (isomorphic-git `findMergeBase`); more than one for a
@@ -61416,7 +61404,7 @@ function rememberKeyOrder(root) {
  * sorts after every other key when it is not one of the author's.
  */
 function orderedKeys(table, keepOrder, lastKey) {
-    const compare = (a, b) => (a === lastKey ? 1 : b === lastKey ? -1 : bytes_compareUtf8(a, b));
+    const compare = (a, b) => (a === lastKey ? 1 : b === lastKey ? -1 : compareUtf8(a, b));
     const keys = Object.keys(table);
     const author = keepOrder ? AUTHOR_ORDER.get(table) : undefined;
     if (author === undefined)
@@ -61508,7 +61496,7 @@ function inlineValue(v) {
         return v.toISOString();
     if (Array.isArray(v))
         return v.length === 0 ? '[]' : `[${v.map(inlineValue).join(', ')}]`;
-    const keys = Object.keys(v).sort(bytes_compareUtf8);
+    const keys = Object.keys(v).sort(compareUtf8);
     return keys.length === 0 ? '{}' : `{ ${keys.map((k) => `${quoteKey(k)} = ${inlineValue(v[k])}`).join(', ')} }`;
 }
 function manifest_write_isArrayOfTables(v) {
@@ -66167,7 +66155,7 @@ function definedIn(snapshots) {
     }
     return out;
 }
-/** The first uses of `name` in `modules` (a byte pre-filter, then the reader's symbol sites). */
+/** The uses of `name` in `modules` that a rename must edit (a byte pre-filter, then the reader's symbol sites). */
 function usesOf(name, modules) {
     const needle = Buffer.from(name, 'utf8');
     const sites = [];
@@ -66205,7 +66193,7 @@ function checkDanglingReferences(head, formerly, headDefined, skip, out) {
         out.fail('module', first.file, 'references', {
             code: AuditCode.danglingReference,
             message: `${name} is referenced at the head (${where}) but no module defines it any more (the base or an earlier commit did): ` +
-                `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply with :rename-symbol on ${first.file}) or restore the definition`,
+                `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply --patch of a :rename-symbol op on ${first.file}) or restore the definition`,
             file: first.file,
             line: first.line,
             title: 'dangling reference',
@@ -66841,7 +66829,7 @@ function identifierSet(options) {
         if (options.nonEmpty && t.items.length === 0)
             throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
         const names = [...new Set(t.items.map((item, i) => identifierText(item, `${at}[${i}]`)))];
-        names.sort(bytes_compareUtf8);
+        names.sort(compareUtf8);
         return term_vec(names.map(term_str));
     };
 }
@@ -67210,13 +67198,9 @@ async function checkApplyReport(entry, store, prefer, out) {
         out.pass(KIND, entry.address, 'request-h', 'rebuilt request matches');
     }
     if (!r.ok) {
-        out.fail(KIND, entry.address, 'accepted', {
-            code: AuditCode.applyNotOk,
-            severity: 'warning',
-            message: `apply report ${entry.address.slice(0, 12)} records a failed apply (acceptance :ok false); it explains no change`,
-            file: entry.file,
-            title: 'apply not accepted',
-        });
+        // A rolled-back apply leaves its evidence behind; it explains nothing, and a change that rests
+        // on it anyway is an unexplained change the history walk reports on its module.
+        out.skip(KIND, entry.address, 'accepted', 'records a failed apply (acceptance :ok false, rolled back): it explains no change');
     }
     else {
         // Never a pass: gcpatch did not run the obligations; verify-pr re-runs them only with an obligation runner.
@@ -67916,7 +67900,7 @@ class EvidenceStore {
             throw ioFail('list', this.dir, error);
         }
         const out = [];
-        for (const name of names.filter(isHex64).sort(bytes_compareUtf8)) {
+        for (const name of names.filter(isHex64).sort(compareUtf8)) {
             try {
                 const st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
                 if (st.isFile())
@@ -67946,7 +67930,7 @@ class EvidenceStore {
                 return { entries: [], anomalies: [], temporary: [], names: 0 };
             throw ioFail('list', this.dir, error);
         }
-        names.sort(bytes_compareUtf8);
+        names.sort(compareUtf8);
         const out = { entries: [], anomalies: [], temporary: [], names: names.length };
         for (const name of names) {
             let st;
@@ -68028,7 +68012,7 @@ class EvidenceStore {
         let checked = 0;
         let a = 0;
         const flushAnomalies = (upTo) => {
-            while (a < scan.anomalies.length && (upTo === undefined || bytes_compareUtf8(scan.anomalies[a].hex, upTo) < 0))
+            while (a < scan.anomalies.length && (upTo === undefined || compareUtf8(scan.anomalies[a].hex, upTo) < 0))
                 failures.push(scan.anomalies[a++]);
         };
         for (const entry of entries) {
@@ -70933,7 +70917,7 @@ function editList(manifest, key, remove, add) {
         set.delete(s);
     for (const s of add)
         set.add(s);
-    manifest[key] = [...set].sort(bytes_compareUtf8);
+    manifest[key] = [...set].sort(compareUtf8);
 }
 /** Applies a normalized `:update-manifest` op. Emits no evidence entry. */
 function applyUpdateManifest(state, op) {
@@ -71200,7 +71184,7 @@ function applyMetaListRewrite(state, op, key) {
             set.delete(s);
         for (const s of add)
             set.add(s);
-        after = [...set].sort(bytes_compareUtf8);
+        after = [...set].sort(compareUtf8);
         const nextList = term_vec(after.map(term_sym));
         const update = current !== undefined ? !termsEqual(current, nextList) : after.length > 0 || replace !== undefined;
         if (!update)
@@ -73921,14 +73905,14 @@ class TreeMerger {
             }
             prev = k;
         });
-        const sorted = (ks) => ks.every((k, i) => i === 0 || bytes_compareUtf8(ks[i - 1], k) < 0);
+        const sorted = (ks) => ks.every((k, i) => i === 0 || compareUtf8(ks[i - 1], k) < 0);
         let placed;
         if (sorted(outKeys) && sorted(t.children.map(keyOf))) {
             // Sets are kept sorted in their canonical representation (GENESIS_FACTS.md "::meta
             // convention"): when both sides are sorted, theirs' additions go to their sorted place.
             const items = out.map((c, i) => ({ key: outKeys[i], child: c }));
             for (const a of added) {
-                let pos = items.findIndex((x) => bytes_compareUtf8(a.key, x.key) < 0);
+                let pos = items.findIndex((x) => compareUtf8(a.key, x.key) < 0);
                 if (pos === -1)
                     pos = items.length;
                 items.splice(pos, 0, { key: a.key, child: a.children[0] });
@@ -76437,6 +76421,20 @@ function bindChain(start, evidence, reproduces) {
     });
     return { steps, failures, final: state };
 }
+function emptyHistoryResult() {
+    return {
+        commits: [],
+        applied: [],
+        explainedByEvidence: new Set(),
+        unexplained: new Set(),
+        mismatches: new Set(),
+        replayFailed: false,
+        replanned: new Set(),
+        unreadable: [],
+        snapshots: [],
+        millis: 0,
+    };
+}
 /**
  * Explains every commit of the range for one package (see the module comment), recording rows and
  * findings in `out`. Commits whose package tree equals their (single) parent's are skipped.
@@ -76468,18 +76466,7 @@ async function explainHistory(input, out) {
         return p;
     };
     const packageTree = async (commit) => (await repository_entryAtCommit(repo, commit, dir))?.oid;
-    const result = {
-        commits: [],
-        applied: [],
-        explainedByEvidence: new Set(),
-        unexplained: new Set(),
-        mismatches: new Set(),
-        replayFailed: false,
-        replanned: new Set(),
-        unreadable: [],
-        snapshots: [],
-        millis: 0,
-    };
+    const result = emptyHistoryResult();
     const inRange = new Set(input.commits.map((c) => c.oid));
     /** The last readable package as of each commit of the range (`undefined`: none yet). */
     const effective = new Map();
@@ -76614,18 +76601,7 @@ async function explainHistory(input, out) {
  * @returns the modules found unexplained or contradicting (as {@link HistoryResult} sets).
  */
 function checkMovedPackage(oldBase, head, movedFrom, out) {
-    const result = {
-        commits: [],
-        applied: [],
-        explainedByEvidence: new Set(),
-        unexplained: new Set(),
-        mismatches: new Set(),
-        replayFailed: false,
-        replanned: new Set(),
-        unreadable: [],
-        snapshots: [],
-        millis: 0,
-    };
+    const result = emptyHistoryResult();
     const start = parentStart(oldBase);
     const explanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
     const ev = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
@@ -76725,7 +76701,9 @@ function checkUnappliedPlans(state, applies, plans, label, at, explanation, resu
             continue;
         result.replanned.add(plan.address);
         checkPlanOn(plan, state, label(0), out);
-        explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
+        // a conflicted plan carries no patch: it is checked, but it is not evidence of anything
+        if (plan.verified.safe)
+            explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
         if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
             out.fail('refactor-plan', plan.address, 'applied', {
                 code: AuditCode.refactorPlanNotApplied,
@@ -77129,8 +77107,6 @@ async function rangeCommits(repo, base, head) {
  * except for the optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin
  * wrappers of {@link auditPullRequest}.
  */
-
-
 
 
 
@@ -77575,20 +77551,6 @@ async function auditPackage(ctx, touched) {
     }
     return result;
 }
-/** The names the head's modules define with a top-level `(def NAME …)`. */
-function definedNames(head) {
-    const out = new Set();
-    for (const m of head.modules) {
-        for (const f of m.forms) {
-            if (f.kind !== 'pair' || f.car.kind !== 'sym' || f.car.name !== 'def')
-                continue;
-            const rest = f.cdr;
-            if (rest.kind === 'pair' && rest.car.kind === 'sym')
-                out.add(rest.car.name);
-        }
-    }
-    return out;
-}
 /**
  * A rename or move whose old name is referenced again at the head, although no module defines it,
  * is an error (`audit/refactor-stale-reference`): each commit can be explained (the refactor by its
@@ -77601,23 +77563,12 @@ function checkStaleReferences(head, refactors, out) {
     const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
     if (moving.length === 0)
         return reported;
-    const defined = definedNames(head);
+    const defined = definedIn([head]);
     for (const r of moving) {
         const from = r.request.fromSymbol;
         if (from === '' || from === r.request.toSymbol || defined.has(from))
             continue;
-        const sites = [];
-        for (const m of head.modules) {
-            let found;
-            try {
-                found = findSymbolSites(m.bytes, from).filter((s) => s.survives);
-            }
-            catch {
-                continue; // an unreadable module is reported by the other checks
-            }
-            for (const site of found)
-                sites.push({ file: m.file, line: read_lineColumn(m.bytes, site.start).line ?? 1 });
-        }
+        const sites = usesOf(from, head.modules);
         if (sites.length === 0)
             continue;
         const first = sites[0];
@@ -77625,8 +77576,8 @@ function checkStaleReferences(head, refactors, out) {
         out.fail('refactor-plan', r.address, 'no stale reference', {
             code: AuditCode.refactorStaleReference,
             message: `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
-                `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Re-run the ${r.request.refactorKind} on ` +
-                `the merged package (gcpatch refactor plan … && gcpatch refactor apply …) and commit the new evidence`,
+                `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
+                `gcpatch apply --patch of {:op :rename-symbol :module-path "${first.file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
             file: first.file,
             line: first.line,
             title: 'reference to a refactored-away name',
@@ -77715,7 +77666,7 @@ async function auditPullRequest(options) {
         }
         // The selection.
         const selectedBy = pathMatcher(parseGlobList(options.packages));
-        const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => bytes_compareUtf8(a.manifestPath, b.manifestPath));
+        const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => compareUtf8(a.manifestPath, b.manifestPath));
         // a package moved out of a selected directory stays selected where it went
         const moved = movedPackages(candidates.values());
         const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath) || (moved.has(c.dir) && selectedBy(repoManifest(moved.get(c.dir)))));
@@ -77905,6 +77856,7 @@ function stringifyJson(value, indent = 0) {
  * summary and the JSON report. Every finding is also printed to the log.
  */
 
+
 /** Annotations per severity per step that GitHub displays. */
 const ANNOTATIONS_PER_KIND = 10;
 /**
@@ -77923,7 +77875,7 @@ function selectAnnotations(findings, reportPath, limit = ANNOTATIONS_PER_KIND) {
                 properties.file = f.file;
             if (f.line !== undefined)
                 properties.startLine = f.line;
-            out.push({ severity, message: `${f.message} [${f.code}]`, properties });
+            out.push({ severity, message: `${messageWithoutLocation(f)} [${f.code}]`, properties });
         }
         if (all.length > shown.length) {
             const rest = all.length - shown.length;
@@ -77939,7 +77891,7 @@ function selectAnnotations(findings, reportPath, limit = ANNOTATIONS_PER_KIND) {
 /** Emits the selected annotations and logs every finding. */
 function annotate(findings, reportPath) {
     for (const f of findings) {
-        info(`${f.severity}: ${f.file ?? f.package ?? '.'}${f.line !== undefined ? `:${f.line}` : ''}: ${f.code}: ${f.message}`);
+        info(`${f.severity}: ${f.file ?? f.package ?? '.'}${f.line !== undefined ? `:${f.line}` : ''}: ${f.code}: ${messageWithoutLocation(f)}`);
     }
     for (const a of selectAnnotations(findings, reportPath)) {
         if (a.severity === 'error')
