@@ -39,7 +39,8 @@ export interface LogReport {
  * its first parent's), with its semantic changes against the first parent (`changes.ts`) and its
  * explanation. With a filter only commits with a change to that module or definition are listed;
  * without one, a commit whose package changed with no semantic change (formatting, comments,
- * evidence only) is listed with no changes. Boundary commits are not listed (see `shallow`).
+ * evidence only) is listed with no changes. A root commit that has the package is listed with every
+ * module added; shallow and `--since` boundary commits are not listed (see `shallow`).
  * @param maxCount at most this many commits (positive).
  * @throws GcError `git/missing-commit` (exit 70).
  */
@@ -49,12 +50,13 @@ export async function logPackage(history: PackageHistory, filter: LogFilter, max
   let truncated = false;
   for (let i = history.commits.length - 1; i >= 0; i--) {
     const c = history.commits[i]!;
-    if (c.boundary !== null) continue;
-    const first = c.parents[0]!;
-    if (await history.samePackageTree(c.oid, first)) continue;
+    // a root commit is where the package was introduced, not a boundary of the history
+    if (c.boundary !== null && c.boundary !== 'root') continue;
+    const first = c.parents[0];
+    if (first !== undefined && (await history.samePackageTree(c.oid, first))) continue;
     const now = await history.readable(c.oid);
     if (now === undefined) continue;
-    const before = await history.readable(first);
+    const before = first === undefined ? undefined : await history.readable(first);
     const relocations = before === undefined ? [] : await relocationsOf(c.oid, c.parents, history.headEvidence());
     const empty = { ...now, modules: [], byPath: new Map(), table: {} };
     let changes = semanticChanges(before ?? empty, now, relocations);

@@ -270,6 +270,15 @@ describe('gcpatch log', () => {
         '    renamed   shop/price::tax-rate → shop/price::rate (lib/price.gc), by evidence',
         '    changed   shop/price::total (lib/price.gc)',
         '',
+        // the root commit introduced the package: it is listed, as why lists it
+        ...header('root', '2026-01-02', 'shop package'),
+        '    explained: introduced with the package (no earlier version to explain it against)',
+        '    added     module app/cart.gc (1 definition)',
+        '    added     module app/report.gc (2 definitions)',
+        '    added     module lib/price.gc (2 definitions)',
+        '    added     module util/text.gc (1 definition)',
+        '    manifest  dependencies, modules, name, obligations, schema, tests, version',
+        '',
       ),
     );
   });
