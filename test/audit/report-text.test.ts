@@ -12,7 +12,9 @@ import { planRefactor } from '../../src/refactor/plan.js';
 import { loadRefactorRequest } from '../../src/refactor/request.js';
 import { storeRefactorEvidence } from '../../src/refactor/evidence.js';
 import { EvidenceStore } from '../../src/store/store.js';
-import { addShopPackage, commitAll, initRepo } from '../action/helpers.js';
+import { addShopPackage, commitAll, git, honestRenamePr, initRepo } from '../action/helpers.js';
+import { packOnDisk } from '../../src/patch/host.js';
+import { copyFixture, gcpatch } from '../helpers/cli.js';
 
 describe('the text report', () => {
   it('names a finding\'s file and line once', () => {
@@ -57,5 +59,39 @@ describe('evidence that explains nothing', () => {
     const report = await auditPullRequest({ dir: repo, base, head });
     expect(report.packages[0]!.commits.flatMap((c) => c.evidence)).toEqual([]);
     expect(report.packages[0]!.rows.some((r) => r.kind === 'refactor-plan')).toBe(true);
+  });
+});
+
+describe('advice that works', () => {
+  it('a stale reference after a rename names the :rename-symbol patch on the module with the new use', async () => {
+    const { repo, pkg } = honestRenamePr();
+    git(repo, 'checkout', '-q', 'main');
+    const text = join(pkg, 'util/text.gc');
+    writeFileSync(text, readFileSync(text, 'utf8') + '\n(def shop/text::price-line (fn (c) shop/price::total))\n');
+    packOnDisk(pkg);
+    const main = commitAll(repo, 'a new use of shop/price::total');
+    git(repo, 'checkout', '-q', 'rename-total');
+    git(repo, 'merge', '-q', '--no-edit', 'main');
+    const report = await auditPullRequest({ dir: repo, base: main, head: 'HEAD' });
+    expect(report.ok).toBe(false);
+    const stale = report.findings.find((f) => f.code === 'audit/refactor-stale-reference')!;
+    expect(stale.file).toBe('pkgs/shop/util/text.gc');
+    expect(stale.message).toContain('{:op :rename-symbol :module-path "util/text.gc" :from "shop/price::total" :to "shop/price::gross"}');
+    expect(stale.message).not.toContain('Re-run');
+  });
+});
+
+describe('gcpatch audit and empty pins', () => {
+  it('says "a merge leaves hash = """ only for empty pins, not for a pin that is missing', () => {
+    const dir = copyFixture('refactor/ledger');
+    const manifest = join(dir, 'package.toml');
+    const original = readFileSync(manifest, 'utf8');
+    writeFileSync(manifest, original.replace(/^hash = ".*"$/m, 'hash = ""'));
+    const empty = gcpatch(['audit', '--pkg', dir]);
+    expect(empty.stderr).toContain('1 module without a pin (a merge leaves hash = ""): run');
+    writeFileSync(manifest, original.replace(/^hash = ".*"\n/m, ''));
+    const missing = gcpatch(['audit', '--pkg', dir]);
+    expect(missing.stderr).toContain('1 module without a pin: run');
+    expect(missing.stderr).not.toContain('a merge leaves');
   });
 });
