@@ -4,7 +4,7 @@ import { listItems } from '../coreform/term.js';
 import { topLevelDef } from '../patch/ops/common.js';
 import type { CommitPackageSnapshot } from './evidence.js';
 
-/** The `::meta` definition's name (GENESIS_FACTS-style metadata form, docs/audit.md "What log shows"). */
+/** The `::meta` definition's name (the module metadata form: GenesisCode's `docs/spec/MODULE_SCOPE.md`; docs/audit.md "What log shows"). */
 export const META = '::meta';
 
 /** One top-level form of a module, with the key it is followed by. */
