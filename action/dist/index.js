@@ -76561,8 +76561,8 @@ async function explainHistory(input, out) {
         const plans = fresh.map((a) => input.refactors.get(a)).filter((e) => e !== undefined);
         const label = (i) => `the ${startState.merge ? 'merge of the parents' : 'parent'} of ${at}${i === 0 ? '' : ` plus ${i} earlier patch${i === 1 ? '' : 'es'}`}`;
         const ev = replay
-            ? replayEvidence(startState, now, applies, plans, refactorByPatch, label, at, explanation, result, out)
-            : namedByEvidence(startState, applies, plans, label, at, explanation, result, out);
+            ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
+            : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
         const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir, out, result };
         const { explainedHere, hidden } = explain_checkModules(check);
         for (const p of explainedHere)
@@ -76613,7 +76613,8 @@ function checkMovedPackage(oldBase, head, movedFrom, out) {
     return result;
 }
 /** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
-function replayEvidence(start, now, applies, plans, refactorByPatch, label, at, explanation, result, out) {
+function replayEvidence(c, now, refactorByPatch) {
+    const { start, applies, label, explanation, result, out } = c;
     const reproduces = (state) => {
         const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
         for (const p of paths)
@@ -76667,11 +76668,12 @@ function replayEvidence(start, now, applies, plans, refactorByPatch, label, at, 
             title: 'replay failed',
         });
     }
-    checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+    checkUnappliedPlans(c);
     return { final: chain.final, withEvidence: chain.steps.length > 0, anyOnNewParent, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
 }
 /** Without replay: the verified patches explain the modules and keys they name; their plans are still re-planned. */
-function namedByEvidence(start, applies, plans, label, at, explanation, result, out) {
+function namedByEvidence(c) {
+    const { applies, explanation, out } = c;
     const namedModules = new Set();
     const namedKeys = new Set();
     const removedEntries = new Map();
@@ -76692,10 +76694,13 @@ function namedByEvidence(start, applies, plans, label, at, explanation, result, 
         }
         out.skip('apply-report', a.address, 'replay', `replay: false — the patch explains the ${namedModules.size} modules it names, not replayed`);
     }
-    checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+    checkUnappliedPlans(c);
     return { final: undefined, withEvidence: applies.length > 0, anyOnNewParent: false, namedModules, namedKeys, removedEntries };
 }
-function checkUnappliedPlans(state, applies, plans, label, at, explanation, result, out) {
+/** Re-plans the commit's refactor plans no replayed patch already checked; a safe plan with no apply is a notice. */
+function checkUnappliedPlans(c) {
+    const { applies, plans, label, at, explanation, result, out } = c;
+    const state = c.start.state;
     for (const plan of plans) {
         if (result.replanned.has(plan.address))
             continue;

@@ -361,8 +361,8 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
       `the ${startState.merge ? 'merge of the parents' : 'parent'} of ${at}${i === 0 ? '' : ` plus ${i} earlier patch${i === 1 ? '' : 'es'}`}`;
 
     const ev = replay
-      ? replayEvidence(startState, now, applies, plans, refactorByPatch, label, at, explanation, result, out)
-      : namedByEvidence(startState, applies, plans, label, at, explanation, result, out);
+      ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
+      : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
     const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir, out, result };
     const { explainedHere, hidden } = checkModules(check);
     for (const p of explainedHere) if (ev.withEvidence) touchedBefore.add(p);
@@ -413,19 +413,22 @@ export function checkMovedPackage(oldBase: CommitPackageSnapshot, head: CommitPa
   return result;
 }
 
+/** What the evidence steps of one commit share: its start state, the evidence it adds, where to record. */
+interface CommitEvidence {
+  start: StartState & { state: PackageState };
+  applies: readonly ApplyEvidence[];
+  plans: readonly RefactorEvidence[];
+  /** Names the state a step ran on, for messages (`i` earlier patches of the commit). */
+  label: (i: number) => string;
+  at: string;
+  explanation: CommitExplanation;
+  result: HistoryResult;
+  out: PackageFindings;
+}
+
 /** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
-function replayEvidence(
-  start: StartState & { state: PackageState },
-  now: CommitPackageSnapshot,
-  applies: readonly ApplyEvidence[],
-  plans: readonly RefactorEvidence[],
-  refactorByPatch: ReadonlyMap<string, RefactorEvidence>,
-  label: (i: number) => string,
-  at: string,
-  explanation: CommitExplanation,
-  result: HistoryResult,
-  out: PackageFindings,
-): EvidenceOutcome {
+function replayEvidence(c: CommitEvidence, now: CommitPackageSnapshot, refactorByPatch: ReadonlyMap<string, RefactorEvidence>): EvidenceOutcome {
+  const { start, applies, label, explanation, result, out } = c;
   const reproduces = (state: PackageState): boolean => {
     const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
     for (const p of paths) if (!formsEqual(state.modules.get(p), now.byPath.get(p)?.forms)) return false;
@@ -475,21 +478,13 @@ function replayEvidence(
       title: 'replay failed',
     });
   }
-  checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+  checkUnappliedPlans(c);
   return { final: chain.final, withEvidence: chain.steps.length > 0, anyOnNewParent, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
 }
 
 /** Without replay: the verified patches explain the modules and keys they name; their plans are still re-planned. */
-function namedByEvidence(
-  start: StartState & { state: PackageState },
-  applies: readonly ApplyEvidence[],
-  plans: readonly RefactorEvidence[],
-  label: (i: number) => string,
-  at: string,
-  explanation: CommitExplanation,
-  result: HistoryResult,
-  out: PackageFindings,
-): EvidenceOutcome {
+function namedByEvidence(c: CommitEvidence): EvidenceOutcome {
+  const { applies, explanation, out } = c;
   const namedModules = new Set<string>();
   const namedKeys = new Set<string>();
   const removedEntries = new Map<ListKey, Set<string>>();
@@ -505,20 +500,14 @@ function namedByEvidence(
     }
     out.skip('apply-report', a.address, 'replay', `replay: false — the patch explains the ${namedModules.size} modules it names, not replayed`);
   }
-  checkUnappliedPlans(start.state, applies, plans, label, at, explanation, result, out);
+  checkUnappliedPlans(c);
   return { final: undefined, withEvidence: applies.length > 0, anyOnNewParent: false, namedModules, namedKeys, removedEntries };
 }
 
-function checkUnappliedPlans(
-  state: PackageState,
-  applies: readonly ApplyEvidence[],
-  plans: readonly RefactorEvidence[],
-  label: (i: number) => string,
-  at: string,
-  explanation: CommitExplanation,
-  result: HistoryResult,
-  out: PackageFindings,
-): void {
+/** Re-plans the commit's refactor plans no replayed patch already checked; a safe plan with no apply is a notice. */
+function checkUnappliedPlans(c: CommitEvidence): void {
+  const { applies, plans, label, at, explanation, result, out } = c;
+  const state = c.start.state;
   for (const plan of plans) {
     if (result.replanned.has(plan.address)) continue;
     result.replanned.add(plan.address);
