@@ -10,8 +10,8 @@ import {
   normalizedOpFields,
   opIdentitiesTerm,
   OP_NAMES,
-} from '../../src/patch/normalize.js';
-import { verifyNormalizeReport } from '../../src/patch/normalize-verify.js';
+} from '../../src/patch/protocol/normalize.js';
+import { verifyNormalizeReport } from '../../src/patch/protocol/normalize-verify.js';
 import { isGcError } from '../../src/util/errors.js';
 
 function codeOf(fn: () => unknown): string {

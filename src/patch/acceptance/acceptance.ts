@@ -15,14 +15,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalizeSource } from '../coreform/canon.js';
-import { hashModule } from '../coreform/hash.js';
-import { readTerm } from '../coreform/read.js';
-import { bool, kw, kwMap, mapGet, str, sym, vec, type MapTerm, type Term } from '../coreform/term.js';
-import { isHex64 } from '../util/bytes.js';
-import { ExitCode, GcError } from '../util/errors.js';
-import type { Manifest } from '../workspace/manifest.js';
-import type { EvidenceStore } from '../store/store.js';
+import { canonicalizeSource } from '../../coreform/canon.js';
+import { hashModule } from '../../coreform/hash.js';
+import { readTerm } from '../../coreform/read.js';
+import { bool, kw, kwMap, mapGet, str, sym, vec, type MapTerm, type Term } from '../../coreform/term.js';
+import { isHex64 } from '../../util/bytes.js';
+import { ExitCode, GcError } from '../../util/errors.js';
+import type { Manifest } from '../../workspace/manifest.js';
+import type { EvidenceStore } from '../../store/store.js';
 
 /** `:kind` of an acceptance term. */
 export const ACCEPTANCE_KIND = 'genesis/acceptance-v0.2';

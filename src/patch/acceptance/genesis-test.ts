@@ -7,11 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { type MapTerm } from '../coreform/term.js';
-import type { EvidenceStore } from '../store/store.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
-import { isHex64 } from '../util/bytes.js';
-import type { Manifest } from '../workspace/manifest.js';
+import { type MapTerm } from '../../coreform/term.js';
+import type { EvidenceStore } from '../../store/store.js';
+import { ExitCode, GcError, isGcError } from '../../util/errors.js';
+import { isHex64 } from '../../util/bytes.js';
+import type { Manifest } from '../../workspace/manifest.js';
 import { AcceptanceCode, validateAcceptance } from './acceptance.js';
 
 /** The `--obligation-runner` value that selects the GenesisCode CLI. */

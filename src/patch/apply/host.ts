@@ -5,20 +5,20 @@
  */
 import { lstatSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Term } from '../coreform/term.js';
-import { ioError } from '../util/errors.js';
-import { parseManifestTable } from '../workspace/manifest-write.js';
-import { parseManifest, type ManifestDependency } from '../workspace/manifest.js';
-import { canonicalizeFile, resolveManifestPath } from '../workspace/package.js';
-import { portablePathProblem } from '../workspace/path.js';
-import { pathProblem } from '../editplan/path.js';
-import { EvidenceStore } from '../store/store.js';
-import { PatchCode, patchError } from './errors.js';
-import { withPackageLock } from './guard.js';
-import { PackageTransaction, SimulatedCrash } from './transaction.js';
+import type { Term } from '../../coreform/term.js';
+import { ioError } from '../../util/errors.js';
+import { parseManifestTable } from '../../workspace/manifest-write.js';
+import { parseManifest, type ManifestDependency } from '../../workspace/manifest.js';
+import { canonicalizeFile, resolveManifestPath } from '../../workspace/package.js';
+import { portablePathProblem } from '../../workspace/path.js';
+import { pathProblem } from '../../editplan/path.js';
+import { EvidenceStore } from '../../store/store.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { withPackageLock } from '../guard.js';
+import { PackageTransaction, SimulatedCrash } from '../transaction.js';
 import { packState, type PackResult } from './pack.js';
-import type { PathState, PathStateRecord } from './preflight.js';
-import type { PackageState } from './state.js';
+import type { PathState, PathStateRecord } from '../protocol/preflight.js';
+import type { PackageState } from '../protocol/state.js';
 
 /** The absolute file of a portable module path inside `packageDir`. */
 export function modulePathOnDisk(packageDir: string, modulePath: string): string {

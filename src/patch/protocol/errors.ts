@@ -2,7 +2,7 @@
  * Stable error codes of the patch layer (PATCH_SCHEMA.md; GENESIS_FACTS.md §3). Every code is
  * thrown as a `GcError`; the exit code is 10 (invalid input) unless noted.
  */
-import { GcError, ExitCode, isGcError } from '../util/errors.js';
+import { GcError, ExitCode, isGcError } from '../../util/errors.js';
 
 /** Error codes thrown by `src/patch/`. Messages may change; these strings may not. */
 export const PatchCode = {

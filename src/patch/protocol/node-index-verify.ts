@@ -5,12 +5,12 @@
  * rejected. As the spec says, it validates binding and does not recompute node ids. Independent of
  * `node-index.ts`.
  */
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashModule, hashTerm } from '../coreform/hash.js';
-import { printTerm } from '../coreform/print.js';
-import { int, kw, mapGet, str, TERM_TAG, termsEqual, vec, type MapTerm, type Term } from '../coreform/term.js';
-import { isHex64 } from '../util/bytes.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { decodeClosed, D, literal } from '../../coreform/closed.js';
+import { hashModule, hashTerm } from '../../coreform/hash.js';
+import { printTerm } from '../../coreform/print.js';
+import { int, kw, mapGet, str, TERM_TAG, termsEqual, vec, type MapTerm, type Term } from '../../coreform/term.js';
+import { isHex64 } from '../../util/bytes.js';
+import { ExitCode, GcError, isGcError } from '../../util/errors.js';
 
 function reject(message: string): GcError {
   return new GcError('patch/report-mismatch', `patch-node-index report rejected: ${message}`, { exitCode: ExitCode.verificationFailed });

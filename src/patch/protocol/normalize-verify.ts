@@ -4,12 +4,12 @@
  * operation count to the request and normalized term before execution"). It shares no code with
  * the producer (`normalize.ts`): it re-derives every expectation from the request itself.
  */
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, mapGet, kw, str, termsEqual, type MapTerm, type Term } from '../coreform/term.js';
-import { compareUtf8, isHex64 } from '../util/bytes.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
-import { portablePathProblem } from '../workspace/path.js';
+import { decodeClosed, D, literal } from '../../coreform/closed.js';
+import { hashTerm } from '../../coreform/hash.js';
+import { int, mapGet, kw, str, termsEqual, type MapTerm, type Term } from '../../coreform/term.js';
+import { compareUtf8, isHex64 } from '../../util/bytes.js';
+import { ExitCode, GcError, isGcError } from '../../util/errors.js';
+import { portablePathProblem } from '../../workspace/path.js';
 import type { NormalizedPatch, OpIdentity } from './normalize.js';
 
 const PROFILE = 'genesis/patch-authority-v0.1';

@@ -8,11 +8,11 @@
  * vectors to sorted (UTF-8 byte order), duplicate-free string vectors; and writes every optional
  * field explicitly (`[]` or `nil`). The normalized patch is `{:intent :ops :provenance :version 1}`.
  */
-import { decodeClosed, D, literal, type Decoder } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, kw, kwMap, NIL, str, TRUE, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { compareUtf8 } from '../util/bytes.js';
-import { portablePathProblem } from '../workspace/path.js';
+import { decodeClosed, D, literal, type Decoder } from '../../coreform/closed.js';
+import { hashTerm } from '../../coreform/hash.js';
+import { int, kw, kwMap, NIL, str, TRUE, vec, type MapTerm, type Term, type VecTerm } from '../../coreform/term.js';
+import { compareUtf8 } from '../../util/bytes.js';
+import { portablePathProblem } from '../../workspace/path.js';
 import { PatchCode, patchError, withPatchCodes } from './errors.js';
 import { decodePath } from './path.js';
 

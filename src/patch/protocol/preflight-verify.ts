@@ -3,10 +3,10 @@
  * ordered check coverage and fails closed on malformed, incomplete, unbound, or
  * identity-mismatched reports"). Independent of `preflight.ts`: it re-walks the request itself.
  */
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, kw, mapGet, str, termsEqual, type MapTerm, type Term } from '../coreform/term.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { decodeClosed, D, literal } from '../../coreform/closed.js';
+import { hashTerm } from '../../coreform/hash.js';
+import { int, kw, mapGet, str, termsEqual, type MapTerm, type Term } from '../../coreform/term.js';
+import { ExitCode, GcError, isGcError } from '../../util/errors.js';
 
 /** The verified outcome of a preflight report. */
 export interface PreflightOutcome {
