@@ -9,7 +9,7 @@ import { lstatSync, readFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { type MapTerm } from '../../coreform/term.js';
 import type { EvidenceStore } from '../../store/store.js';
-import { ExitCode, GcError, isGcError } from '../../util/errors.js';
+import { ExitCode, GcError, isGcError, type GcCode } from '../../util/errors.js';
 import { isHex64 } from '../../util/bytes.js';
 import type { Manifest } from '../../workspace/manifest.js';
 import { AcceptanceCode, validateAcceptance } from './acceptance.js';
@@ -74,7 +74,7 @@ export function runGenesisTest(
 ): GenesisTestRun {
   const pointer = join(packageDir, ...LAST_ACCEPTANCE.split('/'));
   const command = `genesis test --pkg ${manifestFile}`;
-  const fail = (code: string, why: string) =>
+  const fail = (code: GcCode, why: string) =>
     new GcError(code, `${command}: ${why}`, { exitCode: ExitCode.obligationsFailed, location: { file: manifestFile } });
   const before = pointerStat(pointer);
   const result = spawnSync(GENESIS_RUNNER, ['test', '--pkg', manifestFile], {

@@ -6,7 +6,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Term } from '../../coreform/term.js';
-import { ioError } from '../../util/errors.js';
+import { ioError, type GcCode } from '../../util/errors.js';
 import { parseManifestTable } from '../../workspace/manifest-write.js';
 import { parseManifest, type ManifestDependency } from '../../workspace/manifest.js';
 import { canonicalizeFile, resolveManifestPath } from '../../workspace/package.js';
@@ -43,7 +43,7 @@ const MAX_PATCH_PATH_BYTES = 4096;
  * names). The normalize report is unaffected (the reference accepts these paths); the host refuses.
  * @returns `{ code, problem }` with `code` `patch/non-portable-path` or `patch/reserved-path`.
  */
-export function patchPathProblem(path: string): { code: string; problem: string } | undefined {
+export function patchPathProblem(path: string): { code: GcCode; problem: string } | undefined {
   const portable = portablePathProblem(path);
   if (portable !== undefined) return { code: PatchCode.nonPortablePath, problem: portable };
   for (const segment of path.split('/')) {
