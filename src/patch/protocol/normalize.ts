@@ -141,6 +141,16 @@ interface OpSchema {
 
 const EMPTY_VEC = vec([]);
 
+/** `:rewrite-imports` and `:rewrite-exports` share one schema: they edit one `::meta` list each. */
+const META_LIST_OP: OpSchema = {
+  required: { 'module-path': modulePath },
+  optional: {
+    add: { decode: stringSet, absent: EMPTY_VEC },
+    remove: { decode: stringSet, absent: EMPTY_VEC },
+    replace: { decode: orNil(stringSet), absent: NIL },
+  },
+};
+
 const SCHEMAS: Record<OpName, OpSchema> = {
   'replace-node': { required: { 'module-path': modulePath, path: pathField, new: anyTerm }, optional: {} },
   'replace-node-id': { required: { 'module-path': modulePath, 'node-id': nodeId, new: anyTerm }, optional: {} },
@@ -163,22 +173,8 @@ const SCHEMAS: Record<OpName, OpSchema> = {
     required: { 'from-module-path': modulePath, 'to-module-path': modulePath, symbols: nonEmptyStringSet },
     optional: {},
   },
-  'rewrite-imports': {
-    required: { 'module-path': modulePath },
-    optional: {
-      add: { decode: stringSet, absent: EMPTY_VEC },
-      remove: { decode: stringSet, absent: EMPTY_VEC },
-      replace: { decode: orNil(stringSet), absent: NIL },
-    },
-  },
-  'rewrite-exports': {
-    required: { 'module-path': modulePath },
-    optional: {
-      add: { decode: stringSet, absent: EMPTY_VEC },
-      remove: { decode: stringSet, absent: EMPTY_VEC },
-      replace: { decode: orNil(stringSet), absent: NIL },
-    },
-  },
+  'rewrite-imports': META_LIST_OP,
+  'rewrite-exports': META_LIST_OP,
   'migrate-contract-signature': {
     required: { 'module-path': modulePath, 'contract-symbol': identifier, 'from-param': identifier, 'to-param': identifier },
     optional: {},
