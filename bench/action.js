@@ -72,7 +72,7 @@ function runAction(workspace, base, head) {
  * @param runs timed runs (default 3; the median is reported).
  */
 export async function run(users = 500, runs = 3) {
-  const { packOnDisk } = await import(pathToFileURL(join(root, 'dist/patch/host.js')).href);
+  const { packOnDisk } = await import(pathToFileURL(join(root, 'dist/patch/apply/host.js')).href);
   const { loadRefactorRequest } = await import(pathToFileURL(join(root, 'dist/refactor/request.js')).href);
   const { planRefactor } = await import(pathToFileURL(join(root, 'dist/refactor/plan.js')).href);
   const { applyRefactorPlan } = await import(pathToFileURL(join(root, 'dist/refactor/apply-plan.js')).href);

@@ -24,8 +24,8 @@ const COMMITS = 1000;
 export async function libs() {
   const load = (p) => import(pathToFileURL(join(root, 'dist', p)).href);
   return {
-    ...(await load('patch/host.js')),
-    ...(await load('patch/apply.js')),
+    ...(await load('patch/apply/host.js')),
+    ...(await load('patch/apply/apply.js')),
     ...(await load('coreform/read.js')),
     ...(await load('coreform/canon.js')),
     ...(await load('coreform/hash.js')),

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fmt, median } from './util.js';
-import { applyPatch } from '../dist/patch/apply.js';
-import { applyOpsInMemory } from '../dist/patch/apply-ops.js';
-import { loadPackageState, packOnDisk } from '../dist/patch/host.js';
-import { normalizePatch } from '../dist/patch/normalize.js';
+import { applyPatch } from '../dist/patch/apply/apply.js';
+import { applyOpsInMemory } from '../dist/patch/ops/apply-ops.js';
+import { loadPackageState, packOnDisk } from '../dist/patch/apply/host.js';
+import { normalizePatch } from '../dist/patch/protocol/normalize.js';
 import { readTerm } from '../dist/coreform/read.js';
 import { EvidenceStore } from '../dist/store/store.js';
 

@@ -6,7 +6,7 @@
 // lists every changed path). With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its dist/
 // built), the same PRs are also verified by that build, paired, and the ratio printed.
 // Needs `npm run build`. Standalone: `node bench/verify-pr.js [runs]`.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dirname } from 'node:path';
@@ -39,8 +39,10 @@ function writePackage(dir, users) {
 
 export async function libs(from = root) {
   const load = (p) => import(pathToFileURL(join(from, 'dist', p)).href);
+  // An earlier build (the baseline) has the apply host at `dist/patch/host.js`.
+  const host = existsSync(join(from, 'dist/patch/apply/host.js')) ? 'patch/apply/host.js' : 'patch/host.js';
   return {
-    ...(await load('patch/host.js')),
+    ...(await load(host)),
     ...(await load('refactor/request.js')),
     ...(await load('refactor/plan.js')),
     ...(await load('refactor/apply-plan.js')),

@@ -10,9 +10,9 @@
 import { decodeClosed, D, literal, vecOf } from '../coreform/closed.js';
 import { hashTerm, termAddress } from '../coreform/hash.js';
 import { bool, int, kwMap, mapGetKw, str, sym, termsEqual, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { acceptanceTerm, CANONICAL_PINS_OBLIGATION, NOT_EVALUATED_MESSAGE } from '../patch/acceptance.js';
+import { acceptanceTerm, CANONICAL_PINS_OBLIGATION, NOT_EVALUATED_MESSAGE } from '../patch/acceptance/acceptance.js';
 import type { Manifest } from '../workspace/manifest.js';
-import { normalizePatch, type NormalizedPatch } from '../patch/normalize.js';
+import { normalizePatch, type NormalizedPatch } from '../patch/protocol/normalize.js';
 import { isGcError } from '../util/errors.js';
 import { AuditCode, type PackageFindings } from './findings.js';
 import type { CommitStore, StoreEntryCheck } from './store-evidence.js';
@@ -269,7 +269,7 @@ function requestMatches(r: ApplyReportFields, patch: NormalizedPatch, acceptance
 }
 
 /**
- * gcpatch's own acceptance (`src/patch/acceptance.ts` without a runner) for a packed state whose
+ * gcpatch's own acceptance (`src/patch/acceptance/acceptance.ts` without a runner) for a packed state whose
  * pins are right: the canonical-pins record `:ok true`, then one `:ok false` "not evaluated" record
  * per declared obligation. A pure function of the package state, so it can be recomputed when a
  * cherry-pick left it behind.

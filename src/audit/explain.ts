@@ -19,9 +19,9 @@
  */
 import { termsEqual, vec, mapGetKw, type Term } from '../coreform/term.js';
 import { findMergeBases, entryAtCommit, type GitRepository } from '../git/repository.js';
-import { applyOpsInMemory } from '../patch/apply-ops.js';
-import { packState } from '../patch/pack.js';
-import { manifestModulePaths, type PackageState } from '../patch/state.js';
+import { applyOpsInMemory } from '../patch/ops/apply-ops.js';
+import { packState } from '../patch/apply/pack.js';
+import { manifestModulePaths, type PackageState } from '../patch/protocol/state.js';
 import { planRefactor } from '../refactor/plan.js';
 import { isGcError } from '../util/errors.js';
 import type { TomlTable } from '../workspace/manifest-write.js';

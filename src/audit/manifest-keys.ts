@@ -6,7 +6,7 @@
  * judged elsewhere (`explain.ts`, the head pin check), `caps_policy`'s effect by `caps-policy.ts`.
  */
 import type { MapTerm } from '../coreform/term.js';
-import { opNameOf, type NormalizedPatch } from '../patch/normalize.js';
+import { opNameOf, type NormalizedPatch } from '../patch/protocol/normalize.js';
 import { field, strsField } from '../patch/ops/common.js';
 import { tomlEqual } from '../textmerge/manifest.js';
 import { isTomlTable, type TomlTable, type TomlValue } from '../workspace/manifest-write.js';

@@ -8,7 +8,7 @@
  */
 import { canonicalizeSource } from '../coreform/canon.js';
 import { termsEqual, vec, type Term } from '../coreform/term.js';
-import type { PackageState } from '../patch/state.js';
+import type { PackageState } from '../patch/protocol/state.js';
 import { mergeFileBytes } from '../textmerge/driver.js';
 import { tomlEqual } from '../textmerge/manifest.js';
 import { parseManifestTable, type TomlTable, type TomlValue } from '../workspace/manifest-write.js';

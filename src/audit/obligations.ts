@@ -1,18 +1,18 @@
 /**
  * The optional obligation runner of the Action (`obligation-runner` input) and of
  * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
- * (`src/patch/acceptance.ts`) — a shell command run in the package directory of the work tree that
+ * (`src/patch/acceptance/acceptance.ts`) — a shell command run in the package directory of the work tree that
  * prints one `genesis/acceptance-v0.2` term on stdout — or `genesis`, the GenesisCode CLI's
- * `genesis test --pkg package.toml` and the acceptance it records (`src/patch/genesis-test.ts`,
+ * `genesis test --pkg package.toml` and the acceptance it records (`src/patch/acceptance/genesis-test.ts`,
  * docs/reference/genesis-cli.md). gcpatch cannot evaluate GenesisCode itself; this lets a workflow
  * re-run the package's tests and obligations with the real toolchain.
  */
 import { join } from 'node:path';
 import { kw, mapGet, type MapTerm } from '../coreform/term.js';
-import { runObligationRunner, validateAcceptance } from '../patch/acceptance.js';
-import { GENESIS_RUNNER, runGenesisTest } from '../patch/genesis-test.js';
+import { runObligationRunner, validateAcceptance } from '../patch/acceptance/acceptance.js';
+import { GENESIS_RUNNER, runGenesisTest } from '../patch/acceptance/genesis-test.js';
 import { EvidenceStore } from '../store/store.js';
-import { packState } from '../patch/pack.js';
+import { packState } from '../patch/apply/pack.js';
 import { isGcError } from '../util/errors.js';
 import { snapshotState, type CommitPackageSnapshot } from './package-at-commit.js';
 

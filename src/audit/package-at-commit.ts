@@ -11,7 +11,7 @@ import { canonicalizeSource } from '../coreform/canon.js';
 import { hashModule } from '../coreform/hash.js';
 import type { Term } from '../coreform/term.js';
 import { commitTree, entryAtCommit, objectKindOfMode, readTreeEntries, type GitRepository, type TreeEntry } from '../git/repository.js';
-import type { PackageState } from '../patch/state.js';
+import type { PackageState } from '../patch/protocol/state.js';
 import { decodeUtf8Strict, isHex64 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { parseManifestTable, type TomlTable } from '../workspace/manifest-write.js';

@@ -5,7 +5,7 @@
  * from (the base commit, or the state after earlier evidence) must give the identical report.
  */
 import { mapGetKw, termsEqual, vec, type MapTerm, type Term } from '../coreform/term.js';
-import { manifestModulePaths, type PackageState } from '../patch/state.js';
+import { manifestModulePaths, type PackageState } from '../patch/protocol/state.js';
 import { planRefactor } from '../refactor/plan.js';
 import { buildRefactorRequest, decodeRefactorRequest, termIdentity, type RefactorRequest } from '../refactor/request.js';
 import { verifyRefactorReport, type VerifiedRefactorReport } from '../refactor/verify.js';

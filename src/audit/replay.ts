@@ -8,10 +8,10 @@
 import { tomlEqual } from '../textmerge/manifest.js';
 import { termsEqual, vec, type Term } from '../coreform/term.js';
 import { readModule, lineColumn } from '../coreform/read.js';
-import { applyOpsInMemory } from '../patch/apply-ops.js';
-import { packState } from '../patch/pack.js';
-import { manifestModulePaths, type PackageState } from '../patch/state.js';
-import { opNameOf } from '../patch/normalize.js';
+import { applyOpsInMemory } from '../patch/ops/apply-ops.js';
+import { packState } from '../patch/apply/pack.js';
+import { manifestModulePaths, type PackageState } from '../patch/protocol/state.js';
+import { opNameOf } from '../patch/protocol/normalize.js';
 import { mapGetKw } from '../coreform/term.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { isTomlTable, type TomlTable } from '../workspace/manifest-write.js';

@@ -14,7 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { shQuote, type DoctorCheck } from '../merge/driver-install.js';
-import { packOnDisk } from '../patch/host.js';
+import { packOnDisk } from '../patch/apply/host.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';

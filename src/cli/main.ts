@@ -1,6 +1,7 @@
 /** The `gcpatch` command: registers every command group and maps errors to exit codes. */
 import { Command, CommanderError } from 'commander';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { usageCode } from '../util/codes.js';
 import { reportError, type CliContext } from './context.js';
 import { registerCoreformCommands } from './coreform.js';
 import { registerDiffCommand } from './diff.js';
@@ -80,7 +81,7 @@ export async function main(
       }
       // Commander already printed the message on stderr; machines get it as JSON too.
       if (wantsJson) {
-        const usage = new GcError(`usage/${error.code.replace(/^commander\./, '')}`, error.message.replace(/^error: /, ''));
+        const usage = new GcError(usageCode(error.code), error.message.replace(/^error: /, ''));
         ctx.stdout(JSON.stringify({ ok: false, error: usage.toJSON() }, null, 2) + '\n');
       }
       return ExitCode.invalidInput;

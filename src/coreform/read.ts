@@ -14,7 +14,7 @@
  * - `core/parse/escape` — bad escape sequence inside a string or bytes literal (at the backslash).
  */
 import { isUtf8 } from 'node:buffer';
-import { GcError } from '../util/errors.js';
+import { GcError, type GcCode } from '../util/errors.js';
 import { SCAN_WASM } from './scan-wasm.js';
 import { FALSE, NIL, TRUE, map as mapOf, type Term } from './term.js';
 
@@ -153,7 +153,7 @@ export function lineColumn(source: Uint8Array, offset: number): { line: number; 
   return { line, column: end - lineStart + 1 };
 }
 
-function parseError(source: Uint8Array, code: string, message: string, offset: number): GcError {
+function parseError(source: Uint8Array, code: GcCode, message: string, offset: number): GcError {
   const { line, column } = lineColumn(source, offset);
   return new GcError(code, message, { location: { offset, line, column } });
 }
@@ -324,7 +324,7 @@ class Reader {
     }
   }
 
-  error(code: string, message: string, offset: number): GcError {
+  error(code: GcCode, message: string, offset: number): GcError {
     return parseError(this.src, code, message, offset);
   }
 

@@ -17,7 +17,7 @@ import {
   type Term,
   type VecTerm,
 } from '../coreform/term.js';
-import { normalizePatch, opIdentitiesTerm, PATCH_PROFILE } from '../patch/normalize.js';
+import { normalizePatch, opIdentitiesTerm, PATCH_PROFILE } from '../patch/protocol/normalize.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { workspaceHash, type Workspace } from '../workspace/workspace.js';
 import {

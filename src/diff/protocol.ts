@@ -7,7 +7,7 @@
 import { D, decodeClosed, literal, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { int, kwMap, mapGetKw, str, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { PATCH_PROFILE, type OpIdentity } from '../patch/normalize.js';
+import { PATCH_PROFILE, type OpIdentity } from '../patch/protocol/normalize.js';
 import { admitWorkspace, workspaceTerm, type Workspace } from '../workspace/workspace.js';
 
 /** `:kind` of a diff request. */

@@ -8,7 +8,7 @@ import { hashTerm } from '../coreform/hash.js';
 import { int, kw, kwMap, mapSet, NIL, str, termsEqual, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { diffAdmitted } from '../diff/diff.js';
 import { diffRequestTerm } from '../diff/protocol.js';
-import { PATCH_PROFILE } from '../patch/normalize.js';
+import { PATCH_PROFILE } from '../patch/protocol/normalize.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { makeWorkspace, workspaceHash, workspaceTerm, type Workspace } from '../workspace/workspace.js';
 import {

@@ -17,7 +17,7 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rena
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ExitCode, ioError } from '../util/errors.js';
-import { PatchCode, patchError } from './errors.js';
+import { PatchCode, patchError } from './protocol/errors.js';
 
 /** Directory (inside the package) holding the lock and the apply journal. */
 export const CONTROL_DIRECTORY = '.gcpatch';

@@ -47,7 +47,7 @@ import { dirname, join } from 'node:path';
 import { fsyncDirectory, writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
 import { portablePathProblem } from '../workspace/path.js';
-import { PatchCode, patchError } from './errors.js';
+import { PatchCode, patchError } from './protocol/errors.js';
 import { CONTROL_DIRECTORY } from './lock.js';
 
 /** File name of the apply journal inside {@link CONTROL_DIRECTORY}. */
@@ -367,7 +367,7 @@ export class PackageTransaction {
 
   /**
    * Journals a file that another process is about to rewrite while this transaction is open (the
-   * `genesis test` runner writes `.genesis/last_acceptance` itself; see `genesis-test.ts`): its
+   * `genesis test` runner writes `.genesis/last_acceptance` itself; see `acceptance/genesis-test.ts`): its
    * current bytes are kept in a backup, so a rollback — in-process or by recovery after a crash —
    * restores them whatever the other process left; a commit keeps what it wrote. The path must not
    * be written by this transaction, before or after.

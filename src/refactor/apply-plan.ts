@@ -11,7 +11,7 @@
  * request and plan report → `applyPatch` with the report's `:patch`, unchanged.
  */
 import type { Term } from '../coreform/term.js';
-import { applyPatch, type ApplyResult } from '../patch/apply.js';
+import { applyPatch, type ApplyResult } from '../patch/apply/apply.js';
 import { recoverPendingTransaction } from '../patch/guard.js';
 import { EvidenceStore } from '../store/store.js';
 import { ExitCode, GcError } from '../util/errors.js';
@@ -29,7 +29,7 @@ export interface ApplyPlanOptions {
   report: Term;
   /** The request (term or admitted); default: the one the report names in the package's store. */
   request?: Term | RefactorRequest;
-  /** Obligation runner command for acceptance (see `patch/acceptance.ts`); default `GCPATCH_OBLIGATION_RUNNER`. */
+  /** Obligation runner command for acceptance (see `patch/acceptance/acceptance.ts`); default `GCPATCH_OBLIGATION_RUNNER`. */
   obligationRunner?: string;
   /** Runner timeout in milliseconds. */
   runnerTimeoutMs?: number;

@@ -45,7 +45,7 @@ import {
   type Term,
   type VecTerm,
 } from '../coreform/term.js';
-import { normalizePatch, opIdentitiesTerm, type NormalizedPatch } from '../patch/normalize.js';
+import { normalizePatch, opIdentitiesTerm, type NormalizedPatch } from '../patch/protocol/normalize.js';
 import { portablePathProblem } from '../workspace/path.js';
 import {
   CONFLICT_MESSAGES,

@@ -33,7 +33,7 @@ import { readTerm } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
 import { fsyncDirectory } from '../util/atomic.js';
 import { compareUtf8, isHex64, toHex, utf8 } from '../util/bytes.js';
-import { ExitCode, GcError } from '../util/errors.js';
+import { ExitCode, GcError, type GcCode } from '../util/errors.js';
 
 /** Store error codes (stable). */
 export const StoreCode = {
@@ -114,7 +114,7 @@ export interface EvidenceStoreOptions {
 let tempCounter = 0;
 const CHUNK = 1 << 20;
 
-function storeError(code: string, message: string, exitCode: ExitCode, hex?: string, cause?: unknown): GcError {
+function storeError(code: GcCode, message: string, exitCode: ExitCode, hex?: string, cause?: unknown): GcError {
   return new GcError(code, message, {
     exitCode,
     ...(hex !== undefined ? { location: { at: hex } } : {}),

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
-import { ExitCode, GcError } from '../util/errors.js';
+import { ExitCode, GcError, type GcCode } from '../util/errors.js';
 import { gitMergeBytes, hasConflictMarkers, isBinary } from './line-based.js';
 import { DEFAULT_TIMEOUT_MS, mergeFileBytes, readConflictStyle, type DriverMethod, type DriverMode } from './driver.js';
 import type { ConflictStyle, MarkerOptions } from './diff3.js';
@@ -195,7 +195,7 @@ export function sidesFromMarkers(bytes: Uint8Array, file = 'file'): MarkedSides 
   let state: 'out' | 'ours' | 'base' | 'theirs' = 'out';
   let blocks = 0;
   let blockLine = 0;
-  const fail = (code: string, message: string, line: number): never => {
+  const fail = (code: GcCode, message: string, line: number): never => {
     throw new GcError(code, message, { exitCode: ExitCode.invalidInput, location: { file, line: line + 1 } });
   };
   lines.forEach((line, i) => {

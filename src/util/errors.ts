@@ -1,19 +1,9 @@
 /** The one error class of gcpatch: a stable `code`, a message for people, an exit code and a location. */
 
-/**
- * Process exit codes shared by the CLI, driver and Action (DESIGN.md "The three entry points").
- * 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.
- */
-export const ExitCode = {
-  ok: 0,
-  conflicts: 1,
-  invalidInput: 10,
-  obligationsFailed: 30,
-  verificationFailed: 50,
-  io: 70,
-} as const;
-/** One of the {@link ExitCode} values. */
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+import { codeInfo, ExitCode, ioErrnoCode, type GcCode } from './codes.js';
+
+export { ExitCode };
+export type { GcCode };
 
 /**
  * Where an error happened. Offsets are 0-based UTF-8 byte offsets; `line` is 1-based and
@@ -33,21 +23,23 @@ export interface GcErrorLocation {
 
 /**
  * A typed failure with a stable machine `code` (e.g. `core/parse/eof`, `patch/path-state-conflict`,
- * `BEFORE_MISMATCH`). Messages may change between versions; codes may not.
+ * `BEFORE_MISMATCH`) from the registry `src/util/codes.ts`. Messages may change between versions;
+ * codes may not.
  */
 export class GcError extends Error {
-  readonly code: string;
+  readonly code: GcCode;
   readonly exitCode: ExitCode;
   readonly location: GcErrorLocation;
   readonly details: Record<string, unknown> | undefined;
 
   /**
-   * @param code stable error code.
+   * @param code stable error code, one of the registry's (`tsc` rejects any other).
    * @param message human-readable explanation, ideally naming the fix.
-   * @param options `exitCode` (default 10, invalid input), `location`, structured `details`, `cause`.
+   * @param options `exitCode` (default: the code's registered exit code), `location`, structured
+   *   `details`, `cause`.
    */
   constructor(
-    code: string,
+    code: GcCode,
     message: string,
     options: {
       exitCode?: ExitCode;
@@ -59,7 +51,7 @@ export class GcError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GcError';
     this.code = code;
-    this.exitCode = options.exitCode ?? ExitCode.invalidInput;
+    this.exitCode = options.exitCode ?? codeInfo(code).exit;
     this.location = options.location ?? {};
     this.details = options.details;
   }
@@ -123,7 +115,7 @@ export function isGcError(value: unknown): value is GcError {
 export function ioError(error: unknown, file: string, action: string): GcError {
   const errno = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
   const reason = error instanceof Error ? error.message : String(error);
-  return new GcError(`io/${errno.toLowerCase()}`, `cannot ${action} ${file}: ${reason}`, {
+  return new GcError(ioErrnoCode(errno), `cannot ${action} ${file}: ${reason}`, {
     exitCode: ExitCode.io,
     location: { file },
     cause: error,

@@ -6,14 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { messageWithoutLocation, type AuditReport } from '../../src/audit/findings.js';
 import { auditPullRequest } from '../../src/audit/verify-pr.js';
 import { renderAuditText } from '../../src/cli/pr-verify.js';
-import { applyPatch } from '../../src/patch/apply.js';
+import { applyPatch } from '../../src/patch/apply/apply.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { planRefactor } from '../../src/refactor/plan.js';
 import { loadRefactorRequest } from '../../src/refactor/request.js';
 import { storeRefactorEvidence } from '../../src/refactor/evidence.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { addShopPackage, commitAll, git, honestRenamePr, initRepo } from '../action/helpers.js';
-import { packOnDisk } from '../../src/patch/host.js';
+import { packOnDisk } from '../../src/patch/apply/host.js';
 import { copyFixture, gcpatch } from '../helpers/cli.js';
 
 describe('the text report', () => {

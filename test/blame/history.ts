@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTerm } from '../../src/coreform/read.js';
-import { applyPatch } from '../../src/patch/apply.js';
+import { applyPatch } from '../../src/patch/apply/apply.js';
 import { applyRefactorPlan } from '../../src/refactor/apply-plan.js';
 import { planRefactor } from '../../src/refactor/plan.js';
 import { loadRefactorRequest } from '../../src/refactor/request.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashModule } from '../../src/coreform/hash.js';
 import { canonicalizeSource } from '../../src/coreform/canon.js';
-import { applyPatch } from '../../src/patch/apply.js';
+import { applyPatch } from '../../src/patch/apply/apply.js';
 import { readTerm } from '../../src/coreform/read.js';
 import {
   addShopPackage,

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readTerm } from '../../src/coreform/read.js';
 import { kw, mapGet } from '../../src/coreform/term.js';
-import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
-import { NOT_EVALUATED_MESSAGE } from '../../src/patch/acceptance.js';
+import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
+import { NOT_EVALUATED_MESSAGE } from '../../src/patch/acceptance/acceptance.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { auditPackage } from '../../src/store/audit.js';
-import { verifyStoredApplyReport } from '../../src/patch/apply-report-verify.js';
+import { verifyStoredApplyReport } from '../../src/patch/apply/apply-report-verify.js';
 import { GcError } from '../../src/util/errors.js';
 import { codeOf, copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';
 
@@ -230,13 +230,18 @@ describe('acceptance and obligations', () => {
 
 describe('rejections before any mutation', () => {
   const source = (ops: string) => readTerm(`{:version 1 :intent "t" :provenance {} :ops [${ops}]}`);
-  const unchanged = (ops: string, code: string, prepare?: (pkg: string) => void) => {
+  /** Applies `ops` to a fresh package: it fails with `code` and the package tree is as it was. */
+  const rolledBack = (ops: string, code: string, prepare?: (pkg: string) => void): string => {
     const pkg = copyPackage();
     prepare?.(pkg);
     const before = snapshotTree(pkg);
     expect(codeOf(() => applyPatch({ pkg, patch: source(ops) }))).toBe(code);
     expect(snapshotTree(pkg)).toEqual(before);
-    expect(existsSync(join(pkg, '.genesis'))).toBe(false);
+    return pkg;
+  };
+  /** {@link rolledBack}, refused before anything was stored (no `.genesis`). */
+  const unchanged = (ops: string, code: string, prepare?: (pkg: string) => void) => {
+    expect(existsSync(join(rolledBack(ops, code, prepare), '.genesis'))).toBe(false);
   };
   it('path-state conflict: add-module onto an existing file', () =>
     unchanged('{:op :add-module :module-path "app.gc" :content ""}', 'patch/path-state-conflict'));
@@ -250,20 +255,8 @@ describe('rejections before any mutation', () => {
     unchanged('{:op :rename-symbol :module-path "alias.gc" :from a :to b}', 'patch/symlink-path', (pkg) => symlinkSync(join(pkg, 'app.gc'), join(pkg, 'alias.gc'))));
   it('non-portable path', () => unchanged('{:op :remove-module :module-path "../app.gc"}', 'patch/non-portable-path'));
   it('drive prefix', () => unchanged('{:op :remove-module :module-path "C:/app.gc"}', 'patch/non-portable-path'));
-  it('[:form 99] (form index out of range) rolls back', () => {
-    const pkg = copyPackage();
-    const before = snapshotTree(pkg);
-    expect(codeOf(() => applyPatch({ pkg, patch: source('{:op :replace-node :module-path "app.gc" :path [[:form 99]] :new 1}') }))).toBe(
-      'patch/form-index-out-of-range',
-    );
-    expect(snapshotTree(pkg)).toEqual(before);
-  });
-  it('rename with zero sites rolls back', () => {
-    const pkg = copyPackage();
-    const before = snapshotTree(pkg);
-    expect(codeOf(() => applyPatch({ pkg, patch: source('{:op :rename-symbol :module-path "app.gc" :from no/such::sym :to x}') }))).toBe(
-      'patch/rename-no-sites',
-    );
-    expect(snapshotTree(pkg)).toEqual(before);
-  });
+  it('[:form 99] (form index out of range) rolls back', () =>
+    rolledBack('{:op :replace-node :module-path "app.gc" :path [[:form 99]] :new 1}', 'patch/form-index-out-of-range'));
+  it('rename with zero sites rolls back', () =>
+    rolledBack('{:op :rename-symbol :module-path "app.gc" :from no/such::sym :to x}', 'patch/rename-no-sites'));
 });

@@ -2,7 +2,7 @@
 import { accessSync, constants, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packOnDisk } from '../../src/patch/host.js';
+import { packOnDisk } from '../../src/patch/apply/host.js';
 
 const pad = (i: number) => String(i).padStart(3, '0');
 

@@ -7,12 +7,12 @@ import { cpSync, existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTerm } from '../../src/coreform/read.js';
-import { applyPatch } from '../../src/patch/apply.js';
+import { applyPatch } from '../../src/patch/apply/apply.js';
 import { recoverPendingTransaction } from '../../src/patch/guard.js';
 import { PackageTransaction, SimulatedCrash, applyJournalPath, setDurableWritesForTesting, type PlannedWrite } from '../../src/patch/transaction.js';
 import { loadPackage, pinFindings, pinsVerified } from '../../src/workspace/package.js';
 import { copyPackage, DEMO_PATCH, snapshotTree } from './helpers.js';
-import { readPatchFile } from '../../src/patch/apply.js';
+import { readPatchFile } from '../../src/patch/apply/apply.js';
 import { bigPatchSource, fastTempBase, makeBigPackage } from './big-package.js';
 
 const N = 300;

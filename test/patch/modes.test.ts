@@ -6,8 +6,8 @@
 import { chmodSync, lstatSync, mkdirSync, readlinkSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
-import { packOnDisk } from '../../src/patch/host.js';
+import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
+import { packOnDisk } from '../../src/patch/apply/host.js';
 import { recoverPendingTransaction } from '../../src/patch/guard.js';
 import { SimulatedCrash } from '../../src/patch/transaction.js';
 import { GcError } from '../../src/util/errors.js';

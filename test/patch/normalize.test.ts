@@ -10,19 +10,9 @@ import {
   normalizedOpFields,
   opIdentitiesTerm,
   OP_NAMES,
-} from '../../src/patch/normalize.js';
-import { verifyNormalizeReport } from '../../src/patch/normalize-verify.js';
-import { isGcError } from '../../src/util/errors.js';
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (isGcError(error)) return error.code;
-    throw error;
-  }
-  return 'no error';
-}
+} from '../../src/patch/protocol/normalize.js';
+import { verifyNormalizeReport } from '../../src/patch/protocol/normalize-verify.js';
+import { codeOf } from './helpers.js';
 
 const step = (tag: string, ...args: Term[]) => vec([kw(tag), ...args]);
 

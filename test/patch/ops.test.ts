@@ -3,10 +3,10 @@ import { printModule, printTerm } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { hashModule, semanticNodeId } from '../../src/coreform/hash.js';
 import { int, kw, mapGet, vec } from '../../src/coreform/term.js';
-import { applyOpsInMemory } from '../../src/patch/apply-ops.js';
-import { normalizePatch } from '../../src/patch/normalize.js';
-import { packState } from '../../src/patch/pack.js';
-import { manifestModulePaths, packageStateFromSources, type PackageState } from '../../src/patch/state.js';
+import { applyOpsInMemory } from '../../src/patch/ops/apply-ops.js';
+import { normalizePatch } from '../../src/patch/protocol/normalize.js';
+import { packState } from '../../src/patch/apply/pack.js';
+import { manifestModulePaths, packageStateFromSources, type PackageState } from '../../src/patch/protocol/state.js';
 import { codeOf } from './helpers.js';
 
 const MANIFEST = `schema = 1

@@ -6,10 +6,10 @@ import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { hashModule } from '../../src/coreform/hash.js';
 import { printModule } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
-import { applyOpsInMemory } from '../../src/patch/apply-ops.js';
-import { normalizePatch } from '../../src/patch/normalize.js';
-import { ModuleRenderer } from '../../src/patch/render.js';
-import { packageStateFromSources } from '../../src/patch/state.js';
+import { applyOpsInMemory } from '../../src/patch/ops/apply-ops.js';
+import { normalizePatch } from '../../src/patch/protocol/normalize.js';
+import { ModuleRenderer } from '../../src/patch/render/render.js';
+import { packageStateFromSources } from '../../src/patch/protocol/state.js';
 import { FIXTURES } from './helpers.js';
 
 interface Case {

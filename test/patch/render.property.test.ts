@@ -12,10 +12,10 @@ import { readModuleSpans, readTerm } from '../../src/coreform/read.js';
 import { int, list, listFrom, sym, str, termsEqual, vec, kwMap, kw, type Term } from '../../src/coreform/term.js';
 import { canonicalizeForm } from '../../src/coreform/canon.js';
 import { printTerm } from '../../src/coreform/print.js';
-import { applyOpsInMemory } from '../../src/patch/apply-ops.js';
-import { normalizePatch } from '../../src/patch/normalize.js';
-import { packageStateFromSources } from '../../src/patch/state.js';
-import { ModuleRenderer } from '../../src/patch/render.js';
+import { applyOpsInMemory } from '../../src/patch/ops/apply-ops.js';
+import { normalizePatch } from '../../src/patch/protocol/normalize.js';
+import { packageStateFromSources } from '../../src/patch/protocol/state.js';
+import { ModuleRenderer } from '../../src/patch/render/render.js';
 import { messyPrint, rng } from '../coreform/messy.js';
 
 const MANIFEST = `schema = 1\nname = "p"\nversion = "1.0.0"\nobligations = []\n\n[[modules]]\npath = "a.gc"\n\n[[modules]]\npath = "b.gc"\n`;

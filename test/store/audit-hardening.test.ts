@@ -7,9 +7,9 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bool, kwMap, NIL, str, sym, vec } from '../../src/coreform/term.js';
-import { dependencyArtifactOnDisk } from '../../src/patch/host.js';
-import { acceptanceTerm, CANONICAL_PINS_OBLIGATION } from '../../src/patch/acceptance.js';
-import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
+import { dependencyArtifactOnDisk } from '../../src/patch/apply/host.js';
+import { acceptanceTerm, CANONICAL_PINS_OBLIGATION } from '../../src/patch/acceptance/acceptance.js';
+import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
 import { auditPackage } from '../../src/store/audit.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { utf8 } from '../../src/util/bytes.js';

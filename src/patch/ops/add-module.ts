@@ -2,8 +2,8 @@
 import { canonicalizeSource } from '../../coreform/canon.js';
 import type { MapTerm, Term } from '../../coreform/term.js';
 import { isGcError } from '../../util/errors.js';
-import { PatchCode, patchError } from '../errors.js';
-import { manifestModulePaths, manifestModules, withManifestEdit, withModule, type PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { manifestModulePaths, manifestModules, withManifestEdit, withModule, type PackageState } from '../protocol/state.js';
 import { field, recanonicalize, strField, type OpOutcome } from './common.js';
 
 /**

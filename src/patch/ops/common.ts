@@ -3,8 +3,8 @@ import { canonicalizeForm } from '../../coreform/canon.js';
 import { hashModule } from '../../coreform/hash.js';
 import { kw, kwMap, listItems, mapGetKw, str, type MapTerm, type Term } from '../../coreform/term.js';
 import { isGcError } from '../../util/errors.js';
-import { PatchCode, patchError } from '../errors.js';
-import type { PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import type { PackageState } from '../protocol/state.js';
 
 /** What one op produced: the new state and, for module-editing ops, its semantic-edit evidence. */
 export interface OpOutcome {

@@ -6,8 +6,8 @@
 import { kw, kwMap, list, listItems, mapGet, mapSet, sym, vec, type MapTerm, type Term } from '../../coreform/term.js';
 import { termsEqual } from '../../coreform/term.js';
 import { compareUtf8 } from '../../util/bytes.js';
-import { PatchCode, patchError } from '../errors.js';
-import { requireModule, withModule, type PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { requireModule, withModule, type PackageState } from '../protocol/state.js';
 import { field, recanonicalize, refactorEdit, strField, strsField, topLevelDef, type OpOutcome } from './common.js';
 
 function metaMap(rhs: Term, modulePath: string): { map: MapTerm; quoted: boolean } {

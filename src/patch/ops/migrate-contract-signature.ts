@@ -12,8 +12,8 @@
  */
 import { int, listFrom, listItems, sym, kwMap, type MapTerm, type Term } from '../../coreform/term.js';
 import { map } from '../../coreform/term.js';
-import { PatchCode, patchError } from '../errors.js';
-import { requireModule, withModule, type PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { requireModule, withModule, type PackageState } from '../protocol/state.js';
 import { recanonicalize, refactorEdit, strField, topLevelDef, type OpOutcome } from './common.js';
 import { rewriteTerm, type RewriteStep } from './rewrite.js';
 

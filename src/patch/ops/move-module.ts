@@ -1,7 +1,7 @@
 /** `:move-module` (PATCH_SCHEMA.md): move a module file and rewrite its manifest entry in place. */
 import { kwMap, str, type MapTerm } from '../../coreform/term.js';
-import { PatchCode, patchError } from '../errors.js';
-import { manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../protocol/state.js';
 import { refactorEdit, strField, type OpOutcome } from './common.js';
 
 /**

@@ -1,6 +1,6 @@
 /** `:remove-module` (PATCH_SCHEMA.md): delete a module and drop its manifest entry. */
 import type { MapTerm } from '../../coreform/term.js';
-import { manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../state.js';
+import { manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../protocol/state.js';
 import { strField, type OpOutcome } from './common.js';
 
 /**

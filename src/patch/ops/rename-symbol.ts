@@ -1,7 +1,7 @@
 /** `:rename-symbol` (PATCH_SCHEMA.md): rewrite every occurrence of a symbol in one module. */
 import { int, kwMap, sym, type MapTerm, type Term } from '../../coreform/term.js';
-import { PatchCode, patchError } from '../errors.js';
-import { requireModule, withModule, type PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { requireModule, withModule, type PackageState } from '../protocol/state.js';
 import { recanonicalize, refactorEdit, strField, type OpOutcome } from './common.js';
 import { rewriteTerm } from './rewrite.js';
 

@@ -1,7 +1,7 @@
 /** `:replace-node-id` (PATCH_SCHEMA.md): resolve `:node-id` through the node index, then replace. */
 import type { MapTerm } from '../../coreform/term.js';
-import { resolveNodeId } from '../node-index.js';
-import { requireModule, type PackageState } from '../state.js';
+import { resolveNodeId } from '../protocol/node-index.js';
+import { requireModule, type PackageState } from '../protocol/state.js';
 import { field, strField, type OpOutcome } from './common.js';
 import { replaceNodeAt } from './replace-node.js';
 

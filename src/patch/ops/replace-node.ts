@@ -1,9 +1,9 @@
 /** `:replace-node` (PATCH_SCHEMA.md): replace the node at `:path` with `:new`, re-canonicalize. */
 import { hashTerm, semanticNodeId } from '../../coreform/hash.js';
 import { kw, kwMap, str, type MapTerm, type Term } from '../../coreform/term.js';
-import { decodePath, pathTerm, type PathStep } from '../path.js';
-import { requireModule, withModule, type PackageState } from '../state.js';
-import { replaceAt } from '../tree.js';
+import { decodePath, pathTerm, type PathStep } from '../protocol/path.js';
+import { requireModule, withModule, type PackageState } from '../protocol/state.js';
+import { replaceAt } from '../protocol/tree.js';
 import { field, recanonicalize, strField, type OpOutcome } from './common.js';
 
 /**

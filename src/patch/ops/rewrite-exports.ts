@@ -1,6 +1,6 @@
 /** `:rewrite-exports` (PATCH_SCHEMA.md): set-wise edit of the `::meta` `:exports` vector. */
 import type { MapTerm } from '../../coreform/term.js';
-import type { PackageState } from '../state.js';
+import type { PackageState } from '../protocol/state.js';
 import type { OpOutcome } from './common.js';
 import { applyMetaListRewrite } from './meta-list.js';
 

@@ -1,8 +1,8 @@
 /** `:split-module` (PATCH_SCHEMA.md): move top-level `(def <symbol> …)` forms into a new module. */
 import { hashModule } from '../../coreform/hash.js';
 import { int, kwMap, str, sym, vec, type MapTerm, type Term } from '../../coreform/term.js';
-import { PatchCode, patchError } from '../errors.js';
-import { manifestModulePaths, manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { manifestModulePaths, manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../protocol/state.js';
 import { refactorEdit, strField, strsField, topLevelDef, type OpOutcome } from './common.js';
 
 /**

@@ -12,8 +12,8 @@
 import type { MapTerm, Term } from '../../coreform/term.js';
 import { compareUtf8 } from '../../util/bytes.js';
 import type { TomlTable, TomlValue } from '../../workspace/manifest-write.js';
-import { PatchCode, patchError } from '../errors.js';
-import { withManifestEdit, type PackageState } from '../state.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { withManifestEdit, type PackageState } from '../protocol/state.js';
 import { field, strsField, type OpOutcome } from './common.js';
 
 function keyName(k: Term, at: string): string {

@@ -2,8 +2,8 @@
  * Structural navigation and replacement along `:path` steps (PATCH_SCHEMA.md "Path encoding").
  * Iterative, so deep terms (long lists, deep nesting) do not overflow the stack.
  */
-import { printAtom } from '../coreform/print.js';
-import { compareTerms, type MapTerm, type Term } from '../coreform/term.js';
+import { printAtom } from '../../coreform/print.js';
+import { compareTerms, type MapTerm, type Term } from '../../coreform/term.js';
 import { PatchCode, patchError } from './errors.js';
 import type { PathStep } from './path.js';
 

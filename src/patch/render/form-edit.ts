@@ -18,10 +18,10 @@
  *
  * The caller (`render.ts`) reads the edited form back and checks it; these edits are a proposal.
  */
-import { RESERVED_HEADS } from '../coreform/canon.js';
-import { printAtom, printTerm } from '../coreform/print.js';
-import type { NodeSpan } from '../coreform/read.js';
-import { compareTerms, isAtom, listItems, termsEqual, type Term } from '../coreform/term.js';
+import { RESERVED_HEADS } from '../../coreform/canon.js';
+import { printAtom, printTerm } from '../../coreform/print.js';
+import type { NodeSpan } from '../../coreform/read.js';
+import { compareTerms, isAtom, listItems, termsEqual, type Term } from '../../coreform/term.js';
 
 /** Replace the source bytes `[start, end)` (0-based UTF-8 offsets) with `text`. */
 export interface TextEdit {

@@ -22,11 +22,11 @@
  *    is therefore never a wrong module: `hash-module` of what is written always equals that of the
  *    canonical apply.
  */
-import { canonicalizeForm, canonicalizeSource } from '../coreform/canon.js';
-import { printModule, printTerm } from '../coreform/print.js';
-import { readModuleSpans, readTerm, type NodeSpan, type SpannedForm } from '../coreform/read.js';
-import { termsEqual, type Term } from '../coreform/term.js';
-import { isGcError } from '../util/errors.js';
+import { canonicalizeForm, canonicalizeSource } from '../../coreform/canon.js';
+import { printModule, printTerm } from '../../coreform/print.js';
+import { readModuleSpans, readTerm, type NodeSpan, type SpannedForm } from '../../coreform/read.js';
+import { termsEqual, type Term } from '../../coreform/term.js';
+import { isGcError } from '../../util/errors.js';
 import { editForm, indentAt, indentPrint, type TextEdit } from './form-edit.js';
 
 /** How a module's bytes were made. */

@@ -3,22 +3,22 @@
  * into a {@link PackageState}, and packing on disk. Everything that decides lives in the pure
  * modules; this file only reads and writes.
  */
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync, readFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Term } from '../coreform/term.js';
-import { ioError } from '../util/errors.js';
-import { parseManifestTable } from '../workspace/manifest-write.js';
-import { parseManifest, type ManifestDependency } from '../workspace/manifest.js';
-import { canonicalizeFile, resolveManifestPath } from '../workspace/package.js';
-import { portablePathProblem } from '../workspace/path.js';
-import { pathProblem } from '../editplan/path.js';
-import { EvidenceStore } from '../store/store.js';
-import { PatchCode, patchError } from './errors.js';
-import { withPackageLock } from './guard.js';
-import { PackageTransaction, SimulatedCrash } from './transaction.js';
+import type { Term } from '../../coreform/term.js';
+import { ioError, type GcCode } from '../../util/errors.js';
+import { parseManifestTable } from '../../workspace/manifest-write.js';
+import { parseManifest, type ManifestDependency } from '../../workspace/manifest.js';
+import { canonicalizeFile, resolveManifestPath } from '../../workspace/package.js';
+import { portablePathProblem } from '../../workspace/path.js';
+import { pathProblem } from '../../editplan/path.js';
+import { EvidenceStore } from '../../store/store.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { withPackageLock } from '../guard.js';
+import { PackageTransaction, SimulatedCrash } from '../transaction.js';
 import { packState, type PackResult } from './pack.js';
-import type { PathState, PathStateRecord } from './preflight.js';
-import type { PackageState } from './state.js';
+import type { PathState, PathStateRecord } from '../protocol/preflight.js';
+import type { PackageState } from '../protocol/state.js';
 
 /** The absolute file of a portable module path inside `packageDir`. */
 export function modulePathOnDisk(packageDir: string, modulePath: string): string {
@@ -43,7 +43,7 @@ const MAX_PATCH_PATH_BYTES = 4096;
  * names). The normalize report is unaffected (the reference accepts these paths); the host refuses.
  * @returns `{ code, problem }` with `code` `patch/non-portable-path` or `patch/reserved-path`.
  */
-export function patchPathProblem(path: string): { code: string; problem: string } | undefined {
+export function patchPathProblem(path: string): { code: GcCode; problem: string } | undefined {
   const portable = portablePathProblem(path);
   if (portable !== undefined) return { code: PatchCode.nonPortablePath, problem: portable };
   for (const segment of path.split('/')) {
@@ -74,6 +74,23 @@ export function assertPatchPath(path: string, field = 'module path'): void {
 }
 
 /**
+ * `lstat` of one path component: its stats, `ENOENT` when it is missing, and `ENOTDIR` (when
+ * `notDirectory` allows it) when a component above it is not a directory.
+ * @throws GcError `io/*` for any other failure.
+ */
+function lstatComponent(path: string, notDirectory: false): Stats | 'ENOENT';
+function lstatComponent(path: string, notDirectory: true): Stats | 'ENOENT' | 'ENOTDIR';
+function lstatComponent(path: string, notDirectory: boolean): Stats | 'ENOENT' | 'ENOTDIR' {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || (notDirectory && code === 'ENOTDIR')) return code;
+    throw ioError(error, path, 'inspect');
+  }
+}
+
+/**
  * Refuses a file gcpatch will replace (`package.toml`, `.genesis/last_acceptance`) when it or a
  * directory on its way from `packageDir` is a symbolic link (or the file is not a regular file):
  * gcpatch never replaces a link with a file nor writes through one.
@@ -85,14 +102,8 @@ export function assertReplaceableTarget(packageDir: string, relative: string): v
   let current = packageDir;
   for (let i = 0; i < parts.length; i++) {
     current = join(current, parts[i]!);
-    let st;
-    try {
-      st = lstatSync(current);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return;
-      throw ioError(error, current, 'inspect');
-    }
+    const st = lstatComponent(current, false);
+    if (st === 'ENOENT') return;
     const last = i === parts.length - 1;
     if (st.isSymbolicLink() || (last ? !st.isFile() : !st.isDirectory())) {
       const what = st.isSymbolicLink() ? 'a symbolic link' : last ? 'not a regular file' : 'not a directory';
@@ -118,15 +129,9 @@ export function inspectPathState(packageDir: string, modulePath: string): PathSt
   let current = packageDir;
   for (let i = 0; i < parts.length; i++) {
     current = join(current, parts[i]!);
-    let st;
-    try {
-      st = lstatSync(current);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return 'absent';
-      if (code === 'ENOTDIR') return 'other';
-      throw ioError(error, current, 'inspect');
-    }
+    const st = lstatComponent(current, true);
+    if (st === 'ENOENT') return 'absent';
+    if (st === 'ENOTDIR') return 'other';
     if (st.isSymbolicLink()) {
       throw patchError(PatchCode.symlinkPath, `${modulePath}: path component ${parts.slice(0, i + 1).join('/')} is a symbolic link; patches never follow symlinks`, {
         at: modulePath,

@@ -11,25 +11,25 @@
  * (`patch/rollback-failed`, exit 70) and keeps the journal for `gcpatch recover`.
  */
 import { basename, dirname } from 'node:path';
-import { readTerm } from '../coreform/read.js';
-import { kw, mapGet, type MapTerm, type Term } from '../coreform/term.js';
-import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
-import { lineColumn } from '../coreform/read.js';
-import { resolveManifestPath } from '../workspace/package.js';
-import { EvidenceStore, type StoreLimits } from '../store/store.js';
-import { builtinAcceptance, resolveRunner, runObligationRunner, validateAcceptance } from './acceptance.js';
-import { GENESIS_RUNNER, LAST_ACCEPTANCE, runGenesisTest } from './genesis-test.js';
-import { applyOpsInMemory } from './apply-ops.js';
+import { readTerm } from '../../coreform/read.js';
+import { kw, mapGet, type MapTerm, type Term } from '../../coreform/term.js';
+import { ExitCode, GcError, ioError, isGcError } from '../../util/errors.js';
+import { lineColumn } from '../../coreform/read.js';
+import { resolveManifestPath } from '../../workspace/package.js';
+import { EvidenceStore, type StoreLimits } from '../../store/store.js';
+import { builtinAcceptance, resolveRunner, runObligationRunner, validateAcceptance } from '../acceptance/acceptance.js';
+import { GENESIS_RUNNER, LAST_ACCEPTANCE, runGenesisTest } from '../acceptance/genesis-test.js';
+import { applyOpsInMemory } from '../ops/apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
-import { PatchCode, patchError } from './errors.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
 import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, modulePathOnDisk, packPackageState, readIfExists } from './host.js';
-import { withPackageLock } from './guard.js';
-import { PackageTransaction, SimulatedCrash, type PlannedWrite } from './transaction.js';
-import { normalizeReport, normalizeRequest, type NormalizedPatch } from './normalize.js';
-import { verifyNormalizeReport } from './normalize-verify.js';
-import { opReferencedPaths, preflightReport, preflightRequest } from './preflight.js';
-import { verifyPreflightReport } from './preflight-verify.js';
-import { ModuleRenderer } from './render.js';
+import { withPackageLock } from '../guard.js';
+import { PackageTransaction, SimulatedCrash, type PlannedWrite } from '../transaction.js';
+import { normalizeReport, normalizeRequest, type NormalizedPatch } from '../protocol/normalize.js';
+import { verifyNormalizeReport } from '../protocol/normalize-verify.js';
+import { opReferencedPaths, preflightReport, preflightRequest } from '../protocol/preflight.js';
+import { verifyPreflightReport } from '../protocol/preflight-verify.js';
+import { ModuleRenderer } from '../render/render.js';
 
 /** Options of {@link applyPatch}. */
 export interface ApplyOptions {

@@ -8,15 +8,15 @@
  * (`[:vec i]`); maps by canonical key order, values only (`[:map key]`). Iterative throughout.
  */
 import { blake3 } from '@noble/hashes/blake3.js';
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashModule, hashTerm, NODE_ID_PREFIX } from '../coreform/hash.js';
-import { printTerm } from '../coreform/print.js';
-import { int, kwMap, str, TERM_TAG, vec, TRUE, type MapTerm, type Term } from '../coreform/term.js';
-import { toHex, utf8 } from '../util/bytes.js';
+import { decodeClosed, D, literal } from '../../coreform/closed.js';
+import { hashModule, hashTerm, NODE_ID_PREFIX } from '../../coreform/hash.js';
+import { printTerm } from '../../coreform/print.js';
+import { int, kwMap, str, TERM_TAG, vec, TRUE, type MapTerm, type Term } from '../../coreform/term.js';
+import { toHex, utf8 } from '../../util/bytes.js';
 import { PatchCode, patchError } from './errors.js';
 import { PATCH_PROFILE } from './normalize.js';
 import { pathRepr, pathTerm, stepTerm, type PathStep } from './path.js';
-import { assertPortablePath } from '../workspace/path.js';
+import { assertPortablePath } from '../../workspace/path.js';
 
 /** `:kind` of a node-index request. */
 export const NODE_INDEX_REQUEST_KIND = 'genesis/patch-node-index-request-v0.1';

@@ -5,16 +5,15 @@
  * rejected. As the spec says, it validates binding and does not recompute node ids. Independent of
  * `node-index.ts`.
  */
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashModule, hashTerm } from '../coreform/hash.js';
-import { printTerm } from '../coreform/print.js';
-import { int, kw, mapGet, str, TERM_TAG, termsEqual, vec, type MapTerm, type Term } from '../coreform/term.js';
-import { isHex64 } from '../util/bytes.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { D, literal } from '../../coreform/closed.js';
+import { hashModule, hashTerm } from '../../coreform/hash.js';
+import { printTerm } from '../../coreform/print.js';
+import { int, kw, mapGet, str, TERM_TAG, termsEqual, vec, type MapTerm, type Term } from '../../coreform/term.js';
+import { isHex64 } from '../../util/bytes.js';
+import type { GcError } from '../../util/errors.js';
+import { decodeReport, reportMismatch } from './report-check.js';
 
-function reject(message: string): GcError {
-  return new GcError('patch/report-mismatch', `patch-node-index report rejected: ${message}`, { exitCode: ExitCode.verificationFailed });
-}
+const reject = (message: string): GcError => reportMismatch('patch-node-index', message);
 
 /** The expected preorder of (path term, node) pairs, computed with an explicit stack. */
 function preorder(forms: readonly Term[]): [Term, Term][] {
@@ -44,42 +43,32 @@ export function verifyNodeIndexReport(request: MapTerm, report: Term): { nodeId:
   const forms = mapGet(request, kw('forms'));
   const modulePath = mapGet(request, kw('module-path'));
   if (forms?.kind !== 'vec' || modulePath?.kind !== 'str') throw reject('the request has no :forms vector or :module-path');
-  let rep;
-  try {
-    rep = decodeClosed(
-      report,
-      {
-        kind: literal(str('genesis/patch-node-index-v0.1')),
-        'module-h': D.hex64,
-        'module-path': literal(modulePath),
-        nodes: D.vec,
-        ok: literal({ kind: 'bool', value: true }),
-        profile: literal(str('genesis/patch-authority-v0.1')),
-        v: literal(int(1)),
-      },
-      'patch-node-index report',
-    );
-  } catch (error) {
-    if (isGcError(error)) throw reject(error.message);
-    throw error;
-  }
+  const rep = decodeReport(
+    report,
+    {
+      kind: literal(str('genesis/patch-node-index-v0.1')),
+      'module-h': D.hex64,
+      'module-path': literal(modulePath),
+      nodes: D.vec,
+      ok: literal({ kind: 'bool', value: true }),
+      profile: literal(str('genesis/patch-authority-v0.1')),
+      v: literal(int(1)),
+    },
+    'patch-node-index report',
+    reject,
+  );
   if (rep['module-h'] !== hashModule(forms.items)) throw reject(':module-h is not the module hash of the request forms');
   const expected = preorder(forms.items);
   if (rep.nodes.items.length !== expected.length) throw reject(`${rep.nodes.items.length} nodes, the module has ${expected.length}`);
   const seen = new Set<string>();
   return rep.nodes.items.map((node, i) => {
     const at = `:nodes[${i}]`;
-    let r;
-    try {
-      r = decodeClosed(
-        node,
-        { 'module-path': literal(modulePath), 'node-id': D.hex64, path: D.vec, 'path-repr': D.str, 'term-h': D.hex64, 'term-tag': D.str },
-        at,
-      );
-    } catch (error) {
-      if (isGcError(error)) throw reject(error.message);
-      throw error;
-    }
+    const r = decodeReport(
+      node,
+      { 'module-path': literal(modulePath), 'node-id': D.hex64, path: D.vec, 'path-repr': D.str, 'term-h': D.hex64, 'term-tag': D.str },
+      at,
+      reject,
+    );
     const [path, term] = expected[i]!;
     if (!termsEqual(r.path, path)) throw reject(`${at} is out of preorder (expected path ${printTerm(path).replace(/\s+/g, ' ')})`);
     if (r['path-repr'] !== printTerm(path)) throw reject(`${at} :path-repr is not the print of :path`);

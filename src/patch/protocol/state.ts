@@ -3,10 +3,10 @@
  * manifest as an editable TOML table and every module as its canonical forms. The on-disk apply,
  * the GitHub Action and the refactor planner all run the same ops on this model.
  */
-import { canonicalizeSource } from '../coreform/canon.js';
-import type { Term } from '../coreform/term.js';
-import { cloneTomlTable, isTomlTable, parseManifestTable, type TomlTable } from '../workspace/manifest-write.js';
-import { parseManifest } from '../workspace/manifest.js';
+import { canonicalizeSource } from '../../coreform/canon.js';
+import type { Term } from '../../coreform/term.js';
+import { cloneTomlTable, isTomlTable, parseManifestTable, type TomlTable } from '../../workspace/manifest-write.js';
+import { parseManifest } from '../../workspace/manifest.js';
 import { PatchCode, patchError } from './errors.js';
 
 /**

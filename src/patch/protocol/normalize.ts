@@ -8,11 +8,11 @@
  * vectors to sorted (UTF-8 byte order), duplicate-free string vectors; and writes every optional
  * field explicitly (`[]` or `nil`). The normalized patch is `{:intent :ops :provenance :version 1}`.
  */
-import { decodeClosed, D, literal, type Decoder } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, kw, kwMap, NIL, str, TRUE, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { compareUtf8 } from '../util/bytes.js';
-import { portablePathProblem } from '../workspace/path.js';
+import { decodeClosed, D, literal, type Decoder } from '../../coreform/closed.js';
+import { hashTerm } from '../../coreform/hash.js';
+import { int, kw, kwMap, NIL, str, TRUE, vec, type MapTerm, type Term, type VecTerm } from '../../coreform/term.js';
+import { compareUtf8 } from '../../util/bytes.js';
+import { portablePathProblem } from '../../workspace/path.js';
 import { PatchCode, patchError, withPatchCodes } from './errors.js';
 import { decodePath } from './path.js';
 
@@ -141,6 +141,16 @@ interface OpSchema {
 
 const EMPTY_VEC = vec([]);
 
+/** `:rewrite-imports` and `:rewrite-exports` share one schema: they edit one `::meta` list each. */
+const META_LIST_OP: OpSchema = {
+  required: { 'module-path': modulePath },
+  optional: {
+    add: { decode: stringSet, absent: EMPTY_VEC },
+    remove: { decode: stringSet, absent: EMPTY_VEC },
+    replace: { decode: orNil(stringSet), absent: NIL },
+  },
+};
+
 const SCHEMAS: Record<OpName, OpSchema> = {
   'replace-node': { required: { 'module-path': modulePath, path: pathField, new: anyTerm }, optional: {} },
   'replace-node-id': { required: { 'module-path': modulePath, 'node-id': nodeId, new: anyTerm }, optional: {} },
@@ -163,22 +173,8 @@ const SCHEMAS: Record<OpName, OpSchema> = {
     required: { 'from-module-path': modulePath, 'to-module-path': modulePath, symbols: nonEmptyStringSet },
     optional: {},
   },
-  'rewrite-imports': {
-    required: { 'module-path': modulePath },
-    optional: {
-      add: { decode: stringSet, absent: EMPTY_VEC },
-      remove: { decode: stringSet, absent: EMPTY_VEC },
-      replace: { decode: orNil(stringSet), absent: NIL },
-    },
-  },
-  'rewrite-exports': {
-    required: { 'module-path': modulePath },
-    optional: {
-      add: { decode: stringSet, absent: EMPTY_VEC },
-      remove: { decode: stringSet, absent: EMPTY_VEC },
-      replace: { decode: orNil(stringSet), absent: NIL },
-    },
-  },
+  'rewrite-imports': META_LIST_OP,
+  'rewrite-exports': META_LIST_OP,
   'migrate-contract-signature': {
     required: { 'module-path': modulePath, 'contract-symbol': identifier, 'from-param': identifier, 'to-param': identifier },
     optional: {},

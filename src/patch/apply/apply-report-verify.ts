@@ -3,12 +3,12 @@
  * producer: against their request, or — for a reviewer or the GitHub Action holding only the
  * evidence store — against the artifacts they reference.
  */
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashTerm, termAddress } from '../coreform/hash.js';
-import { int, kw, mapGet, str, termsEqual, type MapTerm, type Term } from '../coreform/term.js';
-import { isHex64 } from '../util/bytes.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
-import type { EvidenceStore } from '../store/store.js';
+import { decodeClosed, D, literal } from '../../coreform/closed.js';
+import { hashTerm, termAddress } from '../../coreform/hash.js';
+import { int, kw, mapGet, str, termsEqual, type MapTerm, type Term } from '../../coreform/term.js';
+import { isHex64 } from '../../util/bytes.js';
+import { ExitCode, GcError, isGcError } from '../../util/errors.js';
+import type { EvidenceStore } from '../../store/store.js';
 
 const PROFILE = 'genesis/patch-authority-v0.1';
 

@@ -4,12 +4,13 @@
  * operation count to the request and normalized term before execution"). It shares no code with
  * the producer (`normalize.ts`): it re-derives every expectation from the request itself.
  */
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, mapGet, kw, str, termsEqual, type MapTerm, type Term } from '../coreform/term.js';
-import { compareUtf8, isHex64 } from '../util/bytes.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
-import { portablePathProblem } from '../workspace/path.js';
+import { decodeClosed, D, literal } from '../../coreform/closed.js';
+import { hashTerm } from '../../coreform/hash.js';
+import { int, mapGet, kw, str, termsEqual, type MapTerm, type Term } from '../../coreform/term.js';
+import { compareUtf8, isHex64 } from '../../util/bytes.js';
+import type { GcError } from '../../util/errors.js';
+import { decodeReport, reportMismatch } from './report-check.js';
+import { portablePathProblem } from '../../workspace/path.js';
 import type { NormalizedPatch, OpIdentity } from './normalize.js';
 
 const PROFILE = 'genesis/patch-authority-v0.1';
@@ -47,12 +48,7 @@ const OP_FIELDS: Record<string, { rules: Record<string, FieldRule>; defaults: Re
   },
 };
 
-function mismatch(message: string, at?: string): GcError {
-  return new GcError('patch/report-mismatch', `patch-normalize report rejected: ${message}`, {
-    exitCode: ExitCode.verificationFailed,
-    ...(at !== undefined ? { location: { at } } : {}),
-  });
-}
+const mismatch = (message: string, at?: string): GcError => reportMismatch('patch-normalize', message, at);
 
 function kwGet(m: Term, name: string): Term | undefined {
   return m.kind === 'map' ? mapGet(m, kw(name)) : undefined;
@@ -186,26 +182,21 @@ export function verifyNormalizeReport(request: Term, report: Term): NormalizedPa
     },
     'patch-normalize request',
   );
-  let rep;
-  try {
-    rep = decodeClosed(
-      report,
-      {
-        kind: literal(str('genesis/patch-normalize-v0.1')),
-        'normalized-patch': D.map,
-        ok: literal({ kind: 'bool', value: true }),
-        'op-identities': D.vec,
-        'patch-h': D.hex64,
-        profile: literal(str(PROFILE)),
-        'source-patch-h': D.hex64,
-        v: literal(int(1)),
-      },
-      'patch-normalize report',
-    );
-  } catch (error) {
-    if (isGcError(error)) throw mismatch(error.message, error.location.at);
-    throw error;
-  }
+  const rep = decodeReport(
+    report,
+    {
+      kind: literal(str('genesis/patch-normalize-v0.1')),
+      'normalized-patch': D.map,
+      ok: literal({ kind: 'bool', value: true }),
+      'op-identities': D.vec,
+      'patch-h': D.hex64,
+      profile: literal(str(PROFILE)),
+      'source-patch-h': D.hex64,
+      v: literal(int(1)),
+    },
+    'patch-normalize report',
+    mismatch,
+  );
   const source = req.patch;
   if (rep['source-patch-h'] !== hashTerm(source)) throw mismatch(':source-patch-h is not hash-term of the request patch', ':source-patch-h');
   const normalized = rep['normalized-patch'];

@@ -3,22 +3,22 @@
  * (GENESIS_FACTS.md §3.7 step 5). Pure: no filesystem access, so the GitHub Action, the refactor
  * planner and tests replay patches in memory with exactly the code the on-disk apply uses.
  */
-import type { MapTerm } from '../coreform/term.js';
-import { opNameOf, type NormalizedPatch, type OpName } from './normalize.js';
-import type { PackageState } from './state.js';
-import type { OpImplementation } from './ops/common.js';
-import { applyReplaceNode } from './ops/replace-node.js';
-import { applyReplaceNodeId } from './ops/replace-node-id.js';
-import { applyAddModule } from './ops/add-module.js';
-import { applyRemoveModule } from './ops/remove-module.js';
-import { applyUpdateManifest } from './ops/update-manifest.js';
-import { applyRenameSymbol } from './ops/rename-symbol.js';
-import { applyMoveModule } from './ops/move-module.js';
-import { applySplitModule } from './ops/split-module.js';
-import { applyRewriteImports } from './ops/rewrite-imports.js';
-import { applyRewriteExports } from './ops/rewrite-exports.js';
-import { applyMigrateContractSignature } from './ops/migrate-contract-signature.js';
-import { GcError, isGcError } from '../util/errors.js';
+import type { MapTerm } from '../../coreform/term.js';
+import { opNameOf, type NormalizedPatch, type OpName } from '../protocol/normalize.js';
+import type { PackageState } from '../protocol/state.js';
+import type { OpImplementation } from './common.js';
+import { applyReplaceNode } from './replace-node.js';
+import { applyReplaceNodeId } from './replace-node-id.js';
+import { applyAddModule } from './add-module.js';
+import { applyRemoveModule } from './remove-module.js';
+import { applyUpdateManifest } from './update-manifest.js';
+import { applyRenameSymbol } from './rename-symbol.js';
+import { applyMoveModule } from './move-module.js';
+import { applySplitModule } from './split-module.js';
+import { applyRewriteImports } from './rewrite-imports.js';
+import { applyRewriteExports } from './rewrite-exports.js';
+import { applyMigrateContractSignature } from './migrate-contract-signature.js';
+import { GcError, isGcError } from '../../util/errors.js';
 
 /** Op name → implementation. */
 export const OP_IMPLEMENTATIONS: Record<OpName, OpImplementation> = {

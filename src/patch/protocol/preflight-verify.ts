@@ -3,10 +3,11 @@
  * ordered check coverage and fails closed on malformed, incomplete, unbound, or
  * identity-mismatched reports"). Independent of `preflight.ts`: it re-walks the request itself.
  */
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, kw, mapGet, str, termsEqual, type MapTerm, type Term } from '../coreform/term.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { D, literal } from '../../coreform/closed.js';
+import { hashTerm } from '../../coreform/hash.js';
+import { int, kw, mapGet, str, termsEqual, type MapTerm, type Term } from '../../coreform/term.js';
+import type { GcError } from '../../util/errors.js';
+import { decodeReport, reportMismatch } from './report-check.js';
 
 /** The verified outcome of a preflight report. */
 export interface PreflightOutcome {
@@ -16,9 +17,7 @@ export interface PreflightOutcome {
   checkCount: number;
 }
 
-function reject(message: string): GcError {
-  return new GcError('patch/report-mismatch', `patch-preflight report rejected: ${message}`, { exitCode: ExitCode.verificationFailed });
-}
+const reject = (message: string): GcError => reportMismatch('patch-preflight', message);
 
 const get = (m: Term, k: string): Term | undefined => (m.kind === 'map' ? mapGet(m, kw(k)) : undefined);
 const text = (t: Term | undefined): string | undefined => (t?.kind === 'str' ? t.value : undefined);
@@ -52,27 +51,22 @@ const TRANSITIONS: Record<string, [string, string, string][]> = {
  * @throws GcError `patch/report-mismatch` (exit 50) on any disagreement.
  */
 export function verifyPreflightReport(request: MapTerm, report: Term): PreflightOutcome {
-  let rep;
-  try {
-    rep = decodeClosed(
-      report,
-      {
-        checks: D.vec,
-        conflict: D.any,
-        'final-path-states': D.vec,
-        kind: literal(str('genesis/patch-preflight-v0.1')),
-        ok: D.bool,
-        'patch-h': D.hex64,
-        'path-states-h': D.hex64,
-        profile: literal(str('genesis/patch-authority-v0.1')),
-        v: literal(int(1)),
-      },
-      'patch-preflight report',
-    );
-  } catch (error) {
-    if (isGcError(error)) throw reject(error.message);
-    throw error;
-  }
+  const rep = decodeReport(
+    report,
+    {
+      checks: D.vec,
+      conflict: D.any,
+      'final-path-states': D.vec,
+      kind: literal(str('genesis/patch-preflight-v0.1')),
+      ok: D.bool,
+      'patch-h': D.hex64,
+      'path-states-h': D.hex64,
+      profile: literal(str('genesis/patch-authority-v0.1')),
+      v: literal(int(1)),
+    },
+    'patch-preflight report',
+    reject,
+  );
   const patch = get(request, 'patch')!;
   const states = get(request, 'path-states')!;
   if (rep['patch-h'] !== hashTerm(patch)) throw reject(':patch-h does not bind the request patch');

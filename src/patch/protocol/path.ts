@@ -3,8 +3,8 @@
  * and building them. Steps: `[:form i]` (first step only), `[:pair-car]`, `[:pair-cdr]`,
  * `[:vec i]`, `[:map key-term]`. Indices are 0-based.
  */
-import { int, kw, vec, type Term, type VecTerm } from '../coreform/term.js';
-import { printTerm } from '../coreform/print.js';
+import { int, kw, vec, type Term, type VecTerm } from '../../coreform/term.js';
+import { printTerm } from '../../coreform/print.js';
 import { PatchCode, patchError } from './errors.js';
 
 /** One decoded path step. `index` is 0-based. */

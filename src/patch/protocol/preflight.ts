@@ -11,13 +11,13 @@
  * `file` source and an `absent` target (→ target file); update-manifest has no check. The first
  * unsatisfied check stops evaluation with a `patch/path-state-conflict` record.
  */
-import { decodeClosed, D, literal, oneOfStr, vecOf } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { bool, int, kw, kwMap, NIL, str, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { compareUtf8 } from '../util/bytes.js';
+import { decodeClosed, D, literal, oneOfStr, vecOf } from '../../coreform/closed.js';
+import { hashTerm } from '../../coreform/hash.js';
+import { bool, int, kw, kwMap, NIL, str, vec, type MapTerm, type Term, type VecTerm } from '../../coreform/term.js';
+import { compareUtf8 } from '../../util/bytes.js';
 import { PatchCode, patchError } from './errors.js';
 import { normalizePatch, opNameOf, PATCH_PROFILE, type OpName } from './normalize.js';
-import { field } from './ops/common.js';
+import { field } from '../ops/common.js';
 
 /** `:kind` of a preflight request. */
 export const PREFLIGHT_REQUEST_KIND = 'genesis/patch-preflight-request-v0.1';

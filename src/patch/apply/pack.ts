@@ -3,14 +3,14 @@
  * `genesis/package-v0.2` (GENESIS_FACTS.md §4 "Package artifact"). Pure: works on a
  * {@link PackageState}; `host.ts` does the filesystem side.
  */
-import { hashModule, termAddress } from '../coreform/hash.js';
-import { printModule } from '../coreform/print.js';
-import { bytes, kwMap, str, sym, vec, type MapTerm } from '../coreform/term.js';
-import { fromHex } from '../util/bytes.js';
-import { isTomlTable, renderManifest, type TomlTable } from '../workspace/manifest-write.js';
-import { parseManifest, type Manifest } from '../workspace/manifest.js';
-import { PatchCode, patchError } from './errors.js';
-import { manifestModules, withManifestEdit, type PackageState } from './state.js';
+import { hashModule, termAddress } from '../../coreform/hash.js';
+import { printModule } from '../../coreform/print.js';
+import { bytes, kwMap, str, sym, vec, type MapTerm } from '../../coreform/term.js';
+import { fromHex } from '../../util/bytes.js';
+import { isTomlTable, renderManifest, type TomlTable } from '../../workspace/manifest-write.js';
+import { parseManifest, type Manifest } from '../../workspace/manifest.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { manifestModules, withManifestEdit, type PackageState } from '../protocol/state.js';
 
 /** `:kind` of the package record. */
 export const PACKAGE_RECORD_KIND = 'genesis/package-v0.2';

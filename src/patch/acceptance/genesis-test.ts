@@ -7,11 +7,12 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { type MapTerm } from '../coreform/term.js';
-import type { EvidenceStore } from '../store/store.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
-import { isHex64 } from '../util/bytes.js';
-import type { Manifest } from '../workspace/manifest.js';
+import { type MapTerm } from '../../coreform/term.js';
+import type { EvidenceStore } from '../../store/store.js';
+import { ExitCode, GcError, isGcError, type GcCode } from '../../util/errors.js';
+import { isHex64 } from '../../util/bytes.js';
+import type { StaticCode } from '../../util/codes.js';
+import type { Manifest } from '../../workspace/manifest.js';
 import { AcceptanceCode, validateAcceptance } from './acceptance.js';
 
 /** The `--obligation-runner` value that selects the GenesisCode CLI. */
@@ -19,13 +20,8 @@ export const GENESIS_RUNNER = 'genesis';
 /** Package-relative path of the acceptance pointer `genesis test` writes. */
 export const LAST_ACCEPTANCE = '.genesis/last_acceptance';
 
-/** Error codes of the genesis runner (all exit 30: the obligations could not be established). */
-export const GenesisRunnerCode = {
-  /** No `genesis` program on `PATH`. */
-  notFound: 'patch/genesis-not-found',
-  /** `genesis test` ended 0 or 30 but its pointer, store entry or status break the contract. */
-  contract: 'patch/genesis-contract',
-} as const;
+/** Error codes of the genesis runner (exit 30); what each means is in the registry, `src/util/codes.ts`. */
+export const GenesisRunnerCode = { notFound: 'patch/genesis-not-found', contract: 'patch/genesis-contract' } as const satisfies Record<string, StaticCode>;
 
 /** Meaning of the GenesisCode CLI's exit statuses (its `docs/spec/CLI.md` "Exit Codes"). */
 const STATUS_MEANING: Record<number, string> = {
@@ -74,7 +70,7 @@ export function runGenesisTest(
 ): GenesisTestRun {
   const pointer = join(packageDir, ...LAST_ACCEPTANCE.split('/'));
   const command = `genesis test --pkg ${manifestFile}`;
-  const fail = (code: string, why: string) =>
+  const fail = (code: GcCode, why: string) =>
     new GcError(code, `${command}: ${why}`, { exitCode: ExitCode.obligationsFailed, location: { file: manifestFile } });
   const before = pointerStat(pointer);
   const result = spawnSync(GENESIS_RUNNER, ['test', '--pkg', manifestFile], {

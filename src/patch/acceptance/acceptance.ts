@@ -15,14 +15,15 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalizeSource } from '../coreform/canon.js';
-import { hashModule } from '../coreform/hash.js';
-import { readTerm } from '../coreform/read.js';
-import { bool, kw, kwMap, mapGet, str, sym, vec, type MapTerm, type Term } from '../coreform/term.js';
-import { isHex64 } from '../util/bytes.js';
-import { ExitCode, GcError } from '../util/errors.js';
-import type { Manifest } from '../workspace/manifest.js';
-import type { EvidenceStore } from '../store/store.js';
+import { canonicalizeSource } from '../../coreform/canon.js';
+import { hashModule } from '../../coreform/hash.js';
+import { readTerm } from '../../coreform/read.js';
+import { bool, kw, kwMap, mapGet, str, sym, vec, type MapTerm, type Term } from '../../coreform/term.js';
+import { isHex64 } from '../../util/bytes.js';
+import { ExitCode, GcError } from '../../util/errors.js';
+import type { Manifest } from '../../workspace/manifest.js';
+import type { EvidenceStore } from '../../store/store.js';
+import type { StaticCode } from '../../util/codes.js';
 
 /** `:kind` of an acceptance term. */
 export const ACCEPTANCE_KIND = 'genesis/acceptance-v0.2';
@@ -31,13 +32,8 @@ export const CANONICAL_PINS_OBLIGATION = 'gcpatch/obligation::canonical-pins';
 /** Environment variable naming the obligation runner command. */
 export const RUNNER_ENV = 'GCPATCH_OBLIGATION_RUNNER';
 
-/** Acceptance failure codes. */
-export const AcceptanceCode = {
-  /** The runner could not be run, or printed no acceptance term (exit 30). */
-  runnerFailed: 'patch/obligation-runner-failed',
-  /** The runner's acceptance is malformed or does not cover the declared obligations (exit 30). */
-  invalid: 'patch/acceptance-invalid',
-} as const;
+/** Acceptance failure codes (exit 30); what each means is in the registry, `src/util/codes.ts`. */
+export const AcceptanceCode = { runnerFailed: 'patch/obligation-runner-failed', invalid: 'patch/acceptance-invalid' } as const satisfies Record<string, StaticCode>;
 
 /** The message recorded for each declared obligation when no runner is configured. */
 export const NOT_EVALUATED_MESSAGE =

@@ -3,12 +3,12 @@
  * v0.1): binds the normalized patch and its op identities to the package and acceptance artifacts.
  * Producer only; the verifier is `apply-report-verify.ts`.
  */
-import { decodeClosed, D, literal, vecOf } from '../coreform/closed.js';
-import { hashTerm, termAddress } from '../coreform/hash.js';
-import { bool, int, kw, kwMap, mapGet, str, vec, type MapTerm, type Term } from '../coreform/term.js';
-import { portablePathProblem } from '../workspace/path.js';
-import { PatchCode, patchError } from './errors.js';
-import { normalizePatch, opIdentitiesTerm, PATCH_PROFILE } from './normalize.js';
+import { decodeClosed, D, literal, vecOf } from '../../coreform/closed.js';
+import { hashTerm, termAddress } from '../../coreform/hash.js';
+import { bool, int, kw, kwMap, mapGet, str, vec, type MapTerm, type Term } from '../../coreform/term.js';
+import { portablePathProblem } from '../../workspace/path.js';
+import { PatchCode, patchError } from '../protocol/errors.js';
+import { normalizePatch, opIdentitiesTerm, PATCH_PROFILE } from '../protocol/normalize.js';
 
 /** `:kind` of an apply-report request. */
 export const APPLY_REPORT_REQUEST_KIND = 'genesis/patch-apply-report-request-v0.1';

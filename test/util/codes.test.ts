@@ -1,0 +1,131 @@
+// The error-code registry (src/util/codes.ts): sorted groups, no dead codes, the docs' exit-code
+// tables, the edit-plan exit rule, and no finding code that reuses an error code for something else.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AuditCode } from '../../src/audit/findings.js';
+import { BlameCode } from '../../src/blame/codes.js';
+import { EDIT_ERROR_CODES, TRANSACTION_ERROR_CODES, exitCodeFor } from '../../src/editplan/errors.js';
+import { PatchCode } from '../../src/patch/protocol/errors.js';
+import { ConflictCode, RefactorErrorCode } from '../../src/refactor/codes.js';
+import { codeInfo, GC_CODE_FAMILIES, GC_CODES, ioErrnoCode, usageCode, type StaticCode } from '../../src/util/codes.js';
+import { ExitCode, GcError, ioError } from '../../src/util/errors.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const registered = Object.keys(GC_CODES) as StaticCode[];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+describe('the registry', () => {
+  it('lists each group of codes (a blank line apart in the source) in sorted order', () => {
+    const text = readFileSync(join(root, 'src/util/codes.ts'), 'utf8');
+    const body = text.slice(text.indexOf('export const GC_CODES'), text.indexOf('} as const satisfies'));
+    const groups = body.split('\n\n').map((group) => [...group.matchAll(/^ {2}'?([^':\s]+)'?: \{ exit/gm)].map((m) => m[1]!));
+    expect(groups.flat()).toEqual(registered);
+    expect(groups.length).toBeGreaterThan(10);
+    for (const group of groups) expect(group).toEqual([...group].sort());
+  });
+
+  it('gives every code an exit code of ExitCode and a one-line meaning', () => {
+    const exits = new Set<number>(Object.values(ExitCode));
+    for (const [code, info] of [...Object.entries(GC_CODES), ...Object.entries(GC_CODE_FAMILIES)]) {
+      expect(exits.has(info.exit), code).toBe(true);
+      expect(info.meaning, code).toMatch(/^[^\n]{10,130}$/);
+    }
+  });
+
+  it('holds no dead code: each one is named in src/ outside the registry', () => {
+    let text = '';
+    for (const file of sourceFiles(join(root, 'src'))) {
+      if (file.endsWith(join('util', 'codes.ts'))) continue;
+      let source = readFileSync(file, 'utf8');
+      // The PatchCode table only names codes: count the codes its names are used for instead.
+      if (file.endsWith(join('patch', 'protocol', 'errors.ts'))) source = source.replace(/export const PatchCode = \{[^}]*\}/, '');
+      text += source;
+    }
+    const used = new Set<string>();
+    for (const m of text.matchAll(/PatchCode\.(\w+)/g)) used.add(PatchCode[m[1] as keyof typeof PatchCode]);
+    const dead = registered.filter((code) => !used.has(code) && !text.includes(`'${code}'`));
+    // Only tests throw it, through the `faults` hooks of applyPatch and the transaction.
+    expect(dead).toEqual(['patch/injected-fault']);
+  });
+
+  it('gives a GcError without an exit code the registered one', () => {
+    expect(new GcError('patch/unknown-op', 'x').exitCode).toBe(10);
+    expect(new GcError('patch/report-mismatch', 'x').exitCode).toBe(50);
+    expect(new GcError('core/store/io-error', 'x').exitCode).toBe(70);
+    expect(new GcError('patch/obligations-failed', 'x').exitCode).toBe(30);
+    expect(new GcError('core/store/not-found', 'x', { exitCode: ExitCode.verificationFailed }).exitCode).toBe(50);
+  });
+
+  it('builds the dynamic families through their functions, with the family entry', () => {
+    expect(ioErrnoCode('ENOENT')).toBe('io/enoent');
+    expect(ioErrnoCode(undefined)).toBe('io/unknown');
+    expect(usageCode('commander.unknownOption')).toBe('usage/unknownOption');
+    expect(codeInfo(ioErrnoCode('EACCES'))).toBe(GC_CODE_FAMILIES['io/<errno>']);
+    expect(codeInfo(usageCode('commander.missingArgument'))).toBe(GC_CODE_FAMILIES['usage/<parser code>']);
+    expect(codeInfo(ioErrnoCode('EEXIST'))).toBe(GC_CODES['io/eexist']);
+    const error = ioError(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'a.gc', 'read');
+    expect([error.code, error.exitCode, error.message]).toEqual(['io/enoent', 70, 'cannot read a.gc: gone']);
+  });
+});
+
+describe('the registry and the code lists of src/', () => {
+  it('holds every edit-plan code with the exit code editplan/errors.ts gives it', () => {
+    for (const code of [...EDIT_ERROR_CODES, ...TRANSACTION_ERROR_CODES]) {
+      expect(GC_CODES[code].exit, code).toBe(exitCodeFor(code));
+    }
+  });
+
+  it('holds every code of PatchCode, BlameCode and RefactorErrorCode', () => {
+    for (const code of [...Object.values(PatchCode), ...Object.values(BlameCode), ...Object.values(RefactorErrorCode)]) {
+      expect(registered, code).toContain(code);
+    }
+  });
+
+  it('shares no code with the planner conflicts, and with the audit findings only the two that report the same condition', () => {
+    expect(Object.values(ConflictCode).filter((code) => code in GC_CODES)).toEqual([]);
+    // package-at-commit.ts throws these two; verify-pr and explain report them as findings of the same name.
+    expect(Object.values(AuditCode).filter((code) => code in GC_CODES).sort()).toEqual(['audit/not-a-regular-file', 'audit/package-unreadable']);
+  });
+});
+
+describe('the exit-code tables of the docs', () => {
+  const CODE = /^(?:[a-z][a-z0-9-]*(?:\/[a-z0-9-]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$/;
+  const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+  /** `[file:line, code, exit]` for every code a table row pins to an exit code. */
+  function documented(): Array<[string, string, number]> {
+    const rows: Array<[string, string, number]> = [];
+    for (const file of docs) {
+      let header: string[] | undefined;
+      readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
+        if (!line.startsWith('|')) return void (header = undefined);
+        const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+        if (header === undefined) return void (header = cells.map((c) => c.toLowerCase()));
+        if (cells.every((c) => /^-+:?$/.test(c))) return;
+        // "the twelve spec codes except `BEFORE_MISMATCH`" names a code this row does not have.
+        const codes = (s: string) => [...s.replace(/except `[^`]+`/g, '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((t) => CODE.test(t));
+        const exitColumn = header.indexOf('exit');
+        const where = `${file}:${i + 1}`;
+        if (exitColumn > 0 && /^`[^`]+`$/.test(cells[0]!)) {
+          for (const code of codes(cells[0]!)) rows.push([where, code, Number(cells[exitColumn])]);
+        } else if ((header[0] === 'code' || header[0] === 'exit') && /^\d+$/.test(cells[0]!)) {
+          for (const code of cells.slice(1).flatMap(codes)) rows.push([where, code, Number(cells[0])]);
+        }
+      });
+    }
+    return rows;
+  }
+
+  it('name only registered codes, each with its registered exit code', () => {
+    const rows = documented();
+    expect(rows.length).toBeGreaterThan(30);
+    const wrong = rows.filter(([, code, exit]) => (GC_CODES as Record<string, { exit: number }>)[code]?.exit !== exit);
+    expect(wrong).toEqual([]);
+  });
+});
