@@ -10,14 +10,10 @@ import { FORWARDED_ENV, formatReply, formatRequest, requestPaths, type ServiceRe
 import { serveRequest, type ServiceIdentity } from '../../src/driver-service/request.js';
 import { mergeInvocation } from '../../src/driver-service/run.js';
 import { tmp } from './helpers.js';
+import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from './service-cases.js';
 
 const TOKEN = '4242';
 const SELF: ServiceIdentity = { version: '0.1.0', current: () => true };
-const BASE = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 3)\n';
-const OURS = '(def app/m::a 10)\n(def app/m::b 2)\n(def app/m::c 3)\n';
-const THEIRS = '(def app/m::a 1)\n(def app/m::b 20)\n(def app/m::c 3)\n';
-const C_THEIRS = '(def app/m::a 10)\n(def app/m::b 2)\n(def app/m::c 30)\n';
-const C_OURS = '(def app/m::a 10)\n(def app/m::b 2)\n(def app/m::c 300)\n';
 
 let root = '';
 let folder = '';
@@ -95,7 +91,7 @@ describe('serveRequest', () => {
     const cwd = process.cwd();
     expect(serve()).toEqual({ outcome: 'merged', reply: `ok\n${expected.messages}!\n` });
     expect(expected.status).toBe(0);
-    expect(expected.result).toBe('(def app/m::a 10)\n(def app/m::b 20)\n(def app/m::c 3)\n');
+    expect(expected.result).toBe(MERGED);
     expect(readFileSync(join(work, '.merge_file_A'), 'utf8')).toBe(expected.result);
     expect(process.cwd()).toBe(cwd);
     expect(process.env).toEqual(env);

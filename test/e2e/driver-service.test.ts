@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { doctorDriver, installDriver, uninstallDriver } from '../../src/merge/driver-install.js';
 import { readPid, serviceFolder } from '../../src/driver-service/lifecycle.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
+import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from '../driver/service-cases.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
 beforeAll(() => {
@@ -34,15 +35,6 @@ function waitFor(cond: () => boolean, ms = 15_000): boolean {
   for (const end = Date.now() + ms; Date.now() < end; pause(25)) if (cond()) return true;
   return cond();
 }
-
-// Adjacent one-line definitions: git's line merge conflicts, the structural merge does not.
-const BASE = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 3)\n';
-const OURS = '(def app/m::a 10)\n(def app/m::b 2)\n(def app/m::c 3)\n';
-const THEIRS = '(def app/m::a 1)\n(def app/m::b 20)\n(def app/m::c 3)\n';
-const MERGED = '(def app/m::a 10)\n(def app/m::b 20)\n(def app/m::c 3)\n';
-// Both sides change c: a real conflict, markers from the driver.
-const C_OURS = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 30)\n';
-const C_THEIRS = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 300)\n';
 
 let root = '';
 let current: Scenario | undefined;
