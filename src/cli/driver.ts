@@ -47,7 +47,7 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       );
       ctx.stdout(
         r.service.folder !== undefined
-          ? `merge service: started by the first merge of a burst, in ${r.service.folder}${r.service.stopped !== undefined ? ` (stopped the old one, pid ${r.service.stopped})` : ''}; off with GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false\n`
+          ? `merge service: started by the second file a git command merges, in ${r.service.folder}${r.service.stopped !== undefined ? ` (stopped the old one, pid ${r.service.stopped})` : ''}; off with GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false\n`
           : 'merge service: one per repository, in <git common dir>/gcpatch/service; off with GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false\n',
       );
       if (r.check.level === 'error') {

@@ -1,5 +1,5 @@
-/** The configured driver line's part for the warm merge service, in POSIX `sh` plus `mkfifo`, `sleep`, `mv` and `rm`: hand over, or start one. */
-import { DEFAULT_WAIT_SECONDS, FORWARDED_ENV, PROTOCOL, REPLY_ACCEPTED, REPLY_DONE, REPLY_STALE } from './protocol.js';
+/** The configured driver line's part for the warm merge service, in POSIX `sh` plus `mkfifo`, `sleep`, `mv` and `rm`: hand over, or mark a burst and start one. */
+import { DEFAULT_WAIT_SECONDS, FORWARDED_ENV, PROTOCOL, REPLY_ACCEPTED, REPLY_DONE, REPLY_STALE, SERVICE_FILES } from './protocol.js';
 
 /** How the line finds the service folder and which version it speaks. */
 export interface ServiceLineOptions {
@@ -51,17 +51,24 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
 }
 
 /**
- * Starts a service in the background after a direct merge when `z=1` and none runs: creates the
- * folder (`mkdir -m 700`) and the `requests` FIFO (`mkfifo -m 600`) when missing, unless the folder
- * is not ours or not writable; removes a `pid` file naming a dead process; runs `node launch.cjs --serve` with
- * its standard streams on /dev/null (git does not wait for it) unless git config
- * `gcpatch.driverService` is false (read in that background shell, not on the merge's path); and
- * writes its pid with `set -C` (O_EXCL: of two lines starting one at once, one wins and the other
- * stops its own).
+ * After a direct merge when `z=1` (docs/driver.md "The warm merge service", "Start"): the first file
+ * a git command merges only leaves a marker, `burst` in the folder holding the line's `$PPID` (the
+ * git process that runs the line for every file of a merge or rebase), so that a merge of one file
+ * pays two builtins and starts nothing. A later file of the same git process (the marker names its
+ * `$PPID`) starts a service in the background: creates the folder (`mkdir -m 700`) and the
+ * `requests` FIFO (`mkfifo -m 600`) when missing, unless the folder is not ours or not writable;
+ * removes a `pid` file naming a dead process; runs `node launch.cjs --serve` with its standard
+ * streams on /dev/null (git does not wait for it) unless git config `gcpatch.driverService` is
+ * false (read in that background shell, not on the merge's path); and writes its pid with `set -C`
+ * (O_EXCL: of two lines starting one at once, one wins and the other stops its own). A marker
+ * naming another process (an earlier git command, a pid reused since) is overwritten: at worst a
+ * service starts one file early or late, never a wrong merge.
  */
 export function serviceStartPart(): string {
   return (
-    '[ "$z" = 1 ] && { [ -d "$k" ] || mkdir -m 700 "$k"; } 2>/dev/null && [ -O "$k" ] && [ -w "$k" ] && { [ -p "$k/requests" ] || mkfifo -m 600 "$k/requests"; } 2>/dev/null && ' +
+    '[ "$z" = 1 ] && { [ -d "$k" ] || mkdir -m 700 "$k"; } 2>/dev/null && [ -O "$k" ] && [ -w "$k" ] && ' +
+    `{ m=; [ ! -s "$k/${SERVICE_FILES.burst}" ] || read -r m <"$k/${SERVICE_FILES.burst}"; [ "$m" = "$PPID" ] || { echo "$PPID" >"$k/${SERVICE_FILES.burst}"; false; }; } 2>/dev/null && ` +
+    '{ [ -p "$k/requests" ] || mkfifo -m 600 "$k/requests"; } 2>/dev/null && ' +
     '! { [ -s "$k/pid" ] && read -r n <"$k/pid" && kill -0 "$n"; } 2>/dev/null && { ' +
     '[ ! -e "$k/pid" ] || rm -f "$k/pid"; ' +
     '( [ "$(git config --bool --get gcpatch.driverService 2>/dev/null)" = false ] && exit 0; exec node "$d/launch.cjs" --serve "$k" "$v" ) </dev/null >/dev/null 2>&1 & ' +

@@ -6,9 +6,11 @@ import { join } from 'node:path';
  * - `pid`: the service's process id, written by the line that started it (`set -C`: one starter wins);
  * - `requests`: the FIFO the service reads tokens from (one line per request: the client's `$$`);
  * - `q.<token>`: a request file (fields, {@link parseRequest}); `r.<token>`: the request's reply FIFO;
- * - `info`: what the running service is (JSON, {@link ServiceInfo}), for `gcpatch driver doctor`.
+ * - `info`: what the running service is (JSON, {@link ServiceInfo}), for `gcpatch driver doctor`;
+ * - `burst`: the `$PPID` of the line that merged directly last (the git process running it): the
+ *   next direct merge of that process starts a service (src/driver-service/line.ts).
  */
-export const SERVICE_FILES = { pid: 'pid', requests: 'requests', info: 'info' } as const;
+export const SERVICE_FILES = { pid: 'pid', requests: 'requests', info: 'info', burst: 'burst' } as const;
 
 /** The first field of every request: the protocol this line and service speak. */
 export const PROTOCOL = 'gcpatch-service-1';

@@ -46,12 +46,12 @@ function writeAll(fd: number, text: string): void {
 /**
  * A fault for the tests, at a named point of a request (`GCPATCH_DRIVER_FAULT` forwarded with the
  * request): `service-kill-<point>` kills the service (SIGKILL, as `kill -9` would), and
- * `service-stall-before-accept` stops answering for 4 s (a reply that never comes in time).
+ * `service-stall-before-accept` stops answering for 2.5 s (a reply that never comes within the line's 1 s wait of the tests).
  */
 function fault(req: { env: Record<string, string | undefined> }, point: 'before-accept' | 'after-accept' | 'after-merge' | 'after-status' | 'after-rename'): void {
   const f = req.env.GCPATCH_DRIVER_FAULT;
   if (f === `service-kill-${point}`) process.kill(process.pid, 'SIGKILL');
-  if (f === 'service-stall-before-accept' && point === 'before-accept') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000);
+  if (f === 'service-stall-before-accept' && point === 'before-accept') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
 }
 
 /** Sets the forwarded environment and working directory of a request; returns what puts them back. */

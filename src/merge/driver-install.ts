@@ -617,7 +617,7 @@ function serviceCheck(opts: DriverSetupOptions, labels: boolean): DoctorCheck[] 
   const idle = `${idleMs(process.env, opts.cwd) / 1000} s`;
   const running = status.running
     ? `running (pid ${status.pid}, gcpatch ${status.info?.version ?? 'unknown'}, exits after ${status.info ? status.info.idleMs / 1000 : '?'} s idle)`
-    : `not running (the next merge starts it; exits after ${idle} idle)`;
+    : `not running (the second file of the next merge starts it; exits after ${idle} idle)`;
   if (existsSync(folder) && !status.folderOk) {
     return [
       {

@@ -1,6 +1,6 @@
 // End-to-end: the warm merge service behind the installed driver line, with real git. Every case
-// ends with the right merge (or markers), exit 0 or 1, no stray file in the work tree and, once the
-// idle time has passed, no process left (nothing is stopped by hand unless the case is about that).
+// ends with the right merge (or markers), exit 0 or 1, no stray file in the work tree and no stray
+// process: at most the case's own service runs, and it stops on SIGTERM (the idle exit has its own case).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { doctorDriver, installDriver, uninstallDriver } from '../../src/merge/driver-install.js';
 import { readPid, serviceFolder } from '../../src/driver-service/lifecycle.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
+import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from '../driver/service-cases.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
 beforeAll(() => {
@@ -23,34 +24,39 @@ afterAll(() => {
   }
 });
 
-/** Every git run of these tests: a short idle time and a one-second bound on the hand-over. */
-const ENV = { GCPATCH_DRIVER_SERVICE_IDLE_MS: '1000', GCPATCH_DRIVER_SERVICE_WAIT: '1' };
+/**
+ * Every git run of these tests: a one-second bound on the hand-over. The idle time comes from git
+ * config `gcpatch.driverServiceIdleSeconds` ({@link scenario}): long, so that a service started for
+ * a case stays for it on a loaded machine; the idle exit has its own case.
+ */
+const ENV = { GCPATCH_DRIVER_SERVICE_WAIT: '1' };
 const pause = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 function waitFor(cond: () => boolean, ms = 15_000): boolean {
   for (const end = Date.now() + ms; Date.now() < end; pause(25)) if (cond()) return true;
   return cond();
 }
 
-// Adjacent one-line definitions: git's line merge conflicts, the structural merge does not.
-const BASE = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 3)\n';
-const OURS = '(def app/m::a 10)\n(def app/m::b 2)\n(def app/m::c 3)\n';
-const THEIRS = '(def app/m::a 1)\n(def app/m::b 20)\n(def app/m::c 3)\n';
-const MERGED = '(def app/m::a 10)\n(def app/m::b 20)\n(def app/m::c 3)\n';
-// Both sides change c: a real conflict, markers from the driver.
-const C_OURS = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 30)\n';
-const C_THEIRS = '(def app/m::a 1)\n(def app/m::b 2)\n(def app/m::c 300)\n';
-
 let root = '';
+let current: Scenario | undefined;
 afterEach(() => {
-  // Nothing may be left running once the idle time (1 s) has passed: services, watchdog sleeps.
-  const left = waitFor(() => leftovers(root).length === 0);
-  const what = leftovers(root);
-  for (const p of what) spawnSync('kill', ['-9', String(p.pid)]);
+  // Nothing stray may stay (watchdog sleeps end within the 1 s wait; a second service, an old one):
+  // at most the case's own service, which is then stopped (SIGTERM, as `driver uninstall` does).
+  const own = (): number | undefined => (current === undefined ? undefined : running(current));
+  const settled = waitFor(() => leftovers(root).every((p) => p.pid === own()));
+  const stray = leftovers(root).filter((p) => p.pid !== own());
+  const pid = own();
+  if (pid !== undefined) process.kill(pid, 'SIGTERM');
+  const stopped = pid === undefined || waitFor(() => !isAlive(pid));
+  const left = leftovers(root);
+  for (const p of left) spawnSync('kill', ['-9', String(p.pid)]);
   spawnSync('chattr', ['-R', '-i', root], { stdio: 'ignore' });
   spawnSync('chmod', ['-R', 'u+rwx', root], { stdio: 'ignore' });
   rmSync(root, { recursive: true, force: true });
-  expect(what).toEqual([]);
-  expect(left).toBe(true);
+  current = undefined;
+  expect(stray).toEqual([]);
+  expect(settled).toBe(true);
+  expect(stopped).toBe(true);
+  expect(left).toEqual([]);
 });
 
 /** Whether process `pid` exists and is not a zombie (children of this test are reaped only when its event loop runs). */
@@ -87,12 +93,16 @@ interface Scenario {
   files: string[];
 }
 
-/** A repository with the driver installed, `n` clean files and optionally one conflicting `c.gc`, merged from `feature`. */
-function scenario(n = 3, conflict = false): Scenario {
+/**
+ * A repository with the driver installed, `n` clean files and optionally one conflicting `c.gc`
+ * (merged first: git goes in path order), merged from `feature`; services exit after `idleSeconds`.
+ */
+function scenario(n = 1, conflict = false, idleSeconds = 60): Scenario {
   root = tmp('gcpatch-service-');
   const repo = join(root, 'repo');
   mkdirSync(repo);
   initRepo(repo);
+  git(repo, ['config', 'gcpatch.driverServiceIdleSeconds', String(idleSeconds)]);
   installDriver({ cwd: repo });
   const files = Array.from({ length: n }, (_, i) => `m${i}.gc`);
   const all = (text: string): Record<string, string> => Object.fromEntries(files.map((f) => [f, text]));
@@ -101,7 +111,8 @@ function scenario(n = 3, conflict = false): Scenario {
   commit(repo, { ...all(THEIRS), ...(conflict ? { 'c.gc': C_THEIRS } : {}) }, 'theirs');
   git(repo, ['checkout', '-q', 'main']);
   commit(repo, { ...all(OURS), ...(conflict ? { 'c.gc': C_OURS } : {}) }, 'ours');
-  return { repo, folder: serviceFolder(join(repo, '.git')), ours: git(repo, ['rev-parse', 'HEAD']).stdout.trim(), files };
+  current = { repo, folder: serviceFolder(join(repo, '.git')), ours: git(repo, ['rev-parse', 'HEAD']).stdout.trim(), files };
+  return current;
 }
 
 function merge(s: Scenario, env: Record<string, string> = {}, cwd = s.repo): { status: number; stderr: string } {
@@ -127,20 +138,46 @@ function running(s: Scenario): number | undefined {
   return pid !== undefined && isAlive(pid) && existsSync(join(s.folder, 'info')) ? pid : undefined;
 }
 
-/** Starts the service by a first merge and waits until it is ready; resets the merge. */
-function warm(s: Scenario): number {
-  expect([0, 1]).toContain(merge(s).status);
-  expect(waitFor(() => running(s) !== undefined)).toBe(true);
-  reset(s);
-  return running(s)!;
+/**
+ * Starts a service for `s` as the line does (folder 0700, `requests` FIFO, `pid` file), from the
+ * driver in `driverDir` (default: the installed one) speaking `version`, and waits until it is ready.
+ */
+function warm(s: Scenario, driverDir = join(s.repo, '.git', 'gcpatch', 'driver'), version = '0.1.0'): number {
+  mkdirSync(s.folder, { recursive: true, mode: 0o700 });
+  if (!existsSync(join(s.folder, 'requests'))) spawnSync('mkfifo', ['-m', '600', join(s.folder, 'requests')]);
+  const child = spawn(process.execPath, [join(driverDir, 'launch.cjs'), '--serve', s.folder, version], { cwd: s.repo, stdio: 'ignore', detached: true });
+  writeFileSync(join(s.folder, 'pid'), `${child.pid}\n`, { mode: 0o600 });
+  child.unref();
+  expect(waitFor(() => running(s) === child.pid)).toBe(true);
+  return child.pid!;
+}
+
+/**
+ * The direct driver's result of a conflicting scenario (`c.gc` and git's stderr), merged with the
+ * service off once per number of files for all cases; call it before the case's own merge.
+ */
+const references = new Map<number, { bytes: Buffer; stderr: string }>();
+function direct(s: Scenario): { bytes: Buffer; stderr: string } {
+  let ref = references.get(s.files.length);
+  if (ref === undefined) {
+    const r = merge(s, { GCPATCH_DRIVER_SERVICE: '0' });
+    expect(r.status).toBe(1);
+    ref = { bytes: readFileSync(join(s.repo, 'c.gc')), stderr: r.stderr };
+    references.set(s.files.length, ref);
+    reset(s);
+  }
+  return ref;
 }
 
 describe('the warm merge service', () => {
-  it('a burst: the first merge starts it; later merges go through it, with the direct driver\'s bytes and messages', () => {
+  it('a burst: its second file starts it; later files and merges go through it, with the direct driver\'s bytes and messages', () => {
     const s = scenario(3, true);
+    const ref = direct(s);
     const cold = merge(s);
     expect(cold.status).toBe(1);
-    const direct = readFileSync(join(s.repo, 'c.gc'));
+    const first = readFileSync(join(s.repo, 'c.gc'));
+    expect(first).toEqual(ref.bytes);
+    expect(cold.stderr).toBe(ref.stderr);
     expectMerged(s);
     expect(waitFor(() => running(s) !== undefined)).toBe(true);
     for (const [file, mode] of [
@@ -148,22 +185,23 @@ describe('the warm merge service', () => {
       [join(s.folder, 'pid'), 0o600],
       [join(s.folder, 'info'), 0o600],
       [join(s.folder, 'requests'), 0o600],
+      [join(s.folder, 'burst'), 0o600],
     ] as const) {
       expect((statSync(file).mode & 0o777).toString(8), file).toBe(mode.toString(8));
     }
     const info = JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8'));
-    expect(info).toMatchObject({ pid: running(s), version: '0.1.0', idleMs: 1000 });
+    expect(info).toMatchObject({ pid: running(s), version: '0.1.0', idleMs: 60_000 });
     reset(s);
     // GCPATCH_DRIVER_FAULT=crash makes the direct driver crash (line merge, markers): through the
     // service (which ignores it), every file merges structurally.
     const warmRun = merge(s, { GCPATCH_DRIVER_FAULT: 'crash' });
     expect(warmRun.status).toBe(1);
     expectMerged(s);
-    expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(direct);
+    expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(first);
     expect(warmRun.stderr).toBe(cold.stderr);
     expect(warmRun.stderr).toMatch(/^gcpatch: c\.gc: conflict in \(def app\/m::c/m);
     const d = doctorDriver({ cwd: s.repo });
-    expect(d.checks.find((c) => c.name === 'service')?.message).toMatch(/^merge service running \(pid \d+, gcpatch 0\.1\.0, exits after 1 s idle\); folder .*gcpatch\/service$/);
+    expect(d.checks.find((c) => c.name === 'service')?.message).toMatch(/^merge service running \(pid \d+, gcpatch 0\.1\.0, exits after 60 s idle\); folder .*gcpatch\/service$/);
     expect(d.checks.find((c) => c.name === 'runs:gcpatch:service')).toMatchObject({ level: 'ok' });
     // uninstall stops it and removes its folder.
     const pid = running(s)!;
@@ -173,15 +211,29 @@ describe('the warm merge service', () => {
     expect(existsSync(s.folder)).toBe(false);
   });
 
-  it('exits after its idle time and removes its pid and info; the requests FIFO stays', () => {
+  it('a merge of one file only marks the burst (the git process\'s pid): nothing is started', () => {
     const s = scenario(1);
-    const pid = warm(s);
-    expect(waitFor(() => !isAlive(pid))).toBe(true);
-    expect(readdirSync(s.folder).sort()).toEqual(['requests']);
+    const r = merge(s);
+    expect(r).toEqual({ status: 0, stderr: expect.not.stringMatching(/gcpatch/) });
+    expectMerged(s);
+    const marker = readFileSync(join(s.folder, 'burst'), 'utf8');
+    expect(marker).toMatch(/^[0-9]+\n$/);
+    expect(isAlive(Number(marker))).toBe(false); // that git has exited
+    expect(readdirSync(s.folder).sort()).toEqual(['burst']);
   });
 
-  it('killed before a request (kill -9 while idle): the next merge is direct and starts a new one', () => {
-    const s = scenario(3);
+  it('exits after its idle time (git config gcpatch.driverServiceIdleSeconds) and removes its pid and info', () => {
+    const s = scenario(2, false, 1);
+    expect(merge(s).status).toBe(0);
+    expect(waitFor(() => running(s) !== undefined)).toBe(true);
+    const pid = running(s)!;
+    expect(JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).idleMs).toBe(1000);
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
+    expect(readdirSync(s.folder).sort()).toEqual(['burst', 'requests']);
+  });
+
+  it('killed before a request (kill -9 while idle): the next merge is direct and its second file starts a new one', () => {
+    const s = scenario(2);
     const pid = warm(s);
     process.kill(pid, 'SIGKILL');
     expect(waitFor(() => !isAlive(pid))).toBe(true);
@@ -194,33 +246,33 @@ describe('the warm merge service', () => {
 
   for (const point of ['before-accept', 'after-accept', 'after-merge', 'after-status', 'after-rename'] as const) {
     it(`killed during a request (SIGKILL ${point}): every file still merges, nothing is left in the work tree`, () => {
-      const s = scenario(3, true);
-      const cold = merge(s, { GCPATCH_DRIVER_SERVICE: '0' });
-      const direct = readFileSync(join(s.repo, 'c.gc'));
-      reset(s);
-      warm(s);
+      const s = scenario(1, true);
+      const ref = direct(s);
+      const pid = warm(s);
       const r = merge(s, { GCPATCH_DRIVER_FAULT: `service-kill-${point}` });
       expect(r.status).toBe(1);
+      expect(isAlive(pid)).toBe(false);
       expectMerged(s);
-      expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(direct);
-      expect(r.stderr).toBe(cold.stderr);
-      expect(readdirSync(s.folder).filter((f) => /^[qr]\./.test(f))).toEqual([]);
+      expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(ref.bytes);
+      expect(r.stderr).toBe(ref.stderr);
+      expect(readdirSync(s.folder).filter((f) => /^[qr]\.|\.gcpatch$/.test(f))).toEqual([]);
     });
   }
 
   it('killed after a request: the next merge is direct', () => {
-    const s = scenario(2);
+    const s = scenario(1);
     const pid = warm(s);
     expect(merge(s).status).toBe(0);
     expectMerged(s);
     reset(s);
     process.kill(pid, 'SIGKILL');
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
     expect(merge(s).status).toBe(0);
     expectMerged(s);
   });
 
   it('a service of another gcpatch version answers stale and exits; the merge is direct; a current one takes over', () => {
-    const s = scenario(3);
+    const s = scenario(2);
     // An "old" driver: the same bundle with another version inside.
     const old = join(root, 'old');
     mkdirSync(old);
@@ -229,22 +281,12 @@ describe('the warm merge service', () => {
     const bundle = readFileSync(join(installed, 'index.js'), 'latin1');
     expect(bundle).toContain('"version":"0.1.0"');
     writeFileSync(join(old, 'index.js'), bundle.replace('"version":"0.1.0"', '"version":"0.0.9"'), 'latin1');
-    mkdirSync(s.folder, { recursive: true, mode: 0o700 });
-    if (!existsSync(join(s.folder, 'requests'))) spawnSync('mkfifo', ['-m', '600', join(s.folder, 'requests')]);
-    const child = spawn(process.execPath, [join(old, 'launch.cjs'), '--serve', s.folder, '0.0.9'], {
-      cwd: s.repo,
-      stdio: 'ignore',
-      detached: true,
-      env: { ...process.env, ...ENV, GCPATCH_DRIVER_SERVICE_IDLE_MS: '20000' },
-    });
-    writeFileSync(join(s.folder, 'pid'), `${child.pid}\n`, { mode: 0o600 });
-    child.unref();
-    expect(waitFor(() => running(s) === child.pid)).toBe(true);
+    const pid = warm(s, old, '0.0.9');
     expect(JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).version).toBe('0.0.9');
     const r = merge(s, {});
     expect(r.status).toBe(0);
     expectMerged(s);
-    expect(waitFor(() => !isAlive(child.pid!))).toBe(true);
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
     expect(waitFor(() => running(s) !== undefined)).toBe(true);
     expect(JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).version).toBe('0.1.0');
   });
@@ -260,16 +302,12 @@ describe('the warm merge service', () => {
   });
 
   it('two worktrees of one repository merge at once through one service, each with its own conflict style', async () => {
-    const s = scenario(12, true);
+    const s = scenario(3, true);
     const second = join(root, 'second');
     git(s.repo, ['branch', 'ours2', s.ours]);
     expect(git(s.repo, ['worktree', 'add', '-q', second, 'ours2']).status).toBe(0);
-    const expected = (style: string): Buffer => {
-      expect(merge(s, { GCPATCH_DRIVER_SERVICE: '0' }, style === 'diff3' ? second : s.repo).status).toBe(1);
-      return readFileSync(join(style === 'diff3' ? second : s.repo, 'c.gc'));
-    };
     git(second, ['config', 'merge.conflictStyle', 'merge']);
-    const plain = expected('merge');
+    const plain = direct(s).bytes;
     const diff3 = (() => {
       const r = git(second, ['-c', 'merge.conflictStyle=diff3', 'merge', '--no-edit', 'feature'], { ...ENV, GCPATCH_DRIVER_SERVICE: '0' });
       expect(r.status).toBe(1);
@@ -277,9 +315,8 @@ describe('the warm merge service', () => {
     })();
     expect(diff3.toString()).toContain('|||||||');
     expect(plain.toString()).not.toContain('|||||||');
-    reset(s);
     reset(s, second);
-    warm(s);
+    const pid = warm(s);
     const run = (cwd: string, args: string[]): Promise<number> =>
       new Promise((done) => {
         const child = spawn('git', [...args, 'merge', '--no-edit', 'feature'], {
@@ -295,10 +332,11 @@ describe('the warm merge service', () => {
     expectMerged(s, second);
     expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(plain);
     expect(readFileSync(join(second, 'c.gc'))).toEqual(diff3);
+    expect(running(s)).toBe(pid); // one service served both
   });
 
   it('an unwritable service folder: merges are direct and nothing is started or written', () => {
-    const s = scenario(3);
+    const s = scenario(2);
     const pid = warm(s);
     process.kill(pid, 'SIGTERM');
     expect(waitFor(() => !isAlive(pid))).toBe(true);
@@ -332,8 +370,7 @@ describe('the warm merge service', () => {
 
   it('a requests FIFO without a reader (the pid file names a live process that is no service): one bounded wait, then direct', () => {
     const s = scenario(2);
-    warm(s);
-    const pid = running(s)!;
+    const pid = warm(s);
     process.kill(pid, 'SIGTERM');
     expect(waitFor(() => !isAlive(pid))).toBe(true);
     const impostor = spawn('sleep', ['30'], { cwd: root, stdio: 'ignore' });
@@ -355,6 +392,7 @@ describe('the warm merge service', () => {
     expect(merge(s, { GCPATCH_DRIVER_SERVICE: '0' }).status).toBe(0);
     expectMerged(s);
     expect(existsSync(join(s.folder, 'pid'))).toBe(false);
+    expect(existsSync(join(s.folder, 'burst'))).toBe(false);
     reset(s);
     git(s.repo, ['config', 'gcpatch.driverService', 'false']);
     expect(merge(s).status).toBe(0);
