@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { defName } from '../coreform/forms.js';
 import { printTerm } from '../coreform/print.js';
 import { lineColumn, readModule } from '../coreform/read.js';
 import type { Term, VecTerm } from '../coreform/term.js';
@@ -20,9 +21,8 @@ const LABEL_WIDTH = 60;
  */
 export function formLabel(form: Term | undefined): string {
   if (form === undefined) return '(no form)';
-  if (form.kind === 'pair' && form.car.kind === 'sym' && form.car.name === 'def' && form.cdr.kind === 'pair' && form.cdr.car.kind === 'sym') {
-    return `(def ${form.cdr.car.name} …)`;
-  }
+  const name = defName(form);
+  if (name !== undefined) return `(def ${name} …)`;
   const flat = printTerm(form).replace(/\s+/g, ' ');
   const chars = [...flat];
   return chars.length <= LABEL_WIDTH ? flat : chars.slice(0, LABEL_WIDTH - 1).join('') + '…';

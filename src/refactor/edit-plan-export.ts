@@ -14,7 +14,8 @@
  * express: their export holds the renames only and says `"completeness": "PARTIAL"`.
  */
 import { canonicalizeModule, canonicalizeSource } from '../coreform/canon.js';
-import { termsEqual, type Term } from '../coreform/term.js';
+import { formsEqual } from '../coreform/forms.js';
+import type { Term } from '../coreform/term.js';
 import { LineIndex } from '../editplan/positions.js';
 import { SCHEMA_VERSION, type EditPlan, type FileEdit, type JsonValue, type TextEdit } from '../editplan/model.js';
 import { validateEditPlan } from '../editplan/validate.js';
@@ -72,10 +73,6 @@ function splice(bytes: Uint8Array, sites: readonly SymbolSite[], to: Uint8Array)
   }
   parts.push(bytes.subarray(at));
   return Buffer.concat(parts);
-}
-
-function formsEqual(a: readonly Term[], b: readonly Term[]): boolean {
-  return a.length === b.length && a.every((t, i) => termsEqual(t, b[i]!));
 }
 
 /**

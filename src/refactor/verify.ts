@@ -12,6 +12,7 @@ import { decodeClosed, D, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { mapGet, NIL, sym, type MapTerm, type Term } from '../coreform/term.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { topLevelDef } from '../patch/ops/common.js';
 import { portablePathProblem } from '../workspace/path.js';
 import {
   CONFLICT_CODES,
@@ -166,12 +167,8 @@ function scanRequest(request: RefactorRequest): RequestFacts {
     }
     counts.push(count);
     m.forms.items.forEach((form, formIndex) => {
-      if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def') return;
-      const second = form.cdr;
-      if (second.kind !== 'pair' || second.car.kind !== 'sym') return;
-      const third = second.cdr;
-      if (third.kind !== 'pair' || third.cdr.kind !== 'nil') return;
-      defs.push({ module, form: formIndex, name: second.car.name, rhs: third.car });
+      const def = topLevelDef(form);
+      if (def !== undefined) defs.push({ module, form: formIndex, name: def.name, rhs: def.rhs });
     });
   });
   return { counts, defs };
