@@ -279,23 +279,9 @@ function outdated(message: string): GcError {
   );
 }
 
-/** The message shapes of gcpatch before reports matched the reference (names were interpolated). */
-const OLD_MESSAGES: readonly RegExp[] = [
-  /^refactor kind ".*" is not one of /s,
-  /^refactor kind \S+ needs a target module path$/s,
-  /^(source|destination) symbol ".*" (is |contains |would )/s,
-  /^source and destination symbols are both "/s,
-  /^no module has a top-level \(def .* \.\.\.\) definition$/s,
-  /^target module path ".*" /s,
-  /^target module .* is already a module of the package$/s,
-];
-
-/**
- * True when `conflicts` have the layout of gcpatch before reports matched the reference: a
- * `:path-repr` form location, or a message in one of the old interpolated shapes.
- */
+/** True when `conflicts` have the layout of gcpatch before reports matched the reference: a `:path-repr` form location. */
 function oldStyleConflicts(conflicts: readonly ConflictRecord[]): boolean {
-  return conflicts.some((c) => c.pathRepr !== '' || OLD_MESSAGES.some((re) => re.test(c.message)));
+  return conflicts.some((c) => c.pathRepr !== '');
 }
 
 function opName(op: Term): string | undefined {
