@@ -7,7 +7,7 @@
  * problems are planner conflicts (the report carries them), not admission errors.
  */
 import { isCanonicalForm } from '../coreform/canon.js';
-import { decodeClosed, D, literal } from '../coreform/closed.js';
+import { D, decodeClosed, fixedIdentity } from '../coreform/closed.js';
 import { hashTermOfPrint, storeAddress } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
 import { int, kwMap, str, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
@@ -216,9 +216,7 @@ export function decodeRefactorRequest(t: Term): RefactorRequest {
   const r = decodeClosed(
     t,
     {
-      kind: literal(str(REFACTOR_REQUEST_KIND)),
-      profile: literal(str(REFACTOR_PROFILE)),
-      v: literal(int(1)),
+      ...fixedIdentity(REFACTOR_REQUEST_KIND, REFACTOR_PROFILE),
       'refactor-kind': D.any,
       'from-symbol': D.any,
       'to-symbol': D.any,
