@@ -10,11 +10,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { canonicalizeSource } from '../dist/coreform/canon.js';
 import { hashModule } from '../dist/coreform/hash.js';
-import * as read from '../dist/coreform/read.js';
+import * as reader from '../dist/coreform/read.js';
+import * as scans from '../dist/coreform/scan.js';
 import { moduleSource } from './corpus.js';
 import { fmt, median, timeMedian } from './util.js';
 
-const READ_JS = pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../dist/coreform/read.js')).href;
+const read = { ...reader, ...scans };
+const distUrl = (file) => pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../dist/coreform', file)).href;
+const READ_JS = distUrl('read.js');
+const SCAN_JS = distUrl('scan.js');
 
 /** A plain byte loop over `s`: counts '(' bytes (the floor any scanner is measured against). */
 function countOpen(s) {
@@ -30,13 +34,13 @@ function bigModule(bytes) {
   return encoder.encode(moduleSource('bench', 0, Math.ceil((1000 * bytes) / probe)));
 }
 
-// The cold run: a fresh process imports the reader, reads the file, then times one call of the
+// The cold run: a fresh process imports the reader and the scans, reads the file, then times one call of the
 // function named on the command line (wall and CPU ms; CPU includes V8's compiler threads), and
 // the first three calls (on copies of the bytes), as the merge driver scans base, ours and theirs.
 const COLD_SCRIPT = `
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-const read = await import(process.argv[2]);
+const read = { ...(await import(process.argv[2])), ...(await import(process.argv[5])) };
 const src = new Uint8Array(readFileSync(process.argv[3]));
 const fns = {
   bytes: (s) => { let k = 0; for (let i = 0; i < s.length; i++) if (s[i] === 0x28) k++; return k; },
@@ -67,7 +71,7 @@ function coldMs(dir, file, whats, rounds) {
   const runs = new Map(whats.map((w) => [w, []]));
   for (let i = 0; i < rounds; i++) {
     for (const what of whats) {
-      const r = spawnSync(process.execPath, [join(dir, 'cold.mjs'), READ_JS, file, what], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [join(dir, 'cold.mjs'), READ_JS, file, what, SCAN_JS], { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(r.stderr);
       runs.get(what).push(JSON.parse(r.stdout));
     }

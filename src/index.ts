@@ -6,6 +6,7 @@ export * from './util/errors.js';
 export * from './util/bytes.js';
 export * from './coreform/term.js';
 export * from './coreform/read.js';
+export * from './coreform/scan.js';
 export * from './coreform/canon.js';
 export * from './coreform/print.js';
 export * from './coreform/hash.js';

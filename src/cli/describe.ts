@@ -4,8 +4,9 @@
  * place of form indexes and shortened hashes. Text output only; `--json` keeps the reports.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { defName } from '../coreform/forms.js';
 import { printTerm } from '../coreform/print.js';
+import { modulePathOnDisk } from '../workspace/path.js';
 import { lineColumn, readModule } from '../coreform/read.js';
 import type { Term, VecTerm } from '../coreform/term.js';
 import type { WorkspaceSource } from '../git/source.js';
@@ -20,9 +21,8 @@ const LABEL_WIDTH = 60;
  */
 export function formLabel(form: Term | undefined): string {
   if (form === undefined) return '(no form)';
-  if (form.kind === 'pair' && form.car.kind === 'sym' && form.car.name === 'def' && form.cdr.kind === 'pair' && form.cdr.car.kind === 'sym') {
-    return `(def ${form.cdr.car.name} …)`;
-  }
+  const name = defName(form);
+  if (name !== undefined) return `(def ${name} …)`;
   const flat = printTerm(form).replace(/\s+/g, ' ');
   const chars = [...flat];
   return chars.length <= LABEL_WIDTH ? flat : chars.slice(0, LABEL_WIDTH - 1).join('') + '…';
@@ -36,7 +36,7 @@ export function formLabel(form: Term | undefined): string {
 export function formLine(side: WorkspaceSource | undefined, modulePath: string, formIndex: number): number | undefined {
   if (side === undefined || side.origin !== 'directory') return undefined;
   try {
-    const bytes = readFileSync(join(side.packageDir, ...modulePath.split('/')));
+    const bytes = readFileSync(modulePathOnDisk(side.packageDir, modulePath));
     const form = readModule(bytes).forms[formIndex];
     return form === undefined ? undefined : lineColumn(bytes, form.start).line;
   } catch {

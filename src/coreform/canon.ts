@@ -90,6 +90,73 @@ function canonError(ordinal: number, reason: string): GcError {
 }
 
 /**
+ * `(fn (p …) body …)`: checks the parameters and queues the body; the frame curries the
+ * parameters into nested one-parameter `fn`s and wraps several body expressions in `begin`.
+ */
+function pushFn(tasks: (Term | Frame)[], items: Term[], fail: (reason: string) => GcError): void {
+  const argc = items.length - 1;
+  if (argc < 2) throw fail('(fn ...) expects a parameter list and at least one body expression');
+  const params = listItems(items[1]!);
+  if (params === undefined) throw fail('(fn ...) parameters must be a list');
+  if (params.length === 0) throw fail('(fn ...) expects at least one parameter');
+  const seen = new Set<string>();
+  for (const p of params) {
+    if (p.kind !== 'sym') throw fail('(fn ...) parameters must be symbols');
+    if (seen.has(p.name)) throw fail(`(fn ...) duplicate parameter: ${p.name}`);
+    seen.add(p.name);
+  }
+  const k = argc - 1;
+  tasks.push(
+    new Frame(k, (vs, base) => {
+      let body = k === 1 ? vs[base]! : listWith([SYM_BEGIN], vs, base);
+      for (let i = params.length - 1; i >= 0; i--) {
+        body = cons(SYM_FN, cons(cons(params[i]!, NIL), cons(body, NIL)));
+      }
+      return body;
+    }),
+  );
+  for (let i = items.length - 1; i >= 2; i--) tasks.push(items[i]!);
+}
+
+/**
+ * `(let ((name expr) …) body …)`: checks the bindings and queues their expressions and the body;
+ * several body expressions are wrapped in `begin`.
+ */
+function pushLet(tasks: (Term | Frame)[], items: Term[], fail: (reason: string) => GcError): void {
+  const argc = items.length - 1;
+  if (argc < 2) throw fail('(let ...) expects a binding list and at least one body expression');
+  const bindings = listItems(items[1]!);
+  if (bindings === undefined) throw fail('(let ...) bindings must be a list');
+  const names: Term[] = [];
+  const exprs: Term[] = [];
+  const seen = new Set<string>();
+  for (const b of bindings) {
+    const parts = listItems(b);
+    if (parts === undefined || parts.length !== 2) {
+      throw fail('(let ...) binding must be a list of a name and an expression');
+    }
+    const name = parts[0]!;
+    if (name.kind !== 'sym') throw fail('(let ...) binding name must be symbol');
+    if (seen.has(name.name)) throw fail(`(let ...) duplicate binding: ${name.name}`);
+    seen.add(name.name);
+    names.push(name);
+    exprs.push(parts[1]!);
+  }
+  const m = names.length;
+  const k = argc - 1;
+  tasks.push(
+    new Frame(m + k, (vs, base) => {
+      let bs: Term = NIL;
+      for (let i = m - 1; i >= 0; i--) bs = cons(cons(names[i]!, cons(vs[base + i]!, NIL)), bs);
+      const body = k === 1 ? vs[base + m]! : listWith([SYM_BEGIN], vs, base + m);
+      return cons(SYM_LET, cons(bs, cons(body, NIL)));
+    }),
+  );
+  for (let i = items.length - 1; i >= 2; i--) tasks.push(items[i]!);
+  for (let i = m - 1; i >= 0; i--) tasks.push(exprs[i]!);
+}
+
+/**
  * Canonicalizes one top-level form (a code position; a top-level vector is data, a top-level
  * map keeps its keys and canonicalizes its values). Implements GENESIS_FACTS.md §1.3.
  * @param form the raw term as read.
@@ -148,30 +215,9 @@ export function canonicalizeForm(form: Term, ordinal = 0): Term {
           tasks.push(new Frame(1, (vs, base) => listWith([head, name], vs, base)), items[2]!);
           continue;
         }
-        case 'fn': {
-          if (argc < 2) throw fail('(fn ...) expects a parameter list and at least one body expression');
-          const params = listItems(items[1]!);
-          if (params === undefined) throw fail('(fn ...) parameters must be a list');
-          if (params.length === 0) throw fail('(fn ...) expects at least one parameter');
-          const seen = new Set<string>();
-          for (const p of params) {
-            if (p.kind !== 'sym') throw fail('(fn ...) parameters must be symbols');
-            if (seen.has(p.name)) throw fail(`(fn ...) duplicate parameter: ${p.name}`);
-            seen.add(p.name);
-          }
-          const k = argc - 1;
-          tasks.push(
-            new Frame(k, (vs, base) => {
-              let body = k === 1 ? vs[base]! : listWith([SYM_BEGIN], vs, base);
-              for (let i = params.length - 1; i >= 0; i--) {
-                body = cons(SYM_FN, cons(cons(params[i]!, NIL), cons(body, NIL)));
-              }
-              return body;
-            }),
-          );
-          for (let i = items.length - 1; i >= 2; i--) tasks.push(items[i]!);
+        case 'fn':
+          pushFn(tasks, items, fail);
           continue;
-        }
         case 'if':
           if (argc !== 3) throw fail('(if ...) expects exactly 3 arguments');
           pushList(tasks, items, [head], 1);
@@ -180,39 +226,9 @@ export function canonicalizeForm(form: Term, ordinal = 0): Term {
           if (argc < 1) throw fail('(begin ...) expects at least 1 argument');
           pushList(tasks, items, [head], 1);
           continue;
-        case 'let': {
-          if (argc < 2) throw fail('(let ...) expects a binding list and at least one body expression');
-          const bindings = listItems(items[1]!);
-          if (bindings === undefined) throw fail('(let ...) bindings must be a list');
-          const names: Term[] = [];
-          const exprs: Term[] = [];
-          const seen = new Set<string>();
-          for (const b of bindings) {
-            const parts = listItems(b);
-            if (parts === undefined || parts.length !== 2) {
-              throw fail('(let ...) binding must be a list of a name and an expression');
-            }
-            const name = parts[0]!;
-            if (name.kind !== 'sym') throw fail('(let ...) binding name must be symbol');
-            if (seen.has(name.name)) throw fail(`(let ...) duplicate binding: ${name.name}`);
-            seen.add(name.name);
-            names.push(name);
-            exprs.push(parts[1]!);
-          }
-          const m = names.length;
-          const k = argc - 1;
-          tasks.push(
-            new Frame(m + k, (vs, base) => {
-              let bs: Term = NIL;
-              for (let i = m - 1; i >= 0; i--) bs = cons(cons(names[i]!, cons(vs[base + i]!, NIL)), bs);
-              const body = k === 1 ? vs[base + m]! : listWith([SYM_BEGIN], vs, base + m);
-              return cons(SYM_LET, cons(bs, cons(body, NIL)));
-            }),
-          );
-          for (let i = items.length - 1; i >= 2; i--) tasks.push(items[i]!);
-          for (let i = m - 1; i >= 0; i--) tasks.push(exprs[i]!);
+        case 'let':
+          pushLet(tasks, items, fail);
           continue;
-        }
         case 'prim': {
           if (argc < 1) throw fail('(prim ...) expects an operator symbol');
           const op = items[1]!;

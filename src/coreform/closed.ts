@@ -10,6 +10,8 @@ import { GcError } from '../util/errors.js';
 import { isHex64 } from '../util/bytes.js';
 import { printAtom } from './print.js';
 import {
+  int,
+  str,
   termsEqual,
   type MapTerm,
   type Term,
@@ -122,6 +124,14 @@ export function oneOfStr<T extends string>(allowed: readonly T[]): Decoder<T> {
 }
 
 /** Field decoders of a closed map, keyed by keyword name without the colon. */
+/**
+ * The decoders of the fixed identity a closed request or report opens with: `:kind` = `kind`,
+ * `:profile` = `profile`, `:v` = 1 (each a {@link literal}); spread first into a {@link Spec}.
+ */
+export function fixedIdentity(kind: string, profile: string): { kind: Decoder<Term>; profile: Decoder<Term>; v: Decoder<Term> } {
+  return { kind: literal(str(kind)), profile: literal(str(profile)), v: literal(int(1)) };
+}
+
 export type Spec = Record<string, Decoder<unknown>>;
 /** The decoded fields of a closed map described by `S`. */
 export type Decoded<S extends Spec> = { [K in keyof S]: S[K] extends Decoder<infer T> ? T : never };

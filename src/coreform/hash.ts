@@ -1,6 +1,7 @@
 /**
- * CoreForm hashes (GENESIS_FACTS.md §2): BLAKE3 (32-byte output) over a domain prefix followed by
- * the canonical print. Every function returns lowercase hex64.
+ * CoreForm hashes (GENESIS_FACTS.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
+ * output) over a domain prefix followed by the canonical print, or over the plain bytes. Every
+ * function returns lowercase hex64. The one place gcpatch computes BLAKE3.
  */
 import { blake3 } from '@noble/hashes/blake3.js';
 import { toHex, utf8 } from '../util/bytes.js';
@@ -14,6 +15,9 @@ export const HASH_MODULE_PREFIX = utf8('GCv0.2\0module\0');
 /** `"GCv0.2" 0x00 "semantic-node-id" 0x00`, the node-id prefix. */
 export const NODE_ID_PREFIX = utf8('GCv0.2\0semantic-node-id\0');
 
+/** An incremental BLAKE3 state (`update` returns the state; `clone` copies it; `digest` ends it). */
+export type Blake3State = ReturnType<typeof blake3.create>;
+
 function digest(...parts: Uint8Array[]): string {
   const h = blake3.create();
   for (const p of parts) h.update(p);
@@ -25,7 +29,16 @@ function digest(...parts: Uint8Array[]): string {
  * Used for every `*-h` field of requests and reports. Implements GENESIS_FACTS.md §2.
  */
 export function hashTerm(t: Term): string {
-  return digest(HASH_TERM_PREFIX, utf8(printTerm(t)));
+  return hashTermOfPrint(utf8(printTerm(t)));
+}
+
+/**
+ * hash-term of a term given by its `print_term` bytes (a store entry's bytes, or a print already
+ * made): BLAKE3("GCv0.2\0" ‖ printed), lowercase hex64. `hashTermOfPrint(utf8(printTerm(t)))`
+ * equals `hashTerm(t)`.
+ */
+export function hashTermOfPrint(printed: Uint8Array): string {
+  return digest(HASH_TERM_PREFIX, printed);
 }
 
 /**
@@ -36,18 +49,22 @@ export function hashModule(forms: readonly Term[]): string {
   return digest(HASH_MODULE_PREFIX, utf8(printModule(forms)));
 }
 
-/** hash-module over already-printed canonical module text (`print_module` output). */
-export function hashModuleText(canonicalText: string): string {
-  return digest(HASH_MODULE_PREFIX, utf8(canonicalText));
-}
-
 /**
  * semantic node id = BLAKE3("GCv0.2\0semantic-node-id\0" ‖ module-path ‖ 0x00 ‖ print_term(path)),
  * where `path` is the vector of step vectors (e.g. `[[:form 0]]`). Implements PATCH_SCHEMA.md
  * "Stable Node IDs".
  */
 export function semanticNodeId(modulePath: string, path: Term): string {
-  return digest(NODE_ID_PREFIX, utf8(modulePath), new Uint8Array([0]), utf8(printTerm(path)));
+  return toHex(semanticNodeIdState(modulePath).update(utf8(printTerm(path))).digest());
+}
+
+/**
+ * The BLAKE3 state of {@link semanticNodeId} after its prefix and `modulePath ‖ 0x00`: feed it
+ * the print of a path (in pieces, cloning it to share a common beginning) and digest it to get
+ * that path's node id.
+ */
+export function semanticNodeIdState(modulePath: string): Blake3State {
+  return blake3.create().update(NODE_ID_PREFIX).update(utf8(modulePath)).update(new Uint8Array([0]));
 }
 
 /**
@@ -58,12 +75,21 @@ export function storeAddress(data: Uint8Array): string {
   return digest(data);
 }
 
+/**
+ * {@link storeAddress} of bytes that arrive in pieces (a file read in chunks): `update` each piece
+ * in order, then `address()` is the address of their concatenation.
+ */
+export function storeAddressStream(): { update(piece: Uint8Array): void; address(): string } {
+  const h = blake3.create();
+  return {
+    update(piece) {
+      h.update(piece);
+    },
+    address: () => toHex(h.digest()),
+  };
+}
+
 /** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
 export function termAddress(t: Term): string {
   return digest(utf8(printTerm(t)));
-}
-
-/** Plain BLAKE3 of bytes as lowercase hex (for benchmarks and checks). */
-export function blake3Hex(data: Uint8Array): string {
-  return digest(data);
 }

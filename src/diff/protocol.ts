@@ -4,7 +4,7 @@
  * report's shape. Shared by the producer (`diff.ts`), the verifier (`verify.ts`), the merge
  * protocol and the CLI; it makes no diff decision itself.
  */
-import { D, decodeClosed, literal, vecOf } from '../coreform/closed.js';
+import { D, decodeClosed, fixedIdentity, literal, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { int, kwMap, mapGetKw, str, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { PATCH_PROFILE, type OpIdentity } from '../patch/protocol/normalize.js';
@@ -53,9 +53,7 @@ export function decodeDiffRequest(t: Term): DiffRequest {
   const r = decodeClosed(
     t,
     {
-      kind: literal(str(DIFF_REQUEST_KIND)),
-      profile: literal(str(PATCH_PROFILE)),
-      v: literal(int(1)),
+      ...fixedIdentity(DIFF_REQUEST_KIND, PATCH_PROFILE),
       intent: D.str,
       provenance: D.map,
       base: D.any,
@@ -90,9 +88,7 @@ export function decodeDiffReport(t: Term, what = 'diff report'): DiffReport {
   const r = decodeClosed(
     t,
     {
-      kind: literal(str(DIFF_REPORT_KIND)),
-      profile: literal(str(PATCH_PROFILE)),
-      v: literal(int(1)),
+      ...fixedIdentity(DIFF_REPORT_KIND, PATCH_PROFILE),
       ok: literal({ kind: 'bool', value: true }),
       'request-h': D.hex64,
       'base-h': D.hex64,

@@ -8,6 +8,7 @@
 import { D, decodeClosed, literal } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
+import { formsEqual } from '../coreform/forms.js';
 import { int, termsEqual, type Term } from '../coreform/term.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
@@ -191,7 +192,7 @@ export function verifyDiffReport(request: Term | DiffRequest, report: Term): Dif
   for (const [path, forms] of target) {
     const got = rebuilt.get(path);
     if (got === undefined) throw fail(':patch :ops', `applying the patch to the base does not create ${path}`);
-    if (got.length !== forms.length || got.some((f, i) => !termsEqual(f, forms[i]!))) {
+    if (!formsEqual(got, forms)) {
       throw fail(':patch :ops', `applying the patch to the base does not reproduce ${path}`);
     }
   }

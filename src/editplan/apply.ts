@@ -7,7 +7,7 @@ import { editError, type EditErrorIndices } from './errors.js';
 import { applyLimits, type ApplyLimits } from './limits.js';
 import type { TextEdit } from './model.js';
 import { LineIndex, positionError } from './positions.js';
-import { isWellFormed, utf8ByteLength, utf8LengthOfRange, utf8Prefix } from './unicode.js';
+import { utf8ByteLength, utf8LengthOfRange, utf8Prefix } from './unicode.js';
 import { checkEdit } from './validate.js';
 
 /** Options of {@link applyEdits}. */
@@ -115,7 +115,7 @@ export function applyEdits(source: string, edits: readonly TextEdit[], options: 
   if (edits.length > limits.maxEdits) {
     throw editError('PLAN_TOO_LARGE', `${edits.length} edits exceed the limit of ${limits.maxEdits}`, at());
   }
-  if (!isWellFormed(source)) {
+  if (!source.isWellFormed()) {
     throw editError('SOURCE_NOT_UTF8', 'source holds a lone surrogate and cannot be encoded as UTF-8', at());
   }
 

@@ -49,7 +49,6 @@ import {
   type JsonValue,
   type TextEdit,
 } from './model.js';
-import { isWellFormed } from './unicode.js';
 
 /**
  * Decodes a plan from its JSON text.
@@ -132,7 +131,7 @@ function describe(node: JsonNode): string {
 
 function expectString(node: JsonNode, name: string, scope: Scope): string {
   if (typeof node !== 'string') fail(scope, `member ${JSON.stringify(name)} must be a string, got ${describe(node)}`);
-  if (!isWellFormed(node)) fail(scope, `member ${JSON.stringify(name)} holds a lone surrogate`);
+  if (!node.isWellFormed()) fail(scope, `member ${JSON.stringify(name)} holds a lone surrogate`);
   return node;
 }
 
@@ -154,7 +153,7 @@ function toExtensions(unknown: Map<string, JsonNode> | undefined, scope: Scope):
   if (unknown === undefined) return undefined;
   const out = new Map<string, JsonValue>();
   for (const [key, node] of unknown) {
-    if (!isWellFormed(key)) fail(scope, 'an extension member name holds a lone surrogate');
+    if (!key.isWellFormed()) fail(scope, 'an extension member name holds a lone surrogate');
     out.set(key, toJsonValue(node, key, scope));
   }
   return out;
@@ -162,7 +161,7 @@ function toExtensions(unknown: Map<string, JsonNode> | undefined, scope: Scope):
 
 function toJsonValue(node: JsonNode, key: string, scope: Scope): JsonValue {
   if (typeof node === 'string') {
-    if (!isWellFormed(node)) fail(scope, `extension ${JSON.stringify(key)} holds a lone surrogate`);
+    if (!node.isWellFormed()) fail(scope, `extension ${JSON.stringify(key)} holds a lone surrogate`);
     return node;
   }
   if (Array.isArray(node)) return node.map((item) => toJsonValue(item, key, scope));
@@ -170,7 +169,7 @@ function toJsonValue(node: JsonNode, key: string, scope: Scope): JsonValue {
     const map = new Map<string, JsonValue>();
     for (let i = 0; i < node.keys.length; i++) {
       const name = node.keys[i]!;
-      if (!isWellFormed(name)) fail(scope, `extension ${JSON.stringify(key)} holds a lone surrogate`);
+      if (!name.isWellFormed()) fail(scope, `extension ${JSON.stringify(key)} holds a lone surrogate`);
       map.set(name, toJsonValue(node.values[i]!, key, scope));
     }
     return map;

@@ -2,7 +2,7 @@
  * Portable path rules and the Windows-portable alias key (spec "Path rules"). Lexical only: the
  * filesystem transaction adds real-path containment and link checks.
  */
-import { utf8ByteLength, isWellFormed } from './unicode.js';
+import { utf8ByteLength } from './unicode.js';
 
 const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', 'conin$', 'conout$']);
 
@@ -44,7 +44,7 @@ export function pathProblem(path: string, maxBytes: number): string | undefined 
   if (path.includes('\\')) return 'path must use "/" separators (it contains "\\")';
   if (path.includes(':')) return 'path must not contain ":" (drive prefixes and streams are not portable)';
   if (/[\u0000-\u001f\u007f-\u009f]/.test(path)) return 'path contains a control character';
-  if (!isWellFormed(path)) return 'path contains a lone surrogate';
+  if (!path.isWellFormed()) return 'path contains a lone surrogate';
   for (const segment of path.split('/')) {
     if (segment.length === 0) return 'path contains an empty segment';
     if (segment === '.' || segment === '..') return `path contains a "${segment}" segment`;

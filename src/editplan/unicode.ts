@@ -1,26 +1,6 @@
 /** UTF-16 / UTF-8 helpers the edit-plan code needs beyond `util/bytes.ts`. */
 import { utf8Length } from '../util/bytes.js';
 
-type WellFormedString = string & { isWellFormed?: () => boolean };
-
-/**
- * True when `text` holds no lone surrogate, i.e. it is a sequence of Unicode scalars and can be
- * encoded as UTF-8 exactly. Uses the native `String.prototype.isWellFormed` when present.
- */
-export function isWellFormed(text: string): boolean {
-  const native = (text as WellFormedString).isWellFormed;
-  if (typeof native === 'function') return native.call(text);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c > 0xdbff) return false;
-    const d = text.charCodeAt(i + 1);
-    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
-    i++;
-  }
-  return true;
-}
-
 /** UTF-8 byte length of `text` (lone surrogates count 3 bytes, as U+FFFD), without allocating. */
 export function utf8ByteLength(text: string): number {
   // Short strings: a JS loop beats the call into native code.

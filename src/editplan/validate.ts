@@ -19,7 +19,7 @@ import {
   type TextEdit,
 } from './model.js';
 import { pathProblem, portablePathKey } from './path.js';
-import { isWellFormed, utf8ByteLength } from './unicode.js';
+import { utf8ByteLength } from './unicode.js';
 
 /** What a successful validation counted. */
 export interface PlanTotals {
@@ -83,7 +83,7 @@ function editProblem(edit: TextEdit): [EditErrorCode, string] | undefined {
   if (edit.before === edit.after) {
     return ['INVALID_EDIT', 'edit after equals before; an edit must change its range'];
   }
-  if (!isWellFormed(edit.before) || !isWellFormed(edit.after)) {
+  if (!edit.before.isWellFormed() || !edit.after.isWellFormed()) {
     return ['INVALID_EDIT', 'edit before or after holds a lone surrogate'];
   }
   if (!PROVENANCE_SET.has(edit.provenance)) {
@@ -130,7 +130,7 @@ export function validateEditPlan(plan: EditPlan, limits: Partial<PlanLimits> = {
   if (typeof plan.operation !== 'string' || plan.operation.length === 0) {
     throw editError('INVALID_PLAN', 'operation must be a non-empty string');
   }
-  if (!isWellFormed(plan.operation)) throw editError('INVALID_PLAN', 'operation holds a lone surrogate');
+  if (!plan.operation.isWellFormed()) throw editError('INVALID_PLAN', 'operation holds a lone surrogate');
   if (utf8ByteLength(plan.operation) > MAX_PLAN_OPERATION_BYTES) {
     throw editError('PLAN_TOO_LARGE', `operation is longer than ${MAX_PLAN_OPERATION_BYTES} UTF-8 bytes`);
   }

@@ -4,7 +4,7 @@
  * fixed identities, building and admitting a request, and decoding a report's shape. Shared by
  * the producer (`rules.ts`), the verifier (`verify.ts`) and the CLI; it makes no merge decision.
  */
-import { D, decodeClosed, literal, nullable, oneOfStr, vecOf } from '../coreform/closed.js';
+import { D, decodeClosed, fixedIdentity, nullable, oneOfStr, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { int, kwMap, str, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { PATCH_PROFILE } from '../patch/protocol/normalize.js';
@@ -73,9 +73,7 @@ export function decodeMergeRequest(t: Term): MergeRequest {
   const r = decodeClosed(
     t,
     {
-      kind: literal(str(MERGE_REQUEST_KIND)),
-      profile: literal(str(PATCH_PROFILE)),
-      v: literal(int(1)),
+      ...fixedIdentity(MERGE_REQUEST_KIND, PATCH_PROFILE),
       intent: D.str,
       provenance: D.map,
       base: D.any,
@@ -156,9 +154,7 @@ export function decodeMergeReport(t: Term, what = 'merge report'): MergeReport {
   const r = decodeClosed(
     t,
     {
-      kind: literal(str(MERGE_REPORT_KIND)),
-      profile: literal(str(PATCH_PROFILE)),
-      v: literal(int(1)),
+      ...fixedIdentity(MERGE_REPORT_KIND, PATCH_PROFILE),
       'request-h': D.hex64,
       'base-h': D.hex64,
       'left-h': D.hex64,

@@ -5,6 +5,7 @@
  * verifier is `verify.ts` (separate code).
  */
 import { hashTerm } from '../coreform/hash.js';
+import { formsEqual } from '../coreform/forms.js';
 import { int, kw, kwMap, mapSet, NIL, str, termsEqual, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { diffAdmitted } from '../diff/diff.js';
 import { diffRequestTerm } from '../diff/protocol.js';
@@ -47,7 +48,7 @@ export function conflictTerm(
 
 /** Absent (`undefined`) is a value distinct from every form vector. */
 function sameOptional(a: VecTerm | undefined, b: VecTerm | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : termsEqual(a, b);
+  return formsEqual(a?.items, b?.items);
 }
 
 /**

@@ -18,8 +18,6 @@ export const REFACTOR_INTENT_PREFIX = 'semantic-refactor/';
 
 /** The three refactor kinds of v0.1. Any other `:refactor-kind` string is a `refactor/kind-invalid` conflict. */
 export const REFACTOR_KINDS = ['rename', 'move', 'extract'] as const;
-/** One of {@link REFACTOR_KINDS}. */
-export type RefactorKind = (typeof REFACTOR_KINDS)[number];
 
 /**
  * The closed allowlist of planner conflict codes ("Closed Report"), in the order the planner

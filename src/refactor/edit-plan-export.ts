@@ -13,14 +13,15 @@
  * move/extract plans also split a module and rewrite the manifest, which range edits cannot
  * express: their export holds the renames only and says `"completeness": "PARTIAL"`.
  */
-import { createHash } from 'node:crypto';
 import { canonicalizeModule, canonicalizeSource } from '../coreform/canon.js';
-import { termsEqual, type Term } from '../coreform/term.js';
+import { formsEqual } from '../coreform/forms.js';
+import type { Term } from '../coreform/term.js';
 import { LineIndex } from '../editplan/positions.js';
 import { SCHEMA_VERSION, type EditPlan, type FileEdit, type JsonValue, type TextEdit } from '../editplan/model.js';
 import { validateEditPlan } from '../editplan/validate.js';
 import { renameSymbolInForms } from '../patch/ops/rename-symbol.js';
 import { GcError, isGcError } from '../util/errors.js';
+import { sha256Hex } from '../util/sha256.js';
 import { RefactorErrorCode } from './codes.js';
 import { findSymbolSites, type SymbolSite } from './symbol-sites.js';
 import type { VerifiedRefactorReport } from './verify.js';
@@ -72,10 +73,6 @@ function splice(bytes: Uint8Array, sites: readonly SymbolSite[], to: Uint8Array)
   }
   parts.push(bytes.subarray(at));
   return Buffer.concat(parts);
-}
-
-function formsEqual(a: readonly Term[], b: readonly Term[]): boolean {
-  return a.length === b.length && a.every((t, i) => termsEqual(t, b[i]!));
 }
 
 /**
@@ -156,7 +153,7 @@ export function refactorEditPlan(
       return { startLine: start.line, startChar: start.char, endLine: end.line, endChar: end.char, before: from, after: to, provenance };
     });
     maxEdits = Math.max(maxEdits, edits.length);
-    files.push({ path: prefix + modulePath, sha256: createHash('sha256').update(bytes).digest('hex'), edits });
+    files.push({ path: prefix + modulePath, sha256: sha256Hex(bytes), edits });
   }
   const rename = request.refactorKind === 'rename';
   const info: Record<string, JsonValue> = {

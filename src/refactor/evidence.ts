@@ -15,13 +15,12 @@
  * the same `:request-h` and `:patch-h`); such reports then fail verification with
  * `refactor/report-outdated` (verify.ts).
  */
-import { blake3 } from '@noble/hashes/blake3.js';
 import { readFileSync } from 'node:fs';
-import { HASH_TERM_PREFIX } from '../coreform/hash.js';
+import { hashTermOfPrint, storeAddress } from '../coreform/hash.js';
 import { readTerm } from '../coreform/read.js';
 import { mapGetKw, type Term } from '../coreform/term.js';
 import { EvidenceStore } from '../store/store.js';
-import { isHex64, toHex } from '../util/bytes.js';
+import { isHex64 } from '../util/bytes.js';
 import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
 import { RefactorErrorCode, REFACTOR_REPORT_KIND, REFACTOR_REQUEST_KIND } from './codes.js';
 import { planRefactor } from './plan.js';
@@ -69,7 +68,7 @@ export function readTermArgument(arg: string, store: EvidenceStore | undefined):
     throw ioError(error, arg, 'read');
   }
   try {
-    return { term: readTerm(bytes), address: toHex(blake3(bytes)), origin: 'file' };
+    return { term: readTerm(bytes), address: storeAddress(bytes), origin: 'file' };
   } catch (error) {
     throw isGcError(error) ? error.withLocation({ file: arg }) : error;
   }
@@ -84,10 +83,7 @@ function strAt(m: Term | undefined, ...path: string[]): string | undefined {
 /** Finds the store entry whose hash-term (BLAKE3 of the prefix and its bytes) is `h`. */
 function findByHashTerm(store: EvidenceStore, h: string): string | undefined {
   for (const entry of store.list()) {
-    const hash = blake3.create();
-    hash.update(HASH_TERM_PREFIX);
-    hash.update(store.get(entry.hex));
-    if (toHex(hash.digest()) === h) return entry.hex;
+    if (hashTermOfPrint(store.get(entry.hex)) === h) return entry.hex;
   }
   return undefined;
 }

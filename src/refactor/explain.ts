@@ -5,6 +5,7 @@
  * or a verification, so it shares no code with `plan.ts` or `verify.ts`.
  */
 import type { Term } from '../coreform/term.js';
+import { topLevelDef } from '../patch/ops/common.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { ConflictCode, type ConflictCodeValue } from './codes.js';
 import type { RefactorRequest } from './request.js';
@@ -29,11 +30,8 @@ function definitionSites(request: RefactorRequest): Site[] {
   const sites: Site[] = [];
   request.modules.forEach((m, module) => {
     m.forms.items.forEach((form, index) => {
-      if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def') return;
-      const name = form.cdr.kind === 'pair' ? form.cdr.car : undefined;
-      const tail = form.cdr.kind === 'pair' ? form.cdr.cdr : undefined;
-      if (name?.kind !== 'sym' || tail?.kind !== 'pair' || tail.cdr.kind !== 'nil') return;
-      sites.push({ name: name.name, module, form: index, rhs: tail.car });
+      const def = topLevelDef(form);
+      if (def !== undefined) sites.push({ name: def.name, module, form: index, rhs: def.rhs });
     });
   });
   return sites;

@@ -46,6 +46,7 @@ import {
   type VecTerm,
 } from '../coreform/term.js';
 import { normalizePatch, opIdentitiesTerm, type NormalizedPatch } from '../patch/protocol/normalize.js';
+import { topLevelDef } from '../patch/ops/common.js';
 import { portablePathProblem } from '../workspace/path.js';
 import {
   CONFLICT_MESSAGES,
@@ -100,16 +101,6 @@ interface ModuleScan {
   occurrences: number;
 }
 
-/** `(def <sym> <rhs>)` → [name, rhs]; anything else → undefined. */
-function asDefinition(form: Term): [string, Term] | undefined {
-  if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def') return undefined;
-  const rest = form.cdr;
-  if (rest.kind !== 'pair' || rest.car.kind !== 'sym') return undefined;
-  const tail = rest.cdr;
-  if (tail.kind !== 'pair' || tail.cdr.kind !== 'nil') return undefined;
-  return [rest.car.name, tail.car];
-}
-
 /** Number of symbol terms named `name` in `root` (iterative preorder walk). */
 function countSymbol(root: Term, name: string): number {
   let count = 0;
@@ -154,8 +145,8 @@ function scanModule(moduleIndex: number, forms: VecTerm, from: string | undefine
   const definitions: Definition[] = [];
   let occurrences = 0;
   forms.items.forEach((form) => {
-    const def = asDefinition(form);
-    if (def !== undefined) definitions.push({ name: def[0], moduleIndex, rhs: def[1] });
+    const def = topLevelDef(form);
+    if (def !== undefined) definitions.push({ name: def.name, moduleIndex, rhs: def.rhs });
     if (from !== undefined) occurrences += countSymbol(form, from);
   });
   return { definitions, occurrences };

@@ -6,13 +6,12 @@
  * Admission only checks the request's shape and its module records; symbol, kind and target
  * problems are planner conflicts (the report carries them), not admission errors.
  */
-import { blake3 } from '@noble/hashes/blake3.js';
 import { isCanonicalForm } from '../coreform/canon.js';
-import { decodeClosed, D, literal } from '../coreform/closed.js';
-import { HASH_TERM_PREFIX } from '../coreform/hash.js';
+import { D, decodeClosed, fixedIdentity } from '../coreform/closed.js';
+import { hashTermOfPrint, storeAddress } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
 import { int, kwMap, str, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { toHex, utf8 } from '../util/bytes.js';
+import { utf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { canonicalizeFile, loadPackage, type LoadedPackage } from '../workspace/package.js';
 import { portablePathProblem } from '../workspace/path.js';
@@ -80,10 +79,7 @@ export interface TermIdentity {
  */
 export function termIdentity(t: Term): TermIdentity {
   const bytes = utf8(printTerm(t));
-  const h = blake3.create();
-  h.update(HASH_TERM_PREFIX);
-  h.update(bytes);
-  return { bytes, hashTerm: toHex(h.digest()), address: toHex(blake3(bytes)) };
+  return { bytes, hashTerm: hashTermOfPrint(bytes), address: storeAddress(bytes) };
 }
 
 function requestError(message: string, at?: string): GcError {
@@ -220,9 +216,7 @@ export function decodeRefactorRequest(t: Term): RefactorRequest {
   const r = decodeClosed(
     t,
     {
-      kind: literal(str(REFACTOR_REQUEST_KIND)),
-      profile: literal(str(REFACTOR_PROFILE)),
-      v: literal(int(1)),
+      ...fixedIdentity(REFACTOR_REQUEST_KIND, REFACTOR_PROFILE),
       'refactor-kind': D.any,
       'from-symbol': D.any,
       'to-symbol': D.any,

@@ -12,6 +12,7 @@ import { decodeClosed, D, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { mapGet, NIL, sym, type MapTerm, type Term } from '../coreform/term.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { topLevelDef } from '../patch/ops/common.js';
 import { portablePathProblem } from '../workspace/path.js';
 import {
   CONFLICT_CODES,
@@ -166,12 +167,8 @@ function scanRequest(request: RefactorRequest): RequestFacts {
     }
     counts.push(count);
     m.forms.items.forEach((form, formIndex) => {
-      if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def') return;
-      const second = form.cdr;
-      if (second.kind !== 'pair' || second.car.kind !== 'sym') return;
-      const third = second.cdr;
-      if (third.kind !== 'pair' || third.cdr.kind !== 'nil') return;
-      defs.push({ module, form: formIndex, name: second.car.name, rhs: third.car });
+      const def = topLevelDef(form);
+      if (def !== undefined) defs.push({ module, form: formIndex, name: def.name, rhs: def.rhs });
     });
   });
   return { counts, defs };
@@ -282,23 +279,9 @@ function outdated(message: string): GcError {
   );
 }
 
-/** The message shapes of gcpatch before reports matched the reference (names were interpolated). */
-const OLD_MESSAGES: readonly RegExp[] = [
-  /^refactor kind ".*" is not one of /s,
-  /^refactor kind \S+ needs a target module path$/s,
-  /^(source|destination) symbol ".*" (is |contains |would )/s,
-  /^source and destination symbols are both "/s,
-  /^no module has a top-level \(def .* \.\.\.\) definition$/s,
-  /^target module path ".*" /s,
-  /^target module .* is already a module of the package$/s,
-];
-
-/**
- * True when `conflicts` have the layout of gcpatch before reports matched the reference: a
- * `:path-repr` form location, or a message in one of the old interpolated shapes.
- */
+/** True when `conflicts` have the layout of gcpatch before reports matched the reference: a `:path-repr` form location. */
 function oldStyleConflicts(conflicts: readonly ConflictRecord[]): boolean {
-  return conflicts.some((c) => c.pathRepr !== '' || OLD_MESSAGES.some((re) => re.test(c.message)));
+  return conflicts.some((c) => c.pathRepr !== '');
 }
 
 function opName(op: Term): string | undefined {

@@ -27,12 +27,12 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { blake3 } from '@noble/hashes/blake3.js';
+import { storeAddress, storeAddressStream } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
 import { fsyncDirectory } from '../util/atomic.js';
-import { compareUtf8, isHex64, toHex, utf8 } from '../util/bytes.js';
+import { compareUtf8, isHex64, utf8 } from '../util/bytes.js';
 import { ExitCode, GcError, type GcCode } from '../util/errors.js';
 
 /** Store error codes (stable). */
@@ -163,7 +163,7 @@ export class EvidenceStore {
     if (bytes.length > this.limits.maxArtifactBytes) {
       throw storeError(StoreCode.resourceLimit, `artifact of ${bytes.length} bytes exceeds the ${this.limits.maxArtifactBytes}-byte bound`, ExitCode.io);
     }
-    const hex = toHex(blake3(bytes));
+    const hex = storeAddress(bytes);
     const final = this.pathOf(hex);
     if (this.existingEntry(hex)) return hex;
     this.faults?.('store:put');
@@ -248,7 +248,7 @@ export class EvidenceStore {
     let fd: number | undefined;
     try {
       fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-      const h = blake3.create();
+      const h = storeAddressStream();
       const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
       let total = 0;
       for (;;) {
@@ -260,7 +260,7 @@ export class EvidenceStore {
         }
         h.update(buf.subarray(0, n));
       }
-      return toHex(h.digest());
+      return h.address();
     } catch (error) {
       if (error instanceof GcError) throw error;
       throw ioFail('read', path, error);
@@ -302,7 +302,7 @@ export class EvidenceStore {
       }
       throw ioFail('read', this.pathOf(hex), error);
     }
-    const actual = toHex(blake3(bytes));
+    const actual = storeAddress(bytes);
     if (actual !== hex) {
       throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, ExitCode.verificationFailed, hex);
     }

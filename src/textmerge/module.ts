@@ -39,7 +39,8 @@ import { ByteKeyTable, isRun, runHasForm, sameRun, segmentLike, segmentModule, s
 import { mergeFormTree, readingOf, renderTree, substitute, substituteText, type TreeMerge } from './tree.js';
 import { bindsAny, containsText, qualifiedCounts } from './semantic.js';
 import { canonicalizeForm } from '../coreform/canon.js';
-import { readModuleSpans, readTerm, scanFormBounds } from '../coreform/read.js';
+import { readModuleSpans, readTerm } from '../coreform/read.js';
+import { scanFormBounds } from '../coreform/scan.js';
 import type { Term } from '../coreform/term.js';
 import { termsEqual } from '../coreform/term.js';
 

@@ -10,7 +10,9 @@
  */
 import { canonicalizeForm } from '../coreform/canon.js';
 import { printTerm } from '../coreform/print.js';
-import { decodeSlice, readTerm, scanFormBounds } from '../coreform/read.js';
+import { readTerm } from '../coreform/read.js';
+import { scanFormBounds } from '../coreform/scan.js';
+import { decodeSlice } from '../util/bytes.js';
 import { listItems, type Term } from '../coreform/term.js';
 import { checkDeadline } from './deadline.js';
 

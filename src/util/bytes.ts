@@ -2,6 +2,7 @@
 
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** UTF-8 encodes a JS string (lone surrogates become U+FFFD, as TextEncoder does). */
 export function utf8(text: string): Uint8Array {
@@ -18,6 +19,38 @@ export function decodeUtf8Strict(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Decodes an already-validated UTF-8 slice `s[a, b)` (byte offsets); short ASCII runs skip the
+ * TextDecoder call overhead.
+ */
+export function decodeSlice(s: Uint8Array, a: number, b: number): string {
+  const len = b - a;
+  if (len <= 128) {
+    let ascii = true;
+    for (let i = a; i < b; i++) {
+      if (s[i]! >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      switch (len) {
+        case 0:
+          return '';
+        case 1:
+          return String.fromCharCode(s[a]!);
+        case 2:
+          return String.fromCharCode(s[a]!, s[a + 1]!);
+        case 3:
+          return String.fromCharCode(s[a]!, s[a + 1]!, s[a + 2]!);
+        default:
+          return String.fromCharCode.apply(null, s.subarray(a, b) as unknown as number[]);
+      }
+    }
+  }
+  return decoder.decode(s.subarray(a, b));
 }
 
 /**

@@ -69,11 +69,6 @@ export function discoverManifest(pkg: string | undefined, cwd: string = process.
   );
 }
 
-/** The package directory `discoverManifest` finds (the directory holding its `package.toml`). */
-export function discoverPackageDir(pkg: string | undefined, cwd: string = process.cwd()): string {
-  return dirname(discoverManifest(pkg, cwd));
-}
-
 /**
  * Every `package.toml` below `top` (breadth-first, no recursion; `.git`, `node_modules` and
  * `.genesis` are skipped), as absolute paths sorted by UTF-8 bytes.

@@ -7,6 +7,7 @@ import type { Term } from '../coreform/term.js';
 import { ioError, isGcError } from '../util/errors.js';
 import { lineColumn } from '../coreform/read.js';
 import { parseManifest, type Manifest } from './manifest.js';
+import { modulePathOnDisk } from './path.js';
 
 /** One loaded module. `hash` is the computed module hash; `pin` the manifest's (may be undefined). */
 export interface LoadedModule {
@@ -78,7 +79,7 @@ export function loadPackage(manifestArg: string): LoadedPackage {
   const manifest = parseManifest(manifestText, manifestFile);
   const dir = dirname(manifestFile);
   const modules = manifest.modules.map((m): LoadedModule => {
-    const file = join(dir, ...m.path.split('/'));
+    const file = modulePathOnDisk(dir, m.path);
     let bytes: Uint8Array;
     try {
       bytes = readFileSync(file);

@@ -1,5 +1,15 @@
 /** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
+import { join } from 'node:path';
 import { GcError } from '../util/errors.js';
+
+/**
+ * The file a `/`-separated package-relative module path names under `packageDir` (joined with the
+ * platform's separator). The path must already be checked ({@link portablePathProblem} or a
+ * stricter check): this only joins.
+ */
+export function modulePathOnDisk(packageDir: string, modulePath: string): string {
+  return join(packageDir, ...modulePath.split('/'));
+}
 
 /**
  * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { D, decodeClosed, literal, nullable, oneOfStr, vecOf } from '../../src/coreform/closed.js';
+import { D, decodeClosed, fixedIdentity, literal, nullable, oneOfStr, vecOf } from '../../src/coreform/closed.js';
 import { readTerm } from '../../src/coreform/read.js';
-import { str } from '../../src/coreform/term.js';
+import { int, kwMap, str } from '../../src/coreform/term.js';
 import { GcError } from '../../src/util/errors.js';
 
 const spec = {
@@ -72,5 +72,20 @@ describe('closed-map codec', () => {
 
   it('rejects a non-map', () => {
     expect(failure('[1 2]').code).toBe('core/closed/not-a-map');
+  });
+});
+
+describe('fixedIdentity', () => {
+  const spec = { ...fixedIdentity('k/kind', 'k/profile'), x: D.int };
+  it('admits exactly :kind, :profile and :v 1 as given', () => {
+    const t = kwMap({ kind: str('k/kind'), profile: str('k/profile'), v: int(1), x: int(5) });
+    expect(decodeClosed(t, spec, 'r').x).toBe(5n);
+  });
+  it.each([
+    ['kind', kwMap({ kind: str('other'), profile: str('k/profile'), v: int(1), x: int(5) })],
+    ['profile', kwMap({ kind: str('k/kind'), profile: str('other'), v: int(1), x: int(5) })],
+    ['v', kwMap({ kind: str('k/kind'), profile: str('k/profile'), v: int(2), x: int(5) })],
+  ])('refuses another :%s with core/closed/wrong-value', (_, t) => {
+    expect(() => decodeClosed(t, spec, 'r')).toThrow(expect.objectContaining({ code: 'core/closed/wrong-value' }));
   });
 });

@@ -1,9 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { blake3Hex, hashModule, hashTerm, semanticNodeId, storeAddress, termAddress } from '../../src/coreform/hash.js';
+import { blake3 } from '@noble/hashes/blake3.js';
+import {
+  hashModule,
+  hashTerm,
+  hashTermOfPrint,
+  semanticNodeId,
+  semanticNodeIdState,
+  storeAddress,
+  storeAddressStream,
+  termAddress,
+} from '../../src/coreform/hash.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { printModule, printTerm } from '../../src/coreform/print.js';
-import { utf8 } from '../../src/util/bytes.js';
+import { toHex, utf8 } from '../../src/util/bytes.js';
+
+/** Plain BLAKE3 as lowercase hex, computed here independently of the code under test. */
+const blake3Hex = (bytes: Uint8Array): string => toHex(blake3(bytes));
 
 // GENESIS_FACTS.md §2 "hash-term vectors (C)": source → print_term → hash-term.
 const HASH_TERM_VECTORS: [string, string, string][] = [
@@ -123,5 +136,34 @@ describe('a 20 MB module', () => {
     expect(printed.length).toBe(unitPrint.length * count + 1 * (count - 1));
     expect(printed.startsWith(unitPrint)).toBe(true);
     expect(hashModule(forms)).toBe(blake3Hex(utf8(`GCv0.2\0module\0${printed}`)));
+  });
+});
+
+describe('one hash-term, one store address', () => {
+  const t = readTerm('(def main (fn (x) [x "é" b"\\x00"]))');
+  const printed = utf8(printTerm(t));
+
+  it('hash-term of a print equals hash-term of the term, and is the prefixed BLAKE3', () => {
+    expect(hashTermOfPrint(printed)).toBe(hashTerm(t));
+    expect(hashTermOfPrint(printed)).toBe(blake3Hex(new Uint8Array([...utf8('GCv0.2\0'), ...printed])));
+  });
+
+  it('the streamed store address equals the store address of the whole, however it is cut', () => {
+    for (const cut of [0, 1, 7, printed.length]) {
+      const s = storeAddressStream();
+      s.update(printed.subarray(0, cut));
+      s.update(printed.subarray(cut));
+      expect(s.address()).toBe(storeAddress(printed));
+    }
+    expect(storeAddressStream().address()).toBe(blake3Hex(new Uint8Array(0)));
+    expect(storeAddress(printed)).toBe(termAddress(t));
+  });
+
+  it('the node-id state digests to the semantic node id of the printed path', () => {
+    const path = readTerm('[[:form 0] [:pair-cdr]]');
+    expect(toHex(semanticNodeIdState('src/a.gc').update(utf8(printTerm(path))).digest())).toBe(semanticNodeId('src/a.gc', path));
+    expect(semanticNodeId('src/a.gc', path)).toBe(
+      blake3Hex(new Uint8Array([...utf8('GCv0.2\0semantic-node-id\0src/a.gc'), 0, ...utf8(printTerm(path))])),
+    );
   });
 });

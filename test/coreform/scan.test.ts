@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { readModule, scanModule } from '../../src/coreform/read.js';
+import { readModule } from '../../src/coreform/read.js';
+import { scanModule } from '../../src/coreform/scan.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { dataTerm } from './arbitrary.js';
 

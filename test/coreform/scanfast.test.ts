@@ -2,7 +2,8 @@
 // spans readModule returns and throw the error readModule throws (code, message, location).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { readModule, readTerm, scanModule, scanModuleReader, setScanWasmFrom } from '../../src/coreform/read.js';
+import { readModule, readTerm, scanModuleReader } from '../../src/coreform/read.js';
+import { scanModule, setScanWasmFrom } from '../../src/coreform/scan.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { dataTerm } from './arbitrary.js';
 import { messyModule, rng } from './messy.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { mergeModuleText, type TextMergeOptions, type TextMergeResult } from '../../src/textmerge/module.js';
 import { isRun, segmentModule, segmentReduced } from '../../src/textmerge/segments.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
-import { scanFormBounds } from '../../src/coreform/read.js';
+import { scanFormBounds } from '../../src/coreform/scan.js';
 import { random } from '../helpers/random.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

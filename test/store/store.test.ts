@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blake3Hex, termAddress } from '../../src/coreform/hash.js';
+import { storeAddress, termAddress } from '../../src/coreform/hash.js';
 import { kwMap, str } from '../../src/coreform/term.js';
 import { utf8 } from '../../src/util/bytes.js';
 import { isGcError } from '../../src/util/errors.js';
@@ -53,7 +53,7 @@ describe('evidence store (GENESIS_FACTS §5)', () => {
   it('get: not-found, corruption, malformed address', () => {
     const s = fresh();
     const a = s.put(utf8('one'));
-    expect(codeOf(() => s.get(blake3Hex(utf8('two'))))).toBe('core/store/not-found/50');
+    expect(codeOf(() => s.get(storeAddress(utf8('two'))))).toBe('core/store/not-found/50');
     expect(codeOf(() => s.get('xyz'))).toBe('core/store/not-found/10');
     flip(s, a);
     expect(codeOf(() => s.get(a))).toBe('core/store/corruption/50');

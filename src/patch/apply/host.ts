@@ -10,7 +10,7 @@ import { ioError, type GcCode } from '../../util/errors.js';
 import { parseManifestTable } from '../../workspace/manifest-write.js';
 import { parseManifest, type ManifestDependency } from '../../workspace/manifest.js';
 import { canonicalizeFile, resolveManifestPath } from '../../workspace/package.js';
-import { portablePathProblem } from '../../workspace/path.js';
+import { modulePathOnDisk, portablePathProblem } from '../../workspace/path.js';
 import { pathProblem } from '../../editplan/path.js';
 import { EvidenceStore } from '../../store/store.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
@@ -20,10 +20,7 @@ import { packState, type PackResult } from './pack.js';
 import type { PathState, PathStateRecord } from '../protocol/preflight.js';
 import type { PackageState } from '../protocol/state.js';
 
-/** The absolute file of a portable module path inside `packageDir`. */
-export function modulePathOnDisk(packageDir: string, modulePath: string): string {
-  return join(packageDir, ...modulePath.split('/'));
-}
+export { modulePathOnDisk } from '../../workspace/path.js';
 
 /** Names gcpatch, git and GenesisCode keep their internals under; a patch may not name them. */
 const RESERVED_SEGMENTS = new Set(['.git', '.gcpatch', '.genesis']);

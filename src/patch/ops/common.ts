@@ -1,6 +1,7 @@
 /** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
 import { canonicalizeForm } from '../../coreform/canon.js';
 import { hashModule } from '../../coreform/hash.js';
+import { defName } from '../../coreform/forms.js';
 import { kw, kwMap, listItems, mapGetKw, str, type MapTerm, type Term } from '../../coreform/term.js';
 import { isGcError } from '../../util/errors.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
@@ -71,9 +72,7 @@ export function refactorEdit(op: string, modulePath: string, before: readonly Te
 
 /** `(def name rhs)` → `{name, rhs}` when `form` is a top-level def of a symbol; otherwise undefined. */
 export function topLevelDef(form: Term): { name: string; rhs: Term } | undefined {
-  const items = listItems(form);
-  if (items === undefined || items.length !== 3) return undefined;
-  const [head, name, rhs] = items as [Term, Term, Term];
-  if (head.kind !== 'sym' || head.name !== 'def' || name.kind !== 'sym') return undefined;
-  return { name: name.name, rhs };
+  const name = defName(form);
+  const items = name === undefined ? undefined : listItems(form);
+  return items?.length === 3 ? { name: name!, rhs: items[2]! } : undefined;
 }

@@ -7,9 +7,8 @@
  * subtree (`[:pair-cdr]`) — so list tails and the closing `nil` are nodes; vectors by index
  * (`[:vec i]`); maps by canonical key order, values only (`[:map key]`). Iterative throughout.
  */
-import { blake3 } from '@noble/hashes/blake3.js';
 import { decodeClosed, D, literal } from '../../coreform/closed.js';
-import { hashModule, hashTerm, NODE_ID_PREFIX } from '../../coreform/hash.js';
+import { hashModule, hashTerm, semanticNodeIdState, type Blake3State } from '../../coreform/hash.js';
 import { printTerm } from '../../coreform/print.js';
 import { int, kwMap, str, TERM_TAG, vec, TRUE, type MapTerm, type Term } from '../../coreform/term.js';
 import { toHex, utf8 } from '../../util/bytes.js';
@@ -58,12 +57,11 @@ function walk(
   forms: readonly Term[],
   visit: (v: Visit, index: number, nodeId: string) => void,
 ): void {
-  const base = blake3.create();
-  base.update(NODE_ID_PREFIX).update(utf8(modulePath)).update(new Uint8Array([0]));
+  const base = semanticNodeIdState(modulePath);
   const close = utf8(']');
   const newline = utf8('\n');
   // Per visited node: the hasher state after its path's steps (without the closing bracket).
-  const states: ReturnType<typeof blake3.create>[] = [];
+  const states: Blake3State[] = [];
   const stack: Visit[] = [];
   for (let i = forms.length - 1; i >= 0; i--) stack.push({ term: forms[i]!, parent: -1, step: { tag: 'form', index: i } });
   let index = 0;

@@ -33,12 +33,6 @@ export interface TextEdit {
 const LF = 0x0a;
 const decoder = new TextDecoder();
 
-/** The line end of a text: `\r\n` when its first LF follows a CR, else `\n`. */
-export function eolOf(source: Uint8Array): string {
-  const lf = source.indexOf(LF);
-  return lf > 0 && source[lf - 1] === 0x0d ? '\r\n' : '\n';
-}
-
 /** A canonical print re-indented for where it stands: lines after the first get `indent`; `\n` → `eol`. */
 export function indentPrint(text: string, indent: string, eol: string): string {
   if (!text.includes('\n')) return text;

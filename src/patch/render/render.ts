@@ -23,6 +23,7 @@
  *    canonical apply.
  */
 import { canonicalizeForm, canonicalizeSource } from '../../coreform/canon.js';
+import { defName, formsEqual } from '../../coreform/forms.js';
 import { printModule, printTerm } from '../../coreform/print.js';
 import { readModuleSpans, readTerm, type NodeSpan, type SpannedForm } from '../../coreform/read.js';
 import { termsEqual, type Term } from '../../coreform/term.js';
@@ -72,18 +73,12 @@ function formKey(t: Term): string {
   if (t.kind === 'pair') {
     const head = t.car;
     if (head.kind === 'sym') {
-      if (head.name === 'def' && t.cdr.kind === 'pair' && t.cdr.car.kind === 'sym') return `def ${t.cdr.car.name}`;
-      return `(${head.name}`;
+      const name = defName(t);
+      return name !== undefined ? `def ${name}` : `(${head.name}`;
     }
     return '(';
   }
   return t.kind;
-}
-
-function formsEqual(a: readonly Term[], b: readonly Term[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!termsEqual(a[i]!, b[i]!)) return false;
-  return true;
 }
 
 /**
