@@ -31,7 +31,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { printTerm } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
-import { fsyncDirectory } from '../util/atomic.js';
+import { fsyncDirectory, linkUnsupported } from '../util/atomic.js';
 import { compareUtf8, isHex64, toHex, utf8 } from '../util/bytes.js';
 import { ExitCode, GcError } from '../util/errors.js';
 
@@ -189,7 +189,7 @@ export class EvidenceStore {
         if (code === 'EEXIST') {
           unlinkSync(tmp);
           this.existingEntry(hex); // another writer won: verify what it wrote
-        } else if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV') {
+        } else if (linkUnsupported(error)) {
           renameSync(tmp, final);
         } else {
           throw error;
