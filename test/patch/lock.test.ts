@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
 import { packOnDisk } from '../../src/patch/host.js';
-import { acquirePackageLock, lockPath, LOCK_FORMAT, processStartTime } from '../../src/patch/lock.js';
+import { acquirePackageLock, lockPath, LOCK_FORMAT, processStartTime } from '../../src/transaction/lock.js';
 import { recoverPackageCommand } from '../../src/patch/guard.js';
 import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';
 
