@@ -3,7 +3,7 @@
 // preflight, snapshot, ops, writes, pack, acceptance, report; no obligation runner), the same ops
 // replayed in memory, and a whole-store verify of 10,000 entries (the default bound is 8,192
 // entries, so that run raises it with the `limits.maxEntries` option; 8,192 at the default bound
-// is measured too). The apply runs in pairs: format-preserving (the default, issue #12) and
+// is measured too). The apply runs in pairs: format-preserving (the default) and
 // `--canonical` (the reference whole-module rewrite) on fresh copies, alternating, so the ratio of
 // medians compares like with like. With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its
 // dist/ built), the format-preserving apply is also timed with that build, alternating with this

@@ -1,7 +1,7 @@
 // Refactor planning: build the closed request, plan and independently verify a rename across
 // 1,000 modules (each module references the renamed symbol a few times), plus the edit-plan export,
 // and the apply of that rename on disk (refactor apply = applyPatch of the verified patch): format-
-// preserving (default, issue #12) vs `--canonical`, in alternating pairs, medians and their ratio;
+// preserving (default) vs `--canonical`, in alternating pairs, medians and their ratio;
 // also the module-bytes step alone (ModuleRenderer vs printModule over the 1,000 modules).
 // With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its dist/ built), the on-disk apply
 // is also timed with that build, alternating with this one in the same run: both medians and

@@ -1,5 +1,5 @@
 /**
- * Issue #13 items 2 and 3 through the built CLI (bin/gcpatch.js): a real `kill -9` of `gcpatch
+ * Crash safety and the package lock through the built CLI (bin/gcpatch.js): a real `kill -9` of `gcpatch
  * apply` while its obligation runner runs (files already replaced, not committed), then the next
  * command restores the package; and two concurrent applies (the second refused, or serialized
  * with --lock-wait), both outcomes consistent.

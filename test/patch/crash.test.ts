@@ -12,7 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readTerm } from '../../src/coreform/read.js';
 import { applyPatch } from '../../src/patch/apply.js';
 import { recoverPendingTransaction } from '../../src/patch/guard.js';
-import { PackageTransaction, SimulatedCrash, applyJournalPath, setDurableWritesForTesting, type PlannedWrite } from '../../src/patch/transaction.js';
+import { PackageTransaction, applyJournalPath, setDurableWritesForTesting, type PlannedWrite } from '../../src/patch/transaction.js';
+import { crashAt } from '../transaction/crash-at.js';
 import { loadPackage, pinFindings, pinsVerified } from '../../src/workspace/package.js';
 import { copyPackage, DEMO_PATCH, snapshotTree } from './helpers.js';
 import { readPatchFile } from '../../src/patch/apply.js';
@@ -29,21 +30,6 @@ function leftovers(tree: Record<string, string>): string[] {
 
 function pinsMatch(pkg: string): boolean {
   return pinsVerified(pinFindings(loadPackage(pkg)));
-}
-
-function crashAt(step: string, run: (fault: (s: string) => void) => void): void {
-  let crashed = false;
-  try {
-    run((s) => {
-      if (s === step) {
-        crashed = true;
-        throw new SimulatedCrash(s);
-      }
-    });
-  } catch (error) {
-    if (!(error instanceof SimulatedCrash)) throw error;
-  }
-  expect(crashed, `step ${step} was reached`).toBe(true);
 }
 
 /** The first, middle and last step of each kind (the name before `:`) — a sample of `steps` in order. */
@@ -148,7 +134,7 @@ describe.each([
     expect(snapshotTree(work)).toEqual(oldTree);
   });
 
-  it('the real apply, killed halfway through its renames: the next apply (the issue: patch/rename-no-sites) succeeds', () => {
+  it('the real apply, killed halfway through its renames: the next apply succeeds (no patch/rename-no-sites)', () => {
     const work = join(root, 'work3');
     cpSync(pristine, work, { recursive: true });
     crashAt(`write:m/m${String(N >> 1).padStart(3, '0')}.gc`, (fault) => applyPatch({ pkg: work, patch, faults: fault }));

@@ -1,5 +1,5 @@
 /**
- * Issue #13 item 3: the package lock. A second apply/pack on a locked package fails at once with
+ * The package lock. A second apply/pack on a locked package fails at once with
  * `patch/package-locked` (or waits with `lockWaitMs`); a lock of a dead process (or of a reused
  * pid) is broken; another host's lock is never broken.
  */

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyPlanToRoot, journalPath, SimulatedCrash } from '../../src/editplan/index.js';
+import { applyPlanToRoot, journalPath } from '../../src/editplan/index.js';
 import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
 import { recoverPackageCommand } from '../../src/patch/guard.js';
 import { applyJournalPath } from '../../src/patch/transaction.js';
@@ -18,6 +18,7 @@ import { sha256Hex } from '../../src/util/sha256.js';
 import { edit, file, plan } from '../editplan/helpers.js';
 import { BIN, gcpatch } from '../helpers/cli.js';
 import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from '../patch/helpers.js';
+import { crashAt } from './crash-at.js';
 
 const patch = readPatchFile(DEMO_PATCH);
 
@@ -25,22 +26,6 @@ const patch = readPatchFile(DEMO_PATCH);
 function commentPlan(pkg: string) {
   const bytes = readFileSync(join(pkg, 'app.gc'));
   return plan([file('app.gc', [edit(1, 0, 1, 0, '', '; edited by a plan\n')], sha256Hex(bytes))]);
-}
-
-/** Runs `fn` with `fault` crashing at `step`; asserts the crash happened. */
-function crashAt(step: string, fn: (fault: (s: string) => void) => void): void {
-  let crashed = false;
-  try {
-    fn((s) => {
-      if (s === step) {
-        crashed = true;
-        throw new SimulatedCrash(s);
-      }
-    });
-  } catch (error) {
-    if (!(error instanceof SimulatedCrash)) throw error;
-  }
-  expect(crashed, `reached ${step}`).toBe(true);
 }
 
 /** Resolves when a lock temp file `package.lock.new-…` appears in `control` (someone tries the lock). */
