@@ -33,7 +33,7 @@ import { dirname } from 'node:path';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
 import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
-import { errnoOf, removeIfPresent, SyncBatch, syncDirectories } from '../transaction/durable.js';
+import { errnoOf, removeAllIfPresent, SyncBatch, syncDirectories } from '../transaction/durable.js';
 import {
   APPLY_JOURNAL_FILE,
   APPLY_JOURNAL_FORMAT,
@@ -436,10 +436,12 @@ function rollBack(packageDir: string, journal: Journal, fault: FaultHook): Recov
 }
 
 function cleanTemps(packageDir: string, journal: Journal): void {
+  const temps: string[] = [];
   for (const e of journal.files) {
-    if (e.stage !== null) removeIfPresent(native(packageDir, e.stage));
-    if (e.backup !== null) removeIfPresent(native(packageDir, e.backup));
+    if (e.stage !== null) temps.push(native(packageDir, e.stage));
+    if (e.backup !== null) temps.push(native(packageDir, e.backup));
   }
+  removeAllIfPresent(temps);
 }
 
 function finish(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {

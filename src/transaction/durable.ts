@@ -5,7 +5,7 @@
 import { closeSync, constants, fchmodSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { linkUnsupported } from '../util/atomic.js';
 import { ioError } from '../util/errors.js';
-import { fsyncConcurrently, startFsyncHelper } from './parallel-fsync.js';
+import { fsyncConcurrently, startFsyncHelper, unlinkConcurrently } from './parallel-fsync.js';
 
 let durable = true;
 
@@ -34,6 +34,20 @@ export function removeIfPresent(absolute: string): void {
   } catch (error) {
     if (errnoOf(error) !== 'ENOENT') throw ioError(error, absolute, 'remove');
   }
+}
+
+/**
+ * Deletes every file in `paths` (missing ones are fine), concurrently when there are many.
+ * @throws GcError `io/<errno>` (exit 70) naming the first that could not be deleted.
+ */
+export function removeAllIfPresent(paths: readonly string[]): void {
+  const failures = paths.length >= CONCURRENT_FROM ? unlinkConcurrently(paths) : undefined;
+  if (failures === undefined) {
+    for (const path of paths) removeIfPresent(path);
+    return;
+  }
+  const first = failures.sort((a, b) => a.index - b.index)[0];
+  if (first !== undefined) throw ioError(first.error, paths[first.index]!, 'remove');
 }
 
 /**

@@ -1,14 +1,15 @@
 /**
- * Many fsyncs at once from synchronous code: a helper thread issues them concurrently (through
- * libuv's thread pool) while the calling thread waits on a shared flag. Concurrent fsyncs on one
- * filesystem share journal commits, so N files cost far less than N sequential fsyncs.
+ * Many fsyncs (or unlinks) at once from synchronous code: a helper thread issues them concurrently
+ * (through libuv's thread pool) while the calling thread waits on a shared flag. Concurrent fsyncs
+ * on one filesystem share journal commits, so N files cost far less than N sequential fsyncs; the
+ * freeing of unlinked inodes overlaps too.
  */
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
-/** The helper thread: fsyncs the given descriptors, at most 16 in flight, and reports the first failure. */
+/** The helper thread: fsyncs descriptors or unlinks paths, at most 16 in flight, and reports the failures. */
 const HELPER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { fsync } = require('node:fs');
+const { fsync, unlink } = require('node:fs');
 let current;
 process.on('exit', () => {
   if (current !== undefined && Atomics.load(current, 0) === 0) {
@@ -16,7 +17,7 @@ process.on('exit', () => {
     Atomics.notify(current, 0);
   }
 });
-parentPort.on('message', ({ fds, flag, port }) => {
+parentPort.on('message', ({ op, fds, flag, port }) => {
   current = flag;
   const failures = [];
   let next = 0;
@@ -31,9 +32,9 @@ parentPort.on('message', ({ fds, flag, port }) => {
     while (running < 16 && next < fds.length) {
       const index = next++;
       running++;
-      fsync(fds[index], (error) => {
+      (op === 'unlink' ? unlink : fsync)(fds[index], (error) => {
         running--;
-        if (error) failures.push({ index, code: error.code, message: error.message });
+        if (error && !(op === 'unlink' && error.code === 'ENOENT')) failures.push({ index, code: error.code, message: error.message });
         if (next < fds.length) launch();
         else if (running === 0) done();
       });
@@ -80,11 +81,23 @@ export function startFsyncHelper(): boolean {
  *   is unavailable and nothing was synced (the caller then fsyncs them itself).
  */
 export function fsyncConcurrently(fds: readonly number[]): FsyncFailure[] | undefined {
+  return runConcurrently('fsync', fds);
+}
+
+/**
+ * Unlinks every path in `paths` concurrently (a missing one is fine) and returns when all are done.
+ * @returns the failures, or undefined when the helper thread is unavailable and nothing was done.
+ */
+export function unlinkConcurrently(paths: readonly string[]): FsyncFailure[] | undefined {
+  return runConcurrently('unlink', paths);
+}
+
+function runConcurrently(op: 'fsync' | 'unlink', fds: readonly (number | string)[]): FsyncFailure[] | undefined {
   if (!startFsyncHelper()) return undefined;
   const flag = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   try {
-    helper!.postMessage({ fds: [...fds], flag, port: port2 }, [port2]);
+    helper!.postMessage({ op, fds: [...fds], flag, port: port2 }, [port2]);
   } catch {
     port1.close();
     return undefined;

@@ -1,9 +1,9 @@
 /** The durable-write helpers of the transaction core: batched writes and fsyncs, backups, the fsync helper thread. */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SyncBatch, syncDirectories } from '../../src/transaction/durable.js';
+import { removeAllIfPresent, SyncBatch, syncDirectories } from '../../src/transaction/durable.js';
 import { fsyncConcurrently } from '../../src/transaction/parallel-fsync.js';
 import { LINK_UNSUPPORTED_ERRNOS, linkUnsupported } from '../../src/util/atomic.js';
 import { errorOf } from '../patch/helpers.js';
@@ -42,6 +42,21 @@ describe('SyncBatch', () => {
     batch.backup(join(dir, 'a'), join(dir, 'a.backup'), 0o644);
     batch.flush();
     expect(statSync(join(dir, 'a.backup')).ino).toBe(statSync(join(dir, 'a')).ino);
+  });
+});
+
+describe('removeAllIfPresent', () => {
+  it('deletes many files at once (helper thread), missing ones are fine; a directory is an io error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gcpatch-durable-'));
+    const paths = Array.from({ length: 30 }, (_, i) => join(dir, `f${i}`));
+    paths.slice(0, 20).forEach((p) => writeFileSync(p, 'x'));
+    removeAllIfPresent(paths);
+    expect(readdirSync(dir)).toEqual([]);
+    mkdirSync(join(dir, 'sub'));
+    const error = errorOf(() => removeAllIfPresent([...paths, join(dir, 'sub')]));
+    expect(error.code).toMatch(/^io\//);
+    expect(error.location.file).toBe(join(dir, 'sub'));
+    expect(existsSync(join(dir, 'sub'))).toBe(true);
   });
 });
 
