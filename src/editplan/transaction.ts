@@ -23,7 +23,7 @@
  * 6. Rewrite the journal with state `committed` (the commit point), delete backups, delete the
  *    journal.
  * A failure in steps 2–5 rolls back in-process (committed targets restored from their backups in
- * reverse order); a crash leaves the journal for {@link recover}, which rolls back `staging` and
+ * reverse order); a crash leaves the journal for `recover` (`recover.ts`), which rolls back `staging` and
  * `committing` transactions and finishes `committed` ones, and never touches a target whose bytes
  * match neither the recorded before nor after hash (`RECOVERY_CONFLICT`).
  * Residual race (documented, as in weavatrix-worktree): a concurrent writer can still change a target
@@ -44,18 +44,14 @@ import {
   createJournal,
   EDITPLAN_JOURNAL_FILE as JOURNAL_FILE,
   EDITPLAN_JOURNAL_FORMAT as JOURNAL_FORMAT,
-  isTxid,
-  journalChecksum,
   journalPathOf,
   journalText,
   nativePath as toNative,
   pendingJournals,
-  readJournalText,
   removeJournal,
-  removeOrphanJournalTemps,
   tempName,
 } from '../transaction/journal.js';
-import { compareUtf8, decodeUtf8Strict, isHex64 } from '../util/bytes.js';
+import { compareUtf8, decodeUtf8Strict } from '../util/bytes.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { GcError, ioError, ExitCode } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
@@ -63,7 +59,7 @@ import { applyEdits, type AppliedChange } from './apply.js';
 import { editError } from './errors.js';
 import { applyLimits, type ApplyLimits, type PlanLimits } from './limits.js';
 import type { EditPlan } from './model.js';
-import { pathProblem, portablePathKey } from './path.js';
+import { portablePathKey } from './path.js';
 import { validateEditPlan } from './validate.js';
 
 /** Directory (under the root) holding the lock and the journal; plan paths may not start with it. */
@@ -125,7 +121,7 @@ export interface TransactionResult {
 }
 
 /** One journal entry. Paths are `/`-separated and relative to the root. */
-interface JournalFile {
+export interface JournalFile {
   path: string;
   stage: string;
   backup: string;
@@ -135,7 +131,7 @@ interface JournalFile {
 
 type JournalState = 'staging' | 'committing' | 'committed';
 
-interface Journal {
+export interface Journal {
   format: typeof JOURNAL_FORMAT;
   txid: string;
   state: JournalState;
@@ -161,7 +157,7 @@ interface Target {
  * Resolves a plan path under `rootReal` with real-path containment.
  * @throws `SOURCE_MISSING`, `PATH_ESCAPES_ROOT`, `TARGET_NOT_REGULAR`, or `io/<errno>`.
  */
-function resolveTarget(rootReal: string, path: string, fileIndex: number): Target {
+export function resolveTarget(rootReal: string, path: string, fileIndex: number): Target {
   const segments = path.split('/');
   const indices = { fileIndex };
   const where = { location: { file: path } };
@@ -231,7 +227,7 @@ function readBytes(absolute: string): Buffer {
 }
 
 /** The journal's members in their recorded order (the checksum covers exactly these). */
-function members(journal: Journal): object {
+export function members(journal: Journal): object {
   const { format, txid, state, files } = journal;
   return { format, txid, state, files };
 }
@@ -251,7 +247,8 @@ function recoveryRequired(rootReal: string): GcError {
   );
 }
 
-function realRoot(root: string): string {
+/** The real path of the root directory. @throws GcError `io/<errno>`, `io/enotdir` (exit 70). */
+export function realRoot(root: string): string {
   let real: string;
   try {
     real = realpathSync(root);
@@ -522,147 +519,4 @@ function rollBackInProcess(
       { cause: original },
     );
   }
-}
-
-/** Result of {@link recover}. */
-export interface RecoveryResult {
-  /**
-   * `none`: no journal; `rolled-back`: an interrupted `staging`/`committing` transaction was undone
-   * (all targets hold their old bytes); `completed`: a `committed` transaction was finished (all
-   * targets hold their new bytes; leftover backups removed).
-   */
-  action: 'none' | 'rolled-back' | 'completed';
-  /** Per journal file: what recovery did to it. */
-  files: Array<{ path: string; action: 'restored' | 'unchanged' | 'kept-new' }>;
-}
-
-/** Reads and checks the journal. @throws `JOURNAL_INVALID` (exit 70). */
-function readJournal(rootReal: string): Journal | undefined {
-  const path = journalPath(rootReal);
-  const text = readJournalText(rootReal, JOURNAL_FILE);
-  if (text === undefined) return undefined;
-  const invalid = (why: string) => editError('JOURNAL_INVALID', `${why}; inspect it by hand`, {}, { location: { file: path } });
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw invalid('not JSON');
-  }
-  const journal = raw as unknown as Journal & { checksum?: unknown };
-  if (journal.format !== JOURNAL_FORMAT) throw invalid(`format is not ${JOURNAL_FORMAT}`);
-  if (!isTxid(journal.txid)) throw invalid('bad txid');
-  if (!['staging', 'committing', 'committed'].includes(journal.state)) throw invalid('bad state');
-  if (!Array.isArray(journal.files)) throw invalid('files is not an array');
-  if (journal.checksum !== journalChecksum(members(journal))) throw invalid('checksum mismatch');
-  for (const entry of journal.files as unknown[] as Array<JournalFile | null>) {
-    const ok =
-      typeof entry === 'object' &&
-      entry !== null &&
-      typeof entry.path === 'string' &&
-      pathProblem(entry.path, Number.MAX_SAFE_INTEGER) === undefined &&
-      entry.stage === tempName(entry.path, 'stage', journal.txid) &&
-      entry.backup === tempName(entry.path, 'backup', journal.txid) &&
-      isHex64(entry.beforeSha256) &&
-      isHex64(entry.afterSha256);
-    if (!ok) throw invalid('unexpected file entry');
-  }
-  return journal;
-}
-
-function hashIfFile(absolute: string): string | undefined {
-  try {
-    if (!lstatSync(absolute).isFile()) return undefined;
-    return sha256Hex(readFileSync(absolute));
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined;
-    throw ioError(error, absolute, 'read');
-  }
-}
-
-/**
- * Finishes or undoes an interrupted transaction under `root`, preferring to roll back:
- * `staging` → delete temp files (targets were never touched); `committing` → every target holding
- * its after-hash is restored from its backup (whose bytes must hash to before), targets holding
- * their before-hash are left; `committed` → every target must hold its after-hash, leftover
- * backups are deleted. All targets are checked before anything is changed, and a target matching
- * neither hash (or a missing/damaged backup that would be needed) fails with `RECOVERY_CONFLICT`
- * (exit 50) and touches nothing. Recovery is idempotent: a crash during it can be recovered again.
- * Takes the lock of the root first (see {@link applyPlanToRoot}).
- * @param root the repository root.
- * @param hooks `faultAt` test hook; `lockWaitMs`, the wait for a live holder of the lock.
- * @returns what was done.
- * @throws GcError `RECOVERY_CONFLICT`, `JOURNAL_INVALID`, containment codes, `patch/package-locked`
- *   (exit 70), `io/<errno>`.
- */
-export function recover(root: string, hooks: FaultHooks & { lockWaitMs?: number } = {}): RecoveryResult {
-  const rootReal = realRoot(root);
-  const lock = acquirePackageLock(rootReal, { waitMs: hooks.lockWaitMs ?? 0, command: 'edit-plan recover' });
-  try {
-    return recoverHoldingLock(rootReal, hooks);
-  } finally {
-    lock.release();
-  }
-}
-
-/**
- * {@link recover} for a caller that already holds the lock of `root` (`gcpatch recover` and the
- * entry guard of the package commands, `src/patch/guard.ts`).
- */
-export function recoverHoldingLock(root: string, hooks: FaultHooks = {}): RecoveryResult {
-  const fault = hooks.faultAt ?? noFault;
-  const rootReal = realRoot(root);
-  removeOrphanJournalTemps(rootReal, JOURNAL_FILE);
-  const journal = readJournal(rootReal);
-  if (journal === undefined) return { action: 'none', files: [] };
-
-  const files: RecoveryResult['files'] = [];
-  if (journal.state === 'staging') {
-    journal.files.forEach((entry) => files.push({ path: entry.path, action: 'unchanged' }));
-  } else {
-    const plans = journal.files.map((entry, i) => {
-      const conflict = (why: string) =>
-        editError('RECOVERY_CONFLICT', `${why}; recovery changed nothing`, {}, { location: { file: entry.path } });
-      let target: string;
-      try {
-        target = resolveTarget(rootReal, entry.path, i).absolute;
-      } catch (error) {
-        if (error instanceof GcError && !error.code.startsWith('io/')) throw conflict(error.message);
-        throw error;
-      }
-      const current = hashIfFile(target);
-      if (journal.state === 'committed') {
-        if (current !== entry.afterSha256) throw conflict('the target does not hold the committed bytes');
-        return { entry, target, action: 'kept-new' as const };
-      }
-      if (current === entry.beforeSha256) return { entry, target, action: 'unchanged' as const };
-      if (current !== entry.afterSha256) throw conflict('the target matches neither the before nor the after hash');
-      if (hashIfFile(toNative(rootReal, entry.backup)) !== entry.beforeSha256) {
-        throw conflict('the backup needed to restore the target is missing or damaged');
-      }
-      return { entry, target, action: 'restored' as const };
-    });
-    const restored = new Set<string>();
-    for (let i = plans.length - 1; i >= 0; i--) {
-      const { entry, target, action } = plans[i]!;
-      if (action === 'restored') {
-        fault(`recover:${i}`);
-        try {
-          renameSync(toNative(rootReal, entry.backup), target);
-        } catch (error) {
-          throw ioError(error, entry.path, 'restore');
-        }
-        restored.add(dirname(target));
-      }
-    }
-    syncDirectories(restored);
-    plans.forEach(({ entry, action }) => files.push({ path: entry.path, action }));
-  }
-  journal.files.forEach((entry, i) => {
-    fault(`recover:cleanup:${i}`);
-    removeIfPresent(toNative(rootReal, entry.stage));
-    removeIfPresent(toNative(rootReal, entry.backup));
-  });
-  fault('recover:journal:remove');
-  removeJournal(rootReal, JOURNAL_FILE);
-  return { action: journal.state === 'committed' ? 'completed' : 'rolled-back', files };
 }

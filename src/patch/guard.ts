@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { resolveManifestPath } from '../workspace/package.js';
-import { recoverHoldingLock as recoverEditPlan } from '../editplan/transaction.js';
+import { recoverHoldingLock as recoverEditPlan } from '../editplan/recover.js';
 import { EDITPLAN_JOURNAL_FILE, pendingJournals } from '../transaction/journal.js';
 import { acquirePackageLock, type LockOptions } from '../transaction/lock.js';
 import { recoverPackage, type RecoveryResult } from './transaction.js';

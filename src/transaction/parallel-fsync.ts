@@ -23,9 +23,9 @@ parentPort.on('message', ({ op, fds, flag, port }) => {
   let next = 0;
   let running = 0;
   const done = () => {
-    port.postMessage(failures);
+    if (failures.length > 0) port.postMessage(failures);
     port.close();
-    Atomics.store(flag, 0, 1);
+    Atomics.store(flag, 0, failures.length > 0 ? 3 : 1);
     Atomics.notify(flag, 0);
   };
   const launch = () => {
@@ -102,15 +102,26 @@ function runConcurrently(op: 'fsync' | 'unlink', fds: readonly (number | string)
     port1.close();
     return undefined;
   }
-  Atomics.wait(flag, 0, 0); // 1: done; 2: the helper exited mid-request (its exit handler says so)
-  if (Atomics.load(flag, 0) !== 1) {
-    helper = undefined;
-    helperBroken = true;
+  // 1: all done; 3: done with failures, sent on the port; 2: the helper exited mid-request (its exit handler says so)
+  Atomics.wait(flag, 0, 0);
+  const state = Atomics.load(flag, 0);
+  if (state === 1) {
     port1.close();
-    return undefined;
+    return [];
   }
-  const reply = receiveMessageOnPort(port1)?.message as { index: number; code?: string; message: string }[] | undefined;
+  let reply: { index: number; code?: string; message: string }[] | undefined;
+  // the failures were posted before the flag was set; wait (bounded) for the port to deliver them
+  for (let tries = 0; state === 3 && reply === undefined && tries < 1_000; tries++) {
+    reply = receiveMessageOnPort(port1)?.message as typeof reply;
+    if (reply === undefined) Atomics.wait(flag, 0, 3, 1);
+  }
   port1.close();
-  if (reply === undefined) return undefined;
+  if (reply === undefined) {
+    if (state === 2) {
+      helper = undefined;
+      helperBroken = true;
+    }
+    return undefined; // the caller fsyncs (or unlinks) one by one instead
+  }
   return reply.map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) as NodeJS.ErrnoException }));
 }
