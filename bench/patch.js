@@ -3,12 +3,16 @@
 // preflight, snapshot, ops, writes, pack, acceptance, report; no obligation runner), the same ops
 // replayed in memory, and a whole-store verify of 10,000 entries (the default bound is 8,192
 // entries, so that run raises it with the `limits.maxEntries` option; 8,192 at the default bound
-// is measured too). The apply runs in pairs: format-preserving (the default, issue #12) and
+// is measured too). The apply runs in pairs: format-preserving (the default) and
 // `--canonical` (the reference whole-module rewrite) on fresh copies, alternating, so the ratio of
-// medians compares like with like. Needs `npm run build`. Standalone: `node bench/patch.js`.
+// medians compares like with like. With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its
+// dist/ built), the format-preserving apply is also timed with that build, alternating with this
+// one in the same run: both medians and their ratio. Needs `npm run build`. Standalone:
+// `node bench/patch.js`.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { fmt, median } from './util.js';
 import { applyPatch } from '../dist/patch/apply/apply.js';
@@ -76,6 +80,29 @@ export async function run() {
   const canonicalMs = median(canonicalTimes);
   console.log(`apply 200-op patch to ${MODULES}-module package (on disk, full transaction, format-preserving): median ${fmt(preservedMs)} ms`);
   console.log(`  same with --canonical (whole-module canonical print): median ${fmt(canonicalMs)} ms; ratio ${fmt(preservedMs / canonicalMs, 2)}x (target <= 1.5x)`);
+
+  const baselineDir = process.env.GCPATCH_BENCH_BASELINE;
+  if (baselineDir) {
+    const baseline = await import(pathToFileURL(join(baselineDir, 'dist/patch/apply.js')).href);
+    const baselineRead = (await import(pathToFileURL(join(baselineDir, 'dist/coreform/read.js')).href)).readTerm;
+    const builds = { this: [applyPatch, source], baseline: [baseline.applyPatch, baselineRead(patchText(MODULES))] };
+    const times = { this: [], baseline: [] };
+    for (let r = 0; r <= RUNS; r++) {
+      for (const which of r % 2 === 0 ? ['this', 'baseline'] : ['baseline', 'this']) {
+        const pkg = join(root, `paired${r}-${which}`);
+        cpSync(template, pkg, { recursive: true });
+        const [apply, patch] = builds[which];
+        const t0 = performance.now();
+        apply({ pkg, patch, obligationRunner: '' });
+        if (r > 0) times[which].push(performance.now() - t0); // run 0 warms up
+      }
+    }
+    const thisMs = median(times.this);
+    const baselineMs = median(times.baseline);
+    console.log(
+      `  paired with the baseline build (${RUNS} alternating pairs): this build median ${fmt(thisMs)} ms, baseline median ${fmt(baselineMs)} ms; ratio ${fmt(thisMs / baselineMs, 2)}x (target <= 1.0x)`,
+    );
+  }
 
   const state = loadPackageState(template, readFileSync(join(template, 'package.toml'), 'utf8'), join(template, 'package.toml'));
   const memTimes = [];

@@ -1,11 +1,15 @@
 // Refactor planning: build the closed request, plan and independently verify a rename across
 // 1,000 modules (each module references the renamed symbol a few times), plus the edit-plan export,
 // and the apply of that rename on disk (refactor apply = applyPatch of the verified patch): format-
-// preserving (default, issue #12) vs `--canonical`, in alternating pairs, medians and their ratio;
+// preserving (default) vs `--canonical`, in alternating pairs, medians and their ratio;
 // also the module-bytes step alone (ModuleRenderer vs printModule over the 1,000 modules).
+// With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its dist/ built), the on-disk apply
+// is also timed with that build, alternating with this one in the same run: both medians and
+// their ratio.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { printModule } from '../dist/coreform/print.js';
 import { applyPatch } from '../dist/patch/apply/apply.js';
@@ -109,12 +113,43 @@ export async function run() {
       rmSync(pkg, { recursive: true, force: true });
     }
   }
+  const paired = await pairedWithBaseline(root, template, patch);
   rmSync(root, { recursive: true, force: true });
   const applyPreserved = median(times.preserved);
   const applyCanonical = median(times.canonical);
   console.log(`apply the ${count}-module rename on disk (full transaction), format-preserving: median ${fmt(applyPreserved)} ms`);
   console.log(`  same with --canonical: median ${fmt(applyCanonical)} ms; ratio ${fmt(applyPreserved / applyCanonical, 2)}x (target <= 1.5x)`);
-  return { modules: count, buildMs: build, planMs, verifyMs, exportMs, renderMs, printMs, applyPreserved, applyCanonical };
+  if (paired !== undefined) {
+    console.log(
+      `  paired with the baseline build (${paired.runs} alternating pairs): this build median ${fmt(paired.thisMs)} ms, ` +
+        `baseline median ${fmt(paired.baselineMs)} ms; ratio ${fmt(paired.thisMs / paired.baselineMs, 2)}x (target <= 0.5x)`,
+    );
+  }
+  return { modules: count, buildMs: build, planMs, verifyMs, exportMs, renderMs, printMs, applyPreserved, applyCanonical, paired };
+}
+
+/**
+ * With GCPATCH_BENCH_BASELINE set: the format-preserving on-disk apply of `patch` to fresh copies of
+ * `template`, by this build and by the baseline build's `dist/`, alternating; medians of each.
+ */
+async function pairedWithBaseline(root, template, patch, runs = 5) {
+  const dir = process.env.GCPATCH_BENCH_BASELINE;
+  if (!dir) return undefined;
+  const baseline = (await import(pathToFileURL(join(dir, 'dist/patch/apply.js')).href)).applyPatch;
+  const builds = { this: applyPatch, baseline };
+  const times = { this: [], baseline: [] };
+  for (let r = 0; r <= runs; r++) {
+    for (const which of r % 2 === 0 ? ['this', 'baseline'] : ['baseline', 'this']) {
+      const pkg = join(root, `paired${r}-${which}`);
+      cpSync(template, pkg, { recursive: true });
+      const t0 = performance.now();
+      builds[which]({ pkg, patch, obligationRunner: '' });
+      const dt = performance.now() - t0;
+      if (r > 0) times[which].push(dt); // run 0 warms up
+      rmSync(pkg, { recursive: true, force: true });
+    }
+  }
+  return { runs, thisMs: median(times.this), baselineMs: median(times.baseline) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

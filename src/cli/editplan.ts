@@ -13,6 +13,7 @@ import {
 } from '../editplan/index.js';
 import { ioError, isGcError } from '../util/errors.js';
 import type { CliContext } from './context.js';
+import { lockWaitMs } from './recover.js';
 
 const EXIT_CODES =
   '\nExit codes: 0 ok, 10 invalid plan (decode, validation, positions, overlaps, paths, links),\n' +
@@ -144,13 +145,15 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
     .argument('<plan>', 'plan JSON file, or - for standard input')
     .requiredOption('--root <dir>', 'the directory the plan paths are relative to (for plans from `gcpatch refactor --edit-plan`: the package directory)')
     .option('--dry-run', 'check everything and report, write nothing')
+    .option('--lock-wait <ms>', 'wait this long for a running gcpatch writing into --root to finish', '0')
     .option('--diff', 'print a unified diff of the changes')
     .option('--json', 'machine-readable output (the diff, if asked for, is the "diff" member)')
     .addHelpText('after', EXIT_CODES)
-    .action((planFile: string, opts: { root: string; dryRun?: boolean; diff?: boolean; json?: boolean }) => {
+    .action((planFile: string, opts: { root: string; dryRun?: boolean; lockWait: string; diff?: boolean; json?: boolean }) => {
       run(ctx, opts.json, () => {
         const plan = loadPlan(planFile);
-        const result = naming(plan, () => applyPlanToRoot(plan, opts.root, { dryRun: opts.dryRun === true }));
+        const waitMs = lockWaitMs(opts.lockWait);
+        const result = naming(plan, () => applyPlanToRoot(plan, opts.root, { dryRun: opts.dryRun === true, lockWaitMs: waitMs }));
         if (opts.json) {
           const out: Record<string, unknown> = {
             ok: true,
@@ -183,11 +186,12 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         'commit point was reached; never touches a file matching neither its before nor its after hash.',
     )
     .requiredOption('--root <dir>', 'repository root of the interrupted transaction')
+    .option('--lock-wait <ms>', 'wait this long for a running gcpatch writing into --root to finish', '0')
     .option('--json', 'machine-readable output')
     .addHelpText('after', EXIT_CODES)
-    .action((opts: { root: string; json?: boolean }) => {
+    .action((opts: { root: string; lockWait: string; json?: boolean }) => {
       run(ctx, opts.json, () => {
-        const result = recover(opts.root);
+        const result = recover(opts.root, { lockWaitMs: lockWaitMs(opts.lockWait) });
         if (opts.json) {
           ctx.stdout(JSON.stringify({ ok: true, ...result }, null, 2) + '\n');
           return;

@@ -1,7 +1,7 @@
 /**
- * `gcpatch recover`: finish or undo an interrupted `apply`, `refactor apply` or `pack` of a package
- * (the journaled transaction of src/patch/transaction.ts), and {@link recoverFirst}, the step every
- * package command runs before it reads the package.
+ * `gcpatch recover`: finish or undo an interrupted `apply`, `refactor apply`, `pack` or
+ * `edit-plan apply` in a package directory (either journal kind of `src/transaction/journal.ts`),
+ * and {@link recoverFirst}, the step every package command runs before it reads the package.
  */
 import type { Command } from 'commander';
 import { recoverPackageCommand, recoverPendingTransaction } from '../patch/guard.js';
@@ -33,11 +33,12 @@ export function recoverFirst(ctx: CliContext, pkg: string): void {
 export function registerRecoverCommand(program: Command, ctx: CliContext): void {
   program
     .command('recover')
-    .summary('finish or undo an interrupted apply, refactor apply or pack of a package')
+    .summary('finish or undo an interrupted apply, refactor apply, pack or edit-plan apply of a package')
     .description(
-      'Finish or undo an interrupted apply, refactor apply or pack of a package.\n' +
-        'Takes the package lock (breaking a stale lock of a dead process); if a\n' +
-        'journal (.gcpatch/apply-journal.json) is left, rolls the transaction back,\n' +
+      'Finish or undo an interrupted apply, refactor apply, pack or edit-plan apply\n' +
+        'of a package. Takes the package lock (breaking a stale lock of a dead process);\n' +
+        'if a journal (.gcpatch/apply-journal.json or .gcpatch/editplan-journal.json)\n' +
+        'is left, rolls the transaction back,\n' +
         'or finishes it when it had passed its commit point: the package is all-old\n' +
         'or all-new again. Every gcpatch command on a package does this first.\n' +
         'A file matching neither the recorded before nor after bytes stops it with\n' +

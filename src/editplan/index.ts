@@ -25,7 +25,6 @@ export {
 } from './apply.js';
 export {
   applyPlanToRoot,
-  recover,
   sha256Hex,
   journalPath,
   SimulatedCrash,
@@ -36,6 +35,6 @@ export {
   type TransactionOptions,
   type TransactionResult,
   type FileOutcome,
-  type RecoveryResult,
 } from './transaction.js';
+export { recover, type RecoveryResult } from './recover.js';
 export { unifiedDiff } from './diff.js';

@@ -8,19 +8,22 @@
  *    reject two plan paths naming one file (same device and inode), hash the current raw bytes
  *    with SHA-256 and compare with the plan's `sha256` (`SOURCE_HASH_MISMATCH`), decode UTF-8 and
  *    run `applyEdits` in memory. Any failure here writes nothing. `dryRun` stops here.
- * 2. Create the journal `<root>/.gcpatch/editplan-journal.json` exclusively (atomic: temp file,
- *    fsync, hard link; an existing journal → `RECOVERY_REQUIRED`) with state `staging`, listing per
+ * 2. Take the lock of the root (`src/transaction/lock.ts`, shared with `apply`, `refactor apply`
+ *    and `pack`; a live holder → `patch/package-locked` after `lockWaitMs`). Create the journal
+ *    `<root>/.gcpatch/editplan-journal.json` exclusively (atomic: temp file, fsync, hard link; an
+ *    existing journal of either kind → `RECOVERY_REQUIRED`) with state `staging`, listing per
  *    changed file: path, before/after SHA-256, stage and backup paths (relative to the root).
- * 3. Write next to each target a stage file (new bytes) and a backup file (old bytes), same mode,
- *    each fsynced; fsync their directories.
+ * 3. Write next to each target a stage file (new bytes, same mode) and hard-link the target to its
+ *    backup name (the old inode keeps the old bytes; a copy where links are unsupported); fsync
+ *    all these files together and each directory once.
  * 4. Re-check every target (identity and SHA-256) just before committing; a change → abort, delete
  *    the temp files and journal, `SOURCE_HASH_MISMATCH`.
  * 5. Rewrite the journal atomically with state `committing`, then rename each stage file over its
- *    target in code-point order of the paths, fsyncing each directory.
+ *    target in code-point order of the paths; fsync each directory once.
  * 6. Rewrite the journal with state `committed` (the commit point), delete backups, delete the
  *    journal.
  * A failure in steps 2–5 rolls back in-process (committed targets restored from their backups in
- * reverse order); a crash leaves the journal for {@link recover}, which rolls back `staging` and
+ * reverse order); a crash leaves the journal for `recover` (`recover.ts`), which rolls back `staging` and
  * `committing` transactions and finishes `committed` ones, and never touches a target whose bytes
  * match neither the recorded before nor after hash (`RECOVERY_CONFLICT`).
  * Residual race (documented, as in weavatrix-worktree): a concurrent writer can still change a target
@@ -29,57 +32,38 @@
  * Implements weavatrix.edit-plan.v1 "File entry" (the transaction consumer's hash comparison) and
  * "Path rules" (real-path containment and link checks).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fchmodSync,
-  fsyncSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  rmdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-  constants,
-  type BigIntStats,
-} from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, renameSync, statSync, type BigIntStats } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { compareUtf8, decodeUtf8Strict, isHex64 } from '../util/bytes.js';
-import { fsyncDirectory, writeFileAtomic } from '../util/atomic.js';
+import { acquirePackageLock } from '../transaction/lock.js';
+import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
+import { errnoOf, removeIfPresent, SyncBatch, syncDirectories } from '../transaction/durable.js';
+import {
+  APPLY_JOURNAL_FILE,
+  CONTROL_DIRECTORY,
+  createJournal,
+  EDITPLAN_JOURNAL_FILE as JOURNAL_FILE,
+  EDITPLAN_JOURNAL_FORMAT as JOURNAL_FORMAT,
+  journalPathOf,
+  journalText,
+  nativePath as toNative,
+  pendingJournals,
+  removeJournal,
+  tempName,
+} from '../transaction/journal.js';
+import { compareUtf8, decodeUtf8Strict } from '../util/bytes.js';
+import { writeFileAtomic } from '../util/atomic.js';
 import { GcError, ioError, ExitCode } from '../util/errors.js';
+import { sha256Hex } from '../util/sha256.js';
 import { applyEdits, type AppliedChange } from './apply.js';
 import { editError } from './errors.js';
 import { applyLimits, type ApplyLimits, type PlanLimits } from './limits.js';
 import type { EditPlan } from './model.js';
-import { pathProblem, portablePathKey } from './path.js';
+import { portablePathKey } from './path.js';
 import { validateEditPlan } from './validate.js';
 
-/** Directory (under the root) holding the journal. Plan paths may not start with it. */
-export const CONTROL_DIRECTORY = '.gcpatch';
-/** File name of the journal inside {@link CONTROL_DIRECTORY}. */
-export const JOURNAL_FILE = 'editplan-journal.json';
-/** `format` member of the journal. */
-export const JOURNAL_FORMAT = 'gcpatch.editplan-journal.v1';
-
-/**
- * Thrown by a `faultAt` hook to simulate the process dying at that step: the transaction propagates
- * it at once, without rolling back or cleaning up (any other thrown value is handled like an I/O
- * failure: rolled back in-process).
- */
-export class SimulatedCrash extends Error {
-  constructor(readonly step: string) {
-    super(`simulated crash at ${step}`);
-    this.name = 'SimulatedCrash';
-  }
-}
+/** Directory (under the root) holding the lock and the journal; plan paths may not start with it. */
+export { CONTROL_DIRECTORY, JOURNAL_FILE, JOURNAL_FORMAT, SimulatedCrash, sha256Hex };
 
 /** Test hooks: `faultAt(step)` is called before each visible step and may throw. */
 export interface FaultHooks {
@@ -90,7 +74,9 @@ export interface FaultHooks {
    * `recover:<i>`, `recover:cleanup:<i>`, `recover:journal:remove`. `<i>` is the index in commit
    * order (paths in code-point order).
    */
-  faultAt?: (step: string) => void;
+  faultAt?: FaultHook;
+  /** How long to wait for a live holder of the root's lock, in milliseconds (default 0: fail at once). */
+  lockWaitMs?: number;
 }
 
 /** Options of {@link applyPlanToRoot}. */
@@ -135,7 +121,7 @@ export interface TransactionResult {
 }
 
 /** One journal entry. Paths are `/`-separated and relative to the root. */
-interface JournalFile {
+export interface JournalFile {
   path: string;
   stage: string;
   backup: string;
@@ -145,38 +131,20 @@ interface JournalFile {
 
 type JournalState = 'staging' | 'committing' | 'committed';
 
-interface Journal {
+export interface Journal {
   format: typeof JOURNAL_FORMAT;
   txid: string;
   state: JournalState;
   files: JournalFile[];
 }
 
-/** SHA-256 of `bytes` as 64 lowercase hex characters. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return bytesToHex(sha256(bytes));
-}
-
 /** Path of the journal for `root`. */
 export function journalPath(root: string): string {
-  return join(root, CONTROL_DIRECTORY, JOURNAL_FILE);
-}
-
-function tempName(path: string, kind: 'stage' | 'backup', txid: string): string {
-  const slash = path.lastIndexOf('/');
-  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.gcpatch-${kind}-${txid}`;
-}
-
-function toNative(root: string, path: string): string {
-  return join(root, ...path.split('/'));
+  return journalPathOf(root, JOURNAL_FILE);
 }
 
 function isInside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-function errnoOf(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
 /** A resolved target: its absolute path (parents resolved) and its stats. */
@@ -189,7 +157,7 @@ interface Target {
  * Resolves a plan path under `rootReal` with real-path containment.
  * @throws `SOURCE_MISSING`, `PATH_ESCAPES_ROOT`, `TARGET_NOT_REGULAR`, or `io/<errno>`.
  */
-function resolveTarget(rootReal: string, path: string, fileIndex: number): Target {
+export function resolveTarget(rootReal: string, path: string, fileIndex: number): Target {
   const segments = path.split('/');
   const indices = { fileIndex };
   const where = { location: { file: path } };
@@ -258,73 +226,20 @@ function readBytes(absolute: string): Buffer {
   }
 }
 
-/** Writes `bytes` to a new file (exclusive create) with `mode`, fsyncs and closes it. */
-function writeNewFile(absolute: string, bytes: Uint8Array, mode: number): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    fchmodSync(fd, mode);
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    fsyncSync(fd);
-  } catch (error) {
-    throw ioError(error, absolute, 'write');
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-function removeIfPresent(absolute: string): void {
-  try {
-    unlinkSync(absolute);
-  } catch (error) {
-    if (errnoOf(error) !== 'ENOENT') throw ioError(error, absolute, 'remove');
-  }
-}
-
-function exists(absolute: string): boolean {
-  try {
-    lstatSync(absolute);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function journalBody(journal: Journal): string {
-  return JSON.stringify({ format: journal.format, txid: journal.txid, state: journal.state, files: journal.files });
-}
-
-/** The journal file's text: its members plus `checksum`, the SHA-256 of the compact body. */
-function journalText(journal: Journal): string {
-  const checksum = sha256Hex(Buffer.from(journalBody(journal), 'utf8'));
+/** The journal's members in their recorded order (the checksum covers exactly these). */
+export function members(journal: Journal): object {
   const { format, txid, state, files } = journal;
-  return JSON.stringify({ format, txid, state, files, checksum }, null, 2) + '\n';
-}
-
-/** Creates the journal atomically and exclusively. @throws `RECOVERY_REQUIRED` when one exists. */
-function createJournal(rootReal: string, journal: Journal): void {
-  const control = join(rootReal, CONTROL_DIRECTORY);
-  try {
-    mkdirSync(control, { recursive: true });
-  } catch (error) {
-    throw ioError(error, control, 'create');
-  }
-  const target = journalPath(rootReal);
-  const temp = join(control, `.${JOURNAL_FILE}.new-${journal.txid}`);
-  writeNewFile(temp, Buffer.from(journalText(journal), 'utf8'), 0o644);
-  try {
-    linkSync(temp, target);
-  } catch (error) {
-    removeIfPresent(temp);
-    if (errnoOf(error) === 'EEXIST') throw recoveryRequired(rootReal);
-    throw ioError(error, target, 'create');
-  }
-  removeIfPresent(temp);
-  fsyncDirectory(control);
+  return { format, txid, state, files };
 }
 
 function recoveryRequired(rootReal: string): GcError {
+  if (pendingJournals(rootReal)[0] === APPLY_JOURNAL_FILE) {
+    return editError(
+      'RECOVERY_REQUIRED',
+      `an apply journal exists at ${journalPathOf(rootReal, APPLY_JOURNAL_FILE)}: an apply, refactor apply or pack of this ` +
+        `directory was interrupted; run \`gcpatch recover --pkg ${rootReal}\``,
+    );
+  }
   return editError(
     'RECOVERY_REQUIRED',
     `an edit-plan journal exists at ${journalPath(rootReal)}: another transaction is running or was interrupted; ` +
@@ -332,19 +247,8 @@ function recoveryRequired(rootReal: string): GcError {
   );
 }
 
-function removeJournal(rootReal: string): void {
-  removeIfPresent(journalPath(rootReal));
-  const control = join(rootReal, CONTROL_DIRECTORY);
-  fsyncDirectory(control);
-  // Leave no empty control directory behind; one that holds anything else stays.
-  try {
-    rmdirSync(control);
-  } catch {
-    /* not empty, or already gone */
-  }
-}
-
-function realRoot(root: string): string {
+/** The real path of the root directory. @throws GcError `io/<errno>`, `io/enotdir` (exit 70). */
+export function realRoot(root: string): string {
   let real: string;
   try {
     real = realpathSync(root);
@@ -380,7 +284,7 @@ interface Prepared {
  *   journal exists or an in-process rollback failed; `io/<errno>` (exit 70).
  */
 export function applyPlanToRoot(plan: EditPlan, root: string, options: TransactionOptions = {}): TransactionResult {
-  const fault = options.faultAt ?? (() => {});
+  const fault = options.faultAt ?? noFault;
   validateEditPlan(plan, options.planLimits);
   const limits = applyLimits(options.applyLimits);
   plan.files.forEach((file, fileIndex) => {
@@ -389,22 +293,32 @@ export function applyPlanToRoot(plan: EditPlan, root: string, options: Transacti
     }
   });
   const rootReal = realRoot(root);
-  if (exists(journalPath(rootReal))) throw recoveryRequired(rootReal);
+  if (pendingJournals(rootReal).length > 0) throw recoveryRequired(rootReal);
+  if (options.dryRun) return { root: rootReal, dryRun: true, files: prepareFiles(plan, rootReal, limits, options).map((p) => p.outcome), cleanupPending: false };
 
-  const prepared = prepareFiles(plan, rootReal, limits, options);
-  const result: TransactionResult = {
-    root: rootReal,
-    dryRun: options.dryRun === true,
-    files: prepared.map((p) => p.outcome),
-    cleanupPending: false,
-  };
-  if (options.dryRun) return result;
-  fault('prepare');
+  const lock = acquirePackageLock(rootReal, {
+    waitMs: options.lockWaitMs ?? 0,
+    command: 'edit-plan apply',
+    within: plan.files.map((f) => dirname(toNative(rootReal, f.path))),
+  });
+  try {
+    if (pendingJournals(rootReal).length > 0) throw recoveryRequired(rootReal); // left by the holder we waited for
+    const prepared = prepareFiles(plan, rootReal, limits, options);
+    const result: TransactionResult = { root: rootReal, dryRun: false, files: prepared.map((p) => p.outcome), cleanupPending: false };
+    fault('prepare');
+    const changed = prepared.filter((p) => p.outcome.changed).sort((a, b) => compareUtf8(a.outcome.path, b.outcome.path));
+    if (changed.length > 0) result.cleanupPending = commitFiles(rootReal, changed, fault);
+    return result;
+  } finally {
+    lock.release();
+  }
+}
 
-  const changed = prepared
-    .filter((p) => p.outcome.changed)
-    .sort((a, b) => compareUtf8(a.outcome.path, b.outcome.path));
-  if (changed.length === 0) return result;
+/**
+ * Steps 2–6 for the changed files (in commit order), under the lock.
+ * @returns true when the commit succeeded but removing backups or the journal failed.
+ */
+function commitFiles(rootReal: string, changed: Prepared[], fault: FaultHook): boolean {
   const txid = randomBytes(8).toString('hex');
   const journal: Journal = {
     format: JOURNAL_FORMAT,
@@ -419,27 +333,32 @@ export function applyPlanToRoot(plan: EditPlan, root: string, options: Transacti
     })),
   };
   fault('journal:create');
-  createJournal(rootReal, journal);
+  if (!createJournal(rootReal, JOURNAL_FILE, journalText(members(journal)), txid)) throw recoveryRequired(rootReal);
 
   let committed = 0;
   try {
-    const directories = new Set<string>();
-    changed.forEach((p, i) => {
-      const entry = journal.files[i]!;
-      fault(`stage:${i}`);
-      writeNewFile(toNative(rootReal, entry.stage), p.outputBytes, p.mode);
-      fault(`backup:${i}`);
-      writeNewFile(toNative(rootReal, entry.backup), p.sourceBytes, p.mode);
-      directories.add(dirname(p.target.absolute));
-    });
-    for (const dir of directories) fsyncDirectory(dir);
+    const staged = new SyncBatch(2 * changed.length);
+    try {
+      changed.forEach((p, i) => {
+        const entry = journal.files[i]!;
+        fault(`stage:${i}`);
+        staged.write(toNative(rootReal, entry.stage), p.outputBytes, p.mode);
+        fault(`backup:${i}`);
+        staged.backup(p.target.absolute, toNative(rootReal, entry.backup), p.mode);
+        staged.directory(dirname(p.target.absolute));
+      });
+      staged.flush();
+    } finally {
+      staged.close();
+    }
 
     fault('recheck');
     changed.forEach((p) => recheck(p, rootReal));
 
     fault('journal:committing');
     journal.state = 'committing';
-    writeFileAtomic(journalPath(rootReal), journalText(journal));
+    writeFileAtomic(journalPath(rootReal), journalText(members(journal)));
+    const renamed = new SyncBatch();
     changed.forEach((p, i) => {
       fault(`commit:${i}`);
       try {
@@ -448,11 +367,12 @@ export function applyPlanToRoot(plan: EditPlan, root: string, options: Transacti
         throw ioError(error, p.outcome.path, 'replace');
       }
       committed = i + 1;
-      fsyncDirectory(dirname(p.target.absolute));
+      renamed.directory(dirname(p.target.absolute));
     });
+    renamed.flush();
     fault('journal:committed');
     journal.state = 'committed';
-    writeFileAtomic(journalPath(rootReal), journalText(journal));
+    writeFileAtomic(journalPath(rootReal), journalText(members(journal)));
   } catch (error) {
     if (error instanceof SimulatedCrash) throw error;
     rollBackInProcess(rootReal, journal, changed, committed, fault, error);
@@ -465,12 +385,12 @@ export function applyPlanToRoot(plan: EditPlan, root: string, options: Transacti
       removeIfPresent(toNative(rootReal, entry.backup));
     });
     fault('journal:remove');
-    removeJournal(rootReal);
+    removeJournal(rootReal, JOURNAL_FILE);
+    return false;
   } catch (error) {
     if (error instanceof SimulatedCrash) throw error;
-    result.cleanupPending = true;
+    return true;
   }
-  return result;
 }
 
 /** Step 1: containment, identity, hash, UTF-8 and in-memory application for every file. */
@@ -566,10 +486,11 @@ function rollBackInProcess(
   journal: Journal,
   changed: Prepared[],
   committed: number,
-  fault: (step: string) => void,
+  fault: FaultHook,
   original: unknown,
 ): void {
   try {
+    const restored = new Set<string>();
     for (let i = committed - 1; i >= 0; i--) {
       fault(`rollback:${i}`);
       const entry = journal.files[i]!;
@@ -578,14 +499,15 @@ function rollBackInProcess(
       } catch (error) {
         throw ioError(error, entry.path, 'restore');
       }
-      fsyncDirectory(dirname(changed[i]!.target.absolute));
+      restored.add(dirname(changed[i]!.target.absolute));
     }
+    syncDirectories(restored);
     for (const entry of journal.files) {
       removeIfPresent(toNative(rootReal, entry.stage));
       removeIfPresent(toNative(rootReal, entry.backup));
     }
     fault('rollback:journal:remove');
-    removeJournal(rootReal);
+    removeJournal(rootReal, JOURNAL_FILE);
   } catch (error) {
     if (error instanceof SimulatedCrash) throw error;
     const first = original instanceof Error ? original.message : String(original);
@@ -596,151 +518,5 @@ function rollBackInProcess(
       {},
       { cause: original },
     );
-  }
-}
-
-/** Result of {@link recover}. */
-export interface RecoveryResult {
-  /**
-   * `none`: no journal; `rolled-back`: an interrupted `staging`/`committing` transaction was undone
-   * (all targets hold their old bytes); `completed`: a `committed` transaction was finished (all
-   * targets hold their new bytes; leftover backups removed).
-   */
-  action: 'none' | 'rolled-back' | 'completed';
-  /** Per journal file: what recovery did to it. */
-  files: Array<{ path: string; action: 'restored' | 'unchanged' | 'kept-new' }>;
-}
-
-/** Reads and checks the journal. @throws `JOURNAL_INVALID` (exit 70). */
-function readJournal(rootReal: string): Journal | undefined {
-  const path = journalPath(rootReal);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined;
-    throw ioError(error, path, 'read');
-  }
-  const invalid = (why: string) => editError('JOURNAL_INVALID', `${why}; inspect it by hand`, {}, { location: { file: path } });
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw invalid('not JSON');
-  }
-  const journal = raw as unknown as Journal & { checksum?: unknown };
-  if (journal.format !== JOURNAL_FORMAT) throw invalid(`format is not ${JOURNAL_FORMAT}`);
-  if (typeof journal.txid !== 'string' || !/^[0-9a-f]{16}$/.test(journal.txid)) throw invalid('bad txid');
-  if (!['staging', 'committing', 'committed'].includes(journal.state)) throw invalid('bad state');
-  if (!Array.isArray(journal.files)) throw invalid('files is not an array');
-  if (journal.checksum !== sha256Hex(Buffer.from(journalBody(journal), 'utf8'))) throw invalid('checksum mismatch');
-  for (const entry of journal.files as unknown[] as Array<JournalFile | null>) {
-    const ok =
-      typeof entry === 'object' &&
-      entry !== null &&
-      typeof entry.path === 'string' &&
-      pathProblem(entry.path, Number.MAX_SAFE_INTEGER) === undefined &&
-      entry.stage === tempName(entry.path, 'stage', journal.txid) &&
-      entry.backup === tempName(entry.path, 'backup', journal.txid) &&
-      isHex64(entry.beforeSha256) &&
-      isHex64(entry.afterSha256);
-    if (!ok) throw invalid('unexpected file entry');
-  }
-  return journal;
-}
-
-function hashIfFile(absolute: string): string | undefined {
-  try {
-    if (!lstatSync(absolute).isFile()) return undefined;
-    return sha256Hex(readFileSync(absolute));
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined;
-    throw ioError(error, absolute, 'read');
-  }
-}
-
-/**
- * Finishes or undoes an interrupted transaction under `root`, preferring to roll back:
- * `staging` → delete temp files (targets were never touched); `committing` → every target holding
- * its after-hash is restored from its backup (whose bytes must hash to before), targets holding
- * their before-hash are left; `committed` → every target must hold its after-hash, leftover
- * backups are deleted. All targets are checked before anything is changed, and a target matching
- * neither hash (or a missing/damaged backup that would be needed) fails with `RECOVERY_CONFLICT`
- * (exit 50) and touches nothing. Recovery is idempotent: a crash during it can be recovered again.
- * @param root the repository root.
- * @param hooks `faultAt` test hook.
- * @returns what was done.
- * @throws GcError `RECOVERY_CONFLICT`, `JOURNAL_INVALID`, containment codes, `io/<errno>`.
- */
-export function recover(root: string, hooks: FaultHooks = {}): RecoveryResult {
-  const fault = hooks.faultAt ?? (() => {});
-  const rootReal = realRoot(root);
-  cleanOrphanJournalTemps(rootReal);
-  const journal = readJournal(rootReal);
-  if (journal === undefined) return { action: 'none', files: [] };
-
-  const files: RecoveryResult['files'] = [];
-  if (journal.state === 'staging') {
-    journal.files.forEach((entry) => files.push({ path: entry.path, action: 'unchanged' }));
-  } else {
-    const plans = journal.files.map((entry, i) => {
-      const conflict = (why: string) =>
-        editError('RECOVERY_CONFLICT', `${why}; recovery changed nothing`, {}, { location: { file: entry.path } });
-      let target: string;
-      try {
-        target = resolveTarget(rootReal, entry.path, i).absolute;
-      } catch (error) {
-        if (error instanceof GcError && !error.code.startsWith('io/')) throw conflict(error.message);
-        throw error;
-      }
-      const current = hashIfFile(target);
-      if (journal.state === 'committed') {
-        if (current !== entry.afterSha256) throw conflict('the target does not hold the committed bytes');
-        return { entry, target, action: 'kept-new' as const };
-      }
-      if (current === entry.beforeSha256) return { entry, target, action: 'unchanged' as const };
-      if (current !== entry.afterSha256) throw conflict('the target matches neither the before nor the after hash');
-      if (hashIfFile(toNative(rootReal, entry.backup)) !== entry.beforeSha256) {
-        throw conflict('the backup needed to restore the target is missing or damaged');
-      }
-      return { entry, target, action: 'restored' as const };
-    });
-    for (let i = plans.length - 1; i >= 0; i--) {
-      const { entry, target, action } = plans[i]!;
-      if (action === 'restored') {
-        fault(`recover:${i}`);
-        try {
-          renameSync(toNative(rootReal, entry.backup), target);
-        } catch (error) {
-          throw ioError(error, entry.path, 'restore');
-        }
-        fsyncDirectory(dirname(target));
-      }
-    }
-    plans.forEach(({ entry, action }) => files.push({ path: entry.path, action }));
-  }
-  journal.files.forEach((entry, i) => {
-    fault(`recover:cleanup:${i}`);
-    removeIfPresent(toNative(rootReal, entry.stage));
-    removeIfPresent(toNative(rootReal, entry.backup));
-  });
-  fault('recover:journal:remove');
-  removeJournal(rootReal);
-  return { action: journal.state === 'committed' ? 'completed' : 'rolled-back', files };
-}
-
-/** Deletes journal temp files left by a crash while the journal was being created or rewritten. */
-function cleanOrphanJournalTemps(rootReal: string): void {
-  const control = join(rootReal, CONTROL_DIRECTORY);
-  let names: string[];
-  try {
-    names = readdirSync(control);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (name.startsWith(`.${JOURNAL_FILE}.new-`) || name.startsWith(`.${JOURNAL_FILE}.gcpatch-tmp-`)) {
-      removeIfPresent(join(control, name));
-    }
   }
 }

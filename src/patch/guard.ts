@@ -1,12 +1,15 @@
 /**
- * The entry guard of every gcpatch command that reads or changes a package: take the package lock,
- * finish or undo an interrupted transaction (`transaction.ts`), then run. `gcpatch recover` is the
- * same step on its own.
+ * The entry guard of every gcpatch command that reads or changes a package: take the lock of the
+ * package directory (`src/transaction/lock.ts`), finish or undo an interrupted transaction of
+ * either kind — a package transaction (`transaction.ts`) or an edit-plan apply into the package
+ * directory (`src/editplan/transaction.ts`) — then run. `gcpatch recover` is the same step on its own.
  */
 import { dirname } from 'node:path';
 import { resolveManifestPath } from '../workspace/package.js';
-import { acquirePackageLock, type LockOptions } from './lock.js';
-import { hasPendingTransaction, recoverPackage, type RecoveryResult } from './transaction.js';
+import { recoverHoldingLock as recoverEditPlan } from '../editplan/recover.js';
+import { EDITPLAN_JOURNAL_FILE, pendingJournals } from '../transaction/journal.js';
+import { acquirePackageLock, type LockOptions } from '../transaction/lock.js';
+import { recoverPackage, type RecoveryResult } from './transaction.js';
 
 /** Default wait for a live lock owner, in milliseconds, for commands that only need recovery first. */
 export const RECOVERY_LOCK_WAIT_MS = 2_000;
@@ -25,11 +28,24 @@ export function withPackageLock<T>(
 ): T {
   const lock = acquirePackageLock(packageDir, options);
   try {
-    const recovery = recoverPackage(packageDir, options.fault);
-    return fn(recovery);
+    return fn(recoverEitherKind(packageDir, options.fault));
   } finally {
     lock.release();
   }
+}
+
+/**
+ * Recovers the package transaction of `packageDir`, then an edit-plan transaction into it (the
+ * caller holds the lock). An edit-plan recovery is reported with `command: 'edit-plan apply'`; when
+ * both kinds were pending (only possible with journals left by older gcpatch versions, which did
+ * not share the lock) the files of both are listed and the action is the package one's.
+ */
+function recoverEitherKind(packageDir: string, fault: ((step: string) => void) | undefined): RecoveryResult {
+  const recovery = recoverPackage(packageDir, fault);
+  if (!pendingJournals(packageDir).includes(EDITPLAN_JOURNAL_FILE)) return recovery;
+  const edits = recoverEditPlan(packageDir, { faultAt: fault });
+  if (recovery.action === 'none') return { action: edits.action, command: 'edit-plan apply', files: edits.files };
+  return { ...recovery, files: [...recovery.files, ...edits.files] };
 }
 
 /**
@@ -48,7 +64,7 @@ export function recoverPendingTransaction(pkg: string, options: LockOptions & { 
   } catch {
     return { action: 'none', files: [] }; // the command itself reports the missing package
   }
-  if (!hasPendingTransaction(packageDir)) return { action: 'none', files: [] };
+  if (pendingJournals(packageDir).length === 0) return { action: 'none', files: [] };
   return withPackageLock(packageDir, { waitMs: RECOVERY_LOCK_WAIT_MS, command: 'recover', ...options }, (r) => r);
 }
 

@@ -2,18 +2,21 @@
  * The journaled package transaction behind `apply`, `refactor apply` and `pack`: a list of planned
  * writes (package-relative path → new bytes, or removal) is committed so that after a crash at any
  * moment the next gcpatch command on the package ({@link recoverPackage}) leaves it all-old or
- * all-new. Same design as the edit-plan transaction (src/editplan/transaction.ts), adapted to
- * removals, created directories and batches written while the transaction is open (the apply
+ * all-new. Built on the transaction core (`src/transaction/`: journal, durable writes, crash
+ * points, lock) shared with the edit-plan transaction (`src/editplan/transaction.ts`); this kind
+ * adds removals, created directories and batches written while the transaction is open (the apply
  * writes modules and `package.toml`, runs acceptance on them, then writes `last_acceptance`).
  *
  * Protocol, per batch ({@link PackageTransaction.write}):
  * 1. record every entry in the journal `<package>/.gcpatch/apply-journal.json` (atomic rewrite,
  *    state `open`) — path, SHA-256 of the bytes before and after (null = absent), the names of its
  *    stage and backup files, the directories it will create — before any of them exists;
- * 2. create missing directories, write each stage file (new bytes, the target's mode, fsynced) and
+ * 2. create missing directories, write each stage file (new bytes, the target's mode) and
  *    hard-link the target to its backup name (the old inode keeps the old bytes, mode and owner;
- *    a copy with the same mode where links are unsupported); fsync the directories;
- * 3. rename each stage file over its target (or unlink a removed target), fsyncing its directory.
+ *    a copy with the same mode where links are unsupported); then fsync all these files together
+ *    and each touched directory once;
+ * 3. rename each stage file over its target (or unlink a removed target); then fsync each
+ *    directory once — before the journal can reach its commit point.
  * The commit point ({@link PackageTransaction.commit}) is one atomic rewrite of the journal with
  * state `committed`; then backups and the journal are deleted. Until then the transaction is open:
  * a failure rolls it back in-process ({@link PackageTransaction.rollback}), a crash leaves the
@@ -22,49 +25,36 @@
  * against its recorded hashes before anything is changed; one matching neither fails with
  * `patch/recovery-conflict` and changes nothing. Recovery is idempotent.
  *
- * Callers hold the package lock (`lock.ts`) for the whole transaction and for recovery.
+ * Callers hold the lock (`src/transaction/lock.ts`) for the whole transaction and for recovery.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fchmodSync,
-  fsyncSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  unlinkSync,
-  writeSync,
-  constants,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fsyncDirectory, writeFileAtomic } from '../util/atomic.js';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
+import { sha256Hex } from '../util/sha256.js';
+import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
+import { errnoOf, removeAllIfPresent, SyncBatch, syncDirectories } from '../transaction/durable.js';
+import {
+  APPLY_JOURNAL_FILE,
+  APPLY_JOURNAL_FORMAT,
+  CONTROL_DIRECTORY,
+  isTxid,
+  journalChecksum,
+  journalPathOf,
+  journalText,
+  nativePath as native,
+  pendingJournals,
+  readJournalText,
+  removeJournal,
+  removeOrphanJournalTemps,
+  saveJournal,
+  tempName,
+} from '../transaction/journal.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { PatchCode, patchError } from './protocol/errors.js';
-import { CONTROL_DIRECTORY } from './lock.js';
 
-/** File name of the apply journal inside {@link CONTROL_DIRECTORY}. */
-export const APPLY_JOURNAL_FILE = 'apply-journal.json';
-/** `format` member of the apply journal. */
-export const APPLY_JOURNAL_FORMAT = 'gcpatch.apply-journal.v1';
-
-/**
- * Thrown by a fault hook to simulate the process dying at that step: the transaction (and
- * `applyPatch`) propagate it at once without rolling back or cleaning up; the journal stays.
- */
-export class SimulatedCrash extends Error {
-  constructor(readonly step: string) {
-    super(`simulated crash at ${step}`);
-    this.name = 'SimulatedCrash';
-  }
-}
+export { APPLY_JOURNAL_FILE, APPLY_JOURNAL_FORMAT, SimulatedCrash };
+export { setDurableWritesForTesting } from '../transaction/durable.js';
 
 /** One planned write: package-relative `/`-separated path, new bytes or `undefined` to remove. */
 export interface PlannedWrite {
@@ -99,50 +89,9 @@ interface Journal {
   files: JournalEntry[];
 }
 
-let durable = true;
-
-/**
- * Tests only: skip the fsync calls of transactions and recovery in this process. A simulated crash
- * (a thrown {@link SimulatedCrash}, like `kill -9`) never loses written data — the kernel keeps it —
- * so the crash-at-every-step tests stay exact without paying ~300 fsyncs per step; fsync guards
- * against power loss, which no test here can simulate. Never call this in the product.
- */
-export function setDurableWritesForTesting(on: boolean): void {
-  durable = on;
-}
-
-function syncDirectory(dir: string): void {
-  if (durable) fsyncDirectory(dir);
-}
-
 /** Path of the apply journal of `packageDir`. */
 export function applyJournalPath(packageDir: string): string {
-  return join(packageDir, CONTROL_DIRECTORY, APPLY_JOURNAL_FILE);
-}
-
-function sha256Hex(bytes: Uint8Array): string {
-  return bytesToHex(sha256(bytes));
-}
-
-function native(packageDir: string, path: string): string {
-  return join(packageDir, ...path.split('/'));
-}
-
-function tempName(path: string, kind: 'stage' | 'backup', txid: string): string {
-  const slash = path.lastIndexOf('/');
-  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.gcpatch-${kind}-${txid}`;
-}
-
-function errnoOf(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-function removeIfPresent(absolute: string): void {
-  try {
-    unlinkSync(absolute);
-  } catch (error) {
-    if (errnoOf(error) !== 'ENOENT') throw ioError(error, absolute, 'remove');
-  }
+  return journalPathOf(packageDir, APPLY_JOURNAL_FILE);
 }
 
 /** Current state of a target: `absent`, its bytes and mode, or `other` (link, directory, …). */
@@ -167,64 +116,13 @@ function hashOf(absolute: string): string | null | 'other' {
   return t.kind === 'absent' ? null : t.kind === 'other' ? 'other' : sha256Hex(t.bytes);
 }
 
-/** Writes a new file exclusively; `mode` undefined → 0666 minus the umask (a new module). */
-function writeNewFile(absolute: string, bytes: Uint8Array, mode: number | undefined): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode === undefined ? 0o666 : 0o600);
-    if (mode !== undefined) fchmodSync(fd, mode);
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    if (durable) fsyncSync(fd);
-  } catch (error) {
-    throw ioError(error, absolute, 'write');
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/** The journal's members in their recorded order (the checksum covers exactly these). */
+function members(j: Journal): object {
+  return { format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files };
 }
 
-/**
- * Keeps the current bytes of `absolute` under the name `backup`: a hard link (the old inode keeps
- * the bytes, mode and owner), or a copy with the same mode where links are unsupported.
- */
-function writeBackup(absolute: string, backup: string, mode: number | undefined): void {
-  try {
-    linkSync(absolute, backup);
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw ioError(error, backup, 'write backup');
-    writeNewFile(backup, readFileSync(absolute), mode);
-  }
-}
-
-function journalBody(j: Journal): string {
-  return JSON.stringify({ format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files });
-}
-
-function journalText(j: Journal): string {
-  const checksum = sha256Hex(Buffer.from(journalBody(j), 'utf8'));
-  return JSON.stringify({ format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files, checksum }, null, 2) + '\n';
-}
-
-function saveJournal(packageDir: string, j: Journal): void {
-  const control = join(packageDir, CONTROL_DIRECTORY);
-  try {
-    mkdirSync(control, { recursive: true });
-  } catch (error) {
-    throw ioError(error, control, 'create');
-  }
-  writeFileAtomic(applyJournalPath(packageDir), journalText(j));
-}
-
-function removeJournal(packageDir: string): void {
-  removeIfPresent(applyJournalPath(packageDir));
-  const control = join(packageDir, CONTROL_DIRECTORY);
-  syncDirectory(control);
-  try {
-    rmdirSync(control); // leave no empty control directory; one holding the lock or anything else stays
-  } catch {
-    /* not empty, or gone */
-  }
+function save(packageDir: string, j: Journal): void {
+  saveJournal(packageDir, APPLY_JOURNAL_FILE, journalText(members(j)));
 }
 
 /**
@@ -239,7 +137,7 @@ export class PackageTransaction {
   private constructor(
     readonly packageDir: string,
     command: string,
-    private readonly fault: (step: string) => void,
+    private readonly fault: FaultHook,
   ) {
     this.journal = { format: APPLY_JOURNAL_FORMAT, txid: randomBytes(8).toString('hex'), command, state: 'open', files: [] };
   }
@@ -250,8 +148,8 @@ export class PackageTransaction {
    *   the entry's commit step, `journal:committed`, `cleanup`, `rollback:<path>`).
    * @throws GcError `io/eexist` (exit 70) when a journal exists: recover it first (under the lock).
    */
-  static begin(packageDir: string, command: string, fault: (step: string) => void = () => {}): PackageTransaction {
-    if (hashOf(applyJournalPath(packageDir)) !== null) {
+  static begin(packageDir: string, command: string, fault: FaultHook = noFault): PackageTransaction {
+    if (pendingJournals(packageDir).includes(APPLY_JOURNAL_FILE)) {
       throw new GcError('io/eexist', `an apply journal exists at ${applyJournalPath(packageDir)}; run \`gcpatch recover --pkg ${packageDir}\``, {
         exitCode: ExitCode.io,
       });
@@ -326,32 +224,18 @@ export class PackageTransaction {
     // 1. journal first: every temp name is recorded before it exists
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     for (const item of batch.map((b) => b.entry)) journal.files.push(item);
-    saveJournal(packageDir, journal);
+    save(packageDir, journal);
     this.saved = true;
-    // 2. directories, stage and backup files
-    const touchedDirs = new Set<string>();
-    for (const b of batch) {
-      const absolute = native(packageDir, b.entry.path);
-      if (b.entry.dirs.length > 0) {
-        try {
-          mkdirSync(dirname(absolute), { recursive: true });
-        } catch (error) {
-          throw ioError(error, dirname(absolute), 'create directory');
-        }
-        touchedDirs.add(dirname(native(packageDir, b.entry.dirs[0]!)));
-      }
-      if (b.entry.stage !== null) {
-        this.fault(`stage:${b.entry.path}`);
-        writeNewFile(native(packageDir, b.entry.stage), b.bytes!, b.mode);
-      }
-      if (b.entry.backup !== null) {
-        this.fault(`backup:${b.entry.path}`);
-        writeBackup(absolute, native(packageDir, b.entry.backup), b.mode);
-      }
-      touchedDirs.add(dirname(absolute));
+    // 2. directories, stage and backup files; their bytes and names synced together
+    const sync = new SyncBatch(batch.length);
+    try {
+      this.stage(batch, sync);
+      sync.flush();
+    } finally {
+      sync.close();
     }
-    for (const dir of touchedDirs) syncDirectory(dir);
-    // 3. renames (and removals), in order
+    // 3. renames (and removals), in order; each directory synced once, before any commit point
+    const renamed = new SyncBatch();
     for (const b of batch) {
       this.fault(b.step);
       const absolute = native(packageDir, b.entry.path);
@@ -361,7 +245,35 @@ export class PackageTransaction {
       } catch (error) {
         throw ioError(error, absolute, b.entry.stage !== null ? 'replace' : 'remove');
       }
-      syncDirectory(dirname(absolute));
+      renamed.directory(dirname(absolute));
+    }
+    renamed.flush();
+  }
+
+  /** Step 2 of {@link write}: creates missing directories, stage files and backups. */
+  private stage(batch: readonly { entry: JournalEntry; bytes: Uint8Array | undefined; mode: number | undefined }[], sync: SyncBatch): void {
+    const { packageDir } = this;
+    for (const b of batch) {
+      const absolute = native(packageDir, b.entry.path);
+      if (b.entry.dirs.length > 0) {
+        try {
+          mkdirSync(dirname(absolute), { recursive: true });
+        } catch (error) {
+          throw ioError(error, dirname(absolute), 'create directory');
+        }
+        // every directory created, and the one holding the outermost, gain entries
+        let dir = dirname(absolute);
+        for (let i = b.entry.dirs.length; i >= 0; i--, dir = dirname(dir)) sync.directory(dir);
+      }
+      if (b.entry.stage !== null) {
+        this.fault(`stage:${b.entry.path}`);
+        sync.write(native(packageDir, b.entry.stage), b.bytes!, b.mode);
+      }
+      if (b.entry.backup !== null) {
+        this.fault(`backup:${b.entry.path}`);
+        sync.backup(absolute, native(packageDir, b.entry.backup), b.mode);
+      }
+      sync.directory(dirname(absolute));
     }
   }
 
@@ -388,12 +300,18 @@ export class PackageTransaction {
     const entry: JournalEntry = { path, before, after: null, stage: null, backup: before === null ? null : tempName(path, 'backup', journal.txid), dirs: [], external: true };
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     journal.files.push(entry);
-    saveJournal(packageDir, journal);
+    save(packageDir, journal);
     this.saved = true;
     if (entry.backup !== null) {
       this.fault(`backup:${path}`);
-      writeBackup(absolute, native(packageDir, entry.backup), current.kind === 'file' ? current.mode : undefined);
-      syncDirectory(dirname(absolute));
+      const sync = new SyncBatch();
+      try {
+        sync.backup(absolute, native(packageDir, entry.backup), current.kind === 'file' ? current.mode : undefined);
+        sync.directory(dirname(absolute));
+        sync.flush();
+      } finally {
+        sync.close();
+      }
     }
   }
 
@@ -407,7 +325,7 @@ export class PackageTransaction {
       this.fault('journal:committed');
       this.journal.state = 'committed';
       try {
-        saveJournal(this.packageDir, this.journal);
+        save(this.packageDir, this.journal);
       } catch (error) {
         this.journal.state = 'open'; // the atomic rewrite failed: the journal on disk is still open
         throw error;
@@ -485,8 +403,9 @@ function planRollback(packageDir: string, journal: Journal): RecoveredFile[] {
   });
 }
 
-function rollBack(packageDir: string, journal: Journal, fault: (step: string) => void): RecoveredFile[] {
+function rollBack(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {
   const plan = planRollback(packageDir, journal);
+  const restored = new Set<string>();
   for (let i = journal.files.length - 1; i >= 0; i--) {
     const e = journal.files[i]!;
     if (plan[i]!.action !== 'restored') continue;
@@ -498,8 +417,9 @@ function rollBack(packageDir: string, journal: Journal, fault: (step: string) =>
     } catch (error) {
       throw ioError(error, absolute, 'restore');
     }
-    syncDirectory(dirname(absolute));
+    restored.add(dirname(absolute));
   }
+  syncDirectories(restored);
   fault('rollback:cleanup');
   cleanTemps(packageDir, journal);
   for (const e of [...journal.files].reverse()) {
@@ -511,37 +431,34 @@ function rollBack(packageDir: string, journal: Journal, fault: (step: string) =>
       }
     }
   }
-  removeJournal(packageDir);
+  removeJournal(packageDir, APPLY_JOURNAL_FILE);
   return plan;
 }
 
 function cleanTemps(packageDir: string, journal: Journal): void {
+  const temps: string[] = [];
   for (const e of journal.files) {
-    if (e.stage !== null) removeIfPresent(native(packageDir, e.stage));
-    if (e.backup !== null) removeIfPresent(native(packageDir, e.backup));
+    if (e.stage !== null) temps.push(native(packageDir, e.stage));
+    if (e.backup !== null) temps.push(native(packageDir, e.backup));
   }
+  removeAllIfPresent(temps);
 }
 
-function finish(packageDir: string, journal: Journal, fault: (step: string) => void): RecoveredFile[] {
+function finish(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {
   const files = journal.files.map((e) => {
     if (e.external !== true && hashOf(native(packageDir, e.path)) !== e.after) throw conflict(e.path, 'the committed transaction recorded other bytes for this file');
     return { path: e.path, action: 'kept-new' as const };
   });
   fault('finish:cleanup');
   cleanTemps(packageDir, journal);
-  removeJournal(packageDir);
+  removeJournal(packageDir, APPLY_JOURNAL_FILE);
   return files;
 }
 
 function readJournal(packageDir: string): Journal | undefined {
   const file = applyJournalPath(packageDir);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined;
-    throw ioError(error, file, 'read');
-  }
+  const text = readJournalText(packageDir, APPLY_JOURNAL_FILE);
+  if (text === undefined) return undefined;
   const invalid = (why: string) =>
     new GcError(PatchCode.journalInvalid, `the apply journal is damaged (${why}); inspect ${file} by hand — it names every file the interrupted transaction touched`, {
       exitCode: ExitCode.io,
@@ -554,10 +471,10 @@ function readJournal(packageDir: string): Journal | undefined {
     throw invalid('not JSON');
   }
   if (j === null || typeof j !== 'object' || j.format !== APPLY_JOURNAL_FORMAT) throw invalid(`format is not ${APPLY_JOURNAL_FORMAT}`);
-  if (typeof j.txid !== 'string' || !/^[0-9a-f]{16}$/.test(j.txid)) throw invalid('bad txid');
+  if (!isTxid(j.txid)) throw invalid('bad txid');
   if (j.state !== 'open' && j.state !== 'committed') throw invalid('bad state');
   if (typeof j.command !== 'string' || !Array.isArray(j.files)) throw invalid('bad members');
-  if (j.checksum !== sha256Hex(Buffer.from(journalBody(j), 'utf8'))) throw invalid('checksum mismatch');
+  if (j.checksum !== journalChecksum(members(j))) throw invalid('checksum mismatch');
   const hex = (v: unknown) => v === null || (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v));
   for (const e of j.files as unknown[] as JournalEntry[]) {
     const ok =
@@ -580,7 +497,7 @@ function readJournal(packageDir: string): Journal | undefined {
 
 /** True when `packageDir` holds an apply journal (an interrupted transaction). */
 export function hasPendingTransaction(packageDir: string): boolean {
-  return hashOf(applyJournalPath(packageDir)) !== null;
+  return pendingJournals(packageDir).includes(APPLY_JOURNAL_FILE);
 }
 
 /**
@@ -591,15 +508,8 @@ export function hasPendingTransaction(packageDir: string): boolean {
  * @throws GcError `patch/recovery-conflict` (exit 50, nothing changed), `patch/journal-invalid`
  *   (exit 70), `io/*` (exit 70).
  */
-export function recoverPackage(packageDir: string, fault: (step: string) => void = () => {}): RecoveryResult {
-  const control = join(packageDir, CONTROL_DIRECTORY);
-  let names: string[] = [];
-  try {
-    names = readdirSync(control);
-  } catch {
-    /* no control directory */
-  }
-  for (const name of names) if (name.startsWith(`.${APPLY_JOURNAL_FILE}.gcpatch-tmp-`)) removeIfPresent(join(control, name));
+export function recoverPackage(packageDir: string, fault: FaultHook = noFault): RecoveryResult {
+  removeOrphanJournalTemps(packageDir, APPLY_JOURNAL_FILE);
   const journal = readJournal(packageDir);
   if (journal === undefined) return { action: 'none', files: [] };
   const files = journal.state === 'open' ? rollBack(packageDir, journal, fault) : finish(packageDir, journal, fault);

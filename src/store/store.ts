@@ -31,7 +31,7 @@ import { storeAddress, storeAddressStream } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
-import { fsyncDirectory } from '../util/atomic.js';
+import { fsyncDirectory, linkUnsupported } from '../util/atomic.js';
 import { compareUtf8, isHex64, utf8 } from '../util/bytes.js';
 import { ExitCode, GcError, type GcCode } from '../util/errors.js';
 
@@ -189,7 +189,7 @@ export class EvidenceStore {
         if (code === 'EEXIST') {
           unlinkSync(tmp);
           this.existingEntry(hex); // another writer won: verify what it wrote
-        } else if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV') {
+        } else if (linkUnsupported(error)) {
           renameSync(tmp, final);
         } else {
           throw error;

@@ -6,6 +6,19 @@ import { ExitCode, GcError, ioError } from './errors.js';
 let counter = 0;
 
 /**
+ * The errno codes meaning "this filesystem cannot hard-link here" (FAT and exFAT, some network and
+ * overlay mounts, a file at its maximum link count). Code that hard-links for atomicity or for a
+ * backup falls back to a rename or a copy on these and fails on any other.
+ */
+export const LINK_UNSUPPORTED_ERRNOS: ReadonlySet<string> = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'EMLINK']);
+
+/** True when `error` (from `link`) is one of {@link LINK_UNSUPPORTED_ERRNOS}. */
+export function linkUnsupported(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && LINK_UNSUPPORTED_ERRNOS.has(code);
+}
+
+/**
  * Replaces `path` with `bytes` atomically: readers see either the old or the new content, never a
  * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
  * @param path target file path.

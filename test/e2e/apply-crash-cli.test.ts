@@ -1,11 +1,11 @@
 /**
- * Issue #13 items 2 and 3 through the built CLI (bin/gcpatch.js): a real `kill -9` of `gcpatch
+ * Crash safety and the package lock through the built CLI (bin/gcpatch.js): a real `kill -9` of `gcpatch
  * apply` while its obligation runner runs (files already replaced, not committed), then the next
  * command restores the package; and two concurrent applies (the second refused, or serialized
  * with --lock-wait), both outcomes consistent.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { snapshotTree } from '../patch/helpers.js';
@@ -124,8 +124,17 @@ describe('two concurrent applies (built CLI)', () => {
     const gate = join(pkg, '..', 'b-go');
     const b = start(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', runner(marker, false, 60, gate)]);
     await waitFor(marker);
+    // A is waiting once it tries to take the lock: its temp file `package.lock.new-<token>` appears.
+    const control = join(pkg, '.gcpatch');
+    let watcher: FSWatcher | undefined;
+    const attempted = new Promise<void>((resolve) => {
+      watcher = watch(control, (_event, name) => {
+        if (String(name).startsWith('package.lock.new-')) resolve();
+      });
+    });
     const a = start(['apply', '--patch', PATCH, '--pkg', pkg, '--lock-wait', '60000', '--json', '--obligation-runner', runner(join(pkg, '..', 'a'), true, 0)]);
-    await new Promise((r) => setTimeout(r, 500));
+    await attempted;
+    watcher!.close();
     writeFileSync(gate, '');
     const [rb, ra] = await Promise.all([b.done, a.done]);
     expect(rb.status).toBe(30);

@@ -1,5 +1,5 @@
 /**
- * Issue #13 item 3: the package lock. A second apply/pack on a locked package fails at once with
+ * The package lock. A second apply/pack on a locked package fails at once with
  * `patch/package-locked` (or waits with `lockWaitMs`); a lock of a dead process (or of a reused
  * pid) is broken; another host's lock is never broken.
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
 import { packOnDisk } from '../../src/patch/apply/host.js';
-import { acquirePackageLock, lockPath, LOCK_FORMAT, processStartTime } from '../../src/patch/lock.js';
+import { acquirePackageLock, lockPath, LOCK_FORMAT, processStartTime } from '../../src/transaction/lock.js';
 import { recoverPackageCommand } from '../../src/patch/guard.js';
 import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';
 
@@ -90,18 +90,28 @@ describe('package lock', () => {
 
   it('lockWaitMs waits for a live owner that releases, then proceeds (serialized)', async () => {
     const pkg = copyPackage();
-    // a live process holds the lock for 400 ms, then deletes it
+    const control = join(pkg, '.gcpatch');
+    // A live process holds the lock until, once armed, it sees a waiter try to take it (the
+    // waiter's temp file `package.lock.new-<token>` appears); then it marks and releases it.
     const holder = spawn(process.execPath, [
       '-e',
-      `const fs=require('fs');fs.mkdirSync(${JSON.stringify(join(pkg, '.gcpatch'))},{recursive:true});` +
-        `fs.writeFileSync(${JSON.stringify(lockPath(pkg))},JSON.stringify({format:${JSON.stringify(LOCK_FORMAT)},pid:process.pid,hostname:require('os').hostname(),startTime:null,token:'0123456789abcdef',acquiredAt:new Date().toISOString(),command:'apply'}));` +
-        `console.log('held');setTimeout(()=>{fs.unlinkSync(${JSON.stringify(lockPath(pkg))})},400);`,
+      `const fs=require('fs'),path=require('path');const dir=${JSON.stringify(control)},lock=${JSON.stringify(lockPath(pkg))};` +
+        `fs.mkdirSync(dir,{recursive:true});let armed=false;` +
+        `fs.watch(dir,(e,name)=>{if(name==='arm')armed=true;else if(armed&&String(name).startsWith('package.lock.new-')){armed=false;` +
+        `fs.writeFileSync(path.join(dir,'..','..','released'),'');fs.unlinkSync(path.join(dir,'arm'));fs.unlinkSync(lock);process.exit(0);}});` +
+        `fs.writeFileSync(lock,JSON.stringify({format:${JSON.stringify(LOCK_FORMAT)},pid:process.pid,hostname:require('os').hostname(),startTime:null,token:'0123456789abcdef',acquiredAt:new Date().toISOString(),command:'apply'}));` +
+        `console.log('held');`,
     ]);
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     expect(errorOf(() => applyPatch({ pkg, patch })).code).toBe('patch/package-locked');
-    const t0 = Date.now();
-    applyPatch({ pkg, patch, lockWaitMs: 10_000 });
-    expect(Date.now() - t0).toBeGreaterThan(100);
-    await new Promise((resolve) => holder.once('exit', resolve));
+    const released = join(pkg, '..', 'released');
+    expect(existsSync(released)).toBe(false);
+    writeFileSync(join(control, 'arm'), '');
+    const before = snapshotTree(pkg);
+    applyPatch({ pkg, patch, lockWaitMs: 60_000 }); // waits: the holder releases only on seeing it try
+    expect(existsSync(released)).toBe(true); // the apply took the lock after the holder let it go
+    expect(snapshotTree(pkg)).not.toEqual(before);
+    await exited;
   });
 });

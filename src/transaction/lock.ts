@@ -1,9 +1,13 @@
 /**
- * The package lock: one gcpatch process at a time changes a package (`apply`, `refactor apply`,
- * `pack`, `recover`). The lock is the file `<package>/.gcpatch/package.lock`, created atomically
- * and exclusively (written to a temp file, fsynced, then hard-linked into place, so it never has
+ * The lock of a directory tree: one gcpatch process at a time writes into a package or an
+ * edit-plan root (`apply`, `refactor apply`, `pack`, `recover`, `edit-plan apply`, `edit-plan
+ * recover`). The lock is the file `<dir>/.gcpatch/package.lock`, created atomically and
+ * exclusively (written to a temp file, fsynced, then hard-linked into place, so it never has
  * partial content) and holding its owner: `{format, pid, hostname, startTime, token, acquiredAt,
- * command}`.
+ * command}`. A held lock covers the whole tree below its directory: taking a lock also checks the
+ * locks of every directory above (and of the directories below that the caller names, see
+ * {@link LockOptions.within}), so a package apply and an edit-plan apply into an enclosing root
+ * exclude each other too.
  *
  * A lock whose owner is dead is stale and is broken safely: on the same host, `kill(pid, 0)` fails
  * with ESRCH, or the process now running under that pid started at another time (Linux
@@ -13,14 +17,13 @@
  * fresh one.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import { ExitCode, ioError } from '../util/errors.js';
-import { PatchCode, patchError } from './protocol/errors.js';
+import { dirname, join, relative, sep } from 'node:path';
+import { ExitCode, GcError, ioError } from '../util/errors.js';
+import { CONTROL_DIRECTORY } from './journal.js';
 
-/** Directory (inside the package) holding the lock and the apply journal. */
-export const CONTROL_DIRECTORY = '.gcpatch';
+export { CONTROL_DIRECTORY };
 /** File name of the lock inside {@link CONTROL_DIRECTORY}. */
 export const LOCK_FILE = 'package.lock';
 /** `format` member of the lock file. */
@@ -45,6 +48,11 @@ export interface LockOptions {
   waitMs?: number;
   /** What takes the lock, recorded in it (default `gcpatch`). */
   command?: string;
+  /**
+   * Directories below the locked one that the caller will write into: a live lock of any of them,
+   * or of a directory between, excludes the caller as a lock of the directory itself does.
+   */
+  within?: readonly string[];
 }
 
 /** A held lock. {@link PackageLock.release} is idempotent. */
@@ -179,6 +187,19 @@ export function acquirePackageLock(packageDir: string, options: LockOptions = {}
   };
   const text = JSON.stringify(owner) + '\n';
   const deadline = Date.now() + Math.max(0, options.waitMs ?? 0);
+  const others = coveringLocks(packageDir, options.within ?? []);
+  for (;;) {
+    const lock = acquireOwn(control, file, owner, text, deadline);
+    const other = liveLockAmong(others);
+    if (other === undefined) return lock;
+    lock.release(); // another lock covers part of this tree: let its owner finish first
+    if (Date.now() >= deadline) throw lockedError(other.file, other.owner, other.liveness);
+    sleepMs(Math.min(10 + Math.floor(Math.random() * 40), Math.max(1, deadline - Date.now())));
+  }
+}
+
+/** Takes the lock file `file` itself (waiting until `deadline` for a live owner). */
+function acquireOwn(control: string, file: string, owner: LockOwner, text: string, deadline: number): PackageLock {
   let recreated = 0;
   for (;;) {
     const temp = `${file}.new-${owner.token}`;
@@ -221,6 +242,47 @@ export function acquirePackageLock(packageDir: string, options: LockOptions = {}
   }
 }
 
+/**
+ * The lock files that cover part of the tree of `dir` besides its own: those of every directory
+ * above it, and of every directory from `dir` (exclusive) down to each of `within`.
+ */
+function coveringLocks(dir: string, within: readonly string[]): string[] {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    real = dir;
+  }
+  const dirs = new Set<string>();
+  for (let up = dirname(real); ; up = dirname(up)) {
+    dirs.add(up);
+    if (dirname(up) === up) break;
+  }
+  for (const below of within) {
+    const rel = relative(real, below);
+    if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) continue;
+    const parts = rel.split(sep);
+    for (let i = 1; i <= parts.length; i++) dirs.add(join(real, ...parts.slice(0, i)));
+  }
+  return [...dirs].map((d) => lockPath(d));
+}
+
+/** The first of `files` held by a live owner (or one on another host), if any. */
+function liveLockAmong(files: readonly string[]): { file: string; owner: LockOwner | undefined; liveness: 'alive' | 'unknown' } | undefined {
+  for (const file of files) {
+    let current;
+    try {
+      current = readOwner(file);
+    } catch {
+      continue; // unreadable directory: no lock gcpatch could have taken
+    }
+    if (current === undefined) continue;
+    const liveness = current.owner !== undefined ? ownerLiveness(current.owner) : lockAgeMs(file) > 10_000 ? 'dead' : 'alive';
+    if (liveness !== 'dead') return { file, owner: current.owner, liveness };
+  }
+  return undefined;
+}
+
 function lockAgeMs(file: string): number {
   try {
     return Date.now() - statSync(file).mtimeMs;
@@ -238,7 +300,7 @@ function lockedError(file: string, owner: LockOwner | undefined, liveness: 'aliv
     liveness === 'unknown'
       ? `the owner runs on another host; if it is gone, delete ${file} by hand`
       : 'wait for it to finish (or pass --lock-wait MS), then retry';
-  return patchError(PatchCode.packageLocked, `the package is being changed by ${who}; ${fix}`, {
+  return new GcError('patch/package-locked', `the package is being changed by ${who}; ${fix}`, {
     exitCode: ExitCode.io,
     details: { lockFile: file, ...(owner !== undefined ? { owner } : {}) },
   });
