@@ -15,7 +15,7 @@ import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
 import { symbolCounts } from '../../src/textmerge/semantic.js';
-import { checkInvariants } from './text-invariants.js';
+import { checkInvariants } from './invariants.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
