@@ -14,7 +14,8 @@ import { expect } from 'vitest';
 import { normalizeSide } from '../../src/textmerge/newline.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { mergeStructuralBytes, type DriverOutcome } from '../../src/textmerge/driver.js';
-import { segmentModule, type SegmentedModule } from '../../src/textmerge/segments.js';
+import type { SegmentedModule } from '../../src/textmerge/element.js';
+import { segmentModule } from '../../src/textmerge/segments.js';
 
 const dec = new TextDecoder();
 
