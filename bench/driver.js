@@ -19,7 +19,7 @@
 // merge under it (what such a machine sees, where 0.1's line pays it per file).
 // With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its driver/dist/ and dist/ built), that
 // build's driver is installed and warmed the same way and measured in the same paired rounds
-// (column "baseline", and the ratio driver/baseline), and its wide merge is timed after this one's.
+// (column "baseline", and the ratio driver/baseline).
 // Run standalone (`node bench/driver.js`) or through `npm run bench` (exports `run()`).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -248,10 +248,6 @@ export async function run() {
     const withDriver = wideMerge(dir, files, line, runs);
     console.log(`without driver      ${fmt(none.ms, 0).padStart(8)} ms   exit ${none.status}`);
     console.log(`installed driver    ${fmt(withDriver.ms, 0).padStart(8)} ms   exit ${withDriver.status}   ${fmt(withDriver.ms / files, 1)} ms/file   same result: ${withDriver.result === none.result}`);
-    if (baseline) {
-      const b = wideMerge(dir, files, baseline.line, runs);
-      console.log(`baseline driver     ${fmt(b.ms, 0).padStart(8)} ms   exit ${b.status}   ${fmt(b.ms / files, 1)} ms/file   same result: ${b.result === withDriver.result}   driver/baseline ${fmt(withDriver.ms / b.ms, 3)}x`);
-    }
     if (old) {
       const before = wideMerge(dir, files, oldLine, runs);
       console.log(`0.1 ESM driver      ${fmt(before.ms, 0).padStart(8)} ms   exit ${before.status}   ${fmt(before.ms / files, 1)} ms/file   same result: ${before.result === none.result}`);

@@ -21,7 +21,7 @@ export interface TextElement {
    */
   key: string;
   /**
-   * The key in parts, so that alignment compares without building `key` (issue #15): `keyIsDef`
+   * The key in parts, so that alignment compares without building `key`: `keyIsDef`
    * true: `keyBase` is the def NAME; false: `keyBase` is the key's text before `#<k>`. `keyIndex`
    * is `<k>` (-1 when the module was split without keys).
    */
@@ -37,7 +37,7 @@ export interface TextElement {
   isDef: boolean;
   /**
    * The name's UTF-8 bytes as `nameSrc[nameStart, nameEnd)` and their FNV-1a hash `nameHash`, so
-   * that alignment matches definitions without decoding names (issue #15); `nameSrc` undefined
+   * that alignment matches definitions without decoding names; `nameSrc` undefined
    * for elements that are not definitions.
    */
   nameSrc: Uint8Array | undefined;

@@ -71,7 +71,7 @@ export function hashBytes(bytes: Uint8Array, start: number, end: number): number
 
 /**
  * A hash table from byte strings (a span of some byte array) to non-negative integers, without
- * decoding them to JS strings: definition names keyed by their UTF-8 bytes (issue #15).
+ * decoding them to JS strings: definition names keyed by their UTF-8 bytes.
  */
 export class ByteKeyTable {
   /** The distinct byte arrays keys point into (a handful: the sides' texts). */

@@ -78,7 +78,7 @@ function sameCanonical(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
- * Merges the form part of an element both sides changed (issue #14): rules 1–3, then the tree
+ * Merges the form part of an element both sides changed: rules 1–3, then the tree
  * merge (tree.ts) when clean, then rule "formatting versus code" (one side's change has the same
  * canonical form as base: the other side's text), then a clean line-level diff3.
  * @returns clean bytes, or the tree merge with conflicts (`tree`), or undefined.

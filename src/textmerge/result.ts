@@ -10,8 +10,7 @@ export type Side = 'base' | 'ours' | 'theirs';
  * `form/divergent-edit` (both sides changed one element differently and the lines overlap),
  * `form/delete-modify` (one side deleted an element the other changed),
  * `form/divergent-add` (both added the same name, or the same element, with different text),
- * `form/dangling-reference` (one side removed a definition the other side's changes newly reference;
- * issue #14).
+ * `form/dangling-reference` (one side removed a definition the other side's changes newly reference).
  */
 export type TextConflictCode = 'form/divergent-edit' | 'form/delete-modify' | 'form/divergent-add' | 'form/dangling-reference';
 

@@ -56,7 +56,7 @@ export class RunElement implements TextElement {
 /**
  * True when some form of the run `e` satisfies `test`, reading only the forms that hold the UTF-8
  * bytes of `text` (so a run is read where a name occurs, not whole): the semantic pass's "does a
- * form of this side still mention NAME" (module.ts).
+ * form of this side still mention NAME" (semantic-pass.ts).
  */
 export function runHasForm(e: TextElement, text: string, test: (term: Term) => boolean): boolean {
   if (!(e instanceof RunElement)) throw new Error('internal: not a run of a reduced segmentation');

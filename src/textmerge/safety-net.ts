@@ -58,7 +58,7 @@ const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
  * elements whatever came before and after: segments.ts joins a comment block to the comment or
  * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
  * delimiter between them. False means "not proven" (the full re-read decides).
- * @internal exported for tests (module.ts is re-exported by the package entry).
+ * @internal exported for tests (module.ts re-exports it, and the package entry re-exports module.ts).
  */
 export function cleanBoundary(prevKind: 'form' | 'comment', prevEndsWithComment: boolean, prevLast: number, lfs: number, sepLength: number, nextFirst: number, sepFirst: number): boolean {
   // A `;` comment runs to the end of its line: the separator must start with that line break.

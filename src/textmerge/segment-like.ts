@@ -14,7 +14,7 @@ import { countKey, segmentForms, segmentModule, type SegmentState } from './segm
  * (keys included), but only the part of `text` that differs from base (between their common
  * prefix and suffix, widened to whole elements) is read. Elements in the common prefix are base's
  * own element objects; those in the common suffix are base's (same offsets) or copies moved by
- * the length difference. Issue #15 item 3: a merge reads one side whole and the other two only
+ * the length difference. A merge reads one side whole and the other two only
  * where they changed.
  *
  * Why it is the same: an element's extent depends only on its own tokens, the whitespace around

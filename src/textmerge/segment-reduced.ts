@@ -31,10 +31,10 @@ export interface SegmentedSides {
  * Segments the three sides of a merge keeping every stretch of base that neither side changed as
  * one opaque element ({@link isRun}): only the windows around each side's change are split into
  * elements, so a merge of two small edits far apart does per-element work on those edits alone
- * (issue #15 item 3: a 1 MB merge). Base is scanned whole by the caller (`read`, so that it reads
+ * (a 1 MB merge). Base is scanned whole by the caller (`read`, so that it reads
  * as for {@link segmentModule}, which can reuse the scan); a side is read only in its windows.
  *
- * Why the merge of the reduced sides equals the merge of the whole ones (module.ts checks the rest
+ * Why the merge of the reduced sides equals the merge of the whole ones (the merge checks the rest
  * and falls back to the whole merge where it cannot tell): each of a side's changes (its common
  * prefix and suffix with base, and common stretches between found by {@link changeRanges}) lies
  * in a window of base, `[cut, cut)` between clean cuts ({@link Cut}), so the side's whole

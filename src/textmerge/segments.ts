@@ -24,7 +24,7 @@ const nameEncoder = new TextEncoder();
  * @param text LF-normalized UTF-8 without BOM.
  * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
  * @param keys false: elements get no alignment key (`key` is `''`) and non-def forms are not read,
- *   for re-reads that only compare kinds, spans and def names (the safety net; issue #15).
+ *   for re-reads that only compare kinds, spans and def names (the safety net).
  * @param scanned `scanFormBounds(text)` when the caller has it already (a merge scans base once for
  *   segmentReduced and, if that steps aside, for this).
  * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
@@ -94,7 +94,7 @@ function countOther(st: SegmentState, base: string, index: number): number {
  * form (one line break between) is attached to it, any other block is an element of its own.
  * One flat loop with the per-token steps written out: a driver process runs it once per form of
  * base, in V8's interpreter and baseline code, where each call costs as much as several of its
- * lines (issue #15).
+ * lines.
  */
 export function segmentForms(
   text: Uint8Array,

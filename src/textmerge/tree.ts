@@ -1,5 +1,5 @@
 /**
- * Tree merge of one top-level form that both sides changed (issue #14 "Tree merge of one form"):
+ * Tree merge of one top-level form that both sides changed:
  * the three versions are read with the source span of every node (`readTermSpans`), children are
  * matched by kind and SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 apply per child, recursively:
  *

@@ -1,4 +1,4 @@
-// The reduced merge (issue #15 item 3): segmentReduced keeps every stretch of base that neither side
+// The reduced merge: segmentReduced keeps every stretch of base that neither side
 // changed as one opaque run and merges the changed windows only. It must give exactly what the
 // whole merge gives (text, pieces and the side each comes from, conflicts, messages, errors), or
 // refuse and leave the merge to the whole one. Every generated triple here is merged both ways

@@ -1,4 +1,4 @@
-// The structural merge's safety net (issue #15 item 3): the render proves most readings cheaply
+// The structural merge's safety net: the render proves most readings cheaply
 // (runs copied verbatim from one side plus a boundary rule at every seam) and re-reads only what it
 // cannot prove. The cheap proof must never accept a reading the full re-read rejects: every
 // generated merge here runs with `checkSafetyNet`, which re-reads every proven reading as well and

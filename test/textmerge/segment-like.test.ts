@@ -1,4 +1,4 @@
-// segmentLike (issue #15 item 3) reads a merge side only where it differs from base and reuses
+// segmentLike reads a merge side only where it differs from base and reuses
 // base's elements elsewhere. It must give exactly what segmentModule gives on the whole side: the
 // same elements (kinds, spans, keys, names, trailing comments) and the same errors. Edits here are
 // element-level (insert, replace, delete) and byte-level (a `;`, `"`, bracket or backslash typed
