@@ -59,6 +59,7 @@ export function sameBody(x: SideModule, i: number, y: SideModule, j: number): bo
   return true;
 }
 
+/** The body bytes of element `i` of `s`. */
 export function body(s: SideModule, i: number): Uint8Array {
   const e = s.m.elements[i]!;
   return s.m.text.subarray(e.start, e.end);

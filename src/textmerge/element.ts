@@ -147,11 +147,9 @@ export class FormElement implements TextElement {
   }
 }
 
-export class CommentElement implements TextElement {
-  readonly kind = 'comment' as const;
-  keyBase = '';
+/** The fields of an element that defines no name: nothing to match by name, no name bytes. */
+export abstract class NotADefinition {
   readonly keyIsDef = false;
-  keyIndex = -1;
   readonly defName = undefined;
   readonly isDef = false;
   readonly nameSrc = undefined;
@@ -159,6 +157,13 @@ export class CommentElement implements TextElement {
   readonly nameEnd = 0;
   readonly nameHash = 0;
   position = -1;
+}
+
+/** A free-standing comment block. */
+export class CommentElement extends NotADefinition implements TextElement {
+  readonly kind = 'comment' as const;
+  keyBase = '';
+  keyIndex = -1;
   readonly term = undefined;
   readonly endsWithComment = true;
   constructor(
@@ -166,7 +171,9 @@ export class CommentElement implements TextElement {
     public end: number,
     public formStart: number,
     public formEnd: number,
-  ) {}
+  ) {
+    super();
+  }
   get key(): string {
     return fullKey(this);
   }

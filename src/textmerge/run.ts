@@ -5,7 +5,7 @@
 import { readTerm } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
 import { formsEndingBy } from './cuts.js';
-import type { TextElement } from './element.js';
+import { NotADefinition, type TextElement } from './element.js';
 
 const nameEncoder = new TextEncoder();
 
@@ -15,17 +15,9 @@ const nameEncoder = new TextEncoder();
  * `kind` (`form`), `endsWithComment` and `formStart`/`formEnd` are those of its last element (a
  * form), as the render's boundary rules need them.
  */
-export class RunElement implements TextElement {
+export class RunElement extends NotADefinition implements TextElement {
   readonly kind = 'form' as const;
-  readonly keyIsDef = false;
-  readonly defName = undefined;
-  readonly isDef = false;
-  readonly nameSrc = undefined;
-  readonly nameStart = 0;
-  readonly nameEnd = 0;
-  readonly nameHash = 0;
   readonly keyIndex = 0;
-  position = -1;
   constructor(
     public start: number,
     public end: number,
@@ -36,7 +28,9 @@ export class RunElement implements TextElement {
     readonly run: number,
     /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
     readonly base: { text: Uint8Array; bounds: ArrayLike<number>; start: number },
-  ) {}
+  ) {
+    super();
+  }
   get keyBase(): string {
     return `run:${this.run}`;
   }

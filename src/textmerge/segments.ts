@@ -53,10 +53,12 @@ interface SegmentState {
   ordinal: number;
 }
 
+/** A fresh segmentation state for about `forms` forms. */
 export function newState(forms: number): SegmentState {
   return { elements: [], defCounts: new ByteKeyTable(forms), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
 }
 
+/** The segmented module of `text` from the state `st` (its key tables only when split with `keys`). */
 export function finish(text: Uint8Array, st: SegmentState, keys: boolean): SegmentedModule {
   const elements = st.elements;
   return {
@@ -69,6 +71,7 @@ export function finish(text: Uint8Array, st: SegmentState, keys: boolean): Segme
   };
 }
 
+/** Counts one more occurrence of `base` in `counts`: returns how many came before it. */
 export function countKey(counts: Map<string, number>, base: string): number {
   const k = counts.get(base) ?? 0;
   counts.set(base, k + 1);
