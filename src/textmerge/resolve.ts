@@ -12,7 +12,8 @@ import { body, sameBody, type Aligned, type InnerConflicts, type Resolution, typ
 import { concatBytes, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import type { SegmentedModule, TextElement } from './element.js';
 import { segmentModule } from './segments.js';
-import { mergeFormTree, readingOf, renderTree, type TreeMerge } from './tree.js';
+import { mergeFormTree, type TreeMerge } from './tree.js';
+import { readingOf, renderTree } from './tree-render.js';
 
 /**
  * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
