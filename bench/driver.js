@@ -17,6 +17,9 @@
 // (≈45 ms for a system bundle), which would inflate bare node and hide the driver's own cost; the
 // installed line unsets it anyway. When it is set here, its cost is printed separately, with a wide
 // merge under it (what such a machine sees, where 0.1's line pays it per file).
+// With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its driver/dist/ and dist/ built), that
+// build's driver is installed and warmed the same way and measured in the same paired rounds
+// (column "baseline", and the ratio driver/baseline).
 // Run standalone (`node bench/driver.js`) or through `npm run bench` (exports `run()`).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,6 +106,21 @@ function oldEsmBundle(dir) {
   return undefined;
 }
 
+/**
+ * Installs the driver bundle of `dist` (index.js, launch.cjs) in `inst`, its own directory, so the
+ * code cache is warmed there, not in the checkout; warms it the way `gcpatch driver install` does
+ * (runs the configured line, as git would, on the built-in example: a structural merge, not
+ * `--version`). Returns `{ launch, line }`: the launcher's path and the configured driver line.
+ */
+function installDriver(install, dist, inst, cwd) {
+  mkdirSync(inst);
+  for (const f of ['index.js', 'launch.cjs']) cpSync(join(dist, f), join(inst, f));
+  const line = install.driverCommand(q(inst), 'gc');
+  const warm = install.runConfiguredLine({ cwd }, line, 'gc', true);
+  if (warm.level !== 'ok') console.log(`warning: warming the code cache of ${dist} as an install does failed: ${warm.message}`);
+  return { launch: join(inst, 'launch.cjs'), line };
+}
+
 /** Paired CPU rounds: returns medians (ms per run) for each named command. */
 function pairedCpu(commands, n, rounds, cwd) {
   const samples = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
@@ -163,22 +181,17 @@ export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-bench-driver-'));
   try {
     // The driver as installed: its own directory, so the code cache is warmed there, not in the checkout.
-    const inst = join(dir, 'installed');
-    mkdirSync(inst);
-    for (const f of ['index.js', 'launch.cjs']) cpSync(join(DIST, f), join(inst, f));
-    const launch = join(inst, 'launch.cjs');
-    // Warm the code cache the way `gcpatch driver install` does: run the configured line, as git
-    // would, on the built-in example (a structural merge), not `--version`.
     const install = await import(pathToFileURL(join(ROOT, 'dist/merge/driver-install.js')).href);
-    const line = install.driverCommand(q(inst), 'gc');
-    const warm = install.runConfiguredLine({ cwd: dir }, line, 'gc', true);
-    if (warm.level !== 'ok') console.log(`warning: warming the code cache as an install does failed: ${warm.message}`);
+    const { launch, line } = installDriver(install, DIST, join(dir, 'installed'), dir);
+    const baselineDir = process.env.GCPATCH_BENCH_BASELINE;
+    const baseline = baselineDir ? installDriver(install, join(baselineDir, 'driver/dist'), join(dir, 'baseline'), dir) : undefined;
+    if (baseline) console.log(`baseline driver: ${join(baselineDir, 'driver/dist')}`);
     const old = oldEsmBundle(join(dir, 'old'));
     if (old) console.log(`0.1 ESM driver: driver/dist/index.js of ${old.rev}`);
     const node = q(process.execPath);
 
     console.log('CPU per merge (user+sys ms, medians of paired rounds; ratio to bare `node -e 0`)');
-    console.log('size     forms   bare node   driver   ratio' + (old ? '   old ESM   ratio' : '') + '   no cache   git merge-file   MB/s   exit');
+    console.log('size     forms   bare node   driver   ratio' + (baseline ? '   baseline   driver/baseline' : '') + (old ? '   old ESM   ratio' : '') + '   no cache   git merge-file   MB/s   exit');
     // Marked rows: * ours edits the top and the bottom; ** ours edits every definition (whole merge).
     const sizes = [
       ['10 KB', 10_000, 8, 5],
@@ -206,6 +219,7 @@ export async function run() {
       const commands = {
         bare: () => `${node} -e 0`,
         driver: () => (fresh(), `${node} ${q(launch)} --wrapped ${args}`),
+        ...(baseline ? { baseline: () => (fresh(), `${node} ${q(baseline.launch)} --wrapped ${args}`) } : {}),
         ...(old ? { old: () => (fresh(), `${node} ${q(old.path)} ${args}`) } : {}),
         nocache: () => (fresh(), `GCPATCH_DRIVER_CODE_CACHE=0 ${node} ${q(launch)} --wrapped ${args}`),
         git: () => `git merge-file -p -L ours -L base -L theirs A0 O B`,
@@ -216,6 +230,7 @@ export async function run() {
       const perMb = (bytes / 1e6) / ((med.driver - med.bare) / 1000);
       console.log(
         `${label.padEnd(8)} ${String(forms).padStart(5)}   ${fmt(med.bare).padStart(9)}   ${fmt(med.driver).padStart(6)}   ${fmt(med.driver / med.bare, 2).padStart(5)}x` +
+          (baseline ? `   ${fmt(med.baseline).padStart(8)}   ${fmt(med.driver / med.baseline, 3).padStart(14)}x` : '') +
           (old ? `   ${fmt(med.old).padStart(7)}   ${fmt(med.old / med.bare, 2).padStart(5)}x` : '') +
           `   ${fmt(med.nocache).padStart(8)}   ${fmt(med.git).padStart(14)}   ${fmt(perMb, 1).padStart(4)}   ${exit}`,
       );

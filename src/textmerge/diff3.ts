@@ -1,7 +1,7 @@
 /**
  * Line-level three-way merge in TypeScript (Myers diff + diff3), used inside one top-level form
- * when both sides changed it (issue #3 "Structural text merge", step "try a line-level three-way
- * merge inside that form"). The whole-file fallback uses `git merge-file` instead (line-based.ts).
+ * when both sides changed it (the structural merge's line-level three-way merge inside that
+ * form). The whole-file fallback uses `git merge-file` instead (line-based.ts).
  *
  * Inputs and outputs are UTF-8 bytes with LF line breaks; a "line" includes its LF (the last line may
  * lack one). Like git's xdiff, changes of the two sides that overlap or touch (one ends on the line
@@ -11,7 +11,7 @@ import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 
 /**
- * Error code: a diff would need more memory than {@link myersBudget} allows (issue #13 item 10). The
+ * Error code: a diff would need more memory than {@link myersBudget} allows. The
  * driver then falls back to the line merge (`git merge-file`), whose memory is linear.
  */
 export const TEXT_TOO_LARGE = 'merge/text/too-large';

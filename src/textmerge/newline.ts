@@ -8,7 +8,7 @@
  * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
  * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
  * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
- * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
+ * and is merged with it. Implements GIT_AND_ACTIONS_FACTS.md §2.2
  * (mergiraf #581 CRLF, #133/#143/#149 final newline).
  */
 
@@ -138,7 +138,7 @@ export function restoreNewlines(text: Uint8Array, eol: LineEnding): Uint8Array {
 }
 
 /**
- * Merges a file-level property three-way (issue #3 "Bytes preserved", v0.1 rules 1–3 applied to a
+ * Merges a file-level property three-way (v0.1 rules 1–3 applied to a
  * value): ours unless only theirs changed it.
  */
 export function mergeProperty<T>(base: T, ours: T, theirs: T): T {

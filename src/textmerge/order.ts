@@ -1,7 +1,7 @@
 /**
- * Three-way merge of an order: the sequence of top-level elements of a module (text.ts) or of the
- * `[[modules]]` of a manifest (manifest.ts). Implements issue #3 "Merge the sequence three-way
- * (an addition lands next to its neighbours on its own side; a reorder on one side is kept)".
+ * Three-way merge of an order: the sequence of top-level elements of a module (module.ts) or of the
+ * `[[modules]]` of a manifest (manifest.ts): an addition lands next to its neighbours on its own
+ * side; a reorder on one side is kept.
  *
  * Items are small non-negative integer ids shared by the sides (an item present on two sides has
  * the same id there). Base positions tell which items a side moved: the items outside one longest

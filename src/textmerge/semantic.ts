@@ -1,5 +1,5 @@
 /**
- * Semantic checks after the per-form merge of one module (issue #14 "Semantic conflicts"):
+ * Semantic checks after the per-form merge of one module:
  *
  * - **Renames carried over.** A side *renamed* a qualified name `old` → `new` when, on that side,
  *   `old` no longer occurs in any form, `new` occurs nowhere in base, and every base form that

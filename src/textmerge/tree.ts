@@ -1,5 +1,5 @@
 /**
- * Tree merge of one top-level form that both sides changed (issue #14 "Tree merge of one form"):
+ * Tree merge of one top-level form that both sides changed:
  * the three versions are read with the source span of every node (`readTermSpans`), children are
  * matched by kind and SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 apply per child, recursively:
  *
@@ -15,7 +15,7 @@
  * Output is built from the sides' original text: every node a side did not change keeps its bytes,
  * separators (whitespace and comments between children) merge by rules 1–3 (both changed: ours when
  * both are whitespace only, else a conflict). A conflict marks the smallest conflicting node,
- * widened to whole lines by {@link renderTree}.
+ * widened to whole lines by `renderTree` (tree-render.ts).
  *
  * Safety net: the merged text is read back and must read as exactly the merged term (for a
  * conflict, ours' and theirs' readings as the terms with ours' / theirs' version of each conflict).
@@ -28,23 +28,17 @@ import { compareUtf8 } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { symbolCounts } from './semantic.js';
-import { concatBytes, conflictBlock, myersDiff, sameBytes, type Hunk, type MarkerOptions } from './diff3.js';
+import { concatBytes, myersDiff, sameBytes, type Hunk } from './diff3.js';
+import { readingOf, type TreeSegment } from './tree-render.js';
+
+// Re-exported for test/merge/tree.test.ts, which reads the tree merge and its rendering together.
+export { readingOf, renderTree, type TreeConflict, type TreeSegment } from './tree-render.js';
 
 /** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
 export const MAX_TREE_DEPTH = 200;
 
 /** Map keys whose vector values are sets (PATCH_SCHEMA.md rewrite-imports / rewrite-exports). */
 export const SET_KEYS: ReadonlySet<string> = new Set([':exports', ':imports', ':caps']);
-
-/** A conflicting node: the text of each side's version (empty when a side has none). */
-export interface TreeConflict {
-  ours: Uint8Array;
-  base: Uint8Array;
-  theirs: Uint8Array;
-}
-
-/** A piece of a tree-merged form: bytes common to every reading, or a conflict. */
-export type TreeSegment = Uint8Array | TreeConflict;
 
 /** The tree merge of one form: its segments and the terms ours' and theirs' readings must give. */
 export interface TreeMerge {
@@ -650,85 +644,4 @@ export function mergeFormTree(base: Uint8Array, ours: Uint8Array, theirs: Uint8A
     if (out.conflicts === 0) break;
   }
   return result;
-}
-
-/** The text of the segments with every conflict resolved to one side's version. */
-export function readingOf(segments: readonly TreeSegment[], side: 'ours' | 'theirs'): Uint8Array {
-  return concatBytes(segments.map((s) => (s instanceof Uint8Array ? s : s[side])));
-}
-
-const LF = 0x0a;
-
-/**
- * Renders tree-merge segments with conflict markers, each conflict widened to whole lines: the text
- * from the start of the conflict's first line to the end of its last line goes into every section,
- * and conflicts sharing a line form one block.
- * @returns the bytes, and the 0-based line (within the text) of each block's `<<<<<<<` marker.
- */
-export function renderTree(segments: readonly TreeSegment[], markers: MarkerOptions): { bytes: Uint8Array; markerLines: number[] } {
-  const parts: Uint8Array[] = [];
-  const markerLines: number[] = [];
-  let line = 0;
-  let i = 0;
-  // Pending plain text since the last LF (not yet emitted).
-  let pending: Uint8Array[] = [];
-  const emit = (b: Uint8Array): void => {
-    parts.push(b);
-    for (let k = b.indexOf(LF); k !== -1; k = b.indexOf(LF, k + 1)) line++;
-  };
-  while (i < segments.length) {
-    const s = segments[i]!;
-    if (s instanceof Uint8Array) {
-      const last = s.lastIndexOf(LF);
-      if (last === -1) pending.push(s);
-      else {
-        emit(concatBytes([...pending, s.subarray(0, last + 1)]));
-        pending = [s.subarray(last + 1)];
-      }
-      i++;
-      continue;
-    }
-    // A conflict: collect ours/base/theirs from the line start until an LF in plain text.
-    const prefix = concatBytes(pending);
-    pending = [];
-    const o: Uint8Array[] = [prefix];
-    const b: Uint8Array[] = [prefix];
-    const t: Uint8Array[] = [prefix];
-    let rest: Uint8Array | undefined;
-    while (i < segments.length) {
-      const c = segments[i]!;
-      i++;
-      if (c instanceof Uint8Array) {
-        const lf = c.indexOf(LF);
-        const head = lf === -1 ? c : c.subarray(0, lf + 1);
-        o.push(head);
-        b.push(head);
-        t.push(head);
-        if (lf !== -1) {
-          rest = c.subarray(lf + 1);
-          break;
-        }
-      } else {
-        o.push(c.ours);
-        b.push(c.base);
-        t.push(c.theirs);
-      }
-    }
-    markerLines.push(line);
-    const block = conflictBlock(concatBytes(o), concatBytes(b), concatBytes(t), markers);
-    if (rest === undefined) {
-      // The conflict runs to the end of the text: no LF after the closing marker.
-      emit(block.subarray(0, block.length - 1));
-      break;
-    }
-    emit(block);
-    const last = rest.lastIndexOf(LF);
-    if (last === -1) pending = [rest];
-    else {
-      emit(rest.subarray(0, last + 1));
-      pending = [rest.subarray(last + 1)];
-    }
-  }
-  if (pending.length > 0) parts.push(concatBytes(pending));
-  return { bytes: concatBytes(parts), markerLines };
 }

@@ -1,4 +1,4 @@
-// The reduced merge (issue #15 item 3): segmentReduced keeps every stretch of base that neither side
+// The reduced merge: segmentReduced keeps every stretch of base that neither side
 // changed as one opaque run and merges the changed windows only. It must give exactly what the
 // whole merge gives (text, pieces and the side each comes from, conflicts, messages, errors), or
 // refuse and leave the merge to the whole one. Every generated triple here is merged both ways
@@ -8,7 +8,9 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeModuleText, type TextMergeOptions, type TextMergeResult } from '../../src/textmerge/module.js';
-import { isRun, segmentModule, segmentReduced } from '../../src/textmerge/segments.js';
+import { isRun } from '../../src/textmerge/run.js';
+import { segmentReduced } from '../../src/textmerge/segment-reduced.js';
+import { segmentModule } from '../../src/textmerge/segments.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { scanFormBounds } from '../../src/coreform/scan.js';
 import { random } from '../helpers/random.js';

@@ -14,8 +14,9 @@ import type { Term } from '../../src/coreform/term.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
+import { mergeSameAsWhole } from './same-as-whole.js';
 import { symbolCounts } from '../../src/textmerge/semantic.js';
-import { checkInvariants } from './text-invariants.js';
+import { checkInvariants } from './invariants.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -129,10 +130,10 @@ function symbols(text: string): Set<string> {
 /** How many merges the reduced merge (segmentReduced) ran on rather than handing over. */
 const tally = { reduced: 0 };
 
-/** Merges with and without the reduction (`checkSafetyNet` also compares the two when it ran). */
+/** Merges with and without the reduction (mergeSameAsWhole also compares the two when it ran). */
 function mergeBoth(base: string, ours: string, theirs: string): { text: string; codes: string[]; messages: string[] } {
   const results = (['always', 'never'] as const).map((reduce) => {
-    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers, reduce, checkSafetyNet: true });
+    const r = mergeSameAsWhole(enc(base), enc(ours), enc(theirs), { markers, reduce, checkSafetyNet: true });
     if (r.stats.reduced) tally.reduced++;
     return { text: dec(r.text), codes: r.conflicts.map((c) => c.code), messages: r.messages };
   });

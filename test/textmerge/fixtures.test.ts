@@ -9,7 +9,7 @@ import { gitMergeBytes, hasConflictMarkers } from '../../src/textmerge/line-base
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { ROOT } from '../helpers/cli.js';
-import { checkInvariants } from './text-invariants.js';
+import { checkInvariants } from './invariants.js';
 
 const DIR = join(ROOT, 'fixtures/merge');
 const cases = existsSync(DIR) ? readdirSync(DIR).filter((d) => existsSync(join(DIR, d, 'Base.gc'))).sort() : [];

@@ -1,10 +1,12 @@
-// segmentLike (issue #15 item 3) reads a merge side only where it differs from base and reuses
+// segmentLike reads a merge side only where it differs from base and reuses
 // base's elements elsewhere. It must give exactly what segmentModule gives on the whole side: the
 // same elements (kinds, spans, keys, names, trailing comments) and the same errors. Edits here are
 // element-level (insert, replace, delete) and byte-level (a `;`, `"`, bracket or backslash typed
 // anywhere), which change how far from the edit the text tokenizes differently.
 import { describe, expect, it } from 'vitest';
-import { segmentLike, segmentModule, type SegmentedModule } from '../../src/textmerge/segments.js';
+import type { SegmentedModule } from '../../src/textmerge/element.js';
+import { segmentLike } from '../../src/textmerge/segment-like.js';
+import { segmentModule } from '../../src/textmerge/segments.js';
 import { random } from '../helpers/random.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

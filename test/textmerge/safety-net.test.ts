@@ -1,4 +1,4 @@
-// The structural merge's safety net (issue #15 item 3): the render proves most readings cheaply
+// The structural merge's safety net: the render proves most readings cheaply
 // (runs copied verbatim from one side plus a boundary rule at every seam) and re-reads only what it
 // cannot prove. The cheap proof must never accept a reading the full re-read rejects: every
 // generated merge here runs with `checkSafetyNet`, which re-reads every proven reading as well and
@@ -6,11 +6,13 @@
 // blocks one line above forms, comments on a form's last line, forms and bare symbols on one line
 // with no separator, moved and added elements whose separators come from different sides.
 import { describe, expect, it } from 'vitest';
-import { cleanBoundary, mergeModuleText } from '../../src/textmerge/module.js';
+import type { TextMergeResult } from '../../src/textmerge/module.js';
+import { cleanBoundary } from '../../src/textmerge/safety-net.js';
 import { segmentModule } from '../../src/textmerge/segments.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { GcError } from '../../src/util/errors.js';
 import { random } from '../helpers/random.js';
+import { mergeSameAsWhole } from './same-as-whole.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -68,9 +70,9 @@ describe('textmerge safety net: the cheap proof never accepts what the full re-r
       const base = g.module();
       const sides = [g.render(base), g.render(g.mutate(base)), g.render(g.mutate(base))] as const;
       const markers: MarkerOptions = { markerSize: 7, style: rnd() < 0.5 ? 'diff3' : 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
-      let r: ReturnType<typeof mergeModuleText>;
+      let r: TextMergeResult;
       try {
-        r = mergeModuleText(enc(sides[0]), enc(sides[1]), enc(sides[2]), { markers, checkSafetyNet: true });
+        r = mergeSameAsWhole(enc(sides[0]), enc(sides[1]), enc(sides[2]), { markers, checkSafetyNet: true });
       } catch (error) {
         // A rejection by the full re-read (merge/text/unsafe) or an unreadable side is fine; a
         // disagreement between the two nets is a plain Error and fails the test.
@@ -95,7 +97,7 @@ describe('textmerge safety net: the cheap proof never accepts what the full re-r
     const base = '(def m::a 1)\n\n(def m::b 2)\n';
     const ours = '(def m::a 10)\n\n(def m::b 2)\n';
     const theirs = '(def m::a 1)\n\n(def m::b 2) m::x\n';
-    const r = mergeModuleText(enc(base), enc(ours), enc(theirs), {
+    const r = mergeSameAsWhole(enc(base), enc(ours), enc(theirs), {
       markers: { markerSize: 7, style: 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' },
       checkSafetyNet: true,
     });

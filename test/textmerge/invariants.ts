@@ -6,7 +6,7 @@
 //   definitions one side deleted and the other left alone are gone;
 // - exit 1 from the structural merge: every conflicting definition appears inside markers with
 //   ours' text in the ours section and theirs' text in the theirs section, or (a conflict marked
-//   inside a tree-merged form, issue #14) the result read with every block resolved to ours, and
+//   inside a tree-merged form) the result read with every block resolved to ours, and
 //   to theirs, reads back with that definition, and each block's ours and theirs sections differ;
 // - merging (base, x, x) and (base, base, x) gives x byte for byte, also through the structural
 //   merge alone (no whole-file shortcut).
@@ -14,7 +14,8 @@ import { expect } from 'vitest';
 import { normalizeSide } from '../../src/textmerge/newline.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { mergeStructuralBytes, type DriverOutcome } from '../../src/textmerge/driver.js';
-import { segmentModule, type SegmentedModule } from '../../src/textmerge/segments.js';
+import type { SegmentedModule } from '../../src/textmerge/element.js';
+import { segmentModule } from '../../src/textmerge/segments.js';
 
 const dec = new TextDecoder();
 
@@ -107,7 +108,7 @@ export function checkInvariants(
   if (outcome.exitCode === 0 && structural) {
     const sr = trySegment(result);
     expect(sr, 'a clean result reads back').toBeDefined();
-    // Renames the driver says it carried over (issue #14): the other side's text with the new name,
+    // Renames the driver says it carried over: the other side's text with the new name,
     // keyed by the new name (a renamed definition is one definition).
     const carried = [...outcome.messages.join('\n').matchAll(/carried \w+' rename (\S+) → (\S+) into/g)].map((m) => [m[1]!, m[2]!] as const);
     const carry = (v: string | undefined): string | undefined => (v === undefined ? v : carried.reduce((x, [a, z]) => x.split(a).join(z), v));
