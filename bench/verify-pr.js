@@ -44,7 +44,8 @@ export async function libs(from = root) {
     ...(await load('refactor/request.js')),
     ...(await load('refactor/plan.js')),
     ...(await load('refactor/apply-plan.js')),
-    ...(await load('audit/verify-pr.js')),
+    // A build from before the PR audit's folder was named `verify-pr/` has it in `audit/`.
+    ...(await load('verify-pr/verify-pr.js').catch(() => load('audit/verify-pr.js'))),
   };
 }
 

@@ -1,13 +1,13 @@
 // The one door from `blame/` into `audit/`: read packages at commits, verify the head's evidence, and explain commits with the PR check's routes.
 import { printTerm } from '../coreform/print.js';
 import type { GitRepository } from '../git/repository.js';
-import { checkApplyReport, type ApplyEvidence } from '../audit/apply-evidence.js';
-import { explainHistory } from '../audit/explain.js';
-import { AuditCode, PackageFindings, type CommitExplanation } from '../audit/findings.js';
-import { listStoreAtCommit, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from '../audit/package-at-commit.js';
-import { checkRefactorReport, type RefactorEvidence } from '../audit/refactor-evidence.js';
-import { manifestDifferences } from '../audit/replay.js';
-import { CommitStore } from '../audit/store-evidence.js';
+import { checkApplyReport, type ApplyEvidence } from '../verify-pr/apply-evidence.js';
+import { explainHistory } from '../verify-pr/explain.js';
+import { AuditCode, PackageFindings, type CommitExplanation } from '../verify-pr/findings.js';
+import { listStoreAtCommit, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from '../verify-pr/package-at-commit.js';
+import { checkRefactorReport, type RefactorEvidence } from '../verify-pr/refactor-evidence.js';
+import { manifestDifferences } from '../verify-pr/replay.js';
+import { CommitStore } from '../verify-pr/store-evidence.js';
 
 export { readPackageAtCommit, manifestDifferences };
 export type { CommitPackageSnapshot, ModuleCache };

@@ -21,7 +21,7 @@ import { verifyNodeIndexReport } from '../patch/node-index-verify.js';
 import { normalizedReportTerm } from '../patch/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/preflight.js';
 import { verifyPreflightReport } from '../patch/preflight-verify.js';
-import { auditPackage } from '../store/audit.js';
+import { auditPackage } from '../package-audit/audit.js';
 import { PKG_OPTION, type CliContext } from './context.js';
 import { lockWaitMs, recoverFirst } from './recover.js';
 

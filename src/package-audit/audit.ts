@@ -10,7 +10,7 @@ import { isHex64, toHex } from '../util/bytes.js';
 import { isGcError } from '../util/errors.js';
 import { loadPackage, pinFindings, resolveManifestPath, type LoadedPackage } from '../workspace/package.js';
 import type { ManifestDependency } from '../workspace/manifest.js';
-import { EvidenceStore, type StoreLimits, type StoreVerifyResult } from './store.js';
+import { EvidenceStore, type StoreLimits, type StoreVerifyResult } from '../store/store.js';
 
 /** One audit finding. `code` is stable (`audit/*` or a `core/store/*` code); `subject` names what failed. */
 export interface AuditFinding {

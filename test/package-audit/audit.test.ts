@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
 import { EvidenceStore } from '../../src/store/store.js';
-import { auditPackage } from '../../src/store/audit.js';
+import { auditPackage } from '../../src/package-audit/audit.js';
 import { acceptanceTerm, CANONICAL_PINS_OBLIGATION } from '../../src/patch/acceptance.js';
 import { bool, kwMap, sym } from '../../src/coreform/term.js';
 import { loadPackage } from '../../src/workspace/package.js';

@@ -9,7 +9,7 @@ import { bool, kwMap, sym } from '../../src/coreform/term.js';
 import { acceptanceTerm } from '../../src/patch/acceptance.js';
 import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
 import { dependencyArtifactOnDisk, packOnDisk } from '../../src/patch/host.js';
-import { auditPackage, type AuditOptions } from '../../src/store/audit.js';
+import { auditPackage, type AuditOptions } from '../../src/package-audit/audit.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { loadPackage } from '../../src/workspace/package.js';
 import { copyFixture, gcpatch, ROOT } from '../helpers/cli.js';

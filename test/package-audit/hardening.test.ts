@@ -10,7 +10,7 @@ import { bool, kwMap, NIL, str, sym, vec } from '../../src/coreform/term.js';
 import { dependencyArtifactOnDisk } from '../../src/patch/host.js';
 import { acceptanceTerm, CANONICAL_PINS_OBLIGATION } from '../../src/patch/acceptance.js';
 import { applyPatch, readPatchFile } from '../../src/patch/apply.js';
-import { auditPackage } from '../../src/store/audit.js';
+import { auditPackage } from '../../src/package-audit/audit.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { utf8 } from '../../src/util/bytes.js';
 import { loadPackage } from '../../src/workspace/package.js';
