@@ -7,12 +7,12 @@
  * acceptance's `:ok`; and `:request-h` is hash-term of the apply-report request rebuilt from those
  * parts. Written independently of the producer in `src/patch/`.
  */
-import { decodeClosed, D, literal, vecOf } from '../coreform/closed.js';
 import { hashTerm, termAddress } from '../coreform/hash.js';
 import { bool, int, kwMap, mapGetKw, str, sym, termsEqual, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { acceptanceTerm, CANONICAL_PINS_OBLIGATION, NOT_EVALUATED_MESSAGE } from '../patch/acceptance.js';
 import type { Manifest } from '../workspace/manifest.js';
 import { normalizePatch, type NormalizedPatch } from '../patch/normalize.js';
+import { decodeApplyReport, type ApplyReportFields } from '../patch/apply-report-verify.js';
 import { isGcError } from '../util/errors.js';
 import { AuditCode, type PackageFindings } from './findings.js';
 import type { CommitStore, StoreEntryCheck } from './store-evidence.js';
@@ -49,63 +49,6 @@ export interface ApplyEvidence {
   packageRecord: MapTerm | undefined;
   /** The stored acceptance (`genesis/acceptance-v0.2`), when present. */
   acceptance: MapTerm | undefined;
-}
-
-/** The decoded fields of an apply report. */
-export interface ApplyReportFields {
-  requestH: string;
-  ok: boolean;
-  intent: string;
-  provenance: MapTerm;
-  opsCount: bigint;
-  patchH: string;
-  opIdentities: { 'op-h': string; ordinal: bigint }[];
-  sourcePatchH: string;
-  packageArtifact: string;
-  acceptanceArtifact: string;
-  semanticEdits: VecTerm;
-}
-
-/**
- * Decodes the closed apply report: exactly `:kind :profile :v :request-h :ok :intent :provenance
- * :ops-count :patch-h :op-identities :source-patch-h :package-artifact :acceptance-artifact
- * :semantic-edits`, with their types.
- * @throws GcError `core/closed/*` (exit 10).
- */
-export function decodeApplyReport(t: Term): ApplyReportFields {
-  const r = decodeClosed(
-    t,
-    {
-      kind: literal(str(APPLY_REPORT_KIND)),
-      profile: literal(str(APPLY_PROFILE)),
-      v: literal(int(1)),
-      'request-h': D.hex64,
-      ok: D.bool,
-      intent: D.str,
-      provenance: D.map,
-      'ops-count': D.int,
-      'patch-h': D.hex64,
-      'op-identities': vecOf((x, at) => decodeClosed(x, { 'op-h': D.hex64, ordinal: D.int }, at)),
-      'source-patch-h': D.hex64,
-      'package-artifact': D.hex64,
-      'acceptance-artifact': D.hex64,
-      'semantic-edits': D.vec,
-    },
-    'apply report',
-  );
-  return {
-    requestH: r['request-h'],
-    ok: r.ok,
-    intent: r.intent,
-    provenance: r.provenance,
-    opsCount: r['ops-count'],
-    patchH: r['patch-h'],
-    opIdentities: r['op-identities'],
-    sourcePatchH: r['source-patch-h'],
-    packageArtifact: r['package-artifact'],
-    acceptanceArtifact: r['acceptance-artifact'],
-    semanticEdits: r['semantic-edits'],
-  };
 }
 
 /**
@@ -176,8 +119,8 @@ export async function checkApplyReport(
 
   const idsOk =
     r.opIdentities.length === patch.opIdentities.length &&
-    r.opIdentities.every((id, i) => id.ordinal === BigInt(i) && id['op-h'] === patch.opIdentities[i]!.opH);
-  if (!idsOk || r.opsCount !== BigInt(patch.ops.length)) {
+    r.opIdentities.every((id, i) => id.opH === patch.opIdentities[i]!.opH);
+  if (!idsOk || r.opsCount !== patch.ops.length) {
     return fail('op identities', AuditCode.applyPatchMismatch, ':op-identities/:ops-count are not the stored patch\'s op identities', 'op identities differ');
   }
   const intent = mapGetKw(patch.normalized, 'intent');
@@ -237,6 +180,7 @@ export async function checkApplyReport(
     // Never a pass: gcpatch did not run the obligations; verify-pr re-runs them only with an obligation runner.
     out.skip(KIND, entry.address, 'accepted', 'acceptance :ok true claimed, not re-run here');
   }
+  const semanticEdits = vec(r.semanticEdits);
   return {
     address: entry.address,
     file: entry.file,
@@ -246,7 +190,7 @@ export async function checkApplyReport(
     patchAddress: patchEntry.address,
     packageArtifact: r.packageArtifact,
     acceptanceArtifact: r.acceptanceArtifact,
-    semanticEdits: r.semanticEdits,
+    semanticEdits,
     fields: r,
     missingArtifacts: missing,
     packageRecord,
@@ -262,7 +206,7 @@ function requestMatches(r: ApplyReportFields, patch: NormalizedPatch, acceptance
       packageArtifact: r.packageArtifact,
       acceptanceArtifact: r.acceptanceArtifact,
       acceptance,
-      semanticEdits: r.semanticEdits,
+      semanticEdits: vec(r.semanticEdits),
     }),
   );
   return requestH === r.requestH;

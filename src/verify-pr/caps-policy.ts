@@ -6,7 +6,7 @@
  * lowered) are "changed without widening".
  */
 import { parse as parseToml } from 'smol-toml';
-import { tomlEqual } from '../textmerge/manifest.js';
+import { tomlEqual } from '../workspace/toml-equal.js';
 import type { TomlTable, TomlValue } from '../workspace/manifest-write.js';
 import { isTomlTable } from '../workspace/manifest-write.js';
 

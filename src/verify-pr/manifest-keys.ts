@@ -8,7 +8,7 @@
 import type { MapTerm } from '../coreform/term.js';
 import { opNameOf, type NormalizedPatch } from '../patch/normalize.js';
 import { field, strsField } from '../patch/ops/common.js';
-import { tomlEqual } from '../textmerge/manifest.js';
+import { tomlEqual } from '../workspace/toml-equal.js';
 import { isTomlTable, type TomlTable, type TomlValue } from '../workspace/manifest-write.js';
 import { AuditCode, type AuditCodeValue, type Severity } from './findings.js';
 

@@ -7,22 +7,17 @@
  * a merge without a merge base accepts only what merging gives.
  */
 import { canonicalizeSource } from '../coreform/canon.js';
-import { termsEqual, vec, type Term } from '../coreform/term.js';
+import type { Term } from '../coreform/term.js';
+import { formsEqual } from '../coreform/forms.js';
 import type { PackageState } from '../patch/state.js';
 import { mergeFileBytes } from '../textmerge/driver.js';
-import { tomlEqual } from '../textmerge/manifest.js';
+import { tomlEqual } from '../workspace/toml-equal.js';
 import { parseManifestTable, type TomlTable, type TomlValue } from '../workspace/manifest-write.js';
 import { comparePolicies } from './caps-policy.js';
 import { LIST_KEYS, listEntries, mergedListEntries, type ListKey } from './manifest-keys.js';
 import { snapshotState, type CommitPackageSnapshot } from './package-at-commit.js';
 
 type Forms = readonly Term[];
-
-/** True when two module versions have equal canonical forms (`undefined` = absent). */
-export function formsEqual(a: Forms | undefined, b: Forms | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a === b || termsEqual(vec(a), vec(b));
-}
 
 /** The package a commit starts from. */
 export interface StartState {

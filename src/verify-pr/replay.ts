@@ -5,8 +5,9 @@
  * manifest key. Several apply reports are replayed as a chain: at each step the first pending
  * report (by store address) whose patch applies is taken, so a PR may carry a sequence of patches.
  */
-import { tomlEqual } from '../textmerge/manifest.js';
-import { termsEqual, vec, type Term } from '../coreform/term.js';
+import { tomlEqual } from '../workspace/toml-equal.js';
+import { termsEqual, type Term } from '../coreform/term.js';
+import { formsEqual } from '../coreform/forms.js';
 import { readModule, lineColumn } from '../coreform/read.js';
 import { applyOpsInMemory } from '../patch/apply-ops.js';
 import { packState } from '../patch/pack.js';
@@ -110,11 +111,6 @@ export interface ModuleComparison {
   line: number | undefined;
   /** A short description of the difference. */
   detail: string;
-}
-
-function formsEqual(a: readonly Term[] | undefined, b: readonly Term[] | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return termsEqual(vec(a), vec(b));
 }
 
 /**
