@@ -1,4 +1,4 @@
-// The one door from `blame/` into `audit/`: read packages at commits, verify the head's evidence, and explain commits with the PR check's routes.
+/** The one door from `blame/` into `verify-pr/`: read packages at commits, verify the head's evidence, and explain commits with the PR check's routes. */
 import { printTerm } from '../coreform/print.js';
 import type { GitRepository } from '../git/repository.js';
 import { checkApplyReport, type ApplyEvidence } from '../verify-pr/apply-evidence.js';
@@ -53,7 +53,7 @@ export type EvidenceItem =
 export interface CommitRoute {
   how: 'refactor' | 'patch' | 'merge' | 'hand-edit' | 'introduced' | 'boundary' | 'unchanged';
   /**
-   * The PR check's route (`src/audit/findings.ts` `CommitExplanation.route`), or `introduced`,
+   * The PR check's route (`src/verify-pr/findings.ts` `CommitExplanation.route`), or `introduced`,
    * `boundary`, `merge-base-missing` (a merge whose merge base a shallow clone lacks).
    */
   route: string;
@@ -146,7 +146,7 @@ export interface CommitToExplain {
 
 /**
  * Explains each commit (parents first; every parent must be readable: no root or shallow-boundary
- * commit) with the PR check's walk (`audit/explain.ts` `explainHistory`), then turns its routes
+ * commit) with the PR check's walk (`src/verify-pr/explain.ts` `explainHistory`), then turns its routes
  * into {@link CommitRoute}s with the evidence's refactor kind/from/to and patch intent/provenance.
  * @param base the package the walk starts from (restoring it is a revert, not a hidden edit).
  * @returns route by commit oid, for every commit given.

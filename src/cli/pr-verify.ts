@@ -1,6 +1,6 @@
 /**
  * `gcpatch verify-pr --base REV --head REV`: the GitHub Action's checks, run locally on a
- * repository (`src/audit/verify-pr.ts`). Thin: parse options, call `auditPullRequest`, render.
+ * repository (`src/verify-pr/verify-pr.ts`). Thin: parse options, call `auditPullRequest`, render.
  */
 import type { Command } from 'commander';
 import { countBySeverity, messageWithoutLocation, type AuditReport } from '../verify-pr/findings.js';

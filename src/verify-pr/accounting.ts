@@ -400,3 +400,46 @@ export function movedPackages(candidates: Iterable<CandidatePackage>): Map<strin
   }
   return out;
 }
+
+/** Every changed path's account, and the packages the paths belong to. */
+export interface ChangeAccounts {
+  /** One account per changed path, in the order git listed them. */
+  accounts: PathAccount[];
+  /** Package directory → the package and its changed paths. */
+  byPackage: Map<string, { c: CandidatePackage; paths: PathAccount[] }>;
+  /** Package directory → the findings its paths' kinds and modes give. */
+  pathFindingsByPackage: Map<string, PathFinding[]>;
+}
+
+/**
+ * Accounts for every changed path: where it belongs (the packages owning it, its role there) and
+ * what its kind, mode and checkout attributes say. Findings of paths outside every package, and of
+ * checkout attributes, go to `global`; the others are kept by package for its audit.
+ */
+export async function accountChanges(repo: GitRepository, changed: readonly ChangedEntry[], candidates: ReadonlyMap<string, CandidatePackage>, global: PackageFindings): Promise<ChangeAccounts> {
+  const accounts: PathAccount[] = [];
+  const byPackage = new Map<string, { c: CandidatePackage; paths: PathAccount[] }>();
+  const pathFindingsByPackage = new Map<string, PathFinding[]>();
+  for (const entry of changed) {
+    const attributes = await attributesFinding(repo, entry);
+    if (attributes !== undefined) global.fail('path', entry.path, 'checkout', attributes);
+    const owning = owners(entry.path, candidates);
+    const role = owning.length === 0 ? 'outside' : roleIn(owning[0]!, entry.path);
+    const account = accountOf(entry, owning, role);
+    accounts.push(account);
+    if (owning.length === 0) {
+      for (const f of pathFindings(entry, 'outside', undefined)) global.fail('path', entry.path, 'kind', f);
+      account.explanation = 'outside every package: not verified';
+      continue;
+    }
+    for (const c of owning) {
+      let p = byPackage.get(c.dir);
+      if (p === undefined) byPackage.set(c.dir, (p = { c, paths: [] }));
+      p.paths.push(account);
+      let list = pathFindingsByPackage.get(c.dir);
+      if (list === undefined) pathFindingsByPackage.set(c.dir, (list = []));
+      for (const f of pathFindings(entry, roleIn(c, entry.path), c.manifestPath)) list.push(f);
+    }
+  }
+  return { accounts, byPackage, pathFindingsByPackage };
+}

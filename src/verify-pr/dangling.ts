@@ -2,13 +2,15 @@
  * Dangling references at the head (docs/security.md): a qualified name that the base or a commit of
  * the range defined with a top-level `(def NAME …)`, that no module of the head defines, and that a
  * head module still references, is an error at its first use — whichever side removed or renamed it
- * (typically a branch adds a use of a name main renamed, and merges main).
+ * (typically a branch adds a use of a name main renamed, and merges main); and stale references, the
+ * same problem seen from a rename or move of this pull request whose old name is used again.
  */
 import { lineColumn } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
 import { findSymbolSites } from '../refactor/symbol-sites.js';
 import { AuditCode, type PackageFindings } from './findings.js';
 import type { CommitModule, CommitPackageSnapshot } from './package-at-commit.js';
+import type { RefactorEvidence } from './refactor-evidence.js';
 
 const namesByForms = new WeakMap<readonly Term[], string[]>();
 
@@ -58,6 +60,11 @@ export function usesOf(name: string, modules: readonly CommitModule[]): { file: 
   return sites;
 }
 
+/** The first five use sites as `file:line, …`, and how many there are in all when more. */
+function describeSites(sites: readonly { file: string; line: number }[]): string {
+  return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+}
+
 /**
  * Records `audit/dangling-reference` for every name in `formerly` (defined at the base or along the
  * range) that `headDefined` lacks and a module of `head` references.
@@ -77,7 +84,7 @@ export function checkDanglingReferences(
     const sites = usesOf(name, head.modules);
     if (sites.length === 0) continue;
     const first = sites[0]!;
-    const where = sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+    const where = describeSites(sites);
     out.fail('module', first.file, 'references', {
       code: AuditCode.danglingReference,
       message:
@@ -88,6 +95,41 @@ export function checkDanglingReferences(
       title: 'dangling reference',
     });
     reported.push(name);
+  }
+  return reported;
+}
+
+/**
+ * A rename or move whose old name is referenced again at the head, although no module defines it,
+ * is an error (`audit/refactor-stale-reference`): each commit can be explained (the refactor by its
+ * evidence, a merge from main by the structural merge of its parents) while the result calls a
+ * definition that no longer exists, because main added a use of the old name in a module the
+ * refactor never saw. A rebase shows the same problem as `audit/refactor-replan-differs`.
+ * @returns the old names reported (the dangling-reference check skips them).
+ */
+export function checkStaleReferences(head: CommitPackageSnapshot, refactors: readonly RefactorEvidence[], out: PackageFindings): Set<string> {
+  const reported = new Set<string>();
+  const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
+  if (moving.length === 0) return reported;
+  const defined = definedIn([head]);
+  for (const r of moving) {
+    const from = r.request.fromSymbol;
+    if (from === '' || from === r.request.toSymbol || defined.has(from)) continue;
+    const sites = usesOf(from, head.modules);
+    if (sites.length === 0) continue;
+    const first = sites[0]!;
+    const where = describeSites(sites);
+    out.fail('refactor-plan', r.address, 'no stale reference', {
+      code: AuditCode.refactorStaleReference,
+      message:
+        `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
+        `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
+        `gcpatch apply --patch of {:op :rename-symbol :module-path "${first.file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
+      file: first.file,
+      line: first.line,
+      title: 'reference to a refactored-away name',
+    });
+    reported.add(from);
   }
   return reported;
 }

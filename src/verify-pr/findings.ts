@@ -4,6 +4,7 @@
  * replay outcome. Pure data plus the few rules that decide pass/fail; rendering lives with each
  * entry point (`action/summary.ts`, `src/cli/pr-verify.ts`).
  */
+import { isGcError } from '../util/errors.js';
 import type { PathAccount } from './accounting.js';
 
 /** How bad a finding is. `notice` never fails; `warning` fails only with `failOn: 'warning'`. */
@@ -226,6 +227,21 @@ export interface AuditReport {
 /** True when `finding` fails the run under `failOn`. */
 export function isFailing(finding: AuditFinding, failOn: FailOn): boolean {
   return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
+}
+
+/** A replay outcome with nothing applied (`none`, or `disabled` with `replay: false`). */
+export function emptyReplay(status: ReplayOutcome['status']): ReplayOutcome {
+  return { status, applied: [], modulesChanged: 0, mismatches: [], millis: 0 };
+}
+
+/** The first 12 hex digits of a commit id or store address, as messages name them. */
+export function short(oid: string): string {
+  return oid.slice(0, 12);
+}
+
+/** An error as a finding's message quotes it: `code: message` for a GcError, else its message. */
+export function errorText(error: unknown): string {
+  return isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -14,6 +14,7 @@ import { GENESIS_RUNNER, runGenesisTest } from '../patch/genesis-test.js';
 import { EvidenceStore } from '../store/store.js';
 import { packState } from '../patch/pack.js';
 import { isGcError } from '../util/errors.js';
+import { AuditCode, type PackageFindings } from './findings.js';
 import { snapshotState, type CommitPackageSnapshot } from './package-at-commit.js';
 
 /** What one run produced. */
@@ -73,5 +74,44 @@ export function runHeadObligations(command: string, workTree: string, head: Comm
     return ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(acceptance as MapTerm).join(', ')}`);
   } catch (error) {
     return done(false, isGcError(error) ? `${error.code}: ${error.message}` : String(error));
+  }
+}
+
+/**
+ * The obligation check of one package: with a runner (`obligationRunner`, not blank) the head's
+ * obligations are re-run in the work tree at `repoDir` (a pass row, or `audit/obligations-failed`);
+ * without one, accepted apply reports of a package that declares obligations are claimed, not re-run
+ * (`audit/acceptance-not-rerun`, a notice).
+ * @param accepted how many accepted apply reports the package's new evidence holds.
+ */
+export function checkObligations(
+  obligationRunner: string | undefined,
+  repoDir: string,
+  head: CommitPackageSnapshot,
+  manifestPath: string,
+  accepted: number,
+  out: PackageFindings,
+): void {
+  const runner = obligationRunner !== undefined && obligationRunner.trim() !== '';
+  if (accepted > 0 && !runner && head.manifest.obligations.length > 0) {
+    out.fail('obligations', 'package', 'obligation runner', {
+      code: AuditCode.acceptanceNotRerun,
+      severity: 'notice',
+      message: `${accepted} apply report${accepted === 1 ? '' : 's'} claim${accepted === 1 ? 's' : ''} an accepted acceptance; claimed, not re-run (no obligation-runner): set the obligation-runner input (--obligation-runner) to re-run the package's obligations`,
+      file: manifestPath,
+      title: 'acceptance claimed, not re-run',
+    });
+  }
+  if (runner) {
+    const run = runHeadObligations(obligationRunner!, repoDir, head);
+    if (run.ok) out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\`: acceptance :ok true (${run.millis} ms)`);
+    else {
+      out.fail('obligations', 'package', 'obligation runner', {
+        code: AuditCode.obligationsFailed,
+        message: `obligation runner \`${run.command}\` in ${head.dir || '.'}: ${run.problem ?? 'failed'}`,
+        file: manifestPath,
+        title: 'obligations failed',
+      });
+    }
   }
 }
