@@ -1,6 +1,6 @@
 /**
  * The GitHub Action's main: read the settings, audit the evidence between base and head
- * (`src/audit/verify-pr.ts`), then report — JSON report file, annotations, job summary, outputs —
+ * (`src/verify-pr/verify-pr.ts`), then report — JSON report file, annotations, job summary, outputs —
  * and fail the step on any finding at or above `fail-on`. No decision is made here.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
