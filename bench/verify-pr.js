@@ -15,8 +15,8 @@ import { fmt, git, median } from './util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** A package whose `core.gc` defines `bench/core::unit`, used by `users` further modules. */
-function writePackage(dir, users) {
+/** Writes a package whose `core.gc` defines `bench/core::unit`, used by `users` further modules (also the Action bench's fixture). */
+export function writePackage(dir, users) {
   mkdirSync(join(dir, 'mods'), { recursive: true });
   writeFileSync(join(dir, 'core.gc'), "(def ::meta '{:caps [] :exports [bench/core::unit]})\n\n(def bench/core::unit 1)\n");
   const modules = ['core.gc'];

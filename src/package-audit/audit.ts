@@ -81,7 +81,7 @@ export interface AuditOptions {
  * (also every symlink, directory or junk-named file in the store), `core/store/io-error`,
  * `core/caps/resource-limit`.
  *
- * The last acceptance must be for the package as it is now (issue #11 item 5): its `:package`
+ * The last acceptance must be for the package as it is now: its `:package`
  * names this `name` and `version` (`audit/acceptance-package`), it has one record for every
  * obligation `package.toml` declares (`audit/acceptance-obligations`, naming the missing ones),
  * and its `:ok` is true exactly when every record is `:ok true` (else `audit/acceptance-malformed`).

@@ -236,8 +236,8 @@ function recordIdentity(record: MapTerm): Manifest | undefined {
 }
 
 /**
- * Completes the checks {@link checkApplyReport} left for artifacts missing from the store (issue #11
- * item 4, a cherry-picked apply commit): the acceptance is recomputed as gcpatch's own acceptance of
+ * Completes the checks {@link checkApplyReport} left for artifacts missing from the store (a
+ * cherry-picked apply commit): the acceptance is recomputed as gcpatch's own acceptance of
  * the replayed package and must hash to `:acceptance-artifact` and rebuild `:request-h`; a missing
  * package record must be the replay's (`replayedArtifact`) when the replay ran on the recorded state.
  * @returns true when every missing artifact was recomputed and matched (rows and findings recorded).

@@ -153,7 +153,7 @@ export interface ReplayOutcome {
 }
 
 /**
- * How one commit of the pull request was explained (issue #11 items 1, 2, 7), per package.
+ * How one commit of the pull request was explained, per package.
  * `route`:
  * - `unchanged`: the commit does not change the package;
  * - `evidence`: its evidence, checked on the state it was made on (the commit's parent), reproduces it;

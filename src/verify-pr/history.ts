@@ -1,5 +1,5 @@
 /**
- * The commits of a pull request, in the order their evidence must be checked (issue #11 item 1):
+ * The commits of a pull request, in the order their evidence must be checked:
  * every commit reachable from the head and not from the base, parents before children. Read
  * from git objects with isomorphic-git; no recursion (a long history cannot overflow the stack).
  */

@@ -67,7 +67,7 @@ export interface StoreEntryCheck {
 
 /**
  * Checks one entry's bytes: hash against name, UTF-8, one term, canonical print, kind.
- * Pure; never throws (issue #13 item 6): an entry that cannot be read or printed within the limits
+ * Pure; never throws: an entry that cannot be read or printed within the limits
  * — a parse error, or a term whose canonical print would be longer than the entry itself (e.g. a
  * ≈200 KB entry nested 100,000 deep, whose print is quadratic) — has `term: undefined`, kind
  * `other` and a `problem`, which verify-pr reports as `audit/store-entry-unreadable`. The print is

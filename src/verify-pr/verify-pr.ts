@@ -36,7 +36,7 @@ export interface AuditOptions {
   /** `i/n`: verify only the i-th of n deterministic shares of the selected changed packages (a CI matrix). */
   shard?: string;
   /**
-   * Check evidence commit by commit (default true, issue #11). `false` runs the earlier range-level
+   * Check evidence commit by commit (default true). `false` runs the earlier range-level
    * replay (all apply evidence replayed on the base as one chain); kept for `npm run bench`'s
    * before/after figures only.
    */
