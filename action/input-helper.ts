@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
-import type { FailOn } from '../src/audit/findings.js';
-import { parseGlobList } from '../src/audit/glob.js';
+import type { FailOn } from '../src/verify-pr/findings.js';
+import { parseGlobList } from '../src/verify-pr/glob.js';
 
 /** Everything the Action needs to run, resolved from inputs, the event payload and the environment. */
 export interface ActionSettings {

@@ -1,13 +1,13 @@
 /**
  * The GitHub Action's main: read the settings, audit the evidence between base and head
- * (`src/audit/verify-pr.ts`), then report — JSON report file, annotations, job summary, outputs —
+ * (`src/verify-pr/verify-pr.ts`), then report — JSON report file, annotations, job summary, outputs —
  * and fail the step on any finding at or above `fail-on`. No decision is made here.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as core from '@actions/core';
-import { isFailing } from '../src/audit/findings.js';
-import { auditPullRequest } from '../src/audit/verify-pr.js';
+import { isFailing } from '../src/verify-pr/findings.js';
+import { auditPullRequest } from '../src/verify-pr/verify-pr.js';
 import { stringifyJson } from '../src/util/json.js';
 import { annotate } from './annotations.js';
 import { getSettings } from './input-helper.js';

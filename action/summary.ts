@@ -5,7 +5,7 @@
  */
 import * as core from '@actions/core';
 type SummaryTableRow = Parameters<typeof core.summary.addTable>[0][number];
-import { countBySeverity, type AuditReport, type CheckResult, type CommitExplanation, type PackageAudit } from '../src/audit/findings.js';
+import { countBySeverity, type AuditReport, type CheckResult, type CommitExplanation, type PackageAudit } from '../src/verify-pr/findings.js';
 
 /** Rows shown per package table; failures are shown first. */
 export const MAX_ROWS_PER_PACKAGE = 150;
@@ -46,7 +46,7 @@ export function replayLine(p: PackageAudit): string {
 /** Commits shown per package in the "what explained each commit" table. */
 export const MAX_COMMITS_PER_PACKAGE = 100;
 
-/** A short, human description of how a commit was explained (issue #11 item 7). */
+/** A short, human description of how a commit was explained. */
 export function commitRouteLabel(c: CommitExplanation): string {
   const rebased = c.evidence.some((e) => e.route === 'actual-parent');
   switch (c.route) {

@@ -4,36 +4,15 @@
 // refactor-plan and apply evidence `gcpatch refactor plan/apply` produces. Needs `npm run build`
 // (the fixture is produced with the library in dist/). Standalone: `node bench/action.js [modules]`.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmt, git, median } from './util.js';
+import { writePackage } from './verify-pr.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ACTION = join(root, 'action/dist/index.js');
-
-/** Writes a package whose `core.gc` defines `bench/core::unit`, used by `users` further modules. */
-function writePackage(dir, users) {
-  mkdirSync(join(dir, 'mods'), { recursive: true });
-  writeFileSync(join(dir, 'core.gc'), "(def ::meta '{:caps [] :exports [bench/core::unit]})\n\n(def bench/core::unit 1)\n");
-  const modules = ['core.gc'];
-  for (let i = 0; i < users; i++) {
-    const path = `mods/m${String(i).padStart(4, '0')}.gc`;
-    writeFileSync(
-      join(dir, path),
-      `(def ::meta '{:caps [] :imports [bench/core::unit] :exports [bench/m${i}::value]})\n\n` +
-        `(def bench/m${i}::value (fn (x) (prim int/add x (prim int/mul ${i} bench/core::unit))))\n\n` +
-        `(def bench/m${i}::label "module ${i}")\n`,
-    );
-    modules.push(path);
-  }
-  writeFileSync(
-    join(dir, 'package.toml'),
-    'schema = 1\nname = "bench"\nversion = "0.1.0"\ndependencies = []\nobligations = []\ntests = []\n' +
-      modules.map((p) => `\n[[modules]]\npath = "${p}"\n`).join(''),
-  );
-}
 
 /** Runs the bundled Action once; returns its wall time in ms and its parsed outputs. */
 function runAction(workspace, base, head) {

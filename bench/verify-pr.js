@@ -15,8 +15,8 @@ import { fmt, git, median } from './util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** A package whose `core.gc` defines `bench/core::unit`, used by `users` further modules. */
-function writePackage(dir, users) {
+/** Writes a package whose `core.gc` defines `bench/core::unit`, used by `users` further modules (also the Action bench's fixture). */
+export function writePackage(dir, users) {
   mkdirSync(join(dir, 'mods'), { recursive: true });
   writeFileSync(join(dir, 'core.gc'), "(def ::meta '{:caps [] :exports [bench/core::unit]})\n\n(def bench/core::unit 1)\n");
   const modules = ['core.gc'];
@@ -46,7 +46,8 @@ export async function libs(from = root) {
     ...(await load('refactor/request.js')),
     ...(await load('refactor/plan.js')),
     ...(await load('refactor/apply-plan.js')),
-    ...(await load('audit/verify-pr.js')),
+    // A build from before the PR audit's folder was named `verify-pr/` has it in `audit/`.
+    ...(await load('verify-pr/verify-pr.js').catch(() => load('audit/verify-pr.js'))),
   };
 }
 

@@ -1,13 +1,13 @@
-// The one door from `blame/` into `audit/`: read packages at commits, verify the head's evidence, and explain commits with the PR check's routes.
+/** The one door from `blame/` into `verify-pr/`: read packages at commits, verify the head's evidence, and explain commits with the PR check's routes. */
 import { printTerm } from '../coreform/print.js';
 import type { GitRepository } from '../git/repository.js';
-import { checkApplyReport, type ApplyEvidence } from '../audit/apply-evidence.js';
-import { explainHistory } from '../audit/explain.js';
-import { AuditCode, PackageFindings, type CommitExplanation } from '../audit/findings.js';
-import { listStoreAtCommit, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from '../audit/package-at-commit.js';
-import { checkRefactorReport, type RefactorEvidence } from '../audit/refactor-evidence.js';
-import { manifestDifferences } from '../audit/replay.js';
-import { CommitStore } from '../audit/store-evidence.js';
+import { checkApplyReport, type ApplyEvidence } from '../verify-pr/apply-evidence.js';
+import { explainHistory } from '../verify-pr/explain.js';
+import { AuditCode, PackageFindings, type CommitExplanation } from '../verify-pr/findings.js';
+import { listStoreAtCommit, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from '../verify-pr/package-at-commit.js';
+import { checkRefactorReport, type RefactorEvidence } from '../verify-pr/refactor-evidence.js';
+import { manifestDifferences } from '../verify-pr/replay.js';
+import { CommitStore } from '../verify-pr/store-evidence.js';
 
 export { readPackageAtCommit, manifestDifferences };
 export type { CommitPackageSnapshot, ModuleCache };
@@ -53,7 +53,7 @@ export type EvidenceItem =
 export interface CommitRoute {
   how: 'refactor' | 'patch' | 'merge' | 'hand-edit' | 'introduced' | 'boundary' | 'unchanged';
   /**
-   * The PR check's route (`src/audit/findings.ts` `CommitExplanation.route`), or `introduced`,
+   * The PR check's route (`src/verify-pr/findings.ts` `CommitExplanation.route`), or `introduced`,
    * `boundary`, `merge-base-missing` (a merge whose merge base a shallow clone lacks).
    */
   route: string;
@@ -146,7 +146,7 @@ export interface CommitToExplain {
 
 /**
  * Explains each commit (parents first; every parent must be readable: no root or shallow-boundary
- * commit) with the PR check's walk (`audit/explain.ts` `explainHistory`), then turns its routes
+ * commit) with the PR check's walk (`src/verify-pr/explain.ts` `explainHistory`), then turns its routes
  * into {@link CommitRoute}s with the evidence's refactor kind/from/to and patch intent/provenance.
  * @param base the package the walk starts from (restoring it is a revert, not a hidden edit).
  * @returns route by commit oid, for every commit given.

@@ -21,7 +21,7 @@ import { verifyNodeIndexReport } from '../patch/protocol/node-index-verify.js';
 import { normalizedReportTerm } from '../patch/protocol/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/protocol/preflight.js';
 import { verifyPreflightReport } from '../patch/protocol/preflight-verify.js';
-import { auditPackage } from '../store/audit.js';
+import { auditPackage } from '../package-audit/audit.js';
 import { PKG_OPTION, type CliContext } from './context.js';
 import { lockWaitMs, recoverFirst } from './recover.js';
 

@@ -1,10 +1,10 @@
 /**
  * `gcpatch verify-pr --base REV --head REV`: the GitHub Action's checks, run locally on a
- * repository (`src/audit/verify-pr.ts`). Thin: parse options, call `auditPullRequest`, render.
+ * repository (`src/verify-pr/verify-pr.ts`). Thin: parse options, call `auditPullRequest`, render.
  */
 import type { Command } from 'commander';
-import { countBySeverity, messageWithoutLocation, type AuditReport } from '../audit/findings.js';
-import { auditPullRequest } from '../audit/verify-pr.js';
+import { countBySeverity, messageWithoutLocation, type AuditReport } from '../verify-pr/findings.js';
+import { auditPullRequest } from '../verify-pr/verify-pr.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { reportError, type CliContext } from './context.js';

@@ -31,15 +31,19 @@
  */
 import {
   isTomlTable,
-  parseManifestTable as parseTomlTable,
+  parseManifestTable,
   renderManifest,
   type TomlTable,
   type TomlValue,
 } from '../workspace/manifest-write.js';
+import { tomlEqual } from '../workspace/toml-equal.js';
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './deadline.js';
 import { concatBytes, diff3 } from './diff3.js';
 import { mergeOrder } from './order.js';
+
+// The one reader and the one equality of manifests (`src/workspace/`), offered here too for the driver's callers.
+export { parseManifestTable, tomlEqual };
 
 /** Error code: a manifest conflict the manifest driver does not resolve (the driver falls back). */
 export const MANIFEST_CONFLICT = 'merge/manifest/conflict';
@@ -65,7 +69,6 @@ export interface ManifestMergeResult {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 function conflict(message: string): GcError {
   return new GcError(MANIFEST_CONFLICT, message);
@@ -104,44 +107,6 @@ class Ticker {
   tick(): void {
     if ((++this.n & 1023) === 0) checkDeadline(this.deadline);
   }
-}
-
-/**
- * Structural equality of two TOML values (dates by their TOML text, floats by `Object.is`: `-0.0`
- * differs from `0.0`, NaN equals NaN; tables by own keys). `undefined` = absent.
- */
-export function tomlEqual(a: TomlValue | undefined, b: TomlValue | undefined): boolean {
-  if (typeof a === 'number' || typeof b === 'number') return Object.is(a, b);
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  if (a instanceof Date || b instanceof Date) {
-    return a instanceof Date && b instanceof Date && a.toISOString() === b.toISOString();
-  }
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => tomlEqual(x, b[i]));
-  }
-  if (isTable(a) && isTable(b)) {
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.hasOwn(b, k) && tomlEqual(a[k], b[k]));
-  }
-  return false;
-}
-
-/**
- * Parses manifest text (integers as bigint). The empty text (an added file's missing base) is the
- * empty table.
- * @throws GcError `manifest/toml` on a syntax error.
- */
-export function parseManifestTable(text: Uint8Array): TomlTable {
-  let s: string;
-  try {
-    s = decoder.decode(text);
-  } catch {
-    throw new GcError('manifest/toml', 'package.toml is not valid UTF-8');
-  }
-  return parseTomlTable(s);
 }
 
 function mergeValue(at: string, b: TomlValue | undefined, o: TomlValue | undefined, t: TomlValue | undefined, pins: string[], clock: Ticker): TomlValue | undefined {

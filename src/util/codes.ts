@@ -30,7 +30,7 @@ const { invalidInput: INPUT, obligationsFailed: OBLIGATIONS, verificationFailed:
  * linked artifact, `internal` 70 from the CLI). Codes are stable; meanings are for people.
  */
 export const GC_CODES = {
-  // audit/ (errors; the findings of `src/audit/findings.ts` are a registry of their own)
+  // audit/ (errors; the findings of `src/verify-pr/findings.ts` are a registry of their own)
   'audit/not-a-regular-file': { exit: INPUT, meaning: 'a path the package needs is a directory, gitlink or symlink in the commit, not a file' },
   'audit/package-unreadable': { exit: INPUT, meaning: 'something other than `package.toml` stands where a case-insensitive checkout would read the manifest' },
   'audit/range-too-large': { exit: INPUT, meaning: 'more commits between the base and the head than verify-pr checks' },

@@ -24,11 +24,23 @@ export type TomlTable = { [key: string]: TomlValue };
 /** One TOML value as held in a {@link TomlTable}. */
 export type TomlValue = string | bigint | number | boolean | Date | TomlValue[] | TomlTable;
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * Parses `package.toml` text into an editable table (integers as bigint so that they round-trip).
- * @throws GcError `manifest/toml` (exit 10) with the 1-based line and column of a syntax error.
+ * Parses `package.toml` into an editable table (integers as bigint so that they round-trip). Takes
+ * the text, or its bytes (as git hands them to the merge driver), which must be UTF-8; the empty
+ * text is the empty table.
+ * @throws GcError `manifest/toml` (exit 10): bytes that are not UTF-8 (`package.toml is not valid
+ *   UTF-8`), or a syntax error with its 1-based line and column.
  */
-export function parseManifestTable(text: string, file = 'package.toml'): TomlTable {
+export function parseManifestTable(text: string | Uint8Array, file = 'package.toml'): TomlTable {
+  if (typeof text !== 'string') {
+    try {
+      text = UTF8.decode(text);
+    } catch {
+      throw new GcError('manifest/toml', 'package.toml is not valid UTF-8');
+    }
+  }
   try {
     const table = parse(text, { integersAsBigInt: true }) as unknown as TomlTable;
     rememberKeyOrder(table);

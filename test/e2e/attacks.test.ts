@@ -9,8 +9,8 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditPullRequest, type AuditOptions } from '../../src/audit/verify-pr.js';
-import type { AuditReport } from '../../src/audit/findings.js';
+import { auditPullRequest, type AuditOptions } from '../../src/verify-pr/verify-pr.js';
+import type { AuditReport } from '../../src/verify-pr/findings.js';
 import { gcpatch, ROOT } from '../helpers/cli.js';
 import { FIXTURES as ACTION_FIXTURES, runAction } from '../action/helpers.js';
 import {

@@ -10,7 +10,7 @@ import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { printModule, printTerm } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { mapGetKw, type MapTerm } from '../../src/coreform/term.js';
-import { auditPackage } from '../../src/store/audit.js';
+import { auditPackage } from '../../src/package-audit/audit.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { loadPackage } from '../../src/workspace/package.js';
 import { copyFixture, gcpatch, tempDir, ROOT } from '../helpers/cli.js';

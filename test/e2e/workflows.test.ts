@@ -6,7 +6,7 @@
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditReport } from '../../src/audit/findings.js';
+import type { AuditReport } from '../../src/verify-pr/findings.js';
 import { gcpatch, ROOT, tempDir, type RunResult } from '../helpers/cli.js';
 import { git, pullRequestEvent, runAction } from '../action/helpers.js';
 

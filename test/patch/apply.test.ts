@@ -6,7 +6,7 @@ import { kw, mapGet } from '../../src/coreform/term.js';
 import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
 import { NOT_EVALUATED_MESSAGE } from '../../src/patch/acceptance/acceptance.js';
 import { EvidenceStore } from '../../src/store/store.js';
-import { auditPackage } from '../../src/store/audit.js';
+import { auditPackage } from '../../src/package-audit/audit.js';
 import { verifyStoredApplyReport } from '../../src/patch/apply/apply-report-verify.js';
 import { GcError } from '../../src/util/errors.js';
 import { codeOf, copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';

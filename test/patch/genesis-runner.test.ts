@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditPullRequest } from '../../src/audit/verify-pr.js';
+import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { kw, mapGet } from '../../src/coreform/term.js';

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { auditPullRequest } from '../../src/audit/verify-pr.js';
+import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { hashTerm } from '../../src/coreform/hash.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { int, kw, kwMap, mapGetKw, mapSet, str, vec, type MapTerm, type Term } from '../../src/coreform/term.js';

@@ -32,9 +32,13 @@ export interface ApplyReportFields {
 }
 
 /**
- * Decodes the closed report shape (exact key set, fixed kind/profile/v, typed fields, ordinals
- * 0..n-1 with `:ops-count` = n).
- * @throws GcError `patch/report-mismatch` (exit 50).
+ * Decodes the closed apply report (GENESIS_FACTS.md §3.8), the one decoder of the producer's own
+ * check and of `gcpatch verify-pr` (`src/verify-pr/apply-evidence.ts`): exactly `:kind :profile :v
+ * :request-h :ok :intent :provenance :ops-count :patch-h :op-identities :source-patch-h
+ * :package-artifact :acceptance-artifact :semantic-edits`, with kind/profile/v fixed and every field
+ * typed; `:op-identities` entries `{:op-h hex64 :ordinal i}` with ordinals 0..n-1 and `:ops-count`
+ * = n; each `:semantic-edits` entry a map with a symbol `:op` and a string `:module-path`.
+ * @throws GcError `patch/report-mismatch` (exit 50); its message names the failed check.
  */
 export function decodeApplyReport(report: Term): ApplyReportFields {
   let r;

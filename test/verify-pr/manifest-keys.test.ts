@@ -1,0 +1,58 @@
+// The manifest key table (docs/security.md): which unexplained key changes are errors, warnings or notices.
+import { describe, expect, it } from 'vitest';
+import { judgeKeyChange, mergedListEntries } from '../../src/verify-pr/manifest-keys.js';
+import type { TomlValue } from '../../src/workspace/manifest-write.js';
+
+const v = (key: string, a: TomlValue | undefined, b: TomlValue | undefined) => {
+  const j = judgeKeyChange(key, a, b);
+  return j === undefined ? undefined : [j.severity, j.code];
+};
+
+describe('judgeKeyChange', () => {
+  it('leaves equal values, the module list and the list keys to other checks', () => {
+    expect(v('name', 'a', 'a')).toBeUndefined();
+    expect(v('limits', { step_limit: 5n }, { step_limit: 5n })).toBeUndefined();
+    expect(v('modules', [], [{ path: 'a.gc' }])).toBeUndefined();
+    expect(v('obligations', ['x'], [])).toBeUndefined();
+    expect(v('property_tests', ['x'], [])).toBeUndefined();
+  });
+
+  it.each([
+    ['step_limit raised', 'limits', { step_limit: 100n }, { step_limit: 1000n }, 'error'],
+    ['step_limit lowered', 'limits', { step_limit: 1000n }, { step_limit: 100n }, 'warning'],
+    ['step_limit removed', 'limits', { step_limit: 100n }, {}, 'error'],
+    ['limits table removed', 'limits', { max_vec_len: 10n }, undefined, 'error'],
+    ['limits table added', 'limits', undefined, { max_vec_len: 10n }, 'warning'],
+    ['allow_unlimited on', 'limits', { allow_unlimited: false }, { allow_unlimited: true }, 'error'],
+    ['allow_unlimited off', 'limits', { allow_unlimited: true }, { allow_unlimited: false }, 'warning'],
+    ['a budget raised', 'budgets', { max_steps_per_test: 10n }, { max_steps_per_test: 11n }, 'error'],
+    ['a limit turned into a string', 'limits', { step_limit: 10n }, { step_limit: 'none' }, 'error'],
+    ['fewer property cases', 'property', { cases_per_test: 100n }, { cases_per_test: 10n }, 'error'],
+    ['more property cases', 'property', { cases_per_test: 10n }, { cases_per_test: 100n }, 'warning'],
+    ['property cases removed', 'property', { cases_per_test: 10n }, {}, 'error'],
+    ['name', 'name', 'ledger', 'ledger2', 'warning'],
+    ['dependencies', 'dependencies', [], [{ name: 'x', path: '../x', hash: 'a'.repeat(64) }], 'warning'],
+    ['caps_policy repointed (its effect is judged by the policy check)', 'caps_policy', 'caps.toml', 'open.toml', 'warning'],
+    ['an unknown key', 'flavour', undefined, 'sweet', 'warning'],
+    ['schema', 'schema', 1n, 2n, 'warning'],
+    ['version (a bump weakens nothing)', 'version', '0.1.0', '0.2.0', 'notice'],
+  ] as const)('%s', (_name, key, a, b, severity) => {
+    expect(v(key, a as TomlValue | undefined, b as TomlValue | undefined)?.[0]).toBe(severity);
+  });
+
+  it('names the key and both values', () => {
+    expect(judgeKeyChange('name', 'a', 'b')!.detail).toBe('name: "a" → "b"');
+    expect(judgeKeyChange('limits', { step_limit: 1n }, { step_limit: 2n })!.detail).toBe('[limits] step_limit: 1 → 2');
+  });
+});
+
+describe('mergedListEntries (three-way per entry)', () => {
+  it('keeps what every parent has and what a parent added; drops what a parent removed', () => {
+    expect([...mergedListEntries(['a', 'b'], [['a', 'b'], ['a']])].sort()).toEqual(['a']);
+    expect([...mergedListEntries(['a'], [['a', 'c'], ['a']])].sort()).toEqual(['a', 'c']);
+    // an old main commit as second parent cannot take away an obligation main added since
+    expect([...mergedListEntries([], [['x'], []])]).toEqual(['x']);
+    // no merge base: everything any parent has
+    expect([...mergedListEntries(undefined, [['x'], ['y']])].sort()).toEqual(['x', 'y']);
+  });
+});
