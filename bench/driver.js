@@ -169,7 +169,7 @@ export async function run() {
     const launch = join(inst, 'launch.cjs');
     // Warm the code cache the way `gcpatch driver install` does: run the configured line, as git
     // would, on the built-in example (a structural merge), not `--version`.
-    const install = await import(pathToFileURL(join(ROOT, 'dist/merge/driver-install.js')).href);
+    const install = await import(pathToFileURL(join(ROOT, 'dist/driver-setup/install.js')).href);
     const line = install.driverCommand(q(inst), 'gc');
     const warm = install.runConfiguredLine({ cwd: dir }, line, 'gc', true);
     if (warm.level !== 'ok') console.log(`warning: warming the code cache as an install does failed: ${warm.message}`);

@@ -4,4 +4,4 @@
  * build (tsconfig.build.json, rootDir `src`) and the CLI can only import from `src/`; this module
  * re-exports it unchanged.
  */
-export * from '../src/merge/driver-install.js';
+export * from '../src/driver-setup/install.js';

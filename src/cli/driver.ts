@@ -1,10 +1,10 @@
 /** CLI commands `gcpatch driver install | uninstall | doctor`. Thin: options, one library call, render. */
 import type { Command } from 'commander';
-import { doctorDriver, installDriver, uninstallDriver } from '../merge/driver-install.js';
+import { doctorDriver, installDriver, uninstallDriver } from '../driver-setup/install.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import type { CliContext } from './context.js';
-import { afterMergeChecks, installHooks, registerHookCommands, uninstallHooks } from './hooks.js';
+import { afterMergeChecks, installHooks, registerHookCommands, uninstallHooks } from '../driver-setup/hooks.js';
 
 /** Registers the `driver` command group on `program`. */
 export function registerDriverCommands(program: Command, ctx: CliContext): void {

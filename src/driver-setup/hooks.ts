@@ -13,14 +13,14 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { shQuote, type DoctorCheck } from '../merge/driver-install.js';
+import { shQuote, type DoctorCheck } from './install.js';
 import { packOnDisk } from '../patch/host.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { packagesUnder, repinCommand } from '../workspace/discover.js';
 import { parseManifest } from '../workspace/manifest.js';
-import type { CliContext } from './context.js';
+import type { CliContext } from '../cli/context.js';
 
 /** The hooks gcpatch installs. */
 export const HOOK_NAMES = ['post-merge', 'post-rewrite'] as const;
