@@ -15,12 +15,13 @@ export interface CliContext {
 }
 
 /**
- * Prints `value` as the command's `--json` output on standard output: two-space indented, one
- * newline at the end, `undefined` members left out (src/util/json.ts). Every command prints its
+ * Prints `value` as the command's `--json` output on standard output: two-space indented (`indent`
+ * 0: on one line, for outputs as large as a module's forms), one newline at the end, `undefined`
+ * members left out, deep values without recursion (src/util/json.ts). Every command prints its
  * JSON through here.
  */
-export function printJson(ctx: CliContext, value: unknown): void {
-  ctx.stdout(stringifyJson(value, 2) + '\n');
+export function printJson(ctx: CliContext, value: unknown, indent: 0 | 2 = 2): void {
+  ctx.stdout(stringifyJson(value, indent) + '\n');
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type FileOutcome,
 } from '../editplan/index.js';
 import { ioError, isGcError } from '../util/errors.js';
-import type { CliContext } from './context.js';
+import { printJson, reportError, type CliContext } from './context.js';
 
 const EXIT_CODES =
   '\nExit codes: 0 ok, 10 invalid plan (decode, validation, positions, overlaps, paths, links),\n' +
@@ -58,8 +58,7 @@ function run(ctx: CliContext, json: boolean | undefined, body: () => void): void
     body();
   } catch (error) {
     if (!json || !isGcError(error)) throw error;
-    ctx.stdout(JSON.stringify({ ok: false, error: editErrorToJson(error) }, null, 2) + '\n');
-    ctx.stderr(`${error.format()}\n`);
+    reportError(ctx, error, true, editErrorToJson(error));
     ctx.exitCode = error.exitCode;
   }
 }
@@ -122,7 +121,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
             verified: result !== undefined,
           };
           if (result !== undefined) out.files = result.files.map(fileJson);
-          ctx.stdout(JSON.stringify(out, null, 2) + '\n');
+          printJson(ctx, out);
           return;
         }
         for (const f of result?.files ?? []) {
@@ -160,7 +159,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
             cleanupPending: result.cleanupPending,
           };
           if (opts.diff) out.diff = diffOf(result.files);
-          ctx.stdout(JSON.stringify(out, null, 2) + '\n');
+          printJson(ctx, out);
           return;
         }
         if (opts.diff) ctx.stdout(diffOf(result.files));
@@ -189,7 +188,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
       run(ctx, opts.json, () => {
         const result = recover(opts.root);
         if (opts.json) {
-          ctx.stdout(JSON.stringify({ ok: true, ...result }, null, 2) + '\n');
+          printJson(ctx, { ok: true, ...result });
           return;
         }
         if (result.action === 'none') ctx.stdout('nothing to recover\n');
