@@ -63,7 +63,9 @@ function lazyRequire(id) {
   let real;
   const load = () => (real ??= require(id));
   return new Proxy({}, {
-    get: (_t, key) => load()[key],
+    // The bundler's interop asks every CommonJS module whether it is an ES module; Node's built-ins
+    // never are, and answering that must not load them.
+    get: (_t, key) => (key === '__esModule' ? undefined : load()[key]),
     has: (_t, key) => key in load(),
     ownKeys: () => Reflect.ownKeys(load()),
     getOwnPropertyDescriptor: (_t, key) => {
