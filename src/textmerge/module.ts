@@ -32,7 +32,7 @@
  * the whole merge; see docs/driver.md "Large modules").
  */
 import { GcError } from '../util/errors.js';
-import { checkDeadline } from './deadline.js';
+import { checkDeadline, isTimeout } from './deadline.js';
 import { concatBytes, conflictBlock, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import { mergeOrder } from './order.js';
 import { ByteKeyTable, isRun, runHasForm, sameRun, segmentLike, segmentModule, segmentReduced, separatorBefore, type SegmentedModule, type TextElement } from './segments.js';
@@ -398,7 +398,7 @@ function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModu
     try {
       seg = segmentModule(bytes, deadline, false);
     } catch (error) {
-      if (error instanceof GcError) return undefined;
+      if (error instanceof GcError && !isTimeout(error)) return undefined;
       throw error;
     }
     if (seg.elements.length !== 1) return undefined;
@@ -714,7 +714,7 @@ function verifyElements(text: Uint8Array, expected: readonly RenderedElement[], 
   try {
     seg = segmentModule(text, deadline, false);
   } catch (error) {
-    if (error instanceof GcError) throw unsafe(`${what} does not read back: ${error.message}`);
+    if (error instanceof GcError && !isTimeout(error)) throw unsafe(`${what} does not read back: ${error.message}`);
     throw error;
   }
   if (seg.elements.length !== expected.length) {
@@ -1061,7 +1061,7 @@ function render(ctx: RenderContext, order: readonly number[], mode: RenderMode, 
         if (!only || only.start !== 0 || only.end !== bytes.length || only.kind !== out.elKind) proven = false;
         else ewc = only.endsWithComment;
       } catch (error) {
-        if (!(error instanceof GcError)) throw error;
+        if (!(error instanceof GcError) || isTimeout(error)) throw error;
         proven = false;
       }
       e.kind = out.elKind;
@@ -1338,7 +1338,7 @@ function mergeRenamed(
       const m = segmentModule(bytes, deadline, false);
       return m.elements.length === 1 ? { side, m } : undefined;
     } catch (error) {
-      if (error instanceof GcError) return undefined;
+      if (error instanceof GcError && !isTimeout(error)) return undefined;
       throw error;
     }
   };
