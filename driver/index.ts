@@ -1,9 +1,9 @@
 /**
  * The git merge driver's entry point, bundled by ncc into the CommonJS `driver/dist/index.js` and
- * started by `driver/dist/launch.cjs` (V8 code cache, lazy `child_process`; issue #15 item 2).
+ * started by `driver/dist/launch.cjs` (V8 code cache, lazy `child_process`).
  *
  * Git runs it through `sh -c` with the work tree's top as cwd, inside the guarded line that
- * `gcpatch driver install` writes (src/merge/driver-install.ts, `driverCommand`):
+ * `gcpatch driver install` writes (src/driver-setup/line.ts, `driverCommand`):
  *   `node <launch.cjs> --wrapped [--manifest] %O %A %B %L %P %S %X %Y`
  * `--wrapped` (always first) makes a conflict exit 3 instead of 1, so the line can tell "merged with
  * conflicts" from "Node could not start the driver" (which it turns into `git merge-file`'s line
@@ -14,19 +14,21 @@
  * Environment: `GCPATCH_DRIVER=0` (line merge only), `GCPATCH_DRIVER_TIMEOUT_MS` (structural budget,
  * default 5000), `GCPATCH_DRIVER_FAULT=crash` (tests only: crash after reading the arguments).
  * Inputs above `MAX_STRUCTURAL_BYTES` go to the line merge before any of them is read (a stat).
- * Exit codes: 0 clean, 1 conflicts (3 with `--wrapped`); never above that, whatever happens
+ * Exit codes (src/driver-setup/exit-status.ts): 0 clean, 1 conflicts or nothing merged; under
+ * `--wrapped` 0 clean, 3 conflicts, 2 nothing merged; never above that, whatever happens
  * (GIT_AND_ACTIONS_FACTS.md §1.3).
  */
 import { dirname, join } from 'node:path';
-import pkg from '../package.json';
 import { runService } from '../src/driver-service/loop.js';
 import { mergeInvocation } from '../src/driver-service/run.js';
+import { driverExitStatus } from '../src/driver-setup/exit-status.js';
 import { emergencyFallback, parseDriverArgs, selfCheck, type DriverInvocation } from '../src/textmerge/driver.js';
+import { VERSION } from '../src/util/version.js';
 
 let invocation: DriverInvocation | undefined;
 let handled = false;
-/** The exit status for "merged, conflicts left in %A": 1, or 3 under `--wrapped`. */
-let conflictExit = 1;
+/** Whether the guarded line started the driver (`--wrapped`): exit statuses 0/3/2 instead of 0/1/1. */
+let wrapped = false;
 
 function crash(error: unknown): void {
   if (handled) return;
@@ -35,44 +37,36 @@ function crash(error: unknown): void {
   const detail = error instanceof Error ? (process.env.GCPATCH_DEBUG === '1' ? (error.stack ?? error.message) : error.message) : String(error);
   process.stderr.write(`gcpatch: driver crashed (${detail}); falling back to a line merge. Set GCPATCH_DEBUG=1 for details.\n`);
   if (invocation) emergencyFallback(invocation);
-  process.exit(invocation ? conflictExit : notStarted());
+  process.exit(driverExitStatus(invocation ? 'conflicts' : 'not-started', wrapped));
 }
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
-/** Nothing was merged: 1, or 2 under `--wrapped` (the guarded line then runs the line merge itself). */
-function notStarted(): number {
-  return conflictExit === 3 ? 2 : 1;
-}
-
-function version(): string {
-  return (pkg as { version?: string }).version ?? 'unknown';
-}
 
 function main(argv: string[]): number | undefined {
   if (argv[0] === '--serve' && argv.length === 3) {
     // launch.cjs runs this bundle: it sits next to it.
-    runService({ folder: argv[1]!, version: argv[2]!, ownVersion: version(), bundle: join(dirname(process.argv[1] ?? '.'), 'index.js') });
+    runService({ folder: argv[1]!, version: argv[2]!, ownVersion: VERSION, bundle: join(dirname(process.argv[1] ?? '.'), 'index.js') });
     return undefined;
   }
   if (argv[0] === '--wrapped') {
-    conflictExit = 3;
+    wrapped = true;
     argv = argv.slice(1);
   }
   if (argv[0] === '--version') {
-    process.stdout.write(`gcpatch-driver ${version()}\n`);
+    process.stdout.write(`gcpatch-driver ${VERSION}\n`);
     return 0;
   }
   if (argv[0] === '--self-check') {
     const problem = selfCheck();
-    process.stdout.write(problem === undefined ? `ok gcpatch-driver ${version()}\n` : `failed: ${problem}\n`);
+    process.stdout.write(problem === undefined ? `ok gcpatch-driver ${VERSION}\n` : `failed: ${problem}\n`);
     return problem === undefined ? 0 : 1;
   }
   try {
     invocation = parseDriverArgs(argv);
   } catch (error) {
     process.stderr.write(`gcpatch: ${(error as Error).message}\n`);
-    return notStarted();
+    return driverExitStatus('not-started', wrapped);
   }
   if (process.env.GCPATCH_DRIVER_FAULT === 'crash') {
     // Test hook: an uncaught error after the arguments are known exercises the crash path.
@@ -82,7 +76,7 @@ function main(argv: string[]): number | undefined {
     return 0;
   }
   const status = mergeInvocation(invocation);
-  return status === 1 ? conflictExit : status;
+  return driverExitStatus(status === 0 ? 'clean' : 'conflicts', wrapped);
 }
 
 const status = main(process.argv.slice(2));

@@ -12,8 +12,7 @@ import { openPackageHistory } from '../blame/open.js';
 import type { Signature } from '../blame/walk.js';
 import { whySymbol, type WhyReport } from '../blame/why.js';
 import { ExitCode, GcError } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
-import { PKG_OPTION, type CliContext } from './context.js';
+import { PKG_OPTION, printJson, type CliContext } from './context.js';
 import { formLabel } from './describe.js';
 
 interface HistoryOptions {
@@ -201,7 +200,7 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
   ).action(async (module: string, opts: HistoryOptions) => {
     const { history, module: path } = await openPackageHistory({ module, rev: opts.rev, ...pick(opts) });
     const report = await blameModule(history, path!);
-    if (opts.json) ctx.stdout(stringifyJson(report, 2) + '\n');
+    if (opts.json) printJson(ctx, report);
     else {
       const head = (await history.readable(history.head))!;
       const forms = head.byPath.get(path!)!.forms;
@@ -222,7 +221,8 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
   ).action(async (symbol: string, opts: HistoryOptions) => {
     const { history } = await openPackageHistory({ rev: opts.rev, ...pick(opts) });
     const report = await whySymbol(history, symbol);
-    ctx.stdout(opts.json ? stringifyJson(report, 2) + '\n' : renderWhy(report));
+    if (opts.json) printJson(ctx, report);
+    else ctx.stdout(renderWhy(report));
   });
 
   withHistoryOptions(
@@ -242,7 +242,8 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
     const { history, module } = await openPackageHistory({ rev: opts.rev, ...pick(opts), ...(isModule ? { module: target } : {}) });
     const filter = target === undefined ? undefined : isModule ? { module: module! } : { symbol: target };
     const report = await logPackage(history, filter, maxCount);
-    ctx.stdout(opts.json ? stringifyJson(report, 2) + '\n' : renderLog(report));
+    if (opts.json) printJson(ctx, report);
+    else ctx.stdout(renderLog(report));
   });
 }
 

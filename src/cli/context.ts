@@ -4,6 +4,7 @@
  * command files: imports point one way.
  */
 import type { GcError } from '../util/errors.js';
+import { stringifyJson } from '../util/json.js';
 
 /** Shared state of one CLI run: where output goes and the exit code the run ends with. */
 export interface CliContext {
@@ -13,9 +14,23 @@ export interface CliContext {
   exitCode: number;
 }
 
-/** Prints an error as one `file:line:col: code: message` line, or as `{"ok":false,"error":…}` JSON. */
-export function reportError(ctx: CliContext, error: GcError, json: boolean): void {
-  if (json) ctx.stdout(JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) + '\n');
+/**
+ * Prints `value` as the command's `--json` output on standard output: two-space indented (`indent`
+ * 0: on one line, for outputs as large as a module's forms), one newline at the end, `undefined`
+ * members left out, deep values without recursion (src/util/json.ts). Every command prints its
+ * JSON through here.
+ */
+export function printJson(ctx: CliContext, value: unknown, indent: 0 | 2 = 2): void {
+  ctx.stdout(stringifyJson(value, indent) + '\n');
+}
+
+/**
+ * Prints an error as one `file:line:col: code: message` line on standard error and, with `json`,
+ * as `{"ok":false,"error":…}` ({@link printJson}; `error` is `GcError.toJSON()`, or `errorJson`
+ * when a command's errors have their own shape) on standard output.
+ */
+export function reportError(ctx: CliContext, error: GcError, json: boolean, errorJson: unknown = error.toJSON()): void {
+  if (json) printJson(ctx, { ok: false, error: errorJson });
   ctx.stderr(`${error.format()}\n`);
 }
 

@@ -11,10 +11,9 @@ import { vec } from '../coreform/term.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { bytesEqual, utf8 } from '../util/bytes.js';
 import { ExitCode, ioError, isGcError } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
 import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
 import { discoverManifest, repinCommand } from '../workspace/discover.js';
-import { PKG_OPTION, type CliContext } from './context.js';
+import { PKG_OPTION, printJson, type CliContext } from './context.js';
 import { recoverFirst } from './recover.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
@@ -72,7 +71,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       }
       if (opts.check && results.some((r) => !r.canonical)) ctx.exitCode = ExitCode.conflicts;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: ctx.exitCode === 0, files: results }, 2) + '\n');
+        printJson(ctx, { ok: ctx.exitCode === 0, files: results });
       } else if (opts.check || opts.write) {
         for (const r of results) {
           if (r.written) ctx.stdout(`formatted ${r.file}\n`);
@@ -103,7 +102,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
           out.push({ file, kind: 'module', hash: withFile(file, bytes, () => hashModule(forms)) });
         }
       }
-      if (opts.json) ctx.stdout(stringifyJson({ ok: true, hashes: out }, 2) + '\n');
+      if (opts.json) printJson(ctx, { ok: true, hashes: out });
       else for (const h of out) ctx.stdout(`${h.hash}  ${h.file}\n`);
     });
 
@@ -131,19 +130,14 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       // Whether the forms below were canonicalized (not --raw) is `canonicalized`.
       const printed = canonical ? withFile(file, bytes, () => utf8(printModule(canonical.items))) : undefined;
       const isCanonical = printed !== undefined ? bytesEqual(printed, bytes) : withFile(file, bytes, () => bytesEqual(utf8(printModule(canonicalizeFile(bytes, file))), bytes));
-      ctx.stdout(
-        stringifyJson(
-          {
-            ok: true,
-            file,
-            canonical: isCanonical,
-            canonicalized: !opts.raw,
-            moduleHash: canonical ? withFile(file, bytes, () => hashModule(canonical.items)) : undefined,
-            forms,
-          },
-          0,
-        ) + '\n',
-      );
+      printJson(ctx, {
+        ok: true,
+        file,
+        canonical: isCanonical,
+        canonicalized: !opts.raw,
+        moduleHash: canonical ? withFile(file, bytes, () => hashModule(canonical.items)) : undefined,
+        forms,
+      }, 0);
     });
 
   program
@@ -163,7 +157,7 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       const ok = pinsVerified(findings);
       if (!ok) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok, package: resolve(pkg.manifestFile), findings, fix: ok ? null : repinCommand(pkg.dir) }, 2) + '\n');
+        printJson(ctx, { ok, package: resolve(pkg.manifestFile), findings, fix: ok ? null : repinCommand(pkg.dir) });
         return;
       }
       for (const f of findings) {

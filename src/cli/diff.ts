@@ -18,8 +18,7 @@ import { EvidenceStore } from '../store/store.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { utf8 } from '../util/bytes.js';
 import { GcError, ioError, isGcError } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
-import type { CliContext } from './context.js';
+import { printJson, type CliContext } from './context.js';
 import { describeReplacement } from './describe.js';
 
 /** Options shared by `diff` and `merge`. */
@@ -166,18 +165,13 @@ export function registerDiffCommand(program: Command, ctx: CliContext): void {
       const decoded = verifyDiffReport(admitted, report);
       const storeAddress = saveReport(report, opts, target.packageDir);
       if (opts.json) {
-        ctx.stdout(
-          stringifyJson(
-            {
-              ok: true,
-              sources: { base: sourceJson(base), target: sourceJson(target) },
-              report: termToJson(report),
-              reportFile: opts.report,
-              storeAddress,
-            },
-            2,
-          ) + '\n',
-        );
+        printJson(ctx, {
+          ok: true,
+          sources: { base: sourceJson(base), target: sourceJson(target) },
+          report: termToJson(report),
+          reportFile: opts.report,
+          storeAddress,
+        });
         return;
       }
       const lines = [

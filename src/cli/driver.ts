@@ -1,10 +1,14 @@
-/** CLI commands `gcpatch driver install | uninstall | doctor`. Thin: options, one library call, render. */
+/** CLI commands `gcpatch driver install | uninstall | doctor | repin`. Thin: options, one library call, render. */
 import type { Command } from 'commander';
-import { doctorDriver, installDriver, uninstallDriver } from '../merge/driver-install.js';
+import { dirname } from 'node:path';
+import { doctorWorkTree } from '../driver-setup/doctor.js';
+import { installHooks, uninstallHooks } from '../driver-setup/hooks.js';
+import { installDriver } from '../driver-setup/install.js';
+import { repinEmptyPins } from '../driver-setup/repin.js';
+import { uninstallDriver } from '../driver-setup/uninstall.js';
 import { ExitCode, GcError } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
-import type { CliContext } from './context.js';
-import { afterMergeChecks, installHooks, registerHookCommands, uninstallHooks } from './hooks.js';
+import { repinCommand } from '../workspace/discover.js';
+import { printJson, type CliContext } from './context.js';
 
 /** Registers the `driver` command group on `program`. */
 export function registerDriverCommands(program: Command, ctx: CliContext): void {
@@ -34,7 +38,7 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       const hooks = opts.hooks ? installHooks() : undefined;
       if (r.check.level === 'error') ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, ...r, ...(hooks ? { hooks } : {}) }, 2) + '\n');
+        printJson(ctx, { ok: true, ...r, ...(hooks ? { hooks } : {}) });
         return;
       }
       for (const h of hooks ?? []) ctx.stdout(`${h.action === 'unchanged' ? 'hook already installed' : `hook ${h.action}`}: ${h.file}\n`);
@@ -69,7 +73,7 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       const r = uninstallDriver({ global: opts.global === true });
       const hooks = opts.global ? [] : uninstallHooks().filter((h) => h.action !== 'absent');
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, ...r, hooks }, 2) + '\n');
+        printJson(ctx, { ok: true, ...r, hooks });
         return;
       }
       for (const h of hooks) ctx.stdout(`hook ${h.action === 'deleted' ? 'deleted' : 'block removed'}: ${h.file}\n`);
@@ -88,12 +92,10 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     )
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
-      const d = doctorDriver({});
-      const extra = afterMergeChecks();
-      const r = { ...d, healthy: d.healthy && extra.every((c) => c.level !== 'error'), checks: [...d.checks, ...extra] };
+      const r = doctorWorkTree({});
       if (!r.healthy) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: r.healthy, ...r }, 2) + '\n');
+        printJson(ctx, { ok: r.healthy, ...r });
         return;
       }
       for (const c of r.checks) {
@@ -102,5 +104,41 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       }
       ctx.stdout(r.healthy ? 'driver healthy\n' : 'driver has problems (see fixes above)\n');
     });
-  registerHookCommands(driver, ctx);
+  registerRepinCommand(driver, ctx);
+}
+
+
+/** Registers `gcpatch driver repin` (what the hooks run) on the `driver` command group. */
+function registerRepinCommand(driver: Command, ctx: CliContext): void {
+  driver
+    .command('repin')
+    .description(
+      'Re-pin every package of this work tree that a merge, rebase or amend left with empty hash = "" pins\n' +
+        '(gcpatch pack on each), and say what changed. Never stages or commits. Run by the hooks that\n' +
+        '`gcpatch driver install --hooks` installs. Exit 0; 10 when a package could not be re-pinned.',
+    )
+    .option('--hook <name>', 'the hook running the command (for its messages)')
+    .option('--json', 'machine-readable output')
+    .action((opts: { hook?: string; json?: boolean }) => {
+      const results = repinEmptyPins();
+      const failed = results.filter((r) => r.error !== undefined);
+      if (failed.length > 0) ctx.exitCode = ExitCode.invalidInput;
+      if (opts.json) {
+        printJson(ctx, { ok: failed.length === 0, packages: results });
+        return;
+      }
+      const who = opts.hook !== undefined ? `gcpatch (${opts.hook} hook)` : 'gcpatch';
+      for (const r of results) {
+        const where = r.package === '.' ? 'package.toml' : `${r.package}/package.toml`;
+        if (r.error !== undefined) {
+          ctx.stderr(`${who}: ${where} still has empty pins: ${r.error.message}\n  fix the module, then run \`${repinCommand(dirname(r.manifest))}\`\n`);
+          continue;
+        }
+        ctx.stderr(
+          `${who}: re-pinned ${r.repinned.length} module${r.repinned.length === 1 ? '' : 's'} in ${where} (it had hash = "" pins):\n` +
+            r.repinned.map((m) => `  ${m.path}  ${m.was === '' ? '""' : m.was.slice(0, 12)} -> ${m.hash}\n`).join('') +
+            `  not committed: review with \`git diff ${where}\`, then commit it\n`,
+        );
+      }
+    });
 }

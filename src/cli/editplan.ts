@@ -12,7 +12,7 @@ import {
   type FileOutcome,
 } from '../editplan/index.js';
 import { ioError, isGcError } from '../util/errors.js';
-import type { CliContext } from './context.js';
+import { printJson, reportError, type CliContext } from './context.js';
 import { lockWaitMs } from './recover.js';
 
 const EXIT_CODES =
@@ -59,8 +59,7 @@ function run(ctx: CliContext, json: boolean | undefined, body: () => void): void
     body();
   } catch (error) {
     if (!json || !isGcError(error)) throw error;
-    ctx.stdout(JSON.stringify({ ok: false, error: editErrorToJson(error) }, null, 2) + '\n');
-    ctx.stderr(`${error.format()}\n`);
+    reportError(ctx, error, true, editErrorToJson(error));
     ctx.exitCode = error.exitCode;
   }
 }
@@ -123,7 +122,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
             verified: result !== undefined,
           };
           if (result !== undefined) out.files = result.files.map(fileJson);
-          ctx.stdout(JSON.stringify(out, null, 2) + '\n');
+          printJson(ctx, out);
           return;
         }
         for (const f of result?.files ?? []) {
@@ -163,7 +162,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
             cleanupPending: result.cleanupPending,
           };
           if (opts.diff) out.diff = diffOf(result.files);
-          ctx.stdout(JSON.stringify(out, null, 2) + '\n');
+          printJson(ctx, out);
           return;
         }
         if (opts.diff) ctx.stdout(diffOf(result.files));
@@ -193,7 +192,7 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
       run(ctx, opts.json, () => {
         const result = recover(opts.root, { lockWaitMs: lockWaitMs(opts.lockWait) });
         if (opts.json) {
-          ctx.stdout(JSON.stringify({ ok: true, ...result }, null, 2) + '\n');
+          printJson(ctx, { ok: true, ...result });
           return;
         }
         if (result.action === 'none') ctx.stdout('nothing to recover\n');

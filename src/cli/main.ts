@@ -2,7 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { usageCode } from '../util/codes.js';
-import { reportError, type CliContext } from './context.js';
+import { VERSION } from '../util/version.js';
+import { printJson, reportError, type CliContext } from './context.js';
 import { registerCoreformCommands } from './coreform.js';
 import { registerDiffCommand } from './diff.js';
 import { registerMergeCommand } from './merge.js';
@@ -52,9 +53,6 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
-/** The gcpatch version printed by `gcpatch --version`. */
-export const VERSION = '0.1.0';
-
 /**
  * Runs the CLI with `argv` (`process.argv` shape: node, script, args…) and returns the exit code.
  * Never throws: a `GcError` prints `file:line:col: code: message` (or JSON with `--json`) and
@@ -82,7 +80,7 @@ export async function main(
       // Commander already printed the message on stderr; machines get it as JSON too.
       if (wantsJson) {
         const usage = new GcError(usageCode(error.code), error.message.replace(/^error: /, ''));
-        ctx.stdout(JSON.stringify({ ok: false, error: usage.toJSON() }, null, 2) + '\n');
+        printJson(ctx, { ok: false, error: usage.toJSON() });
       }
       return ExitCode.invalidInput;
     }

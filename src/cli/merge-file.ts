@@ -8,8 +8,7 @@ import { conflictedPaths, mergeLooseFiles, solveFile, type SolveResult } from '.
 import type { ConflictStyle } from '../textmerge/diff3.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
-import { reportError, type CliContext } from './context.js';
+import { printJson, reportError, type CliContext } from './context.js';
 
 interface MergeFileOptions {
   label: string[];
@@ -59,9 +58,7 @@ function mergeFileAction(ctx: CliContext, base: string, ours: string, theirs: st
   for (const m of r.messages) ctx.stderr(`${m}\n`);
   ctx.exitCode = Math.min(r.conflicts, 127);
   if (opts.json) {
-    ctx.stdout(
-      stringifyJson({ ok: true, conflicts: r.conflicts, method: r.method, reason: r.reason ?? null, output: target ?? null, messages: r.messages }, 2) + '\n',
-    );
+    printJson(ctx, { ok: true, conflicts: r.conflicts, method: r.method, reason: r.reason ?? null, output: target ?? null, messages: r.messages });
   }
 }
 
@@ -124,7 +121,7 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
       const open = results.filter((r) => r.status === 'conflicts' || r.status === 'skipped');
       ctx.exitCode = open.length > 0 ? ExitCode.conflicts : ExitCode.ok;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: open.length === 0, files: results }, 2) + '\n');
+        printJson(ctx, { ok: open.length === 0, files: results });
         return;
       }
       for (const r of results) {

@@ -12,9 +12,8 @@ import { CONFLICT_EXPLANATIONS, type MergeConflict } from '../merge/report.js';
 import { mergeWorkspaces } from '../merge/rules.js';
 import { verifyMergeReport } from '../merge/verify.js';
 import { ExitCode } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
 import { addReportOptions, describeDiff, readProvenance, saveReport, SOURCE_HELP, sourceJson, type ReportOptions } from './diff.js';
-import type { CliContext } from './context.js';
+import { printJson, type CliContext } from './context.js';
 import { describeConflict } from './describe.js';
 
 /**
@@ -64,18 +63,13 @@ export function registerMergeCommand(program: Command, ctx: CliContext): void {
       const storeAddress = saveReport(report, opts, left.packageDir);
       if (!decoded.ok) ctx.exitCode = ExitCode.conflicts;
       if (opts.json) {
-        ctx.stdout(
-          stringifyJson(
-            {
-              ok: decoded.ok,
-              sources: { base: sourceJson(base), left: sourceJson(left), right: sourceJson(right) },
-              report: termToJson(report),
-              reportFile: opts.report,
-              storeAddress,
-            },
-            2,
-          ) + '\n',
-        );
+        printJson(ctx, {
+          ok: decoded.ok,
+          sources: { base: sourceJson(base), left: sourceJson(left), right: sourceJson(right) },
+          report: termToJson(report),
+          reportFile: opts.report,
+          storeAddress,
+        });
         return;
       }
       const lines = [

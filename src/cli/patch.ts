@@ -9,7 +9,6 @@ import { termToJson } from '../coreform/json.js';
 import { printTerm } from '../coreform/print.js';
 import type { Term } from '../coreform/term.js';
 import { ExitCode, GcError, ioError, isGcError } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
 import { discoverManifest, repinCommand } from '../workspace/discover.js';
 import { parseManifest } from '../workspace/manifest.js';
 import { describeEntry } from '../store/prefix.js';
@@ -22,11 +21,11 @@ import { normalizedReportTerm } from '../patch/protocol/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/protocol/preflight.js';
 import { verifyPreflightReport } from '../patch/protocol/preflight-verify.js';
 import { auditPackage } from '../package-audit/audit.js';
-import { PKG_OPTION, type CliContext } from './context.js';
+import { PKG_OPTION, printJson, type CliContext } from './context.js';
 import { lockWaitMs, recoverFirst } from './recover.js';
 
 function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
-  if (json) ctx.stdout(stringifyJson({ ok: true, kind, ...extra, report: termToJson(term) }, 2) + '\n');
+  if (json) printJson(ctx, { ok: true, kind, ...extra, report: termToJson(term) });
   else ctx.stdout(printTerm(term) + '\n');
 }
 
@@ -195,7 +194,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
       const before = pinsOf(manifestFile);
       const r = packOnDisk(manifestFile, { lockWaitMs: lockWaitMs(opts.lockWait) });
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/package-v0.2', package_artifact: r.packageArtifact, pins: Object.fromEntries(r.pins), record: termToJson(r.packageRecord) }, 2) + '\n');
+        printJson(ctx, { ok: true, kind: 'genesis/package-v0.2', package_artifact: r.packageArtifact, pins: Object.fromEntries(r.pins), record: termToJson(r.packageRecord) });
         return;
       }
       const changed = [...r.pins].filter(([path, hex]) => before.get(path) !== hex);
@@ -232,7 +231,7 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
       const unpinned = r.findings.filter((f) => f.code === 'audit/empty-pin' || f.code === 'audit/missing-pin').length;
       const fix = unpinned > 0 ? repinCommand(dirname(manifestFile)) : null;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ kind: 'gcpatch/audit-v0.1', ...r, fix }, 2) + '\n');
+        printJson(ctx, { kind: 'gcpatch/audit-v0.1', ...r, fix });
         return;
       }
       ctx.stdout(
@@ -263,7 +262,7 @@ function runApply(ctx: CliContext, manifestFile: string, opts: { pkg?: string; j
       canonical_fallbacks: r.canonicalFallbacks,
     };
     if (opts.json) {
-      ctx.stdout(stringifyJson({ ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null }, 2) + '\n');
+      printJson(ctx, { ok: true, kind: 'genesis/apply-patch-v0.2', data, report: termToJson(r.report), error: null });
     } else {
       const store = EvidenceStore.forPackage(dirname(manifestFile));
       for (const f of r.canonicalFallbacks) ctx.stderr(`note: wrote ${f.path} in canonical print: ${f.reason}\n`);
@@ -279,7 +278,7 @@ function runApply(ctx: CliContext, manifestFile: string, opts: { pkg?: string; j
     }
   } catch (error) {
     if (opts.json && isGcError(error)) {
-      ctx.stdout(stringifyJson({ ok: false, kind: 'genesis/apply-patch-v0.2', data: { ...base, ...(error.details ?? {}) }, error: error.toJSON() }, 2) + '\n');
+      printJson(ctx, { ok: false, kind: 'genesis/apply-patch-v0.2', data: { ...base, ...(error.details ?? {}) }, error: error.toJSON() });
       ctx.stderr(`${error.format()}\n`);
       ctx.exitCode = error.exitCode;
       return;

@@ -62,11 +62,11 @@ export function registerRecoverCommand(program: Command, ctx: CliContext): void 
 
 /**
  * Parses a `--lock-wait` value: milliseconds, a non-negative integer up to one hour.
- * @throws GcError `cli/invalid-option` (exit 10).
+ * @throws GcError `usage/invalid-option` (exit 10).
  */
 export function lockWaitMs(text: string): number {
   if (!/^[0-9]{1,7}$/.test(text) || Number(text) > 3_600_000) {
-    throw new GcError('cli/invalid-option', `--lock-wait must be milliseconds between 0 and 3600000, got ${JSON.stringify(text)}`);
+    throw new GcError('usage/invalid-option', `--lock-wait must be milliseconds between 0 and 3600000, got ${JSON.stringify(text)}`);
   }
   return Number(text);
 }

@@ -24,10 +24,9 @@ import { verifyRefactorReport, type VerifiedRefactorReport } from '../refactor/v
 import { EvidenceStore } from '../store/store.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { isHexArgument, resolveStoreAddress } from '../store/prefix.js';
-import { PKG_OPTION, type CliContext } from './context.js';
+import { PKG_OPTION, printJson, type CliContext } from './context.js';
 import { recoverFirst } from './recover.js';
 
 interface PlanOptions {
@@ -173,21 +172,16 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
       }
       ctx.exitCode = verified.safe ? ExitCode.ok : ExitCode.invalidInput;
       if (opts.json) {
-        ctx.stdout(
-          stringifyJson(
-            {
-              ok: verified.safe,
-              source: { label: loaded.label, packageDir: loaded.packageDir, commit: loaded.commit },
-              ...verifiedJson(verified),
-              stored: stored !== undefined,
-              reportFile: opts.out,
-              requestFile: opts.requestOut,
-              editPlanFile: editPlanFiles === undefined ? undefined : opts.editPlan,
-              report: termToJson(plan.report),
-            },
-            2,
-          ) + '\n',
-        );
+        printJson(ctx, {
+          ok: verified.safe,
+          source: { label: loaded.label, packageDir: loaded.packageDir, commit: loaded.commit },
+          ...verifiedJson(verified),
+          stored: stored !== undefined,
+          reportFile: opts.out,
+          requestFile: opts.requestOut,
+          editPlanFile: editPlanFiles === undefined ? undefined : opts.editPlan,
+          report: termToJson(plan.report),
+        });
         return;
       }
       const lines = describe(verified, loaded.label);
@@ -223,7 +217,7 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
       const verified = verifyRefactorReport(report.term, request);
       ctx.exitCode = verified.safe ? ExitCode.ok : ExitCode.invalidInput;
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, verified: true, ...verifiedJson(verified) }, 2) + '\n');
+        printJson(ctx, { ok: true, verified: true, ...verifiedJson(verified) });
         return;
       }
       ctx.stdout([...describe(verified, report.origin === 'store' ? report.address : reportArg), 'verified: the report passed the independent refactor verifier'].join('\n') + '\n');
@@ -255,18 +249,13 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
         ...(opts.canonical === true ? { canonical: true } : {}),
       });
       if (opts.json) {
-        ctx.stdout(
-          stringifyJson(
-            {
-              ok: true,
-              ...verifiedJson(result.verified),
-              evidence: result.evidence,
-              changedPaths: result.applied.changedPaths,
-              canonicalFallbacks: result.applied.canonicalFallbacks,
-            },
-            2,
-          ) + '\n',
-        );
+        printJson(ctx, {
+          ok: true,
+          ...verifiedJson(result.verified),
+          evidence: result.evidence,
+          changedPaths: result.applied.changedPaths,
+          canonicalFallbacks: result.applied.canonicalFallbacks,
+        });
         return;
       }
       const e = result.evidence;
@@ -295,7 +284,7 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
       const store = EvidenceStore.forPackage(dirname(discoverManifest(opts.pkg)));
       const found = findRefactorEvidence(store, resolveStoreAddress(store, address));
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, ...found }, 2) + '\n');
+        printJson(ctx, { ok: true, ...found });
         return;
       }
       ctx.stdout(

@@ -5,11 +5,10 @@ import { termToJson } from '../coreform/json.js';
 import { printTerm } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import { ExitCode } from '../util/errors.js';
-import { stringifyJson } from '../util/json.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { EvidenceStore } from '../store/store.js';
 import { describeEntry, resolveStoreAddress } from '../store/prefix.js';
-import { PKG_OPTION, type CliContext } from './context.js';
+import { PKG_OPTION, printJson, type CliContext } from './context.js';
 
 function storeOf(pkg: string | undefined): EvidenceStore {
   return EvidenceStore.forPackage(dirname(discoverManifest(pkg)));
@@ -31,7 +30,7 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
     .action((opts: { pkg?: string; json?: boolean }) => {
       const st = storeOf(opts.pkg);
       const entries = st.list().map((e) => ({ ...e, ...describeEntry(st, e.hex) }));
-      if (opts.json) ctx.stdout(stringifyJson({ ok: true, entries }, 2) + '\n');
+      if (opts.json) printJson(ctx, { ok: true, entries });
       else for (const e of entries) ctx.stdout(`${e.hex}  ${e.kind}${e.summary ? `  ${e.summary}` : ''}\n`);
     });
 
@@ -45,7 +44,7 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
       const st = storeOf(opts.pkg);
       const address = resolveStoreAddress(st, hex);
       const bytes = st.get(address);
-      if (opts.json) ctx.stdout(stringifyJson({ ok: true, hex: address, term: termToJson(readTerm(bytes)) }, 2) + '\n');
+      if (opts.json) printJson(ctx, { ok: true, hex: address, term: termToJson(readTerm(bytes)) });
       else ctx.stdout(printTerm(readTerm(bytes)) + '\n');
     });
 
@@ -65,7 +64,7 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
       if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
         const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp };
-        ctx.stdout(stringifyJson(json, 2) + '\n');
+        printJson(ctx, json);
         return;
       }
       if (r.ok) ctx.stdout(`ok: ${r.checked} entries verified (${r.totalBytes} bytes)\n`);

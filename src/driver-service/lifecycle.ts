@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { runGit } from '../git/exec.js';
 import { DEFAULT_IDLE_MS, SERVICE_FILES, type ServiceInfo } from './protocol.js';
 
 /** The service folder of a repository: `<git common dir>/gcpatch/service` (worktrees share it). */
@@ -127,7 +128,6 @@ export function stopService(folder: string, remove = false): number | undefined 
 export function idleMs(env: NodeJS.ProcessEnv = process.env, cwd?: string): number {
   const fromEnv = env.GCPATCH_DRIVER_SERVICE_IDLE_MS;
   if (fromEnv !== undefined && /^[0-9]{1,9}$/.test(fromEnv)) return Number(fromEnv);
-  const r = spawnSync('git', ['config', '--get', 'gcpatch.driverServiceIdleSeconds'], { cwd, encoding: 'utf8', timeout: 10_000 });
-  const text = (r.stdout ?? '').trim();
+  const text = runGit(['config', '--get', 'gcpatch.driverServiceIdleSeconds'], { cwd }).stdout.trim();
   return /^[0-9]{1,6}(\.[0-9]+)?$/.test(text) ? Math.round(Number(text) * 1000) : DEFAULT_IDLE_MS;
 }

@@ -4,12 +4,12 @@
  * files changed between two commits, and find merge bases. These are the helpers the CLI and the
  * GitHub Action use; a commit that is not in the object store (shallow clone) is a typed error.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import git from 'isomorphic-git';
 import { compareUtf8 } from '../util/bytes.js';
+import { runGit } from './exec.js';
 import { ExitCode, GcError } from '../util/errors.js';
 
 /**
@@ -161,7 +161,7 @@ export async function resolveRevision(repo: GitRepository, rev: string): Promise
 function gitRevParse(repo: GitRepository, rev: string): string | undefined {
   if (rev === '' || rev.includes('\0')) return undefined;
   const parse = (arg: string) => {
-    const r = spawnSync('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir, encoding: 'utf8' });
+    const r = runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir });
     const oid = r.status === 0 ? r.stdout.trim() : '';
     return FULL_OID.test(oid) ? oid : undefined;
   };

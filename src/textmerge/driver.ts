@@ -8,9 +8,9 @@
  * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
  * merge is never aborted by the driver and never silently keeps only ours.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
+import { runGit } from '../git/exec.js';
 import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
 import { mergeManifestText } from './manifest.js';
@@ -91,8 +91,7 @@ export function parseDriverArgs(argv: readonly string[]): DriverInvocation {
  * `diff3` and `zdiff3` give `diff3`, anything else (or no git) gives `merge`.
  */
 export function readConflictStyle(cwd?: string): ConflictStyle {
-  const r = spawnSync('git', ['config', '--get', 'merge.conflictStyle'], { cwd, encoding: 'utf8', timeout: 10_000 });
-  const value = (r.stdout ?? '').trim().toLowerCase();
+  const value = runGit(['config', '--get', 'merge.conflictStyle'], { cwd }).stdout.trim().toLowerCase();
   return value === 'diff3' || value === 'zdiff3' ? 'diff3' : 'merge';
 }
 

@@ -7,10 +7,10 @@
  * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
  * the driver can write, never to an exception.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GIT_LONG_TIMEOUT_MS, runGitBytes } from '../git/exec.js';
 import type { MarkerOptions } from './diff3.js';
 import { indexOfByte } from './newline.js';
 
@@ -32,7 +32,8 @@ export interface LineMergeResult {
  * zdiff3 as diff3); style `merge` passes nothing, and git merge-file then follows
  * `merge.conflictStyle`, which is what the caller derived `merge` from.
  * @param files paths of the ours, base and theirs files (relative to `cwd` or absolute).
- * @param options marker options, `cwd` to run in, `git` executable (default `git`).
+ * @param options `cwd` to run in, `git` executable (default `git`), budget in ms (default
+ *   `GIT_LONG_TIMEOUT_MS` of src/git/exec.ts).
  */
 export function gitMergeFile(
   files: { ours: string; base: string; theirs: string },
@@ -42,16 +43,11 @@ export function gitMergeFile(
   const args = ['merge-file', '-p', `--marker-size=${markers.markerSize}`];
   if (markers.style === 'diff3') args.push('--diff3');
   args.push('-L', markers.oursLabel, '-L', markers.baseLabel, '-L', markers.theirsLabel, files.ours, files.base, files.theirs);
-  const r = spawnSync(options.git ?? 'git', args, {
-    cwd: options.cwd,
-    maxBuffer: 1 << 30,
-    timeout: options.timeoutMs ?? 60_000,
-  });
-  if (r.error) return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.error.message };
-  const status = r.status ?? 255;
-  if (status >= 128 || r.signal) {
-    const err = r.stderr ? r.stderr.toString('utf8').trim() : '';
-    return { ok: false, text: new Uint8Array(0), conflicts: 0, message: err || `git merge-file exited with ${r.signal ?? status}` };
+  const r = runGitBytes(args, { cwd: options.cwd, git: options.git, timeoutMs: options.timeoutMs ?? GIT_LONG_TIMEOUT_MS });
+  if (r.failure !== undefined && r.failure.kind !== 'signal') return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.failure.detail };
+  const status = r.status;
+  if (status >= 128 || r.failure !== undefined) {
+    return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.stderr.trim() || `git merge-file exited with ${r.failure?.detail ?? status}` };
   }
   return { ok: true, text: new Uint8Array(r.stdout), conflicts: status, message: '' };
 }

@@ -8,6 +8,7 @@ import { canonicalizeForm } from '../coreform/canon.js';
 import { readTerm } from '../coreform/read.js';
 import { termsEqual } from '../coreform/term.js';
 import { GcError } from '../util/errors.js';
+import { isTimeout } from './deadline.js';
 import { body, sameBody, type Aligned, type InnerConflicts, type Resolution, type SideModule } from './aligned.js';
 import { concatBytes, diff3, sameBytes, type MarkerOptions } from './diff3.js';
 import type { SegmentedModule, TextElement } from './element.js';
@@ -144,7 +145,7 @@ export function mergeInside(b: number, o: number, t: number, B: SideModule, O: S
     try {
       seg = segmentModule(bytes, deadline, false);
     } catch (error) {
-      if (error instanceof GcError) return undefined;
+      if (error instanceof GcError && !isTimeout(error)) return undefined;
       throw error;
     }
     if (seg.elements.length !== 1) return undefined;

@@ -8,6 +8,7 @@
  * ({@link verifyElements}).
  */
 import { GcError } from '../util/errors.js';
+import { isTimeout } from './deadline.js';
 import { body, type SideModule } from './aligned.js';
 import { concatBytes, sameBytes } from './diff3.js';
 import type { SegmentedModule } from './element.js';
@@ -170,7 +171,7 @@ export class CheapProof {
       if (!only || only.start !== 0 || only.end !== bytes.length || only.kind !== kind) this.proven = false;
       else return only.endsWithComment;
     } catch (error) {
-      if (!(error instanceof GcError)) throw error;
+      if (!(error instanceof GcError) || isTimeout(error)) throw error;
       this.proven = false;
     }
     return false;
@@ -188,7 +189,7 @@ export function verifyElements(text: Uint8Array, expected: readonly RenderedElem
   try {
     seg = segmentModule(text, deadline, false);
   } catch (error) {
-    if (error instanceof GcError) throw unsafe(`${what} does not read back: ${error.message}`);
+    if (error instanceof GcError && !isTimeout(error)) throw unsafe(`${what} does not read back: ${error.message}`);
     throw error;
   }
   if (seg.elements.length !== expected.length) {

@@ -8,7 +8,7 @@ import { readModuleSpans } from '../coreform/read.js';
 import { termsEqual, type Term } from '../coreform/term.js';
 import { GcError } from '../util/errors.js';
 import { DELETED, body, sameBody, type Aligned, type Resolution, type SideModule } from './aligned.js';
-import { checkDeadline } from './deadline.js';
+import { checkDeadline, isTimeout } from './deadline.js';
 import { concatBytes, sameBytes, type MarkerOptions } from './diff3.js';
 import { NeedsWholeMerge, type Windows } from './reduced.js';
 import { mergeInside } from './resolve.js';
@@ -225,7 +225,7 @@ function mergeRenamed(
       const m = segmentModule(bytes, deadline, false);
       return m.elements.length === 1 ? { side, m } : undefined;
     } catch (error) {
-      if (error instanceof GcError) return undefined;
+      if (error instanceof GcError && !isTimeout(error)) return undefined;
       throw error;
     }
   };

@@ -9,9 +9,9 @@
  * section is required), and rewrites the file atomically. Neither stages anything (`git add` is
  * the user's decision).
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
+import { GIT_LONG_TIMEOUT_MS, gitOutputBytes, runGitBytes, type GitRun } from '../git/exec.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError, type GcCode } from '../util/errors.js';
 import { gitMergeBytes, hasConflictMarkers, isBinary } from './line-based.js';
@@ -278,10 +278,9 @@ export interface SolveResult {
   messages: string[];
 }
 
-function gitRun(cwd: string, args: string[]): { status: number; stdout: Buffer; stderr: string } {
-  const r = spawnSync('git', args, { cwd, maxBuffer: 1 << 30, timeout: 60_000 });
-  if (r.error) throw new GcError('solve/git-missing', `cannot run git: ${r.error.message}`, { exitCode: ExitCode.io });
-  return { status: r.status ?? 255, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+/** `git ARGS` in `cwd` for solve: whole blobs, so the long budget. @throws GcError `solve/git-missing`, `solve/git-timeout`. */
+function gitRun(cwd: string, args: string[]): GitRun<Buffer> {
+  return runGitBytes(args, { cwd, area: 'solve', timeoutMs: GIT_LONG_TIMEOUT_MS });
 }
 
 /** The unmerged stages of `file` (`git ls-files -u -z`): stage number → blob id. Empty outside a repository. */
@@ -366,9 +365,7 @@ export function solveFile(file: string, opts: { cwd?: string; style?: ConflictSt
     const blob = (stage: number): Uint8Array => {
       const id = stages.get(stage);
       if (id === undefined) return new Uint8Array(0);
-      const r = gitRun(cwd, ['cat-file', 'blob', id]);
-      if (r.status !== 0) throw new GcError('solve/git-failed', `git cat-file blob ${id} failed: ${r.stderr.trim()}`, { exitCode: ExitCode.io });
-      return new Uint8Array(r.stdout);
+      return new Uint8Array(gitOutputBytes(['cat-file', 'blob', id], { cwd, area: 'solve', timeoutMs: GIT_LONG_TIMEOUT_MS }));
     };
     // A file git left conflicted whose markers are gone was resolved by hand: re-merging it from the
     // index would throw that work away. Leave it alone unless the user asks (--force).

@@ -41,7 +41,6 @@ export const GC_CODES = {
   'blame/unreadable-head': { exit: INPUT, meaning: 'the package cannot be read at the head' },
 
   // cli/
-  'cli/invalid-option': { exit: INPUT, meaning: 'an option value is out of range (`recover --lock-wait`)' },
   'cli/provenance-not-a-map': { exit: INPUT, meaning: 'a provenance file does not hold one CoreForm map' },
 
   // coreform/: reading, canonical form, closed maps, printing
@@ -70,6 +69,7 @@ export const GC_CODES = {
   'driver/copy-failed': { exit: IO, meaning: 'the merge driver bundle cannot be copied into place' },
   'driver/git-failed': { exit: IO, meaning: 'a git command run to install the merge driver failed' },
   'driver/git-missing': { exit: IO, meaning: 'git cannot be run to install the merge driver' },
+  'driver/git-timeout': { exit: IO, meaning: 'a git command run to install the merge driver did not finish within its time budget' },
   'driver/not-a-repository': { exit: INPUT, meaning: 'installing the merge driver outside a git repository without `--global`' },
   'driver/not-built': { exit: IO, meaning: 'the merge driver bundle to install has not been built' },
   'merge/verify-failed': { exit: VERIFY, meaning: 'a merge report failed its independent verification' },
@@ -131,6 +131,7 @@ export const GC_CODES = {
   // textmerge/: the text merge, `merge-file` and `solve`
   'merge-file/unreadable': { exit: IO, meaning: '`merge-file` cannot read one of its files' },
   'merge-file/usage': { exit: INPUT, meaning: '`merge-file` was called with the wrong arguments' },
+  'merge/driver/timeout': { exit: IO, meaning: 'the structural merge ran past its time budget (the driver falls back to the line merge)' },
   'merge/manifest/conflict': { exit: INPUT, meaning: 'the two sides change `package.toml` in ways that cannot be merged' },
   'merge/manifest/unsupported': { exit: INPUT, meaning: 'a side of `package.toml` holds a value the reference-style writer cannot keep' },
   'merge/text/too-large': { exit: INPUT, meaning: 'the diff of two inputs needs more than its budget' },
@@ -138,6 +139,7 @@ export const GC_CODES = {
   'solve/bad-markers': { exit: INPUT, meaning: 'conflict markers are malformed or not closed' },
   'solve/git-failed': { exit: IO, meaning: 'a git command `solve` runs failed' },
   'solve/git-missing': { exit: IO, meaning: 'git cannot be run for `solve`' },
+  'solve/git-timeout': { exit: IO, meaning: 'a git command `solve` runs did not finish within its time budget' },
   'solve/no-base': { exit: INPUT, meaning: 'a conflict has no base section (merge-style markers)' },
   'solve/not-a-repository': { exit: INPUT, meaning: '`solve` without files outside a git work tree' },
   'solve/unreadable': { exit: IO, meaning: '`solve` cannot read a file' },

@@ -5,16 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gcpatch, ROOT, tempDir } from '../helpers/cli.js';
-
-const GIT_ENV = {
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'T',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 'T',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-};
+import { gcpatch, GIT_ENV, ROOT, tempDir } from '../helpers/cli.js';
 
 /** A git repository holding fixtures/refactor/ledger at pkgs/ledger (and nothing else). */
 function repoWithLedger(): string {

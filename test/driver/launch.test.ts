@@ -1,7 +1,8 @@
-// driver/launch.cjs (issue #15 item 2): the code cache it writes beside the bundle (a `.pre` cache
+// driver/launch.cjs: the code cache it writes beside the bundle (a `.pre` cache
 // from runs that are not representative merges, replaced once by the first merge of a few KB), that
 // V8 accepts that cache on the next run although the launcher switches TurboFan off for small
-// inputs, and that exit codes and output do not depend on the tiering mode.
+// inputs, that exit codes and output do not depend on the tiering mode, and that the built-ins it
+// loads lazily stay unloaded where nothing uses them.
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -148,5 +149,23 @@ describe('driver launcher (driver/dist/launch.cjs)', () => {
     expect(launch(dir, ARGS, work)).toMatchObject({ status: 0, stderr: '' });
     expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
     expect(readFileSync(join(dir, '.cache'), 'utf8')).toBe('not a directory');
+  });
+
+  it('loads child_process neither for --version nor for a structural merge (the lazy built-ins stay lazy)', () => {
+    const dir = installCopy();
+    cpSync(join(ROOT, 'driver/launch.cjs'), join(dir, 'launch.cjs'));
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(process.moduleLoadList.filter((m) => m.endsWith(' child_process')).join(',') + '|'));\n");
+    const work = tmp();
+    writeFileSync(join(work, 'O.gc'), module(40));
+    writeFileSync(join(work, 'A.gc'), module(40, (i) => (i === 1 ? '(prim int/sub x 1)' : undefined)));
+    writeFileSync(join(work, 'B.gc'), module(40, (i) => (i === 38 ? '(prim int/mul x 38)' : undefined)));
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['-r', probe, join(dir, 'launch.cjs'), ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GCPATCH_DRIVER_SERVICE: '0' } });
+    const version = run(['--version']);
+    expect([version.status, version.stderr]).toEqual([0, '|']);
+    const merge = run(['--wrapped', 'O.gc', 'A.gc', 'B.gc', '7', 'x.gc', 'base', 'ours', 'theirs']);
+    expect([merge.status, merge.stderr]).toEqual([0, '|']);
+    expect(readFileSync(join(work, 'A.gc'), 'utf8')).toBe(module(40, (i) => (i === 1 ? '(prim int/sub x 1)' : i === 38 ? '(prim int/mul x 38)' : undefined)));
   });
 });

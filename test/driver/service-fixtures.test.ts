@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, readPid, serviceFolder, stopService } from '../../src/driver-service/lifecycle.js';
-import { expandDriverLine, installDriver } from '../../src/merge/driver-install.js';
+import { expandDriverLine, installDriver } from '../../src/driver-setup/index.js';
 import { hasConflictMarkers } from '../../src/textmerge/line-based.js';
 import { ROOT } from '../helpers/cli.js';
 import { git, initRepo, tmp } from './helpers.js';

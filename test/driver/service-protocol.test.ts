@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serviceHandOverPart, serviceStartPart } from '../../src/driver-service/line.js';
 import { FORWARDED_ENV, PROTOCOL, formatReply, formatRequest, parseRequest, type ServiceRequest } from '../../src/driver-service/protocol.js';
-import { driverCommand, expandDriverLine, serviceLineOptions, shQuote } from '../../src/merge/driver-install.js';
+import { driverCommand, expandDriverLine, serviceLineOptions, shQuote } from '../../src/driver-setup/line.js';
 
 const field = fc.string({ unit: fc.constantFrom('a', 'é', ' ', "'", '"', '$', '%', '\n', '=', '\\', '`') });
 

@@ -12,7 +12,7 @@ import {
   gitDriverEscape,
   installDriver,
   shQuote,
-} from '../../src/merge/driver-install.js';
+} from '../../src/driver-setup/index.js';
 import { ROOT } from '../helpers/cli.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 

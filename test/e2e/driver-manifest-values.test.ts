@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installDriver } from '../../src/merge/driver-install.js';
+import { installDriver } from '../../src/driver-setup/install.js';
 import { parseManifestTable } from '../../src/textmerge/manifest.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 

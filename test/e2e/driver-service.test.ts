@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { doctorDriver, installDriver, uninstallDriver } from '../../src/merge/driver-install.js';
+import { doctorDriver, installDriver, uninstallDriver } from '../../src/driver-setup/index.js';
 import { readPid, serviceFolder } from '../../src/driver-service/lifecycle.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from '../driver/service-cases.js';

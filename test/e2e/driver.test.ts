@@ -4,7 +4,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installDriver } from '../../src/merge/driver-install.js';
+import { installDriver } from '../../src/driver-setup/install.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
 import { gcpatch, ROOT, type RunResult } from '../helpers/cli.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { hashModule } from '../../src/coreform/hash.js';
 import { printModule } from '../../src/coreform/print.js';
-import { installDriver } from '../../src/merge/driver-install.js';
+import { installDriver } from '../../src/driver-setup/install.js';
 import { commitAll, git, initRepo } from '../action/helpers.js';
 import { gcpatch, ROOT, tempDir } from '../helpers/cli.js';
 

@@ -14,6 +14,16 @@ export interface RunResult {
   stderr: string;
 }
 
+/** Git isolated from the user's and the system's config, with a fixed author and committer. */
+export const GIT_ENV = {
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
+
 /** Runs `node bin/gcpatch.js ...args` (the built CLI; `npm test` builds first). */
 export function gcpatch(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): RunResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {

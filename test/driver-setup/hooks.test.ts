@@ -5,16 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gcpatch, ROOT, tempDir } from '../helpers/cli.js';
+import { gcpatch, GIT_ENV, ROOT, tempDir } from '../helpers/cli.js';
 
-const ENV = {
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'T',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 'T',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-};
+const ENV = GIT_ENV;
 
 function repo(): { dir: string; git: (...args: string[]) => string } {
   const dir = join(tempDir(), 'repo');

@@ -15,7 +15,7 @@ import {
   uninstallDriver,
 } from '../../driver/install.js';
 import { main } from '../../src/cli/main.js';
-import { DRIVER, git, initRepo, tmp } from './helpers.js';
+import { DRIVER, git, initRepo, tmp } from '../driver/helpers.js';
 
 let home: string;
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_NOSYSTEM: process.env.GIT_CONFIG_NOSYSTEM };
