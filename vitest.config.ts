@@ -18,7 +18,6 @@ const SPAWNING_TESTS = [
   'test/audit/store-entry-limits.test.ts',
   'test/cli/hooks.test.ts',
   'test/cli/package-commands.test.ts',
-  'test/driver/bundle.test.ts',
   'test/driver/entry.test.ts',
   'test/driver/install.test.ts',
   'test/driver/launch.test.ts',
