@@ -47,7 +47,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: [...E2E_FOLDERS, ...SPAWNING_TESTS] },
+        // Concurrent tests (the docs' recipes) run three at a time: each is a tree of processes.
+        test: { name: 'e2e', include: [...E2E_FOLDERS, ...SPAWNING_TESTS], maxConcurrency: 3 },
       },
     ],
   },
