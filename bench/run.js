@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const suites = ['coreform', 'driver', 'driver-service', 'diffmerge', 'patch', 'editplan', 'refactor', 'action', 'verify-pr', 'blame'];
+const suites = ['coreform', 'driver', 'driver-service', 'diffmerge', 'patch', 'editplan', 'refactor', 'action', 'verify-pr', 'blame', 'scale'];
 const only = process.argv.slice(2);
 
 for (const name of suites) {

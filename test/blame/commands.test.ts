@@ -1,11 +1,11 @@
 // gcpatch blame / why / log in-process on a generated git history (test/blame/history.ts): exact
 // human output and --json, with commit ids and evidence addresses replaced by names.
-import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { FIXTURES } from '../action/helpers.js';
+import { git } from '../helpers/git.js';
 import { clockedRepo, edit, patch, shopHistory, type ShopHistory } from './history.js';
 
 let h: ShopHistory;
@@ -16,11 +16,7 @@ beforeAll(() => {
   h = shopHistory();
   shallow = `${h.repo.dir}-shallow`;
   // depth 3 from the merge: the merge, both its parents, and the move commit as the boundary
-  const r = spawnSync('git', ['clone', '-q', '--depth', '3', '--no-local', `file://${h.repo.dir}`, shallow], {
-    encoding: 'utf8',
-    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
-  });
-  if (r.status !== 0) throw new Error(r.stderr);
+  git(h.repo.dir, 'clone', '-q', '--depth', '3', '--no-local', `file://${h.repo.dir}`, shallow);
 });
 
 afterAll(() => {

@@ -1,6 +1,7 @@
-// A generated git history of the shop package for the blame/why/log tests: refactors, patches, a
-// reformat, hand edits, a move, a merge; fixed identities and dates so outputs are exact bytes.
-import { spawnSync } from 'node:child_process';
+/**
+ * A generated git history of the shop package for the blame/why/log tests: refactors, patches, a
+ * reformat, hand edits, a move, a merge; fixed identities and dates so outputs are exact bytes.
+ */
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTerm } from '../../src/coreform/read.js';
@@ -9,32 +10,17 @@ import { applyRefactorPlan } from '../../src/refactor/apply-plan.js';
 import { planRefactor } from '../../src/refactor/plan.js';
 import { loadRefactorRequest } from '../../src/refactor/request.js';
 import { FIXTURES, tempDir } from '../action/helpers.js';
+import { gitWith, initRepo } from '../helpers/git.js';
 
 /** A repository with a clock: every commit is one day after the previous one (UTC). */
 export class ClockedRepo {
   private day = 0;
   constructor(readonly dir: string) {}
 
-  /** Runs git with a fixed identity, no user or system config, and the current fake date. */
+  /** Runs git (test/helpers/git.ts: isolated, throws with stderr) as Ada Author at the current fake date. */
   git(...args: string[]): string {
     const date = `${new Date(Date.UTC(2026, 0, 1 + this.day, 12)).toISOString().replace('.000Z', '')} +0000`;
-    const r = spawnSync('git', args, {
-      cwd: this.dir,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_AUTHOR_NAME: 'Ada Author',
-        GIT_AUTHOR_EMAIL: 'ada@example.invalid',
-        GIT_COMMITTER_NAME: 'Ada Author',
-        GIT_COMMITTER_EMAIL: 'ada@example.invalid',
-        GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_DATE: date,
-      },
-    });
-    if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed in ${this.dir}: ${r.stderr}`);
-    return r.stdout.trim();
+    return gitWith(this.dir, args, { date, identity: { name: 'Ada Author', email: 'ada@example.invalid' } });
   }
 
   /** Stages everything and commits (one day later); returns the commit oid. */
@@ -55,10 +41,7 @@ export class ClockedRepo {
 
 /** A new repository on `main` with commit signing off. */
 export function clockedRepo(): ClockedRepo {
-  const repo = new ClockedRepo(tempDir('gcpatch-blame-'));
-  repo.git('init', '-q', '-b', 'main');
-  repo.git('config', 'commit.gpgsign', 'false');
-  return repo;
+  return new ClockedRepo(initRepo(tempDir('gcpatch-blame-')));
 }
 
 /** Plans and applies a refactor with the library, as `gcpatch refactor plan` + `apply` do. */

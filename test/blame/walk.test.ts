@@ -1,17 +1,17 @@
 // The per-commit walk on random commit graphs (git commit-tree, no files): parents first, the same
 // commits as `git rev-list`, --since boundaries as `git rev-list SINCE..HEAD` leaves them.
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openRepository } from '../../src/git/repository.js';
 import { PackageHistory } from '../../src/blame/walk.js';
 import { clockedRepo } from './history.js';
+import { gitWith } from '../helpers/git.js';
 import { random as seededRandom } from '../helpers/random.js';
 
 function graph(seed: number): { dir: string; oids: string[]; run: (...a: string[]) => string } {
   const repo = clockedRepo();
   const run = (...args: string[]): string => repo.git(...args);
-  const tree = spawnSync('git', ['mktree'], { cwd: repo.dir, input: '', encoding: 'utf8' }).stdout.trim();
+  const tree = gitWith(repo.dir, ['mktree'], { input: '' });
   const random = seededRandom(seed);
   const oids: string[] = [];
   for (let i = 0; i < 30; i++) {

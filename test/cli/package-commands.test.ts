@@ -1,11 +1,12 @@
 // The package commands from a repository root and from a subdirectory (package discovery), store
 // address prefixes where an address is taken, `store ls` summaries, and the empty-pin messages of
 // verify-pins, audit and doctor. Drives the built CLI (npm run build first).
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gcpatch, GIT_ENV, ROOT, tempDir } from '../helpers/cli.js';
+import { gcpatch, ROOT, tempDir } from '../helpers/cli.js';
+import { git } from '../helpers/git.js';
+
 
 /** A git repository holding fixtures/refactor/ledger at pkgs/ledger (and nothing else). */
 function repoWithLedger(): string {
@@ -13,7 +14,7 @@ function repoWithLedger(): string {
   mkdirSync(join(dir, 'pkgs'), { recursive: true });
   cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(dir, 'pkgs/ledger'), { recursive: true });
   mkdirSync(join(dir, 'docs'));
-  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env: { ...process.env, ...GIT_ENV } });
+  git(dir, 'init', '-q', '-b', 'main');
   return dir;
 }
 
@@ -81,7 +82,7 @@ describe('package commands find the package like diff does', () => {
   it('apply and pack from the root say what they stored, by kind', () => {
     const dir = join(tempDir(), 'repo');
     cpSync(join(ROOT, 'fixtures/packages/patchdemo'), join(dir, 'patchdemo'), { recursive: true });
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
+    git(dir, 'init', '-q', '-b', 'main');
     const apply = gcpatch(['apply', '--patch', join(ROOT, 'fixtures/patches/patchdemo-refactor.gcpatch')], { cwd: dir });
     expect(apply.status).toBe(0);
     const lines = apply.stdout.trimEnd().split('\n');
@@ -100,7 +101,7 @@ describe('package commands find the package like diff does', () => {
     const dir = join(tempDir(), 'repo');
     cpSync(join(ROOT, 'fixtures/packages/greeter'), join(dir, 'a'), { recursive: true });
     cpSync(join(ROOT, 'fixtures/packages/greeter'), join(dir, 'b'), { recursive: true });
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
+    git(dir, 'init', '-q', '-b', 'main');
     for (const args of [['audit'], ['store', 'ls'], ['verify-pins'], ['pack'], RENAME]) {
       const r = gcpatch([...args, '--json'], { cwd: dir });
       expect(r.status).toBe(10);

@@ -1,17 +1,20 @@
-// Runs every shell recipe of README.md and docs/*.md, so that none of them can rot.
-//
-// A recipe is a fenced block opened with "```sh runnable". Each runs with `bash -e` in its own
-// fresh temporary directory that looks like the root of a gcpatch checkout: a copy of fixtures/ and
-// links to the built bin/, dist/, driver/, action/, action.yml and node_modules/. The real checkout must stay
-// as it was: `git status --porcelain` is the same after the suite as before it (empty in a clean
-// checkout), so no recipe writes through those links or into the checkout. `gcpatch` is on the PATH
-// (the built CLI), HOME and the global git config point into the temporary directory (so
-// `driver install --global` touches nothing of the user's), and git has an author.
-//
-// Every other ```sh block must be listed in NOT_RUNNABLE with the reason it is not run; a block
-// that is neither runnable nor listed fails the test. docs/incoming/ is not published yet and is
-// skipped.
-import { spawnSync } from 'node:child_process';
+/**
+ * Runs every shell recipe of README.md and docs/*.md, so that none of them can rot.
+ *
+ * A recipe is a fenced block opened with "```sh runnable". Each runs with `bash -e` in its own
+ * fresh temporary directory that looks like the root of a gcpatch checkout: a copy of fixtures/ and
+ * links to the built bin/, dist/, driver/, action/, action.yml and node_modules/. The real checkout must stay
+ * as it was: `git status --porcelain` is the same after the suite as before it (empty in a clean
+ * checkout), so no recipe writes through those links or into the checkout. `gcpatch` is on the PATH
+ * (the built CLI), HOME and the global git config point into the temporary directory (so
+ * `driver install --global` touches nothing of the user's), and git has an author.
+ *
+ * Every other ```sh block must be listed in NOT_RUNNABLE with the reason it is not run; a block
+ * that is neither runnable nor listed fails the test. docs/incoming/ is not published yet and is
+ * skipped. The recipes are independent (each its own directory, HOME and git config), so they run
+ * concurrently: each waits mostly on its child processes.
+ */
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +113,19 @@ function sandbox(): { cwd: string; env: NodeJS.ProcessEnv } {
   };
 }
 
+/** Runs `bash -e -o pipefail -c text` without blocking the worker; resolves with its status and output. */
+function runBash(text: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', text], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 290_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
 const blocks = pages().flatMap(shBlocks);
 const key = (b: Block): string => `${b.page}: ${b.text.split('\n')[0]}`;
 
@@ -179,14 +195,17 @@ describe('documentation recipes', () => {
     expect(stale).toEqual([]);
   });
 
-  for (const block of blocks.filter((b) => b.runnable)) {
-    it(`${block.page}:${block.line} runs as written`, () => {
-      const { cwd, env } = sandbox();
-      const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', block.text], { cwd, env, encoding: 'utf8', timeout: 110_000 });
-      const where = `${block.page}:${block.line} (in ${relative(ROOT, cwd) || cwd})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-      expect(r.status, where).toBe(0);
-      // Errors are one line with a code, never a stack trace.
-      expect(r.stderr, where).not.toMatch(/^\s+at .+\(.+:\d+:\d+\)$/m);
-    });
-  }
+  // Concurrent runs share the two cores: a recipe gets more time than the default test timeout.
+  describe.concurrent('recipes', { timeout: 300_000 }, () => {
+    for (const block of blocks.filter((b) => b.runnable)) {
+      it(`${block.page}:${block.line} runs as written`, async ({ expect }) => {
+        const { cwd, env } = sandbox();
+        const r = await runBash(block.text, cwd, env);
+        const where = `${block.page}:${block.line} (in ${relative(ROOT, cwd) || cwd})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+        expect(r.status, where).toBe(0);
+        // Errors are one line with a code, never a stack trace.
+        expect(r.stderr, where).not.toMatch(/^\s+at .+\(.+:\d+:\d+\)$/m);
+      });
+    }
+  });
 });

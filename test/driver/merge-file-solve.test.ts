@@ -1,17 +1,23 @@
-// `gcpatch merge-file` and `gcpatch solve` (issue #15 item 4) on every triple of fixtures/merge:
-// merge-file's bytes and status against the bundled driver run as git runs it; solve against git's
-// conflicted output (diff3 markers) of every triple the driver resolves.
+/**
+ * `gcpatch merge-file` and `gcpatch solve` in-process on every triple of fixtures/merge: the library
+ * calls the CLI makes (`mergeLooseFiles`, `solveFile`) against the driver run as git runs it
+ * (`mergeInvocation`, in the repository's folder); solve against git's conflicted output (diff3
+ * markers) of every triple the driver resolves. The built CLI and bundled driver are run on a few of
+ * these triples by test/e2e/merge-file-cli.test.ts.
+ */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mergeInvocation } from '../../src/driver-service/run.js';
+import { parseDriverArgs } from '../../src/textmerge/driver.js';
 import { hasConflictMarkers } from '../../src/textmerge/line-based.js';
-import { countConflicts, sidesFromMarkers, solveFile } from '../../src/textmerge/solve.js';
-import { BIN, ROOT } from '../helpers/cli.js';
-import { git, initRepo, tmp } from './helpers.js';
+import { countConflicts, mergeLooseFiles, sidesFromMarkers, solveFile } from '../../src/textmerge/solve.js';
+import { ROOT } from '../helpers/cli.js';
+import { tempRepo, type TempRepo } from '../helpers/git.js';
+import { tempDir } from '../helpers/cli.js';
 
 const FIXTURES = join(ROOT, 'fixtures/merge');
-const LAUNCH = join(ROOT, 'driver/dist/launch.cjs');
 const cases = readdirSync(FIXTURES)
   .filter((d) => existsSync(join(FIXTURES, d, 'Base.gc')))
   .sort();
@@ -46,22 +52,26 @@ afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-/** A scratch repository whose merge.conflictStyle is the case's style (the driver and merge-file both read it). */
-function scratch(style: 'merge' | 'diff3'): string {
-  const dir = initRepo(tmp('gcpatch-mf-'));
-  made.push(dir);
-  git(dir, ['config', 'merge.conflictStyle', style]);
-  return dir;
-}
+describe('merge-file (mergeLooseFiles): byte-identical to the driver on every fixture', () => {
+  // One scratch repository per conflict style (the driver and merge-file both read merge.conflictStyle);
+  // each case merges in its own folder inside it.
+  const repos = new Map<'merge' | 'diff3', TempRepo>();
+  beforeAll(() => {
+    for (const style of ['merge', 'diff3'] as const) {
+      const repo = tempRepo();
+      made.push(repo.dir);
+      repo.git('config', 'merge.conflictStyle', style);
+      repos.set(style, repo);
+    }
+  });
 
-describe('gcpatch merge-file: byte-identical to the driver on every fixture', () => {
   it('has the fixtures', () => expect(cases.length).toBeGreaterThanOrEqual(40));
-  let same = 0;
   for (const name of cases) {
     it(name, () => {
       const o = optionsOf(name);
-      const dir = scratch(o.style ?? 'diff3');
-      const size = String(o.markerSize ?? 7);
+      const dir = join(repos.get(o.style ?? 'diff3')!.dir, name);
+      mkdirSync(dir);
+      const size = o.markerSize ?? 7;
       for (const [f, to] of [
         ['Base.gc', 'O'],
         ['Left.gc', 'A'],
@@ -70,71 +80,80 @@ describe('gcpatch merge-file: byte-identical to the driver on every fixture', ()
       ] as const) {
         writeFileSync(join(dir, to), bytes(name, f));
       }
-      // The driver exactly as the installed line runs it (git < 2.44 passes the labels literally).
-      const d = spawnSync(process.execPath, [LAUNCH, 'O', 'A', 'B', size, `${name}.gc`, 'base', 'ours', 'theirs'], { cwd: dir });
-      const m = spawnSync(
-        process.execPath,
-        [BIN, 'merge-file', '--marker-size', size, '-L', 'ours', '-L', 'base', '-L', 'theirs', '-o', 'out.gc', 'O', 'ours.gc', 'B'],
-        { cwd: dir },
+      // The driver exactly as the installed line runs it, in the repository (git < 2.44 passes the labels literally).
+      const previous = process.cwd();
+      let driverStatus: 0 | 1;
+      try {
+        process.chdir(dir);
+        driverStatus = mergeInvocation(parseDriverArgs(['O', 'A', 'B', String(size), `${name}.gc`, 'base', 'ours', 'theirs']), process.env, () => {});
+      } finally {
+        process.chdir(previous);
+      }
+      // What `gcpatch merge-file --marker-size N -L ours -L base -L theirs O ours.gc B` computes there.
+      const r = mergeLooseFiles(
+        { base: join(dir, 'O'), ours: join(dir, 'ours.gc'), theirs: join(dir, 'B') },
+        { markerSize: size, labels: { ours: 'ours', base: 'base', theirs: 'theirs' }, cwd: dir },
       );
       const driverResult = readFileSync(join(dir, 'A'));
-      const result = readFileSync(join(dir, 'out.gc'));
-      expect(result.toString('latin1')).toBe(driverResult.toString('latin1'));
-      expect(result.equals(bytes(name, 'Expected.gc'))).toBe(true);
-      expect(d.status === 0 ? 0 : 1).toBe(d.status);
-      expect(m.status).toBe(d.status === 0 ? 0 : Math.min(127, Math.max(1, countConflicts(result, Number(size)))));
-      // -p writes the same bytes to stdout and leaves OURS alone.
-      const p = spawnSync(process.execPath, [BIN, 'merge-file', '--marker-size', size, '-p', 'O', 'ours.gc', 'B'], { cwd: dir });
-      expect(Buffer.from(p.stdout).equals(result)).toBe(true);
+      expect(Buffer.from(r.result).toString('latin1')).toBe(driverResult.toString('latin1'));
+      expect(driverResult.equals(bytes(name, 'Expected.gc'))).toBe(true);
+      expect(r.conflicts).toBe(driverStatus === 0 ? 0 : Math.max(1, countConflicts(r.result, size)));
+      // merge-file computes without touching its inputs (the CLI writes -o OUT or stdout).
       expect(readFileSync(join(dir, 'ours.gc')).equals(bytes(name, 'Left.gc'))).toBe(true);
-      same++;
     });
   }
-  afterAll(() => console.log(`merge-file = driver on ${same}/${cases.length} fixtures`));
 });
+
+/** `git merge-file -p --diff3` of a fixture triple (ours = Left, theirs = Right): its status and output. */
+function gitMergeFile(name: string): { status: number; stdout: Buffer } {
+  const size = optionsOf(name).markerSize ?? 7;
+  const dir = join(FIXTURES, name);
+  const g = spawnSync('git', ['merge-file', '-p', '--diff3', `--marker-size=${size}`, '-L', 'ours', '-L', 'base', '-L', 'theirs', 'Left.gc', 'Base.gc', 'Right.gc'], {
+    cwd: dir,
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  });
+  return { status: g.status ?? -1, stdout: g.stdout };
+}
 
 describe("gcpatch solve: re-resolves git's conflicted output of every triple the driver resolves", () => {
   const resolvable = cases.filter((name) => (optionsOf(name).exitCode ?? (hasConflictMarkers(bytes(name, 'Expected.gc')) ? 1 : 0)) === 0);
-  const tally = { resolvable: resolvable.length, gitConflicted: 0, solved: 0, limits: 0 };
+  // git's verdict on each triple, known before any test runs (each test asserts its own case).
+  const merged = new Map(resolvable.map((name) => [name, gitMergeFile(name)]));
+  const conflicted = resolvable.filter((name) => merged.get(name)!.status !== 0);
+
+  it('covers a real share of the fixtures, and every marker limit is a triple git conflicts on', () => {
+    expect(conflicted.length - Object.keys(MARKER_LIMITS).length).toBeGreaterThanOrEqual(9);
+    for (const name of Object.keys(MARKER_LIMITS)) expect(conflicted, name).toContain(name);
+  });
+
   for (const name of resolvable) {
-    it(name, () => {
-      const o = optionsOf(name);
-      const dir = tmp('gcpatch-solve-');
+    const g = merged.get(name)!;
+    const limit = MARKER_LIMITS[name];
+    const what = g.status === 0 ? 'git merges it cleanly: nothing to solve' : limit !== undefined ? `marker limit: ${limit.why}` : 'solved exactly';
+    it(`${name} (${what})`, () => {
+      const dir = tempDir('gcpatch-solve-');
       made.push(dir);
-      writeFileSync(join(dir, 'O'), bytes(name, 'Base.gc'));
-      writeFileSync(join(dir, 'A'), bytes(name, 'Left.gc'));
-      writeFileSync(join(dir, 'B'), bytes(name, 'Right.gc'));
-      const size = o.markerSize ?? 7;
-      const g = spawnSync('git', ['merge-file', '-p', '--diff3', `--marker-size=${size}`, '-L', 'ours', '-L', 'base', '-L', 'theirs', 'A', 'O', 'B'], { cwd: dir });
-      if (g.status === 0) return; // git merged it cleanly: nothing to re-solve
+      writeFileSync(join(dir, 'm.gc'), g.stdout);
+      if (g.status === 0) {
+        // Nothing to solve: a file without markers is left as it is; markers that were already in
+        // the sides (no base section) are refused, the file untouched.
+        if (hasConflictMarkers(g.stdout)) expect(() => solveFile('m.gc', { cwd: dir })).toThrow(expect.objectContaining({ code: 'solve/no-base' }));
+        else expect(solveFile('m.gc', { cwd: dir })).toMatchObject({ source: 'none', status: 'unchanged', conflicts: 0 });
+        expect(readFileSync(join(dir, 'm.gc')).equals(g.stdout)).toBe(true);
+        return;
+      }
       expect(g.status).toBeGreaterThan(0);
       expect(g.status).toBeLessThan(128);
-      tally.gitConflicted++;
-      writeFileSync(join(dir, 'm.gc'), g.stdout);
       const r = solveFile('m.gc', { cwd: dir });
-      const limit = MARKER_LIMITS[name];
       if (limit !== undefined) {
-        tally.limits++;
         expect(r).toMatchObject({ source: 'markers', status: limit.status });
         if (limit.status === 'resolved') expect(readFileSync(join(dir, 'm.gc')).equals(bytes(name, 'Expected.gc'))).toBe(false);
         return;
       }
       expect(r).toMatchObject({ source: 'markers', status: 'resolved', conflicts: 0 });
       expect(readFileSync(join(dir, 'm.gc')).toString('latin1')).toBe(bytes(name, 'Expected.gc').toString('latin1'));
-      tally.solved++;
     });
   }
-  it('covers a real share of the fixtures', () => {
-    // Run last: every conflicted case above was solved.
-    expect(tally.solved + tally.limits).toBe(tally.gitConflicted);
-    expect(tally.solved).toBeGreaterThanOrEqual(9);
-  });
-  afterAll(() =>
-    console.log(
-      `solve from markers: ${tally.resolvable} triples the driver resolves; git merge-file conflicts on ${tally.gitConflicted}; ` +
-        `solve resolved ${tally.solved} exactly, ${tally.limits} are marker limits (${Object.keys(MARKER_LIMITS).join(', ')})`,
-    ),
-  );
 });
 
 describe('conflict markers → sides', () => {
@@ -162,34 +181,5 @@ describe('conflict markers → sides', () => {
   it('countConflicts counts opening markers of the exact size', () => {
     expect(countConflicts(enc('<<<<<<< a\nx\n<<<<<<<<\n<<<<<<<\n'), 7)).toBe(2);
     expect(countConflicts(enc('<<<<<<<<< a\n'), 7)).toBe(0);
-  });
-});
-
-describe('merge-file: git merge-file conventions', () => {
-  it('errors exit 255, with --json too; usage errors name the fix', () => {
-    const dir = tmp('gcpatch-mf-err-');
-    made.push(dir);
-    writeFileSync(join(dir, 'a.gc'), '(def a 1)\n');
-    let r = spawnSync(process.execPath, [BIN, 'merge-file', '--json', 'nope.gc', 'a.gc', 'a.gc'], { cwd: dir, encoding: 'utf8' });
-    expect(r.status).toBe(255);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'merge-file/unreadable', location: { file: 'nope.gc' } } });
-    expect(r.stderr).not.toMatch(/^\s+at /m);
-    r = spawnSync(process.execPath, [BIN, 'merge-file', '-p', '-o', 'x', 'a.gc', 'a.gc', 'a.gc'], { cwd: dir, encoding: 'utf8' });
-    expect([r.status, r.stderr]).toEqual([255, 'merge-file/usage: use either -p or -o, not both\n']);
-    r = spawnSync(process.execPath, [BIN, 'merge-file', '--help'], { cwd: dir, encoding: 'utf8' });
-    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/number of conflicts \(0 clean, at most 127\); 255 on errors/);
-  });
-
-  it('caps the status at 127 conflicts', () => {
-    const dir = tmp('gcpatch-mf-many-');
-    made.push(dir);
-    // 130 separate conflicting lines in a file that does not read as CoreForm (line merge).
-    const lines = (v: string): string => Array.from({ length: 130 }, (_, i) => `(${i} ${v}\nkeep ${i}\nk\nk\nk\n`).join('');
-    writeFileSync(join(dir, 'O'), lines('o'));
-    writeFileSync(join(dir, 'A'), lines('a'));
-    writeFileSync(join(dir, 'B'), lines('b'));
-    const r = spawnSync(process.execPath, [BIN, 'merge-file', '-o', 'out', 'O', 'A', 'B'], { cwd: dir });
-    expect(r.status).toBe(127);
-    expect(countConflicts(readFileSync(join(dir, 'out')), 7)).toBe(130);
   });
 });

@@ -1,20 +1,20 @@
 // The built CLI (bin/gcpatch.js) on a real git history: blame, why and log as a user runs them,
 // in a full clone and a shallow one, with exit codes, --json on stdout and one-line errors.
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gcpatch } from '../helpers/cli.js';
 import { shopHistory, type ShopHistory } from '../blame/history.js';
+import { git } from '../helpers/git.js';
+
+const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
 let h: ShopHistory;
 let shallow: string;
-const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
 beforeAll(() => {
   h = shopHistory();
   shallow = `${h.repo.dir}-shallow`;
-  const r = spawnSync('git', ['clone', '-q', '--depth', '2', '--no-local', `file://${h.repo.dir}`, shallow], { encoding: 'utf8', env: { ...process.env, ...env } });
-  if (r.status !== 0) throw new Error(r.stderr);
+  git(h.repo.dir, 'clone', '-q', '--depth', '2', '--no-local', `file://${h.repo.dir}`, shallow);
 });
 
 afterAll(() => {

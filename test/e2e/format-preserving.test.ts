@@ -10,7 +10,8 @@ import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { hashModule } from '../../src/coreform/hash.js';
 import { printModule } from '../../src/coreform/print.js';
 import { installDriver } from '../../src/driver-setup/install.js';
-import { commitAll, git, initRepo } from '../action/helpers.js';
+import { commitAll } from '../action/helpers.js';
+import { git, initRepo } from '../helpers/git.js';
 import { gcpatch, ROOT, tempDir } from '../helpers/cli.js';
 
 const PKG = 'pkgs/ledger';

@@ -2,7 +2,6 @@
 // fixture package fixtures/refactor/ledger (comments, CRLF, tabs, Unicode), then the package audits
 // clean; the exported edit plan, applied with `gcpatch edit-plan apply`, gives the same modules.
 // Drives bin/gcpatch.js, i.e. dist/ (`npm test` builds first).
-import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -14,6 +13,7 @@ import { auditPackage } from '../../src/package-audit/audit.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { loadPackage } from '../../src/workspace/package.js';
 import { copyFixture, gcpatch, tempDir, ROOT } from '../helpers/cli.js';
+import { git, initRepo } from '../helpers/git.js';
 
 const FROM = 'ledger/money::add-amounts';
 const TO = 'ledger/money::sum-amounts';
@@ -192,10 +192,9 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
   test('--rev plans on a git revision, not the work tree', () => {
     const repo = tempDir();
     cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(repo, 'ledger'), { recursive: true });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe' });
-    git('init', '-q');
-    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.');
-    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '-m', 'ledger');
+    initRepo(repo);
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'ledger');
     const fromDisk = json(gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', join(repo, 'ledger'), '--no-store', '--json']).stdout);
     // Change the work tree: the revision's plan must not see it.
     writeFileSync(join(repo, 'ledger/core/pair.gc'), `(def x ${FROM})\n`);

@@ -1,14 +1,19 @@
-// End-to-end: team workflows on the 25-module ledger package (fixtures/refactor/ledger) with the merge
-// drivers installed (`gcpatch driver install`, this checkout's driver/dist bundle), the built CLI and
-// the bundled Action (action/dist). Each scenario makes history the way a team does — merge main into
-// a PR, rebase, squash, cherry-pick, revert — and asserts the verdict of `gcpatch verify-pr` (and of
-// `gcpatch audit` where named): honest work passes, dishonest work fails (issue #11 "Must show").
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+/**
+ * End-to-end: team workflows on the 25-module ledger package (fixtures/refactor/ledger) with the merge
+ * drivers installed (`gcpatch driver install`, this checkout's driver/dist bundle), the built CLI and
+ * the bundled Action (action/dist). Each scenario makes history the way a team does — merge main into
+ * a PR, rebase, squash, cherry-pick, revert — and asserts the verdict of `gcpatch verify-pr` (and of
+ * `gcpatch audit` where named): honest work passes, dishonest work fails. Where a scenario needs many
+ * verdicts, one comes from the CLI and the rest from `auditPullRequest`, the library call it makes.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReport } from '../../src/verify-pr/findings.js';
+import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { gcpatch, ROOT, tempDir, type RunResult } from '../helpers/cli.js';
-import { git, pullRequestEvent, runAction } from '../action/helpers.js';
+import { git, initRepo, tryGit } from '../helpers/git.js';
+import { pullRequestEvent, runAction } from '../action/helpers.js';
 
 const PKG = 'ledger';
 const dirs: string[] = [];
@@ -85,6 +90,18 @@ function verify(repo: string, base: string, head = 'HEAD'): Verdict {
   };
 }
 
+/** The verdict `gcpatch verify-pr --json` gives, computed in-process (`auditPullRequest`, as the CLI calls it). */
+async function verifyInProcess(repo: string, base: string, head = 'HEAD'): Promise<Verdict> {
+  // A JSON round trip, as the CLI's --json output is read back in verify().
+  const report = JSON.parse(JSON.stringify(await auditPullRequest({ dir: repo, base, head, failOn: 'error', replay: true }))) as AuditReport;
+  return {
+    status: report.ok ? 0 : 50,
+    report,
+    errors: report.findings.filter((f) => f.severity === 'error').map((f) => f.code),
+    warnings: report.findings.filter((f) => f.severity === 'warning').map((f) => f.code),
+  };
+}
+
 function routes(v: Verdict): string[] {
   return v.report.packages[0]!.commits.filter((c) => c.route !== 'unchanged' || c.evidence.length > 0).map((c) => c.route);
 }
@@ -114,10 +131,8 @@ beforeAll(() => {
   }
   template = join(tempDir('gcpatch-workflow-template-'), 'repo');
   dirs.push(join(template, '..'));
-  git(join(template, '..'), 'init', '-q', '-b', 'main', 'repo');
-  git(template, 'config', 'user.name', 'Test Author');
-  git(template, 'config', 'user.email', 'author@example.invalid');
-  git(template, 'config', 'commit.gpgsign', 'false');
+  mkdirSync(template);
+  initRepo(template);
   cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(template, PKG), { recursive: true });
   must(gcpatch(['driver', 'install'], { cwd: template }), 'driver install');
   commitAll(template, 'ledger package, merge drivers');
@@ -197,7 +212,8 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
     expect(stale.message).toContain('ledger/pair::first');
     // the same content by rebase is caught by the re-plan
     git(repo, 'checkout', '-q', '-b', 'pr-rebased', 'pr^1');
-    expect(git(repo, 'rebase', '-q', 'main')).toBeDefined();
+    git(repo, 'rebase', '-q', 'main');
+    expect(git(repo, 'rev-parse', 'HEAD^')).toBe(git(repo, 'rev-parse', 'main'));
     expect(verify(repo, 'main').status).toBe(50);
   });
 
@@ -225,7 +241,7 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
     expect(routes(v)).toEqual(['evidence', 'unexplained', 'merge']);
   });
 
-  it('two refactors and a .gcpatch in one PR pass whatever the order of their evidence addresses; so does the squash', () => {
+  it('two refactors and a .gcpatch in one PR pass whatever the order of their evidence addresses; so does the squash', async () => {
     const repo = repoCopy();
     git(repo, 'checkout', '-q', '-b', 'feature');
     renameFirst(repo);
@@ -244,7 +260,8 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
       git(repo, 'checkout', '-q', '-b', branch, refactored);
       patchName(repo, 'ledger-pro', `rename the product (${i})`);
       commitAll(repo, 'rename the product');
-      const v = verify(repo, 'main');
+      // The first verdict from the CLI, the others in-process.
+      const v = i === 0 ? verify(repo, 'main') : await verifyInProcess(repo, 'main');
       expectPass(v);
       const applied = v.report.packages[0]!.replay.applied;
       expect(applied).toHaveLength(3);
@@ -414,12 +431,9 @@ function expectStaleThenAccept(repo: string, what: string): void {
   git(repo, 'clean', '-fdq');
 }
 
-/** `git merge` that may conflict: returns its exit status. */
+/** `git merge` that may conflict: returns its exit status (0 clean, 1 conflicts); throws on any other failure. */
 function spawnMerge(repo: string, rev: string): number {
-  try {
-    git(repo, 'merge', '-q', '--no-edit', rev);
-    return 0;
-  } catch {
-    return 1;
-  }
+  const r = tryGit(repo, ['merge', '-q', '--no-edit', rev]);
+  if (r.status !== 0 && r.status !== 1) throw new Error(`git merge ${rev} exited ${r.status}: ${r.stderr}`);
+  return r.status;
 }

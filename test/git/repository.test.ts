@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { findPackageAtCommit, loadWorkspaceAtCommit } from '../../src/git/worksp
 import { workspaceSourceLoader } from '../../src/git/source.js';
 import { workspaceTerm } from '../../src/workspace/workspace.js';
 import { ws } from '../diff/helpers.js';
+import { git } from '../helpers/git.js';
 import { manifest, tempRepo, type TempRepo } from './repo-helpers.js';
 
 let t: TempRepo;
@@ -150,8 +150,8 @@ describe('shallow clones', () => {
   it('explains missing history with git/missing-commit', async () => {
     const shallowDir = mkdtempSync(join(tmpdir(), 'gcpatch-shallow-'));
     try {
-      execFileSync('git', ['clone', '-q', '--depth', '1', '--branch', 'left', `file://${t.dir}`, shallowDir]);
-      execFileSync('git', ['fetch', '-q', '--depth', '1', 'origin', 'right:refs/remotes/origin/right'], { cwd: shallowDir });
+      git(t.dir, 'clone', '-q', '--depth', '1', '--branch', 'left', `file://${t.dir}`, shallowDir);
+      git(shallowDir, 'fetch', '-q', '--depth', '1', 'origin', 'right:refs/remotes/origin/right');
       const shallow = await openRepository(shallowDir);
       const head = await resolveRevision(shallow, 'HEAD');
       expect(head).toBe(left);
@@ -187,7 +187,7 @@ describe('every revision git accepts (gitrevisions)', () => {
     ids.c4 = g.commit('four', { 'a.gc': '(def a 4)\n' });
     g.git('fetch', '-q', '.', 'side'); // FETCH_HEAD = side
     clone = mkdtempSync(join(tmpdir(), 'gcpatch-clone-'));
-    execFileSync('git', ['clone', '-q', g.dir, clone], { env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+    git(g.dir, 'clone', '-q', g.dir, clone);
   });
   afterAll(() => {
     g.cleanup();
