@@ -10,7 +10,7 @@ import { printModule } from '../dist/coreform/print.js';
 import { readTerm } from '../dist/coreform/read.js';
 import { NIL, int, kw, listFrom, sym, termsEqual, vec } from '../dist/coreform/term.js';
 import { LineIndex } from '../dist/editplan/index.js';
-import { resolveNodeId } from '../dist/patch/node-index.js';
+import { resolveNodeId } from '../dist/patch/protocol/node-index.js';
 import { stringifyJson } from '../dist/util/json.js';
 import { fmt, timeMedian } from './util.js';
 
