@@ -59100,7 +59100,312 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/audit/findings.ts
+;// CONCATENATED MODULE: ./src/util/codes.ts
+/** The registry of every `GcError` code gcpatch throws: its default exit code and a one-line meaning. */
+/**
+ * Process exit codes shared by the CLI, driver and Action (DESIGN.md "The three entry points").
+ * 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.
+ */
+const codes_ExitCode = {
+    ok: 0,
+    conflicts: 1,
+    invalidInput: 10,
+    obligationsFailed: 30,
+    verificationFailed: 50,
+    io: 70,
+};
+const { invalidInput: INPUT, obligationsFailed: OBLIGATIONS, verificationFailed: VERIFY, io: IO } = codes_ExitCode;
+/**
+ * Every static `GcError` code, grouped by the concern that throws it, sorted within a group. A
+ * `GcError` built without an `exitCode` gets the code's `exit`; a site may still pass another one
+ * (`core/caps/resource-limit` is 70 on a put and 50 while verifying, `core/store/not-found` 50 for a
+ * linked artifact, `internal` 70 from the CLI). Codes are stable; meanings are for people.
+ */
+const GC_CODES = {
+    // audit/ (errors; the findings of `src/verify-pr/findings.ts` are a registry of their own)
+    'audit/not-a-regular-file': { exit: INPUT, meaning: 'a path the package needs is a directory, gitlink or symlink in the commit, not a file' },
+    'audit/package-unreadable': { exit: INPUT, meaning: 'something other than `package.toml` stands where a case-insensitive checkout would read the manifest' },
+    'audit/range-too-large': { exit: INPUT, meaning: 'more commits between the base and the head than verify-pr checks' },
+    // blame/ (`src/blame/codes.ts`)
+    'blame/unknown-module': { exit: INPUT, meaning: 'the path is not a module of the package at the head' },
+    'blame/unknown-symbol': { exit: INPUT, meaning: 'no module of the package defines the symbol at the head' },
+    'blame/unreadable-head': { exit: INPUT, meaning: 'the package cannot be read at the head' },
+    // cli/
+    'cli/provenance-not-a-map': { exit: INPUT, meaning: 'a provenance file does not hold one CoreForm map' },
+    // coreform/: reading, canonical form, closed maps, printing
+    'core/canon/invalid-form': { exit: INPUT, meaning: 'a form does not canonicalize' },
+    'core/closed/missing-key': { exit: INPUT, meaning: 'a closed map lacks a required key' },
+    'core/closed/not-a-map': { exit: INPUT, meaning: 'a value that must be a closed map is not a map' },
+    'core/closed/unknown-key': { exit: INPUT, meaning: 'a closed map has a key its schema does not list' },
+    'core/closed/wrong-type': { exit: INPUT, meaning: 'a field of a closed map has the wrong CoreForm kind' },
+    'core/closed/wrong-value': { exit: INPUT, meaning: 'a field of a closed map has a value its schema does not allow' },
+    'core/parse/eof': { exit: INPUT, meaning: 'the input ends where a term was expected' },
+    'core/parse/escape': { exit: INPUT, meaning: 'a bad escape sequence inside a string or bytes literal' },
+    'core/parse/unexpected': { exit: INPUT, meaning: 'an unexpected byte or token: a stray delimiter, invalid UTF-8, trailing tokens' },
+    'core/print/too-large': { exit: INPUT, meaning: 'the canonical print of a term or module exceeds its length bound' },
+    // store/: the evidence store and its address prefixes
+    'core/caps/resource-limit': { exit: VERIFY, meaning: 'an artifact, entry count or store size is above its bound' },
+    'core/store/corruption': { exit: VERIFY, meaning: 'a store entry does not hash to its name, or a name in the store is not an entry' },
+    'core/store/io-error': { exit: IO, meaning: 'the evidence store cannot be read or written' },
+    'core/store/not-found': { exit: INPUT, meaning: 'no store entry at that address, or the address is not 64 lowercase hex digits' },
+    'store/ambiguous-prefix': { exit: INPUT, meaning: 'more than one store entry starts with the given prefix' },
+    'store/not-an-address': { exit: INPUT, meaning: 'the argument is neither a store address nor a hex prefix' },
+    'store/prefix-too-short': { exit: INPUT, meaning: 'a store address prefix has fewer digits than the minimum' },
+    // diff/ and merge/: reports and their verifiers, the driver's installer
+    'diff/verify-failed': { exit: VERIFY, meaning: 'a diff report failed its independent verification' },
+    'driver/copy-failed': { exit: IO, meaning: 'the merge driver bundle cannot be copied into place' },
+    'driver/git-failed': { exit: IO, meaning: 'a git command run to install the merge driver failed' },
+    'driver/git-missing': { exit: IO, meaning: 'git cannot be run to install the merge driver' },
+    'driver/git-timeout': { exit: IO, meaning: 'a git command run to install the merge driver did not finish within its time budget' },
+    'driver/not-a-repository': { exit: INPUT, meaning: 'installing the merge driver outside a git repository without `--global`' },
+    'driver/not-built': { exit: IO, meaning: 'the merge driver bundle to install has not been built' },
+    'merge/verify-failed': { exit: VERIFY, meaning: 'a merge report failed its independent verification' },
+    // editplan/: weavatrix.edit-plan.v1 "Error contract" (`src/editplan/errors.ts`)
+    BEFORE_MISMATCH: { exit: VERIFY, meaning: 'an edit\'s `before` text is not the source text at its range' },
+    INVALID_EDIT: { exit: INPUT, meaning: 'an edit entry is malformed' },
+    INVALID_FILE: { exit: INPUT, meaning: 'a file entry is malformed' },
+    INVALID_PATH: { exit: INPUT, meaning: 'a plan path breaks the portable-path rules' },
+    INVALID_PLAN: { exit: INPUT, meaning: 'the plan is not a valid edit-plan object' },
+    OUTPUT_TOO_LARGE: { exit: INPUT, meaning: 'an edited file would exceed the output bound' },
+    OVERLAPPING_EDITS: { exit: INPUT, meaning: 'two edits of one file overlap' },
+    PLAN_TOO_LARGE: { exit: INPUT, meaning: 'the plan exceeds a size or count bound' },
+    POSITION_OUT_OF_RANGE: { exit: INPUT, meaning: 'an edit position lies outside its file' },
+    SCHEMA_MISMATCH: { exit: INPUT, meaning: 'the plan names another schema or version' },
+    UNPROVEN_EDIT: { exit: INPUT, meaning: 'an edit lacks the proof the plan requires' },
+    VALIDATION_REJECTED: { exit: INPUT, meaning: 'the plan\'s validation field does not allow applying it' },
+    // editplan/: the filesystem transaction's codes (`src/editplan/errors.ts`)
+    JOURNAL_INVALID: { exit: IO, meaning: 'the edit-plan journal cannot be read, fails its checksum or names unexpected paths' },
+    PATH_ALIAS: { exit: INPUT, meaning: 'two plan paths resolve to the same file' },
+    PATH_ESCAPES_ROOT: { exit: INPUT, meaning: 'a parent directory is a symbolic link leading outside the root' },
+    RECOVERY_CONFLICT: { exit: VERIFY, meaning: 'during recovery a target matches neither its recorded before nor after hash' },
+    RECOVERY_REQUIRED: { exit: IO, meaning: 'an interrupted edit-plan transaction\'s journal exists; recover first' },
+    SOURCE_HASH_MISMATCH: { exit: VERIFY, meaning: 'a file\'s bytes do not hash to the plan\'s `sha256`' },
+    SOURCE_MISSING: { exit: VERIFY, meaning: 'a planned file or one of its parent directories does not exist' },
+    SOURCE_NOT_UTF8: { exit: INPUT, meaning: 'a source is not valid UTF-8' },
+    TARGET_NOT_REGULAR: { exit: INPUT, meaning: 'a target is a symbolic link, directory or other non-regular file' },
+    // git/: the repository, revisions and packages at a commit
+    'git/file-not-found': { exit: INPUT, meaning: 'the manifest lists a module the commit has no file for' },
+    'git/missing-commit': { exit: IO, meaning: 'a commit is not in the object store (often a shallow clone)' },
+    'git/multiple-merge-bases': { exit: INPUT, meaning: 'two commits have more than one merge base; name one' },
+    'git/no-merge-base': { exit: INPUT, meaning: 'two commits have no common ancestor' },
+    'git/not-a-repository': { exit: INPUT, meaning: 'the directory is not inside a git repository or work tree' },
+    'git/package-not-found': { exit: INPUT, meaning: 'no package at that path in the commit, or the path leaves the repository' },
+    'git/unknown-revision': { exit: INPUT, meaning: 'a revision names no ref, tag, object or parent' },
+    // the entry points: unexpected failures and output bounds
+    internal: { exit: INPUT, meaning: 'an unexpected failure, reported with its message' },
+    'output/too-large': { exit: INPUT, meaning: 'the output is too large to produce' },
+    // util/: atomic writes and journals
+    'io/eexist': { exit: IO, meaning: 'an apply journal exists: recover before applying' },
+    'io/enotdir': { exit: IO, meaning: 'the root of an edit-plan transaction is not a directory' },
+    'io/internal': { exit: IO, meaning: 'one transaction would write the same path twice' },
+    'io/not-a-regular-file': { exit: INPUT, meaning: 'an atomic write target exists and is not a regular file' },
+    // workspace/: package.toml, package discovery, workspaces
+    'manifest/invalid': { exit: INPUT, meaning: '`package.toml` does not follow the manifest schema or is not UTF-8' },
+    'manifest/toml': { exit: INPUT, meaning: '`package.toml` is not valid TOML' },
+    'pkg/ambiguous': { exit: INPUT, meaning: 'outside every package, and the repository has more than one' },
+    'pkg/not-found': { exit: INPUT, meaning: 'no `package.toml` in the directory, above it, or in the repository' },
+    'workspace/duplicate-path': { exit: INPUT, meaning: 'a workspace lists a module path twice' },
+    'workspace/non-canonical-form': { exit: INPUT, meaning: 'a workspace module form is not canonical CoreForm' },
+    'workspace/non-portable-path': { exit: INPUT, meaning: 'a workspace module path is not portable' },
+    'workspace/not-a-vector': { exit: INPUT, meaning: 'a workspace is not a vector of `{:module-path :forms}` records' },
+    // textmerge/: the text merge, `merge-file` and `solve`
+    'merge-file/unreadable': { exit: IO, meaning: '`merge-file` cannot read one of its files' },
+    'merge-file/usage': { exit: INPUT, meaning: '`merge-file` was called with the wrong arguments' },
+    'merge/driver/timeout': { exit: IO, meaning: 'the structural merge ran past its time budget (the driver falls back to the line merge)' },
+    'merge/manifest/conflict': { exit: INPUT, meaning: 'the two sides change `package.toml` in ways that cannot be merged' },
+    'merge/manifest/unsupported': { exit: INPUT, meaning: 'a side of `package.toml` holds a value the reference-style writer cannot keep' },
+    'merge/text/too-large': { exit: INPUT, meaning: 'the diff of two inputs needs more than its budget' },
+    'merge/text/unsafe': { exit: INPUT, meaning: 'a text merge result is not safe to write' },
+    'solve/bad-markers': { exit: INPUT, meaning: 'conflict markers are malformed or not closed' },
+    'solve/git-failed': { exit: IO, meaning: 'a git command `solve` runs failed' },
+    'solve/git-missing': { exit: IO, meaning: 'git cannot be run for `solve`' },
+    'solve/git-timeout': { exit: IO, meaning: 'a git command `solve` runs did not finish within its time budget' },
+    'solve/no-base': { exit: INPUT, meaning: 'a conflict has no base section (merge-style markers)' },
+    'solve/not-a-repository': { exit: INPUT, meaning: '`solve` without files outside a git work tree' },
+    'solve/unreadable': { exit: IO, meaning: '`solve` cannot read a file' },
+    // patch/: the `.gcpatch` protocol (PATCH_SCHEMA.md), its ops, the apply and acceptance
+    'patch/acceptance-invalid': { exit: OBLIGATIONS, meaning: 'an obligation runner wrote an acceptance gcpatch rejects' },
+    'patch/ambiguous-node-id': { exit: INPUT, meaning: '`:replace-node-id` matches more than one node' },
+    'patch/canonicalize': { exit: INPUT, meaning: 'the result of an op does not canonicalize' },
+    'patch/contract-shape': { exit: INPUT, meaning: '`:migrate-contract-signature` found no `(def contract (fn (p …) …))` of the expected shape' },
+    'patch/empty-identifier': { exit: INPUT, meaning: 'a required identifier (symbol or string) is empty' },
+    'patch/form-index-out-of-range': { exit: INPUT, meaning: '`[:form i]` with i at or above the module\'s form count' },
+    'patch/genesis-contract': { exit: OBLIGATIONS, meaning: '`genesis test` broke its contract (exit status, acceptance pointer or entry)' },
+    'patch/genesis-not-found': { exit: OBLIGATIONS, meaning: 'the `genesis` runner cannot be run' },
+    'patch/injected-fault': { exit: INPUT, meaning: 'a fault a test injects through a `faults` hook' },
+    'patch/invalid-path': { exit: INPUT, meaning: 'a `:path` vector is malformed (empty, bad step tag, `[:form i]` not first, bad index)' },
+    'patch/journal-invalid': { exit: IO, meaning: 'the apply journal is damaged (bad JSON, checksum, entries)' },
+    'patch/manifest-entry': { exit: INPUT, meaning: 'the manifest lacks (or already has) a module entry the op needs' },
+    'patch/manifest-value': { exit: INPUT, meaning: '`:update-manifest` sets a value that cannot be written as TOML' },
+    'patch/map-key-missing': { exit: INPUT, meaning: '`[:map k]` where the map has no key k' },
+    'patch/meta-missing': { exit: INPUT, meaning: '`:rewrite-imports`/`:rewrite-exports` found no `::meta` map to edit' },
+    'patch/missing-field': { exit: INPUT, meaning: 'a patch or op map lacks a required key' },
+    'patch/module-exists': { exit: INPUT, meaning: 'an op would create a module that already exists' },
+    'patch/module-missing': { exit: INPUT, meaning: 'an op targets a module the package state does not hold' },
+    'patch/no-change': { exit: INPUT, meaning: '`:rewrite-imports`/`:rewrite-exports` left the module unchanged' },
+    'patch/non-portable-path': { exit: INPUT, meaning: 'a module path is not portable (empty, non-NFC, `..`, drive prefix, backslash, …)' },
+    'patch/obligation-runner-failed': { exit: OBLIGATIONS, meaning: 'the obligation runner could not be run, timed out or failed' },
+    'patch/obligations-failed': { exit: OBLIGATIONS, meaning: 'the acceptance was `:ok false`' },
+    'patch/package-locked': { exit: IO, meaning: 'another live gcpatch process holds the package lock' },
+    'patch/param-capture': { exit: INPUT, meaning: '`:migrate-contract-signature` would capture: `:to-param` is already bound or referenced' },
+    'patch/path-state-conflict': { exit: INPUT, meaning: 'preflight: an op\'s path is not in the state it requires' },
+    'patch/path-step-mismatch': { exit: INPUT, meaning: 'a path step does not fit the node it descends into' },
+    'patch/recovery-conflict': { exit: VERIFY, meaning: 'recovery found a file matching neither its recorded before nor after bytes' },
+    'patch/rename-no-sites': { exit: INPUT, meaning: '`:rename-symbol` found no site to rewrite' },
+    'patch/report-mismatch': { exit: VERIFY, meaning: 'a producer report failed its independent verification' },
+    'patch/reserved-path': { exit: INPUT, meaning: 'a patch path names `.git`, `.gcpatch` or `.genesis` (any case, alias or 8.3 short name)' },
+    'patch/rollback-failed': { exit: IO, meaning: 'rollback after a failed apply could not restore the package' },
+    'patch/split-symbol-missing': { exit: INPUT, meaning: '`:split-module` found no `(def sym …)` for a listed symbol' },
+    'patch/symlink-path': { exit: INPUT, meaning: 'a component of a patch path on disk is a symbolic link' },
+    'patch/symlink-target': { exit: INPUT, meaning: 'a write target (`package.toml`, `.genesis/last_acceptance`) is a symbolic link' },
+    'patch/unknown-field': { exit: INPUT, meaning: 'a patch or op map has a key its closed schema does not list' },
+    'patch/unknown-node-id': { exit: INPUT, meaning: '`:replace-node-id` names no node of the module' },
+    'patch/unknown-op': { exit: INPUT, meaning: '`:op` names no known operation' },
+    'patch/unsupported-version': { exit: INPUT, meaning: '`:version` is an int other than 1' },
+    'patch/vec-index-out-of-range': { exit: INPUT, meaning: '`[:vec i]` with i at or above the vector\'s length' },
+    'patch/wrong-type': { exit: INPUT, meaning: 'a field has the wrong CoreForm kind (or the patch is not a map)' },
+    'patch/wrong-value': { exit: INPUT, meaning: 'a fixed field has the wrong value' },
+    // refactor/ (errors; the planner's conflict codes in `src/refactor/codes.ts` are report content)
+    'refactor/edit-plan-unmappable': { exit: INPUT, meaning: 'the edit-plan export cannot map every rewritten symbol to an exact source range' },
+    'refactor/plan-conflicted': { exit: INPUT, meaning: 'a conflicted refactor plan carries no patch or edits' },
+    'refactor/report-outdated': { exit: VERIFY, meaning: 'a refactor plan report written by an earlier gcpatch; plan again' },
+    'refactor/request-invalid': { exit: INPUT, meaning: 'a refactor request is malformed, non-portable, duplicated or non-canonical' },
+    'refactor/request-not-found': { exit: INPUT, meaning: 'the refactor request or report is not in the store' },
+    'refactor/stale-plan': { exit: VERIFY, meaning: 'the package is not the package the plan was made for' },
+    'refactor/verification-failed': { exit: VERIFY, meaning: 'a refactor plan report failed independent host verification' },
+    // usage: options checked after parsing (the parser's own codes are the `usage/<code>` family)
+    'usage/invalid-option': { exit: INPUT, meaning: 'an option value is malformed or out of range' },
+};
+/** The dynamic code families: the pattern of their codes, their default exit code and meaning. */
+const GC_CODE_FAMILIES = {
+    'io/<errno>': { exit: IO, meaning: 'a filesystem call failed; the suffix is Node\'s errno code in lower case (`io/enoent`, `io/eacces`)' },
+    'usage/<parser code>': { exit: INPUT, meaning: 'the command line does not parse; the suffix is commander\'s code without `commander.` (`usage/unknownOption`)' },
+};
+/** `io/<errno>` for a Node.js errno code such as `ENOENT` (lower-cased); `io/unknown` when there is none. */
+function codes_ioErrnoCode(errno) {
+    return `io/${(errno ?? 'unknown').toLowerCase()}`;
+}
+/** `usage/<code>` for a commander error code such as `commander.unknownOption`. */
+function usageCode(commanderCode) {
+    return `usage/${commanderCode.replace(/^commander\./, '')}`;
+}
+/**
+ * The registry entry of `code`: its own for a static code, its family's for `io/…` and `usage/…`.
+ * Family codes that collide with a static code (`io/eexist`, `io/internal`) get the static entry.
+ */
+function codeInfo(code) {
+    const entry = GC_CODES[code];
+    if (entry !== undefined)
+        return entry;
+    return code.startsWith('usage/') ? GC_CODE_FAMILIES['usage/<parser code>'] : GC_CODE_FAMILIES['io/<errno>'];
+}
+
+;// CONCATENATED MODULE: ./src/util/errors.ts
+/** The one error class of gcpatch: a stable `code`, a message for people, an exit code and a location. */
+
+
+/**
+ * A typed failure with a stable machine `code` (e.g. `core/parse/eof`, `patch/path-state-conflict`,
+ * `BEFORE_MISMATCH`) from the registry `src/util/codes.ts`. Messages may change between versions;
+ * codes may not.
+ */
+class errors_GcError extends Error {
+    code;
+    exitCode;
+    location;
+    details;
+    /**
+     * @param code stable error code, one of the registry's (`tsc` rejects any other).
+     * @param message human-readable explanation, ideally naming the fix.
+     * @param options `exitCode` (default: the code's registered exit code), `location`, structured
+     *   `details`, `cause`.
+     */
+    constructor(code, message, options = {}) {
+        super(message, options.cause === undefined ? undefined : { cause: options.cause });
+        this.name = 'GcError';
+        this.code = code;
+        this.exitCode = options.exitCode ?? codeInfo(code).exit;
+        this.location = options.location ?? {};
+        this.details = options.details;
+    }
+    /** Returns a copy of this error with `file` (and any other location fields) filled in. */
+    withLocation(location) {
+        return new errors_GcError(this.code, this.message, {
+            exitCode: this.exitCode,
+            location: { ...this.location, ...location },
+            details: this.details,
+            cause: this.cause,
+        });
+    }
+    /**
+     * Renders `file:line:col: code: message` (parts that are unknown are left out), the form the
+     * CLI prints on standard error.
+     */
+    format() {
+        const loc = this.location;
+        const parts = [];
+        if (loc.file !== undefined) {
+            let where = loc.file;
+            if (loc.line !== undefined)
+                where += `:${loc.line}`;
+            if (loc.column !== undefined)
+                where += `:${loc.column}`;
+            parts.push(where);
+        }
+        parts.push(this.code);
+        const head = parts.join(': ');
+        const tail = [];
+        if (loc.offset !== undefined && loc.line === undefined)
+            tail.push(`byte ${loc.offset}`);
+        if (loc.fileIndex !== undefined)
+            tail.push(`file ${loc.fileIndex}`);
+        if (loc.editIndex !== undefined)
+            tail.push(`edit ${loc.editIndex}`);
+        if (loc.relatedEditIndex !== undefined)
+            tail.push(`related edit ${loc.relatedEditIndex}`);
+        if (loc.at !== undefined)
+            tail.push(loc.at);
+        return `${head}: ${this.message}${tail.length > 0 ? ` (${tail.join(', ')})` : ''}`;
+    }
+    /** JSON shape used by every `--json` output: `{code, message, exitCode, location, details?}`. */
+    toJSON() {
+        const out = {
+            code: this.code,
+            message: this.message,
+            exitCode: this.exitCode,
+            location: this.location,
+        };
+        if (this.details !== undefined)
+            out.details = this.details;
+        return out;
+    }
+}
+/** True when `value` is a {@link GcError}. */
+function errors_isGcError(value) {
+    return value instanceof errors_GcError;
+}
+/**
+ * Wraps a Node.js filesystem error as a `GcError` with code `io/<errno code>` and exit code 70.
+ * @param error the caught value; @param file the path being read or written.
+ */
+function errors_ioError(error, file, action) {
+    const errno = error?.code ?? 'unknown';
+    const reason = error instanceof Error ? error.message : String(error);
+    return new errors_GcError(ioErrnoCode(errno), `cannot ${action} ${file}: ${reason}`, {
+        exitCode: ExitCode.io,
+        location: { file },
+        cause: error,
+    });
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/findings.ts
+/**
+ * The audit report of a pull request's evidence: findings (one per problem, with a stable code, a
+ * severity and a file/line where known), per-package check rows (evidence, check, result) and the
+ * replay outcome. Pure data plus the few rules that decide pass/fail; rendering lives with each
+ * entry point (`action/summary.ts`, `src/cli/pr-verify.ts`).
+ */
+
 /**
  * Stable finding codes (messages may change, codes may not). Each names one check of
  * docs/action.md "What each check means".
@@ -59196,6 +59501,18 @@ const AuditCode = {
 function isFailing(finding, failOn) {
     return finding.severity === 'error' || (failOn === 'warning' && finding.severity === 'warning');
 }
+/** A replay outcome with nothing applied (`none`, or `disabled` with `replay: false`). */
+function emptyReplay(status) {
+    return { status, applied: [], modulesChanged: 0, mismatches: [], millis: 0 };
+}
+/** The first 12 hex digits of a commit id or store address, as messages name them. */
+function findings_short(oid) {
+    return oid.slice(0, 12);
+}
+/** An error as a finding's message quotes it: `code: message` for a GcError, else its message. */
+function errorText(error) {
+    return errors_isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+}
 /**
  * A finding's message for output that names the file separately (text report, annotations): a
  * message that opens with its own file drops it, so the location is said once.
@@ -59246,10 +59563,13 @@ class PackageFindings {
     }
 }
 
+// EXTERNAL MODULE: ./node_modules/isomorphic-git/index.cjs
+var isomorphic_git = __nccwpck_require__(3667);
 ;// CONCATENATED MODULE: ./src/util/bytes.ts
 /** UTF-8 and byte helpers shared by every layer (no dependency on CoreForm). */
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 /** UTF-8 encodes a JS string (lone surrogates become U+FFFD, as TextEncoder does). */
 function bytes_utf8(text) {
     return encoder.encode(text);
@@ -59265,6 +59585,37 @@ function decodeUtf8Strict(bytes) {
     catch {
         return undefined;
     }
+}
+/**
+ * Decodes an already-validated UTF-8 slice `s[a, b)` (byte offsets); short ASCII runs skip the
+ * TextDecoder call overhead.
+ */
+function decodeSlice(s, a, b) {
+    const len = b - a;
+    if (len <= 128) {
+        let ascii = true;
+        for (let i = a; i < b; i++) {
+            if (s[i] >= 0x80) {
+                ascii = false;
+                break;
+            }
+        }
+        if (ascii) {
+            switch (len) {
+                case 0:
+                    return '';
+                case 1:
+                    return String.fromCharCode(s[a]);
+                case 2:
+                    return String.fromCharCode(s[a], s[a + 1]);
+                case 3:
+                    return String.fromCharCode(s[a], s[a + 1], s[a + 2]);
+                default:
+                    return String.fromCharCode.apply(null, s.subarray(a, b));
+            }
+        }
+    }
+    return decoder.decode(s.subarray(a, b));
 }
 /**
  * Number of bytes in the UTF-8 encoding of `text.slice(start, end)`, computed without allocating.
@@ -59353,339 +59704,86 @@ function fromHex(hex) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/coreform/term.ts
-/**
- * The CoreForm term model: exactly nine kinds (GENESIS_FACTS.md §1.1). The kind order is also the
- * cross-kind sort order of §1.4: nil < bool < int < str < bytes < sym < pair < vec < map.
- */
-
-/** Report names of the kinds (`:term-tag`), GENESIS_FACTS.md §1.1. */
-const term_TERM_TAG = {
-    nil: 'nil', bool: 'bool', int: 'int', str: 'str', bytes: 'bytes', sym: 'sym', pair: 'pair', vec: 'vec', map: 'map',
-};
-const KIND_RANK = { nil: 0, bool: 1, int: 2, str: 3, bytes: 4, sym: 5, pair: 6, vec: 7, map: 8 };
-/** The nil term. */
-const NIL = Object.freeze({ kind: 'nil' });
-/** The true term. */
-const term_TRUE = Object.freeze({ kind: 'bool', value: true });
-/** The false term. */
-const FALSE = Object.freeze({ kind: 'bool', value: false });
-/** Builds a bool term. */
-function term_bool(value) {
-    return value ? term_TRUE : FALSE;
-}
-/** Builds an int term from a bigint or a safe JS integer. */
-function term_int(value) {
-    return { kind: 'int', value: typeof value === 'bigint' ? value : BigInt(value) };
-}
-/** Builds a string term (the JS string must be well-formed UTF-16: no lone surrogates). */
-function term_str(value) {
-    return { kind: 'str', value };
-}
-/** Builds a bytes term. */
-function bytes(value) {
-    return { kind: 'bytes', value };
-}
-/** Builds a symbol term; `sym(':foo')` is the keyword `:foo`. */
-function term_sym(name) {
-    return { kind: 'sym', name };
-}
-/** Builds a keyword: `kw('op')` is the symbol `:op`. */
-function kw(name) {
-    return { kind: 'sym', name: `:${name}` };
-}
-/** Builds a cons cell. */
-function pair(car, cdr) {
-    return { kind: 'pair', car, cdr };
-}
-/** Builds a proper list (chain of pairs ending in nil); `list()` is nil. */
-function list(...items) {
-    return listFrom(items);
-}
-/** Builds a proper list from an array (iteratively). */
-function listFrom(items, tail = NIL) {
-    let out = tail;
-    for (let i = items.length - 1; i >= 0; i--)
-        out = { kind: 'pair', car: items[i], cdr: out };
-    return out;
-}
-/** Builds a vector term. */
-function term_vec(items) {
-    return { kind: 'vec', items };
-}
-/**
- * Builds a map term from entries in any order; duplicate keys: the last one wins (as the reader
- * does). Entries are sorted by the total order of §1.4.
- */
-function map(entries) {
-    const arr = [...entries];
-    // Stable sort keeps input order among equal keys, so the last of each run is the latest value.
-    const indexed = arr.map((e, i) => [e, i]);
-    indexed.sort((a, b) => compareTerms(a[0][0], b[0][0]) || a[1] - b[1]);
-    const out = [];
-    for (const [e] of indexed) {
-        const last = out[out.length - 1];
-        if (last !== undefined && compareTerms(last[0], e[0]) === 0)
-            out[out.length - 1] = e;
-        else
-            out.push(e);
-    }
-    return { kind: 'map', entries: out };
-}
-/**
- * Convenience: a map whose keys are keywords given without the colon, e.g.
- * `kwMap({ op: kw('add-module') })` is `{:op :add-module}`. Insertion order does not matter.
- */
-function term_kwMap(fields) {
-    return map(Object.entries(fields).map(([k, v]) => [kw(k), v]));
-}
-/** Returns the items of a proper list (nil → []), or `undefined` for an improper list or non-list. */
-function listItems(t) {
-    const out = [];
-    let cur = t;
-    while (cur.kind === 'pair') {
-        out.push(cur.car);
-        cur = cur.cdr;
-    }
-    return cur.kind === 'nil' ? out : undefined;
-}
-/** Looks up `key` in a map term (binary search on canonical order); `undefined` if absent. */
-function mapGet(m, key) {
-    let lo = 0;
-    let hi = m.entries.length - 1;
-    while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        const c = compareTerms(m.entries[mid][0], key);
-        if (c === 0)
-            return m.entries[mid][1];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return undefined;
-}
-/** `mapGet` with a keyword key given without its colon. */
-function mapGetKw(m, name) {
-    return mapGet(m, kw(name));
-}
-/** Returns a new map with `key` set to `value` (replacing an existing entry). */
-function mapSet(m, key, value) {
-    return map([...m.entries, [key, value]]);
-}
-/** True for nil, bool, int, str, bytes and sym. */
-function isAtom(t) {
-    return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
-}
-/**
- * The total order on terms of GENESIS_FACTS.md §1.4: kind rank first; bool false<true; int
- * numeric; str and sym by UTF-8 bytes; bytes bytewise; pair by car then cdr; vec element-wise then
- * shorter first; map entry-wise (key then value) then shorter first. Iterative: deep terms do not
- * overflow the stack.
- * @returns negative, zero or positive.
- */
-function compareTerms(a, b) {
-    // Explicit stack of pending comparisons; each frame compares one pair of terms.
-    const stack = [[a, b]];
-    // Deferred "length" comparisons must happen only after all element comparisons of the same
-    // container were equal, so containers push their tail comparison before element pairs.
-    const pendingLen = [];
-    const marker = [NIL, NIL];
-    const markers = [];
-    while (stack.length > 0) {
-        const top = stack.pop();
-        if (top === marker) {
-            const d = pendingLen.pop();
-            markers.pop();
-            if (d !== 0)
-                return d;
-            continue;
-        }
-        const [x, y] = top;
-        if (x === y)
-            continue;
-        const rx = KIND_RANK[x.kind];
-        const ry = KIND_RANK[y.kind];
-        if (rx !== ry)
-            return rx - ry;
-        switch (x.kind) {
-            case 'nil':
-                continue;
-            case 'bool': {
-                const yv = y.value;
-                if (x.value !== yv)
-                    return x.value ? 1 : -1;
-                continue;
-            }
-            case 'int': {
-                const yv = y.value;
-                if (x.value !== yv)
-                    return x.value < yv ? -1 : 1;
-                continue;
-            }
-            case 'str': {
-                const c = compareUtf8(x.value, y.value);
-                if (c !== 0)
-                    return c;
-                continue;
-            }
-            case 'sym': {
-                const c = compareUtf8(x.name, y.name);
-                if (c !== 0)
-                    return c;
-                continue;
-            }
-            case 'bytes': {
-                const c = compareBytes(x.value, y.value);
-                if (c !== 0)
-                    return c;
-                continue;
-            }
-            case 'pair': {
-                const yp = y;
-                stack.push([x.cdr, yp.cdr], [x.car, yp.car]);
-                continue;
-            }
-            case 'vec': {
-                const yi = y.items;
-                const xi = x.items;
-                const n = Math.min(xi.length, yi.length);
-                pendingLen.push(xi.length - yi.length);
-                markers.push(0);
-                stack.push(marker);
-                for (let i = n - 1; i >= 0; i--)
-                    stack.push([xi[i], yi[i]]);
-                continue;
-            }
-            case 'map': {
-                const ye = y.entries;
-                const xe = x.entries;
-                const n = Math.min(xe.length, ye.length);
-                pendingLen.push(xe.length - ye.length);
-                markers.push(0);
-                stack.push(marker);
-                for (let i = n - 1; i >= 0; i--) {
-                    stack.push([xe[i][1], ye[i][1]], [xe[i][0], ye[i][0]]);
-                }
-                continue;
-            }
-        }
-    }
-    return 0;
-}
-/** Structural equality (same as `compareTerms(a, b) === 0`). */
-function termsEqual(a, b) {
-    return compareTerms(a, b) === 0;
-}
-
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-// EXTERNAL MODULE: ./node_modules/isomorphic-git/index.cjs
-var isomorphic_git = __nccwpck_require__(3667);
-;// CONCATENATED MODULE: ./src/util/errors.ts
-/** The one error class of gcpatch: a stable `code`, a message for people, an exit code and a location. */
+;// CONCATENATED MODULE: ./src/git/exec.ts
+/** Running the `git` executable: one timeout policy, and one way to report a git that is missing, timed out or failed. */
+
+
+/** How long one git command may run, in ms, before it is stopped and reported as timed out. */
+const GIT_TIMEOUT_MS = 30_000;
 /**
- * Process exit codes shared by the CLI, driver and Action (DESIGN.md "The three entry points").
- * 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.
+ * The longer budget, in ms, of commands that read or merge whole files (`git merge-file`, `git
+ * cat-file blob`, `git ls-files -u` of a large index): the line merge of the driver's largest
+ * inputs must not be cut short.
  */
-const errors_ExitCode = {
-    ok: 0,
-    conflicts: 1,
-    invalidInput: 10,
-    obligationsFailed: 30,
-    verificationFailed: 50,
-    io: 70,
-};
-/**
- * A typed failure with a stable machine `code` (e.g. `core/parse/eof`, `patch/path-state-conflict`,
- * `BEFORE_MISMATCH`). Messages may change between versions; codes may not.
- */
-class errors_GcError extends Error {
-    code;
-    exitCode;
-    location;
-    details;
-    /**
-     * @param code stable error code.
-     * @param message human-readable explanation, ideally naming the fix.
-     * @param options `exitCode` (default 10, invalid input), `location`, structured `details`, `cause`.
-     */
-    constructor(code, message, options = {}) {
-        super(message, options.cause === undefined ? undefined : { cause: options.cause });
-        this.name = 'GcError';
-        this.code = code;
-        this.exitCode = options.exitCode ?? errors_ExitCode.invalidInput;
-        this.location = options.location ?? {};
-        this.details = options.details;
-    }
-    /** Returns a copy of this error with `file` (and any other location fields) filled in. */
-    withLocation(location) {
-        return new errors_GcError(this.code, this.message, {
-            exitCode: this.exitCode,
-            location: { ...this.location, ...location },
-            details: this.details,
-            cause: this.cause,
-        });
-    }
-    /**
-     * Renders `file:line:col: code: message` (parts that are unknown are left out), the form the
-     * CLI prints on standard error.
-     */
-    format() {
-        const loc = this.location;
-        const parts = [];
-        if (loc.file !== undefined) {
-            let where = loc.file;
-            if (loc.line !== undefined)
-                where += `:${loc.line}`;
-            if (loc.column !== undefined)
-                where += `:${loc.column}`;
-            parts.push(where);
-        }
-        parts.push(this.code);
-        const head = parts.join(': ');
-        const tail = [];
-        if (loc.offset !== undefined && loc.line === undefined)
-            tail.push(`byte ${loc.offset}`);
-        if (loc.fileIndex !== undefined)
-            tail.push(`file ${loc.fileIndex}`);
-        if (loc.editIndex !== undefined)
-            tail.push(`edit ${loc.editIndex}`);
-        if (loc.relatedEditIndex !== undefined)
-            tail.push(`related edit ${loc.relatedEditIndex}`);
-        if (loc.at !== undefined)
-            tail.push(loc.at);
-        return `${head}: ${this.message}${tail.length > 0 ? ` (${tail.join(', ')})` : ''}`;
-    }
-    /** JSON shape used by every `--json` output: `{code, message, exitCode, location, details?}`. */
-    toJSON() {
-        const out = {
-            code: this.code,
-            message: this.message,
-            exitCode: this.exitCode,
-            location: this.location,
-        };
-        if (this.details !== undefined)
-            out.details = this.details;
-        return out;
-    }
-}
-/** True when `value` is a {@link GcError}. */
-function errors_isGcError(value) {
-    return value instanceof errors_GcError;
-}
-/**
- * Wraps a Node.js filesystem error as a `GcError` with code `io/<errno code>` and exit code 70.
- * @param error the caught value; @param file the path being read or written.
- */
-function errors_ioError(error, file, action) {
-    const errno = error?.code ?? 'unknown';
-    const reason = error instanceof Error ? error.message : String(error);
-    return new errors_GcError(`io/${errno.toLowerCase()}`, `cannot ${action} ${file}: ${reason}`, {
-        exitCode: errors_ExitCode.io,
-        location: { file },
-        cause: error,
+const exec_GIT_LONG_TIMEOUT_MS = 60_000;
+/** Largest output (bytes) read from one git command: a whole merged file or blob fits. */
+const MAX_OUTPUT_BYTES = 1 << 30;
+function spawnGit(args, options) {
+    const r = (0,external_node_child_process_namespaceObject.spawnSync)(options.git ?? 'git', args, {
+        cwd: options.cwd,
+        maxBuffer: MAX_OUTPUT_BYTES,
+        timeout: options.timeoutMs ?? GIT_TIMEOUT_MS,
     });
+    const error = r.error;
+    const failure = error
+        ? { kind: error.code === 'ETIMEDOUT' ? 'timeout' : 'missing', detail: error.message }
+        : r.signal
+            ? { kind: 'signal', detail: r.signal }
+            : undefined;
+    const run = {
+        status: r.status ?? 255,
+        stdout: r.stdout ?? Buffer.alloc(0),
+        stderr: r.stderr ? r.stderr.toString('utf8') : '',
+        failure,
+    };
+    if (options.area !== undefined && failure !== undefined && failure.kind !== 'signal')
+        throw gitRunError(options.area, args, failure, options);
+    return run;
+}
+/**
+ * The error for a git that did not run: `<area>/git-missing` "cannot run git: …" or
+ * `<area>/git-timeout` naming the command and the budget (exit 70 both).
+ */
+function gitRunError(area, args, failure, options) {
+    if (failure.kind === 'timeout') {
+        const seconds = (options.timeoutMs ?? GIT_TIMEOUT_MS) / 1000;
+        return new errors_GcError(`${area}/git-timeout`, `git ${args.join(' ')} did not finish within ${seconds} s`, { exitCode: codes_ExitCode.io });
+    }
+    return new errors_GcError(`${area}/git-missing`, `cannot run git: ${failure.detail}`, { exitCode: codes_ExitCode.io });
+}
+/**
+ * Runs `git ARGS` and returns its outcome with standard output as UTF-8 text. A non-zero status is
+ * never an error here; a git that cannot run is one only with `options.area` (see
+ * {@link GitRunOptions.area}).
+ * @throws GcError `<area>/git-missing`, `<area>/git-timeout` (exit 70) with `options.area`.
+ */
+function exec_runGit(args, options = {}) {
+    const r = spawnGit(args, options);
+    return { ...r, stdout: r.stdout.toString('utf8') };
+}
+/** {@link runGit} with standard output as bytes (blobs, merged files). */
+function exec_runGitBytes(args, options = {}) {
+    return spawnGit(args, options);
+}
+/**
+ * Runs `git ARGS` and returns its standard output as text, requiring exit 0.
+ * @throws GcError `<area>/git-missing`, `<area>/git-timeout`, and `<area>/git-failed` "git ARGS
+ *   failed: <stderr, or exit N>" for any other outcome (exit 70 all).
+ */
+function gitOutput(args, options) {
+    return succeeded(exec_runGit(args, options), args, options.area).stdout;
+}
+/** {@link gitOutput} with standard output as bytes (`git cat-file blob`). */
+function gitOutputBytes(args, options) {
+    return succeeded(spawnGit(args, options), args, options.area).stdout;
+}
+function succeeded(r, args, area) {
+    if (r.status !== 0) {
+        throw new GcError(`${area}/git-failed`, `git ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`, { exitCode: ExitCode.io });
+    }
+    return r;
 }
 
 ;// CONCATENATED MODULE: ./src/git/repository.ts
@@ -59748,7 +59846,7 @@ function shallowHint(repo) {
 /** The `git/missing-commit` error for `oid`, explaining shallow clones. */
 function missingCommitError(repo, oid, what = 'commit', cause) {
     return new errors_GcError(GitCode.missingCommit, `${what} ${oid} is not in the repository's object store: ${shallowHint(repo)}`, {
-        exitCode: errors_ExitCode.io,
+        exitCode: codes_ExitCode.io,
         location: { at: oid },
         details: { oid },
         cause,
@@ -59829,7 +59927,7 @@ function gitRevParse(repo, rev) {
     if (rev === '' || rev.includes('\0'))
         return undefined;
     const parse = (arg) => {
-        const r = (0,external_node_child_process_namespaceObject.spawnSync)('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir, encoding: 'utf8' });
+        const r = exec_runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir });
         const oid = r.status === 0 ? r.stdout.trim() : '';
         return FULL_OID.test(oid) ? oid : undefined;
     };
@@ -61363,11 +61461,23 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
 
 
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /**
- * Parses `package.toml` text into an editable table (integers as bigint so that they round-trip).
- * @throws GcError `manifest/toml` (exit 10) with the 1-based line and column of a syntax error.
+ * Parses `package.toml` into an editable table (integers as bigint so that they round-trip). Takes
+ * the text, or its bytes (as git hands them to the merge driver), which must be UTF-8; the empty
+ * text is the empty table.
+ * @throws GcError `manifest/toml` (exit 10): bytes that are not UTF-8 (`package.toml is not valid
+ *   UTF-8`), or a syntax error with its 1-based line and column.
  */
 function manifest_write_parseManifestTable(text, file = 'package.toml') {
+    if (typeof text !== 'string') {
+        try {
+            text = UTF8.decode(text);
+        }
+        catch {
+            throw new errors_GcError('manifest/toml', 'package.toml is not valid UTF-8');
+        }
+    }
     try {
         const table = parse(text, { integersAsBigInt: true });
         rememberKeyOrder(table);
@@ -61547,55 +61657,8 @@ function renderManifest(table, options = {}) {
     return sections.map((s) => s.join('\n')).join('\n\n') + '\n';
 }
 
-// EXTERNAL MODULE: external "node:buffer"
-var external_node_buffer_ = __nccwpck_require__(4573);
-;// CONCATENATED MODULE: ./src/coreform/scan-wasm.ts
-// Generated by `npm run build:wasm` from scan.wat: do not edit.
-/** The WebAssembly module of scan.wat (the reader's fast scan; read.ts), base64. */
-const SCAN_WASM = 'AGFzbQEAAAABCAFgA39/fwF/AwIBAAUDAQABBgYBfwFBAAsHGQMGbWVtb3J5AgAFY291bnQDAARzY2FuAAAKhQcBggcBCn9B' +
-    'ACQAA0AgAyAATwRAIAUPCyADLQCABC0AACEEIARBB0YEQCADQQFqIQMMAQsgBEEIRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
-    'AIAEQQpGBEAgA0EBaiEDDAILIANBAWohAwwACwsMAQsgBUUEQCADIQYLIARBC0YEQEENIQQgA0EBaiAASQRAIAMtAIEELQAA' +
-    'QQpGBEBBCiEECwsLIARBDEYEQEENIQQgA0EBaiAASQRAIAMtAIEEQSJGBEBBDiEECwsLAkAgBEEDTQRAIAEgBWogBDoAACAF' +
-    'QQFqIQUgA0EBaiEDDAILIARBBU0EQCAFRQRAQX8PCyABIAVqQQFrLQAAIQwgDEEDcSAEQQRrRwRAQX8PCyAFQQFrIQUgA0EB' +
-    'aiEDDAELIARBBkYEQCAFRQRAQX8PCyABIAVqQQFrLQAAQQJHBEBBfw8LIAVBAWshBSADQQFqIQMMAQsgBEEJRiAEQQ5GcgRA' +
-    'IANBAUECIARBCUYbaiEHA0AgByAATwRAQX8PCyAHLQCABCEIIAhBIkYEQCAHQQFqIQMMAwsgCEHcAEcEQCAHQQFqIQcMAQsg' +
-    'B0EBaiAATwRAQX8PCyAHLQCBBCEJIAlB3ABGIAlBIkZyIAlB7gBGIAlB8gBGIAlB9ABGcnJyBEAgB0ECaiEHDAELIAlB9QBG' +
-    'BEAgB0EFaiAATwRAQX8PCyAHLQCCBC0AgAIhCiAHLQCDBC0AgAIhCyAKQf8BRiALQf8BRnIgBy0AhAQtAIACQf8BRiAHLQCF' +
-    'BC0AgAJB/wFGcnIEQEF/DwsgCkENRiALQQhPcQRAQX8PCyAHQQZqIQcMAQsgCUH4AEYEQCAHQQNqIABPBEBBfw8LIActAIIE' +
-    'LQCAAkH/AUYgBy0AgwQtAIACQf8BRnIEQEF/DwsgB0EEaiEHDAELQX8PCwsgBEEKRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
-    'AIAELQAAQQpHDQEgA0EBaiEDDAALCwwBCyADQQFqIQMCQANAIAMgAE8NASADLQCABC0AAEEKSQ0BIANBAWohAwwACwsLAkAD' +
-    'QCAFRQ0BIAEgBWpBAWstAABBA0cNASAFQQFrIQUMAAsLIAVFBEAgAiMAQQN0aiAGNgIAIAIjAEEDdGogAzYCBCMAQQFqJAAF' +
-    'IAEgBWpBAWshDCAMIAwtAABBBHM6AAALDAALQX8L';
-
-;// CONCATENATED MODULE: ./src/coreform/read.ts
-/**
- * The CoreForm reader: `.gc` source bytes → raw (non-canonicalized) terms.
- *
- * Implements GENESIS_FACTS.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
- * it reports is a 0-based UTF-8 byte offset, every line/column is 1-based (columns count bytes).
- * It is iterative (explicit stack), so arbitrarily deep nesting cannot overflow the JS stack.
- *
- * Error codes (all `GcError`, exit code 10):
- * - `core/parse/eof` — end of input where a term was expected; offset = source length.
- * - `core/parse/unexpected` — unexpected/mismatched closing delimiter (at the delimiter), trailing
- *   tokens after a single term (at the token), unterminated string/bytes/list/vector/map (at the
- *   opening delimiter; for nested unclosed containers, the innermost one), a map literal with an
- *   odd number of terms (at its `{`), invalid UTF-8 in the source (at the first invalid byte).
- * - `core/parse/escape` — bad escape sequence inside a string or bytes literal (at the backslash).
- */
-
-
-
-
-const NO_CHILDREN = Object.freeze([]);
-/** Error code: end of input where a term was expected. */
-const PARSE_EOF = 'core/parse/eof';
-/** Error code: unexpected token, unterminated literal/container, odd map, invalid UTF-8, trailing tokens. */
-const PARSE_UNEXPECTED = 'core/parse/unexpected';
-/** Error code: invalid escape sequence in a string or bytes literal. */
-const PARSE_ESCAPE = 'core/parse/escape';
-const read_encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+;// CONCATENATED MODULE: ./src/coreform/lexical.ts
+/** The byte classes and delimiter codes of the CoreForm grammar, shared by the reader and the fast scans. */
 // Character classes.
 const C_WS = 1;
 const C_DELIM = 2;
@@ -61628,12 +61691,48 @@ const SEMI = 0x3b;
 const LF = 0x0a;
 const MINUS = 0x2d;
 const LOWER_B = 0x62;
-const QUOTE_SYM = Object.freeze({ kind: 'sym', name: 'quote' });
+/** Container frame kinds on the reader's explicit stack. */
+const F_LIST = 0;
+const F_VEC = 1;
+const F_MAP = 2;
+const F_QUOTE = 3;
+// Byte classes of scanValid's dispatch (scanValid spells them as literals: in the interpreter,
+// where a cold process runs it first, a module constant costs a load per use). The opening
+// delimiters come first, numbered as the frame kinds F_LIST, F_VEC, F_MAP, F_QUOTE.
+//   0 (   1 [   2 {   3 '   4 )   5 ]   6 }   7 space/tab/LF/CR   8 ;   9 "   10 digit   11 -
+//   12 b   13 any other byte (a symbol constituent)   [14: `b"`, assigned in the loop]
+const SCAN = new Uint8Array(256).fill(13);
+SCAN[OPEN_LIST] = F_LIST;
+SCAN[OPEN_VEC] = F_VEC;
+SCAN[OPEN_MAP] = F_MAP;
+SCAN[QUOTE] = F_QUOTE;
+SCAN[CLOSE_LIST] = 4;
+SCAN[CLOSE_VEC] = 5;
+SCAN[CLOSE_MAP] = 6;
+for (const c of [0x20, 0x09, 0x0a, 0x0d])
+    SCAN[c] = 7;
+SCAN[SEMI] = 8;
+SCAN[DQUOTE] = 9;
+for (let c = 0x30; c <= 0x39; c++)
+    SCAN[c] = 10;
+SCAN[MINUS] = 11;
+SCAN[LOWER_B] = 12;
+
+;// CONCATENATED MODULE: ./src/coreform/parse-error.ts
+/** The reader's error codes, and the line and column of a byte offset that its errors report. */
+
+
+/** Error code: end of input where a term was expected. */
+const PARSE_EOF = 'core/parse/eof';
+/** Error code: unexpected token, unterminated literal/container, odd map, invalid UTF-8, trailing tokens. */
+const PARSE_UNEXPECTED = 'core/parse/unexpected';
+/** Error code: invalid escape sequence in a string or bytes literal. */
+const PARSE_ESCAPE = 'core/parse/escape';
 /**
  * 1-based line and 1-based byte column of a 0-based UTF-8 byte `offset` in `source`. Only LF
  * starts a new line (a CR is an ordinary column). Offsets past the end are clamped.
  */
-function read_lineColumn(source, offset) {
+function parse_error_lineColumn(source, offset) {
     const end = Math.max(0, Math.min(offset, source.length));
     let line = 1;
     let lineStart = 0;
@@ -61645,87 +61744,249 @@ function read_lineColumn(source, offset) {
     }
     return { line, column: end - lineStart + 1 };
 }
+/** A `GcError` of `code` located at byte `offset` of `source` (with its line and column). */
 function parseError(source, code, message, offset) {
-    const { line, column } = read_lineColumn(source, offset);
+    const { line, column } = parse_error_lineColumn(source, offset);
     return new errors_GcError(code, message, { location: { offset, line, column } });
 }
-/** Offset of the first byte that makes `bytes` invalid UTF-8 (strict: no surrogates/overlongs), or -1. */
-function firstInvalidUtf8(s) {
-    const n = s.length;
-    let i = 0;
-    while (i < n) {
-        const c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        let need;
-        let lo = 0x80;
-        let hi = 0xbf;
-        if (c >= 0xc2 && c <= 0xdf)
-            need = 1;
-        else if (c >= 0xe0 && c <= 0xef) {
-            need = 2;
-            if (c === 0xe0)
-                lo = 0xa0;
-            else if (c === 0xed)
-                hi = 0x9f;
-        }
-        else if (c >= 0xf0 && c <= 0xf4) {
-            need = 3;
-            if (c === 0xf0)
-                lo = 0x90;
-            else if (c === 0xf4)
-                hi = 0x8f;
-        }
-        else
-            return i;
-        for (let k = 1; k <= need; k++) {
-            const d = i + k < n ? s[i + k] : -1;
-            const min = k === 1 ? lo : 0x80;
-            const max = k === 1 ? hi : 0xbf;
-            // A truncated or broken sequence is reported at its lead byte.
-            if (d < min || d > max)
-                return i;
-        }
-        i += need + 1;
-    }
-    return -1;
+
+;// CONCATENATED MODULE: ./src/coreform/term.ts
+/**
+ * The CoreForm term model: exactly nine kinds (GENESIS_FACTS.md §1.1). The kind order is also the
+ * cross-kind sort order of §1.4: nil < bool < int < str < bytes < sym < pair < vec < map.
+ */
+
+/** Report names of the kinds (`:term-tag`), GENESIS_FACTS.md §1.1. */
+const term_TERM_TAG = {
+    nil: 'nil', bool: 'bool', int: 'int', str: 'str', bytes: 'bytes', sym: 'sym', pair: 'pair', vec: 'vec', map: 'map',
+};
+const KIND_RANK = { nil: 0, bool: 1, int: 2, str: 3, bytes: 4, sym: 5, pair: 6, vec: 7, map: 8 };
+/** The nil term. */
+const NIL = Object.freeze({ kind: 'nil' });
+/** The true term. */
+const term_TRUE = Object.freeze({ kind: 'bool', value: true });
+/** The false term. */
+const FALSE = Object.freeze({ kind: 'bool', value: false });
+/** Builds a bool term. */
+function term_bool(value) {
+    return value ? term_TRUE : FALSE;
 }
-function toBytes(source) {
-    return typeof source === 'string' ? read_encoder.encode(source) : source;
+/** Builds an int term from a bigint or a safe JS integer. */
+function term_int(value) {
+    return { kind: 'int', value: typeof value === 'bigint' ? value : BigInt(value) };
+}
+/** Builds a string term (the JS string must be well-formed UTF-16: no lone surrogates). */
+function term_str(value) {
+    return { kind: 'str', value };
+}
+/** Builds a bytes term. */
+function bytes(value) {
+    return { kind: 'bytes', value };
+}
+/** Builds a symbol term; `sym(':foo')` is the keyword `:foo`. */
+function term_sym(name) {
+    return { kind: 'sym', name };
+}
+/** Builds a keyword: `kw('op')` is the symbol `:op`. */
+function term_kw(name) {
+    return { kind: 'sym', name: `:${name}` };
+}
+/** Builds a cons cell. */
+function pair(car, cdr) {
+    return { kind: 'pair', car, cdr };
+}
+/** Builds a proper list (chain of pairs ending in nil); `list()` is nil. */
+function list(...items) {
+    return listFrom(items);
+}
+/** Builds a proper list from an array (iteratively). */
+function listFrom(items, tail = NIL) {
+    let out = tail;
+    for (let i = items.length - 1; i >= 0; i--)
+        out = { kind: 'pair', car: items[i], cdr: out };
+    return out;
+}
+/** Builds a vector term. */
+function term_vec(items) {
+    return { kind: 'vec', items };
 }
 /**
- * Decodes an already-validated UTF-8 slice `s[a, b)` (byte offsets); short ASCII runs skip the
- * TextDecoder call overhead.
+ * Builds a map term from entries in any order; duplicate keys: the last one wins (as the reader
+ * does). Entries are sorted by the total order of §1.4.
  */
-function decodeSlice(s, a, b) {
-    const len = b - a;
-    if (len <= 128) {
-        let ascii = true;
-        for (let i = a; i < b; i++) {
-            if (s[i] >= 0x80) {
-                ascii = false;
-                break;
-            }
+function map(entries) {
+    const arr = [...entries];
+    // Stable sort keeps input order among equal keys, so the last of each run is the latest value.
+    const indexed = arr.map((e, i) => [e, i]);
+    indexed.sort((a, b) => compareTerms(a[0][0], b[0][0]) || a[1] - b[1]);
+    const out = [];
+    for (const [e] of indexed) {
+        const last = out[out.length - 1];
+        if (last !== undefined && compareTerms(last[0], e[0]) === 0)
+            out[out.length - 1] = e;
+        else
+            out.push(e);
+    }
+    return { kind: 'map', entries: out };
+}
+/**
+ * Convenience: a map whose keys are keywords given without the colon, e.g.
+ * `kwMap({ op: kw('add-module') })` is `{:op :add-module}`. Insertion order does not matter.
+ */
+function term_kwMap(fields) {
+    return map(Object.entries(fields).map(([k, v]) => [term_kw(k), v]));
+}
+/** Returns the items of a proper list (nil → []), or `undefined` for an improper list or non-list. */
+function listItems(t) {
+    const out = [];
+    let cur = t;
+    while (cur.kind === 'pair') {
+        out.push(cur.car);
+        cur = cur.cdr;
+    }
+    return cur.kind === 'nil' ? out : undefined;
+}
+/** Looks up `key` in a map term (binary search on canonical order); `undefined` if absent. */
+function term_mapGet(m, key) {
+    let lo = 0;
+    let hi = m.entries.length - 1;
+    while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const c = compareTerms(m.entries[mid][0], key);
+        if (c === 0)
+            return m.entries[mid][1];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return undefined;
+}
+/** `mapGet` with a keyword key given without its colon. */
+function mapGetKw(m, name) {
+    return term_mapGet(m, term_kw(name));
+}
+/** Returns a new map with `key` set to `value` (replacing an existing entry). */
+function mapSet(m, key, value) {
+    return map([...m.entries, [key, value]]);
+}
+/** True for nil, bool, int, str, bytes and sym. */
+function isAtom(t) {
+    return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
+}
+/**
+ * The total order on terms of GENESIS_FACTS.md §1.4: kind rank first; bool false<true; int
+ * numeric; str and sym by UTF-8 bytes; bytes bytewise; pair by car then cdr; vec element-wise then
+ * shorter first; map entry-wise (key then value) then shorter first. Iterative: deep terms do not
+ * overflow the stack.
+ * @returns negative, zero or positive.
+ */
+function compareTerms(a, b) {
+    // Explicit stack of pending comparisons; each frame compares one pair of terms.
+    const stack = [[a, b]];
+    // Deferred "length" comparisons must happen only after all element comparisons of the same
+    // container were equal, so containers push their tail comparison before element pairs.
+    const pendingLen = [];
+    const marker = [NIL, NIL];
+    const markers = [];
+    while (stack.length > 0) {
+        const top = stack.pop();
+        if (top === marker) {
+            const d = pendingLen.pop();
+            markers.pop();
+            if (d !== 0)
+                return d;
+            continue;
         }
-        if (ascii) {
-            switch (len) {
-                case 0:
-                    return '';
-                case 1:
-                    return String.fromCharCode(s[a]);
-                case 2:
-                    return String.fromCharCode(s[a], s[a + 1]);
-                case 3:
-                    return String.fromCharCode(s[a], s[a + 1], s[a + 2]);
-                default:
-                    return String.fromCharCode.apply(null, s.subarray(a, b));
+        const [x, y] = top;
+        if (x === y)
+            continue;
+        const rx = KIND_RANK[x.kind];
+        const ry = KIND_RANK[y.kind];
+        if (rx !== ry)
+            return rx - ry;
+        switch (x.kind) {
+            case 'nil':
+                continue;
+            case 'bool': {
+                const yv = y.value;
+                if (x.value !== yv)
+                    return x.value ? 1 : -1;
+                continue;
+            }
+            case 'int': {
+                const yv = y.value;
+                if (x.value !== yv)
+                    return x.value < yv ? -1 : 1;
+                continue;
+            }
+            case 'str': {
+                const c = compareUtf8(x.value, y.value);
+                if (c !== 0)
+                    return c;
+                continue;
+            }
+            case 'sym': {
+                const c = compareUtf8(x.name, y.name);
+                if (c !== 0)
+                    return c;
+                continue;
+            }
+            case 'bytes': {
+                const c = compareBytes(x.value, y.value);
+                if (c !== 0)
+                    return c;
+                continue;
+            }
+            case 'pair': {
+                const yp = y;
+                stack.push([x.cdr, yp.cdr], [x.car, yp.car]);
+                continue;
+            }
+            case 'vec': {
+                const yi = y.items;
+                const xi = x.items;
+                const n = Math.min(xi.length, yi.length);
+                pendingLen.push(xi.length - yi.length);
+                markers.push(0);
+                stack.push(marker);
+                for (let i = n - 1; i >= 0; i--)
+                    stack.push([xi[i], yi[i]]);
+                continue;
+            }
+            case 'map': {
+                const ye = y.entries;
+                const xe = x.entries;
+                const n = Math.min(xe.length, ye.length);
+                pendingLen.push(xe.length - ye.length);
+                markers.push(0);
+                stack.push(marker);
+                for (let i = n - 1; i >= 0; i--) {
+                    stack.push([xe[i][1], ye[i][1]], [xe[i][0], ye[i][0]]);
+                }
+                continue;
             }
         }
     }
-    return decoder.decode(s.subarray(a, b));
+    return 0;
 }
+/** Structural equality (same as `compareTerms(a, b) === 0`). */
+function term_termsEqual(a, b) {
+    return compareTerms(a, b) === 0;
+}
+
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
+;// CONCATENATED MODULE: ./src/coreform/tokens.ts
+/**
+ * The CoreForm reader's tokens below the container level: trivia, symbols, integers, and string
+ * and bytes literals with their escapes. {@link Lexer} is the base of the reader (`read.ts`).
+ */
+
+
+
+
+
 /** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
 const SMALL_INTS = new Array(1152);
 /** The shared int term of `v` (-128 <= v < 1024). */
@@ -61783,35 +62044,66 @@ function symbolTerm(name) {
     }
     return { kind: 'sym', name };
 }
-/** Container frame kinds on the reader's explicit stack. */
-const F_LIST = 0;
-const F_VEC = 1;
-const F_MAP = 2;
-const F_QUOTE = 3;
-const FRAME_NAME = ['list', 'vector', 'map'];
-const FRAME_CLOSE = [')', ']', '}'];
-const FRAME_OPEN = ['(', '[', '{'];
-class Reader {
+/**
+ * Offset of the first byte that makes `s` invalid UTF-8 (strict: no surrogates or overlong forms;
+ * a truncated or broken sequence is reported at its lead byte), or -1 when `s` is valid.
+ */
+function firstInvalidUtf8(s) {
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+        const c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        let need;
+        let lo = 0x80;
+        let hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf)
+            need = 1;
+        else if (c >= 0xe0 && c <= 0xef) {
+            need = 2;
+            if (c === 0xe0)
+                lo = 0xa0;
+            else if (c === 0xed)
+                hi = 0x9f;
+        }
+        else if (c >= 0xf0 && c <= 0xf4) {
+            need = 3;
+            if (c === 0xf0)
+                lo = 0x90;
+            else if (c === 0xf4)
+                hi = 0x8f;
+        }
+        else
+            return i;
+        for (let k = 1; k <= need; k++) {
+            const d = i + k < n ? s[i + k] : -1;
+            const min = k === 1 ? lo : 0x80;
+            const max = k === 1 ? hi : 0xbf;
+            // A truncated or broken sequence is reported at its lead byte.
+            if (d < min || d > max)
+                return i;
+        }
+        i += need + 1;
+    }
+    return -1;
+}
+/**
+ * A cursor over UTF-8 source bytes that reads one token at a time. In scan mode (`build` false)
+ * the grammar is checked exactly, but no term is built (values are NIL).
+ */
+class Lexer {
     src;
     len;
     pos = 0;
-    // Reusable stacks of readForm.
-    fType = [];
-    fOpen = [];
-    fBase = [];
-    vals = [];
     /** False in scan mode: the grammar is checked exactly, but no term is built (values are NIL). */
     build;
-    /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
-    spans;
-    fLead = [];
-    spanVals = [];
-    /** The span of the last value `readForm` returned (spans mode only). */
-    lastSpan;
-    constructor(src, build = true, spans = false) {
+    /** @throws GcError `core/parse/unexpected` "invalid UTF-8" at the first invalid byte of `src`. */
+    constructor(src, build) {
         this.src = src;
         this.build = build;
-        this.spans = spans && build;
         this.len = src.length;
         if (!(0,external_node_buffer_.isUtf8)(src)) {
             const bad = firstInvalidUtf8(src);
@@ -61838,125 +62130,6 @@ class Reader {
                 break;
         }
         this.pos = p;
-    }
-    /**
-     * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
-     * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
-     */
-    readForm(topLead = this.pos) {
-        const s = this.src;
-        const n = this.len;
-        const fType = this.fType;
-        const fOpen = this.fOpen;
-        const fBase = this.fBase;
-        const vals = this.vals;
-        const spans = this.spans;
-        const fLead = this.fLead;
-        const spanVals = this.spanVals;
-        let depth = 0;
-        fType.length = 0;
-        fOpen.length = 0;
-        fBase.length = 0;
-        vals.length = 0;
-        if (spans) {
-            fLead.length = 0;
-            spanVals.length = 0;
-        }
-        for (;;) {
-            const lead = depth === 0 ? topLead : this.pos;
-            this.skipTrivia();
-            let value;
-            let span;
-            if (this.pos >= n) {
-                if (depth === 0 || fType[depth - 1] === F_QUOTE) {
-                    throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
-                }
-                const t = fType[depth - 1];
-                throw this.error(PARSE_UNEXPECTED, `unterminated ${FRAME_NAME[t]}: no closing '${FRAME_CLOSE[t]}' for the '${FRAME_OPEN[t]}' opened here`, fOpen[depth - 1]);
-            }
-            const c = s[this.pos];
-            if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP || c === QUOTE) {
-                fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
-                fOpen[depth] = this.pos;
-                fBase[depth] = vals.length;
-                if (spans)
-                    fLead[depth] = lead;
-                depth++;
-                this.pos++;
-                continue;
-            }
-            else if (c === CLOSE_LIST || c === CLOSE_VEC || c === CLOSE_MAP) {
-                const ch = String.fromCharCode(c);
-                const t = depth === 0 ? F_QUOTE : fType[depth - 1];
-                if (t === F_QUOTE) {
-                    throw this.error(PARSE_UNEXPECTED, `unexpected closing delimiter '${ch}'`, this.pos);
-                }
-                const want = t === F_LIST ? CLOSE_LIST : t === F_VEC ? CLOSE_VEC : CLOSE_MAP;
-                if (c !== want) {
-                    throw this.error(PARSE_UNEXPECTED, `mismatched closing delimiter '${ch}': expected '${FRAME_CLOSE[t]}' to close the ${FRAME_NAME[t]} opened at byte ${fOpen[depth - 1]}`, this.pos);
-                }
-                depth--;
-                const base = fBase[depth];
-                if (!this.build) {
-                    if (t === F_MAP && (vals.length - base) % 2 !== 0) {
-                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
-                    }
-                    value = NIL;
-                }
-                else if (t === F_LIST) {
-                    let out = NIL;
-                    for (let i = vals.length - 1; i >= base; i--)
-                        out = { kind: 'pair', car: vals[i], cdr: out };
-                    value = out;
-                }
-                else if (t === F_VEC) {
-                    value = { kind: 'vec', items: vals.slice(base) };
-                }
-                else {
-                    if ((vals.length - base) % 2 !== 0) {
-                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
-                    }
-                    value = buildMap(vals, base);
-                }
-                vals.length = base;
-                if (spans) {
-                    span = {
-                        kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
-                        term: value,
-                        start: fOpen[depth],
-                        end: this.pos + 1,
-                        leadingStart: fLead[depth],
-                        closeStart: this.pos,
-                        children: spanVals.slice(base),
-                    };
-                    spanVals.length = base;
-                }
-                this.pos++;
-            }
-            else {
-                const start = this.pos;
-                value = this.readAtom(c);
-                if (spans)
-                    span = { kind: 'atom', term: value, start, end: this.pos, leadingStart: lead, closeStart: this.pos, children: NO_CHILDREN };
-            }
-            // Deliver `value` to the enclosing frames (quote frames complete immediately).
-            while (depth > 0 && fType[depth - 1] === F_QUOTE) {
-                depth--;
-                if (this.build)
-                    value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
-                if (spans) {
-                    span = { kind: 'quote', term: value, start: fOpen[depth], end: this.pos, leadingStart: fLead[depth], closeStart: this.pos, children: [span] };
-                }
-            }
-            if (depth === 0) {
-                if (spans)
-                    this.lastSpan = span;
-                return value;
-            }
-            vals.push(value);
-            if (spans)
-                spanVals.push(span);
-        }
     }
     readAtom(c) {
         const s = this.src;
@@ -62087,7 +62260,6 @@ class Reader {
                 throw this.badEscape(p);
         }
     }
-    /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
     /** Where {@link nextBackslash} last searched from, and what it found (-1: none to the end). */
     bsFrom = -1;
     bsAt = -1;
@@ -62104,6 +62276,7 @@ class Reader {
         this.bsAt = this.src.indexOf(BACKSLASH, p);
         return this.bsAt;
     }
+    /** Reads `"..."` whose opening quote is at `start`; leaves `pos` after the closing quote. */
     readString(start) {
         const s = this.src;
         const close = this.skipString(start);
@@ -62226,6 +62399,176 @@ class Reader {
         }
     }
 }
+
+;// CONCATENATED MODULE: ./src/coreform/read.ts
+/**
+ * The CoreForm reader: `.gc` source bytes → raw (non-canonicalized) terms.
+ *
+ * Implements GENESIS_FACTS.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
+ * it reports is a 0-based UTF-8 byte offset, every line/column is 1-based (columns count bytes).
+ * It is iterative (explicit stack), so arbitrarily deep nesting cannot overflow the JS stack.
+ *
+ * The tokens (trivia, atoms, literals) are read by `tokens.ts`; this file holds the containers and
+ * the entry points. The fast scans that find form spans without building terms are `scan.ts`.
+ *
+ * Error codes (all `GcError`, exit code 10; `parse-error.ts`):
+ * - `core/parse/eof` — end of input where a term was expected; offset = source length.
+ * - `core/parse/unexpected` — unexpected/mismatched closing delimiter (at the delimiter), trailing
+ *   tokens after a single term (at the token), unterminated string/bytes/list/vector/map (at the
+ *   opening delimiter; for nested unclosed containers, the innermost one), a map literal with an
+ *   odd number of terms (at its `{`), invalid UTF-8 in the source (at the first invalid byte).
+ * - `core/parse/escape` — bad escape sequence inside a string or bytes literal (at the backslash).
+ */
+
+
+
+
+
+
+const NO_CHILDREN = Object.freeze([]);
+const QUOTE_SYM = Object.freeze({ kind: 'sym', name: 'quote' });
+function toBytes(source) {
+    return typeof source === 'string' ? bytes_utf8(source) : source;
+}
+const FRAME_NAME = ['list', 'vector', 'map'];
+const FRAME_CLOSE = [')', ']', '}'];
+const FRAME_OPEN = ['(', '[', '{'];
+class Reader extends Lexer {
+    // Reusable stacks of readForm.
+    fType = [];
+    fOpen = [];
+    fBase = [];
+    vals = [];
+    /** True when node spans are recorded (only with `build`); the span stacks below are then used. */
+    spans;
+    fLead = [];
+    spanVals = [];
+    /** The span of the last value `readForm` returned (spans mode only). */
+    lastSpan;
+    constructor(src, build = true, spans = false) {
+        super(src, build);
+        this.spans = spans && build;
+    }
+    /**
+     * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
+     * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
+     */
+    readForm(topLead = this.pos) {
+        const s = this.src;
+        const n = this.len;
+        const fType = this.fType;
+        const fOpen = this.fOpen;
+        const fBase = this.fBase;
+        const vals = this.vals;
+        const spans = this.spans;
+        const fLead = this.fLead;
+        const spanVals = this.spanVals;
+        let depth = 0;
+        fType.length = 0;
+        fOpen.length = 0;
+        fBase.length = 0;
+        vals.length = 0;
+        if (spans) {
+            fLead.length = 0;
+            spanVals.length = 0;
+        }
+        for (;;) {
+            const lead = depth === 0 ? topLead : this.pos;
+            this.skipTrivia();
+            let value;
+            let span;
+            if (this.pos >= n) {
+                if (depth === 0 || fType[depth - 1] === F_QUOTE) {
+                    throw this.error(PARSE_EOF, 'unexpected end of input: expected a term', n);
+                }
+                const t = fType[depth - 1];
+                throw this.error(PARSE_UNEXPECTED, `unterminated ${FRAME_NAME[t]}: no closing '${FRAME_CLOSE[t]}' for the '${FRAME_OPEN[t]}' opened here`, fOpen[depth - 1]);
+            }
+            const c = s[this.pos];
+            if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP || c === QUOTE) {
+                fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
+                fOpen[depth] = this.pos;
+                fBase[depth] = vals.length;
+                if (spans)
+                    fLead[depth] = lead;
+                depth++;
+                this.pos++;
+                continue;
+            }
+            else if (c === CLOSE_LIST || c === CLOSE_VEC || c === CLOSE_MAP) {
+                const ch = String.fromCharCode(c);
+                const t = depth === 0 ? F_QUOTE : fType[depth - 1];
+                if (t === F_QUOTE) {
+                    throw this.error(PARSE_UNEXPECTED, `unexpected closing delimiter '${ch}'`, this.pos);
+                }
+                const want = t === F_LIST ? CLOSE_LIST : t === F_VEC ? CLOSE_VEC : CLOSE_MAP;
+                if (c !== want) {
+                    throw this.error(PARSE_UNEXPECTED, `mismatched closing delimiter '${ch}': expected '${FRAME_CLOSE[t]}' to close the ${FRAME_NAME[t]} opened at byte ${fOpen[depth - 1]}`, this.pos);
+                }
+                depth--;
+                const base = fBase[depth];
+                if (!this.build) {
+                    if (t === F_MAP && (vals.length - base) % 2 !== 0) {
+                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
+                    }
+                    value = NIL;
+                }
+                else if (t === F_LIST) {
+                    let out = NIL;
+                    for (let i = vals.length - 1; i >= base; i--)
+                        out = { kind: 'pair', car: vals[i], cdr: out };
+                    value = out;
+                }
+                else if (t === F_VEC) {
+                    value = { kind: 'vec', items: vals.slice(base) };
+                }
+                else {
+                    if ((vals.length - base) % 2 !== 0) {
+                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
+                    }
+                    value = buildMap(vals, base);
+                }
+                vals.length = base;
+                if (spans) {
+                    span = {
+                        kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
+                        term: value,
+                        start: fOpen[depth],
+                        end: this.pos + 1,
+                        leadingStart: fLead[depth],
+                        closeStart: this.pos,
+                        children: spanVals.slice(base),
+                    };
+                    spanVals.length = base;
+                }
+                this.pos++;
+            }
+            else {
+                const start = this.pos;
+                value = this.readAtom(c);
+                if (spans)
+                    span = { kind: 'atom', term: value, start, end: this.pos, leadingStart: lead, closeStart: this.pos, children: NO_CHILDREN };
+            }
+            // Deliver `value` to the enclosing frames (quote frames complete immediately).
+            while (depth > 0 && fType[depth - 1] === F_QUOTE) {
+                depth--;
+                if (this.build)
+                    value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+                if (spans) {
+                    span = { kind: 'quote', term: value, start: fOpen[depth], end: this.pos, leadingStart: fLead[depth], closeStart: this.pos, children: [span] };
+                }
+            }
+            if (depth === 0) {
+                if (spans)
+                    this.lastSpan = span;
+                return value;
+            }
+            vals.push(value);
+            if (spans)
+                spanVals.push(span);
+        }
+    }
+}
 /** Builds a map from alternating key/value items: sorted by §1.4, duplicate keys last-wins. */
 function buildMap(items, base) {
     const entries = [];
@@ -62301,315 +62644,6 @@ function readTermSpans(source) {
     return { source: src, term, node };
 }
 /**
- * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
- * offsets) and returns the top-level form spans without building terms: several times faster, for
- * tools that only need the forms' text (the merge driver reads a form's term only when it needs
- * one, with `readTerm` on the form's bytes).
- *
- * A valid source is checked by one flat byte loop ({@link scanValid}); when that loop finds
- * anything wrong, the source is scanned again by the reader itself ({@link scanModuleReader}),
- * which throws the exact error, so errors cost a second pass but are identical by construction.
- * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
- * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
- *   offsets, as in {@link readModule}), and where the trailing trivia starts.
- * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
- *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
- */
-function scanModule(source) {
-    const src = toBytes(source);
-    const { bounds, trailingStart } = scanFormBounds(src);
-    const forms = new Array(bounds.length >> 1);
-    let prevEnd = 0;
-    for (let i = 0; i < bounds.length; i += 2) {
-        const end = bounds[i + 1];
-        forms[i >> 1] = { start: bounds[i], end, leadingStart: prevEnd };
-        prevEnd = end;
-    }
-    return { source: src, forms, trailingStart };
-}
-/**
- * {@link scanModule} without a span object per form: `bounds` holds each top-level form's start
- * and end offsets in turn (`[start0, end0, start1, end1, …]`, 0-based bytes; form `i`'s leading
- * trivia starts at `end(i - 1)`, or 0; an array or an `Int32Array`), for callers that walk many
- * forms once (the merge driver). Inputs of 64 KiB or more are scanned by the WebAssembly build of
- * {@link scanValid} (scan.wat), where WebAssembly is available.
- * @throws GcError `core/parse/*` as for {@link readModule}.
- */
-function scanFormBounds(source) {
-    if ((0,external_node_buffer_.isUtf8)(source)) {
-        // scan.wat for large inputs where it runs (undefined: not here), else the JavaScript loop; null
-        // or a non-zero answer: not valid, the reader reports why.
-        let bounds = source.length >= wasmFrom ? scanValidWasm(source) : undefined;
-        if (bounds === undefined) {
-            const list = [];
-            bounds = scanValid(source, list) === 0 ? list : null;
-        }
-        if (bounds !== null)
-            return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1] : 0 };
-    }
-    const r = scanModuleReader(source);
-    const bounds = [];
-    for (const f of r.forms)
-        bounds.push(f.start, f.end);
-    return { bounds, trailingStart: r.trailingStart };
-}
-/**
- * Inputs of at least this many bytes are scanned by the WebAssembly scan. Below it the JavaScript
- * loop is as fast, counting WebAssembly's first compile (≈1.5 ms) and the copy into its memory.
- */
-let wasmFrom = 64 * 1024;
-/**
- * Sets the size from which {@link scanFormBounds} (and so {@link scanModule}) uses the
- * WebAssembly scan: 0 always, Infinity never (the JavaScript loop). Returns the previous value.
- * @internal for tests, which run both scans over the same inputs.
- */
-function setScanWasmFrom(bytes) {
-    const previous = wasmFrom;
-    wasmFrom = bytes;
-    return previous;
-}
-/** The instantiated scan.wat: undefined before first use, null where WebAssembly is not available. */
-let wasmScan;
-function wasmScanInstance() {
-    if (wasmScan !== undefined)
-        return wasmScan;
-    try {
-        const api = globalThis.WebAssembly;
-        if (api === undefined)
-            throw new Error('no WebAssembly');
-        const instance = new api.Instance(new api.Module(Buffer.from(SCAN_WASM, 'base64')), {});
-        const e = instance.exports;
-        // The class tables scan.wat reads at offsets 0 (SCAN) and 256 (HEX): this file's own.
-        const mem = new Uint8Array(e.memory.buffer);
-        mem.set(SCAN, 0);
-        mem.set(HEX, 256);
-        wasmScan = { memory: e.memory, scan: e.scan, count: e.count };
-    }
-    catch {
-        wasmScan = null;
-    }
-    return wasmScan;
-}
-/**
- * {@link scanValid} done by scan.wat (the same checks, step for step: a driver process runs V8
- * without its optimizing compiler, where the JavaScript loop costs ~20 ns a byte; issue #15).
- * @returns the form bounds when `s` is valid, null when it is not (the reader then reports the
- *   error), undefined when WebAssembly is not available or its memory cannot hold `s` (the caller
- *   scans in JavaScript).
- */
-function scanValidWasm(s) {
-    const w = wasmScanInstance();
-    if (w === null)
-        return undefined;
-    const n = s.length;
-    // Input at 512, one byte of frame stack per input byte, then up to one pair of bounds per byte.
-    const stack = 512 + n;
-    const boundsAt = (stack + n + 8) & ~7;
-    const need = boundsAt + 8 * (n + 1);
-    const have = w.memory.buffer.byteLength;
-    if (need > have) {
-        try {
-            w.memory.grow(Math.ceil((need - have) / 65536));
-        }
-        catch {
-            return undefined; // past WebAssembly's memory limit (≈ 400 MB of input): the JavaScript loop
-        }
-    }
-    new Uint8Array(w.memory.buffer, 512, n).set(s);
-    if (w.scan(n, stack, boundsAt) !== 0)
-        return null;
-    const count = w.count.value;
-    return new Int32Array(w.memory.buffer, boundsAt, count * 2).slice();
-}
-/**
- * {@link scanModule} done by the term reader in its scan mode (no terms built): the reference
- * that {@link scanModule}'s fast loop is tested against, and what produces its errors.
- * @internal exported for tests and benchmarks; use {@link scanModule}.
- * @throws GcError `core/parse/*` as for {@link readModule}.
- */
-function scanModuleReader(source) {
-    const src = toBytes(source);
-    const r = new Reader(src, false);
-    const forms = [];
-    let prevEnd = 0;
-    for (;;) {
-        r.skipTrivia();
-        if (r.pos >= r.len)
-            break;
-        const start = r.pos;
-        r.readForm();
-        forms.push({ start, end: r.pos, leadingStart: prevEnd });
-        prevEnd = r.pos;
-    }
-    return { source: src, forms, trailingStart: prevEnd };
-}
-// Byte classes of scanValid's dispatch (scanValid spells them as literals: in the interpreter,
-// where a cold process runs it first, a module constant costs a load per use). The opening
-// delimiters come first, numbered as the frame kinds F_LIST, F_VEC, F_MAP, F_QUOTE.
-//   0 (   1 [   2 {   3 '   4 )   5 ]   6 }   7 space/tab/LF/CR   8 ;   9 "   10 digit   11 -
-//   12 b   13 any other byte (a symbol constituent)   [14: `b"`, assigned in the loop]
-const SCAN = new Uint8Array(256).fill(13);
-SCAN[OPEN_LIST] = F_LIST;
-SCAN[OPEN_VEC] = F_VEC;
-SCAN[OPEN_MAP] = F_MAP;
-SCAN[QUOTE] = F_QUOTE;
-SCAN[CLOSE_LIST] = 4;
-SCAN[CLOSE_VEC] = 5;
-SCAN[CLOSE_MAP] = 6;
-for (const c of [0x20, 0x09, 0x0a, 0x0d])
-    SCAN[c] = 7;
-SCAN[SEMI] = 8;
-SCAN[DQUOTE] = 9;
-for (let c = 0x30; c <= 0x39; c++)
-    SCAN[c] = 10;
-SCAN[MINUS] = 11;
-SCAN[LOWER_B] = 12;
-/**
- * The fast path of {@link scanModule}: checks the grammar of §1.2 over the (already UTF-8-valid)
- * `s` in one loop, with no calls per byte and no allocation per token, and appends each top-level
- * form's start and end (byte offsets) to `bounds`.
- *
- * It accepts exactly what the reader accepts, token for token: `(`/`[`/`{` open a frame and the
- * matching closer ends it (a map's item count must be even), `'` opens a frame that the next datum
- * completes; a string `"…"` or bytes `b"…"` literal holds escapes `\\ \" \n \r \t`, `\uXXXX` (a
- * scalar value: not a surrogate) and `\xNN`; an integer is `-`? followed by digits and ends at the
- * first non-digit (so `12abc` is two tokens, as in the reader); any other token is a symbol that
- * runs to the next delimiter (whitespace, `()[]{}'";`); `;` comments run to the end of the line.
- * Open frames are one byte each in a typed array (the kind, plus 4 while a map frame holds an odd
- * number of items), so nesting depth costs no JS stack.
- * @returns 0 when `s` is a valid module; otherwise -1, or the number of frames left open at the end
- *   (the caller then lets the reader report the error; `bounds` then holds partial results). The
- *   end of input returns `depth` as is: a comparison there, first run after V8 compiled the loop
- *   (on-stack replacement, in the middle of the first call), would have no type feedback and
- *   throw the compiled code away, and the driver scans three versions in one process.
- */
-function scanValid(s, bounds) {
-    const scan = SCAN;
-    const hex = HEX;
-    const n = s.length;
-    let stack = new Uint8Array(64);
-    let depth = 0;
-    let p = 0;
-    let formStart = 0;
-    // The first backslash at or after the last place one was searched for (n: none to the end).
-    // Strings are scanned front to back, so one search serves every string before that backslash.
-    let bs = -1;
-    for (;;) {
-        if (p >= n)
-            return depth;
-        let k = scan[s[p]];
-        if (k === 7) {
-            p++;
-            continue;
-        }
-        if (k === 8) {
-            const nl = s.indexOf(0x0a, p + 1);
-            p = nl === -1 ? n : nl + 1;
-            continue;
-        }
-        if (depth === 0)
-            formStart = p;
-        if (k === 11)
-            k = p + 1 < n && scan[s[p + 1]] === 10 ? 10 : 13;
-        else if (k === 12)
-            k = p + 1 < n && s[p + 1] === 0x22 ? 14 : 13;
-        switch (k) {
-            case 0:
-            case 1:
-            case 2:
-            case 3:
-                if (depth === stack.length) {
-                    const next = new Uint8Array(stack.length * 2);
-                    next.set(stack);
-                    stack = next;
-                }
-                stack[depth++] = k;
-                p++;
-                continue;
-            case 4:
-            case 5:
-                // The innermost frame must be the matching list/vector (a quote frame needs a datum).
-                if (depth === 0 || (stack[depth - 1] & 3) !== k - 4)
-                    return -1;
-                depth--;
-                p++;
-                break;
-            case 6:
-                // The innermost frame must be a map holding an even number of items.
-                if (depth === 0 || stack[depth - 1] !== 2)
-                    return -1;
-                depth--;
-                p++;
-                break;
-            case 9:
-            case 14: {
-                // A string or bytes literal: find the closing quote, checking the escapes on the way.
-                let q = k === 9 ? p + 1 : p + 2;
-                let dq = s.indexOf(0x22, q);
-                for (;;) {
-                    if (dq === -1)
-                        return -1;
-                    if (bs < q) {
-                        bs = s.indexOf(0x5c, q);
-                        if (bs === -1)
-                            bs = n;
-                    }
-                    if (bs > dq)
-                        break;
-                    // bs < dq < n: the escape's bytes up to the first bad one are all in bounds.
-                    const e = s[bs + 1];
-                    if (e === 0x5c || e === 0x22 || e === 0x6e || e === 0x72 || e === 0x74)
-                        q = bs + 2;
-                    else if (e === 0x75) {
-                        // \uXXXX: four hex digits, not a surrogate (D800-DFFF).
-                        const h1 = hex[s[bs + 2]];
-                        if (h1 === 255)
-                            return -1;
-                        const h2 = hex[s[bs + 3]];
-                        if (h2 === 255)
-                            return -1;
-                        if (hex[s[bs + 4]] === 255 || hex[s[bs + 5]] === 255)
-                            return -1;
-                        if (h1 === 13 && h2 >= 8)
-                            return -1;
-                        q = bs + 6;
-                    }
-                    else if (e === 0x78) {
-                        if (hex[s[bs + 2]] === 255 || hex[s[bs + 3]] === 255)
-                            return -1;
-                        q = bs + 4;
-                    }
-                    else
-                        return -1;
-                    if (dq < q)
-                        dq = s.indexOf(0x22, q);
-                }
-                p = dq + 1;
-                break;
-            }
-            case 10:
-                p++;
-                while (p < n && scan[s[p]] === 10)
-                    p++;
-                break;
-            default:
-                p++;
-                while (p < n && scan[s[p]] >= 10)
-                    p++; // up to a delimiter (classes 0-9)
-        }
-        // A datum ended at p: it completes the quote frames around it, then is an item of the
-        // innermost container, or a top-level form.
-        while (depth > 0 && stack[depth - 1] === 3)
-            depth--;
-        if (depth === 0) {
-            bounds.push(formStart);
-            bounds.push(p);
-        }
-        else
-            stack[depth - 1] ^= 4;
-    }
-}
-/**
  * `parse_module` of §1.2 returning only the terms (see {@link readModule}).
  * @throws GcError `core/parse/*` as for {@link readModule}.
  */
@@ -62633,6 +62667,28 @@ function readTerm(source) {
     if (r.pos < r.len)
         throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
     return term;
+}
+/**
+ * {@link scanModule} done by the term reader in its scan mode (no terms built): the reference
+ * that {@link scanModule}'s fast loop is tested against, and what produces its errors.
+ * @internal exported for tests and benchmarks; use {@link scanModule}.
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function scanModuleReader(source) {
+    const src = toBytes(source);
+    const r = new Reader(src, false);
+    const forms = [];
+    let prevEnd = 0;
+    for (;;) {
+        r.skipTrivia();
+        if (r.pos >= r.len)
+            break;
+        const start = r.pos;
+        r.readForm();
+        forms.push({ start, end: r.pos, leadingStart: prevEnd });
+        prevEnd = r.pos;
+    }
+    return { source: src, forms, trailingStart: prevEnd };
 }
 
 ;// CONCATENATED MODULE: ./src/coreform/canon.ts
@@ -62724,6 +62780,80 @@ function canonError(ordinal, reason) {
     });
 }
 /**
+ * `(fn (p …) body …)`: checks the parameters and queues the body; the frame curries the
+ * parameters into nested one-parameter `fn`s and wraps several body expressions in `begin`.
+ */
+function pushFn(tasks, items, fail) {
+    const argc = items.length - 1;
+    if (argc < 2)
+        throw fail('(fn ...) expects a parameter list and at least one body expression');
+    const params = listItems(items[1]);
+    if (params === undefined)
+        throw fail('(fn ...) parameters must be a list');
+    if (params.length === 0)
+        throw fail('(fn ...) expects at least one parameter');
+    const seen = new Set();
+    for (const p of params) {
+        if (p.kind !== 'sym')
+            throw fail('(fn ...) parameters must be symbols');
+        if (seen.has(p.name))
+            throw fail(`(fn ...) duplicate parameter: ${p.name}`);
+        seen.add(p.name);
+    }
+    const k = argc - 1;
+    tasks.push(new Frame(k, (vs, base) => {
+        let body = k === 1 ? vs[base] : listWith([SYM_BEGIN], vs, base);
+        for (let i = params.length - 1; i >= 0; i--) {
+            body = cons(SYM_FN, cons(cons(params[i], NIL), cons(body, NIL)));
+        }
+        return body;
+    }));
+    for (let i = items.length - 1; i >= 2; i--)
+        tasks.push(items[i]);
+}
+/**
+ * `(let ((name expr) …) body …)`: checks the bindings and queues their expressions and the body;
+ * several body expressions are wrapped in `begin`.
+ */
+function pushLet(tasks, items, fail) {
+    const argc = items.length - 1;
+    if (argc < 2)
+        throw fail('(let ...) expects a binding list and at least one body expression');
+    const bindings = listItems(items[1]);
+    if (bindings === undefined)
+        throw fail('(let ...) bindings must be a list');
+    const names = [];
+    const exprs = [];
+    const seen = new Set();
+    for (const b of bindings) {
+        const parts = listItems(b);
+        if (parts === undefined || parts.length !== 2) {
+            throw fail('(let ...) binding must be a list of a name and an expression');
+        }
+        const name = parts[0];
+        if (name.kind !== 'sym')
+            throw fail('(let ...) binding name must be symbol');
+        if (seen.has(name.name))
+            throw fail(`(let ...) duplicate binding: ${name.name}`);
+        seen.add(name.name);
+        names.push(name);
+        exprs.push(parts[1]);
+    }
+    const m = names.length;
+    const k = argc - 1;
+    tasks.push(new Frame(m + k, (vs, base) => {
+        let bs = NIL;
+        for (let i = m - 1; i >= 0; i--)
+            bs = cons(cons(names[i], cons(vs[base + i], NIL)), bs);
+        const body = k === 1 ? vs[base + m] : listWith([SYM_BEGIN], vs, base + m);
+        return cons(SYM_LET, cons(bs, cons(body, NIL)));
+    }));
+    for (let i = items.length - 1; i >= 2; i--)
+        tasks.push(items[i]);
+    for (let i = m - 1; i >= 0; i--)
+        tasks.push(exprs[i]);
+}
+/**
  * Canonicalizes one top-level form (a code position; a top-level vector is data, a top-level
  * map keeps its keys and canonicalizes its values). Implements GENESIS_FACTS.md §1.3.
  * @param form the raw term as read.
@@ -62784,34 +62914,9 @@ function canonicalizeForm(form, ordinal = 0) {
                     tasks.push(new Frame(1, (vs, base) => listWith([head, name], vs, base)), items[2]);
                     continue;
                 }
-                case 'fn': {
-                    if (argc < 2)
-                        throw fail('(fn ...) expects a parameter list and at least one body expression');
-                    const params = listItems(items[1]);
-                    if (params === undefined)
-                        throw fail('(fn ...) parameters must be a list');
-                    if (params.length === 0)
-                        throw fail('(fn ...) expects at least one parameter');
-                    const seen = new Set();
-                    for (const p of params) {
-                        if (p.kind !== 'sym')
-                            throw fail('(fn ...) parameters must be symbols');
-                        if (seen.has(p.name))
-                            throw fail(`(fn ...) duplicate parameter: ${p.name}`);
-                        seen.add(p.name);
-                    }
-                    const k = argc - 1;
-                    tasks.push(new Frame(k, (vs, base) => {
-                        let body = k === 1 ? vs[base] : listWith([SYM_BEGIN], vs, base);
-                        for (let i = params.length - 1; i >= 0; i--) {
-                            body = cons(SYM_FN, cons(cons(params[i], NIL), cons(body, NIL)));
-                        }
-                        return body;
-                    }));
-                    for (let i = items.length - 1; i >= 2; i--)
-                        tasks.push(items[i]);
+                case 'fn':
+                    pushFn(tasks, items, fail);
                     continue;
-                }
                 case 'if':
                     if (argc !== 3)
                         throw fail('(if ...) expects exactly 3 arguments');
@@ -62822,44 +62927,9 @@ function canonicalizeForm(form, ordinal = 0) {
                         throw fail('(begin ...) expects at least 1 argument');
                     pushList(tasks, items, [head], 1);
                     continue;
-                case 'let': {
-                    if (argc < 2)
-                        throw fail('(let ...) expects a binding list and at least one body expression');
-                    const bindings = listItems(items[1]);
-                    if (bindings === undefined)
-                        throw fail('(let ...) bindings must be a list');
-                    const names = [];
-                    const exprs = [];
-                    const seen = new Set();
-                    for (const b of bindings) {
-                        const parts = listItems(b);
-                        if (parts === undefined || parts.length !== 2) {
-                            throw fail('(let ...) binding must be a list of a name and an expression');
-                        }
-                        const name = parts[0];
-                        if (name.kind !== 'sym')
-                            throw fail('(let ...) binding name must be symbol');
-                        if (seen.has(name.name))
-                            throw fail(`(let ...) duplicate binding: ${name.name}`);
-                        seen.add(name.name);
-                        names.push(name);
-                        exprs.push(parts[1]);
-                    }
-                    const m = names.length;
-                    const k = argc - 1;
-                    tasks.push(new Frame(m + k, (vs, base) => {
-                        let bs = NIL;
-                        for (let i = m - 1; i >= 0; i--)
-                            bs = cons(cons(names[i], cons(vs[base + i], NIL)), bs);
-                        const body = k === 1 ? vs[base + m] : listWith([SYM_BEGIN], vs, base + m);
-                        return cons(SYM_LET, cons(bs, cons(body, NIL)));
-                    }));
-                    for (let i = items.length - 1; i >= 2; i--)
-                        tasks.push(items[i]);
-                    for (let i = m - 1; i >= 0; i--)
-                        tasks.push(exprs[i]);
+                case 'let':
+                    pushLet(tasks, items, fail);
                     continue;
-                }
                 case 'prim': {
                     if (argc < 1)
                         throw fail('(prim ...) expects an operator symbol');
@@ -62926,7 +62996,7 @@ function canon_canonicalizeSource(source) {
         }
         catch (e) {
             if (e instanceof errors_GcError && e.code === CANON_INVALID_FORM) {
-                throw e.withLocation({ offset: f.start, ...read_lineColumn(bytes, f.start) });
+                throw e.withLocation({ offset: f.start, ...parse_error_lineColumn(bytes, f.start) });
             }
             throw e;
         }
@@ -62938,7 +63008,7 @@ function canon_canonicalizeSource(source) {
  */
 function isCanonicalForm(form) {
     try {
-        return termsEqual(canonicalizeForm(form, 0), form);
+        return term_termsEqual(canonicalizeForm(form, 0), form);
     }
     catch {
         return false;
@@ -65294,8 +65364,9 @@ function printModule(forms) {
 
 ;// CONCATENATED MODULE: ./src/coreform/hash.ts
 /**
- * CoreForm hashes (GENESIS_FACTS.md §2): BLAKE3 (32-byte output) over a domain prefix followed by
- * the canonical print. Every function returns lowercase hex64.
+ * CoreForm hashes (GENESIS_FACTS.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
+ * output) over a domain prefix followed by the canonical print, or over the plain bytes. Every
+ * function returns lowercase hex64. The one place gcpatch computes BLAKE3.
  */
 
 
@@ -65317,7 +65388,15 @@ function digest(...parts) {
  * Used for every `*-h` field of requests and reports. Implements GENESIS_FACTS.md §2.
  */
 function hash_hashTerm(t) {
-    return digest(HASH_TERM_PREFIX, bytes_utf8(print_printTerm(t)));
+    return hashTermOfPrint(bytes_utf8(print_printTerm(t)));
+}
+/**
+ * hash-term of a term given by its `print_term` bytes (a store entry's bytes, or a print already
+ * made): BLAKE3("GCv0.2\0" ‖ printed), lowercase hex64. `hashTermOfPrint(utf8(printTerm(t)))`
+ * equals `hashTerm(t)`.
+ */
+function hashTermOfPrint(printed) {
+    return digest(HASH_TERM_PREFIX, printed);
 }
 /**
  * hash-module(forms) = BLAKE3("GCv0.2\0module\0" ‖ UTF-8(print_module(forms))), lowercase hex64.
@@ -65326,17 +65405,21 @@ function hash_hashTerm(t) {
 function hash_hashModule(forms) {
     return digest(HASH_MODULE_PREFIX, bytes_utf8(printModule(forms)));
 }
-/** hash-module over already-printed canonical module text (`print_module` output). */
-function hashModuleText(canonicalText) {
-    return digest(HASH_MODULE_PREFIX, utf8(canonicalText));
-}
 /**
  * semantic node id = BLAKE3("GCv0.2\0semantic-node-id\0" ‖ module-path ‖ 0x00 ‖ print_term(path)),
  * where `path` is the vector of step vectors (e.g. `[[:form 0]]`). Implements PATCH_SCHEMA.md
  * "Stable Node IDs".
  */
 function semanticNodeId(modulePath, path) {
-    return digest(NODE_ID_PREFIX, bytes_utf8(modulePath), new Uint8Array([0]), bytes_utf8(print_printTerm(path)));
+    return toHex(semanticNodeIdState(modulePath).update(bytes_utf8(print_printTerm(path))).digest());
+}
+/**
+ * The BLAKE3 state of {@link semanticNodeId} after its prefix and `modulePath ‖ 0x00`: feed it
+ * the print of a path (in pieces, cloning it to share a common beginning) and digest it to get
+ * that path's node id.
+ */
+function semanticNodeIdState(modulePath) {
+    return blake3.create().update(NODE_ID_PREFIX).update(bytes_utf8(modulePath)).update(new Uint8Array([0]));
 }
 /**
  * The evidence-store address: plain unprefixed BLAKE3 of the exact bytes (for a term, its
@@ -65345,18 +65428,36 @@ function semanticNodeId(modulePath, path) {
 function storeAddress(data) {
     return digest(data);
 }
-/** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
-function termAddress(t) {
-    return digest(bytes_utf8(print_printTerm(t)));
+/**
+ * {@link storeAddress} of bytes that arrive in pieces (a file read in chunks): `update` each piece
+ * in order, then `address()` is the address of their concatenation.
+ */
+function storeAddressStream() {
+    const h = blake3.create();
+    return {
+        update(piece) {
+            h.update(piece);
+        },
+        address: () => toHex(h.digest()),
+    };
 }
-/** Plain BLAKE3 of bytes as lowercase hex (for benchmarks and checks). */
-function blake3Hex(data) {
-    return digest(data);
+/** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
+function hash_termAddress(t) {
+    return digest(bytes_utf8(print_printTerm(t)));
 }
 
 ;// CONCATENATED MODULE: ./src/workspace/path.ts
 /** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
 
+
+/**
+ * The file a `/`-separated package-relative module path names under `packageDir` (joined with the
+ * platform's separator). The path must already be checked ({@link portablePathProblem} or a
+ * stricter check): this only joins.
+ */
+function path_modulePathOnDisk(packageDir, modulePath) {
+    return join(packageDir, ...modulePath.split('/'));
+}
 /**
  * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
  * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
@@ -65502,7 +65603,7 @@ function manifest_parseManifest(text, file = 'package.toml') {
     };
 }
 
-;// CONCATENATED MODULE: ./src/audit/package-at-commit.ts
+;// CONCATENATED MODULE: ./src/verify-pr/package-at-commit.ts
 /**
  * A package as it is at one commit, read from git objects (never the work tree): the manifest
  * text and table, every module's bytes, canonical forms and hash, and the evidence-store listing.
@@ -65675,7 +65776,7 @@ function storeEntryPath(dir, address) {
     return repoPath(dir, external_node_path_namespaceObject.posix.join('.genesis/store', address));
 }
 
-;// CONCATENATED MODULE: ./src/audit/accounting.ts
+;// CONCATENATED MODULE: ./src/verify-pr/accounting.ts
 /**
  * The closed accounting of a pull request (docs/security.md): every path that differs between the
  * merge base and the head, with its git object kind and mode on each side, assigned to every package
@@ -66040,6 +66141,43 @@ function movedPackages(candidates) {
     }
     return out;
 }
+/**
+ * Accounts for every changed path: where it belongs (the packages owning it, its role there) and
+ * what its kind, mode and checkout attributes say. Findings of paths outside every package, and of
+ * checkout attributes, go to `global`; the others are kept by package for its audit.
+ */
+async function accountChanges(repo, changed, candidates, global) {
+    const accounts = [];
+    const byPackage = new Map();
+    const pathFindingsByPackage = new Map();
+    for (const entry of changed) {
+        const attributes = await attributesFinding(repo, entry);
+        if (attributes !== undefined)
+            global.fail('path', entry.path, 'checkout', attributes);
+        const owning = owners(entry.path, candidates);
+        const role = owning.length === 0 ? 'outside' : roleIn(owning[0], entry.path);
+        const account = accountOf(entry, owning, role);
+        accounts.push(account);
+        if (owning.length === 0) {
+            for (const f of pathFindings(entry, 'outside', undefined))
+                global.fail('path', entry.path, 'kind', f);
+            account.explanation = 'outside every package: not verified';
+            continue;
+        }
+        for (const c of owning) {
+            let p = byPackage.get(c.dir);
+            if (p === undefined)
+                byPackage.set(c.dir, (p = { c, paths: [] }));
+            p.paths.push(account);
+            let list = pathFindingsByPackage.get(c.dir);
+            if (list === undefined)
+                pathFindingsByPackage.set(c.dir, (list = []));
+            for (const f of pathFindings(entry, roleIn(c, entry.path), c.manifestPath))
+                list.push(f);
+        }
+    }
+    return { accounts, byPackage, pathFindingsByPackage };
+}
 
 ;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
 /**
@@ -66102,7 +66240,7 @@ function findSymbolSites(source, name) {
                     overwritten = lastOf.get(`${key.kind} ${atom}`) > e;
                 else
                     for (let later = e + 1; later < entries && !overwritten; later++)
-                        overwritten = termsEqual(key, kids[2 * later].term);
+                        overwritten = term_termsEqual(key, kids[2 * later].term);
                 stack.push([kids[2 * e + 1], survives && !overwritten], [kids[2 * e], survives && !overwritten]);
             }
             continue;
@@ -66113,12 +66251,13 @@ function findSymbolSites(source, name) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/audit/dangling.ts
+;// CONCATENATED MODULE: ./src/verify-pr/dangling.ts
 /**
  * Dangling references at the head (docs/security.md): a qualified name that the base or a commit of
  * the range defined with a top-level `(def NAME …)`, that no module of the head defines, and that a
  * head module still references, is an error at its first use — whichever side removed or renamed it
- * (typically a branch adds a use of a name main renamed, and merges main).
+ * (typically a branch adds a use of a name main renamed, and merges main); and stale references, the
+ * same problem seen from a rename or move of this pull request whose old name is used again.
  */
 
 
@@ -66170,9 +66309,13 @@ function usesOf(name, modules) {
             continue; // an unreadable module is reported by the other checks
         }
         for (const site of found)
-            sites.push({ file: m.file, line: read_lineColumn(m.bytes, site.start).line ?? 1 });
+            sites.push({ file: m.file, line: parse_error_lineColumn(m.bytes, site.start).line ?? 1 });
     }
     return sites;
+}
+/** The first five use sites as `file:line, …`, and how many there are in all when more. */
+function describeSites(sites) {
+    return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
 }
 /**
  * Records `audit/dangling-reference` for every name in `formerly` (defined at the base or along the
@@ -66189,7 +66332,7 @@ function checkDanglingReferences(head, formerly, headDefined, skip, out) {
         if (sites.length === 0)
             continue;
         const first = sites[0];
-        const where = sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+        const where = describeSites(sites);
         out.fail('module', first.file, 'references', {
             code: AuditCode.danglingReference,
             message: `${name} is referenced at the head (${where}) but no module defines it any more (the base or an earlier commit did): ` +
@@ -66201,6 +66344,353 @@ function checkDanglingReferences(head, formerly, headDefined, skip, out) {
         reported.push(name);
     }
     return reported;
+}
+/**
+ * A rename or move whose old name is referenced again at the head, although no module defines it,
+ * is an error (`audit/refactor-stale-reference`): each commit can be explained (the refactor by its
+ * evidence, a merge from main by the structural merge of its parents) while the result calls a
+ * definition that no longer exists, because main added a use of the old name in a module the
+ * refactor never saw. A rebase shows the same problem as `audit/refactor-replan-differs`.
+ * @returns the old names reported (the dangling-reference check skips them).
+ */
+function checkStaleReferences(head, refactors, out) {
+    const reported = new Set();
+    const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
+    if (moving.length === 0)
+        return reported;
+    const defined = definedIn([head]);
+    for (const r of moving) {
+        const from = r.request.fromSymbol;
+        if (from === '' || from === r.request.toSymbol || defined.has(from))
+            continue;
+        const sites = usesOf(from, head.modules);
+        if (sites.length === 0)
+            continue;
+        const first = sites[0];
+        const where = describeSites(sites);
+        out.fail('refactor-plan', r.address, 'no stale reference', {
+            code: AuditCode.refactorStaleReference,
+            message: `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
+                `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
+                `gcpatch apply --patch of {:op :rename-symbol :module-path "${first.file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
+            file: first.file,
+            line: first.line,
+            title: 'reference to a refactored-away name',
+        });
+        reported.add(from);
+    }
+    return reported;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/history.ts
+/**
+ * The commits of a pull request, in the order their evidence must be checked:
+ * every commit reachable from the head and not from the base, parents before children. Read
+ * from git objects with isomorphic-git; no recursion (a long history cannot overflow the stack).
+ */
+
+
+
+
+/** The largest range walked (a pull request of more commits is refused with a clear error). */
+const MAX_RANGE_COMMITS = 5000;
+async function readCommitInfo(repo, oid) {
+    try {
+        const { commit } = await isomorphic_git/* default.readCommit */.Ay.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache });
+        return { oid, parents: [...commit.parent], subject: commit.message.split('\n')[0] ?? '', time: commit.committer.timestamp };
+    }
+    catch (error) {
+        if (error?.code === 'NotFoundError')
+            throw missingCommitError(repo, oid, 'commit', error);
+        throw error;
+    }
+}
+const HEAD = 1;
+const BASE = 2;
+/**
+ * The commits reachable from `head` and not from `base`, parents first (a topological order; ties
+ * by committer time, then oid). `base` must be an ancestor of `head` (the merge base). Uses git's
+ * "paint down to the common ancestors" walk by committer time, re-propagating when a commit learns
+ * late that the base reaches it, so equal timestamps stay correct.
+ * @returns `[]` when `head` is `base` or an ancestor of it.
+ * @throws GcError `git/missing-commit` (exit 70) when a commit of the range or a parent is absent;
+ *   `audit/range-too-large` (exit 10) beyond {@link MAX_RANGE_COMMITS} commits.
+ */
+async function rangeCommits(repo, base, head) {
+    const info = new Map();
+    const flags = new Map();
+    const load = async (oid) => {
+        let c = info.get(oid);
+        if (c === undefined) {
+            c = await readCommitInfo(repo, oid);
+            info.set(oid, c);
+        }
+        return c;
+    };
+    // queue of commits whose flags must be pushed to their parents, newest first
+    const queue = [];
+    const mark = async (oid, flag) => {
+        const before = flags.get(oid) ?? 0;
+        if ((before | flag) === before)
+            return;
+        flags.set(oid, before | flag);
+        await load(oid);
+        queue.push(oid);
+    };
+    await mark(base, BASE);
+    await mark(head, HEAD);
+    let headOnly = 0;
+    for (;;) {
+        // stop when every queued commit is reachable from the base: nothing new can be head-only.
+        if (!queue.some((o) => (flags.get(o) & BASE) === 0))
+            break;
+        queue.sort((a, b) => info.get(a).time - info.get(b).time || (a < b ? -1 : a > b ? 1 : 0));
+        const oid = queue.pop();
+        const f = flags.get(oid);
+        if ((f & BASE) === 0 && ++headOnly > MAX_RANGE_COMMITS * 4) {
+            throw new errors_GcError('audit/range-too-large', `more than ${MAX_RANGE_COMMITS} commits between the base and the head; verify a shorter range`);
+        }
+        for (const p of info.get(oid).parents)
+            await mark(p, f);
+    }
+    // A queued base-reachable commit may still have to pass its flag down to a commit already taken as
+    // head-only (equal committer times: the walk above ordered them arbitrarily). Finish the painting,
+    // through unknown commits too, for every commit at least as recent as the oldest head-only one
+    // (parents are never more recent than their children, the assumption git's own walk makes).
+    const headOnlyTimes = [...flags].filter(([, f]) => f === HEAD).map(([o]) => info.get(o).time);
+    const oldest = headOnlyTimes.length === 0 ? Infinity : Math.min(...headOnlyTimes);
+    while (queue.length > 0) {
+        const oid = queue.pop();
+        if (info.get(oid).time < oldest)
+            continue;
+        for (const p of info.get(oid).parents)
+            await mark(p, flags.get(oid));
+    }
+    const inRange = [...flags].filter(([, f]) => f === HEAD).map(([o]) => o);
+    if (inRange.length > MAX_RANGE_COMMITS) {
+        throw new errors_GcError('audit/range-too-large', `${inRange.length} commits between the base and the head (at most ${MAX_RANGE_COMMITS}); verify a shorter range`);
+    }
+    // Kahn's algorithm over the range: a commit comes after every parent inside the range.
+    const members = new Set(inRange);
+    const pendingParents = new Map();
+    const children = new Map();
+    for (const o of inRange) {
+        const ps = info.get(o).parents.filter((p) => members.has(p));
+        pendingParents.set(o, ps.length);
+        for (const p of ps) {
+            let list = children.get(p);
+            if (list === undefined)
+                children.set(p, (list = []));
+            list.push(o);
+        }
+    }
+    const order = (a, b) => info.get(a).time - info.get(b).time || (a < b ? -1 : a > b ? 1 : 0);
+    const ready = inRange.filter((o) => pendingParents.get(o) === 0).sort(order);
+    const out = [];
+    while (ready.length > 0) {
+        const o = ready.shift();
+        out.push(info.get(o));
+        for (const c of children.get(o) ?? []) {
+            const n = pendingParents.get(c) - 1;
+            pendingParents.set(c, n);
+            if (n === 0) {
+                ready.push(c);
+                ready.sort(order);
+            }
+        }
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/patch/acceptance/acceptance.ts
+/**
+ * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
+ * (GENESIS_FACTS.md §3.7 step 7, §4 "Acceptance artifact").
+ *
+ * gcpatch cannot evaluate GenesisCode programs, so obligations run through an external runner:
+ * `--obligation-runner genesis` runs the GenesisCode CLI's `genesis test` and takes the acceptance
+ * it records (`genesis-test.ts`, docs/reference/genesis-cli.md); any other
+ * `--obligation-runner CMD` (or `GCPATCH_OBLIGATION_RUNNER`) is run through the shell in the package
+ * directory and must print one acceptance term on stdout. Without a runner, gcpatch builds the
+ * acceptance from what it can check itself — every module parses, canonicalizes and matches its new
+ * pin (obligation `gcpatch/obligation::canonical-pins`) — and records every declared obligation as
+ * not evaluated, `:ok false`, with an error saying so. It never reports an unevaluated obligation
+ * as passed, so a package that declares obligations cannot be applied without a runner (exit 30).
+ */
+
+
+
+
+
+
+
+
+
+/** `:kind` of an acceptance term. */
+const ACCEPTANCE_KIND = 'genesis/acceptance-v0.2';
+/** The obligation name of gcpatch's own structural check. */
+const CANONICAL_PINS_OBLIGATION = 'gcpatch/obligation::canonical-pins';
+/** Environment variable naming the obligation runner command. */
+const RUNNER_ENV = 'GCPATCH_OBLIGATION_RUNNER';
+/** Acceptance failure codes (exit 30); what each means is in the registry, `src/util/codes.ts`. */
+const AcceptanceCode = { runnerFailed: 'patch/obligation-runner-failed', invalid: 'patch/acceptance-invalid' };
+/** The message recorded for each declared obligation when no runner is configured. */
+const NOT_EVALUATED_MESSAGE = 'not evaluated: gcpatch cannot evaluate GenesisCode programs; pass --obligation-runner genesis (the GenesisCode CLI on PATH) or --obligation-runner CMD (or set GCPATCH_OBLIGATION_RUNNER) to run this obligation';
+/**
+ * The runner: the explicit option, else `GCPATCH_OBLIGATION_RUNNER`, else undefined (blank = none).
+ * `genesis` (spaces around it ignored) selects the GenesisCode CLI (`genesis-test.ts`); anything else
+ * is a shell command.
+ */
+function resolveRunner(option, env = process.env) {
+    const cmd = option ?? env[RUNNER_ENV];
+    if (cmd === undefined || cmd.trim() === '')
+        return undefined;
+    return cmd.trim() === 'genesis' ? 'genesis' : cmd;
+}
+function obligationRecord(name, ok, errors) {
+    const fields = { name: sym(name), ok: bool(ok) };
+    if (errors.length > 0)
+        fields.errors = vec(errors.map(str));
+    return kwMap(fields);
+}
+/**
+ * gcpatch's own acceptance (no runner): re-reads every listed module from `packageDir`, checks that
+ * it parses, canonicalizes, is byte-canonical and hashes to `pins`; then one `:ok false` record per
+ * declared obligation. `:ok` is true only when there are no declared obligations and the check passed.
+ */
+function builtinAcceptance(packageDir, manifest) {
+    const errors = [];
+    for (const m of manifest.modules) {
+        try {
+            const bytes = readFileSync(join(packageDir, ...m.path.split('/')));
+            const hash = hashModule(canonicalizeSource(bytes));
+            if (hash !== m.hash)
+                errors.push(`${m.path}: module hash ${hash} does not match its pin ${m.hash ?? '(none)'}`);
+        }
+        catch (error) {
+            errors.push(`${m.path}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+    }
+    const records = [obligationRecord(CANONICAL_PINS_OBLIGATION, errors.length === 0, errors)];
+    for (const name of manifest.obligations)
+        records.push(obligationRecord(name, false, [NOT_EVALUATED_MESSAGE]));
+    return acceptanceTerm(manifest, records);
+}
+/** `{:kind :ok :package {:name :version} :obligations records}` with `:ok` = every record ok. */
+function acceptanceTerm(manifest, records) {
+    const ok = records.every((r) => term_mapGet(r, term_kw('ok'))?.kind === 'bool' && term_mapGet(r, term_kw('ok')).value);
+    return term_kwMap({
+        kind: term_str(ACCEPTANCE_KIND),
+        ok: term_bool(ok),
+        package: term_kwMap({ name: term_str(manifest.name), version: term_str(manifest.version) }),
+        obligations: term_vec(records),
+    });
+}
+function acceptance_invalid(message) {
+    return new errors_GcError(AcceptanceCode.invalid, `obligation runner acceptance rejected: ${message}`, { exitCode: codes_ExitCode.obligationsFailed });
+}
+/**
+ * Checks an acceptance term: kind, Bool `:ok`, `:package` naming this package, obligation records
+ * `{:name sym :ok bool :artifact? hex :errors? [str]}`, `:ok` equal to "every record ok", every
+ * referenced artifact present and intact in `store`, and — when `:ok` is true — every declared
+ * obligation present (a failed acceptance may stop early: the reference records only the failed
+ * preflight when a package does not load; docs/reference/genesis-cli.md).
+ * @returns the acceptance's `:ok`.
+ * @throws GcError `patch/acceptance-invalid` (exit 30).
+ */
+function validateAcceptance(t, manifest, store) {
+    if (t.kind !== 'map')
+        throw acceptance_invalid('it is not a map');
+    const get = (m, k) => term_mapGet(m, term_kw(k));
+    const kind = get(t, 'kind');
+    if (kind?.kind !== 'str' || kind.value !== ACCEPTANCE_KIND)
+        throw acceptance_invalid(`:kind must be "${ACCEPTANCE_KIND}"`);
+    const ok = get(t, 'ok');
+    if (ok?.kind !== 'bool')
+        throw acceptance_invalid(':ok must be a boolean');
+    const pkg = get(t, 'package');
+    const pkgName = pkg?.kind === 'map' ? get(pkg, 'name') : undefined;
+    const pkgVersion = pkg?.kind === 'map' ? get(pkg, 'version') : undefined;
+    if (pkgName?.kind !== 'str' || pkgName.value !== manifest.name || pkgVersion?.kind !== 'str' || pkgVersion.value !== manifest.version) {
+        throw acceptance_invalid(`:package must be {:name "${manifest.name}" :version "${manifest.version}"}`);
+    }
+    const obligations = get(t, 'obligations');
+    if (obligations?.kind !== 'vec')
+        throw acceptance_invalid(':obligations must be a vector');
+    const seen = new Set();
+    let allOk = true;
+    for (const [i, r] of obligations.items.entries()) {
+        if (r.kind !== 'map')
+            throw acceptance_invalid(`:obligations[${i}] must be a map`);
+        const name = get(r, 'name');
+        const rok = get(r, 'ok');
+        if (name?.kind !== 'sym' || rok?.kind !== 'bool')
+            throw acceptance_invalid(`:obligations[${i}] needs a symbol :name and a boolean :ok`);
+        for (const [k] of r.entries) {
+            if (k.kind !== 'sym' || ![':name', ':ok', ':artifact', ':errors'].includes(k.name))
+                throw acceptance_invalid(`:obligations[${i}] has unknown key`);
+        }
+        const artifact = get(r, 'artifact');
+        if (artifact !== undefined) {
+            if (artifact.kind !== 'str' || !isHex64(artifact.value))
+                throw acceptance_invalid(`:obligations[${i}] :artifact must be hex64`);
+            if (store !== undefined) {
+                try {
+                    store.get(artifact.value);
+                }
+                catch (error) {
+                    throw acceptance_invalid(`:obligations[${i}] :artifact ${artifact.value}: ${error.message}`);
+                }
+            }
+        }
+        const errs = get(r, 'errors');
+        if (errs !== undefined && (errs.kind !== 'vec' || !errs.items.every((e) => e.kind === 'str'))) {
+            throw acceptance_invalid(`:obligations[${i}] :errors must be a vector of strings`);
+        }
+        seen.add(name.name);
+        allOk &&= rok.value;
+    }
+    const missing = ok.value ? manifest.obligations.filter((o) => !seen.has(o)) : [];
+    if (missing.length > 0)
+        throw acceptance_invalid(`declared obligations missing from the acceptance: ${missing.join(', ')}`);
+    if (ok.value !== allOk)
+        throw acceptance_invalid(':ok must be true exactly when every obligation record is ok');
+    return ok.value;
+}
+/**
+ * Runs the obligation runner and parses its acceptance term.
+ * @param command a shell command, run in `packageDir` with `GCPATCH_PACKAGE_DIR`,
+ *   `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT` and `GCPATCH_OBLIGATIONS` (space-separated) set.
+ * @param timeoutMs kill the runner after this many milliseconds (default 10 minutes).
+ * @throws GcError `patch/obligation-runner-failed` (exit 30) when it cannot start, times out, or
+ *   prints no single CoreForm term on stdout.
+ */
+function runObligationRunner(command, packageDir, info, timeoutMs = 600_000) {
+    const result = (0,external_node_child_process_namespaceObject.spawnSync)(command, {
+        cwd: packageDir,
+        shell: true,
+        encoding: 'utf8',
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: {
+            ...process.env,
+            GCPATCH_PACKAGE_DIR: packageDir,
+            GCPATCH_MANIFEST: info.manifestFile,
+            GCPATCH_PACKAGE_ARTIFACT: info.packageArtifact,
+            GCPATCH_OBLIGATIONS: info.obligations.join(' '),
+        },
+    });
+    const fail = (why) => new errors_GcError(AcceptanceCode.runnerFailed, `obligation runner ${JSON.stringify(command)} ${why}`, { exitCode: codes_ExitCode.obligationsFailed });
+    if (result.error !== undefined)
+        throw fail(`could not run: ${result.error.message}`);
+    try {
+        return readTerm(result.stdout ?? '');
+    }
+    catch (error) {
+        const status = result.status === null ? `was killed (${result.signal ?? 'signal'})` : `exited ${result.status}`;
+        const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+        throw fail(`${status} without printing a genesis/acceptance-v0.2 term on stdout (${error.message})${stderr ? `; stderr: ${stderr}` : ''}`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/coreform/closed.ts
@@ -66302,7 +66792,7 @@ function nullable(inner) {
 /** A field that must equal `expected` exactly (fixed `:kind`, `:profile`, `:v` values). */
 function closed_literal(expected) {
     return (t, at) => {
-        if (!termsEqual(t, expected)) {
+        if (!term_termsEqual(t, expected)) {
             throw new errors_GcError('core/closed/wrong-value', `field ${at} must be ${describe(expected)}, got ${describe(t)}`, {
                 location: { at },
             });
@@ -66320,6 +66810,14 @@ function oneOfStr(allowed) {
         }
         return t.value;
     };
+}
+/** Field decoders of a closed map, keyed by keyword name without the colon. */
+/**
+ * The decoders of the fixed identity a closed request or report opens with: `:kind` = `kind`,
+ * `:profile` = `profile`, `:v` = 1 (each a {@link literal}); spread first into a {@link Spec}.
+ */
+function fixedIdentity(kind, profile) {
+    return { kind: closed_literal(term_str(kind)), profile: closed_literal(term_str(profile)), v: closed_literal(term_int(1)) };
 }
 /**
  * Decodes a closed map: `spec` maps keyword names (without the colon, e.g. `'module-path'`) to
@@ -66354,289 +66852,55 @@ function closed_decodeClosed(t, spec, what, options = {}) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/patch/acceptance.ts
+;// CONCATENATED MODULE: ./src/patch/protocol/errors.ts
+
 /**
- * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
- * (GENESIS_FACTS.md §3.7 step 7, §4 "Acceptance artifact").
- *
- * gcpatch cannot evaluate GenesisCode programs, so obligations run through an external runner:
- * `--obligation-runner genesis` runs the GenesisCode CLI's `genesis test` and takes the acceptance
- * it records (`genesis-test.ts`, docs/reference/genesis-cli.md); any other
- * `--obligation-runner CMD` (or `GCPATCH_OBLIGATION_RUNNER`) is run through the shell in the package
- * directory and must print one acceptance term on stdout. Without a runner, gcpatch builds the
- * acceptance from what it can check itself — every module parses, canonicalizes and matches its new
- * pin (obligation `gcpatch/obligation::canonical-pins`) — and records every declared obligation as
- * not evaluated, `:ok false`, with an error saying so. It never reports an unevaluated obligation
- * as passed, so a package that declares obligations cannot be applied without a runner (exit 30).
+ * The patch layer's names for its codes; what each code means and its exit code are in the
+ * registry, `src/util/codes.ts`. Messages may change; these strings may not.
  */
-
-
-
-
-
-
-
-
-
-/** `:kind` of an acceptance term. */
-const ACCEPTANCE_KIND = 'genesis/acceptance-v0.2';
-/** The obligation name of gcpatch's own structural check. */
-const CANONICAL_PINS_OBLIGATION = 'gcpatch/obligation::canonical-pins';
-/** Environment variable naming the obligation runner command. */
-const RUNNER_ENV = 'GCPATCH_OBLIGATION_RUNNER';
-/** Acceptance failure codes. */
-const AcceptanceCode = {
-    /** The runner could not be run, or printed no acceptance term (exit 30). */
-    runnerFailed: 'patch/obligation-runner-failed',
-    /** The runner's acceptance is malformed or does not cover the declared obligations (exit 30). */
-    invalid: 'patch/acceptance-invalid',
-};
-/** The message recorded for each declared obligation when no runner is configured. */
-const NOT_EVALUATED_MESSAGE = 'not evaluated: gcpatch cannot evaluate GenesisCode programs; pass --obligation-runner genesis (the GenesisCode CLI on PATH) or --obligation-runner CMD (or set GCPATCH_OBLIGATION_RUNNER) to run this obligation';
-/**
- * The runner: the explicit option, else `GCPATCH_OBLIGATION_RUNNER`, else undefined (blank = none).
- * `genesis` (spaces around it ignored) selects the GenesisCode CLI (`genesis-test.ts`); anything else
- * is a shell command.
- */
-function resolveRunner(option, env = process.env) {
-    const cmd = option ?? env[RUNNER_ENV];
-    if (cmd === undefined || cmd.trim() === '')
-        return undefined;
-    return cmd.trim() === 'genesis' ? 'genesis' : cmd;
-}
-function obligationRecord(name, ok, errors) {
-    const fields = { name: sym(name), ok: bool(ok) };
-    if (errors.length > 0)
-        fields.errors = vec(errors.map(str));
-    return kwMap(fields);
-}
-/**
- * gcpatch's own acceptance (no runner): re-reads every listed module from `packageDir`, checks that
- * it parses, canonicalizes, is byte-canonical and hashes to `pins`; then one `:ok false` record per
- * declared obligation. `:ok` is true only when there are no declared obligations and the check passed.
- */
-function builtinAcceptance(packageDir, manifest) {
-    const errors = [];
-    for (const m of manifest.modules) {
-        try {
-            const bytes = readFileSync(join(packageDir, ...m.path.split('/')));
-            const hash = hashModule(canonicalizeSource(bytes));
-            if (hash !== m.hash)
-                errors.push(`${m.path}: module hash ${hash} does not match its pin ${m.hash ?? '(none)'}`);
-        }
-        catch (error) {
-            errors.push(`${m.path}: ${error instanceof Error ? error.message : String(error)}`);
-        }
-    }
-    const records = [obligationRecord(CANONICAL_PINS_OBLIGATION, errors.length === 0, errors)];
-    for (const name of manifest.obligations)
-        records.push(obligationRecord(name, false, [NOT_EVALUATED_MESSAGE]));
-    return acceptanceTerm(manifest, records);
-}
-/** `{:kind :ok :package {:name :version} :obligations records}` with `:ok` = every record ok. */
-function acceptanceTerm(manifest, records) {
-    const ok = records.every((r) => mapGet(r, kw('ok'))?.kind === 'bool' && mapGet(r, kw('ok')).value);
-    return term_kwMap({
-        kind: term_str(ACCEPTANCE_KIND),
-        ok: term_bool(ok),
-        package: term_kwMap({ name: term_str(manifest.name), version: term_str(manifest.version) }),
-        obligations: term_vec(records),
-    });
-}
-function acceptance_invalid(message) {
-    return new errors_GcError(AcceptanceCode.invalid, `obligation runner acceptance rejected: ${message}`, { exitCode: errors_ExitCode.obligationsFailed });
-}
-/**
- * Checks an acceptance term: kind, Bool `:ok`, `:package` naming this package, obligation records
- * `{:name sym :ok bool :artifact? hex :errors? [str]}`, `:ok` equal to "every record ok", every
- * referenced artifact present and intact in `store`, and — when `:ok` is true — every declared
- * obligation present (a failed acceptance may stop early: the reference records only the failed
- * preflight when a package does not load; docs/reference/genesis-cli.md).
- * @returns the acceptance's `:ok`.
- * @throws GcError `patch/acceptance-invalid` (exit 30).
- */
-function validateAcceptance(t, manifest, store) {
-    if (t.kind !== 'map')
-        throw acceptance_invalid('it is not a map');
-    const get = (m, k) => mapGet(m, kw(k));
-    const kind = get(t, 'kind');
-    if (kind?.kind !== 'str' || kind.value !== ACCEPTANCE_KIND)
-        throw acceptance_invalid(`:kind must be "${ACCEPTANCE_KIND}"`);
-    const ok = get(t, 'ok');
-    if (ok?.kind !== 'bool')
-        throw acceptance_invalid(':ok must be a boolean');
-    const pkg = get(t, 'package');
-    const pkgName = pkg?.kind === 'map' ? get(pkg, 'name') : undefined;
-    const pkgVersion = pkg?.kind === 'map' ? get(pkg, 'version') : undefined;
-    if (pkgName?.kind !== 'str' || pkgName.value !== manifest.name || pkgVersion?.kind !== 'str' || pkgVersion.value !== manifest.version) {
-        throw acceptance_invalid(`:package must be {:name "${manifest.name}" :version "${manifest.version}"}`);
-    }
-    const obligations = get(t, 'obligations');
-    if (obligations?.kind !== 'vec')
-        throw acceptance_invalid(':obligations must be a vector');
-    const seen = new Set();
-    let allOk = true;
-    for (const [i, r] of obligations.items.entries()) {
-        if (r.kind !== 'map')
-            throw acceptance_invalid(`:obligations[${i}] must be a map`);
-        const name = get(r, 'name');
-        const rok = get(r, 'ok');
-        if (name?.kind !== 'sym' || rok?.kind !== 'bool')
-            throw acceptance_invalid(`:obligations[${i}] needs a symbol :name and a boolean :ok`);
-        for (const [k] of r.entries) {
-            if (k.kind !== 'sym' || ![':name', ':ok', ':artifact', ':errors'].includes(k.name))
-                throw acceptance_invalid(`:obligations[${i}] has unknown key`);
-        }
-        const artifact = get(r, 'artifact');
-        if (artifact !== undefined) {
-            if (artifact.kind !== 'str' || !isHex64(artifact.value))
-                throw acceptance_invalid(`:obligations[${i}] :artifact must be hex64`);
-            if (store !== undefined) {
-                try {
-                    store.get(artifact.value);
-                }
-                catch (error) {
-                    throw acceptance_invalid(`:obligations[${i}] :artifact ${artifact.value}: ${error.message}`);
-                }
-            }
-        }
-        const errs = get(r, 'errors');
-        if (errs !== undefined && (errs.kind !== 'vec' || !errs.items.every((e) => e.kind === 'str'))) {
-            throw acceptance_invalid(`:obligations[${i}] :errors must be a vector of strings`);
-        }
-        seen.add(name.name);
-        allOk &&= rok.value;
-    }
-    const missing = ok.value ? manifest.obligations.filter((o) => !seen.has(o)) : [];
-    if (missing.length > 0)
-        throw acceptance_invalid(`declared obligations missing from the acceptance: ${missing.join(', ')}`);
-    if (ok.value !== allOk)
-        throw acceptance_invalid(':ok must be true exactly when every obligation record is ok');
-    return ok.value;
-}
-/**
- * Runs the obligation runner and parses its acceptance term.
- * @param command a shell command, run in `packageDir` with `GCPATCH_PACKAGE_DIR`,
- *   `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT` and `GCPATCH_OBLIGATIONS` (space-separated) set.
- * @param timeoutMs kill the runner after this many milliseconds (default 10 minutes).
- * @throws GcError `patch/obligation-runner-failed` (exit 30) when it cannot start, times out, or
- *   prints no single CoreForm term on stdout.
- */
-function runObligationRunner(command, packageDir, info, timeoutMs = 600_000) {
-    const result = (0,external_node_child_process_namespaceObject.spawnSync)(command, {
-        cwd: packageDir,
-        shell: true,
-        encoding: 'utf8',
-        timeout: timeoutMs,
-        maxBuffer: 64 * 1024 * 1024,
-        env: {
-            ...process.env,
-            GCPATCH_PACKAGE_DIR: packageDir,
-            GCPATCH_MANIFEST: info.manifestFile,
-            GCPATCH_PACKAGE_ARTIFACT: info.packageArtifact,
-            GCPATCH_OBLIGATIONS: info.obligations.join(' '),
-        },
-    });
-    const fail = (why) => new errors_GcError(AcceptanceCode.runnerFailed, `obligation runner ${JSON.stringify(command)} ${why}`, { exitCode: errors_ExitCode.obligationsFailed });
-    if (result.error !== undefined)
-        throw fail(`could not run: ${result.error.message}`);
-    try {
-        return readTerm(result.stdout ?? '');
-    }
-    catch (error) {
-        const status = result.status === null ? `was killed (${result.signal ?? 'signal'})` : `exited ${result.status}`;
-        const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
-        throw fail(`${status} without printing a genesis/acceptance-v0.2 term on stdout (${error.message})${stderr ? `; stderr: ${stderr}` : ''}`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/patch/errors.ts
-/**
- * Stable error codes of the patch layer (PATCH_SCHEMA.md; GENESIS_FACTS.md §3). Every code is
- * thrown as a `GcError`; the exit code is 10 (invalid input) unless noted.
- */
-
-/** Error codes thrown by `src/patch/`. Messages may change; these strings may not. */
 const PatchCode = {
-    /** `:op` names no known operation. */
     unknownOp: 'patch/unknown-op',
-    /** A patch or op map has a key its closed schema does not list. */
     unknownField: 'patch/unknown-field',
-    /** A patch or op map lacks a required key. */
     missingField: 'patch/missing-field',
-    /** A field has the wrong CoreForm kind (or the patch is not a map). */
     wrongType: 'patch/wrong-type',
-    /** A fixed field has the wrong value. */
     wrongValue: 'patch/wrong-value',
-    /** `:version` is an int other than 1. */
     unsupportedVersion: 'patch/unsupported-version',
-    /** A required identifier (symbol-or-string) is empty. */
     emptyIdentifier: 'patch/empty-identifier',
-    /** A module path is not portable (empty, non-NFC, `..`, drive prefix, backslash, …). */
     nonPortablePath: 'patch/non-portable-path',
-    /** A `:path` vector is malformed (empty, bad step tag, `[:form i]` not first, bad index). */
     invalidPath: 'patch/invalid-path',
-    /** `[:form i]` with i ≥ the module's form count. */
     formIndexOutOfRange: 'patch/form-index-out-of-range',
-    /** `[:vec i]` with i ≥ the vector's length. */
     vecIndexOutOfRange: 'patch/vec-index-out-of-range',
-    /** `[:map k]` where the map has no key k. */
     mapKeyMissing: 'patch/map-key-missing',
-    /** A step does not fit the node it descends into (`[:pair-car]` on a non-pair, …). */
     pathStepMismatch: 'patch/path-step-mismatch',
-    /** `:replace-node-id` names no node of the module. */
     unknownNodeId: 'patch/unknown-node-id',
-    /** `:replace-node-id` matches more than one node. */
     ambiguousNodeId: 'patch/ambiguous-node-id',
-    /** Preflight: an op's path is not in the state it requires. */
     pathStateConflict: 'patch/path-state-conflict',
-    /** A path component on disk is a symbolic link. */
     symlinkPath: 'patch/symlink-path',
-    /** An op targets a module the in-memory state does not hold. */
     moduleMissing: 'patch/module-missing',
-    /** An op would create a module that already exists. */
     moduleExists: 'patch/module-exists',
-    /** The manifest lacks (or already has) a module entry the op needs. */
     manifestEntry: 'patch/manifest-entry',
-    /** `:rename-symbol` found no site to rewrite. */
     renameNoSites: 'patch/rename-no-sites',
-    /** `:split-module` found no `(def sym …)` for a listed symbol. */
     splitSymbolMissing: 'patch/split-symbol-missing',
-    /** `:migrate-contract-signature` found no `(def contract (fn (p …) …))` of the expected shape. */
     contractShape: 'patch/contract-shape',
-    /** `:migrate-contract-signature` would capture: `:to-param` is already bound or referenced in scope. */
     paramCapture: 'patch/param-capture',
-    /** `:rewrite-imports`/`:rewrite-exports` left the module unchanged (the reference rejects no-op rewrites). */
     noChange: 'patch/no-change',
-    /** `:rewrite-imports`/`:rewrite-exports` found no `::meta` map to edit. */
     metaMissing: 'patch/meta-missing',
-    /** `:update-manifest` sets a value that cannot be written as TOML. */
     manifestValue: 'patch/manifest-value',
-    /** The result of an op does not canonicalize. */
     canonicalize: 'patch/canonicalize',
-    /** A producer report failed its independent verification (exit 50). */
     reportMismatch: 'patch/report-mismatch',
-    /** Rollback after a failed apply could not restore the package (exit 70). */
     rollbackFailed: 'patch/rollback-failed',
-    /** Acceptance was `:ok false` (exit 30). */
     obligationsFailed: 'patch/obligations-failed',
-    /** A patch path names `.git`, `.gcpatch` or `.genesis` (any case, alias or 8.3 short name): refused at the host boundary. */
     reservedPath: 'patch/reserved-path',
-    /** A write target (`package.toml`, `.genesis/last_acceptance`) is a symbolic link; gcpatch never replaces links. */
     symlinkTarget: 'patch/symlink-target',
-    /** Another live gcpatch process holds the package lock (exit 70). */
     packageLocked: 'patch/package-locked',
-    /** Recovery found a file matching neither its recorded before nor after bytes; nothing was changed (exit 50). */
     recoveryConflict: 'patch/recovery-conflict',
-    /** The apply journal is damaged (bad JSON, checksum, entries) (exit 70). */
     journalInvalid: 'patch/journal-invalid',
-    /** A fault injected by a test hook. */
     injectedFault: 'patch/injected-fault',
 };
 /** Builds a patch-layer `GcError` (exit 10 unless `exitCode` is given). */
 function patchError(code, message, options = {}) {
     return new errors_GcError(code, message, {
-        exitCode: options.exitCode ?? errors_ExitCode.invalidInput,
+        exitCode: options.exitCode ?? codes_ExitCode.invalidInput,
         ...(options.at !== undefined ? { location: { at: options.at } } : {}),
         ...(options.details !== undefined ? { details: options.details } : {}),
     });
@@ -66667,7 +66931,7 @@ function withPatchCodes(fn) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/patch/path.ts
+;// CONCATENATED MODULE: ./src/patch/protocol/path.ts
 /**
  * `:path` vectors of `:replace-node` (PATCH_SCHEMA.md "Path encoding"): decoding the step terms
  * and building them. Steps: `[:form i]` (first step only), `[:pair-car]`, `[:pair-cdr]`,
@@ -66739,15 +67003,15 @@ function decodePath(t, at = ':path') {
 function stepTerm(step) {
     switch (step.tag) {
         case 'form':
-            return term_vec([kw('form'), term_int(step.index)]);
+            return term_vec([term_kw('form'), term_int(step.index)]);
         case 'pair-car':
-            return term_vec([kw('pair-car')]);
+            return term_vec([term_kw('pair-car')]);
         case 'pair-cdr':
-            return term_vec([kw('pair-cdr')]);
+            return term_vec([term_kw('pair-cdr')]);
         case 'vec':
-            return term_vec([kw('vec'), term_int(step.index)]);
+            return term_vec([term_kw('vec'), term_int(step.index)]);
         case 'map':
-            return term_vec([kw('map'), step.key]);
+            return term_vec([term_kw('map'), step.key]);
     }
 }
 /** Builds the path term (vector of step vectors) of `steps`. */
@@ -66759,7 +67023,7 @@ function path_pathRepr(steps) {
     return printTerm(path_pathTerm(steps));
 }
 
-;// CONCATENATED MODULE: ./src/patch/normalize.ts
+;// CONCATENATED MODULE: ./src/patch/protocol/normalize.ts
 /**
  * patch-normalize: decode a source `.gcpatch` term against the closed patch schema and produce its
  * normalized form and identities. Implements PATCH_SCHEMA.md "Canonical normalization and
@@ -66871,6 +67135,15 @@ const nonEmptyStrOrNil = (t, at) => {
     return t;
 };
 const EMPTY_VEC = term_vec([]);
+/** `:rewrite-imports` and `:rewrite-exports` share one schema: they edit one `::meta` list each. */
+const META_LIST_OP = {
+    required: { 'module-path': modulePath },
+    optional: {
+        add: { decode: stringSet, absent: EMPTY_VEC },
+        remove: { decode: stringSet, absent: EMPTY_VEC },
+        replace: { decode: orNil(stringSet), absent: NIL },
+    },
+};
 const SCHEMAS = {
     'replace-node': { required: { 'module-path': modulePath, path: pathField, new: anyTerm }, optional: {} },
     'replace-node-id': { required: { 'module-path': modulePath, 'node-id': nodeId, new: anyTerm }, optional: {} },
@@ -66893,22 +67166,8 @@ const SCHEMAS = {
         required: { 'from-module-path': modulePath, 'to-module-path': modulePath, symbols: nonEmptyStringSet },
         optional: {},
     },
-    'rewrite-imports': {
-        required: { 'module-path': modulePath },
-        optional: {
-            add: { decode: stringSet, absent: EMPTY_VEC },
-            remove: { decode: stringSet, absent: EMPTY_VEC },
-            replace: { decode: orNil(stringSet), absent: NIL },
-        },
-    },
-    'rewrite-exports': {
-        required: { 'module-path': modulePath },
-        optional: {
-            add: { decode: stringSet, absent: EMPTY_VEC },
-            remove: { decode: stringSet, absent: EMPTY_VEC },
-            replace: { decode: orNil(stringSet), absent: NIL },
-        },
-    },
+    'rewrite-imports': META_LIST_OP,
+    'rewrite-exports': META_LIST_OP,
     'migrate-contract-signature': {
         required: { 'module-path': modulePath, 'contract-symbol': identifier, 'from-param': identifier, 'to-param': identifier },
         optional: {},
@@ -66951,7 +67210,7 @@ function normalizeOp(source, ordinal) {
     for (const [field, opt] of Object.entries(schema.optional))
         spec[field] = opt.decode;
     const decoded = withPatchCodes(() => closed_decodeClosed(source, spec, `${at} (:${name})`, { optional: Object.keys(schema.optional) }));
-    const fields = { op: kw(name) };
+    const fields = { op: term_kw(name) };
     for (const field of Object.keys(schema.required))
         fields[field] = decoded[field];
     for (const [field, opt] of Object.entries(schema.optional))
@@ -67029,7 +67288,153 @@ function opNameOf(op) {
     return t.name.slice(1);
 }
 
-;// CONCATENATED MODULE: ./src/audit/apply-evidence.ts
+;// CONCATENATED MODULE: ./src/patch/apply/apply-report-verify.ts
+/**
+ * Verifying `genesis/patch-apply-v0.3` reports (GENESIS_FACTS.md §3.8), independently of the
+ * producer: against their request, or — for a reviewer or the GitHub Action holding only the
+ * evidence store — against the artifacts they reference.
+ */
+
+
+
+
+
+const PROFILE = 'genesis/patch-authority-v0.1';
+function reject(message) {
+    return new errors_GcError('patch/report-mismatch', `apply report rejected: ${message}`, { exitCode: codes_ExitCode.verificationFailed });
+}
+/**
+ * Decodes the closed apply report (GENESIS_FACTS.md §3.8), the one decoder of the producer's own
+ * check and of `gcpatch verify-pr` (`src/verify-pr/apply-evidence.ts`): exactly `:kind :profile :v
+ * :request-h :ok :intent :provenance :ops-count :patch-h :op-identities :source-patch-h
+ * :package-artifact :acceptance-artifact :semantic-edits`, with kind/profile/v fixed and every field
+ * typed; `:op-identities` entries `{:op-h hex64 :ordinal i}` with ordinals 0..n-1 and `:ops-count`
+ * = n; each `:semantic-edits` entry a map with a symbol `:op` and a string `:module-path`.
+ * @throws GcError `patch/report-mismatch` (exit 50); its message names the failed check.
+ */
+function decodeApplyReport(report) {
+    let r;
+    try {
+        r = closed_decodeClosed(report, {
+            kind: closed_literal(term_str('genesis/patch-apply-v0.3')),
+            profile: closed_literal(term_str(PROFILE)),
+            v: closed_literal(term_int(1)),
+            'request-h': closed_D.hex64,
+            ok: closed_D.bool,
+            intent: closed_D.str,
+            provenance: closed_D.map,
+            'ops-count': closed_D.index,
+            'patch-h': closed_D.hex64,
+            'op-identities': closed_D.vec,
+            'source-patch-h': closed_D.hex64,
+            'package-artifact': closed_D.hex64,
+            'acceptance-artifact': closed_D.hex64,
+            'semantic-edits': closed_D.vec,
+        }, 'apply report');
+    }
+    catch (error) {
+        if (errors_isGcError(error))
+            throw reject(error.message);
+        throw error;
+    }
+    const opIdentities = r['op-identities'].items.map((id, i) => {
+        const ordinal = id.kind === 'map' ? term_mapGet(id, term_kw('ordinal')) : undefined;
+        const opH = id.kind === 'map' ? term_mapGet(id, term_kw('op-h')) : undefined;
+        if (id.kind !== 'map' || id.entries.length !== 2 || ordinal?.kind !== 'int' || ordinal.value !== BigInt(i) || opH?.kind !== 'str' || !isHex64(opH.value)) {
+            throw reject(`:op-identities[${i}] must be {:op-h hex64 :ordinal ${i}}`);
+        }
+        return { ordinal: i, opH: opH.value };
+    });
+    if (opIdentities.length !== r['ops-count'])
+        throw reject(':ops-count disagrees with :op-identities');
+    const semanticEdits = r['semantic-edits'].items.map((e, i) => {
+        if (e.kind !== 'map' || term_mapGet(e, term_kw('op'))?.kind !== 'sym' || term_mapGet(e, term_kw('module-path'))?.kind !== 'str') {
+            throw reject(`:semantic-edits[${i}] needs a symbol :op and a string :module-path`);
+        }
+        return e;
+    });
+    return {
+        ok: r.ok,
+        requestH: r['request-h'],
+        patchH: r['patch-h'],
+        sourcePatchH: r['source-patch-h'],
+        packageArtifact: r['package-artifact'],
+        acceptanceArtifact: r['acceptance-artifact'],
+        opsCount: r['ops-count'],
+        opIdentities,
+        semanticEdits,
+        intent: r.intent,
+        provenance: r.provenance,
+    };
+}
+/**
+ * Verifies a report against its request: `:request-h` = hash-term(request); `:patch-h`,
+ * `:op-identities`, `:ops-count`, `:intent`, `:provenance` recomputed from the request's normalized
+ * patch; artifacts, source hash and semantic edits copied exactly; `:ok` = the acceptance's `:ok`.
+ * @throws GcError `patch/report-mismatch` (exit 50).
+ */
+function verifyApplyReport(request, report) {
+    const f = decodeApplyReport(report);
+    const get = (m, k) => (m?.kind === 'map' ? mapGet(m, kw(k)) : undefined);
+    if (f.requestH !== hashTerm(request))
+        throw reject(':request-h does not bind the request');
+    const patch = get(request, 'patch');
+    if (f.patchH !== hashTerm(patch))
+        throw reject(':patch-h is not hash-term of the request patch');
+    const ops = get(patch, 'ops');
+    if (ops?.kind !== 'vec' || ops.items.length !== f.opsCount)
+        throw reject(':ops-count disagrees with the patch');
+    ops.items.forEach((op, i) => {
+        if (f.opIdentities[i].opH !== hashTerm(op))
+            throw reject(`:op-identities[${i}] is not hash-term of op ${i}`);
+    });
+    if (!termsEqual(str(f.intent), get(patch, 'intent')) || !termsEqual(f.provenance, get(patch, 'provenance'))) {
+        throw reject(':intent/:provenance differ from the patch');
+    }
+    for (const [k, v] of [
+        ['source-patch-h', f.sourcePatchH],
+        ['package-artifact', f.packageArtifact],
+        ['acceptance-artifact', f.acceptanceArtifact],
+    ]) {
+        if (!termsEqual(get(request, k), str(v)))
+            throw reject(`:${k} differs from the request`);
+    }
+    const edits = get(request, 'semantic-edits');
+    if (edits?.kind !== 'vec' || edits.items.length !== f.semanticEdits.length || !edits.items.every((e, i) => termsEqual(e, f.semanticEdits[i]))) {
+        throw reject(':semantic-edits differ from the request');
+    }
+    const acceptance = get(request, 'acceptance');
+    const ok = get(acceptance, 'ok');
+    if (ok?.kind !== 'bool' || ok.value !== f.ok)
+        throw reject(':ok is not the acceptance :ok');
+    if (termAddress(acceptance) !== f.acceptanceArtifact)
+        throw reject(':acceptance-artifact is not the address of the acceptance');
+    return f;
+}
+/**
+ * Verifies a stored apply report from the evidence alone: the report entry is intact and
+ * well-formed; its acceptance and package artifacts exist and are intact; the acceptance is a
+ * `genesis/acceptance-v0.2` whose `:ok` equals the report's; the package record is a
+ * `genesis/package-v0.2`.
+ * @throws GcError `core/store/*` or `patch/report-mismatch` (exit 50).
+ */
+function verifyStoredApplyReport(store, reportHex) {
+    const f = decodeApplyReport(store.getTerm(reportHex));
+    const acceptance = store.getTerm(f.acceptanceArtifact);
+    const kind = acceptance.kind === 'map' ? mapGet(acceptance, kw('kind')) : undefined;
+    const ok = acceptance.kind === 'map' ? mapGet(acceptance, kw('ok')) : undefined;
+    if (kind?.kind !== 'str' || kind.value !== 'genesis/acceptance-v0.2' || ok?.kind !== 'bool')
+        throw reject('acceptance artifact is not a genesis/acceptance-v0.2 term');
+    if (ok.value !== f.ok)
+        throw reject(':ok differs from the stored acceptance');
+    const pkg = store.getTerm(f.packageArtifact);
+    const pkind = pkg.kind === 'map' ? mapGet(pkg, kw('kind')) : undefined;
+    if (pkind?.kind !== 'str' || pkind.value !== 'genesis/package-v0.2')
+        throw reject('package artifact is not a genesis/package-v0.2 term');
+    return f;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/apply-evidence.ts
 /**
  * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
  * (GENESIS_FACTS.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
@@ -67053,43 +67458,6 @@ const APPLY_REQUEST_KIND = 'genesis/patch-apply-report-request-v0.1';
 /** `:profile` of every patch-authority protocol. */
 const APPLY_PROFILE = 'genesis/patch-authority-v0.1';
 const KIND = 'apply-report';
-/**
- * Decodes the closed apply report: exactly `:kind :profile :v :request-h :ok :intent :provenance
- * :ops-count :patch-h :op-identities :source-patch-h :package-artifact :acceptance-artifact
- * :semantic-edits`, with their types.
- * @throws GcError `core/closed/*` (exit 10).
- */
-function decodeApplyReport(t) {
-    const r = closed_decodeClosed(t, {
-        kind: closed_literal(term_str(APPLY_REPORT_KIND)),
-        profile: closed_literal(term_str(APPLY_PROFILE)),
-        v: closed_literal(term_int(1)),
-        'request-h': closed_D.hex64,
-        ok: closed_D.bool,
-        intent: closed_D.str,
-        provenance: closed_D.map,
-        'ops-count': closed_D.int,
-        'patch-h': closed_D.hex64,
-        'op-identities': vecOf((x, at) => closed_decodeClosed(x, { 'op-h': closed_D.hex64, ordinal: closed_D.int }, at)),
-        'source-patch-h': closed_D.hex64,
-        'package-artifact': closed_D.hex64,
-        'acceptance-artifact': closed_D.hex64,
-        'semantic-edits': closed_D.vec,
-    }, 'apply report');
-    return {
-        requestH: r['request-h'],
-        ok: r.ok,
-        intent: r.intent,
-        provenance: r.provenance,
-        opsCount: r['ops-count'],
-        patchH: r['patch-h'],
-        opIdentities: r['op-identities'],
-        sourcePatchH: r['source-patch-h'],
-        packageArtifact: r['package-artifact'],
-        acceptanceArtifact: r['acceptance-artifact'],
-        semanticEdits: r['semantic-edits'],
-    };
-}
 /**
  * The apply-report request (GENESIS_FACTS.md §3.8) whose hash-term a report's `:request-h` must
  * be: `{:acceptance :acceptance-artifact :kind :package-artifact :patch :profile :semantic-edits
@@ -67139,18 +67507,18 @@ async function checkApplyReport(entry, store, prefer, out) {
     catch (error) {
         return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} does not normalize: ${errors_isGcError(error) ? error.message : String(error)}`, 'patch invalid');
     }
-    if (!termsEqual(patch.normalized, patchEntry.term) || patch.patchH !== r.patchH) {
+    if (!term_termsEqual(patch.normalized, patchEntry.term) || patch.patchH !== r.patchH) {
         return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} is not in normalized form`, 'patch not normalized');
     }
     out.pass(KIND, entry.address, 'patch present', `patch ${patchEntry.address.slice(0, 12)} hashes to :patch-h`);
     const idsOk = r.opIdentities.length === patch.opIdentities.length &&
-        r.opIdentities.every((id, i) => id.ordinal === BigInt(i) && id['op-h'] === patch.opIdentities[i].opH);
-    if (!idsOk || r.opsCount !== BigInt(patch.ops.length)) {
+        r.opIdentities.every((id, i) => id.opH === patch.opIdentities[i].opH);
+    if (!idsOk || r.opsCount !== patch.ops.length) {
         return fail('op identities', AuditCode.applyPatchMismatch, ':op-identities/:ops-count are not the stored patch\'s op identities', 'op identities differ');
     }
     const intent = mapGetKw(patch.normalized, 'intent');
     const provenance = mapGetKw(patch.normalized, 'provenance');
-    if (intent?.kind !== 'str' || intent.value !== r.intent || provenance === undefined || !termsEqual(provenance, r.provenance)) {
+    if (intent?.kind !== 'str' || intent.value !== r.intent || provenance === undefined || !term_termsEqual(provenance, r.provenance)) {
         return fail('op identities', AuditCode.applyPatchMismatch, ':intent/:provenance are not the stored patch\'s', 'patch header differs');
     }
     out.pass(KIND, entry.address, 'op identities', `${patch.ops.length} ops match`);
@@ -67206,6 +67574,7 @@ async function checkApplyReport(entry, store, prefer, out) {
         // Never a pass: gcpatch did not run the obligations; verify-pr re-runs them only with an obligation runner.
         out.skip(KIND, entry.address, 'accepted', 'acceptance :ok true claimed, not re-run here');
     }
+    const semanticEdits = term_vec(r.semanticEdits);
     return {
         address: entry.address,
         file: entry.file,
@@ -67215,7 +67584,7 @@ async function checkApplyReport(entry, store, prefer, out) {
         patchAddress: patchEntry.address,
         packageArtifact: r.packageArtifact,
         acceptanceArtifact: r.acceptanceArtifact,
-        semanticEdits: r.semanticEdits,
+        semanticEdits,
         fields: r,
         missingArtifacts: missing,
         packageRecord,
@@ -67229,12 +67598,12 @@ function requestMatches(r, patch, acceptance) {
         packageArtifact: r.packageArtifact,
         acceptanceArtifact: r.acceptanceArtifact,
         acceptance,
-        semanticEdits: r.semanticEdits,
+        semanticEdits: term_vec(r.semanticEdits),
     }));
     return requestH === r.requestH;
 }
 /**
- * gcpatch's own acceptance (`src/patch/acceptance.ts` without a runner) for a packed state whose
+ * gcpatch's own acceptance (`src/patch/acceptance/acceptance.ts` without a runner) for a packed state whose
  * pins are right: the canonical-pins record `:ok true`, then one `:ok false` "not evaluated" record
  * per declared obligation. A pure function of the package state, so it can be recomputed when a
  * cherry-pick left it behind.
@@ -67258,8 +67627,8 @@ function recordIdentity(record) {
     return { schema: 1, name: name.value, version: version.value, modules: [], dependencies: [], obligations: names, tests: [], table: {} };
 }
 /**
- * Completes the checks {@link checkApplyReport} left for artifacts missing from the store (issue #11
- * item 4, a cherry-picked apply commit): the acceptance is recomputed as gcpatch's own acceptance of
+ * Completes the checks {@link checkApplyReport} left for artifacts missing from the store (a
+ * cherry-picked apply commit): the acceptance is recomputed as gcpatch's own acceptance of
  * the replayed package and must hash to `:acceptance-artifact` and rebuild `:request-h`; a missing
  * package record must be the replay's (`replayedArtifact`) when the replay ran on the recorded state.
  * @returns true when every missing artifact was recomputed and matched (rows and findings recorded).
@@ -67282,7 +67651,7 @@ function completeApplyEvidence(ev, replayed, out) {
         // The acceptance belongs to the state the apply produced: its package record when stored (the
         // commit carries it), else the replayed package.
         const acceptance = recomputedBuiltinAcceptance(ev.packageRecord !== undefined ? recordIdentity(ev.packageRecord) ?? replayed.manifest : replayed.manifest);
-        if (termAddress(acceptance) !== ev.acceptanceArtifact) {
+        if (hash_termAddress(acceptance) !== ev.acceptanceArtifact) {
             return fail(`the acceptance artifact ${ev.acceptanceArtifact.slice(0, 12)} is not in the evidence store and is not gcpatch's own acceptance of the replayed package (an obligation runner's acceptance cannot be recomputed): commit the whole .genesis/store`);
         }
         const okTerm = mapGetKw(acceptance, 'ok');
@@ -67348,692 +67717,305 @@ function checkAcceptanceBinding(ev, after, where, out, options = { checkVersion:
     return false;
 }
 
-;// CONCATENATED MODULE: ./src/audit/glob.ts
+;// CONCATENATED MODULE: ./src/coreform/forms.ts
+/** Top-level forms as the tools compare them: the name a `(def NAME …)` defines, and equality of form lists. */
+
 /**
- * Matching repository-relative paths against the `packages` globs of the Action and
- * `gcpatch verify-pr --packages`: `**` matches any number of directories (zero included), `*` any
- * run of characters within one path segment, `?` one such character; a leading `!` excludes.
+ * The name a top-level form `(def NAME …)` defines: `NAME` when the form is a proper list of at
+ * least two items whose head is the symbol `def` and whose second item is a symbol; otherwise
+ * `undefined`. Works on raw (as read) and canonical terms alike.
  */
-/** The default `packages` glob: every `package.toml` in the repository, the root one included. */
-const ALL_PACKAGES = '**/package.toml';
-function escapeRegExp(ch) {
-    return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
-}
-/**
- * Compiles one glob to an anchored regular expression.
- * @example globToRegExp('pkgs/**\/package.toml').test('pkgs/a/b/package.toml') // true
- */
-function globToRegExp(glob) {
-    let re = '';
-    let i = 0;
-    const g = glob.replace(/^\.\//, '');
-    while (i < g.length) {
-        const ch = g[i];
-        if (ch === '*' && g[i + 1] === '*') {
-            const atSegmentStart = i === 0 || g[i - 1] === '/';
-            if (atSegmentStart && g[i + 2] === '/') {
-                re += '(?:[^/]*/)*';
-                i += 3;
-                continue;
-            }
-            re += '.*';
-            i += 2;
-            continue;
-        }
-        if (ch === '*')
-            re += '[^/]*';
-        else if (ch === '?')
-            re += '[^/]';
-        else
-            re += escapeRegExp(ch);
-        i++;
-    }
-    return new RegExp(`^${re}$`);
-}
-/**
- * The one selection syntax of the Action's `packages` input and `gcpatch verify-pr --packages`:
- * globs separated by commas or newlines, in one string or several (a repeated flag); blank entries
- * ignored; `!glob` excludes. No positive pattern (an empty input, or exclusions alone) means
- * {@link ALL_PACKAGES} less the exclusions.
- * @example parseGlobList(['a/package.toml,b/package.toml']) // ['a/package.toml', 'b/package.toml']
- * @example parseGlobList('!vendor/**') // ['**\/package.toml', '!vendor/**']
- */
-function parseGlobList(input) {
-    const raw = typeof input === 'string' ? [input] : [...(input ?? [])];
-    const out = raw.flatMap((s) => s.split(/[\n,]/)).map((s) => s.trim()).filter((s) => s !== '');
-    return out.some((p) => !p.startsWith('!')) ? out : [ALL_PACKAGES, ...out];
-}
-/**
- * A predicate over repository-relative paths: true when some non-negated pattern matches and no
- * `!pattern` does. A pattern naming a directory (not ending in `package.toml`) also selects the
- * `package.toml` directly inside it.
- */
-function pathMatcher(patterns) {
-    const compile = (p) => {
-        const body = p.replace(/\/+$/, '');
-        const res = [globToRegExp(body)];
-        if (!/(^|\/)package\.toml$/.test(body))
-            res.push(globToRegExp(`${body}/package.toml`));
-        return res;
-    };
-    const include = patterns.filter((p) => !p.startsWith('!')).flatMap(compile);
-    const exclude = patterns.filter((p) => p.startsWith('!')).flatMap((p) => compile(p.slice(1)));
-    return (path) => include.some((r) => r.test(path)) && !exclude.some((r) => r.test(path));
-}
-
-;// CONCATENATED MODULE: ./src/patch/genesis-test.ts
-/**
- * The GenesisCode CLI as the obligation runner (`--obligation-runner genesis`): runs
- * `genesis test --pkg <manifest>` and takes the acceptance it records, checked against the
- * contract restated in docs/reference/genesis-cli.md (from the GenesisCode repository's
- * `docs/spec/CLI.md` and `docs/spec/EVIDENCE_STORE.md`).
- */
-
-
-
-
-
-
-/** The `--obligation-runner` value that selects the GenesisCode CLI. */
-const GENESIS_RUNNER = 'genesis';
-/** Package-relative path of the acceptance pointer `genesis test` writes. */
-const LAST_ACCEPTANCE = '.genesis/last_acceptance';
-/** Error codes of the genesis runner (all exit 30: the obligations could not be established). */
-const GenesisRunnerCode = {
-    /** No `genesis` program on `PATH`. */
-    notFound: 'patch/genesis-not-found',
-    /** `genesis test` ended 0 or 30 but its pointer, store entry or status break the contract. */
-    contract: 'patch/genesis-contract',
-};
-/** Meaning of the GenesisCode CLI's exit statuses (its `docs/spec/CLI.md` "Exit Codes"). */
-const STATUS_MEANING = {
-    1: 'internal error',
-    10: 'parse or canonicalization error (CoreForm, TOML, a module pin)',
-    20: 'evaluation error',
-    70: 'I/O error',
-};
-function pointerStat(file) {
-    try {
-        return (0,external_node_fs_namespaceObject.lstatSync)(file, { bigint: true });
-    }
-    catch {
+function defName(form) {
+    if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def')
         return undefined;
-    }
+    const items = listItems(form);
+    if (!items || items.length < 2)
+        return undefined;
+    const name = items[1];
+    return name.kind === 'sym' ? name.name : undefined;
 }
 /**
- * Runs `genesis test --pkg <manifestFile>` in `packageDir` (no shell; `genesis` from `PATH`, the
- * process environment passed through) and returns the acceptance it recorded.
- * Checks, in order (docs/reference/genesis-cli.md "What gcpatch does with it"): the program ran;
- * its status is 0 or 30; `.genesis/last_acceptance` is a regular file written by this run holding
- * one address; the store entry exists and hashes to its name; the term passes
- * {@link validateAcceptance} with `store`; the status agrees with `:ok`.
- * @param timeoutMs kill it after this many milliseconds (default 10 minutes).
- * @throws GcError, all exit 30: `patch/genesis-not-found`; `patch/obligation-runner-failed` (killed,
- *   or a status other than 0/30); `patch/genesis-contract` (pointer, store entry, status);
- *   `patch/acceptance-invalid` (the term).
+ * True when two lists of forms are equal term by term. `undefined` stands for an absent module and
+ * is equal only to `undefined`.
  */
-function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 600_000) {
-    const pointer = (0,external_node_path_namespaceObject.join)(packageDir, ...LAST_ACCEPTANCE.split('/'));
-    const command = `genesis test --pkg ${manifestFile}`;
-    const fail = (code, why) => new errors_GcError(code, `${command}: ${why}`, { exitCode: errors_ExitCode.obligationsFailed, location: { file: manifestFile } });
-    const before = pointerStat(pointer);
-    const result = (0,external_node_child_process_namespaceObject.spawnSync)(GENESIS_RUNNER, ['test', '--pkg', manifestFile], {
-        cwd: packageDir,
-        encoding: 'utf8',
-        timeout: timeoutMs,
-        maxBuffer: 64 * 1024 * 1024,
-    });
-    if (result.error !== undefined && result.error.code === 'ENOENT') {
-        throw fail(GenesisRunnerCode.notFound, 'no `genesis` program on PATH. Install the GenesisCode CLI (built from the GenesisCode repository, `crates/gc_cli`) and put it on PATH, ' +
-            'or give another runner with --obligation-runner CMD (docs/patches.md "Acceptance and obligations")');
-    }
-    const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
-    const tail = stderr === '' ? '' : `; stderr: ${stderr}`;
-    if (result.error !== undefined || result.status === null) {
-        const why = result.error !== undefined ? result.error.message : `was killed (${result.signal ?? 'signal'})`;
-        throw fail(AcceptanceCode.runnerFailed, `${why}${tail}`);
-    }
-    const status = result.status;
-    if (status !== 0 && status !== 30) {
-        throw fail(AcceptanceCode.runnerFailed, `exited ${status} (${STATUS_MEANING[status] ?? 'not a status of the GenesisCode CLI'}) and recorded no acceptance${tail}`);
-    }
-    const after = pointerStat(pointer);
-    if (after === undefined)
-        throw fail(GenesisRunnerCode.contract, `exited ${status} but wrote no ${LAST_ACCEPTANCE}${tail}`);
-    if (!after.isFile())
-        throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} is not a regular file`);
-    if (before !== undefined && before.ino === after.ino && before.dev === after.dev && before.mtimeNs === after.mtimeNs) {
-        throw fail(GenesisRunnerCode.contract, `exited ${status} but did not rewrite ${LAST_ACCEPTANCE} (it still holds the previous run's address)`);
-    }
-    const text = (0,external_node_fs_namespaceObject.readFileSync)(pointer, 'utf8');
-    const address = text.endsWith('\n') ? text.slice(0, -1) : text;
-    if (!isHex64(address)) {
-        throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} holds ${JSON.stringify(text.slice(0, 80))}, not one store address (64 lowercase hex digits and a newline)`);
-    }
-    let term;
-    try {
-        term = store.getTerm(address);
-    }
-    catch (error) {
-        if (errors_isGcError(error))
-            throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} names ${address}, but ${error.message}`);
-        throw error;
-    }
-    let ok;
-    try {
-        ok = validateAcceptance(term, manifest, store);
-    }
-    catch (error) {
-        if (errors_isGcError(error))
-            throw fail(error.code, `its acceptance ${address}: ${error.message}`);
-        throw error;
-    }
-    if (ok !== (status === 0)) {
-        throw fail(GenesisRunnerCode.contract, `exited ${status} but its acceptance ${address} is :ok ${ok} (0 goes with :ok true, 30 with :ok false)`);
-    }
-    return { acceptance: term, acceptanceArtifact: address, ok };
-}
-
-;// CONCATENATED MODULE: ./src/util/atomic.ts
-/** Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory. */
-
-
-
-let counter = 0;
-/**
- * Replaces `path` with `bytes` atomically: readers see either the old or the new content, never a
- * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
- * @param path target file path.
- * @param bytes new content (a string is written as UTF-8).
- * @throws GcError `io/not-a-regular-file` (exit 10) when `path` exists and is not a regular file (a
- *   symlink, FIFO, device or directory is never replaced); `io/<errno>` (exit 70) when any step
- *   fails; the temp file is removed.
- */
-function writeFileAtomic(path, bytes) {
-    let existing;
-    try {
-        existing = lstatSync(path);
-    }
-    catch {
-        existing = undefined;
-    }
-    if (existing !== undefined && !existing.isFile()) {
-        const what = existing.isSymbolicLink() ? 'a symlink' : existing.isDirectory() ? 'a directory' : existing.isFIFO() ? 'a FIFO' : 'a device or special file';
-        throw new GcError('io/not-a-regular-file', `${path} is ${what}; gcpatch replaces only regular files (choose another path, or remove it first)`, {
-            exitCode: ExitCode.invalidInput,
-            location: { file: path },
-        });
-    }
-    const dir = dirname(path);
-    const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
-    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
-    let fd;
-    try {
-        fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-        let off = 0;
-        while (off < data.length)
-            off += writeSync(fd, data, off, data.length - off);
-        fsyncSync(fd);
-        closeSync(fd);
-        fd = undefined;
-        renameSync(tmp, path);
-    }
-    catch (error) {
-        if (fd !== undefined) {
-            try {
-                closeSync(fd);
-            }
-            catch {
-                /* already failing */
-            }
-        }
-        try {
-            unlinkSync(tmp);
-        }
-        catch {
-            /* temp may not exist */
-        }
-        throw ioError(error, path, 'write');
-    }
-    fsyncDirectory(dir);
-}
-/** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
-function fsyncDirectory(dir) {
-    try {
-        const fd = (0,external_node_fs_namespaceObject.openSync)(dir, external_node_fs_namespaceObject.constants.O_RDONLY);
-        try {
-            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-        }
-        finally {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-        }
-    }
-    catch {
-        /* not supported on this platform or filesystem */
-    }
-}
-
-;// CONCATENATED MODULE: ./src/store/store.ts
-/**
- * The content-addressed evidence store (GENESIS_FACTS.md §5; DESIGN.md "Evidence"):
- * `<package>/.genesis/store/<hex>`, a flat directory whose file names are the lowercase hex of the
- * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
- *
- * Write-once: an existing entry is re-hashed and never overwritten (`core/store/corruption` on a
- * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<n>` (create-new), fsyncs it, links
- * it to its final name (no overwrite; rename where links are unsupported), removes the temp file
- * and fsyncs the directory.
- *
- * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
- * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
- * 32 MiB per artifact, 512 MiB in total, 8,192 entries (GENESIS_FACTS.md §5).
- */
-
-
-
-
-
-
-
-
-/** Store error codes (stable). */
-const StoreCode = {
-    notFound: 'core/store/not-found',
-    corruption: 'core/store/corruption',
-    ioError: 'core/store/io-error',
-    resourceLimit: 'core/caps/resource-limit',
-};
-/** The bounds of GENESIS_FACTS.md §5. */
-const DEFAULT_STORE_LIMITS = Object.freeze({
-    maxArtifactBytes: 32 * 1024 * 1024,
-    maxTotalBytes: 512 * 1024 * 1024,
-    maxEntries: 8192,
-});
-/** The temporary-file name of {@link EvidenceStore.put}. */
-const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-[0-9]+-[0-9]+$/;
-let tempCounter = 0;
-const CHUNK = 1 << 20;
-function storeError(code, message, exitCode, hex, cause) {
-    return new errors_GcError(code, message, {
-        exitCode,
-        ...(hex !== undefined ? { location: { at: hex } } : {}),
-        ...(cause !== undefined ? { cause } : {}),
-    });
-}
-function ioFail(action, path, error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return storeError(StoreCode.ioError, `cannot ${action} ${path}: ${reason}`, errors_ExitCode.io, undefined, error);
-}
-/** The evidence store of one package. */
-class EvidenceStore {
-    /** Absolute store directory (`<pkg>/.genesis/store`). */
-    dir;
-    limits;
-    faults;
-    /**
-     * @param dir the store directory (created on the first put).
-     * @param options bounds and fault hook.
-     */
-    constructor(dir, options = {}) {
-        this.dir = dir;
-        this.limits = { ...DEFAULT_STORE_LIMITS, ...(options.limits ?? {}) };
-        this.faults = options.faults;
-    }
-    /** The store of the package whose directory (holding `package.toml`) is `packageDir`. */
-    static forPackage(packageDir, options = {}) {
-        return new EvidenceStore((0,external_node_path_namespaceObject.join)(packageDir, '.genesis', 'store'), options);
-    }
-    /** The file path of entry `hex`. */
-    pathOf(hex) {
-        return (0,external_node_path_namespaceObject.join)(this.dir, hex);
-    }
-    /**
-     * Stores `bytes` write-once and returns their address (lowercase hex BLAKE3).
-     * @throws GcError `core/store/corruption` when an existing entry of that name does not hash to
-     *   it; `core/caps/resource-limit` above the per-artifact bound; `core/store/io-error`.
-     */
-    put(bytes) {
-        if (bytes.length > this.limits.maxArtifactBytes) {
-            throw storeError(StoreCode.resourceLimit, `artifact of ${bytes.length} bytes exceeds the ${this.limits.maxArtifactBytes}-byte bound`, errors_ExitCode.io);
-        }
-        const hex = toHex(blake3(bytes));
-        const final = this.pathOf(hex);
-        if (this.existingEntry(hex))
-            return hex;
-        this.faults?.('store:put');
-        try {
-            (0,external_node_fs_namespaceObject.mkdirSync)(this.dir, { recursive: true });
-        }
-        catch (error) {
-            throw ioFail('create', this.dir, error);
-        }
-        const tmp = (0,external_node_path_namespaceObject.join)(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
-        let fd;
-        try {
-            fd = (0,external_node_fs_namespaceObject.openSync)(tmp, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, 0o444);
-            let off = 0;
-            while (off < bytes.length)
-                off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off);
-            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-            fd = undefined;
-            try {
-                (0,external_node_fs_namespaceObject.linkSync)(tmp, final);
-                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-            }
-            catch (error) {
-                const code = error.code;
-                if (code === 'EEXIST') {
-                    (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-                    this.existingEntry(hex); // another writer won: verify what it wrote
-                }
-                else if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV') {
-                    (0,external_node_fs_namespaceObject.renameSync)(tmp, final);
-                }
-                else {
-                    throw error;
-                }
-            }
-        }
-        catch (error) {
-            if (fd !== undefined) {
-                try {
-                    (0,external_node_fs_namespaceObject.closeSync)(fd);
-                }
-                catch {
-                    /* already failing */
-                }
-            }
-            try {
-                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-            }
-            catch {
-                /* gone already */
-            }
-            if (error instanceof errors_GcError)
-                throw error;
-            throw ioFail('write', final, error);
-        }
-        fsyncDirectory(this.dir);
-        return hex;
-    }
-    /** Stores a term as its `print_term` bytes; returns the address. */
-    putTerm(t) {
-        return this.put(bytes_utf8(print_printTerm(t)));
-    }
-    /** True when entry `hex` exists and hashes to its name; throws corruption when it does not. */
-    existingEntry(hex) {
-        let size;
-        try {
-            const st = (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex));
-            if (!st.isFile())
-                throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, errors_ExitCode.verificationFailed, hex);
-            size = st.size;
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return false;
-            if (error instanceof errors_GcError)
-                throw error;
-            throw ioFail('inspect', this.pathOf(hex), error);
-        }
-        const actual = this.hashFile(hex, size);
-        if (actual !== hex) {
-            throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, errors_ExitCode.verificationFailed, hex);
-        }
+function formsEqual(a, b) {
+    if (a === undefined || b === undefined)
+        return a === b;
+    if (a === b)
         return true;
-    }
-    /** Streams BLAKE3 of entry `hex` (bounded by the per-artifact limit). */
-    hashFile(hex, size) {
-        if (size > this.limits.maxArtifactBytes) {
-            throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${size} bytes, above the ${this.limits.maxArtifactBytes}-byte bound`, errors_ExitCode.verificationFailed, hex);
-        }
-        const path = this.pathOf(hex);
-        let fd;
+    if (a.length !== b.length)
+        return false;
+    for (let i = 0; i < a.length; i++)
+        if (!term_termsEqual(a[i], b[i]))
+            return false;
+    return true;
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/common.ts
+/** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
+
+
+
+
+
+
+/** A field of a normalized op (normalization guarantees presence). */
+function field(op, name) {
+    return mapGetKw(op, name);
+}
+/** A string field of a normalized op. */
+function strField(op, name) {
+    return field(op, name).value;
+}
+/** A string-vector field of a normalized op (`[]` when nil). */
+function strsField(op, name) {
+    const t = field(op, name);
+    return t.kind === 'vec' ? t.items.map((x) => x.value) : [];
+}
+/**
+ * Re-canonicalizes the forms at `indices` (all forms when omitted), so every op writes canonical
+ * modules (PATCH_SCHEMA.md: "the result is re-canonicalized before writing").
+ * @throws GcError `patch/canonicalize` (exit 10) naming the module when a form no longer canonicalizes.
+ */
+function recanonicalize(modulePath, forms, indices) {
+    const out = [...forms];
+    const which = indices ?? forms.map((_, i) => i);
+    for (const i of which) {
         try {
-            fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0));
-            const h = blake3.create();
-            const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
-            let total = 0;
-            for (;;) {
-                const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, 0, buf.length, null);
-                if (n === 0)
-                    break;
-                total += n;
-                if (total > this.limits.maxArtifactBytes) {
-                    throw storeError(StoreCode.resourceLimit, `store entry ${hex} exceeds the ${this.limits.maxArtifactBytes}-byte bound`, errors_ExitCode.verificationFailed, hex);
-                }
-                h.update(buf.subarray(0, n));
-            }
-            return toHex(h.digest());
+            out[i] = canonicalizeForm(out[i], i);
         }
         catch (error) {
-            if (error instanceof errors_GcError)
-                throw error;
-            throw ioFail('read', path, error);
-        }
-        finally {
-            if (fd !== undefined)
-                (0,external_node_fs_namespaceObject.closeSync)(fd);
-        }
-    }
-    /**
-     * Reads entry `hex` and checks that its bytes hash to its name.
-     * @throws GcError `core/store/not-found` (exit 50) for a missing entry, or (exit 10) for a malformed name,
-     *   `core/store/corruption` (exit 50), `core/store/io-error` (exit 70).
-     */
-    get(hex) {
-        if (!isHex64(hex))
-            throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, errors_ExitCode.invalidInput, hex);
-        let bytes;
-        try {
-            const st = (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex));
-            if (!st.isFile())
-                throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, errors_ExitCode.verificationFailed, hex);
-            if (st.size > this.limits.maxArtifactBytes) {
-                throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${st.size} bytes, above the bound`, errors_ExitCode.verificationFailed, hex);
-            }
-            const fd = (0,external_node_fs_namespaceObject.openSync)(this.pathOf(hex), external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0));
-            try {
-                bytes = Buffer.alloc(st.size);
-                let off = 0;
-                while (off < st.size) {
-                    const n = (0,external_node_fs_namespaceObject.readSync)(fd, bytes, off, st.size - off, off);
-                    if (n === 0)
-                        break;
-                    off += n;
-                }
-            }
-            finally {
-                (0,external_node_fs_namespaceObject.closeSync)(fd);
-            }
-        }
-        catch (error) {
-            if (error instanceof errors_GcError)
-                throw error;
-            if (error.code === 'ENOENT') {
-                throw storeError(StoreCode.notFound, `no store entry ${hex} in ${this.dir}`, errors_ExitCode.verificationFailed, hex);
-            }
-            throw ioFail('read', this.pathOf(hex), error);
-        }
-        const actual = toHex(blake3(bytes));
-        if (actual !== hex) {
-            throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, errors_ExitCode.verificationFailed, hex);
-        }
-        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-    }
-    /** Reads entry `hex` (verified) and parses it as one CoreForm term. */
-    getTerm(hex) {
-        try {
-            return readTerm(this.get(hex));
-        }
-        catch (error) {
-            if (error instanceof errors_GcError && error.code.startsWith('core/parse/')) {
-                throw storeError(StoreCode.corruption, `store entry ${hex} is not a CoreForm term: ${error.message}`, errors_ExitCode.verificationFailed, hex);
+            if (errors_isGcError(error)) {
+                throw patchError(PatchCode.canonicalize, `${modulePath}: the patched module does not canonicalize: ${error.message}`, {
+                    at: modulePath,
+                });
             }
             throw error;
         }
     }
-    /** True when a regular file named `hex` is present (not verified). */
-    has(hex) {
-        try {
-            return (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex)).isFile();
-        }
-        catch {
-            return false;
-        }
-    }
-    /**
-     * Lists the entries: regular files named exactly 64 lowercase hex digits (temp files and
-     * anything else are skipped: {@link verify} reports them), sorted by raw name bytes. A missing
-     * store lists as empty.
-     * @throws GcError `core/store/io-error`.
-     */
-    list() {
-        let names;
-        try {
-            names = (0,external_node_fs_namespaceObject.readdirSync)(this.dir);
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return [];
-            throw ioFail('list', this.dir, error);
-        }
-        const out = [];
-        for (const name of names.filter(isHex64).sort(compareUtf8)) {
-            try {
-                const st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
-                if (st.isFile())
-                    out.push({ hex: name, size: st.size });
-            }
-            catch (error) {
-                throw ioFail('inspect', (0,external_node_path_namespaceObject.join)(this.dir, name), error);
-            }
-        }
-        return out;
-    }
-    /**
-     * Looks at every name in the store directory (issue #13 item 6): regular files named exactly 64
-     * lowercase hex digits are entries; the put's own temporary files are set apart; anything else —
-     * a symlink or directory (whatever its name), a file with any other name — is an anomaly
-     * (`core/store/corruption`, exit 50), because nothing may sit in the store unverified.
-     * A missing store is empty.
-     * @throws GcError `core/store/io-error` when the directory cannot be listed.
-     */
-    scan() {
-        let names;
-        try {
-            names = (0,external_node_fs_namespaceObject.readdirSync)(this.dir);
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return { entries: [], anomalies: [], temporary: [], names: 0 };
-            throw ioFail('list', this.dir, error);
-        }
-        names.sort(compareUtf8);
-        const out = { entries: [], anomalies: [], temporary: [], names: names.length };
-        for (const name of names) {
-            let st;
-            try {
-                st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
-            }
-            catch (error) {
-                if (error.code === 'ENOENT')
-                    continue; // removed meanwhile (a put's temp file)
-                throw ioFail('inspect', (0,external_node_path_namespaceObject.join)(this.dir, name), error);
-            }
-            const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? undefined : 'not a regular file';
-            if (what === undefined && isHex64(name))
-                out.entries.push({ hex: name, size: st.size });
-            else if (what === undefined && TEMP_NAME.test(name))
-                out.temporary.push(name);
-            else {
-                const shown = JSON.stringify(name);
-                const message = what !== undefined
-                    ? `${shown} in the evidence store is ${what}, not a store entry (entries are regular files): remove it`
-                    : `${shown} in the evidence store is not a store entry name (64 lowercase hex digits of the BLAKE3 of its bytes): remove it`;
-                out.anomalies.push({ code: StoreCode.corruption, hex: name, message });
-            }
-        }
-        return out;
-    }
-    /**
-     * Verifies the whole store or one entry, re-hashing each (streamed: memory is bounded by one
-     * 1 MiB buffer whatever the store holds). Whole-store mode checks every name (see
-     * {@link scan}: a symlink, directory or junk-named file is a `core/store/corruption` failure),
-     * re-hashes every entry in raw name order and goes on after a failure; `failure` is the first.
-     * It fails with `core/caps/resource-limit` before hashing anything when the store holds more
-     * than `maxEntries` names or more than `maxTotalBytes`.
-     * @param hex one entry to verify; omit to verify every entry.
-     */
-    verify(hex) {
-        const failureOf = (e, at) => {
-            if (!(e instanceof errors_GcError))
-                throw e;
-            return { code: e.code, hex: at, message: e.message };
-        };
-        const result = (checked, totalBytes, failures, skippedTemp = 0) => ({
-            ok: failures.length === 0,
-            checked,
-            totalBytes,
-            failure: failures[0],
-            failures,
-            skippedTemp,
-        });
-        if (hex !== undefined) {
-            try {
-                const bytes = this.get(hex);
-                return result(1, bytes.length, []);
-            }
-            catch (e) {
-                return result(0, 0, [failureOf(e, hex)]);
-            }
-        }
-        let scan;
-        try {
-            scan = this.scan();
-        }
-        catch (e) {
-            return result(0, 0, [failureOf(e, undefined)]);
-        }
-        const entries = scan.entries;
-        const total = entries.reduce((n, e) => n + e.size, 0);
-        const counted = entries.length + scan.anomalies.length;
-        if (counted > this.limits.maxEntries) {
-            const e = storeError(StoreCode.resourceLimit, `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`, errors_ExitCode.verificationFailed);
-            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
-        }
-        if (total > this.limits.maxTotalBytes) {
-            const e = storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, errors_ExitCode.verificationFailed);
-            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
-        }
-        // Anomalies and entries interleaved in raw name order, so `failure` is the first by name.
-        const failures = [];
-        let checked = 0;
-        let a = 0;
-        const flushAnomalies = (upTo) => {
-            while (a < scan.anomalies.length && (upTo === undefined || compareUtf8(scan.anomalies[a].hex, upTo) < 0))
-                failures.push(scan.anomalies[a++]);
-        };
-        for (const entry of entries) {
-            flushAnomalies(entry.hex);
-            try {
-                const actual = this.hashFile(entry.hex, entry.size);
-                if (actual !== entry.hex) {
-                    throw storeError(StoreCode.corruption, `store entry ${entry.hex} is corrupt: its bytes hash to ${actual}`, errors_ExitCode.verificationFailed, entry.hex);
-                }
-                checked++;
-            }
-            catch (e) {
-                failures.push(failureOf(e, entry.hex));
-            }
-        }
-        flushAnomalies(undefined);
-        return result(checked, total, failures, scan.temporary.length);
-    }
+    return out;
+}
+/**
+ * The evidence entry of a high-level refactor op: `{:op :module-path :before-module-h
+ * :after-module-h :detail}` (PATCH_SCHEMA.md "Replay-Aware Evidence").
+ */
+function refactorEdit(op, modulePath, before, after, detail) {
+    return term_kwMap({
+        op: term_kw(op),
+        'module-path': term_str(modulePath),
+        'before-module-h': term_str(hash_hashModule(before)),
+        'after-module-h': term_str(hash_hashModule(after)),
+        detail,
+    });
+}
+/** `(def name rhs)` → `{name, rhs}` when `form` is a top-level def of a symbol; otherwise undefined. */
+function topLevelDef(form) {
+    const name = defName(form);
+    const items = name === undefined ? undefined : listItems(form);
+    return items?.length === 3 ? { name: name, rhs: items[2] } : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/patch/state.ts
+;// CONCATENATED MODULE: ./src/workspace/toml-equal.ts
+/** Equality of TOML values as the manifest merge driver and `gcpatch verify-pr` judge a `package.toml` change. */
+
+/**
+ * True when two TOML values (as `parseManifestTable` in `./manifest-write.ts` reads them) are the same value; `undefined`
+ * stands for an absent key and equals only `undefined`. One semantics for every caller, so the merge
+ * driver (`src/textmerge/manifest.ts`) and verify-pr (`src/verify-pr/`) never judge one manifest
+ * differently:
+ *
+ * - Integers (bigint) and floats (number) are different TOML types: `1` never equals `1.0`.
+ * - Floats compare with `Object.is`: `-0.0` differs from `0.0` and every NaN equals every NaN. TOML
+ *   floats are IEEE 754 binary64 values and `-0.0` is one of them, kept by the reader and written back
+ *   as `-0.0`; treating it as `0.0` would let a merge drop a side's change silently. A value must equal
+ *   itself, so an unchanged `nan` is no change (IEEE `NaN !== NaN` would make every `nan` key a
+ *   conflict). smol-toml reads `nan`, `+nan` and `-nan` as one NaN; the driver's line merge and its
+ *   read-back check see those spellings (see `src/textmerge/manifest.ts`).
+ * - Dates and times compare by their TOML form (`toISOString` of smol-toml's `TomlDate`): the same
+ *   kind (offset date-time, local date-time, local date, local time), the same fields to the
+ *   millisecond (smol-toml's precision) and the same offset as written. Two offset date-times that
+ *   denote one instant in different offsets (`07:32:00-08:00`, `15:32:00Z`), or `Z` and `+00:00`,
+ *   are different values: the offset is part of what the author wrote and of what the writer writes
+ *   back, so a change of it is a change, as with `-0.0`.
+ * - Strings and booleans by value; arrays item by item; tables by their own keys (any key name,
+ *   `"__proto__"` included), in any order.
+ */
+function tomlEqual(a, b) {
+    if (typeof a === 'number' || typeof b === 'number')
+        return Object.is(a, b);
+    if (a === b)
+        return true;
+    if (a === undefined || b === undefined)
+        return false;
+    if (a instanceof Date || b instanceof Date) {
+        return a instanceof Date && b instanceof Date && a.toISOString() === b.toISOString();
+    }
+    if (Array.isArray(a) || Array.isArray(b)) {
+        if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length)
+            return false;
+        return a.every((x, i) => tomlEqual(x, b[i]));
+    }
+    if (isTomlTable(a) && isTomlTable(b)) {
+        const ka = Object.keys(a);
+        if (ka.length !== Object.keys(b).length)
+            return false;
+        return ka.every((k) => Object.hasOwn(b, k) && tomlEqual(a[k], b[k]));
+    }
+    return false;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/manifest-keys.ts
+
+
+
+
+
+/** The set-valued keys whose entries only evidence may remove. */
+const LIST_KEYS = ['obligations', 'tests', 'property_tests'];
+/** Keys not judged by {@link judgeKeyChange}: the module list (with pins) and the list keys. */
+const JUDGED_ELSEWHERE = new Set(['modules', ...LIST_KEYS]);
+/** A short TOML-like spelling of a value for messages (`(absent)` for undefined), at most ~120 characters. */
+function showValue(v) {
+    let s;
+    if (v === undefined)
+        s = '(absent)';
+    else if (typeof v === 'bigint')
+        s = v.toString();
+    else if (typeof v === 'string')
+        s = JSON.stringify(v);
+    else if (Array.isArray(v))
+        s = `[${v.map(showValue).join(', ')}]`;
+    else if (v instanceof Date)
+        s = v.toISOString();
+    else if (isTomlTable(v))
+        s = `{${Object.keys(v).sort().map((k) => `${k} = ${showValue(v[k])}`).join(', ')}}`;
+    else
+        s = String(v);
+    return s.length > 120 ? `${s.slice(0, 117)}…` : s;
+}
+/** A number of a limit; NaN is no number (a NaN limit is judged like a removed one: it bounds nothing). */
+function num(v) {
+    return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
+}
+/** The leaf-by-leaf weakenings of a `[limits]` / `[budgets]` / `[property]` table change. */
+function weakenings(key, a, b) {
+    const ta = isTomlTable(a) ? a : {};
+    const tb = isTomlTable(b) ? b : {};
+    if ((a !== undefined && !isTomlTable(a)) || (b !== undefined && !isTomlTable(b)))
+        return [`[${key}]: ${showValue(a)} → ${showValue(b)}`];
+    const out = [];
+    for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
+        const x = ta[k];
+        const y = tb[k];
+        if (tomlEqual(x, y))
+            continue;
+        const what = `[${key}] ${k}: ${showValue(x)} → ${showValue(y)}`;
+        if (key === 'property') {
+            // fewer cases check less
+            const nx = num(x);
+            const ny = num(y);
+            if (nx !== undefined && (ny === undefined || ny < nx))
+                out.push(what);
+            else if (nx === undefined && ny === undefined)
+                out.push(what);
+            continue;
+        }
+        if (k === 'allow_unlimited') {
+            if (y === true)
+                out.push(what);
+            continue;
+        }
+        const nx = num(x);
+        const ny = num(y);
+        if (x !== undefined && (y === undefined || nx === undefined || ny === undefined || ny > nx))
+            out.push(what);
+    }
+    return out;
+}
+/**
+ * Judges an unexplained change of top-level manifest key `key` from `before` to `after` (either may
+ * be absent), per the key table of docs/security.md.
+ * @returns the verdict, or `undefined` for keys judged elsewhere (`modules`, the list keys) and for
+ *   equal values.
+ */
+function judgeKeyChange(key, before, after) {
+    if (JUDGED_ELSEWHERE.has(key) || tomlEqual(before, after))
+        return undefined;
+    if (key === 'limits' || key === 'budgets' || key === 'property') {
+        const weak = weakenings(key, before, after);
+        if (weak.length > 0)
+            return { code: AuditCode.limitsRaised, severity: 'error', detail: weak.join('; ') };
+    }
+    // A version bump is what authors do by hand: it names the change, it does not fail `--fail-on warning`.
+    const severity = key === 'version' ? 'notice' : 'warning';
+    return { code: AuditCode.manifestKeyChanged, severity, detail: `${key}: ${showValue(before)} → ${showValue(after)}` };
+}
+/** The entries of list key `key` (strings only). */
+function listEntries(table, key) {
+    const v = table[key];
+    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+}
+/**
+ * What a patch's `update-manifest` ops name, read from the patch without applying it (for
+ * `replay: false`): the top-level keys they may change and the list entries they remove.
+ * Module-list ops (`add-module`, `remove-module`, `move-module`, `split-module`) name `modules`.
+ */
+function manifestKeysNamedByPatch(patch) {
+    const keys = new Set();
+    const removed = new Map();
+    for (const op of patch.ops) {
+        const name = opNameOf(op);
+        if (name === 'add-module' || name === 'remove-module' || name === 'move-module' || name === 'split-module')
+            keys.add('modules');
+        if (name !== 'update-manifest')
+            continue;
+        const m = op;
+        const set = field(m, 'set');
+        if (set.kind === 'map') {
+            for (const [k] of set.entries) {
+                if (k.kind === 'str')
+                    keys.add(k.value);
+                else if (k.kind === 'sym')
+                    keys.add(k.name.replace(/^:/, ''));
+            }
+        }
+        if (field(m, 'caps-policy').kind === 'str')
+            keys.add('caps_policy');
+        for (const [list, opKey] of [['obligations', 'obligations'], ['tests', 'tests']]) {
+            const rm = strsField(m, `${opKey}-remove`);
+            const add = strsField(m, `${opKey}-add`);
+            if (rm.length > 0 || add.length > 0)
+                keys.add(list);
+            if (rm.length > 0) {
+                let s = removed.get(list);
+                if (s === undefined)
+                    removed.set(list, (s = new Set()));
+                for (const r of rm)
+                    s.add(r);
+            }
+        }
+    }
+    return { keys, removed };
+}
+/**
+ * The entries of a list key that merging the parents keeps: for each entry, the three-way rule over
+ * the merge base (`base`, undefined when there is none) and the parents: kept when every parent has
+ * it, or when some parent has it and the merge base does not (a parent added it). With no merge base
+ * an entry any parent has is kept.
+ */
+function mergedListEntries(base, parents) {
+    const out = new Set();
+    const all = new Set(parents.flat());
+    const inBase = new Set(base ?? []);
+    for (const e of all) {
+        const everyone = parents.every((p) => p.includes(e));
+        if (everyone || base === undefined || !inBase.has(e))
+            out.add(e);
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/patch/protocol/state.ts
 /**
  * The in-memory package state that patch ops transform (GENESIS_FACTS.md §3.1 "Semantics"): the
  * manifest as an editable TOML table and every module as its canonical forms. The on-disk apply,
@@ -68104,7 +68086,978 @@ function packageStateFromSources(manifestText, sources) {
     return { manifest, modules };
 }
 
-;// CONCATENATED MODULE: ./src/patch/pack.ts
+;// CONCATENATED MODULE: ./src/patch/protocol/tree.ts
+/**
+ * Structural navigation and replacement along `:path` steps (PATCH_SCHEMA.md "Path encoding").
+ * Iterative, so deep terms (long lists, deep nesting) do not overflow the stack.
+ */
+
+
+
+function describeKey(t) {
+    return printAtom(t) ?? t.kind;
+}
+function findMapIndex(m, key) {
+    let lo = 0;
+    let hi = m.entries.length - 1;
+    while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const c = compareTerms(m.entries[mid][0], key);
+        if (c === 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+/** Descends one step from `node`; `depth` is the step's 0-based position, for messages. */
+function descend(node, step, depth) {
+    const at = `step ${depth}`;
+    switch (step.tag) {
+        case 'form':
+            throw patchError(PatchCode.invalidPath, `${at}: [:form i] may only be the first step`, { at });
+        case 'pair-car':
+        case 'pair-cdr':
+            if (node.kind !== 'pair')
+                throw patchError(PatchCode.pathStepMismatch, `${at}: [:${step.tag}] needs a pair, found ${node.kind}`, { at });
+            return step.tag === 'pair-car' ? node.car : node.cdr;
+        case 'vec':
+            if (node.kind !== 'vec')
+                throw patchError(PatchCode.pathStepMismatch, `${at}: [:vec ${step.index}] needs a vector, found ${node.kind}`, { at });
+            if (step.index >= node.items.length) {
+                throw patchError(PatchCode.vecIndexOutOfRange, `${at}: [:vec ${step.index}] is out of range (vector has ${node.items.length} elements)`, { at });
+            }
+            return node.items[step.index];
+        case 'map': {
+            if (node.kind !== 'map')
+                throw patchError(PatchCode.pathStepMismatch, `${at}: [:map …] needs a map, found ${node.kind}`, { at });
+            const i = findMapIndex(node, step.key);
+            if (i < 0)
+                throw patchError(PatchCode.mapKeyMissing, `${at}: the map has no key ${describeKey(step.key)}`, { at });
+            return node.entries[i][1];
+        }
+    }
+}
+function formAt(forms, steps) {
+    const first = steps[0];
+    if (first === undefined || first.tag !== 'form')
+        throw patchError(PatchCode.invalidPath, 'a path must start with [:form i]');
+    if (first.index >= forms.length) {
+        throw patchError(PatchCode.formIndexOutOfRange, `[:form ${first.index}] is out of range: the module has ${forms.length} top-level forms`, {
+            at: 'step 0',
+        });
+    }
+    return first.index;
+}
+/**
+ * The node at `steps` in a module's forms.
+ * @throws GcError `patch/form-index-out-of-range`, `patch/vec-index-out-of-range`,
+ *   `patch/map-key-missing`, `patch/path-step-mismatch`, `patch/invalid-path`.
+ */
+function getAt(forms, steps) {
+    let node = forms[formAt(forms, steps)];
+    for (let i = 1; i < steps.length; i++)
+        node = descend(node, steps[i], i);
+    return node;
+}
+/**
+ * Replaces the node at `steps` with `replacement` and returns the new top-level form and its index
+ * (other forms are untouched; ancestors are rebuilt, siblings shared).
+ * @throws GcError as {@link getAt}.
+ */
+function replaceAt(forms, steps, replacement) {
+    const index = formAt(forms, steps);
+    const ancestors = [forms[index]];
+    for (let i = 1; i < steps.length; i++)
+        ancestors.push(descend(ancestors[i - 1], steps[i], i));
+    let built = replacement;
+    for (let i = steps.length - 1; i >= 1; i--) {
+        const parent = ancestors[i - 1];
+        const step = steps[i];
+        switch (step.tag) {
+            case 'pair-car':
+                built = { kind: 'pair', car: built, cdr: parent.cdr };
+                break;
+            case 'pair-cdr':
+                built = { kind: 'pair', car: parent.car, cdr: built };
+                break;
+            case 'vec': {
+                const items = [...parent.items];
+                items[step.index] = built;
+                built = { kind: 'vec', items };
+                break;
+            }
+            case 'map': {
+                const m = parent;
+                const entries = [...m.entries];
+                const k = findMapIndex(m, step.key);
+                entries[k] = [entries[k][0], built];
+                built = { kind: 'map', entries };
+                break;
+            }
+            case 'form':
+                break;
+        }
+    }
+    return { index, form: built };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/replace-node.ts
+/** `:replace-node` (PATCH_SCHEMA.md): replace the node at `:path` with `:new`, re-canonicalize. */
+
+
+
+
+
+
+/**
+ * Replaces the node at `steps` of module `modulePath` with `replacement` and re-canonicalizes the
+ * touched top-level form. Shared by `:replace-node` and `:replace-node-id`.
+ * @returns the new state and the edit `{:op :module-path :node-id :path :new-term-h}`.
+ * @throws GcError `patch/module-missing`, the path errors of `tree.ts`, `patch/canonicalize`.
+ */
+function replaceNodeAt(state, opName, modulePath, steps, replacement) {
+    const forms = requireModule(state, modulePath, `:${opName}`);
+    const { index, form } = replaceAt(forms, steps, replacement);
+    const next = [...forms];
+    next[index] = form;
+    const canonical = recanonicalize(modulePath, next, [index]);
+    const path = path_pathTerm(steps);
+    return {
+        state: withModule(state, modulePath, canonical),
+        edit: term_kwMap({
+            op: term_kw(opName),
+            'module-path': term_str(modulePath),
+            'node-id': term_str(semanticNodeId(modulePath, path)),
+            path,
+            'new-term-h': term_str(hash_hashTerm(replacement)),
+        }),
+    };
+}
+/** Applies a normalized `:replace-node` op. */
+function applyReplaceNode(state, op) {
+    return replaceNodeAt(state, 'replace-node', strField(op, 'module-path'), decodePath(field(op, 'path')), field(op, 'new'));
+}
+
+;// CONCATENATED MODULE: ./src/patch/protocol/node-index.ts
+/**
+ * patch-semantic-node-index: the complete preorder inventory of a module's nodes with stable
+ * semantic node ids, and node-id resolution for `:replace-node-id`. Implements PATCH_SCHEMA.md
+ * "Stable Node IDs" and "Node-index authority protocol" (GENESIS_FACTS.md §3.3).
+ *
+ * Preorder: forms by index; a pair is visited, then its car subtree (`[:pair-car]`), then its cdr
+ * subtree (`[:pair-cdr]`) — so list tails and the closing `nil` are nodes; vectors by index
+ * (`[:vec i]`); maps by canonical key order, values only (`[:map key]`). Iterative throughout.
+ */
+
+
+
+
+
+
+
+
+
+/** `:kind` of a node-index request. */
+const NODE_INDEX_REQUEST_KIND = 'genesis/patch-node-index-request-v0.1';
+/** `:kind` of a node-index report. */
+const NODE_INDEX_REPORT_KIND = 'genesis/patch-node-index-v0.1';
+/** The printed lines of one step at indent 2, as it appears inside a printed path vector. */
+function stepLines(step) {
+    const printed = print_printTerm(term_vec([stepTerm(step)]));
+    return printed.slice(2, -1); // strip the leading "[\n" and the closing "]"
+}
+/**
+ * Walks every node in preorder, calling `visit(term, index, parentIndex, step, nodeId)`.
+ * Node ids are computed incrementally (a BLAKE3 state per ancestor), so the walk is linear in the
+ * number of nodes even for very deep terms.
+ */
+function walk(modulePath, forms, visit) {
+    const base = semanticNodeIdState(modulePath);
+    const close = bytes_utf8(']');
+    const newline = bytes_utf8('\n');
+    // Per visited node: the hasher state after its path's steps (without the closing bracket).
+    const states = [];
+    const stack = [];
+    for (let i = forms.length - 1; i >= 0; i--)
+        stack.push({ term: forms[i], parent: -1, step: { tag: 'form', index: i } });
+    let index = 0;
+    while (stack.length > 0) {
+        const v = stack.pop();
+        const state = (v.parent < 0 ? base.clone().update(bytes_utf8('[\n')) : states[v.parent].clone().update(newline)).update(bytes_utf8(stepLines(v.step)));
+        states.push(state);
+        const nodeId = toHex(state.clone().update(close).digest());
+        visit(v, index, nodeId);
+        const t = v.term;
+        const me = index++;
+        if (t.kind === 'pair') {
+            stack.push({ term: t.cdr, parent: me, step: { tag: 'pair-cdr' } });
+            stack.push({ term: t.car, parent: me, step: { tag: 'pair-car' } });
+        }
+        else if (t.kind === 'vec') {
+            for (let i = t.items.length - 1; i >= 0; i--)
+                stack.push({ term: t.items[i], parent: me, step: { tag: 'vec', index: i } });
+        }
+        else if (t.kind === 'map') {
+            for (let i = t.entries.length - 1; i >= 0; i--) {
+                const [k, val] = t.entries[i];
+                stack.push({ term: val, parent: me, step: { tag: 'map', key: k } });
+            }
+        }
+    }
+}
+/**
+ * The complete preorder node inventory of a module.
+ * @param modulePath portable package-relative path (part of every node id).
+ * @param forms the canonical module forms.
+ * @returns one record per node, in preorder.
+ */
+function nodeIndexRecords(modulePath, forms) {
+    const parents = [];
+    const out = [];
+    walk(modulePath, forms, (v, _index, nodeId) => {
+        parents.push({ parent: v.parent, step: v.step });
+        const path = [];
+        for (let p = parents.length - 1; p >= 0; p = parents[p].parent)
+            path.push(parents[p].step);
+        path.reverse();
+        out.push({ nodeId, path, pathRepr: pathRepr(path), termH: hashTerm(v.term), termTag: TERM_TAG[v.term.kind], term: v.term });
+    });
+    return out;
+}
+/**
+ * Resolves `nodeId` to its path in the module (for `:replace-node-id`).
+ * @throws GcError `patch/unknown-node-id` when no node has that id, `patch/ambiguous-node-id`
+ *   when more than one does.
+ */
+function resolveNodeId(modulePath, forms, nodeId) {
+    const parents = [];
+    const matches = [];
+    walk(modulePath, forms, (v, index, id) => {
+        parents.push({ parent: v.parent, step: v.step });
+        if (id === nodeId)
+            matches.push(index);
+    });
+    if (matches.length === 0) {
+        throw patchError(PatchCode.unknownNodeId, `node id ${nodeId} names no node of ${modulePath}; run \`gcpatch patch node-index\` to list them`, {
+            at: ':node-id',
+        });
+    }
+    if (matches.length > 1)
+        throw patchError(PatchCode.ambiguousNodeId, `node id ${nodeId} matches ${matches.length} nodes of ${modulePath}`, { at: ':node-id' });
+    const path = [];
+    for (let p = matches[0]; p >= 0; p = parents[p].parent)
+        path.push(parents[p].step);
+    return path.reverse();
+}
+/** Builds the closed node-index request `{:forms :kind :module-path :profile :v 1}`. */
+function nodeIndexRequest(modulePath, forms) {
+    return kwMap({ forms: vec(forms), kind: str(NODE_INDEX_REQUEST_KIND), 'module-path': str(modulePath), profile: str(PATCH_PROFILE), v: int(1) });
+}
+/** The closed node record term `{:module-path :node-id :path :path-repr :term-h :term-tag}`. */
+function nodeRecordTerm(modulePath, r) {
+    return kwMap({
+        'module-path': str(modulePath),
+        'node-id': str(r.nodeId),
+        path: pathTerm(r.path),
+        'path-repr': str(r.pathRepr),
+        'term-h': str(r.termH),
+        'term-tag': str(r.termTag),
+    });
+}
+/**
+ * The node-index producer: decodes the closed request and returns the closed report
+ * `{:kind "genesis/patch-node-index-v0.1" :module-h :module-path :nodes :ok true :profile :v 1}`.
+ * @throws GcError `core/closed/*` for a malformed request, `patch/non-portable-path`.
+ */
+function nodeIndexReport(request) {
+    const req = decodeClosed(request, {
+        forms: D.vec,
+        kind: literal(str(NODE_INDEX_REQUEST_KIND)),
+        'module-path': D.nonEmptyStr,
+        profile: literal(str(PATCH_PROFILE)),
+        v: literal(int(1)),
+    }, 'patch-node-index request');
+    const modulePath = req['module-path'];
+    assertPortablePath(modulePath, ':module-path');
+    const forms = req.forms.items;
+    return kwMap({
+        kind: str(NODE_INDEX_REPORT_KIND),
+        'module-h': str(hashModule(forms)),
+        'module-path': str(modulePath),
+        nodes: vec(nodeIndexRecords(modulePath, forms).map((r) => nodeRecordTerm(modulePath, r))),
+        ok: TRUE,
+        profile: str(PATCH_PROFILE),
+        v: int(1),
+    });
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/replace-node-id.ts
+
+
+
+
+/**
+ * Applies a normalized `:replace-node-id` op: the node id is resolved against the module's
+ * canonical forms (unknown or ambiguous id: error), then replaced as `:replace-node` does.
+ * @throws GcError `patch/unknown-node-id`, `patch/ambiguous-node-id`, and the replace-node errors.
+ */
+function applyReplaceNodeId(state, op) {
+    const modulePath = strField(op, 'module-path');
+    const forms = requireModule(state, modulePath, ':replace-node-id');
+    const steps = resolveNodeId(modulePath, forms, strField(op, 'node-id'));
+    return replaceNodeAt(state, 'replace-node-id', modulePath, steps, field(op, 'new'));
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/add-module.ts
+/** `:add-module` (PATCH_SCHEMA.md): create a module from source text or forms, list it in the manifest. */
+
+
+
+
+
+/**
+ * Applies a normalized `:add-module` op: `:content` (a `.gc` source string, or a vector of forms)
+ * is canonicalized; the manifest gains `{hash = "", path = …}` at the end (pack re-pins it).
+ * @throws GcError `patch/module-exists` when the module or its manifest entry already exists;
+ *   `core/parse/*` or `patch/canonicalize` for bad content.
+ */
+function applyAddModule(state, op) {
+    const modulePath = strField(op, 'module-path');
+    if (state.modules.has(modulePath) || manifestModulePaths(state.manifest).includes(modulePath)) {
+        throw patchError(PatchCode.moduleExists, `:add-module: module ${JSON.stringify(modulePath)} already exists`, { at: modulePath });
+    }
+    const content = field(op, 'content');
+    let forms;
+    if (content.kind === 'str') {
+        try {
+            forms = canon_canonicalizeSource(content.value);
+        }
+        catch (error) {
+            if (errors_isGcError(error))
+                throw error.withLocation({ file: `${modulePath} (:add-module :content)` });
+            throw error;
+        }
+    }
+    else {
+        forms = recanonicalize(modulePath, content.items);
+    }
+    const next = withManifestEdit(withModule(state, modulePath, forms), (manifest) => {
+        if (manifest.modules === undefined)
+            manifest.modules = [];
+        manifestModules(manifest).push({ hash: '', path: modulePath });
+    });
+    return { state: next, edit: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/remove-module.ts
+
+
+/**
+ * Applies a normalized `:remove-module` op.
+ * @throws GcError `patch/module-missing` when the module does not exist.
+ */
+function applyRemoveModule(state, op) {
+    const modulePath = strField(op, 'module-path');
+    requireModule(state, modulePath, ':remove-module');
+    const next = withManifestEdit(withModule(state, modulePath, undefined), (manifest) => {
+        const modules = manifestModules(manifest);
+        const i = modules.findIndex((m) => m.path === modulePath);
+        if (i >= 0)
+            modules.splice(i, 1);
+    });
+    return { state: next, edit: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/update-manifest.ts
+
+
+
+
+function keyName(k, at) {
+    let name;
+    if (k.kind === 'str')
+        name = k.value;
+    else if (k.kind === 'sym')
+        name = k.name.startsWith(':') ? k.name.slice(1) : k.name;
+    else
+        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must be symbols or strings, got ${k.kind}`, { at });
+    if (name.length === 0)
+        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must not be empty`, { at });
+    return name;
+}
+/**
+ * Converts a CoreForm term to a TOML value (see the module doc for the mapping). Iterative over
+ * nesting is unnecessary here: manifests are shallow; depth is bounded at 64.
+ * @throws GcError `patch/manifest-value` for a term with no TOML spelling.
+ */
+function termToToml(t, at, depth = 0) {
+    if (depth > 64)
+        throw patchError(PatchCode.manifestValue, `${at}: value nests too deeply for package.toml`, { at });
+    switch (t.kind) {
+        case 'str':
+            return t.value;
+        case 'int':
+            return t.value;
+        case 'bool':
+            return t.value;
+        case 'vec':
+            return t.items.map((x, i) => termToToml(x, `${at}[${i}]`, depth + 1));
+        case 'map': {
+            const out = {};
+            for (const [k, v] of t.entries) {
+                const name = keyName(k, at);
+                out[name] = termToToml(v, `${at}.${name}`, depth + 1);
+            }
+            return out;
+        }
+        default:
+            throw patchError(PatchCode.manifestValue, `${at}: a ${t.kind} has no package.toml spelling (use a string, integer, boolean, vector or map)`, {
+                at,
+            });
+    }
+}
+function editList(manifest, key, remove, add) {
+    if (remove.length === 0 && add.length === 0)
+        return;
+    const current = manifest[key] ?? [];
+    if (!Array.isArray(current) || !current.every((x) => typeof x === 'string')) {
+        throw patchError(PatchCode.manifestValue, `package.toml ${key} must be an array of strings to edit it`, { at: key });
+    }
+    const set = new Set(current);
+    for (const s of remove)
+        set.delete(s);
+    for (const s of add)
+        set.add(s);
+    manifest[key] = [...set].sort(compareUtf8);
+}
+/** Applies a normalized `:update-manifest` op. Emits no evidence entry. */
+function applyUpdateManifest(state, op) {
+    const set = field(op, 'set');
+    const caps = field(op, 'caps-policy');
+    const next = withManifestEdit(state, (manifest) => {
+        if (set.kind === 'map') {
+            for (const [k, v] of set.entries) {
+                const name = keyName(k, ':set');
+                manifest[name] = termToToml(v, `:set ${name}`);
+            }
+        }
+        if (caps.kind === 'str')
+            manifest.caps_policy = caps.value;
+        editList(manifest, 'obligations', strsField(op, 'obligations-remove'), strsField(op, 'obligations-add'));
+        editList(manifest, 'tests', strsField(op, 'tests-remove'), strsField(op, 'tests-add'));
+    });
+    return { state: next, edit: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rewrite.ts
+/**
+ * An iterative bottom-up term rewriter used by the symbol-rewriting ops. Deep terms (long lists,
+ * deep nesting) never recurse on the JS stack.
+ */
+
+/**
+ * Rewrites `root` bottom-up. For each node, `visit(node, ctx)` either returns a replacement, a
+ * custom child list, or `undefined` for the default: pairs visit car and cdr, vectors their items,
+ * maps their keys and values (a map is rebuilt in canonical order; colliding keys: last wins).
+ */
+function rewriteTerm(root, ctx, visit) {
+    const tasks = [[root, ctx]];
+    const values = [];
+    while (tasks.length > 0) {
+        const task = tasks.pop();
+        if (!Array.isArray(task)) {
+            const base = values.length - task.n;
+            const built = task.build(values.slice(base));
+            values.length = base;
+            values.push(built);
+            continue;
+        }
+        const [t, c] = task;
+        let step = visit(t, c);
+        if (step === undefined) {
+            switch (t.kind) {
+                case 'pair':
+                    step = { children: [[t.car, c], [t.cdr, c]], build: ([car, cdr]) => ({ kind: 'pair', car: car, cdr: cdr }) };
+                    break;
+                case 'vec':
+                    step = { children: t.items.map((x) => [x, c]), build: (items) => ({ kind: 'vec', items }) };
+                    break;
+                case 'map':
+                    step = {
+                        children: t.entries.flatMap(([k, v]) => [[k, c], [v, c]]),
+                        build: (kv) => map(Array.from({ length: kv.length / 2 }, (_, i) => [kv[2 * i], kv[2 * i + 1]])),
+                    };
+                    break;
+                default:
+                    step = { done: t };
+            }
+        }
+        if ('done' in step) {
+            values.push(step.done);
+            continue;
+        }
+        tasks.push({ n: step.children.length, build: step.build });
+        for (let i = step.children.length - 1; i >= 0; i--)
+            tasks.push(step.children[i]);
+    }
+    return values[0];
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rename-symbol.ts
+/** `:rename-symbol` (PATCH_SCHEMA.md): rewrite every occurrence of a symbol in one module. */
+
+
+
+
+
+/**
+ * Renames symbol `from` to `to` everywhere in `forms` (code and data alike, map keys included —
+ * a deterministic symbol-level rewrite across the canonical module tree).
+ * @returns the rewritten forms and the number of rewritten sites.
+ */
+function renameSymbolInForms(forms, from, to) {
+    let count = 0;
+    if (from === to)
+        return { forms: [...forms], count };
+    const out = forms.map((form) => rewriteTerm(form, null, (t) => {
+        if (t.kind === 'sym') {
+            if (t.name !== from)
+                return { done: t };
+            count++;
+            return { done: term_sym(to) };
+        }
+        return undefined;
+    }));
+    return { forms: out, count };
+}
+/**
+ * Applies a normalized `:rename-symbol` op.
+ * @returns the edit with `:detail {:from sym :to sym :rewrite-count n}`.
+ * @throws GcError `patch/module-missing`; `patch/rename-no-sites` when the symbol does not occur
+ *   (or `:from` equals `:to`); `patch/canonicalize` when the result is not canonical CoreForm.
+ */
+function applyRenameSymbol(state, op) {
+    const modulePath = strField(op, 'module-path');
+    const from = strField(op, 'from');
+    const to = strField(op, 'to');
+    const forms = requireModule(state, modulePath, ':rename-symbol');
+    const { forms: renamed, count } = renameSymbolInForms(forms, from, to);
+    if (count === 0) {
+        throw patchError(PatchCode.renameNoSites, `:rename-symbol: ${modulePath} has no occurrence of ${from} to rename to ${to}`, { at: modulePath });
+    }
+    const after = recanonicalize(modulePath, renamed);
+    const detail = term_kwMap({ from: term_sym(from), to: term_sym(to), 'rewrite-count': term_int(count) });
+    return { state: withModule(state, modulePath, after), edit: refactorEdit('rename-symbol', modulePath, forms, after, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/move-module.ts
+/** `:move-module` (PATCH_SCHEMA.md): move a module file and rewrite its manifest entry in place. */
+
+
+
+
+/**
+ * Applies a normalized `:move-module` op. The manifest entry keeps its position (module order is
+ * semantic); its pin is cleared for pack to recompute.
+ * @returns the edit `{:op :move-module :module-path <from> … :detail {:from-module-path :to-module-path}}`.
+ * @throws GcError `patch/module-missing` (source missing), `patch/module-exists` (target exists),
+ *   `patch/manifest-entry` (manifest does not list the source, or already lists the target).
+ */
+function applyMoveModule(state, op) {
+    const from = strField(op, 'from-module-path');
+    const to = strField(op, 'to-module-path');
+    const forms = requireModule(state, from, ':move-module');
+    if (state.modules.has(to))
+        throw patchError(PatchCode.moduleExists, `:move-module: target ${JSON.stringify(to)} already exists`, { at: to });
+    const entries = manifestModules(state.manifest);
+    if (!entries.some((m) => m.path === from)) {
+        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml does not list ${JSON.stringify(from)}`, { at: from });
+    }
+    if (entries.some((m) => m.path === to)) {
+        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml already lists ${JSON.stringify(to)}`, { at: to });
+    }
+    const moved = withModule(withModule(state, from, undefined), to, forms);
+    const next = withManifestEdit(moved, (manifest) => {
+        const entry = manifestModules(manifest).find((m) => m.path === from);
+        entry.path = to;
+        entry.hash = '';
+    });
+    const detail = term_kwMap({ 'from-module-path': term_str(from), 'to-module-path': term_str(to) });
+    return { state: next, edit: refactorEdit('move-module', from, forms, forms, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/split-module.ts
+/** `:split-module` (PATCH_SCHEMA.md): move top-level `(def <symbol> …)` forms into a new module. */
+
+
+
+
+
+/**
+ * Applies a normalized `:split-module` op: every top-level `(def s …)` whose `s` is in `:symbols`
+ * moves, in source order, to the new module `:to-module-path`, which is appended to the manifest.
+ * @returns the edit for the source module with `:detail {:to-module-path :symbols :moved-count
+ *   :to-module-h}`.
+ * @throws GcError `patch/module-missing`, `patch/module-exists`, `patch/split-symbol-missing` when
+ *   no listed symbol has a top-level def.
+ */
+function applySplitModule(state, op) {
+    const from = strField(op, 'from-module-path');
+    const to = strField(op, 'to-module-path');
+    const symbols = new Set(strsField(op, 'symbols'));
+    const forms = requireModule(state, from, ':split-module');
+    if (state.modules.has(to) || manifestModulePaths(state.manifest).includes(to)) {
+        throw patchError(PatchCode.moduleExists, `:split-module: target ${JSON.stringify(to)} already exists`, { at: to });
+    }
+    const keep = [];
+    const moved = [];
+    for (const form of forms) {
+        const def = topLevelDef(form);
+        if (def !== undefined && symbols.has(def.name))
+            moved.push(form);
+        else
+            keep.push(form);
+    }
+    if (moved.length === 0) {
+        throw patchError(PatchCode.splitSymbolMissing, `:split-module: ${from} has no top-level (def …) for ${[...symbols].join(', ')}`, { at: from });
+    }
+    const withBoth = withModule(withModule(state, from, keep), to, moved);
+    const next = withManifestEdit(withBoth, (manifest) => {
+        if (manifest.modules === undefined)
+            manifest.modules = [];
+        manifestModules(manifest).push({ hash: '', path: to });
+    });
+    const detail = term_kwMap({
+        'to-module-path': term_str(to),
+        symbols: term_vec([...symbols].map(term_sym)),
+        'moved-count': term_int(moved.length),
+        'to-module-h': term_str(hash_hashModule(moved)),
+    });
+    return { state: next, edit: refactorEdit('split-module', from, forms, keep, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/meta-list.ts
+/**
+ * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (PATCH_SCHEMA.md):
+ * `:replace` seeds the set (else the current list), then `:remove` and `:add` apply set-wise; the
+ * result is written back as a sorted (UTF-8 byte order) vector of unique symbols.
+ */
+
+
+
+
+
+
+function metaMap(rhs, modulePath) {
+    if (rhs.kind === 'map')
+        return { map: rhs, quoted: false };
+    const items = listItems(rhs);
+    if (items !== undefined && items.length === 2 && items[0].kind === 'sym' && items[0].name === 'quote' && items[1].kind === 'map') {
+        return { map: items[1], quoted: true };
+    }
+    throw patchError(PatchCode.metaMissing, `${modulePath}: (def ::meta …) must hold a map or (quote <map>)`, { at: modulePath });
+}
+function symbolNames(t, key, modulePath) {
+    if (t === undefined)
+        return [];
+    if (t.kind !== 'vec' || !t.items.every((x) => x.kind === 'sym')) {
+        throw patchError(PatchCode.metaMissing, `${modulePath}: ::meta ${key} must be a vector of symbols`, { at: modulePath });
+    }
+    return t.items.map((x) => x.name);
+}
+/**
+ * Applies a normalized `:rewrite-imports` (`key` = `imports`) or `:rewrite-exports` (`exports`) op
+ * to every top-level `(def ::meta …)` of the module.
+ * @returns the edit with `:detail {:field :imports|:exports :before [syms] :after [syms]}`.
+ * @throws GcError `patch/module-missing`; `patch/meta-missing` (no `::meta` map, or a malformed
+ *   list); `patch/no-change` when the rewrite leaves the module unchanged.
+ */
+function applyMetaListRewrite(state, op, key) {
+    const opName = `rewrite-${key}`;
+    const modulePath = strField(op, 'module-path');
+    const forms = requireModule(state, modulePath, `:${opName}`);
+    const replace = field(op, 'replace').kind === 'nil' ? undefined : strsField(op, 'replace');
+    const remove = strsField(op, 'remove');
+    const add = strsField(op, 'add');
+    let before;
+    let after = [];
+    let changed = false;
+    const next = forms.map((form) => {
+        const def = topLevelDef(form);
+        if (def === undefined || def.name !== '::meta')
+            return form;
+        const { map, quoted } = metaMap(def.rhs, modulePath);
+        const current = term_mapGet(map, term_kw(key));
+        const currentNames = symbolNames(current, `:${key}`, modulePath);
+        before ??= currentNames;
+        const set = new Set(replace ?? currentNames);
+        for (const s of remove)
+            set.delete(s);
+        for (const s of add)
+            set.add(s);
+        after = [...set].sort(compareUtf8);
+        const nextList = term_vec(after.map(term_sym));
+        const update = current !== undefined ? !term_termsEqual(current, nextList) : after.length > 0 || replace !== undefined;
+        if (!update)
+            return form;
+        changed = true;
+        const nextMap = mapSet(map, term_kw(key), nextList);
+        return list(term_sym('def'), term_sym('::meta'), quoted ? list(term_sym('quote'), nextMap) : nextMap);
+    });
+    if (before === undefined) {
+        throw patchError(PatchCode.metaMissing, `:${opName}: ${modulePath} has no top-level (def ::meta …)`, { at: modulePath });
+    }
+    if (!changed)
+        throw patchError(PatchCode.noChange, `:${opName}: the ::meta :${key} of ${modulePath} would not change`, { at: modulePath });
+    const canonical = recanonicalize(modulePath, next);
+    const detail = term_kwMap({ field: term_kw(key), before: term_vec(before.map(term_sym)), after: term_vec(after.map(term_sym)) });
+    return { state: withModule(state, modulePath, canonical), edit: refactorEdit(opName, modulePath, forms, canonical, detail) };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rewrite-imports.ts
+
+/** Applies a normalized `:rewrite-imports` op (see `meta-list.ts` for semantics and errors). */
+function applyRewriteImports(state, op) {
+    return applyMetaListRewrite(state, op, 'imports');
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/rewrite-exports.ts
+
+/** Applies a normalized `:rewrite-exports` op (see `meta-list.ts` for semantics and errors). */
+function applyRewriteExports(state, op) {
+    return applyMetaListRewrite(state, op, 'exports');
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/migrate-contract-signature.ts
+/**
+ * `:migrate-contract-signature` (PATCH_SCHEMA.md): rename the first parameter of
+ * `(def <contract> (fn (p) …))` and every in-scope reference to it, respecting lexical shadowing
+ * by nested `fn` parameters and `let` bindings.
+ *
+ * Scope rules (canonical CoreForm, GENESIS_FACTS.md §1.3): only code positions hold references.
+ * `(quote d)` data, vector elements and map keys are data and are left alone, as is the operator
+ * symbol of `(prim op …)`. `let` binding expressions are evaluated in the enclosing scope; a binding
+ * or `fn` parameter named `:from-param` shadows it in the body. To keep the rename
+ * meaning-preserving, a binder or a free reference named `:to-param` inside the renamed scope is
+ * rejected (`patch/param-capture`).
+ */
+
+
+
+
+
+
+function symbolNamesOf(t) {
+    const items = listItems(t);
+    if (items === undefined || !items.every((x) => x.kind === 'sym'))
+        return undefined;
+    return items.map((x) => x.name);
+}
+/**
+ * Rewrites references to `from` as `to` in a body expression.
+ * @returns the rewritten body and the number of rewritten references.
+ * @throws GcError `patch/param-capture`.
+ */
+function renameBoundReferences(body, from, to, where) {
+    let count = 0;
+    const capture = (why) => patchError(PatchCode.paramCapture, `${where}: renaming ${from} to ${to} would change meaning: ${why}`, { at: where });
+    const binderScope = (scope, names) => {
+        const shadowsFrom = names.includes(from);
+        const bindsTo = names.includes(to);
+        if (scope.inScope && bindsTo && !shadowsFrom)
+            throw capture(`a nested binder named ${to} would capture the renamed parameter`);
+        return { inScope: scope.inScope && !shadowsFrom, toBound: scope.toBound || bindsTo };
+    };
+    const visit = (t, scope) => {
+        switch (t.kind) {
+            case 'sym':
+                if (scope.inScope && t.name === from) {
+                    count++;
+                    return { done: term_sym(to) };
+                }
+                if (scope.inScope && t.name === to && !scope.toBound)
+                    throw capture(`${to} is already referenced in the function body`);
+                return { done: t };
+            case 'vec':
+                return { done: t }; // vector elements are data
+            case 'map':
+                return {
+                    children: t.entries.map(([, v]) => [v, scope]),
+                    build: (values) => map(t.entries.map(([k], i) => [k, values[i]])),
+                };
+            case 'pair': {
+                const items = listItems(t);
+                if (items === undefined)
+                    return undefined;
+                const head = items[0];
+                const headName = head.kind === 'sym' ? head.name : undefined;
+                if (headName === 'quote')
+                    return { done: t };
+                if (headName === 'fn' && items.length >= 3) {
+                    const params = symbolNamesOf(items[1]);
+                    if (params !== undefined) {
+                        const inner = binderScope(scope, params);
+                        return {
+                            children: items.slice(2).map((b) => [b, inner]),
+                            build: (bodies) => listFrom([head, items[1], ...bodies]),
+                        };
+                    }
+                }
+                if (headName === 'let' && items.length >= 3) {
+                    const bindings = listItems(items[1])?.map(listItems);
+                    if (bindings !== undefined && bindings.every((b) => b !== undefined && b.length === 2 && b[0].kind === 'sym')) {
+                        const pairs = bindings;
+                        const inner = binderScope(scope, pairs.map((b) => b[0].name));
+                        return {
+                            children: [
+                                ...pairs.map((b) => [b[1], scope]),
+                                ...items.slice(2).map((b) => [b, inner]),
+                            ],
+                            build: (values) => listFrom([
+                                head,
+                                listFrom(pairs.map((b, i) => listFrom([b[0], values[i]]))),
+                                ...values.slice(pairs.length),
+                            ]),
+                        };
+                    }
+                }
+                if (headName === 'prim' && items.length >= 2) {
+                    return {
+                        children: items.slice(2).map((x) => [x, scope]),
+                        build: (args) => listFrom([head, items[1], ...args]),
+                    };
+                }
+                return { children: items.map((x) => [x, scope]), build: (xs) => listFrom(xs) };
+            }
+            default:
+                return { done: t };
+        }
+    };
+    const out = rewriteTerm(body, { inScope: true, toBound: false }, visit);
+    return { body: out, count };
+}
+/**
+ * Applies a normalized `:migrate-contract-signature` op.
+ * @returns the edit with `:detail {:contract :from-param :to-param :rewrite-count}` (symbols, int).
+ * @throws GcError `patch/module-missing`; `patch/contract-shape` when there is no
+ *   `(def <contract> (fn (<from-param>) …))`, or `:from-param` equals `:to-param`;
+ *   `patch/param-capture`.
+ */
+function applyMigrateContractSignature(state, op) {
+    const modulePath = strField(op, 'module-path');
+    const contract = strField(op, 'contract-symbol');
+    const from = strField(op, 'from-param');
+    const to = strField(op, 'to-param');
+    const forms = requireModule(state, modulePath, ':migrate-contract-signature');
+    const shape = (why) => patchError(PatchCode.contractShape, `:migrate-contract-signature: ${modulePath} ${contract}: ${why}`, { at: modulePath });
+    if (from === to)
+        throw shape(':from-param and :to-param must differ');
+    const index = forms.findIndex((f) => topLevelDef(f)?.name === contract);
+    if (index < 0)
+        throw shape(`no top-level (def ${contract} …)`);
+    const def = topLevelDef(forms[index]);
+    const fnItems = listItems(def.rhs);
+    if (fnItems === undefined || fnItems.length < 3 || fnItems[0].kind !== 'sym' || fnItems[0].name !== 'fn') {
+        throw shape('the definition is not (fn (params) body)');
+    }
+    const params = symbolNamesOf(fnItems[1]);
+    if (params === undefined || params.length === 0)
+        throw shape('the fn parameters must be a non-empty list of symbols');
+    if (params[0] !== from)
+        throw shape(`the first parameter is ${params[0]}, not ${from}`);
+    if (params.slice(1).includes(to))
+        throw shape(`${to} is already a parameter`);
+    let count = 0;
+    const bodies = fnItems.slice(2).map((b) => {
+        const r = renameBoundReferences(b, from, to, `${modulePath} ${contract}`);
+        count += r.count;
+        return r.body;
+    });
+    const newParams = listFrom([term_sym(to), ...params.slice(1).map(term_sym)]);
+    const newForm = listFrom([term_sym('def'), term_sym(contract), listFrom([fnItems[0], newParams, ...bodies])]);
+    const next = [...forms];
+    next[index] = newForm;
+    const after = recanonicalize(modulePath, next, [index]);
+    const detail = term_kwMap({ contract: term_sym(contract), 'from-param': term_sym(from), 'to-param': term_sym(to), 'rewrite-count': term_int(count) });
+    return {
+        state: withModule(state, modulePath, after),
+        edit: refactorEdit('migrate-contract-signature', modulePath, forms, after, detail),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/patch/ops/apply-ops.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Op name → implementation. */
+const OP_IMPLEMENTATIONS = {
+    'replace-node': applyReplaceNode,
+    'replace-node-id': applyReplaceNodeId,
+    'add-module': applyAddModule,
+    'remove-module': applyRemoveModule,
+    'update-manifest': applyUpdateManifest,
+    'rename-symbol': applyRenameSymbol,
+    'move-module': applyMoveModule,
+    'split-module': applySplitModule,
+    'rewrite-imports': applyRewriteImports,
+    'rewrite-exports': applyRewriteExports,
+    'migrate-contract-signature': applyMigrateContractSignature,
+};
+/**
+ * Applies every op of a normalized patch, in order, to `state` (which is not modified).
+ * @param state the package before the patch (see `state.ts`; `packageStateFromSources` builds one
+ *   from text).
+ * @param patch a normalized patch (`normalizePatch` or `verifyNormalizeReport` output), or just its
+ *   normalized `ops`.
+ * @returns the new state and the semantic edits.
+ * @throws GcError the first failing op's `patch/*` error, with `location.at` = `op <ordinal>` and
+ *   `details.ordinal`.
+ * @example
+ *   const plan = normalizePatch(readTerm(text));
+ *   const { state: after, semanticEdits } = applyOpsInMemory(packageStateFromSources(toml, sources), plan);
+ */
+function applyOpsInMemory(state, patch, options = {}) {
+    const semanticEdits = [];
+    let current = state;
+    patch.ops.forEach((op, ordinal) => {
+        const name = opNameOf(op);
+        options.faults?.(`op:${ordinal}:${name}`);
+        let outcome;
+        try {
+            outcome = OP_IMPLEMENTATIONS[name](current, op, ordinal);
+        }
+        catch (error) {
+            if (errors_isGcError(error) && error.details?.ordinal === undefined) {
+                throw new errors_GcError(error.code, `op ${ordinal} (:${name}): ${error.message}`, {
+                    exitCode: error.exitCode,
+                    location: { ...error.location, at: error.location.at ?? `op ${ordinal}` },
+                    details: { ...(error.details ?? {}), ordinal, op: name },
+                    cause: error,
+                });
+            }
+            throw error;
+        }
+        current = outcome.state;
+        if (outcome.edit !== undefined)
+            semanticEdits.push(outcome.edit);
+    });
+    return { state: current, semanticEdits };
+}
+
+;// CONCATENATED MODULE: ./src/patch/apply/pack.ts
 /**
  * pack: re-pin every module hash in the manifest and build the package record
  * `genesis/package-v0.2` (GENESIS_FACTS.md §4 "Package artifact"). Pure: works on a
@@ -68174,18 +69127,16 @@ function packState(state, dependencyArtifact) {
     const manifestText = renderManifest(pinned.manifest, { keepKeyOrder: true });
     const manifest = manifest_parseManifest(manifestText);
     const packageRecord = packageRecordTerm(manifest, pins, dependencyHashes);
-    return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: termAddress(packageRecord) };
+    return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: hash_termAddress(packageRecord) };
 }
 
-;// CONCATENATED MODULE: ./src/audit/obligations.ts
+;// CONCATENATED MODULE: ./src/verify-pr/replay.ts
 /**
- * The optional obligation runner of the Action (`obligation-runner` input) and of
- * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
- * (`src/patch/acceptance.ts`) — a shell command run in the package directory of the work tree that
- * prints one `genesis/acceptance-v0.2` term on stdout — or `genesis`, the GenesisCode CLI's
- * `genesis test --pkg package.toml` and the acceptance it records (`src/patch/genesis-test.ts`,
- * docs/reference/genesis-cli.md). gcpatch cannot evaluate GenesisCode itself; this lets a workflow
- * re-run the package's tests and obligations with the real toolchain.
+ * Replaying a pull request's apply evidence (GENESIS_FACTS.md §3.7 steps 5–6): apply each verified
+ * patch, in memory, to the base commit's package with the same op engine and `pack` the on-disk
+ * apply uses, then compare the result with the head commit module by module and manifest key by
+ * manifest key. Several apply reports are replayed as a chain: at each step the first pending
+ * report (by store address) whose patch applies is taken, so a PR may carry a sequence of patches.
  */
 
 
@@ -68195,48 +69146,621 @@ function packState(state, dependencyArtifact) {
 
 
 
-function failedObligations(acceptance) {
-    const obligations = mapGet(acceptance, kw('obligations'));
-    if (obligations?.kind !== 'vec')
-        return [];
-    return obligations.items
-        .filter((r) => r.kind === 'map' && mapGet(r, kw('ok'))?.kind === 'bool' && !mapGet(r, kw('ok')).value)
-        .map((r) => {
-        const name = mapGet(r, kw('name'));
-        return name?.kind === 'sym' ? name.name : '?';
-    });
+
+
+
+function applyOne(state, evidence) {
+    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
+    const packed = packState(applied);
+    return { after: packed.state, edits: semanticEdits, artifact: packed.packageArtifact };
+}
+function asGcError(error) {
+    if (errors_isGcError(error))
+        return error;
+    return new errors_GcError('internal', error instanceof Error ? error.message : String(error));
 }
 /**
- * Runs `command` for the head package (cwd = `<workTree>/<package dir>`, with the environment of
- * `gcpatch apply`'s runner: `GCPATCH_PACKAGE_DIR`, `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT`
- * of the head package, `GCPATCH_OBLIGATIONS`) and validates the acceptance it prints against the
- * head manifest. `command` = `genesis` runs `genesis test --pkg <package.toml>` there instead and
- * checks the acceptance it records in the package's `.genesis/` (docs/reference/genesis-cli.md).
- * @param timeoutMs kill the runner after this many milliseconds (default 30 minutes).
+ * Replays `evidence` (accepted apply reports) on `base` as a chain.
+ * @returns the ordered steps, the reports that never applied, and the final state.
  */
-function runHeadObligations(command, workTree, head, timeoutMs = 30 * 60 * 1000) {
-    const cwd = (0,external_node_path_namespaceObject.join)(workTree, ...head.dir.split('/').filter((p) => p !== ''));
-    const start = performance.now();
-    const done = (ok, problem) => ({
-        command,
-        cwd,
-        ok,
-        problem,
-        millis: Math.round(performance.now() - start),
-    });
-    try {
-        if (command.trim() === GENESIS_RUNNER) {
-            const run = runGenesisTest(cwd, (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), head.manifest, EvidenceStore.forPackage(cwd), timeoutMs);
-            return run.ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(run.acceptance).join(', ')}`);
+function replayChain(base, evidence) {
+    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const steps = [];
+    let state = base;
+    for (;;) {
+        let taken = -1;
+        for (let i = 0; i < pending.length && taken < 0; i++) {
+            try {
+                const r = applyOne(state, pending[i]);
+                steps.push({ evidence: pending[i], before: state, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact });
+                state = r.after;
+                taken = i;
+            }
+            catch {
+                // tried again below against the final state, for the error message
+            }
         }
-        const packageArtifact = packState(snapshotState(head)).packageArtifact;
-        const acceptance = runObligationRunner(command, cwd, { manifestFile: (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), packageArtifact, obligations: head.manifest.obligations }, timeoutMs);
-        const ok = validateAcceptance(acceptance, head.manifest, undefined);
-        return ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(acceptance).join(', ')}`);
+        if (taken < 0)
+            break;
+        pending.splice(taken, 1);
+    }
+    const failures = pending.map((e) => {
+        try {
+            applyOne(state, e);
+            return { evidence: e, error: new errors_GcError('internal', 'applies only out of order') };
+        }
+        catch (error) {
+            return { evidence: e, error: asGcError(error) };
+        }
+    });
+    return { steps, failures, final: state };
+}
+/** Module paths a patch's ops name (`:module-path`, `:from-module-path`, `:to-module-path`). */
+function modulesNamedByPatch(evidence) {
+    const out = new Set();
+    for (const op of evidence.patch.ops) {
+        for (const key of ['module-path', 'from-module-path', 'to-module-path']) {
+            const v = mapGetKw(op, key);
+            if (v?.kind === 'str')
+                out.add(v.value);
+        }
+        if (opNameOf(op) === 'update-manifest')
+            out.add('package.toml');
+    }
+    return out;
+}
+/**
+ * The 1-based line of the first top-level form of `head` that differs from `expected` (the line of
+ * the last form, or 1, when one list is a prefix of the other).
+ */
+function firstDifferingLine(head, expected) {
+    let spans;
+    try {
+        spans = readModule(head.bytes).forms;
+    }
+    catch {
+        return 1;
+    }
+    const n = Math.min(head.forms.length, expected.length);
+    let i = 0;
+    while (i < n && term_termsEqual(head.forms[i], expected[i]))
+        i++;
+    const form = spans[Math.min(i, spans.length - 1)];
+    return form === undefined ? 1 : parse_error_lineColumn(head.bytes, form.start).line;
+}
+function describeDifference(head, expected) {
+    if (head === undefined)
+        return 'the module is absent at the head';
+    if (expected === undefined)
+        return 'the module should not exist';
+    if (head.length !== expected.length)
+        return `${head.length} top-level forms at the head, ${expected.length} expected`;
+    const i = head.findIndex((f, k) => !term_termsEqual(f, expected[k]));
+    return `top-level form ${i} differs`;
+}
+/**
+ * Compares base, replayed and head modules (by canonical forms; formatting and comments do not
+ * count) over every module path any of the three lists.
+ * @param replayed the final replay state, or `undefined` when there was no replay: then every
+ *   changed module is `explained` when `explainedPaths` names it, else `unexplained`.
+ * @returns one comparison per module path, sorted by path; `same` entries included.
+ */
+function compareModules(base, replayed, head, explainedPaths = new Set()) {
+    const paths = new Set([...head.byPath.keys(), ...(base?.byPath.keys() ?? [])]);
+    if (replayed !== undefined)
+        for (const p of manifestModulePaths(replayed.manifest))
+            paths.add(p);
+    const replayPaths = replayed === undefined ? undefined : new Set(manifestModulePaths(replayed.manifest));
+    const out = [];
+    for (const path of [...paths].sort()) {
+        const b = base?.byPath.get(path)?.forms;
+        const hm = head.byPath.get(path);
+        const h = hm?.forms;
+        const file = hm?.file ?? base?.byPath.get(path)?.file ?? (head.dir === '' ? path : `${head.dir}/${path}`);
+        if (replayed === undefined) {
+            if (formsEqual(b, h))
+                out.push({ path, file, status: 'same', line: undefined, detail: '' });
+            else if (explainedPaths.has(path))
+                out.push({ path, file, status: 'explained', line: undefined, detail: 'named by a verified patch' });
+            else
+                out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
+            continue;
+        }
+        const r = replayPaths.has(path) ? replayed.modules.get(path) : undefined;
+        if (formsEqual(r, h)) {
+            out.push({ path, file, status: formsEqual(b, h) ? 'same' : 'explained', line: undefined, detail: '' });
+        }
+        else if (formsEqual(r, b)) {
+            out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
+        }
+        else {
+            out.push({ path, file, status: 'mismatch', line: hm && r ? firstDifferingLine(hm, r) : 1, detail: describeDifference(h, r) });
+        }
+    }
+    return out;
+}
+function stripPins(table) {
+    const out = { ...table };
+    if (Array.isArray(table.modules)) {
+        out.modules = table.modules.map((m) => {
+            if (!isTomlTable(m))
+                return m;
+            const { hash: _hash, ...rest } = m;
+            return rest;
+        });
+    }
+    return out;
+}
+/** The top-level manifest keys whose values differ between two tables (pins ignored). */
+function manifestDifferences(a, b) {
+    const x = stripPins(a);
+    const y = stripPins(b);
+    return [...new Set([...Object.keys(x), ...Object.keys(y)])].sort().filter((k) => !tomlEqual(x[k], y[k]));
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/check-manifest.ts
+
+
+
+/** Judges the manifest: keys the evidence set, hand changes by the key table, removed list entries. */
+function checkManifest(c) {
+    const { at, now, start, ev, explanation, touchedBefore, out, result } = c;
+    const startTable = start.state.manifest;
+    const expected = ev.final?.manifest ?? startTable;
+    const evidenceKeys = ev.final !== undefined ? new Set(manifestDifferences(startTable, ev.final.manifest)) : ev.namedKeys;
+    // a key a two-parent merge really conflicted on may be either side's; every other key is judged
+    const differing = manifestDifferences(expected, now.table).filter((k) => evidenceKeys.has(k) || !(start.keyAlternatives.get(k) ?? []).some((t) => !manifestDifferences(t, now.table).includes(k)));
+    const baseTable = c.base.table;
+    if (ev.final !== undefined) {
+        // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
+        const contradicted = differing.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
+        if (contradicted.length > 0) {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
+            out.fail('manifest', 'package.toml', 'replay', {
+                code: AuditCode.replayManifestMismatch,
+                message: `${now.manifestPath}: in ${at}, ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the evidence of this pull request produces`,
+                file: now.manifestPath,
+                title: 'manifest differs',
+            });
+        }
+    }
+    if (ev.withEvidence)
+        for (const k of evidenceKeys)
+            touchedBefore.add(`package.toml:${k}`);
+    for (const k of differing) {
+        if (ev.final === undefined ? evidenceKeys.has(k) : evidenceKeys.has(k) || touchedBefore.has(`package.toml:${k}`))
+            continue;
+        if (k === 'modules') {
+            result.unexplained.add('package.toml');
+            explanation.unexplained.push('package.toml');
+            out.fail('manifest', 'package.toml', 'explained', {
+                code: AuditCode.unexplainedChange,
+                severity: 'warning',
+                message: `${now.manifestPath}: ${at} changes the [[modules]] list (paths or order) and no evidence explains the change`,
+                file: now.manifestPath,
+                title: 'unexplained change',
+            });
+            continue;
+        }
+        const verdict = judgeKeyChange(k, expected[k], now.table[k]);
+        if (verdict === undefined)
+            continue;
+        if (verdict.severity === 'error') {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
+        }
+        else {
+            explanation.unexplained.push('package.toml');
+        }
+        const line = keyLine(now.manifestText, k);
+        out.fail('manifest', 'package.toml', k, {
+            code: verdict.code,
+            severity: verdict.severity,
+            message: `${now.manifestPath}: ${at} changes ${verdict.detail} and no evidence explains it` +
+                (verdict.severity === 'error'
+                    ? '; this weakens what the package is checked against: make the change with an update-manifest patch (gcpatch apply) or revert it'
+                    : k === 'caps_policy'
+                        ? ' (repoint it with an update-manifest :caps-policy patch to carry evidence)'
+                        : ' (make it with an update-manifest :set patch to carry evidence)'),
+            file: now.manifestPath,
+            ...(line !== undefined ? { line } : {}),
+            title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',
+        });
+    }
+    // Obligations, test suites and property tests: removing one needs evidence.
+    for (const key of LIST_KEYS) {
+        const declared = start.lists.get(key) ?? new Set();
+        const kept = new Set(listEntries(now.table, key));
+        const removedByEvidence = ev.final !== undefined ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final.manifest, key).includes(e))) : ev.removedEntries.get(key) ?? new Set();
+        for (const name of [...declared].sort()) {
+            if (kept.has(name) || removedByEvidence.has(name))
+                continue;
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
+            const line = lineOf(now.manifestText, key) ?? keyLine(now.manifestText, key);
+            const what = key === 'obligations' ? 'the declared obligation' : key === 'tests' ? 'the test suite' : 'the property test';
+            out.fail('manifest', 'package.toml', key, {
+                code: AuditCode.obligationsWeakened,
+                message: `${now.manifestPath}: ${at} removes ${what} ${name} by hand; only evidence may remove it (gcpatch apply of an update-manifest op with :${key === 'tests' ? 'tests' : 'obligations'}-remove), or restore it`,
+                file: now.manifestPath,
+                ...(line !== undefined ? { line } : {}),
+                title: `${key === 'obligations' ? 'obligation' : key === 'tests' ? 'test suite' : 'property test'} removed`,
+            });
+        }
+    }
+}
+/** The 1-based line of top-level key `key` (or of its `[key]` table header) in manifest text. */
+function keyLine(text, key) {
+    const lines = text.split('\n');
+    const esc = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const i = lines.findIndex((l) => new RegExp(`^\\s*(${esc}\\s*=|\\[\\s*${esc}\\s*\\])`).test(l));
+    return i < 0 ? undefined : i + 1;
+}
+function lineOf(text, needle) {
+    const i = text.split('\n').findIndex((l) => l.includes(JSON.stringify(needle)));
+    return i < 0 ? undefined : i + 1;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/check-modules.ts
+
+
+
+
+
+
+/** Compares each module of the commit with what its start state and evidence give. */
+function checkModules(c) {
+    const { at, now, start, ev, explanation, touchedBefore, dir, out, result } = c;
+    const final = ev.final;
+    const finalPaths = final === undefined ? undefined : new Set(manifestModulePaths(final.manifest));
+    const startPaths = new Set(manifestModulePaths(start.state.manifest));
+    const paths = [...new Set([...(finalPaths ?? []), ...startPaths, ...now.byPath.keys()])].sort();
+    const explainedHere = new Set();
+    let hidden = 0;
+    const mergeWords = start.merge ? 'or merge of the parents ' : '';
+    for (const path of paths) {
+        const h = now.byPath.get(path);
+        const b = startPaths.has(path) ? start.state.modules.get(path) : undefined;
+        const r = final === undefined ? (ev.namedModules.has(path) ? h?.forms : b) : finalPaths.has(path) ? final.modules.get(path) : undefined;
+        const file = h?.file ?? repoPath(dir, path);
+        if (formsEqual(r, h?.forms)) {
+            if (!formsEqual(b, h?.forms)) {
+                explainedHere.add(path);
+                result.explainedByEvidence.add(path);
+            }
+            continue;
+        }
+        const alts = start.alternatives.get(path);
+        if (alts !== undefined && formsEqual(r, b) && alts.some((a) => formsEqual(a, h?.forms))) {
+            out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
+            continue;
+        }
+        const line = (m, expected) => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
+        if (!formsEqual(r, b)) {
+            // evidence changed this module, the commit has something else
+            result.mismatches.add(path);
+            explanation.mismatched.push(path);
+            const l = line(h, r);
+            out.fail('module', path, 'replay', {
+                code: AuditCode.replayModuleMismatch,
+                message: `${file}: ${at} differs from replaying its evidence (${check_modules_describe(h?.forms, r)}); a change not produced by the recorded patch, e.g. a hand edit made in the same commit`,
+                file,
+                ...(l !== undefined ? { line: l } : {}),
+                title: 'replay differs',
+            });
+            continue;
+        }
+        const l = line(h, b);
+        const restoresBase = formsEqual(h?.forms, c.base.byPath.get(path)?.forms);
+        if (touchedBefore.has(path) && !restoresBase) {
+            hidden++;
+            result.mismatches.add(path);
+            explanation.mismatched.push(path);
+            out.fail('module', path, 'replay', {
+                code: AuditCode.replayModuleMismatch,
+                message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${mergeWords}explains the change (${check_modules_describe(h?.forms, b)}): a hand edit hidden after the evidence; redo it as a patch or refactor`,
+                file,
+                ...(l !== undefined ? { line: l } : {}),
+                title: 'replay differs',
+            });
+            continue;
+        }
+        result.unexplained.add(path);
+        explanation.unexplained.push(path);
+        out.fail('module', path, 'explained', {
+            code: AuditCode.unexplainedChange,
+            severity: 'warning',
+            message: `${file}: ${at} changes it (${check_modules_describe(h?.forms, b)}) and no evidence in this pull request ${mergeWords}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}${alts !== undefined && start.parents > 2 ? ' (an octopus merge must give what merging its parents gives)' : ''}`,
+            file,
+            ...(l !== undefined ? { line: l } : {}),
+            title: 'unexplained change',
+        });
+    }
+    return { explainedHere, hidden };
+}
+function check_modules_describe(head, expected) {
+    if (head === undefined)
+        return 'the module is absent';
+    if (expected === undefined)
+        return 'the module should not exist';
+    if (head.length !== expected.length)
+        return `${head.length} top-level forms, ${expected.length} expected`;
+    const i = head.findIndex((f, k) => !term_termsEqual(f, expected[k]));
+    return `top-level form ${i} differs`;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/caps-policy.ts
+/**
+ * Whether a capability policy (`caps.toml`, GenesisCode's `docs/spec/CAPS_TOML.md`, restated in
+ * docs/reference/caps-policy.md) allows more after a change than before. Deny-by-default: a missing
+ * policy allows nothing. The comparison is conservative: anything that may let a program do more
+ * counts as widening, so only changes that can only narrow (an op removed from `allow`, a limit
+ * lowered) are "changed without widening".
+ */
+
+
+
+/** A policy's text parsed, or why it cannot be; `undefined` text is "no policy" (allow nothing). */
+function parsePolicy(text) {
+    if (text === undefined)
+        return { table: { allow: [] } };
+    try {
+        return { table: parse(text, { integersAsBigInt: true }) };
     }
     catch (error) {
-        return done(false, errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error));
+        return { error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
     }
+}
+function show(v) {
+    if (v === undefined)
+        return '(absent)';
+    if (typeof v === 'bigint')
+        return v.toString();
+    if (typeof v === 'string')
+        return JSON.stringify(v);
+    if (Array.isArray(v))
+        return `[${v.map(show).join(', ')}]`;
+    if (v instanceof Date)
+        return v.toISOString();
+    if (isTomlTable(v))
+        return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
+    return String(v);
+}
+/** A budget's number; NaN bounds nothing, so it is no number (a change to NaN widens, as a removal does). */
+function numeric(v) {
+    return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
+}
+/** True for keys that hold an allowlist (entries added = more allowed). */
+function isAllowList(key) {
+    return key === 'allow' || /(^|_)allow(list)?$/.test(key) || key.endsWith('_allowlist');
+}
+/**
+ * Compares one key's old and new value (both possibly absent) under the rules of docs/security.md:
+ * allowlists widen when they gain entries; numbers widen when raised or removed; booleans widen when
+ * they turn true; every other value (strings such as `base_dir` or `remote`, other arrays) widens on
+ * any change; tables are compared key by key.
+ */
+function compareValue(path, key, a, b, out) {
+    if (tomlEqual(a, b))
+        return;
+    if ((a === undefined || isTomlTable(a)) && (b === undefined || isTomlTable(b)) && (a !== undefined || b !== undefined)) {
+        const ta = (a ?? {});
+        const tb = (b ?? {});
+        const keys = [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort();
+        for (const k of keys)
+            compareValue(path === '' ? k : `${path}.${k}`, k, ta[k], tb[k], out);
+        return;
+    }
+    const what = `${path}: ${show(a)} → ${show(b)}`;
+    if (isAllowList(key) && (a === undefined || Array.isArray(a)) && (b === undefined || Array.isArray(b))) {
+        const before = (a ?? []);
+        const after = (b ?? []);
+        const added = after.filter((x) => !before.some((y) => tomlEqual(x, y)));
+        if (added.length > 0)
+            out.widened.push(`${path} + ${added.map(show).join(', ')}`);
+        else
+            out.changed.push(what);
+        return;
+    }
+    const na = numeric(a);
+    const nb = numeric(b);
+    if ((na !== undefined || a === undefined) && (nb !== undefined || b === undefined)) {
+        if (nb === undefined || (na !== undefined && nb > na))
+            out.widened.push(what);
+        else
+            out.changed.push(what);
+        return;
+    }
+    if ((typeof a === 'boolean' || a === undefined) && (typeof b === 'boolean' || b === undefined)) {
+        if (b === true)
+            out.widened.push(what);
+        else
+            out.changed.push(what);
+        return;
+    }
+    out.widened.push(what);
+}
+/**
+ * Compares two versions of a capability policy's text (`undefined` = no policy, which allows nothing).
+ * A version that does not parse as TOML is treated as allowing anything when it is the new one (fail
+ * closed) and as allowing nothing when it is the old one.
+ * @returns the widenings and other changes; both empty when the policies are equal as TOML.
+ */
+function comparePolicies(before, after) {
+    const out = { widened: [], changed: [] };
+    if (before === after)
+        return out;
+    const a = parsePolicy(before);
+    const b = parsePolicy(after);
+    if ('error' in b) {
+        out.widened.push(`the policy does not parse (${b.error}): it is read as allowing anything`);
+        return out;
+    }
+    compareValue('', '', 'error' in a ? { allow: [] } : a.table, b.table, out);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/check-policies.ts
+/** The capability-policy check of one commit: the effective policy (`caps_policy`) and every other policy file, never widened (`caps-policy.ts` compares). */
+
+
+
+/** Judges the capability policy files: the effective policy (`caps_policy`) and every other policy file. */
+function checkPolicies(c) {
+    const { at, now, start, explanation, out, result } = c;
+    const refBefore = capsPolicyPath(start.state.manifest);
+    const refAfter = capsPolicyPath(now.table);
+    const textAt = (path) => (path === undefined ? undefined : now.policies.get(path)?.text);
+    const judge = (label, file, before, after, alternatives) => {
+        if (before === after || alternatives?.some((a) => a === after))
+            return;
+        const cmp = comparePolicies(before, after);
+        if (cmp.widened.length > 0) {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push(file);
+            out.fail('policy', file, 'not widened', {
+                code: AuditCode.capsWidened,
+                message: `${file}: ${at} widens ${label}: ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; a capability policy may only be widened on the base branch, reviewed`,
+                file,
+                title: 'capabilities widened',
+            });
+        }
+        else if (cmp.changed.length > 0) {
+            explanation.unexplained.push(file);
+            out.fail('policy', file, 'unchanged', {
+                code: AuditCode.capsChanged,
+                severity: 'warning',
+                message: `${file}: ${at} changes ${label} (${cmp.changed.slice(0, 6).join('; ')}) without widening it`,
+                file,
+                title: 'capabilities changed',
+            });
+        }
+    };
+    if (refBefore !== refAfter) {
+        // repointed: the policy the package now runs under, against the one it ran under
+        judge(`the package's capability policy (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})`, refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath, refBefore === undefined ? undefined : start.policies.get(refBefore), textAt(refAfter), undefined);
+    }
+    // every policy file against its own earlier text (the one no longer referenced too: it is still a
+    // policy a checkout holds), except the newly referenced one, judged above
+    const paths = new Set([...start.policies.keys(), ...now.policies.keys()]);
+    for (const path of [...paths].sort()) {
+        if (path === refAfter && refAfter !== refBefore)
+            continue;
+        const label = path === refAfter ? "the package's capability policy" : `the policy file ${path}`;
+        judge(label, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/commit-context.ts
+/** A result with nothing found yet. */
+function emptyHistoryResult() {
+    return {
+        commits: [],
+        applied: [],
+        explainedByEvidence: new Set(),
+        unexplained: new Set(),
+        mismatches: new Set(),
+        replayFailed: false,
+        replanned: new Set(),
+        unreadable: [],
+        snapshots: [],
+        millis: 0,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/bind-chain.ts
+
+
+function bind_chain_applyOne(state, evidence) {
+    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
+    const packed = packState(applied);
+    return { after: packed.state, manifest: packed.manifest, edits: semanticEdits, artifact: packed.packageArtifact };
+}
+function tryApply(state, evidence) {
+    try {
+        return bind_chain_applyOne(state, evidence);
+    }
+    catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+    }
+}
+/** How many patch applications the order search may spend on one commit. */
+const ORDER_SEARCH_BUDGET = 64;
+/**
+ * Replays `evidence` on `start` in the order the reports bind: at each step the report whose
+ * replay reproduces its own package record is taken. Reports that bind to no state (evidence made
+ * on another state) are then ordered by a bounded depth-first search for an order in which every
+ * patch applies and the result satisfies `reproduces` (the commit's content); failing that, in
+ * store-address order as far as they apply.
+ */
+function bindChain(start, evidence, reproduces) {
+    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const steps = [];
+    let state = start;
+    for (;;) {
+        let taken = -1;
+        for (let i = 0; i < pending.length && taken < 0; i++) {
+            const r = tryApply(state, pending[i]);
+            if (!(r instanceof Error) && r.artifact === pending[i].packageArtifact) {
+                steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'recorded-state' });
+                state = r.after;
+                taken = i;
+            }
+        }
+        if (taken < 0)
+            break;
+        pending.splice(taken, 1);
+    }
+    if (pending.length === 0)
+        return { steps, failures: [], final: state };
+    // Evidence made on another state: search an order that applies and reproduces the commit.
+    let budget = ORDER_SEARCH_BUDGET;
+    let firstComplete;
+    const search = (at, left, path) => {
+        if (left.length === 0) {
+            firstComplete ??= path;
+            return reproduces(at) ? path : undefined;
+        }
+        for (let i = 0; i < left.length; i++) {
+            if (budget-- <= 0)
+                return undefined;
+            const r = tryApply(at, left[i]);
+            if (r instanceof Error)
+                continue;
+            const step = { evidence: left[i], before: at, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' };
+            const found = search(r.after, [...left.slice(0, i), ...left.slice(i + 1)], [...path, step]);
+            if (found !== undefined)
+                return found;
+        }
+        return undefined;
+    };
+    const found = search(state, pending, []) ?? firstComplete;
+    if (found !== undefined) {
+        for (const item of found)
+            steps.push(item);
+        return { steps, failures: [], final: found.length > 0 ? found[found.length - 1].after : state };
+    }
+    // Greedy, for the messages: take what applies, report the rest with the error on the final state.
+    for (;;) {
+        let taken = -1;
+        for (let i = 0; i < pending.length && taken < 0; i++) {
+            const r = tryApply(state, pending[i]);
+            if (r instanceof Error)
+                continue;
+            steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' });
+            state = r.after;
+            taken = i;
+        }
+        if (taken < 0)
+            break;
+        pending.splice(taken, 1);
+    }
+    const failures = pending.map((e) => {
+        const r = tryApply(state, e);
+        return { evidence: e, error: r instanceof Error ? r : new Error('applies only out of order') };
+    });
+    return { steps, failures, final: state };
 }
 
 ;// CONCATENATED MODULE: ./src/refactor/codes.ts
@@ -68342,6 +69866,7 @@ const RefactorErrorCode = {
 
 
 
+
 /**
  * Resolves a `--pkg` argument (a `package.toml` file or a directory containing one) to the
  * absolute manifest path.
@@ -68395,7 +69920,7 @@ function package_loadPackage(manifestArg) {
     const manifest = parseManifest(manifestText, manifestFile);
     const dir = dirname(manifestFile);
     const modules = manifest.modules.map((m) => {
-        const file = join(dir, ...m.path.split('/'));
+        const file = modulePathOnDisk(dir, m.path);
         let bytes;
         try {
             bytes = readFileSync(file);
@@ -68445,17 +69970,13 @@ function pinsVerified(findings) {
 
 
 
-
 /**
  * Prints `t` once and returns its stored bytes, hash-term and store address (GENESIS_FACTS.md §2,
  * §5). Cheaper than calling `hashTerm` and `termAddress` separately on a large request.
  */
 function request_termIdentity(t) {
     const bytes = bytes_utf8(print_printTerm(t));
-    const h = blake3.create();
-    h.update(HASH_TERM_PREFIX);
-    h.update(bytes);
-    return { bytes, hashTerm: toHex(h.digest()), address: toHex(blake3(bytes)) };
+    return { bytes, hashTerm: hashTermOfPrint(bytes), address: storeAddress(bytes) };
 }
 function requestError(message, at) {
     return new errors_GcError(RefactorErrorCode.requestInvalid, message, at === undefined ? {} : { location: { at } });
@@ -68481,7 +70002,7 @@ function refactorRequestTerm(params, modules) {
  * Checks module records: portable unique paths and (unless `assumeCanonical`) canonical forms.
  * Implements "Duplicate paths, malformed records, or omitted manifest modules fail before planning".
  */
-function checkModules(modules, assumeCanonical) {
+function request_checkModules(modules, assumeCanonical) {
     const seen = new Set();
     modules.forEach((m, i) => {
         const at = `:modules[${i}]`;
@@ -68511,7 +70032,7 @@ function checkModules(modules, assumeCanonical) {
  *   non-canonical form.
  */
 function buildRefactorRequest(params, modules, options = {}) {
-    checkModules(modules, options.assumeCanonical ?? false);
+    request_checkModules(modules, options.assumeCanonical ?? false);
     const term = refactorRequestTerm(params, modules);
     const id = request_termIdentity(term);
     return {
@@ -68566,9 +70087,7 @@ function refactorRequestFromSources(params, sources) {
  */
 function decodeRefactorRequest(t) {
     const r = closed_decodeClosed(t, {
-        kind: closed_literal(term_str(REFACTOR_REQUEST_KIND)),
-        profile: closed_literal(term_str(REFACTOR_PROFILE)),
-        v: closed_literal(term_int(1)),
+        ...fixedIdentity(REFACTOR_REQUEST_KIND, REFACTOR_PROFILE),
         'refactor-kind': closed_D.any,
         'from-symbol': closed_D.any,
         'to-symbol': closed_D.any,
@@ -68586,7 +70105,7 @@ function decodeRefactorRequest(t) {
             throw error;
         }
     });
-    checkModules(modules, false);
+    request_checkModules(modules, false);
     const id = request_termIdentity(t);
     const nonStrings = new Set();
     const text = (field) => {
@@ -68649,18 +70168,7 @@ function decodeRefactorRequest(t) {
 
 
 
-/** `(def <sym> <rhs>)` → [name, rhs]; anything else → undefined. */
-function asDefinition(form) {
-    if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def')
-        return undefined;
-    const rest = form.cdr;
-    if (rest.kind !== 'pair' || rest.car.kind !== 'sym')
-        return undefined;
-    const tail = rest.cdr;
-    if (tail.kind !== 'pair' || tail.cdr.kind !== 'nil')
-        return undefined;
-    return [rest.car.name, tail.car];
-}
+
 /** Number of symbol terms named `name` in `root` (iterative preorder walk). */
 function countSymbol(root, name) {
     let count = 0;
@@ -68690,7 +70198,7 @@ function countSymbol(root, name) {
     return count;
 }
 /** Every symbol name occurring in `root`. */
-function symbolNames(root) {
+function plan_symbolNames(root) {
     const names = new Set();
     const stack = [root];
     while (stack.length > 0) {
@@ -68708,13 +70216,13 @@ function symbolNames(root) {
     }
     return names;
 }
-function plan_scanModule(moduleIndex, forms, from) {
+function scanModule(moduleIndex, forms, from) {
     const definitions = [];
     let occurrences = 0;
     forms.items.forEach((form) => {
-        const def = asDefinition(form);
+        const def = topLevelDef(form);
         if (def !== undefined)
-            definitions.push({ name: def[0], moduleIndex, rhs: def[1] });
+            definitions.push({ name: def.name, moduleIndex, rhs: def.rhs });
         if (from !== undefined)
             occurrences += countSymbol(form, from);
     });
@@ -68735,7 +70243,7 @@ function planIntent(request) {
 function planProvenance(request) {
     return term_kwMap({
         from: term_str(request.fromSymbol),
-        kind: kw(request.refactorKind),
+        kind: term_kw(request.refactorKind),
         to: term_str(request.toSymbol),
         tool: term_str(REFACTOR_TOOL),
     });
@@ -68771,7 +70279,7 @@ function collectConflicts(request, scans) {
         return { conflicts, source: undefined };
     const source = sources[0];
     if (moveKind) {
-        const referenced = symbolNames(source.rhs);
+        const referenced = plan_symbolNames(source.rhs);
         const late = definitions.find((d) => d.moduleIndex >= source.moduleIndex && referenced.has(d.name));
         if (late !== undefined) {
             const code = ConflictCode.targetOrderDependency;
@@ -68782,7 +70290,7 @@ function collectConflicts(request, scans) {
     return { conflicts, source };
 }
 function renameOp(modulePath, from, to) {
-    return term_kwMap({ op: kw('rename-symbol'), 'module-path': term_str(modulePath), from: term_str(from), to: term_str(to) });
+    return term_kwMap({ op: term_kw('rename-symbol'), 'module-path': term_str(modulePath), from: term_str(from), to: term_str(to) });
 }
 function sourcePatch(request, affected, source) {
     const ops = affected.map((p) => renameOp(p, request.fromSymbol, request.toSymbol));
@@ -68790,7 +70298,7 @@ function sourcePatch(request, affected, source) {
         const sourcePath = request.modules[source.moduleIndex].modulePath;
         const target = request.targetModulePath;
         ops.push(term_kwMap({
-            op: kw('split-module'),
+            op: term_kw('split-module'),
             'from-module-path': term_str(sourcePath),
             'to-module-path': term_str(target),
             symbols: term_vec([term_str(request.toSymbol)]),
@@ -68801,7 +70309,7 @@ function sourcePatch(request, affected, source) {
                 manifest.push(manifestRecord(target));
             manifest.push(manifestRecord(m.modulePath));
         }
-        ops.push(term_kwMap({ op: kw('update-manifest'), set: term_kwMap({ modules: term_vec(manifest) }) }));
+        ops.push(term_kwMap({ op: term_kw('update-manifest'), set: term_kwMap({ modules: term_vec(manifest) }) }));
     }
     return term_kwMap({ version: term_int(1), intent: term_str(planIntent(request)), provenance: planProvenance(request), ops: term_vec(ops) });
 }
@@ -68844,7 +70352,7 @@ function reportTerm(request, fields) {
  */
 function planRefactor(request) {
     const req = 'term' in request && 'requestH' in request ? request : decodeRefactorRequest(request);
-    const scans = req.modules.map((m, i) => plan_scanModule(i, m.forms, req.fromSymbol === '' ? undefined : req.fromSymbol));
+    const scans = req.modules.map((m, i) => scanModule(i, m.forms, req.fromSymbol === '' ? undefined : req.fromSymbol));
     const { conflicts, source } = collectConflicts(req, scans);
     if (conflicts.length > 0 || source === undefined) {
         return {
@@ -68886,6 +70394,7 @@ function reportAddress(plan) {
  * names the failed check (stable strings, listed in {@link VerifyCheck}). A mismatch is never
  * turned into a planner conflict.
  */
+
 
 
 
@@ -68955,18 +70464,18 @@ const VerifyCheck = {
 };
 function fail(check, message) {
     return new errors_GcError(RefactorErrorCode.verificationFailed, `refactor plan report rejected (${check}): ${message}`, {
-        exitCode: errors_ExitCode.verificationFailed,
+        exitCode: codes_ExitCode.verificationFailed,
         details: { check },
     });
 }
 function key(name) {
     return term_sym(`:${name}`);
 }
-function field(m, name) {
-    return m.kind === 'map' ? mapGet(m, key(name)) : undefined;
+function verify_field(m, name) {
+    return m.kind === 'map' ? term_mapGet(m, key(name)) : undefined;
 }
-function strField(m, name) {
-    const t = field(m, name);
+function verify_strField(m, name) {
+    const t = verify_field(m, name);
     return t?.kind === 'str' ? t.value : undefined;
 }
 /** Read-only breadth-first scan of every module's canonical forms. */
@@ -69002,15 +70511,9 @@ function scanRequest(request) {
         }
         counts.push(count);
         m.forms.items.forEach((form, formIndex) => {
-            if (form.kind !== 'pair' || form.car.kind !== 'sym' || form.car.name !== 'def')
-                return;
-            const second = form.cdr;
-            if (second.kind !== 'pair' || second.car.kind !== 'sym')
-                return;
-            const third = second.cdr;
-            if (third.kind !== 'pair' || third.cdr.kind !== 'nil')
-                return;
-            defs.push({ module, form: formIndex, name: second.car.name, rhs: third.car });
+            const def = topLevelDef(form);
+            if (def !== undefined)
+                defs.push({ module, form: formIndex, name: def.name, rhs: def.rhs });
         });
     });
     return { counts, defs };
@@ -69107,36 +70610,23 @@ function sameConflicts(a, b) {
 }
 function outdated(message) {
     return new errors_GcError(RefactorErrorCode.reportOutdated, `refactor plan report was written by an earlier gcpatch (${message}); its linkage and bytes differ from the reference's. ` +
-        'Re-plan it with `gcpatch refactor plan` (same --kind/--from/--to/--target) and commit the new request and report', { exitCode: errors_ExitCode.verificationFailed, details: { check: VerifyCheck.outdated } });
+        'Re-plan it with `gcpatch refactor plan` (same --kind/--from/--to/--target) and commit the new request and report', { exitCode: codes_ExitCode.verificationFailed, details: { check: VerifyCheck.outdated } });
 }
-/** The message shapes of gcpatch before reports matched the reference (names were interpolated). */
-const OLD_MESSAGES = [
-    /^refactor kind ".*" is not one of /s,
-    /^refactor kind \S+ needs a target module path$/s,
-    /^(source|destination) symbol ".*" (is |contains |would )/s,
-    /^source and destination symbols are both "/s,
-    /^no module has a top-level \(def .* \.\.\.\) definition$/s,
-    /^target module path ".*" /s,
-    /^target module .* is already a module of the package$/s,
-];
-/**
- * True when `conflicts` have the layout of gcpatch before reports matched the reference: a
- * `:path-repr` form location, or a message in one of the old interpolated shapes.
- */
+/** True when `conflicts` have the layout of gcpatch before reports matched the reference: a `:path-repr` form location. */
 function oldStyleConflicts(conflicts) {
-    return conflicts.some((c) => c.pathRepr !== '' || OLD_MESSAGES.some((re) => re.test(c.message)));
+    return conflicts.some((c) => c.pathRepr !== '');
 }
 function verify_opName(op) {
-    const t = field(op, 'op');
+    const t = verify_field(op, 'op');
     return t?.kind === 'sym' ? t.name : undefined;
 }
 /** Exactly `{:from f :module-path p :op :rename-symbol :to t}` with string operands. */
 function checkRename(op, index, request) {
     if (op.kind !== 'map' || op.entries.length !== 4)
         throw fail(VerifyCheck.renameOperands, `op ${index} is not a closed :rename-symbol map`);
-    const from = field(op, 'from');
-    const to = field(op, 'to');
-    const path = strField(op, 'module-path');
+    const from = verify_field(op, 'from');
+    const to = verify_field(op, 'to');
+    const path = verify_strField(op, 'module-path');
     if (from?.kind !== 'str' || from.value !== request.fromSymbol || to?.kind !== 'str' || to.value !== request.toSymbol) {
         throw fail(VerifyCheck.renameOperands, `op ${index} does not rename exactly ${request.fromSymbol} -> ${request.toSymbol}`);
     }
@@ -69147,31 +70637,31 @@ function checkRename(op, index, request) {
 function checkSplit(op, index, request, sourcePath) {
     const ok = op.kind === 'map' &&
         op.entries.length === 4 &&
-        strField(op, 'from-module-path') === sourcePath &&
-        strField(op, 'to-module-path') === request.targetModulePath &&
+        verify_strField(op, 'from-module-path') === sourcePath &&
+        verify_strField(op, 'to-module-path') === request.targetModulePath &&
         (() => {
-            const s = field(op, 'symbols');
+            const s = verify_field(op, 'symbols');
             return s?.kind === 'vec' && s.items.length === 1 && s.items[0].kind === 'str' && s.items[0].value === request.toSymbol;
         })();
     if (!ok) {
         throw fail(VerifyCheck.split, `op ${index} must split [${request.toSymbol}] from ${sourcePath} into ${request.targetModulePath}`);
     }
 }
-function checkManifest(op, index, request, sourcePath) {
+function verify_checkManifest(op, index, request, sourcePath) {
     const bad = (why) => fail(VerifyCheck.manifestPayload, `op ${index}: ${why}`);
     if (op.kind !== 'map' || op.entries.length !== 7)
         throw bad('not a normalized :update-manifest map');
     for (const name of ['obligations-add', 'obligations-remove', 'tests-add', 'tests-remove']) {
-        const v = field(op, name);
+        const v = verify_field(op, name);
         if (v?.kind !== 'vec' || v.items.length !== 0)
             throw bad(`:${name} must be []`);
     }
-    if (field(op, 'caps-policy')?.kind !== 'nil')
+    if (verify_field(op, 'caps-policy')?.kind !== 'nil')
         throw bad(':caps-policy must be nil');
-    const set = field(op, 'set');
+    const set = verify_field(op, 'set');
     if (set?.kind !== 'map' || set.entries.length !== 1)
         throw bad(':set must be exactly {:modules [...]}');
-    const modules = mapGet(set, key('modules'));
+    const modules = term_mapGet(set, key('modules'));
     if (modules?.kind !== 'vec')
         throw bad(':set must be exactly {:modules [...]}');
     const expected = [];
@@ -69183,8 +70673,8 @@ function checkManifest(op, index, request, sourcePath) {
     if (modules.items.length !== expected.length)
         throw bad(`:modules lists ${modules.items.length} modules, expected ${expected.length}`);
     modules.items.forEach((rec, i) => {
-        const hashValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
-        const pathValue = rec.kind === 'map' ? mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
+        const hashValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
+        const pathValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
         if (rec.kind !== 'map' ||
             rec.entries.length !== 2 ||
             hashValue?.kind !== 'str' ||
@@ -69247,8 +70737,8 @@ function verifyRefactorReport(report, request) {
             throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
         }
     });
-    const oldProvenance = field(field(report, 'patch') ?? NIL, 'provenance');
-    if (oldProvenance?.kind === 'map' && (field(oldProvenance, 'refactor-plan-request') !== undefined || field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
+    const oldProvenance = verify_field(verify_field(report, 'patch') ?? NIL, 'provenance');
+    if (oldProvenance?.kind === 'map' && (verify_field(oldProvenance, 'refactor-plan-request') !== undefined || verify_field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
         throw outdated('its patch :provenance names the request');
     }
     const facts = scanRequest(req);
@@ -69290,27 +70780,27 @@ function verifyRefactorReport(report, request) {
     }
     if (r['patch-h'] !== hash_hashTerm(patch))
         throw fail(VerifyCheck.patchH, ':patch-h is not hash-term(:patch)');
-    const version = field(patch, 'version');
-    const opsField = field(patch, 'ops');
+    const version = verify_field(patch, 'version');
+    const opsField = verify_field(patch, 'ops');
     if (patch.entries.length !== 4 ||
         version?.kind !== 'int' ||
         version.value !== 1n ||
         opsField?.kind !== 'vec' ||
-        field(patch, 'intent') === undefined ||
-        field(patch, 'provenance') === undefined) {
+        verify_field(patch, 'intent') === undefined ||
+        verify_field(patch, 'provenance') === undefined) {
         throw fail(VerifyCheck.patchNormalized, 'the patch must be exactly {:intent :ops :provenance :version 1}');
     }
-    const provenance = field(patch, 'provenance');
+    const provenance = verify_field(patch, 'provenance');
     const expectedIntent = `${REFACTOR_INTENT_PREFIX}${req.refactorKind}`;
-    const intent = field(patch, 'intent');
+    const intent = verify_field(patch, 'intent');
     if (intent?.kind !== 'str' || intent.value !== expectedIntent)
         throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent)}`);
-    const kindField = provenance === undefined ? undefined : field(provenance, 'kind');
+    const kindField = provenance === undefined ? undefined : verify_field(provenance, 'kind');
     const provenanceOk = provenance?.kind === 'map' &&
         provenance.entries.length === 4 &&
-        strField(provenance, 'from') === req.fromSymbol &&
-        strField(provenance, 'to') === req.toSymbol &&
-        strField(provenance, 'tool') === REFACTOR_TOOL &&
+        verify_strField(provenance, 'from') === req.fromSymbol &&
+        verify_strField(provenance, 'to') === req.toSymbol &&
+        verify_strField(provenance, 'tool') === REFACTOR_TOOL &&
         kindField?.kind === 'sym' &&
         kindField.name === `:${req.refactorKind}`;
     if (!provenanceOk) {
@@ -69352,7 +70842,7 @@ function verifyRefactorReport(report, request) {
             if (name === ':split-module')
                 checkSplit(op, i, req, sourcePath);
             else
-                checkManifest(op, i, req, sourcePath);
+                verify_checkManifest(op, i, req, sourcePath);
             phase++;
         }
         else if (name === ':split-module') {
@@ -69384,7 +70874,7 @@ function verifyRefactorReport(report, request) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/audit/refactor-evidence.ts
+;// CONCATENATED MODULE: ./src/verify-pr/refactor-evidence.ts
 /**
  * Verifying a refactor-plan report found in a pull request's evidence store
  * (SEMANTIC_REFACTOR_PLAN_v0.1.md): its request must be in the store, the report must pass the
@@ -69477,7 +70967,7 @@ function firstDifference(a, b) {
             return `module count ${a.modules.length} vs ${b.modules.length}`;
         if (x.modulePath !== y.modulePath)
             return `module ${i} is ${x.modulePath} in the stored request, ${y.modulePath} at ${'the base'}`;
-        if (!termsEqual(x.forms, y.forms))
+        if (!term_termsEqual(x.forms, y.forms))
             return `module ${x.modulePath} differs`;
     }
     return 'parameters differ';
@@ -69508,24 +70998,472 @@ function checkReplan(evidence, state, stateLabel, out) {
     return false;
 }
 
+;// CONCATENATED MODULE: ./src/verify-pr/replan.ts
+/** Re-planning a commit's refactor plans on the state the commit starts from, and the notice for a plan no patch applied. */
+
+
+
+
+/** Re-plans the commit's refactor plans no replayed patch already checked; a safe plan with no apply is a notice. */
+function checkUnappliedPlans(c) {
+    const { applies, plans, label, at, explanation, result, out } = c;
+    const state = c.start.state;
+    for (const plan of plans) {
+        if (result.replanned.has(plan.address))
+            continue;
+        result.replanned.add(plan.address);
+        checkPlanOn(plan, state, label(0), out);
+        // a conflicted plan carries no patch: it is checked, but it is not evidence of anything
+        if (plan.verified.safe)
+            explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
+        if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
+            out.fail('refactor-plan', plan.address, 'applied', {
+                code: AuditCode.refactorPlanNotApplied,
+                severity: 'notice',
+                message: `refactor plan ${findings_short(plan.address)} has no accepted apply report in ${at}; it explains no module change`,
+                file: plan.file,
+                title: 'plan not applied',
+            });
+        }
+    }
+}
+/**
+ * Checks a refactor plan against `state`: when the request rebuilt from `state` is the stored one
+ * (the plan was made there), re-planning must give the identical report; otherwise (made on another
+ * state: rebase, cherry-pick, squash) re-planning the same kind/from/to/target there must be safe and
+ * give the same operations.
+ */
+function checkPlanOn(plan, state, stateLabel, out) {
+    const request = requestForState(plan, state);
+    if (request.requestH === plan.request.requestH)
+        return checkReplan(plan, state, stateLabel, out);
+    const replanned = planRefactor(request);
+    const ours = plan.verified.opIdentities.map((o) => o.opH);
+    const sameOps = replanned.safe === plan.verified.safe &&
+        replanned.safe &&
+        term_termsEqual(term_vec(patchOps(replanned.report)), term_vec(patchOps(plan.report)));
+    if (sameOps) {
+        out.pass('refactor-plan', plan.address, 're-plan', `made on another state; re-planned on ${stateLabel}: the same ${ours.length} operations`);
+        return true;
+    }
+    out.fail('refactor-plan', plan.address, 're-plan', {
+        code: AuditCode.refactorReplanDiffers,
+        message: `refactor plan ${findings_short(plan.address)} was made on another package state, and re-planning ${describeRefactor(plan.request)} on ${stateLabel} ${replanned.safe ? 'gives other operations' : 'is not safe there'}: re-run the refactor on the updated branch`,
+        file: plan.file,
+        title: 're-plan differs',
+    });
+    return false;
+}
+function patchOps(report) {
+    if (report.kind !== 'map')
+        return [];
+    const patch = mapGetKw(report, 'patch');
+    if (patch?.kind !== 'map')
+        return [];
+    const ops = mapGetKw(patch, 'ops');
+    return ops?.kind === 'vec' ? [...ops.items] : [];
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/explain-replay.ts
+/** The replay route: a commit's apply evidence replayed on its start state (`recorded-state` or `actual-parent`), its refactor plans re-planned. */
+
+
+
+
+
+
+
+
+/** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
+function replayEvidence(c, now, refactorByPatch) {
+    const { start, applies, label, explanation, result, out } = c;
+    const reproduces = (state) => {
+        const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
+        for (const p of paths)
+            if (!formsEqual(state.modules.get(p), now.byPath.get(p)?.forms))
+                return false;
+        return manifestDifferences(state.manifest, now.table).length === 0;
+    };
+    const chain = bindChain(start.state, applies, reproduces);
+    let anyOnNewParent = false;
+    chain.steps.forEach((step, i) => {
+        const ev = step.evidence;
+        result.applied.push(ev.address);
+        const linked = refactorByPatch.get(ev.patch.patchH);
+        if (linked !== undefined) {
+            checkPlanOn(linked, step.before, label(i), out);
+            result.replanned.add(linked.address);
+            explanation.evidence.push({ address: linked.address, kind: 'refactor-plan', route: step.route });
+        }
+        explanation.evidence.push({ address: ev.address, kind: 'apply-report', route: step.route });
+        if (step.route === 'recorded-state') {
+            if (term_termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
+                out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced on ${label(i)}`);
+            }
+            else {
+                out.fail('apply-report', ev.address, 'replay edits', {
+                    code: AuditCode.replayEvidenceMismatch,
+                    message: `apply report ${findings_short(ev.address)}: replaying its patch on ${label(i)} gives other :semantic-edits than the report records`,
+                    file: ev.file,
+                    title: 'semantic edits differ',
+                });
+            }
+            out.pass('apply-report', ev.address, 'replay package', `package record ${findings_short(ev.packageArtifact)} reproduced on ${label(i)}`);
+        }
+        else {
+            anyOnNewParent = true;
+            out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
+        }
+        if (!checkAcceptanceBinding(ev, step.manifest, `at ${label(i)}`, out, { checkVersion: step.route === 'recorded-state' })) {
+            result.mismatches.add('package.toml');
+            explanation.mismatched.push('package.toml');
+        }
+        completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+    });
+    for (const f of chain.failures) {
+        result.replayFailed = true;
+        explanation.evidence.push({ address: f.evidence.address, kind: 'apply-report', route: 'failed' });
+        out.fail('apply-report', f.evidence.address, 'replay', {
+            code: AuditCode.replayFailed,
+            message: `apply report ${findings_short(f.evidence.address)}: its patch does not apply to ${label(0)}${chain.steps.length > 0 ? ' (nor after the other evidence of the commit)' : ''}: ${errorText(f.error)}`,
+            file: f.evidence.file,
+            title: 'replay failed',
+        });
+    }
+    checkUnappliedPlans(c);
+    return { final: chain.final, withEvidence: chain.steps.length > 0, anyOnNewParent, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/explain-static.ts
+
+
+
+/** Without replay: the verified patches explain the modules and keys they name; their plans are still re-planned. */
+function namedByEvidence(c) {
+    const { applies, explanation, out } = c;
+    const namedModules = new Set();
+    const namedKeys = new Set();
+    const removedEntries = new Map();
+    for (const a of applies) {
+        explanation.evidence.push({ address: a.address, kind: 'apply-report', route: 'not-applied' });
+        for (const p of modulesNamedByPatch(a))
+            if (p !== 'package.toml')
+                namedModules.add(p);
+        const named = manifestKeysNamedByPatch(a.patch);
+        for (const k of named.keys)
+            namedKeys.add(k);
+        for (const [k, set] of named.removed) {
+            let s = removedEntries.get(k);
+            if (s === undefined)
+                removedEntries.set(k, (s = new Set()));
+            for (const e of set)
+                s.add(e);
+        }
+        out.skip('apply-report', a.address, 'replay', `replay: false — the patch explains the ${namedModules.size} modules it names, not replayed`);
+    }
+    checkUnappliedPlans(c);
+    return { final: undefined, withEvidence: applies.length > 0, anyOnNewParent: false, namedModules, namedKeys, removedEntries };
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/textmerge/newline.ts
+/**
+ * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
+ * merge, restore it afterwards (the mergiraf `newline.rs` concept).
+ *
+ * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
+ * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
+ * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
+ * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
+ * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
+ * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
+ * and is merged with it. Implements GIT_AND_ACTIONS_FACTS.md §2.2
+ * (mergiraf #581 CRLF, #133/#143/#149 final newline).
+ */
+const CR = 0x0d;
+const newline_LF = 0x0a;
+/**
+ * The first index of byte `value` in `bytes` at or after `from`, or -1: a native search (memchr),
+ * which over a whole module is ~30× faster than `Uint8Array.prototype.indexOf`.
+ */
+function indexOfByte(bytes, value, from = 0) {
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(value, from);
+}
+/** True when `bytes` starts with the UTF-8 byte order mark `EF BB BF`. */
+function hasBom(bytes) {
+    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+/** Counts of each line ending in `bytes` (a CRLF counts once, as CRLF). */
+function countLineEndings(bytes) {
+    let lf = 0;
+    let crlf = 0;
+    let cr = 0;
+    for (let i = 0; i < bytes.length; i++) {
+        const c = bytes[i];
+        if (c === newline_LF)
+            lf++;
+        else if (c === CR) {
+            if (bytes[i + 1] === newline_LF) {
+                crlf++;
+                i++;
+            }
+            else
+                cr++;
+        }
+    }
+    return { lf, crlf, cr };
+}
+/** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
+function detectLineEndings(bytes) {
+    // Fast path (native scans): no CR at all is the common case.
+    if (indexOfByte(bytes, CR) === -1)
+        return { kind: indexOfByte(bytes, newline_LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
+    const { lf, crlf, cr } = countLineEndings(bytes);
+    const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
+    let dominant = 'lf';
+    if (crlf > lf && crlf >= cr)
+        dominant = 'crlf';
+    else if (cr > lf && cr > crlf)
+        dominant = 'cr';
+    if (present === 0)
+        return { kind: 'none', dominant };
+    if (present > 1)
+        return { kind: 'mixed', dominant };
+    return { kind: lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr', dominant };
+}
+/**
+ * Strips the BOM and turns every CRLF and lone CR into LF.
+ * @param bytes one merge input as git handed it over.
+ */
+function normalizeSide(bytes) {
+    const bom = hasBom(bytes);
+    const raw = bom ? bytes.subarray(3) : bytes;
+    const { kind, dominant } = detectLineEndings(raw);
+    if (kind === 'lf' || kind === 'none')
+        return { text: raw, raw, bom, kind, dominant, rawOffset: undefined };
+    const out = new Uint8Array(raw.length);
+    const map = kind === 'mixed' ? new Int32Array(raw.length + 1) : undefined;
+    let n = 0;
+    for (let i = 0; i < raw.length; i++) {
+        const c = raw[i];
+        if (map)
+            map[n] = i;
+        if (c === CR) {
+            out[n++] = newline_LF;
+            if (raw[i + 1] === newline_LF)
+                i++;
+        }
+        else
+            out[n++] = c;
+    }
+    if (map)
+        map[n] = raw.length;
+    return { text: out.subarray(0, n), raw, bom, kind, dominant, rawOffset: map ? map.subarray(0, n + 1) : undefined };
+}
+/**
+ * Replaces every LF of LF-normalized `text` by `eol`. The identity for `lf`.
+ * @param text LF-only bytes; @param eol the ending to write.
+ */
+function restoreNewlines(text, eol) {
+    if (eol === 'lf')
+        return text;
+    let count = 0;
+    for (let i = 0; i < text.length; i++)
+        if (text[i] === newline_LF)
+            count++;
+    if (count === 0)
+        return text;
+    if (eol === 'cr') {
+        const out = Uint8Array.from(text);
+        for (let i = 0; i < out.length; i++)
+            if (out[i] === newline_LF)
+                out[i] = CR;
+        return out;
+    }
+    const out = new Uint8Array(text.length + count);
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === newline_LF)
+            out[n++] = CR;
+        out[n++] = c;
+    }
+    return out;
+}
+/**
+ * Merges a file-level property three-way (v0.1 rules 1–3 applied to a
+ * value): ours unless only theirs changed it.
+ */
+function mergeProperty(base, ours, theirs) {
+    return ours === base ? theirs : ours;
+}
+/**
+ * Picks the result's line endings and BOM: ours' by default ("mixed inputs follow ours"), theirs'
+ * when only theirs changed the file's convention (so that merging (base, base, x) gives x byte for
+ * byte). A side without any line break does not set the convention.
+ */
+function chooseOutputStyle(base, ours, theirs) {
+    const bom = mergeProperty(base.bom, ours.bom, theirs.bom);
+    const oursChanged = ours.kind !== base.kind && ours.kind !== 'none';
+    const theirsChanged = theirs.kind !== base.kind && theirs.kind !== 'none';
+    let side = 'ours';
+    if ((ours.kind === 'none' || !oursChanged) && theirsChanged)
+        side = 'theirs';
+    else if (ours.kind === 'none' && theirs.kind !== 'none')
+        side = 'theirs';
+    let eol = side === 'ours' ? ours.dominant : theirs.dominant;
+    if (ours.kind === 'none' && theirs.kind === 'none')
+        eol = base.kind === 'none' ? 'lf' : base.dominant;
+    return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
+}
+/**
+ * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
+ * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
+ * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
+ * come out exactly as they went in; every other piece gets the style's ending on every line.
+ * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
+ *   offsets, if any.
+ */
+function restorePiece(piece, style, from) {
+    if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
+        const map = from.side.rawOffset;
+        return from.side.raw.subarray(map[from.start], map[from.end]);
+    }
+    return restoreNewlines(piece, style.eol);
+}
+/** The UTF-8 BOM bytes. */
+const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+
+;// CONCATENATED MODULE: ./src/textmerge/line-based.ts
+/**
+ * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
+ * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
+ *
+ * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
+ * GIT_AND_ACTIONS_FACTS.md §1.3, §1.5, §2.2). `git merge-file` exits with the number of conflicts
+ * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
+ * the driver can write, never to an exception.
+ */
+
+
+
+
+
+/**
+ * Runs `git merge-file -p --marker-size=N [--diff3] -L ours -L base -L theirs ours base theirs`.
+ * No `--diff-algorithm` (git 2.39 rejects it). Style `diff3` passes `--diff3` (the caller reads
+ * zdiff3 as diff3); style `merge` passes nothing, and git merge-file then follows
+ * `merge.conflictStyle`, which is what the caller derived `merge` from.
+ * @param files paths of the ours, base and theirs files (relative to `cwd` or absolute).
+ * @param options `cwd` to run in, `git` executable (default `git`), budget in ms (default
+ *   `GIT_LONG_TIMEOUT_MS` of src/git/exec.ts).
+ */
+function line_based_gitMergeFile(files, markers, options = {}) {
+    const args = ['merge-file', '-p', `--marker-size=${markers.markerSize}`];
+    if (markers.style === 'diff3')
+        args.push('--diff3');
+    args.push('-L', markers.oursLabel, '-L', markers.baseLabel, '-L', markers.theirsLabel, files.ours, files.base, files.theirs);
+    const r = runGitBytes(args, { cwd: options.cwd, git: options.git, timeoutMs: options.timeoutMs ?? GIT_LONG_TIMEOUT_MS });
+    if (r.failure !== undefined && r.failure.kind !== 'signal')
+        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.failure.detail };
+    const status = r.status;
+    if (status >= 128 || r.failure !== undefined) {
+        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.stderr.trim() || `git merge-file exited with ${r.failure?.detail ?? status}` };
+    }
+    return { ok: true, text: new Uint8Array(r.stdout), conflicts: status, message: '' };
+}
+/**
+ * {@link gitMergeFile} on in-memory inputs: writes them to a fresh temporary directory outside the
+ * work tree, runs git there and removes the directory.
+ */
+function gitMergeBytes(base, ours, theirs, markers, options = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'gcpatch-merge-'));
+    try {
+        writeFileSync(join(dir, 'base'), base);
+        writeFileSync(join(dir, 'ours'), ours);
+        writeFileSync(join(dir, 'theirs'), theirs);
+        return line_based_gitMergeFile({ ours: 'ours', base: 'base', theirs: 'theirs' }, markers, { cwd: dir, ...options });
+    }
+    finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+/** True when `bytes` contains a NUL byte (git's binary heuristic, applied to the whole input). */
+function isBinary(bytes) {
+    return indexOfByte(bytes, 0) !== -1;
+}
+/** Seven `<`: every start marker line begins with them. */
+const START_RUN = Buffer.from('<<<<<<<');
+/**
+ * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
+ * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
+ * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
+ */
+function hasConflictMarkers(bytes) {
+    // Fast negative (one native search per candidate): no line starting with seven `<` means no
+    // start marker, and the answer needs one.
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    let anyStart = false;
+    for (let at = buf.indexOf(START_RUN); at !== -1; at = buf.indexOf(START_RUN, at + 1)) {
+        if (at === 0 || bytes[at - 1] === 0x0a) {
+            anyStart = true;
+            break;
+        }
+    }
+    if (!anyStart)
+        return false;
+    let sawStart = false;
+    let lineStart = 0;
+    const n = bytes.length;
+    while (lineStart < n) {
+        let end = bytes.indexOf(0x0a, lineStart);
+        if (end === -1)
+            end = n;
+        const c = bytes[lineStart];
+        if (c === 0x3c || c === 0x3e) {
+            let k = lineStart;
+            while (k < end && bytes[k] === c)
+                k++;
+            const after = k < end ? bytes[k] : -1;
+            if (k - lineStart >= 7 && (after === -1 || after === 0x20 || after === 0x0d)) {
+                if (c === 0x3c)
+                    sawStart = true;
+                else if (sawStart)
+                    return true;
+            }
+        }
+        lineStart = end + 1;
+    }
+    return false;
+}
+
 ;// CONCATENATED MODULE: ./src/textmerge/deadline.ts
 /**
- * The structural merge's time budget (issue #3 "Safety net": default 5 s,
+ * The structural merge's time budget (default 5 s,
  * `GCPATCH_DRIVER_TIMEOUT_MS`). The merge checks the deadline between stages and inside every loop
  * whose length is not linear in the input, so an over-budget merge stops and the driver falls back
  * to the line merge.
  *
  * The clock is `process.uptime()` in milliseconds: about the same origin (ms apart) and the same resolution as
  * `performance.now()` (both count from the process start on libuv's monotonic clock), without
- * loading `node:perf_hooks`, which costs the merge driver ≈6 ms at start-up (issue #15 item 2).
+ * loading `node:perf_hooks`, which costs the merge driver ≈6 ms at start-up.
  */
-/** Thrown when the structural merge passes its deadline. Code `merge/driver/timeout`. */
-class TimeoutError extends Error {
-    code = 'merge/driver/timeout';
+
+/**
+ * Thrown when the structural merge passes its deadline: a `GcError` with code `merge/driver/timeout`
+ * (exit 70). The driver catches it and falls back to the line merge; code that treats a `GcError`
+ * as "this text does not read" must let it through ({@link isTimeout}).
+ */
+class TimeoutError extends errors_GcError {
     constructor() {
-        super('the structural merge exceeded its time budget');
+        super('merge/driver/timeout', 'the structural merge exceeded its time budget', { exitCode: codes_ExitCode.io });
         this.name = 'TimeoutError';
     }
+}
+/** True when `error` is the structural merge's {@link TimeoutError}. */
+function isTimeout(error) {
+    return error instanceof TimeoutError;
 }
 /** Current time on the deadline clock (milliseconds since the process started, like `performance.now()`). */
 function now() {
@@ -69544,8 +71482,8 @@ function checkDeadline(deadline) {
 ;// CONCATENATED MODULE: ./src/textmerge/diff3.ts
 /**
  * Line-level three-way merge in TypeScript (Myers diff + diff3), used inside one top-level form
- * when both sides changed it (issue #3 "Structural text merge", step "try a line-level three-way
- * merge inside that form"). The whole-file fallback uses `git merge-file` instead (line-based.ts).
+ * when both sides changed it (the structural merge's line-level three-way merge inside that
+ * form). The whole-file fallback uses `git merge-file` instead (line-based.ts).
  *
  * Inputs and outputs are UTF-8 bytes with LF line breaks; a "line" includes its LF (the last line may
  * lack one). Like git's xdiff, changes of the two sides that overlap or touch (one ends on the line
@@ -69554,7 +71492,7 @@ function checkDeadline(deadline) {
 
 
 /**
- * Error code: a diff would need more memory than {@link myersBudget} allows (issue #13 item 10). The
+ * Error code: a diff would need more memory than {@link myersBudget} allows. The
  * driver then falls back to the line merge (`git merge-file`), whose memory is linear.
  */
 const TEXT_TOO_LARGE = 'merge/text/too-large';
@@ -69848,9 +71786,9 @@ function renderDiff3(result, markers) {
 
 ;// CONCATENATED MODULE: ./src/textmerge/order.ts
 /**
- * Three-way merge of an order: the sequence of top-level elements of a module (text.ts) or of the
- * `[[modules]]` of a manifest (manifest.ts). Implements issue #3 "Merge the sequence three-way
- * (an addition lands next to its neighbours on its own side; a reorder on one side is kept)".
+ * Three-way merge of an order: the sequence of top-level elements of a module (module.ts) or of the
+ * `[[modules]]` of a manifest (manifest.ts): an addition lands next to its neighbours on its own
+ * side; a reorder on one side is kept.
  *
  * Items are small non-negative integer ids shared by the sides (an item present on two sides has
  * the same id there). Base positions tell which items a side moved: the items outside one longest
@@ -70100,12 +72038,14 @@ function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, size, d
 
 
 
+
+// The one reader and the one equality of manifests (`src/workspace/`), offered here too for the driver's callers.
+
 /** Error code: a manifest conflict the manifest driver does not resolve (the driver falls back). */
 const MANIFEST_CONFLICT = 'merge/manifest/conflict';
 /** Error code: a manifest value the reference-style writer cannot write. */
 const MANIFEST_UNSUPPORTED = 'merge/manifest/unsupported';
 const manifest_encoder = new TextEncoder();
-const manifest_decoder = new TextDecoder('utf-8', { fatal: true });
 function conflict(message) {
     return new errors_GcError(MANIFEST_CONFLICT, message);
 }
@@ -70143,48 +72083,6 @@ class Ticker {
         if ((++this.n & 1023) === 0)
             checkDeadline(this.deadline);
     }
-}
-/**
- * Structural equality of two TOML values (dates by their TOML text, floats by `Object.is`: `-0.0`
- * differs from `0.0`, NaN equals NaN; tables by own keys). `undefined` = absent.
- */
-function tomlEqual(a, b) {
-    if (typeof a === 'number' || typeof b === 'number')
-        return Object.is(a, b);
-    if (a === b)
-        return true;
-    if (a === undefined || b === undefined)
-        return false;
-    if (a instanceof Date || b instanceof Date) {
-        return a instanceof Date && b instanceof Date && a.toISOString() === b.toISOString();
-    }
-    if (Array.isArray(a) || Array.isArray(b)) {
-        if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length)
-            return false;
-        return a.every((x, i) => tomlEqual(x, b[i]));
-    }
-    if (isTable(a) && isTable(b)) {
-        const ka = Object.keys(a);
-        if (ka.length !== Object.keys(b).length)
-            return false;
-        return ka.every((k) => Object.hasOwn(b, k) && tomlEqual(a[k], b[k]));
-    }
-    return false;
-}
-/**
- * Parses manifest text (integers as bigint). The empty text (an added file's missing base) is the
- * empty table.
- * @throws GcError `manifest/toml` on a syntax error.
- */
-function manifest_parseManifestTable(text) {
-    let s;
-    try {
-        s = manifest_decoder.decode(text);
-    }
-    catch {
-        throw new errors_GcError('manifest/toml', 'package.toml is not valid UTF-8');
-    }
-    return manifest_write_parseManifestTable(s);
 }
 function mergeValue(at, b, o, t, pins, clock) {
     clock.tick();
@@ -70358,7 +72256,7 @@ function mergeManifestText(base, ours, theirs, options = {}) {
     const deadline = options.deadline ?? Infinity;
     const tables = [];
     for (const side of [base, ours, theirs]) {
-        tables.push(manifest_parseManifestTable(side));
+        tables.push(manifest_write_parseManifestTable(side));
         checkDeadline(deadline);
     }
     const merged = mergeManifestTables(tables[0], tables[1], tables[2], deadline);
@@ -70380,7 +72278,7 @@ function mergeManifestText(base, ours, theirs, options = {}) {
             const text = diff3_concatBytes(parts);
             let reread;
             try {
-                reread = manifest_parseManifestTable(text);
+                reread = manifest_write_parseManifestTable(text);
             }
             catch {
                 reread = undefined;
@@ -70396,2115 +72294,383 @@ function mergeManifestText(base, ours, theirs, options = {}) {
     checkDeadline(deadline);
     const text = manifest_encoder.encode(renderManifest(merged.table));
     checkDeadline(deadline);
-    if (!tomlEqual(manifest_parseManifestTable(text), merged.table)) {
+    if (!tomlEqual(manifest_write_parseManifestTable(text), merged.table)) {
         throw new errors_GcError(MANIFEST_UNSUPPORTED, 'the reference-style manifest does not read back as the merged table');
     }
     messages.push('package.toml rewritten in the reference layout of `genesis pack` (keys sorted; comments are not kept)');
     return { text, emptiedPins: merged.emptiedPins, layout: 'reference', messages };
 }
 
-;// CONCATENATED MODULE: ./src/patch/tree.ts
-/**
- * Structural navigation and replacement along `:path` steps (PATCH_SCHEMA.md "Path encoding").
- * Iterative, so deep terms (long lists, deep nesting) do not overflow the stack.
- */
-
-
-
-function describeKey(t) {
-    return printAtom(t) ?? t.kind;
-}
-function findMapIndex(m, key) {
-    let lo = 0;
-    let hi = m.entries.length - 1;
-    while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        const c = compareTerms(m.entries[mid][0], key);
-        if (c === 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-/** Descends one step from `node`; `depth` is the step's 0-based position, for messages. */
-function descend(node, step, depth) {
-    const at = `step ${depth}`;
-    switch (step.tag) {
-        case 'form':
-            throw patchError(PatchCode.invalidPath, `${at}: [:form i] may only be the first step`, { at });
-        case 'pair-car':
-        case 'pair-cdr':
-            if (node.kind !== 'pair')
-                throw patchError(PatchCode.pathStepMismatch, `${at}: [:${step.tag}] needs a pair, found ${node.kind}`, { at });
-            return step.tag === 'pair-car' ? node.car : node.cdr;
-        case 'vec':
-            if (node.kind !== 'vec')
-                throw patchError(PatchCode.pathStepMismatch, `${at}: [:vec ${step.index}] needs a vector, found ${node.kind}`, { at });
-            if (step.index >= node.items.length) {
-                throw patchError(PatchCode.vecIndexOutOfRange, `${at}: [:vec ${step.index}] is out of range (vector has ${node.items.length} elements)`, { at });
-            }
-            return node.items[step.index];
-        case 'map': {
-            if (node.kind !== 'map')
-                throw patchError(PatchCode.pathStepMismatch, `${at}: [:map …] needs a map, found ${node.kind}`, { at });
-            const i = findMapIndex(node, step.key);
-            if (i < 0)
-                throw patchError(PatchCode.mapKeyMissing, `${at}: the map has no key ${describeKey(step.key)}`, { at });
-            return node.entries[i][1];
-        }
-    }
-}
-function formAt(forms, steps) {
-    const first = steps[0];
-    if (first === undefined || first.tag !== 'form')
-        throw patchError(PatchCode.invalidPath, 'a path must start with [:form i]');
-    if (first.index >= forms.length) {
-        throw patchError(PatchCode.formIndexOutOfRange, `[:form ${first.index}] is out of range: the module has ${forms.length} top-level forms`, {
-            at: 'step 0',
-        });
-    }
-    return first.index;
-}
-/**
- * The node at `steps` in a module's forms.
- * @throws GcError `patch/form-index-out-of-range`, `patch/vec-index-out-of-range`,
- *   `patch/map-key-missing`, `patch/path-step-mismatch`, `patch/invalid-path`.
- */
-function getAt(forms, steps) {
-    let node = forms[formAt(forms, steps)];
-    for (let i = 1; i < steps.length; i++)
-        node = descend(node, steps[i], i);
-    return node;
-}
-/**
- * Replaces the node at `steps` with `replacement` and returns the new top-level form and its index
- * (other forms are untouched; ancestors are rebuilt, siblings shared).
- * @throws GcError as {@link getAt}.
- */
-function replaceAt(forms, steps, replacement) {
-    const index = formAt(forms, steps);
-    const ancestors = [forms[index]];
-    for (let i = 1; i < steps.length; i++)
-        ancestors.push(descend(ancestors[i - 1], steps[i], i));
-    let built = replacement;
-    for (let i = steps.length - 1; i >= 1; i--) {
-        const parent = ancestors[i - 1];
-        const step = steps[i];
-        switch (step.tag) {
-            case 'pair-car':
-                built = { kind: 'pair', car: built, cdr: parent.cdr };
-                break;
-            case 'pair-cdr':
-                built = { kind: 'pair', car: parent.car, cdr: built };
-                break;
-            case 'vec': {
-                const items = [...parent.items];
-                items[step.index] = built;
-                built = { kind: 'vec', items };
-                break;
-            }
-            case 'map': {
-                const m = parent;
-                const entries = [...m.entries];
-                const k = findMapIndex(m, step.key);
-                entries[k] = [entries[k][0], built];
-                built = { kind: 'map', entries };
-                break;
-            }
-            case 'form':
-                break;
-        }
-    }
-    return { index, form: built };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/common.ts
-/** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
-
-
-
-
-
-/** A field of a normalized op (normalization guarantees presence). */
-function common_field(op, name) {
-    return mapGetKw(op, name);
-}
-/** A string field of a normalized op. */
-function common_strField(op, name) {
-    return common_field(op, name).value;
-}
-/** A string-vector field of a normalized op (`[]` when nil). */
-function strsField(op, name) {
-    const t = common_field(op, name);
-    return t.kind === 'vec' ? t.items.map((x) => x.value) : [];
-}
-/**
- * Re-canonicalizes the forms at `indices` (all forms when omitted), so every op writes canonical
- * modules (PATCH_SCHEMA.md: "the result is re-canonicalized before writing").
- * @throws GcError `patch/canonicalize` (exit 10) naming the module when a form no longer canonicalizes.
- */
-function recanonicalize(modulePath, forms, indices) {
-    const out = [...forms];
-    const which = indices ?? forms.map((_, i) => i);
-    for (const i of which) {
-        try {
-            out[i] = canonicalizeForm(out[i], i);
-        }
-        catch (error) {
-            if (errors_isGcError(error)) {
-                throw patchError(PatchCode.canonicalize, `${modulePath}: the patched module does not canonicalize: ${error.message}`, {
-                    at: modulePath,
-                });
-            }
-            throw error;
-        }
-    }
-    return out;
-}
-/**
- * The evidence entry of a high-level refactor op: `{:op :module-path :before-module-h
- * :after-module-h :detail}` (PATCH_SCHEMA.md "Replay-Aware Evidence").
- */
-function refactorEdit(op, modulePath, before, after, detail) {
-    return term_kwMap({
-        op: kw(op),
-        'module-path': term_str(modulePath),
-        'before-module-h': term_str(hash_hashModule(before)),
-        'after-module-h': term_str(hash_hashModule(after)),
-        detail,
-    });
-}
-/** `(def name rhs)` → `{name, rhs}` when `form` is a top-level def of a symbol; otherwise undefined. */
-function topLevelDef(form) {
-    const items = listItems(form);
-    if (items === undefined || items.length !== 3)
-        return undefined;
-    const [head, name, rhs] = items;
-    if (head.kind !== 'sym' || head.name !== 'def' || name.kind !== 'sym')
-        return undefined;
-    return { name: name.name, rhs };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/replace-node.ts
-/** `:replace-node` (PATCH_SCHEMA.md): replace the node at `:path` with `:new`, re-canonicalize. */
-
-
-
-
-
-
-/**
- * Replaces the node at `steps` of module `modulePath` with `replacement` and re-canonicalizes the
- * touched top-level form. Shared by `:replace-node` and `:replace-node-id`.
- * @returns the new state and the edit `{:op :module-path :node-id :path :new-term-h}`.
- * @throws GcError `patch/module-missing`, the path errors of `tree.ts`, `patch/canonicalize`.
- */
-function replaceNodeAt(state, opName, modulePath, steps, replacement) {
-    const forms = requireModule(state, modulePath, `:${opName}`);
-    const { index, form } = replaceAt(forms, steps, replacement);
-    const next = [...forms];
-    next[index] = form;
-    const canonical = recanonicalize(modulePath, next, [index]);
-    const path = path_pathTerm(steps);
-    return {
-        state: withModule(state, modulePath, canonical),
-        edit: term_kwMap({
-            op: kw(opName),
-            'module-path': term_str(modulePath),
-            'node-id': term_str(semanticNodeId(modulePath, path)),
-            path,
-            'new-term-h': term_str(hash_hashTerm(replacement)),
-        }),
-    };
-}
-/** Applies a normalized `:replace-node` op. */
-function applyReplaceNode(state, op) {
-    return replaceNodeAt(state, 'replace-node', common_strField(op, 'module-path'), decodePath(common_field(op, 'path')), common_field(op, 'new'));
-}
-
-;// CONCATENATED MODULE: ./src/patch/node-index.ts
-/**
- * patch-semantic-node-index: the complete preorder inventory of a module's nodes with stable
- * semantic node ids, and node-id resolution for `:replace-node-id`. Implements PATCH_SCHEMA.md
- * "Stable Node IDs" and "Node-index authority protocol" (GENESIS_FACTS.md §3.3).
- *
- * Preorder: forms by index; a pair is visited, then its car subtree (`[:pair-car]`), then its cdr
- * subtree (`[:pair-cdr]`) — so list tails and the closing `nil` are nodes; vectors by index
- * (`[:vec i]`); maps by canonical key order, values only (`[:map key]`). Iterative throughout.
- */
-
-
-
-
-
-
-
-
-
-
-/** `:kind` of a node-index request. */
-const NODE_INDEX_REQUEST_KIND = 'genesis/patch-node-index-request-v0.1';
-/** `:kind` of a node-index report. */
-const NODE_INDEX_REPORT_KIND = 'genesis/patch-node-index-v0.1';
-/** The printed lines of one step at indent 2, as it appears inside a printed path vector. */
-function stepLines(step) {
-    const printed = print_printTerm(term_vec([stepTerm(step)]));
-    return printed.slice(2, -1); // strip the leading "[\n" and the closing "]"
-}
-/**
- * Walks every node in preorder, calling `visit(term, index, parentIndex, step, nodeId)`.
- * Node ids are computed incrementally (a BLAKE3 state per ancestor), so the walk is linear in the
- * number of nodes even for very deep terms.
- */
-function walk(modulePath, forms, visit) {
-    const base = blake3.create();
-    base.update(NODE_ID_PREFIX).update(bytes_utf8(modulePath)).update(new Uint8Array([0]));
-    const close = bytes_utf8(']');
-    const newline = bytes_utf8('\n');
-    // Per visited node: the hasher state after its path's steps (without the closing bracket).
-    const states = [];
-    const stack = [];
-    for (let i = forms.length - 1; i >= 0; i--)
-        stack.push({ term: forms[i], parent: -1, step: { tag: 'form', index: i } });
-    let index = 0;
-    while (stack.length > 0) {
-        const v = stack.pop();
-        const state = (v.parent < 0 ? base.clone().update(bytes_utf8('[\n')) : states[v.parent].clone().update(newline)).update(bytes_utf8(stepLines(v.step)));
-        states.push(state);
-        const nodeId = toHex(state.clone().update(close).digest());
-        visit(v, index, nodeId);
-        const t = v.term;
-        const me = index++;
-        if (t.kind === 'pair') {
-            stack.push({ term: t.cdr, parent: me, step: { tag: 'pair-cdr' } });
-            stack.push({ term: t.car, parent: me, step: { tag: 'pair-car' } });
-        }
-        else if (t.kind === 'vec') {
-            for (let i = t.items.length - 1; i >= 0; i--)
-                stack.push({ term: t.items[i], parent: me, step: { tag: 'vec', index: i } });
-        }
-        else if (t.kind === 'map') {
-            for (let i = t.entries.length - 1; i >= 0; i--) {
-                const [k, val] = t.entries[i];
-                stack.push({ term: val, parent: me, step: { tag: 'map', key: k } });
-            }
-        }
-    }
-}
-/**
- * The complete preorder node inventory of a module.
- * @param modulePath portable package-relative path (part of every node id).
- * @param forms the canonical module forms.
- * @returns one record per node, in preorder.
- */
-function nodeIndexRecords(modulePath, forms) {
-    const parents = [];
-    const out = [];
-    walk(modulePath, forms, (v, _index, nodeId) => {
-        parents.push({ parent: v.parent, step: v.step });
-        const path = [];
-        for (let p = parents.length - 1; p >= 0; p = parents[p].parent)
-            path.push(parents[p].step);
-        path.reverse();
-        out.push({ nodeId, path, pathRepr: pathRepr(path), termH: hashTerm(v.term), termTag: TERM_TAG[v.term.kind], term: v.term });
-    });
-    return out;
-}
-/**
- * Resolves `nodeId` to its path in the module (for `:replace-node-id`).
- * @throws GcError `patch/unknown-node-id` when no node has that id, `patch/ambiguous-node-id`
- *   when more than one does.
- */
-function resolveNodeId(modulePath, forms, nodeId) {
-    const parents = [];
-    const matches = [];
-    walk(modulePath, forms, (v, index, id) => {
-        parents.push({ parent: v.parent, step: v.step });
-        if (id === nodeId)
-            matches.push(index);
-    });
-    if (matches.length === 0) {
-        throw patchError(PatchCode.unknownNodeId, `node id ${nodeId} names no node of ${modulePath}; run \`gcpatch patch node-index\` to list them`, {
-            at: ':node-id',
-        });
-    }
-    if (matches.length > 1)
-        throw patchError(PatchCode.ambiguousNodeId, `node id ${nodeId} matches ${matches.length} nodes of ${modulePath}`, { at: ':node-id' });
-    const path = [];
-    for (let p = matches[0]; p >= 0; p = parents[p].parent)
-        path.push(parents[p].step);
-    return path.reverse();
-}
-/** Builds the closed node-index request `{:forms :kind :module-path :profile :v 1}`. */
-function nodeIndexRequest(modulePath, forms) {
-    return kwMap({ forms: vec(forms), kind: str(NODE_INDEX_REQUEST_KIND), 'module-path': str(modulePath), profile: str(PATCH_PROFILE), v: int(1) });
-}
-/** The closed node record term `{:module-path :node-id :path :path-repr :term-h :term-tag}`. */
-function nodeRecordTerm(modulePath, r) {
-    return kwMap({
-        'module-path': str(modulePath),
-        'node-id': str(r.nodeId),
-        path: pathTerm(r.path),
-        'path-repr': str(r.pathRepr),
-        'term-h': str(r.termH),
-        'term-tag': str(r.termTag),
-    });
-}
-/**
- * The node-index producer: decodes the closed request and returns the closed report
- * `{:kind "genesis/patch-node-index-v0.1" :module-h :module-path :nodes :ok true :profile :v 1}`.
- * @throws GcError `core/closed/*` for a malformed request, `patch/non-portable-path`.
- */
-function nodeIndexReport(request) {
-    const req = decodeClosed(request, {
-        forms: D.vec,
-        kind: literal(str(NODE_INDEX_REQUEST_KIND)),
-        'module-path': D.nonEmptyStr,
-        profile: literal(str(PATCH_PROFILE)),
-        v: literal(int(1)),
-    }, 'patch-node-index request');
-    const modulePath = req['module-path'];
-    assertPortablePath(modulePath, ':module-path');
-    const forms = req.forms.items;
-    return kwMap({
-        kind: str(NODE_INDEX_REPORT_KIND),
-        'module-h': str(hashModule(forms)),
-        'module-path': str(modulePath),
-        nodes: vec(nodeIndexRecords(modulePath, forms).map((r) => nodeRecordTerm(modulePath, r))),
-        ok: TRUE,
-        profile: str(PATCH_PROFILE),
-        v: int(1),
-    });
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/replace-node-id.ts
-
-
-
-
-/**
- * Applies a normalized `:replace-node-id` op: the node id is resolved against the module's
- * canonical forms (unknown or ambiguous id: error), then replaced as `:replace-node` does.
- * @throws GcError `patch/unknown-node-id`, `patch/ambiguous-node-id`, and the replace-node errors.
- */
-function applyReplaceNodeId(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    const forms = requireModule(state, modulePath, ':replace-node-id');
-    const steps = resolveNodeId(modulePath, forms, common_strField(op, 'node-id'));
-    return replaceNodeAt(state, 'replace-node-id', modulePath, steps, common_field(op, 'new'));
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/add-module.ts
-/** `:add-module` (PATCH_SCHEMA.md): create a module from source text or forms, list it in the manifest. */
-
-
-
-
-
-/**
- * Applies a normalized `:add-module` op: `:content` (a `.gc` source string, or a vector of forms)
- * is canonicalized; the manifest gains `{hash = "", path = …}` at the end (pack re-pins it).
- * @throws GcError `patch/module-exists` when the module or its manifest entry already exists;
- *   `core/parse/*` or `patch/canonicalize` for bad content.
- */
-function applyAddModule(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    if (state.modules.has(modulePath) || manifestModulePaths(state.manifest).includes(modulePath)) {
-        throw patchError(PatchCode.moduleExists, `:add-module: module ${JSON.stringify(modulePath)} already exists`, { at: modulePath });
-    }
-    const content = common_field(op, 'content');
-    let forms;
-    if (content.kind === 'str') {
-        try {
-            forms = canon_canonicalizeSource(content.value);
-        }
-        catch (error) {
-            if (errors_isGcError(error))
-                throw error.withLocation({ file: `${modulePath} (:add-module :content)` });
-            throw error;
-        }
-    }
-    else {
-        forms = recanonicalize(modulePath, content.items);
-    }
-    const next = withManifestEdit(withModule(state, modulePath, forms), (manifest) => {
-        if (manifest.modules === undefined)
-            manifest.modules = [];
-        manifestModules(manifest).push({ hash: '', path: modulePath });
-    });
-    return { state: next, edit: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/remove-module.ts
-
-
-/**
- * Applies a normalized `:remove-module` op.
- * @throws GcError `patch/module-missing` when the module does not exist.
- */
-function applyRemoveModule(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    requireModule(state, modulePath, ':remove-module');
-    const next = withManifestEdit(withModule(state, modulePath, undefined), (manifest) => {
-        const modules = manifestModules(manifest);
-        const i = modules.findIndex((m) => m.path === modulePath);
-        if (i >= 0)
-            modules.splice(i, 1);
-    });
-    return { state: next, edit: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/update-manifest.ts
-
-
-
-
-function keyName(k, at) {
-    let name;
-    if (k.kind === 'str')
-        name = k.value;
-    else if (k.kind === 'sym')
-        name = k.name.startsWith(':') ? k.name.slice(1) : k.name;
-    else
-        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must be symbols or strings, got ${k.kind}`, { at });
-    if (name.length === 0)
-        throw patchError(PatchCode.manifestValue, `${at}: manifest keys must not be empty`, { at });
-    return name;
-}
-/**
- * Converts a CoreForm term to a TOML value (see the module doc for the mapping). Iterative over
- * nesting is unnecessary here: manifests are shallow; depth is bounded at 64.
- * @throws GcError `patch/manifest-value` for a term with no TOML spelling.
- */
-function termToToml(t, at, depth = 0) {
-    if (depth > 64)
-        throw patchError(PatchCode.manifestValue, `${at}: value nests too deeply for package.toml`, { at });
-    switch (t.kind) {
-        case 'str':
-            return t.value;
-        case 'int':
-            return t.value;
-        case 'bool':
-            return t.value;
-        case 'vec':
-            return t.items.map((x, i) => termToToml(x, `${at}[${i}]`, depth + 1));
-        case 'map': {
-            const out = {};
-            for (const [k, v] of t.entries) {
-                const name = keyName(k, at);
-                out[name] = termToToml(v, `${at}.${name}`, depth + 1);
-            }
-            return out;
-        }
-        default:
-            throw patchError(PatchCode.manifestValue, `${at}: a ${t.kind} has no package.toml spelling (use a string, integer, boolean, vector or map)`, {
-                at,
-            });
-    }
-}
-function editList(manifest, key, remove, add) {
-    if (remove.length === 0 && add.length === 0)
-        return;
-    const current = manifest[key] ?? [];
-    if (!Array.isArray(current) || !current.every((x) => typeof x === 'string')) {
-        throw patchError(PatchCode.manifestValue, `package.toml ${key} must be an array of strings to edit it`, { at: key });
-    }
-    const set = new Set(current);
-    for (const s of remove)
-        set.delete(s);
-    for (const s of add)
-        set.add(s);
-    manifest[key] = [...set].sort(compareUtf8);
-}
-/** Applies a normalized `:update-manifest` op. Emits no evidence entry. */
-function applyUpdateManifest(state, op) {
-    const set = common_field(op, 'set');
-    const caps = common_field(op, 'caps-policy');
-    const next = withManifestEdit(state, (manifest) => {
-        if (set.kind === 'map') {
-            for (const [k, v] of set.entries) {
-                const name = keyName(k, ':set');
-                manifest[name] = termToToml(v, `:set ${name}`);
-            }
-        }
-        if (caps.kind === 'str')
-            manifest.caps_policy = caps.value;
-        editList(manifest, 'obligations', strsField(op, 'obligations-remove'), strsField(op, 'obligations-add'));
-        editList(manifest, 'tests', strsField(op, 'tests-remove'), strsField(op, 'tests-add'));
-    });
-    return { state: next, edit: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rewrite.ts
-/**
- * An iterative bottom-up term rewriter used by the symbol-rewriting ops. Deep terms (long lists,
- * deep nesting) never recurse on the JS stack.
- */
-
-/**
- * Rewrites `root` bottom-up. For each node, `visit(node, ctx)` either returns a replacement, a
- * custom child list, or `undefined` for the default: pairs visit car and cdr, vectors their items,
- * maps their keys and values (a map is rebuilt in canonical order; colliding keys: last wins).
- */
-function rewriteTerm(root, ctx, visit) {
-    const tasks = [[root, ctx]];
-    const values = [];
-    while (tasks.length > 0) {
-        const task = tasks.pop();
-        if (!Array.isArray(task)) {
-            const base = values.length - task.n;
-            const built = task.build(values.slice(base));
-            values.length = base;
-            values.push(built);
-            continue;
-        }
-        const [t, c] = task;
-        let step = visit(t, c);
-        if (step === undefined) {
-            switch (t.kind) {
-                case 'pair':
-                    step = { children: [[t.car, c], [t.cdr, c]], build: ([car, cdr]) => ({ kind: 'pair', car: car, cdr: cdr }) };
-                    break;
-                case 'vec':
-                    step = { children: t.items.map((x) => [x, c]), build: (items) => ({ kind: 'vec', items }) };
-                    break;
-                case 'map':
-                    step = {
-                        children: t.entries.flatMap(([k, v]) => [[k, c], [v, c]]),
-                        build: (kv) => map(Array.from({ length: kv.length / 2 }, (_, i) => [kv[2 * i], kv[2 * i + 1]])),
-                    };
-                    break;
-                default:
-                    step = { done: t };
-            }
-        }
-        if ('done' in step) {
-            values.push(step.done);
-            continue;
-        }
-        tasks.push({ n: step.children.length, build: step.build });
-        for (let i = step.children.length - 1; i >= 0; i--)
-            tasks.push(step.children[i]);
-    }
-    return values[0];
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rename-symbol.ts
-/** `:rename-symbol` (PATCH_SCHEMA.md): rewrite every occurrence of a symbol in one module. */
-
-
-
-
-
-/**
- * Renames symbol `from` to `to` everywhere in `forms` (code and data alike, map keys included —
- * a deterministic symbol-level rewrite across the canonical module tree).
- * @returns the rewritten forms and the number of rewritten sites.
- */
-function renameSymbolInForms(forms, from, to) {
-    let count = 0;
-    if (from === to)
-        return { forms: [...forms], count };
-    const out = forms.map((form) => rewriteTerm(form, null, (t) => {
-        if (t.kind === 'sym') {
-            if (t.name !== from)
-                return { done: t };
-            count++;
-            return { done: term_sym(to) };
-        }
-        return undefined;
-    }));
-    return { forms: out, count };
-}
-/**
- * Applies a normalized `:rename-symbol` op.
- * @returns the edit with `:detail {:from sym :to sym :rewrite-count n}`.
- * @throws GcError `patch/module-missing`; `patch/rename-no-sites` when the symbol does not occur
- *   (or `:from` equals `:to`); `patch/canonicalize` when the result is not canonical CoreForm.
- */
-function applyRenameSymbol(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    const from = common_strField(op, 'from');
-    const to = common_strField(op, 'to');
-    const forms = requireModule(state, modulePath, ':rename-symbol');
-    const { forms: renamed, count } = renameSymbolInForms(forms, from, to);
-    if (count === 0) {
-        throw patchError(PatchCode.renameNoSites, `:rename-symbol: ${modulePath} has no occurrence of ${from} to rename to ${to}`, { at: modulePath });
-    }
-    const after = recanonicalize(modulePath, renamed);
-    const detail = term_kwMap({ from: term_sym(from), to: term_sym(to), 'rewrite-count': term_int(count) });
-    return { state: withModule(state, modulePath, after), edit: refactorEdit('rename-symbol', modulePath, forms, after, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/move-module.ts
-/** `:move-module` (PATCH_SCHEMA.md): move a module file and rewrite its manifest entry in place. */
-
-
-
-
-/**
- * Applies a normalized `:move-module` op. The manifest entry keeps its position (module order is
- * semantic); its pin is cleared for pack to recompute.
- * @returns the edit `{:op :move-module :module-path <from> … :detail {:from-module-path :to-module-path}}`.
- * @throws GcError `patch/module-missing` (source missing), `patch/module-exists` (target exists),
- *   `patch/manifest-entry` (manifest does not list the source, or already lists the target).
- */
-function applyMoveModule(state, op) {
-    const from = common_strField(op, 'from-module-path');
-    const to = common_strField(op, 'to-module-path');
-    const forms = requireModule(state, from, ':move-module');
-    if (state.modules.has(to))
-        throw patchError(PatchCode.moduleExists, `:move-module: target ${JSON.stringify(to)} already exists`, { at: to });
-    const entries = manifestModules(state.manifest);
-    if (!entries.some((m) => m.path === from)) {
-        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml does not list ${JSON.stringify(from)}`, { at: from });
-    }
-    if (entries.some((m) => m.path === to)) {
-        throw patchError(PatchCode.manifestEntry, `:move-module: package.toml already lists ${JSON.stringify(to)}`, { at: to });
-    }
-    const moved = withModule(withModule(state, from, undefined), to, forms);
-    const next = withManifestEdit(moved, (manifest) => {
-        const entry = manifestModules(manifest).find((m) => m.path === from);
-        entry.path = to;
-        entry.hash = '';
-    });
-    const detail = term_kwMap({ 'from-module-path': term_str(from), 'to-module-path': term_str(to) });
-    return { state: next, edit: refactorEdit('move-module', from, forms, forms, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/split-module.ts
-/** `:split-module` (PATCH_SCHEMA.md): move top-level `(def <symbol> …)` forms into a new module. */
-
-
-
-
-
-/**
- * Applies a normalized `:split-module` op: every top-level `(def s …)` whose `s` is in `:symbols`
- * moves, in source order, to the new module `:to-module-path`, which is appended to the manifest.
- * @returns the edit for the source module with `:detail {:to-module-path :symbols :moved-count
- *   :to-module-h}`.
- * @throws GcError `patch/module-missing`, `patch/module-exists`, `patch/split-symbol-missing` when
- *   no listed symbol has a top-level def.
- */
-function applySplitModule(state, op) {
-    const from = common_strField(op, 'from-module-path');
-    const to = common_strField(op, 'to-module-path');
-    const symbols = new Set(strsField(op, 'symbols'));
-    const forms = requireModule(state, from, ':split-module');
-    if (state.modules.has(to) || manifestModulePaths(state.manifest).includes(to)) {
-        throw patchError(PatchCode.moduleExists, `:split-module: target ${JSON.stringify(to)} already exists`, { at: to });
-    }
-    const keep = [];
-    const moved = [];
-    for (const form of forms) {
-        const def = topLevelDef(form);
-        if (def !== undefined && symbols.has(def.name))
-            moved.push(form);
-        else
-            keep.push(form);
-    }
-    if (moved.length === 0) {
-        throw patchError(PatchCode.splitSymbolMissing, `:split-module: ${from} has no top-level (def …) for ${[...symbols].join(', ')}`, { at: from });
-    }
-    const withBoth = withModule(withModule(state, from, keep), to, moved);
-    const next = withManifestEdit(withBoth, (manifest) => {
-        if (manifest.modules === undefined)
-            manifest.modules = [];
-        manifestModules(manifest).push({ hash: '', path: to });
-    });
-    const detail = term_kwMap({
-        'to-module-path': term_str(to),
-        symbols: term_vec([...symbols].map(term_sym)),
-        'moved-count': term_int(moved.length),
-        'to-module-h': term_str(hash_hashModule(moved)),
-    });
-    return { state: next, edit: refactorEdit('split-module', from, forms, keep, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/meta-list.ts
-/**
- * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (PATCH_SCHEMA.md):
- * `:replace` seeds the set (else the current list), then `:remove` and `:add` apply set-wise; the
- * result is written back as a sorted (UTF-8 byte order) vector of unique symbols.
- */
-
-
-
-
-
-
-function metaMap(rhs, modulePath) {
-    if (rhs.kind === 'map')
-        return { map: rhs, quoted: false };
-    const items = listItems(rhs);
-    if (items !== undefined && items.length === 2 && items[0].kind === 'sym' && items[0].name === 'quote' && items[1].kind === 'map') {
-        return { map: items[1], quoted: true };
-    }
-    throw patchError(PatchCode.metaMissing, `${modulePath}: (def ::meta …) must hold a map or (quote <map>)`, { at: modulePath });
-}
-function meta_list_symbolNames(t, key, modulePath) {
-    if (t === undefined)
-        return [];
-    if (t.kind !== 'vec' || !t.items.every((x) => x.kind === 'sym')) {
-        throw patchError(PatchCode.metaMissing, `${modulePath}: ::meta ${key} must be a vector of symbols`, { at: modulePath });
-    }
-    return t.items.map((x) => x.name);
-}
-/**
- * Applies a normalized `:rewrite-imports` (`key` = `imports`) or `:rewrite-exports` (`exports`) op
- * to every top-level `(def ::meta …)` of the module.
- * @returns the edit with `:detail {:field :imports|:exports :before [syms] :after [syms]}`.
- * @throws GcError `patch/module-missing`; `patch/meta-missing` (no `::meta` map, or a malformed
- *   list); `patch/no-change` when the rewrite leaves the module unchanged.
- */
-function applyMetaListRewrite(state, op, key) {
-    const opName = `rewrite-${key}`;
-    const modulePath = common_strField(op, 'module-path');
-    const forms = requireModule(state, modulePath, `:${opName}`);
-    const replace = common_field(op, 'replace').kind === 'nil' ? undefined : strsField(op, 'replace');
-    const remove = strsField(op, 'remove');
-    const add = strsField(op, 'add');
-    let before;
-    let after = [];
-    let changed = false;
-    const next = forms.map((form) => {
-        const def = topLevelDef(form);
-        if (def === undefined || def.name !== '::meta')
-            return form;
-        const { map, quoted } = metaMap(def.rhs, modulePath);
-        const current = mapGet(map, kw(key));
-        const currentNames = meta_list_symbolNames(current, `:${key}`, modulePath);
-        before ??= currentNames;
-        const set = new Set(replace ?? currentNames);
-        for (const s of remove)
-            set.delete(s);
-        for (const s of add)
-            set.add(s);
-        after = [...set].sort(compareUtf8);
-        const nextList = term_vec(after.map(term_sym));
-        const update = current !== undefined ? !termsEqual(current, nextList) : after.length > 0 || replace !== undefined;
-        if (!update)
-            return form;
-        changed = true;
-        const nextMap = mapSet(map, kw(key), nextList);
-        return list(term_sym('def'), term_sym('::meta'), quoted ? list(term_sym('quote'), nextMap) : nextMap);
-    });
-    if (before === undefined) {
-        throw patchError(PatchCode.metaMissing, `:${opName}: ${modulePath} has no top-level (def ::meta …)`, { at: modulePath });
-    }
-    if (!changed)
-        throw patchError(PatchCode.noChange, `:${opName}: the ::meta :${key} of ${modulePath} would not change`, { at: modulePath });
-    const canonical = recanonicalize(modulePath, next);
-    const detail = term_kwMap({ field: kw(key), before: term_vec(before.map(term_sym)), after: term_vec(after.map(term_sym)) });
-    return { state: withModule(state, modulePath, canonical), edit: refactorEdit(opName, modulePath, forms, canonical, detail) };
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rewrite-imports.ts
-
-/** Applies a normalized `:rewrite-imports` op (see `meta-list.ts` for semantics and errors). */
-function applyRewriteImports(state, op) {
-    return applyMetaListRewrite(state, op, 'imports');
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/rewrite-exports.ts
-
-/** Applies a normalized `:rewrite-exports` op (see `meta-list.ts` for semantics and errors). */
-function applyRewriteExports(state, op) {
-    return applyMetaListRewrite(state, op, 'exports');
-}
-
-;// CONCATENATED MODULE: ./src/patch/ops/migrate-contract-signature.ts
-/**
- * `:migrate-contract-signature` (PATCH_SCHEMA.md): rename the first parameter of
- * `(def <contract> (fn (p) …))` and every in-scope reference to it, respecting lexical shadowing
- * by nested `fn` parameters and `let` bindings.
- *
- * Scope rules (canonical CoreForm, GENESIS_FACTS.md §1.3): only code positions hold references.
- * `(quote d)` data, vector elements and map keys are data and are left alone, as is the operator
- * symbol of `(prim op …)`. `let` binding expressions are evaluated in the enclosing scope; a binding
- * or `fn` parameter named `:from-param` shadows it in the body. To keep the rename
- * meaning-preserving, a binder or a free reference named `:to-param` inside the renamed scope is
- * rejected (`patch/param-capture`).
- */
-
-
-
-
-
-
-function symbolNamesOf(t) {
-    const items = listItems(t);
-    if (items === undefined || !items.every((x) => x.kind === 'sym'))
-        return undefined;
-    return items.map((x) => x.name);
-}
-/**
- * Rewrites references to `from` as `to` in a body expression.
- * @returns the rewritten body and the number of rewritten references.
- * @throws GcError `patch/param-capture`.
- */
-function renameBoundReferences(body, from, to, where) {
-    let count = 0;
-    const capture = (why) => patchError(PatchCode.paramCapture, `${where}: renaming ${from} to ${to} would change meaning: ${why}`, { at: where });
-    const binderScope = (scope, names) => {
-        const shadowsFrom = names.includes(from);
-        const bindsTo = names.includes(to);
-        if (scope.inScope && bindsTo && !shadowsFrom)
-            throw capture(`a nested binder named ${to} would capture the renamed parameter`);
-        return { inScope: scope.inScope && !shadowsFrom, toBound: scope.toBound || bindsTo };
-    };
-    const visit = (t, scope) => {
-        switch (t.kind) {
-            case 'sym':
-                if (scope.inScope && t.name === from) {
-                    count++;
-                    return { done: term_sym(to) };
-                }
-                if (scope.inScope && t.name === to && !scope.toBound)
-                    throw capture(`${to} is already referenced in the function body`);
-                return { done: t };
-            case 'vec':
-                return { done: t }; // vector elements are data
-            case 'map':
-                return {
-                    children: t.entries.map(([, v]) => [v, scope]),
-                    build: (values) => map(t.entries.map(([k], i) => [k, values[i]])),
-                };
-            case 'pair': {
-                const items = listItems(t);
-                if (items === undefined)
-                    return undefined;
-                const head = items[0];
-                const headName = head.kind === 'sym' ? head.name : undefined;
-                if (headName === 'quote')
-                    return { done: t };
-                if (headName === 'fn' && items.length >= 3) {
-                    const params = symbolNamesOf(items[1]);
-                    if (params !== undefined) {
-                        const inner = binderScope(scope, params);
-                        return {
-                            children: items.slice(2).map((b) => [b, inner]),
-                            build: (bodies) => listFrom([head, items[1], ...bodies]),
-                        };
-                    }
-                }
-                if (headName === 'let' && items.length >= 3) {
-                    const bindings = listItems(items[1])?.map(listItems);
-                    if (bindings !== undefined && bindings.every((b) => b !== undefined && b.length === 2 && b[0].kind === 'sym')) {
-                        const pairs = bindings;
-                        const inner = binderScope(scope, pairs.map((b) => b[0].name));
-                        return {
-                            children: [
-                                ...pairs.map((b) => [b[1], scope]),
-                                ...items.slice(2).map((b) => [b, inner]),
-                            ],
-                            build: (values) => listFrom([
-                                head,
-                                listFrom(pairs.map((b, i) => listFrom([b[0], values[i]]))),
-                                ...values.slice(pairs.length),
-                            ]),
-                        };
-                    }
-                }
-                if (headName === 'prim' && items.length >= 2) {
-                    return {
-                        children: items.slice(2).map((x) => [x, scope]),
-                        build: (args) => listFrom([head, items[1], ...args]),
-                    };
-                }
-                return { children: items.map((x) => [x, scope]), build: (xs) => listFrom(xs) };
-            }
-            default:
-                return { done: t };
-        }
-    };
-    const out = rewriteTerm(body, { inScope: true, toBound: false }, visit);
-    return { body: out, count };
-}
-/**
- * Applies a normalized `:migrate-contract-signature` op.
- * @returns the edit with `:detail {:contract :from-param :to-param :rewrite-count}` (symbols, int).
- * @throws GcError `patch/module-missing`; `patch/contract-shape` when there is no
- *   `(def <contract> (fn (<from-param>) …))`, or `:from-param` equals `:to-param`;
- *   `patch/param-capture`.
- */
-function applyMigrateContractSignature(state, op) {
-    const modulePath = common_strField(op, 'module-path');
-    const contract = common_strField(op, 'contract-symbol');
-    const from = common_strField(op, 'from-param');
-    const to = common_strField(op, 'to-param');
-    const forms = requireModule(state, modulePath, ':migrate-contract-signature');
-    const shape = (why) => patchError(PatchCode.contractShape, `:migrate-contract-signature: ${modulePath} ${contract}: ${why}`, { at: modulePath });
-    if (from === to)
-        throw shape(':from-param and :to-param must differ');
-    const index = forms.findIndex((f) => topLevelDef(f)?.name === contract);
-    if (index < 0)
-        throw shape(`no top-level (def ${contract} …)`);
-    const def = topLevelDef(forms[index]);
-    const fnItems = listItems(def.rhs);
-    if (fnItems === undefined || fnItems.length < 3 || fnItems[0].kind !== 'sym' || fnItems[0].name !== 'fn') {
-        throw shape('the definition is not (fn (params) body)');
-    }
-    const params = symbolNamesOf(fnItems[1]);
-    if (params === undefined || params.length === 0)
-        throw shape('the fn parameters must be a non-empty list of symbols');
-    if (params[0] !== from)
-        throw shape(`the first parameter is ${params[0]}, not ${from}`);
-    if (params.slice(1).includes(to))
-        throw shape(`${to} is already a parameter`);
-    let count = 0;
-    const bodies = fnItems.slice(2).map((b) => {
-        const r = renameBoundReferences(b, from, to, `${modulePath} ${contract}`);
-        count += r.count;
-        return r.body;
-    });
-    const newParams = listFrom([term_sym(to), ...params.slice(1).map(term_sym)]);
-    const newForm = listFrom([term_sym('def'), term_sym(contract), listFrom([fnItems[0], newParams, ...bodies])]);
-    const next = [...forms];
-    next[index] = newForm;
-    const after = recanonicalize(modulePath, next, [index]);
-    const detail = term_kwMap({ contract: term_sym(contract), 'from-param': term_sym(from), 'to-param': term_sym(to), 'rewrite-count': term_int(count) });
-    return {
-        state: withModule(state, modulePath, after),
-        edit: refactorEdit('migrate-contract-signature', modulePath, forms, after, detail),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/patch/apply-ops.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** Op name → implementation. */
-const OP_IMPLEMENTATIONS = {
-    'replace-node': applyReplaceNode,
-    'replace-node-id': applyReplaceNodeId,
-    'add-module': applyAddModule,
-    'remove-module': applyRemoveModule,
-    'update-manifest': applyUpdateManifest,
-    'rename-symbol': applyRenameSymbol,
-    'move-module': applyMoveModule,
-    'split-module': applySplitModule,
-    'rewrite-imports': applyRewriteImports,
-    'rewrite-exports': applyRewriteExports,
-    'migrate-contract-signature': applyMigrateContractSignature,
-};
-/**
- * Applies every op of a normalized patch, in order, to `state` (which is not modified).
- * @param state the package before the patch (see `state.ts`; `packageStateFromSources` builds one
- *   from text).
- * @param patch a normalized patch (`normalizePatch` or `verifyNormalizeReport` output), or just its
- *   normalized `ops`.
- * @returns the new state and the semantic edits.
- * @throws GcError the first failing op's `patch/*` error, with `location.at` = `op <ordinal>` and
- *   `details.ordinal`.
- * @example
- *   const plan = normalizePatch(readTerm(text));
- *   const { state: after, semanticEdits } = applyOpsInMemory(packageStateFromSources(toml, sources), plan);
- */
-function applyOpsInMemory(state, patch, options = {}) {
-    const semanticEdits = [];
-    let current = state;
-    patch.ops.forEach((op, ordinal) => {
-        const name = opNameOf(op);
-        options.faults?.(`op:${ordinal}:${name}`);
-        let outcome;
-        try {
-            outcome = OP_IMPLEMENTATIONS[name](current, op, ordinal);
-        }
-        catch (error) {
-            if (errors_isGcError(error) && error.details?.ordinal === undefined) {
-                throw new errors_GcError(error.code, `op ${ordinal} (:${name}): ${error.message}`, {
-                    exitCode: error.exitCode,
-                    location: { ...error.location, at: error.location.at ?? `op ${ordinal}` },
-                    details: { ...(error.details ?? {}), ordinal, op: name },
-                    cause: error,
-                });
-            }
-            throw error;
-        }
-        current = outcome.state;
-        if (outcome.edit !== undefined)
-            semanticEdits.push(outcome.edit);
-    });
-    return { state: current, semanticEdits };
-}
-
-;// CONCATENATED MODULE: ./src/audit/replay.ts
-/**
- * Replaying a pull request's apply evidence (GENESIS_FACTS.md §3.7 steps 5–6): apply each verified
- * patch, in memory, to the base commit's package with the same op engine and `pack` the on-disk
- * apply uses, then compare the result with the head commit module by module and manifest key by
- * manifest key. Several apply reports are replayed as a chain: at each step the first pending
- * report (by store address) whose patch applies is taken, so a PR may carry a sequence of patches.
- */
-
-
-
-
-
-
-
-
-
-
-function applyOne(state, evidence) {
-    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
-    const packed = packState(applied);
-    return { after: packed.state, edits: semanticEdits, artifact: packed.packageArtifact };
-}
-function asGcError(error) {
-    if (errors_isGcError(error))
-        return error;
-    return new errors_GcError('internal', error instanceof Error ? error.message : String(error));
-}
-/**
- * Replays `evidence` (accepted apply reports) on `base` as a chain.
- * @returns the ordered steps, the reports that never applied, and the final state.
- */
-function replayChain(base, evidence) {
-    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-    const steps = [];
-    let state = base;
-    for (;;) {
-        let taken = -1;
-        for (let i = 0; i < pending.length && taken < 0; i++) {
-            try {
-                const r = applyOne(state, pending[i]);
-                steps.push({ evidence: pending[i], before: state, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact });
-                state = r.after;
-                taken = i;
-            }
-            catch {
-                // tried again below against the final state, for the error message
-            }
-        }
-        if (taken < 0)
-            break;
-        pending.splice(taken, 1);
-    }
-    const failures = pending.map((e) => {
-        try {
-            applyOne(state, e);
-            return { evidence: e, error: new errors_GcError('internal', 'applies only out of order') };
-        }
-        catch (error) {
-            return { evidence: e, error: asGcError(error) };
-        }
-    });
-    return { steps, failures, final: state };
-}
-/** Module paths a patch's ops name (`:module-path`, `:from-module-path`, `:to-module-path`). */
-function modulesNamedByPatch(evidence) {
-    const out = new Set();
-    for (const op of evidence.patch.ops) {
-        for (const key of ['module-path', 'from-module-path', 'to-module-path']) {
-            const v = mapGetKw(op, key);
-            if (v?.kind === 'str')
-                out.add(v.value);
-        }
-        if (opNameOf(op) === 'update-manifest')
-            out.add('package.toml');
-    }
-    return out;
-}
-function formsEqual(a, b) {
-    if (a === undefined || b === undefined)
-        return a === b;
-    return termsEqual(term_vec(a), term_vec(b));
-}
-/**
- * The 1-based line of the first top-level form of `head` that differs from `expected` (the line of
- * the last form, or 1, when one list is a prefix of the other).
- */
-function firstDifferingLine(head, expected) {
-    let spans;
+;// CONCATENATED MODULE: ./src/coreform/scan-wasm.ts
+// Generated by `npm run build:wasm` from scan.wat: do not edit.
+/** The WebAssembly module of scan.wat (the reader's fast scan; scan.ts), base64. */
+const SCAN_WASM = 'AGFzbQEAAAABCAFgA39/fwF/AwIBAAUDAQABBgYBfwFBAAsHGQMGbWVtb3J5AgAFY291bnQDAARzY2FuAAAKhQcBggcBCn9B' +
+    'ACQAA0AgAyAATwRAIAUPCyADLQCABC0AACEEIARBB0YEQCADQQFqIQMMAQsgBEEIRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
+    'AIAEQQpGBEAgA0EBaiEDDAILIANBAWohAwwACwsMAQsgBUUEQCADIQYLIARBC0YEQEENIQQgA0EBaiAASQRAIAMtAIEELQAA' +
+    'QQpGBEBBCiEECwsLIARBDEYEQEENIQQgA0EBaiAASQRAIAMtAIEEQSJGBEBBDiEECwsLAkAgBEEDTQRAIAEgBWogBDoAACAF' +
+    'QQFqIQUgA0EBaiEDDAILIARBBU0EQCAFRQRAQX8PCyABIAVqQQFrLQAAIQwgDEEDcSAEQQRrRwRAQX8PCyAFQQFrIQUgA0EB' +
+    'aiEDDAELIARBBkYEQCAFRQRAQX8PCyABIAVqQQFrLQAAQQJHBEBBfw8LIAVBAWshBSADQQFqIQMMAQsgBEEJRiAEQQ5GcgRA' +
+    'IANBAUECIARBCUYbaiEHA0AgByAATwRAQX8PCyAHLQCABCEIIAhBIkYEQCAHQQFqIQMMAwsgCEHcAEcEQCAHQQFqIQcMAQsg' +
+    'B0EBaiAATwRAQX8PCyAHLQCBBCEJIAlB3ABGIAlBIkZyIAlB7gBGIAlB8gBGIAlB9ABGcnJyBEAgB0ECaiEHDAELIAlB9QBG' +
+    'BEAgB0EFaiAATwRAQX8PCyAHLQCCBC0AgAIhCiAHLQCDBC0AgAIhCyAKQf8BRiALQf8BRnIgBy0AhAQtAIACQf8BRiAHLQCF' +
+    'BC0AgAJB/wFGcnIEQEF/DwsgCkENRiALQQhPcQRAQX8PCyAHQQZqIQcMAQsgCUH4AEYEQCAHQQNqIABPBEBBfw8LIActAIIE' +
+    'LQCAAkH/AUYgBy0AgwQtAIACQf8BRnIEQEF/DwsgB0EEaiEHDAELQX8PCwsgBEEKRgRAIANBAWohAwJAA0AgAyAATw0BIAMt' +
+    'AIAELQAAQQpHDQEgA0EBaiEDDAALCwwBCyADQQFqIQMCQANAIAMgAE8NASADLQCABC0AAEEKSQ0BIANBAWohAwwACwsLAkAD' +
+    'QCAFRQ0BIAEgBWpBAWstAABBA0cNASAFQQFrIQUMAAsLIAVFBEAgAiMAQQN0aiAGNgIAIAIjAEEDdGogAzYCBCMAQQFqJAAF' +
+    'IAEgBWpBAWshDCAMIAwtAABBBHM6AAALDAALQX8L';
+
+;// CONCATENATED MODULE: ./src/coreform/scan-wasm-run.ts
+/** The WebAssembly build of the fast scan (scan.wat, embedded by `scan-wasm.ts`): instantiating it and running it. */
+
+
+/** The instantiated scan.wat: undefined before first use, null where WebAssembly is not available. */
+let wasmScan;
+function wasmScanInstance() {
+    if (wasmScan !== undefined)
+        return wasmScan;
     try {
-        spans = readModule(head.bytes).forms;
+        const api = globalThis.WebAssembly;
+        if (api === undefined)
+            throw new Error('no WebAssembly');
+        const instance = new api.Instance(new api.Module(Buffer.from(SCAN_WASM, 'base64')), {});
+        const e = instance.exports;
+        // The class tables scan.wat reads at offsets 0 (SCAN) and 256 (HEX): this file's own.
+        const mem = new Uint8Array(e.memory.buffer);
+        mem.set(SCAN, 0);
+        mem.set(HEX, 256);
+        wasmScan = { memory: e.memory, scan: e.scan, count: e.count };
     }
     catch {
-        return 1;
+        wasmScan = null;
     }
-    const n = Math.min(head.forms.length, expected.length);
-    let i = 0;
-    while (i < n && termsEqual(head.forms[i], expected[i]))
-        i++;
-    const form = spans[Math.min(i, spans.length - 1)];
-    return form === undefined ? 1 : read_lineColumn(head.bytes, form.start).line;
-}
-function describeDifference(head, expected) {
-    if (head === undefined)
-        return 'the module is absent at the head';
-    if (expected === undefined)
-        return 'the module should not exist';
-    if (head.length !== expected.length)
-        return `${head.length} top-level forms at the head, ${expected.length} expected`;
-    const i = head.findIndex((f, k) => !termsEqual(f, expected[k]));
-    return `top-level form ${i} differs`;
+    return wasmScan;
 }
 /**
- * Compares base, replayed and head modules (by canonical forms; formatting and comments do not
- * count) over every module path any of the three lists.
- * @param replayed the final replay state, or `undefined` when there was no replay: then every
- *   changed module is `explained` when `explainedPaths` names it, else `unexplained`.
- * @returns one comparison per module path, sorted by path; `same` entries included.
+ * `scanValid` of `scan.ts` done by scan.wat (the same checks, step for step: a driver process runs V8
+ * without its optimizing compiler, where the JavaScript loop costs ~20 ns a byte).
+ * @returns the form bounds when `s` is valid, null when it is not (the reader then reports the
+ *   error), undefined when WebAssembly is not available or its memory cannot hold `s` (the caller
+ *   scans in JavaScript).
  */
-function compareModules(base, replayed, head, explainedPaths = new Set()) {
-    const paths = new Set([...head.byPath.keys(), ...(base?.byPath.keys() ?? [])]);
-    if (replayed !== undefined)
-        for (const p of manifestModulePaths(replayed.manifest))
-            paths.add(p);
-    const replayPaths = replayed === undefined ? undefined : new Set(manifestModulePaths(replayed.manifest));
-    const out = [];
-    for (const path of [...paths].sort()) {
-        const b = base?.byPath.get(path)?.forms;
-        const hm = head.byPath.get(path);
-        const h = hm?.forms;
-        const file = hm?.file ?? base?.byPath.get(path)?.file ?? (head.dir === '' ? path : `${head.dir}/${path}`);
-        if (replayed === undefined) {
-            if (formsEqual(b, h))
-                out.push({ path, file, status: 'same', line: undefined, detail: '' });
-            else if (explainedPaths.has(path))
-                out.push({ path, file, status: 'explained', line: undefined, detail: 'named by a verified patch' });
-            else
-                out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
+function scanValidWasm(s) {
+    const w = wasmScanInstance();
+    if (w === null)
+        return undefined;
+    const n = s.length;
+    // Input at 512, one byte of frame stack per input byte, then up to one pair of bounds per byte.
+    const stack = 512 + n;
+    const boundsAt = (stack + n + 8) & ~7;
+    const need = boundsAt + 8 * (n + 1);
+    const have = w.memory.buffer.byteLength;
+    if (need > have) {
+        try {
+            w.memory.grow(Math.ceil((need - have) / 65536));
+        }
+        catch {
+            return undefined; // past WebAssembly's memory limit (≈ 400 MB of input): the JavaScript loop
+        }
+    }
+    new Uint8Array(w.memory.buffer, 512, n).set(s);
+    if (w.scan(n, stack, boundsAt) !== 0)
+        return null;
+    const count = w.count.value;
+    return new Int32Array(w.memory.buffer, boundsAt, count * 2).slice();
+}
+
+;// CONCATENATED MODULE: ./src/coreform/scan.ts
+/**
+ * The fast scans of a module: the top-level form spans without building terms, checked against
+ * the grammar exactly as the reader checks it (`read.ts`), by a flat JavaScript byte loop or, for
+ * large inputs, by its WebAssembly build (`scan-wasm-run.ts`).
+ */
+
+
+
+
+
+/**
+ * Checks `source` against the grammar exactly as {@link readModule} does (same errors, same
+ * offsets) and returns the top-level form spans without building terms: several times faster, for
+ * tools that only need the forms' text (the merge driver reads a form's term only when it needs
+ * one, with `readTerm` on the form's bytes).
+ *
+ * A valid source is checked by one flat byte loop ({@link scanValid}); when that loop finds
+ * anything wrong, the source is scanned again by the reader itself ({@link scanModuleReader}),
+ * which throws the exact error, so errors cost a second pass but are identical by construction.
+ * @param source UTF-8 bytes, or a JS string (encoded as UTF-8 first; offsets refer to those bytes).
+ * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
+ *   offsets, as in {@link readModule}), and where the trailing trivia starts.
+ * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
+ *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
+ */
+function scan_scanModule(source) {
+    const src = typeof source === 'string' ? utf8(source) : source;
+    const { bounds, trailingStart } = scanFormBounds(src);
+    const forms = new Array(bounds.length >> 1);
+    let prevEnd = 0;
+    for (let i = 0; i < bounds.length; i += 2) {
+        const end = bounds[i + 1];
+        forms[i >> 1] = { start: bounds[i], end, leadingStart: prevEnd };
+        prevEnd = end;
+    }
+    return { source: src, forms, trailingStart };
+}
+/**
+ * {@link scanModule} without a span object per form: `bounds` holds each top-level form's start
+ * and end offsets in turn (`[start0, end0, start1, end1, …]`, 0-based bytes; form `i`'s leading
+ * trivia starts at `end(i - 1)`, or 0; an array or an `Int32Array`), for callers that walk many
+ * forms once (the merge driver). Inputs of 64 KiB or more are scanned by the WebAssembly build of
+ * {@link scanValid} (scan.wat), where WebAssembly is available.
+ * @throws GcError `core/parse/*` as for {@link readModule}.
+ */
+function scanFormBounds(source) {
+    if ((0,external_node_buffer_.isUtf8)(source)) {
+        // scan.wat for large inputs where it runs (undefined: not here), else the JavaScript loop; null
+        // or a non-zero answer: not valid, the reader reports why.
+        let bounds = source.length >= wasmFrom ? scanValidWasm(source) : undefined;
+        if (bounds === undefined) {
+            const list = [];
+            bounds = scanValid(source, list) === 0 ? list : null;
+        }
+        if (bounds !== null)
+            return { bounds, trailingStart: bounds.length > 0 ? bounds[bounds.length - 1] : 0 };
+    }
+    const r = scanModuleReader(source);
+    const bounds = [];
+    for (const f of r.forms)
+        bounds.push(f.start, f.end);
+    return { bounds, trailingStart: r.trailingStart };
+}
+/**
+ * Inputs of at least this many bytes are scanned by the WebAssembly scan. Below it the JavaScript
+ * loop is as fast, counting WebAssembly's first compile (≈1.5 ms) and the copy into its memory.
+ */
+let wasmFrom = 64 * 1024;
+/**
+ * Sets the size from which {@link scanFormBounds} (and so {@link scanModule}) uses the
+ * WebAssembly scan: 0 always, Infinity never (the JavaScript loop). Returns the previous value.
+ * @internal for tests, which run both scans over the same inputs.
+ */
+function setScanWasmFrom(bytes) {
+    const previous = wasmFrom;
+    wasmFrom = bytes;
+    return previous;
+}
+/**
+ * The fast path of {@link scanModule}: checks the grammar of §1.2 over the (already UTF-8-valid)
+ * `s` in one loop, with no calls per byte and no allocation per token, and appends each top-level
+ * form's start and end (byte offsets) to `bounds`.
+ *
+ * It accepts exactly what the reader accepts, token for token: `(`/`[`/`{` open a frame and the
+ * matching closer ends it (a map's item count must be even), `'` opens a frame that the next datum
+ * completes; a string `"…"` or bytes `b"…"` literal holds escapes `\\ \" \n \r \t`, `\uXXXX` (a
+ * scalar value: not a surrogate) and `\xNN`; an integer is `-`? followed by digits and ends at the
+ * first non-digit (so `12abc` is two tokens, as in the reader); any other token is a symbol that
+ * runs to the next delimiter (whitespace, `()[]{}'";`); `;` comments run to the end of the line.
+ * Open frames are one byte each in a typed array (the kind, plus 4 while a map frame holds an odd
+ * number of items), so nesting depth costs no JS stack.
+ * @returns 0 when `s` is a valid module; otherwise -1, or the number of frames left open at the end
+ *   (the caller then lets the reader report the error; `bounds` then holds partial results). The
+ *   end of input returns `depth` as is: a comparison there, first run after V8 compiled the loop
+ *   (on-stack replacement, in the middle of the first call), would have no type feedback and
+ *   throw the compiled code away, and the driver scans three versions in one process.
+ */
+function scanValid(s, bounds) {
+    const scan = SCAN;
+    const hex = HEX;
+    const n = s.length;
+    let stack = new Uint8Array(64);
+    let depth = 0;
+    let p = 0;
+    let formStart = 0;
+    // The first backslash at or after the last place one was searched for (n: none to the end).
+    // Strings are scanned front to back, so one search serves every string before that backslash.
+    let bs = -1;
+    for (;;) {
+        if (p >= n)
+            return depth;
+        let k = scan[s[p]];
+        if (k === 7) {
+            p++;
             continue;
         }
-        const r = replayPaths.has(path) ? replayed.modules.get(path) : undefined;
-        if (formsEqual(r, h)) {
-            out.push({ path, file, status: formsEqual(b, h) ? 'same' : 'explained', line: undefined, detail: '' });
+        if (k === 8) {
+            const nl = s.indexOf(0x0a, p + 1);
+            p = nl === -1 ? n : nl + 1;
+            continue;
         }
-        else if (formsEqual(r, b)) {
-            out.push({ path, file, status: 'unexplained', line: hm && b ? firstDifferingLine(hm, b) : 1, detail: describeDifference(h, b) });
-        }
-        else {
-            out.push({ path, file, status: 'mismatch', line: hm && r ? firstDifferingLine(hm, r) : 1, detail: describeDifference(h, r) });
-        }
-    }
-    return out;
-}
-function stripPins(table) {
-    const out = { ...table };
-    if (Array.isArray(table.modules)) {
-        out.modules = table.modules.map((m) => {
-            if (!isTomlTable(m))
-                return m;
-            const { hash: _hash, ...rest } = m;
-            return rest;
-        });
-    }
-    return out;
-}
-/** The top-level manifest keys whose values differ between two tables (pins ignored). */
-function manifestDifferences(a, b) {
-    const x = stripPins(a);
-    const y = stripPins(b);
-    return [...new Set([...Object.keys(x), ...Object.keys(y)])].sort().filter((k) => !tomlEqual(x[k], y[k]));
-}
-
-;// CONCATENATED MODULE: ./src/audit/store-evidence.ts
-/**
- * Evidence-store entries of a package at a commit, read from git objects: re-hash each entry
- * against its name (GENESIS_FACTS.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
- * in canonical print, and dispatch on its `:kind`. Entries are looked up by address, and
- * patches and refactor requests by their hash-term identity (`:patch-h`, `:request-h`).
- */
-
-
-
-
-
-
-
-
-/** `:kind` strings this version verifies, and the evidence kind each maps to. */
-const EVIDENCE_KINDS = Object.freeze({
-    'genesis/refactor-plan-request-v0.1': 'refactor-plan-request',
-    'genesis/refactor-plan-v0.1': 'refactor-plan',
-    'genesis/patch-apply-v0.3': 'apply-report',
-    'genesis/package-v0.2': 'package',
-    'genesis/acceptance-v0.2': 'acceptance',
-});
-/**
- * The evidence kind of a parsed entry: by its `:kind` string; a map with exactly the keys
- * `:intent :ops :provenance :version` is a normalized patch (PATCH_SCHEMA.md); anything else is
- * `other` (verified by hash only).
- * @returns the kind and the raw `:kind` string, if any.
- */
-function evidenceKindOf(term) {
-    if (term.kind !== 'map')
-        return { kind: 'other', kindString: undefined };
-    const k = mapGetKw(term, 'kind');
-    if (k?.kind === 'str')
-        return { kind: EVIDENCE_KINDS[k.value] ?? 'other', kindString: k.value };
-    const keys = term.entries.map(([key]) => (key.kind === 'sym' ? key.name : '')).join(' ');
-    if (keys === ':intent :ops :provenance :version')
-        return { kind: 'patch', kindString: undefined };
-    return { kind: 'other', kindString: undefined };
-}
-/**
- * Checks one entry's bytes: hash against name, UTF-8, one term, canonical print, kind.
- * Pure; never throws (issue #13 item 6): an entry that cannot be read or printed within the limits
- * — a parse error, or a term whose canonical print would be longer than the entry itself (e.g. a
- * ≈200 KB entry nested 100,000 deep, whose print is quadratic) — has `term: undefined`, kind
- * `other` and a `problem`, which verify-pr reports as `audit/store-entry-unreadable`. The print is
- * bounded by the entry's length, so memory stays proportional to the entry.
- */
-function checkStoreEntry(address, file, bytes) {
-    const out = {
-        address,
-        file,
-        bytes,
-        hashOk: storeAddress(bytes) === address,
-        term: undefined,
-        canonical: false,
-        kind: 'other',
-        kindString: undefined,
-        problem: undefined,
-    };
-    const text = decodeUtf8Strict(bytes);
-    if (text === undefined) {
-        out.problem = 'not valid UTF-8';
-        return out;
-    }
-    try {
-        out.term = readTerm(bytes);
-    }
-    catch (error) {
-        out.problem = errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error);
-        return out;
-    }
-    let print;
-    try {
-        // A canonical entry's print is exactly its text, so nothing longer needs to be built.
-        print = print_printTerm(out.term, { maxLength: text.length });
-    }
-    catch (error) {
-        out.term = undefined;
-        out.problem = errors_isGcError(error) && error.code === 'core/print/too-large'
-            ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
-            : errors_isGcError(error)
-                ? `${error.code}: ${error.message}`
-                : String(error);
-        return out;
-    }
-    out.canonical = print === text;
-    if (!out.canonical)
-        out.problem = 'the bytes are not the canonical print of the term they hold';
-    Object.assign(out, evidenceKindOf(out.term));
-    return out;
-}
-/**
- * The evidence store of one package at one commit, read lazily from git objects. Entries are
- * checked once and cached.
- */
-class CommitStore {
-    repo;
-    commit;
-    dir;
-    listing;
-    checked = new Map();
-    identities = new Map();
-    /**
-     * @param repo the repository; @param commit the commit; @param dir the package directory;
-     * @param listing entry name → blob oid (see `listStoreAtCommit`).
-     */
-    constructor(repo, commit, dir, listing) {
-        this.repo = repo;
-        this.commit = commit;
-        this.dir = dir;
-        this.listing = listing;
-    }
-    /** True when the store has an entry of that name. */
-    has(address) {
-        return this.listing.has(address);
-    }
-    /** Reads and checks entry `address`, or `undefined` when there is none. */
-    async entry(address) {
-        if (!this.listing.has(address))
-            return undefined;
-        let p = this.checked.get(address);
-        if (p === undefined) {
-            const file = storeEntryPath(this.dir, address);
-            p = readFileAtCommit(this.repo, this.commit, file).then((bytes) => checkStoreEntry(address, file, bytes ?? new Uint8Array()));
-            this.checked.set(address, p);
-        }
-        return p;
-    }
-    /**
-     * Finds a well-formed entry of `kind` whose hash-term is `h` (how `:patch-h` and `:request-h`
-     * name a stored term). Entries in `prefer` are searched first, then the whole store.
-     * @returns the entry, or `undefined`.
-     */
-    async findByHashTerm(kind, h, prefer = []) {
-        const order = [...prefer, ...[...this.listing.keys()].filter((a) => !prefer.includes(a))];
-        for (const address of order) {
-            const e = await this.entry(address);
-            if (e === undefined || e.kind !== kind || e.term === undefined || !e.hashOk)
+        if (depth === 0)
+            formStart = p;
+        if (k === 11)
+            k = p + 1 < n && scan[s[p + 1]] === 10 ? 10 : 13;
+        else if (k === 12)
+            k = p + 1 < n && s[p + 1] === 0x22 ? 14 : 13;
+        switch (k) {
+            case 0:
+            case 1:
+            case 2:
+            case 3:
+                if (depth === stack.length) {
+                    const next = new Uint8Array(stack.length * 2);
+                    next.set(stack);
+                    stack = next;
+                }
+                stack[depth++] = k;
+                p++;
                 continue;
-            let id = this.identities.get(address);
-            if (id === undefined) {
-                try {
-                    id = hash_hashTerm(e.term);
+            case 4:
+            case 5:
+                // The innermost frame must be the matching list/vector (a quote frame needs a datum).
+                if (depth === 0 || (stack[depth - 1] & 3) !== k - 4)
+                    return -1;
+                depth--;
+                p++;
+                break;
+            case 6:
+                // The innermost frame must be a map holding an even number of items.
+                if (depth === 0 || stack[depth - 1] !== 2)
+                    return -1;
+                depth--;
+                p++;
+                break;
+            case 9:
+            case 14: {
+                // A string or bytes literal: find the closing quote, checking the escapes on the way.
+                let q = k === 9 ? p + 1 : p + 2;
+                let dq = s.indexOf(0x22, q);
+                for (;;) {
+                    if (dq === -1)
+                        return -1;
+                    if (bs < q) {
+                        bs = s.indexOf(0x5c, q);
+                        if (bs === -1)
+                            bs = n;
+                    }
+                    if (bs > dq)
+                        break;
+                    // bs < dq < n: the escape's bytes up to the first bad one are all in bounds.
+                    const e = s[bs + 1];
+                    if (e === 0x5c || e === 0x22 || e === 0x6e || e === 0x72 || e === 0x74)
+                        q = bs + 2;
+                    else if (e === 0x75) {
+                        // \uXXXX: four hex digits, not a surrogate (D800-DFFF).
+                        const h1 = hex[s[bs + 2]];
+                        if (h1 === 255)
+                            return -1;
+                        const h2 = hex[s[bs + 3]];
+                        if (h2 === 255)
+                            return -1;
+                        if (hex[s[bs + 4]] === 255 || hex[s[bs + 5]] === 255)
+                            return -1;
+                        if (h1 === 13 && h2 >= 8)
+                            return -1;
+                        q = bs + 6;
+                    }
+                    else if (e === 0x78) {
+                        if (hex[s[bs + 2]] === 255 || hex[s[bs + 3]] === 255)
+                            return -1;
+                        q = bs + 4;
+                    }
+                    else
+                        return -1;
+                    if (dq < q)
+                        dq = s.indexOf(0x22, q);
                 }
-                catch (error) {
-                    if (!errors_isGcError(error))
-                        throw error;
-                    id = ''; // cannot be hashed within the limits: names nothing
-                }
-                this.identities.set(address, id);
+                p = dq + 1;
+                break;
             }
-            if (id === h)
-                return e;
+            case 10:
+                p++;
+                while (p < n && scan[s[p]] === 10)
+                    p++;
+                break;
+            default:
+                p++;
+                while (p < n && scan[s[p]] >= 10)
+                    p++; // up to a delimiter (classes 0-9)
         }
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/audit/caps-policy.ts
-/**
- * Whether a capability policy (`caps.toml`, GenesisCode's `docs/spec/CAPS_TOML.md`, restated in
- * docs/reference/caps-policy.md) allows more after a change than before. Deny-by-default: a missing
- * policy allows nothing. The comparison is conservative: anything that may let a program do more
- * counts as widening, so only changes that can only narrow (an op removed from `allow`, a limit
- * lowered) are "changed without widening".
- */
-
-
-
-/** A policy's text parsed, or why it cannot be; `undefined` text is "no policy" (allow nothing). */
-function parsePolicy(text) {
-    if (text === undefined)
-        return { table: { allow: [] } };
-    try {
-        return { table: parse(text, { integersAsBigInt: true }) };
-    }
-    catch (error) {
-        return { error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
-    }
-}
-function show(v) {
-    if (v === undefined)
-        return '(absent)';
-    if (typeof v === 'bigint')
-        return v.toString();
-    if (typeof v === 'string')
-        return JSON.stringify(v);
-    if (Array.isArray(v))
-        return `[${v.map(show).join(', ')}]`;
-    if (v instanceof Date)
-        return v.toISOString();
-    if (isTomlTable(v))
-        return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
-    return String(v);
-}
-/** A budget's number; NaN bounds nothing, so it is no number (a change to NaN widens, as a removal does). */
-function numeric(v) {
-    return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
-}
-/** True for keys that hold an allowlist (entries added = more allowed). */
-function isAllowList(key) {
-    return key === 'allow' || /(^|_)allow(list)?$/.test(key) || key.endsWith('_allowlist');
-}
-/**
- * Compares one key's old and new value (both possibly absent) under the rules of docs/security.md:
- * allowlists widen when they gain entries; numbers widen when raised or removed; booleans widen when
- * they turn true; every other value (strings such as `base_dir` or `remote`, other arrays) widens on
- * any change; tables are compared key by key.
- */
-function compareValue(path, key, a, b, out) {
-    if (tomlEqual(a, b))
-        return;
-    if ((a === undefined || isTomlTable(a)) && (b === undefined || isTomlTable(b)) && (a !== undefined || b !== undefined)) {
-        const ta = (a ?? {});
-        const tb = (b ?? {});
-        const keys = [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort();
-        for (const k of keys)
-            compareValue(path === '' ? k : `${path}.${k}`, k, ta[k], tb[k], out);
-        return;
-    }
-    const what = `${path}: ${show(a)} → ${show(b)}`;
-    if (isAllowList(key) && (a === undefined || Array.isArray(a)) && (b === undefined || Array.isArray(b))) {
-        const before = (a ?? []);
-        const after = (b ?? []);
-        const added = after.filter((x) => !before.some((y) => tomlEqual(x, y)));
-        if (added.length > 0)
-            out.widened.push(`${path} + ${added.map(show).join(', ')}`);
-        else
-            out.changed.push(what);
-        return;
-    }
-    const na = numeric(a);
-    const nb = numeric(b);
-    if ((na !== undefined || a === undefined) && (nb !== undefined || b === undefined)) {
-        if (nb === undefined || (na !== undefined && nb > na))
-            out.widened.push(what);
-        else
-            out.changed.push(what);
-        return;
-    }
-    if ((typeof a === 'boolean' || a === undefined) && (typeof b === 'boolean' || b === undefined)) {
-        if (b === true)
-            out.widened.push(what);
-        else
-            out.changed.push(what);
-        return;
-    }
-    out.widened.push(what);
-}
-/**
- * Compares two versions of a capability policy's text (`undefined` = no policy, which allows nothing).
- * A version that does not parse as TOML is treated as allowing anything when it is the new one (fail
- * closed) and as allowing nothing when it is the old one.
- * @returns the widenings and other changes; both empty when the policies are equal as TOML.
- */
-function comparePolicies(before, after) {
-    const out = { widened: [], changed: [] };
-    if (before === after)
-        return out;
-    const a = parsePolicy(before);
-    const b = parsePolicy(after);
-    if ('error' in b) {
-        out.widened.push(`the policy does not parse (${b.error}): it is read as allowing anything`);
-        return out;
-    }
-    compareValue('', '', 'error' in a ? { allow: [] } : a.table, b.table, out);
-    return out;
-}
-
-;// CONCATENATED MODULE: ./src/audit/manifest-keys.ts
-
-
-
-
-
-/** The set-valued keys whose entries only evidence may remove. */
-const LIST_KEYS = ['obligations', 'tests', 'property_tests'];
-/** Keys not judged by {@link judgeKeyChange}: the module list (with pins) and the list keys. */
-const JUDGED_ELSEWHERE = new Set(['modules', ...LIST_KEYS]);
-/** A short TOML-like spelling of a value for messages (`(absent)` for undefined), at most ~120 characters. */
-function showValue(v) {
-    let s;
-    if (v === undefined)
-        s = '(absent)';
-    else if (typeof v === 'bigint')
-        s = v.toString();
-    else if (typeof v === 'string')
-        s = JSON.stringify(v);
-    else if (Array.isArray(v))
-        s = `[${v.map(showValue).join(', ')}]`;
-    else if (v instanceof Date)
-        s = v.toISOString();
-    else if (isTomlTable(v))
-        s = `{${Object.keys(v).sort().map((k) => `${k} = ${showValue(v[k])}`).join(', ')}}`;
-    else
-        s = String(v);
-    return s.length > 120 ? `${s.slice(0, 117)}…` : s;
-}
-/** A number of a limit; NaN is no number (a NaN limit is judged like a removed one: it bounds nothing). */
-function num(v) {
-    return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
-}
-/** The leaf-by-leaf weakenings of a `[limits]` / `[budgets]` / `[property]` table change. */
-function weakenings(key, a, b) {
-    const ta = isTomlTable(a) ? a : {};
-    const tb = isTomlTable(b) ? b : {};
-    if ((a !== undefined && !isTomlTable(a)) || (b !== undefined && !isTomlTable(b)))
-        return [`[${key}]: ${showValue(a)} → ${showValue(b)}`];
-    const out = [];
-    for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
-        const x = ta[k];
-        const y = tb[k];
-        if (tomlEqual(x, y))
-            continue;
-        const what = `[${key}] ${k}: ${showValue(x)} → ${showValue(y)}`;
-        if (key === 'property') {
-            // fewer cases check less
-            const nx = num(x);
-            const ny = num(y);
-            if (nx !== undefined && (ny === undefined || ny < nx))
-                out.push(what);
-            else if (nx === undefined && ny === undefined)
-                out.push(what);
-            continue;
-        }
-        if (k === 'allow_unlimited') {
-            if (y === true)
-                out.push(what);
-            continue;
-        }
-        const nx = num(x);
-        const ny = num(y);
-        if (x !== undefined && (y === undefined || nx === undefined || ny === undefined || ny > nx))
-            out.push(what);
-    }
-    return out;
-}
-/**
- * Judges an unexplained change of top-level manifest key `key` from `before` to `after` (either may
- * be absent), per the key table of docs/security.md.
- * @returns the verdict, or `undefined` for keys judged elsewhere (`modules`, the list keys) and for
- *   equal values.
- */
-function judgeKeyChange(key, before, after) {
-    if (JUDGED_ELSEWHERE.has(key) || tomlEqual(before, after))
-        return undefined;
-    if (key === 'limits' || key === 'budgets' || key === 'property') {
-        const weak = weakenings(key, before, after);
-        if (weak.length > 0)
-            return { code: AuditCode.limitsRaised, severity: 'error', detail: weak.join('; ') };
-    }
-    // A version bump is what authors do by hand: it names the change, it does not fail `--fail-on warning`.
-    const severity = key === 'version' ? 'notice' : 'warning';
-    return { code: AuditCode.manifestKeyChanged, severity, detail: `${key}: ${showValue(before)} → ${showValue(after)}` };
-}
-/** The entries of list key `key` (strings only). */
-function listEntries(table, key) {
-    const v = table[key];
-    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
-}
-/**
- * What a patch's `update-manifest` ops name, read from the patch without applying it (for
- * `replay: false`): the top-level keys they may change and the list entries they remove.
- * Module-list ops (`add-module`, `remove-module`, `move-module`, `split-module`) name `modules`.
- */
-function manifestKeysNamedByPatch(patch) {
-    const keys = new Set();
-    const removed = new Map();
-    for (const op of patch.ops) {
-        const name = opNameOf(op);
-        if (name === 'add-module' || name === 'remove-module' || name === 'move-module' || name === 'split-module')
-            keys.add('modules');
-        if (name !== 'update-manifest')
-            continue;
-        const m = op;
-        const set = common_field(m, 'set');
-        if (set.kind === 'map') {
-            for (const [k] of set.entries) {
-                if (k.kind === 'str')
-                    keys.add(k.value);
-                else if (k.kind === 'sym')
-                    keys.add(k.name.replace(/^:/, ''));
-            }
-        }
-        if (common_field(m, 'caps-policy').kind === 'str')
-            keys.add('caps_policy');
-        for (const [list, opKey] of [['obligations', 'obligations'], ['tests', 'tests']]) {
-            const rm = strsField(m, `${opKey}-remove`);
-            const add = strsField(m, `${opKey}-add`);
-            if (rm.length > 0 || add.length > 0)
-                keys.add(list);
-            if (rm.length > 0) {
-                let s = removed.get(list);
-                if (s === undefined)
-                    removed.set(list, (s = new Set()));
-                for (const r of rm)
-                    s.add(r);
-            }
-        }
-    }
-    return { keys, removed };
-}
-/**
- * The entries of a list key that merging the parents keeps: for each entry, the three-way rule over
- * the merge base (`base`, undefined when there is none) and the parents: kept when every parent has
- * it, or when some parent has it and the merge base does not (a parent added it). With no merge base
- * an entry any parent has is kept.
- */
-function mergedListEntries(base, parents) {
-    const out = new Set();
-    const all = new Set(parents.flat());
-    const inBase = new Set(base ?? []);
-    for (const e of all) {
-        const everyone = parents.every((p) => p.includes(e));
-        if (everyone || base === undefined || !inBase.has(e))
-            out.add(e);
-    }
-    return out;
-}
-
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/textmerge/newline.ts
-/**
- * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
- * merge, restore it afterwards (the mergiraf `newline.rs` concept).
- *
- * Everything here works on UTF-8 bytes (`Uint8Array`); offsets are 0-based byte offsets. The merge
- * runs on "normalized" text: no BOM, every CRLF and every lone CR turned into LF. The output style
- * ({@link chooseOutputStyle}) is ours' line endings and BOM, or theirs' when only theirs changed
- * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
- * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
- * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
- * and is merged with it. Implements issue #3 "Bytes preserved" and GIT_AND_ACTIONS_FACTS.md §2.2
- * (mergiraf #581 CRLF, #133/#143/#149 final newline).
- */
-const CR = 0x0d;
-const newline_LF = 0x0a;
-/**
- * The first index of byte `value` in `bytes` at or after `from`, or -1: a native search (memchr),
- * which over a whole module is ~30× faster than `Uint8Array.prototype.indexOf`.
- */
-function indexOfByte(bytes, value, from = 0) {
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(value, from);
-}
-/** True when `bytes` starts with the UTF-8 byte order mark `EF BB BF`. */
-function hasBom(bytes) {
-    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-}
-/** Counts of each line ending in `bytes` (a CRLF counts once, as CRLF). */
-function countLineEndings(bytes) {
-    let lf = 0;
-    let crlf = 0;
-    let cr = 0;
-    for (let i = 0; i < bytes.length; i++) {
-        const c = bytes[i];
-        if (c === newline_LF)
-            lf++;
-        else if (c === CR) {
-            if (bytes[i + 1] === newline_LF) {
-                crlf++;
-                i++;
-            }
-            else
-                cr++;
-        }
-    }
-    return { lf, crlf, cr };
-}
-/** The line-ending kind and dominant ending of `bytes` (see {@link LineEndingKind}). */
-function detectLineEndings(bytes) {
-    // Fast path (native scans): no CR at all is the common case.
-    if (indexOfByte(bytes, CR) === -1)
-        return { kind: indexOfByte(bytes, newline_LF) === -1 ? 'none' : 'lf', dominant: 'lf' };
-    const { lf, crlf, cr } = countLineEndings(bytes);
-    const present = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
-    let dominant = 'lf';
-    if (crlf > lf && crlf >= cr)
-        dominant = 'crlf';
-    else if (cr > lf && cr > crlf)
-        dominant = 'cr';
-    if (present === 0)
-        return { kind: 'none', dominant };
-    if (present > 1)
-        return { kind: 'mixed', dominant };
-    return { kind: lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr', dominant };
-}
-/**
- * Strips the BOM and turns every CRLF and lone CR into LF.
- * @param bytes one merge input as git handed it over.
- */
-function normalizeSide(bytes) {
-    const bom = hasBom(bytes);
-    const raw = bom ? bytes.subarray(3) : bytes;
-    const { kind, dominant } = detectLineEndings(raw);
-    if (kind === 'lf' || kind === 'none')
-        return { text: raw, raw, bom, kind, dominant, rawOffset: undefined };
-    const out = new Uint8Array(raw.length);
-    const map = kind === 'mixed' ? new Int32Array(raw.length + 1) : undefined;
-    let n = 0;
-    for (let i = 0; i < raw.length; i++) {
-        const c = raw[i];
-        if (map)
-            map[n] = i;
-        if (c === CR) {
-            out[n++] = newline_LF;
-            if (raw[i + 1] === newline_LF)
-                i++;
+        // A datum ended at p: it completes the quote frames around it, then is an item of the
+        // innermost container, or a top-level form.
+        while (depth > 0 && stack[depth - 1] === 3)
+            depth--;
+        if (depth === 0) {
+            bounds.push(formStart);
+            bounds.push(p);
         }
         else
-            out[n++] = c;
+            stack[depth - 1] ^= 4;
     }
-    if (map)
-        map[n] = raw.length;
-    return { text: out.subarray(0, n), raw, bom, kind, dominant, rawOffset: map ? map.subarray(0, n + 1) : undefined };
 }
-/**
- * Replaces every LF of LF-normalized `text` by `eol`. The identity for `lf`.
- * @param text LF-only bytes; @param eol the ending to write.
- */
-function restoreNewlines(text, eol) {
-    if (eol === 'lf')
-        return text;
-    let count = 0;
-    for (let i = 0; i < text.length; i++)
-        if (text[i] === newline_LF)
-            count++;
-    if (count === 0)
-        return text;
-    if (eol === 'cr') {
-        const out = Uint8Array.from(text);
-        for (let i = 0; i < out.length; i++)
-            if (out[i] === newline_LF)
-                out[i] = CR;
-        return out;
-    }
-    const out = new Uint8Array(text.length + count);
-    let n = 0;
-    for (let i = 0; i < text.length; i++) {
-        const c = text[i];
-        if (c === newline_LF)
-            out[n++] = CR;
-        out[n++] = c;
-    }
-    return out;
-}
-/**
- * Merges a file-level property three-way (issue #3 "Bytes preserved", v0.1 rules 1–3 applied to a
- * value): ours unless only theirs changed it.
- */
-function mergeProperty(base, ours, theirs) {
-    return ours === base ? theirs : ours;
-}
-/**
- * Picks the result's line endings and BOM: ours' by default ("mixed inputs follow ours"), theirs'
- * when only theirs changed the file's convention (so that merging (base, base, x) gives x byte for
- * byte). A side without any line break does not set the convention.
- */
-function chooseOutputStyle(base, ours, theirs) {
-    const bom = mergeProperty(base.bom, ours.bom, theirs.bom);
-    const oursChanged = ours.kind !== base.kind && ours.kind !== 'none';
-    const theirsChanged = theirs.kind !== base.kind && theirs.kind !== 'none';
-    let side = 'ours';
-    if ((ours.kind === 'none' || !oursChanged) && theirsChanged)
-        side = 'theirs';
-    else if (ours.kind === 'none' && theirs.kind !== 'none')
-        side = 'theirs';
-    let eol = side === 'ours' ? ours.dominant : theirs.dominant;
-    if (ours.kind === 'none' && theirs.kind === 'none')
-        eol = base.kind === 'none' ? 'lf' : base.dominant;
-    return { side, eol, bom, mixed: (side === 'ours' ? ours.kind : theirs.kind) === 'mixed' };
-}
-/**
- * Converts one piece of LF-normalized output back to bytes in the output style. When the piece is
- * an unchanged run `[start, end)` of the normalized text of a side with mixed endings, and it is
- * the style's own side or the style is mixed too, that side's raw bytes are copied so that they
- * come out exactly as they went in; every other piece gets the style's ending on every line.
- * @param piece normalized bytes; @param from the side the piece was copied from and its normalized
- *   offsets, if any.
- */
-function restorePiece(piece, style, from) {
-    if (from && (from.isStyleSide || style.mixed) && from.side.rawOffset) {
-        const map = from.side.rawOffset;
-        return from.side.raw.subarray(map[from.start], map[from.end]);
-    }
-    return restoreNewlines(piece, style.eol);
-}
-/** The UTF-8 BOM bytes. */
-const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
 
-;// CONCATENATED MODULE: ./src/textmerge/line-based.ts
+;// CONCATENATED MODULE: ./src/textmerge/keys.ts
 /**
- * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
- * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
- *
- * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
- * GIT_AND_ACTIONS_FACTS.md §1.3, §1.5, §2.2). `git merge-file` exits with the number of conflicts
- * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
- * the driver can write, never to an exception.
+ * Alignment keys of elements: a definition's name read off its bytes with its FNV-1a hash, the
+ * content key of other forms, and the hash table that keys definitions by their names' bytes.
  */
 
 
-
-
-
-/**
- * Runs `git merge-file -p --marker-size=N [--diff3] -L ours -L base -L theirs ours base theirs`.
- * No `--diff-algorithm` (git 2.39 rejects it). Style `diff3` passes `--diff3` (the caller reads
- * zdiff3 as diff3); style `merge` passes nothing, and git merge-file then follows
- * `merge.conflictStyle`, which is what the caller derived `merge` from.
- * @param files paths of the ours, base and theirs files (relative to `cwd` or absolute).
- * @param options marker options, `cwd` to run in, `git` executable (default `git`).
- */
-function line_based_gitMergeFile(files, markers, options = {}) {
-    const args = ['merge-file', '-p', `--marker-size=${markers.markerSize}`];
-    if (markers.style === 'diff3')
-        args.push('--diff3');
-    args.push('-L', markers.oursLabel, '-L', markers.baseLabel, '-L', markers.theirsLabel, files.ours, files.base, files.theirs);
-    const r = spawnSync(options.git ?? 'git', args, {
-        cwd: options.cwd,
-        maxBuffer: 1 << 30,
-        timeout: options.timeoutMs ?? 60_000,
-    });
-    if (r.error)
-        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: r.error.message };
-    const status = r.status ?? 255;
-    if (status >= 128 || r.signal) {
-        const err = r.stderr ? r.stderr.toString('utf8').trim() : '';
-        return { ok: false, text: new Uint8Array(0), conflicts: 0, message: err || `git merge-file exited with ${r.signal ?? status}` };
-    }
-    return { ok: true, text: new Uint8Array(r.stdout), conflicts: status, message: '' };
-}
-/**
- * {@link gitMergeFile} on in-memory inputs: writes them to a fresh temporary directory outside the
- * work tree, runs git there and removes the directory.
- */
-function gitMergeBytes(base, ours, theirs, markers, options = {}) {
-    const dir = mkdtempSync(join(tmpdir(), 'gcpatch-merge-'));
-    try {
-        writeFileSync(join(dir, 'base'), base);
-        writeFileSync(join(dir, 'ours'), ours);
-        writeFileSync(join(dir, 'theirs'), theirs);
-        return line_based_gitMergeFile({ ours: 'ours', base: 'base', theirs: 'theirs' }, markers, { cwd: dir, ...options });
-    }
-    finally {
-        rmSync(dir, { recursive: true, force: true });
-    }
-}
-/** True when `bytes` contains a NUL byte (git's binary heuristic, applied to the whole input). */
-function isBinary(bytes) {
-    return indexOfByte(bytes, 0) !== -1;
-}
-/** Seven `<`: every start marker line begins with them. */
-const START_RUN = Buffer.from('<<<<<<<');
-/**
- * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
- * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
- * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
- */
-function hasConflictMarkers(bytes) {
-    // Fast negative (one native search per candidate): no line starting with seven `<` means no
-    // start marker, and the answer needs one.
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-    let anyStart = false;
-    for (let at = buf.indexOf(START_RUN); at !== -1; at = buf.indexOf(START_RUN, at + 1)) {
-        if (at === 0 || bytes[at - 1] === 0x0a) {
-            anyStart = true;
-            break;
-        }
-    }
-    if (!anyStart)
-        return false;
-    let sawStart = false;
-    let lineStart = 0;
-    const n = bytes.length;
-    while (lineStart < n) {
-        let end = bytes.indexOf(0x0a, lineStart);
-        if (end === -1)
-            end = n;
-        const c = bytes[lineStart];
-        if (c === 0x3c || c === 0x3e) {
-            let k = lineStart;
-            while (k < end && bytes[k] === c)
-                k++;
-            const after = k < end ? bytes[k] : -1;
-            if (k - lineStart >= 7 && (after === -1 || after === 0x20 || after === 0x0d)) {
-                if (c === 0x3c)
-                    sawStart = true;
-                else if (sawStart)
-                    return true;
-            }
-        }
-        lineStart = end + 1;
-    }
-    return false;
-}
-
-;// CONCATENATED MODULE: ./src/textmerge/segments.ts
-/**
- * Splits a `.gc` module's text into the elements the structural text merge aligns: top-level forms
- * (with the comment lines directly above them and a comment on their last line) and free-standing
- * comment blocks, plus the whitespace between them.
- *
- * Input is LF-normalized UTF-8 without a BOM (newline.ts); every offset is a 0-based byte offset.
- * Concatenating `lead`, then each element's body preceded by its separator, then `trail` gives the
- * text back exactly. Implements issue #3 "Structural text merge" (reading the sides keeping each
- * form's original text and the comments and blank lines around it).
- */
-
-
-
-
-
-/**
- * The separator before element `i` of `m` (the whitespace between element `i - 1` and element `i`;
- * for element 0 the lead, `[0, elements[0].start)`), as a span.
- */
-function separatorBefore(m, i) {
-    return { start: i === 0 ? 0 : m.elements[i - 1].end, end: m.elements[i].start };
-}
-const segments_LF = 0x0a;
-const segments_SEMI = 0x3b;
-/**
- * A form element whose term is read from its bytes only when asked for: the merge compares forms
- * by their text and needs terms only for the keys of forms that are not `(def NAME …)`.
- */
-class FormElement {
-    text;
-    start;
-    end;
-    formStart;
-    formEnd;
-    kind = 'form';
-    /** The key text of a form that is not a definition (see `keyBase`). */
-    otherKey = '';
-    keyIsDef = false;
-    keyIndex = -1;
-    isDef = false;
-    nameSrc = undefined;
-    nameStart = 0;
-    nameEnd = 0;
-    nameHash = 0;
-    position = -1;
-    endsWithComment = false;
-    cached;
-    decoded;
-    constructor(text, start, end, formStart, formEnd) {
-        this.text = text;
-        this.start = start;
-        this.end = end;
-        this.formStart = formStart;
-        this.formEnd = formEnd;
-    }
-    get term() {
-        return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
-    }
-    get defName() {
-        if (!this.isDef)
-            return undefined;
-        return (this.decoded ??= decodeSlice(this.nameSrc, this.nameStart, this.nameEnd));
-    }
-    get keyBase() {
-        return this.keyIsDef ? this.defName : this.otherKey;
-    }
-    get key() {
-        return fullKey(this);
-    }
-    /**
-     * A copy of this element for the same bytes at `delta` bytes further in `text` (a side of a merge
-     * whose base this element belongs to: {@link segmentLike}), with key index `keyIndex`.
-     */
-    movedTo(text, delta, baseText, keyIndex) {
-        const el = new FormElement(text, this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
-        el.otherKey = this.otherKey;
-        el.keyIsDef = this.keyIsDef;
-        el.keyIndex = keyIndex;
-        el.isDef = this.isDef;
-        el.nameHash = this.nameHash;
-        el.endsWithComment = this.endsWithComment;
-        el.cached = this.cached; // the same bytes read as the same (immutable) term
-        el.decoded = this.decoded;
-        if (this.nameSrc === baseText) {
-            el.nameSrc = text;
-            el.nameStart = this.nameStart + delta;
-            el.nameEnd = this.nameEnd + delta;
-        }
-        else {
-            el.nameSrc = this.nameSrc;
-            el.nameStart = this.nameStart;
-            el.nameEnd = this.nameEnd;
-        }
-        return el;
-    }
-}
-/** A free-standing comment block. */
-class CommentElement {
-    start;
-    end;
-    formStart;
-    formEnd;
-    kind = 'comment';
-    keyBase = '';
-    keyIsDef = false;
-    keyIndex = -1;
-    defName = undefined;
-    isDef = false;
-    nameSrc = undefined;
-    nameStart = 0;
-    nameEnd = 0;
-    nameHash = 0;
-    position = -1;
-    term = undefined;
-    endsWithComment = true;
-    constructor(start, end, formStart, formEnd) {
-        this.start = start;
-        this.end = end;
-        this.formStart = formStart;
-        this.formEnd = formEnd;
-    }
-    get key() {
-        return fullKey(this);
-    }
-    /** A copy `delta` bytes further, with key index `keyIndex` (see `FormElement.movedTo`). */
-    movedTo(delta, keyIndex) {
-        const el = new CommentElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
-        el.keyBase = this.keyBase;
-        el.keyIndex = keyIndex;
-        return el;
-    }
-}
-/** `key` from its parts (`''` without keys). */
-function fullKey(e) {
-    if (e.keyIndex < 0)
-        return '';
-    return `${e.keyIsDef ? `def:${e.keyBase}` : e.keyBase}#${e.keyIndex}`;
-}
+const keys_SEMI = 0x3b;
 const OPEN = 0x28;
+/** True for the reader's whitespace bytes: space, tab, LF, CR. */
 const isSpace = (c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 /** Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment. */
 const DELIMITER = new Uint8Array(256);
-for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, segments_SEMI])
+for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, keys_SEMI])
     DELIMITER[c] = 1;
-/** The FNV-1a hash of the name {@link defNameEnd} last settled (computed in the same pass). */
-let lastNameHash = 0;
-/** Where that name starts. */
-let lastNameStart = 0;
 /**
- * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
- * `(def NAME …)`: its end offset (its start is left in `lastNameStart`, its {@link hashBytes}
- * hash in `lastNameHash`); -1 when the form is plainly not a definition of a symbol; -2
- * when the text does not settle it (the caller then reads the term).
+ * Reads the defined name of a form off its first tokens when it is plainly `(def NAME …)`, without
+ * decoding it; `start` and `hash` hold the name last found. One scanner serves one segmentation
+ * (the fields are its result, so the per-form path allocates nothing).
  */
-function defNameEnd(text, start, end) {
-    if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66)
-        return -2;
-    let p = start + 4;
-    if (!isSpace(text[p]))
-        return -2;
-    while (p < end && isSpace(text[p]))
-        p++;
-    if (p >= end || text[p] === segments_SEMI)
-        return -2;
-    const q0 = p;
-    let h = 0x811c9dc5;
-    for (; p < end; p++) {
-        const b = text[p];
-        if (DELIMITER[b] === 1)
-            break;
-        h = Math.imul(h ^ b, 0x01000193);
+class DefNameScanner {
+    /** Where the name {@link scan} last found starts. */
+    start = 0;
+    /** That name's {@link hashBytes} hash (computed in the same pass). */
+    hash = 0;
+    /**
+     * The defined name of the form at `text[start, end)` read from its first tokens when it is plainly
+     * `(def NAME …)`: its end offset (its start is left in `start`, its {@link hashBytes} hash in
+     * `hash`); -1 when the form is plainly not a definition of a symbol; -2
+     * when the text does not settle it (the caller then reads the term).
+     */
+    scan(text, start, end) {
+        if (text[start] !== OPEN || text[start + 1] !== 0x64 || text[start + 2] !== 0x65 || text[start + 3] !== 0x66)
+            return -2;
+        let p = start + 4;
+        if (!isSpace(text[p]))
+            return -2;
+        while (p < end && isSpace(text[p]))
+            p++;
+        if (p >= end || text[p] === keys_SEMI)
+            return -2;
+        const q0 = p;
+        let h = 0x811c9dc5;
+        for (; p < end; p++) {
+            const b = text[p];
+            if (DELIMITER[b] === 1)
+                break;
+            h = Math.imul(h ^ b, 0x01000193);
+        }
+        if (p === q0)
+            return -1; // a list, vector, map, string or quote: not a symbol
+        const c = text[q0];
+        const c1 = text[q0 + 1];
+        if ((c >= 0x30 && c <= 0x39) || (c === 0x2d && c1 !== undefined && c1 >= 0x30 && c1 <= 0x39))
+            return -1; // an integer
+        if (c === 0x62 && c1 === 0x22)
+            return -1; // a bytes literal
+        const n = p - q0;
+        // nil, true, false
+        if (n === 3 && c === 0x6e && text[q0 + 1] === 0x69 && text[q0 + 2] === 0x6c)
+            return -1;
+        if (n === 4 && c === 0x74 && text[q0 + 1] === 0x72 && text[q0 + 2] === 0x75 && text[q0 + 3] === 0x65)
+            return -1;
+        if (n === 5 && c === 0x66 && text[q0 + 1] === 0x61 && text[q0 + 2] === 0x6c && text[q0 + 3] === 0x73 && text[q0 + 4] === 0x65)
+            return -1;
+        this.hash = h | 0;
+        this.start = q0;
+        return p;
     }
-    if (p === q0)
-        return -1; // a list, vector, map, string or quote: not a symbol
-    const c = text[q0];
-    const c1 = text[q0 + 1];
-    if ((c >= 0x30 && c <= 0x39) || (c === 0x2d && c1 !== undefined && c1 >= 0x30 && c1 <= 0x39))
-        return -1; // an integer
-    if (c === 0x62 && c1 === 0x22)
-        return -1; // a bytes literal
-    const n = p - q0;
-    // nil, true, false
-    if (n === 3 && c === 0x6e && text[q0 + 1] === 0x69 && text[q0 + 2] === 0x6c)
-        return -1;
-    if (n === 4 && c === 0x74 && text[q0 + 1] === 0x72 && text[q0 + 2] === 0x75 && text[q0 + 3] === 0x65)
-        return -1;
-    if (n === 5 && c === 0x66 && text[q0 + 1] === 0x61 && text[q0 + 2] === 0x6c && text[q0 + 3] === 0x73 && text[q0 + 4] === 0x65)
-        return -1;
-    lastNameHash = h | 0;
-    lastNameStart = q0;
-    return p;
 }
 /** 32-bit FNV-1a hash of `bytes[start, end)`. */
 function hashBytes(bytes, start, end) {
@@ -72515,7 +72681,7 @@ function hashBytes(bytes, start, end) {
 }
 /**
  * A hash table from byte strings (a span of some byte array) to non-negative integers, without
- * decoding them to JS strings: definition names keyed by their UTF-8 bytes (issue #15).
+ * decoding them to JS strings: definition names keyed by their UTF-8 bytes.
  */
 class ByteKeyTable {
     /** The distinct byte arrays keys point into (a handful: the sides' texts). */
@@ -72628,17 +72794,6 @@ class ByteKeyTable {
         }
     }
 }
-const nameEncoder = new TextEncoder();
-/** The `def` name of a raw top-level term `(def NAME …)`, if it has that shape. */
-function defName(term) {
-    if (term.kind !== 'pair' || term.car.kind !== 'sym' || term.car.name !== 'def')
-        return undefined;
-    const items = listItems(term);
-    if (!items || items.length < 2)
-        return undefined;
-    const name = items[1];
-    return name.kind === 'sym' ? name.name : undefined;
-}
 /**
  * The alignment key of a form that is not a `(def NAME …)`: `form:` + its canonical print, or
  * `raw:` + the print of the term as read when it does not canonicalize (the merge does not need
@@ -72652,12 +72807,656 @@ function contentKey(term, ordinal = 0) {
         return `raw:${print_printTerm(term)}`;
     }
 }
+
+;// CONCATENATED MODULE: ./src/textmerge/cuts.ts
+/**
+ * Clean cuts in a module's text: the places after a form's line where a fresh segmentation gives
+ * exactly the elements a whole-text one gives, and the binary searches over form bounds they use.
+ */
+
+const cuts_LF = 0x0a;
+const cuts_SEMI = 0x3b;
+/**
+ * The cut after form `f` of `text` (bounds as {@link scanFormBounds}), or undefined when the next
+ * token follows on the form's own line (no cut there).
+ */
+function cutAfter(text, bounds, f) {
+    const n = text.length;
+    let q = bounds[2 * f + 1];
+    while (q < n && (text[q] === 0x20 || text[q] === 0x09 || text[q] === 0x0d))
+        q++;
+    let elemEnd = bounds[2 * f + 1];
+    if (q < n && text[q] === cuts_SEMI) {
+        q = text.indexOf(cuts_LF, q);
+        if (q === -1)
+            q = n;
+        elemEnd = q;
+    }
+    if (q < n && text[q] !== cuts_LF)
+        return undefined;
+    const clean = q < n;
+    while (q < n && isSpace(text[q]))
+        q++;
+    return { form: f, elemEnd, token: q, clean };
+}
+/** Index of the first form of `bounds` that ends after `offset` (the number of forms ending at or before it). */
+function formsEndingBy(bounds, offset) {
+    let lo = 0;
+    let hi = bounds.length >> 1;
+    while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (bounds[2 * mid + 1] <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+/** Index of the first form of `bounds` that starts at or after `offset`. */
+function formsStartingBefore(bounds, offset) {
+    let lo = 0;
+    let hi = bounds.length >> 1;
+    while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (bounds[2 * mid] < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/element.ts
+/**
+ * The elements the structural text merge aligns: a top-level form with its attached comments, or a
+ * free-standing comment block, as spans of a module's LF-normalized text (0-based byte offsets).
+ */
+
+
+/**
+ * The separator before element `i` of `m` (the whitespace between element `i - 1` and element `i`;
+ * for element 0 the lead, `[0, elements[0].start)`), as a span.
+ */
+function separatorBefore(m, i) {
+    return { start: i === 0 ? 0 : m.elements[i - 1].end, end: m.elements[i].start };
+}
+/**
+ * A form element whose term is read from its bytes only when asked for: the merge compares forms
+ * by their text and needs terms only for the keys of forms that are not `(def NAME …)`.
+ */
+class FormElement {
+    text;
+    start;
+    end;
+    formStart;
+    formEnd;
+    kind = 'form';
+    /** The key text of a form that is not a definition (see `keyBase`). */
+    otherKey = '';
+    keyIsDef = false;
+    keyIndex = -1;
+    isDef = false;
+    nameSrc = undefined;
+    nameStart = 0;
+    nameEnd = 0;
+    nameHash = 0;
+    position = -1;
+    endsWithComment = false;
+    cached;
+    decoded;
+    constructor(text, start, end, formStart, formEnd) {
+        this.text = text;
+        this.start = start;
+        this.end = end;
+        this.formStart = formStart;
+        this.formEnd = formEnd;
+    }
+    get term() {
+        return (this.cached ??= readTerm(this.text.subarray(this.formStart, this.formEnd)));
+    }
+    get defName() {
+        if (!this.isDef)
+            return undefined;
+        return (this.decoded ??= decodeSlice(this.nameSrc, this.nameStart, this.nameEnd));
+    }
+    get keyBase() {
+        return this.keyIsDef ? this.defName : this.otherKey;
+    }
+    get key() {
+        return fullKey(this);
+    }
+    /**
+     * A copy of this element for the same bytes at `delta` bytes further in `text` (a side of a merge
+     * whose base this element belongs to: {@link segmentLike}), with key index `keyIndex`.
+     */
+    movedTo(text, delta, baseText, keyIndex) {
+        const el = new FormElement(text, this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
+        el.otherKey = this.otherKey;
+        el.keyIsDef = this.keyIsDef;
+        el.keyIndex = keyIndex;
+        el.isDef = this.isDef;
+        el.nameHash = this.nameHash;
+        el.endsWithComment = this.endsWithComment;
+        el.cached = this.cached; // the same bytes read as the same (immutable) term
+        el.decoded = this.decoded;
+        if (this.nameSrc === baseText) {
+            el.nameSrc = text;
+            el.nameStart = this.nameStart + delta;
+            el.nameEnd = this.nameEnd + delta;
+        }
+        else {
+            el.nameSrc = this.nameSrc;
+            el.nameStart = this.nameStart;
+            el.nameEnd = this.nameEnd;
+        }
+        return el;
+    }
+}
+/** The fields of an element that defines no name: nothing to match by name, no name bytes. */
+class NotADefinition {
+    keyIsDef = false;
+    defName = undefined;
+    isDef = false;
+    nameSrc = undefined;
+    nameStart = 0;
+    nameEnd = 0;
+    nameHash = 0;
+    position = -1;
+}
+/** A free-standing comment block. */
+class CommentElement extends NotADefinition {
+    start;
+    end;
+    formStart;
+    formEnd;
+    kind = 'comment';
+    keyBase = '';
+    keyIndex = -1;
+    term = undefined;
+    endsWithComment = true;
+    constructor(start, end, formStart, formEnd) {
+        super();
+        this.start = start;
+        this.end = end;
+        this.formStart = formStart;
+        this.formEnd = formEnd;
+    }
+    get key() {
+        return fullKey(this);
+    }
+    /** A copy `delta` bytes further, with key index `keyIndex` (see `FormElement.movedTo`). */
+    movedTo(delta, keyIndex) {
+        const el = new CommentElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta);
+        el.keyBase = this.keyBase;
+        el.keyIndex = keyIndex;
+        return el;
+    }
+}
+/** `key` from its parts (`''` without keys). */
+function fullKey(e) {
+    if (e.keyIndex < 0)
+        return '';
+    return `${e.keyIsDef ? `def:${e.keyBase}` : e.keyBase}#${e.keyIndex}`;
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/run.ts
+/**
+ * The opaque run of a reduced segmentation: a stretch of base's elements that neither side changed,
+ * kept as one element that is never read (except where a name is looked for in it).
+ */
+
+
+
+const nameEncoder = new TextEncoder();
+/**
+ * An unchanged run of base's elements that a reduced segmentation ({@link segmentReduced}) keeps
+ * opaque: bytes all three sides share, aligned with itself by its key `run:<i>`, never read. Its
+ * `kind` (`form`), `endsWithComment` and `formStart`/`formEnd` are those of its last element (a
+ * form), as the render's boundary rules need them.
+ */
+class RunElement extends NotADefinition {
+    start;
+    end;
+    formStart;
+    formEnd;
+    endsWithComment;
+    run;
+    base;
+    kind = 'form';
+    keyIndex = 0;
+    constructor(start, end, formStart, formEnd, endsWithComment, 
+    /** The run's number in the module (runs count from 0 in text order). */
+    run, 
+    /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
+    base) {
+        super();
+        this.start = start;
+        this.end = end;
+        this.formStart = formStart;
+        this.formEnd = formEnd;
+        this.endsWithComment = endsWithComment;
+        this.run = run;
+        this.base = base;
+    }
+    get keyBase() {
+        return `run:${this.run}`;
+    }
+    get key() {
+        return `run:${this.run}#0`;
+    }
+    get term() {
+        // The merge never reads a run (semantic checks that would need it give up on the reduction).
+        throw new Error('internal: a run of unchanged elements has no single term');
+    }
+    /** The same run `delta` bytes further (a side whose change lies before it). */
+    movedBy(delta) {
+        return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run, this.base);
+    }
+}
+/**
+ * True when some form of the run `e` satisfies `test`, reading only the forms that hold the UTF-8
+ * bytes of `text` (so a run is read where a name occurs, not whole): the semantic pass's "does a
+ * form of this side still mention NAME" (semantic-pass.ts).
+ */
+function runHasForm(e, text, test) {
+    if (!(e instanceof RunElement))
+        throw new Error('internal: not a run of a reduced segmentation');
+    const { text: src, bounds, start } = e.base;
+    const end = start + (e.end - e.start);
+    const hay = Buffer.from(src.buffer, src.byteOffset, src.length);
+    const needle = nameEncoder.encode(text);
+    for (let q = hay.indexOf(needle, start); q !== -1 && q + needle.length <= end;) {
+        const f = formsEndingBy(bounds, q);
+        if (f < bounds.length >> 1 && bounds[2 * f] <= q) {
+            // An occurrence inside form f: read it once, go on after it.
+            if (test(readTerm(src.subarray(bounds[2 * f], bounds[2 * f + 1]))))
+                return true;
+            q = hay.indexOf(needle, bounds[2 * f + 1]);
+        }
+        else
+            q = hay.indexOf(needle, q + 1); // in a comment between forms
+    }
+    return false;
+}
+/** True when `e` is an opaque run of a reduced segmentation. */
+function isRun(e) {
+    return e instanceof RunElement;
+}
+/** True when `e` and `f` are the same run of a reduced segmentation (on any side: the same bytes). */
+function sameRun(e, f) {
+    return e instanceof RunElement && f instanceof RunElement && e.run === f.run;
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/aligned.ts
+
+/** The resolution of an element no side keeps. */
+const DELETED = { kind: 'deleted' };
+/** True when element `i` of `x` and element `j` of `y` have the same body bytes (compared in place). */
+function sameBody(x, i, y, j) {
+    const e = x.m.elements[i];
+    const f = y.m.elements[j];
+    // segmentLike shares base's element objects where a side's bytes are base's, at the same offsets.
+    if (e === f)
+        return true;
+    // Runs of a reduced merge are the same bytes on every side (a moved copy keeps its number).
+    if (sameRun(e, f))
+        return true;
+    const n = e.end - e.start;
+    if (n !== f.end - f.start)
+        return false;
+    const a = x.m.text;
+    const b = y.m.text;
+    const d = f.start - e.start;
+    for (let p = e.start; p < e.end; p++)
+        if (a[p] !== b[p + d])
+            return false;
+    return true;
+}
+/** The body bytes of element `i` of `s`. */
+function body(s, i) {
+    const e = s.m.elements[i];
+    return s.m.text.subarray(e.start, e.end);
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/reduced.ts
+
+/**
+ * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
+ * (the most common separator, a full re-read) or meets a
+ * case the reduction does not claim to reproduce (an element aligned across a run, an incompatible
+ * reorder): the whole merge runs instead.
+ */
+class NeedsWholeMerge extends Error {
+}
+/** Per element: how many runs (segmentReduced) come before it, so elements between the same two runs share a number. */
+function windowNumbers(elements) {
+    const out = new Int32Array(elements.length);
+    let runs = 0;
+    for (let i = 0; i < elements.length; i++) {
+        if (isRun(elements[i]))
+            runs++;
+        out[i] = runs;
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/align.ts
+/**
+ * Step 2 of the text merge, alignment: `(def NAME …)` by NAME, other forms and comment blocks by
+ * content, then unmatched non-def forms / comment blocks by position (same preceding anchor); and
+ * the aligned elements of three sides with each side's order as aligned ids.
+ */
+
+
+
+const align_START = -1;
+/**
+ * Matches the elements of `side` to those of `base`: by key first, then an unmatched non-def form
+ * or comment block to the unmatched one of the same kind after the same matched element, when that
+ * gap holds exactly one on each side (so an edited trailing expression is an edit).
+ * @returns for each side element the matched base index, or -1.
+ */
+function alignElements(base, side, baseDefs) {
+    const toBase = new Int32Array(side.length).fill(-1);
+    const baseMatched = new Uint8Array(base.length);
+    // By key: first definitions of a name by the name's bytes alone, the rest by the full key (the
+    // same equality as comparing `key`, without building it for every element). `baseDefs` (the
+    // segmentation's own table of base) saves building the name table here.
+    let byName = baseDefs;
+    const byKey = new Map();
+    const firstDef = (e) => e.keyIsDef && e.keyIndex === 0;
+    if (!byName) {
+        byName = new ByteKeyTable(base.length);
+        for (let i = 0; i < base.length; i++) {
+            const e = base[i];
+            if (firstDef(e))
+                byName.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, i);
+        }
+    }
+    for (let i = 0; i < base.length; i++) {
+        const e = base[i];
+        if (!firstDef(e))
+            byKey.set(e.key, i);
+    }
+    for (let j = 0; j < side.length; j++) {
+        const e = side[j];
+        if (base[e.position] === e) {
+            // Base's own element (segmentLike reused it): same bytes, same key, so it aligns with itself.
+            toBase[j] = e.position;
+            baseMatched[e.position] = 1;
+            continue;
+        }
+        const i = firstDef(e) ? byName.first(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) : (byKey.get(e.key) ?? -1);
+        if (i >= 0) {
+            toBase[j] = i;
+            baseMatched[i] = 1;
+        }
+    }
+    const positional = (e) => e.kind === 'comment' || !e.isDef;
+    // Unmatched base elements grouped by (previous matched base element, kind).
+    const gaps = new Map();
+    let anchor = align_START;
+    for (let i = 0; i < base.length; i++) {
+        const e = base[i];
+        if (baseMatched[i])
+            anchor = i;
+        else if (positional(e)) {
+            const k = `${anchor}|${e.kind}`;
+            const list = gaps.get(k);
+            if (list)
+                list.push(i);
+            else
+                gaps.set(k, [i]);
+        }
+    }
+    // Unmatched side elements grouped the same way; a gap pairs only when it holds exactly one
+    // unmatched element of the kind on each side (anything else is ambiguous: deletions and additions).
+    const sideGaps = new Map();
+    anchor = align_START;
+    for (let j = 0; j < side.length; j++) {
+        const e = side[j];
+        if (toBase[j] >= 0)
+            anchor = toBase[j];
+        else if (positional(e)) {
+            const k = `${anchor}|${e.kind}`;
+            const list = sideGaps.get(k);
+            if (list)
+                list.push(j);
+            else
+                sideGaps.set(k, [j]);
+        }
+    }
+    for (const [k, js] of sideGaps) {
+        const is = gaps.get(k);
+        if (js.length === 1 && is?.length === 1)
+            toBase[js[0]] = is[0];
+    }
+    return toBase;
+}
+/**
+ * The three sides aligned: `aligned` holds base's elements first (ids 0..nB-1, in base's order),
+ * then ours' unmatched elements, then theirs' (an element both added with the same key is one id);
+ * `oIds` / `tIds` give each side's elements as ids, in the side's order. `reduced`: the sides come
+ * from segmentReduced; `windows` are then their window numbers, and an element aligned across a run
+ * throws NeedsWholeMerge (the reduction reproduces the whole merge only when every element aligns
+ * within its own window).
+ */
+function alignSides(B, O, T, reduced) {
+    // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
+    const oToB = alignElements(B.m.elements, O.m.elements, B.m.defs);
+    const tToB = alignElements(B.m.elements, T.m.elements, B.m.defs);
+    // Plain index loops in this file's per-element paths: a driver process runs them once, in V8's
+    // interpreter and baseline code, where `for…of` allocates an iterator result per item and
+    // `map`/`forEach` cost a call per item.
+    const nB = B.m.elements.length;
+    const aligned = [];
+    for (let i = 0; i < nB; i++)
+        aligned.push({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
+    // A reduced merge (segmentReduced) reproduces the whole one when every element aligns within its
+    // own window (the stretch between the same two runs): an element a side moved or added across a
+    // run would weigh the run as one element in the order merge, where the whole merge counts its
+    // elements.
+    const wB = reduced ? windowNumbers(B.m.elements) : undefined;
+    const wO = reduced ? windowNumbers(O.m.elements) : undefined;
+    const wT = reduced ? windowNumbers(T.m.elements) : undefined;
+    if (wB && wO && wT) {
+        for (let j = 0; j < oToB.length; j++)
+            if (oToB[j] >= 0 && wO[j] !== wB[oToB[j]])
+                throw new NeedsWholeMerge();
+        for (let k = 0; k < tToB.length; k++)
+            if (tToB[k] >= 0 && wT[k] !== wB[tToB[k]])
+                throw new NeedsWholeMerge();
+    }
+    const oursAdded = new Map();
+    const oEls = O.m.elements;
+    const oIds = new Array(oEls.length);
+    for (let j = 0; j < oEls.length; j++) {
+        const bi = oToB[j];
+        if (bi >= 0) {
+            aligned[bi].o = j;
+            oIds[j] = bi;
+            continue;
+        }
+        aligned.push({ b: -1, o: j, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
+        oursAdded.set(oEls[j].key, aligned.length - 1);
+        oIds[j] = aligned.length - 1;
+    }
+    const tEls = T.m.elements;
+    const tIds = new Array(tEls.length);
+    for (let k = 0; k < tEls.length; k++) {
+        const bi = tToB[k];
+        if (bi >= 0) {
+            aligned[bi].t = k;
+            tIds[k] = bi;
+            continue;
+        }
+        const key = tEls[k].key;
+        const same = oursAdded.get(key);
+        if (same !== undefined) {
+            if (wO && wT && wO[aligned[same].o] !== wT[k])
+                throw new NeedsWholeMerge();
+            aligned[same].t = k;
+            oursAdded.delete(key);
+            tIds[k] = same;
+            continue;
+        }
+        aligned.push({ b: -1, o: -1, t: k, resolution: DELETED, changedO: 0, changedT: 0 });
+        tIds[k] = aligned.length - 1;
+    }
+    return { aligned, oIds, tIds, windows: wB && wO && wT ? { b: wB, o: wO, t: wT } : undefined };
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/output.ts
+/**
+ * What each aligned element renders as in one mode of the render: a side's element verbatim, bytes
+ * of its own (merged, or a conflict's marker block), or nothing (deleted).
+ */
+
+
+const EMPTY = new Uint8Array(0);
+/** The first byte `out` renders (undefined for empty bytes). */
+function firstByte(sides, out) {
+    if (out.side === undefined)
+        return out.bytes[0];
+    const s = sides[out.side].m;
+    return s.text[s.elements[out.index].start];
+}
+/** The outputs of one render: {@link of} gives each aligned element's, in the render's mode. */
+class Outputs {
+    ctx;
+    sides;
+    mode;
+    // Elements taken whole from a side (nearly all of them) fill two records in turn: the previous
+    // element's record is still needed for the separator, nothing older is.
+    takeRecords = [0, 1].map(() => ({ side: undefined, index: -1, bytes: undefined, endsWithComment: false, conflict: undefined, src: 'ours', elKind: 'form', name: undefined }));
+    flip = 0;
+    constructor(ctx, sides, mode) {
+        this.ctx = ctx;
+        this.sides = sides;
+        this.mode = mode;
+    }
+    /** The output of aligned element `id`, or undefined when it renders as nothing. */
+    of(id) {
+        const a = this.ctx.aligned[id];
+        const r = a.resolution;
+        if (r.kind === 'deleted')
+            return undefined;
+        if (r.kind === 'take')
+            return this.taken(r.side, r.index);
+        if (r.kind === 'merged')
+            return this.merged(a, r);
+        return this.conflict(r);
+    }
+    /** Element `index` of `side` as it is (one of the two reused records). */
+    taken(side, index) {
+        const e = this.sides[side].m.elements[index];
+        const o = this.takeRecords[(this.flip ^= 1)];
+        o.side = side;
+        o.index = index;
+        o.bytes = undefined;
+        o.endsWithComment = e.endsWithComment;
+        o.conflict = undefined;
+        o.detail = undefined;
+        o.markerLines = undefined;
+        o.src = side;
+        o.elKind = e.kind;
+        o.name = undefined;
+        return o;
+    }
+    /** A merged element: its bytes, or with conflicts inside, the marked bytes or a side's reading. */
+    merged(a, r) {
+        const { mode, sides } = this;
+        const src = a.o >= 0 ? 'ours' : 'theirs';
+        const e = sides[src].m.elements[src === 'ours' ? a.o : a.t];
+        if (r.inner) {
+            const bytes = mode === 'markers' ? r.bytes : r.inner[mode];
+            return {
+                side: undefined,
+                index: -1,
+                bytes,
+                endsWithComment: mode === 'markers' ? false : sides[mode].m.elements[mode === 'ours' ? a.o : a.t].endsWithComment,
+                conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
+                markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
+                detail: 'both sides changed the marked lines differently',
+                src,
+                elKind: e.kind,
+                name: e.defName,
+            };
+        }
+        return { side: undefined, index: -1, bytes: r.bytes, endsWithComment: r.endsWithComment, conflict: undefined, src, elKind: e.kind, name: undefined };
+    }
+    /** A conflict: its marker block, or in a side's reading that side's element (nothing when absent there). */
+    conflict(r) {
+        const { mode, sides } = this;
+        const { B, O, T } = this.ctx;
+        const any = r.o >= 0 ? sides.ours.m.elements[r.o] : sides.theirs.m.elements[r.t];
+        const detail = r.detail ??
+            (r.code === 'form/delete-modify'
+                ? r.o < 0
+                    ? 'ours deleted it, theirs changed it'
+                    : 'theirs deleted it, ours changed it'
+                : r.code === 'form/divergent-add'
+                    ? 'both sides added it with different text'
+                    : 'both sides changed it differently');
+        if (mode !== 'markers') {
+            const side = mode;
+            const i = side === 'ours' ? r.o : r.t;
+            if (i < 0)
+                return undefined;
+            const e = sides[side].m.elements[i];
+            return { side, index: i, bytes: undefined, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: undefined };
+        }
+        const block = conflictBlock(r.o >= 0 ? body(O, r.o) : EMPTY, r.b >= 0 ? body(B, r.b) : EMPTY, r.t >= 0 ? body(T, r.t) : EMPTY, this.ctx.markers);
+        return {
+            side: undefined,
+            index: -1,
+            bytes: block.subarray(0, block.length - 1),
+            endsWithComment: false,
+            conflict: r.code,
+            detail,
+            src: r.o >= 0 ? 'ours' : 'theirs',
+            elKind: any.kind,
+            name: any.defName,
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/result.ts
+/** The text merge's public shapes: its options, its result and conflicts, and the error code it throws. */
+
+/** Error code: the structural merge cannot represent this merge or failed its own check. */
+const TEXT_UNSAFE = 'merge/text/unsafe';
+/** A `merge/text/unsafe` error with `message`. */
+function unsafe(message) {
+    return new errors_GcError(TEXT_UNSAFE, message);
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/segments.ts
+/**
+ * Splits a `.gc` module's text into the elements the structural text merge aligns: top-level forms
+ * (with the comment lines directly above them and a comment on their last line) and free-standing
+ * comment blocks, plus the whitespace between them.
+ *
+ * Input is LF-normalized UTF-8 without a BOM (newline.ts); every offset is a 0-based byte offset.
+ * Concatenating `lead`, then each element's body preceded by its separator, then `trail` gives the
+ * text back exactly: the sides are read keeping each form's original text and the comments and
+ * blank lines around it (docs/driver.md).
+ */
+
+
+
+
+
+
+const segments_LF = 0x0a;
+const segments_SEMI = 0x3b;
+const segments_nameEncoder = new TextEncoder();
 /**
  * Reads `text` and splits it into elements.
  * @param text LF-normalized UTF-8 without BOM.
  * @param deadline ms timestamp (`performance.now()` clock); throws `TimeoutError` after it.
  * @param keys false: elements get no alignment key (`key` is `''`) and non-def forms are not read,
- *   for re-reads that only compare kinds, spans and def names (the safety net; issue #15).
+ *   for re-reads that only compare kinds, spans and def names (the safety net).
  * @param scanned `scanFormBounds(text)` when the caller has it already (a merge scans base once for
  *   segmentReduced and, if that steps aside, for this).
  * @throws GcError `core/parse/*` when the text does not read (the driver then falls back to the line
@@ -72670,9 +73469,11 @@ function segmentModule(text, deadline = Infinity, keys = true, scanned) {
     segmentForms(text, read.bounds, read.trailingStart, text.length, 0, deadline, keys, st);
     return finish(text, st, keys);
 }
+/** A fresh segmentation state for about `forms` forms. */
 function newState(forms) {
     return { elements: [], defCounts: new ByteKeyTable(forms), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
 }
+/** The segmented module of `text` from the state `st` (its key tables only when split with `keys`). */
 function finish(text, st, keys) {
     const elements = st.elements;
     return {
@@ -72684,6 +73485,7 @@ function finish(text, st, keys) {
         othersFirst: keys ? st.otherFirst : undefined,
     };
 }
+/** Counts one more occurrence of `base` in `counts`: returns how many came before it. */
 function countKey(counts, base) {
     const k = counts.get(base) ?? 0;
     counts.set(base, k + 1);
@@ -72708,11 +73510,12 @@ function countOther(st, base, index) {
  * form (one line break between) is attached to it, any other block is an element of its own.
  * One flat loop with the per-token steps written out: a driver process runs it once per form of
  * base, in V8's interpreter and baseline code, where each call costs as much as several of its
- * lines (issue #15).
+ * lines.
  */
 function segmentForms(text, bounds, trailingStart, trailEnd, shift, deadline, keys, st) {
     const elements = st.elements;
     const defCounts = st.defCounts;
+    const names = new DefNameScanner();
     // The comment block being collected: [pendingStart, pendingEnd), none when pendingStart < 0.
     let pendingStart = -1;
     let pendingEnd = -1;
@@ -72795,19 +73598,19 @@ function segmentForms(text, bounds, trailingStart, trailEnd, shift, deadline, ke
                 flushComment();
         }
         const el = new FormElement(text, start, formEnd, formStart, formEnd);
-        const fast = defNameEnd(text, formStart, formEnd);
+        const fast = names.scan(text, formStart, formEnd);
         if (fast >= 0) {
             el.isDef = true;
             el.nameSrc = text;
-            el.nameStart = lastNameStart;
+            el.nameStart = names.start;
             el.nameEnd = fast;
-            el.nameHash = lastNameHash;
+            el.nameHash = names.hash;
         }
         else if (fast === -2) {
             const name = defName(el.term);
             if (name !== undefined) {
                 el.isDef = true;
-                el.nameSrc = nameEncoder.encode(name);
+                el.nameSrc = segments_nameEncoder.encode(name);
                 el.nameEnd = el.nameSrc.length;
                 el.nameHash = hashBytes(el.nameSrc, 0, el.nameEnd);
             }
@@ -72830,694 +73633,536 @@ function segmentForms(text, bounds, trailingStart, trailEnd, shift, deadline, ke
     if (pendingStart >= 0)
         flushComment();
 }
-/** Length of the common prefix of `a` and `b` (native comparisons in 4 KiB steps). */
-function commonPrefix(a, b) {
-    const n = Math.min(a.length, b.length);
-    const A = Buffer.from(a.buffer, a.byteOffset, a.length);
-    const B = Buffer.from(b.buffer, b.byteOffset, b.length);
-    let p = 0;
-    while (p + 4096 <= n && A.compare(B, p, p + 4096, p, p + 4096) === 0)
-        p += 4096;
-    while (p < n && a[p] === b[p])
-        p++;
-    return p;
+
+;// CONCATENATED MODULE: ./src/textmerge/separators.ts
+
+
+
+
+const separators_LF = 0x0a;
+const separators_SEMI = 0x3b;
+/** One line break. */
+const NEWLINE = new Uint8Array([separators_LF]);
+const BLANK_LINE = new Uint8Array([separators_LF, separators_LF]);
+const separators_EMPTY = new Uint8Array(0);
+/** A separator of its own bytes. */
+function ownSep(bytes) {
+    return { side: undefined, start: 0, end: 0, bytes };
 }
-/** Length of the common suffix of `a` and `b`, at most `limit`. */
-function commonSuffix(a, b, limit) {
-    const A = Buffer.from(a.buffer, a.byteOffset, a.length);
-    const B = Buffer.from(b.buffer, b.byteOffset, b.length);
-    const la = a.length;
-    const lb = b.length;
-    let s = 0;
-    while (s + 4096 <= limit && A.compare(B, lb - s - 4096, lb - s, la - s - 4096, la - s) === 0)
-        s += 4096;
-    while (s < limit && a[la - 1 - s] === b[lb - 1 - s])
-        s++;
-    return s;
-}
-/**
- * {@link segmentModule} of one side of a merge, given base's segmentation: exactly the same result
- * (keys included), but only the part of `text` that differs from base (between their common
- * prefix and suffix, widened to whole elements) is read. Elements in the common prefix are base's
- * own element objects; those in the common suffix are base's (same offsets) or copies moved by
- * the length difference. Issue #15 item 3: a merge reads one side whole and the other two only
- * where they changed.
- *
- * Why it is the same: an element's extent depends only on its own tokens, the whitespace around
- * it and the neighbouring tokens (segmentModule's rules). The range re-read starts at an element of
- * base whose predecessor lies wholly in the common prefix and ends before an element whose
- * predecessor lies wholly in the common suffix; the range must re-read with that predecessor as its
- * last element, unchanged (else no token may run on past the range: a comment a change opened, say),
- * so every decision outside the range sees the same bytes as in base. Otherwise, and on any read
- * error in the range, `text` is read whole (same result, same errors).
- * @throws GcError `core/parse/*` as {@link segmentModule}; TimeoutError after `deadline`.
- */
-function segmentLike(text, base, deadline = Infinity) {
-    const bt = base.text;
-    const be = base.elements;
-    if (!base.defs || be.length === 0)
-        return segmentModule(text, deadline);
-    const p = commonPrefix(text, bt);
-    if (p === text.length && p === bt.length) {
-        // Identical: base's elements, offsets and keys as they are.
-        return { text, elements: be.slice(), trailStart: base.trailStart, defs: base.defs };
-    }
-    const s = commonSuffix(text, bt, Math.min(text.length, bt.length) - p);
-    const delta = text.length - bt.length;
-    // Prefix: elements [0, k) kept; the range starts at element k (its end may depend on what follows).
-    let whole = 0; // base elements wholly inside the common prefix
-    while (whole < be.length && be[whole].end <= p)
-        whole++;
-    const k = Math.max(0, whole - 1);
-    const from = whole === 0 ? 0 : be[k].start;
-    // Suffix: the first base element wholly inside the common suffix is `j0`; elements after it are
-    // kept (moved by `delta`), the range ends where the one after `j0` starts.
-    const suffixStart = bt.length - s;
-    let j0 = be.length;
-    while (j0 > 0 && be[j0 - 1].start >= suffixStart)
-        j0--;
-    let j = Math.min(be.length, j0 + 1);
-    if (j < k)
-        j = k; // overlapping windows: the range is empty of kept elements
-    const to = j < be.length ? be[j].start + delta : text.length;
-    if (from > to || from > text.length)
-        return segmentModule(text, deadline);
-    const range = text.subarray(from, to);
-    let read;
-    try {
-        read = scanFormBounds(range);
-    }
-    catch {
-        return segmentModule(text, deadline); // the exact error, at its offset in the whole text
-    }
-    checkDeadline(deadline);
-    // Prefix elements: base's own objects (same offsets, same bytes, same keys). The range is
-    // segmented with key counts of its own; the prefix's occurrences are added afterwards.
-    const st = { elements: be.slice(0, k), defCounts: new ByteKeyTable(16), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
-    segmentForms(text, read.bounds, read.trailingStart, to, from, deadline, true, st);
-    if (j < be.length) {
-        // The range must end with base's element j - 1 as it is (same kind, same form, same end): then
-        // no token (a `;` comment or an atom cut at the range's end) runs on into the kept elements,
-        // and the boundary before element j sees the same bytes as in base.
-        const lastIn = st.elements[st.elements.length - 1];
-        const want = be[j - 1];
-        if (!lastIn || st.elements.length <= k || lastIn.kind !== want.kind || lastIn.end !== want.end + delta || lastIn.formStart !== want.formStart + delta || lastIn.formEnd !== want.formEnd + delta) {
-            return segmentModule(text, deadline);
-        }
-    }
-    // Range elements: a key's index counts its occurrences in the prefix too. Base's tables give how
-    // many base has and where the first is; a key base has more than once needs the prefix counted,
-    // so such a side is read whole (rare: a redefinition or a repeated comment near the change).
-    const defs = base.defs;
-    const others = base.others;
-    const othersFirst = base.othersFirst;
-    if (!others || !othersFirst)
-        return segmentModule(text, deadline);
-    for (let x = k; x < st.elements.length; x++) {
-        const e = st.elements[x];
-        let total;
-        let first;
-        if (e.isDef) {
-            total = defs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
-            first = total > 0 ? defs.first(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) : -1;
-        }
-        else {
-            total = others.get(e.keyBase) ?? 0;
-            first = total > 0 ? othersFirst.get(e.keyBase) : -1;
-        }
-        if (total > 1)
-            return segmentModule(text, deadline);
-        if (total === 1 && first < k)
-            e.keyIndex++;
-    }
-    // Suffix elements: base's key index moved by how many more of the key the range has than base's
-    // elements it replaces ([k, j)); base's objects when nothing moved, else copies.
-    const replacedDefs = new ByteKeyTable(16);
-    const replacedOthers = new Map();
-    for (let i = k; i < j; i++) {
-        const e = be[i];
-        if (e.isDef)
-            replacedDefs.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, i);
-        else
-            countKey(replacedOthers, e.keyBase);
-    }
-    const rangeDefs = st.defCounts;
-    const rangeOthers = st.otherCounts;
-    const anyOthers = rangeOthers.size > 0 || replacedOthers.size > 0;
-    // Usually the range defines the same names as the elements it replaces, as often (an edit inside
-    // definitions): then no kept definition's key index moves, and the loop below skips the lookups.
-    const countMoves = (e) => e.isDef && rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
-    let defsMove = false;
-    for (let x = k; x < st.elements.length && !defsMove; x++)
-        defsMove = countMoves(st.elements[x]);
-    for (let i = k; i < j && !defsMove; i++)
-        defsMove = countMoves(be[i]);
-    for (let i = j; i < be.length; i++) {
-        const e = be[i];
-        const at = st.elements.length;
-        let keyIndex = e.keyIndex;
-        if (e.isDef) {
-            if (defsMove) {
-                const now = rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
-                const was = replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
-                keyIndex += (now < 0 ? 0 : now) - (was < 0 ? 0 : was);
-            }
-        }
-        else if (anyOthers)
-            keyIndex += (rangeOthers.get(e.keyBase) ?? 0) - (replacedOthers.get(e.keyBase) ?? 0);
-        if (delta === 0 && keyIndex === e.keyIndex) {
-            st.elements.push(e);
-            continue;
-        }
-        const moved = e.kind === 'form' ? e.movedTo(text, delta, bt, keyIndex) : e.movedTo(delta, keyIndex);
-        moved.position = at;
-        st.elements.push(moved);
-    }
-    // The side's key tables would cover the range only: segmentLike's result has none.
-    const elements = st.elements;
-    return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1].end : 0 };
-}
-/**
- * An unchanged run of base's elements that a reduced segmentation ({@link segmentReduced}) keeps
- * opaque: bytes all three sides share, aligned with itself by its key `run:<i>`, never read. Its
- * `kind` (`form`), `endsWithComment` and `formStart`/`formEnd` are those of its last element (a
- * form), as the render's boundary rules need them.
- */
-class RunElement {
-    start;
-    end;
-    formStart;
-    formEnd;
-    endsWithComment;
-    run;
-    base;
-    kind = 'form';
-    keyIsDef = false;
-    defName = undefined;
-    isDef = false;
-    nameSrc = undefined;
-    nameStart = 0;
-    nameEnd = 0;
-    nameHash = 0;
-    keyIndex = 0;
-    position = -1;
-    constructor(start, end, formStart, formEnd, endsWithComment, 
-    /** The run's number in the module (runs count from 0 in text order). */
-    run, 
-    /** Base's text and form bounds, and the run's start in base (to read its forms where asked). */
-    base) {
-        this.start = start;
-        this.end = end;
-        this.formStart = formStart;
-        this.formEnd = formEnd;
-        this.endsWithComment = endsWithComment;
-        this.run = run;
-        this.base = base;
-    }
-    get keyBase() {
-        return `run:${this.run}`;
-    }
-    get key() {
-        return `run:${this.run}#0`;
-    }
-    get term() {
-        // The merge never reads a run (semantic checks that would need it give up on the reduction).
-        throw new Error('internal: a run of unchanged elements has no single term');
-    }
-    /** The same run `delta` bytes further (a side whose change lies before it). */
-    movedBy(delta) {
-        return new RunElement(this.start + delta, this.end + delta, this.formStart + delta, this.formEnd + delta, this.endsWithComment, this.run, this.base);
-    }
-}
-/**
- * True when some form of the run `e` satisfies `test`, reading only the forms that hold the UTF-8
- * bytes of `text` (so a run is read where a name occurs, not whole): the semantic pass's "does a
- * form of this side still mention NAME" (module.ts).
- */
-function runHasForm(e, text, test) {
-    if (!(e instanceof RunElement))
-        throw new Error('internal: not a run of a reduced segmentation');
-    const { text: src, bounds, start } = e.base;
-    const end = start + (e.end - e.start);
-    const hay = Buffer.from(src.buffer, src.byteOffset, src.length);
-    const needle = nameEncoder.encode(text);
-    for (let q = hay.indexOf(needle, start); q !== -1 && q + needle.length <= end;) {
-        const f = formsEndingBy(bounds, q);
-        if (f < bounds.length >> 1 && bounds[2 * f] <= q) {
-            // An occurrence inside form f: read it once, go on after it.
-            if (test(readTerm(src.subarray(bounds[2 * f], bounds[2 * f + 1]))))
-                return true;
-            q = hay.indexOf(needle, bounds[2 * f + 1]);
-        }
-        else
-            q = hay.indexOf(needle, q + 1); // in a comment between forms
-    }
-    return false;
-}
-/** True when `e` is an opaque run of a reduced segmentation. */
-function isRun(e) {
-    return e instanceof RunElement;
-}
-/** True when `e` and `f` are the same run of a reduced segmentation (on any side: the same bytes). */
-function sameRun(e, f) {
-    return e instanceof RunElement && f instanceof RunElement && e.run === f.run;
-}
-/**
- * The cut after form `f` of `text` (bounds as {@link scanFormBounds}), or undefined when the next
- * token follows on the form's own line (no cut there).
- */
-function cutAfter(text, bounds, f) {
-    const n = text.length;
-    let q = bounds[2 * f + 1];
-    while (q < n && (text[q] === 0x20 || text[q] === 0x09 || text[q] === 0x0d))
-        q++;
-    let elemEnd = bounds[2 * f + 1];
-    if (q < n && text[q] === segments_SEMI) {
-        q = text.indexOf(segments_LF, q);
-        if (q === -1)
-            q = n;
-        elemEnd = q;
-    }
-    if (q < n && text[q] !== segments_LF)
-        return undefined;
-    const clean = q < n;
-    while (q < n && isSpace(text[q]))
-        q++;
-    return { form: f, elemEnd, token: q, clean };
-}
-/** Index of the first form of `bounds` that ends after `offset` (the number of forms ending at or before it). */
-function formsEndingBy(bounds, offset) {
-    let lo = 0;
-    let hi = bounds.length >> 1;
-    while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (bounds[2 * mid + 1] <= offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-/** Index of the first form of `bounds` that starts at or after `offset`. */
-function formsStartingBefore(bounds, offset) {
-    let lo = 0;
-    let hi = bounds.length >> 1;
-    while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (bounds[2 * mid] < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-/**
- * Segments the three sides of a merge keeping every stretch of base that neither side changed as
- * one opaque element ({@link isRun}): only the windows around each side's change are split into
- * elements, so a merge of two small edits far apart does per-element work on those edits alone
- * (issue #15 item 3: a 1 MB merge). Base is scanned whole by the caller (`read`, so that it reads
- * as for {@link segmentModule}, which can reuse the scan); a side is read only in its windows.
- *
- * Why the merge of the reduced sides equals the merge of the whole ones (module.ts checks the rest
- * and falls back to the whole merge where it cannot tell): each of a side's changes (its common
- * prefix and suffix with base, and common stretches between found by {@link changeRanges}) lies
- * in a window of base, `[cut, cut)` between clean cuts ({@link Cut}), so the side's whole
- * segmentation is base's elements outside its windows (moved by its length changes before them)
- * and its windows read fresh (checked: a side's window must read and end with a form and a line
- * break, as base's does). The runs are
- * the same bytes on every side, in the same places, so each aligns with itself, is kept, keeps its
- * place in the order and its separators; a run behaves at its ends as its first and last elements
- * do. What could tie a window's element to a run's is a shared key: every key in a window (a
- * definition's name, another form's canonical print, a comment block's text) must occur in no run
- * of base, else the reduction is refused.
- * @param reduceAlways false: refused (undefined) when the windows hold more than half of base
- *   (nothing to gain), and a side's middle is split only from 8 KiB; true: reduced whenever it can
- *   be, and middles split at any size (tests).
- * @returns the reduced sides, or undefined when the texts do not allow a reduction (a side that does
- *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
- * @throws TimeoutError after `deadline`.
- */
-function segmentReduced(base, ours, theirs, read, deadline = Infinity, reduceAlways = false) {
-    const bounds = read.bounds;
-    const nF = bounds.length >> 1;
-    const n = base.length;
-    if (nF === 0)
-        return undefined;
-    // Each side's changes as ranges of base, each widened to clean cuts.
-    const windows = [];
-    const sideRanges = [];
-    const sideWindows = [];
-    for (const x of [ours, theirs]) {
-        const ranges = changeRanges(x, base, bounds, reduceAlways ? 0 : RESYNC_FROM);
-        const own = [];
-        for (let i = 0; i < ranges.length; i++) {
-            const r = ranges[i];
-            // Start: the last clean cut whose token is at or before the change (0 when none).
-            let start = 0;
-            for (let f = formsEndingBy(bounds, r.bStart) - 1; f >= 0; f--) {
-                const c = cutAfter(base, bounds, f);
-                if (c && c.clean && c.token <= r.bStart) {
-                    start = c.token;
-                    break;
-                }
-            }
-            // End: the first cut whose token is at or after the change's end (the end of the text when none).
-            let end = n;
-            for (let f = Math.max(0, formsEndingBy(bounds, r.bEnd) - 1); f < nF; f++) {
-                const c = cutAfter(base, bounds, f);
-                if (c && c.token >= r.bEnd) {
-                    end = c.token;
-                    break;
-                }
-            }
-            own.push({ start, end });
-            windows.push({ start, end });
-        }
-        sideRanges.push(ranges);
-        sideWindows.push(own);
-    }
-    // The tail after the last form's line (trailing comment blocks) is always read.
-    const last = cutAfter(base, bounds, nF - 1);
-    if (!last)
-        throw new Error('internal: a token after the last form on its line');
-    if (last.token < n)
-        windows.push({ start: last.token, end: n });
-    windows.sort((a, b) => a.start - b.start || a.end - b.end);
-    const merged = [];
-    for (let i = 0; i < windows.length; i++) {
-        const w = windows[i];
-        const top = merged[merged.length - 1];
-        // Windows that overlap or touch are one (a run between two windows holds at least one token).
-        if (top && w.start <= top.end)
-            top.end = Math.max(top.end, w.end);
-        else
-            merged.push({ start: w.start, end: w.end });
-    }
-    // Per side, the length change inside each merged window (each change range lies in one).
-    const deltas = [];
-    for (let x = 0; x < 2; x++) {
-        const d = new Int32Array(merged.length);
-        const ranges = sideRanges[x];
-        const own = sideWindows[x];
-        for (let i = 0; i < ranges.length; i++) {
-            const r = ranges[i];
-            let k = 0;
-            while (!(own[i].start >= merged[k].start && own[i].end <= merged[k].end))
-                k++;
-            d[k] += r.xEnd - r.xStart - (r.bEnd - r.bStart);
-        }
-        deltas.push(d);
-    }
-    let windowBytes = 0;
-    for (let i = 0; i < merged.length; i++)
-        windowBytes += merged[i].end - merged[i].start;
-    if (!reduceAlways && windowBytes * 2 > n)
-        return undefined;
-    if (merged.length === 1 && merged[0].start === 0 && merged[0].end === n)
-        return undefined;
-    const layout = [];
-    let at = 0;
-    let runs = 0;
-    const pushRun = (from, to) => {
-        // [from, to): from is 0 or a cut token, to a cut token or the end; it holds whole elements, the
-        // last a form (to is a cut after it: its element's end).
-        let first = from;
-        while (first < to && isSpace(base[first]))
-            first++;
-        if (first >= to)
-            return;
-        const f = formsEndingBy(bounds, to) - 1; // the last form before `to`
-        if (f < 0 || bounds[2 * f] < first)
-            throw new Error('internal: a run without a form');
-        const c = cutAfter(base, bounds, f);
-        if (!c || (to < n && c.token !== to))
-            throw new Error('internal: a run that does not end at a cut');
-        const formStart = bounds[2 * f];
-        const formEnd = bounds[2 * f + 1];
-        const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++, { text: base, bounds, start: first });
-        layout.push({ run, window: undefined });
-    };
-    for (let i = 0; i < merged.length; i++) {
-        const w = merged[i];
-        if (w.start > at)
-            pushRun(at, w.start);
-        layout.push({ run: undefined, window: w });
-        at = w.end;
-    }
-    if (at < n)
-        pushRun(at, n);
-    checkDeadline(deadline);
-    // Each side: runs as they are (moved by the side's length changes before them), windows read
-    // fresh with one key state per side (so key counts run across that side's windows).
-    const sideOf = (text, delta) => {
-        const st = newState(16);
-        const elements = st.elements;
-        let shift = 0; // the side's length change before the current piece
-        let k = 0; // the current merged window
-        for (let i = 0; i < layout.length; i++) {
-            const piece = layout[i];
-            if (piece.run) {
-                if (!delta) {
-                    // Base: the run's index here (a side that reuses the object keeps it, as segmentLike's).
-                    piece.run.position = elements.length;
-                    elements.push(piece.run);
-                }
-                else if (shift !== 0) {
-                    const moved = piece.run.movedBy(shift);
-                    moved.position = elements.length;
-                    elements.push(moved);
-                }
-                else
-                    elements.push(piece.run);
-                continue;
-            }
-            const w = piece.window;
-            // The window's bytes on this side: moved by the changes before it, through its own.
-            const from = w.start + shift;
-            if (delta)
-                shift += delta[k];
-            k++;
-            const to = w.end + shift;
-            if (from > to)
-                return undefined;
-            const range = text.subarray(from, to);
-            let r;
-            try {
-                r = scanFormBounds(range);
-            }
-            catch {
-                return undefined; // the whole segmentation reports the error at its offset
-            }
-            st.ordinal = formsStartingBefore(bounds, w.start);
-            const before = elements.length;
-            segmentForms(text, r.bounds, r.trailingStart, to, from, deadline, true, st);
-            // The window must end as a cut does (a form, then a line break), unless it runs to the end.
-            if (to < text.length) {
-                const lastEl = elements.length > before ? elements[elements.length - 1] : undefined;
-                if (lastEl) {
-                    if (lastEl.kind !== 'form')
-                        return undefined;
-                    let lf = false;
-                    for (let q = lastEl.end; q < to; q++) {
-                        const b = text[q];
-                        if (b === segments_LF)
-                            lf = true;
-                        else if (!isSpace(b))
-                            return undefined;
-                    }
-                    if (!lf)
-                        return undefined;
-                }
-                else if (!onlySpace(text, from, to))
-                    return undefined;
-            }
-        }
-        return finish(text, st, true);
-    };
-    const B = sideOf(base, undefined);
-    const O = B && sideOf(ours, deltas[0]);
-    const T = O && sideOf(theirs, deltas[1]);
-    if (!B || !O || !T)
-        return undefined;
-    // Every key of a window's element must occur in no run of base.
-    if (!windowKeysApart([B, O, T], base, bounds, layout.filter((p) => p.run).map((p) => p.run)))
-        return undefined;
-    return { base: B, ours: O, theirs: T };
-}
-/** Bytes of base after a cut that must match the side to resynchronize there. */
-const ANCHOR = 48;
-/** Middles shorter than this many bytes are one change range (splitting them gains nothing). */
-const RESYNC_FROM = 8192;
-/** Cuts tried after a difference before the rest of the middle is taken as one range. */
-const RESYNC_TRIES = 8;
-/**
- * `x` as base with some stretches replaced, in order (empty when `x` is base): the common prefix and
- * suffix, and in between, when the middle is at least `resyncFrom` bytes long, stretches common
- * to both found by resynchronizing at base's cuts (the `ANCHOR` bytes after a cut are searched for
- * in `x` after the difference, and the common run from there is measured). Every byte outside the
- * ranges is the same on both (checked), so the decomposition is exact whatever anchors matched; a
- * side that edits the top and the bottom of a module gets two small ranges instead of one that
- * spans it.
- */
-function changeRanges(x, base, bounds, resyncFrom) {
-    const n = base.length;
-    const nx = x.length;
-    const p = commonPrefix(x, base);
-    if (p === nx && p === n)
-        return [];
-    const s = commonSuffix(x, base, Math.min(nx, n) - p);
-    const bLimit = n - s;
-    const xLimit = nx - s;
-    const hb = Buffer.from(base.buffer, base.byteOffset, base.length);
-    const hx = Buffer.from(x.buffer, x.byteOffset, x.length);
-    const nF = bounds.length >> 1;
-    const ranges = [];
-    let bp = p;
-    let xp = p;
-    for (;;) {
-        let resynced = false;
-        if (bLimit - bp >= resyncFrom && xLimit - xp >= resyncFrom) {
-            let tries = 0;
-            for (let f = formsEndingBy(bounds, bp); f < nF && tries < RESYNC_TRIES; f++) {
-                const c = cutAfter(base, bounds, f);
-                if (!c || !c.clean || c.token <= bp)
-                    continue;
-                if (c.token + ANCHOR > bLimit)
-                    break;
-                tries++;
-                const q = hx.indexOf(hb.subarray(c.token, c.token + ANCHOR), xp);
-                if (q === -1 || q + ANCHOR > xLimit)
-                    continue;
-                const m = commonRun(hb, c.token, hx, q, Math.min(bLimit - c.token, xLimit - q));
-                ranges.push({ bStart: bp, bEnd: c.token, xStart: xp, xEnd: q });
-                bp = c.token + m;
-                xp = q + m;
-                resynced = true;
-                break;
-            }
-        }
-        if (!resynced) {
-            ranges.push({ bStart: bp, bEnd: bLimit, xStart: xp, xEnd: xLimit });
-            return ranges;
-        }
-        if (bp >= bLimit && xp >= xLimit)
-            return ranges;
-    }
-}
-/** Length of the common run of `a[as…]` and `b[bs…]`, at most `limit` (native comparisons in 4 KiB steps). */
-function commonRun(a, as, b, bs, limit) {
-    let m = 0;
-    while (m + 4096 <= limit && a.compare(b, bs + m, bs + m + 4096, as + m, as + m + 4096) === 0)
-        m += 4096;
-    while (m < limit && a[as + m] === b[bs + m])
-        m++;
-    return m;
-}
-/** True when `t[from, to)` is only whitespace. */
-function onlySpace(t, from, to) {
-    for (let q = from; q < to; q++)
-        if (!isSpace(t[q]))
+/** True when `a[as, ae)` and `b[bs, be)` hold the same bytes (compared in place). */
+function sameSpan(a, as, ae, b, bs, be) {
+    if (ae - as !== be - bs)
+        return false;
+    const d = bs - as;
+    for (let p = as; p < ae; p++)
+        if (a[p] !== b[p + d])
             return false;
     return true;
 }
-/** At most this many occurrences of a window's definition name in the runs are looked at (then the reduction is refused). */
-const MAX_NAME_OCCURRENCES = 4096;
+/** LF bytes in `t[start, end)`. */
+function countLfIn(t, start, end) {
+    // Separators are a few bytes: a plain loop beats a native search's call cost.
+    let n = 0;
+    for (let i = start; i < end; i++)
+        if (t[i] === separators_LF)
+            n++;
+    return n;
+}
+/** LF bytes in `b`. */
+function countLf(b) {
+    let n = 0;
+    for (let i = 0; i < b.length; i++)
+        if (b[i] === separators_LF)
+            n++;
+    return n;
+}
+function hasLf(b) {
+    return b.indexOf(separators_LF) !== -1;
+}
 /**
- * True when no key of the sides' window elements occurs in a run of base (`runs`; base's forms
- * `bounds`): a definition's name is defined by no form in a run (every occurrence of its bytes in
- * a run, preceded by whitespace and followed by a delimiter, is looked up), a comment block's text
- * does not occur in a run at all (a conservative test), and another form's key is no run form's key
- * (those are computed only when a window holds such a form).
+ * The separator used between two elements that were neighbours nowhere and have no separator of
+ * their own: the most frequent line-breaking separator of ours, else theirs, else base, else one
+ * blank line (the canonical printer's layout, GENESIS_FACTS.md §1.5).
  */
-function windowKeysApart(sides, base, bounds, runs) {
-    const hay = Buffer.from(base.buffer, base.byteOffset, base.length);
-    const checked = new ByteKeyTable(16);
-    let runKeys;
-    for (let s = 0; s < sides.length; s++) {
-        const m = sides[s];
-        const els = m.elements;
-        for (let i = 0; i < els.length; i++) {
-            const e = els[i];
-            if (e instanceof RunElement)
+function commonSeparator(sides) {
+    for (const s of sides) {
+        const counts = new Map();
+        for (let i = 1; i < s.m.elements.length; i++) {
+            const span = separatorBefore(s.m, i);
+            const bytes = s.m.text.subarray(span.start, span.end);
+            if (!hasLf(bytes))
                 continue;
-            if (e.kind === 'comment') {
-                const needle = m.text.subarray(e.start, e.end);
-                for (let r = 0; r < runs.length; r++) {
-                    const run = runs[r];
-                    const q = hay.indexOf(needle, run.start);
-                    if (q !== -1 && q + needle.length <= run.end)
-                        return false;
-                }
+            const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+            const c = counts.get(key);
+            if (c)
+                c.n++;
+            else
+                counts.set(key, { n: 1, bytes });
+        }
+        let best;
+        for (const c of counts.values())
+            if (!best || c.n > best.n)
+                best = c;
+        if (best)
+            return best.bytes;
+    }
+    return BLANK_LINE;
+}
+/** Chooses the separators of one render (see the file comment). */
+class Separators {
+    ctx;
+    sides;
+    orders;
+    /** The most common separator, found when first needed. */
+    defaultSep;
+    /** The record {@link between} reuses when both sides have the two as neighbours. */
+    shared = { side: undefined, start: 0, end: 0, bytes: separators_EMPTY };
+    constructor(ctx) {
+        this.ctx = ctx;
+        this.sides = { base: ctx.B, ours: ctx.O, theirs: ctx.T };
+        this.orders = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
+    }
+    /** The bytes of `s`. */
+    text(s) {
+        return s.side !== undefined ? this.sides[s.side].m.text.subarray(s.start, s.end) : s.bytes;
+    }
+    /** The line breaks in `s`. */
+    lfs(s) {
+        return s.side !== undefined ? countLfIn(this.sides[s.side].m.text, s.start, s.end) : countLf(s.bytes);
+    }
+    /** The whitespace before the first element (three-way merged). */
+    lead() {
+        const leadSpan = (s) => (s.m.elements.length > 0 ? separatorBefore(s.m, 0) : { start: 0, end: 0 });
+        return this.mergeSpans(leadSpan(this.ctx.B), leadSpan(this.ctx.O), leadSpan(this.ctx.T));
+    }
+    /** The whitespace after the last element (three-way merged); `afterConflict`: it must start a line. */
+    trail(afterConflict) {
+        const trailSpan = (s) => ({ start: s.m.trailStart, end: s.m.text.length });
+        const trail = this.mergeSpans(trailSpan(this.ctx.B), trailSpan(this.ctx.O), trailSpan(this.ctx.T));
+        return afterConflict && this.lfs(trail) === 0 ? ownSep(diff3_concatBytes([NEWLINE, this.text(trail)])) : trail;
+    }
+    /**
+     * The separator between aligned elements `p` and `c` (rendered as `pOut`, `cOut`). Not neighbours
+     * anywhere: the blank lines `c` had before it on its side, or `p` after it, or the most common
+     * separator (a reduced merge cannot count that: NeedsWholeMerge).
+     */
+    between(p, c, pOut, cOut) {
+        const { ctx, sides, orders } = this;
+        const { O, T, B } = ctx;
+        const ao = ctx.oOrder.adjacent(p, c);
+        const at = ctx.tOrder.adjacent(p, c);
+        const ab = ctx.bOrder.adjacent(p, c);
+        let sep;
+        if (ao && at) {
+            // Both sides have them as neighbours (the common case): the separators compared in place,
+            // ours unless only theirs changed it; one reused record, no spans allocated.
+            const io = ctx.oOrder.indexOf(p);
+            const it = ctx.tOrder.indexOf(p);
+            const os = O.m.elements[io].end;
+            const oe = O.m.elements[io + 1].start;
+            const ts = T.m.elements[it].end;
+            const te = T.m.elements[it + 1].start;
+            let takeTheirs;
+            if (sameSpan(O.m.text, os, oe, T.m.text, ts, te))
+                takeTheirs = ctx.prefer === 'theirs';
+            else if (ab) {
+                const ib = ctx.bOrder.indexOf(p);
+                takeTheirs = sameSpan(O.m.text, os, oe, B.m.text, B.m.elements[ib].end, B.m.elements[ib + 1].start);
             }
-            else if (e.isDef) {
-                if (checked.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) >= 0)
-                    continue;
-                checked.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, 0);
-                if (definedInRuns(hay, bounds, runs, e.nameSrc.subarray(e.nameStart, e.nameEnd)))
-                    return false;
-            }
+            else
+                takeTheirs = false;
+            const shared = this.shared;
+            sep = shared;
+            shared.side = takeTheirs ? 'theirs' : 'ours';
+            shared.start = takeTheirs ? ts : os;
+            shared.end = takeTheirs ? te : oe;
+            shared.bytes = undefined;
+        }
+        else if (ao)
+            sep = spanSep('ours', ctx.oOrder.sepAfter(p));
+        else if (at)
+            sep = spanSep('theirs', ctx.tOrder.sepAfter(p));
+        else if (ab)
+            sep = spanSep('base', ctx.bOrder.sepAfter(p));
+        else {
+            // Not neighbours anywhere: the blank lines the element had before it on its side, or after
+            // its predecessor, or one line break.
+            const before = orders[cOut.src].sepBefore(c);
+            const after = orders[pOut.src].sepAfter(p);
+            if (before && countLfIn(sides[cOut.src].m.text, before.start, before.end) > 0)
+                sep = spanSep(cOut.src, before);
+            else if (after && countLfIn(sides[pOut.src].m.text, after.start, after.end) > 0)
+                sep = spanSep(pOut.src, after);
             else {
-                runKeys ??= runFormKeys(base, bounds, runs);
-                if (runKeys.has(e.keyBase))
-                    return false;
+                if (ctx.reduced)
+                    throw new NeedsWholeMerge(); // the most common separator counts every element's
+                sep = ownSep((this.defaultSep ??= commonSeparator([O, T, B])));
             }
         }
+        // Keep the reading of the text: a free comment block stays free (a blank line after it), a
+        // comment never swallows what follows, a comment never joins the previous line, markers start lines.
+        const lfs = this.lfs(sep);
+        if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2)
+            sep = ownSep(BLANK_LINE);
+        else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || firstByte(sides, cOut) === separators_SEMI))
+            sep = ownSep(NEWLINE);
+        return sep;
+    }
+    /** Three-way value merge of one separator: ours unless only theirs changed it. */
+    mergeSpans(b, o, t) {
+        const { B, O, T } = this.ctx;
+        if (o && t && sameSpan(O.m.text, o.start, o.end, T.m.text, t.start, t.end))
+            return this.ctx.prefer === 'theirs' ? spanSep('theirs', t) : spanSep('ours', o);
+        if (o && t && b && sameSpan(O.m.text, o.start, o.end, B.m.text, b.start, b.end))
+            return spanSep('theirs', t);
+        return o ? spanSep('ours', o) : t ? spanSep('theirs', t) : b ? spanSep('base', b) : ownSep(separators_EMPTY);
+    }
+}
+function spanSep(side, span) {
+    return { side, start: span.start, end: span.end, bytes: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/safety-net.ts
+/**
+ * Step 6 of the text merge, the safety net: the result (and, when it has conflicts, both "take
+ * ours" and "take theirs" readings of it) must split into exactly the decided elements, byte for
+ * byte; otherwise `merge/text/unsafe` is thrown and the driver falls back to the line merge. The
+ * render proves it cheaply where it can ({@link CheapProof}: runs of one side's consecutive
+ * elements re-read as that side did; every other element is read on its own and every other
+ * boundary must pass {@link cleanBoundary}); a reading it cannot prove is re-read whole
+ * ({@link verifyElements}).
+ */
+
+
+
+
+
+
+
+
+const safety_net_LF = 0x0a;
+const safety_net_SEMI = 0x3b;
+/** True when `t[start, end)` is only whitespace (the reader's: space, tab, LF, CR). */
+function onlyWhitespace(t, start, end) {
+    for (let i = start; i < end; i++) {
+        const c = t[i];
+        if (c !== 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0d)
+            return false;
     }
     return true;
 }
-/** True when a form in one of `runs` may be `(def NAME …)` for the name bytes `name` (see windowKeysApart). */
-function definedInRuns(hay, bounds, runs, name) {
-    const n = hay.length;
-    let seen = 0;
-    let decoded;
-    for (let r = 0; r < runs.length; r++) {
-        const run = runs[r];
-        for (let q = hay.indexOf(name, run.start); q !== -1 && q + name.length <= run.end; q = hay.indexOf(name, q + 1)) {
-            const after = q + name.length;
-            if (after < n && DELIMITER[hay[after]] !== 1)
-                continue;
-            if (q === 0 || !isSpace(hay[q - 1]))
-                continue;
-            if (++seen > MAX_NAME_OCCURRENCES)
-                return true;
-            const f = formsEndingBy(bounds, q);
-            if (f >= bounds.length >> 1 || bounds[2 * f] > q)
-                continue; // in the trivia
-            const start = bounds[2 * f];
-            const end = bounds[2 * f + 1];
-            const fast = defNameEnd(hay, start, end);
-            if (fast >= 0) {
-                if (lastNameStart === q && fast === after)
-                    return true;
-            }
-            else if (fast === -2) {
-                const d = defName(readTerm(hay.subarray(start, end)));
-                decoded ??= decodeSlice(name, 0, name.length);
-                if (d === decoded)
-                    return true;
-            }
-        }
-    }
-    return false;
+const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
+/**
+ * The cheap safety net's boundary rule: true when an element of kind `prevKind` (ending in a `;`
+ * comment when `prevEndsWithComment`, last byte `prevLast`), then the whitespace `sep` (`lfs` line
+ * breaks, `sepLength` bytes), then an element starting with byte `nextFirst`, re-read as those two
+ * elements whatever came before and after: segments.ts joins a comment block to the comment or
+ * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
+ * delimiter between them. False means "not proven" (the full re-read decides).
+ * @internal exported for tests (module.ts re-exports it, and the package entry re-exports module.ts).
+ */
+function cleanBoundary(prevKind, prevEndsWithComment, prevLast, lfs, sepLength, nextFirst, sepFirst) {
+    // A `;` comment runs to the end of its line: the separator must start with that line break.
+    if (prevKind === 'comment' || prevEndsWithComment)
+        return sepFirst === safety_net_LF && lfs >= (prevKind === 'comment' ? 2 : 1);
+    if (nextFirst === safety_net_SEMI)
+        return lfs >= 1;
+    return sepLength > 0 || CLOSERS.has(prevLast);
 }
-/** The keys of the forms in `runs` that are not definitions (contentKey, as segmentForms gives them). */
-function runFormKeys(base, bounds, runs) {
-    const keys = new Set();
-    for (let r = 0; r < runs.length; r++) {
-        const run = runs[r];
-        for (let f = formsEndingBy(bounds, run.start); f < bounds.length >> 1 && bounds[2 * f + 1] <= run.end; f++) {
-            const start = bounds[2 * f];
-            const end = bounds[2 * f + 1];
-            const fast = defNameEnd(base, start, end);
-            if (fast >= 0)
-                continue;
-            const term = readTerm(base.subarray(start, end));
-            if (fast === -2 && defName(term) !== undefined)
-                continue;
-            keys.add(contentKey(term, f));
+function blank() {
+    return { kind: 'form', side: undefined, index: -1, bytes: undefined, endsWithComment: false, first: -1, last: -1 };
+}
+/**
+ * The cheap proof of one render, fed the elements and separators in the order emitted: `proven`
+ * stays true while every boundary and every element that is not a verbatim run of one side is
+ * proven to read back as decided; with `collect`, `elements` lists what was emitted outside markers.
+ */
+class CheapProof {
+    sides;
+    deadline;
+    collect;
+    seps;
+    proven = true;
+    elements = [];
+    // The element emitted last (outside markers), for the boundary rule. Two records reused in turn:
+    // this runs once per element.
+    last;
+    spare = blank();
+    constructor(sides, deadline, collect, 
+    /** The bytes of a separator. */
+    seps) {
+        this.sides = sides;
+        this.deadline = deadline;
+        this.collect = collect;
+        this.seps = seps;
+    }
+    /** Not proven unless `text` (a lead or trail) is only whitespace. */
+    whitespace(text) {
+        if (!onlyWhitespace(text, 0, text.length))
+            this.proven = false;
+    }
+    /** A conflict's markers: the readings of the result are checked instead. */
+    conflict() {
+        this.last = undefined;
+        this.proven = false;
+    }
+    /** The element `out` emitted after the separator `sep` (none before the first). */
+    element(out, sep) {
+        const e = this.spare;
+        const sides = this.sides;
+        if (out.side !== undefined) {
+            const s = sides[out.side].m;
+            const el = s.elements[out.index];
+            e.kind = el.kind;
+            e.side = out.side;
+            e.index = out.index;
+            e.bytes = undefined;
+            e.endsWithComment = el.endsWithComment;
+            e.first = s.text[el.start];
+            e.last = s.text[el.end - 1];
+        }
+        else {
+            const bytes = out.bytes;
+            e.kind = out.elKind;
+            e.side = undefined;
+            e.index = -1;
+            e.bytes = bytes;
+            e.endsWithComment = this.readsAlone(bytes, out.elKind);
+            e.first = bytes[0] ?? -1;
+            e.last = bytes[bytes.length - 1] ?? -1;
+        }
+        const last = this.last;
+        if (last && sep && this.proven) {
+            // A run of one side's consecutive elements with that side's separator re-reads as that side did.
+            const verbatim = last.side !== undefined &&
+                e.side === last.side &&
+                e.index === last.index + 1 &&
+                sep.side === e.side &&
+                sep.start === sides[e.side].m.elements[e.index - 1].end &&
+                sep.end === sides[e.side].m.elements[e.index].start;
+            if (!verbatim) {
+                const text = this.seps.text(sep);
+                this.proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
+            }
+        }
+        this.spare = last ?? blank();
+        this.last = e;
+        if (this.collect)
+            this.elements.push({ bytes: out.side !== undefined ? body(sides[out.side], out.index) : out.bytes, kind: out.elKind });
+    }
+    /**
+     * Bytes that are not a verbatim element of a side must read as exactly one element of `kind` on
+     * their own (else not proven). Returns whether that element ends with a comment.
+     */
+    readsAlone(bytes, kind) {
+        try {
+            const seg = segmentModule(bytes, this.deadline, false);
+            const only = seg.elements.length === 1 ? seg.elements[0] : undefined;
+            if (!only || only.start !== 0 || only.end !== bytes.length || only.kind !== kind)
+                this.proven = false;
+            else
+                return only.endsWithComment;
+        }
+        catch (error) {
+            if (!(error instanceof errors_GcError) || isTimeout(error))
+                throw error;
+            this.proven = false;
+        }
+        return false;
+    }
+}
+/**
+ * Re-reads `text` and checks that it splits into exactly the decided elements: same kinds and same
+ * body bytes (so no comment attached to a different form, no forms fused or split). Identical bytes
+ * between identical element boundaries read as identical forms, which is stricter than equal
+ * canonical forms.
+ */
+function verifyElements(text, expected, what, deadline) {
+    let seg;
+    try {
+        seg = segmentModule(text, deadline, false);
+    }
+    catch (error) {
+        if (error instanceof errors_GcError && !isTimeout(error))
+            throw unsafe(`${what} does not read back: ${error.message}`);
+        throw error;
+    }
+    if (seg.elements.length !== expected.length) {
+        throw unsafe(`${what} reads back as ${seg.elements.length} elements, expected ${expected.length}`);
+    }
+    for (let i = 0; i < expected.length; i++) {
+        const e = seg.elements[i];
+        const want = expected[i];
+        // Same kind and same bytes at the same element boundaries: the form reads as the same term.
+        if (e.kind !== want.kind || !sameBytes(text.subarray(e.start, e.end), want.bytes)) {
+            throw unsafe(`${what}: element ${i} does not read back as the merged text`);
         }
     }
-    return keys;
+}
+/**
+ * Checks the readings of a rendered result: the result itself when it has no conflicts, else ours'
+ * and theirs' readings of it (`renderAs(mode, collect)` renders one). A reading the cheap proof did
+ * not settle is re-read whole; in a reduced merge it hands over to the whole merge instead (runs
+ * hide the elements a full re-read compares). `strict` (tests): proven readings are re-read too, and
+ * a plain Error is thrown when the full re-read rejects one the cheap proof accepted.
+ * @returns how many readings were re-read whole because the cheap proof did not settle them.
+ * @throws GcError `merge/text/unsafe` when a reading does not re-read as decided; NeedsWholeMerge.
+ */
+function checkReadings(real, renderAs, reduced, strict, deadline) {
+    let fullRereads = 0;
+    const check = (mode, what, first) => {
+        const r = first ?? renderAs(mode, false);
+        if (reduced) {
+            if (!r.proven)
+                throw new NeedsWholeMerge();
+            return;
+        }
+        if (r.proven && !strict)
+            return;
+        const full = renderAs(mode, true);
+        if (r.proven) {
+            try {
+                verifyElements(diff3_concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
+            }
+            catch (error) {
+                throw new Error(`the cheap safety net proved ${what}, the full re-read rejects it: ${error.message}`);
+            }
+            return;
+        }
+        fullRereads++;
+        verifyElements(diff3_concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
+    };
+    if (real.conflicts.length === 0)
+        check('markers', 'result', real);
+    else {
+        check('ours', "ours' reading of the result", undefined);
+        check('theirs', "theirs' reading of the result", undefined);
+    }
+    return fullRereads;
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/render.ts
+
+
+
+const render_LF = 0x0a;
+/**
+ * Renders the elements `order` (aligned ids, the merged order) in `mode`: the real result with
+ * conflict markers, or ours' / theirs' reading of it (each conflict taken from that side).
+ * `collect`: also list the elements emitted outside markers (for the full re-read).
+ */
+function render(ctx, order, mode, collect) {
+    const sides = { base: ctx.B, ours: ctx.O, theirs: ctx.T };
+    const writer = new PieceWriter(sides);
+    const seps = new Separators(ctx);
+    const outputs = new Outputs(ctx, sides, mode);
+    const proof = new CheapProof(sides, ctx.deadline, collect, seps);
+    const conflicts = [];
+    const lead = seps.lead();
+    let prevId = -1;
+    let prevOut;
+    for (let oi = 0; oi < order.length; oi++) {
+        const id = order[oi];
+        const out = outputs.of(id);
+        if (!out)
+            continue;
+        let sep;
+        if (prevOut) {
+            sep = seps.between(prevId, id, prevOut, out);
+            writer.sep(sep);
+        }
+        else {
+            writer.sep(lead);
+            proof.whitespace(seps.text(lead));
+        }
+        if (out.conflict) {
+            const at = writer.currentLine();
+            for (const l of out.markerLines ?? [0]) {
+                conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l, detail: out.detail ?? 'both sides changed it differently' });
+            }
+            proof.conflict();
+        }
+        else
+            proof.element(out, sep);
+        writer.element(out);
+        prevId = id;
+        prevOut = out;
+    }
+    const trail = seps.trail(prevOut !== undefined && prevOut.conflict !== undefined);
+    writer.sep(trail);
+    proof.whitespace(seps.text(trail));
+    writer.flush();
+    return { pieces: writer.pieces, elements: proof.elements, conflicts, proven: proof.proven };
+}
+/**
+ * The pieces of a render. A span of a side that continues the previous one extends it; line
+ * numbers (needed for conflicts only) are counted up to the current piece on demand.
+ */
+class PieceWriter {
+    sides;
+    pieces = [];
+    lines = 1;
+    counted = 0;
+    spanSide;
+    spanStart = 0;
+    spanEnd = 0;
+    constructor(sides) {
+        this.sides = sides;
+    }
+    /** Ends the span being extended (call before reading `pieces`). */
+    flush() {
+        if (this.spanSide === undefined)
+            return;
+        this.pieces.push({ bytes: this.sides[this.spanSide].m.text.subarray(this.spanStart, this.spanEnd), from: { side: this.spanSide, start: this.spanStart, end: this.spanEnd } });
+        this.spanSide = undefined;
+    }
+    /** The 1-based line the next byte written starts on. */
+    currentLine() {
+        this.flush();
+        const pieces = this.pieces;
+        for (; this.counted < pieces.length; this.counted++) {
+            const b = pieces[this.counted].bytes;
+            for (let i = b.indexOf(render_LF); i !== -1; i = b.indexOf(render_LF, i + 1))
+                this.lines++;
+        }
+        return this.lines;
+    }
+    /** Writes `side`'s text `[start, end)`. */
+    span(side, start, end) {
+        if (start === end)
+            return;
+        if (this.spanSide === side && this.spanEnd === start) {
+            this.spanEnd = end;
+            return;
+        }
+        this.flush();
+        this.spanSide = side;
+        this.spanStart = start;
+        this.spanEnd = end;
+    }
+    /** Writes bytes of the merge's own. */
+    bytes(bytes) {
+        if (bytes.length === 0)
+            return;
+        this.flush();
+        this.pieces.push({ bytes, from: undefined });
+    }
+    /** Writes a separator. */
+    sep(s) {
+        if (s.side !== undefined)
+            this.span(s.side, s.start, s.end);
+        else
+            this.bytes(s.bytes);
+    }
+    /** Writes an element's output. */
+    element(out) {
+        if (out.side !== undefined) {
+            const el = this.sides[out.side].m.elements[out.index];
+            this.span(out.side, el.start, el.end);
+        }
+        else
+            this.bytes(out.bytes);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/textmerge/semantic.ts
@@ -73594,9 +74239,99 @@ function bindsAny(t, names) {
     return false;
 }
 
+;// CONCATENATED MODULE: ./src/textmerge/tree-render.ts
+/**
+ * The output of a tree merge (tree.ts): segments of bytes common to every reading and conflicting
+ * nodes, one side's reading of them, and their rendering with conflict markers widened to whole lines.
+ */
+
+/** The text of the segments with every conflict resolved to one side's version. */
+function readingOf(segments, side) {
+    return diff3_concatBytes(segments.map((s) => (s instanceof Uint8Array ? s : s[side])));
+}
+const tree_render_LF = 0x0a;
+/**
+ * Renders tree-merge segments with conflict markers, each conflict widened to whole lines: the text
+ * from the start of the conflict's first line to the end of its last line goes into every section,
+ * and conflicts sharing a line form one block.
+ * @returns the bytes, and the 0-based line (within the text) of each block's `<<<<<<<` marker.
+ */
+function renderTree(segments, markers) {
+    const parts = [];
+    const markerLines = [];
+    let line = 0;
+    let i = 0;
+    // Pending plain text since the last LF (not yet emitted).
+    let pending = [];
+    const emit = (b) => {
+        parts.push(b);
+        for (let k = b.indexOf(tree_render_LF); k !== -1; k = b.indexOf(tree_render_LF, k + 1))
+            line++;
+    };
+    while (i < segments.length) {
+        const s = segments[i];
+        if (s instanceof Uint8Array) {
+            const last = s.lastIndexOf(tree_render_LF);
+            if (last === -1)
+                pending.push(s);
+            else {
+                emit(diff3_concatBytes([...pending, s.subarray(0, last + 1)]));
+                pending = [s.subarray(last + 1)];
+            }
+            i++;
+            continue;
+        }
+        // A conflict: collect ours/base/theirs from the line start until an LF in plain text.
+        const prefix = diff3_concatBytes(pending);
+        pending = [];
+        const o = [prefix];
+        const b = [prefix];
+        const t = [prefix];
+        let rest;
+        while (i < segments.length) {
+            const c = segments[i];
+            i++;
+            if (c instanceof Uint8Array) {
+                const lf = c.indexOf(tree_render_LF);
+                const head = lf === -1 ? c : c.subarray(0, lf + 1);
+                o.push(head);
+                b.push(head);
+                t.push(head);
+                if (lf !== -1) {
+                    rest = c.subarray(lf + 1);
+                    break;
+                }
+            }
+            else {
+                o.push(c.ours);
+                b.push(c.base);
+                t.push(c.theirs);
+            }
+        }
+        markerLines.push(line);
+        const block = conflictBlock(diff3_concatBytes(o), diff3_concatBytes(b), diff3_concatBytes(t), markers);
+        if (rest === undefined) {
+            // The conflict runs to the end of the text: no LF after the closing marker.
+            emit(block.subarray(0, block.length - 1));
+            break;
+        }
+        emit(block);
+        const last = rest.lastIndexOf(tree_render_LF);
+        if (last === -1)
+            pending = [rest];
+        else {
+            emit(rest.subarray(0, last + 1));
+            pending = [rest.subarray(last + 1)];
+        }
+    }
+    if (pending.length > 0)
+        parts.push(diff3_concatBytes(pending));
+    return { bytes: diff3_concatBytes(parts), markerLines };
+}
+
 ;// CONCATENATED MODULE: ./src/textmerge/tree.ts
 /**
- * Tree merge of one top-level form that both sides changed (issue #14 "Tree merge of one form"):
+ * Tree merge of one top-level form that both sides changed:
  * the three versions are read with the source span of every node (`readTermSpans`), children are
  * matched by kind and SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 apply per child, recursively:
  *
@@ -73612,7 +74347,7 @@ function bindsAny(t, names) {
  * Output is built from the sides' original text: every node a side did not change keeps its bytes,
  * separators (whitespace and comments between children) merge by rules 1–3 (both changed: ours when
  * both are whitespace only, else a conflict). A conflict marks the smallest conflicting node,
- * widened to whole lines by {@link renderTree}.
+ * widened to whole lines by `renderTree` (tree-render.ts).
  *
  * Safety net: the merged text is read back and must read as exactly the merged term (for a
  * conflict, ours' and theirs' readings as the terms with ours' / theirs' version of each conflict).
@@ -73625,6 +74360,9 @@ function bindsAny(t, names) {
 
 
 
+
+
+// Re-exported for test/merge/tree.test.ts, which reads the tree merge and its rendering together.
 
 /** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
 const MAX_TREE_DEPTH = 200;
@@ -73701,7 +74439,7 @@ class TreeMerger {
             checkDeadline(this.deadline);
         if (b.kind !== o.kind || b.kind !== t.kind || b.kind === 'atom') {
             // Same code on both sides (different layout): ours' text.
-            if (termsEqual(o.term, t.term))
+            if (term_termsEqual(o.term, t.term))
                 return take(O, o);
             return conflictOut(B, O, T, b, o, t);
         }
@@ -73722,7 +74460,7 @@ class TreeMerger {
         }
         const children = b.kind === 'map' ? this.mergeMap(b, o, t, depth) : b.kind === 'vec' && setValued ? this.mergeSet(b, o, t) : this.mergeOrdered(b, o, t, depth);
         if (children === undefined) {
-            if (termsEqual(o.term, t.term))
+            if (term_termsEqual(o.term, t.term))
                 return take(O, o);
             return conflictOut(B, O, T, b, o, t);
         }
@@ -73767,7 +74505,7 @@ class TreeMerger {
         if (o.children.length < 2 || t.children.length < 2)
             return undefined;
         const { B, O, T } = this;
-        const same = (x, y) => termsEqual(x.term, y.term);
+        const same = (x, y) => term_termsEqual(x.term, y.term);
         const oBind = !same(b.children[1], o.children[1]);
         const tBind = !same(b.children[1], t.children[1]);
         if (!oBind && !tBind)
@@ -73784,7 +74522,7 @@ class TreeMerger {
         }
         if (head.name === 'fn') {
             const renames = paramRenames(b.children[1], renamer.children[1]);
-            if (renames && termsEqual(substitute(b.term, renames), renamer.term)) {
+            if (renames && term_termsEqual(substitute(b.term, renames), renamer.term)) {
                 const text = substituteText(otherSrc.text, other, renames);
                 let term;
                 try {
@@ -73835,14 +74573,14 @@ class TreeMerger {
                     out.push({ sep: sepOf(O, o, oi), out: take(O, o.children[oi]) }, { sep: sepOf(O, o, oi + 1), out: take(O, ov) });
                     outKeys.push(k);
                 }
-                else if (!sameBytes(bytesOf(O, ov), bytesOf(B, b.children[bi + 1])) && !termsEqual(ov.term, b.children[bi + 1].term))
+                else if (!sameBytes(bytesOf(O, ov), bytesOf(B, b.children[bi + 1])) && !term_termsEqual(ov.term, b.children[bi + 1].term))
                     return undefined;
                 continue;
             }
             const tv = t.children[ti + 1];
             let value;
             if (bi === undefined) {
-                if (!termsEqual(ov.term, tv.term))
+                if (!term_termsEqual(ov.term, tv.term))
                     return undefined; // added on both sides with different values
                 value = take(O, ov);
             }
@@ -73865,7 +74603,7 @@ class TreeMerger {
                 const bi = be.get(k);
                 if (bi === undefined)
                     added.push({ key: k, after: prevKey, children: entryChildren(T, t, ti, sepOf(T, t, ti), take(T, tv)) });
-                else if (!sameBytes(bytesOf(T, tv), bytesOf(B, b.children[bi + 1])) && !termsEqual(tv.term, b.children[bi + 1].term))
+                else if (!sameBytes(bytesOf(T, tv), bytesOf(B, b.children[bi + 1])) && !term_termsEqual(tv.term, b.children[bi + 1].term))
                     return undefined;
             }
             prevKey = k;
@@ -74002,7 +74740,7 @@ class TreeMerger {
             else if (os.length === 0 && !oneForOne)
                 pushSide(T, t, tr);
             else {
-                const same = ol === tl && Array.from({ length: ol }, (_, k) => termsEqual(o.children[or.start + k].term, t.children[tr.start + k].term)).every(Boolean);
+                const same = ol === tl && Array.from({ length: ol }, (_, k) => term_termsEqual(o.children[or.start + k].term, t.children[tr.start + k].term)).every(Boolean);
                 if (same && !oneForOne)
                     pushSide(O, o, or);
                 else if (oneForOne) {
@@ -74050,7 +74788,7 @@ function addedBindings(from, to) {
     const added = new Set();
     let k = 0;
     for (const c of to.children) {
-        if (k < from.children.length && termsEqual(c.term, from.children[k].term)) {
+        if (k < from.children.length && term_termsEqual(c.term, from.children[k].term)) {
             k++;
             continue;
         }
@@ -74079,7 +74817,7 @@ function editMentions(base, side, names) {
     const stack = [[base, side]];
     while (stack.length > 0) {
         const [x, y] = stack.pop();
-        if (termsEqual(x.term, y.term))
+        if (term_termsEqual(x.term, y.term))
             continue;
         if (x.kind !== y.kind || (x.kind !== 'list' && x.kind !== 'vec' && x.kind !== 'quote')) {
             if (mentionsAny(y.term, names))
@@ -74089,10 +74827,10 @@ function editMentions(base, side, names) {
         const xs = x.children;
         const ys = y.children;
         let pre = 0;
-        while (pre < xs.length && pre < ys.length && termsEqual(xs[pre].term, ys[pre].term))
+        while (pre < xs.length && pre < ys.length && term_termsEqual(xs[pre].term, ys[pre].term))
             pre++;
         let suf = 0;
-        while (suf < xs.length - pre && suf < ys.length - pre && termsEqual(xs[xs.length - 1 - suf].term, ys[ys.length - 1 - suf].term))
+        while (suf < xs.length - pre && suf < ys.length - pre && term_termsEqual(xs[xs.length - 1 - suf].term, ys[ys.length - 1 - suf].term))
             suf++;
         if (xs.length === ys.length)
             for (let i = pre; i < xs.length - suf; i++)
@@ -74251,130 +74989,20 @@ function mergeFormTree(base, ours, theirs, deadline = Infinity) {
                 return undefined;
             throw error;
         }
-        if (!termsEqual(got, want))
+        if (!term_termsEqual(got, want))
             return undefined;
         if (out.conflicts === 0)
             break;
     }
     return result;
 }
-/** The text of the segments with every conflict resolved to one side's version. */
-function readingOf(segments, side) {
-    return diff3_concatBytes(segments.map((s) => (s instanceof Uint8Array ? s : s[side])));
-}
-const tree_LF = 0x0a;
-/**
- * Renders tree-merge segments with conflict markers, each conflict widened to whole lines: the text
- * from the start of the conflict's first line to the end of its last line goes into every section,
- * and conflicts sharing a line form one block.
- * @returns the bytes, and the 0-based line (within the text) of each block's `<<<<<<<` marker.
- */
-function renderTree(segments, markers) {
-    const parts = [];
-    const markerLines = [];
-    let line = 0;
-    let i = 0;
-    // Pending plain text since the last LF (not yet emitted).
-    let pending = [];
-    const emit = (b) => {
-        parts.push(b);
-        for (let k = b.indexOf(tree_LF); k !== -1; k = b.indexOf(tree_LF, k + 1))
-            line++;
-    };
-    while (i < segments.length) {
-        const s = segments[i];
-        if (s instanceof Uint8Array) {
-            const last = s.lastIndexOf(tree_LF);
-            if (last === -1)
-                pending.push(s);
-            else {
-                emit(diff3_concatBytes([...pending, s.subarray(0, last + 1)]));
-                pending = [s.subarray(last + 1)];
-            }
-            i++;
-            continue;
-        }
-        // A conflict: collect ours/base/theirs from the line start until an LF in plain text.
-        const prefix = diff3_concatBytes(pending);
-        pending = [];
-        const o = [prefix];
-        const b = [prefix];
-        const t = [prefix];
-        let rest;
-        while (i < segments.length) {
-            const c = segments[i];
-            i++;
-            if (c instanceof Uint8Array) {
-                const lf = c.indexOf(tree_LF);
-                const head = lf === -1 ? c : c.subarray(0, lf + 1);
-                o.push(head);
-                b.push(head);
-                t.push(head);
-                if (lf !== -1) {
-                    rest = c.subarray(lf + 1);
-                    break;
-                }
-            }
-            else {
-                o.push(c.ours);
-                b.push(c.base);
-                t.push(c.theirs);
-            }
-        }
-        markerLines.push(line);
-        const block = conflictBlock(diff3_concatBytes(o), diff3_concatBytes(b), diff3_concatBytes(t), markers);
-        if (rest === undefined) {
-            // The conflict runs to the end of the text: no LF after the closing marker.
-            emit(block.subarray(0, block.length - 1));
-            break;
-        }
-        emit(block);
-        const last = rest.lastIndexOf(tree_LF);
-        if (last === -1)
-            pending = [rest];
-        else {
-            emit(rest.subarray(0, last + 1));
-            pending = [rest.subarray(last + 1)];
-        }
-    }
-    if (pending.length > 0)
-        parts.push(diff3_concatBytes(pending));
-    return { bytes: diff3_concatBytes(parts), markerLines };
-}
 
-;// CONCATENATED MODULE: ./src/textmerge/module.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve.ts
 /**
- * The format-preserving structural merge of one `.gc` module's text (issue #3): aligns top-level
- * forms, merges their order three-way, merges each form's text by the v0.1 rules 1–3, and marks
- * only the forms that really conflict.
- *
- * All texts are LF-normalized UTF-8 without BOM (newline.ts does the rest); offsets are 0-based
- * bytes. The result is built from pieces of the inputs, so untouched forms are copied byte for byte.
- *
- * Steps (each a function below, called in order by {@link mergeModuleText}):
- * 1. `segmentModule` base, `segmentLike` ours and theirs (forms with their attached comments,
- *    comment blocks, whitespace; a side is read only where it differs from base, base's elements
- *    are reused around that: same result as reading it whole).
- * 2. `alignElements`: `(def NAME …)` by NAME, other forms and comment blocks by content, then
- *    unmatched non-def forms / comment blocks by position (same preceding anchor).
- * 3. `resolveElement`: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text; both changed
- *    → `mergeInside` (part by part, else a line-level diff3), kept only when clean and it reads back
- *    as one element of the same kind and name; delete/modify and divergent add/add are conflicts.
- * 4. `mergeOrder` (order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
- *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
- * 5. `render`: separators from a side where the two neighbours were adjacent, conflicts as one
- *    marker block per element.
- * 6. Safety net: the result (and, when it has conflicts, both "take ours" and "take theirs"
- *    readings of it) must split into exactly the decided elements, byte for byte; otherwise
- *    `merge/text/unsafe` is thrown and the driver falls back to the line merge. The render proves
- *    it cheaply where it can (`Rendered.proven`: runs of one side's consecutive elements re-read as
- *    that side did; every other element is read on its own and every other boundary must pass
- *    {@link cleanBoundary}); a reading it cannot prove is re-read whole (`verifyElements`).
- *
- * Steps 2–5 usually run on fewer elements: when the two sides' changes are a few windows of a large
- * module, `segmentReduced` keeps every stretch of base neither side changed as one opaque run
- * element, and the result is the same (a step that would need to look inside a run hands over to
- * the whole merge; see docs/driver.md "Large modules").
+ * Step 3 of the text merge, resolution: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each aligned
+ * element's text; both changed → merged inside (part by part, else a line-level diff3), kept only
+ * when clean and it reads back as one element of the same kind and name; delete/modify and
+ * divergent add/add are conflicts.
  */
 
 
@@ -74386,134 +75014,6 @@ function renderTree(segments, markers) {
 
 
 
-/** Error code: the structural merge cannot represent this merge or failed its own check. */
-const TEXT_UNSAFE = 'merge/text/unsafe';
-const module_START = -1;
-const DELETED = { kind: 'deleted' };
-const module_LF = 0x0a;
-const NEWLINE = new Uint8Array([module_LF]);
-function unsafe(message) {
-    return new errors_GcError(TEXT_UNSAFE, message);
-}
-function hasLf(b) {
-    return b.indexOf(module_LF) !== -1;
-}
-function countLf(b) {
-    let n = 0;
-    for (let i = 0; i < b.length; i++)
-        if (b[i] === module_LF)
-            n++;
-    return n;
-}
-const module_SEMI = 0x3b;
-/** True when element `i` of `x` and element `j` of `y` have the same body bytes (compared in place). */
-function sameBody(x, i, y, j) {
-    const e = x.m.elements[i];
-    const f = y.m.elements[j];
-    // segmentLike shares base's element objects where a side's bytes are base's, at the same offsets.
-    if (e === f)
-        return true;
-    // Runs of a reduced merge are the same bytes on every side (a moved copy keeps its number).
-    if (sameRun(e, f))
-        return true;
-    const n = e.end - e.start;
-    if (n !== f.end - f.start)
-        return false;
-    const a = x.m.text;
-    const b = y.m.text;
-    const d = f.start - e.start;
-    for (let p = e.start; p < e.end; p++)
-        if (a[p] !== b[p + d])
-            return false;
-    return true;
-}
-function body(s, i) {
-    const e = s.m.elements[i];
-    return s.m.text.subarray(e.start, e.end);
-}
-/**
- * Matches the elements of `side` to those of `base`: by key first, then an unmatched non-def form
- * or comment block to the unmatched one of the same kind after the same matched element, when that
- * gap holds exactly one on each side (so an edited trailing expression is an edit).
- * @returns for each side element the matched base index, or -1.
- */
-function alignElements(base, side, baseDefs) {
-    const toBase = new Int32Array(side.length).fill(-1);
-    const baseMatched = new Uint8Array(base.length);
-    // By key: first definitions of a name by the name's bytes alone, the rest by the full key (the
-    // same equality as comparing `key`, without building it for every element). `baseDefs` (the
-    // segmentation's own table of base) saves building the name table here.
-    let byName = baseDefs;
-    const byKey = new Map();
-    const firstDef = (e) => e.keyIsDef && e.keyIndex === 0;
-    if (!byName) {
-        byName = new ByteKeyTable(base.length);
-        for (let i = 0; i < base.length; i++) {
-            const e = base[i];
-            if (firstDef(e))
-                byName.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, i);
-        }
-    }
-    for (let i = 0; i < base.length; i++) {
-        const e = base[i];
-        if (!firstDef(e))
-            byKey.set(e.key, i);
-    }
-    for (let j = 0; j < side.length; j++) {
-        const e = side[j];
-        if (base[e.position] === e) {
-            // Base's own element (segmentLike reused it): same bytes, same key, so it aligns with itself.
-            toBase[j] = e.position;
-            baseMatched[e.position] = 1;
-            continue;
-        }
-        const i = firstDef(e) ? byName.first(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) : (byKey.get(e.key) ?? -1);
-        if (i >= 0) {
-            toBase[j] = i;
-            baseMatched[i] = 1;
-        }
-    }
-    const positional = (e) => e.kind === 'comment' || !e.isDef;
-    // Unmatched base elements grouped by (previous matched base element, kind).
-    const gaps = new Map();
-    let anchor = module_START;
-    for (let i = 0; i < base.length; i++) {
-        const e = base[i];
-        if (baseMatched[i])
-            anchor = i;
-        else if (positional(e)) {
-            const k = `${anchor}|${e.kind}`;
-            const list = gaps.get(k);
-            if (list)
-                list.push(i);
-            else
-                gaps.set(k, [i]);
-        }
-    }
-    // Unmatched side elements grouped the same way; a gap pairs only when it holds exactly one
-    // unmatched element of the kind on each side (anything else is ambiguous: deletions and additions).
-    const sideGaps = new Map();
-    anchor = module_START;
-    for (let j = 0; j < side.length; j++) {
-        const e = side[j];
-        if (toBase[j] >= 0)
-            anchor = toBase[j];
-        else if (positional(e)) {
-            const k = `${anchor}|${e.kind}`;
-            const list = sideGaps.get(k);
-            if (list)
-                list.push(j);
-            else
-                sideGaps.set(k, [j]);
-        }
-    }
-    for (const [k, js] of sideGaps) {
-        const is = gaps.get(k);
-        if (js.length === 1 && is?.length === 1)
-            toBase[js[0]] = is[0];
-    }
-    return toBase;
-}
 /**
  * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
  * its text, with a line-level diff3 when both sides changed it.
@@ -74580,7 +75080,7 @@ function mergePart(b, o, t, deadline) {
 /** Canonical equality of two form texts (undefined when either does not canonicalize). */
 function sameCanonical(a, b) {
     try {
-        return termsEqual(canonicalizeForm(readTerm(a)), canonicalizeForm(readTerm(b)));
+        return term_termsEqual(canonicalizeForm(readTerm(a)), canonicalizeForm(readTerm(b)));
     }
     catch (error) {
         if (error instanceof errors_GcError)
@@ -74589,7 +75089,7 @@ function sameCanonical(a, b) {
     }
 }
 /**
- * Merges the form part of an element both sides changed (issue #14): rules 1–3, then the tree
+ * Merges the form part of an element both sides changed: rules 1–3, then the tree
  * merge (tree.ts) when clean, then rule "formatting versus code" (one side's change has the same
  * canonical form as base: the other side's text), then a clean line-level diff3.
  * @returns clean bytes, or the tree merge with conflicts (`tree`), or undefined.
@@ -74663,7 +75163,7 @@ function mergeInside(b, o, t, B, O, T, deadline, markers, messages) {
             seg = segmentModule(bytes, deadline, false);
         }
         catch (error) {
-            if (error instanceof errors_GcError)
+            if (error instanceof errors_GcError && !isTimeout(error))
                 return undefined;
             throw error;
         }
@@ -74692,682 +75192,636 @@ function mergeInside(b, o, t, B, O, T, deadline, markers, messages) {
     }
     return undefined;
 }
-/** One side's order of aligned ids: position of each id, successor and separators around it. */
-class SideOrder {
-    s;
-    ids;
-    /** `pos[id]` = index of `id` on this side, -1 when absent. */
-    pos;
-    constructor(s, ids, idCount) {
-        this.s = s;
-        this.ids = ids;
-        const pos = new Int32Array(idCount).fill(-1);
-        for (let i = 0; i < ids.length; i++)
-            pos[ids[i]] = i;
-        this.pos = pos;
-    }
-    /** True when `p` is immediately followed by `c` on this side. */
-    adjacent(p, c) {
-        const i = this.pos[p];
-        return i >= 0 && this.ids[i + 1] === c;
-    }
-    /** The separator after `id` on this side (undefined when absent or last). */
-    sepAfter(id) {
-        const i = this.pos[id];
-        return i >= 0 && i + 1 < this.ids.length ? separatorBefore(this.s.m, i + 1) : undefined;
-    }
-    /** The index of `id` on this side, -1 when absent. */
-    indexOf(id) {
-        return this.pos[id];
-    }
-    /** The separator before `id` on this side (undefined when absent or first). */
-    sepBefore(id) {
-        const i = this.pos[id];
-        return i > 0 ? separatorBefore(this.s.m, i) : undefined;
-    }
+
+;// CONCATENATED MODULE: ./src/textmerge/common-bytes.ts
+/** Common prefix, suffix and runs of two byte arrays, compared natively in 4 KiB steps. */
+/** Length of the common prefix of `a` and `b` (native comparisons in 4 KiB steps). */
+function commonPrefix(a, b) {
+    const n = Math.min(a.length, b.length);
+    const A = Buffer.from(a.buffer, a.byteOffset, a.length);
+    const B = Buffer.from(b.buffer, b.byteOffset, b.length);
+    let p = 0;
+    while (p + 4096 <= n && A.compare(B, p, p + 4096, p, p + 4096) === 0)
+        p += 4096;
+    while (p < n && a[p] === b[p])
+        p++;
+    return p;
 }
+/** Length of the common suffix of `a` and `b`, at most `limit`. */
+function commonSuffix(a, b, limit) {
+    const A = Buffer.from(a.buffer, a.byteOffset, a.length);
+    const B = Buffer.from(b.buffer, b.byteOffset, b.length);
+    const la = a.length;
+    const lb = b.length;
+    let s = 0;
+    while (s + 4096 <= limit && A.compare(B, lb - s - 4096, lb - s, la - s - 4096, la - s) === 0)
+        s += 4096;
+    while (s < limit && a[la - 1 - s] === b[lb - 1 - s])
+        s++;
+    return s;
+}
+/** Length of the common run of `a[as…]` and `b[bs…]`, at most `limit` (native comparisons in 4 KiB steps). */
+function commonRun(a, as, b, bs, limit) {
+    let m = 0;
+    while (m + 4096 <= limit && a.compare(b, bs + m, bs + m + 4096, as + m, as + m + 4096) === 0)
+        m += 4096;
+    while (m < limit && a[as + m] === b[bs + m])
+        m++;
+    return m;
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/segment-like.ts
 /**
- * Merges three versions of a module's text. See the file comment for the steps.
- * @param base,ours,theirs LF-normalized UTF-8 without BOM (`normalizeSide(...).text`).
- * @returns the result; `conflicts` is empty for a clean merge.
- * @throws GcError `core/parse/*` when a side does not read, `merge/text/unsafe` when the merge
- *   cannot be represented (incompatible reorders) or fails its re-read check;
- *   TimeoutError after `options.deadline`.
+ * Segments one side of a merge like base: the same elements {@link segmentModule} gives, reading
+ * only the part of the side's text that differs from base and reusing base's elements around it.
  */
-function mergeModuleText(base, ours, theirs, options) {
-    const deadline = options.deadline ?? Infinity;
-    const reduce = options.reduce ?? 'auto';
-    // Base is scanned once, for the reduced segmentation and, when it steps aside, the whole one.
-    const read = scanFormBounds(base);
-    if (reduce !== 'never') {
-        const sides = segmentReduced(base, ours, theirs, read, deadline, reduce === 'always');
-        if (sides) {
-            let reduced;
-            try {
-                reduced = mergeSegmented({ side: 'base', m: sides.base }, { side: 'ours', m: sides.ours }, { side: 'theirs', m: sides.theirs }, options, true);
-            }
-            catch (error) {
-                if (!(error instanceof NeedsWholeMerge))
-                    throw error;
-            }
-            if (reduced) {
-                if (options.checkSafetyNet)
-                    sameAsWholeMerge(reduced, base, ours, theirs, options);
-                return reduced;
-            }
+
+
+
+
+
+/**
+ * {@link segmentModule} of one side of a merge, given base's segmentation: exactly the same result
+ * (keys included), but only the part of `text` that differs from base (between their common
+ * prefix and suffix, widened to whole elements) is read. Elements in the common prefix are base's
+ * own element objects; those in the common suffix are base's (same offsets) or copies moved by
+ * the length difference. A merge reads one side whole and the other two only
+ * where they changed.
+ *
+ * Why it is the same: an element's extent depends only on its own tokens, the whitespace around
+ * it and the neighbouring tokens (segmentModule's rules). The range re-read starts at an element of
+ * base whose predecessor lies wholly in the common prefix and ends before an element whose
+ * predecessor lies wholly in the common suffix; the range must re-read with that predecessor as its
+ * last element, unchanged (else no token may run on past the range: a comment a change opened, say),
+ * so every decision outside the range sees the same bytes as in base. Otherwise, and on any read
+ * error in the range, `text` is read whole (same result, same errors).
+ * @throws GcError `core/parse/*` as {@link segmentModule}; TimeoutError after `deadline`.
+ */
+function segmentLike(text, base, deadline = Infinity) {
+    const bt = base.text;
+    const be = base.elements;
+    if (!base.defs || be.length === 0)
+        return segmentModule(text, deadline);
+    const p = commonPrefix(text, bt);
+    if (p === text.length && p === bt.length) {
+        // Identical: base's elements, offsets and keys as they are.
+        return { text, elements: be.slice(), trailStart: base.trailStart, defs: base.defs };
+    }
+    const s = commonSuffix(text, bt, Math.min(text.length, bt.length) - p);
+    const delta = text.length - bt.length;
+    // Prefix: elements [0, k) kept; the range starts at element k (its end may depend on what follows).
+    let whole = 0; // base elements wholly inside the common prefix
+    while (whole < be.length && be[whole].end <= p)
+        whole++;
+    const k = Math.max(0, whole - 1);
+    const from = whole === 0 ? 0 : be[k].start;
+    // Suffix: the first base element wholly inside the common suffix is `j0`; elements after it are
+    // kept (moved by `delta`), the range ends where the one after `j0` starts.
+    const suffixStart = bt.length - s;
+    let j0 = be.length;
+    while (j0 > 0 && be[j0 - 1].start >= suffixStart)
+        j0--;
+    let j = Math.min(be.length, j0 + 1);
+    if (j < k)
+        j = k; // overlapping windows: the range is empty of kept elements
+    const to = j < be.length ? be[j].start + delta : text.length;
+    if (from > to || from > text.length)
+        return segmentModule(text, deadline);
+    const range = text.subarray(from, to);
+    let read;
+    try {
+        read = scanFormBounds(range);
+    }
+    catch {
+        return segmentModule(text, deadline); // the exact error, at its offset in the whole text
+    }
+    checkDeadline(deadline);
+    // Prefix elements: base's own objects (same offsets, same bytes, same keys). The range is
+    // segmented with key counts of its own; the prefix's occurrences are added afterwards.
+    const st = { elements: be.slice(0, k), defCounts: new ByteKeyTable(16), otherCounts: new Map(), otherFirst: new Map(), ordinal: 0 };
+    segmentForms(text, read.bounds, read.trailingStart, to, from, deadline, true, st);
+    if (j < be.length) {
+        // The range must end with base's element j - 1 as it is (same kind, same form, same end): then
+        // no token (a `;` comment or an atom cut at the range's end) runs on into the kept elements,
+        // and the boundary before element j sees the same bytes as in base.
+        const lastIn = st.elements[st.elements.length - 1];
+        const want = be[j - 1];
+        if (!lastIn || st.elements.length <= k || lastIn.kind !== want.kind || lastIn.end !== want.end + delta || lastIn.formStart !== want.formStart + delta || lastIn.formEnd !== want.formEnd + delta) {
+            return segmentModule(text, deadline);
         }
     }
-    const B = { side: 'base', m: segmentModule(base, deadline, true, read) };
-    // Ours and theirs are read only where they differ from base (segmentLike; same result).
-    const O = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
-    const T = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };
-    return mergeSegmented(B, O, T, options, false);
+    // Range elements: a key's index counts its occurrences in the prefix too. Base's tables give how
+    // many base has and where the first is; a key base has more than once needs the prefix counted,
+    // so such a side is read whole (rare: a redefinition or a repeated comment near the change).
+    const defs = base.defs;
+    const others = base.others;
+    const othersFirst = base.othersFirst;
+    if (!others || !othersFirst)
+        return segmentModule(text, deadline);
+    for (let x = k; x < st.elements.length; x++) {
+        const e = st.elements[x];
+        let total;
+        let first;
+        if (e.isDef) {
+            total = defs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
+            first = total > 0 ? defs.first(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) : -1;
+        }
+        else {
+            total = others.get(e.keyBase) ?? 0;
+            first = total > 0 ? othersFirst.get(e.keyBase) : -1;
+        }
+        if (total > 1)
+            return segmentModule(text, deadline);
+        if (total === 1 && first < k)
+            e.keyIndex++;
+    }
+    // Suffix elements: base's key index moved by how many more of the key the range has than base's
+    // elements it replaces ([k, j)); base's objects when nothing moved, else copies.
+    const replacedDefs = new ByteKeyTable(16);
+    const replacedOthers = new Map();
+    for (let i = k; i < j; i++) {
+        const e = be[i];
+        if (e.isDef)
+            replacedDefs.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, i);
+        else
+            countKey(replacedOthers, e.keyBase);
+    }
+    const rangeDefs = st.defCounts;
+    const rangeOthers = st.otherCounts;
+    const anyOthers = rangeOthers.size > 0 || replacedOthers.size > 0;
+    // Usually the range defines the same names as the elements it replaces, as often (an edit inside
+    // definitions): then no kept definition's key index moves, and the loop below skips the lookups.
+    const countMoves = (e) => e.isDef && rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) !== replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
+    let defsMove = false;
+    for (let x = k; x < st.elements.length && !defsMove; x++)
+        defsMove = countMoves(st.elements[x]);
+    for (let i = k; i < j && !defsMove; i++)
+        defsMove = countMoves(be[i]);
+    for (let i = j; i < be.length; i++) {
+        const e = be[i];
+        const at = st.elements.length;
+        let keyIndex = e.keyIndex;
+        if (e.isDef) {
+            if (defsMove) {
+                const now = rangeDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
+                const was = replacedDefs.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash);
+                keyIndex += (now < 0 ? 0 : now) - (was < 0 ? 0 : was);
+            }
+        }
+        else if (anyOthers)
+            keyIndex += (rangeOthers.get(e.keyBase) ?? 0) - (replacedOthers.get(e.keyBase) ?? 0);
+        if (delta === 0 && keyIndex === e.keyIndex) {
+            st.elements.push(e);
+            continue;
+        }
+        const moved = e.kind === 'form' ? e.movedTo(text, delta, bt, keyIndex) : e.movedTo(delta, keyIndex);
+        moved.position = at;
+        st.elements.push(moved);
+    }
+    // The side's key tables would cover the range only: segmentLike's result has none.
+    const elements = st.elements;
+    return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1].end : 0 };
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/segment-reduced.ts
+/**
+ * The reduced segmentation of a merge's three sides: only the windows around each side's changes
+ * are split into elements; every stretch of base neither side changed stays one opaque run.
+ */
+
+
+
+
+
+
+
+
+
+
+const segment_reduced_LF = 0x0a;
+/**
+ * Segments the three sides of a merge keeping every stretch of base that neither side changed as
+ * one opaque element ({@link isRun}): only the windows around each side's change are split into
+ * elements, so a merge of two small edits far apart does per-element work on those edits alone
+ * (a 1 MB merge). Base is scanned whole by the caller (`read`, so that it reads
+ * as for {@link segmentModule}, which can reuse the scan); a side is read only in its windows.
+ *
+ * Why the merge of the reduced sides equals the merge of the whole ones (the merge checks the rest
+ * and falls back to the whole merge where it cannot tell): each of a side's changes (its common
+ * prefix and suffix with base, and common stretches between found by {@link changeRanges}) lies
+ * in a window of base, `[cut, cut)` between clean cuts ({@link Cut}), so the side's whole
+ * segmentation is base's elements outside its windows (moved by its length changes before them)
+ * and its windows read fresh (checked: a side's window must read and end with a form and a line
+ * break, as base's does). The runs are
+ * the same bytes on every side, in the same places, so each aligns with itself, is kept, keeps its
+ * place in the order and its separators; a run behaves at its ends as its first and last elements
+ * do. What could tie a window's element to a run's is a shared key: every key in a window (a
+ * definition's name, another form's canonical print, a comment block's text) must occur in no run
+ * of base, else the reduction is refused.
+ * @param reduceAlways false: refused (undefined) when the windows hold more than half of base
+ *   (nothing to gain), and a side's middle is split only from 8 KiB; true: reduced whenever it can
+ *   be, and middles split at any size (tests).
+ * @returns the reduced sides, or undefined when the texts do not allow a reduction (a side that does
+ *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
+ * @throws TimeoutError after `deadline`.
+ */
+function segmentReduced(base, ours, theirs, read, deadline = Infinity, reduceAlways = false) {
+    const bounds = read.bounds;
+    if (bounds.length >> 1 === 0)
+        return undefined;
+    const windows = changeWindows(base, [ours, theirs], bounds, reduceAlways);
+    if (!windows)
+        return undefined;
+    const layout = runLayout(base, bounds, windows.merged);
+    checkDeadline(deadline);
+    const B = segmentSide(base, layout, undefined, bounds, deadline);
+    const O = B && segmentSide(ours, layout, windows.deltas[0], bounds, deadline);
+    const T = O && segmentSide(theirs, layout, windows.deltas[1], bounds, deadline);
+    if (!B || !O || !T)
+        return undefined;
+    // Every key of a window's element must occur in no run of base.
+    if (!windowKeysApart([B, O, T], base, bounds, layout.filter((p) => p.run).map((p) => p.run)))
+        return undefined;
+    return { base: B, ours: O, theirs: T };
 }
 /**
- * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
- * (the most common separator, a full re-read) or meets a
- * case the reduction does not claim to reproduce (an element aligned across a run, an incompatible
- * reorder): the whole merge runs instead.
+ * The windows of base the sides' changes fall in: each change range ({@link changeRanges}) widened
+ * to clean cuts, the tail after the last form's line, windows that overlap or touch joined
+ * (`merged`, in text order), and per side the length change inside each (`deltas[side][window]`).
+ * Undefined when the windows hold more than half of base (unless `reduceAlways`) or all of it.
  */
-class NeedsWholeMerge extends Error {
+function changeWindows(base, sides, bounds, reduceAlways) {
+    const nF = bounds.length >> 1;
+    const n = base.length;
+    // Each side's changes as ranges of base, each widened to clean cuts.
+    const windows = [];
+    const sideRanges = [];
+    const sideWindows = [];
+    for (const x of sides) {
+        const ranges = changeRanges(x, base, bounds, reduceAlways ? 0 : RESYNC_FROM);
+        const own = [];
+        for (let i = 0; i < ranges.length; i++) {
+            const r = ranges[i];
+            // Start: the last clean cut whose token is at or before the change (0 when none).
+            let start = 0;
+            for (let f = formsEndingBy(bounds, r.bStart) - 1; f >= 0; f--) {
+                const c = cutAfter(base, bounds, f);
+                if (c && c.clean && c.token <= r.bStart) {
+                    start = c.token;
+                    break;
+                }
+            }
+            // End: the first cut whose token is at or after the change's end (the end of the text when none).
+            let end = n;
+            for (let f = Math.max(0, formsEndingBy(bounds, r.bEnd) - 1); f < nF; f++) {
+                const c = cutAfter(base, bounds, f);
+                if (c && c.token >= r.bEnd) {
+                    end = c.token;
+                    break;
+                }
+            }
+            own.push({ start, end });
+            windows.push({ start, end });
+        }
+        sideRanges.push(ranges);
+        sideWindows.push(own);
+    }
+    // The tail after the last form's line (trailing comment blocks) is always read.
+    const last = cutAfter(base, bounds, nF - 1);
+    if (!last)
+        throw new Error('internal: a token after the last form on its line');
+    if (last.token < n)
+        windows.push({ start: last.token, end: n });
+    windows.sort((a, b) => a.start - b.start || a.end - b.end);
+    const merged = [];
+    for (let i = 0; i < windows.length; i++) {
+        const w = windows[i];
+        const top = merged[merged.length - 1];
+        // Windows that overlap or touch are one (a run between two windows holds at least one token).
+        if (top && w.start <= top.end)
+            top.end = Math.max(top.end, w.end);
+        else
+            merged.push({ start: w.start, end: w.end });
+    }
+    // Per side, the length change inside each merged window (each change range lies in one).
+    const deltas = [];
+    for (let x = 0; x < sides.length; x++) {
+        const d = new Int32Array(merged.length);
+        const ranges = sideRanges[x];
+        const own = sideWindows[x];
+        for (let i = 0; i < ranges.length; i++) {
+            const r = ranges[i];
+            let k = 0;
+            while (!(own[i].start >= merged[k].start && own[i].end <= merged[k].end))
+                k++;
+            d[k] += r.xEnd - r.xStart - (r.bEnd - r.bStart);
+        }
+        deltas.push(d);
+    }
+    let windowBytes = 0;
+    for (let i = 0; i < merged.length; i++)
+        windowBytes += merged[i].end - merged[i].start;
+    if (!reduceAlways && windowBytes * 2 > n)
+        return undefined;
+    if (merged.length === 1 && merged[0].start === 0 && merged[0].end === n)
+        return undefined;
+    return { merged, deltas };
 }
-/** Per element: how many runs (segmentReduced) come before it, so elements between the same two runs share a number. */
-function windowNumbers(elements) {
-    const out = new Int32Array(elements.length);
+/** The layout of base: the windows `merged` in text order, and the stretches between them as one opaque run each. */
+function runLayout(base, bounds, merged) {
+    const n = base.length;
+    const layout = [];
+    let at = 0;
     let runs = 0;
-    for (let i = 0; i < elements.length; i++) {
-        if (isRun(elements[i]))
-            runs++;
-        out[i] = runs;
-    }
-    return out;
-}
-/** Tests (`checkSafetyNet`): a reduced merge must give exactly what the whole merge gives. */
-function sameAsWholeMerge(reduced, base, ours, theirs, options) {
-    let whole;
-    let error;
-    try {
-        whole = mergeModuleText(base, ours, theirs, { ...options, reduce: 'never' });
-    }
-    catch (e) {
-        error = e;
-    }
-    const strip = (r) => JSON.stringify({ text: Buffer.from(r.text).toString('latin1'), conflicts: r.conflicts, messages: r.messages, merged: r.stats.merged, pieces: r.pieces.map((p) => [Buffer.from(p.bytes).toString('latin1'), p.from?.side]) });
-    if (!whole)
-        throw new Error(`the reduced merge succeeded, the whole merge failed: ${error.message}`);
-    if (strip(whole) !== strip(reduced))
-        throw new Error(`the reduced merge differs from the whole merge:\n${strip(reduced)}\n${strip(whole)}`);
-}
-/**
- * Steps 2–6 of {@link mergeModuleText} on segmented sides. `reduced`: the sides come from
- * segmentReduced; a step that cannot be done on them throws NeedsWholeMerge.
- */
-function mergeSegmented(B, O, T, options, reduced) {
-    const deadline = options.deadline ?? Infinity;
-    checkDeadline(deadline);
-    // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
-    const oToB = alignElements(B.m.elements, O.m.elements, B.m.defs);
-    const tToB = alignElements(B.m.elements, T.m.elements, B.m.defs);
-    // Plain index loops in this file's per-element paths: a driver process runs them once, in V8's
-    // interpreter and baseline code, where `for…of` allocates an iterator result per item and
-    // `map`/`forEach` cost a call per item.
-    const nB = B.m.elements.length;
-    const aligned = [];
-    for (let i = 0; i < nB; i++)
-        aligned.push({ b: i, o: -1, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
-    // A reduced merge (segmentReduced) reproduces the whole one when every element aligns within its
-    // own window (the stretch between the same two runs): an element a side moved or added across a
-    // run would weigh the run as one element in the order merge, where the whole merge counts its
-    // elements.
-    const wB = reduced ? windowNumbers(B.m.elements) : undefined;
-    const wO = reduced ? windowNumbers(O.m.elements) : undefined;
-    const wT = reduced ? windowNumbers(T.m.elements) : undefined;
-    if (wB && wO && wT) {
-        for (let j = 0; j < oToB.length; j++)
-            if (oToB[j] >= 0 && wO[j] !== wB[oToB[j]])
-                throw new NeedsWholeMerge();
-        for (let k = 0; k < tToB.length; k++)
-            if (tToB[k] >= 0 && wT[k] !== wB[tToB[k]])
-                throw new NeedsWholeMerge();
-    }
-    const oursAdded = new Map();
-    const oEls = O.m.elements;
-    const oIds = new Array(oEls.length);
-    for (let j = 0; j < oEls.length; j++) {
-        const bi = oToB[j];
-        if (bi >= 0) {
-            aligned[bi].o = j;
-            oIds[j] = bi;
-            continue;
-        }
-        aligned.push({ b: -1, o: j, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
-        oursAdded.set(oEls[j].key, aligned.length - 1);
-        oIds[j] = aligned.length - 1;
-    }
-    const tEls = T.m.elements;
-    const tIds = new Array(tEls.length);
-    for (let k = 0; k < tEls.length; k++) {
-        const bi = tToB[k];
-        if (bi >= 0) {
-            aligned[bi].t = k;
-            tIds[k] = bi;
-            continue;
-        }
-        const key = tEls[k].key;
-        const same = oursAdded.get(key);
-        if (same !== undefined) {
-            if (wO && wT && wO[aligned[same].o] !== wT[k])
-                throw new NeedsWholeMerge();
-            aligned[same].t = k;
-            oursAdded.delete(key);
-            tIds[k] = same;
-            continue;
-        }
-        aligned.push({ b: -1, o: -1, t: k, resolution: DELETED, changedO: 0, changedT: 0 });
-        tIds[k] = aligned.length - 1;
-    }
-    checkDeadline(deadline);
-    let merged = 0;
-    const messages = [];
-    const prefer = options.prefer ?? 'ours';
-    for (let i = 0; i < aligned.length; i++) {
-        if ((i & 255) === 0)
-            checkDeadline(deadline);
-        const a = aligned[i];
-        a.resolution = resolveElement(a, B, O, T, deadline, prefer, options.markers, messages);
-        if (a.resolution.kind === 'merged')
-            merged++;
-    }
-    semanticPass(aligned, B, O, T, { oIds, tIds, windows: wB && wO && wT ? { b: wB, o: wO, t: wT } : undefined }, options.markers, messages, deadline);
-    checkDeadline(deadline);
-    const bIds = new Array(nB);
-    for (let i = 0; i < nB; i++)
-        bIds[i] = i;
-    const bOrder = new SideOrder(B, bIds, aligned.length);
-    const oOrder = new SideOrder(O, oIds, aligned.length);
-    const tOrder = new SideOrder(T, tIds, aligned.length);
-    const order = mergeOrder(oIds, tIds, (id) => aligned[id].b, (id) => aligned[id].resolution.kind !== 'deleted', deadline);
-    if (order === undefined) {
-        if (reduced)
-            throw new NeedsWholeMerge();
-        throw unsafe('the two sides reordered the top-level forms incompatibly');
-    }
-    checkDeadline(deadline);
-    const ctx = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer: options.prefer ?? 'ours', deadline, reduced };
-    const real = render(ctx, order, 'markers', false);
-    const text = real.pieces.length === 1 ? real.pieces[0].bytes : diff3_concatBytes(real.pieces.map((p) => p.bytes));
-    checkDeadline(deadline);
-    // Safety net: every reading of the result must give back exactly the decided forms. The render
-    // proves it cheaply for runs copied from one side (see `Rendered.proven`); otherwise the reading
-    // is re-read whole.
-    let fullRereads = 0;
-    const check = (mode, what, first) => {
-        const r = first ?? render(ctx, order, mode, false);
-        if (reduced) {
-            // Runs hide the elements a full re-read compares: a reading not proven cheaply is left to the
-            // whole merge (checkSafetyNet compares the two results instead).
-            if (!r.proven)
-                throw new NeedsWholeMerge();
+    const pushRun = (from, to) => {
+        // [from, to): from is 0 or a cut token, to a cut token or the end; it holds whole elements, the
+        // last a form (to is a cut after it: its element's end).
+        let first = from;
+        while (first < to && isSpace(base[first]))
+            first++;
+        if (first >= to)
             return;
-        }
-        if (r.proven && !options.checkSafetyNet)
-            return;
-        const full = render(ctx, order, mode, true);
-        if (r.proven) {
-            try {
-                verifyElements(diff3_concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
-            }
-            catch (error) {
-                throw new Error(`the cheap safety net proved ${what}, the full re-read rejects it: ${error.message}`);
-            }
-            return;
-        }
-        fullRereads++;
-        verifyElements(diff3_concatBytes(full.pieces.map((p) => p.bytes)), full.elements, what, deadline);
+        const f = formsEndingBy(bounds, to) - 1; // the last form before `to`
+        if (f < 0 || bounds[2 * f] < first)
+            throw new Error('internal: a run without a form');
+        const c = cutAfter(base, bounds, f);
+        if (!c || (to < n && c.token !== to))
+            throw new Error('internal: a run that does not end at a cut');
+        const formStart = bounds[2 * f];
+        const formEnd = bounds[2 * f + 1];
+        const run = new RunElement(first, c.elemEnd, formStart, formEnd, c.elemEnd > formEnd, runs++, { text: base, bounds, start: first });
+        layout.push({ run, window: undefined });
     };
-    if (real.conflicts.length === 0)
-        check('markers', 'result', real);
-    else {
-        check('ours', "ours' reading of the result", undefined);
-        check('theirs', "theirs' reading of the result", undefined);
+    for (let i = 0; i < merged.length; i++) {
+        const w = merged[i];
+        if (w.start > at)
+            pushRun(at, w.start);
+        layout.push({ run: undefined, window: w });
+        at = w.end;
     }
-    return {
-        text,
-        pieces: real.pieces,
-        conflicts: real.conflicts,
-        messages,
-        stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads, reduced },
-    };
+    if (at < n)
+        pushRun(at, n);
+    return layout;
 }
 /**
- * Re-reads `text` and checks that it splits into exactly the decided elements: same kinds and same
- * body bytes (so no comment attached to a different form, no forms fused or split). Identical bytes
- * between identical element boundaries read as identical forms, which is stricter than equal
- * canonical forms.
+ * One side of a reduced segmentation: runs as they are (moved by the side's length changes before
+ * them, `delta` per window; undefined for base), windows read fresh with one key state for the side
+ * (so key counts run across that side's windows). Undefined when a window does not read or does not
+ * end as a cut does.
  */
-function verifyElements(text, expected, what, deadline) {
-    let seg;
-    try {
-        seg = segmentModule(text, deadline, false);
-    }
-    catch (error) {
-        if (error instanceof errors_GcError)
-            throw unsafe(`${what} does not read back: ${error.message}`);
-        throw error;
-    }
-    if (seg.elements.length !== expected.length) {
-        throw unsafe(`${what} reads back as ${seg.elements.length} elements, expected ${expected.length}`);
-    }
-    for (let i = 0; i < expected.length; i++) {
-        const e = seg.elements[i];
-        const want = expected[i];
-        // Same kind and same bytes at the same element boundaries: the form reads as the same term.
-        if (e.kind !== want.kind || !sameBytes(text.subarray(e.start, e.end), want.bytes)) {
-            throw unsafe(`${what}: element ${i} does not read back as the merged text`);
-        }
-    }
-}
-const BLANK_LINE = new Uint8Array([module_LF, module_LF]);
-/**
- * The separator used between two elements that were neighbours nowhere and have no separator of
- * their own: the most frequent line-breaking separator of ours, else theirs, else base, else one
- * blank line (the canonical printer's layout, GENESIS_FACTS.md §1.5).
- */
-function commonSeparator(sides) {
-    for (const s of sides) {
-        const counts = new Map();
-        for (let i = 1; i < s.m.elements.length; i++) {
-            const span = separatorBefore(s.m, i);
-            const bytes = s.m.text.subarray(span.start, span.end);
-            if (!hasLf(bytes))
-                continue;
-            const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
-            const c = counts.get(key);
-            if (c)
-                c.n++;
+function segmentSide(text, layout, delta, bounds, deadline) {
+    const st = newState(16);
+    const elements = st.elements;
+    let shift = 0; // the side's length change before the current piece
+    let k = 0; // the current merged window
+    for (let i = 0; i < layout.length; i++) {
+        const piece = layout[i];
+        if (piece.run) {
+            if (!delta) {
+                // Base: the run's index here (a side that reuses the object keeps it, as segmentLike's).
+                piece.run.position = elements.length;
+                elements.push(piece.run);
+            }
+            else if (shift !== 0) {
+                const moved = piece.run.movedBy(shift);
+                moved.position = elements.length;
+                elements.push(moved);
+            }
             else
-                counts.set(key, { n: 1, bytes });
+                elements.push(piece.run);
+            continue;
         }
-        let best;
-        for (const c of counts.values())
-            if (!best || c.n > best.n)
-                best = c;
-        if (best)
-            return best.bytes;
-    }
-    return BLANK_LINE;
-}
-const EMPTY = new Uint8Array(0);
-function ownSep(bytes) {
-    return { side: undefined, start: 0, end: 0, bytes };
-}
-/** True when `a[as, ae)` and `b[bs, be)` hold the same bytes (compared in place). */
-function sameSpan(a, as, ae, b, bs, be) {
-    if (ae - as !== be - bs)
-        return false;
-    const d = bs - as;
-    for (let p = as; p < ae; p++)
-        if (a[p] !== b[p + d])
-            return false;
-    return true;
-}
-/** LF bytes in `t[start, end)`. */
-function countLfIn(t, start, end) {
-    // Separators are a few bytes: a plain loop beats a native search's call cost.
-    let n = 0;
-    for (let i = start; i < end; i++)
-        if (t[i] === module_LF)
-            n++;
-    return n;
-}
-/** True when `t[start, end)` is only whitespace (the reader's: space, tab, LF, CR). */
-function onlyWhitespace(t, start, end) {
-    for (let i = start; i < end; i++) {
-        const c = t[i];
-        if (c !== 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0d)
-            return false;
-    }
-    return true;
-}
-const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
-/**
- * The cheap safety net's boundary rule: true when an element of kind `prevKind` (ending in a `;`
- * comment when `prevEndsWithComment`, last byte `prevLast`), then the whitespace `sep` (`lfs` line
- * breaks, `sepLength` bytes), then an element starting with byte `nextFirst`, re-read as those two
- * elements whatever came before and after: segments.ts joins a comment block to the comment or
- * form on the next line, and a `;` comment on a form's last line to that form; tokens need a
- * delimiter between them. False means "not proven" (the full re-read decides).
- * @internal exported for tests (module.ts is re-exported by the package entry).
- */
-function cleanBoundary(prevKind, prevEndsWithComment, prevLast, lfs, sepLength, nextFirst, sepFirst) {
-    // A `;` comment runs to the end of its line: the separator must start with that line break.
-    if (prevKind === 'comment' || prevEndsWithComment)
-        return sepFirst === module_LF && lfs >= (prevKind === 'comment' ? 2 : 1);
-    if (nextFirst === module_SEMI)
-        return lfs >= 1;
-    return sepLength > 0 || CLOSERS.has(prevLast);
-}
-function render(ctx, order, mode, collect) {
-    const { B, O, T, aligned } = ctx;
-    const sides = { base: B, ours: O, theirs: T };
-    const orders = { base: ctx.bOrder, ours: ctx.oOrder, theirs: ctx.tOrder };
-    const pieces = [];
-    const elements = [];
-    const conflicts = [];
-    // The cheap safety net (see verifyRendered): stays true while every boundary and every element
-    // that is not a verbatim run of one side is proven to read back as decided.
-    let proven = true;
-    // Line numbers are only needed for conflicts: counted up to the current piece on demand.
-    let lines = 1;
-    let counted = 0;
-    // Pieces are coalesced: a span of a side that continues the previous one extends it.
-    let spanSide;
-    let spanStart = 0;
-    let spanEnd = 0;
-    const flushSpan = () => {
-        if (spanSide === undefined)
-            return;
-        pieces.push({ bytes: sides[spanSide].m.text.subarray(spanStart, spanEnd), from: { side: spanSide, start: spanStart, end: spanEnd } });
-        spanSide = undefined;
-    };
-    const currentLine = () => {
-        flushSpan();
-        for (; counted < pieces.length; counted++) {
-            const b = pieces[counted].bytes;
-            for (let i = b.indexOf(module_LF); i !== -1; i = b.indexOf(module_LF, i + 1))
-                lines++;
-        }
-        return lines;
-    };
-    const pushSpan = (side, start, end) => {
-        if (start === end)
-            return;
-        if (spanSide === side && spanEnd === start) {
-            spanEnd = end;
-            return;
-        }
-        flushSpan();
-        spanSide = side;
-        spanStart = start;
-        spanEnd = end;
-    };
-    const pushBytes = (bytes) => {
-        if (bytes.length === 0)
-            return;
-        flushSpan();
-        pieces.push({ bytes, from: undefined });
-    };
-    const pushSep = (s) => {
-        if (s.side !== undefined)
-            pushSpan(s.side, s.start, s.end);
-        else
-            pushBytes(s.bytes);
-    };
-    const sepText = (s) => (s.side !== undefined ? sides[s.side].m.text.subarray(s.start, s.end) : s.bytes);
-    const sepLfs = (s) => (s.side !== undefined ? countLfIn(sides[s.side].m.text, s.start, s.end) : countLf(s.bytes));
-    const spanSep = (side, span) => ({ side, start: span.start, end: span.end, bytes: undefined });
-    // Three-way value merge of one separator: ours unless only theirs changed it.
-    const mergeSpans = (b, o, t) => {
-        if (o && t && sameSpan(O.m.text, o.start, o.end, T.m.text, t.start, t.end))
-            return ctx.prefer === 'theirs' ? spanSep('theirs', t) : spanSep('ours', o);
-        if (o && t && b && sameSpan(O.m.text, o.start, o.end, B.m.text, b.start, b.end))
-            return spanSep('theirs', t);
-        return o ? spanSep('ours', o) : t ? spanSep('theirs', t) : b ? spanSep('base', b) : ownSep(EMPTY);
-    };
-    const leadSpan = (s) => s.m.elements.length > 0 ? separatorBefore(s.m, 0) : { start: 0, end: 0 };
-    const trailSpan = (s) => ({ start: s.m.trailStart, end: s.m.text.length });
-    const firstByte = (out) => {
-        if (out.side === undefined)
-            return out.bytes[0];
-        const s = sides[out.side].m;
-        return s.text[s.elements[out.index].start];
-    };
-    const elOf = (side, i) => sides[side].m.elements[i];
-    // Elements taken whole from a side (nearly all of them) fill two records in turn: the previous
-    // element's record is still needed for the separator, nothing older is.
-    const takeRecords = [0, 1].map(() => ({ side: undefined, index: -1, bytes: undefined, endsWithComment: false, conflict: undefined, src: 'ours', elKind: 'form', name: undefined }));
-    let flip = 0;
-    const outOf = (id) => {
-        const a = aligned[id];
-        const r = a.resolution;
-        if (r.kind === 'deleted')
+        const w = piece.window;
+        // The window's bytes on this side: moved by the changes before it, through its own.
+        const from = w.start + shift;
+        if (delta)
+            shift += delta[k];
+        k++;
+        const to = w.end + shift;
+        if (from > to)
             return undefined;
-        if (r.kind === 'take') {
-            const e = elOf(r.side, r.index);
-            const o = takeRecords[(flip ^= 1)];
-            o.side = r.side;
-            o.index = r.index;
-            o.bytes = undefined;
-            o.endsWithComment = e.endsWithComment;
-            o.conflict = undefined;
-            o.detail = undefined;
-            o.markerLines = undefined;
-            o.src = r.side;
-            o.elKind = e.kind;
-            o.name = undefined;
-            return o;
+        const range = text.subarray(from, to);
+        let r;
+        try {
+            r = scanFormBounds(range);
         }
-        if (r.kind === 'merged') {
-            const src = a.o >= 0 ? 'ours' : 'theirs';
-            const e = elOf(src, src === 'ours' ? a.o : a.t);
-            if (r.inner) {
-                const bytes = mode === 'markers' ? r.bytes : r.inner[mode];
-                return {
-                    side: undefined,
-                    index: -1,
-                    bytes,
-                    endsWithComment: mode === 'markers' ? false : (mode === 'ours' ? O : T).m.elements[mode === 'ours' ? a.o : a.t].endsWithComment,
-                    conflict: mode === 'markers' ? 'form/divergent-edit' : undefined,
-                    markerLines: mode === 'markers' ? r.inner.markerLines : undefined,
-                    detail: 'both sides changed the marked lines differently',
-                    src,
-                    elKind: e.kind,
-                    name: e.defName,
-                };
+        catch {
+            return undefined; // the whole segmentation reports the error at its offset
+        }
+        st.ordinal = formsStartingBefore(bounds, w.start);
+        const before = elements.length;
+        segmentForms(text, r.bounds, r.trailingStart, to, from, deadline, true, st);
+        // The window must end as a cut does (a form, then a line break), unless it runs to the end.
+        if (to < text.length) {
+            const lastEl = elements.length > before ? elements[elements.length - 1] : undefined;
+            if (lastEl) {
+                if (lastEl.kind !== 'form')
+                    return undefined;
+                let lf = false;
+                for (let q = lastEl.end; q < to; q++) {
+                    const b = text[q];
+                    if (b === segment_reduced_LF)
+                        lf = true;
+                    else if (!isSpace(b))
+                        return undefined;
+                }
+                if (!lf)
+                    return undefined;
             }
-            return { side: undefined, index: -1, bytes: r.bytes, endsWithComment: r.endsWithComment, conflict: undefined, src, elKind: e.kind, name: undefined };
-        }
-        const any = r.o >= 0 ? elOf('ours', r.o) : elOf('theirs', r.t);
-        const detail = r.detail ??
-            (r.code === 'form/delete-modify'
-                ? r.o < 0
-                    ? 'ours deleted it, theirs changed it'
-                    : 'theirs deleted it, ours changed it'
-                : r.code === 'form/divergent-add'
-                    ? 'both sides added it with different text'
-                    : 'both sides changed it differently');
-        if (mode !== 'markers') {
-            const side = mode;
-            const i = side === 'ours' ? r.o : r.t;
-            if (i < 0)
+            else if (!onlySpace(text, from, to))
                 return undefined;
-            const e = elOf(side, i);
-            return { side, index: i, bytes: undefined, endsWithComment: e.endsWithComment, conflict: undefined, src: side, elKind: e.kind, name: undefined };
         }
-        const block = conflictBlock(r.o >= 0 ? body(O, r.o) : EMPTY, r.b >= 0 ? body(B, r.b) : EMPTY, r.t >= 0 ? body(T, r.t) : EMPTY, ctx.markers);
-        return {
-            side: undefined,
-            index: -1,
-            bytes: block.subarray(0, block.length - 1),
-            endsWithComment: false,
-            conflict: r.code,
-            detail,
-            src: r.o >= 0 ? 'ours' : 'theirs',
-            elKind: any.kind,
-            name: any.defName,
-        };
-    };
-    let defaultSep;
-    const shared = { side: undefined, start: 0, end: 0, bytes: EMPTY };
-    const sepFor = (p, c, pOut, cOut) => {
-        const ao = ctx.oOrder.adjacent(p, c);
-        const at = ctx.tOrder.adjacent(p, c);
-        const ab = ctx.bOrder.adjacent(p, c);
-        let sep;
-        if (ao && at) {
-            // Both sides have them as neighbours (the common case): the separators compared in place,
-            // ours unless only theirs changed it; one reused record, no spans allocated.
-            const io = ctx.oOrder.indexOf(p);
-            const it = ctx.tOrder.indexOf(p);
-            const os = O.m.elements[io].end;
-            const oe = O.m.elements[io + 1].start;
-            const ts = T.m.elements[it].end;
-            const te = T.m.elements[it + 1].start;
-            let takeTheirs;
-            if (sameSpan(O.m.text, os, oe, T.m.text, ts, te))
-                takeTheirs = ctx.prefer === 'theirs';
-            else if (ab) {
-                const ib = ctx.bOrder.indexOf(p);
-                takeTheirs = sameSpan(O.m.text, os, oe, B.m.text, B.m.elements[ib].end, B.m.elements[ib + 1].start);
-            }
-            else
-                takeTheirs = false;
-            sep = shared;
-            shared.side = takeTheirs ? 'theirs' : 'ours';
-            shared.start = takeTheirs ? ts : os;
-            shared.end = takeTheirs ? te : oe;
-            shared.bytes = undefined;
-        }
-        else if (ao)
-            sep = spanSep('ours', ctx.oOrder.sepAfter(p));
-        else if (at)
-            sep = spanSep('theirs', ctx.tOrder.sepAfter(p));
-        else if (ab)
-            sep = spanSep('base', ctx.bOrder.sepAfter(p));
-        else {
-            // Not neighbours anywhere: the blank lines the element had before it on its side, or after
-            // its predecessor, or one line break.
-            const before = orders[cOut.src].sepBefore(c);
-            const after = orders[pOut.src].sepAfter(p);
-            if (before && countLfIn(sides[cOut.src].m.text, before.start, before.end) > 0)
-                sep = spanSep(cOut.src, before);
-            else if (after && countLfIn(sides[pOut.src].m.text, after.start, after.end) > 0)
-                sep = spanSep(pOut.src, after);
-            else {
-                if (ctx.reduced)
-                    throw new NeedsWholeMerge(); // the most common separator counts every element's
-                sep = ownSep((defaultSep ??= commonSeparator([O, T, B])));
-            }
-        }
-        // Keep the reading of the text: a free comment block stays free (a blank line after it), a
-        // comment never swallows what follows, a comment never joins the previous line, markers start lines.
-        const lfs = sepLfs(sep);
-        if (pOut.elKind === 'comment' && !pOut.conflict && lfs < 2)
-            sep = ownSep(BLANK_LINE);
-        else if (lfs === 0 && (pOut.endsWithComment || pOut.conflict || cOut.conflict || firstByte(cOut) === module_SEMI))
-            sep = ownSep(NEWLINE);
-        return sep;
-    };
-    // The element emitted last (outside markers), for the cheap safety net's boundary rule.
-    // The element emitted last (outside markers), for the cheap safety net's boundary rule. Two
-    // records reused in turn: this runs once per element.
-    const blank = () => ({ kind: 'form', side: undefined, index: -1, bytes: undefined, endsWithComment: false, first: -1, last: -1 });
-    let last;
-    let spare = blank();
-    const emitted = (out, sep) => {
-        const e = spare;
-        if (out.side !== undefined) {
-            const s = sides[out.side].m;
-            const el = s.elements[out.index];
-            e.kind = el.kind;
-            e.side = out.side;
-            e.index = out.index;
-            e.bytes = undefined;
-            e.endsWithComment = el.endsWithComment;
-            e.first = s.text[el.start];
-            e.last = s.text[el.end - 1];
-        }
-        else {
-            const bytes = out.bytes;
-            // Not a verbatim element of a side: it must read as exactly one element of its kind on its own.
-            let ewc = false;
-            try {
-                const seg = segmentModule(bytes, ctx.deadline, false);
-                const only = seg.elements.length === 1 ? seg.elements[0] : undefined;
-                if (!only || only.start !== 0 || only.end !== bytes.length || only.kind !== out.elKind)
-                    proven = false;
-                else
-                    ewc = only.endsWithComment;
-            }
-            catch (error) {
-                if (!(error instanceof errors_GcError))
-                    throw error;
-                proven = false;
-            }
-            e.kind = out.elKind;
-            e.side = undefined;
-            e.index = -1;
-            e.bytes = bytes;
-            e.endsWithComment = ewc;
-            e.first = bytes[0] ?? -1;
-            e.last = bytes[bytes.length - 1] ?? -1;
-        }
-        if (last && sep && proven) {
-            // A run of one side's consecutive elements with that side's separator re-reads as that side did.
-            const verbatim = last.side !== undefined &&
-                e.side === last.side &&
-                e.index === last.index + 1 &&
-                sep.side === e.side &&
-                sep.start === sides[e.side].m.elements[e.index - 1].end &&
-                sep.end === sides[e.side].m.elements[e.index].start;
-            if (!verbatim) {
-                const text = sepText(sep);
-                proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
-            }
-        }
-        spare = last ?? blank();
-        last = e;
-        if (collect)
-            elements.push({ bytes: out.side !== undefined ? body(sides[out.side], out.index) : out.bytes, kind: out.elKind });
-    };
-    const lead = mergeSpans(leadSpan(B), leadSpan(O), leadSpan(T));
-    let prevId = -1;
-    let prevOut;
-    for (let oi = 0; oi < order.length; oi++) {
-        const id = order[oi];
-        const out = outOf(id);
-        if (!out)
-            continue;
-        let sep;
-        if (prevOut) {
-            sep = sepFor(prevId, id, prevOut, out);
-            pushSep(sep);
-        }
-        else {
-            pushSep(lead);
-            const t = sepText(lead);
-            if (!onlyWhitespace(t, 0, t.length))
-                proven = false;
-        }
-        if (out.conflict) {
-            const at = currentLine();
-            for (const l of out.markerLines ?? [0]) {
-                conflicts.push({ code: out.conflict, kind: out.elKind, name: out.name, line: at + l, detail: out.detail ?? 'both sides changed it differently' });
-            }
-            last = undefined;
-            proven = false; // markers: the readings of the result are checked instead
-        }
-        else
-            emitted(out, sep);
-        if (out.side !== undefined) {
-            const el = sides[out.side].m.elements[out.index];
-            pushSpan(out.side, el.start, el.end);
-        }
-        else
-            pushBytes(out.bytes);
-        prevId = id;
-        prevOut = out;
     }
-    let trail = mergeSpans(trailSpan(B), trailSpan(O), trailSpan(T));
-    if (prevOut && prevOut.conflict && sepLfs(trail) === 0)
-        trail = ownSep(diff3_concatBytes([NEWLINE, sepText(trail)]));
-    pushSep(trail);
-    const tt = sepText(trail);
-    if (!onlyWhitespace(tt, 0, tt.length))
-        proven = false;
-    flushSpan();
-    return { pieces, elements, conflicts, proven };
+    return finish(text, st, true);
 }
+/** Bytes of base after a cut that must match the side to resynchronize there. */
+const ANCHOR = 48;
+/** Middles shorter than this many bytes are one change range (splitting them gains nothing). */
+const RESYNC_FROM = 8192;
+/** Cuts tried after a difference before the rest of the middle is taken as one range. */
+const RESYNC_TRIES = 8;
+/**
+ * `x` as base with some stretches replaced, in order (empty when `x` is base): the common prefix and
+ * suffix, and in between, when the middle is at least `resyncFrom` bytes long, stretches common
+ * to both found by resynchronizing at base's cuts (the `ANCHOR` bytes after a cut are searched for
+ * in `x` after the difference, and the common run from there is measured). Every byte outside the
+ * ranges is the same on both (checked), so the decomposition is exact whatever anchors matched; a
+ * side that edits the top and the bottom of a module gets two small ranges instead of one that
+ * spans it.
+ */
+function changeRanges(x, base, bounds, resyncFrom) {
+    const n = base.length;
+    const nx = x.length;
+    const p = commonPrefix(x, base);
+    if (p === nx && p === n)
+        return [];
+    const s = commonSuffix(x, base, Math.min(nx, n) - p);
+    const bLimit = n - s;
+    const xLimit = nx - s;
+    const hb = Buffer.from(base.buffer, base.byteOffset, base.length);
+    const hx = Buffer.from(x.buffer, x.byteOffset, x.length);
+    const nF = bounds.length >> 1;
+    const ranges = [];
+    let bp = p;
+    let xp = p;
+    for (;;) {
+        let resynced = false;
+        if (bLimit - bp >= resyncFrom && xLimit - xp >= resyncFrom) {
+            let tries = 0;
+            for (let f = formsEndingBy(bounds, bp); f < nF && tries < RESYNC_TRIES; f++) {
+                const c = cutAfter(base, bounds, f);
+                if (!c || !c.clean || c.token <= bp)
+                    continue;
+                if (c.token + ANCHOR > bLimit)
+                    break;
+                tries++;
+                const q = hx.indexOf(hb.subarray(c.token, c.token + ANCHOR), xp);
+                if (q === -1 || q + ANCHOR > xLimit)
+                    continue;
+                const m = commonRun(hb, c.token, hx, q, Math.min(bLimit - c.token, xLimit - q));
+                ranges.push({ bStart: bp, bEnd: c.token, xStart: xp, xEnd: q });
+                bp = c.token + m;
+                xp = q + m;
+                resynced = true;
+                break;
+            }
+        }
+        if (!resynced) {
+            ranges.push({ bStart: bp, bEnd: bLimit, xStart: xp, xEnd: xLimit });
+            return ranges;
+        }
+        if (bp >= bLimit && xp >= xLimit)
+            return ranges;
+    }
+}
+/** True when `t[from, to)` is only whitespace. */
+function onlySpace(t, from, to) {
+    for (let q = from; q < to; q++)
+        if (!isSpace(t[q]))
+            return false;
+    return true;
+}
+/** At most this many occurrences of a window's definition name in the runs are looked at (then the reduction is refused). */
+const MAX_NAME_OCCURRENCES = 4096;
+/**
+ * True when no key of the sides' window elements occurs in a run of base (`runs`; base's forms
+ * `bounds`): a definition's name is defined by no form in a run (every occurrence of its bytes in
+ * a run, preceded by whitespace and followed by a delimiter, is looked up), a comment block's text
+ * does not occur in a run at all (a conservative test), and another form's key is no run form's key
+ * (those are computed only when a window holds such a form).
+ */
+function windowKeysApart(sides, base, bounds, runs) {
+    const hay = Buffer.from(base.buffer, base.byteOffset, base.length);
+    const checked = new ByteKeyTable(16);
+    let runKeys;
+    for (let s = 0; s < sides.length; s++) {
+        const m = sides[s];
+        const els = m.elements;
+        for (let i = 0; i < els.length; i++) {
+            const e = els[i];
+            if (e instanceof RunElement)
+                continue;
+            if (e.kind === 'comment') {
+                const needle = m.text.subarray(e.start, e.end);
+                for (let r = 0; r < runs.length; r++) {
+                    const run = runs[r];
+                    const q = hay.indexOf(needle, run.start);
+                    if (q !== -1 && q + needle.length <= run.end)
+                        return false;
+                }
+            }
+            else if (e.isDef) {
+                if (checked.get(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash) >= 0)
+                    continue;
+                checked.add(e.nameSrc, e.nameStart, e.nameEnd, e.nameHash, 0);
+                if (definedInRuns(hay, bounds, runs, e.nameSrc.subarray(e.nameStart, e.nameEnd)))
+                    return false;
+            }
+            else {
+                runKeys ??= runFormKeys(base, bounds, runs);
+                if (runKeys.has(e.keyBase))
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+/** True when a form in one of `runs` may be `(def NAME …)` for the name bytes `name` (see windowKeysApart). */
+function definedInRuns(hay, bounds, runs, name) {
+    const n = hay.length;
+    let seen = 0;
+    let decoded;
+    const names = new DefNameScanner();
+    for (let r = 0; r < runs.length; r++) {
+        const run = runs[r];
+        for (let q = hay.indexOf(name, run.start); q !== -1 && q + name.length <= run.end; q = hay.indexOf(name, q + 1)) {
+            const after = q + name.length;
+            if (after < n && DELIMITER[hay[after]] !== 1)
+                continue;
+            if (q === 0 || !isSpace(hay[q - 1]))
+                continue;
+            if (++seen > MAX_NAME_OCCURRENCES)
+                return true;
+            const f = formsEndingBy(bounds, q);
+            if (f >= bounds.length >> 1 || bounds[2 * f] > q)
+                continue; // in the trivia
+            const start = bounds[2 * f];
+            const end = bounds[2 * f + 1];
+            const fast = names.scan(hay, start, end);
+            if (fast >= 0) {
+                if (names.start === q && fast === after)
+                    return true;
+            }
+            else if (fast === -2) {
+                const d = defName(readTerm(hay.subarray(start, end)));
+                decoded ??= decodeSlice(name, 0, name.length);
+                if (d === decoded)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+/** The keys of the forms in `runs` that are not definitions (contentKey, as segmentForms gives them). */
+function runFormKeys(base, bounds, runs) {
+    const keys = new Set();
+    const names = new DefNameScanner();
+    for (let r = 0; r < runs.length; r++) {
+        const run = runs[r];
+        for (let f = formsEndingBy(bounds, run.start); f < bounds.length >> 1 && bounds[2 * f + 1] <= run.end; f++) {
+            const start = bounds[2 * f];
+            const end = bounds[2 * f + 1];
+            const fast = names.scan(base, start, end);
+            if (fast >= 0)
+                continue;
+            const term = readTerm(base.subarray(start, end));
+            if (fast === -2 && defName(term) !== undefined)
+                continue;
+            keys.add(contentKey(term, f));
+        }
+    }
+    return keys;
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/semantic-pass.ts
+/**
+ * The semantic pass of the text merge (after resolution, before the order merge): renames one side
+ * made are carried into the other side's edits of the forms that mention the old name, and
+ * references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. The name analysis itself is semantic.ts.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
 /** The element's term (undefined for comment blocks). */
 function termOf(s, i) {
     return s.m.elements[i].term;
@@ -75468,7 +75922,7 @@ function carryRename(n, m, mentions, x, aligned, B, O, T, ids, changed, markers,
         if (!bTerm || !xTerm)
             return false;
         try {
-            return termsEqual(xTerm, substitute(bTerm, renames));
+            return term_termsEqual(xTerm, substitute(bTerm, renames));
         }
         catch {
             return false;
@@ -75571,7 +76025,7 @@ function mergeRenamed(base, xText, yText, yEndsWithComment, x, renames, deadline
             return m.elements.length === 1 ? { side, m } : undefined;
         }
         catch (error) {
-            if (error instanceof errors_GcError)
+            if (error instanceof errors_GcError && !isTimeout(error))
                 return undefined;
             throw error;
         }
@@ -75669,7 +76123,7 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
                     catch {
                         return false;
                     }
-                    return xNewTerms.some((t) => termsEqual(t, want));
+                    return xNewTerms.some((t) => term_termsEqual(t, want));
                 });
                 if (ok && baseMentions.length > 0) {
                     renamedTo = m;
@@ -75717,6 +76171,167 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
             }
         }
     }
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/side-order.ts
+
+/** One side's order of aligned ids: position of each id, successor and separators around it. */
+class SideOrder {
+    s;
+    ids;
+    /** `pos[id]` = index of `id` on this side, -1 when absent. */
+    pos;
+    constructor(s, ids, idCount) {
+        this.s = s;
+        this.ids = ids;
+        const pos = new Int32Array(idCount).fill(-1);
+        for (let i = 0; i < ids.length; i++)
+            pos[ids[i]] = i;
+        this.pos = pos;
+    }
+    /** True when `p` is immediately followed by `c` on this side. */
+    adjacent(p, c) {
+        const i = this.pos[p];
+        return i >= 0 && this.ids[i + 1] === c;
+    }
+    /** The separator after `id` on this side (undefined when absent or last). */
+    sepAfter(id) {
+        const i = this.pos[id];
+        return i >= 0 && i + 1 < this.ids.length ? separatorBefore(this.s.m, i + 1) : undefined;
+    }
+    /** The index of `id` on this side, -1 when absent. */
+    indexOf(id) {
+        return this.pos[id];
+    }
+    /** The separator before `id` on this side (undefined when absent or first). */
+    sepBefore(id) {
+        const i = this.pos[id];
+        return i > 0 ? separatorBefore(this.s.m, i) : undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/module.ts
+/**
+ * The format-preserving structural merge of one `.gc` module's text: aligns top-level forms, merges
+ * their order three-way, merges each form's text by the v0.1 rules 1–3, and marks only the forms
+ * that really conflict.
+ *
+ * All texts are LF-normalized UTF-8 without BOM (newline.ts does the rest); offsets are 0-based
+ * bytes. The result is built from pieces of the inputs, so untouched forms are copied byte for byte.
+ *
+ * Steps, called in order by {@link mergeModuleText} and {@link mergeSegmented}:
+ * 1. Segmentation: `segmentModule` base (segments.ts), `segmentLike` ours and theirs
+ *    (segment-like.ts: a side is read only where it differs from base; same result as reading it
+ *    whole); or, for a few changed windows of a large module, `segmentReduced` (segment-reduced.ts,
+ *    rules in reduced.ts).
+ * 2. Alignment (align.ts): `(def NAME …)` by NAME, other forms and comment blocks by content, then
+ *    unmatched non-def forms / comment blocks by position.
+ * 3. Resolution (resolve.ts): SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text, then
+ *    the semantic pass (semantic-pass.ts: renames carried over, dangling references).
+ * 4. `mergeOrder` (order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
+ *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
+ * 5. Rendering (render.ts, separators.ts, output.ts): separators from a side where the two
+ *    neighbours were adjacent, conflicts as one marker block per element.
+ * 6. Safety net (safety-net.ts): every reading of the result must split into exactly the decided
+ *    elements, byte for byte, else `merge/text/unsafe` and the driver falls back to the line merge.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * Merges three versions of a module's text. See the file comment for the steps.
+ * @param base,ours,theirs LF-normalized UTF-8 without BOM (`normalizeSide(...).text`).
+ * @returns the result; `conflicts` is empty for a clean merge.
+ * @throws GcError `core/parse/*` when a side does not read, `merge/text/unsafe` when the merge
+ *   cannot be represented (incompatible reorders) or fails its re-read check;
+ *   TimeoutError after `options.deadline`.
+ */
+function mergeModuleText(base, ours, theirs, options) {
+    const deadline = options.deadline ?? Infinity;
+    const reduce = options.reduce ?? 'auto';
+    // Base is scanned once, for the reduced segmentation and, when it steps aside, the whole one.
+    const read = scanFormBounds(base);
+    if (reduce !== 'never') {
+        const sides = segmentReduced(base, ours, theirs, read, deadline, reduce === 'always');
+        if (sides) {
+            try {
+                return mergeSegmented({ side: 'base', m: sides.base }, { side: 'ours', m: sides.ours }, { side: 'theirs', m: sides.theirs }, options, true);
+            }
+            catch (error) {
+                if (!(error instanceof NeedsWholeMerge))
+                    throw error;
+            }
+        }
+    }
+    const B = { side: 'base', m: segmentModule(base, deadline, true, read) };
+    // Ours and theirs are read only where they differ from base (segmentLike; same result).
+    const O = { side: 'ours', m: segmentLike(ours, B.m, deadline) };
+    const T = { side: 'theirs', m: segmentLike(theirs, B.m, deadline) };
+    return mergeSegmented(B, O, T, options, false);
+}
+/**
+ * Steps 2–6 of {@link mergeModuleText} on segmented sides. `reduced`: the sides come from
+ * segmentReduced; a step that cannot be done on them throws NeedsWholeMerge.
+ */
+function mergeSegmented(B, O, T, options, reduced) {
+    const deadline = options.deadline ?? Infinity;
+    checkDeadline(deadline);
+    const { aligned, oIds, tIds, windows } = alignSides(B, O, T, reduced);
+    checkDeadline(deadline);
+    let merged = 0;
+    const messages = [];
+    const prefer = options.prefer ?? 'ours';
+    for (let i = 0; i < aligned.length; i++) {
+        if ((i & 255) === 0)
+            checkDeadline(deadline);
+        const a = aligned[i];
+        a.resolution = resolveElement(a, B, O, T, deadline, prefer, options.markers, messages);
+        if (a.resolution.kind === 'merged')
+            merged++;
+    }
+    semanticPass(aligned, B, O, T, { oIds, tIds, windows }, options.markers, messages, deadline);
+    checkDeadline(deadline);
+    const nB = B.m.elements.length;
+    const bIds = new Array(nB);
+    for (let i = 0; i < nB; i++)
+        bIds[i] = i;
+    const bOrder = new SideOrder(B, bIds, aligned.length);
+    const oOrder = new SideOrder(O, oIds, aligned.length);
+    const tOrder = new SideOrder(T, tIds, aligned.length);
+    const order = mergeOrder(oIds, tIds, (id) => aligned[id].b, (id) => aligned[id].resolution.kind !== 'deleted', deadline);
+    if (order === undefined) {
+        if (reduced)
+            throw new NeedsWholeMerge();
+        throw unsafe('the two sides reordered the top-level forms incompatibly');
+    }
+    checkDeadline(deadline);
+    const ctx = { B, O, T, bOrder, oOrder, tOrder, aligned, markers: options.markers, prefer, deadline, reduced };
+    const real = render(ctx, order, 'markers', false);
+    const text = real.pieces.length === 1 ? real.pieces[0].bytes : diff3_concatBytes(real.pieces.map((p) => p.bytes));
+    checkDeadline(deadline);
+    const fullRereads = checkReadings(real, (mode, collect) => render(ctx, order, mode, collect), reduced, options.checkSafetyNet === true, deadline);
+    return {
+        text,
+        pieces: real.pieces,
+        conflicts: real.conflicts,
+        messages,
+        stats: { elements: order.length, merged, conflicts: real.conflicts.length, fullRereads, reduced },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/textmerge/driver.ts
@@ -75787,8 +76402,7 @@ function parseDriverArgs(argv) {
  * `diff3` and `zdiff3` give `diff3`, anything else (or no git) gives `merge`.
  */
 function readConflictStyle(cwd) {
-    const r = spawnSync('git', ['config', '--get', 'merge.conflictStyle'], { cwd, encoding: 'utf8', timeout: 10_000 });
-    const value = (r.stdout ?? '').trim().toLowerCase();
+    const value = runGit(['config', '--get', 'merge.conflictStyle'], { cwd }).stdout.trim().toLowerCase();
     return value === 'diff3' || value === 'zdiff3' ? 'diff3' : 'merge';
 }
 /**
@@ -76069,7 +76683,7 @@ function selfCheck() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/audit/merge-start.ts
+;// CONCATENATED MODULE: ./src/verify-pr/merge-start.ts
 /**
  * The package state a commit starts from: its parent's (the last readable one), nothing for a root
  * commit, or for a merge what merging its parents gives — the merge driver's structural merge for two
@@ -76086,12 +76700,6 @@ function selfCheck() {
 
 
 
-/** True when two module versions have equal canonical forms (`undefined` = absent). */
-function merge_start_formsEqual(a, b) {
-    if (a === undefined || b === undefined)
-        return a === b;
-    return a === b || termsEqual(term_vec(a), term_vec(b));
-}
 function policyTexts(s) {
     return new Map([...(s?.policies ?? new Map()).values()].map((p) => [p.path, p.text]));
 }
@@ -76223,10 +76831,10 @@ function mergedStart(parents, mergeBase) {
         const forms = versions.map((v) => v?.forms);
         let merged;
         let conflicted = false;
-        if (forms.every((f) => merge_start_formsEqual(f, forms[0])))
+        if (forms.every((f) => formsEqual(f, forms[0])))
             merged = forms[0];
         else if (!structural) {
-            const r = mergeBase === undefined ? { ok: false } : merge_start_mergeValue(mergeBase.byPath.get(path)?.forms, forms, merge_start_formsEqual);
+            const r = mergeBase === undefined ? { ok: false } : merge_start_mergeValue(mergeBase.byPath.get(path)?.forms, forms, formsEqual);
             if (r.ok)
                 merged = r.value;
             else {
@@ -76243,9 +76851,9 @@ function mergedStart(parents, mergeBase) {
         }
         else {
             const b = mergeBase.byPath.get(path);
-            if (merge_start_formsEqual(b?.forms, forms[0]))
+            if (formsEqual(b?.forms, forms[0]))
                 merged = forms[1];
-            else if (merge_start_formsEqual(b?.forms, forms[1]))
+            else if (formsEqual(b?.forms, forms[1]))
                 merged = forms[0];
             else if (b === undefined || versions[0] === undefined || versions[1] === undefined)
                 conflicted = true;
@@ -76289,25 +76897,25 @@ function mergedStart(parents, mergeBase) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/audit/explain.ts
+;// CONCATENATED MODULE: ./src/verify-pr/explain.ts
 /**
- * History-aware verification of one package (docs/action.md "What each check means",
- * docs/security.md): walk the pull request's commits parents first and explain each commit's
- * changes to the package by
+ * The history walk of one package (docs/action.md "What each check means", docs/security.md): the
+ * pull request's commits parents first, the state each starts from, and the route that explains it:
  * - its own evidence, checked against the state it was made on (the commit's parent): a refactor
  *   plan re-planned there gives the identical report, an apply report replayed there reproduces
  *   its semantic edits and package record (`recorded-state`); or, for evidence made on another
  *   state (a rebase, cherry-pick or squash), re-planned / re-applied on the commit's actual parent,
  *   giving the same operations and reproducing the commit (`actual-parent`); either way the
- *   acceptance must name this package, its version and its obligations;
+ *   acceptance must name this package, its version and its obligations (`explain-replay.ts`);
  * - for a merge commit, what merging its parents gives (`merge-start.ts`);
  * - nothing: an unexplained change (a warning), an error when it lands in a module that evidence
- *   earlier in the pull request changed (a hidden hand edit), unless it restores the base's content.
- * Every manifest key change is judged (`manifest-keys.ts`), and so is every capability policy file
- * (`caps-policy.ts`). A commit whose package cannot be read (or lacks it) does not restart the
- * chain: the next readable commit is checked against the last readable state. With `replay: false`
- * the patches are not applied: a module or key counts as explained when a verified patch names it,
- * and every other check still runs.
+ *   earlier in the pull request changed (a hidden hand edit), unless it restores the base's content
+ *   (`check-modules.ts`).
+ * Every manifest key change is judged (`check-manifest.ts`, by the key table of `manifest-keys.ts`),
+ * and so is every capability policy file (`check-policies.ts`). A commit whose package cannot be read
+ * (or lacks it) does not restart the chain: the next readable commit is checked against the last
+ * readable state. With `replay: false` the patches are not applied: a module or key counts as
+ * explained when a verified patch names it, and every other check still runs (`explain-static.ts`).
  */
 
 
@@ -76320,120 +76928,50 @@ function mergedStart(parents, mergeBase) {
 
 
 
-
-
-
-
-
-function explain_short(oid) {
-    return oid.slice(0, 12);
-}
-function errorText(error) {
-    return errors_isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
-}
-function explain_applyOne(state, evidence) {
-    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
-    const packed = packState(applied);
-    return { after: packed.state, manifest: packed.manifest, edits: semanticEdits, artifact: packed.packageArtifact };
-}
-function tryApply(state, evidence) {
-    try {
-        return explain_applyOne(state, evidence);
+/** The packages, store listings and package trees of the walk's commits, each read once. */
+class CommitReader {
+    input;
+    inRange;
+    snapshots = new Map();
+    listings = new Map();
+    /** The last readable package as of each commit of the range (`undefined`: none yet). */
+    effective = new Map();
+    constructor(input, inRange) {
+        this.input = input;
+        this.inRange = inRange;
+        this.snapshots.set(input.base.commit, Promise.resolve(input.base));
     }
-    catch (error) {
-        return error instanceof Error ? error : new Error(String(error));
-    }
-}
-/** How many patch applications the order search may spend on one commit. */
-const ORDER_SEARCH_BUDGET = 64;
-/**
- * Replays `evidence` on `start` in the order the reports bind: at each step the report whose
- * replay reproduces its own package record is taken. Reports that bind to no state (evidence made
- * on another state) are then ordered by a bounded depth-first search for an order in which every
- * patch applies and the result satisfies `reproduces` (the commit's content); failing that, in
- * store-address order as far as they apply.
- */
-function bindChain(start, evidence, reproduces) {
-    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-    const steps = [];
-    let state = start;
-    for (;;) {
-        let taken = -1;
-        for (let i = 0; i < pending.length && taken < 0; i++) {
-            const r = tryApply(state, pending[i]);
-            if (!(r instanceof Error) && r.artifact === pending[i].packageArtifact) {
-                steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'recorded-state' });
-                state = r.after;
-                taken = i;
-            }
+    /** The package at `commit`; `undefined` when it has none, the error when it cannot be read (a missing commit throws). */
+    snapshot(commit) {
+        let p = this.snapshots.get(commit);
+        if (p === undefined) {
+            p = readPackageAtCommit(this.input.repo, commit, this.input.dir, this.input.modules).catch((error) => {
+                if (errors_isGcError(error) && error.code === 'git/missing-commit')
+                    throw error;
+                return error instanceof Error ? error : new Error(String(error));
+            });
+            this.snapshots.set(commit, p);
         }
-        if (taken < 0)
-            break;
-        pending.splice(taken, 1);
+        return p;
     }
-    if (pending.length === 0)
-        return { steps, failures: [], final: state };
-    // Evidence made on another state: search an order that applies and reproduces the commit.
-    let budget = ORDER_SEARCH_BUDGET;
-    let firstComplete;
-    const search = (at, left, path) => {
-        if (left.length === 0) {
-            firstComplete ??= path;
-            return reproduces(at) ? path : undefined;
-        }
-        for (let i = 0; i < left.length; i++) {
-            if (budget-- <= 0)
-                return undefined;
-            const r = tryApply(at, left[i]);
-            if (r instanceof Error)
-                continue;
-            const step = { evidence: left[i], before: at, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' };
-            const found = search(r.after, [...left.slice(0, i), ...left.slice(i + 1)], [...path, step]);
-            if (found !== undefined)
-                return found;
-        }
-        return undefined;
-    };
-    const found = search(state, pending, []) ?? firstComplete;
-    if (found !== undefined) {
-        for (const item of found)
-            steps.push(item);
-        return { steps, failures: [], final: found.length > 0 ? found[found.length - 1].after : state };
+    /** The store entries at `commit` (address → blob oid). */
+    listing(commit) {
+        let p = this.listings.get(commit);
+        if (p === undefined)
+            this.listings.set(commit, (p = listStoreAtCommit(this.input.repo, commit, this.input.dir)));
+        return p;
     }
-    // Greedy, for the messages: take what applies, report the rest with the error on the final state.
-    for (;;) {
-        let taken = -1;
-        for (let i = 0; i < pending.length && taken < 0; i++) {
-            const r = tryApply(state, pending[i]);
-            if (r instanceof Error)
-                continue;
-            steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' });
-            state = r.after;
-            taken = i;
-        }
-        if (taken < 0)
-            break;
-        pending.splice(taken, 1);
+    /** The tree id of the package directory at `commit`. */
+    async packageTree(commit) {
+        return (await repository_entryAtCommit(this.input.repo, commit, this.input.dir))?.oid;
     }
-    const failures = pending.map((e) => {
-        const r = tryApply(state, e);
-        return { evidence: e, error: r instanceof Error ? r : new Error('applies only out of order') };
-    });
-    return { steps, failures, final: state };
-}
-function emptyHistoryResult() {
-    return {
-        commits: [],
-        applied: [],
-        explainedByEvidence: new Set(),
-        unexplained: new Set(),
-        mismatches: new Set(),
-        replayFailed: false,
-        replanned: new Set(),
-        unreadable: [],
-        snapshots: [],
-        millis: 0,
-    };
+    /** The readable package of a commit: in the range its last readable state; before the range its own. */
+    async lastReadable(oid) {
+        if (this.inRange.has(oid))
+            return this.effective.get(oid);
+        const s = await this.snapshot(oid);
+        return s instanceof Error ? undefined : s;
+    }
 }
 /**
  * Explains every commit of the range for one package (see the module comment), recording rows and
@@ -76442,41 +76980,10 @@ function emptyHistoryResult() {
  */
 async function explainHistory(input, out) {
     const startTime = performance.now();
-    const { repo, dir } = input;
     const replay = input.replay ?? true;
-    const snapshots = new Map();
-    const snapshot = (commit) => {
-        let p = snapshots.get(commit);
-        if (p === undefined) {
-            p = readPackageAtCommit(repo, commit, dir, input.modules).catch((error) => {
-                if (errors_isGcError(error) && error.code === 'git/missing-commit')
-                    throw error;
-                return error instanceof Error ? error : new Error(String(error));
-            });
-            snapshots.set(commit, p);
-        }
-        return p;
-    };
-    snapshots.set(input.base.commit, Promise.resolve(input.base));
-    const listings = new Map();
-    const listing = (commit) => {
-        let p = listings.get(commit);
-        if (p === undefined)
-            listings.set(commit, (p = listStoreAtCommit(repo, commit, dir)));
-        return p;
-    };
-    const packageTree = async (commit) => (await repository_entryAtCommit(repo, commit, dir))?.oid;
     const result = emptyHistoryResult();
     const inRange = new Set(input.commits.map((c) => c.oid));
-    /** The last readable package as of each commit of the range (`undefined`: none yet). */
-    const effective = new Map();
-    /** The readable package of a commit: in the range its last readable state; before the range its own. */
-    const lastReadable = async (oid) => {
-        if (inRange.has(oid))
-            return effective.get(oid);
-        const s = await snapshot(oid);
-        return s instanceof Error ? undefined : s;
-    };
+    const reader = new CommitReader(input, inRange);
     /** Modules changed by evidence in the range, as of each commit (ancestors included). */
     const touched = new Map();
     const refactorByPatch = new Map();
@@ -76484,7 +76991,7 @@ async function explainHistory(input, out) {
         if (r.verified.safe)
             refactorByPatch.set(r.verified.patchH, r);
     for (const commit of input.commits) {
-        const at = `commit ${explain_short(commit.oid)} (${commit.subject})`;
+        const at = `commit ${findings_short(commit.oid)} (${commit.subject})`;
         const touchedBefore = new Set();
         for (const p of commit.parents)
             if (inRange.has(p))
@@ -76493,69 +77000,38 @@ async function explainHistory(input, out) {
         touched.set(commit.oid, touchedBefore);
         const explanation = { commit: commit.oid, subject: commit.subject, parents: commit.parents, route: 'unchanged', evidence: [], unexplained: [], mismatched: [] };
         result.commits.push(explanation);
-        const parentStates = await Promise.all(commit.parents.map(lastReadable));
-        const tree = await packageTree(commit.oid);
-        const parentTrees = await Promise.all(commit.parents.map(packageTree));
+        const parentStates = await Promise.all(commit.parents.map((p) => reader.lastReadable(p)));
+        const tree = await reader.packageTree(commit.oid);
+        const parentTrees = await Promise.all(commit.parents.map((p) => reader.packageTree(p)));
         if (commit.parents.length > 0 && parentTrees.every((t) => t === tree) && parentStates.every((p) => p === parentStates[0])) {
-            effective.set(commit.oid, parentStates[0]);
+            reader.effective.set(commit.oid, parentStates[0]);
             continue;
         }
-        const now = await snapshot(commit.oid);
+        const now = await reader.snapshot(commit.oid);
         if (now === undefined || now instanceof Error) {
             // An unreadable state: the chain goes on from the last readable one.
-            effective.set(commit.oid, parentStates[0]);
+            reader.effective.set(commit.oid, parentStates[0]);
             result.unreadable.push(commit.oid);
             explanation.route = 'unexplained';
             if (commit.oid === input.commits[input.commits.length - 1]?.oid && now === undefined)
                 continue; // the head deleted it: verify-pr says so
-            out.fail('commit', commit.oid, 'read', {
-                code: AuditCode.packageUnreadable,
-                severity: 'warning',
-                message: now === undefined
-                    ? `${at}: the package has no package.toml here; the next commit that has it is checked against the last readable state`
-                    : `${at}: the package cannot be read: ${errorText(now)}; the next readable commit is checked against the last readable state`,
-                file: now instanceof Error && errors_isGcError(now) && now.location.file ? now.location.file : repoPath(dir, 'package.toml'),
-                ...(now instanceof Error && errors_isGcError(now) && now.location.line !== undefined ? { line: now.location.line } : {}),
-                title: 'package unreadable',
-            });
+            reportUnreadable(commit, at, now, input.dir, out);
             continue;
         }
-        effective.set(commit.oid, now);
+        reader.effective.set(commit.oid, now);
         result.snapshots.push(now);
         for (const p of parentStates)
             if (p !== undefined)
                 result.snapshots.push(p);
-        let start;
-        if (commit.parents.length <= 1)
-            start = parentStart(parentStates[0]);
-        else {
-            let mb = commit.parents[0];
-            for (const p of commit.parents.slice(1)) {
-                if (mb === undefined)
-                    break;
-                const bases = await findMergeBases(repo, mb, p);
-                mb = bases.length === 0 ? undefined : [...bases].sort()[0];
-            }
-            start = mergedStart(parentStates, mb === undefined ? undefined : await lastReadable(mb));
-        }
+        const start = await startOf(commit, parentStates, reader, input.repo);
         if (start.state === undefined) {
-            explanation.route = 'unexplained';
-            explanation.unexplained.push(...now.modules.map((m) => m.path));
-            for (const m of now.modules)
-                result.unexplained.add(m.path);
-            out.fail('commit', commit.oid, 'explained', {
-                code: AuditCode.unexplainedChange,
-                severity: 'warning',
-                message: `${at}: ${commit.parents.length === 0 ? 'a root commit' : 'no parent has a readable package'}: its ${now.modules.length} modules have nothing to be checked against and are not explained`,
-                file: now.manifestPath,
-                title: 'unexplained change',
-            });
+            reportNothingToCheckAgainst(commit, at, now, explanation, result, out);
             continue;
         }
         const startState = start;
         // Evidence this commit adds: store entries in no parent's store.
-        const mine = await listing(commit.oid);
-        const theirs = await Promise.all(commit.parents.map(listing));
+        const mine = await reader.listing(commit.oid);
+        const theirs = await Promise.all(commit.parents.map((p) => reader.listing(p)));
         const fresh = [...mine.keys()].filter((a) => !theirs.some((l) => l.has(a))).sort();
         const applies = fresh.map((a) => input.applies.get(a)).filter((e) => e !== undefined && e.ok);
         const plans = fresh.map((a) => input.refactors.get(a)).filter((e) => e !== undefined);
@@ -76563,35 +77039,79 @@ async function explainHistory(input, out) {
         const ev = replay
             ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
             : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
-        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir, out, result };
-        const { explainedHere, hidden } = explain_checkModules(check);
+        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result };
+        const { explainedHere, hidden } = checkModules(check);
         for (const p of explainedHere)
             if (ev.withEvidence)
                 touchedBefore.add(p);
-        explain_checkManifest(check);
+        checkManifest(check);
         checkPolicies(check);
-        explanation.route =
-            explanation.mismatched.length > 0 || explanation.unexplained.length > 0 || hidden > 0
-                ? 'unexplained'
-                : startState.merge
-                    ? ev.withEvidence
-                        ? 'merge+evidence'
-                        : 'merge'
-                    : ev.withEvidence
-                        ? ev.anyOnNewParent
-                            ? 'evidence-on-new-parent'
-                            : 'evidence'
-                        : explanation.evidence.length > 0
-                            ? 'evidence'
-                            : 'unexplained';
-        if (!startState.merge && !ev.withEvidence && explanation.unexplained.length === 0 && explanation.mismatched.length === 0) {
-            // manifest-only changes the key table let pass, and formatting: nothing the evidence needs to explain
-            explanation.route = 'unchanged';
-        }
+        explanation.route = routeOf(explanation, startState, ev, hidden);
     }
     result.millis = Math.round(performance.now() - startTime);
     return result;
 }
+/** The state a commit starts from: its parent's package, or for a merge what merging its parents gives. */
+async function startOf(commit, parentStates, reader, repo) {
+    if (commit.parents.length <= 1)
+        return parentStart(parentStates[0]);
+    let mb = commit.parents[0];
+    for (const p of commit.parents.slice(1)) {
+        if (mb === undefined)
+            break;
+        const bases = await findMergeBases(repo, mb, p);
+        mb = bases.length === 0 ? undefined : [...bases].sort()[0];
+    }
+    return mergedStart(parentStates, mb === undefined ? undefined : await reader.lastReadable(mb));
+}
+/** The warning for a commit whose package is absent or cannot be read. */
+function reportUnreadable(commit, at, now, dir, out) {
+    out.fail('commit', commit.oid, 'read', {
+        code: AuditCode.packageUnreadable,
+        severity: 'warning',
+        message: now === undefined
+            ? `${at}: the package has no package.toml here; the next commit that has it is checked against the last readable state`
+            : `${at}: the package cannot be read: ${errorText(now)}; the next readable commit is checked against the last readable state`,
+        file: now instanceof Error && errors_isGcError(now) && now.location.file ? now.location.file : repoPath(dir, 'package.toml'),
+        ...(now instanceof Error && errors_isGcError(now) && now.location.line !== undefined ? { line: now.location.line } : {}),
+        title: 'package unreadable',
+    });
+}
+/** A root commit, or one no parent of which has a readable package: every module is unexplained. */
+function reportNothingToCheckAgainst(commit, at, now, explanation, result, out) {
+    explanation.route = 'unexplained';
+    explanation.unexplained.push(...now.modules.map((m) => m.path));
+    for (const m of now.modules)
+        result.unexplained.add(m.path);
+    out.fail('commit', commit.oid, 'explained', {
+        code: AuditCode.unexplainedChange,
+        severity: 'warning',
+        message: `${at}: ${commit.parents.length === 0 ? 'a root commit' : 'no parent has a readable package'}: its ${now.modules.length} modules have nothing to be checked against and are not explained`,
+        file: now.manifestPath,
+        title: 'unexplained change',
+    });
+}
+/** The route a checked commit took, from what its checks recorded. */
+function routeOf(explanation, start, ev, hidden) {
+    if (!start.merge && !ev.withEvidence && explanation.unexplained.length === 0 && explanation.mismatched.length === 0) {
+        // manifest-only changes the key table let pass, and formatting: nothing the evidence needs to explain
+        return 'unchanged';
+    }
+    if (explanation.mismatched.length > 0 || explanation.unexplained.length > 0 || hidden > 0)
+        return 'unexplained';
+    if (start.merge)
+        return ev.withEvidence ? 'merge+evidence' : 'merge';
+    if (ev.withEvidence)
+        return ev.anyOnNewParent ? 'evidence-on-new-parent' : 'evidence';
+    return explanation.evidence.length > 0 ? 'evidence' : 'unexplained';
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/explain-moved.ts
+
+
+
+
+
 /**
  * Checks a package the pull request moved to another directory (`movedFrom`, same manifest name)
  * against the package as it stood at the base there: every module change is unexplained (evidence
@@ -76607,543 +77127,729 @@ function checkMovedPackage(oldBase, head, movedFrom, out) {
     const ev = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
     const at = `the move from ${movedFrom || '.'} to ${head.dir || '.'}`;
     const check = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result };
-    explain_checkModules(check);
-    explain_checkManifest(check);
+    checkModules(check);
+    checkManifest(check);
     checkPolicies(check);
     return result;
 }
-/** Replays a commit's apply evidence on its start state (binding order), re-plans its refactor plans. */
-function replayEvidence(c, now, refactorByPatch) {
-    const { start, applies, label, explanation, result, out } = c;
-    const reproduces = (state) => {
-        const paths = new Set([...manifestModulePaths(state.manifest), ...now.byPath.keys()]);
-        for (const p of paths)
-            if (!merge_start_formsEqual(state.modules.get(p), now.byPath.get(p)?.forms))
-                return false;
-        return manifestDifferences(state.manifest, now.table).length === 0;
-    };
-    const chain = bindChain(start.state, applies, reproduces);
-    let anyOnNewParent = false;
-    chain.steps.forEach((step, i) => {
-        const ev = step.evidence;
-        result.applied.push(ev.address);
-        const linked = refactorByPatch.get(ev.patch.patchH);
-        if (linked !== undefined) {
-            checkPlanOn(linked, step.before, label(i), out);
-            result.replanned.add(linked.address);
-            explanation.evidence.push({ address: linked.address, kind: 'refactor-plan', route: step.route });
-        }
-        explanation.evidence.push({ address: ev.address, kind: 'apply-report', route: step.route });
-        if (step.route === 'recorded-state') {
-            if (termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
-                out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced on ${label(i)}`);
-            }
-            else {
-                out.fail('apply-report', ev.address, 'replay edits', {
-                    code: AuditCode.replayEvidenceMismatch,
-                    message: `apply report ${explain_short(ev.address)}: replaying its patch on ${label(i)} gives other :semantic-edits than the report records`,
-                    file: ev.file,
-                    title: 'semantic edits differ',
-                });
-            }
-            out.pass('apply-report', ev.address, 'replay package', `package record ${explain_short(ev.packageArtifact)} reproduced on ${label(i)}`);
-        }
-        else {
-            anyOnNewParent = true;
-            out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
-        }
-        if (!checkAcceptanceBinding(ev, step.manifest, `at ${label(i)}`, out, { checkVersion: step.route === 'recorded-state' })) {
-            result.mismatches.add('package.toml');
-            explanation.mismatched.push('package.toml');
-        }
-        completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
-    });
-    for (const f of chain.failures) {
-        result.replayFailed = true;
-        explanation.evidence.push({ address: f.evidence.address, kind: 'apply-report', route: 'failed' });
-        out.fail('apply-report', f.evidence.address, 'replay', {
-            code: AuditCode.replayFailed,
-            message: `apply report ${explain_short(f.evidence.address)}: its patch does not apply to ${label(0)}${chain.steps.length > 0 ? ' (nor after the other evidence of the commit)' : ''}: ${errorText(f.error)}`,
-            file: f.evidence.file,
-            title: 'replay failed',
-        });
-    }
-    checkUnappliedPlans(c);
-    return { final: chain.final, withEvidence: chain.steps.length > 0, anyOnNewParent, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
-}
-/** Without replay: the verified patches explain the modules and keys they name; their plans are still re-planned. */
-function namedByEvidence(c) {
-    const { applies, explanation, out } = c;
-    const namedModules = new Set();
-    const namedKeys = new Set();
-    const removedEntries = new Map();
-    for (const a of applies) {
-        explanation.evidence.push({ address: a.address, kind: 'apply-report', route: 'not-applied' });
-        for (const p of modulesNamedByPatch(a))
-            if (p !== 'package.toml')
-                namedModules.add(p);
-        const named = manifestKeysNamedByPatch(a.patch);
-        for (const k of named.keys)
-            namedKeys.add(k);
-        for (const [k, set] of named.removed) {
-            let s = removedEntries.get(k);
-            if (s === undefined)
-                removedEntries.set(k, (s = new Set()));
-            for (const e of set)
-                s.add(e);
-        }
-        out.skip('apply-report', a.address, 'replay', `replay: false — the patch explains the ${namedModules.size} modules it names, not replayed`);
-    }
-    checkUnappliedPlans(c);
-    return { final: undefined, withEvidence: applies.length > 0, anyOnNewParent: false, namedModules, namedKeys, removedEntries };
-}
-/** Re-plans the commit's refactor plans no replayed patch already checked; a safe plan with no apply is a notice. */
-function checkUnappliedPlans(c) {
-    const { applies, plans, label, at, explanation, result, out } = c;
-    const state = c.start.state;
-    for (const plan of plans) {
-        if (result.replanned.has(plan.address))
-            continue;
-        result.replanned.add(plan.address);
-        checkPlanOn(plan, state, label(0), out);
-        // a conflicted plan carries no patch: it is checked, but it is not evidence of anything
-        if (plan.verified.safe)
-            explanation.evidence.push({ address: plan.address, kind: 'refactor-plan', route: 'not-applied' });
-        if (plan.verified.safe && !applies.some((a) => a.patch.patchH === plan.verified.patchH)) {
-            out.fail('refactor-plan', plan.address, 'applied', {
-                code: AuditCode.refactorPlanNotApplied,
-                severity: 'notice',
-                message: `refactor plan ${explain_short(plan.address)} has no accepted apply report in ${at}; it explains no module change`,
-                file: plan.file,
-                title: 'plan not applied',
-            });
-        }
-    }
-}
-/** Compares each module of the commit with what its start state and evidence give. */
-function explain_checkModules(c) {
-    const { at, now, start, ev, explanation, touchedBefore, dir, out, result } = c;
-    const final = ev.final;
-    const finalPaths = final === undefined ? undefined : new Set(manifestModulePaths(final.manifest));
-    const startPaths = new Set(manifestModulePaths(start.state.manifest));
-    const paths = [...new Set([...(finalPaths ?? []), ...startPaths, ...now.byPath.keys()])].sort();
-    const explainedHere = new Set();
-    let hidden = 0;
-    const mergeWords = start.merge ? 'or merge of the parents ' : '';
-    for (const path of paths) {
-        const h = now.byPath.get(path);
-        const b = startPaths.has(path) ? start.state.modules.get(path) : undefined;
-        const r = final === undefined ? (ev.namedModules.has(path) ? h?.forms : b) : finalPaths.has(path) ? final.modules.get(path) : undefined;
-        const file = h?.file ?? repoPath(dir, path);
-        if (merge_start_formsEqual(r, h?.forms)) {
-            if (!merge_start_formsEqual(b, h?.forms)) {
-                explainedHere.add(path);
-                result.explainedByEvidence.add(path);
-            }
-            continue;
-        }
-        const alts = start.alternatives.get(path);
-        if (alts !== undefined && merge_start_formsEqual(r, b) && alts.some((a) => merge_start_formsEqual(a, h?.forms))) {
-            out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
-            continue;
-        }
-        const line = (m, expected) => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
-        if (!merge_start_formsEqual(r, b)) {
-            // evidence changed this module, the commit has something else
-            result.mismatches.add(path);
-            explanation.mismatched.push(path);
-            const l = line(h, r);
-            out.fail('module', path, 'replay', {
-                code: AuditCode.replayModuleMismatch,
-                message: `${file}: ${at} differs from replaying its evidence (${explain_describe(h?.forms, r)}); a change not produced by the recorded patch, e.g. a hand edit made in the same commit`,
-                file,
-                ...(l !== undefined ? { line: l } : {}),
-                title: 'replay differs',
-            });
-            continue;
-        }
-        const l = line(h, b);
-        const restoresBase = merge_start_formsEqual(h?.forms, c.base.byPath.get(path)?.forms);
-        if (touchedBefore.has(path) && !restoresBase) {
-            hidden++;
-            result.mismatches.add(path);
-            explanation.mismatched.push(path);
-            out.fail('module', path, 'replay', {
-                code: AuditCode.replayModuleMismatch,
-                message: `${file}: ${at} changes a module that evidence earlier in this pull request changed, and no evidence ${mergeWords}explains the change (${explain_describe(h?.forms, b)}): a hand edit hidden after the evidence; redo it as a patch or refactor`,
-                file,
-                ...(l !== undefined ? { line: l } : {}),
-                title: 'replay differs',
-            });
-            continue;
-        }
-        result.unexplained.add(path);
-        explanation.unexplained.push(path);
-        out.fail('module', path, 'explained', {
-            code: AuditCode.unexplainedChange,
-            severity: 'warning',
-            message: `${file}: ${at} changes it (${explain_describe(h?.forms, b)}) and no evidence in this pull request ${mergeWords}explains the change${restoresBase && touchedBefore.has(path) ? ' (it restores the base version: a revert)' : ''}${alts !== undefined && start.parents > 2 ? ' (an octopus merge must give what merging its parents gives)' : ''}`,
-            file,
-            ...(l !== undefined ? { line: l } : {}),
-            title: 'unexplained change',
-        });
-    }
-    return { explainedHere, hidden };
-}
-/** Judges the manifest: keys the evidence set, hand changes by the key table, removed list entries. */
-function explain_checkManifest(c) {
-    const { at, now, start, ev, explanation, touchedBefore, out, result } = c;
-    const startTable = start.state.manifest;
-    const expected = ev.final?.manifest ?? startTable;
-    const evidenceKeys = ev.final !== undefined ? new Set(manifestDifferences(startTable, ev.final.manifest)) : ev.namedKeys;
-    // a key a two-parent merge really conflicted on may be either side's; every other key is judged
-    const differing = manifestDifferences(expected, now.table).filter((k) => evidenceKeys.has(k) || !(start.keyAlternatives.get(k) ?? []).some((t) => !manifestDifferences(t, now.table).includes(k)));
-    const baseTable = c.base.table;
-    if (ev.final !== undefined) {
-        // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
-        const contradicted = differing.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
-        if (contradicted.length > 0) {
-            result.mismatches.add('package.toml');
-            explanation.mismatched.push('package.toml');
-            out.fail('manifest', 'package.toml', 'replay', {
-                code: AuditCode.replayManifestMismatch,
-                message: `${now.manifestPath}: in ${at}, ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the evidence of this pull request produces`,
-                file: now.manifestPath,
-                title: 'manifest differs',
-            });
-        }
-    }
-    if (ev.withEvidence)
-        for (const k of evidenceKeys)
-            touchedBefore.add(`package.toml:${k}`);
-    for (const k of differing) {
-        if (ev.final === undefined ? evidenceKeys.has(k) : evidenceKeys.has(k) || touchedBefore.has(`package.toml:${k}`))
-            continue;
-        if (k === 'modules') {
-            result.unexplained.add('package.toml');
-            explanation.unexplained.push('package.toml');
-            out.fail('manifest', 'package.toml', 'explained', {
-                code: AuditCode.unexplainedChange,
-                severity: 'warning',
-                message: `${now.manifestPath}: ${at} changes the [[modules]] list (paths or order) and no evidence explains the change`,
-                file: now.manifestPath,
-                title: 'unexplained change',
-            });
-            continue;
-        }
-        const verdict = judgeKeyChange(k, expected[k], now.table[k]);
-        if (verdict === undefined)
-            continue;
-        if (verdict.severity === 'error') {
-            result.mismatches.add('package.toml');
-            explanation.mismatched.push('package.toml');
-        }
-        else {
-            explanation.unexplained.push('package.toml');
-        }
-        const line = keyLine(now.manifestText, k);
-        out.fail('manifest', 'package.toml', k, {
-            code: verdict.code,
-            severity: verdict.severity,
-            message: `${now.manifestPath}: ${at} changes ${verdict.detail} and no evidence explains it` +
-                (verdict.severity === 'error'
-                    ? '; this weakens what the package is checked against: make the change with an update-manifest patch (gcpatch apply) or revert it'
-                    : k === 'caps_policy'
-                        ? ' (repoint it with an update-manifest :caps-policy patch to carry evidence)'
-                        : ' (make it with an update-manifest :set patch to carry evidence)'),
-            file: now.manifestPath,
-            ...(line !== undefined ? { line } : {}),
-            title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',
-        });
-    }
-    // Obligations, test suites and property tests: removing one needs evidence.
-    for (const key of LIST_KEYS) {
-        const declared = start.lists.get(key) ?? new Set();
-        const kept = new Set(listEntries(now.table, key));
-        const removedByEvidence = ev.final !== undefined ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final.manifest, key).includes(e))) : ev.removedEntries.get(key) ?? new Set();
-        for (const name of [...declared].sort()) {
-            if (kept.has(name) || removedByEvidence.has(name))
-                continue;
-            result.mismatches.add('package.toml');
-            explanation.mismatched.push('package.toml');
-            const line = lineOf(now.manifestText, key) ?? keyLine(now.manifestText, key);
-            const what = key === 'obligations' ? 'the declared obligation' : key === 'tests' ? 'the test suite' : 'the property test';
-            out.fail('manifest', 'package.toml', key, {
-                code: AuditCode.obligationsWeakened,
-                message: `${now.manifestPath}: ${at} removes ${what} ${name} by hand; only evidence may remove it (gcpatch apply of an update-manifest op with :${key === 'tests' ? 'tests' : 'obligations'}-remove), or restore it`,
-                file: now.manifestPath,
-                ...(line !== undefined ? { line } : {}),
-                title: `${key === 'obligations' ? 'obligation' : key === 'tests' ? 'test suite' : 'property test'} removed`,
-            });
-        }
-    }
-}
-/** Judges the capability policy files: the effective policy (`caps_policy`) and every other policy file. */
-function checkPolicies(c) {
-    const { at, now, start, explanation, out, result } = c;
-    const refBefore = capsPolicyPath(start.state.manifest);
-    const refAfter = capsPolicyPath(now.table);
-    const textAt = (path) => (path === undefined ? undefined : now.policies.get(path)?.text);
-    const judge = (label, file, before, after, alternatives) => {
-        if (before === after || alternatives?.some((a) => a === after))
-            return;
-        const cmp = comparePolicies(before, after);
-        if (cmp.widened.length > 0) {
-            result.mismatches.add('package.toml');
-            explanation.mismatched.push(file);
-            out.fail('policy', file, 'not widened', {
-                code: AuditCode.capsWidened,
-                message: `${file}: ${at} widens ${label}: ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; a capability policy may only be widened on the base branch, reviewed`,
-                file,
-                title: 'capabilities widened',
-            });
-        }
-        else if (cmp.changed.length > 0) {
-            explanation.unexplained.push(file);
-            out.fail('policy', file, 'unchanged', {
-                code: AuditCode.capsChanged,
-                severity: 'warning',
-                message: `${file}: ${at} changes ${label} (${cmp.changed.slice(0, 6).join('; ')}) without widening it`,
-                file,
-                title: 'capabilities changed',
-            });
-        }
-    };
-    if (refBefore !== refAfter) {
-        // repointed: the policy the package now runs under, against the one it ran under
-        judge(`the package's capability policy (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})`, refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath, refBefore === undefined ? undefined : start.policies.get(refBefore), textAt(refAfter), undefined);
-    }
-    // every policy file against its own earlier text (the one no longer referenced too: it is still a
-    // policy a checkout holds), except the newly referenced one, judged above
-    const paths = new Set([...start.policies.keys(), ...now.policies.keys()]);
-    for (const path of [...paths].sort()) {
-        if (path === refAfter && refAfter !== refBefore)
-            continue;
-        const label = path === refAfter ? "the package's capability policy" : `the policy file ${path}`;
-        judge(label, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
-    }
-}
-/** The 1-based line of top-level key `key` (or of its `[key]` table header) in manifest text. */
-function keyLine(text, key) {
-    const lines = text.split('\n');
-    const esc = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const i = lines.findIndex((l) => new RegExp(`^\\s*(${esc}\\s*=|\\[\\s*${esc}\\s*\\])`).test(l));
-    return i < 0 ? undefined : i + 1;
-}
-function lineOf(text, needle) {
-    const i = text.split('\n').findIndex((l) => l.includes(JSON.stringify(needle)));
-    return i < 0 ? undefined : i + 1;
-}
-function explain_describe(head, expected) {
-    if (head === undefined)
-        return 'the module is absent';
-    if (expected === undefined)
-        return 'the module should not exist';
-    if (head.length !== expected.length)
-        return `${head.length} top-level forms, ${expected.length} expected`;
-    const i = head.findIndex((f, k) => !termsEqual(f, expected[k]));
-    return `top-level form ${i} differs`;
-}
-/**
- * Checks a refactor plan against `state`: when the request rebuilt from `state` is the stored one
- * (the plan was made there), re-planning must give the identical report; otherwise (made on another
- * state: rebase, cherry-pick, squash) re-planning the same kind/from/to/target there must be safe and
- * give the same operations.
- */
-function checkPlanOn(plan, state, stateLabel, out) {
-    const request = requestForState(plan, state);
-    if (request.requestH === plan.request.requestH)
-        return checkReplan(plan, state, stateLabel, out);
-    const replanned = planRefactor(request);
-    const ours = plan.verified.opIdentities.map((o) => o.opH);
-    const sameOps = replanned.safe === plan.verified.safe &&
-        replanned.safe &&
-        termsEqual(term_vec(patchOps(replanned.report)), term_vec(patchOps(plan.report)));
-    if (sameOps) {
-        out.pass('refactor-plan', plan.address, 're-plan', `made on another state; re-planned on ${stateLabel}: the same ${ours.length} operations`);
-        return true;
-    }
-    out.fail('refactor-plan', plan.address, 're-plan', {
-        code: AuditCode.refactorReplanDiffers,
-        message: `refactor plan ${explain_short(plan.address)} was made on another package state, and re-planning ${describeRefactor(plan.request)} on ${stateLabel} ${replanned.safe ? 'gives other operations' : 'is not safe there'}: re-run the refactor on the updated branch`,
-        file: plan.file,
-        title: 're-plan differs',
-    });
-    return false;
-}
-function patchOps(report) {
-    if (report.kind !== 'map')
-        return [];
-    const patch = mapGetKw(report, 'patch');
-    if (patch?.kind !== 'map')
-        return [];
-    const ops = mapGetKw(patch, 'ops');
-    return ops?.kind === 'vec' ? [...ops.items] : [];
-}
 
-;// CONCATENATED MODULE: ./src/audit/history.ts
+;// CONCATENATED MODULE: ./src/patch/acceptance/genesis-test.ts
 /**
- * The commits of a pull request, in the order their evidence must be checked (issue #11 item 1):
- * every commit reachable from the head and not from the base, parents before children. Read
- * from git objects with isomorphic-git; no recursion (a long history cannot overflow the stack).
+ * The GenesisCode CLI as the obligation runner (`--obligation-runner genesis`): runs
+ * `genesis test --pkg <manifest>` and takes the acceptance it records, checked against the
+ * contract restated in docs/reference/genesis-cli.md (from the GenesisCode repository's
+ * `docs/spec/CLI.md` and `docs/spec/EVIDENCE_STORE.md`).
  */
 
 
 
 
-/** The largest range walked (a pull request of more commits is refused with a clear error). */
-const MAX_RANGE_COMMITS = 5000;
-async function readCommitInfo(repo, oid) {
+
+
+/** The `--obligation-runner` value that selects the GenesisCode CLI. */
+const GENESIS_RUNNER = 'genesis';
+/** Package-relative path of the acceptance pointer `genesis test` writes. */
+const LAST_ACCEPTANCE = '.genesis/last_acceptance';
+/** Error codes of the genesis runner (exit 30); what each means is in the registry, `src/util/codes.ts`. */
+const GenesisRunnerCode = { notFound: 'patch/genesis-not-found', contract: 'patch/genesis-contract' };
+/** Meaning of the GenesisCode CLI's exit statuses (its `docs/spec/CLI.md` "Exit Codes"). */
+const STATUS_MEANING = {
+    1: 'internal error',
+    10: 'parse or canonicalization error (CoreForm, TOML, a module pin)',
+    20: 'evaluation error',
+    70: 'I/O error',
+};
+function pointerStat(file) {
     try {
-        const { commit } = await isomorphic_git/* default.readCommit */.Ay.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache });
-        return { oid, parents: [...commit.parent], subject: commit.message.split('\n')[0] ?? '', time: commit.committer.timestamp };
+        return (0,external_node_fs_namespaceObject.lstatSync)(file, { bigint: true });
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Runs `genesis test --pkg <manifestFile>` in `packageDir` (no shell; `genesis` from `PATH`, the
+ * process environment passed through) and returns the acceptance it recorded.
+ * Checks, in order (docs/reference/genesis-cli.md "What gcpatch does with it"): the program ran;
+ * its status is 0 or 30; `.genesis/last_acceptance` is a regular file written by this run holding
+ * one address; the store entry exists and hashes to its name; the term passes
+ * {@link validateAcceptance} with `store`; the status agrees with `:ok`.
+ * @param timeoutMs kill it after this many milliseconds (default 10 minutes).
+ * @throws GcError, all exit 30: `patch/genesis-not-found`; `patch/obligation-runner-failed` (killed,
+ *   or a status other than 0/30); `patch/genesis-contract` (pointer, store entry, status);
+ *   `patch/acceptance-invalid` (the term).
+ */
+function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 600_000) {
+    const pointer = (0,external_node_path_namespaceObject.join)(packageDir, ...LAST_ACCEPTANCE.split('/'));
+    const command = `genesis test --pkg ${manifestFile}`;
+    const fail = (code, why) => new errors_GcError(code, `${command}: ${why}`, { exitCode: codes_ExitCode.obligationsFailed, location: { file: manifestFile } });
+    const before = pointerStat(pointer);
+    const result = (0,external_node_child_process_namespaceObject.spawnSync)(GENESIS_RUNNER, ['test', '--pkg', manifestFile], {
+        cwd: packageDir,
+        encoding: 'utf8',
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+    });
+    if (result.error !== undefined && result.error.code === 'ENOENT') {
+        throw fail(GenesisRunnerCode.notFound, 'no `genesis` program on PATH. Install the GenesisCode CLI (built from the GenesisCode repository, `crates/gc_cli`) and put it on PATH, ' +
+            'or give another runner with --obligation-runner CMD (docs/patches.md "Acceptance and obligations")');
+    }
+    const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+    const tail = stderr === '' ? '' : `; stderr: ${stderr}`;
+    if (result.error !== undefined || result.status === null) {
+        const why = result.error !== undefined ? result.error.message : `was killed (${result.signal ?? 'signal'})`;
+        throw fail(AcceptanceCode.runnerFailed, `${why}${tail}`);
+    }
+    const status = result.status;
+    if (status !== 0 && status !== 30) {
+        throw fail(AcceptanceCode.runnerFailed, `exited ${status} (${STATUS_MEANING[status] ?? 'not a status of the GenesisCode CLI'}) and recorded no acceptance${tail}`);
+    }
+    const after = pointerStat(pointer);
+    if (after === undefined)
+        throw fail(GenesisRunnerCode.contract, `exited ${status} but wrote no ${LAST_ACCEPTANCE}${tail}`);
+    if (!after.isFile())
+        throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} is not a regular file`);
+    if (before !== undefined && before.ino === after.ino && before.dev === after.dev && before.mtimeNs === after.mtimeNs) {
+        throw fail(GenesisRunnerCode.contract, `exited ${status} but did not rewrite ${LAST_ACCEPTANCE} (it still holds the previous run's address)`);
+    }
+    const text = (0,external_node_fs_namespaceObject.readFileSync)(pointer, 'utf8');
+    const address = text.endsWith('\n') ? text.slice(0, -1) : text;
+    if (!isHex64(address)) {
+        throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} holds ${JSON.stringify(text.slice(0, 80))}, not one store address (64 lowercase hex digits and a newline)`);
+    }
+    let term;
+    try {
+        term = store.getTerm(address);
     }
     catch (error) {
-        if (error?.code === 'NotFoundError')
-            throw missingCommitError(repo, oid, 'commit', error);
+        if (errors_isGcError(error))
+            throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} names ${address}, but ${error.message}`);
         throw error;
     }
-}
-const HEAD = 1;
-const BASE = 2;
-/**
- * The commits reachable from `head` and not from `base`, parents first (a topological order; ties
- * by committer time, then oid). `base` must be an ancestor of `head` (the merge base). Uses git's
- * "paint down to the common ancestors" walk by committer time, re-propagating when a commit learns
- * late that the base reaches it, so equal timestamps stay correct.
- * @returns `[]` when `head` is `base` or an ancestor of it.
- * @throws GcError `git/missing-commit` (exit 70) when a commit of the range or a parent is absent;
- *   `audit/range-too-large` (exit 10) beyond {@link MAX_RANGE_COMMITS} commits.
- */
-async function rangeCommits(repo, base, head) {
-    const info = new Map();
-    const flags = new Map();
-    const load = async (oid) => {
-        let c = info.get(oid);
-        if (c === undefined) {
-            c = await readCommitInfo(repo, oid);
-            info.set(oid, c);
-        }
-        return c;
-    };
-    // queue of commits whose flags must be pushed to their parents, newest first
-    const queue = [];
-    const mark = async (oid, flag) => {
-        const before = flags.get(oid) ?? 0;
-        if ((before | flag) === before)
-            return;
-        flags.set(oid, before | flag);
-        await load(oid);
-        queue.push(oid);
-    };
-    await mark(base, BASE);
-    await mark(head, HEAD);
-    let headOnly = 0;
-    for (;;) {
-        // stop when every queued commit is reachable from the base: nothing new can be head-only.
-        if (!queue.some((o) => (flags.get(o) & BASE) === 0))
-            break;
-        queue.sort((a, b) => info.get(a).time - info.get(b).time || (a < b ? -1 : a > b ? 1 : 0));
-        const oid = queue.pop();
-        const f = flags.get(oid);
-        if ((f & BASE) === 0 && ++headOnly > MAX_RANGE_COMMITS * 4) {
-            throw new errors_GcError('audit/range-too-large', `more than ${MAX_RANGE_COMMITS} commits between the base and the head; verify a shorter range`);
-        }
-        for (const p of info.get(oid).parents)
-            await mark(p, f);
+    let ok;
+    try {
+        ok = validateAcceptance(term, manifest, store);
     }
-    // A queued base-reachable commit may still have to pass its flag down to a commit already taken as
-    // head-only (equal committer times: the walk above ordered them arbitrarily). Finish the painting,
-    // through unknown commits too, for every commit at least as recent as the oldest head-only one
-    // (parents are never more recent than their children, the assumption git's own walk makes).
-    const headOnlyTimes = [...flags].filter(([, f]) => f === HEAD).map(([o]) => info.get(o).time);
-    const oldest = headOnlyTimes.length === 0 ? Infinity : Math.min(...headOnlyTimes);
-    while (queue.length > 0) {
-        const oid = queue.pop();
-        if (info.get(oid).time < oldest)
-            continue;
-        for (const p of info.get(oid).parents)
-            await mark(p, flags.get(oid));
+    catch (error) {
+        if (errors_isGcError(error))
+            throw fail(error.code, `its acceptance ${address}: ${error.message}`);
+        throw error;
     }
-    const inRange = [...flags].filter(([, f]) => f === HEAD).map(([o]) => o);
-    if (inRange.length > MAX_RANGE_COMMITS) {
-        throw new errors_GcError('audit/range-too-large', `${inRange.length} commits between the base and the head (at most ${MAX_RANGE_COMMITS}); verify a shorter range`);
+    if (ok !== (status === 0)) {
+        throw fail(GenesisRunnerCode.contract, `exited ${status} but its acceptance ${address} is :ok ${ok} (0 goes with :ok true, 30 with :ok false)`);
     }
-    // Kahn's algorithm over the range: a commit comes after every parent inside the range.
-    const members = new Set(inRange);
-    const pendingParents = new Map();
-    const children = new Map();
-    for (const o of inRange) {
-        const ps = info.get(o).parents.filter((p) => members.has(p));
-        pendingParents.set(o, ps.length);
-        for (const p of ps) {
-            let list = children.get(p);
-            if (list === undefined)
-                children.set(p, (list = []));
-            list.push(o);
-        }
-    }
-    const order = (a, b) => info.get(a).time - info.get(b).time || (a < b ? -1 : a > b ? 1 : 0);
-    const ready = inRange.filter((o) => pendingParents.get(o) === 0).sort(order);
-    const out = [];
-    while (ready.length > 0) {
-        const o = ready.shift();
-        out.push(info.get(o));
-        for (const c of children.get(o) ?? []) {
-            const n = pendingParents.get(c) - 1;
-            pendingParents.set(c, n);
-            if (n === 0) {
-                ready.push(c);
-                ready.sort(order);
-            }
-        }
-    }
-    return out;
+    return { acceptance: term, acceptanceArtifact: address, ok };
 }
 
-;// CONCATENATED MODULE: ./src/audit/verify-pr.ts
+;// CONCATENATED MODULE: ./src/util/atomic.ts
+/** Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory. */
+
+
+
+let counter = 0;
 /**
- * Verifying the evidence between two commits (docs/action.md "What each check means",
- * docs/security.md): account for every path that differs between the merge base of `base` and
- * `head` (`accounting.ts`); for every GenesisCode package a changed path belongs to, re-hash the new
- * evidence-store entries, verify refactor-plan and apply reports, walk the commits and explain each
- * one by its evidence or the merge of its parents (`explain.ts`), check the head's pins, case
- * collisions and dangling references. Reads only git objects (isomorphic-git), never the work tree,
- * except for the optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin
- * wrappers of {@link auditPullRequest}.
+ * The errno codes meaning "this filesystem cannot hard-link here" (FAT and exFAT, some network and
+ * overlay mounts, a file at its maximum link count). Code that hard-links for atomicity or for a
+ * backup falls back to a rename or a copy on these and fails on any other.
  */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The error thrown when base or head (or their history) is missing from the clone. */
-const MISSING_HISTORY_HINT = 'the base and head commits and the history between them must be in the clone: with actions/checkout set ' +
-    '`fetch-depth: 0` (its default of 1 fetches a single commit); locally run `git fetch --unshallow` or fetch both commits';
-function withHistoryHint(error) {
-    if (errors_isGcError(error) && error.code === GitCode.missingCommit) {
-        // The git layer's message already says how to fetch; replace its advice with the Action's.
-        const what = error.message.split(': ')[0];
-        return new errors_GcError(error.code, `${what}: ${MISSING_HISTORY_HINT}`, {
-            exitCode: error.exitCode,
-            location: error.location,
-            details: error.details,
-            cause: error,
+const LINK_UNSUPPORTED_ERRNOS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'EMLINK']);
+/** True when `error` (from `link`) is one of {@link LINK_UNSUPPORTED_ERRNOS}. */
+function linkUnsupported(error) {
+    const code = error?.code;
+    return code !== undefined && LINK_UNSUPPORTED_ERRNOS.has(code);
+}
+/**
+ * Replaces `path` with `bytes` atomically: readers see either the old or the new content, never a
+ * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
+ * @param path target file path.
+ * @param bytes new content (a string is written as UTF-8).
+ * @throws GcError `io/not-a-regular-file` (exit 10) when `path` exists and is not a regular file (a
+ *   symlink, FIFO, device or directory is never replaced); `io/<errno>` (exit 70) when any step
+ *   fails; the temp file is removed.
+ */
+function writeFileAtomic(path, bytes) {
+    let existing;
+    try {
+        existing = lstatSync(path);
+    }
+    catch {
+        existing = undefined;
+    }
+    if (existing !== undefined && !existing.isFile()) {
+        const what = existing.isSymbolicLink() ? 'a symlink' : existing.isDirectory() ? 'a directory' : existing.isFIFO() ? 'a FIFO' : 'a device or special file';
+        throw new GcError('io/not-a-regular-file', `${path} is ${what}; gcpatch replaces only regular files (choose another path, or remove it first)`, {
+            exitCode: ExitCode.invalidInput,
+            location: { file: path },
         });
     }
-    return error;
+    const dir = dirname(path);
+    const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
+    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+    let fd;
+    try {
+        fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+        let off = 0;
+        while (off < data.length)
+            off += writeSync(fd, data, off, data.length - off);
+        fsyncSync(fd);
+        closeSync(fd);
+        fd = undefined;
+        renameSync(tmp, path);
+    }
+    catch (error) {
+        if (fd !== undefined) {
+            try {
+                closeSync(fd);
+            }
+            catch {
+                /* already failing */
+            }
+        }
+        try {
+            unlinkSync(tmp);
+        }
+        catch {
+            /* temp may not exist */
+        }
+        throw ioError(error, path, 'write');
+    }
+    fsyncDirectory(dir);
 }
+/** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
+function fsyncDirectory(dir) {
+    try {
+        const fd = (0,external_node_fs_namespaceObject.openSync)(dir, external_node_fs_namespaceObject.constants.O_RDONLY);
+        try {
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    catch {
+        /* not supported on this platform or filesystem */
+    }
+}
+
+;// CONCATENATED MODULE: ./src/store/store.ts
+/**
+ * The content-addressed evidence store (GENESIS_FACTS.md §5; DESIGN.md "Evidence"):
+ * `<package>/.genesis/store/<hex>`, a flat directory whose file names are the lowercase hex of the
+ * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
+ *
+ * Write-once: an existing entry is re-hashed and never overwritten (`core/store/corruption` on a
+ * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<n>` (create-new), fsyncs it, links
+ * it to its final name (no overwrite; rename where links are unsupported), removes the temp file
+ * and fsyncs the directory.
+ *
+ * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
+ * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
+ * 32 MiB per artifact, 512 MiB in total, 8,192 entries (GENESIS_FACTS.md §5).
+ */
+
+
+
+
+
+
+
+
+/** Store error codes (stable). */
+const StoreCode = {
+    notFound: 'core/store/not-found',
+    corruption: 'core/store/corruption',
+    ioError: 'core/store/io-error',
+    resourceLimit: 'core/caps/resource-limit',
+};
+/** The bounds of GENESIS_FACTS.md §5. */
+const DEFAULT_STORE_LIMITS = Object.freeze({
+    maxArtifactBytes: 32 * 1024 * 1024,
+    maxTotalBytes: 512 * 1024 * 1024,
+    maxEntries: 8192,
+});
+/** The temporary-file name of {@link EvidenceStore.put}. */
+const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-[0-9]+-[0-9]+$/;
+let tempCounter = 0;
+const CHUNK = 1 << 20;
+function storeError(code, message, exitCode, hex, cause) {
+    return new errors_GcError(code, message, {
+        exitCode,
+        ...(hex !== undefined ? { location: { at: hex } } : {}),
+        ...(cause !== undefined ? { cause } : {}),
+    });
+}
+function ioFail(action, path, error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return storeError(StoreCode.ioError, `cannot ${action} ${path}: ${reason}`, codes_ExitCode.io, undefined, error);
+}
+/** The evidence store of one package. */
+class EvidenceStore {
+    /** Absolute store directory (`<pkg>/.genesis/store`). */
+    dir;
+    limits;
+    faults;
+    /**
+     * @param dir the store directory (created on the first put).
+     * @param options bounds and fault hook.
+     */
+    constructor(dir, options = {}) {
+        this.dir = dir;
+        this.limits = { ...DEFAULT_STORE_LIMITS, ...(options.limits ?? {}) };
+        this.faults = options.faults;
+    }
+    /** The store of the package whose directory (holding `package.toml`) is `packageDir`. */
+    static forPackage(packageDir, options = {}) {
+        return new EvidenceStore((0,external_node_path_namespaceObject.join)(packageDir, '.genesis', 'store'), options);
+    }
+    /** The file path of entry `hex`. */
+    pathOf(hex) {
+        return (0,external_node_path_namespaceObject.join)(this.dir, hex);
+    }
+    /**
+     * Stores `bytes` write-once and returns their address (lowercase hex BLAKE3).
+     * @throws GcError `core/store/corruption` when an existing entry of that name does not hash to
+     *   it; `core/caps/resource-limit` above the per-artifact bound; `core/store/io-error`.
+     */
+    put(bytes) {
+        if (bytes.length > this.limits.maxArtifactBytes) {
+            throw storeError(StoreCode.resourceLimit, `artifact of ${bytes.length} bytes exceeds the ${this.limits.maxArtifactBytes}-byte bound`, codes_ExitCode.io);
+        }
+        const hex = storeAddress(bytes);
+        const final = this.pathOf(hex);
+        if (this.existingEntry(hex))
+            return hex;
+        this.faults?.('store:put');
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(this.dir, { recursive: true });
+        }
+        catch (error) {
+            throw ioFail('create', this.dir, error);
+        }
+        const tmp = (0,external_node_path_namespaceObject.join)(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
+        let fd;
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(tmp, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, 0o444);
+            let off = 0;
+            while (off < bytes.length)
+                off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off);
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+            fd = undefined;
+            try {
+                (0,external_node_fs_namespaceObject.linkSync)(tmp, final);
+                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+            }
+            catch (error) {
+                const code = error.code;
+                if (code === 'EEXIST') {
+                    (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+                    this.existingEntry(hex); // another writer won: verify what it wrote
+                }
+                else if (linkUnsupported(error)) {
+                    (0,external_node_fs_namespaceObject.renameSync)(tmp, final);
+                }
+                else {
+                    throw error;
+                }
+            }
+        }
+        catch (error) {
+            if (fd !== undefined) {
+                try {
+                    (0,external_node_fs_namespaceObject.closeSync)(fd);
+                }
+                catch {
+                    /* already failing */
+                }
+            }
+            try {
+                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+            }
+            catch {
+                /* gone already */
+            }
+            if (error instanceof errors_GcError)
+                throw error;
+            throw ioFail('write', final, error);
+        }
+        fsyncDirectory(this.dir);
+        return hex;
+    }
+    /** Stores a term as its `print_term` bytes; returns the address. */
+    putTerm(t) {
+        return this.put(bytes_utf8(print_printTerm(t)));
+    }
+    /** True when entry `hex` exists and hashes to its name; throws corruption when it does not. */
+    existingEntry(hex) {
+        let size;
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex));
+            if (!st.isFile())
+                throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, codes_ExitCode.verificationFailed, hex);
+            size = st.size;
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return false;
+            if (error instanceof errors_GcError)
+                throw error;
+            throw ioFail('inspect', this.pathOf(hex), error);
+        }
+        const actual = this.hashFile(hex, size);
+        if (actual !== hex) {
+            throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, codes_ExitCode.verificationFailed, hex);
+        }
+        return true;
+    }
+    /** Streams BLAKE3 of entry `hex` (bounded by the per-artifact limit). */
+    hashFile(hex, size) {
+        if (size > this.limits.maxArtifactBytes) {
+            throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${size} bytes, above the ${this.limits.maxArtifactBytes}-byte bound`, codes_ExitCode.verificationFailed, hex);
+        }
+        const path = this.pathOf(hex);
+        let fd;
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0));
+            const h = storeAddressStream();
+            const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
+            let total = 0;
+            for (;;) {
+                const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, 0, buf.length, null);
+                if (n === 0)
+                    break;
+                total += n;
+                if (total > this.limits.maxArtifactBytes) {
+                    throw storeError(StoreCode.resourceLimit, `store entry ${hex} exceeds the ${this.limits.maxArtifactBytes}-byte bound`, codes_ExitCode.verificationFailed, hex);
+                }
+                h.update(buf.subarray(0, n));
+            }
+            return h.address();
+        }
+        catch (error) {
+            if (error instanceof errors_GcError)
+                throw error;
+            throw ioFail('read', path, error);
+        }
+        finally {
+            if (fd !== undefined)
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    /**
+     * Reads entry `hex` and checks that its bytes hash to its name.
+     * @throws GcError `core/store/not-found` (exit 50) for a missing entry, or (exit 10) for a malformed name,
+     *   `core/store/corruption` (exit 50), `core/store/io-error` (exit 70).
+     */
+    get(hex) {
+        if (!isHex64(hex))
+            throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, codes_ExitCode.invalidInput, hex);
+        let bytes;
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex));
+            if (!st.isFile())
+                throw storeError(StoreCode.corruption, `store entry ${hex} is not a regular file`, codes_ExitCode.verificationFailed, hex);
+            if (st.size > this.limits.maxArtifactBytes) {
+                throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${st.size} bytes, above the bound`, codes_ExitCode.verificationFailed, hex);
+            }
+            const fd = (0,external_node_fs_namespaceObject.openSync)(this.pathOf(hex), external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0));
+            try {
+                bytes = Buffer.alloc(st.size);
+                let off = 0;
+                while (off < st.size) {
+                    const n = (0,external_node_fs_namespaceObject.readSync)(fd, bytes, off, st.size - off, off);
+                    if (n === 0)
+                        break;
+                    off += n;
+                }
+            }
+            finally {
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+            }
+        }
+        catch (error) {
+            if (error instanceof errors_GcError)
+                throw error;
+            if (error.code === 'ENOENT') {
+                throw storeError(StoreCode.notFound, `no store entry ${hex} in ${this.dir}`, codes_ExitCode.verificationFailed, hex);
+            }
+            throw ioFail('read', this.pathOf(hex), error);
+        }
+        const actual = storeAddress(bytes);
+        if (actual !== hex) {
+            throw storeError(StoreCode.corruption, `store entry ${hex} is corrupt: its bytes hash to ${actual}`, codes_ExitCode.verificationFailed, hex);
+        }
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    }
+    /** Reads entry `hex` (verified) and parses it as one CoreForm term. */
+    getTerm(hex) {
+        try {
+            return readTerm(this.get(hex));
+        }
+        catch (error) {
+            if (error instanceof errors_GcError && error.code.startsWith('core/parse/')) {
+                throw storeError(StoreCode.corruption, `store entry ${hex} is not a CoreForm term: ${error.message}`, codes_ExitCode.verificationFailed, hex);
+            }
+            throw error;
+        }
+    }
+    /** True when a regular file named `hex` is present (not verified). */
+    has(hex) {
+        try {
+            return (0,external_node_fs_namespaceObject.lstatSync)(this.pathOf(hex)).isFile();
+        }
+        catch {
+            return false;
+        }
+    }
+    /**
+     * Lists the entries: regular files named exactly 64 lowercase hex digits (temp files and
+     * anything else are skipped: {@link verify} reports them), sorted by raw name bytes. A missing
+     * store lists as empty.
+     * @throws GcError `core/store/io-error`.
+     */
+    list() {
+        let names;
+        try {
+            names = (0,external_node_fs_namespaceObject.readdirSync)(this.dir);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return [];
+            throw ioFail('list', this.dir, error);
+        }
+        const out = [];
+        for (const name of names.filter(isHex64).sort(compareUtf8)) {
+            try {
+                const st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
+                if (st.isFile())
+                    out.push({ hex: name, size: st.size });
+            }
+            catch (error) {
+                throw ioFail('inspect', (0,external_node_path_namespaceObject.join)(this.dir, name), error);
+            }
+        }
+        return out;
+    }
+    /**
+     * Looks at every name in the store directory (issue #13 item 6): regular files named exactly 64
+     * lowercase hex digits are entries; the put's own temporary files are set apart; anything else —
+     * a symlink or directory (whatever its name), a file with any other name — is an anomaly
+     * (`core/store/corruption`, exit 50), because nothing may sit in the store unverified.
+     * A missing store is empty.
+     * @throws GcError `core/store/io-error` when the directory cannot be listed.
+     */
+    scan() {
+        let names;
+        try {
+            names = (0,external_node_fs_namespaceObject.readdirSync)(this.dir);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return { entries: [], anomalies: [], temporary: [], names: 0 };
+            throw ioFail('list', this.dir, error);
+        }
+        names.sort(compareUtf8);
+        const out = { entries: [], anomalies: [], temporary: [], names: names.length };
+        for (const name of names) {
+            let st;
+            try {
+                st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
+            }
+            catch (error) {
+                if (error.code === 'ENOENT')
+                    continue; // removed meanwhile (a put's temp file)
+                throw ioFail('inspect', (0,external_node_path_namespaceObject.join)(this.dir, name), error);
+            }
+            const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? undefined : 'not a regular file';
+            if (what === undefined && isHex64(name))
+                out.entries.push({ hex: name, size: st.size });
+            else if (what === undefined && TEMP_NAME.test(name))
+                out.temporary.push(name);
+            else {
+                const shown = JSON.stringify(name);
+                const message = what !== undefined
+                    ? `${shown} in the evidence store is ${what}, not a store entry (entries are regular files): remove it`
+                    : `${shown} in the evidence store is not a store entry name (64 lowercase hex digits of the BLAKE3 of its bytes): remove it`;
+                out.anomalies.push({ code: StoreCode.corruption, hex: name, message });
+            }
+        }
+        return out;
+    }
+    /**
+     * Verifies the whole store or one entry, re-hashing each (streamed: memory is bounded by one
+     * 1 MiB buffer whatever the store holds). Whole-store mode checks every name (see
+     * {@link scan}: a symlink, directory or junk-named file is a `core/store/corruption` failure),
+     * re-hashes every entry in raw name order and goes on after a failure; `failure` is the first.
+     * It fails with `core/caps/resource-limit` before hashing anything when the store holds more
+     * than `maxEntries` names or more than `maxTotalBytes`.
+     * @param hex one entry to verify; omit to verify every entry.
+     */
+    verify(hex) {
+        const failureOf = (e, at) => {
+            if (!(e instanceof errors_GcError))
+                throw e;
+            return { code: e.code, hex: at, message: e.message };
+        };
+        const result = (checked, totalBytes, failures, skippedTemp = 0) => ({
+            ok: failures.length === 0,
+            checked,
+            totalBytes,
+            failure: failures[0],
+            failures,
+            skippedTemp,
+        });
+        if (hex !== undefined) {
+            try {
+                const bytes = this.get(hex);
+                return result(1, bytes.length, []);
+            }
+            catch (e) {
+                return result(0, 0, [failureOf(e, hex)]);
+            }
+        }
+        let scan;
+        try {
+            scan = this.scan();
+        }
+        catch (e) {
+            return result(0, 0, [failureOf(e, undefined)]);
+        }
+        const entries = scan.entries;
+        const total = entries.reduce((n, e) => n + e.size, 0);
+        const counted = entries.length + scan.anomalies.length;
+        if (counted > this.limits.maxEntries) {
+            const e = storeError(StoreCode.resourceLimit, `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`, codes_ExitCode.verificationFailed);
+            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+        }
+        if (total > this.limits.maxTotalBytes) {
+            const e = storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, codes_ExitCode.verificationFailed);
+            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+        }
+        // Anomalies and entries interleaved in raw name order, so `failure` is the first by name.
+        const failures = [];
+        let checked = 0;
+        let a = 0;
+        const flushAnomalies = (upTo) => {
+            while (a < scan.anomalies.length && (upTo === undefined || compareUtf8(scan.anomalies[a].hex, upTo) < 0))
+                failures.push(scan.anomalies[a++]);
+        };
+        for (const entry of entries) {
+            flushAnomalies(entry.hex);
+            try {
+                const actual = this.hashFile(entry.hex, entry.size);
+                if (actual !== entry.hex) {
+                    throw storeError(StoreCode.corruption, `store entry ${entry.hex} is corrupt: its bytes hash to ${actual}`, codes_ExitCode.verificationFailed, entry.hex);
+                }
+                checked++;
+            }
+            catch (e) {
+                failures.push(failureOf(e, entry.hex));
+            }
+        }
+        flushAnomalies(undefined);
+        return result(checked, total, failures, scan.temporary.length);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/obligations.ts
+/**
+ * The optional obligation runner of the Action (`obligation-runner` input) and of
+ * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
+ * (`src/patch/acceptance/acceptance.ts`) — a shell command run in the package directory of the work tree that
+ * prints one `genesis/acceptance-v0.2` term on stdout — or `genesis`, the GenesisCode CLI's
+ * `genesis test --pkg package.toml` and the acceptance it records (`src/patch/acceptance/genesis-test.ts`,
+ * docs/reference/genesis-cli.md). gcpatch cannot evaluate GenesisCode itself; this lets a workflow
+ * re-run the package's tests and obligations with the real toolchain.
+ */
+
+
+
+
+
+
+
+
+
+function failedObligations(acceptance) {
+    const obligations = term_mapGet(acceptance, term_kw('obligations'));
+    if (obligations?.kind !== 'vec')
+        return [];
+    return obligations.items
+        .filter((r) => r.kind === 'map' && term_mapGet(r, term_kw('ok'))?.kind === 'bool' && !term_mapGet(r, term_kw('ok')).value)
+        .map((r) => {
+        const name = term_mapGet(r, term_kw('name'));
+        return name?.kind === 'sym' ? name.name : '?';
+    });
+}
+/**
+ * Runs `command` for the head package (cwd = `<workTree>/<package dir>`, with the environment of
+ * `gcpatch apply`'s runner: `GCPATCH_PACKAGE_DIR`, `GCPATCH_MANIFEST`, `GCPATCH_PACKAGE_ARTIFACT`
+ * of the head package, `GCPATCH_OBLIGATIONS`) and validates the acceptance it prints against the
+ * head manifest. `command` = `genesis` runs `genesis test --pkg <package.toml>` there instead and
+ * checks the acceptance it records in the package's `.genesis/` (docs/reference/genesis-cli.md).
+ * @param timeoutMs kill the runner after this many milliseconds (default 30 minutes).
+ */
+function runHeadObligations(command, workTree, head, timeoutMs = 30 * 60 * 1000) {
+    const cwd = (0,external_node_path_namespaceObject.join)(workTree, ...head.dir.split('/').filter((p) => p !== ''));
+    const start = performance.now();
+    const done = (ok, problem) => ({
+        command,
+        cwd,
+        ok,
+        problem,
+        millis: Math.round(performance.now() - start),
+    });
+    try {
+        if (command.trim() === GENESIS_RUNNER) {
+            const run = runGenesisTest(cwd, (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), head.manifest, EvidenceStore.forPackage(cwd), timeoutMs);
+            return run.ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(run.acceptance).join(', ')}`);
+        }
+        const packageArtifact = packState(snapshotState(head)).packageArtifact;
+        const acceptance = runObligationRunner(command, cwd, { manifestFile: (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), packageArtifact, obligations: head.manifest.obligations }, timeoutMs);
+        const ok = validateAcceptance(acceptance, head.manifest, undefined);
+        return ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(acceptance).join(', ')}`);
+    }
+    catch (error) {
+        return done(false, errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error));
+    }
+}
+/**
+ * The obligation check of one package: with a runner (`obligationRunner`, not blank) the head's
+ * obligations are re-run in the work tree at `repoDir` (a pass row, or `audit/obligations-failed`);
+ * without one, accepted apply reports of a package that declares obligations are claimed, not re-run
+ * (`audit/acceptance-not-rerun`, a notice).
+ * @param accepted how many accepted apply reports the package's new evidence holds.
+ */
+function checkObligations(obligationRunner, repoDir, head, manifestPath, accepted, out) {
+    const runner = obligationRunner !== undefined && obligationRunner.trim() !== '';
+    if (accepted > 0 && !runner && head.manifest.obligations.length > 0) {
+        out.fail('obligations', 'package', 'obligation runner', {
+            code: AuditCode.acceptanceNotRerun,
+            severity: 'notice',
+            message: `${accepted} apply report${accepted === 1 ? '' : 's'} claim${accepted === 1 ? 's' : ''} an accepted acceptance; claimed, not re-run (no obligation-runner): set the obligation-runner input (--obligation-runner) to re-run the package's obligations`,
+            file: manifestPath,
+            title: 'acceptance claimed, not re-run',
+        });
+    }
+    if (runner) {
+        const run = runHeadObligations(obligationRunner, repoDir, head);
+        if (run.ok)
+            out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\`: acceptance :ok true (${run.millis} ms)`);
+        else {
+            out.fail('obligations', 'package', 'obligation runner', {
+                code: AuditCode.obligationsFailed,
+                message: `obligation runner \`${run.command}\` in ${head.dir || '.'}: ${run.problem ?? 'failed'}`,
+                file: manifestPath,
+                title: 'obligations failed',
+            });
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/pins.ts
+/** The head's pin check: every module's `hash` pin in `package.toml` is the hash of the module at the head. */
+
+/** The 1-based line of a `[[modules]]` entry's `path` (or, with `hash`, of its pin) in the manifest text. */
 function manifestLine(snapshot, modulePath, key) {
     const lines = snapshot.manifestText.split('\n');
     const at = lines.findIndex((l) => new RegExp(`^\\s*path\\s*=\\s*${JSON.stringify(modulePath).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`).test(l));
@@ -77159,9 +77865,7 @@ function manifestLine(snapshot, modulePath, key) {
             return i + 1;
     return at + 1;
 }
-function verify_pr_errorText(error) {
-    return errors_isGcError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
-}
+/** Records `audit/pin-mismatch` for each module whose pin is not its hash at the head, or one pass row. */
 function checkPins(head, out) {
     let ok = 0;
     for (const m of head.modules) {
@@ -77183,13 +77887,327 @@ function checkPins(head, out) {
     if (ok === head.modules.length)
         out.pass('pins', 'package.toml', 'head pins', `${ok} module pins match`);
 }
-/** Reads the new/changed/removed store entries and checks each new one. */
-async function checkStore(ctx, dir, out) {
+
+;// CONCATENATED MODULE: ./src/verify-pr/range-replay.ts
+/**
+ * The range-level replay (`history: false`, kept for `npm run bench`'s before/after figures only):
+ * all accepted apply evidence replayed on the base as one chain, each linked refactor plan re-planned
+ * from the state before its patch, and the result compared with the head (modules and manifest).
+ */
+
+
+
+
+
+/** A warning for a `[[modules]]` list (paths, order) that changed without evidence. */
+function unexplainedModuleList(head, out) {
+    out.fail('manifest', 'package.toml', 'explained', {
+        code: AuditCode.unexplainedChange,
+        severity: 'warning',
+        message: `${head.manifestPath}: the [[modules]] list (paths or order) changed and no evidence explains the change`,
+        file: head.manifestPath,
+        title: 'unexplained change',
+    });
+}
+/** Names the state a step of the range chain ran on, for messages. */
+function stateLabel(index) {
+    return index === 0 ? 'the base commit' : `the base commit plus ${index} earlier patch${index === 1 ? '' : 'es'}`;
+}
+/** Records the module comparisons: mismatches (errors), unexplained changes (warnings), a summary row. */
+function reportComparisons(comparisons, out, replayed) {
+    let explained = 0;
+    for (const c of comparisons) {
+        if (c.status === 'explained')
+            explained++;
+        else if (c.status === 'mismatch') {
+            out.fail('module', c.path, 'replay', {
+                code: AuditCode.replayModuleMismatch,
+                message: `${c.file}: the head differs from replaying the evidence (${c.detail}); a change not produced by the recorded patch, e.g. a hand edit after the refactor`,
+                file: c.file,
+                ...(c.line !== undefined ? { line: c.line } : {}),
+                title: 'replay differs',
+            });
+        }
+        else if (c.status === 'unexplained') {
+            out.fail('module', c.path, 'explained', {
+                code: AuditCode.unexplainedChange,
+                severity: 'warning',
+                message: `${c.file} changed (${c.detail}) and no evidence in this pull request explains the change`,
+                file: c.file,
+                ...(c.line !== undefined ? { line: c.line } : {}),
+                title: 'unexplained change',
+            });
+        }
+    }
+    if (explained > 0) {
+        out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, replayed ? 'replay' : 'explained', replayed ? 'reproduced exactly by replaying the evidence' : 'named by verified patches');
+    }
+}
+/**
+ * Replays the accepted apply evidence on the base as a chain, re-plans each linked refactor report
+ * from the state before its patch, checks each step's semantic edits and package record, and
+ * compares the result with the head (modules and manifest).
+ */
+function checkReplay(base, head, accepted, refactorByPatch, replanned, out) {
+    const baseState = snapshotState(base);
+    const start = performance.now();
+    const chain = replayChain(baseState, accepted);
+    chain.steps.forEach((step, i) => {
+        const ev = step.evidence;
+        const linked = refactorByPatch.get(ev.patch.patchH);
+        if (linked !== undefined) {
+            checkReplan(linked, step.before, stateLabel(i), out);
+            replanned.add(linked);
+        }
+        if (term_termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
+            out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced`);
+        }
+        else {
+            out.fail('apply-report', ev.address, 'replay edits', {
+                code: AuditCode.replayEvidenceMismatch,
+                message: `apply report ${ev.address.slice(0, 12)}: replaying its patch on ${stateLabel(i)} gives other :semantic-edits than the report records`,
+                file: ev.file,
+                title: 'semantic edits differ',
+            });
+        }
+        if (step.packageArtifact === ev.packageArtifact) {
+            out.pass('apply-report', ev.address, 'replay package', `package record ${ev.packageArtifact.slice(0, 12)} reproduced`);
+        }
+        else {
+            out.fail('apply-report', ev.address, 'replay package', {
+                code: AuditCode.replayEvidenceMismatch,
+                message: `apply report ${ev.address.slice(0, 12)}: replaying gives package record ${step.packageArtifact.slice(0, 12)}, the report names ${ev.packageArtifact.slice(0, 12)}`,
+                file: ev.file,
+                title: 'package record differs',
+            });
+        }
+    });
+    for (const f of chain.failures) {
+        out.fail('apply-report', f.evidence.address, 'replay', {
+            code: AuditCode.replayFailed,
+            message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${errorText(f.error)}`,
+            file: f.evidence.file,
+            title: 'replay failed',
+        });
+    }
+    const comparisons = compareModules(base, chain.final, head);
+    const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
+    const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
+    const headKeys = manifestDifferences(chain.final.manifest, head.table);
+    const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
+    if (contradicted.length > 0) {
+        out.fail('manifest', 'package.toml', 'replay', {
+            code: AuditCode.replayManifestMismatch,
+            message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
+            file: head.manifestPath,
+            title: 'manifest differs',
+        });
+        mismatches.push('package.toml');
+    }
+    else if (headKeys.includes('modules')) {
+        unexplainedModuleList(head, out);
+    }
+    const outcome = {
+        status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
+        applied: chain.steps.map((s) => s.evidence.address),
+        modulesChanged: comparisons.filter((c) => c.status === 'explained' || c.status === 'mismatch').length,
+        mismatches,
+        millis: Math.round(performance.now() - start),
+    };
+    return { comparisons, outcome };
+}
+/**
+ * Explains the package by the range-level replay: runs {@link checkReplay}, records the module
+ * comparisons, re-plans the refactor plans no patch linked on the base, and fills `audit`'s replay
+ * outcome, changed and unexplained modules.
+ */
+function explainRange(base, head, accepted, refactors, refactorByPatch, audit, out) {
+    const replanned = new Set();
+    const r = checkReplay(base, head, accepted, refactorByPatch, replanned, out);
+    audit.replay = r.outcome;
+    reportComparisons(r.comparisons, out, true);
+    const baseState = snapshotState(base);
+    for (const p of refactors)
+        if (!replanned.has(p))
+            checkReplan(p, baseState, stateLabel(0), out);
+    audit.changedModules = r.comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+    audit.unexplainedModules = r.comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/store-evidence.ts
+/**
+ * Evidence-store entries of a package at a commit, read from git objects: re-hash each entry
+ * against its name (GENESIS_FACTS.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
+ * in canonical print, and dispatch on its `:kind`. Entries are looked up by address, and
+ * patches and refactor requests by their hash-term identity (`:patch-h`, `:request-h`).
+ */
+
+
+
+
+
+
+
+
+/** `:kind` strings this version verifies, and the evidence kind each maps to. */
+const EVIDENCE_KINDS = Object.freeze({
+    'genesis/refactor-plan-request-v0.1': 'refactor-plan-request',
+    'genesis/refactor-plan-v0.1': 'refactor-plan',
+    'genesis/patch-apply-v0.3': 'apply-report',
+    'genesis/package-v0.2': 'package',
+    'genesis/acceptance-v0.2': 'acceptance',
+});
+/**
+ * The evidence kind of a parsed entry: by its `:kind` string; a map with exactly the keys
+ * `:intent :ops :provenance :version` is a normalized patch (PATCH_SCHEMA.md); anything else is
+ * `other` (verified by hash only).
+ * @returns the kind and the raw `:kind` string, if any.
+ */
+function evidenceKindOf(term) {
+    if (term.kind !== 'map')
+        return { kind: 'other', kindString: undefined };
+    const k = mapGetKw(term, 'kind');
+    if (k?.kind === 'str')
+        return { kind: EVIDENCE_KINDS[k.value] ?? 'other', kindString: k.value };
+    const keys = term.entries.map(([key]) => (key.kind === 'sym' ? key.name : '')).join(' ');
+    if (keys === ':intent :ops :provenance :version')
+        return { kind: 'patch', kindString: undefined };
+    return { kind: 'other', kindString: undefined };
+}
+/**
+ * Checks one entry's bytes: hash against name, UTF-8, one term, canonical print, kind.
+ * Pure; never throws: an entry that cannot be read or printed within the limits
+ * — a parse error, or a term whose canonical print would be longer than the entry itself (e.g. a
+ * ≈200 KB entry nested 100,000 deep, whose print is quadratic) — has `term: undefined`, kind
+ * `other` and a `problem`, which verify-pr reports as `audit/store-entry-unreadable`. The print is
+ * bounded by the entry's length, so memory stays proportional to the entry.
+ */
+function checkStoreEntry(address, file, bytes) {
+    const out = {
+        address,
+        file,
+        bytes,
+        hashOk: storeAddress(bytes) === address,
+        term: undefined,
+        canonical: false,
+        kind: 'other',
+        kindString: undefined,
+        problem: undefined,
+    };
+    const text = decodeUtf8Strict(bytes);
+    if (text === undefined) {
+        out.problem = 'not valid UTF-8';
+        return out;
+    }
+    try {
+        out.term = readTerm(bytes);
+    }
+    catch (error) {
+        out.problem = errors_isGcError(error) ? `${error.code}: ${error.message}` : String(error);
+        return out;
+    }
+    let print;
+    try {
+        // A canonical entry's print is exactly its text, so nothing longer needs to be built.
+        print = print_printTerm(out.term, { maxLength: text.length });
+    }
+    catch (error) {
+        out.term = undefined;
+        out.problem = errors_isGcError(error) && error.code === 'core/print/too-large'
+            ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
+            : errors_isGcError(error)
+                ? `${error.code}: ${error.message}`
+                : String(error);
+        return out;
+    }
+    out.canonical = print === text;
+    if (!out.canonical)
+        out.problem = 'the bytes are not the canonical print of the term they hold';
+    Object.assign(out, evidenceKindOf(out.term));
+    return out;
+}
+/**
+ * The evidence store of one package at one commit, read lazily from git objects. Entries are
+ * checked once and cached.
+ */
+class CommitStore {
+    repo;
+    commit;
+    dir;
+    listing;
+    checked = new Map();
+    identities = new Map();
+    /**
+     * @param repo the repository; @param commit the commit; @param dir the package directory;
+     * @param listing entry name → blob oid (see `listStoreAtCommit`).
+     */
+    constructor(repo, commit, dir, listing) {
+        this.repo = repo;
+        this.commit = commit;
+        this.dir = dir;
+        this.listing = listing;
+    }
+    /** True when the store has an entry of that name. */
+    has(address) {
+        return this.listing.has(address);
+    }
+    /** Reads and checks entry `address`, or `undefined` when there is none. */
+    async entry(address) {
+        if (!this.listing.has(address))
+            return undefined;
+        let p = this.checked.get(address);
+        if (p === undefined) {
+            const file = storeEntryPath(this.dir, address);
+            p = readFileAtCommit(this.repo, this.commit, file).then((bytes) => checkStoreEntry(address, file, bytes ?? new Uint8Array()));
+            this.checked.set(address, p);
+        }
+        return p;
+    }
+    /**
+     * Finds a well-formed entry of `kind` whose hash-term is `h` (how `:patch-h` and `:request-h`
+     * name a stored term). Entries in `prefer` are searched first, then the whole store.
+     * @returns the entry, or `undefined`.
+     */
+    async findByHashTerm(kind, h, prefer = []) {
+        const order = [...prefer, ...[...this.listing.keys()].filter((a) => !prefer.includes(a))];
+        for (const address of order) {
+            const e = await this.entry(address);
+            if (e === undefined || e.kind !== kind || e.term === undefined || !e.hashOk)
+                continue;
+            let id = this.identities.get(address);
+            if (id === undefined) {
+                try {
+                    id = hash_hashTerm(e.term);
+                }
+                catch (error) {
+                    if (!errors_isGcError(error))
+                        throw error;
+                    id = ''; // cannot be hashed within the limits: names nothing
+                }
+                this.identities.set(address, id);
+            }
+            if (id === h)
+                return e;
+        }
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/store-check.ts
+
+
+
+/**
+ * Reads the package's evidence store at the base and the head: an entry the base had must be at the
+ * head unchanged (write-once, append-only); each new entry must hash to its name and read as a
+ * canonical term. @returns the head's store and its new readable entries, by address.
+ */
+async function checkStore(repo, base, head, dir, out) {
     const [baseListing, headListing] = await Promise.all([
-        listStoreAtCommit(ctx.repo, ctx.base, dir),
-        listStoreAtCommit(ctx.repo, ctx.head, dir),
+        listStoreAtCommit(repo, base, dir),
+        listStoreAtCommit(repo, head, dir),
     ]);
-    const headStore = new CommitStore(ctx.repo, ctx.head, dir, headListing);
+    const headStore = new CommitStore(repo, head, dir, headListing);
     for (const [address, oid] of baseListing) {
         const file = storeEntryPath(dir, address);
         const now = headListing.get(address);
@@ -77244,125 +78262,34 @@ async function checkStore(ctx, dir, out) {
     }
     return { headStore, fresh };
 }
-/** A warning for a `[[modules]]` list (paths, order) that changed without evidence. */
-function unexplainedModuleList(head, out) {
-    out.fail('manifest', 'package.toml', 'explained', {
-        code: AuditCode.unexplainedChange,
-        severity: 'warning',
-        message: `${head.manifestPath}: the [[modules]] list (paths or order) changed and no evidence explains the change`,
-        file: head.manifestPath,
-        title: 'unexplained change',
-    });
-}
-function emptyReplay(status) {
-    return { status, applied: [], modulesChanged: 0, mismatches: [], millis: 0 };
-}
-function stateLabel(index) {
-    return index === 0 ? 'the base commit' : `the base commit plus ${index} earlier patch${index === 1 ? '' : 'es'}`;
-}
-/** Records the module comparisons: mismatches (errors), unexplained changes (warnings), a summary row. */
-function reportComparisons(comparisons, out, replayed) {
-    let explained = 0;
-    for (const c of comparisons) {
-        if (c.status === 'explained')
-            explained++;
-        else if (c.status === 'mismatch') {
-            out.fail('module', c.path, 'replay', {
-                code: AuditCode.replayModuleMismatch,
-                message: `${c.file}: the head differs from replaying the evidence (${c.detail}); a change not produced by the recorded patch, e.g. a hand edit after the refactor`,
-                file: c.file,
-                ...(c.line !== undefined ? { line: c.line } : {}),
-                title: 'replay differs',
-            });
-        }
-        else if (c.status === 'unexplained') {
-            out.fail('module', c.path, 'explained', {
-                code: AuditCode.unexplainedChange,
-                severity: 'warning',
-                message: `${c.file} changed (${c.detail}) and no evidence in this pull request explains the change`,
-                file: c.file,
-                ...(c.line !== undefined ? { line: c.line } : {}),
-                title: 'unexplained change',
-            });
-        }
-    }
-    if (explained > 0) {
-        out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, replayed ? 'replay' : 'explained', replayed ? 'reproduced exactly by replaying the evidence' : 'named by verified patches');
-    }
-}
+
+;// CONCATENATED MODULE: ./src/verify-pr/package-check.ts
 /**
- * Replays the accepted apply evidence on the base as a chain, re-plans each linked refactor report
- * from the state before its patch, checks each step's semantic edits and package record, and
- * compares the result with the head (modules and manifest).
+ * The verification of one package a pull request changed: read it at the base and the head, check
+ * its pins, case collisions and evidence store, verify its new refactor plans and apply reports, then
+ * explain its changes by the route that fits (a new or moved package, the history walk of
+ * `explain.ts`, or the range-level replay of `range-replay.ts`), and check stale references and
+ * obligations. `verify-pr.ts` runs it for each selected package.
  */
-function checkReplay(base, head, accepted, refactorByPatch, replanned, out) {
-    const baseState = snapshotState(base);
-    const start = performance.now();
-    const chain = replayChain(baseState, accepted);
-    chain.steps.forEach((step, i) => {
-        const ev = step.evidence;
-        const linked = refactorByPatch.get(ev.patch.patchH);
-        if (linked !== undefined) {
-            checkReplan(linked, step.before, stateLabel(i), out);
-            replanned.add(linked);
-        }
-        if (termsEqual(term_vec(step.semanticEdits), ev.semanticEdits)) {
-            out.pass('apply-report', ev.address, 'replay edits', `${step.semanticEdits.length} semantic edits reproduced`);
-        }
-        else {
-            out.fail('apply-report', ev.address, 'replay edits', {
-                code: AuditCode.replayEvidenceMismatch,
-                message: `apply report ${ev.address.slice(0, 12)}: replaying its patch on ${stateLabel(i)} gives other :semantic-edits than the report records`,
-                file: ev.file,
-                title: 'semantic edits differ',
-            });
-        }
-        if (step.packageArtifact === ev.packageArtifact) {
-            out.pass('apply-report', ev.address, 'replay package', `package record ${ev.packageArtifact.slice(0, 12)} reproduced`);
-        }
-        else {
-            out.fail('apply-report', ev.address, 'replay package', {
-                code: AuditCode.replayEvidenceMismatch,
-                message: `apply report ${ev.address.slice(0, 12)}: replaying gives package record ${step.packageArtifact.slice(0, 12)}, the report names ${ev.packageArtifact.slice(0, 12)}`,
-                file: ev.file,
-                title: 'package record differs',
-            });
-        }
-    });
-    for (const f of chain.failures) {
-        out.fail('apply-report', f.evidence.address, 'replay', {
-            code: AuditCode.replayFailed,
-            message: `apply report ${f.evidence.address.slice(0, 12)}: its patch does not apply to the base commit's package${chain.steps.length > 0 ? ' (nor after the other evidence)' : ''}: ${verify_pr_errorText(f.error)}`,
-            file: f.evidence.file,
-            title: 'replay failed',
-        });
-    }
-    const comparisons = compareModules(base, chain.final, head);
-    const mismatches = comparisons.filter((c) => c.status === 'mismatch').map((c) => c.path);
-    const evidenceKeys = new Set(manifestDifferences(baseState.manifest, chain.final.manifest));
-    const headKeys = manifestDifferences(chain.final.manifest, head.table);
-    const contradicted = headKeys.filter((k) => evidenceKeys.has(k));
-    if (contradicted.length > 0) {
-        out.fail('manifest', 'package.toml', 'replay', {
-            code: AuditCode.replayManifestMismatch,
-            message: `${head.manifestPath}: ${contradicted.join(', ')} differ${contradicted.length === 1 ? 's' : ''} from the manifest the replay produces`,
-            file: head.manifestPath,
-            title: 'manifest differs',
-        });
-        mismatches.push('package.toml');
-    }
-    else if (headKeys.includes('modules')) {
-        unexplainedModuleList(head, out);
-    }
-    const outcome = {
-        status: chain.failures.length > 0 ? 'failed' : mismatches.length > 0 ? 'differs' : 'reproduced',
-        applied: chain.steps.map((s) => s.evidence.address),
-        modulesChanged: comparisons.filter((c) => c.status === 'explained' || c.status === 'mismatch').length,
-        mismatches,
-        millis: Math.round(performance.now() - start),
-    };
-    return { comparisons, outcome };
-}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * Verifies one package (see the module comment), recording rows and findings.
+ * @throws GcError `git/missing-commit` (exit 70) when a commit is not in the clone.
+ */
 async function auditPackage(ctx, touched) {
     const out = new PackageFindings(touched.dir);
     const audit = {
@@ -77378,27 +78305,7 @@ async function auditPackage(ctx, touched) {
         state: 'present',
     };
     const result = { audit, findings: out.findings, out, head: undefined, formerly: new Set(), stale: new Set(), explained: new Set() };
-    const read = async (commit, which) => {
-        try {
-            return await readPackageAtCommit(ctx.repo, commit, touched.dir, ctx.modules);
-        }
-        catch (error) {
-            if (errors_isGcError(error) && error.code === GitCode.missingCommit)
-                throw error;
-            const notRegular = errors_isGcError(error) && error.code === AuditCode.notARegularFile;
-            out.fail('package', touched.manifestPath, `read ${which}`, {
-                code: notRegular ? AuditCode.notARegularFile : AuditCode.packageUnreadable,
-                // the base is main's state: an unreadable base is a warning, the pull request is then checked as a new package
-                severity: which === 'head' ? 'error' : 'warning',
-                message: `the package cannot be read at the ${which} commit: ${verify_pr_errorText(error)}${which === 'head' ? '; a head that cannot be read cannot be verified' : '; its changes are checked as a new package'}`,
-                file: (errors_isGcError(error) && error.location.file) || touched.manifestPath,
-                ...(errors_isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
-                title: notRegular ? 'not a regular file' : 'package unreadable',
-            });
-            return null;
-        }
-    };
-    const head = await read(ctx.head, 'head');
+    const head = await readSide(ctx, touched, ctx.head, 'head', out);
     if (head === null) {
         audit.state = 'unreadable';
         // name the package anyway: its manifest may read although a module does not
@@ -77407,7 +78314,7 @@ async function auditPackage(ctx, touched) {
         audit.name = name ?? '';
         return result;
     }
-    const baseRead = await read(ctx.base, 'base');
+    const baseRead = await readSide(ctx, touched, ctx.base, 'base', out);
     const base = baseRead === null ? undefined : baseRead;
     if (head === undefined) {
         audit.state = 'deleted';
@@ -77425,7 +78332,49 @@ async function auditPackage(ctx, touched) {
     audit.name = head.manifest.name;
     checkPins(head, out);
     reportCaseCollisions(await caseCollisions(ctx.repo, ctx.head, touched.dir), out);
-    const { headStore, fresh } = await checkStore(ctx, touched.dir, out);
+    const evidence = await checkEvidence(ctx, touched.dir, audit, out);
+    if (base === undefined) {
+        await explainNewPackage(ctx, touched, head, evidence.refactors, result);
+        return result;
+    }
+    result.formerly = definedIn([base]);
+    if (ctx.replay && !ctx.history && evidence.accepted.length > 0) {
+        explainRange(base, head, evidence.accepted, evidence.refactors, evidence.refactorByPatch, audit, out);
+    }
+    else {
+        await explainByHistory(ctx, touched, base, head, evidence, result);
+    }
+    result.stale = checkStaleReferences(head, evidence.refactors, out);
+    checkObligations(ctx.obligationRunner, ctx.repo.dir, head, touched.manifestPath, evidence.accepted.length, out);
+    return result;
+}
+/**
+ * The package at `commit`: `undefined` when it has none there, `null` when it cannot be read (then
+ * recorded: an error at the head, a warning at the base, whose changes are checked as a new package).
+ */
+async function readSide(ctx, touched, commit, which, out) {
+    try {
+        return await readPackageAtCommit(ctx.repo, commit, touched.dir, ctx.modules);
+    }
+    catch (error) {
+        if (errors_isGcError(error) && error.code === GitCode.missingCommit)
+            throw error;
+        const notRegular = errors_isGcError(error) && error.code === AuditCode.notARegularFile;
+        out.fail('package', touched.manifestPath, `read ${which}`, {
+            code: notRegular ? AuditCode.notARegularFile : AuditCode.packageUnreadable,
+            // the base is main's state: an unreadable base is a warning, the pull request is then checked as a new package
+            severity: which === 'head' ? 'error' : 'warning',
+            message: `the package cannot be read at the ${which} commit: ${errorText(error)}${which === 'head' ? '; a head that cannot be read cannot be verified' : '; its changes are checked as a new package'}`,
+            file: (errors_isGcError(error) && error.location.file) || touched.manifestPath,
+            ...(errors_isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
+            title: notRegular ? 'not a regular file' : 'package unreadable',
+        });
+        return null;
+    }
+}
+/** Checks the evidence store and verifies each new refactor plan and apply report (counted in `audit.evidence`). */
+async function checkEvidence(ctx, dir, audit, out) {
+    const { headStore, fresh } = await checkStore(ctx.repo, ctx.base, ctx.head, dir, out);
     const prefer = fresh.map((e) => e.address);
     for (const e of fresh)
         audit.evidence[e.kind] = (audit.evidence[e.kind] ?? 0) + 1;
@@ -77443,157 +78392,164 @@ async function auditPackage(ctx, touched) {
                 applies.push(a);
         }
     }
-    const accepted = applies.filter((a) => a.ok);
     const refactorByPatch = new Map();
     for (const r of refactors)
         if (r.verified.safe)
             refactorByPatch.set(r.verified.patchH, r);
-    const replanned = new Set();
-    if (base === undefined) {
-        for (const r of refactors) {
-            out.skip('refactor-plan', r.address, 're-plan', 'the package is new: there is no base to re-plan from');
-        }
-        out.fail('package', touched.manifestPath, 'explained', {
-            code: AuditCode.unexplainedChange,
-            severity: 'warning',
-            message: touched.movedFrom !== undefined
-                ? `${touched.manifestPath}: the package ${head.manifest.name} moved here from ${touched.movedFrom || '.'}; evidence does not follow a move, so its changes are checked by hand against the old directory`
-                : `${touched.manifestPath}: new package with ${head.modules.length} modules; evidence explains changes to existing packages only`,
-            file: touched.manifestPath,
-            title: 'new package',
-        });
-        audit.changedModules = head.modules.map((m) => m.path);
-        audit.unexplainedModules = [...audit.changedModules];
-        result.stale = checkStaleReferences(head, refactors, out);
-        if (touched.movedFrom !== undefined) {
-            // a move: judged against the package as it stood in its old directory
-            const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
-            if (old !== undefined) {
-                const moved = checkMovedPackage(old, head, touched.movedFrom, out);
-                audit.changedModules = compareModules(old, undefined, head).filter((c) => c.status !== 'same').map((c) => c.path);
-                audit.unexplainedModules = audit.changedModules.filter((p) => moved.unexplained.has(p) || moved.mismatches.has(p));
-                result.formerly = definedIn([old]);
-            }
-        }
-        return result;
+    return { refactors, applies, accepted: applies.filter((a) => a.ok), refactorByPatch };
+}
+/** A package with no base: new (every module unexplained), or moved (judged against its old directory). */
+async function explainNewPackage(ctx, touched, head, refactors, result) {
+    const { audit, out } = result;
+    for (const r of refactors) {
+        out.skip('refactor-plan', r.address, 're-plan', 'the package is new: there is no base to re-plan from');
     }
-    result.formerly = definedIn([base]);
-    const baseState = snapshotState(base);
-    if (ctx.replay && !ctx.history && accepted.length > 0) {
-        const r = checkReplay(base, head, accepted, refactorByPatch, replanned, out);
-        audit.replay = r.outcome;
-        reportComparisons(r.comparisons, out, true);
-        for (const p of refactors)
-            if (!replanned.has(p))
-                checkReplan(p, baseState, stateLabel(0), out);
-        audit.changedModules = r.comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-        audit.unexplainedModules = r.comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
-    }
-    else {
-        const history = await explainHistory({
-            repo: ctx.repo,
-            dir: touched.dir,
-            base,
-            commits: ctx.commits,
-            modules: ctx.modules,
-            refactors: new Map(refactors.map((r) => [r.address, r])),
-            applies: new Map(applies.map((a) => [a.address, a])),
-            replay: ctx.replay,
-        }, out);
-        audit.commits = history.commits;
-        for (const s of history.snapshots)
-            for (const n of definedIn([s]))
-                result.formerly.add(n);
-        for (const r of refactors) {
-            if (history.replanned.has(r.address))
-                continue;
-            out.skip('refactor-plan', r.address, 're-plan', 'added by no commit of the range (only in the head\'s store listing)');
-        }
-        const comparisons = compareModules(base, undefined, head);
-        audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-        audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
-        result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)));
-        if (result.explained.size > 0) {
-            const n = result.explained.size;
-            out.pass('module', `${n} module${n === 1 ? '' : 's'}`, ctx.replay ? 'replay' : 'explained', ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)');
-        }
-        if (!ctx.replay && accepted.length > 0) {
-            out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules and keys the patches name; every other check ran');
-        }
-        audit.replay = ctx.replay
-            ? {
-                status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
-                applied: history.applied,
-                modulesChanged: history.explainedByEvidence.size,
-                mismatches: [...history.mismatches].sort(),
-                millis: history.millis,
-            }
-            : emptyReplay('disabled');
-    }
+    out.fail('package', touched.manifestPath, 'explained', {
+        code: AuditCode.unexplainedChange,
+        severity: 'warning',
+        message: touched.movedFrom !== undefined
+            ? `${touched.manifestPath}: the package ${head.manifest.name} moved here from ${touched.movedFrom || '.'}; evidence does not follow a move, so its changes are checked by hand against the old directory`
+            : `${touched.manifestPath}: new package with ${head.modules.length} modules; evidence explains changes to existing packages only`,
+        file: touched.manifestPath,
+        title: 'new package',
+    });
+    audit.changedModules = head.modules.map((m) => m.path);
+    audit.unexplainedModules = [...audit.changedModules];
     result.stale = checkStaleReferences(head, refactors, out);
-    const runner = ctx.obligationRunner !== undefined && ctx.obligationRunner.trim() !== '';
-    if (accepted.length > 0 && !runner && head.manifest.obligations.length > 0) {
-        out.fail('obligations', 'package', 'obligation runner', {
-            code: AuditCode.acceptanceNotRerun,
-            severity: 'notice',
-            message: `${accepted.length} apply report${accepted.length === 1 ? '' : 's'} claim${accepted.length === 1 ? 's' : ''} an accepted acceptance; claimed, not re-run (no obligation-runner): set the obligation-runner input (--obligation-runner) to re-run the package's obligations`,
-            file: touched.manifestPath,
-            title: 'acceptance claimed, not re-run',
-        });
-    }
-    if (runner) {
-        const run = runHeadObligations(ctx.obligationRunner, ctx.repo.dir, head);
-        if (run.ok)
-            out.pass('obligations', 'package', 'obligation runner', `\`${run.command}\`: acceptance :ok true (${run.millis} ms)`);
-        else {
-            out.fail('obligations', 'package', 'obligation runner', {
-                code: AuditCode.obligationsFailed,
-                message: `obligation runner \`${run.command}\` in ${touched.dir || '.'}: ${run.problem ?? 'failed'}`,
-                file: touched.manifestPath,
-                title: 'obligations failed',
-            });
+    if (touched.movedFrom !== undefined) {
+        // a move: judged against the package as it stood in its old directory
+        const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
+        if (old !== undefined) {
+            const moved = checkMovedPackage(old, head, touched.movedFrom, out);
+            audit.changedModules = compareModules(old, undefined, head).filter((c) => c.status !== 'same').map((c) => c.path);
+            audit.unexplainedModules = audit.changedModules.filter((p) => moved.unexplained.has(p) || moved.mismatches.has(p));
+            result.formerly = definedIn([old]);
         }
     }
-    return result;
+}
+/** Explains the package commit by commit (`explain.ts`) and fills the audit's commits, modules and replay outcome. */
+async function explainByHistory(ctx, touched, base, head, evidence, result) {
+    const { audit, out } = result;
+    const { refactors, applies, accepted } = evidence;
+    const history = await explainHistory({
+        repo: ctx.repo,
+        dir: touched.dir,
+        base,
+        commits: ctx.commits,
+        modules: ctx.modules,
+        refactors: new Map(refactors.map((r) => [r.address, r])),
+        applies: new Map(applies.map((a) => [a.address, a])),
+        replay: ctx.replay,
+    }, out);
+    audit.commits = history.commits;
+    for (const s of history.snapshots)
+        for (const n of definedIn([s]))
+            result.formerly.add(n);
+    for (const r of refactors) {
+        if (history.replanned.has(r.address))
+            continue;
+        out.skip('refactor-plan', r.address, 're-plan', 'added by no commit of the range (only in the head\'s store listing)');
+    }
+    const comparisons = compareModules(base, undefined, head);
+    audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
+    audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
+    result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)));
+    if (result.explained.size > 0) {
+        const n = result.explained.size;
+        out.pass('module', `${n} module${n === 1 ? '' : 's'}`, ctx.replay ? 'replay' : 'explained', ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)');
+    }
+    if (!ctx.replay && accepted.length > 0) {
+        out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules and keys the patches name; every other check ran');
+    }
+    audit.replay = ctx.replay
+        ? {
+            status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
+            applied: history.applied,
+            modulesChanged: history.explainedByEvidence.size,
+            mismatches: [...history.mismatches].sort(),
+            millis: history.millis,
+        }
+        : emptyReplay('disabled');
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/glob.ts
+/**
+ * Matching repository-relative paths against the `packages` globs of the Action and
+ * `gcpatch verify-pr --packages`: `**` matches any number of directories (zero included), `*` any
+ * run of characters within one path segment, `?` one such character; a leading `!` excludes.
+ */
+/** The default `packages` glob: every `package.toml` in the repository, the root one included. */
+const ALL_PACKAGES = '**/package.toml';
+function escapeRegExp(ch) {
+    return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
 }
 /**
- * A rename or move whose old name is referenced again at the head, although no module defines it,
- * is an error (`audit/refactor-stale-reference`): each commit can be explained (the refactor by its
- * evidence, a merge from main by the structural merge of its parents) while the result calls a
- * definition that no longer exists, because main added a use of the old name in a module the
- * refactor never saw. A rebase shows the same problem as `audit/refactor-replan-differs`.
+ * Compiles one glob to an anchored regular expression.
+ * @example globToRegExp('pkgs/**\/package.toml').test('pkgs/a/b/package.toml') // true
  */
-function checkStaleReferences(head, refactors, out) {
-    const reported = new Set();
-    const moving = refactors.filter((r) => r.verified.safe && (r.request.refactorKind === 'rename' || r.request.refactorKind === 'move'));
-    if (moving.length === 0)
-        return reported;
-    const defined = definedIn([head]);
-    for (const r of moving) {
-        const from = r.request.fromSymbol;
-        if (from === '' || from === r.request.toSymbol || defined.has(from))
+function globToRegExp(glob) {
+    let re = '';
+    let i = 0;
+    const g = glob.replace(/^\.\//, '');
+    while (i < g.length) {
+        const ch = g[i];
+        if (ch === '*' && g[i + 1] === '*') {
+            const atSegmentStart = i === 0 || g[i - 1] === '/';
+            if (atSegmentStart && g[i + 2] === '/') {
+                re += '(?:[^/]*/)*';
+                i += 3;
+                continue;
+            }
+            re += '.*';
+            i += 2;
             continue;
-        const sites = usesOf(from, head.modules);
-        if (sites.length === 0)
-            continue;
-        const first = sites[0];
-        const where = sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
-        out.fail('refactor-plan', r.address, 'no stale reference', {
-            code: AuditCode.refactorStaleReference,
-            message: `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
-                `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
-                `gcpatch apply --patch of {:op :rename-symbol :module-path "${first.file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
-            file: first.file,
-            line: first.line,
-            title: 'reference to a refactored-away name',
-        });
-        reported.add(from);
+        }
+        if (ch === '*')
+            re += '[^/]*';
+        else if (ch === '?')
+            re += '[^/]';
+        else
+            re += escapeRegExp(ch);
+        i++;
     }
-    return reported;
+    return new RegExp(`^${re}$`);
 }
-function repoManifest(dir) {
-    return dir === '' ? 'package.toml' : `${dir}/package.toml`;
+/**
+ * The one selection syntax of the Action's `packages` input and `gcpatch verify-pr --packages`:
+ * globs separated by commas or newlines, in one string or several (a repeated flag); blank entries
+ * ignored; `!glob` excludes. No positive pattern (an empty input, or exclusions alone) means
+ * {@link ALL_PACKAGES} less the exclusions.
+ * @example parseGlobList(['a/package.toml,b/package.toml']) // ['a/package.toml', 'b/package.toml']
+ * @example parseGlobList('!vendor/**') // ['**\/package.toml', '!vendor/**']
+ */
+function parseGlobList(input) {
+    const raw = typeof input === 'string' ? [input] : [...(input ?? [])];
+    const out = raw.flatMap((s) => s.split(/[\n,]/)).map((s) => s.trim()).filter((s) => s !== '');
+    return out.some((p) => !p.startsWith('!')) ? out : [ALL_PACKAGES, ...out];
 }
+/**
+ * A predicate over repository-relative paths: true when some non-negated pattern matches and no
+ * `!pattern` does. A pattern naming a directory (not ending in `package.toml`) also selects the
+ * `package.toml` directly inside it.
+ */
+function pathMatcher(patterns) {
+    const compile = (p) => {
+        const body = p.replace(/\/+$/, '');
+        const res = [globToRegExp(body)];
+        if (!/(^|\/)package\.toml$/.test(body))
+            res.push(globToRegExp(`${body}/package.toml`));
+        return res;
+    };
+    const include = patterns.filter((p) => !p.startsWith('!')).flatMap(compile);
+    const exclude = patterns.filter((p) => p.startsWith('!')).flatMap((p) => compile(p.slice(1)));
+    return (path) => include.some((r) => r.test(path)) && !exclude.some((r) => r.test(path));
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/selection.ts
+/** The selection and the shards: which changed packages a run verifies (`packages` globs, `shard` i/n), and the findings for those it leaves out. */
+
+
+
 /** Parses a `shard` option `i/n` (1 ≤ i ≤ n). @throws GcError `usage/invalid-option` (exit 10). */
 function parseShard(shard) {
     if (shard === undefined || shard.trim() === '')
@@ -77607,6 +78563,79 @@ function parseShard(shard) {
         });
     }
     return { index, count };
+}
+/** The repository-relative manifest path of a package directory. */
+function repoManifest(dir) {
+    return dir === '' ? 'package.toml' : `${dir}/package.toml`;
+}
+/**
+ * Selects the changed packages (sorted by manifest path, UTF-8) the `packages` globs match — a
+ * package moved out of a selected directory stays selected where it went — and of those the shard's
+ * share (every `count`-th, from `index`). Records in `global` `audit/selection-empty` when the globs
+ * select none of them and a notice `audit/package-not-selected` for each one they leave out.
+ * @param moved package directory at the head → its directory at the base, for moved packages.
+ */
+function selectPackages(changedPackages, moved, packages, shard, global) {
+    const selectedBy = pathMatcher(parseGlobList(packages));
+    const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath) || (moved.has(c.dir) && selectedBy(repoManifest(moved.get(c.dir)))));
+    const inShard = selectedPackages.filter((_, i) => shard === undefined || i % shard.count === shard.index - 1);
+    const notSelected = changedPackages.filter((c) => !inShard.includes(c)).map((c) => c.manifestPath);
+    const firstShard = shard === undefined || shard.index === 1;
+    if (changedPackages.length > 0 && selectedPackages.length === 0) {
+        global.fail('selection', 'packages', 'selects', {
+            code: AuditCode.selectionEmpty,
+            message: `the selection ${JSON.stringify(parseGlobList(packages).join(','))} selects none of the ${changedPackages.length} changed package${changedPackages.length === 1 ? '' : 's'} (${changedPackages.map((c) => c.manifestPath).join(', ')}); fix the packages input or drop it to verify every package`,
+            title: 'selection selects nothing',
+        });
+    }
+    for (const c of changedPackages) {
+        if (selectedPackages.includes(c))
+            continue;
+        global.fail('selection', c.manifestPath, 'selected', {
+            code: AuditCode.packageNotSelected,
+            severity: 'notice',
+            message: `${c.manifestPath} changed but the selection leaves it out: it is not verified`,
+            file: c.manifestPath,
+            title: 'package not selected',
+        });
+    }
+    return { inShard, notSelected, firstShard };
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/verify-pr.ts
+/**
+ * `gcpatch verify-pr`, the entry point of the pull request audit (docs/action.md "What each check
+ * means", docs/security.md): account for every path that differs between the merge base of `base`
+ * and `head` (`accounting.ts`); select the changed packages and the shard (`selection.ts`); verify
+ * each selected package (`package-check.ts`: its store, evidence, commits, pins and obligations);
+ * check dangling references across them (`dangling.ts`); and assemble the report (`findings.ts`). Reads only git objects (isomorphic-git), never the work tree,
+ * except for the optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin
+ * wrappers of {@link auditPullRequest}.
+ */
+
+
+
+
+
+
+
+
+
+/** The error thrown when base or head (or their history) is missing from the clone. */
+const MISSING_HISTORY_HINT = 'the base and head commits and the history between them must be in the clone: with actions/checkout set ' +
+    '`fetch-depth: 0` (its default of 1 fetches a single commit); locally run `git fetch --unshallow` or fetch both commits';
+function withHistoryHint(error) {
+    if (errors_isGcError(error) && error.code === GitCode.missingCommit) {
+        // The git layer's message already says how to fetch; replace its advice with the Action's.
+        const what = error.message.split(': ')[0];
+        return new errors_GcError(error.code, `${what}: ${MISSING_HISTORY_HINT}`, {
+            exitCode: error.exitCode,
+            location: error.location,
+            details: error.details,
+            cause: error,
+        });
+    }
+    return error;
 }
 /**
  * Audits the evidence between two commits.
@@ -77640,62 +78669,12 @@ async function auditPullRequest(options) {
         const changed = await listChangedEntries(repo, base, head);
         const candidates = await candidatePackages(repo, base, head, changed);
         const global = new PackageFindings('');
-        const accounts = [];
-        const byPackage = new Map();
-        const pathFindingsByPackage = new Map();
-        for (const entry of changed) {
-            const attributes = await attributesFinding(repo, entry);
-            if (attributes !== undefined)
-                global.fail('path', entry.path, 'checkout', attributes);
-            const owning = owners(entry.path, candidates);
-            const role = owning.length === 0 ? 'outside' : roleIn(owning[0], entry.path);
-            const account = accountOf(entry, owning, role);
-            accounts.push(account);
-            if (owning.length === 0) {
-                for (const f of pathFindings(entry, 'outside', undefined))
-                    global.fail('path', entry.path, 'kind', f);
-                account.explanation = 'outside every package: not verified';
-                continue;
-            }
-            for (const c of owning) {
-                let p = byPackage.get(c.dir);
-                if (p === undefined)
-                    byPackage.set(c.dir, (p = { c, paths: [] }));
-                p.paths.push(account);
-                let list = pathFindingsByPackage.get(c.dir);
-                if (list === undefined)
-                    pathFindingsByPackage.set(c.dir, (list = []));
-                for (const f of pathFindings(entry, roleIn(c, entry.path), c.manifestPath))
-                    list.push(f);
-            }
-        }
+        const { accounts, byPackage, pathFindingsByPackage } = await accountChanges(repo, changed, candidates, global);
         // The selection.
-        const selectedBy = pathMatcher(parseGlobList(options.packages));
         const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => compareUtf8(a.manifestPath, b.manifestPath));
         // a package moved out of a selected directory stays selected where it went
         const moved = movedPackages(candidates.values());
-        const selectedPackages = changedPackages.filter((c) => selectedBy(c.manifestPath) || (moved.has(c.dir) && selectedBy(repoManifest(moved.get(c.dir)))));
-        const inShard = selectedPackages.filter((_, i) => shard === undefined || i % shard.count === shard.index - 1);
-        const notSelected = changedPackages.filter((c) => !inShard.includes(c)).map((c) => c.manifestPath);
-        const firstShard = shard === undefined || shard.index === 1;
-        if (changedPackages.length > 0 && selectedPackages.length === 0) {
-            global.fail('selection', 'packages', 'selects', {
-                code: AuditCode.selectionEmpty,
-                message: `the selection ${JSON.stringify(parseGlobList(options.packages).join(','))} selects none of the ${changedPackages.length} changed package${changedPackages.length === 1 ? '' : 's'} (${changedPackages.map((c) => c.manifestPath).join(', ')}); fix the packages input or drop it to verify every package`,
-                title: 'selection selects nothing',
-            });
-        }
-        for (const c of changedPackages) {
-            if (selectedPackages.includes(c))
-                continue;
-            global.fail('selection', c.manifestPath, 'selected', {
-                code: AuditCode.packageNotSelected,
-                severity: 'notice',
-                message: `${c.manifestPath} changed but the selection leaves it out: it is not verified`,
-                file: c.manifestPath,
-                title: 'package not selected',
-            });
-        }
+        const { inShard, notSelected, firstShard } = selectPackages(changedPackages, moved, options.packages, shard, global);
         const history = options.history ?? true;
         const commits = inShard.length > 0 && history ? await rangeCommits(repo, base, head) : [];
         const ctx = { repo, base, head, replay, obligationRunner: options.obligationRunner, modules: new Map(), commits, history };
@@ -77722,28 +78701,7 @@ async function auditPullRequest(options) {
             for (const item of global.findings)
                 findings.push(item);
         // Explanations and findings per path.
-        const codesByFile = new Map();
-        for (const f of findings) {
-            if (f.file === undefined)
-                continue;
-            let list = codesByFile.get(f.file);
-            if (list === undefined)
-                codesByFile.set(f.file, (list = []));
-            if (!list.includes(f.code))
-                list.push(f.code);
-        }
-        const audited = new Map(results.map((r) => [r.audit.dir, r]));
-        const shown = accounts.filter((a) => (a.packages.length === 0 ? firstShard : a.packages.some((d) => audited.has(d))));
-        for (const a of shown) {
-            a.findings = codesByFile.get(a.path) ?? [];
-            if (a.packages.length === 0)
-                continue;
-            const r = audited.get(a.packages.find((d) => audited.has(d)));
-            a.explanation = explainPath(a, r);
-        }
-        for (const a of accounts)
-            if (a.packages.length > 0 && !a.packages.some((d) => audited.has(d)))
-                a.explanation = 'in a package the selection left out: not verified';
+        const shown = explainPaths(accounts, findings, results, firstShard);
         const rows = [...packages.flatMap((p) => p.rows), ...(firstShard ? global.rows : [])];
         return {
             kind: 'gcpatch/pr-audit-v1',
@@ -77764,6 +78722,36 @@ async function auditPullRequest(options) {
     catch (error) {
         throw withHistoryHint(error);
     }
+}
+/**
+ * Fills each shown path's findings (the codes of the findings on its file) and explanation, and
+ * marks the paths of packages the selection left out. @returns the paths this run shows (all of
+ * them without sharding; a shard shows its packages' paths, and the first shard the others).
+ */
+function explainPaths(accounts, findings, results, firstShard) {
+    const codesByFile = new Map();
+    for (const f of findings) {
+        if (f.file === undefined)
+            continue;
+        let list = codesByFile.get(f.file);
+        if (list === undefined)
+            codesByFile.set(f.file, (list = []));
+        if (!list.includes(f.code))
+            list.push(f.code);
+    }
+    const audited = new Map(results.map((r) => [r.audit.dir, r]));
+    const shown = accounts.filter((a) => (a.packages.length === 0 ? firstShard : a.packages.some((d) => audited.has(d))));
+    for (const a of shown) {
+        a.findings = codesByFile.get(a.path) ?? [];
+        if (a.packages.length === 0)
+            continue;
+        const r = audited.get(a.packages.find((d) => audited.has(d)));
+        a.explanation = explainPath(a, r);
+    }
+    for (const a of accounts)
+        if (a.packages.length > 0 && !a.packages.some((d) => audited.has(d)))
+            a.explanation = 'in a package the selection left out: not verified';
+    return shown;
 }
 /** A path's explanation in its package's audit (what the findings do not already say). */
 function explainPath(a, r) {
@@ -78032,7 +79020,7 @@ function replayLine(p) {
 }
 /** Commits shown per package in the "what explained each commit" table. */
 const MAX_COMMITS_PER_PACKAGE = 100;
-/** A short, human description of how a commit was explained (issue #11 item 7). */
+/** A short, human description of how a commit was explained. */
 function commitRouteLabel(c) {
     const rebased = c.evidence.some((e) => e.route === 'actual-parent');
     switch (c.route) {
@@ -78136,7 +79124,7 @@ async function writeSummary(report, context) {
 ;// CONCATENATED MODULE: ./action/main.ts
 /**
  * The GitHub Action's main: read the settings, audit the evidence between base and head
- * (`src/audit/verify-pr.ts`), then report — JSON report file, annotations, job summary, outputs —
+ * (`src/verify-pr/verify-pr.ts`), then report — JSON report file, annotations, job summary, outputs —
  * and fail the step on any finding at or above `fail-on`. No decision is made here.
  */
 

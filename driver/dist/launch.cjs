@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Start-up of the git merge driver (issue #15 item 2). Git starts one Node process per file both
+ * Start-up of the git merge driver. Git starts one Node process per file both
  * sides changed, so what Node does before the merge is paid per file. This launcher:
  *
  * - compiles the CommonJS bundle `index.js` next to it with `vm.Script` and a V8 code cache
@@ -28,13 +28,20 @@
  *   structural merges need none of them.
  * - `--serve` (the warm merge service, docs/driver.md) is a long-lived process: V8's defaults stay.
  *
- * Exit codes are the bundle's. When the bundle cannot be read or compiled this prints one line and exits 2, so
- * the installed driver line (which treats anything but 0 and its conflict status as "not started")
- * falls back to `git merge-file`.
+ * Exit codes are the bundle's. When the bundle cannot be read or compiled this prints one line and
+ * exits `NOT_STARTED`, so the installed driver line (which treats anything but 0 and its conflict
+ * status as "not started") falls back to `git merge-file`.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
+
+/**
+ * "Nothing merged": mirrors `WrappedStatus.notStarted` of src/driver-setup/exit-status.ts, which
+ * this CommonJS file, copied next to the bundle, cannot import (test/driver-setup/exit-status.test.ts
+ * checks that they agree).
+ */
+const NOT_STARTED = 2;
 
 const bundle = path.join(__dirname, 'index.js');
 let source;
@@ -47,7 +54,7 @@ try {
   stat = fs.statSync(bundle);
 } catch (error) {
   process.stderr.write(`gcpatch: cannot read the merge driver bundle ${bundle} (${error.code || error.message}); run \`gcpatch driver install\`\n`);
-  process.exit(2);
+  process.exit(NOT_STARTED);
 }
 
 const LAZY = new Set(['child_process', 'node:child_process', 'perf_hooks', 'node:perf_hooks', 'os', 'node:os', 'net', 'node:net']);
@@ -56,7 +63,9 @@ function lazyRequire(id) {
   let real;
   const load = () => (real ??= require(id));
   return new Proxy({}, {
-    get: (_t, key) => load()[key],
+    // The bundler's interop asks every CommonJS module whether it is an ES module; Node's built-ins
+    // never are, and answering that must not load them.
+    get: (_t, key) => (key === '__esModule' ? undefined : load()[key]),
     has: (_t, key) => key in load(),
     ownKeys: () => Reflect.ownKeys(load()),
     getOwnPropertyDescriptor: (_t, key) => {
@@ -119,7 +128,7 @@ try {
   script = new vm.Script(wrapper, { filename: bundle, cachedData });
 } catch (error) {
   process.stderr.write(`gcpatch: the merge driver bundle ${bundle} does not compile (${error.message}); run \`gcpatch driver install\`\n`);
-  process.exit(2);
+  process.exit(NOT_STARTED);
 }
 
 /**
