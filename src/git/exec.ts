@@ -16,7 +16,13 @@ export const GIT_LONG_TIMEOUT_MS = 60_000;
 const MAX_OUTPUT_BYTES = 1 << 30;
 
 /** The concerns that run git and name its failures with their own codes (`<area>/git-missing`, `…/git-timeout`, `…/git-failed`, each in `src/util/codes.ts`). */
-export type GitArea = 'driver' | 'solve';
+export type GitArea = keyof typeof GIT_FAILURE_CODES;
+
+/** The codes of each area's git failures. */
+const GIT_FAILURE_CODES = {
+  driver: { missing: 'driver/git-missing', timeout: 'driver/git-timeout', failed: 'driver/git-failed' },
+  solve: { missing: 'solve/git-missing', timeout: 'solve/git-timeout', failed: 'solve/git-failed' },
+} as const;
 
 /** Options of {@link runGit} and {@link runGitBytes}. */
 export interface GitRunOptions {
@@ -79,9 +85,9 @@ function spawnGit(args: readonly string[], options: GitRunOptions): GitRun<Buffe
 function gitRunError(area: GitArea, args: readonly string[], failure: GitFailure, options: GitRunOptions): GcError {
   if (failure.kind === 'timeout') {
     const seconds = (options.timeoutMs ?? GIT_TIMEOUT_MS) / 1000;
-    return new GcError(`${area}/git-timeout`, `git ${args.join(' ')} did not finish within ${seconds} s`, { exitCode: ExitCode.io });
+    return new GcError(GIT_FAILURE_CODES[area].timeout, `git ${args.join(' ')} did not finish within ${seconds} s`, { exitCode: ExitCode.io });
   }
-  return new GcError(`${area}/git-missing`, `cannot run git: ${failure.detail}`, { exitCode: ExitCode.io });
+  return new GcError(GIT_FAILURE_CODES[area].missing, `cannot run git: ${failure.detail}`, { exitCode: ExitCode.io });
 }
 
 /**
@@ -116,7 +122,7 @@ export function gitOutputBytes(args: readonly string[], options: GitRunOptions &
 
 function succeeded<Out>(r: GitRun<Out>, args: readonly string[], area: GitArea): GitRun<Out> {
   if (r.status !== 0) {
-    throw new GcError(`${area}/git-failed`, `git ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`, { exitCode: ExitCode.io });
+    throw new GcError(GIT_FAILURE_CODES[area].failed, `git ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`, { exitCode: ExitCode.io });
   }
   return r;
 }
