@@ -17,7 +17,8 @@ import { mergeManifestText } from './manifest.js';
 import { BOM, chooseOutputStyle, hasBom, indexOfByte, normalizeSide, restorePiece, type NormalizedSide, type OutputStyle } from './newline.js';
 import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './module.js';
 import { TimeoutError, deadlineIn } from './deadline.js';
-import { concatBytes, sameBytes, type ConflictStyle, type MarkerOptions } from './diff3.js';
+import { concatBytes, conflictBlock, sameBytes, type ConflictStyle, type MarkerOptions } from './diff3.js';
+import { isTomlTable, parseManifestTable } from '../workspace/manifest-write.js';
 
 /** Which of the two drivers runs: `.gc` modules, or `package.toml` (`--manifest`). */
 export type DriverMode = 'gc' | 'manifest';
@@ -267,7 +268,52 @@ export function mergeFileBytes(
       }
     }
   }
-  return lineFallback(where, reason, lineMerge, forceConflict);
+  const outcome = lineFallback(where, reason, lineMerge, forceConflict);
+  if (options.mode === 'manifest' && outcome.exitCode === 0 && outcome.result !== undefined) {
+    // A clean line merge of two manifests that each added an entry can list it twice (one module
+    // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
+    const repeated = repeatedManifestEntry(outcome.result);
+    if (repeated !== undefined) {
+      return {
+        exitCode: 1,
+        method: 'line',
+        result: conflictBlock(ours, base, theirs, options.markers),
+        reason,
+        conflicts: [],
+        messages: [
+          ...outcome.messages,
+          `gcpatch: ${where}: the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`,
+        ],
+      };
+    }
+  }
+  return outcome;
+}
+
+/**
+ * The first `[[modules]]` path or `[[dependencies]]` name a manifest text lists twice, as
+ * `module "p"` / `dependency "n"`; undefined when there is none or the text does not read as TOML.
+ */
+export function repeatedManifestEntry(text: Uint8Array): string | undefined {
+  let table;
+  try {
+    table = parseManifestTable(text);
+  } catch {
+    return undefined;
+  }
+  for (const [key, field, what] of [['modules', 'path', 'module'], ['dependencies', 'name', 'dependency']] as const) {
+    const list = table[key];
+    if (!Array.isArray(list)) continue;
+    const seen = new Set<string>();
+    for (const entry of list) {
+      if (!isTomlTable(entry)) continue;
+      const name = entry[field];
+      if (typeof name !== 'string') continue;
+      if (seen.has(name)) return `${what} ${JSON.stringify(name)}`;
+      seen.add(name);
+    }
+  }
+  return undefined;
 }
 
 /**

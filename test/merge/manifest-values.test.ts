@@ -274,3 +274,27 @@ describe('manifest driver fuzz (fast-check)', () => {
     );
   });
 });
+
+describe('manifest driver: a clean line merge that lists an entry twice', () => {
+  // Both sides add m1.gc with different pins at different places, and a value the structural
+  // merge refuses (`-nan`) sends the file to git merge-file, which merges the two additions cleanly.
+  const base = `${HEAD}x = -nan\n\n[[modules]]\nhash = ""\npath = "m0.gc"\n\n[[modules]]\nhash = "b"\npath = "m2.gc"\n`;
+  const ours = `${HEAD}x = -nan\n\n[[modules]]\nhash = ""\npath = "m0.gc"\n\n[[modules]]\nhash = "b"\npath = "m1.gc"\n`;
+  const theirs = `${HEAD}x = -nan\n\n[[modules]]\nhash = ""\npath = "m1.gc"\n\n[[modules]]\nhash = "b"\npath = "m2.gc"\n`;
+
+  it('marks the whole file (ours, then theirs) instead of exiting 0 with module "m1.gc" twice', () => {
+    const plain = dec(gitMergeBytes(enc(base), enc(ours), enc(theirs), markers).text);
+    expect(plain.match(/path = "m1\.gc"/g)?.length).toBe(2); // what git merge-file alone gives
+    const r = drive(base, ours, theirs);
+    expect(r.exitCode).toBe(1);
+    expect(r.text).toBe(`<<<<<<< ours\n${ours}=======\n${theirs}>>>>>>> theirs\n`);
+    expect(r.messages.join('\n')).toContain('lists module "m1.gc" twice');
+  });
+
+  it('a clean line merge that lists each entry once still exits 0 (control)', () => {
+    const theirsOnce = base.replace('version = "0.1.0"', 'version = "0.2.0"');
+    const r = drive(base, ours, theirsOnce);
+    expect(r.exitCode).toBe(0);
+    expect(r.text).toBe(ours.replace('version = "0.1.0"', 'version = "0.2.0"'));
+  });
+});
