@@ -1,6 +1,6 @@
 /**
  * File annotations for the audit's findings, within GitHub's limits (about 10 annotations per kind
- * per step, GIT_AND_ACTIONS_FACTS.md §4): the first findings of each severity are annotated on their
+ * per step, docs/reference/github-actions.md): the first findings of each severity are annotated on their
  * file and line; when there are more, the last slot carries a summary that points at the job
  * summary and the JSON report. Every finding is also printed to the log.
  */

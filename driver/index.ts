@@ -16,7 +16,7 @@
  * Inputs above `MAX_STRUCTURAL_BYTES` go to the line merge before any of them is read (a stat).
  * Exit codes (src/driver-setup/exit-status.ts): 0 clean, 1 conflicts or nothing merged; under
  * `--wrapped` 0 clean, 3 conflicts, 2 nothing merged; never above that, whatever happens
- * (GIT_AND_ACTIONS_FACTS.md §1.3).
+ * (docs/reference/git-merge-driver.md "Exit status").
  */
 import { dirname, join } from 'node:path';
 import { runService } from '../src/driver-service/loop.js';

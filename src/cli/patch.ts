@@ -60,7 +60,7 @@ function pinsOf(manifestFile: string): Map<string, string> {
 
 /** Registers the patch commands, `apply`, `pack` and `audit` on `program`. */
 export function registerPatchCommands(program: Command, ctx: CliContext): void {
-  const patch = program.command('patch').summary('normalize, preflight or index a patch without applying it').description('Semantic patch authority protocols: normalize, preflight, node-index (PATCH_SCHEMA.md).');
+  const patch = program.command('patch').summary('normalize, preflight or index a patch without applying it').description('Semantic patch authority protocols: normalize, preflight, node-index (GenesisCode `docs/spec/PATCH_SCHEMA.md`).');
 
   patch
     .command('normalize')

@@ -1,6 +1,6 @@
 /**
  * `gcpatch refactor plan|verify|apply|evidence`: workspace rename, move and extract plans
- * (SEMANTIC_REFACTOR_PLAN_v0.1.md). Thin: load, call `src/refactor/`, render text or `--json`.
+ * (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`). Thin: load, call `src/refactor/`, render text or `--json`.
  *
  * Exit codes: 0 safe plan / verified safe report / applied; 10 conflicted plan (or a verified
  * conflicted report, or invalid input); 30 obligations failed on apply (rolled back); 50

@@ -1,5 +1,5 @@
 /**
- * Canonicalization of source forms into canonical CoreForm (GENESIS_FACTS.md §1.3), applied per
+ * Canonicalization of source forms into canonical CoreForm (docs/reference/coreform.md §1.3), applied per
  * top-level form.
  *
  * - Data positions (vector elements, map keys, the datum of `quote`) are never desugared. Under
@@ -158,7 +158,7 @@ function pushLet(tasks: (Term | Frame)[], items: Term[], fail: (reason: string) 
 
 /**
  * Canonicalizes one top-level form (a code position; a top-level vector is data, a top-level
- * map keeps its keys and canonicalizes its values). Implements GENESIS_FACTS.md §1.3.
+ * map keeps its keys and canonicalizes its values). Implements docs/reference/coreform.md §1.3.
  * @param form the raw term as read.
  * @param ordinal 0-based index of the form in its module, used only in error messages.
  * @returns the canonical term (data subterms are shared with `form`, not copied).
@@ -271,7 +271,7 @@ function pushList(tasks: (Term | Frame)[], items: Term[], prefix: Term[], from: 
 }
 
 /**
- * Canonicalizes every top-level form of a module (GENESIS_FACTS.md §1.3, §1.6); form `i` uses
+ * Canonicalizes every top-level form of a module (docs/reference/coreform.md §1.3, §1.6); form `i` uses
  * ordinal `i` in error messages.
  * @throws GcError `core/canon/invalid-form`.
  */

@@ -1,6 +1,6 @@
 /**
- * The closed-map codec used by every request and report (DESIGN.md "Requests and reports are
- * closed CoreForm maps"): decode a map with an exact key set and typed fields, or fail with a
+ * The closed-map codec used by every request and report (docs/reference/patch-protocols.md: every
+ * authority request and report is a closed map): decode a map with an exact key set and typed fields, or fail with a
  * typed error naming the missing, unknown or mistyped key.
  *
  * Error codes (exit 10): `core/closed/not-a-map`, `core/closed/missing-key`,

@@ -1,5 +1,5 @@
 /**
- * CoreForm hashes (GENESIS_FACTS.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
+ * CoreForm hashes (docs/reference/hashing.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
  * output) over a domain prefix followed by the canonical print, or over the plain bytes. Every
  * function returns lowercase hex64. The one place gcpatch computes BLAKE3.
  */
@@ -26,7 +26,7 @@ function digest(...parts: Uint8Array[]): string {
 
 /**
  * hash-term(t) = BLAKE3("GCv0.2\0" ‖ UTF-8(print_term(t))), lowercase hex64.
- * Used for every `*-h` field of requests and reports. Implements GENESIS_FACTS.md §2.
+ * Used for every `*-h` field of requests and reports. Implements docs/reference/hashing.md §2.
  */
 export function hashTerm(t: Term): string {
   return hashTermOfPrint(utf8(printTerm(t)));
@@ -51,7 +51,7 @@ export function hashModule(forms: readonly Term[]): string {
 
 /**
  * semantic node id = BLAKE3("GCv0.2\0semantic-node-id\0" ‖ module-path ‖ 0x00 ‖ print_term(path)),
- * where `path` is the vector of step vectors (e.g. `[[:form 0]]`). Implements PATCH_SCHEMA.md
+ * where `path` is the vector of step vectors (e.g. `[[:form 0]]`). Implements GenesisCode `docs/spec/PATCH_SCHEMA.md`
  * "Stable Node IDs".
  */
 export function semanticNodeId(modulePath: string, path: Term): string {
@@ -69,7 +69,7 @@ export function semanticNodeIdState(modulePath: string): Blake3State {
 
 /**
  * The evidence-store address: plain unprefixed BLAKE3 of the exact bytes (for a term, its
- * `print_term` bytes). This differs from hash-term. Implements GENESIS_FACTS.md §5.
+ * `print_term` bytes). This differs from hash-term. Implements docs/reference/evidence-store.md §5.
  */
 export function storeAddress(data: Uint8Array): string {
   return digest(data);

@@ -1,5 +1,5 @@
 /**
- * The canonical printer (GENESIS_FACTS.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
+ * The canonical printer (docs/reference/coreform.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
  * ends, no trailing spaces. `printTerm` is the only printer used for hashing. Iterative: deeply
  * nested terms do not overflow the call stack.
  */
@@ -392,7 +392,7 @@ class Printer {
  *   {@link MAX_PRINT_LENGTH}); a caller comparing the print with known bytes passes their length,
  *   so memory stays proportional to the input.
  * @throws GcError `core/print/too-large` when the print would exceed the bound.
- * Implements GENESIS_FACTS.md §1.5.
+ * Implements docs/reference/coreform.md §1.5.
  */
 export function printTerm(t: Term, options: { maxLength?: number } = {}): string {
   const p = new Printer(Math.min(options.maxLength ?? MAX_PRINT_LENGTH, MAX_PRINT_LENGTH));
@@ -404,7 +404,7 @@ export function printTerm(t: Term, options: { maxLength?: number } = {}): string
  * `print_module`: each form's `print_term` followed by `\n`, forms separated by one blank line;
  * the empty module prints as the empty string. Forms must already be canonical.
  * @throws GcError `core/print/too-large` (see {@link printTerm}).
- * Implements GENESIS_FACTS.md §1.5.
+ * Implements docs/reference/coreform.md §1.5.
  */
 export function printModule(forms: readonly Term[]): string {
   const parts: string[] = [];

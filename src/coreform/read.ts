@@ -1,7 +1,7 @@
 /**
  * The CoreForm reader: `.gc` source bytes → raw (non-canonicalized) terms.
  *
- * Implements GENESIS_FACTS.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
+ * Implements docs/reference/coreform.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
  * it reports is a 0-based UTF-8 byte offset, every line/column is 1-based (columns count bytes).
  * It is iterative (explicit stack), so arbitrarily deep nesting cannot overflow the JS stack.
  *

@@ -22,7 +22,7 @@ import { scanValidWasm } from './scan-wasm-run.js';
  * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
  *   offsets, as in {@link readModule}), and where the trailing trivia starts.
  * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
- *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
+ *   as for {@link readModule} (docs/reference/coreform.md §1.2).
  */
 export function scanModule(source: Uint8Array | string): ScannedModule {
   const src = typeof source === 'string' ? utf8(source) : source;

@@ -1,5 +1,5 @@
 /**
- * The CoreForm term model: exactly nine kinds (GENESIS_FACTS.md §1.1). The kind order is also the
+ * The CoreForm term model: exactly nine kinds (docs/reference/coreform.md §1.1). The kind order is also the
  * cross-kind sort order of §1.4: nil < bool < int < str < bytes < sym < pair < vec < map.
  */
 import { compareUtf8, compareBytes } from '../util/bytes.js';
@@ -28,7 +28,7 @@ export type Term = NilTerm | BoolTerm | IntTerm | StrTerm | BytesTerm | SymTerm 
 /** The `kind` tag of a term. */
 export type TermKind = Term['kind'];
 
-/** Report names of the kinds (`:term-tag`), GENESIS_FACTS.md §1.1. */
+/** Report names of the kinds (`:term-tag`), docs/reference/coreform.md §1.1. */
 export const TERM_TAG: Record<TermKind, string> = {
   nil: 'nil', bool: 'bool', int: 'int', str: 'str', bytes: 'bytes', sym: 'sym', pair: 'pair', vec: 'vec', map: 'map',
 };
@@ -148,7 +148,7 @@ export function isAtom(t: Term): boolean {
 }
 
 /**
- * The total order on terms of GENESIS_FACTS.md §1.4: kind rank first; bool false<true; int
+ * The total order on terms of docs/reference/coreform.md §1.4: kind rank first; bool false<true; int
  * numeric; str and sym by UTF-8 bytes; bytes bytewise; pair by car then cdr; vec element-wise then
  * shorter first; map entry-wise (key then value) then shorter first. Iterative: deep terms do not
  * overflow the stack.

@@ -1,7 +1,7 @@
 /**
- * The semantic diff producer `core/cli::patch-diff` (GENESIS_FACTS.md §3.4,
+ * The semantic diff producer `core/cli::patch-diff` (docs/reference/patch-protocols.md §3.4,
  * SEMANTIC_PATCH_DIFF_v0.1): top-form-granular ops from a base workspace to a target workspace,
- * normalized into a PATCH_SCHEMA.md patch. Its verifier is `verify.ts` (separate code).
+ * normalized into a GenesisCode `docs/spec/PATCH_SCHEMA.md` patch. Its verifier is `verify.ts` (separate code).
  */
 import { hashTerm } from '../coreform/hash.js';
 import {
@@ -47,7 +47,7 @@ function removeModuleOp(modulePath: string): MapTerm {
 
 /**
  * The source ops of a diff, walking the sorted union of module paths once and applying the five
- * rules of GENESIS_FACTS.md §3.4:
+ * rules of docs/reference/patch-protocols.md §3.4:
  * 1. equal forms → nothing; 2. target only → `:add-module`; 3. base only → `:remove-module`;
  * 4. changed with the same top-form count → one `:replace-node` per differing form, ascending;
  * 5. changed with a different count → `:remove-module` then `:add-module` of the same path.
@@ -94,7 +94,7 @@ function opStats(ops: readonly MapTerm[]): MapTerm {
  * Runs `core/cli::patch-diff` on a request term and returns the closed report
  * `{:base-h :kind "genesis/patch-diff-v0.1" :ok true :op-count :op-identities :patch :patch-h
  * :profile :request-h :stats {:additions :removals :replacements} :target-h :v 1}`.
- * `:patch` is the normalized patch `{:intent :ops :provenance :version 1}` (PATCH_SCHEMA.md
+ * `:patch` is the normalized patch `{:intent :ops :provenance :version 1}` (GenesisCode `docs/spec/PATCH_SCHEMA.md`
  * "Canonical normalization and identity"); `:request-h` is the canonical request's hash-term.
  * @throws GcError `core/closed/*`, `workspace/*` for an inadmissible request (exit 10).
  */

@@ -1,5 +1,5 @@
 /**
- * The closed request and report of `core/cli::patch-diff` (GENESIS_FACTS.md §3.4,
+ * The closed request and report of `core/cli::patch-diff` (docs/reference/patch-protocols.md §3.4,
  * SEMANTIC_PATCH_DIFF_v0.1): fixed identities, building and admitting a request, and decoding a
  * report's shape. Shared by the producer (`diff.ts`), the verifier (`verify.ts`), the merge
  * protocol and the CLI; it makes no diff decision itself.

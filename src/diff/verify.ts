@@ -1,5 +1,5 @@
 /**
- * The independent verifier of `genesis/patch-diff-v0.1` reports (GENESIS_FACTS.md §3.4 "verifier
+ * The independent verifier of `genesis/patch-diff-v0.1` reports (docs/reference/patch-protocols.md §3.4 "verifier
  * checks sorted paths, ascending indices, no no-op/overlap/duplicate ops, add/remove pairing,
  * reconstruction"). It shares no code with the producer in `diff.ts`: it decodes the patch's ops
  * with their closed shapes, checks their order and minimality, applies them to the base with its

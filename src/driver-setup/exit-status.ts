@@ -3,7 +3,7 @@
 /**
  * What git reads from a merge driver: 0 merged cleanly (git takes %A), 1 %A holds conflicts (or
  * ours when nothing could be merged). A driver line never exits above 1: from git 2.42 a status
- * above 128 aborts the whole merge (GIT_AND_ACTIONS_FACTS.md §1.3).
+ * above 128 aborts the whole merge (docs/reference/git-merge-driver.md "Exit status").
  */
 export const GitDriverStatus = { clean: 0, conflicts: 1 } as const;
 

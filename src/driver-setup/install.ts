@@ -4,7 +4,7 @@
  * the attribute lines (attributes.ts) and runs the line once as git would (run-line.ts). Used by
  * `gcpatch driver install` (src/cli/driver.ts).
  *
- * Everything goes through the `git` executable in `cwd` (GIT_AND_ACTIONS_FACTS.md §1.1): config is
+ * Everything goes through the `git` executable in `cwd` (docs/reference/git-merge-driver.md "Wiring"): config is
  * never written in-tree.
  */
 import { spawnSync } from 'node:child_process';

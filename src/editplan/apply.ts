@@ -1,7 +1,7 @@
 /**
  * Apply: one source string + that file's edits → the output string, all-or-nothing.
  * Implements weavatrix.edit-plan.v1 "Position rules" and "Application invariants"
- * (EDIT_PLAN_FACTS.md §2 "Per-source application" and §4).
+ * (docs/reference/edit-plan-engine.md "Applying one file's edits").
  */
 import { editError, type EditErrorIndices } from './errors.js';
 import { applyLimits, type ApplyLimits } from './limits.js';

@@ -1,6 +1,6 @@
 /**
  * Validate: the plan invariants of weavatrix.edit-plan.v1 in the reference's fixed, fail-fast order
- * (EDIT_PLAN_FACTS.md §2). Pure: no source text, positions versus lines, `before` versus source or
+ * (docs/reference/edit-plan-engine.md "Validation order"). Pure: no source text, positions versus lines, `before` versus source or
  * overlap is looked at here — that is `apply.ts`.
  */
 import { isHex64 } from '../util/bytes.js';

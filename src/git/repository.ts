@@ -1,5 +1,5 @@
 /**
- * Reading a git repository with isomorphic-git (GIT_AND_ACTIONS_FACTS.md §5): open a repository
+ * Reading a git repository with isomorphic-git (docs/reference/isomorphic-git.md): open a repository
  * with one shared object cache, resolve revisions to commit oids, read files at a commit, list the
  * files changed between two commits, and find merge bases. These are the helpers the CLI and the
  * GitHub Action use; a commit that is not in the object store (shallow clone) is a typed error.

@@ -1,7 +1,7 @@
 /**
  * Loading a package's workspace at a git commit: find the package directory and its
  * `package.toml` in the commit's tree from a path argument, parse the manifest, read and
- * canonicalize every module it lists (GENESIS_FACTS.md §3.4 workspaces, §4 package.toml).
+ * canonicalize every module it lists (docs/reference/patch-protocols.md §3.4 workspaces, §4 package.toml).
  */
 import { posix } from 'node:path';
 import { parseManifest, type Manifest } from '../workspace/manifest.js';

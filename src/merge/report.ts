@@ -1,6 +1,6 @@
 /**
  * The closed request, conflict record and report of `core/cli::patch-merge`
- * (SEMANTIC_PATCH_MERGE_v0.1.md "Request", "Conflict Contract", "Report"; GENESIS_FACTS.md §3.5):
+ * (GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` "Request", "Conflict Contract", "Report"; docs/reference/patch-protocols.md §3.5):
  * fixed identities, building and admitting a request, and decoding a report's shape. Shared by
  * the producer (`rules.ts`), the verifier (`verify.ts`) and the CLI; it makes no merge decision.
  */
@@ -15,7 +15,7 @@ export const MERGE_REQUEST_KIND = 'genesis/patch-merge-request-v0.1';
 /** `:kind` of a merge report. */
 export const MERGE_REPORT_KIND = 'genesis/patch-merge-v0.1';
 
-/** The four conflict codes of SEMANTIC_PATCH_MERGE_v0.1.md "Merge Rules" (rules 4–7). */
+/** The four conflict codes of GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` "Merge Rules" (rules 4–7). */
 export const CONFLICT_CODES = [
   'form/divergent-edit',
   'module/delete-modify',
@@ -26,7 +26,7 @@ export const CONFLICT_CODES = [
 export type ConflictCode = (typeof CONFLICT_CODES)[number];
 
 /**
- * The deterministic `:explanation` of each conflict code (GENESIS_FACTS.md §3.5). Informational:
+ * The deterministic `:explanation` of each conflict code (docs/reference/patch-protocols.md §3.5). Informational:
  * codes, locations and identities are the machine contract.
  */
 export const CONFLICT_EXPLANATIONS: Record<ConflictCode, string> = {

@@ -1,6 +1,6 @@
 /**
- * The three-way merge producer `core/cli::patch-merge` (SEMANTIC_PATCH_MERGE_v0.1.md "Merge Rules",
- * GENESIS_FACTS.md §3.5): module- and top-form-granular merge of canonical workspaces. A success
+ * The three-way merge producer `core/cli::patch-merge` (GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` "Merge Rules",
+ * docs/reference/patch-protocols.md §3.5): module- and top-form-granular merge of canonical workspaces. A success
  * embeds the diff report base → merged; any conflict makes the whole merge non-applicable. Its
  * verifier is `verify.ts` (separate code).
  */
@@ -78,7 +78,7 @@ function mergeForms(path: string, base: VecTerm, left: VecTerm, right: VecTerm):
 }
 
 /**
- * Applies merge rules 1–7 of SEMANTIC_PATCH_MERGE_v0.1.md, in order, to one module path.
+ * Applies merge rules 1–7 of GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md`, in order, to one module path.
  * @param base/left/right the module's form vector on each side, `undefined` when absent.
  */
 export function mergePath(path: string, base: VecTerm | undefined, left: VecTerm | undefined, right: VecTerm | undefined): PathOutcome {
@@ -146,7 +146,7 @@ function mergeReportFor(req: MergeRequest): MapTerm {
 }
 
 /**
- * Runs `core/cli::patch-merge` on a request term and returns the closed report (SEMANTIC_PATCH_MERGE_v0.1.md
+ * Runs `core/cli::patch-merge` on a request term and returns the closed report (GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md`
  * "Report"): `{:base-h :conflict-count :conflicts :diff :kind "genesis/patch-merge-v0.1" :left-h
  * :merged :merged-h :ok :profile :request-h :right-h :v 1}`. On success `:ok true`, `:conflicts []`,
  * `:merged` the canonical merged workspace vector and `:diff` the full diff report base → merged

@@ -1,5 +1,5 @@
 /**
- * The independent verifier of `genesis/patch-merge-v0.1` reports (SEMANTIC_PATCH_MERGE_v0.1.md
+ * The independent verifier of `genesis/patch-merge-v0.1` reports (GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md`
  * "Host Boundary"): it rebuilds the expected merge from the request with its own code (one
  * three-way choice function used at module and at form level, absence as `null`), then compares
  * every selected form, conflict, ordering fact, hash and the embedded diff report (checked by the

@@ -1,5 +1,5 @@
 /**
- * `gcpatch audit`: re-verify a package from its files and its evidence store (GENESIS_FACTS.md §5
+ * `gcpatch audit`: re-verify a package from its files and its evidence store (docs/reference/evidence-store.md §5
  * "Audit"): every module hash against its pin, dependency pins, the last acceptance and every
  * artifact it references, and a whole-store re-hash.
  */

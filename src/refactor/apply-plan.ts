@@ -1,7 +1,7 @@
 /**
  * apply-plan: apply a verified refactor plan's normalized patch through the ordinary patch apply
  * (preflight, transaction, pack, obligations, evidence, rollback). Implements
- * SEMANTIC_REFACTOR_PLAN_v0.1.md "apply-plan applies only the verified normalized patch through
+ * GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "apply-plan applies only the verified normalized patch through
  * the ordinary patch preflight, transactional apply, obligation, evidence, and rollback pipeline.
  * The planner cannot grant capabilities or bypass those controls."
  *

@@ -1,17 +1,17 @@
 /**
- * Fixed identities and stable codes of the refactor-plan protocol (SEMANTIC_REFACTOR_PLAN_v0.1.md).
+ * Fixed identities and stable codes of the refactor-plan protocol (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`).
  * Constants only: the planner (`plan.ts`) and the independent verifier (`verify.ts`) both name
  * these strings, but no decision is shared through this file.
  */
 
-/** `:profile` of the refactor request and report (SEMANTIC_REFACTOR_PLAN_v0.1.md "Purpose"). */
+/** `:profile` of the refactor request and report (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Purpose"). */
 export const REFACTOR_PROFILE = 'genesis/patch-authority-v0.1';
 /** `:kind` of the closed request ("Closed Request"). */
 export const REFACTOR_REQUEST_KIND = 'genesis/refactor-plan-request-v0.1';
 /** `:kind` of the closed report ("Closed Report"). */
 export const REFACTOR_REPORT_KIND = 'genesis/refactor-plan-v0.1';
 
-/** `:provenance :tool` of every safe plan's patch (GENESIS_FACTS.md §3.10 "Safe patch header"). */
+/** `:provenance :tool` of every safe plan's patch (docs/reference/patch-protocols.md §3.10 "Safe patch header"). */
 export const REFACTOR_TOOL = 'genesis semantic-edit refactor-plan';
 /** `:intent` of a safe plan's patch is this prefix followed by the refactor kind, e.g. `semantic-refactor/move`. */
 export const REFACTOR_INTENT_PREFIX = 'semantic-refactor/';
@@ -21,7 +21,7 @@ export const REFACTOR_KINDS = ['rename', 'move', 'extract'] as const;
 
 /**
  * The closed allowlist of planner conflict codes ("Closed Report"), in the order the planner
- * checks them (GENESIS_FACTS.md §3.10; see `plan.ts`). A conflict is a planning outcome carried in
+ * checks them (docs/reference/patch-protocols.md §3.10; see `plan.ts`). A conflict is a planning outcome carried in
  * a report, not an error. Each code is reported at most once.
  */
 export const ConflictCode = {
@@ -56,7 +56,7 @@ export type ConflictCodeValue = (typeof ConflictCode)[keyof typeof ConflictCode]
 
 /**
  * The one fixed `:message` of each conflict code, exactly as the reference producer writes it
- * (GENESIS_FACTS.md §3.10). Human output may say more; the report term says this.
+ * (docs/reference/patch-protocols.md §3.10). Human output may say more; the report term says this.
  */
 export const CONFLICT_MESSAGES: Readonly<Record<ConflictCodeValue, string>> = {
   'refactor/kind-invalid': 'refactor kind must be rename, move, or extract',

@@ -2,7 +2,7 @@
  * Edit-plan export: a verified refactor plan's renames as a `weavatrix.edit-plan.v1` plan of exact
  * source ranges, so editors and reviewers can apply or preview the rename without reformatting
  * the files (comments and layout are kept). Implements weavatrix.edit-plan.v1 "Envelope",
- * "Position rules" for the `:rename-symbol` ops of SEMANTIC_REFACTOR_PLAN_v0.1.md.
+ * "Position rules" for the `:rename-symbol` ops of GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`.
  *
  * Every edit replaces one symbol token (found by `symbol-sites.ts`) whose text is the source
  * symbol with the destination symbol; provenance `RESOLVED` (the range is resolved to a canonical

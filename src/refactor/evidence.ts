@@ -1,9 +1,9 @@
 /**
  * Refactor evidence in the package's content-addressed store (`<pkg>/.genesis/store/<blake3>`,
- * GENESIS_FACTS.md §5): storing the request and the plan report, and finding each of the three
+ * docs/reference/evidence-store.md §5): storing the request and the plan report, and finding each of the three
  * artifacts (request, plan report, apply report) from any other.
  *
- * Linkage (docs/refactor.md "Evidence linkage"; GENESIS_FACTS.md §3.10): the reference's safe
+ * Linkage (docs/refactor.md "Evidence linkage"; docs/reference/patch-protocols.md §3.10): the reference's safe
  * patch names no request, so nothing here reads a patch's `:provenance`.
  * - plan report → request: the stored entry whose hash-term is the report's `:request-h`
  *   (hash-term of a stored term = BLAKE3("GCv0.2\0" ‖ its stored bytes), so no parsing is needed).

@@ -1,6 +1,6 @@
 /**
  * Human explanations of refactor-plan conflicts. The report term carries the reference's fixed
- * message per code and no location (GENESIS_FACTS.md §3.10); people get more: the names, the
+ * message per code and no location (docs/reference/patch-protocols.md §3.10); people get more: the names, the
  * paths, and the forms that caused the conflict. Presentation only — nothing here decides a plan
  * or a verification, so it shares no code with `plan.ts` or `verify.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * The refactor planner `core/cli::refactor-plan` (SEMANTIC_REFACTOR_PLAN_v0.1.md "Planning
+ * The refactor planner `core/cli::refactor-plan` (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Planning
  * Semantics", "Rename", "Move and Extract", "Closed Report"): a pure function from the closed
  * request to the closed report `genesis/refactor-plan-v0.1`. Its independent verifier is
  * `verify.ts`, which shares no code with this file.
@@ -12,7 +12,7 @@
  * is the exact number of terms the patch will rewrite. Keywords are symbols too: `:foo` and `foo`
  * are different names. Strings are never symbol terms.
  *
- * Conflicts follow the reference producer exactly (GENESIS_FACTS.md §3.10): each code at most
+ * Conflicts follow the reference producer exactly (docs/reference/patch-protocols.md §3.10): each code at most
  * once, with its one fixed message (`codes.ts` `CONFLICT_MESSAGES`) and `:module-path ""`
  * `:path-repr ""`, in this order:
  * 1. `refactor/kind-invalid` (kind not rename|move|extract);
@@ -154,7 +154,7 @@ function scanModule(moduleIndex: number, forms: VecTerm, from: string | undefine
 
 /**
  * The patch `:intent` of a safe plan: `semantic-refactor/<kind>`, e.g. `semantic-refactor/move`
- * (GENESIS_FACTS.md §3.10 "Safe patch header").
+ * (docs/reference/patch-protocols.md §3.10 "Safe patch header").
  */
 export function planIntent(request: RefactorRequest): string {
   return `${REFACTOR_INTENT_PREFIX}${request.refactorKind}`;
@@ -162,7 +162,7 @@ export function planIntent(request: RefactorRequest): string {
 
 /**
  * The patch `:provenance` of a safe plan: `{:from <from> :kind :<kind> :to <to> :tool "genesis
- * semantic-edit refactor-plan"}` with `:kind` a keyword symbol (GENESIS_FACTS.md §3.10). It names
+ * semantic-edit refactor-plan"}` with `:kind` a keyword symbol (docs/reference/patch-protocols.md §3.10). It names
  * no request: evidence is linked by the report's `:request-h` and `:patch-h` (`evidence.ts`).
  */
 export function planProvenance(request: RefactorRequest): MapTerm {
@@ -286,7 +286,7 @@ function reportTerm(
  * @param request an admitted request, or a request term (admitted with `decodeRefactorRequest`).
  * @returns the report term and the facts behind it.
  * @throws GcError only for an inadmissible request term (`core/closed/*`, `refactor/request-invalid`).
- * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Planning Semantics", "Rename", "Move and Extract".
+ * Implements GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Planning Semantics", "Rename", "Move and Extract".
  * @example planRefactor(buildRefactorRequest({refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b'}, modules)).safe
  */
 export function planRefactor(request: RefactorRequest | Term): RefactorPlan {

@@ -1,6 +1,6 @@
 /**
  * The closed refactor-plan request `genesis/refactor-plan-request-v0.1`
- * (SEMANTIC_REFACTOR_PLAN_v0.1.md "Closed Request"): building it from a package on disk (or from
+ * (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Closed Request"): building it from a package on disk (or from
  * module sources read anywhere, e.g. a git revision), admitting a request term, and its identities.
  *
  * Admission only checks the request's shape and its module records; symbol, kind and target
@@ -53,7 +53,7 @@ export interface RefactorRequest {
   /**
    * The request fields (`refactor-kind`, `from-symbol`, `to-symbol`, `target-module-path`) whose
    * value in the term is not a string. The reference admits any term there and plans it to a
-   * conflict (GENESIS_FACTS.md §3.10); the string field then holds `''`. Empty for requests built
+   * conflict (docs/reference/patch-protocols.md §3.10); the string field then holds `''`. Empty for requests built
    * by gcpatch.
    */
   readonly nonStrings: ReadonlySet<RequestStringField>;
@@ -74,7 +74,7 @@ export interface TermIdentity {
 }
 
 /**
- * Prints `t` once and returns its stored bytes, hash-term and store address (GENESIS_FACTS.md §2,
+ * Prints `t` once and returns its stored bytes, hash-term and store address (docs/reference/hashing.md §2,
  * §5). Cheaper than calling `hashTerm` and `termAddress` separately on a large request.
  */
 export function termIdentity(t: Term): TermIdentity {
@@ -190,7 +190,7 @@ export interface RequestModuleSource {
 
 /**
  * Builds a request from module sources read anywhere (a git revision, an archive), in manifest
- * order: each source is read and canonicalized (GENESIS_FACTS.md §1.6).
+ * order: each source is read and canonicalized (docs/reference/coreform.md §1.6).
  * @throws GcError `core/parse/*`, `core/canon/*` with `location.file`, `refactor/request-invalid`.
  */
 export function refactorRequestFromSources(params: RefactorParams, sources: readonly RequestModuleSource[]): RefactorRequest {
@@ -205,7 +205,7 @@ export function refactorRequestFromSources(params: RefactorParams, sources: read
  * Admits a request term: the exact key set, fixed `:kind`/`:profile`/`:v`, and a `:modules`
  * vector of closed `{:module-path Str :forms Vec}` records with portable, unique paths and
  * canonical forms. `:refactor-kind`, the symbols and the target may be any terms, as in the
- * reference (GENESIS_FACTS.md §3.10): the planner turns bad values, non-strings included, into
+ * reference (docs/reference/patch-protocols.md §3.10): the planner turns bad values, non-strings included, into
  * conflicts (`nonStrings` lists the non-string fields).
  * @param t the request term (e.g. read from the evidence store with `readTerm`).
  * @returns the admitted request; `requestH` is hash-term of `t` exactly as given.

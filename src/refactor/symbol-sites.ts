@@ -1,7 +1,7 @@
 /**
  * Symbol sites: the exact source ranges of the symbol tokens that become a given symbol term in a
  * module's canonical forms. Found on the reader's node spans (`readModuleSpans`), the one piece of
- * code that knows where nodes are in the text (GENESIS_FACTS.md §1.2), shared with the
+ * code that knows where nodes are in the text (docs/reference/coreform.md §1.2), shared with the
  * format-preserving apply and the merge driver.
  *
  * A token counts when it is a symbol atom spelled exactly `name` (symbols have no escapes, so the

@@ -1,5 +1,5 @@
 /**
- * Independent host verification of refactor-plan reports (SEMANTIC_REFACTOR_PLAN_v0.1.md
+ * Independent host verification of refactor-plan reports (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`
  * "Independent Host Verification"). Fail-closed and separate from the producer: nothing here is
  * imported from `plan.ts`; every expectation is re-derived from the request by this file's own
  * read-only scan.
@@ -224,7 +224,7 @@ function decodeReport(t: Term) {
 type ConflictRecord = { code: ConflictCodeValue; message: string; modulePath: string; pathRepr: string };
 
 /**
- * The conflicts the rules of GENESIS_FACTS.md §3.10 give for `request`, derived by this file's own
+ * The conflicts the rules of docs/reference/patch-protocols.md §3.10 give for `request`, derived by this file's own
  * scan: each code at most once, fixed message, no location, in check order; the order dependency
  * only when nothing else conflicts, as the single conflict located at the module of the first
  * offending definition.
@@ -356,7 +356,7 @@ function checkManifest(op: Term, index: number, request: RefactorRequest, source
  * Checks, in order: closed shape and types; fixed `:kind`/`:profile`/`:v`; `:request-h`; status
  * relations (`:ok` = `:safe-to-apply` = no conflicts); `:module-count`; conflict-code allowlist
  * and locations; that the report is not in the pre-reference layout (else
- * `refactor/report-outdated`); that the conflicts are exactly the ones the rules of GENESIS_FACTS.md
+ * `refactor/report-outdated`); that the conflicts are exactly the ones the rules of docs/reference/patch-protocols.md
  * §3.10 give (codes, fixed messages, locations, order; none for a safe report); then for a
  * conflicted report its empty shape, and for a safe report: `:patch-h` = hash-term(`:patch`); the
  * patch is exactly `{:intent :ops :provenance :version 1}` and every op has exactly its normalized
@@ -374,7 +374,7 @@ function checkManifest(op: Term, index: number, request: RefactorRequest, source
  *   `refactor/report-outdated` (exit 50, `details.check` `outdated`) for a report written by an
  *   earlier gcpatch, whose message says to re-plan; for an inadmissible
  *   request term, the admission errors of `decodeRefactorRequest` (exit 10).
- * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification".
+ * Implements GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Independent Host Verification".
  */
 export function verifyRefactorReport(report: Term, request: RefactorRequest | Term): VerifiedRefactorReport {
   const req: RefactorRequest = 'requestH' in request && 'term' in request ? request : decodeRefactorRequest(request as Term);

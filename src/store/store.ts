@@ -1,5 +1,5 @@
 /**
- * The content-addressed evidence store (GENESIS_FACTS.md §5; DESIGN.md "Evidence"):
+ * The content-addressed evidence store (docs/reference/evidence-store.md §5):
  * `<package>/.genesis/store/<hex>`, a flat directory whose file names are the lowercase hex of the
  * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
  *
@@ -10,7 +10,7 @@
  *
  * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
  * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
- * 32 MiB per artifact, 512 MiB in total, 8,192 entries (GENESIS_FACTS.md §5).
+ * 32 MiB per artifact, 512 MiB in total, 8,192 entries (docs/reference/evidence-store.md §5).
  */
 import {
   closeSync,
@@ -53,7 +53,7 @@ export interface StoreLimits {
   maxEntries: number;
 }
 
-/** The bounds of GENESIS_FACTS.md §5. */
+/** The bounds of docs/reference/evidence-store.md §5. */
 export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = Object.freeze({
   maxArtifactBytes: 32 * 1024 * 1024,
   maxTotalBytes: 512 * 1024 * 1024,

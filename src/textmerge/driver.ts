@@ -4,7 +4,7 @@
  * fallback. `driver/index.ts` parses the arguments and calls {@link runDriver}.
  *
  * Git runs `node <checkout>/driver/dist/index.js [--manifest] %O %A %B %L %P %S %X %Y` through
- * `sh -c` with the work tree's top as cwd (GIT_AND_ACTIONS_FACTS.md §1.1–§1.3). The result goes into
+ * `sh -c` with the work tree's top as cwd (docs/reference/git-merge-driver.md "Wiring" to "Exit status"). The result goes into
  * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
  * merge is never aborted by the driver and never silently keeps only ours.
  */

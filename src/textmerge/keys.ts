@@ -12,7 +12,7 @@ const OPEN = 0x28;
 /** True for the reader's whitespace bytes: space, tab, LF, CR. */
 export const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
-/** Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment. */
+/** Bytes that end a symbol (docs/reference/coreform.md §1.2): whitespace, brackets, quote, string quote, comment. */
 export const DELIMITER = new Uint8Array(256);
 for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, SEMI]) DELIMITER[c] = 1;
 

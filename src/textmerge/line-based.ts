@@ -3,7 +3,7 @@
  * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
  *
  * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
- * GIT_AND_ACTIONS_FACTS.md §1.3, §1.5, §2.2). `git merge-file` exits with the number of conflicts
+ * docs/reference/git-merge-driver.md "Exit status", "git merge-file", "Inputs that broke other drivers"). `git merge-file` exits with the number of conflicts
  * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
  * the driver can write, never to an exception.
  */
@@ -84,7 +84,7 @@ const START_RUN = Buffer.from('<<<<<<<');
 
 /**
  * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
- * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
+ * space or the end of the line, and later such a line of `>` (docs/reference/git-merge-driver.md "Inputs that broke other drivers",
  * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
  */
 export function hasConflictMarkers(bytes: Uint8Array): boolean {

@@ -7,7 +7,7 @@
  * - `modules` entries are matched by `path`; their order is merged like top-level forms
  *   (textmerge/order.ts); each entry merges by key. A `hash` pin both sides changed differently becomes
  *   `""` and the caller is told to run `gcpatch pack`: an empty pin fails verification
- *   (GENESIS_FACTS.md §4), so nothing unverified passes silently.
+ *   (docs/reference/package-toml.md §4), so nothing unverified passes silently.
  * - Any other conflict throws `merge/manifest/conflict`; the driver then falls back to the line merge.
  *
  * Layout: the result is first tried as a line merge of the texts (with each conflicting pin blanked

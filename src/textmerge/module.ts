@@ -13,7 +13,7 @@
  *    rules in reduced.ts).
  * 2. Alignment (align.ts): `(def NAME …)` by NAME, other forms and comment blocks by content, then
  *    unmatched non-def forms / comment blocks by position.
- * 3. Resolution (resolve.ts): SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text, then
+ * 3. Resolution (resolve.ts): GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` rules 1–3 on each element's text, then
  *    the semantic pass (semantic-pass.ts: renames carried over, dangling references).
  * 4. `mergeOrder` (order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
  *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).

@@ -8,7 +8,7 @@
  * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
  * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
  * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
- * and is merged with it. Implements GIT_AND_ACTIONS_FACTS.md §2.2
+ * and is merged with it. Implements docs/reference/git-merge-driver.md "Inputs that broke other drivers"
  * (mergiraf #581 CRLF, #133/#143/#149 final newline).
  */
 

@@ -1,5 +1,5 @@
 /**
- * Step 3 of the text merge, resolution: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each aligned
+ * Step 3 of the text merge, resolution: GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` rules 1–3 on each aligned
  * element's text; both changed → merged inside (part by part, else a line-level diff3), kept only
  * when clean and it reads back as one element of the same kind and name; delete/modify and
  * divergent add/add are conflicts.

@@ -6,7 +6,7 @@ import type { MarkerOptions } from './diff3.js';
 export type Side = 'base' | 'ours' | 'theirs';
 
 /**
- * Conflict codes of the text merge, named after SEMANTIC_PATCH_MERGE_v0.1.md's:
+ * Conflict codes of the text merge, named after GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md`'s:
  * `form/divergent-edit` (both sides changed one element differently and the lines overlap),
  * `form/delete-modify` (one side deleted an element the other changed),
  * `form/divergent-add` (both added the same name, or the same element, with different text),

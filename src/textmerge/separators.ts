@@ -63,7 +63,7 @@ function hasLf(b: Uint8Array): boolean {
 /**
  * The separator used between two elements that were neighbours nowhere and have no separator of
  * their own: the most frequent line-breaking separator of ours, else theirs, else base, else one
- * blank line (the canonical printer's layout, GENESIS_FACTS.md §1.5).
+ * blank line (the canonical printer's layout, docs/reference/coreform.md §1.5).
  */
 function commonSeparator(sides: readonly SideModule[]): Uint8Array {
   for (const s of sides) {

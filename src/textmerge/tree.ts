@@ -1,12 +1,12 @@
 /**
  * Tree merge of one top-level form that both sides changed:
  * the three versions are read with the source span of every node (`readTermSpans`), children are
- * matched by kind and SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 apply per child, recursively:
+ * matched by kind and GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` rules 1–3 apply per child, recursively:
  *
  * - map entries by key (printed key term); an entry added on both sides with different values, or
  *   deleted on one side and changed on the other, conflicts at that entry's map;
  * - the vectors under `:exports`, `:imports` and `:caps` (the sets of the `::meta` form,
- *   PATCH_SCHEMA.md rewrite-imports/exports) as sets: both sides' additions and removals apply;
+ *   GenesisCode `docs/spec/PATCH_SCHEMA.md` rewrite-imports/exports) as sets: both sides' additions and removals apply;
  * - other lists and vectors by a three-way alignment of their children (Myers on the children's
  *   printed terms): edits of different children combine; both sides inserting at the same place, or
  *   changing one run of children differently, conflicts at that list;
@@ -37,7 +37,7 @@ export { readingOf, renderTree, type TreeConflict, type TreeSegment } from './tr
 /** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
 export const MAX_TREE_DEPTH = 200;
 
-/** Map keys whose vector values are sets (PATCH_SCHEMA.md rewrite-imports / rewrite-exports). */
+/** Map keys whose vector values are sets (GenesisCode `docs/spec/PATCH_SCHEMA.md` rewrite-imports / rewrite-exports). */
 export const SET_KEYS: ReadonlySet<string> = new Set([':exports', ':imports', ':caps']);
 
 /** The tree merge of one form: its segments and the terms ours' and theirs' readings must give. */
@@ -330,8 +330,8 @@ class TreeMerger {
     const sorted = (ks: readonly string[]): boolean => ks.every((k, i) => i === 0 || compareUtf8(ks[i - 1]!, k) < 0);
     let placed: Child[];
     if (sorted(outKeys) && sorted(t.children.map(keyOf))) {
-      // Sets are kept sorted in their canonical representation (GENESIS_FACTS.md "::meta
-      // convention"): when both sides are sorted, theirs' additions go to their sorted place.
+      // Sets are kept sorted in their canonical representation (docs/reference/coreform.md §1.6,
+      // "Metadata"): when both sides are sorted, theirs' additions go to their sorted place.
       const items = out.map((c, i) => ({ key: outKeys[i]!, child: c }));
       for (const a of added) {
         let pos = items.findIndex((x) => compareUtf8(a.key, x.key) < 0);

@@ -1,7 +1,7 @@
 /** The registry of every `GcError` code gcpatch throws: its default exit code and a one-line meaning. */
 
 /**
- * Process exit codes shared by the CLI, driver and Action (DESIGN.md "The three entry points").
+ * Process exit codes shared by the CLI, driver and Action (README.md and docs/architecture.md).
  * 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.
  */
 export const ExitCode = {
@@ -144,7 +144,7 @@ export const GC_CODES = {
   'solve/not-a-repository': { exit: INPUT, meaning: '`solve` without files outside a git work tree' },
   'solve/unreadable': { exit: IO, meaning: '`solve` cannot read a file' },
 
-  // patch/: the `.gcpatch` protocol (PATCH_SCHEMA.md), its ops, the apply and acceptance
+  // patch/: the `.gcpatch` protocol (GenesisCode `docs/spec/PATCH_SCHEMA.md`), its ops, the apply and acceptance
   'patch/acceptance-invalid': { exit: OBLIGATIONS, meaning: 'an obligation runner wrote an acceptance gcpatch rejects' },
   'patch/ambiguous-node-id': { exit: INPUT, meaning: '`:replace-node-id` matches more than one node' },
   'patch/canonicalize': { exit: INPUT, meaning: 'the result of an op does not canonicalize' },

@@ -1,6 +1,6 @@
 /**
  * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
- * (GENESIS_FACTS.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
+ * (docs/reference/patch-protocols.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
  * patch it names by `:patch-h` is in the store, is in normalized form and hashes to `:patch-h`;
  * `:op-identities`, `:ops-count`, `:intent` and `:provenance` agree with that patch; the package and
  * acceptance artifacts exist, hash to their names and have the right kinds; `:ok` is the
@@ -52,7 +52,7 @@ export interface ApplyEvidence {
 }
 
 /**
- * The apply-report request (GENESIS_FACTS.md §3.8) whose hash-term a report's `:request-h` must
+ * The apply-report request (docs/reference/patch-protocols.md §3.8) whose hash-term a report's `:request-h` must
  * be: `{:acceptance :acceptance-artifact :kind :package-artifact :patch :profile :semantic-edits
  * :source-patch-h :v 1}`.
  */

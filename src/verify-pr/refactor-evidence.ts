@@ -1,6 +1,6 @@
 /**
  * Verifying a refactor-plan report found in a pull request's evidence store
- * (SEMANTIC_REFACTOR_PLAN_v0.1.md): its request must be in the store, the report must pass the
+ * (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`): its request must be in the store, the report must pass the
  * independent host verifier, and re-planning the request from the package state it claims to start
  * from (the base commit, or the state after earlier evidence) must give the identical report.
  */
@@ -55,7 +55,7 @@ export async function checkRefactorReport(
   const report = entry.term as MapTerm;
   const requestH = str(mapGetKw(report, 'request-h'));
   // The request is found by its identity alone: the reference's patch names no request
-  // (GENESIS_FACTS.md §3.10), and reports from earlier gcpatch carry the same :request-h.
+  // (docs/reference/patch-protocols.md §3.10), and reports from earlier gcpatch carry the same :request-h.
   const requestEntry = requestH === undefined ? undefined : await store.findByHashTerm('refactor-plan-request', requestH, prefer);
   if (requestEntry === undefined) {
     out.fail(KIND, entry.address, 'request present', {

@@ -1,5 +1,5 @@
 /**
- * Replaying a pull request's apply evidence (GENESIS_FACTS.md §3.7 steps 5–6): apply each verified
+ * Replaying a pull request's apply evidence (docs/reference/patch-protocols.md §3.7 steps 5–6): apply each verified
  * patch, in memory, to the base commit's package with the same op engine and `pack` the on-disk
  * apply uses, then compare the result with the head commit module by module and manifest key by
  * manifest key. Several apply reports are replayed as a chain: at each step the first pending

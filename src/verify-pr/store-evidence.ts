@@ -1,6 +1,6 @@
 /**
  * Evidence-store entries of a package at a commit, read from git objects: re-hash each entry
- * against its name (GENESIS_FACTS.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
+ * against its name (docs/reference/evidence-store.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
  * in canonical print, and dispatch on its `:kind`. Entries are looked up by address, and
  * patches and refactor requests by their hash-term identity (`:patch-h`, `:request-h`).
  */
@@ -34,7 +34,7 @@ export const EVIDENCE_KINDS: Readonly<Record<string, EvidenceKind>> = Object.fre
 
 /**
  * The evidence kind of a parsed entry: by its `:kind` string; a map with exactly the keys
- * `:intent :ops :provenance :version` is a normalized patch (PATCH_SCHEMA.md); anything else is
+ * `:intent :ops :provenance :version` is a normalized patch (GenesisCode `docs/spec/PATCH_SCHEMA.md`); anything else is
  * `other` (verified by hash only).
  * @returns the kind and the raw `:kind` string, if any.
  */

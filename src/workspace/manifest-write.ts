@@ -1,10 +1,10 @@
 /**
- * Writing `package.toml` (GENESIS_FACTS.md §4): parse it into an editable table that keeps every
+ * Writing `package.toml` (docs/reference/package-toml.md §4): parse it into an editable table that keeps every
  * key the user wrote (unknown keys included), and render a table back in the reference's style —
  * keys sorted by UTF-8 bytes, plain values first, then `[tables]`, then `[[arrays of tables]]`
  * with `[[modules]]` last; arrays of values with two or more items one item per line with a
  * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
- * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
+ * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (docs/reference/package-toml.md §4).
  * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
  *
  * With `keepKeyOrder` (what `gcpatch pack` and `apply` use) the writer keeps the author's order:

@@ -1,4 +1,4 @@
-/** `package.toml`: reading and validating the manifest (GENESIS_FACTS.md §4). */
+/** `package.toml`: reading and validating the manifest (docs/reference/package-toml.md §4). */
 import { parse, TomlError } from 'smol-toml';
 import { GcError } from '../util/errors.js';
 import { portablePathProblem } from './path.js';

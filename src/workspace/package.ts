@@ -101,7 +101,7 @@ export interface PinFinding {
 }
 
 /**
- * Compares every module's computed hash with its manifest pin (GENESIS_FACTS.md §4: a missing or
+ * Compares every module's computed hash with its manifest pin (docs/reference/package-toml.md §4: a missing or
  * empty pin, or a mismatch, fails verification).
  * @returns one finding per module, in manifest order.
  */

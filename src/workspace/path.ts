@@ -1,4 +1,4 @@
-/** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
+/** Portable package-relative module paths (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Op maps"; docs/reference/patch-protocols.md §3.1, §4). */
 import { join } from 'node:path';
 import { GcError } from '../util/errors.js';
 

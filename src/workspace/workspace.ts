@@ -1,5 +1,5 @@
 /**
- * Canonical module workspaces (GENESIS_FACTS.md §3.4, SEMANTIC_PATCH_MERGE_v0.1.md "Request"): the
+ * Canonical module workspaces (docs/reference/patch-protocols.md §3.4, GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` "Request"): the
  * closed vector of `{:module-path Str :forms [form …]}` records that diff and merge compare.
  *
  * Admission rejects duplicate or non-portable module paths, non-vector `:forms` and non-canonical
@@ -101,7 +101,7 @@ export function makeWorkspace(
 
 /**
  * Admits a workspace term: a vector of closed `{:module-path Str :forms Vec}` records in any
- * order. Implements the workspace admission of GENESIS_FACTS.md §3.4.
+ * order. Implements the workspace admission of docs/reference/patch-protocols.md §3.4.
  * @param t the `:base`/`:target`/`:left`/`:right` field of a request; @param what its name.
  * @throws GcError `workspace/not-a-vector`, `core/closed/*` for a malformed record, and the codes
  *   of {@link makeWorkspace} (all exit 10).
@@ -138,7 +138,7 @@ export function workspaceTerm(ws: Workspace): VecTerm {
 const hashCache = new WeakMap<Workspace, string>();
 
 /**
- * hash-term of the canonical workspace vector (lowercase hex64), GENESIS_FACTS.md §3.4 `:base-h`.
+ * hash-term of the canonical workspace vector (lowercase hex64), docs/reference/patch-protocols.md §3.4 `:base-h`.
  * Cached per workspace object: printing a large workspace dominates diff and merge time.
  */
 export function workspaceHash(ws: Workspace): string {

@@ -54,7 +54,7 @@ function expectCanonErr(src: string, reason: string, ordinal = 0): void {
   expect(isCanonicalForm(readTerm(src))).toBe(false);
 }
 
-describe('canonicalize: application and fn sugar (GENESIS_FACTS §1.3)', () => {
+describe('canonicalize: application and fn sugar (docs/reference/coreform.md §1.3)', () => {
   it('curries fn and left-nests application', () => {
     expectCanon('(fn (x y) (f x y))', '(fn (x) (fn (y) ((f x) y)))');
     expectCanon('(main 1 2)', '((main 1) 2)');

@@ -18,7 +18,7 @@ import { toHex, utf8 } from '../../src/util/bytes.js';
 /** Plain BLAKE3 as lowercase hex, computed here independently of the code under test. */
 const blake3Hex = (bytes: Uint8Array): string => toHex(blake3(bytes));
 
-// GENESIS_FACTS.md §2 "hash-term vectors (C)": source → print_term → hash-term.
+// docs/reference/hashing.md §2 "hash-term vectors (C)": source → print_term → hash-term.
 const HASH_TERM_VECTORS: [string, string, string][] = [
   ['nil', 'nil', '0a3f5165053e99a22a909b9e2f62ad06e428df2ba0d4a928622d5bc92bb5ca3f'],
   ['true', 'true', '4e4a70d0f70359115fef367272221640511b24bc95312c254e40388c8317791b'],
@@ -46,7 +46,7 @@ const HASH_TERM_VECTORS: [string, string, string][] = [
   ['[[:form 0]]', '[\n  [:form 0]]', 'c2fda9ba385cfcf72df5504934673eb816f40eb4580180f21cf748efdd3d0f33'],
 ];
 
-describe('hash-term vectors (GENESIS_FACTS §2)', () => {
+describe('hash-term vectors (docs/reference/hashing.md §2)', () => {
   it.each(HASH_TERM_VECTORS)('%s', (source, printed, hash) => {
     const t = readTerm(source);
     expect(printTerm(t)).toBe(printed);
@@ -87,7 +87,7 @@ describe('hash-module vectors', () => {
     expect(hashModule(forms)).toBe(hash);
   });
 
-  it('the 68-byte lib-core canonical print (GENESIS_FACTS §6 item 4)', () => {
+  it('the 68-byte lib-core canonical print (docs/reference/package-toml.md §6 item 4)', () => {
     expect(utf8(printModule(canonicalizeSource('(def lib/core::status {:pkg "lib-core" :ok true})\nlib/core::status'))).length).toBe(68);
   });
 
@@ -97,7 +97,7 @@ describe('hash-module vectors', () => {
   });
 });
 
-describe('semantic node ids (GENESIS_FACTS §2)', () => {
+describe('semantic node ids (docs/reference/hashing.md §2)', () => {
   it('main.gc [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]]', () => {
     expect(semanticNodeId('main.gc', readTerm('[[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]]'))).toBe(
       'aa6e400ccab85383b39a032955e3025cd4e9f16207219f1076241861dc9f9a01',

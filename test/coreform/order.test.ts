@@ -5,7 +5,7 @@ import { compareTerms, map, pair, str, sym, termsEqual, NIL, FALSE, listFrom, ty
 import { compareUtf8 } from '../../src/util/bytes.js';
 import { dataTerm } from './arbitrary.js';
 
-describe('total order (GENESIS_FACTS §1.4)', () => {
+describe('total order (docs/reference/coreform.md §1.4)', () => {
   it('sorts the repository order chain', () => {
     const chain: Term[] = [
       readTerm('nil'),

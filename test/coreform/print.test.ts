@@ -8,7 +8,7 @@ import { utf8Length } from '../../src/util/bytes.js';
 import { isGcError } from '../../src/util/errors.js';
 import { canonicalTerm } from './arbitrary.js';
 
-describe('canonical printer examples (GENESIS_FACTS §1.5)', () => {
+describe('canonical printer examples (docs/reference/coreform.md §1.5)', () => {
   const cases: [string, string][] = [
     ['[1 2 3]', '[1 2 3]'],
     ['[1 2 3 4]', '[\n  1\n  2\n  3\n  4]'],

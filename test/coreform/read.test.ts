@@ -44,7 +44,7 @@ function expectTerms(source: string, expected: Term[]): void {
   got.forEach((t, i) => expect(termsEqual(t, expected[i]!), `form ${i}`).toBe(true));
 }
 
-describe('reader error vectors (GENESIS_FACTS §1.2)', () => {
+describe('reader error vectors (docs/reference/coreform.md §1.2)', () => {
   it('frozen: unterminated string inside a def → unexpected at the opening quote (7)', () => {
     const e = expectErr('(def x "unterminated)\n', 'core/parse/unexpected', 7, readModule);
     expect(e.message).toBe('unterminated string literal');

@@ -11,7 +11,7 @@ import { items, ws } from './helpers.js';
 
 const field = (t: Term, name: string): Term => mapGetKw(t as MapTerm, name)!;
 
-// GENESIS_FACTS.md §3.4 worked example (inputs from patch_semantic_diff_tests.rs).
+// docs/reference/patch-protocols.md §3.4 worked example (inputs from patch_semantic_diff_tests.rs).
 const base = ws({
   'a.gc': '(def pkg::a 1)(def pkg::stable 2)',
   'old.gc': '(def pkg::old 1)',
@@ -23,7 +23,7 @@ const target = ws({
   'a.gc': '(def pkg::a 3)(def pkg::stable 2)',
 });
 
-describe('diff: worked example of GENESIS_FACTS §3.4', () => {
+describe('diff: worked example of docs/reference/patch-protocols.md §3.4', () => {
   const { request, report } = diffWorkspaces(base, target, { intent: 'synchronize modules', provenance: kwMap({}) });
   const decoded = decodeDiffReport(report);
 

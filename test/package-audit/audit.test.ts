@@ -18,7 +18,7 @@ function applied(): string {
 }
 const codes = (pkg: string) => auditPackage(pkg).findings.map((f) => f.code);
 
-describe('audit (GENESIS_FACTS §5)', () => {
+describe('audit (docs/reference/evidence-store.md §5)', () => {
   it('passes after an apply', () => expect(auditPackage(applied())).toMatchObject({ ok: true, modulesChecked: 4, findings: [] }));
   it('finds a module edited after its pin', () => {
     const pkg = applied();

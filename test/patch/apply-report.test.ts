@@ -24,7 +24,7 @@ const request = (ok = true, extra: Partial<Record<string, Term>> = {}) => {
   return kwMap({ ...Object.fromEntries(base.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v])), ...extra } as Record<string, Term>);
 };
 
-describe('apply report genesis/patch-apply-v0.3 (GENESIS_FACTS §3.8)', () => {
+describe('apply report genesis/patch-apply-v0.3 (docs/reference/patch-protocols.md §3.8)', () => {
   it('has every field, copies :ok from the acceptance, and verifies', () => {
     for (const ok of [true, false]) {
       const req = request(ok);

@@ -13,7 +13,7 @@ import { codeOf, copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helper
 
 const patch = () => readPatchFile(DEMO_PATCH);
 
-describe('apply (transactional, GENESIS_FACTS §3.7)', () => {
+describe('apply (transactional, docs/reference/patch-protocols.md §3.7)', () => {
   it('applies the demo patch, writes canonical modules, re-pins, stores evidence; audit passes', () => {
     const pkg = copyPackage();
     const r = applyPatch({ pkg, patch: patch() });

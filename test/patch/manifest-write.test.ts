@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseManifestTable, renderManifest } from '../../src/workspace/manifest-write.js';
 import { parseManifest } from '../../src/workspace/manifest.js';
 
-describe('package.toml writer (GENESIS_FACTS §4 style)', () => {
+describe('package.toml writer (docs/reference/package-toml.md §4 style)', () => {
   const source = `# comment
 name = "p"
 version = "1.0.0"

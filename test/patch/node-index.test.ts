@@ -9,10 +9,10 @@ import { nodeIndexRecords, nodeIndexReport, nodeIndexRequest, resolveNodeId } fr
 import { pathTerm } from '../../src/patch/protocol/path.js';
 import { codeOf } from './helpers.js';
 
-// main.gc of GENESIS_FACTS §6 item 2: a ::meta form, (def canonical/patch::value 1), the symbol.
+// main.gc of docs/reference/package-toml.md §6 item 2: a ::meta form, (def canonical/patch::value 1), the symbol.
 const MAIN = canonicalizeSource(`(def ::meta '{:exports [canonical/patch::value]})\n(def canonical/patch::value 1)\ncanonical/patch::value\n`);
 
-describe('node index (PATCH_SCHEMA "Stable Node IDs", GENESIS_FACTS §3.3)', () => {
+describe('node index (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Stable Node IDs", docs/reference/patch-protocols.md §3.3)', () => {
   const records = nodeIndexRecords('main.gc', MAIN);
   it('ids match the §2 vectors', () => {
     const byRepr = new Map(records.map((r) => [r.pathRepr, r]));

@@ -16,7 +16,7 @@ import { codeOf } from './helpers.js';
 
 const step = (tag: string, ...args: Term[]) => vec([kw(tag), ...args]);
 
-/** A pure.gcpatch-like patch (GENESIS_FACTS §6 item 1): two replace-node ops on forms 0 and 1. */
+/** A pure.gcpatch-like patch (docs/reference/package-toml.md §6 item 1): two replace-node ops on forms 0 and 1. */
 function pureLikePatch(): MapTerm {
   const meta = list(
     sym('def'),
@@ -47,7 +47,7 @@ function pureLikePatch(): MapTerm {
   });
 }
 
-/** A change.gcpatch-like patch (GENESIS_FACTS §6 item 2): replace the literal 1 inside form 1 with 2. */
+/** A change.gcpatch-like patch (docs/reference/package-toml.md §6 item 2): replace the literal 1 inside form 1 with 2. */
 function changeLikePatch(): MapTerm {
   return kwMap({
     version: int(1),
@@ -64,11 +64,11 @@ function changeLikePatch(): MapTerm {
   });
 }
 
-// The op maps are rebuilt from the descriptions of GENESIS_FACTS §6 items 1–2, and their op-h values
+// The op maps are rebuilt from the descriptions of docs/reference/package-toml.md §6 items 1–2, and their op-h values
 // are exactly the §3.2 vectors (c881…f017, 2fd9…3e1e, 5d0b…9708). The notes do not give the
 // patches' :intent strings, so the whole-patch patch-h and store address below are this
 // implementation's computed values for our own intents (not the notes' 752d…/35a1… vectors).
-describe('normalize vectors (GENESIS_FACTS §3.2)', () => {
+describe('normalize vectors (docs/reference/patch-protocols.md §3.2)', () => {
   it('pure-like patch: already normal, so patch-h = source-patch-h', () => {
     const n = normalizePatch(pureLikePatch());
     expect(n.patchH).toBe(n.sourcePatchH);
@@ -93,7 +93,7 @@ describe('normalize vectors (GENESIS_FACTS §3.2)', () => {
   });
 });
 
-describe('node-id vectors (GENESIS_FACTS §2)', () => {
+describe('node-id vectors (docs/reference/hashing.md §2)', () => {
   it('main.gc [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]]', () => {
     const path = vec([step('form', int(1)), step('pair-cdr'), step('pair-cdr'), step('pair-car')]);
     expect(semanticNodeId('main.gc', path)).toBe('aa6e400ccab85383b39a032955e3025cd4e9f16207219f1076241861dc9f9a01');

@@ -15,7 +15,7 @@ const OPS = `{:op :add-module :module-path "n.gc" :content ""}
   {:op :update-manifest}
   {:op :remove-module :module-path "s.gc"}`;
 
-describe('preflight (GENESIS_FACTS §3.6)', () => {
+describe('preflight (docs/reference/patch-protocols.md §3.6)', () => {
   const p = plan(OPS);
   const states: PathStateRecord[] = [
     { path: 'a.gc', state: 'file' },

@@ -1,4 +1,4 @@
-// Planner tests: SEMANTIC_REFACTOR_PLAN_v0.1.md "Planning Semantics", "Rename", "Move and Extract",
+// Planner tests: GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Planning Semantics", "Rename", "Move and Extract",
 // "Closed Report" — every conflict code, and the exact safe shapes of rename, move and extract.
 import { describe, expect, test } from 'vitest';
 import { hashTerm } from '../../src/coreform/hash.js';

@@ -1,5 +1,5 @@
 // Exact report bytes: the planner's reports are the reference producer's, byte for byte
-// (GENESIS_FACTS.md §3.10: fixed messages, no locations but the order dependency's module, at most
+// (docs/reference/patch-protocols.md §3.10: fixed messages, no locations but the order dependency's module, at most
 // one conflict per code, the order dependency only when nothing else conflicts, any non-empty
 // symbol, the `semantic-refactor/<kind>` header). Every expected report below is written out by
 // hand from those rules; only hashes are computed (hash-term of the hand-written patch and ops; the

@@ -1,4 +1,4 @@
-// The closed request (SEMANTIC_REFACTOR_PLAN_v0.1.md "Closed Request"): building, identities and
+// The closed request (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Closed Request"): building, identities and
 // admission, which rejects duplicate or malformed module records before planning.
 import { describe, expect, test } from 'vitest';
 import { hashTerm, termAddress } from '../../src/coreform/hash.js';

@@ -1,4 +1,4 @@
-// The symbol-token lexer of the edit-plan export (GENESIS_FACTS.md §1.2 token rules).
+// The symbol-token lexer of the edit-plan export (docs/reference/coreform.md §1.2 token rules).
 import { describe, expect, test } from 'vitest';
 import { findSymbolSites } from '../../src/refactor/symbol-sites.js';
 import { utf8 } from '../../src/util/bytes.js';

@@ -1,4 +1,4 @@
-// Verifier tests: SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification". Every field of a
+// Verifier tests: GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Independent Host Verification". Every field of a
 // safe report is mutated in turn, ops are reordered, duplicated, dropped and extended, and the
 // manifest payload is changed; each mutation must be rejected with exit 50 and the named check.
 import { describe, expect, test } from 'vitest';
@@ -218,7 +218,7 @@ describe('conflicted reports', () => {
   ] as const)('%s', (_, mutated, check) => rejected(mutated, CONFLICTED, check));
 });
 
-describe('the conflict rules (GENESIS_FACTS.md §3.10), checked independently', () => {
+describe('the conflict rules (docs/reference/patch-protocols.md §3.10), checked independently', () => {
   const r = CONFLICTED.report;
   const conflict = (code: string, message: string, modulePath = ''): MapTerm =>
     kwMap({ code: str(code), message: str(message), 'module-path': str(modulePath), 'path-repr': str('') });

@@ -28,7 +28,7 @@ function flip(store: EvidenceStore, hex: string): void {
   writeFileSync(file, bytes);
 }
 
-describe('evidence store (GENESIS_FACTS §5)', () => {
+describe('evidence store (docs/reference/evidence-store.md §5)', () => {
   it('addresses are plain BLAKE3 of the bytes; terms are stored as print_term bytes', () => {
     const s = fresh();
     expect(s.put(utf8('abc'))).toBe('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');

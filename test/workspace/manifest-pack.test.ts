@@ -1,4 +1,4 @@
-// `gcpatch pack` on a package.toml in the reference's pretty style (GENESIS_FACTS.md §4, as
+// `gcpatch pack` on a package.toml in the reference's pretty style (docs/reference/package-toml.md §4, as
 // `tests/spec/pkg_basic/package.toml`): sorted keys, arrays of two or more items one per line,
 // arrays of zero or one item inline, [[modules]] last with hash before path. Re-pinning must change
 // only the stale pin line; every other byte stays.

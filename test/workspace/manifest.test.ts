@@ -64,7 +64,7 @@ describe('package.toml', () => {
   });
 });
 
-describe('portable paths (PATCH_SCHEMA.md)', () => {
+describe('portable paths (GenesisCode `docs/spec/PATCH_SCHEMA.md`)', () => {
   it.each([
     ['a.gc', undefined],
     ['dir/sub/a.gc', undefined],

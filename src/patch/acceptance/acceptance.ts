@@ -1,6 +1,6 @@
 /**
  * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
- * (GENESIS_FACTS.md §3.7 step 7, §4 "Acceptance artifact").
+ * (docs/reference/patch-protocols.md §3.7 step 7, §4 "Acceptance artifact").
  *
  * gcpatch cannot evaluate GenesisCode programs, so obligations run through an external runner:
  * `--obligation-runner genesis` runs the GenesisCode CLI's `genesis test` and takes the acceptance

@@ -1,5 +1,5 @@
 /**
- * Verifying `genesis/patch-apply-v0.3` reports (GENESIS_FACTS.md §3.8), independently of the
+ * Verifying `genesis/patch-apply-v0.3` reports (docs/reference/patch-protocols.md §3.8), independently of the
  * producer: against their request, or — for a reviewer or the GitHub Action holding only the
  * evidence store — against the artifacts they reference.
  */
@@ -32,7 +32,7 @@ export interface ApplyReportFields {
 }
 
 /**
- * Decodes the closed apply report (GENESIS_FACTS.md §3.8), the one decoder of the producer's own
+ * Decodes the closed apply report (docs/reference/patch-protocols.md §3.8), the one decoder of the producer's own
  * check and of `gcpatch verify-pr` (`src/verify-pr/apply-evidence.ts`): exactly `:kind :profile :v
  * :request-h :ok :intent :provenance :ops-count :patch-h :op-identities :source-patch-h
  * :package-artifact :acceptance-artifact :semantic-edits`, with kind/profile/v fixed and every field

@@ -1,5 +1,5 @@
 /**
- * The apply report `genesis/patch-apply-v0.3` (GENESIS_FACTS.md §3.8; SEMANTIC_PATCH_APPLY_REPORT
+ * The apply report `genesis/patch-apply-v0.3` (docs/reference/patch-protocols.md §3.8; SEMANTIC_PATCH_APPLY_REPORT
  * v0.1): binds the normalized patch and its op identities to the package and acceptance artifacts.
  * Producer only; the verifier is `apply-report-verify.ts`.
  */

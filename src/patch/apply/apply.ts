@@ -1,5 +1,5 @@
 /**
- * `gcpatch apply`: the transactional on-disk apply (PATCH_SCHEMA.md; GENESIS_FACTS.md §3.7).
+ * `gcpatch apply`: the transactional on-disk apply (GenesisCode `docs/spec/PATCH_SCHEMA.md`; docs/reference/patch-protocols.md §3.7).
  *
  * Pipeline, top to bottom in {@link applyPatch}: normalize (producer + verifier) → host path checks
  * → package lock and recovery → preflight (host path states, producer + verifier) → store the
@@ -46,7 +46,7 @@ export interface ApplyOptions {
   obligationRunner?: string;
   /** Runner timeout in milliseconds (default 10 minutes). */
   runnerTimeoutMs?: number;
-  /** Store bounds (defaults of GENESIS_FACTS.md §5). */
+  /** Store bounds (defaults of docs/reference/evidence-store.md §5). */
   storeLimits?: Partial<StoreLimits>;
   /**
    * Fault-injection hook, called before every step that can fail halfway: `store:patch`,

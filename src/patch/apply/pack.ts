@@ -1,6 +1,6 @@
 /**
  * pack: re-pin every module hash in the manifest and build the package record
- * `genesis/package-v0.2` (GENESIS_FACTS.md §4 "Package artifact"). Pure: works on a
+ * `genesis/package-v0.2` (docs/reference/package-toml.md §4 "Package artifact"). Pure: works on a
  * {@link PackageState}; `host.ts` does the filesystem side.
  */
 import { hashModule, termAddress } from '../../coreform/hash.js';

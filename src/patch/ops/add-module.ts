@@ -1,4 +1,4 @@
-/** `:add-module` (PATCH_SCHEMA.md): create a module from source text or forms, list it in the manifest. */
+/** `:add-module` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): create a module from source text or forms, list it in the manifest. */
 import { canonicalizeSource } from '../../coreform/canon.js';
 import type { MapTerm, Term } from '../../coreform/term.js';
 import { isGcError } from '../../util/errors.js';

@@ -1,6 +1,6 @@
 /**
  * The op engine: runs a normalized patch's ops in vector order on an in-memory package state
- * (GENESIS_FACTS.md §3.7 step 5). Pure: no filesystem access, so the GitHub Action, the refactor
+ * (docs/reference/patch-protocols.md §3.7 step 5). Pure: no filesystem access, so the GitHub Action, the refactor
  * planner and tests replay patches in memory with exactly the code the on-disk apply uses.
  */
 import type { MapTerm } from '../../coreform/term.js';

@@ -10,7 +10,7 @@ import type { PackageState } from '../protocol/state.js';
 /** What one op produced: the new state and, for module-editing ops, its semantic-edit evidence. */
 export interface OpOutcome {
   state: PackageState;
-  /** The per-op evidence entry (GENESIS_FACTS.md §3.7), or undefined for add/remove/update-manifest. */
+  /** The per-op evidence entry (docs/reference/patch-protocols.md §3.7), or undefined for add/remove/update-manifest. */
   edit: MapTerm | undefined;
 }
 
@@ -35,7 +35,7 @@ export function strsField(op: MapTerm, name: string): string[] {
 
 /**
  * Re-canonicalizes the forms at `indices` (all forms when omitted), so every op writes canonical
- * modules (PATCH_SCHEMA.md: "the result is re-canonicalized before writing").
+ * modules (GenesisCode `docs/spec/PATCH_SCHEMA.md`: "the result is re-canonicalized before writing").
  * @throws GcError `patch/canonicalize` (exit 10) naming the module when a form no longer canonicalizes.
  */
 export function recanonicalize(modulePath: string, forms: readonly Term[], indices?: readonly number[]): Term[] {
@@ -58,7 +58,7 @@ export function recanonicalize(modulePath: string, forms: readonly Term[], indic
 
 /**
  * The evidence entry of a high-level refactor op: `{:op :module-path :before-module-h
- * :after-module-h :detail}` (PATCH_SCHEMA.md "Replay-Aware Evidence").
+ * :after-module-h :detail}` (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Replay-Aware Evidence").
  */
 export function refactorEdit(op: string, modulePath: string, before: readonly Term[], after: readonly Term[], detail: MapTerm): MapTerm {
   return kwMap({

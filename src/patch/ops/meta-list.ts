@@ -1,5 +1,5 @@
 /**
- * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (PATCH_SCHEMA.md):
+ * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (GenesisCode `docs/spec/PATCH_SCHEMA.md`):
  * `:replace` seeds the set (else the current list), then `:remove` and `:add` apply set-wise; the
  * result is written back as a sorted (UTF-8 byte order) vector of unique symbols.
  */

@@ -1,9 +1,9 @@
 /**
- * `:migrate-contract-signature` (PATCH_SCHEMA.md): rename the first parameter of
+ * `:migrate-contract-signature` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): rename the first parameter of
  * `(def <contract> (fn (p) …))` and every in-scope reference to it, respecting lexical shadowing
  * by nested `fn` parameters and `let` bindings.
  *
- * Scope rules (canonical CoreForm, GENESIS_FACTS.md §1.3): only code positions hold references.
+ * Scope rules (canonical CoreForm, docs/reference/coreform.md §1.3): only code positions hold references.
  * `(quote d)` data, vector elements and map keys are data and are left alone, as is the operator
  * symbol of `(prim op …)`. `let` binding expressions are evaluated in the enclosing scope; a binding
  * or `fn` parameter named `:from-param` shadows it in the body. To keep the rename

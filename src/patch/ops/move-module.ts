@@ -1,4 +1,4 @@
-/** `:move-module` (PATCH_SCHEMA.md): move a module file and rewrite its manifest entry in place. */
+/** `:move-module` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): move a module file and rewrite its manifest entry in place. */
 import { kwMap, str, type MapTerm } from '../../coreform/term.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
 import { manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../protocol/state.js';

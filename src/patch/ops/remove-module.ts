@@ -1,4 +1,4 @@
-/** `:remove-module` (PATCH_SCHEMA.md): delete a module and drop its manifest entry. */
+/** `:remove-module` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): delete a module and drop its manifest entry. */
 import type { MapTerm } from '../../coreform/term.js';
 import { manifestModules, requireModule, withManifestEdit, withModule, type PackageState } from '../protocol/state.js';
 import { strField, type OpOutcome } from './common.js';

@@ -1,4 +1,4 @@
-/** `:rename-symbol` (PATCH_SCHEMA.md): rewrite every occurrence of a symbol in one module. */
+/** `:rename-symbol` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): rewrite every occurrence of a symbol in one module. */
 import { int, kwMap, sym, type MapTerm, type Term } from '../../coreform/term.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
 import { requireModule, withModule, type PackageState } from '../protocol/state.js';

@@ -1,4 +1,4 @@
-/** `:replace-node-id` (PATCH_SCHEMA.md): resolve `:node-id` through the node index, then replace. */
+/** `:replace-node-id` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): resolve `:node-id` through the node index, then replace. */
 import type { MapTerm } from '../../coreform/term.js';
 import { resolveNodeId } from '../protocol/node-index.js';
 import { requireModule, type PackageState } from '../protocol/state.js';

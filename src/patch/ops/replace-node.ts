@@ -1,4 +1,4 @@
-/** `:replace-node` (PATCH_SCHEMA.md): replace the node at `:path` with `:new`, re-canonicalize. */
+/** `:replace-node` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): replace the node at `:path` with `:new`, re-canonicalize. */
 import { hashTerm, semanticNodeId } from '../../coreform/hash.js';
 import { kw, kwMap, str, type MapTerm, type Term } from '../../coreform/term.js';
 import { decodePath, pathTerm, type PathStep } from '../protocol/path.js';

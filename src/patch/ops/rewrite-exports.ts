@@ -1,4 +1,4 @@
-/** `:rewrite-exports` (PATCH_SCHEMA.md): set-wise edit of the `::meta` `:exports` vector. */
+/** `:rewrite-exports` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): set-wise edit of the `::meta` `:exports` vector. */
 import type { MapTerm } from '../../coreform/term.js';
 import type { PackageState } from '../protocol/state.js';
 import type { OpOutcome } from './common.js';

@@ -1,4 +1,4 @@
-/** `:rewrite-imports` (PATCH_SCHEMA.md): set-wise edit of the `::meta` `:imports` vector. */
+/** `:rewrite-imports` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): set-wise edit of the `::meta` `:imports` vector. */
 import type { MapTerm } from '../../coreform/term.js';
 import type { PackageState } from '../protocol/state.js';
 import type { OpOutcome } from './common.js';

@@ -1,4 +1,4 @@
-/** `:split-module` (PATCH_SCHEMA.md): move top-level `(def <symbol> …)` forms into a new module. */
+/** `:split-module` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): move top-level `(def <symbol> …)` forms into a new module. */
 import { hashModule } from '../../coreform/hash.js';
 import { int, kwMap, str, sym, vec, type MapTerm, type Term } from '../../coreform/term.js';
 import { PatchCode, patchError } from '../protocol/errors.js';

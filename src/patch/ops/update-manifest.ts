@@ -1,5 +1,5 @@
 /**
- * `:update-manifest` (PATCH_SCHEMA.md; GENESIS_FACTS.md §3.1): set manifest fields and edit the
+ * `:update-manifest` (GenesisCode `docs/spec/PATCH_SCHEMA.md`; docs/reference/patch-protocols.md §3.1): set manifest fields and edit the
  * obligation and test lists set-wise.
  *
  * Order: `:set` entries, then `:caps-policy`, then obligations (remove, add), then tests. `:set` keys

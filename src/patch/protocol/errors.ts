@@ -1,4 +1,4 @@
-/** The patch layer's errors (PATCH_SCHEMA.md; GENESIS_FACTS.md §3): code names, a builder, closed-map codes re-coded. */
+/** The patch layer's errors (GenesisCode `docs/spec/PATCH_SCHEMA.md`; docs/reference/patch-protocols.md §3): code names, a builder, closed-map codes re-coded. */
 import type { StaticCode } from '../../util/codes.js';
 import { GcError, ExitCode, isGcError, type GcCode } from '../../util/errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * The host's check of a patch-semantic-node-index report (PATCH_SCHEMA.md "Node-index authority
+ * The host's check of a patch-semantic-node-index report (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Node-index authority
  * protocol"): unknown fields, missing or reordered inventory, request/report path or module-h
  * disagreement, duplicate or non-lowercase-hex64 node ids, and term hash/tag disagreement are
  * rejected. As the spec says, it validates binding and does not recompute node ids. Independent of

@@ -1,7 +1,7 @@
 /**
  * patch-semantic-node-index: the complete preorder inventory of a module's nodes with stable
- * semantic node ids, and node-id resolution for `:replace-node-id`. Implements PATCH_SCHEMA.md
- * "Stable Node IDs" and "Node-index authority protocol" (GENESIS_FACTS.md §3.3).
+ * semantic node ids, and node-id resolution for `:replace-node-id`. Implements GenesisCode `docs/spec/PATCH_SCHEMA.md`
+ * "Stable Node IDs" and "Node-index authority protocol" (docs/reference/patch-protocols.md §3.3).
  *
  * Preorder: forms by index; a pair is visited, then its car subtree (`[:pair-car]`), then its cdr
  * subtree (`[:pair-cdr]`) — so list tails and the closing `nil` are nodes; vectors by index

@@ -1,5 +1,5 @@
 /**
- * The independent verifier of patch-normalize reports (PATCH_SCHEMA.md "Canonical normalization
+ * The independent verifier of patch-normalize reports (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Canonical normalization
  * and identity": "The host decoder must bind all hashes, ordinals, field sets, types, and
  * operation count to the request and normalized term before execution"). It shares no code with
  * the producer (`normalize.ts`): it re-derives every expectation from the request itself.

@@ -1,7 +1,7 @@
 /**
  * patch-normalize: decode a source `.gcpatch` term against the closed patch schema and produce its
- * normalized form and identities. Implements PATCH_SCHEMA.md "Canonical normalization and
- * identity" and GENESIS_FACTS.md §3.1–§3.2. The independent verifier is `normalize-verify.ts`.
+ * normalized form and identities. Implements GenesisCode `docs/spec/PATCH_SCHEMA.md` "Canonical normalization and
+ * identity" and docs/reference/patch-protocols.md §3.1–§3.2. The independent verifier is `normalize-verify.ts`.
  *
  * Normalization keeps the op order, `:intent`, `:provenance`, `:new`, `:path` and `:content`
  * untouched; converts symbol-or-string identifiers to non-empty strings; converts set-valued
@@ -23,7 +23,7 @@ export const NORMALIZE_REQUEST_KIND = 'genesis/patch-normalize-request-v0.1';
 /** `:kind` of a patch-normalize report. */
 export const NORMALIZE_REPORT_KIND = 'genesis/patch-normalize-v0.1';
 
-/** The eleven operation names (without the colon), in PATCH_SCHEMA.md order. */
+/** The eleven operation names (without the colon), in GenesisCode `docs/spec/PATCH_SCHEMA.md` order. */
 export const OP_NAMES = [
   'replace-node',
   'replace-node-id',
@@ -224,7 +224,7 @@ export function normalizeOp(source: Term, ordinal: number): MapTerm {
 }
 
 /**
- * Normalizes a source patch term (PATCH_SCHEMA.md "Canonical normalization and identity").
+ * Normalizes a source patch term (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Canonical normalization and identity").
  * @param source the `.gcpatch` term as read (`readTerm`, not canonicalized).
  * @returns the normalized patch, its hash-term `patchH`, the source's hash-term `sourcePatchH`,
  *   the ordered op identities and the normalized op maps.

@@ -1,5 +1,5 @@
 /**
- * `:path` vectors of `:replace-node` (PATCH_SCHEMA.md "Path encoding"): decoding the step terms
+ * `:path` vectors of `:replace-node` (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Path encoding"): decoding the step terms
  * and building them. Steps: `[:form i]` (first step only), `[:pair-car]`, `[:pair-cdr]`,
  * `[:vec i]`, `[:map key-term]`. Indices are 0-based.
  */

@@ -1,5 +1,5 @@
 /**
- * The host's check of a patch-preflight report (PATCH_SCHEMA.md: "The host validates complete
+ * The host's check of a patch-preflight report (GenesisCode `docs/spec/PATCH_SCHEMA.md`: "The host validates complete
  * ordered check coverage and fails closed on malformed, incomplete, unbound, or
  * identity-mismatched reports"). Independent of `preflight.ts`: it re-walks the request itself.
  */

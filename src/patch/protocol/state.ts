@@ -1,5 +1,5 @@
 /**
- * The in-memory package state that patch ops transform (GENESIS_FACTS.md §3.1 "Semantics"): the
+ * The in-memory package state that patch ops transform (docs/reference/patch-protocols.md §3.1 "Semantics"): the
  * manifest as an editable TOML table and every module as its canonical forms. The on-disk apply,
  * the GitHub Action and the refactor planner all run the same ops on this model.
  */

@@ -1,5 +1,5 @@
 /**
- * Structural navigation and replacement along `:path` steps (PATCH_SCHEMA.md "Path encoding").
+ * Structural navigation and replacement along `:path` steps (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Path encoding").
  * Iterative, so deep terms (long lists, deep nesting) do not overflow the stack.
  */
 import { printAtom } from '../../coreform/print.js';

@@ -4,7 +4,7 @@
  * form, find the smallest source spans to replace so the text reads as the new form, keeping every
  * unchanged token, comment and line break of the author.
  *
- * The walk follows the source and the canonical forms together (GENESIS_FACTS.md §1.3): a source
+ * The walk follows the source and the canonical forms together (docs/reference/coreform.md §1.3): a source
  * list `(f a b)` is the canonical left-nested application `((f a) b)`; `def`, `if`, `begin`, `prim`,
  * `seal`, `unseal`, `quote` and one-parameter one-body `fn` / one-body `let` keep their shape;
  * vectors, quoted data and map keys are data (unchanged by canonicalization). Where the two agree,

@@ -2,7 +2,7 @@
  * Format-preserving module rendering (issue #12): the bytes `gcpatch apply` and `gcpatch refactor
  * apply` write for a module are its ORIGINAL text with only the changed text edited, not the
  * canonical print of its forms. The forms are decided elsewhere (the op engine, exactly as the
- * reference's canonical apply: GENESIS_FACTS.md §3.7); this file only decides the bytes.
+ * reference's canonical apply: docs/reference/patch-protocols.md §3.7); this file only decides the bytes.
  *
  * How a module's text is made, given its new canonical forms and the texts of the touched modules
  * before the patch (its own, and "donors": the other modules of the patch, for split and move):
