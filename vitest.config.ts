@@ -3,6 +3,7 @@
  * (tests that run the built CLI, the bundled driver or Action, or `bash` recipes as separate
  * processes); `npm test` runs both, `npm run test:unit` / `npm run test:e2e` one of them.
  */
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /** Folders whose tests all run separate processes (the built CLI, the bundles, the docs' recipes). */
@@ -14,21 +15,26 @@ const E2E_FOLDERS = ['test/e2e/**/*.test.ts', 'test/docs/**/*.test.ts'];
  * renamed file is never left out of `npm test`.
  */
 const SPAWNING_TESTS = [
-  'test/audit/report-text.test.ts',
-  'test/audit/store-entry-limits.test.ts',
-  'test/cli/hooks.test.ts',
   'test/cli/package-commands.test.ts',
   'test/driver/entry.test.ts',
-  'test/driver/install.test.ts',
   'test/driver/launch.test.ts',
-  'test/driver/service-fixtures.test.ts',
-  'test/driver/service-protocol.test.ts',
-  'test/patch/lock.test.ts',
+  'test/driver-service/fixtures.test.ts',
+  'test/driver-service/protocol.test.ts',
+  'test/driver-setup/hooks.test.ts',
+  'test/driver-setup/install.test.ts',
+  'test/package-audit/binding.test.ts',
+  'test/package-audit/hardening.test.ts',
   'test/refactor/old-store.test.ts',
-  'test/store/audit-binding.test.ts',
-  'test/store/audit-hardening.test.ts',
+  'test/transaction/cross-kind.test.ts',
+  'test/transaction/lock.test.ts',
+  'test/verify-pr/report-text.test.ts',
+  'test/verify-pr/store-entry-limits.test.ts',
   'test/workspace/manifest-pack.test.ts',
 ];
+// A listed file that was moved or renamed would silently lose its project: refuse to run instead.
+for (const file of SPAWNING_TESTS) {
+  if (!existsSync(file)) throw new Error(`vitest.config.ts lists ${file} in SPAWNING_TESTS, but it does not exist`);
+}
 
 export default defineConfig({
   test: {

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { doctorDriver, installDriver, uninstallDriver } from '../../src/driver-setup/index.js';
 import { readPid, serviceFolder } from '../../src/driver-service/lifecycle.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
-import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from '../driver/service-cases.js';
+import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from '../driver-service/cases.js';
 
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
 beforeAll(() => {

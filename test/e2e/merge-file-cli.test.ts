@@ -2,7 +2,7 @@
  * End-to-end `gcpatch merge-file` (the built CLI) against the bundled driver (`driver/dist/launch.cjs`)
  * run as git runs it, on a clean, a conflicted and a merge-style triple of fixtures/merge; its exit
  * paths (0, the number of conflicts capped at 127, 255 on errors), -o, -p and --json. Every fixture is
- * checked in-process by test/driver/merge-file-solve.test.ts.
+ * checked in-process by test/textmerge/solve.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -12,7 +12,7 @@ import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
 import { packOnDisk } from '../../src/patch/apply/host.js';
 import { acquirePackageLock, lockPath, LOCK_FORMAT, processStartTime } from '../../src/transaction/lock.js';
 import { recoverPackageCommand } from '../../src/patch/guard.js';
-import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';
+import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from '../patch/helpers.js';
 
 const patch = readPatchFile(DEMO_PATCH);
 

@@ -2,15 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalizeSource } from '../../src/coreform/canon.js';
-import { hashModule } from '../../src/coreform/hash.js';
-import { printModule } from '../../src/coreform/print.js';
-import { readTerm } from '../../src/coreform/read.js';
-import { applyOpsInMemory } from '../../src/patch/ops/apply-ops.js';
-import { normalizePatch } from '../../src/patch/protocol/normalize.js';
-import { ModuleRenderer } from '../../src/patch/render/render.js';
-import { packageStateFromSources } from '../../src/patch/protocol/state.js';
-import { FIXTURES } from './helpers.js';
+import { canonicalizeSource } from '../../../src/coreform/canon.js';
+import { hashModule } from '../../../src/coreform/hash.js';
+import { printModule } from '../../../src/coreform/print.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { applyOpsInMemory } from '../../../src/patch/ops/apply-ops.js';
+import { normalizePatch } from '../../../src/patch/protocol/normalize.js';
+import { ModuleRenderer } from '../../../src/patch/render/render.js';
+import { packageStateFromSources } from '../../../src/patch/protocol/state.js';
+import { FIXTURES } from '../helpers.js';
 
 interface Case {
   name: string;

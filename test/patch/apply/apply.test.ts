@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTerm } from '../../src/coreform/read.js';
-import { kw, mapGet } from '../../src/coreform/term.js';
-import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
-import { NOT_EVALUATED_MESSAGE } from '../../src/patch/acceptance/acceptance.js';
-import { EvidenceStore } from '../../src/store/store.js';
-import { auditPackage } from '../../src/package-audit/audit.js';
-import { verifyStoredApplyReport } from '../../src/patch/apply/apply-report-verify.js';
-import { GcError } from '../../src/util/errors.js';
-import { codeOf, copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { kw, mapGet } from '../../../src/coreform/term.js';
+import { applyPatch, readPatchFile } from '../../../src/patch/apply/apply.js';
+import { NOT_EVALUATED_MESSAGE } from '../../../src/patch/acceptance/acceptance.js';
+import { EvidenceStore } from '../../../src/store/store.js';
+import { auditPackage } from '../../../src/package-audit/audit.js';
+import { verifyStoredApplyReport } from '../../../src/patch/apply/apply-report-verify.js';
+import { GcError } from '../../../src/util/errors.js';
+import { codeOf, copyPackage, DEMO_PATCH, errorOf, snapshotTree } from '../helpers.js';
 
 const patch = () => readPatchFile(DEMO_PATCH);
 

@@ -7,7 +7,7 @@ import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { mergeFileBytes, mergeStructuralBytes } from '../../src/textmerge/driver.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { GcError } from '../../src/util/errors.js';
-import { checkInvariants } from '../textmerge/invariants.js';
+import { checkInvariants } from './invariants.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);

@@ -6,12 +6,12 @@
 import { chmodSync, lstatSync, mkdirSync, readlinkSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
-import { packOnDisk } from '../../src/patch/apply/host.js';
-import { recoverPendingTransaction } from '../../src/patch/guard.js';
-import { SimulatedCrash } from '../../src/patch/transaction.js';
-import { GcError } from '../../src/util/errors.js';
-import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from './helpers.js';
+import { applyPatch, readPatchFile } from '../../../src/patch/apply/apply.js';
+import { packOnDisk } from '../../../src/patch/apply/host.js';
+import { recoverPendingTransaction } from '../../../src/patch/guard.js';
+import { SimulatedCrash } from '../../../src/patch/transaction.js';
+import { GcError } from '../../../src/util/errors.js';
+import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from '../helpers.js';
 
 const patch = readPatchFile(DEMO_PATCH);
 const mode = (f: string) => statSync(f).mode & 0o7777;

@@ -9,8 +9,8 @@ import { parseDriverArgs } from '../../src/textmerge/driver.js';
 import { FORWARDED_ENV, formatReply, formatRequest, requestPaths, type ServiceRequest } from '../../src/driver-service/protocol.js';
 import { serveRequest, type ServiceIdentity } from '../../src/driver-service/request.js';
 import { mergeInvocation } from '../../src/driver-service/run.js';
-import { tmp } from './helpers.js';
-import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from './service-cases.js';
+import { tmp } from '../driver/helpers.js';
+import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from './cases.js';
 
 const TOKEN = '4242';
 const SELF: ServiceIdentity = { version: '0.1.0', current: () => true };

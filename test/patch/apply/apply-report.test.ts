@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { termAddress } from '../../src/coreform/hash.js';
-import { readTerm } from '../../src/coreform/read.js';
-import { bool, kw, kwMap, mapGet, NIL, str, vec, type MapTerm, type Term } from '../../src/coreform/term.js';
-import { applyReport, applyReportRequest } from '../../src/patch/apply/apply-report.js';
-import { verifyApplyReport } from '../../src/patch/apply/apply-report-verify.js';
-import { normalizePatch } from '../../src/patch/protocol/normalize.js';
-import { codeOf } from './helpers.js';
+import { termAddress } from '../../../src/coreform/hash.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { bool, kw, kwMap, mapGet, NIL, str, vec, type MapTerm, type Term } from '../../../src/coreform/term.js';
+import { applyReport, applyReportRequest } from '../../../src/patch/apply/apply-report.js';
+import { verifyApplyReport } from '../../../src/patch/apply/apply-report-verify.js';
+import { normalizePatch } from '../../../src/patch/protocol/normalize.js';
+import { codeOf } from '../helpers.js';
 
 const plan = normalizePatch(readTerm('{:version 1 :intent "i" :provenance {:p 1} :ops [{:op :rename-symbol :module-path "a.gc" :from x :to y}]}'));
 const acceptance = (ok: boolean) =>

@@ -7,12 +7,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { printTerm } from '../../src/coreform/print.js';
-import { readTerm } from '../../src/coreform/read.js';
-import { applyPatch, normalizeVerified } from '../../src/patch/apply/apply.js';
-import { patchPathProblem } from '../../src/patch/apply/host.js';
-import { normalizedReportTerm } from '../../src/patch/protocol/normalize.js';
-import { copyPackage, errorOf, snapshotTree } from './helpers.js';
+import { printTerm } from '../../../src/coreform/print.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { applyPatch, normalizeVerified } from '../../../src/patch/apply/apply.js';
+import { patchPathProblem } from '../../../src/patch/apply/host.js';
+import { normalizedReportTerm } from '../../../src/patch/protocol/normalize.js';
+import { copyPackage, errorOf, snapshotTree } from '../helpers.js';
 
 const ESC = (s: string) => JSON.stringify(s);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readTerm } from '../../src/coreform/read.js';
-import { hashTerm, semanticNodeId, termAddress } from '../../src/coreform/hash.js';
-import { int, kw, kwMap, list, map, NIL, str, sym, vec, type MapTerm, type Term } from '../../src/coreform/term.js';
-import { printTerm } from '../../src/coreform/print.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { hashTerm, semanticNodeId, termAddress } from '../../../src/coreform/hash.js';
+import { int, kw, kwMap, list, map, NIL, str, sym, vec, type MapTerm, type Term } from '../../../src/coreform/term.js';
+import { printTerm } from '../../../src/coreform/print.js';
 import {
   normalizePatch,
   normalizeReport,
@@ -10,9 +10,9 @@ import {
   normalizedOpFields,
   opIdentitiesTerm,
   OP_NAMES,
-} from '../../src/patch/protocol/normalize.js';
-import { verifyNormalizeReport } from '../../src/patch/protocol/normalize-verify.js';
-import { codeOf } from './helpers.js';
+} from '../../../src/patch/protocol/normalize.js';
+import { verifyNormalizeReport } from '../../../src/patch/protocol/normalize-verify.js';
+import { codeOf } from '../helpers.js';
 
 const step = (tag: string, ...args: Term[]) => vec([kw(tag), ...args]);
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalizeSource } from '../../src/coreform/canon.js';
-import { hashModule, hashTerm, semanticNodeId } from '../../src/coreform/hash.js';
-import { printTerm } from '../../src/coreform/print.js';
-import { readTerm } from '../../src/coreform/read.js';
-import { int, kw, kwMap, mapGet, str, vec, type Term } from '../../src/coreform/term.js';
-import { verifyNodeIndexReport } from '../../src/patch/protocol/node-index-verify.js';
-import { nodeIndexRecords, nodeIndexReport, nodeIndexRequest, resolveNodeId } from '../../src/patch/protocol/node-index.js';
-import { pathTerm } from '../../src/patch/protocol/path.js';
-import { codeOf } from './helpers.js';
+import { canonicalizeSource } from '../../../src/coreform/canon.js';
+import { hashModule, hashTerm, semanticNodeId } from '../../../src/coreform/hash.js';
+import { printTerm } from '../../../src/coreform/print.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { int, kw, kwMap, mapGet, str, vec, type Term } from '../../../src/coreform/term.js';
+import { verifyNodeIndexReport } from '../../../src/patch/protocol/node-index-verify.js';
+import { nodeIndexRecords, nodeIndexReport, nodeIndexRequest, resolveNodeId } from '../../../src/patch/protocol/node-index.js';
+import { pathTerm } from '../../../src/patch/protocol/path.js';
+import { codeOf } from '../helpers.js';
 
 // main.gc of docs/reference/package-toml.md §6 item 2: a ::meta form, (def canonical/patch::value 1), the symbol.
 const MAIN = canonicalizeSource(`(def ::meta '{:exports [canonical/patch::value]})\n(def canonical/patch::value 1)\ncanonical/patch::value\n`);

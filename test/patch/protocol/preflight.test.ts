@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { printTerm } from '../../src/coreform/print.js';
-import { readTerm } from '../../src/coreform/read.js';
-import { kw, kwMap, mapGet, NIL, str, vec, type MapTerm, type Term } from '../../src/coreform/term.js';
-import { normalizePatch } from '../../src/patch/protocol/normalize.js';
-import { opReferencedPaths, preflightReport, preflightRequest, type PathStateRecord } from '../../src/patch/protocol/preflight.js';
-import { verifyPreflightReport } from '../../src/patch/protocol/preflight-verify.js';
-import { codeOf } from './helpers.js';
+import { printTerm } from '../../../src/coreform/print.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { kw, kwMap, mapGet, NIL, str, vec, type MapTerm, type Term } from '../../../src/coreform/term.js';
+import { normalizePatch } from '../../../src/patch/protocol/normalize.js';
+import { opReferencedPaths, preflightReport, preflightRequest, type PathStateRecord } from '../../../src/patch/protocol/preflight.js';
+import { verifyPreflightReport } from '../../../src/patch/protocol/preflight-verify.js';
+import { codeOf } from '../helpers.js';
 
 const plan = (ops: string) => normalizePatch(readTerm(`{:version 1 :intent "" :provenance {} :ops [${ops}]}`));
 const OPS = `{:op :add-module :module-path "n.gc" :content ""}

@@ -6,17 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalizeSource } from '../../src/coreform/canon.js';
-import { hashModule, semanticNodeId } from '../../src/coreform/hash.js';
-import { readModuleSpans, readTerm } from '../../src/coreform/read.js';
-import { int, list, listFrom, sym, str, termsEqual, vec, kwMap, kw, type Term } from '../../src/coreform/term.js';
-import { canonicalizeForm } from '../../src/coreform/canon.js';
-import { printTerm } from '../../src/coreform/print.js';
-import { applyOpsInMemory } from '../../src/patch/ops/apply-ops.js';
-import { normalizePatch } from '../../src/patch/protocol/normalize.js';
-import { packageStateFromSources } from '../../src/patch/protocol/state.js';
-import { ModuleRenderer } from '../../src/patch/render/render.js';
-import { messyPrint, rng } from '../coreform/messy.js';
+import { canonicalizeSource } from '../../../src/coreform/canon.js';
+import { hashModule, semanticNodeId } from '../../../src/coreform/hash.js';
+import { readModuleSpans, readTerm } from '../../../src/coreform/read.js';
+import { int, list, listFrom, sym, str, termsEqual, vec, kwMap, kw, type Term } from '../../../src/coreform/term.js';
+import { canonicalizeForm } from '../../../src/coreform/canon.js';
+import { printTerm } from '../../../src/coreform/print.js';
+import { applyOpsInMemory } from '../../../src/patch/ops/apply-ops.js';
+import { normalizePatch } from '../../../src/patch/protocol/normalize.js';
+import { packageStateFromSources } from '../../../src/patch/protocol/state.js';
+import { ModuleRenderer } from '../../../src/patch/render/render.js';
+import { messyPrint, rng } from '../../coreform/messy.js';
 
 const MANIFEST = `schema = 1\nname = "p"\nversion = "1.0.0"\nobligations = []\n\n[[modules]]\npath = "a.gc"\n\n[[modules]]\npath = "b.gc"\n`;
 const NAMES = ['p::f0', 'p::f1', 'p::f2', 'p::f3'];

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { printModule, printTerm } from '../../src/coreform/print.js';
-import { readTerm } from '../../src/coreform/read.js';
-import { hashModule, semanticNodeId } from '../../src/coreform/hash.js';
-import { int, kw, mapGet, vec } from '../../src/coreform/term.js';
-import { applyOpsInMemory } from '../../src/patch/ops/apply-ops.js';
-import { normalizePatch } from '../../src/patch/protocol/normalize.js';
-import { packState } from '../../src/patch/apply/pack.js';
-import { manifestModulePaths, packageStateFromSources, type PackageState } from '../../src/patch/protocol/state.js';
-import { codeOf } from './helpers.js';
+import { printModule, printTerm } from '../../../src/coreform/print.js';
+import { readTerm } from '../../../src/coreform/read.js';
+import { hashModule, semanticNodeId } from '../../../src/coreform/hash.js';
+import { int, kw, mapGet, vec } from '../../../src/coreform/term.js';
+import { applyOpsInMemory } from '../../../src/patch/ops/apply-ops.js';
+import { normalizePatch } from '../../../src/patch/protocol/normalize.js';
+import { packState } from '../../../src/patch/apply/pack.js';
+import { manifestModulePaths, packageStateFromSources, type PackageState } from '../../../src/patch/protocol/state.js';
+import { codeOf } from '../helpers.js';
 
 const MANIFEST = `schema = 1
 name = "ops"
