@@ -59103,7 +59103,7 @@ function getIDToken(aud) {
 ;// CONCATENATED MODULE: ./src/util/codes.ts
 /** The registry of every `GcError` code gcpatch throws: its default exit code and a one-line meaning. */
 /**
- * Process exit codes shared by the CLI, driver and Action (DESIGN.md "The three entry points").
+ * Process exit codes shared by the CLI, driver and Action (README.md and docs/architecture.md).
  * 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.
  */
 const codes_ExitCode = {
@@ -59223,7 +59223,7 @@ const GC_CODES = {
     'solve/no-base': { exit: INPUT, meaning: 'a conflict has no base section (merge-style markers)' },
     'solve/not-a-repository': { exit: INPUT, meaning: '`solve` without files outside a git work tree' },
     'solve/unreadable': { exit: IO, meaning: '`solve` cannot read a file' },
-    // patch/: the `.gcpatch` protocol (PATCH_SCHEMA.md), its ops, the apply and acceptance
+    // patch/: the `.gcpatch` protocol (GenesisCode `docs/spec/PATCH_SCHEMA.md`), its ops, the apply and acceptance
     'patch/acceptance-invalid': { exit: OBLIGATIONS, meaning: 'an obligation runner wrote an acceptance gcpatch rejects' },
     'patch/ambiguous-node-id': { exit: INPUT, meaning: '`:replace-node-id` matches more than one node' },
     'patch/canonicalize': { exit: INPUT, meaning: 'the result of an op does not canonicalize' },
@@ -59720,6 +59720,11 @@ const GIT_TIMEOUT_MS = 30_000;
 const exec_GIT_LONG_TIMEOUT_MS = 60_000;
 /** Largest output (bytes) read from one git command: a whole merged file or blob fits. */
 const MAX_OUTPUT_BYTES = 1 << 30;
+/** The codes of each area's git failures. */
+const GIT_FAILURE_CODES = {
+    driver: { missing: 'driver/git-missing', timeout: 'driver/git-timeout', failed: 'driver/git-failed' },
+    solve: { missing: 'solve/git-missing', timeout: 'solve/git-timeout', failed: 'solve/git-failed' },
+};
 function spawnGit(args, options) {
     const r = (0,external_node_child_process_namespaceObject.spawnSync)(options.git ?? 'git', args, {
         cwd: options.cwd,
@@ -59749,9 +59754,9 @@ function spawnGit(args, options) {
 function gitRunError(area, args, failure, options) {
     if (failure.kind === 'timeout') {
         const seconds = (options.timeoutMs ?? GIT_TIMEOUT_MS) / 1000;
-        return new errors_GcError(`${area}/git-timeout`, `git ${args.join(' ')} did not finish within ${seconds} s`, { exitCode: codes_ExitCode.io });
+        return new errors_GcError(GIT_FAILURE_CODES[area].timeout, `git ${args.join(' ')} did not finish within ${seconds} s`, { exitCode: codes_ExitCode.io });
     }
-    return new errors_GcError(`${area}/git-missing`, `cannot run git: ${failure.detail}`, { exitCode: codes_ExitCode.io });
+    return new errors_GcError(GIT_FAILURE_CODES[area].missing, `cannot run git: ${failure.detail}`, { exitCode: codes_ExitCode.io });
 }
 /**
  * Runs `git ARGS` and returns its outcome with standard output as UTF-8 text. A non-zero status is
@@ -59781,14 +59786,14 @@ function gitOutputBytes(args, options) {
 }
 function succeeded(r, args, area) {
     if (r.status !== 0) {
-        throw new GcError(`${area}/git-failed`, `git ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`, { exitCode: ExitCode.io });
+        throw new GcError(GIT_FAILURE_CODES[area].failed, `git ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`, { exitCode: ExitCode.io });
     }
     return r;
 }
 
 ;// CONCATENATED MODULE: ./src/git/repository.ts
 /**
- * Reading a git repository with isomorphic-git (GIT_AND_ACTIONS_FACTS.md §5): open a repository
+ * Reading a git repository with isomorphic-git (docs/reference/isomorphic-git.md): open a repository
  * with one shared object cache, resolve revisions to commit oids, read files at a commit, list the
  * files changed between two commits, and find merge bases. These are the helpers the CLI and the
  * GitHub Action use; a commit that is not in the object store (shallow clone) is a typed error.
@@ -61442,12 +61447,12 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
 
 ;// CONCATENATED MODULE: ./src/workspace/manifest-write.ts
 /**
- * Writing `package.toml` (GENESIS_FACTS.md §4): parse it into an editable table that keeps every
+ * Writing `package.toml` (docs/reference/package-toml.md §4): parse it into an editable table that keeps every
  * key the user wrote (unknown keys included), and render a table back in the reference's style —
  * keys sorted by UTF-8 bytes, plain values first, then `[tables]`, then `[[arrays of tables]]`
  * with `[[modules]]` last; arrays of values with two or more items one item per line with a
  * 4-space indent and a trailing comma, arrays of zero or one item on one line (`obligations = []`,
- * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (GENESIS_FACTS.md §4).
+ * `tests = ["pkg/basic::tests"]`), as `toml::to_string_pretty` writes them (docs/reference/package-toml.md §4).
  * Integers stay integers (bigint), floats stay floats, dates keep their TOML spelling.
  *
  * With `keepKeyOrder` (what `gcpatch pack` and `apply` use) the writer keeps the author's order:
@@ -61752,11 +61757,11 @@ function parseError(source, code, message, offset) {
 
 ;// CONCATENATED MODULE: ./src/coreform/term.ts
 /**
- * The CoreForm term model: exactly nine kinds (GENESIS_FACTS.md §1.1). The kind order is also the
+ * The CoreForm term model: exactly nine kinds (docs/reference/coreform.md §1.1). The kind order is also the
  * cross-kind sort order of §1.4: nil < bool < int < str < bytes < sym < pair < vec < map.
  */
 
-/** Report names of the kinds (`:term-tag`), GENESIS_FACTS.md §1.1. */
+/** Report names of the kinds (`:term-tag`), docs/reference/coreform.md §1.1. */
 const term_TERM_TAG = {
     nil: 'nil', bool: 'bool', int: 'int', str: 'str', bytes: 'bytes', sym: 'sym', pair: 'pair', vec: 'vec', map: 'map',
 };
@@ -61875,7 +61880,7 @@ function isAtom(t) {
     return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
 /**
- * The total order on terms of GENESIS_FACTS.md §1.4: kind rank first; bool false<true; int
+ * The total order on terms of docs/reference/coreform.md §1.4: kind rank first; bool false<true; int
  * numeric; str and sym by UTF-8 bytes; bytes bytewise; pair by car then cdr; vec element-wise then
  * shorter first; map entry-wise (key then value) then shorter first. Iterative: deep terms do not
  * overflow the stack.
@@ -62404,7 +62409,7 @@ class Lexer {
 /**
  * The CoreForm reader: `.gc` source bytes → raw (non-canonicalized) terms.
  *
- * Implements GENESIS_FACTS.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
+ * Implements docs/reference/coreform.md §1.2 exactly. The reader is byte-oriented over UTF-8; every offset
  * it reports is a 0-based UTF-8 byte offset, every line/column is 1-based (columns count bytes).
  * It is iterative (explicit stack), so arbitrarily deep nesting cannot overflow the JS stack.
  *
@@ -62693,7 +62698,7 @@ function scanModuleReader(source) {
 
 ;// CONCATENATED MODULE: ./src/coreform/canon.ts
 /**
- * Canonicalization of source forms into canonical CoreForm (GENESIS_FACTS.md §1.3), applied per
+ * Canonicalization of source forms into canonical CoreForm (docs/reference/coreform.md §1.3), applied per
  * top-level form.
  *
  * - Data positions (vector elements, map keys, the datum of `quote`) are never desugared. Under
@@ -62855,7 +62860,7 @@ function pushLet(tasks, items, fail) {
 }
 /**
  * Canonicalizes one top-level form (a code position; a top-level vector is data, a top-level
- * map keeps its keys and canonicalizes its values). Implements GENESIS_FACTS.md §1.3.
+ * map keeps its keys and canonicalizes its values). Implements docs/reference/coreform.md §1.3.
  * @param form the raw term as read.
  * @param ordinal 0-based index of the form in its module, used only in error messages.
  * @returns the canonical term (data subterms are shared with `form`, not copied).
@@ -62975,7 +62980,7 @@ function pushList(tasks, items, prefix, from) {
         tasks.push(items[i]);
 }
 /**
- * Canonicalizes every top-level form of a module (GENESIS_FACTS.md §1.3, §1.6); form `i` uses
+ * Canonicalizes every top-level form of a module (docs/reference/coreform.md §1.3, §1.6); form `i` uses
  * ordinal `i` in error messages.
  * @throws GcError `core/canon/invalid-form`.
  */
@@ -64944,7 +64949,7 @@ const blake3 = /* @__PURE__ */ utils_createHasher((opts = {}) => new _BLAKE3(opt
 
 ;// CONCATENATED MODULE: ./src/coreform/print.ts
 /**
- * The canonical printer (GENESIS_FACTS.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
+ * The canonical printer (docs/reference/coreform.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
  * ends, no trailing spaces. `printTerm` is the only printer used for hashing. Iterative: deeply
  * nested terms do not overflow the call stack.
  */
@@ -65335,7 +65340,7 @@ class Printer {
  *   {@link MAX_PRINT_LENGTH}); a caller comparing the print with known bytes passes their length,
  *   so memory stays proportional to the input.
  * @throws GcError `core/print/too-large` when the print would exceed the bound.
- * Implements GENESIS_FACTS.md §1.5.
+ * Implements docs/reference/coreform.md §1.5.
  */
 function print_printTerm(t, options = {}) {
     const p = new Printer(Math.min(options.maxLength ?? MAX_PRINT_LENGTH, MAX_PRINT_LENGTH));
@@ -65346,7 +65351,7 @@ function print_printTerm(t, options = {}) {
  * `print_module`: each form's `print_term` followed by `\n`, forms separated by one blank line;
  * the empty module prints as the empty string. Forms must already be canonical.
  * @throws GcError `core/print/too-large` (see {@link printTerm}).
- * Implements GENESIS_FACTS.md §1.5.
+ * Implements docs/reference/coreform.md §1.5.
  */
 function printModule(forms) {
     const parts = [];
@@ -65364,7 +65369,7 @@ function printModule(forms) {
 
 ;// CONCATENATED MODULE: ./src/coreform/hash.ts
 /**
- * CoreForm hashes (GENESIS_FACTS.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
+ * CoreForm hashes (docs/reference/hashing.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
  * output) over a domain prefix followed by the canonical print, or over the plain bytes. Every
  * function returns lowercase hex64. The one place gcpatch computes BLAKE3.
  */
@@ -65385,7 +65390,7 @@ function digest(...parts) {
 }
 /**
  * hash-term(t) = BLAKE3("GCv0.2\0" ‖ UTF-8(print_term(t))), lowercase hex64.
- * Used for every `*-h` field of requests and reports. Implements GENESIS_FACTS.md §2.
+ * Used for every `*-h` field of requests and reports. Implements docs/reference/hashing.md §2.
  */
 function hash_hashTerm(t) {
     return hashTermOfPrint(bytes_utf8(print_printTerm(t)));
@@ -65407,7 +65412,7 @@ function hash_hashModule(forms) {
 }
 /**
  * semantic node id = BLAKE3("GCv0.2\0semantic-node-id\0" ‖ module-path ‖ 0x00 ‖ print_term(path)),
- * where `path` is the vector of step vectors (e.g. `[[:form 0]]`). Implements PATCH_SCHEMA.md
+ * where `path` is the vector of step vectors (e.g. `[[:form 0]]`). Implements GenesisCode `docs/spec/PATCH_SCHEMA.md`
  * "Stable Node IDs".
  */
 function semanticNodeId(modulePath, path) {
@@ -65423,7 +65428,7 @@ function semanticNodeIdState(modulePath) {
 }
 /**
  * The evidence-store address: plain unprefixed BLAKE3 of the exact bytes (for a term, its
- * `print_term` bytes). This differs from hash-term. Implements GENESIS_FACTS.md §5.
+ * `print_term` bytes). This differs from hash-term. Implements docs/reference/evidence-store.md §5.
  */
 function storeAddress(data) {
     return digest(data);
@@ -65447,7 +65452,7 @@ function hash_termAddress(t) {
 }
 
 ;// CONCATENATED MODULE: ./src/workspace/path.ts
-/** Portable package-relative module paths (PATCH_SCHEMA.md "Op maps"; GENESIS_FACTS.md §3.1, §4). */
+/** Portable package-relative module paths (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Op maps"; docs/reference/patch-protocols.md §3.1, §4). */
 
 
 /**
@@ -65501,7 +65506,7 @@ function path_assertPortablePath(path, field = 'module path') {
 }
 
 ;// CONCATENATED MODULE: ./src/workspace/manifest.ts
-/** `package.toml`: reading and validating the manifest (GENESIS_FACTS.md §4). */
+/** `package.toml`: reading and validating the manifest (docs/reference/package-toml.md §4). */
 
 
 
@@ -66183,7 +66188,7 @@ async function accountChanges(repo, changed, candidates, global) {
 /**
  * Symbol sites: the exact source ranges of the symbol tokens that become a given symbol term in a
  * module's canonical forms. Found on the reader's node spans (`readModuleSpans`), the one piece of
- * code that knows where nodes are in the text (GENESIS_FACTS.md §1.2), shared with the
+ * code that knows where nodes are in the text (docs/reference/coreform.md §1.2), shared with the
  * format-preserving apply and the merge driver.
  *
  * A token counts when it is a symbol atom spelled exactly `name` (symbols have no escapes, so the
@@ -66505,7 +66510,7 @@ async function rangeCommits(repo, base, head) {
 ;// CONCATENATED MODULE: ./src/patch/acceptance/acceptance.ts
 /**
  * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
- * (GENESIS_FACTS.md §3.7 step 7, §4 "Acceptance artifact").
+ * (docs/reference/patch-protocols.md §3.7 step 7, §4 "Acceptance artifact").
  *
  * gcpatch cannot evaluate GenesisCode programs, so obligations run through an external runner:
  * `--obligation-runner genesis` runs the GenesisCode CLI's `genesis test` and takes the acceptance
@@ -66695,8 +66700,8 @@ function runObligationRunner(command, packageDir, info, timeoutMs = 600_000) {
 
 ;// CONCATENATED MODULE: ./src/coreform/closed.ts
 /**
- * The closed-map codec used by every request and report (DESIGN.md "Requests and reports are
- * closed CoreForm maps"): decode a map with an exact key set and typed fields, or fail with a
+ * The closed-map codec used by every request and report (docs/reference/patch-protocols.md: every
+ * authority request and report is a closed map): decode a map with an exact key set and typed fields, or fail with a
  * typed error naming the missing, unknown or mistyped key.
  *
  * Error codes (exit 10): `core/closed/not-a-map`, `core/closed/missing-key`,
@@ -66933,7 +66938,7 @@ function withPatchCodes(fn) {
 
 ;// CONCATENATED MODULE: ./src/patch/protocol/path.ts
 /**
- * `:path` vectors of `:replace-node` (PATCH_SCHEMA.md "Path encoding"): decoding the step terms
+ * `:path` vectors of `:replace-node` (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Path encoding"): decoding the step terms
  * and building them. Steps: `[:form i]` (first step only), `[:pair-car]`, `[:pair-cdr]`,
  * `[:vec i]`, `[:map key-term]`. Indices are 0-based.
  */
@@ -67026,8 +67031,8 @@ function path_pathRepr(steps) {
 ;// CONCATENATED MODULE: ./src/patch/protocol/normalize.ts
 /**
  * patch-normalize: decode a source `.gcpatch` term against the closed patch schema and produce its
- * normalized form and identities. Implements PATCH_SCHEMA.md "Canonical normalization and
- * identity" and GENESIS_FACTS.md §3.1–§3.2. The independent verifier is `normalize-verify.ts`.
+ * normalized form and identities. Implements GenesisCode `docs/spec/PATCH_SCHEMA.md` "Canonical normalization and
+ * identity" and docs/reference/patch-protocols.md §3.1–§3.2. The independent verifier is `normalize-verify.ts`.
  *
  * Normalization keeps the op order, `:intent`, `:provenance`, `:new`, `:path` and `:content`
  * untouched; converts symbol-or-string identifiers to non-empty strings; converts set-valued
@@ -67047,7 +67052,7 @@ const normalize_PATCH_PROFILE = 'genesis/patch-authority-v0.1';
 const NORMALIZE_REQUEST_KIND = 'genesis/patch-normalize-request-v0.1';
 /** `:kind` of a patch-normalize report. */
 const NORMALIZE_REPORT_KIND = 'genesis/patch-normalize-v0.1';
-/** The eleven operation names (without the colon), in PATCH_SCHEMA.md order. */
+/** The eleven operation names (without the colon), in GenesisCode `docs/spec/PATCH_SCHEMA.md` order. */
 const OP_NAMES = [
     'replace-node',
     'replace-node-id',
@@ -67218,7 +67223,7 @@ function normalizeOp(source, ordinal) {
     return term_kwMap(fields);
 }
 /**
- * Normalizes a source patch term (PATCH_SCHEMA.md "Canonical normalization and identity").
+ * Normalizes a source patch term (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Canonical normalization and identity").
  * @param source the `.gcpatch` term as read (`readTerm`, not canonicalized).
  * @returns the normalized patch, its hash-term `patchH`, the source's hash-term `sourcePatchH`,
  *   the ordered op identities and the normalized op maps.
@@ -67290,7 +67295,7 @@ function opNameOf(op) {
 
 ;// CONCATENATED MODULE: ./src/patch/apply/apply-report-verify.ts
 /**
- * Verifying `genesis/patch-apply-v0.3` reports (GENESIS_FACTS.md §3.8), independently of the
+ * Verifying `genesis/patch-apply-v0.3` reports (docs/reference/patch-protocols.md §3.8), independently of the
  * producer: against their request, or — for a reviewer or the GitHub Action holding only the
  * evidence store — against the artifacts they reference.
  */
@@ -67304,7 +67309,7 @@ function reject(message) {
     return new errors_GcError('patch/report-mismatch', `apply report rejected: ${message}`, { exitCode: codes_ExitCode.verificationFailed });
 }
 /**
- * Decodes the closed apply report (GENESIS_FACTS.md §3.8), the one decoder of the producer's own
+ * Decodes the closed apply report (docs/reference/patch-protocols.md §3.8), the one decoder of the producer's own
  * check and of `gcpatch verify-pr` (`src/verify-pr/apply-evidence.ts`): exactly `:kind :profile :v
  * :request-h :ok :intent :provenance :ops-count :patch-h :op-identities :source-patch-h
  * :package-artifact :acceptance-artifact :semantic-edits`, with kind/profile/v fixed and every field
@@ -67437,7 +67442,7 @@ function verifyStoredApplyReport(store, reportHex) {
 ;// CONCATENATED MODULE: ./src/verify-pr/apply-evidence.ts
 /**
  * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
- * (GENESIS_FACTS.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
+ * (docs/reference/patch-protocols.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
  * patch it names by `:patch-h` is in the store, is in normalized form and hashes to `:patch-h`;
  * `:op-identities`, `:ops-count`, `:intent` and `:provenance` agree with that patch; the package and
  * acceptance artifacts exist, hash to their names and have the right kinds; `:ok` is the
@@ -67459,7 +67464,7 @@ const APPLY_REQUEST_KIND = 'genesis/patch-apply-report-request-v0.1';
 const APPLY_PROFILE = 'genesis/patch-authority-v0.1';
 const KIND = 'apply-report';
 /**
- * The apply-report request (GENESIS_FACTS.md §3.8) whose hash-term a report's `:request-h` must
+ * The apply-report request (docs/reference/patch-protocols.md §3.8) whose hash-term a report's `:request-h` must
  * be: `{:acceptance :acceptance-artifact :kind :package-artifact :patch :profile :semantic-edits
  * :source-patch-h :v 1}`.
  */
@@ -67774,7 +67779,7 @@ function strsField(op, name) {
 }
 /**
  * Re-canonicalizes the forms at `indices` (all forms when omitted), so every op writes canonical
- * modules (PATCH_SCHEMA.md: "the result is re-canonicalized before writing").
+ * modules (GenesisCode `docs/spec/PATCH_SCHEMA.md`: "the result is re-canonicalized before writing").
  * @throws GcError `patch/canonicalize` (exit 10) naming the module when a form no longer canonicalizes.
  */
 function recanonicalize(modulePath, forms, indices) {
@@ -67797,7 +67802,7 @@ function recanonicalize(modulePath, forms, indices) {
 }
 /**
  * The evidence entry of a high-level refactor op: `{:op :module-path :before-module-h
- * :after-module-h :detail}` (PATCH_SCHEMA.md "Replay-Aware Evidence").
+ * :after-module-h :detail}` (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Replay-Aware Evidence").
  */
 function refactorEdit(op, modulePath, before, after, detail) {
     return term_kwMap({
@@ -68017,7 +68022,7 @@ function mergedListEntries(base, parents) {
 
 ;// CONCATENATED MODULE: ./src/patch/protocol/state.ts
 /**
- * The in-memory package state that patch ops transform (GENESIS_FACTS.md §3.1 "Semantics"): the
+ * The in-memory package state that patch ops transform (docs/reference/patch-protocols.md §3.1 "Semantics"): the
  * manifest as an editable TOML table and every module as its canonical forms. The on-disk apply,
  * the GitHub Action and the refactor planner all run the same ops on this model.
  */
@@ -68088,7 +68093,7 @@ function packageStateFromSources(manifestText, sources) {
 
 ;// CONCATENATED MODULE: ./src/patch/protocol/tree.ts
 /**
- * Structural navigation and replacement along `:path` steps (PATCH_SCHEMA.md "Path encoding").
+ * Structural navigation and replacement along `:path` steps (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Path encoding").
  * Iterative, so deep terms (long lists, deep nesting) do not overflow the stack.
  */
 
@@ -68205,7 +68210,7 @@ function replaceAt(forms, steps, replacement) {
 }
 
 ;// CONCATENATED MODULE: ./src/patch/ops/replace-node.ts
-/** `:replace-node` (PATCH_SCHEMA.md): replace the node at `:path` with `:new`, re-canonicalize. */
+/** `:replace-node` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): replace the node at `:path` with `:new`, re-canonicalize. */
 
 
 
@@ -68244,8 +68249,8 @@ function applyReplaceNode(state, op) {
 ;// CONCATENATED MODULE: ./src/patch/protocol/node-index.ts
 /**
  * patch-semantic-node-index: the complete preorder inventory of a module's nodes with stable
- * semantic node ids, and node-id resolution for `:replace-node-id`. Implements PATCH_SCHEMA.md
- * "Stable Node IDs" and "Node-index authority protocol" (GENESIS_FACTS.md §3.3).
+ * semantic node ids, and node-id resolution for `:replace-node-id`. Implements GenesisCode `docs/spec/PATCH_SCHEMA.md`
+ * "Stable Node IDs" and "Node-index authority protocol" (docs/reference/patch-protocols.md §3.3).
  *
  * Preorder: forms by index; a pair is visited, then its car subtree (`[:pair-car]`), then its cdr
  * subtree (`[:pair-cdr]`) — so list tails and the closing `nil` are nodes; vectors by index
@@ -68412,7 +68417,7 @@ function applyReplaceNodeId(state, op) {
 }
 
 ;// CONCATENATED MODULE: ./src/patch/ops/add-module.ts
-/** `:add-module` (PATCH_SCHEMA.md): create a module from source text or forms, list it in the manifest. */
+/** `:add-module` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): create a module from source text or forms, list it in the manifest. */
 
 
 
@@ -68607,7 +68612,7 @@ function rewriteTerm(root, ctx, visit) {
 }
 
 ;// CONCATENATED MODULE: ./src/patch/ops/rename-symbol.ts
-/** `:rename-symbol` (PATCH_SCHEMA.md): rewrite every occurrence of a symbol in one module. */
+/** `:rename-symbol` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): rewrite every occurrence of a symbol in one module. */
 
 
 
@@ -68654,7 +68659,7 @@ function applyRenameSymbol(state, op) {
 }
 
 ;// CONCATENATED MODULE: ./src/patch/ops/move-module.ts
-/** `:move-module` (PATCH_SCHEMA.md): move a module file and rewrite its manifest entry in place. */
+/** `:move-module` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): move a module file and rewrite its manifest entry in place. */
 
 
 
@@ -68690,7 +68695,7 @@ function applyMoveModule(state, op) {
 }
 
 ;// CONCATENATED MODULE: ./src/patch/ops/split-module.ts
-/** `:split-module` (PATCH_SCHEMA.md): move top-level `(def <symbol> …)` forms into a new module. */
+/** `:split-module` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): move top-level `(def <symbol> …)` forms into a new module. */
 
 
 
@@ -68741,7 +68746,7 @@ function applySplitModule(state, op) {
 
 ;// CONCATENATED MODULE: ./src/patch/ops/meta-list.ts
 /**
- * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (PATCH_SCHEMA.md):
+ * The `::meta` list rewrite shared by `:rewrite-imports` and `:rewrite-exports` (GenesisCode `docs/spec/PATCH_SCHEMA.md`):
  * `:replace` seeds the set (else the current list), then `:remove` and `:add` apply set-wise; the
  * result is written back as a sorted (UTF-8 byte order) vector of unique symbols.
  */
@@ -68833,11 +68838,11 @@ function applyRewriteExports(state, op) {
 
 ;// CONCATENATED MODULE: ./src/patch/ops/migrate-contract-signature.ts
 /**
- * `:migrate-contract-signature` (PATCH_SCHEMA.md): rename the first parameter of
+ * `:migrate-contract-signature` (GenesisCode `docs/spec/PATCH_SCHEMA.md`): rename the first parameter of
  * `(def <contract> (fn (p) …))` and every in-scope reference to it, respecting lexical shadowing
  * by nested `fn` parameters and `let` bindings.
  *
- * Scope rules (canonical CoreForm, GENESIS_FACTS.md §1.3): only code positions hold references.
+ * Scope rules (canonical CoreForm, docs/reference/coreform.md §1.3): only code positions hold references.
  * `(quote d)` data, vector elements and map keys are data and are left alone, as is the operator
  * symbol of `(prim op …)`. `let` binding expressions are evaluated in the enclosing scope; a binding
  * or `fn` parameter named `:from-param` shadows it in the body. To keep the rename
@@ -69060,7 +69065,7 @@ function applyOpsInMemory(state, patch, options = {}) {
 ;// CONCATENATED MODULE: ./src/patch/apply/pack.ts
 /**
  * pack: re-pin every module hash in the manifest and build the package record
- * `genesis/package-v0.2` (GENESIS_FACTS.md §4 "Package artifact"). Pure: works on a
+ * `genesis/package-v0.2` (docs/reference/package-toml.md §4 "Package artifact"). Pure: works on a
  * {@link PackageState}; `host.ts` does the filesystem side.
  */
 
@@ -69132,7 +69137,7 @@ function packState(state, dependencyArtifact) {
 
 ;// CONCATENATED MODULE: ./src/verify-pr/replay.ts
 /**
- * Replaying a pull request's apply evidence (GENESIS_FACTS.md §3.7 steps 5–6): apply each verified
+ * Replaying a pull request's apply evidence (docs/reference/patch-protocols.md §3.7 steps 5–6): apply each verified
  * patch, in memory, to the base commit's package with the same op engine and `pack` the on-disk
  * apply uses, then compare the result with the head commit module by module and manifest key by
  * manifest key. Several apply reports are replayed as a chain: at each step the first pending
@@ -69765,17 +69770,17 @@ function bindChain(start, evidence, reproduces) {
 
 ;// CONCATENATED MODULE: ./src/refactor/codes.ts
 /**
- * Fixed identities and stable codes of the refactor-plan protocol (SEMANTIC_REFACTOR_PLAN_v0.1.md).
+ * Fixed identities and stable codes of the refactor-plan protocol (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`).
  * Constants only: the planner (`plan.ts`) and the independent verifier (`verify.ts`) both name
  * these strings, but no decision is shared through this file.
  */
-/** `:profile` of the refactor request and report (SEMANTIC_REFACTOR_PLAN_v0.1.md "Purpose"). */
+/** `:profile` of the refactor request and report (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Purpose"). */
 const REFACTOR_PROFILE = 'genesis/patch-authority-v0.1';
 /** `:kind` of the closed request ("Closed Request"). */
 const REFACTOR_REQUEST_KIND = 'genesis/refactor-plan-request-v0.1';
 /** `:kind` of the closed report ("Closed Report"). */
 const REFACTOR_REPORT_KIND = 'genesis/refactor-plan-v0.1';
-/** `:provenance :tool` of every safe plan's patch (GENESIS_FACTS.md §3.10 "Safe patch header"). */
+/** `:provenance :tool` of every safe plan's patch (docs/reference/patch-protocols.md §3.10 "Safe patch header"). */
 const REFACTOR_TOOL = 'genesis semantic-edit refactor-plan';
 /** `:intent` of a safe plan's patch is this prefix followed by the refactor kind, e.g. `semantic-refactor/move`. */
 const REFACTOR_INTENT_PREFIX = 'semantic-refactor/';
@@ -69783,7 +69788,7 @@ const REFACTOR_INTENT_PREFIX = 'semantic-refactor/';
 const REFACTOR_KINDS = ['rename', 'move', 'extract'];
 /**
  * The closed allowlist of planner conflict codes ("Closed Report"), in the order the planner
- * checks them (GENESIS_FACTS.md §3.10; see `plan.ts`). A conflict is a planning outcome carried in
+ * checks them (docs/reference/patch-protocols.md §3.10; see `plan.ts`). A conflict is a planning outcome carried in
  * a report, not an error. Each code is reported at most once.
  */
 const ConflictCode = {
@@ -69815,7 +69820,7 @@ const ConflictCode = {
 };
 /**
  * The one fixed `:message` of each conflict code, exactly as the reference producer writes it
- * (GENESIS_FACTS.md §3.10). Human output may say more; the report term says this.
+ * (docs/reference/patch-protocols.md §3.10). Human output may say more; the report term says this.
  */
 const CONFLICT_MESSAGES = {
     'refactor/kind-invalid': 'refactor kind must be rename, move, or extract',
@@ -69934,7 +69939,7 @@ function package_loadPackage(manifestArg) {
     return { dir, manifestFile, manifestText, manifest, modules };
 }
 /**
- * Compares every module's computed hash with its manifest pin (GENESIS_FACTS.md §4: a missing or
+ * Compares every module's computed hash with its manifest pin (docs/reference/package-toml.md §4: a missing or
  * empty pin, or a mismatch, fails verification).
  * @returns one finding per module, in manifest order.
  */
@@ -69954,7 +69959,7 @@ function pinsVerified(findings) {
 ;// CONCATENATED MODULE: ./src/refactor/request.ts
 /**
  * The closed refactor-plan request `genesis/refactor-plan-request-v0.1`
- * (SEMANTIC_REFACTOR_PLAN_v0.1.md "Closed Request"): building it from a package on disk (or from
+ * (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Closed Request"): building it from a package on disk (or from
  * module sources read anywhere, e.g. a git revision), admitting a request term, and its identities.
  *
  * Admission only checks the request's shape and its module records; symbol, kind and target
@@ -69971,7 +69976,7 @@ function pinsVerified(findings) {
 
 
 /**
- * Prints `t` once and returns its stored bytes, hash-term and store address (GENESIS_FACTS.md §2,
+ * Prints `t` once and returns its stored bytes, hash-term and store address (docs/reference/hashing.md §2,
  * §5). Cheaper than calling `hashTerm` and `termAddress` separately on a large request.
  */
 function request_termIdentity(t) {
@@ -70064,7 +70069,7 @@ function loadRefactorRequest(manifestArg, params) {
 }
 /**
  * Builds a request from module sources read anywhere (a git revision, an archive), in manifest
- * order: each source is read and canonicalized (GENESIS_FACTS.md §1.6).
+ * order: each source is read and canonicalized (docs/reference/coreform.md §1.6).
  * @throws GcError `core/parse/*`, `core/canon/*` with `location.file`, `refactor/request-invalid`.
  */
 function refactorRequestFromSources(params, sources) {
@@ -70078,7 +70083,7 @@ function refactorRequestFromSources(params, sources) {
  * Admits a request term: the exact key set, fixed `:kind`/`:profile`/`:v`, and a `:modules`
  * vector of closed `{:module-path Str :forms Vec}` records with portable, unique paths and
  * canonical forms. `:refactor-kind`, the symbols and the target may be any terms, as in the
- * reference (GENESIS_FACTS.md §3.10): the planner turns bad values, non-strings included, into
+ * reference (docs/reference/patch-protocols.md §3.10): the planner turns bad values, non-strings included, into
  * conflicts (`nonStrings` lists the non-string fields).
  * @param t the request term (e.g. read from the evidence store with `readTerm`).
  * @returns the admitted request; `requestH` is hash-term of `t` exactly as given.
@@ -70130,7 +70135,7 @@ function decodeRefactorRequest(t) {
 
 ;// CONCATENATED MODULE: ./src/refactor/plan.ts
 /**
- * The refactor planner `core/cli::refactor-plan` (SEMANTIC_REFACTOR_PLAN_v0.1.md "Planning
+ * The refactor planner `core/cli::refactor-plan` (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Planning
  * Semantics", "Rename", "Move and Extract", "Closed Report"): a pure function from the closed
  * request to the closed report `genesis/refactor-plan-v0.1`. Its independent verifier is
  * `verify.ts`, which shares no code with this file.
@@ -70143,7 +70148,7 @@ function decodeRefactorRequest(t) {
  * is the exact number of terms the patch will rewrite. Keywords are symbols too: `:foo` and `foo`
  * are different names. Strings are never symbol terms.
  *
- * Conflicts follow the reference producer exactly (GENESIS_FACTS.md §3.10): each code at most
+ * Conflicts follow the reference producer exactly (docs/reference/patch-protocols.md §3.10): each code at most
  * once, with its one fixed message (`codes.ts` `CONFLICT_MESSAGES`) and `:module-path ""`
  * `:path-repr ""`, in this order:
  * 1. `refactor/kind-invalid` (kind not rename|move|extract);
@@ -70230,14 +70235,14 @@ function scanModule(moduleIndex, forms, from) {
 }
 /**
  * The patch `:intent` of a safe plan: `semantic-refactor/<kind>`, e.g. `semantic-refactor/move`
- * (GENESIS_FACTS.md §3.10 "Safe patch header").
+ * (docs/reference/patch-protocols.md §3.10 "Safe patch header").
  */
 function planIntent(request) {
     return `${REFACTOR_INTENT_PREFIX}${request.refactorKind}`;
 }
 /**
  * The patch `:provenance` of a safe plan: `{:from <from> :kind :<kind> :to <to> :tool "genesis
- * semantic-edit refactor-plan"}` with `:kind` a keyword symbol (GENESIS_FACTS.md §3.10). It names
+ * semantic-edit refactor-plan"}` with `:kind` a keyword symbol (docs/reference/patch-protocols.md §3.10). It names
  * no request: evidence is linked by the report's `:request-h` and `:patch-h` (`evidence.ts`).
  */
 function planProvenance(request) {
@@ -70347,7 +70352,7 @@ function reportTerm(request, fields) {
  * @param request an admitted request, or a request term (admitted with `decodeRefactorRequest`).
  * @returns the report term and the facts behind it.
  * @throws GcError only for an inadmissible request term (`core/closed/*`, `refactor/request-invalid`).
- * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Planning Semantics", "Rename", "Move and Extract".
+ * Implements GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Planning Semantics", "Rename", "Move and Extract".
  * @example planRefactor(buildRefactorRequest({refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b'}, modules)).safe
  */
 function planRefactor(request) {
@@ -70385,7 +70390,7 @@ function reportAddress(plan) {
 
 ;// CONCATENATED MODULE: ./src/refactor/verify.ts
 /**
- * Independent host verification of refactor-plan reports (SEMANTIC_REFACTOR_PLAN_v0.1.md
+ * Independent host verification of refactor-plan reports (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`
  * "Independent Host Verification"). Fail-closed and separate from the producer: nothing here is
  * imported from `plan.ts`; every expectation is re-derived from the request by this file's own
  * read-only scan.
@@ -70567,7 +70572,7 @@ function decodeReport(t) {
     }
 }
 /**
- * The conflicts the rules of GENESIS_FACTS.md §3.10 give for `request`, derived by this file's own
+ * The conflicts the rules of docs/reference/patch-protocols.md §3.10 give for `request`, derived by this file's own
  * scan: each code at most once, fixed message, no location, in check order; the order dependency
  * only when nothing else conflicts, as the single conflict located at the module of the first
  * offending definition.
@@ -70690,7 +70695,7 @@ function verify_checkManifest(op, index, request, sourcePath) {
  * Checks, in order: closed shape and types; fixed `:kind`/`:profile`/`:v`; `:request-h`; status
  * relations (`:ok` = `:safe-to-apply` = no conflicts); `:module-count`; conflict-code allowlist
  * and locations; that the report is not in the pre-reference layout (else
- * `refactor/report-outdated`); that the conflicts are exactly the ones the rules of GENESIS_FACTS.md
+ * `refactor/report-outdated`); that the conflicts are exactly the ones the rules of docs/reference/patch-protocols.md
  * §3.10 give (codes, fixed messages, locations, order; none for a safe report); then for a
  * conflicted report its empty shape, and for a safe report: `:patch-h` = hash-term(`:patch`); the
  * patch is exactly `{:intent :ops :provenance :version 1}` and every op has exactly its normalized
@@ -70708,7 +70713,7 @@ function verify_checkManifest(op, index, request, sourcePath) {
  *   `refactor/report-outdated` (exit 50, `details.check` `outdated`) for a report written by an
  *   earlier gcpatch, whose message says to re-plan; for an inadmissible
  *   request term, the admission errors of `decodeRefactorRequest` (exit 10).
- * Implements SEMANTIC_REFACTOR_PLAN_v0.1.md "Independent Host Verification".
+ * Implements GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md` "Independent Host Verification".
  */
 function verifyRefactorReport(report, request) {
     const req = 'requestH' in request && 'term' in request ? request : decodeRefactorRequest(request);
@@ -70877,7 +70882,7 @@ function verifyRefactorReport(report, request) {
 ;// CONCATENATED MODULE: ./src/verify-pr/refactor-evidence.ts
 /**
  * Verifying a refactor-plan report found in a pull request's evidence store
- * (SEMANTIC_REFACTOR_PLAN_v0.1.md): its request must be in the store, the report must pass the
+ * (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`): its request must be in the store, the report must pass the
  * independent host verifier, and re-planning the request from the package state it claims to start
  * from (the base commit, or the state after earlier evidence) must give the identical report.
  */
@@ -70910,7 +70915,7 @@ async function checkRefactorReport(entry, store, prefer, out) {
     const report = entry.term;
     const requestH = refactor_evidence_str(mapGetKw(report, 'request-h'));
     // The request is found by its identity alone: the reference's patch names no request
-    // (GENESIS_FACTS.md §3.10), and reports from earlier gcpatch carry the same :request-h.
+    // (docs/reference/patch-protocols.md §3.10), and reports from earlier gcpatch carry the same :request-h.
     const requestEntry = requestH === undefined ? undefined : await store.findByHashTerm('refactor-plan-request', requestH, prefer);
     if (requestEntry === undefined) {
         out.fail(refactor_evidence_KIND, entry.address, 'request present', {
@@ -71178,7 +71183,7 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
  * them (so merging (base, base, x) gives x byte for byte); lines copied unchanged from a side with
  * mixed endings keep their own endings ({@link restorePiece}), so untouched lines come out byte for
  * byte. Whether the file ends in a newline is ordinary text (the whitespace after the last form)
- * and is merged with it. Implements GIT_AND_ACTIONS_FACTS.md §2.2
+ * and is merged with it. Implements docs/reference/git-merge-driver.md "Inputs that broke other drivers"
  * (mergiraf #581 CRLF, #133/#143/#149 final newline).
  */
 const CR = 0x0d;
@@ -71341,7 +71346,7 @@ const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
  * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
  *
  * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
- * GIT_AND_ACTIONS_FACTS.md §1.3, §1.5, §2.2). `git merge-file` exits with the number of conflicts
+ * docs/reference/git-merge-driver.md "Exit status", "git merge-file", "Inputs that broke other drivers"). `git merge-file` exits with the number of conflicts
  * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
  * the driver can write, never to an exception.
  */
@@ -71397,7 +71402,7 @@ function isBinary(bytes) {
 const START_RUN = Buffer.from('<<<<<<<');
 /**
  * True when `bytes` already holds a conflict: a line starting with 7 or more `<` followed by a
- * space or the end of the line, and later such a line of `>` (GIT_AND_ACTIONS_FACTS.md §2.2,
+ * space or the end of the line, and later such a line of `>` (docs/reference/git-merge-driver.md "Inputs that broke other drivers",
  * mergiraf #520/#643). Works on raw bytes; CR before the line end is allowed.
  */
 function hasConflictMarkers(bytes) {
@@ -72011,7 +72016,7 @@ function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, size, d
  * - `modules` entries are matched by `path`; their order is merged like top-level forms
  *   (textmerge/order.ts); each entry merges by key. A `hash` pin both sides changed differently becomes
  *   `""` and the caller is told to run `gcpatch pack`: an empty pin fails verification
- *   (GENESIS_FACTS.md §4), so nothing unverified passes silently.
+ *   (docs/reference/package-toml.md §4), so nothing unverified passes silently.
  * - Any other conflict throws `merge/manifest/conflict`; the driver then falls back to the line merge.
  *
  * Layout: the result is first tried as a line merge of the texts (with each conflicting pin blanked
@@ -72401,7 +72406,7 @@ function scanValidWasm(s) {
  * @returns the source bytes, the form spans (`start`, `end`, `leadingStart`: 0-based UTF-8 byte
  *   offsets, as in {@link readModule}), and where the trailing trivia starts.
  * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10)
- *   as for {@link readModule} (GENESIS_FACTS.md §1.2).
+ *   as for {@link readModule} (docs/reference/coreform.md §1.2).
  */
 function scan_scanModule(source) {
     const src = typeof source === 'string' ? utf8(source) : source;
@@ -72613,7 +72618,7 @@ const keys_SEMI = 0x3b;
 const OPEN = 0x28;
 /** True for the reader's whitespace bytes: space, tab, LF, CR. */
 const isSpace = (c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-/** Bytes that end a symbol (GENESIS_FACTS.md §1.2): whitespace, brackets, quote, string quote, comment. */
+/** Bytes that end a symbol (docs/reference/coreform.md §1.2): whitespace, brackets, quote, string quote, comment. */
 const DELIMITER = new Uint8Array(256);
 for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, keys_SEMI])
     DELIMITER[c] = 1;
@@ -73682,7 +73687,7 @@ function hasLf(b) {
 /**
  * The separator used between two elements that were neighbours nowhere and have no separator of
  * their own: the most frequent line-breaking separator of ours, else theirs, else base, else one
- * blank line (the canonical printer's layout, GENESIS_FACTS.md §1.5).
+ * blank line (the canonical printer's layout, docs/reference/coreform.md §1.5).
  */
 function commonSeparator(sides) {
     for (const s of sides) {
@@ -74333,12 +74338,12 @@ function renderTree(segments, markers) {
 /**
  * Tree merge of one top-level form that both sides changed:
  * the three versions are read with the source span of every node (`readTermSpans`), children are
- * matched by kind and SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 apply per child, recursively:
+ * matched by kind and GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` rules 1–3 apply per child, recursively:
  *
  * - map entries by key (printed key term); an entry added on both sides with different values, or
  *   deleted on one side and changed on the other, conflicts at that entry's map;
  * - the vectors under `:exports`, `:imports` and `:caps` (the sets of the `::meta` form,
- *   PATCH_SCHEMA.md rewrite-imports/exports) as sets: both sides' additions and removals apply;
+ *   GenesisCode `docs/spec/PATCH_SCHEMA.md` rewrite-imports/exports) as sets: both sides' additions and removals apply;
  * - other lists and vectors by a three-way alignment of their children (Myers on the children's
  *   printed terms): edits of different children combine; both sides inserting at the same place, or
  *   changing one run of children differently, conflicts at that list;
@@ -74366,7 +74371,7 @@ function renderTree(segments, markers) {
 
 /** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
 const MAX_TREE_DEPTH = 200;
-/** Map keys whose vector values are sets (PATCH_SCHEMA.md rewrite-imports / rewrite-exports). */
+/** Map keys whose vector values are sets (GenesisCode `docs/spec/PATCH_SCHEMA.md` rewrite-imports / rewrite-exports). */
 const SET_KEYS = new Set([':exports', ':imports', ':caps']);
 /** Thrown inside the merge when the tree merge does not apply (the caller falls back). */
 class Bail extends Error {
@@ -74646,8 +74651,8 @@ class TreeMerger {
         const sorted = (ks) => ks.every((k, i) => i === 0 || compareUtf8(ks[i - 1], k) < 0);
         let placed;
         if (sorted(outKeys) && sorted(t.children.map(keyOf))) {
-            // Sets are kept sorted in their canonical representation (GENESIS_FACTS.md "::meta
-            // convention"): when both sides are sorted, theirs' additions go to their sorted place.
+            // Sets are kept sorted in their canonical representation (docs/reference/coreform.md §1.6,
+            // "Metadata"): when both sides are sorted, theirs' additions go to their sorted place.
             const items = out.map((c, i) => ({ key: outKeys[i], child: c }));
             for (const a of added) {
                 let pos = items.findIndex((x) => compareUtf8(a.key, x.key) < 0);
@@ -74999,7 +75004,7 @@ function mergeFormTree(base, ours, theirs, deadline = Infinity) {
 
 ;// CONCATENATED MODULE: ./src/textmerge/resolve.ts
 /**
- * Step 3 of the text merge, resolution: SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each aligned
+ * Step 3 of the text merge, resolution: GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` rules 1–3 on each aligned
  * element's text; both changed → merged inside (part by part, else a line-level diff3), kept only
  * when clean and it reads back as one element of the same kind and name; delete/modify and
  * divergent add/add are conflicts.
@@ -76226,7 +76231,7 @@ class SideOrder {
  *    rules in reduced.ts).
  * 2. Alignment (align.ts): `(def NAME …)` by NAME, other forms and comment blocks by content, then
  *    unmatched non-def forms / comment blocks by position.
- * 3. Resolution (resolve.ts): SEMANTIC_PATCH_MERGE_v0.1.md rules 1–3 on each element's text, then
+ * 3. Resolution (resolve.ts): GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` rules 1–3 on each element's text, then
  *    the semantic pass (semantic-pass.ts: renames carried over, dangling references).
  * 4. `mergeOrder` (order.ts): ours' order, with theirs' additions, moves and kept-by-theirs
  *    conflicts placed after their predecessor on theirs' side (after ours' additions at that spot).
@@ -76341,10 +76346,11 @@ function mergeSegmented(B, O, T, options, reduced) {
  * fallback. `driver/index.ts` parses the arguments and calls {@link runDriver}.
  *
  * Git runs `node <checkout>/driver/dist/index.js [--manifest] %O %A %B %L %P %S %X %Y` through
- * `sh -c` with the work tree's top as cwd (GIT_AND_ACTIONS_FACTS.md §1.1–§1.3). The result goes into
+ * `sh -c` with the work tree's top as cwd (docs/reference/git-merge-driver.md "Wiring" to "Exit status"). The result goes into
  * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
  * merge is never aborted by the driver and never silently keeps only ours.
  */
+
 
 
 
@@ -76535,7 +76541,56 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
             }
         }
     }
-    return lineFallback(where, reason, lineMerge, forceConflict);
+    const outcome = lineFallback(where, reason, lineMerge, forceConflict);
+    if (options.mode === 'manifest' && outcome.exitCode === 0 && outcome.result !== undefined) {
+        // A clean line merge of two manifests that each added an entry can list it twice (one module
+        // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
+        const repeated = repeatedManifestEntry(outcome.result);
+        if (repeated !== undefined) {
+            return {
+                exitCode: 1,
+                method: 'line',
+                result: conflictBlock(ours, base, theirs, options.markers),
+                reason,
+                conflicts: [],
+                messages: [
+                    ...outcome.messages,
+                    `gcpatch: ${where}: the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`,
+                ],
+            };
+        }
+    }
+    return outcome;
+}
+/**
+ * The first `[[modules]]` path or `[[dependencies]]` name a manifest text lists twice, as
+ * `module "p"` / `dependency "n"`; undefined when there is none or the text does not read as TOML.
+ */
+function repeatedManifestEntry(text) {
+    let table;
+    try {
+        table = manifest_write_parseManifestTable(text);
+    }
+    catch {
+        return undefined;
+    }
+    for (const [key, field, what] of [['modules', 'path', 'module'], ['dependencies', 'name', 'dependency']]) {
+        const list = table[key];
+        if (!Array.isArray(list))
+            continue;
+        const seen = new Set();
+        for (const entry of list) {
+            if (!isTomlTable(entry))
+                continue;
+            const name = entry[field];
+            if (typeof name !== 'string')
+                continue;
+            if (seen.has(name))
+                return `${what} ${JSON.stringify(name)}`;
+            seen.add(name);
+        }
+    }
+    return undefined;
 }
 /**
  * Runs the line merge and turns its outcome into a driver outcome: exit 0 only when it is clean and
@@ -77333,7 +77388,7 @@ function fsyncDirectory(dir) {
 
 ;// CONCATENATED MODULE: ./src/store/store.ts
 /**
- * The content-addressed evidence store (GENESIS_FACTS.md §5; DESIGN.md "Evidence"):
+ * The content-addressed evidence store (docs/reference/evidence-store.md §5):
  * `<package>/.genesis/store/<hex>`, a flat directory whose file names are the lowercase hex of the
  * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
  *
@@ -77344,7 +77399,7 @@ function fsyncDirectory(dir) {
  *
  * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
  * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
- * 32 MiB per artifact, 512 MiB in total, 8,192 entries (GENESIS_FACTS.md §5).
+ * 32 MiB per artifact, 512 MiB in total, 8,192 entries (docs/reference/evidence-store.md §5).
  */
 
 
@@ -77361,7 +77416,7 @@ const StoreCode = {
     ioError: 'core/store/io-error',
     resourceLimit: 'core/caps/resource-limit',
 };
-/** The bounds of GENESIS_FACTS.md §5. */
+/** The bounds of docs/reference/evidence-store.md §5. */
 const DEFAULT_STORE_LIMITS = Object.freeze({
     maxArtifactBytes: 32 * 1024 * 1024,
     maxTotalBytes: 512 * 1024 * 1024,
@@ -78037,7 +78092,7 @@ function explainRange(base, head, accepted, refactors, refactorByPatch, audit, o
 ;// CONCATENATED MODULE: ./src/verify-pr/store-evidence.ts
 /**
  * Evidence-store entries of a package at a commit, read from git objects: re-hash each entry
- * against its name (GENESIS_FACTS.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
+ * against its name (docs/reference/evidence-store.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
  * in canonical print, and dispatch on its `:kind`. Entries are looked up by address, and
  * patches and refactor requests by their hash-term identity (`:patch-h`, `:request-h`).
  */
@@ -78059,7 +78114,7 @@ const EVIDENCE_KINDS = Object.freeze({
 });
 /**
  * The evidence kind of a parsed entry: by its `:kind` string; a map with exactly the keys
- * `:intent :ops :provenance :version` is a normalized patch (PATCH_SCHEMA.md); anything else is
+ * `:intent :ops :provenance :version` is a normalized patch (GenesisCode `docs/spec/PATCH_SCHEMA.md`); anything else is
  * `other` (verified by hash only).
  * @returns the kind and the raw `:kind` string, if any.
  */
@@ -78844,7 +78899,7 @@ function stringifyJson(value, indent = 0) {
 ;// CONCATENATED MODULE: ./action/annotations.ts
 /**
  * File annotations for the audit's findings, within GitHub's limits (about 10 annotations per kind
- * per step, GIT_AND_ACTIONS_FACTS.md §4): the first findings of each severity are annotated on their
+ * per step, docs/reference/github-actions.md): the first findings of each severity are annotated on their
  * file and line; when there are more, the last slot carries a summary that points at the job
  * summary and the JSON report. Every finding is also printed to the log.
  */
