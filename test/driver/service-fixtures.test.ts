@@ -1,6 +1,6 @@
 // The merge triples of fixtures/merge/ through the warm merge service: the installed line run as git
 // runs it (`sh -c`, %-expansion, the work tree's top as cwd) hands each triple to one running
-// service, whose result must be the Expected bytes and exit status of test/merge/text-fixtures.test.ts.
+// service, whose result must be the Expected bytes and exit status of test/textmerge/fixtures.test.ts.
 // GCPATCH_DRIVER_FAULT=crash would make a direct driver crash into a line merge: the service ignores
 // it, so a right result and no crash message show that the service merged.
 import { spawnSync } from 'node:child_process';
