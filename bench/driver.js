@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Merge driver cost (issue #15): what git pays per file.
+// Merge driver cost (docs/driver.md "Figures"): what git pays per file.
 //
 // 1. CPU (user + sys, from bash's `times` over a loop of runs: getrusage of the children) of one
 //    driver merge against bare `node -e 0`, for ~10 KB / 100 KB / 1 MB / 8 MB modules, in paired

@@ -90,7 +90,7 @@ async function timed(L, pr, history) {
   const wall = performance.now() - t0;
   const c = process.cpuUsage(c0);
   // The history-aware check must pass every case; the earlier range-level replay fails a multi-commit
-  // PR whose evidence sorts out of order (issue #11): its time is still reported, with its error count.
+  // PR whose evidence sorts out of order (docs/action.md "How verify-pr follows history"): its time is still reported, with its error count.
   if (!report.ok && history) throw new Error(`verify-pr failed: ${JSON.stringify(report.findings.slice(0, 3))}`);
   return { cpu: (c.user + c.system) / 1000, wall, errors: report.findings.filter((f) => f.severity === 'error').length };
 }
@@ -148,7 +148,7 @@ export async function run(runs = 3) {
       }
       console.log(
         `verify-pr: ${c.name}: history-aware ${fmt(r.historyCpuMs, 0)} ms CPU (${fmt(r.historyCpuMs / modules, 2)} ms/module), ` +
-          `range-level (before #11) ${fmt(r.rangeCpuMs, 0)} ms CPU (${fmt(r.rangeCpuMs / modules, 2)} ms/module)${r.rangeErrors > 0 ? `, rejecting the honest PR with ${r.rangeErrors} errors` : ''}; ratio ${fmt(r.historyCpuMs / r.rangeCpuMs, 2)}; ` +
+          `range-level ${fmt(r.rangeCpuMs, 0)} ms CPU (${fmt(r.rangeCpuMs / modules, 2)} ms/module)${r.rangeErrors > 0 ? `, rejecting the honest PR with ${r.rangeErrors} errors` : ''}; ratio ${fmt(r.historyCpuMs / r.rangeCpuMs, 2)}; ` +
           `wall ${fmt(r.historyWallMs, 0)} / ${fmt(r.rangeWallMs, 0)} ms; medians of ${runs}; load average ${fmt(loadavg()[0], 1)}`,
       );
     } finally {

@@ -70,8 +70,8 @@ export interface CommitRoute {
 
 /**
  * The head's evidence store, checked lazily: only the entries the commits being explained add are
- * verified (`audit/refactor-evidence.ts`, `audit/apply-evidence.ts`), each once. The store is
- * append-only, so the head's store holds the evidence of every earlier commit.
+ * verified (`src/verify-pr/refactor-evidence.ts`, `src/verify-pr/apply-evidence.ts`), each once.
+ * The store is append-only, so the head's store holds the evidence of every earlier commit.
  */
 export class HeadEvidence {
   /** Verified refactor plans and apply reports so far, by store address. */

@@ -1,5 +1,5 @@
 /**
- * CLI commands `gcpatch merge-file` and `gcpatch solve` (issue #15 item 4): the merge driver's
+ * CLI commands `gcpatch merge-file` and `gcpatch solve` (docs/driver.md): the merge driver's
  * engine on three loose files, and on files that already hold conflicts. Thin: options, one
  * library call (src/textmerge/solve.ts), render.
  */

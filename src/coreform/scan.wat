@@ -1,7 +1,7 @@
 ;; The fast path of scanModule (read.ts, scanValid) in WebAssembly: the same grammar check over the
 ;; same bytes, step for step, with the same answer (0 valid, anything else: let the reader report
 ;; the error). A driver process runs V8 without its optimizing compiler (driver/launch.cjs), where a
-;; JavaScript byte loop costs ~20 ns a byte; this one costs ~1-2 (issue #15).
+;; JavaScript byte loop costs ~20 ns a byte; this one costs ~1-2 (docs/driver.md "Large modules").
 ;;
 ;; Memory layout (the caller sizes the memory and writes the tables and the input):
 ;;   [0, 256)           SCAN: byte -> class (read.ts SCAN; 0 ( 1 [ 2 { 3 ' 4 ) 5 ] 6 } 7 space

@@ -14,8 +14,8 @@ import { ExitCode, GcError } from '../util/errors.js';
 
 /**
  * An open repository. `dir` is the absolute work-tree root; `cache` is the one isomorphic-git
- * cache object shared by every call on this repository (docs/cache.md: without it each call
- * re-reads packfiles).
+ * cache object shared by every call on this repository (docs/reference/isomorphic-git.md: without
+ * it each call re-reads packfiles).
  */
 export interface GitRepository {
   readonly dir: string;

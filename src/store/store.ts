@@ -357,7 +357,7 @@ export class EvidenceStore {
   }
 
   /**
-   * Looks at every name in the store directory (issue #13 item 6): regular files named exactly 64
+   * Looks at every name in the store directory (docs/patches.md "Evidence layout"): regular files named exactly 64
    * lowercase hex digits are entries; the put's own temporary files are set apart; anything else —
    * a symlink or directory (whatever its name), a file with any other name — is an anomaly
    * (`core/store/corruption`, exit 50), because nothing may sit in the store unverified.

@@ -1,5 +1,5 @@
 /**
- * The git merge driver's cascade (issue #3; mergiraf's `merge.rs`): trivial merges, input checks,
+ * The git merge driver's cascade (docs/driver.md "What happens, in order"; mergiraf's `merge.rs`): trivial merges, input checks,
  * the structural text merge under a time budget with its safety net, and the `git merge-file`
  * fallback. `driver/index.ts` parses the arguments and calls {@link runDriver}.
  *
@@ -135,7 +135,7 @@ export interface StructuralBytesResult {
 
 /**
  * The structural merge of one file on raw bytes: normalizes line endings and BOM (newline.ts),
- * merges (`.gc`: text.ts; manifest: manifest.ts), restores the chosen style and checks that
+ * merges (`.gc`: module.ts; manifest: manifest.ts), restores the chosen style and checks that
  * the restored bytes normalize back to exactly the merged text.
  * @throws GcError (parse, canonicalization, `merge/text/unsafe`, `merge/manifest/*`), TimeoutError.
  */

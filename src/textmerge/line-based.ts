@@ -2,7 +2,7 @@
  * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
  * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
  *
- * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
+ * Used whenever the structural merge is disabled, impossible or unsafe (docs/driver.md "What happens, in order",
  * docs/reference/git-merge-driver.md "Exit status", "git merge-file", "Inputs that broke other drivers"). `git merge-file` exits with the number of conflicts
  * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
  * the driver can write, never to an exception.

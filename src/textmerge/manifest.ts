@@ -1,5 +1,5 @@
 /**
- * The `package.toml` merge driver (`merge=gcpatch-manifest`, issue #3 item 6): merges the manifest
+ * The `package.toml` merge driver (`merge=gcpatch-manifest`, docs/driver.md "The `package.toml` driver"): merges the manifest
  * by key and its `[[modules]]` list by path, three-way.
  *
  * - Every key (recursively through tables) follows the v0.1 rules 1–3 (equal → it; one side
@@ -16,7 +16,7 @@
  * `genesis pack` (keys sorted, arrays one item per line with a 4-space indent, `[[modules]]` last,
  * `hash` before `path`). Texts are LF-normalized UTF-8 (textmerge/newline.ts restores the file's style).
  *
- * Values (issue #13 item 5): tables are null-prototype objects (smol-toml's, and ours), read by own
+ * Values: tables are null-prototype objects (smol-toml's, and ours), read by own
  * property only, so any key name (a quoted `"__proto__"` included) is an ordinary key. Integers are
  * bigint; floats compare with `Object.is` (`-0.0` is a change from `0.0`; every NaN equals every
  * NaN). smol-toml reads `nan`, `+nan` and `-nan` as the same NaN and keeps times to the millisecond,

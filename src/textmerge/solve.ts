@@ -1,8 +1,9 @@
 /**
- * The driver's engine on loose files and on files that already hold conflicts (issue #15 item 4):
+ * The driver's engine on loose files and on files that already hold conflicts (docs/driver.md
+ * "Merging loose files: `gcpatch merge-file`" and "Re-resolving conflicted files: `gcpatch solve`"):
  * `gcpatch merge-file` ({@link mergeLooseFiles}) and `gcpatch solve` ({@link solveFile}).
  *
- * Both run exactly the cascade git's driver runs (`mergeFileBytes` in text-driver.ts: trivial
+ * Both run exactly the cascade git's driver runs (`mergeFileBytes` in driver.ts: trivial
  * merges, the structural merge under its time budget, `git merge-file` as the fallback), so their
  * bytes equal the driver's. `solve` takes the three sides from git's index (stages 1–3, `git
  * ls-files -u`) when the file is unmerged, else from diff3-style markers in the file (a base

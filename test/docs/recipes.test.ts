@@ -10,8 +10,8 @@
  * `driver install --global` touches nothing of the user's), and git has an author.
  *
  * Every other ```sh block must be listed in NOT_RUNNABLE with the reason it is not run; a block
- * that is neither runnable nor listed fails the test. docs/incoming/ is not published yet and is
- * skipped. The recipes are independent (each its own directory, HOME and git config), so they run
+ * that is neither runnable nor listed fails the test. Only the top level of docs/ is read (not
+ * docs/reference/). The recipes are independent (each its own directory, HOME and git config), so they run
  * concurrently: each waits mostly on its child processes.
  */
 import { spawn, spawnSync } from 'node:child_process';

@@ -71,7 +71,7 @@ describe('gcpatch verify-pr', () => {
     expect(r.stderr).toContain('git/missing-commit');
     expect(r.stderr).toContain('fetch-depth: 0');
     expect(gcpatch(['verify-pr', '--base', 'main', '--fail-on', 'never'], { cwd: repo }).status).toBe(10);
-    // #13 item 9: with --json the usage error is JSON on stdout too
+    // docs/action.md "Run the same checks locally": with --json the usage error is JSON on stdout too
     const json = gcpatch(['verify-pr', '--base', 'main', '--fail-on', 'x', '--json'], { cwd: repo });
     expect(json.status).toBe(10);
     const parsed = JSON.parse(json.stdout) as { ok: boolean; error: { code: string; message: string } };

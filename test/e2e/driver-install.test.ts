@@ -1,4 +1,4 @@
-// End-to-end (issue #15 item 1): the installed driver line cannot drop a side. Real git merges in
+// End-to-end (docs/driver.md "The driver line cannot drop a side"): the installed driver line cannot drop a side. Real git merges in
 // temporary repositories after `driver install`, with the driver deleted, moved, broken, or
 // installed from paths holding `%A`, spaces and quotes.
 import { spawnSync } from 'node:child_process';

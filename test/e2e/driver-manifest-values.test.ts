@@ -1,4 +1,4 @@
-// End-to-end (issue #13 item 5): real `git merge` / `git rebase` with the bundled package.toml
+// End-to-end (docs/driver.md "The `package.toml` driver"): real `git merge` / `git rebase` with the bundled package.toml
 // driver (driver/dist/index.js; `npm run build:driver` first): a quoted "__proto__" key, -0.0,
 // -nan, and a 20,000-module manifest past a tiny GCPATCH_DRIVER_TIMEOUT_MS budget.
 import { readFileSync } from 'node:fs';

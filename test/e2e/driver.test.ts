@@ -129,11 +129,11 @@ describe('git merge with the gcpatch driver', () => {
     expect(r.stdout + r.stderr).toContain('gcpatch: lib/m.gc: conflict in (def app/m::a …)');
     const text = read(repo, 'lib/m.gc');
     expect(text).toContain(B('B'));
-    // Only the conflicting node's line is marked (issue #14), the rest of the form stays as is.
+    // Only the conflicting node's line is marked (docs/driver.md "Inside a form: tree merge"), the rest of the form stays as is.
     expect(text).toMatch(/;; first\n\(def app\/m::a\n {2}\(fn \(x\)\n<<<<<<< \S+\n {4}\(prim int\/add x 2\)\)\)\n(\|{7}[^\n]*\n {4}\(prim int\/add x 1\)\)\)\n)?=======\n {4}\(prim int\/add x 3\)\)\)\n>>>>>>> /);
   });
 
-  it('inside forms (issue #14): both exports merge, a rename is carried over on rebase, a new use of a deleted definition conflicts', () => {
+  it('inside forms: both exports merge, a rename is carried over on rebase, a new use of a deleted definition conflicts', () => {
     const meta = (exports: string): string => `(def ::meta\n  '{:caps []\n    :exports [${exports}]\n    :types {}})\n`;
     const old = `(def app/m::old-name\n  (fn (n)\n    (prim int/mul n 2)))\n`;
     const repo = repoWith({ 'm.gc': mod(meta('app/m::a'), A('1'), old) });
@@ -163,7 +163,7 @@ describe('git merge with the gcpatch driver', () => {
     git(repo2, ['rebase', '--abort']);
   });
 
-  it('carries a rename into the other side’s edits (issue 25): the renamed definition’s edited body, a wrapped use; merge and rebase', () => {
+  it('carries a rename into the other side’s edits: the renamed definition’s edited body, a wrapped use; merge and rebase', () => {
     const price = (name: string, body: string): string => `;; The price of one item, in cents.\n(def ${name}\n  (fn (item)\n    ${body}))\n`;
     const total = (call: string): string => `(def app/m::total\n  (fn (item qty)\n    (prim int/mul ${call} qty)))\n`;
     const base = mod(A('1'), price('app/m::price', '(prim map/get item :cents)'), total('(app/m::price item)'));

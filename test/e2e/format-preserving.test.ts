@@ -1,4 +1,4 @@
-// End-to-end (issue #12): `gcpatch refactor apply` keeps the author's formatting, so two branches
+// End-to-end (docs/patches.md "How apply writes modules"): `gcpatch refactor apply` keeps the author's formatting, so two branches
 // that rename DIFFERENT definitions used in one hand-formatted module (app/main.gc of the 25-module
 // ledger fixture) merge with no conflict through real git and the gcpatch merge driver, and the
 // merged history verifies with `gcpatch verify-pr`. Drives bin/gcpatch.js (dist/) and the committed
@@ -49,7 +49,7 @@ describe('format-preserving refactor apply through git and the merge driver', { 
     expect(main()).toBe(original.split('ledger/journal::entry').join('ledger/journal::journal-entry'));
     commitAll(repo, 'rename entry to journal-entry');
 
-    // The merge: no conflict in app/main.gc (before issue #12 both sides rewrote it whole).
+    // The merge: no conflict in app/main.gc (with canonical rewrites both sides would rewrite it whole).
     git(repo, 'merge', '--no-edit', 'rename-parse-args');
     const merged = main();
     expect(merged).toBe(original.replace('ledger/cli::parse-args', 'ledger/cli::read-args').split('ledger/journal::entry').join('ledger/journal::journal-entry'));

@@ -1,4 +1,4 @@
-// End-to-end `gcpatch solve` (issue #15 item 4) with the built CLI and real git: a merge without the
+// End-to-end `gcpatch solve` (docs/driver.md "Re-resolving conflicted files") with the built CLI and real git: a merge without the
 // driver that leaves every fixture triple git cannot merge conflicted, re-resolved from the index;
 // `git checkout --conflict=diff3` then solve; a rebase; markers staged by mistake.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

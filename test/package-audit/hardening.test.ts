@@ -1,6 +1,6 @@
 /**
- * Issue #13 item 6 (whole-store `store verify` and `audit` check every name in the store) and
- * issue #11 item 5 (`audit` fails when the last acceptance is not for the package as it is:
+ * Whole-store `store verify` and `audit` check every name in the store, and `audit` fails
+ * when the last acceptance is not for the package as it is (docs/patches.md "Evidence layout":
  * name, version, every declared obligation covered). Library and the built CLI (`npm run build`).
  */
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -131,7 +131,7 @@ describe('whole-store verify and audit check every name in the store', () => {
   });
 });
 
-describe('audit: the last acceptance is for the package as it is (issue #11 item 5)', () => {
+describe('audit: the last acceptance is for the package as it is', () => {
   const OBLIGATION = 'patchdemo/obligation::unit-tests';
   function declare(pkg: string): void {
     const toml = join(pkg, 'package.toml');

@@ -1,4 +1,5 @@
-// Stores written by gcpatch before plans matched the reference (issue #16): the safe patch header
+// Stores written by gcpatch before plans matched the reference (docs/refactor.md
+// "Independent verification", `refactor/report-outdated`): the safe patch header
 // was `:intent "refactor <kind> <from> -> <to>[ into <target>]"` and `:provenance
 // {:refactor-plan-request <request address> :refactor-plan-request-h <request-h>}`, conflicts had
 // interpolated messages and form locations. Decision: such evidence is still *found* (linkage uses
@@ -25,7 +26,7 @@ function set(m: Term, name: string, value: Term): MapTerm {
   return mapSet(m as MapTerm, kw(name), value);
 }
 
-/** The report gcpatch wrote before #16 for the same request: the old header, resealed. */
+/** The report older gcpatch wrote for the same request: the old header, resealed. */
 function oldSafeReport(plan: RefactorPlan, request: RefactorRequest): MapTerm {
   const target = request.refactorKind === 'rename' ? '' : ` into ${request.targetModulePath}`;
   let patch = set(mapGetKw(plan.report, 'patch')!, 'intent', str(`refactor ${request.refactorKind} ${request.fromSymbol} -> ${request.toSymbol}${target}`));
@@ -33,7 +34,7 @@ function oldSafeReport(plan: RefactorPlan, request: RefactorRequest): MapTerm {
   return set(set(plan.report, 'patch', patch), 'patch-h', str(hashTerm(patch)));
 }
 
-/** A pre-#16 conflicted report: interpolated message and a form location. */
+/** An older gcpatch's conflicted report: interpolated message and a form location. */
 function oldConflictedReport(plan: RefactorPlan): MapTerm {
   const located = kwMap({
     code: str('refactor/destination-symbol-exists'),

@@ -252,7 +252,7 @@ describe('the conflict rules (docs/reference/patch-protocols.md §3.10), checked
   });
 });
 
-describe('reports written by gcpatch before #16 (old header, interpolated conflicts)', () => {
+describe('reports written by older gcpatch (old header, interpolated conflicts)', () => {
   function outdated(report: Term, p: RefactorPlan): GcError {
     let caught: unknown;
     try {
@@ -270,7 +270,7 @@ describe('reports written by gcpatch before #16 (old header, interpolated confli
   }
 
   test('a safe report whose patch provenance names the request', () => {
-    // The pre-#16 header: `refactor <kind> <from> -> <to> into <target>` and the request's address.
+    // The old header: `refactor <kind> <from> -> <to> into <target>` and the request's address.
     const old = withPatch(
       MOVE.report,
       set(

@@ -1,5 +1,5 @@
 /**
- * Issue #13 item 5: the package.toml driver keeps every TOML value (quoted `"__proto__"`, `-0.0`,
+ * docs/driver.md "The `package.toml` driver": the package.toml driver keeps every TOML value (quoted `"__proto__"`, `-0.0`,
  * signed `nan`, `inf`, dates and times, integers beyond 2^53), matches `[[modules]]` linearly and
  * stays within its time budget (20,000 and 60,000 modules), and a fast-check fuzz: every clean
  * result holds both sides' changes.

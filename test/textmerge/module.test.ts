@@ -18,7 +18,7 @@ function merge(base: string, ours: string, theirs: string): { text: string; code
   return { text: dec(r.text), codes: r.conflicts.map((c) => c.code) };
 }
 
-describe('text.ts: structural merge of one module', () => {
+describe('module.ts: structural merge of one module', () => {
   it('merges edits of adjacent definitions that git reports as conflicting', () => {
     expect(merge('(def a 1)\n(def b 2)\n', '(def a 10)\n(def b 2)\n', '(def a 1)\n(def b 20)\n')).toEqual({
       text: '(def a 10)\n(def b 20)\n',
@@ -158,7 +158,7 @@ function render(els: El[], seps: string[], finalNewline: boolean): string {
   return out + (finalNewline && out !== '' ? '\n' : '');
 }
 
-describe('text.ts: invariants on generated triples', () => {
+describe('module.ts: invariants on generated triples', () => {
   it('exit 0/1, clean results keep every one-sided change, conflicts show both sides, idempotence laws', () => {
     fc.assert(
       fc.property(

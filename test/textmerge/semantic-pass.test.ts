@@ -1,5 +1,5 @@
 // A rename one side made, carried into the other side's edits of the forms that use the old name
-// (issue 25 item 4), and `let` bindings one side adds merged with the other side's edit of the
+// (docs/driver.md "Renames and dangling references"), and `let` bindings one side adds merged with the other side's edit of the
 // body (last block). Generated modules: one side renames `app/m::total` to `app/m::sum` everywhere (its text is
 // base's with those symbols rewritten, as `sed` or `gcpatch refactor` leave it); the other edits
 // the definition's body and the forms that use it (wraps or rewrites a call, changes parameters,

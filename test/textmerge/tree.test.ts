@@ -1,6 +1,6 @@
-// Tree merge inside one form (issue #14): property tests on generated trees, the renderer that
+// Tree merge inside one form (docs/driver.md "Inside a form: tree merge"): property tests on generated trees, the renderer that
 // widens conflicts to whole lines, the semantic pass on generated modules, and the memory cap of
-// the alignment (issue #13 item 10: a large form rewritten on both sides falls back to the line merge).
+// the alignment (docs/driver.md "Memory": a large form rewritten on both sides falls back to the line merge).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseModule } from '../../src/coreform/read.js';
@@ -166,7 +166,7 @@ describe('semantic pass on generated modules', () => {
   });
 });
 
-describe('memory cap (issue #13 item 10)', () => {
+describe('memory cap', () => {
   it('myersDiff refuses to save more frontier entries than its budget', () => {
     const a = Int32Array.from({ length: 400 }, (_, i) => i);
     const b = Int32Array.from({ length: 400 }, (_, i) => 1000 + i);

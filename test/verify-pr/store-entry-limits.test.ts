@@ -1,5 +1,5 @@
 /**
- * Issue #13 item 6: one hostile store entry (≈200 KB nested 100,000 deep, whose canonical print
+ * docs/action.md "What each check means": one hostile store entry (≈200 KB nested 100,000 deep, whose canonical print
  * is quadratic) is the documented `audit/store-entry-unreadable` finding and the check goes on —
  * in the library, in the built CLI (`verify-pr`) and in the bundled Action (`npm run build`,
  * `npm run build:action` first). It used to stop everything with exit 10 `core/print/too-large`.

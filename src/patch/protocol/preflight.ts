@@ -2,7 +2,7 @@
  * patch-preflight: the path-state machine over `absent` / `file` / `other` that every apply runs
  * before opening the evidence store or touching the package. Implements GenesisCode `docs/spec/PATCH_SCHEMA.md` (the
  * `core/cli::patch-preflight` paragraph) and docs/reference/patch-protocols.md §3.6. The independent verifier is
- * `preflight-verify.ts`; the host side that inspects the filesystem is `path-states.ts`.
+ * `preflight-verify.ts`; the host side that inspects the filesystem is `inspectPathStates` in src/patch/apply/host.ts.
  *
  * Ops are evaluated in vector order against a virtual state: module edits (replace-node/-id,
  * rename-symbol, rewrite-imports/-exports, migrate-contract-signature) require `file`; add-module

@@ -1,5 +1,5 @@
 /**
- * In-place edits of one top-level form's text (issue #12, format-preserving apply): given the
+ * In-place edits of one top-level form's text (format-preserving apply, docs/patches.md "How apply writes modules"): given the
  * form's node spans (the reader's `readModuleSpans`), its old canonical form and its new canonical
  * form, find the smallest source spans to replace so the text reads as the new form, keeping every
  * unchanged token, comment and line break of the author.

@@ -1,5 +1,5 @@
 /**
- * Format-preserving module rendering (issue #12): the bytes `gcpatch apply` and `gcpatch refactor
+ * Format-preserving module rendering (docs/patches.md "How apply writes modules"): the bytes `gcpatch apply` and `gcpatch refactor
  * apply` write for a module are its ORIGINAL text with only the changed text edited, not the
  * canonical print of its forms. The forms are decided elsewhere (the op engine, exactly as the
  * reference's canonical apply: docs/reference/patch-protocols.md §3.7); this file only decides the bytes.

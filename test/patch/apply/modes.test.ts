@@ -1,5 +1,5 @@
 /**
- * Issue #13 item 4: modes and link structure. A rewritten file keeps its mode (0600 stays private,
+ * docs/patches.md "File modes and symbolic links": modes and link structure. A rewritten file keeps its mode (0600 stays private,
  * 0444 stays read-only, 0755 stays executable); a rollback or a recovery brings back the very same
  * inode; a symlinked package.toml, `.genesis` or module is refused up front, the link untouched.
  */

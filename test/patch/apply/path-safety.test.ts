@@ -1,5 +1,5 @@
 /**
- * Issue #13 item 1: a patch may not name `.git`, `.gcpatch`, `.genesis` (any case, alias, 8.3
+ * docs/patches.md "Which paths a patch may name": a patch may not name `.git`, `.gcpatch`, `.genesis` (any case, alias, 8.3
  * short name) nor a non-portable path, in any path field of any op. Each case first reproduces the
  * attack (the path normalizes: the reference accepts it, and the normalize report stays
  * byte-identical), then shows the apply refused at the host boundary with nothing read or written.

@@ -1,4 +1,4 @@
-/** Format-preserving apply (issue #12): exact expected bytes per op (fixtures/render/cases.json). */
+/** Format-preserving apply (docs/patches.md "How apply writes modules"): exact expected bytes per op (fixtures/render/cases.json). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

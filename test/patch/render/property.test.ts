@@ -1,5 +1,5 @@
 /**
- * Format-preserving apply (issue #12), property test: for generated hand-formatted modules (comments,
+ * Format-preserving apply (docs/patches.md "How apply writes modules"), property test: for generated hand-formatted modules (comments,
  * blank lines, quote sugar, n-ary calls, multi-parameter fn, let) and every module-editing op, the
  * rendered text has exactly the canonical forms of the canonical apply (same hash-module), and every
  * top-level form the op did not change keeps its bytes.
