@@ -259,7 +259,7 @@ export async function run() {
     console.log('driver bundle missing; run `npm run build:driver`');
     return;
   }
-  const install = await import(pathToFileURL(join(ROOT, 'dist/driver-setup/install.js')).href);
+  const install = await import(pathToFileURL(join(ROOT, 'dist/driver-setup/index.js')).href);
   const lifecycle = await import(pathToFileURL(join(ROOT, 'dist/driver-service/lifecycle.js')).href);
   stopService = lifecycle.stopService;
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-bench-service-'));

@@ -181,7 +181,7 @@ export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-bench-driver-'));
   try {
     // The driver as installed: its own directory, so the code cache is warmed there, not in the checkout.
-    const install = await import(pathToFileURL(join(ROOT, 'dist/driver-setup/install.js')).href);
+    const install = await import(pathToFileURL(join(ROOT, 'dist/driver-setup/index.js')).href);
     const { launch, line } = installDriver(install, DIST, join(dir, 'installed'), dir);
     const baselineDir = process.env.GCPATCH_BENCH_BASELINE;
     const baseline = baselineDir ? installDriver(install, join(baselineDir, 'driver/dist'), join(dir, 'baseline'), dir) : undefined;
