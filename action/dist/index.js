@@ -71345,7 +71345,7 @@ const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
  * The line-based fallback of the merge driver: `git merge-file` on the three files as git handed
  * them over (mergiraf's `line_based.rs`), and the input checks that send a merge there.
  *
- * Used whenever the structural merge is disabled, impossible or unsafe (issue #3 "Safety net",
+ * Used whenever the structural merge is disabled, impossible or unsafe (docs/driver.md "What happens, in order",
  * docs/reference/git-merge-driver.md "Exit status", "git merge-file", "Inputs that broke other drivers"). `git merge-file` exits with the number of conflicts
  * (capped at 127) and 255 on errors such as binary input; this module maps every outcome to a result
  * the driver can write, never to an exception.
@@ -72008,7 +72008,7 @@ function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, size, d
 
 ;// CONCATENATED MODULE: ./src/textmerge/manifest.ts
 /**
- * The `package.toml` merge driver (`merge=gcpatch-manifest`, issue #3 item 6): merges the manifest
+ * The `package.toml` merge driver (`merge=gcpatch-manifest`, docs/driver.md "The `package.toml` driver"): merges the manifest
  * by key and its `[[modules]]` list by path, three-way.
  *
  * - Every key (recursively through tables) follows the v0.1 rules 1–3 (equal → it; one side
@@ -72025,7 +72025,7 @@ function orderKeepsSides(order, oPos, tPos, movedO, movedT, baseIndexOf, size, d
  * `genesis pack` (keys sorted, arrays one item per line with a 4-space indent, `[[modules]]` last,
  * `hash` before `path`). Texts are LF-normalized UTF-8 (textmerge/newline.ts restores the file's style).
  *
- * Values (issue #13 item 5): tables are null-prototype objects (smol-toml's, and ours), read by own
+ * Values: tables are null-prototype objects (smol-toml's, and ours), read by own
  * property only, so any key name (a quoted `"__proto__"` included) is an ordinary key. Integers are
  * bigint; floats compare with `Object.is` (`-0.0` is a change from `0.0`; every NaN equals every
  * NaN). smol-toml reads `nan`, `+nan` and `-nan` as the same NaN and keeps times to the millisecond,
@@ -76341,7 +76341,7 @@ function mergeSegmented(B, O, T, options, reduced) {
 
 ;// CONCATENATED MODULE: ./src/textmerge/driver.ts
 /**
- * The git merge driver's cascade (issue #3; mergiraf's `merge.rs`): trivial merges, input checks,
+ * The git merge driver's cascade (docs/driver.md "What happens, in order"; mergiraf's `merge.rs`): trivial merges, input checks,
  * the structural text merge under a time budget with its safety net, and the `git merge-file`
  * fallback. `driver/index.ts` parses the arguments and calls {@link runDriver}.
  *
@@ -76413,7 +76413,7 @@ function readConflictStyle(cwd) {
 }
 /**
  * The structural merge of one file on raw bytes: normalizes line endings and BOM (newline.ts),
- * merges (`.gc`: text.ts; manifest: manifest.ts), restores the chosen style and checks that
+ * merges (`.gc`: module.ts; manifest: manifest.ts), restores the chosen style and checks that
  * the restored bytes normalize back to exactly the merged text.
  * @throws GcError (parse, canonicalization, `merge/text/unsafe`, `merge/manifest/*`), TimeoutError.
  */
@@ -77686,7 +77686,7 @@ class EvidenceStore {
         return out;
     }
     /**
-     * Looks at every name in the store directory (issue #13 item 6): regular files named exactly 64
+     * Looks at every name in the store directory (docs/patches.md "Evidence layout"): regular files named exactly 64
      * lowercase hex digits are entries; the put's own temporary files are set apart; anything else —
      * a symlink or directory (whatever its name), a file with any other name — is an anomaly
      * (`core/store/corruption`, exit 50), because nothing may sit in the store unverified.

@@ -77,7 +77,7 @@ export function startFsyncHelper(): boolean {
 
 /**
  * fsyncs every descriptor in `fds` concurrently and returns when all are done.
- * @returns the failures (empty when every fsync succeeded), or undefined when the helper thread
+ * @returns the failures in the order of `fds` (empty when every fsync succeeded), or undefined when the helper thread
  *   is unavailable and nothing was synced (the caller then fsyncs them itself).
  */
 export function fsyncConcurrently(fds: readonly number[]): FsyncFailure[] | undefined {
@@ -123,5 +123,6 @@ function runConcurrently(op: 'fsync' | 'unlink', fds: readonly (number | string)
     }
     return undefined; // the caller fsyncs (or unlinks) one by one instead
   }
-  return reply.map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) as NodeJS.ErrnoException }));
+  // The helper finishes its operations in any order; report them in the order of `fds`.
+  return [...reply].sort((a, b) => a.index - b.index).map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) as NodeJS.ErrnoException }));
 }
