@@ -39,6 +39,12 @@ function withFile<T>(file: string, bytes: Uint8Array, fn: () => T): T {
 
 /** Registers `fmt`, `hash`, `parse` and `verify-pins` on `program`. */
 export function registerCoreformCommands(program: Command, ctx: CliContext): void {
+  registerFormatCommands(program, ctx);
+  registerReadCommands(program, ctx);
+}
+
+/** `gcpatch fmt` and `gcpatch hash`: canonical print and hashes of modules. */
+function registerFormatCommands(program: Command, ctx: CliContext): void {
   program
     .command('fmt')
     .summary('print .gc files in canonical form (--check, --write)')
@@ -105,7 +111,10 @@ export function registerCoreformCommands(program: Command, ctx: CliContext): voi
       if (opts.json) printJson(ctx, { ok: true, hashes: out });
       else for (const h of out) ctx.stdout(`${h.hash}  ${h.file}\n`);
     });
+}
 
+/** `gcpatch parse` and `gcpatch verify-pins`: reading modules and checking a package's pins. */
+function registerReadCommands(program: Command, ctx: CliContext): void {
   program
     .command('parse')
     .summary('print the forms of a .gc file as JSON')

@@ -60,6 +60,13 @@ function pinsOf(manifestFile: string): Map<string, string> {
 
 /** Registers the patch commands, `apply`, `pack` and `audit` on `program`. */
 export function registerPatchCommands(program: Command, ctx: CliContext): void {
+  registerPatchProtocolCommands(program, ctx);
+  registerApplyCommands(program, ctx);
+  registerPackageCommands(program, ctx);
+}
+
+/** `gcpatch patch normalize | preflight | node-index`: the authority protocols without an apply. */
+function registerPatchProtocolCommands(program: Command, ctx: CliContext): void {
   const patch = program.command('patch').summary('normalize, preflight or index a patch without applying it').description('Semantic patch authority protocols: normalize, preflight, node-index (GenesisCode `docs/spec/PATCH_SCHEMA.md`).');
 
   patch
@@ -115,7 +122,10 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
       verifyNodeIndexReport(request, report);
       emitTerm(ctx, opts.json, 'genesis/patch-node-index-v0.1', report);
     });
+}
 
+/** `gcpatch apply` and `gcpatch accept`: transactional applies with evidence. */
+function registerApplyCommands(program: Command, ctx: CliContext): void {
   program
     .command('apply')
     .summary('apply a .gcpatch to a package as one transaction, with evidence')
@@ -180,7 +190,10 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
         }),
       );
     });
+}
 
+/** `gcpatch pack` and `gcpatch audit`: re-pin a package, re-verify it. */
+function registerPackageCommands(program: Command, ctx: CliContext): void {
   program
     .command('pack')
     .summary('re-pin module hashes in package.toml and store the package record')

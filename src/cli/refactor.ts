@@ -131,6 +131,14 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
         '50 verification failed or stale plan; 70 I/O error.',
     );
 
+  registerRefactorPlan(refactor, ctx);
+  registerRefactorVerify(refactor, ctx);
+  registerRefactorApply(refactor, ctx);
+  registerRefactorEvidence(refactor, ctx);
+}
+
+/** `gcpatch refactor plan`: plan a rename, move or extract and store the request and report. */
+function registerRefactorPlan(refactor: Command, ctx: CliContext): void {
   refactor
     .command('plan')
     .description(
@@ -193,7 +201,10 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
       if (opts.editPlan !== undefined && !verified.safe) lines.push('no edit plan written: the plan is conflicted');
       ctx.stdout(lines.join('\n') + '\n');
     });
+}
 
+/** `gcpatch refactor verify`: the independent verifier of a stored plan. */
+function registerRefactorVerify(refactor: Command, ctx: CliContext): void {
   refactor
     .command('verify')
     .description(
@@ -222,7 +233,10 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
       }
       ctx.stdout([...describe(verified, report.origin === 'store' ? report.address : reportArg), 'verified: the report passed the independent refactor verifier'].join('\n') + '\n');
     });
+}
 
+/** `gcpatch refactor apply`: apply a verified plan as one transaction. */
+function registerRefactorApply(refactor: Command, ctx: CliContext): void {
   refactor
     .command('apply')
     .description(
@@ -273,7 +287,10 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
         ].join('\n') + '\n',
       );
     });
+}
 
+/** `gcpatch refactor evidence`: the request, plan report and apply report that belong together. */
+function registerRefactorEvidence(refactor: Command, ctx: CliContext): void {
   refactor
     .command('evidence')
     .description('Given the store address of a refactor request, plan report or apply report, list the other two.')
