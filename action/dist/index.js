@@ -70779,6 +70779,23 @@ function verifyRefactorReport(report, request) {
     // The rules gave no conflict, so `from` has exactly one definition.
     const source = facts.defs.find((d) => d.name === req.fromSymbol);
     const sourcePath = req.modules[source.module].modulePath;
+    const { patch, ids } = checkSafePatch(r, req);
+    const renamed = checkOpSequence(verify_field(patch, 'ops'), req, facts, sourcePath);
+    const total = facts.counts.reduce((a, b) => a + b, 0);
+    if (r['replacement-count'] !== total) {
+        throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
+    }
+    return Object.assign(base, {
+        safe: true,
+        patch,
+        patchH: r['patch-h'],
+        replacementCount: total,
+        opIdentities: ids,
+        affectedModules: renamed,
+    });
+}
+/** The patch of a safe report: its shape, `:patch-h`, the normalized header and the op identities. */
+function checkSafePatch(r, req) {
     const patch = r.patch;
     if (patch.kind !== 'map' || r['op-count'] === 0 || r['replacement-count'] === 0) {
         throw fail(VerifyCheck.safeShape, 'a safe report needs a patch map and positive :op-count and :replacement-count');
@@ -70818,6 +70835,11 @@ function verifyRefactorReport(report, request) {
     if (ids.length !== ops.length || ids.some((id, i) => id.ordinal !== i || id.opH !== hash_hashTerm(ops[i]))) {
         throw fail(VerifyCheck.opIdentities, ':op-identities must be {:op-h hash-term(op) :ordinal i} for every op in order');
     }
+    return { patch, ids };
+}
+/** The ops of a safe patch: renames in manifest order of exactly the modules holding the symbol, then the move/extract tail. Returns the renamed module paths. */
+function checkOpSequence(opsField, req, facts, sourcePath) {
+    const ops = opsField.items;
     const expectedAffected = req.modules.filter((_, i) => facts.counts[i] > 0).map((m) => m.modulePath);
     const position = new Map(req.modules.map((m, i) => [m.modulePath, i]));
     const renamed = [];
@@ -70865,18 +70887,7 @@ function verifyRefactorReport(report, request) {
     }
     if (phase !== tail.length)
         throw fail(VerifyCheck.opOrder, `missing final ${tail.slice(phase).join(' and ')}`);
-    const total = facts.counts.reduce((a, b) => a + b, 0);
-    if (r['replacement-count'] !== total) {
-        throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
-    }
-    return Object.assign(base, {
-        safe: true,
-        patch,
-        patchH: r['patch-h'],
-        replacementCount: total,
-        opIdentities: ids,
-        affectedModules: renamed,
-    });
+    return renamed;
 }
 
 ;// CONCATENATED MODULE: ./src/verify-pr/refactor-evidence.ts
@@ -76831,13 +76842,26 @@ function mergedStart(parents, mergeBase) {
         out.lists = listsOf(undefined);
         return out;
     }
+    const m = { parents, mergeBase, present, first, structural, out };
+    const manifest = mergedManifest(m);
+    // The list keys: three-way per entry, whatever the TOML merge did.
+    out.lists = new Map(LIST_KEYS.map((k) => [k, mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))))]));
+    const modules = mergedModules(m);
+    out.state = { manifest, modules };
+    mergePolicies(m);
+    return out;
+}
+/** The merged `package.toml`: the driver's structural merge when it merges cleanly, else key by key (recording the keys a resolution may take from either side, or that conflict). */
+function mergedManifest(m) {
+    const { parents, mergeBase, present, first, structural, out } = m;
     // The manifest: the driver's structural merge when it merges cleanly, else key by key.
     let manifest = first.table;
     let byKey = !structural && present.length > 1;
     if (structural) {
         const [p1, p2] = present;
         try {
-            const outcome = mergeFileBytes(ENCODER.encode(mergeBase.manifestText), ENCODER.encode(p1.manifestText), ENCODER.encode(p2.manifestText), { mode: 'manifest', markers: MARKERS, path: p1.manifestPath }, NO_LINE_MERGE);
+            const outcome = mergeFileBytes(ENCODER.encode(mergeBase.manifestText), // `structural` means there is a merge base
+            ENCODER.encode(p1.manifestText), ENCODER.encode(p2.manifestText), { mode: 'manifest', markers: MARKERS, path: p1.manifestPath }, NO_LINE_MERGE);
             if (outcome.exitCode === 0)
                 manifest = outcome.result === undefined ? p1.table : manifest_write_parseManifestTable(DECODER.decode(outcome.result), p1.manifestPath);
             else
@@ -76876,8 +76900,11 @@ function mergedStart(parents, mergeBase) {
                 out.conflictedKeys.add(k);
         }
     }
-    // The list keys: three-way per entry, whatever the TOML merge did.
-    out.lists = new Map(LIST_KEYS.map((k) => [k, mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))))]));
+    return manifest;
+}
+/** The merged modules (recording the versions any of which honestly resolves a conflict). */
+function mergedModules(m) {
+    const { parents, mergeBase, present, structural, out } = m;
     // The modules.
     const modules = new Map();
     const paths = new Set(present.flatMap((p) => [...p.byPath.keys()]));
@@ -76905,7 +76932,7 @@ function mergedStart(parents, mergeBase) {
             continue;
         }
         else {
-            const b = mergeBase.byPath.get(path);
+            const b = mergeBase.byPath.get(path); // `structural` means there is a merge base
             if (formsEqual(b?.forms, forms[0]))
                 merged = forms[1];
             else if (formsEqual(b?.forms, forms[1]))
@@ -76932,7 +76959,11 @@ function mergedStart(parents, mergeBase) {
         if (merged !== undefined)
             modules.set(path, merged);
     }
-    out.state = { manifest, modules };
+    return modules;
+}
+/** The policy files, merged like modules (by text), into `out.policies` and `out.policyAlternatives`. */
+function mergePolicies(m) {
+    const { parents, mergeBase, structural, out } = m;
     // The policy files, merged like modules (by text).
     const texts = parents.map(policyTexts);
     const baseTexts = policyTexts(mergeBase);
@@ -76949,7 +76980,6 @@ function mergedStart(parents, mergeBase) {
             out.policyAlternatives.set(path, structural ? versions : [versions[0]]);
         }
     }
-    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/verify-pr/explain.ts

@@ -10,7 +10,7 @@
  */
 import { decodeClosed, D, vecOf } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
-import { mapGet, NIL, sym, type MapTerm, type Term } from '../coreform/term.js';
+import { mapGet, NIL, sym, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { topLevelDef } from '../patch/ops/common.js';
 import { portablePathProblem } from '../workspace/path.js';
@@ -351,6 +351,9 @@ function checkManifest(op: Term, index: number, request: RefactorRequest, source
   });
 }
 
+/** A report as `decodeReport` gives it. */
+type DecodedReport = ReturnType<typeof decodeReport>;
+
 /**
  * Verifies a refactor-plan report against its request, independently of the planner.
  * Checks, in order: closed shape and types; fixed `:kind`/`:profile`/`:v`; `:request-h`; status
@@ -436,6 +439,24 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
   // The rules gave no conflict, so `from` has exactly one definition.
   const source = facts.defs.find((d) => d.name === req.fromSymbol)!;
   const sourcePath = req.modules[source.module]!.modulePath;
+  const { patch, ids } = checkSafePatch(r, req);
+  const renamed = checkOpSequence(field(patch, 'ops') as VecTerm, req, facts, sourcePath);
+  const total = facts.counts.reduce((a, b) => a + b, 0);
+  if (r['replacement-count'] !== total) {
+    throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
+  }
+  return Object.assign(base, {
+    safe: true,
+    patch,
+    patchH: r['patch-h'],
+    replacementCount: total,
+    opIdentities: ids,
+    affectedModules: renamed,
+  });
+}
+
+/** The patch of a safe report: its shape, `:patch-h`, the normalized header and the op identities. */
+function checkSafePatch(r: DecodedReport, req: RefactorRequest): { patch: MapTerm; ids: DecodedReport['op-identities'] } {
   const patch = r.patch;
   if (patch.kind !== 'map' || r['op-count'] === 0 || r['replacement-count'] === 0) {
     throw fail(VerifyCheck.safeShape, 'a safe report needs a patch map and positive :op-count and :replacement-count');
@@ -476,6 +497,12 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
     throw fail(VerifyCheck.opIdentities, ':op-identities must be {:op-h hash-term(op) :ordinal i} for every op in order');
   }
 
+  return { patch, ids };
+}
+
+/** The ops of a safe patch: renames in manifest order of exactly the modules holding the symbol, then the move/extract tail. Returns the renamed module paths. */
+function checkOpSequence(opsField: VecTerm, req: RefactorRequest, facts: RequestFacts, sourcePath: string): string[] {
+  const ops = opsField.items;
   const expectedAffected = req.modules.filter((_, i) => facts.counts[i]! > 0).map((m) => m.modulePath);
   const position = new Map(req.modules.map((m, i) => [m.modulePath, i]));
   const renamed: string[] = [];
@@ -513,17 +540,6 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
     throw fail(VerifyCheck.affectedModules, `renamed modules [${renamed.join(', ')}] are not the modules holding ${req.fromSymbol}: [${expectedAffected.join(', ')}]`);
   }
   if (phase !== tail.length) throw fail(VerifyCheck.opOrder, `missing final ${tail.slice(phase).join(' and ')}`);
-  const total = facts.counts.reduce((a, b) => a + b, 0);
-  if (r['replacement-count'] !== total) {
-    throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
-  }
-  return Object.assign(base, {
-    safe: true,
-    patch,
-    patchH: r['patch-h'],
-    replacementCount: total,
-    opIdentities: ids,
-    affectedModules: renamed,
-  });
+  return renamed;
 }
 

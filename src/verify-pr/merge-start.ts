@@ -124,6 +124,33 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
     return out;
   }
 
+  const m: MergeInputs = { parents, mergeBase, present, first, structural, out };
+  const manifest = mergedManifest(m);
+  // The list keys: three-way per entry, whatever the TOML merge did.
+  out.lists = new Map(
+    LIST_KEYS.map((k) => [k, mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))))]),
+  );
+
+  const modules = mergedModules(m);
+  out.state = { manifest, modules };
+  mergePolicies(m);
+  return out;
+}
+
+/** What the parts of {@link mergedStart} share: the parents, the merge base, and the state being built. */
+interface MergeInputs {
+  parents: readonly (CommitPackageSnapshot | undefined)[];
+  mergeBase: CommitPackageSnapshot | undefined;
+  present: readonly CommitPackageSnapshot[];
+  first: CommitPackageSnapshot;
+  /** Two parents with a merge base: the driver's structural merge decides. */
+  structural: boolean;
+  out: StartState;
+}
+
+/** The merged `package.toml`: the driver's structural merge when it merges cleanly, else key by key (recording the keys a resolution may take from either side, or that conflict). */
+function mergedManifest(m: MergeInputs): TomlTable {
+  const { parents, mergeBase, present, first, structural, out } = m;
   // The manifest: the driver's structural merge when it merges cleanly, else key by key.
   let manifest: TomlTable = first.table;
   let byKey = !structural && present.length > 1;
@@ -131,7 +158,7 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
     const [p1, p2] = present as [CommitPackageSnapshot, CommitPackageSnapshot];
     try {
       const outcome = mergeFileBytes(
-        ENCODER.encode(mergeBase.manifestText),
+        ENCODER.encode(mergeBase!.manifestText), // `structural` means there is a merge base
         ENCODER.encode(p1.manifestText),
         ENCODER.encode(p2.manifestText),
         { mode: 'manifest', markers: MARKERS, path: p1.manifestPath },
@@ -169,12 +196,12 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
       else out.conflictedKeys.add(k);
     }
   }
+  return manifest;
+}
 
-  // The list keys: three-way per entry, whatever the TOML merge did.
-  out.lists = new Map(
-    LIST_KEYS.map((k) => [k, mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))))]),
-  );
-
+/** The merged modules (recording the versions any of which honestly resolves a conflict). */
+function mergedModules(m: MergeInputs): Map<string, Forms> {
+  const { parents, mergeBase, present, structural, out } = m;
   // The modules.
   const modules = new Map<string, Forms>();
   const paths = new Set<string>(present.flatMap((p) => [...p.byPath.keys()]));
@@ -196,7 +223,7 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
       if (merged !== undefined) modules.set(path, merged);
       continue;
     } else {
-      const b = mergeBase.byPath.get(path);
+      const b = mergeBase!.byPath.get(path); // `structural` means there is a merge base
       if (formsEqual(b?.forms, forms[0])) merged = forms[1];
       else if (formsEqual(b?.forms, forms[1])) merged = forms[0];
       else if (b === undefined || versions[0] === undefined || versions[1] === undefined) conflicted = true;
@@ -216,8 +243,12 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
     }
     if (merged !== undefined) modules.set(path, merged);
   }
-  out.state = { manifest, modules };
+  return modules;
+}
 
+/** The policy files, merged like modules (by text), into `out.policies` and `out.policyAlternatives`. */
+function mergePolicies(m: MergeInputs): void {
+  const { parents, mergeBase, structural, out } = m;
   // The policy files, merged like modules (by text).
   const texts = parents.map(policyTexts);
   const baseTexts = policyTexts(mergeBase);
@@ -231,5 +262,4 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
       out.policyAlternatives.set(path, structural ? versions : [versions[0]]);
     }
   }
-  return out;
 }
