@@ -25,7 +25,11 @@
  * against its recorded hashes before anything is changed; one matching neither fails with
  * `patch/recovery-conflict` and changes nothing. Recovery is idempotent.
  *
- * Callers hold the lock (`src/transaction/lock.ts`) for the whole transaction and for recovery.
+ * Recovery is the one of `src/transaction/recover.ts` with this kind's rules.
+ *
+ * Callers hold the lock (`src/transaction/lock.ts`) for the whole transaction and for recovery;
+ * before each batch touches a directory below the package, {@link PackageTransaction.write} checks
+ * that no transaction rooted between the package and that directory holds its lock.
  */
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
@@ -36,6 +40,7 @@ import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-po
 import { errnoOf, SyncBatch } from '../transaction/durable.js';
 import { APPLY_JOURNAL_FILE, APPLY_JOURNAL_FORMAT, journalPathOf, journalText, nativePath as native, pendingJournals, saveJournal, tempName } from '../transaction/journal.js';
 import { APPLY_JOURNAL, membersOf, recoverJournal, settleJournal, type RecoveredFile, type Recovery, type RecoveryEntry, type RecoveryRules } from '../transaction/recover.js';
+import { assertNoLockWithin } from '../transaction/lock.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { PatchCode, patchError } from './protocol/errors.js';
 
@@ -133,7 +138,9 @@ export class PackageTransaction {
    * Writes one batch as described in the module comment; entries whose bytes already match are
    * skipped. On any failure the caller must {@link rollback}.
    * @throws GcError `patch/symlink-target` (exit 10) when a target or one of its directories is not
-   *   a regular file/directory; `io/*` (exit 70).
+   *   a regular file/directory; `patch/package-locked` (exit 70, nothing of this batch written)
+   *   when a directory between the package and a target is locked by a live transaction rooted
+   *   there (`assertNoLockWithin`, `src/transaction/lock.ts`); `io/*` (exit 70).
    */
   write(writes: readonly PlannedWrite[]): void {
     const { packageDir, journal } = this;
@@ -188,6 +195,7 @@ export class PackageTransaction {
       });
     }
     if (batch.length === 0) return;
+    assertNoLockWithin(packageDir, batch.map((b) => dirname(native(packageDir, b.entry.path)))); // a transaction rooted below writes there too
     // 1. journal first: every temp name is recorded before it exists
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     for (const item of batch.map((b) => b.entry)) journal.files.push(item);
@@ -251,7 +259,7 @@ export class PackageTransaction {
    * restores them whatever the other process left; a commit keeps what it wrote. The path must not
    * be written by this transaction, before or after.
    * @throws GcError `patch/symlink-target` (exit 10) when the file is not a regular file;
-   *   `io/*` (exit 70).
+   *   `patch/package-locked` (exit 70) as {@link write}; `io/*` (exit 70).
    */
   admitExternalWrite(path: string): void {
     const { packageDir, journal } = this;
@@ -265,6 +273,7 @@ export class PackageTransaction {
     }
     const before = current.kind === 'file' ? sha256Hex(current.bytes) : null;
     const entry: JournalEntry = { path, before, after: null, stage: null, backup: before === null ? null : tempName(path, 'backup', journal.txid), dirs: [], external: true };
+    assertNoLockWithin(packageDir, [dirname(absolute)]);
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     journal.files.push(entry);
     save(packageDir, journal);
