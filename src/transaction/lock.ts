@@ -26,9 +26,10 @@
  * fresh one.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
+import { createFileExclusive } from '../util/atomic.js';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
 import { CONTROL_DIRECTORY } from './journal.js';
 
@@ -126,19 +127,6 @@ function readOwner(file: string): { owner: LockOwner | undefined; text: string }
   return { owner: undefined, text };
 }
 
-function writeExclusive(file: string, text: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-    const data = Buffer.from(text, 'utf8');
-    let off = 0;
-    while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-    fsyncSync(fd);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 /** Breaks a stale lock whose text was `staleText`; returns true when the lock path is free again. */
 function breakStale(file: string, staleText: string): boolean {
   const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -213,16 +201,8 @@ function acquireOwn(control: string, file: string, owner: LockOwner, text: strin
   for (;;) {
     const temp = `${file}.new-${owner.token}`;
     try {
-      writeExclusive(temp, text);
-      linkSync(temp, file);
-      unlinkSync(temp);
-      return makeLock(file, owner);
+      if (createFileExclusive(temp, file, Buffer.from(text, 'utf8'), 0o644, 'fail')) return makeLock(file, owner);
     } catch (error) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        /* not created */
-      }
       const code = (error as NodeJS.ErrnoException).code;
       // The owner we waited for removed the (then empty) control directory when it released the
       // lock: make it again and retry (bounded, so a directory that cannot stay is an I/O error).
@@ -235,7 +215,7 @@ function acquireOwn(control: string, file: string, owner: LockOwner, text: strin
         }
         continue;
       }
-      if (code !== 'EEXIST') throw ioError(error, file, 'create the lock');
+      throw ioError(error, file, 'create the lock');
     }
     const current = readOwner(file);
     if (current === undefined) continue; // released meanwhile
