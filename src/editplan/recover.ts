@@ -1,29 +1,13 @@
 /**
- * Recovery of an interrupted edit-plan transaction (`transaction.ts`): read and check its journal,
- * then roll it back or finish it, under the lock of the root (`src/transaction/lock.ts`).
+ * Recovery of an interrupted edit-plan transaction (`transaction.ts`): the edit-plan rules of the
+ * one recovery of `src/transaction/recover.ts`, under the lock of the root (`src/transaction/lock.ts`).
  */
-import { lstatSync, readFileSync, renameSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { noFault } from '../transaction/crash-points.js';
-import { errnoOf, removeIfPresent, syncDirectories } from '../transaction/durable.js';
-import {
-  EDITPLAN_JOURNAL_FILE as JOURNAL_FILE,
-  EDITPLAN_JOURNAL_FORMAT as JOURNAL_FORMAT,
-  isTxid,
-  journalChecksum,
-  nativePath as toNative,
-  readJournalText,
-  removeJournal,
-  removeOrphanJournalTemps,
-  tempName,
-} from '../transaction/journal.js';
+import { EDITPLAN_JOURNAL, recoverJournal, type RecoveredFile, type RecoveryRules } from '../transaction/recover.js';
 import { acquirePackageLock } from '../transaction/lock.js';
-import { isHex64 } from '../util/bytes.js';
-import { GcError, ioError } from '../util/errors.js';
-import { sha256Hex } from '../util/sha256.js';
+import { GcError } from '../util/errors.js';
 import { editError } from './errors.js';
 import { pathProblem } from './path.js';
-import { journalPath, members, realRoot, resolveTarget, type FaultHooks, type Journal, type JournalFile } from './transaction.js';
+import { realRoot, resolveTarget, type FaultHooks } from './transaction.js';
 
 /** Result of {@link recover}. */
 export interface RecoveryResult {
@@ -34,51 +18,31 @@ export interface RecoveryResult {
    */
   action: 'none' | 'rolled-back' | 'completed';
   /** Per journal file: what recovery did to it. */
-  files: Array<{ path: string; action: 'restored' | 'unchanged' | 'kept-new' }>;
+  files: RecoveredFile[];
 }
 
-/** Reads and checks the journal. @throws `JOURNAL_INVALID` (exit 70). */
-function readJournal(rootReal: string): Journal | undefined {
-  const path = journalPath(rootReal);
-  const text = readJournalText(rootReal, JOURNAL_FILE);
-  if (text === undefined) return undefined;
-  const invalid = (why: string) => editError('JOURNAL_INVALID', `${why}; inspect it by hand`, {}, { location: { file: path } });
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw invalid('not JSON');
-  }
-  const journal = raw as unknown as Journal & { checksum?: unknown };
-  if (journal.format !== JOURNAL_FORMAT) throw invalid(`format is not ${JOURNAL_FORMAT}`);
-  if (!isTxid(journal.txid)) throw invalid('bad txid');
-  if (!['staging', 'committing', 'committed'].includes(journal.state)) throw invalid('bad state');
-  if (!Array.isArray(journal.files)) throw invalid('files is not an array');
-  if (journal.checksum !== journalChecksum(members(journal))) throw invalid('checksum mismatch');
-  for (const entry of journal.files as unknown[] as Array<JournalFile | null>) {
-    const ok =
-      typeof entry === 'object' &&
-      entry !== null &&
-      typeof entry.path === 'string' &&
-      pathProblem(entry.path, Number.MAX_SAFE_INTEGER) === undefined &&
-      entry.stage === tempName(entry.path, 'stage', journal.txid) &&
-      entry.backup === tempName(entry.path, 'backup', journal.txid) &&
-      isHex64(entry.beforeSha256) &&
-      isHex64(entry.afterSha256);
-    if (!ok) throw invalid('unexpected file entry');
-  }
-  return journal;
-}
-
-function hashIfFile(absolute: string): string | undefined {
-  try {
-    if (!lstatSync(absolute).isFile()) return undefined;
-    return sha256Hex(readFileSync(absolute));
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined;
-    throw ioError(error, absolute, 'read');
-  }
-}
+/** How the edit-plan journal is recovered (see `src/transaction/recover.ts` for what differs from the package kind). */
+export const EDITPLAN_RECOVERY: RecoveryRules = {
+  journal: EDITPLAN_JOURNAL,
+  pathOk: (path) => pathProblem(path, Number.MAX_SAFE_INTEGER) === undefined,
+  invalid: (why, file) => editError('JOURNAL_INVALID', `${why}; inspect it by hand`, {}, { location: { file } }),
+  conflict: (path, why) => editError('RECOVERY_CONFLICT', `${why}; recovery changed nothing`, {}, { location: { file: path } }),
+  reasons: {
+    neither: 'the target matches neither the before nor the after hash',
+    backup: 'the backup needed to restore the target is missing or damaged',
+    committed: 'the target does not hold the committed bytes',
+  },
+  target(rootReal, entry, index) {
+    try {
+      return resolveTarget(rootReal, entry.path, index).absolute;
+    } catch (error) {
+      if (error instanceof GcError && !error.code.startsWith('io/')) throw EDITPLAN_RECOVERY.conflict(entry.path, error.message);
+      throw error;
+    }
+  },
+  restoreStep: (_path, index) => `recover:${index}`,
+  cleanupSteps: () => ({ each: (index) => `recover:cleanup:${index}`, journal: 'recover:journal:remove' }),
+};
 
 /**
  * Finishes or undoes an interrupted transaction under `root`, preferring to roll back:
@@ -110,60 +74,6 @@ export function recover(root: string, hooks: FaultHooks & { lockWaitMs?: number 
  * entry guard of the package commands, `src/patch/guard.ts`).
  */
 export function recoverHoldingLock(root: string, hooks: FaultHooks = {}): RecoveryResult {
-  const fault = hooks.faultAt ?? noFault;
-  const rootReal = realRoot(root);
-  removeOrphanJournalTemps(rootReal, JOURNAL_FILE);
-  const journal = readJournal(rootReal);
-  if (journal === undefined) return { action: 'none', files: [] };
-
-  const files: RecoveryResult['files'] = [];
-  if (journal.state === 'staging') {
-    journal.files.forEach((entry) => files.push({ path: entry.path, action: 'unchanged' }));
-  } else {
-    const plans = journal.files.map((entry, i) => {
-      const conflict = (why: string) =>
-        editError('RECOVERY_CONFLICT', `${why}; recovery changed nothing`, {}, { location: { file: entry.path } });
-      let target: string;
-      try {
-        target = resolveTarget(rootReal, entry.path, i).absolute;
-      } catch (error) {
-        if (error instanceof GcError && !error.code.startsWith('io/')) throw conflict(error.message);
-        throw error;
-      }
-      const current = hashIfFile(target);
-      if (journal.state === 'committed') {
-        if (current !== entry.afterSha256) throw conflict('the target does not hold the committed bytes');
-        return { entry, target, action: 'kept-new' as const };
-      }
-      if (current === entry.beforeSha256) return { entry, target, action: 'unchanged' as const };
-      if (current !== entry.afterSha256) throw conflict('the target matches neither the before nor the after hash');
-      if (hashIfFile(toNative(rootReal, entry.backup)) !== entry.beforeSha256) {
-        throw conflict('the backup needed to restore the target is missing or damaged');
-      }
-      return { entry, target, action: 'restored' as const };
-    });
-    const restored = new Set<string>();
-    for (let i = plans.length - 1; i >= 0; i--) {
-      const { entry, target, action } = plans[i]!;
-      if (action === 'restored') {
-        fault(`recover:${i}`);
-        try {
-          renameSync(toNative(rootReal, entry.backup), target);
-        } catch (error) {
-          throw ioError(error, entry.path, 'restore');
-        }
-        restored.add(dirname(target));
-      }
-    }
-    syncDirectories(restored);
-    plans.forEach(({ entry, action }) => files.push({ path: entry.path, action }));
-  }
-  journal.files.forEach((entry, i) => {
-    fault(`recover:cleanup:${i}`);
-    removeIfPresent(toNative(rootReal, entry.stage));
-    removeIfPresent(toNative(rootReal, entry.backup));
-  });
-  fault('recover:journal:remove');
-  removeJournal(rootReal, JOURNAL_FILE);
-  return { action: journal.state === 'committed' ? 'completed' : 'rolled-back', files };
+  const { action, files } = recoverJournal(realRoot(root), EDITPLAN_RECOVERY, hooks.faultAt);
+  return { action, files };
 }

@@ -37,7 +37,8 @@ import { lstatSync, readFileSync, realpathSync, renameSync, statSync, type BigIn
 import { dirname, join, sep } from 'node:path';
 import { acquirePackageLock } from '../transaction/lock.js';
 import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
-import { errnoOf, removeIfPresent, SyncBatch, syncDirectories } from '../transaction/durable.js';
+import { errnoOf, SyncBatch } from '../transaction/durable.js';
+import { discardTransaction, EDITPLAN_JOURNAL, membersOf, restoreTargets, type PlannedEntry, type RecoveryEntry } from '../transaction/recover.js';
 import {
   APPLY_JOURNAL_FILE,
   CONTROL_DIRECTORY,
@@ -48,7 +49,6 @@ import {
   journalText,
   nativePath as toNative,
   pendingJournals,
-  removeJournal,
   tempName,
 } from '../transaction/journal.js';
 import { compareUtf8, decodeUtf8Strict } from '../util/bytes.js';
@@ -226,10 +226,9 @@ function readBytes(absolute: string): Buffer {
   }
 }
 
-/** The journal's members in their recorded order (the checksum covers exactly these). */
-export function members(journal: Journal): object {
-  const { format, txid, state, files } = journal;
-  return { format, txid, state, files };
+/** The journal's entries in the shape of the one recovery (`src/transaction/recover.ts`). */
+function entriesOf(journal: Journal): RecoveryEntry[] {
+  return journal.files.map((f) => EDITPLAN_JOURNAL.entry(f, journal.txid, () => true)!);
 }
 
 function recoveryRequired(rootReal: string): GcError {
@@ -333,7 +332,7 @@ function commitFiles(rootReal: string, changed: Prepared[], fault: FaultHook): b
     })),
   };
   fault('journal:create');
-  if (!createJournal(rootReal, JOURNAL_FILE, journalText(members(journal)), txid)) throw recoveryRequired(rootReal);
+  if (!createJournal(rootReal, JOURNAL_FILE, journalText(membersOf(EDITPLAN_JOURNAL, journal)), txid)) throw recoveryRequired(rootReal);
 
   let committed = 0;
   try {
@@ -357,7 +356,7 @@ function commitFiles(rootReal: string, changed: Prepared[], fault: FaultHook): b
 
     fault('journal:committing');
     journal.state = 'committing';
-    writeFileAtomic(journalPath(rootReal), journalText(members(journal)));
+    writeFileAtomic(journalPath(rootReal), journalText(membersOf(EDITPLAN_JOURNAL, journal)));
     const renamed = new SyncBatch();
     changed.forEach((p, i) => {
       fault(`commit:${i}`);
@@ -372,7 +371,7 @@ function commitFiles(rootReal: string, changed: Prepared[], fault: FaultHook): b
     renamed.flush();
     fault('journal:committed');
     journal.state = 'committed';
-    writeFileAtomic(journalPath(rootReal), journalText(members(journal)));
+    writeFileAtomic(journalPath(rootReal), journalText(membersOf(EDITPLAN_JOURNAL, journal)));
   } catch (error) {
     if (error instanceof SimulatedCrash) throw error;
     rollBackInProcess(rootReal, journal, changed, committed, fault, error);
@@ -380,12 +379,7 @@ function commitFiles(rootReal: string, changed: Prepared[], fault: FaultHook): b
   }
 
   try {
-    journal.files.forEach((entry, i) => {
-      fault(`cleanup:${i}`);
-      removeIfPresent(toNative(rootReal, entry.backup));
-    });
-    fault('journal:remove');
-    removeJournal(rootReal, JOURNAL_FILE);
+    discardTransaction(rootReal, JOURNAL_FILE, entriesOf(journal), { each: (i) => `cleanup:${i}`, journal: 'journal:remove' }, false, fault);
     return false;
   } catch (error) {
     if (error instanceof SimulatedCrash) throw error;
@@ -490,24 +484,9 @@ function rollBackInProcess(
   original: unknown,
 ): void {
   try {
-    const restored = new Set<string>();
-    for (let i = committed - 1; i >= 0; i--) {
-      fault(`rollback:${i}`);
-      const entry = journal.files[i]!;
-      try {
-        renameSync(toNative(rootReal, entry.backup), changed[i]!.target.absolute);
-      } catch (error) {
-        throw ioError(error, entry.path, 'restore');
-      }
-      restored.add(dirname(changed[i]!.target.absolute));
-    }
-    syncDirectories(restored);
-    for (const entry of journal.files) {
-      removeIfPresent(toNative(rootReal, entry.stage));
-      removeIfPresent(toNative(rootReal, entry.backup));
-    }
-    fault('rollback:journal:remove');
-    removeJournal(rootReal, JOURNAL_FILE);
+    const planned: PlannedEntry[] = entriesOf(journal).map((entry, i) => ({ entry, target: changed[i]!.target.absolute, action: i < committed ? 'restored' : 'unchanged' }));
+    restoreTargets(rootReal, planned, (_path, i) => `rollback:${i}`, fault);
+    discardTransaction(rootReal, JOURNAL_FILE, planned.map((p) => p.entry), { journal: 'rollback:journal:remove' }, false, fault);
   } catch (error) {
     if (error instanceof SimulatedCrash) throw error;
     const first = original instanceof Error ? original.message : String(original);

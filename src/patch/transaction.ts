@@ -25,31 +25,22 @@
  * against its recorded hashes before anything is changed; one matching neither fails with
  * `patch/recovery-conflict` and changes nothing. Recovery is idempotent.
  *
- * Callers hold the lock (`src/transaction/lock.ts`) for the whole transaction and for recovery.
+ * Recovery is the one of `src/transaction/recover.ts` with this kind's rules.
+ *
+ * Callers hold the lock (`src/transaction/lock.ts`) for the whole transaction and for recovery;
+ * before each batch touches a directory below the package, {@link PackageTransaction.write} checks
+ * that no transaction rooted between the package and that directory holds its lock.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
 import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
-import { errnoOf, removeAllIfPresent, SyncBatch, syncDirectories } from '../transaction/durable.js';
-import {
-  APPLY_JOURNAL_FILE,
-  APPLY_JOURNAL_FORMAT,
-  CONTROL_DIRECTORY,
-  isTxid,
-  journalChecksum,
-  journalPathOf,
-  journalText,
-  nativePath as native,
-  pendingJournals,
-  readJournalText,
-  removeJournal,
-  removeOrphanJournalTemps,
-  saveJournal,
-  tempName,
-} from '../transaction/journal.js';
+import { errnoOf, SyncBatch } from '../transaction/durable.js';
+import { APPLY_JOURNAL_FILE, APPLY_JOURNAL_FORMAT, journalPathOf, journalText, nativePath as native, pendingJournals, saveJournal, tempName } from '../transaction/journal.js';
+import { APPLY_JOURNAL, membersOf, recoverJournal, settleJournal, type RecoveredFile, type Recovery, type RecoveryEntry, type RecoveryRules } from '../transaction/recover.js';
+import { assertNoLockWithin } from '../transaction/lock.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { PatchCode, patchError } from './protocol/errors.js';
 
@@ -64,22 +55,8 @@ export interface PlannedWrite {
   step?: string;
 }
 
-interface JournalEntry {
-  path: string;
-  /** SHA-256 hex of the bytes before / after; null = absent. */
-  before: string | null;
-  after: string | null;
-  stage: string | null;
-  backup: string | null;
-  /** Directories this entry creates, outermost first (package-relative). */
-  dirs: string[];
-  /**
-   * True for a file another process rewrites while the transaction is open
-   * ({@link PackageTransaction.admitExternalWrite}): its after-bytes are unknown, a rollback
-   * restores its before-bytes whatever it holds, a commit keeps whatever it holds.
-   */
-  external?: true;
-}
+/** One journal entry (the shape recovery reads, `src/transaction/recover.ts`). */
+type JournalEntry = RecoveryEntry;
 
 interface Journal {
   format: typeof APPLY_JOURNAL_FORMAT;
@@ -111,14 +88,9 @@ function inspectTarget(absolute: string): { kind: 'absent' } | { kind: 'file'; b
   }
 }
 
-function hashOf(absolute: string): string | null | 'other' {
-  const t = inspectTarget(absolute);
-  return t.kind === 'absent' ? null : t.kind === 'other' ? 'other' : sha256Hex(t.bytes);
-}
-
 /** The journal's members in their recorded order (the checksum covers exactly these). */
 function members(j: Journal): object {
-  return { format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files };
+  return membersOf(APPLY_JOURNAL, j);
 }
 
 function save(packageDir: string, j: Journal): void {
@@ -166,7 +138,9 @@ export class PackageTransaction {
    * Writes one batch as described in the module comment; entries whose bytes already match are
    * skipped. On any failure the caller must {@link rollback}.
    * @throws GcError `patch/symlink-target` (exit 10) when a target or one of its directories is not
-   *   a regular file/directory; `io/*` (exit 70).
+   *   a regular file/directory; `patch/package-locked` (exit 70, nothing of this batch written)
+   *   when a directory between the package and a target is locked by a live transaction rooted
+   *   there (`assertNoLockWithin`, `src/transaction/lock.ts`); `io/*` (exit 70).
    */
   write(writes: readonly PlannedWrite[]): void {
     const { packageDir, journal } = this;
@@ -221,6 +195,7 @@ export class PackageTransaction {
       });
     }
     if (batch.length === 0) return;
+    assertNoLockWithin(packageDir, batch.map((b) => dirname(native(packageDir, b.entry.path)))); // a transaction rooted below writes there too
     // 1. journal first: every temp name is recorded before it exists
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     for (const item of batch.map((b) => b.entry)) journal.files.push(item);
@@ -284,7 +259,7 @@ export class PackageTransaction {
    * restores them whatever the other process left; a commit keeps what it wrote. The path must not
    * be written by this transaction, before or after.
    * @throws GcError `patch/symlink-target` (exit 10) when the file is not a regular file;
-   *   `io/*` (exit 70).
+   *   `patch/package-locked` (exit 70) as {@link write}; `io/*` (exit 70).
    */
   admitExternalWrite(path: string): void {
     const { packageDir, journal } = this;
@@ -298,6 +273,7 @@ export class PackageTransaction {
     }
     const before = current.kind === 'file' ? sha256Hex(current.bytes) : null;
     const entry: JournalEntry = { path, before, after: null, stage: null, backup: before === null ? null : tempName(path, 'backup', journal.txid), dirs: [], external: true };
+    assertNoLockWithin(packageDir, [dirname(absolute)]);
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     journal.files.push(entry);
     save(packageDir, journal);
@@ -367,132 +343,43 @@ export class PackageTransaction {
   }
 }
 
-/** What recovery did to one journal entry. */
-export interface RecoveredFile {
-  path: string;
-  action: 'restored' | 'unchanged' | 'kept-new';
-}
+export type { RecoveredFile } from '../transaction/recover.js';
 
-/** Result of {@link recoverPackage}. */
-export interface RecoveryResult {
-  /** `none`: no journal; `rolled-back`: an open transaction was undone; `completed`: a committed one was finished. */
-  action: 'none' | 'rolled-back' | 'completed';
-  txid?: string;
-  /** The command that left the journal (`apply`, `pack`, …). */
-  command?: string;
-  files: RecoveredFile[];
-}
+/** Result of {@link recoverPackage}: `txid` and `command` (`apply`, `pack`, …) are set when there was a journal. */
+export type RecoveryResult = Recovery;
 
-function conflict(path: string, why: string): GcError {
-  return new GcError(PatchCode.recoveryConflict, `${path}: ${why}; recovery changed nothing — inspect the file, then run \`gcpatch recover\` again`, {
-    exitCode: ExitCode.verificationFailed,
-    location: { file: path },
-  });
-}
-
-/** Checks every entry of an open journal; returns what each needs. Changes nothing. */
-function planRollback(packageDir: string, journal: Journal): RecoveredFile[] {
-  return journal.files.map((e) => {
-    const current = hashOf(native(packageDir, e.path));
-    if (current === e.before) return { path: e.path, action: 'unchanged' as const };
-    if (current !== e.after && e.external !== true) throw conflict(e.path, 'the file matches neither its recorded before nor after bytes');
-    if (e.before !== null && (e.backup === null || hashOf(native(packageDir, e.backup)) !== e.before)) {
-      throw conflict(e.path, 'the backup needed to restore it is missing or damaged');
-    }
-    return { path: e.path, action: 'restored' as const };
-  });
-}
-
-function rollBack(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {
-  const plan = planRollback(packageDir, journal);
-  const restored = new Set<string>();
-  for (let i = journal.files.length - 1; i >= 0; i--) {
-    const e = journal.files[i]!;
-    if (plan[i]!.action !== 'restored') continue;
-    fault(`rollback:${e.path}`);
-    const absolute = native(packageDir, e.path);
-    try {
-      if (e.before === null) unlinkSync(absolute);
-      else renameSync(native(packageDir, e.backup!), absolute);
-    } catch (error) {
-      throw ioError(error, absolute, 'restore');
-    }
-    restored.add(dirname(absolute));
-  }
-  syncDirectories(restored);
-  fault('rollback:cleanup');
-  cleanTemps(packageDir, journal);
-  for (const e of [...journal.files].reverse()) {
-    for (const dir of [...e.dirs].reverse()) {
-      try {
-        if (readdirSync(native(packageDir, dir)).length === 0) rmdirSync(native(packageDir, dir));
-      } catch (error) {
-        if (errnoOf(error) !== 'ENOENT') throw ioError(error, native(packageDir, dir), 'remove directory');
-      }
-    }
-  }
-  removeJournal(packageDir, APPLY_JOURNAL_FILE);
-  return plan;
-}
-
-function cleanTemps(packageDir: string, journal: Journal): void {
-  const temps: string[] = [];
-  for (const e of journal.files) {
-    if (e.stage !== null) temps.push(native(packageDir, e.stage));
-    if (e.backup !== null) temps.push(native(packageDir, e.backup));
-  }
-  removeAllIfPresent(temps);
-}
-
-function finish(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {
-  const files = journal.files.map((e) => {
-    if (e.external !== true && hashOf(native(packageDir, e.path)) !== e.after) throw conflict(e.path, 'the committed transaction recorded other bytes for this file');
-    return { path: e.path, action: 'kept-new' as const };
-  });
-  fault('finish:cleanup');
-  cleanTemps(packageDir, journal);
-  removeJournal(packageDir, APPLY_JOURNAL_FILE);
-  return files;
-}
-
-function readJournal(packageDir: string): Journal | undefined {
-  const file = applyJournalPath(packageDir);
-  const text = readJournalText(packageDir, APPLY_JOURNAL_FILE);
-  if (text === undefined) return undefined;
-  const invalid = (why: string) =>
+/** How the apply journal is recovered (see `src/transaction/recover.ts` for what differs from the edit-plan kind). */
+const PACKAGE_RECOVERY: RecoveryRules = {
+  journal: APPLY_JOURNAL,
+  pathOk: (path) => portablePathProblem(path) === undefined,
+  invalid: (why, file) =>
     new GcError(PatchCode.journalInvalid, `the apply journal is damaged (${why}); inspect ${file} by hand — it names every file the interrupted transaction touched`, {
       exitCode: ExitCode.io,
       location: { file },
-    });
-  let j: Journal & { checksum?: unknown };
-  try {
-    j = JSON.parse(text) as Journal & { checksum?: unknown };
-  } catch {
-    throw invalid('not JSON');
-  }
-  if (j === null || typeof j !== 'object' || j.format !== APPLY_JOURNAL_FORMAT) throw invalid(`format is not ${APPLY_JOURNAL_FORMAT}`);
-  if (!isTxid(j.txid)) throw invalid('bad txid');
-  if (j.state !== 'open' && j.state !== 'committed') throw invalid('bad state');
-  if (typeof j.command !== 'string' || !Array.isArray(j.files)) throw invalid('bad members');
-  if (j.checksum !== journalChecksum(members(j))) throw invalid('checksum mismatch');
-  const hex = (v: unknown) => v === null || (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v));
-  for (const e of j.files as unknown[] as JournalEntry[]) {
-    const ok =
-      e !== null &&
-      typeof e === 'object' &&
-      typeof e.path === 'string' &&
-      portablePathProblem(e.path) === undefined &&
-      e.path.split('/')[0] !== CONTROL_DIRECTORY &&
-      hex(e.before) &&
-      hex(e.after) &&
-      e.stage === (e.after === null ? null : tempName(e.path, 'stage', j.txid)) &&
-      e.backup === (e.before === null ? null : tempName(e.path, 'backup', j.txid)) &&
-      Array.isArray(e.dirs) &&
-      (e.external === undefined || (e.external === true && e.after === null && e.dirs.length === 0)) &&
-      e.dirs.every((d) => typeof d === 'string' && portablePathProblem(d) === undefined && e.path.startsWith(`${d}/`));
-    if (!ok) throw invalid('unexpected file entry');
-  }
-  return { format: j.format, txid: j.txid, command: j.command, state: j.state, files: j.files };
+    }),
+  conflict: (path, why) =>
+    new GcError(PatchCode.recoveryConflict, `${path}: ${why}; recovery changed nothing — inspect the file, then run \`gcpatch recover\` again`, {
+      exitCode: ExitCode.verificationFailed,
+      location: { file: path },
+    }),
+  reasons: {
+    neither: 'the file matches neither its recorded before nor after bytes',
+    backup: 'the backup needed to restore it is missing or damaged',
+    committed: 'the committed transaction recorded other bytes for this file',
+  },
+  target: (packageDir, entry) => native(packageDir, entry.path),
+  restoreStep: (path) => `rollback:${path}`,
+  cleanupSteps: (action) => ({ once: action === 'rolled-back' ? 'rollback:cleanup' : 'finish:cleanup' }),
+};
+
+/** Undoes the open transaction `journal` (in-process, or by recovery). */
+function rollBack(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {
+  return settleJournal(packageDir, PACKAGE_RECOVERY, { phase: 'open', entries: journal.files }, fault);
+}
+
+/** Finishes the committed transaction `journal`: every target must hold its after-bytes; temps and journal go. */
+function finish(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {
+  return settleJournal(packageDir, PACKAGE_RECOVERY, { phase: 'committed', entries: journal.files }, fault);
 }
 
 /** True when `packageDir` holds an apply journal (an interrupted transaction). */
@@ -509,9 +396,5 @@ export function hasPendingTransaction(packageDir: string): boolean {
  *   (exit 70), `io/*` (exit 70).
  */
 export function recoverPackage(packageDir: string, fault: FaultHook = noFault): RecoveryResult {
-  removeOrphanJournalTemps(packageDir, APPLY_JOURNAL_FILE);
-  const journal = readJournal(packageDir);
-  if (journal === undefined) return { action: 'none', files: [] };
-  const files = journal.state === 'open' ? rollBack(packageDir, journal, fault) : finish(packageDir, journal, fault);
-  return { action: journal.state === 'open' ? 'rolled-back' : 'completed', txid: journal.txid, command: journal.command, files };
+  return recoverJournal(packageDir, PACKAGE_RECOVERY, fault);
 }

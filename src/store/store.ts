@@ -15,23 +15,18 @@
 import {
   closeSync,
   constants,
-  fsyncSync,
-  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { storeAddress, storeAddressStream } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
-import { fsyncDirectory, linkUnsupported } from '../util/atomic.js';
+import { createFileExclusive, fsyncDirectory } from '../util/atomic.js';
 import { compareUtf8, isHex64, utf8 } from '../util/bytes.js';
 import { ExitCode, GcError, type GcCode } from '../util/errors.js';
 
@@ -173,44 +168,13 @@ export class EvidenceStore {
       throw ioFail('create', this.dir, error);
     }
     const tmp = join(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
-    let fd: number | undefined;
+    let created: boolean;
     try {
-      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o444);
-      let off = 0;
-      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-      fsyncSync(fd);
-      closeSync(fd);
-      fd = undefined;
-      try {
-        linkSync(tmp, final);
-        unlinkSync(tmp);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') {
-          unlinkSync(tmp);
-          this.existingEntry(hex); // another writer won: verify what it wrote
-        } else if (linkUnsupported(error)) {
-          renameSync(tmp, final);
-        } else {
-          throw error;
-        }
-      }
+      created = createFileExclusive(tmp, final, bytes, 0o444, 'rename');
     } catch (error) {
-      if (fd !== undefined) {
-        try {
-          closeSync(fd);
-        } catch {
-          /* already failing */
-        }
-      }
-      try {
-        unlinkSync(tmp);
-      } catch {
-        /* gone already */
-      }
-      if (error instanceof GcError) throw error;
       throw ioFail('write', final, error);
     }
+    if (!created) this.existingEntry(hex); // another writer won: verify what it wrote
     fsyncDirectory(this.dir);
     return hex;
   }

@@ -9,7 +9,7 @@
  * - `editplan-journal.json` (`gcpatch.editplan-journal.v1`): edit-plan apply
  *   (`src/editplan/transaction.ts`), states `staging`, `committing` and `committed`.
  * Both formats are exactly those earlier gcpatch versions wrote, so a journal left by a crash of an
- * older gcpatch is recovered by this one.
+ * older gcpatch is recovered by this one; `recover.ts` reads and checks both.
  */
 import { linkSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,8 +6,17 @@
  * partial content) and holding its owner: `{format, pid, hostname, startTime, token, acquiredAt,
  * command}`. A held lock covers the whole tree below its directory: taking a lock also checks the
  * locks of every directory above (and of the directories below that the caller names, see
- * {@link LockOptions.within}), so a package apply and an edit-plan apply into an enclosing root
- * exclude each other too.
+ * {@link LockOptions.within}); a package transaction, which learns the directories it writes into
+ * only as it goes, checks the locks below its root before it writes into them
+ * ({@link assertNoLockWithin}). So a package apply and an edit-plan apply into an enclosing or an
+ * enclosed root exclude each other, whichever is the outer one.
+ *
+ * Why two racing transactions cannot both proceed: each first takes its own lock, then checks the
+ * other's, and keeps its own until it is done. Say A locks the outer directory and B the inner one.
+ * If A's check found no lock of B, B took its lock after that check, hence after A took its lock;
+ * B's check comes later still and finds A's lock held. So at least one of them sees the other (both
+ * may, and both then give up or wait: fail closed). Checking before taking one's own lock would
+ * leave a window in which neither sees the other.
  *
  * A lock whose owner is dead is stale and is broken safely: on the same host, `kill(pid, 0)` fails
  * with ESRCH, or the process now running under that pid started at another time (Linux
@@ -17,9 +26,10 @@
  * fresh one.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
+import { createFileExclusive } from '../util/atomic.js';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
 import { CONTROL_DIRECTORY } from './journal.js';
 
@@ -117,19 +127,6 @@ function readOwner(file: string): { owner: LockOwner | undefined; text: string }
   return { owner: undefined, text };
 }
 
-function writeExclusive(file: string, text: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-    const data = Buffer.from(text, 'utf8');
-    let off = 0;
-    while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-    fsyncSync(fd);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 /** Breaks a stale lock whose text was `staleText`; returns true when the lock path is free again. */
 function breakStale(file: string, staleText: string): boolean {
   const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -204,16 +201,8 @@ function acquireOwn(control: string, file: string, owner: LockOwner, text: strin
   for (;;) {
     const temp = `${file}.new-${owner.token}`;
     try {
-      writeExclusive(temp, text);
-      linkSync(temp, file);
-      unlinkSync(temp);
-      return makeLock(file, owner);
+      if (createFileExclusive(temp, file, Buffer.from(text, 'utf8'), 0o644, 'fail')) return makeLock(file, owner);
     } catch (error) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        /* not created */
-      }
       const code = (error as NodeJS.ErrnoException).code;
       // The owner we waited for removed the (then empty) control directory when it released the
       // lock: make it again and retry (bounded, so a directory that cannot stay is an I/O error).
@@ -226,7 +215,7 @@ function acquireOwn(control: string, file: string, owner: LockOwner, text: strin
         }
         continue;
       }
-      if (code !== 'EEXIST') throw ioError(error, file, 'create the lock');
+      throw ioError(error, file, 'create the lock');
     }
     const current = readOwner(file);
     if (current === undefined) continue; // released meanwhile
@@ -258,13 +247,33 @@ function coveringLocks(dir: string, within: readonly string[]): string[] {
     dirs.add(up);
     if (dirname(up) === up) break;
   }
+  return [...dirs].map((d) => lockPath(d)).concat(locksBetween(real, within));
+}
+
+/** The lock files of every directory from `dir` (exclusive) down to each of `within` (inclusive), each once. */
+function locksBetween(dir: string, within: Iterable<string>): string[] {
+  const dirs = new Set<string>();
   for (const below of within) {
-    const rel = relative(real, below);
+    const rel = relative(dir, below);
     if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) continue;
     const parts = rel.split(sep);
-    for (let i = 1; i <= parts.length; i++) dirs.add(join(real, ...parts.slice(0, i)));
+    for (let i = 1; i <= parts.length; i++) dirs.add(join(dir, ...parts.slice(0, i)));
   }
   return [...dirs].map((d) => lockPath(d));
+}
+
+/**
+ * For a caller that holds the lock of `dir` and is about to write into the directories `within`
+ * (absolute paths below `dir`, as built from `dir`): refuses when a live lock (or one of another
+ * host) is held on any directory from `dir` (exclusive) down to each of them — a transaction
+ * rooted there is writing into the same files. Call it after taking the lock of `dir` and before
+ * the first write into `within` (see the module comment for why that order makes two racing
+ * transactions see each other). A stale lock there is ignored (its owner is dead).
+ * @throws GcError `patch/package-locked` (exit 70) naming the other lock file and its owner.
+ */
+export function assertNoLockWithin(dir: string, within: Iterable<string>): void {
+  const other = liveLockAmong(locksBetween(dir, within));
+  if (other !== undefined) throw lockedError(other.file, other.owner, other.liveness);
 }
 
 /** The first of `files` held by a live owner (or one on another host), if any. */

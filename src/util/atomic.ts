@@ -1,5 +1,5 @@
-/** Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory. */
-import { closeSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
+/** Atomic file writes (temp file in the same directory, fsync, rename, fsync the directory) and atomic exclusive creation (temp, fsync, hard link). */
+import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ExitCode, GcError, ioError } from './errors.js';
 
@@ -44,15 +44,37 @@ export function writeFileAtomic(path: string, bytes: Uint8Array | string): void 
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+  try {
+    writeNewFileSynced(tmp, data, 0o644);
+    renameSync(tmp, path);
+  } catch (error) {
+    removeQuietly(tmp);
+    throw ioError(error, path, 'write');
+  }
+  fsyncDirectory(dir);
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* not created, or gone already */
+  }
+}
+
+/**
+ * Writes `data` into the new file `temp` (created exclusively, with `mode`) and fsyncs it. On any
+ * failure the descriptor is closed, `temp` removed and the `node:fs` error rethrown as it is.
+ */
+export function writeNewFileSynced(temp: string, data: Uint8Array, mode: number): void {
   let fd: number | undefined;
   try {
-    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     let off = 0;
     while (off < data.length) off += writeSync(fd, data, off, data.length - off);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
-    renameSync(tmp, path);
   } catch (error) {
     if (fd !== undefined) {
       try {
@@ -61,14 +83,41 @@ export function writeFileAtomic(path: string, bytes: Uint8Array | string): void 
         /* already failing */
       }
     }
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* temp may not exist */
-    }
-    throw ioError(error, path, 'write');
+    removeQuietly(temp);
+    throw error;
   }
-  fsyncDirectory(dir);
+}
+
+/**
+ * Creates `target` holding `data` only if it does not exist, and never with partial content: the
+ * bytes go to the new file `temp` ({@link writeNewFileSynced}), which is hard-linked to `target`
+ * (a link never replaces a file) and then removed. The caller fsyncs the directory.
+ * @param ifLinkUnsupported on one of {@link LINK_UNSUPPORTED_ERRNOS}: `rename` renames `temp` onto
+ *   `target` instead (for content-addressed files, where any writer's bytes are the same); `fail`
+ *   throws.
+ * @returns false when `target` already exists (nothing written, `temp` removed).
+ * @throws the `node:fs` error of the failed step, as it is (`temp` removed).
+ */
+export function createFileExclusive(temp: string, target: string, data: Uint8Array, mode: number, ifLinkUnsupported: 'rename' | 'fail'): boolean {
+  writeNewFileSynced(temp, data, mode);
+  try {
+    linkSync(temp, target);
+  } catch (error) {
+    if (ifLinkUnsupported === 'rename' && linkUnsupported(error)) {
+      try {
+        renameSync(temp, target);
+        return true;
+      } catch (renameError) {
+        removeQuietly(temp);
+        throw renameError;
+      }
+    }
+    removeQuietly(temp);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  unlinkSync(temp);
+  return true;
 }
 
 /** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */

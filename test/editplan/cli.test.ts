@@ -1,30 +1,26 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { SimulatedCrash, applyPlanToRoot, decodeEditPlan } from '../../src/editplan/index.js';
+import { scratchDirs } from './helpers.js';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/editplan/rename-user/', import.meta.url));
 const PLAN = join(FIXTURE, 'plan.json');
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchDirs();
 
 /** A temp copy of the fixture tree. */
 function tree(): string {
-  const root = mkdtempSync(join(tmpdir(), 'gcpatch-editplan-cli-'));
-  temps.push(root);
+  const root = scratch('gcpatch-editplan-cli-');
   cpSync(join(FIXTURE, 'tree'), root, { recursive: true });
   return root;
 }
 
 /** A plan file in a temp dir, from the fixture plan with `edit` applied to its JSON text. */
 function planFile(edit: (text: string) => string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gcpatch-editplan-plan-'));
-  temps.push(dir);
+  const dir = scratch('gcpatch-editplan-plan-');
   const path = join(dir, 'plan.json');
   writeFileSync(path, edit(readFileSync(PLAN, 'utf8')));
   return path;

@@ -1,5 +1,8 @@
 /** Shared builders and assertions for the edit-plan tests. */
-import { expect } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
 import { GcError } from '../../src/util/errors.js';
 import { SCHEMA_VERSION, type EditPlan, type FileEdit, type TextEdit } from '../../src/editplan/index.js';
 
@@ -59,4 +62,20 @@ export function expectFailure(fn: () => unknown, expected: Expected): GcError {
     relatedEditIndex: expected.relatedEditIndex,
   });
   return error;
+}
+
+/**
+ * Registers clean-up for the calling test file and returns a maker of fresh temp directories
+ * (`<tmpdir>/<prefix>…`), each removed after the test that made it.
+ */
+export function scratchDirs(): (prefix: string) => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return (prefix) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
 }

@@ -4,17 +4,14 @@ import {
   existsSync,
   linkSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   SimulatedCrash,
   applyPlanToRoot,
@@ -24,18 +21,10 @@ import {
   sha256Hex,
   type EditPlan,
 } from '../../src/editplan/index.js';
-import { edit, expectFailure, file, plan } from './helpers.js';
+import { edit, expectFailure, file, plan, scratchDirs } from './helpers.js';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gcpatch-editplan-'));
-  temps.push(dir);
-  return dir;
-}
+const scratch = scratchDirs();
+const tempDir = () => scratch('gcpatch-editplan-');
 
 /** The five files of the commit tests: path → [old bytes, new bytes]. */
 const FIVE: Array<[string, string, string]> = [
@@ -413,6 +402,17 @@ describe('transaction: verification before anything is written', () => {
   });
 });
 
+/** Applies to `root` a plan turning the one-byte file `path` (`x`) into `y`. */
+function xToY(root: string, path: string): unknown {
+  return applyPlanToRoot(plan([file(path, [edit(1, 0, 1, 1, 'x', 'y')], sha256Hex(Buffer.from('x')))]), root);
+}
+
+/** Makes the directory `dir` holding the one-byte file `name` (`x`). */
+function dirWithX(dir: string, name: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, name), 'x');
+}
+
 describe('transaction: links and aliases', () => {
   it('a parent symlink leading outside the root is PATH_ESCAPES_ROOT; the outside file is untouched', () => {
     const root = tempDir();
@@ -430,43 +430,31 @@ describe('transaction: links and aliases', () => {
     const parent = tempDir();
     const root = join(parent, 'repo');
     mkdirSync(root);
-    mkdirSync(join(parent, 'other'));
-    writeFileSync(join(parent, 'other', 'x.ts'), 'x');
+    dirWithX(join(parent, 'other'), 'x.ts');
     symlinkSync('../other', join(root, 'up'));
-    expectFailure(() => applyPlanToRoot(plan([file('up/x.ts', [edit(1, 0, 1, 1, 'x', 'y')], sha256Hex(Buffer.from('x')))]), root), {
-      code: 'PATH_ESCAPES_ROOT',
-      fileIndex: 0,
-    });
+    expectFailure(() => xToY(root, 'up/x.ts'), { code: 'PATH_ESCAPES_ROOT', fileIndex: 0 });
   });
 
   it('a symlinked directory resolving into .git is PATH_ESCAPES_ROOT', () => {
     const root = tempDir();
-    mkdirSync(join(root, '.git'));
-    writeFileSync(join(root, '.git', 'config'), 'x');
+    dirWithX(join(root, '.git'), 'config');
     symlinkSync('.git', join(root, 'cfg'));
-    expectFailure(() => applyPlanToRoot(plan([file('cfg/config', [edit(1, 0, 1, 1, 'x', 'y')], sha256Hex(Buffer.from('x')))]), root), {
-      code: 'PATH_ESCAPES_ROOT',
-      fileIndex: 0,
-    });
+    expectFailure(() => xToY(root, 'cfg/config'), { code: 'PATH_ESCAPES_ROOT', fileIndex: 0 });
   });
 
   it('a symlinked target file is TARGET_NOT_REGULAR even inside the root', () => {
     const root = tempDir();
     writeFileSync(join(root, 'real.ts'), 'x');
     symlinkSync('real.ts', join(root, 'alias.ts'));
-    expectFailure(() => applyPlanToRoot(plan([file('alias.ts', [edit(1, 0, 1, 1, 'x', 'y')], sha256Hex(Buffer.from('x')))]), root), {
-      code: 'TARGET_NOT_REGULAR',
-      fileIndex: 0,
-    });
+    expectFailure(() => xToY(root, 'alias.ts'), { code: 'TARGET_NOT_REGULAR', fileIndex: 0 });
     expect(readFileSync(join(root, 'real.ts'), 'utf8')).toBe('x');
   });
 
   it('a symlinked directory inside the root is followed', () => {
     const root = tempDir();
-    mkdirSync(join(root, 'src'));
-    writeFileSync(join(root, 'src', 'a.ts'), 'x');
+    dirWithX(join(root, 'src'), 'a.ts');
     symlinkSync('src', join(root, 'lib'));
-    applyPlanToRoot(plan([file('lib/a.ts', [edit(1, 0, 1, 1, 'x', 'y')], sha256Hex(Buffer.from('x')))]), root);
+    xToY(root, 'lib/a.ts');
     expect(readFileSync(join(root, 'src', 'a.ts'), 'utf8')).toBe('y');
   });
 

@@ -6,7 +6,7 @@
  * and with the built CLI.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { existsSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyPlanToRoot, journalPath } from '../../src/editplan/index.js';
@@ -19,6 +19,7 @@ import { edit, file, plan } from '../editplan/helpers.js';
 import { BIN, gcpatch } from '../helpers/cli.js';
 import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from '../patch/helpers.js';
 import { crashAt } from './crash-at.js';
+import { legacyJournal, legacyPackage } from './legacy.js';
 
 const patch = readPatchFile(DEMO_PATCH);
 
@@ -111,21 +112,10 @@ describe('apply and edit-plan apply into one package directory (in-process)', ()
   });
 });
 
-/** The checksummed journal text as every gcpatch version writes it (`src/transaction/journal.ts`). */
-function legacyJournal(members: Record<string, unknown>): string {
-  return JSON.stringify({ ...members, checksum: sha256Hex(JSON.stringify(members)) }, null, 2) + '\n';
-}
-
 describe('journals as earlier gcpatch versions left them are recovered by gcpatch recover', () => {
   it('an apply journal (open: one module committed, its backup a copy) is rolled back', () => {
-    const pkg = copyPackage();
-    const before = snapshotTree(pkg);
-    const old = readFileSync(join(pkg, 'app.gc'));
-    const txid = '0123456789abcdef';
-    writeFileSync(join(pkg, `.app.gc.gcpatch-backup-${txid}`), old);
-    writeFileSync(join(pkg, 'app.gc'), '(def x 1)\n');
+    const { pkg, txid, before: oldHash, after, pristine: before } = legacyPackage('0123456789abcdef');
     writeFileSync(join(pkg, `.legacy.gc.gcpatch-stage-${txid}`), '(def y 2)\n');
-    mkdirSync(join(pkg, '.gcpatch'));
     writeFileSync(
       applyJournalPath(pkg),
       legacyJournal({
@@ -134,7 +124,7 @@ describe('journals as earlier gcpatch versions left them are recovered by gcpatc
         command: 'apply',
         state: 'open',
         files: [
-          { path: 'app.gc', before: sha256Hex(old), after: sha256Hex('(def x 1)\n'), stage: `.app.gc.gcpatch-stage-${txid}`, backup: `.app.gc.gcpatch-backup-${txid}`, dirs: [] },
+          { path: 'app.gc', before: oldHash, after, stage: `.app.gc.gcpatch-stage-${txid}`, backup: `.app.gc.gcpatch-backup-${txid}`, dirs: [] },
           {
             path: 'legacy.gc',
             before: sha256Hex(readFileSync(join(pkg, 'legacy.gc'))),
@@ -153,20 +143,14 @@ describe('journals as earlier gcpatch versions left them are recovered by gcpatc
   });
 
   it('an edit-plan journal (committing: the target renamed, its backup a copy) is rolled back', () => {
-    const pkg = copyPackage();
-    const before = snapshotTree(pkg);
-    const old = readFileSync(join(pkg, 'app.gc'));
-    const txid = 'fedcba9876543210';
-    writeFileSync(join(pkg, `.app.gc.gcpatch-backup-${txid}`), old);
-    writeFileSync(join(pkg, 'app.gc'), '; edited\n');
-    mkdirSync(join(pkg, '.gcpatch'));
+    const { pkg, txid, before: oldHash, after, pristine: before } = legacyPackage('fedcba9876543210', '; edited\n');
     writeFileSync(
       journalPath(pkg),
       legacyJournal({
         format: 'gcpatch.editplan-journal.v1',
         txid,
         state: 'committing',
-        files: [{ path: 'app.gc', stage: `.app.gc.gcpatch-stage-${txid}`, backup: `.app.gc.gcpatch-backup-${txid}`, beforeSha256: sha256Hex(old), afterSha256: sha256Hex('; edited\n') }],
+        files: [{ path: 'app.gc', stage: `.app.gc.gcpatch-stage-${txid}`, backup: `.app.gc.gcpatch-backup-${txid}`, beforeSha256: oldHash, afterSha256: after }],
       }),
     );
     const r = gcpatch(['recover', '--pkg', pkg]);
