@@ -85,8 +85,8 @@ type Wording = (context: Context) => string;
 
 /** One step of a profile: a whole-path rule, or segment rules tried in turn on each segment (segment-major). */
 type Step =
-  | { readonly rule: keyof typeof PATH_RULES; readonly say: Wording }
-  | { readonly segments: ReadonlyArray<{ readonly rule: keyof typeof SEGMENT_RULES; readonly say: Wording }> };
+  | { readonly rule: keyof typeof PATH_RULES; readonly breaks: (path: string, maxBytes: number) => boolean; readonly say: Wording }
+  | { readonly segments: ReadonlyArray<{ readonly rule: keyof typeof SEGMENT_RULES; readonly breaks: (segment: string) => boolean; readonly say: Wording }> };
 
 /** An ordered list of rules with a profile's wording; the first rule a path breaks is its problem. */
 export type PathProfile = readonly Step[];
@@ -105,13 +105,13 @@ export function firstPathProblem(profile: PathProfile, path: string, maxBytes = 
   let segments: string[] | undefined;
   for (const step of profile) {
     if ('rule' in step) {
-      if (PATH_RULES[step.rule](path, maxBytes)) return { rule: step.rule, message: step.say({ segment: '', maxBytes }) };
+      if (step.breaks(path, maxBytes)) return { rule: step.rule, message: step.say({ segment: '', maxBytes }) };
       continue;
     }
     segments ??= path.split('/');
     for (const segment of segments) {
-      for (const { rule, say } of step.segments) {
-        if (SEGMENT_RULES[rule](segment)) return { rule, message: say({ segment, maxBytes }) };
+      for (const { rule, breaks, say } of step.segments) {
+        if (breaks(segment)) return { rule, message: say({ segment, maxBytes }) };
       }
     }
   }
@@ -148,7 +148,11 @@ function profile(column: 'module' | 'plan' | 'patch', order: ReadonlyArray<keyof
     if (words === undefined) throw new Error(`path rule ${rule} has no ${column} wording`);
     return (context) => edit(typeof words === 'string' ? words : words(context));
   };
-  return order.map((step) => (typeof step === 'string' ? { rule: step, say: say(step) } : { segments: step.map((rule) => ({ rule, say: say(rule) })) }));
+  return order.map((step) =>
+    typeof step === 'string'
+      ? { rule: step, breaks: PATH_RULES[step], say: say(step) }
+      : { segments: step.map((rule) => ({ rule, breaks: SEGMENT_RULES[rule], say: say(rule) })) },
+  );
 }
 
 /**
