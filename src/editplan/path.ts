@@ -2,30 +2,13 @@
  * Portable path rules and the Windows-portable alias key (spec "Path rules"). Lexical only: the
  * filesystem transaction adds real-path containment and link checks.
  */
-import { utf8ByteLength } from './unicode.js';
+import { asciiLower, firstPathProblem, PLAN_PATH_PROFILE, trimTrailingDotsAndSpaces } from '../util/path-rules.js';
 
-const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', 'conin$', 'conout$']);
-
-/** Lowercases ASCII letters only (so `ı`, `ſ` or U+212A never match an ASCII name). */
-function asciiLower(text: string): string {
-  return text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
-}
+export { isWindowsDeviceName } from '../util/path-rules.js';
 
 /**
- * True when `segment` names a Windows device: the text before its first `.` equals, ASCII
- * case-insensitively, `CON`, `PRN`, `AUX`, `NUL`, `CONIN$`, `CONOUT$`, or is exactly `COM`/`LPT`
- * followed by one ASCII digit `1`–`9` (so `con.txt` and `COM1.rs` are devices; `COM0`, `COM10`,
- * `console.ts` and `LPT¹` are not).
- */
-export function isWindowsDeviceName(segment: string): boolean {
-  const dot = segment.indexOf('.');
-  const stem = asciiLower(dot === -1 ? segment : segment.slice(0, dot));
-  if (DEVICE_NAMES.has(stem)) return true;
-  return stem.length === 4 && (stem.startsWith('com') || stem.startsWith('lpt')) && /^[1-9]$/.test(stem[3]!);
-}
-
-/**
- * Returns why `path` is not a portable plan path, or `undefined` when it is. Checks, in order:
+ * Returns why `path` is not a portable plan path, or `undefined` when it is. Checks, in order
+ * ({@link PLAN_PATH_PROFILE}):
  * empty; more than `maxBytes` UTF-8 bytes; leading `/`; `\`; `:` (drive prefixes, NTFS streams);
  * a control character (U+0000–U+001F, U+007F–U+009F); a lone surrogate; then per `/`-separated
  * segment: empty (`a//b`, trailing `/`); `.` or `..`; ends with `.` or space; `.git` in any ASCII
@@ -38,23 +21,7 @@ export function isWindowsDeviceName(segment: string): boolean {
  * @param maxBytes `PlanLimits.maxPathBytes`.
  */
 export function pathProblem(path: string, maxBytes: number): string | undefined {
-  if (path.length === 0) return 'path is empty';
-  if (utf8ByteLength(path) > maxBytes) return `path is longer than ${maxBytes} UTF-8 bytes`;
-  if (path.startsWith('/')) return 'path must be repository-relative (it starts with "/")';
-  if (path.includes('\\')) return 'path must use "/" separators (it contains "\\")';
-  if (path.includes(':')) return 'path must not contain ":" (drive prefixes and streams are not portable)';
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(path)) return 'path contains a control character';
-  if (!path.isWellFormed()) return 'path contains a lone surrogate';
-  for (const segment of path.split('/')) {
-    if (segment.length === 0) return 'path contains an empty segment';
-    if (segment === '.' || segment === '..') return `path contains a "${segment}" segment`;
-    if (segment.endsWith('.') || segment.endsWith(' ')) {
-      return `path segment ${JSON.stringify(segment)} ends with a dot or space`;
-    }
-    if (asciiLower(segment) === '.git') return 'path contains a .git segment';
-    if (isWindowsDeviceName(segment)) return `path segment ${JSON.stringify(segment)} is a Windows device name`;
-  }
-  return undefined;
+  return firstPathProblem(PLAN_PATH_PROFILE, path, maxBytes)?.message;
 }
 
 /**
@@ -70,7 +37,7 @@ export function portablePathKey(path: string): string {
   return path
     .split('/')
     .map((segment) => {
-      const trimmed = segment.replace(/[. ]+$/, '');
+      const trimmed = trimTrailingDotsAndSpaces(segment);
       return /^[\u0000-\u007f]*$/.test(trimmed) ? asciiLower(trimmed) : trimmed.toLowerCase();
     })
     .join('/');

@@ -1,6 +1,6 @@
 /** The one error class of gcpatch: a stable `code`, a message for people, an exit code and a location. */
 
-import { codeInfo, ExitCode, ioErrnoCode, type GcCode } from './codes.js';
+import { codeExit, ExitCode, ioErrnoCode, type GcCode } from './codes.js';
 
 export { ExitCode };
 export type { GcCode };
@@ -51,7 +51,7 @@ export class GcError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GcError';
     this.code = code;
-    this.exitCode = options.exitCode ?? codeInfo(code).exit;
+    this.exitCode = options.exitCode ?? codeExit(code);
     this.location = options.location ?? {};
     this.details = options.details;
   }

@@ -1,6 +1,7 @@
 /** Portable package-relative module paths (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Op maps"; docs/reference/patch-protocols.md §3.1, §4). */
 import { join } from 'node:path';
 import { GcError } from '../util/errors.js';
+import { firstPathProblem, MODULE_PATH_PROFILE } from '../util/path-rules.js';
 
 /**
  * The file a `/`-separated package-relative module path names under `packageDir` (joined with the
@@ -12,25 +13,13 @@ export function modulePathOnDisk(packageDir: string, modulePath: string): string
 }
 
 /**
- * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
- * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
- * the first component must not end with `:` (a drive prefix such as `C:`).
+ * Returns why `path` is not a portable module path, or `undefined` when it is. Rules
+ * ({@link MODULE_PATH_PROFILE}, in order): non-empty; Unicode NFC; no leading `/`; no `\`; no lone
+ * surrogate; split on `/`, every component non-empty and not `.`/`..`; the first component must not
+ * end with `:` (a drive prefix such as `C:`). The message follows the path (`is empty`).
  */
 export function portablePathProblem(path: string): string | undefined {
-  if (path.length === 0) return 'is empty';
-  if (path.normalize('NFC') !== path) return 'is not Unicode NFC';
-  if (path.startsWith('/')) return 'is absolute (starts with /)';
-  if (path.includes('\\')) return 'contains a backslash';
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(path)) {
-    return 'contains a lone surrogate';
-  }
-  const parts = path.split('/');
-  for (const part of parts) {
-    if (part === '') return 'has an empty component (// or a trailing /)';
-    if (part === '.' || part === '..') return `has a "${part}" component`;
-  }
-  if (parts[0]!.endsWith(':')) return 'starts with a drive prefix';
-  return undefined;
+  return firstPathProblem(MODULE_PATH_PROFILE, path)?.message;
 }
 
 /**

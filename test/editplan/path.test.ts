@@ -101,22 +101,22 @@ describe('path rules: byte budget', () => {
 });
 
 describe('portable alias key', () => {
-  const vectors: Array<[string, string]> = [
-    ['Src/Foo.RS', 'src/foo.rs'],
-    ['src./Foo ', 'src/foo'],
-    ['a//b.rs ', 'a//b.rs'],
-    ['trailing/', 'trailing/'],
-    ['ПРИВЕТ/Мир.RS', 'привет/мир.rs'],
-    ['greekΣ/UNIT.rs', 'greekς/unit.rs'],
-    ['ΟΔΟΣ', 'οδος'],
-    ['ΟΔΟΣ.rs', 'οδοσ.rs'],
-    ['mixed\u0130name/A', 'mixedi\u0307name/a'],
-    ['\u212A.rs', 'k.rs'],
-    ['\u212Bngstr\u00f6m', '\u00e5ngstr\u00f6m'],
-    ['STRASSE/stra\u00dfe', 'strasse/stra\u00dfe'],
-    ['日本語/😀.RS', '日本語/😀.rs'],
-  ];
-  for (const [path, key] of vectors) {
+  const vectors: Record<string, string> = {
+    'Src/Foo.RS': 'src/foo.rs',
+    'src./Foo ': 'src/foo',
+    'a//b.rs ': 'a//b.rs',
+    'trailing/': 'trailing/',
+    'ПРИВЕТ/Мир.RS': 'привет/мир.rs',
+    'greekΣ/UNIT.rs': 'greekς/unit.rs',
+    'ΟΔΟΣ': 'οδος',
+    'ΟΔΟΣ.rs': 'οδοσ.rs',
+    'mixed\u0130name/A': 'mixedi\u0307name/a',
+    '\u212A.rs': 'k.rs',
+    '\u212Bngstr\u00f6m': '\u00e5ngstr\u00f6m',
+    'STRASSE/stra\u00dfe': 'strasse/stra\u00dfe',
+    '日本語/😀.RS': '日本語/😀.rs',
+  };
+  for (const [path, key] of Object.entries(vectors)) {
     it(`${JSON.stringify(path)} → ${JSON.stringify(key)}`, () => {
       expect(portablePathKey(path)).toBe(key);
     });
@@ -124,14 +124,15 @@ describe('portable alias key', () => {
 });
 
 describe('path aliases inside one plan', () => {
-  const aliasPairs: Array<[string, string, string]> = [
-    ['src/a.rs', 'src/a.rs', 'exact duplicate'],
-    ['Src/Foo.rs', 'src/foo.RS', 'ASCII case'],
-    ['\u212Aey.rs', 'Key.rs', 'KELVIN SIGN U+212A aliases K'],
-    ['\u212Bngstr\u00f6m.md', '\u00c5ngstr\u00f6m.md', 'ANGSTROM SIGN U+212B aliases U+00C5'],
-    ['dir/\u039f\u0394\u039f\u03a3', 'dir/\u03bf\u03b4\u03bf\u03c2', 'word-final capital sigma lowercases to final sigma'],
-  ];
-  for (const [first, second, why] of aliasPairs) {
+  /** Why the two paths alias → the pair. */
+  const aliasPairs: Record<string, [string, string]> = {
+    'exact duplicate': ['src/a.rs', 'src/a.rs'],
+    'ASCII case': ['Src/Foo.rs', 'src/foo.RS'],
+    'KELVIN SIGN U+212A aliases K': ['\u212Aey.rs', 'Key.rs'],
+    'ANGSTROM SIGN U+212B aliases U+00C5': ['\u212Bngstr\u00f6m.md', '\u00c5ngstr\u00f6m.md'],
+    'word-final capital sigma lowercases to final sigma': ['dir/\u039f\u0394\u039f\u03a3', 'dir/\u03bf\u03b4\u03bf\u03c2'],
+  };
+  for (const [why, [first, second]] of Object.entries(aliasPairs)) {
     it(`${why}: INVALID_PLAN on the later file`, () => {
       expectFailure(() => validateEditPlan(plan([file('x.ts'), file(first), file(second)])), {
         code: 'INVALID_PLAN',

@@ -1,5 +1,6 @@
-// The error-code registry (src/util/codes.ts): sorted groups, no dead codes, the docs' exit-code
-// tables, the edit-plan exit rule, and no finding code that reuses an error code for something else.
+// The error-code registry (src/util/codes.ts) and its meanings (src/util/code-meanings.ts): sorted
+// groups, the same codes in both, no dead codes, the docs' exit-code tables, the edit-plan exit rule,
+// and no finding code that reuses an error code for something else.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,8 @@ import { BlameCode } from '../../src/blame/codes.js';
 import { EDIT_ERROR_CODES, TRANSACTION_ERROR_CODES, exitCodeFor } from '../../src/editplan/errors.js';
 import { PatchCode } from '../../src/patch/protocol/errors.js';
 import { ConflictCode, RefactorErrorCode } from '../../src/refactor/codes.js';
-import { codeInfo, GC_CODE_FAMILIES, GC_CODES, ioErrnoCode, usageCode, type StaticCode } from '../../src/util/codes.js';
+import { CODE_MEANINGS, codeMeaning, FAMILY_MEANINGS } from '../../src/util/code-meanings.js';
+import { codeExit, GC_CODE_FAMILIES, GC_CODES, ioErrnoCode, usageCode, type StaticCode } from '../../src/util/codes.js';
 import { ExitCode, GcError, ioError } from '../../src/util/errors.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -21,27 +23,38 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('the registry', () => {
+  /** The groups of codes (a blank line apart) of the table opening with `opening` in a file of src/util/. */
+  function groupsOf(file: string, opening: string): string[][] {
+    const text = readFileSync(join(root, 'src/util', file), 'utf8');
+    const body = text.slice(text.indexOf(opening), text.indexOf('\n}', text.indexOf(opening)));
+    return body.split('\n\n').map((group) => [...group.matchAll(/^ {2}'?([^':\s]+)'?: /gm)].map((m) => m[1]!));
+  }
+
   it('lists each group of codes (a blank line apart in the source) in sorted order', () => {
-    const text = readFileSync(join(root, 'src/util/codes.ts'), 'utf8');
-    const body = text.slice(text.indexOf('export const GC_CODES'), text.indexOf('} as const satisfies'));
-    const groups = body.split('\n\n').map((group) => [...group.matchAll(/^ {2}'?([^':\s]+)'?: \{ exit/gm)].map((m) => m[1]!));
+    const groups = groupsOf('codes.ts', 'export const GC_CODES');
     expect(groups.flat()).toEqual(registered);
     expect(groups.length).toBeGreaterThan(10);
     for (const group of groups) expect(group).toEqual([...group].sort());
   });
 
+  it('gives the meanings exactly the codes of the registry, in the same groups and order', () => {
+    expect(Object.keys(CODE_MEANINGS)).toEqual(registered);
+    expect(groupsOf('code-meanings.ts', 'export const CODE_MEANINGS')).toEqual(groupsOf('codes.ts', 'export const GC_CODES'));
+    expect(Object.keys(FAMILY_MEANINGS)).toEqual(Object.keys(GC_CODE_FAMILIES));
+  });
+
   it('gives every code an exit code of ExitCode and a one-line meaning', () => {
     const exits = new Set<number>(Object.values(ExitCode));
-    for (const [code, info] of [...Object.entries(GC_CODES), ...Object.entries(GC_CODE_FAMILIES)]) {
-      expect(exits.has(info.exit), code).toBe(true);
-      expect(info.meaning, code).toMatch(/^[^\n]{10,130}$/);
+    for (const [code, exit] of [...Object.entries(GC_CODES), ...Object.entries(GC_CODE_FAMILIES)]) expect(exits.has(exit), code).toBe(true);
+    for (const [code, meaning] of [...Object.entries(CODE_MEANINGS), ...Object.entries(FAMILY_MEANINGS)]) {
+      expect(meaning, code).toMatch(/^[^\n]{10,130}$/);
     }
   });
 
   it('holds no dead code: each one is named in src/ outside the registry', () => {
     let text = '';
     for (const file of sourceFiles(join(root, 'src'))) {
-      if (file.endsWith(join('util', 'codes.ts'))) continue;
+      if (file.endsWith(join('util', 'codes.ts')) || file.endsWith(join('util', 'code-meanings.ts'))) continue;
       let source = readFileSync(file, 'utf8');
       // The PatchCode table only names codes: count the codes its names are used for instead.
       if (file.endsWith(join('patch', 'protocol', 'errors.ts'))) source = source.replace(/export const PatchCode = \{[^}]*\}/, '');
@@ -66,9 +79,12 @@ describe('the registry', () => {
     expect(ioErrnoCode('ENOENT')).toBe('io/enoent');
     expect(ioErrnoCode(undefined)).toBe('io/unknown');
     expect(usageCode('commander.unknownOption')).toBe('usage/unknownOption');
-    expect(codeInfo(ioErrnoCode('EACCES'))).toBe(GC_CODE_FAMILIES['io/<errno>']);
-    expect(codeInfo(usageCode('commander.missingArgument'))).toBe(GC_CODE_FAMILIES['usage/<parser code>']);
-    expect(codeInfo(ioErrnoCode('EEXIST'))).toBe(GC_CODES['io/eexist']);
+    expect(codeExit(ioErrnoCode('EACCES'))).toBe(GC_CODE_FAMILIES['io/<errno>']);
+    expect(codeExit(usageCode('commander.missingArgument'))).toBe(GC_CODE_FAMILIES['usage/<parser code>']);
+    expect(codeExit(ioErrnoCode('EEXIST'))).toBe(GC_CODES['io/eexist']);
+    expect(codeMeaning(ioErrnoCode('EACCES'))).toBe(FAMILY_MEANINGS['io/<errno>']);
+    expect(codeMeaning(usageCode('commander.missingArgument'))).toBe(FAMILY_MEANINGS['usage/<parser code>']);
+    expect(codeMeaning(ioErrnoCode('EEXIST'))).toBe(CODE_MEANINGS['io/eexist']);
     const error = ioError(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'a.gc', 'read');
     expect([error.code, error.exitCode, error.message]).toEqual(['io/enoent', 70, 'cannot read a.gc: gone']);
   });
@@ -77,7 +93,7 @@ describe('the registry', () => {
 describe('the registry and the code lists of src/', () => {
   it('holds every edit-plan code with the exit code editplan/errors.ts gives it', () => {
     for (const code of [...EDIT_ERROR_CODES, ...TRANSACTION_ERROR_CODES]) {
-      expect(GC_CODES[code].exit, code).toBe(exitCodeFor(code));
+      expect(GC_CODES[code], code).toBe(exitCodeFor(code));
     }
   });
 
@@ -125,7 +141,7 @@ describe('the exit-code tables of the docs', () => {
   it('name only registered codes, each with its registered exit code', () => {
     const rows = documented();
     expect(rows.length).toBeGreaterThan(30);
-    const wrong = rows.filter(([, code, exit]) => (GC_CODES as Record<string, { exit: number }>)[code]?.exit !== exit);
+    const wrong = rows.filter(([, code, exit]) => (GC_CODES as Record<string, number>)[code] !== exit);
     expect(wrong).toEqual([]);
   });
 });

@@ -10,8 +10,8 @@ import { ioError, type GcCode } from '../../util/errors.js';
 import { parseManifestTable } from '../../workspace/manifest-write.js';
 import { parseManifest, type ManifestDependency } from '../../workspace/manifest.js';
 import { canonicalizeFile, resolveManifestPath } from '../../workspace/package.js';
-import { modulePathOnDisk, portablePathProblem } from '../../workspace/path.js';
-import { pathProblem } from '../../editplan/path.js';
+import { modulePathOnDisk } from '../../workspace/path.js';
+import { firstPathProblem, PATCH_PATH_MAX_BYTES, PATCH_PATH_PROFILE } from '../../util/path-rules.js';
 import { EvidenceStore } from '../../store/store.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
 import { withPackageLock } from '../guard.js';
@@ -22,40 +22,21 @@ import type { PackageState } from '../protocol/state.js';
 
 export { modulePathOnDisk } from '../../workspace/path.js';
 
-/** Names gcpatch, git and GenesisCode keep their internals under; a patch may not name them. */
-const RESERVED_SEGMENTS = new Set(['.git', '.gcpatch', '.genesis']);
-/** Windows 8.3 short names of the reserved names (`GIT~1`, `GCPATC~1`, `GENESI~1`). */
-const RESERVED_SHORT = /^(git|gcpatc|genesi)~[0-9]+$/;
-/** Default-ignorable code points that HFS+ and some tools drop from names (`.g\u200cit` is `.git` there). */
-const IGNORABLE = /[\u00ad\u034f\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]/g;
-/** Longest module path accepted, in UTF-8 bytes (the edit-plan default `maxPathBytes`). */
-const MAX_PATCH_PATH_BYTES = 4096;
-
 /**
- * Why a patch path is refused at the host boundary, or `undefined`. Checks, in order: the portable
- * module-path rules (`workspace/path.ts`); a reserved segment — `.git`, `.gcpatch`, `.genesis` in
- * any ASCII case, with trailing dots/spaces or default-ignorable code points, or as an 8.3 short
- * name; then the edit-plan portable-path rules (weavatrix.edit-plan.v1 "Path rules",
- * `editplan/path.ts`: no `:`, control characters, segments ending in `.`/space, Windows device
- * names). The normalize report is unaffected (the reference accepts these paths); the host refuses.
+ * Why a patch path is refused at the host boundary, or `undefined`. Checks, in order
+ * (`PATCH_PATH_PROFILE` of `util/path-rules.ts`): the portable module-path rules; a reserved
+ * segment — `.git`, `.gcpatch`, `.genesis` in any ASCII case, with trailing dots/spaces or
+ * default-ignorable code points, or as an 8.3 short name; then the edit-plan portable-path rules
+ * (weavatrix.edit-plan.v1 "Path rules", worded without their leading `path `: no `:`, control
+ * characters, segments ending in `.`/space, Windows device names); then `package.toml` itself in
+ * any case. The normalize report is unaffected (the reference accepts these paths); the host refuses.
  * @returns `{ code, problem }` with `code` `patch/non-portable-path` or `patch/reserved-path`.
  */
 export function patchPathProblem(path: string): { code: GcCode; problem: string } | undefined {
-  const portable = portablePathProblem(path);
-  if (portable !== undefined) return { code: PatchCode.nonPortablePath, problem: portable };
-  for (const segment of path.split('/')) {
-    const key = segment.replace(IGNORABLE, '').replace(/[. ]+$/, '').replace(/[A-Z]+/g, (x) => x.toLowerCase());
-    if (RESERVED_SEGMENTS.has(key) || RESERVED_SHORT.test(key)) {
-      return { code: PatchCode.reservedPath, problem: `names ${JSON.stringify(segment)}: .git, .gcpatch and .genesis hold git's and gcpatch's internals` };
-    }
-  }
-  const editPlan = pathProblem(path, MAX_PATCH_PATH_BYTES);
-  if (editPlan !== undefined) return { code: PatchCode.nonPortablePath, problem: editPlan.replace(/^path /, '') };
-  const whole = path.replace(IGNORABLE, '').replace(/[. ]+$/, '').toLowerCase();
-  if (whole === 'package.toml') {
-    return { code: PatchCode.reservedPath, problem: 'is the package manifest, not a module: patches change it with :update-manifest' };
-  }
-  return undefined;
+  const problem = firstPathProblem(PATCH_PATH_PROFILE, path, PATCH_PATH_MAX_BYTES);
+  if (problem === undefined) return undefined;
+  const reserved = problem.rule === 'reservedSegment' || problem.rule === 'packageManifest';
+  return { code: reserved ? PatchCode.reservedPath : PatchCode.nonPortablePath, problem: problem.message };
 }
 
 /**
