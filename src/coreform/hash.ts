@@ -46,7 +46,12 @@ export function hashTermOfPrint(printed: Uint8Array): string {
  * `forms` must already be canonical (see `canonicalizeModule`). This is the `package.toml` pin.
  */
 export function hashModule(forms: readonly Term[]): string {
-  return digest(HASH_MODULE_PREFIX, utf8(printModule(forms)));
+  return hashModuleOfPrint(printModule(forms));
+}
+
+/** hash-module of forms given by their `print_module` text (a print already made): `hashModuleOfPrint(printModule(f))` equals `hashModule(f)`. */
+export function hashModuleOfPrint(printed: string): string {
+  return digest(HASH_MODULE_PREFIX, utf8(printed));
 }
 
 /**

@@ -22,7 +22,7 @@ import { GENESIS_RUNNER, LAST_ACCEPTANCE, runGenesisTest } from '../acceptance/g
 import { applyOpsInMemory } from '../ops/apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
-import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, modulePathOnDisk, packPackageState, readIfExists } from './host.js';
+import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists } from './host.js';
 import { withPackageLock } from '../guard.js';
 import { PackageTransaction, SimulatedCrash, type PlannedWrite } from '../transaction.js';
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from '../protocol/normalize.js';
@@ -214,7 +214,8 @@ function applyLocked(
       { at: `op ${c.ordinal}`, details: { conflict: c } },
     );
   }
-  const before = loadPackageState(packageDir, manifestText, manifestFile, paths);
+  const originals = new Map<string, Uint8Array>();
+  const before = loadPackageState(packageDir, manifestText, manifestFile, paths, originals);
   const store = EvidenceStore.forPackage(packageDir, { limits: options.storeLimits ?? {} });
   const tx = PackageTransaction.begin(packageDir, 'apply', faults);
   let committed: ApplyResult | undefined;
@@ -228,7 +229,8 @@ function applyLocked(
     const writes: PlannedWrite[] = [];
     const changedPaths: string[] = [];
     const canonicalFallbacks: { path: string; reason: string }[] = [];
-    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, readIfExists(modulePathOnDisk(packageDir, p))])));
+    // every op path that is a file was read (under the lock) by loadPackageState; the others are absent
+    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, originals.get(p)])));
     for (const p of paths) {
       const forms = after.modules.get(p);
       if (forms !== undefined) {

@@ -142,9 +142,17 @@ export function readIfExists(file: string): Uint8Array | undefined {
 /**
  * Loads a package into memory: the manifest table and the canonical forms of every listed module
  * plus every `extraPaths` entry that exists as a file.
+ * @param sources when given, receives each loaded module's bytes as read (path → bytes), so a caller
+ *   that needs them again need not read the file a second time.
  * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10), `io/*` (exit 70).
  */
-export function loadPackageState(packageDir: string, manifestText: string, manifestFile: string, extraPaths: readonly string[] = []): PackageState {
+export function loadPackageState(
+  packageDir: string,
+  manifestText: string,
+  manifestFile: string,
+  extraPaths: readonly string[] = [],
+  sources?: Map<string, Uint8Array>,
+): PackageState {
   const manifest = parseManifest(manifestText, manifestFile);
   const table = parseManifestTable(manifestText, manifestFile);
   const modules = new Map<string, readonly Term[]>();
@@ -154,6 +162,7 @@ export function loadPackageState(packageDir: string, manifestText: string, manif
     const bytes = required ? readRequired(file) : readIfExists(file);
     if (bytes === undefined) return;
     modules.set(path, canonicalizeFile(bytes, file));
+    sources?.set(path, bytes);
   };
   for (const m of manifest.modules) load(m.path, true);
   for (const p of extraPaths) if (inspectPathState(packageDir, p) === 'file') load(p, false);

@@ -3,13 +3,13 @@
  * `genesis/package-v0.2` (docs/reference/package-toml.md §4 "Package artifact"). Pure: works on a
  * {@link PackageState}; `host.ts` does the filesystem side.
  */
-import { hashModule, termAddress } from '../../coreform/hash.js';
-import { printModule } from '../../coreform/print.js';
+import { termAddress } from '../../coreform/hash.js';
 import { bytes, kwMap, str, sym, vec, type MapTerm } from '../../coreform/term.js';
 import { fromHex } from '../../util/bytes.js';
 import { isTomlTable, renderManifest, type TomlTable } from '../../workspace/manifest-write.js';
 import { parseManifest, type Manifest } from '../../workspace/manifest.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
+import { moduleHash, modulePrint } from '../protocol/module-memo.js';
 import { manifestModules, withManifestEdit, type PackageState } from '../protocol/state.js';
 
 /** `:kind` of the package record. */
@@ -74,8 +74,8 @@ export function packState(
         at: entry.path,
       });
     }
-    pins.set(entry.path, hashModule(forms));
-    moduleTexts.set(entry.path, printModule(forms));
+    pins.set(entry.path, moduleHash(forms));
+    moduleTexts.set(entry.path, modulePrint(forms));
   }
   const firstPass = parseManifest(renderManifest(state.manifest));
   const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : d.hash ?? ''));

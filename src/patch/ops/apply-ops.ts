@@ -5,7 +5,7 @@
  */
 import type { MapTerm } from '../../coreform/term.js';
 import { opNameOf, type NormalizedPatch, type OpName } from '../protocol/normalize.js';
-import type { PackageState } from '../protocol/state.js';
+import { editModulesInPlace, type PackageState } from '../protocol/state.js';
 import type { OpImplementation } from './common.js';
 import { applyReplaceNode } from './replace-node.js';
 import { applyReplaceNodeId } from './replace-node-id.js';
@@ -67,9 +67,14 @@ export function applyOpsInMemory(
   patch: Pick<NormalizedPatch, 'ops'>,
   options: ApplyOpsOptions = {},
 ): InMemoryApplyResult {
+  // each op derives its state from the previous op's only; the intermediate states are dropped
+  return editModulesInPlace(state, (start) => applyEach(start, patch.ops, options));
+}
+
+function applyEach(state: PackageState, ops: readonly MapTerm[], options: ApplyOpsOptions): InMemoryApplyResult {
   const semanticEdits: MapTerm[] = [];
   let current = state;
-  patch.ops.forEach((op, ordinal) => {
+  ops.forEach((op, ordinal) => {
     const name = opNameOf(op);
     options.faults?.(`op:${ordinal}:${name}`);
     let outcome;

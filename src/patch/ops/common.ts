@@ -1,10 +1,10 @@
 /** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
 import { canonicalizeForm } from '../../coreform/canon.js';
-import { hashModule } from '../../coreform/hash.js';
 import { defName } from '../../coreform/forms.js';
 import { kw, kwMap, listItems, mapGetKw, str, type MapTerm, type Term } from '../../coreform/term.js';
 import { isGcError } from '../../util/errors.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
+import { moduleHash } from '../protocol/module-memo.js';
 import type { PackageState } from '../protocol/state.js';
 
 /** What one op produced: the new state and, for module-editing ops, its semantic-edit evidence. */
@@ -64,8 +64,8 @@ export function refactorEdit(op: string, modulePath: string, before: readonly Te
   return kwMap({
     op: kw(op),
     'module-path': str(modulePath),
-    'before-module-h': str(hashModule(before)),
-    'after-module-h': str(hashModule(after)),
+    'before-module-h': str(moduleHash(before)),
+    'after-module-h': str(moduleHash(after)),
     detail,
   });
 }

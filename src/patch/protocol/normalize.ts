@@ -234,6 +234,22 @@ export function normalizeOp(source: Term, ordinal: number): MapTerm {
  * @example normalizePatch(readTerm('{:version 1 :intent "x" :provenance {} :ops []}')).patchH
  */
 export function normalizePatch(source: Term): NormalizedPatch {
+  let n = normalizedBySource.get(source);
+  if (n === undefined) {
+    n = normalizeUncached(source);
+    normalizedBySource.set(source, n);
+  }
+  // fresh arrays: a caller may rearrange its copy; the terms themselves are immutable
+  return { ...n, opIdentities: n.opIdentities.map((id) => ({ ...id })), ops: [...n.ops] };
+}
+
+/**
+ * Normalizations already made, by source term (terms are immutable): the apply normalizes the same
+ * normalized patch in its preflight and again in its apply report.
+ */
+const normalizedBySource = new WeakMap<Term, NormalizedPatch>();
+
+function normalizeUncached(source: Term): NormalizedPatch {
   const top = withPatchCodes(() =>
     decodeClosed(source, { version: D.int, intent: D.str, provenance: D.map, ops: D.vec }, 'patch'),
   );

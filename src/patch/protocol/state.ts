@@ -43,9 +43,32 @@ export function manifestModulePaths(manifest: TomlTable): string[] {
   return manifestModules(manifest).map((m) => m.path);
 }
 
+/**
+ * Module maps that only the states of one running {@link editModulesInPlace} hold: `withModule`
+ * updates them in place instead of copying them (a patch of n module ops costs n updates, not n
+ * copies of the whole map).
+ */
+const exclusiveMaps = new WeakSet<ReadonlyMap<string, readonly Term[]>>();
+
+/**
+ * Runs `steps` on a private copy of `state`'s module map that `withModule` updates in place, and
+ * returns the final state (an ordinary immutable state again; `state` itself is never changed).
+ * For a sequence in which every step derives its result from the previous step's state only and
+ * no intermediate state is kept or read after the next step begins (`applyOpsInMemory`).
+ */
+export function editModulesInPlace<T extends { state: PackageState }>(state: PackageState, steps: (start: PackageState) => T): T {
+  const modules = new Map(state.modules);
+  exclusiveMaps.add(modules);
+  try {
+    return steps({ manifest: state.manifest, modules });
+  } finally {
+    exclusiveMaps.delete(modules);
+  }
+}
+
 /** A new state with `path` set to `forms`, or removed when `forms` is undefined. */
 export function withModule(state: PackageState, path: string, forms: readonly Term[] | undefined): PackageState {
-  const modules = new Map(state.modules);
+  const modules = exclusiveMaps.has(state.modules) ? (state.modules as Map<string, readonly Term[]>) : new Map(state.modules);
   if (forms === undefined) modules.delete(path);
   else modules.set(path, forms);
   return { manifest: state.manifest, modules };

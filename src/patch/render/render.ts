@@ -24,10 +24,11 @@
  */
 import { canonicalizeForm, canonicalizeSource } from '../../coreform/canon.js';
 import { defName, formsEqual } from '../../coreform/forms.js';
-import { printModule, printTerm } from '../../coreform/print.js';
+import { printTerm } from '../../coreform/print.js';
 import { readModuleSpans, readTerm, type NodeSpan, type SpannedForm } from '../../coreform/read.js';
 import { termsEqual, type Term } from '../../coreform/term.js';
 import { isGcError } from '../../util/errors.js';
+import { modulePrint } from '../protocol/module-memo.js';
 import { editForm, indentAt, indentPrint, type TextEdit } from './form-edit.js';
 
 /** How a module's bytes were made. */
@@ -297,7 +298,7 @@ export class ModuleRenderer {
    * @throws GcError `core/print/too-large` as `printModule`.
    */
   render(path: string, forms: readonly Term[], options: { canonical?: boolean } = {}): RenderedModule {
-    const canonicalBytes = (): Uint8Array => encoder.encode(printModule(forms));
+    const canonicalBytes = (): Uint8Array => encoder.encode(modulePrint(forms));
     if (options.canonical === true) return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0 };
     const own = this.parse(path);
     if (own !== null && formsEqual(own.canon, forms)) return { bytes: own.source, mode: 'kept', canonicalForms: 0 };
