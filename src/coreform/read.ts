@@ -269,19 +269,7 @@ function buildMap(items: Term[], base: number): Term {
  *   with `location.offset` (0-based byte), `location.line` and `location.column` (1-based).
  */
 export function readModule(source: Uint8Array | string): ReadModuleResult {
-  const src = toBytes(source);
-  const r = new Reader(src);
-  const forms: ReadForm[] = [];
-  let prevEnd = 0;
-  for (;;) {
-    r.skipTrivia();
-    if (r.pos >= r.len) break;
-    const start = r.pos;
-    const term = r.readForm();
-    forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
-    prevEnd = r.pos;
-  }
-  return { source: src, forms, trailingStart: prevEnd };
+  return readForms(toBytes(source), false);
 }
 
 /**
@@ -295,16 +283,20 @@ export function readModule(source: Uint8Array | string): ReadModuleResult {
  * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10).
  */
 export function readModuleSpans(source: Uint8Array | string): SpannedModule {
-  const src = toBytes(source);
-  const r = new Reader(src, true, true);
-  const forms: SpannedForm[] = [];
+  return readForms(toBytes(source), true) as SpannedModule;
+}
+
+/** The loop of {@link readModule} and {@link readModuleSpans}: every form, each with its node when `spans`. */
+function readForms(src: Uint8Array, spans: boolean): ReadModuleResult {
+  const r = new Reader(src, true, spans);
+  const forms: ReadForm[] = [];
   let prevEnd = 0;
   for (;;) {
     r.skipTrivia();
     if (r.pos >= r.len) break;
     const start = r.pos;
     const term = r.readForm(prevEnd);
-    forms.push({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan! });
+    forms.push(spans ? ({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan! } as SpannedForm) : { term, start, end: r.pos, leadingStart: prevEnd });
     prevEnd = r.pos;
   }
   return { source: src, forms, trailingStart: prevEnd };
@@ -317,14 +309,20 @@ export function readModuleSpans(source: Uint8Array | string): SpannedModule {
  */
 export function readTermSpans(source: Uint8Array | string): { source: Uint8Array; term: Term; node: NodeSpan } {
   const src = toBytes(source);
-  const r = new Reader(src, true, true);
+  const { term, node } = readOne(src, true);
+  return { source: src, term, node: node! };
+}
+
+/** The body of {@link readTerm} and {@link readTermSpans}: exactly one term, with its node when `spans`. */
+function readOne(src: Uint8Array, spans: boolean): { term: Term; node: NodeSpan | undefined } {
+  const r = new Reader(src, true, spans);
   r.skipTrivia();
   if (r.pos >= r.len) throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
   const term = r.readForm(0);
-  const node = r.lastSpan!;
+  const node = r.lastSpan;
   r.skipTrivia();
   if (r.pos < r.len) throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-  return { source: src, term, node };
+  return { term, node };
 }
 
 /**
@@ -342,14 +340,7 @@ export function parseModule(source: Uint8Array | string): Term[] {
  *   otherwise the reader errors of {@link readModule}.
  */
 export function readTerm(source: Uint8Array | string): Term {
-  const src = toBytes(source);
-  const r = new Reader(src);
-  r.skipTrivia();
-  if (r.pos >= r.len) throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
-  const term = r.readForm();
-  r.skipTrivia();
-  if (r.pos < r.len) throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-  return term;
+  return readOne(toBytes(source), false).term;
 }
 
 /** A top-level form's span, as found by {@link scanModule}. */
