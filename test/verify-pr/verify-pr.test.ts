@@ -15,6 +15,13 @@ function audit(repo: string, base: string, head: string, options: Partial<AuditO
   return auditPullRequest({ dir: repo, base, head, ...options });
 }
 
+/** Swaps the `i`th and `j`th `[[modules]]` blocks of a manifest file (1-based; 0 is what precedes the first). */
+function swapModuleBlocks(manifest: string, i: number, j: number): void {
+  const blocks = readFileSync(manifest, 'utf8').split('\n\n[[modules]]\n');
+  [blocks[i], blocks[j]] = [blocks[j]!, blocks[i]!];
+  writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+}
+
 /** Finding codes, without the acceptance notice every run without an obligation runner gives. */
 function codes(report: AuditReport): string[] {
   return report.findings.filter((f) => f.code !== 'audit/acceptance-not-rerun').map((f) => f.code);
@@ -69,10 +76,7 @@ describe('auditPullRequest', () => {
     expect(report.packages[0]!.changedModules).toEqual(['lib/price.gc', 'lib/tax.gc']);
 
     const manifest = join(pkg, 'package.toml');
-    const text = readFileSync(manifest, 'utf8');
-    const blocks = text.split('\n\n[[modules]]\n');
-    [blocks[1], blocks[2]] = [blocks[2]!, blocks[1]!];
-    writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+    swapModuleBlocks(manifest, 1, 2);
     const reordered = commitAll(repo, 'reorder modules');
     const after = await audit(repo, base, reordered);
     expect(codes(after)).toEqual(['audit/replay-manifest-mismatch']);
@@ -91,10 +95,7 @@ describe('auditPullRequest', () => {
     expect(bump.findings[0]!.message).toContain('version: "0.1.0" → "0.2.0"');
     expect(bump.ok).toBe(true);
 
-    const text = readFileSync(manifest, 'utf8');
-    const blocks = text.split('\n\n[[modules]]\n');
-    [blocks[3], blocks[4]] = [blocks[4]!, blocks[3]!];
-    writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+    swapModuleBlocks(manifest, 3, 4);
     const reordered = commitAll(repo, 'reorder');
     const report = await audit(repo, base, reordered);
     expect(report.findings.map((f) => [f.severity, f.code, f.file]).filter((f) => f[0] !== 'notice')).toEqual([['warning', 'audit/unexplained-change', 'pkgs/shop/package.toml']]);
