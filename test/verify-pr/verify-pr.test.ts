@@ -22,6 +22,16 @@ function swapModuleBlocks(manifest: string, i: number, j: number): void {
   writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
 }
 
+/** A repository whose base commit holds the shop package, with its welcome text then edited by hand (not committed). */
+function shopWithHandEdit(): { repo: string; pkg: string; base: string } {
+  const repo = initRepo();
+  const pkg = addShopPackage(repo);
+  const base = commitAll(repo, 'shop');
+  const file = join(pkg, 'util/text.gc');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+  return { repo, pkg, base };
+}
+
 /** Finding codes, without the acceptance notice every run without an obligation runner gives. */
 function codes(report: AuditReport): string[] {
   return report.findings.filter((f) => f.code !== 'audit/acceptance-not-rerun').map((f) => f.code);
@@ -131,11 +141,7 @@ describe('auditPullRequest', () => {
   });
 
   it('checks a plan made on another state than the commit\'s parent by its operations (a squash of edit + rename)', async () => {
-    const repo = initRepo();
-    const pkg = addShopPackage(repo);
-    const base = commitAll(repo, 'shop');
-    const file = join(pkg, 'util/text.gc');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+    const { repo, pkg, base } = shopWithHandEdit();
     renameInPackage(pkg, 'shop/price::total', 'shop/price::gross'); // planned after the hand edit
     const head = commitAll(repo, 'edit, then rename');
     const report = await audit(repo, base, head);
@@ -185,11 +191,7 @@ describe('auditPullRequest', () => {
   });
 
   it('checks the head pins and points at the pin line', async () => {
-    const repo = initRepo();
-    const pkg = addShopPackage(repo);
-    const base = commitAll(repo, 'shop');
-    const file = join(pkg, 'util/text.gc');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+    const { repo, pkg, base } = shopWithHandEdit();
     const head = commitAll(repo, 'edit without re-pinning');
     const report = await audit(repo, base, head);
     const pin = report.findings.find((f) => f.code === 'audit/pin-mismatch')!;
