@@ -269,7 +269,10 @@ function buildMap(items: Term[], base: number): Term {
  *   with `location.offset` (0-based byte), `location.line` and `location.column` (1-based).
  */
 export function readModule(source: Uint8Array | string): ReadModuleResult {
-  return readForms(toBytes(source), false);
+  const src = toBytes(source);
+  const r = new Reader(src);
+  const { forms, trailingStart } = eachForm(r, (term, start, end, leadingStart): ReadForm => ({ term, start, end, leadingStart }));
+  return { source: src, forms, trailingStart };
 }
 
 /**
@@ -283,23 +286,29 @@ export function readModule(source: Uint8Array | string): ReadModuleResult {
  * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10).
  */
 export function readModuleSpans(source: Uint8Array | string): SpannedModule {
-  return readForms(toBytes(source), true) as SpannedModule;
+  const src = toBytes(source);
+  const r = new Reader(src, true, true);
+  const { forms, trailingStart } = eachForm(r, (term, start, end, leadingStart): SpannedForm => ({ term, start, end, leadingStart, node: r.lastSpan! }));
+  return { source: src, forms, trailingStart };
 }
 
-/** The loop of {@link readModule} and {@link readModuleSpans}: every form, each with its node when `spans`. */
-function readForms(src: Uint8Array, spans: boolean): ReadModuleResult {
-  const r = new Reader(src, true, spans);
-  const forms: ReadForm[] = [];
+/**
+ * The form loop of `parse_module` (§1.2) shared by {@link readModule}, {@link readModuleSpans} and
+ * {@link scanModuleReader}: reads forms until end of input and keeps what `form` makes of each
+ * (the term, its 0-based byte span and where its leading trivia starts).
+ */
+function eachForm<F>(r: Reader, form: (term: Term, start: number, end: number, leadingStart: number) => F): { forms: F[]; trailingStart: number } {
+  const forms: F[] = [];
   let prevEnd = 0;
   for (;;) {
     r.skipTrivia();
     if (r.pos >= r.len) break;
     const start = r.pos;
     const term = r.readForm(prevEnd);
-    forms.push(spans ? ({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan! } as SpannedForm) : { term, start, end: r.pos, leadingStart: prevEnd });
+    forms.push(form(term, start, r.pos, prevEnd));
     prevEnd = r.pos;
   }
-  return { source: src, forms, trailingStart: prevEnd };
+  return { forms, trailingStart: prevEnd };
 }
 
 /**
@@ -364,16 +373,6 @@ export interface ScannedModule {
  */
 export function scanModuleReader(source: Uint8Array | string): ScannedModule {
   const src = toBytes(source);
-  const r = new Reader(src, false);
-  const forms: FormSpan[] = [];
-  let prevEnd = 0;
-  for (;;) {
-    r.skipTrivia();
-    if (r.pos >= r.len) break;
-    const start = r.pos;
-    r.readForm();
-    forms.push({ start, end: r.pos, leadingStart: prevEnd });
-    prevEnd = r.pos;
-  }
-  return { source: src, forms, trailingStart: prevEnd };
+  const { forms, trailingStart } = eachForm(new Reader(src, false), (_term, start, end, leadingStart): FormSpan => ({ start, end, leadingStart }));
+  return { source: src, forms, trailingStart };
 }
