@@ -51,6 +51,22 @@ function readEvent(path: string | undefined): EventPayload {
 }
 
 /**
+ * A revision of one side: the `<side>-ref` input, else the pull request's `<side>.sha`, else the
+ * push's `before` (base) or `after` (head) unless it is the all-zero sha; `undefined` when none is
+ * set. `source` names where it came from, for the summary.
+ */
+function eventRevision(side: 'base' | 'head', event: EventPayload): { rev: string; source: string } | undefined {
+  const input = core.getInput(`${side}-ref`);
+  if (input !== '') return { rev: input, source: `input ${side}-ref` };
+  const pr = event.pull_request?.[side]?.sha;
+  if (pr) return { rev: pr, source: `pull_request.${side}.sha` };
+  const push = side === 'base' ? 'before' : 'after';
+  const pushed = event[push];
+  if (pushed && !ZERO_SHA.test(pushed)) return { rev: pushed, source: `push ${push}` };
+  return undefined;
+}
+
+/**
  * Reads and validates every input.
  * @param env the environment (default `process.env`), for the GitHub context variables.
  * @throws Error with a message naming the input to fix: bad `fail-on`, non-boolean `replay`, or no
@@ -65,42 +81,23 @@ export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSetting
   if (failOn !== 'error' && failOn !== 'warning') throw new Error(`input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
   const replay = core.getInput('replay') === '' ? true : core.getBooleanInput('replay');
 
-  let base = core.getInput('base-ref');
-  let baseSource = 'input base-ref';
-  if (base === '' && event.pull_request?.base?.sha) {
-    base = event.pull_request.base.sha;
-    baseSource = 'pull_request.base.sha';
-  } else if (base === '' && event.before && !ZERO_SHA.test(event.before)) {
-    base = event.before;
-    baseSource = 'push before';
-  }
-  if (base === '') {
+  const base = eventRevision('base', event);
+  if (base === undefined) {
     throw new Error(
       `no base revision: the ${eventName || 'current'} event is not a pull_request (or a push with a previous commit); set the base-ref input`,
     );
   }
-  let head = core.getInput('head-ref');
-  let headSource = 'input head-ref';
-  if (head === '' && event.pull_request?.head?.sha) {
-    head = event.pull_request.head.sha;
-    headSource = 'pull_request.head.sha';
-  } else if (head === '' && event.after && !ZERO_SHA.test(event.after)) {
-    head = event.after;
-    headSource = 'push after';
-  } else if (head === '') {
-    head = env.GITHUB_SHA || 'HEAD';
-    headSource = env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD';
-  }
+  const head = eventRevision('head', event) ?? { rev: env.GITHUB_SHA || 'HEAD', source: env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD' };
   const runner = core.getInput('obligation-runner');
   const shard = core.getInput('shard').trim();
   if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard)) throw new Error(`input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
   const reportDir = env.RUNNER_TEMP || workspace;
   return {
     workspace,
-    base,
-    head,
-    baseSource,
-    headSource,
+    base: base.rev,
+    head: head.rev,
+    baseSource: base.source,
+    headSource: head.source,
     packages: parseGlobList(core.getInput('packages')),
     failOn,
     replay,

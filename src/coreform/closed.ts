@@ -9,14 +9,7 @@
 import { GcError } from '../util/errors.js';
 import { isHex64 } from '../util/bytes.js';
 import { printAtom } from './print.js';
-import {
-  int,
-  str,
-  termsEqual,
-  type MapTerm,
-  type Term,
-  type VecTerm,
-} from './term.js';
+import { int, str, termsEqual, type Term } from './term.js';
 
 /** A field decoder: checks `t` and returns the decoded value. `at` names the field for errors. */
 export type Decoder<T> = (t: Term, at: string) => T;
@@ -33,25 +26,27 @@ function wrongType(at: string, expected: string, t: Term): GcError {
   });
 }
 
+/** A decoder of the terms of one kind, returning `take(t)` (the term's value, its name or the term). */
+function ofKind<K extends Term['kind'], T>(kind: K, expected: string, take: (t: Extract<Term, { kind: K }>) => T): Decoder<T> {
+  return (t, at) => {
+    if (t.kind !== kind) throw wrongType(at, expected, t);
+    return take(t as Extract<Term, { kind: K }>);
+  };
+}
+
 /** Field decoders for the common field types. */
 export const D = {
   /** Any term, returned as is. */
   any: ((t: Term) => t) as Decoder<Term>,
   /** A string. */
-  str: ((t: Term, at: string) => {
-    if (t.kind !== 'str') throw wrongType(at, 'a string', t);
-    return t.value;
-  }) as Decoder<string>,
+  str: ofKind('str', 'a string', (t) => t.value),
   /** A non-empty string. */
   nonEmptyStr: ((t: Term, at: string) => {
     if (t.kind !== 'str' || t.value.length === 0) throw wrongType(at, 'a non-empty string', t);
     return t.value;
   }) as Decoder<string>,
   /** An integer (bigint). */
-  int: ((t: Term, at: string) => {
-    if (t.kind !== 'int') throw wrongType(at, 'an integer', t);
-    return t.value;
-  }) as Decoder<bigint>,
+  int: ofKind('int', 'an integer', (t) => t.value),
   /** A non-negative integer that fits a JS number. */
   index: ((t: Term, at: string) => {
     if (t.kind !== 'int' || t.value < 0n || t.value > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -60,25 +55,13 @@ export const D = {
     return Number(t.value);
   }) as Decoder<number>,
   /** A boolean. */
-  bool: ((t: Term, at: string) => {
-    if (t.kind !== 'bool') throw wrongType(at, 'a boolean', t);
-    return t.value;
-  }) as Decoder<boolean>,
+  bool: ofKind('bool', 'a boolean', (t) => t.value),
   /** A symbol; returns its name (keywords keep their leading colon). */
-  sym: ((t: Term, at: string) => {
-    if (t.kind !== 'sym') throw wrongType(at, 'a symbol', t);
-    return t.name;
-  }) as Decoder<string>,
+  sym: ofKind('sym', 'a symbol', (t) => t.name),
   /** A map term. */
-  map: ((t: Term, at: string) => {
-    if (t.kind !== 'map') throw wrongType(at, 'a map', t);
-    return t;
-  }) as Decoder<MapTerm>,
+  map: ofKind('map', 'a map', (t) => t),
   /** A vector term. */
-  vec: ((t: Term, at: string) => {
-    if (t.kind !== 'vec') throw wrongType(at, 'a vector', t);
-    return t;
-  }) as Decoder<VecTerm>,
+  vec: ofKind('vec', 'a vector', (t) => t),
   /** A string of exactly 64 lowercase hex digits. */
   hex64: ((t: Term, at: string) => {
     if (t.kind !== 'str' || !isHex64(t.value)) throw wrongType(at, 'a lowercase hex64 string', t);

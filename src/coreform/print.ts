@@ -99,6 +99,8 @@ const blockCache = new WeakMap<Term, { indent: number; text: string }>();
 
 /** Containers whose print is at least this many characters are kept in `blockCache`. */
 const BLOCK_CACHE_MIN = 256;
+/** The open and close brackets of the two bracketed kinds. */
+const BRACKETS = { vec: ['[', ']'], map: ['{', '}'] } as const;
 
 /**
  * Only containers this close to the printed root are cached (a workspace vector → module record →
@@ -118,23 +120,12 @@ class Printer {
 
   /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
   private atomText(t: Term): string {
-    switch (t.kind) {
-      case 'sym':
-        return t.name;
-      case 'nil':
-        return 'nil';
-      case 'bool':
-        return t.value ? 'true' : 'false';
-      case 'int':
-        return t.value.toString();
-      default: {
-        const cached = this.memo.get(t);
-        if (cached) return cached.text;
-        const text = printAtom(t)!;
-        this.memo.set(t, { text, len: utf8Length(text) });
-        return text;
-      }
-    }
+    if (t.kind !== 'str' && t.kind !== 'bytes') return printAtom(t)!;
+    const cached = this.memo.get(t);
+    if (cached) return cached.text;
+    const text = printAtom(t)!;
+    this.memo.set(t, { text, len: utf8Length(text) });
+    return text;
   }
 
   /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
@@ -309,23 +300,19 @@ class Printer {
         }
         tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
       }
-      if (t.kind === 'vec') {
-        if (t.items.length === 0) {
-          this.emit('[]');
+      if (t.kind === 'vec' || t.kind === 'map') {
+        // Empty brackets on the line, or the open bracket here and the close after the children.
+        const [open, close] = t.kind === 'vec' ? BRACKETS.vec : BRACKETS.map;
+        if ((t.kind === 'vec' ? t.items.length : t.entries.length) === 0) {
+          this.emit(open + close);
           continue;
         }
-        this.emit('[');
-        tasks.push(']');
-        for (let i = t.items.length - 1; i >= 0; i--) tasks.push({ term: t.items[i]!, indent: indent + 2, depth: depth + 1 });
-        continue;
-      }
-      if (t.kind === 'map') {
-        if (t.entries.length === 0) {
-          this.emit('{}');
+        this.emit(open);
+        tasks.push(close);
+        if (t.kind === 'vec') {
+          for (let i = t.items.length - 1; i >= 0; i--) tasks.push({ term: t.items[i]!, indent: indent + 2, depth: depth + 1 });
           continue;
         }
-        this.emit('{');
-        tasks.push('}');
         for (let i = t.entries.length - 1; i >= 0; i--) {
           const [k, v] = t.entries[i]!;
           const ks = this.single(k);

@@ -271,17 +271,8 @@ function buildMap(items: Term[], base: number): Term {
 export function readModule(source: Uint8Array | string): ReadModuleResult {
   const src = toBytes(source);
   const r = new Reader(src);
-  const forms: ReadForm[] = [];
-  let prevEnd = 0;
-  for (;;) {
-    r.skipTrivia();
-    if (r.pos >= r.len) break;
-    const start = r.pos;
-    const term = r.readForm();
-    forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
-    prevEnd = r.pos;
-  }
-  return { source: src, forms, trailingStart: prevEnd };
+  const { forms, trailingStart } = eachForm(r, (term, start, end, leadingStart): ReadForm => ({ term, start, end, leadingStart }));
+  return { source: src, forms, trailingStart };
 }
 
 /**
@@ -297,17 +288,27 @@ export function readModule(source: Uint8Array | string): ReadModuleResult {
 export function readModuleSpans(source: Uint8Array | string): SpannedModule {
   const src = toBytes(source);
   const r = new Reader(src, true, true);
-  const forms: SpannedForm[] = [];
+  const { forms, trailingStart } = eachForm(r, (term, start, end, leadingStart): SpannedForm => ({ term, start, end, leadingStart, node: r.lastSpan! }));
+  return { source: src, forms, trailingStart };
+}
+
+/**
+ * The form loop of `parse_module` (§1.2) shared by {@link readModule}, {@link readModuleSpans} and
+ * {@link scanModuleReader}: reads forms until end of input and keeps what `form` makes of each
+ * (the term, its 0-based byte span and where its leading trivia starts).
+ */
+function eachForm<F>(r: Reader, form: (term: Term, start: number, end: number, leadingStart: number) => F): { forms: F[]; trailingStart: number } {
+  const forms: F[] = [];
   let prevEnd = 0;
   for (;;) {
     r.skipTrivia();
     if (r.pos >= r.len) break;
     const start = r.pos;
     const term = r.readForm(prevEnd);
-    forms.push({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan! });
+    forms.push(form(term, start, r.pos, prevEnd));
     prevEnd = r.pos;
   }
-  return { source: src, forms, trailingStart: prevEnd };
+  return { forms, trailingStart: prevEnd };
 }
 
 /**
@@ -317,14 +318,20 @@ export function readModuleSpans(source: Uint8Array | string): SpannedModule {
  */
 export function readTermSpans(source: Uint8Array | string): { source: Uint8Array; term: Term; node: NodeSpan } {
   const src = toBytes(source);
-  const r = new Reader(src, true, true);
+  const { term, node } = readOne(src, true);
+  return { source: src, term, node: node! };
+}
+
+/** The body of {@link readTerm} and {@link readTermSpans}: exactly one term, with its node when `spans`. */
+function readOne(src: Uint8Array, spans: boolean): { term: Term; node: NodeSpan | undefined } {
+  const r = new Reader(src, true, spans);
   r.skipTrivia();
   if (r.pos >= r.len) throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
   const term = r.readForm(0);
-  const node = r.lastSpan!;
+  const node = r.lastSpan;
   r.skipTrivia();
   if (r.pos < r.len) throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-  return { source: src, term, node };
+  return { term, node };
 }
 
 /**
@@ -342,14 +349,7 @@ export function parseModule(source: Uint8Array | string): Term[] {
  *   otherwise the reader errors of {@link readModule}.
  */
 export function readTerm(source: Uint8Array | string): Term {
-  const src = toBytes(source);
-  const r = new Reader(src);
-  r.skipTrivia();
-  if (r.pos >= r.len) throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
-  const term = r.readForm();
-  r.skipTrivia();
-  if (r.pos < r.len) throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-  return term;
+  return readOne(toBytes(source), false).term;
 }
 
 /** A top-level form's span, as found by {@link scanModule}. */
@@ -373,16 +373,6 @@ export interface ScannedModule {
  */
 export function scanModuleReader(source: Uint8Array | string): ScannedModule {
   const src = toBytes(source);
-  const r = new Reader(src, false);
-  const forms: FormSpan[] = [];
-  let prevEnd = 0;
-  for (;;) {
-    r.skipTrivia();
-    if (r.pos >= r.len) break;
-    const start = r.pos;
-    r.readForm();
-    forms.push({ start, end: r.pos, leadingStart: prevEnd });
-    prevEnd = r.pos;
-  }
-  return { source: src, forms, trailingStart: prevEnd };
+  const { forms, trailingStart } = eachForm(new Reader(src, false), (_term, start, end, leadingStart): FormSpan => ({ start, end, leadingStart }));
+  return { source: src, forms, trailingStart };
 }

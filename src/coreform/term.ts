@@ -161,12 +161,10 @@ export function compareTerms(a: Term, b: Term): number {
   // container were equal, so containers push their tail comparison before element pairs.
   const pendingLen: number[] = [];
   const marker: [Term, Term] = [NIL, NIL];
-  const markers: number[] = [];
   while (stack.length > 0) {
     const top = stack.pop()!;
     if (top === marker) {
       const d = pendingLen.pop()!;
-      markers.pop();
       if (d !== 0) return d;
       continue;
     }
@@ -209,25 +207,19 @@ export function compareTerms(a: Term, b: Term): number {
         continue;
       }
       case 'vec': {
-        const yi = (y as VecTerm).items;
         const xi = x.items;
-        const n = Math.min(xi.length, yi.length);
+        const yi = (y as VecTerm).items;
         pendingLen.push(xi.length - yi.length);
-        markers.push(0);
         stack.push(marker);
-        for (let i = n - 1; i >= 0; i--) stack.push([xi[i]!, yi[i]!]);
+        for (let i = Math.min(xi.length, yi.length) - 1; i >= 0; i--) stack.push([xi[i]!, yi[i]!]);
         continue;
       }
       case 'map': {
-        const ye = (y as MapTerm).entries;
         const xe = x.entries;
-        const n = Math.min(xe.length, ye.length);
+        const ye = (y as MapTerm).entries;
         pendingLen.push(xe.length - ye.length);
-        markers.push(0);
         stack.push(marker);
-        for (let i = n - 1; i >= 0; i--) {
-          stack.push([xe[i]![1], ye[i]![1]], [xe[i]![0], ye[i]![0]]);
-        }
+        for (let i = Math.min(xe.length, ye.length) - 1; i >= 0; i--) stack.push([xe[i]![1], ye[i]![1]], [xe[i]![0], ye[i]![0]]);
         continue;
       }
     }
@@ -238,4 +230,19 @@ export function compareTerms(a: Term, b: Term): number {
 /** Structural equality (same as `compareTerms(a, b) === 0`). */
 export function termsEqual(a: Term, b: Term): boolean {
   return compareTerms(a, b) === 0;
+}
+
+/**
+ * Calls `visit` with the name of every symbol (keywords included) in `root`, in reading order
+ * (pre-order, left to right; a map's key before its value). Iterative, any depth.
+ */
+export function forEachSymbol(root: Term, visit: (name: string) => void): void {
+  const stack: Term[] = [root];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    if (t.kind === 'sym') visit(t.name);
+    else if (t.kind === 'pair') stack.push(t.cdr, t.car);
+    else if (t.kind === 'vec') for (let i = t.items.length - 1; i >= 0; i--) stack.push(t.items[i]!);
+    else if (t.kind === 'map') for (let i = t.entries.length - 1; i >= 0; i--) stack.push(t.entries[i]![1], t.entries[i]![0]);
+  }
 }

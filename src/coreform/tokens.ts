@@ -9,6 +9,17 @@ import { BACKSLASH, CLASS, C_DELIM, C_DIGIT, DQUOTE, HEX, LF, LOWER_B, MINUS, SE
 import { PARSE_ESCAPE, PARSE_UNEXPECTED, parseError } from './parse-error.js';
 import { FALSE, NIL, TRUE, type Term } from './term.js';
 
+/**
+ * The byte each one-letter escape stands for (`\\` `\"` `\n` `\r` `\t`), indexed by the letter's
+ * byte; 0 for every other byte.
+ */
+const NAMED_ESCAPES = new Uint8Array(256);
+NAMED_ESCAPES[BACKSLASH] = BACKSLASH;
+NAMED_ESCAPES[DQUOTE] = DQUOTE;
+NAMED_ESCAPES[0x6e] = 0x0a;
+NAMED_ESCAPES[0x72] = 0x0d;
+NAMED_ESCAPES[0x74] = 0x09;
+
 /** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
 const SMALL_INTS: (Term | undefined)[] = new Array<Term | undefined>(1152);
 
@@ -265,7 +276,7 @@ export class Lexer {
       }
       if (p + 1 >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
       const e = s[p + 1]!;
-      if (e === BACKSLASH || e === DQUOTE || e === 0x6e || e === 0x72 || e === 0x74) p += 2;
+      if (NAMED_ESCAPES[e] !== 0) p += 2;
       else if (e === 0x75) {
         this.readUnicodeEscape(p);
         p += 6;
@@ -319,7 +330,7 @@ export class Lexer {
         parts.push(String.fromCharCode(this.readHexEscape(bs))); // U+00NN, not a raw byte
         p = bs + 4;
       } else {
-        parts.push(e === 0x6e ? '\n' : e === 0x72 ? '\r' : e === 0x74 ? '\t' : String.fromCharCode(e));
+        parts.push(String.fromCharCode(NAMED_ESCAPES[e]!));
         p = bs + 2;
       }
       runStart = p;
@@ -361,27 +372,13 @@ export class Lexer {
       if (p + 1 >= n) throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
       const e = s[p + 1]!;
       ensure(4);
+      const named = NAMED_ESCAPES[e]!;
+      if (named !== 0) {
+        out[len++] = named;
+        p += 2;
+        continue;
+      }
       switch (e) {
-        case BACKSLASH:
-          out[len++] = BACKSLASH;
-          p += 2;
-          break;
-        case DQUOTE:
-          out[len++] = DQUOTE;
-          p += 2;
-          break;
-        case 0x6e:
-          out[len++] = 0x0a;
-          p += 2;
-          break;
-        case 0x72:
-          out[len++] = 0x0d;
-          p += 2;
-          break;
-        case 0x74:
-          out[len++] = 0x09;
-          p += 2;
-          break;
         case 0x75: {
           const cp = this.readUnicodeEscape(p);
           if (cp < 0x80) out[len++] = cp;

@@ -4,7 +4,7 @@
  * report's shape. Shared by the producer (`diff.ts`), the verifier (`verify.ts`), the merge
  * protocol and the CLI; it makes no diff decision itself.
  */
-import { D, decodeClosed, fixedIdentity, literal, vecOf } from '../coreform/closed.js';
+import { D, decodeClosed, fixedIdentity, literal, vecOf, type Spec } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { int, kwMap, mapGetKw, str, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { PATCH_PROFILE, type OpIdentity } from '../patch/protocol/normalize.js';
@@ -24,47 +24,63 @@ export interface DiffRequest {
   requestH: string;
 }
 
-/**
- * Builds the closed diff request `{:base :intent :kind :profile :provenance :target :v 1}` with
- * both workspaces as canonical (path-sorted) vectors, so its hash does not depend on the order in
- * which modules were given.
- */
-export function diffRequestTerm(base: Workspace, target: Workspace, intent: string, provenance: MapTerm): MapTerm {
-  return kwMap({
-    kind: str(DIFF_REQUEST_KIND),
-    profile: str(PATCH_PROFILE),
-    v: int(1),
-    intent: str(intent),
-    provenance,
-    base: workspaceTerm(base),
-    target: workspaceTerm(target),
-  });
+/** An admitted patch-protocol request over named workspaces; `requestH` as {@link decodeWorkspacesRequest} says. */
+export interface WorkspacesRequest<S extends string> {
+  intent: string;
+  provenance: MapTerm;
+  workspaces: Record<S, Workspace>;
+  requestH: string;
 }
 
 /**
- * Admits a diff request term: exact key set, fixed kind/profile/v, string intent, map provenance
- * and two admissible workspaces.
- * `requestH` is the hash-term of the request rebuilt with canonical workspace vectors: equal to
- * hash-term of the request as given whenever it lists modules in path order, and independent of
- * module order otherwise (SEMANTIC_PATCH_MERGE_v0.1 "Determinism").
+ * Builds a closed patch-protocol request `{:intent :kind :profile :provenance :v 1}` plus one key
+ * per named workspace (diff: `:base :target`; merge: `:base :left :right`), each workspace as its
+ * canonical (path-sorted) vector, so the hash does not depend on the order in which modules were
+ * given.
+ */
+export function workspacesRequestTerm(kind: string, workspaces: Readonly<Record<string, Workspace>>, intent: string, provenance: MapTerm): MapTerm {
+  const fields: Record<string, Term> = { kind: str(kind), profile: str(PATCH_PROFILE), v: int(1), intent: str(intent), provenance };
+  for (const [side, ws] of Object.entries(workspaces)) fields[side] = workspaceTerm(ws);
+  return kwMap(fields);
+}
+
+/**
+ * Admits a patch-protocol request term: exact key set (`sides` plus the identity, `:intent` and
+ * `:provenance`), fixed kind/profile/v, string intent, map provenance and one admissible workspace
+ * per side, admitted in the order of `sides`. `requestH` is the hash-term of the request rebuilt
+ * by {@link workspacesRequestTerm}: equal to hash-term of the request as given whenever it lists
+ * modules in path order, and independent of module order otherwise (SEMANTIC_PATCH_MERGE_v0.1
+ * "Determinism").
+ * @param what the request's name in messages (`diff request`, `merge request`).
+ * @throws GcError `core/closed/*`, `workspace/*` (exit 10).
+ */
+export function decodeWorkspacesRequest<S extends string>(t: Term, kind: string, sides: readonly S[], what: string): WorkspacesRequest<S> {
+  const spec: Spec = { ...fixedIdentity(kind, PATCH_PROFILE), intent: D.str, provenance: D.map };
+  for (const side of sides) spec[side] = D.any;
+  const r = decodeClosed(t, spec, what) as Record<string, unknown>;
+  const workspaces = {} as Record<S, Workspace>;
+  for (const side of sides) workspaces[side] = admitWorkspace(r[side] as Term, `${what} :${side}`);
+  const intent = r.intent as string;
+  const provenance = r.provenance as MapTerm;
+  const requestH = hashTerm(workspacesRequestTerm(kind, workspaces, intent, provenance));
+  return { intent, provenance, workspaces, requestH };
+}
+
+/**
+ * Builds the closed diff request `{:base :intent :kind :profile :provenance :target :v 1}` (see
+ * {@link workspacesRequestTerm}).
+ */
+export function diffRequestTerm(base: Workspace, target: Workspace, intent: string, provenance: MapTerm): MapTerm {
+  return workspacesRequestTerm(DIFF_REQUEST_KIND, { base, target }, intent, provenance);
+}
+
+/**
+ * Admits a diff request term: {@link decodeWorkspacesRequest} with the sides `:base` and `:target`.
  * @throws GcError `core/closed/*`, `workspace/*` (exit 10).
  */
 export function decodeDiffRequest(t: Term): DiffRequest {
-  const r = decodeClosed(
-    t,
-    {
-      ...fixedIdentity(DIFF_REQUEST_KIND, PATCH_PROFILE),
-      intent: D.str,
-      provenance: D.map,
-      base: D.any,
-      target: D.any,
-    },
-    'diff request',
-  );
-  const base = admitWorkspace(r.base, 'diff request :base');
-  const target = admitWorkspace(r.target, 'diff request :target');
-  const requestH = hashTerm(diffRequestTerm(base, target, r.intent, r.provenance));
-  return { intent: r.intent, provenance: r.provenance, base, target, requestH };
+  const r = decodeWorkspacesRequest(t, DIFF_REQUEST_KIND, ['base', 'target'], 'diff request');
+  return { intent: r.intent, provenance: r.provenance, base: r.workspaces.base, target: r.workspaces.target, requestH: r.requestH };
 }
 
 /** A decoded diff report (shape only; {@link verifyDiffReport} checks the content). */

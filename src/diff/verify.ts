@@ -11,30 +11,37 @@ import { printTerm } from '../coreform/print.js';
 import { formsEqual } from '../coreform/forms.js';
 import { int, termsEqual, type Term } from '../coreform/term.js';
 import { compareUtf8 } from '../util/bytes.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import { ExitCode, GcError, isGcError, type GcCode } from '../util/errors.js';
 import { workspaceHash } from '../workspace/workspace.js';
 import { decodeDiffReport, decodeDiffRequest, type DiffReport, type DiffRequest } from './protocol.js';
 
 /** Error code of every diff verification failure (exit 50). */
 export const DIFF_VERIFY_FAILED = 'diff/verify-failed';
 
-function fail(field: string, message: string, cause?: unknown): GcError {
-  return new GcError(DIFF_VERIFY_FAILED, `diff report ${field}: ${message}`, {
-    exitCode: ExitCode.verificationFailed,
-    location: { at: field },
-    cause,
-  });
+/**
+ * The error helpers of a report verifier whose failures all carry `code` and exit 50:
+ * `fail(field, message)` builds one, its message `<subject> <field>: <message>` and location
+ * `{at: field}`; `decoding(field, fn)` runs a decoder over report content and turns any `GcError`
+ * it throws that is not already a verification failure (exit 50) into a failure of `field`.
+ */
+export function verificationFailures(
+  code: GcCode,
+  subject: string,
+): { fail: (field: string, message: string, cause?: unknown) => GcError; decoding: <T>(field: string, fn: () => T) => T } {
+  const fail = (field: string, message: string, cause?: unknown): GcError =>
+    new GcError(code, `${subject} ${field}: ${message}`, { exitCode: ExitCode.verificationFailed, location: { at: field }, cause });
+  const decoding = <T>(field: string, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      if (isGcError(error) && error.exitCode !== ExitCode.verificationFailed) throw fail(field, error.message, error);
+      throw error;
+    }
+  };
+  return { fail, decoding };
 }
 
-/** Runs a decoder over report content; any decoding error is a verification failure of `field`. */
-function decoding<T>(field: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (isGcError(error) && error.code !== DIFF_VERIFY_FAILED) throw fail(field, error.message, error);
-    throw error;
-  }
-}
+const { fail, decoding } = verificationFailures(DIFF_VERIFY_FAILED, 'diff report');
 
 /** One decoded op of a diff patch. */
 type DiffOp =

@@ -3,6 +3,7 @@
  * algorithm needed: the changed regions are known). Used by `gcpatch edit-plan apply --diff`.
  */
 import type { AppliedChange } from './apply.js';
+import { lastStartAtOrBefore } from './positions.js';
 
 /** Lines of `text`, each with its `\n` (the last one may lack it); no entry for the empty tail. */
 function splitLines(text: string): { lines: string[]; starts: number[] } {
@@ -108,14 +109,7 @@ function lineIndex(split: { lines: string[]; starts: number[] }, length: number,
   const { lines, starts } = split;
   if (lines.length === 0) return 0;
   if (offset >= length) return lines[lines.length - 1]!.endsWith('\n') ? lines.length : lines.length - 1;
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (starts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return lastStartAtOrBefore(starts, offset);
 }
 
 function line(prefix: string, text: string): string {

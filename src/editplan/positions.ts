@@ -87,15 +87,24 @@ export class LineIndex {
    */
   positionOf(offset: number): { line: number; char: number } {
     const starts = this.lineStarts;
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lastStartAtOrBefore(starts, offset);
     return { line: lo + 1, char: offset - starts[lo]! };
   }
+}
+
+/**
+ * Binary search over ascending line starts (UTF-16 offsets, `starts[0]` = 0): the index of the last
+ * start ≤ `offset`, i.e. the 0-based line holding `offset`; 0 for an empty `starts`.
+ */
+export function lastStartAtOrBefore(starts: ArrayLike<number>, offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** Builds the `POSITION_OUT_OF_RANGE` error for a failed {@link LineIndex.tryResolve}. */

@@ -81,38 +81,19 @@ class Writer {
 
   plan(plan: EditPlan): void {
     this.open('{');
-    this.key('schemaVersion');
-    this.string(plan.schemaVersion);
-    this.key('operation');
-    this.string(plan.operation);
-    this.key('files');
-    this.open('[');
-    for (const file of plan.files) {
-      this.item();
-      this.file(file);
-    }
-    this.close(']');
-    if (plan.completeness !== undefined) {
-      this.key('completeness');
-      this.string(plan.completeness);
-    }
+    this.stringMember('schemaVersion', plan.schemaVersion);
+    this.stringMember('operation', plan.operation);
+    this.arrayMember('files', plan.files, (file) => this.file(file));
+    if (plan.completeness !== undefined) this.stringMember('completeness', plan.completeness);
     this.extensions(plan.extensions);
     this.close('}');
   }
 
   private file(file: FileEdit): void {
     this.open('{');
-    this.key('path');
-    this.string(file.path);
-    this.key('sha256');
-    this.string(file.sha256);
-    this.key('edits');
-    this.open('[');
-    for (const edit of file.edits) {
-      this.item();
-      this.edit(edit);
-    }
-    this.close(']');
+    this.stringMember('path', file.path);
+    this.stringMember('sha256', file.sha256);
+    this.arrayMember('edits', file.edits, (edit) => this.edit(edit));
     this.extensions(file.extensions);
     this.close('}');
   }
@@ -132,22 +113,36 @@ class Writer {
       return;
     }
     this.open('{');
-    this.key('startLine');
-    this.number(edit.startLine);
-    this.key('startChar');
-    this.number(edit.startChar);
-    this.key('endLine');
-    this.number(edit.endLine);
-    this.key('endChar');
-    this.number(edit.endChar);
-    this.key('before');
-    this.string(edit.before);
-    this.key('after');
-    this.string(edit.after);
-    this.key('provenance');
-    this.string(edit.provenance);
+    this.numberMember('startLine', edit.startLine);
+    this.numberMember('startChar', edit.startChar);
+    this.numberMember('endLine', edit.endLine);
+    this.numberMember('endChar', edit.endChar);
+    this.stringMember('before', edit.before);
+    this.stringMember('after', edit.after);
+    this.stringMember('provenance', edit.provenance);
     this.extensions(edit.extensions);
     this.close('}');
+  }
+
+  private stringMember(name: string, value: string): void {
+    this.key(name);
+    this.string(value);
+  }
+
+  private numberMember(name: string, value: number): void {
+    this.key(name);
+    this.number(value);
+  }
+
+  /** A member whose value is an array, each element written by `write`. */
+  private arrayMember<T>(name: string, items: readonly T[], write: (item: T) => void): void {
+    this.key(name);
+    this.open('[');
+    for (const item of items) {
+      this.item();
+      write(item);
+    }
+    this.close(']');
   }
 
   private string(value: string): void {

@@ -5,10 +5,10 @@
  * the producer (`rules.ts`), the verifier (`verify.ts`) and the CLI; it makes no merge decision.
  */
 import { D, decodeClosed, fixedIdentity, nullable, oneOfStr, vecOf } from '../coreform/closed.js';
-import { hashTerm } from '../coreform/hash.js';
-import { int, kwMap, str, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
+import type { MapTerm, Term, VecTerm } from '../coreform/term.js';
 import { PATCH_PROFILE } from '../patch/protocol/normalize.js';
-import { admitWorkspace, workspaceTerm, type Workspace } from '../workspace/workspace.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { decodeWorkspacesRequest, workspacesRequestTerm } from '../diff/protocol.js';
 
 /** `:kind` of a merge request. */
 export const MERGE_REQUEST_KIND = 'genesis/patch-merge-request-v0.1';
@@ -51,42 +51,20 @@ export interface MergeRequest {
  * with canonical (path-sorted) workspace vectors.
  */
 export function mergeRequestTerm(base: Workspace, left: Workspace, right: Workspace, intent: string, provenance: MapTerm): MapTerm {
-  return kwMap({
-    kind: str(MERGE_REQUEST_KIND),
-    profile: str(PATCH_PROFILE),
-    v: int(1),
-    intent: str(intent),
-    provenance,
-    base: workspaceTerm(base),
-    left: workspaceTerm(left),
-    right: workspaceTerm(right),
-  });
+  return workspacesRequestTerm(MERGE_REQUEST_KIND, { base, left, right }, intent, provenance);
 }
 
 /**
  * Admits a merge request term: exact key set, fixed kind/profile/v, string intent, map provenance,
- * three admissible workspaces (same admission as diff). `requestH` hashes the request rebuilt with
- * canonical workspace vectors, so it does not depend on input module order.
+ * three admissible workspaces (the same admission as diff: {@link decodeWorkspacesRequest} with the
+ * sides `:base`, `:left` and `:right`). `requestH` hashes the request rebuilt with canonical
+ * workspace vectors, so it does not depend on input module order.
  * @throws GcError `core/closed/*`, `workspace/*` (exit 10).
  */
 export function decodeMergeRequest(t: Term): MergeRequest {
-  const r = decodeClosed(
-    t,
-    {
-      ...fixedIdentity(MERGE_REQUEST_KIND, PATCH_PROFILE),
-      intent: D.str,
-      provenance: D.map,
-      base: D.any,
-      left: D.any,
-      right: D.any,
-    },
-    'merge request',
-  );
-  const base = admitWorkspace(r.base, 'merge request :base');
-  const left = admitWorkspace(r.left, 'merge request :left');
-  const right = admitWorkspace(r.right, 'merge request :right');
-  const requestH = hashTerm(mergeRequestTerm(base, left, right, r.intent, r.provenance));
-  return { intent: r.intent, provenance: r.provenance, base, left, right, requestH };
+  const r = decodeWorkspacesRequest(t, MERGE_REQUEST_KIND, ['base', 'left', 'right'], 'merge request');
+  const { base, left, right } = r.workspaces;
+  return { intent: r.intent, provenance: r.provenance, base, left, right, requestH: r.requestH };
 }
 
 /** A decoded conflict record. `formIndex` is 0-based, `null` for module conflicts. */

@@ -9,9 +9,8 @@ import { D, decodeClosed } from '../coreform/closed.js';
 import { hashTerm } from '../coreform/hash.js';
 import { int, kwMap, NIL, str, termsEqual, type Term, type VecTerm } from '../coreform/term.js';
 import { diffRequestTerm } from '../diff/protocol.js';
-import { verifyDiffReport } from '../diff/verify.js';
+import { verificationFailures, verifyDiffReport } from '../diff/verify.js';
 import { compareUtf8 } from '../util/bytes.js';
-import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { makeWorkspace, workspaceHash, type Workspace } from '../workspace/workspace.js';
 import {
   CONFLICT_EXPLANATIONS,
@@ -26,23 +25,7 @@ import {
 /** Error code of every merge verification failure (exit 50). */
 export const MERGE_VERIFY_FAILED = 'merge/verify-failed';
 
-function fail(field: string, message: string, cause?: unknown): GcError {
-  return new GcError(MERGE_VERIFY_FAILED, `merge report ${field}: ${message}`, {
-    exitCode: ExitCode.verificationFailed,
-    location: { at: field },
-    cause,
-  });
-}
-
-/** Runs a decoder over report content; a decoding error is a verification failure of `field`. */
-function decoding<T>(field: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (isGcError(error) && error.exitCode !== ExitCode.verificationFailed) throw fail(field, error.message, error);
-    throw error;
-  }
-}
+const { fail, decoding } = verificationFailures(MERGE_VERIFY_FAILED, 'merge report');
 
 /** Equality of optional values; `null` (absent) equals only `null`. */
 function same(a: Term | null, b: Term | null): boolean {

@@ -8,6 +8,7 @@ import type { Term } from '../coreform/term.js';
 import { topLevelDef } from '../patch/ops/common.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { ConflictCode, type ConflictCodeValue } from './codes.js';
+import { symbolNames } from './plan.js';
 import type { RefactorRequest } from './request.js';
 
 /** A conflict explained for people. */
@@ -35,19 +36,6 @@ function definitionSites(request: RefactorRequest): Site[] {
     });
   });
   return sites;
-}
-
-function names(root: Term): Set<string> {
-  const out = new Set<string>();
-  const stack: Term[] = [root];
-  while (stack.length > 0) {
-    const t = stack.pop()!;
-    if (t.kind === 'sym') out.add(t.name);
-    else if (t.kind === 'pair') stack.push(t.cdr, t.car);
-    else if (t.kind === 'vec') for (const item of t.items) stack.push(item);
-    else if (t.kind === 'map') for (const [k, v] of t.entries) stack.push(k, v);
-  }
-  return out;
 }
 
 /**
@@ -89,7 +77,7 @@ export function explainConflicts(request: RefactorRequest, conflicts: readonly {
         return say(`${target} is already a module of the package; the target must be a new module`, target);
       case ConflictCode.targetOrderDependency: {
         const source = sites.find((s) => s.name === from);
-        const used = source === undefined ? new Set<string>() : names(source.rhs);
+        const used = source === undefined ? new Set<string>() : symbolNames(source.rhs);
         const culprit = source === undefined ? undefined : sites.find((s) => s.module >= source.module && used.has(s.name));
         if (source === undefined || culprit === undefined) return say('the moved definition depends on a definition unavailable before the source module', modulePath);
         const sourcePath = request.modules[source.module]!.modulePath;

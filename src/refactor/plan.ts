@@ -34,6 +34,7 @@
  */
 import {
   FALSE,
+  forEachSymbol,
   int,
   kw,
   kwMap,
@@ -104,40 +105,16 @@ interface ModuleScan {
 /** Number of symbol terms named `name` in `root` (iterative preorder walk). */
 function countSymbol(root: Term, name: string): number {
   let count = 0;
-  const stack: Term[] = [root];
-  while (stack.length > 0) {
-    const t = stack.pop()!;
-    switch (t.kind) {
-      case 'sym':
-        if (t.name === name) count++;
-        break;
-      case 'pair':
-        stack.push(t.cdr, t.car);
-        break;
-      case 'vec':
-        for (let i = t.items.length - 1; i >= 0; i--) stack.push(t.items[i]!);
-        break;
-      case 'map':
-        for (let i = t.entries.length - 1; i >= 0; i--) stack.push(t.entries[i]![1], t.entries[i]![0]);
-        break;
-      default:
-        break;
-    }
-  }
+  forEachSymbol(root, (n) => {
+    if (n === name) count++;
+  });
   return count;
 }
 
 /** Every symbol name occurring in `root`. */
-function symbolNames(root: Term): Set<string> {
+export function symbolNames(root: Term): Set<string> {
   const names = new Set<string>();
-  const stack: Term[] = [root];
-  while (stack.length > 0) {
-    const t = stack.pop()!;
-    if (t.kind === 'sym') names.add(t.name);
-    else if (t.kind === 'pair') stack.push(t.cdr, t.car);
-    else if (t.kind === 'vec') for (const item of t.items) stack.push(item);
-    else if (t.kind === 'map') for (const [k, v] of t.entries) stack.push(k, v);
-  }
+  forEachSymbol(root, (n) => names.add(n));
   return names;
 }
 

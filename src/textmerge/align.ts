@@ -117,13 +117,16 @@ export function alignSides(B: SideModule, O: SideModule, T: SideModule, reduced:
   const oursAdded = new Map<string, number>();
   const oEls = O.m.elements;
   const oIds: number[] = new Array<number>(oEls.length);
+  // An element matched to a base element takes that element's row.
+  const onBaseRow = (side: 'o' | 't', toB: Int32Array, ids: number[], j: number): boolean => {
+    const bi = toB[j]!;
+    if (bi < 0) return false;
+    aligned[bi]![side] = j;
+    ids[j] = bi;
+    return true;
+  };
   for (let j = 0; j < oEls.length; j++) {
-    const bi = oToB[j]!;
-    if (bi >= 0) {
-      aligned[bi]!.o = j;
-      oIds[j] = bi;
-      continue;
-    }
+    if (onBaseRow('o', oToB, oIds, j)) continue;
     aligned.push({ b: -1, o: j, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
     oursAdded.set(oEls[j]!.key, aligned.length - 1);
     oIds[j] = aligned.length - 1;
@@ -131,12 +134,7 @@ export function alignSides(B: SideModule, O: SideModule, T: SideModule, reduced:
   const tEls = T.m.elements;
   const tIds: number[] = new Array<number>(tEls.length);
   for (let k = 0; k < tEls.length; k++) {
-    const bi = tToB[k]!;
-    if (bi >= 0) {
-      aligned[bi]!.t = k;
-      tIds[k] = bi;
-      continue;
-    }
+    if (onBaseRow('t', tToB, tIds, k)) continue;
     const key = tEls[k]!.key;
     const same = oursAdded.get(key);
     if (same !== undefined) {

@@ -24,29 +24,23 @@ export function stringifyJson(value: unknown, indent = 0): string {
     else if (typeof v === 'number') out.push(Number.isFinite(v) ? String(v) : 'null');
     else if (typeof v === 'string') out.push(JSON.stringify(v));
     else if (typeof v === 'bigint') out.push(String(v));
-    else if (Array.isArray(v)) {
-      if (v.length === 0) {
-        out.push('[]');
+    else {
+      // An array's items and an object's defined members, written the same way (an object's with its key).
+      const obj = v as Record<string, JsonValue>;
+      const keys = Array.isArray(v) ? undefined : Object.keys(v).filter((k) => obj[k] !== undefined);
+      const count = keys === undefined ? (v as JsonValue[]).length : keys.length;
+      const open = keys === undefined ? '[' : '{';
+      const close = keys === undefined ? ']' : '}';
+      if (count === 0) {
+        out.push(open + close);
         continue;
       }
-      out.push('[');
-      stack.push({ kind: 'text', text: nl(f.depth) + ']' });
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ kind: 'value', value: v[i], depth: f.depth + 1 });
-        stack.push({ kind: 'text', text: (i > 0 ? ',' : '') + nl(f.depth + 1) });
-      }
-    } else {
-      const keys = Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
-      if (keys.length === 0) {
-        out.push('{}');
-        continue;
-      }
-      out.push('{');
-      stack.push({ kind: 'text', text: nl(f.depth) + '}' });
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i]!;
-        stack.push({ kind: 'value', value: (v as Record<string, unknown>)[k], depth: f.depth + 1 });
-        stack.push({ kind: 'text', text: (i > 0 ? ',' : '') + nl(f.depth + 1) + JSON.stringify(k) + (indent > 0 ? ': ' : ':') });
+      out.push(open);
+      stack.push({ kind: 'text', text: nl(f.depth) + close });
+      for (let i = count - 1; i >= 0; i--) {
+        const label = keys === undefined ? '' : JSON.stringify(keys[i]) + (indent > 0 ? ': ' : ':');
+        stack.push({ kind: 'value', value: keys === undefined ? (v as JsonValue[])[i] : obj[keys[i]!], depth: f.depth + 1 });
+        stack.push({ kind: 'text', text: (i > 0 ? ',' : '') + nl(f.depth + 1) + label });
       }
     }
   }

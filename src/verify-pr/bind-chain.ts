@@ -1,10 +1,9 @@
 /** Replaying a commit's apply reports on its start state in the order they bind (docs/security.md, "recorded-state" and "actual-parent"). */
 import type { Term } from '../coreform/term.js';
-import { applyOpsInMemory } from '../patch/ops/apply-ops.js';
-import { packState } from '../patch/apply/pack.js';
 import type { PackageState } from '../patch/protocol/state.js';
 import type { Manifest } from '../workspace/manifest.js';
 import type { ApplyEvidence } from './apply-evidence.js';
+import { applyEvidence, chainInAddressOrder, type AppliedEvidence } from './replay.js';
 
 /** One apply report replayed on a commit's start state. */
 export interface BoundStep {
@@ -18,22 +17,13 @@ export interface BoundStep {
   route: 'recorded-state' | 'actual-parent';
 }
 
-interface Applied {
-  after: PackageState;
-  manifest: Manifest;
-  edits: Term[];
-  artifact: string;
+function boundStep(evidence: ApplyEvidence, before: PackageState, r: AppliedEvidence, route: BoundStep['route']): BoundStep {
+  return { evidence, before, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route };
 }
 
-function applyOne(state: PackageState, evidence: ApplyEvidence): Applied {
-  const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
-  const packed = packState(applied);
-  return { after: packed.state, manifest: packed.manifest, edits: semanticEdits, artifact: packed.packageArtifact };
-}
-
-function tryApply(state: PackageState, evidence: ApplyEvidence): Applied | Error {
+function tryApply(state: PackageState, evidence: ApplyEvidence): AppliedEvidence | Error {
   try {
-    return applyOne(state, evidence);
+    return applyEvidence(state, evidence);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
@@ -54,22 +44,10 @@ export function bindChain(
   evidence: readonly ApplyEvidence[],
   reproduces: (state: PackageState) => boolean,
 ): { steps: BoundStep[]; failures: { evidence: ApplyEvidence; error: Error }[]; final: PackageState } {
-  const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  const steps: BoundStep[] = [];
-  let state = start;
-  for (;;) {
-    let taken = -1;
-    for (let i = 0; i < pending.length && taken < 0; i++) {
-      const r = tryApply(state, pending[i]!);
-      if (!(r instanceof Error) && r.artifact === pending[i]!.packageArtifact) {
-        steps.push({ evidence: pending[i]!, before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'recorded-state' });
-        state = r.after;
-        taken = i;
-      }
-    }
-    if (taken < 0) break;
-    pending.splice(taken, 1);
-  }
+  const { steps, pending, final: state } = chainInAddressOrder(start, evidence, (before, e) => {
+    const r = tryApply(before, e);
+    return r instanceof Error || r.artifact !== e.packageArtifact ? undefined : boundStep(e, before, r, 'recorded-state');
+  });
   if (pending.length === 0) return { steps, failures: [], final: state };
 
   // Evidence made on another state: search an order that applies and reproduces the commit.
@@ -84,8 +62,7 @@ export function bindChain(
       if (budget-- <= 0) return undefined;
       const r = tryApply(at, left[i]!);
       if (r instanceof Error) continue;
-      const step: BoundStep = { evidence: left[i]!, before: at, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' };
-      const found = search(r.after, [...left.slice(0, i), ...left.slice(i + 1)], [...path, step]);
+      const found = search(r.after, [...left.slice(0, i), ...left.slice(i + 1)], [...path, boundStep(left[i]!, at, r, 'actual-parent')]);
       if (found !== undefined) return found;
     }
     return undefined;
@@ -96,21 +73,14 @@ export function bindChain(
     return { steps, failures: [], final: found.length > 0 ? found[found.length - 1]!.after : state };
   }
   // Greedy, for the messages: take what applies, report the rest with the error on the final state.
-  for (;;) {
-    let taken = -1;
-    for (let i = 0; i < pending.length && taken < 0; i++) {
-      const r = tryApply(state, pending[i]!);
-      if (r instanceof Error) continue;
-      steps.push({ evidence: pending[i]!, before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' });
-      state = r.after;
-      taken = i;
-    }
-    if (taken < 0) break;
-    pending.splice(taken, 1);
-  }
-  const failures = pending.map((e) => {
-    const r = tryApply(state, e);
+  const greedy = chainInAddressOrder(state, pending, (before, e) => {
+    const r = tryApply(before, e);
+    return r instanceof Error ? undefined : boundStep(e, before, r, 'actual-parent');
+  });
+  steps.push(...greedy.steps);
+  const failures = greedy.pending.map((e) => {
+    const r = tryApply(greedy.final, e);
     return { evidence: e, error: r instanceof Error ? r : new Error('applies only out of order') };
   });
-  return { steps, failures, final: state };
+  return { steps, failures, final: greedy.final };
 }

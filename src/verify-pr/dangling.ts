@@ -65,6 +65,12 @@ function describeSites(sites: readonly { file: string; line: number }[]): string
   return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
 }
 
+/** The first use of `name` at the head and all its uses described, or `undefined` when it is not used. */
+function headUses(name: string, head: CommitPackageSnapshot): { first: { file: string; line: number }; where: string } | undefined {
+  const sites = usesOf(name, head.modules);
+  return sites.length === 0 ? undefined : { first: sites[0]!, where: describeSites(sites) };
+}
+
 /**
  * Records `audit/dangling-reference` for every name in `formerly` (defined at the base or along the
  * range) that `headDefined` lacks and a module of `head` references.
@@ -81,10 +87,9 @@ export function checkDanglingReferences(
   const reported: string[] = [];
   for (const name of [...formerly].sort()) {
     if (headDefined.has(name) || skip.has(name) || !name.includes('::')) continue;
-    const sites = usesOf(name, head.modules);
-    if (sites.length === 0) continue;
-    const first = sites[0]!;
-    const where = describeSites(sites);
+    const uses = headUses(name, head);
+    if (uses === undefined) continue;
+    const { first, where } = uses;
     out.fail('module', first.file, 'references', {
       code: AuditCode.danglingReference,
       message:
@@ -115,10 +120,9 @@ export function checkStaleReferences(head: CommitPackageSnapshot, refactors: rea
   for (const r of moving) {
     const from = r.request.fromSymbol;
     if (from === '' || from === r.request.toSymbol || defined.has(from)) continue;
-    const sites = usesOf(from, head.modules);
-    if (sites.length === 0) continue;
-    const first = sites[0]!;
-    const where = describeSites(sites);
+    const uses = headUses(from, head);
+    if (uses === undefined) continue;
+    const { first, where } = uses;
     out.fail('refactor-plan', r.address, 'no stale reference', {
       code: AuditCode.refactorStaleReference,
       message:

@@ -16,6 +16,7 @@ import { opNameOf } from '../patch/protocol/normalize.js';
 import { mapGetKw } from '../coreform/term.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { isTomlTable, type TomlTable } from '../workspace/manifest-write.js';
+import type { Manifest } from '../workspace/manifest.js';
 import type { ApplyEvidence } from './apply-evidence.js';
 import type { CommitModule, CommitPackageSnapshot } from './package-at-commit.js';
 
@@ -41,10 +42,51 @@ export interface ReplayChain {
   final: PackageState;
 }
 
-function applyOne(state: PackageState, evidence: ApplyEvidence): { after: PackageState; edits: Term[]; artifact: string } {
+/** What applying one report's patch in memory and `pack`ing the result gave. */
+export interface AppliedEvidence {
+  after: PackageState;
+  manifest: Manifest;
+  edits: Term[];
+  artifact: string;
+}
+
+/**
+ * Applies a report's patch to `state` in memory with the on-disk apply's op engine and `pack`.
+ * @throws GcError (or another Error) when an op does not apply.
+ */
+export function applyEvidence(state: PackageState, evidence: ApplyEvidence): AppliedEvidence {
   const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
   const packed = packState(applied);
-  return { after: packed.state, edits: semanticEdits, artifact: packed.packageArtifact };
+  return { after: packed.state, manifest: packed.manifest, edits: semanticEdits, artifact: packed.packageArtifact };
+}
+
+/**
+ * The greedy chain: reports in store-address order; at each step the first pending report that
+ * `step` takes on the current state (it returns the step, with the state after it) is taken, until
+ * no pending report is.
+ * @returns the steps in chain order, the reports never taken (in address order) and the last state.
+ */
+export function chainInAddressOrder<S extends { after: PackageState }>(
+  start: PackageState,
+  evidence: readonly ApplyEvidence[],
+  step: (state: PackageState, evidence: ApplyEvidence) => S | undefined,
+): { steps: S[]; pending: ApplyEvidence[]; final: PackageState } {
+  const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const steps: S[] = [];
+  let state = start;
+  for (;;) {
+    let taken = -1;
+    for (let i = 0; i < pending.length && taken < 0; i++) {
+      const s = step(state, pending[i]!);
+      if (s === undefined) continue;
+      steps.push(s);
+      state = s.after;
+      taken = i;
+    }
+    if (taken < 0) break;
+    pending.splice(taken, 1);
+  }
+  return { steps, pending, final: state };
 }
 
 function asGcError(error: unknown): GcError {
@@ -57,27 +99,17 @@ function asGcError(error: unknown): GcError {
  * @returns the ordered steps, the reports that never applied, and the final state.
  */
 export function replayChain(base: PackageState, evidence: readonly ApplyEvidence[]): ReplayChain {
-  const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  const steps: ReplayStep[] = [];
-  let state = base;
-  for (;;) {
-    let taken = -1;
-    for (let i = 0; i < pending.length && taken < 0; i++) {
-      try {
-        const r = applyOne(state, pending[i]!);
-        steps.push({ evidence: pending[i]!, before: state, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact });
-        state = r.after;
-        taken = i;
-      } catch {
-        // tried again below against the final state, for the error message
-      }
+  const { steps, pending, final: state } = chainInAddressOrder(base, evidence, (before, e): ReplayStep | undefined => {
+    try {
+      const r = applyEvidence(before, e);
+      return { evidence: e, before, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact };
+    } catch {
+      return undefined; // tried again below against the final state, for the error message
     }
-    if (taken < 0) break;
-    pending.splice(taken, 1);
-  }
+  });
   const failures = pending.map((e) => {
     try {
-      applyOne(state, e);
+      applyEvidence(state, e);
       return { evidence: e, error: new GcError('internal', 'applies only out of order') };
     } catch (error) {
       return { evidence: e, error: asGcError(error) };

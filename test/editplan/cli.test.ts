@@ -36,6 +36,13 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout, stderr };
 }
 
+/** `validate --json` of a plan against a fresh tree: checks the exit code and returns the JSON `error`. */
+async function validateJsonError(path: string, exitCode: number): Promise<unknown> {
+  const r = await cli('validate', path, '--root', tree(), '--json');
+  expect(r.code).toBe(exitCode);
+  return JSON.parse(r.stdout).error;
+}
+
 describe('gcpatch edit-plan validate', () => {
   it('validates the fixture plan without a root', async () => {
     const r = await cli('validate', PLAN);
@@ -70,9 +77,7 @@ describe('gcpatch edit-plan validate', () => {
 
   it('--json failure shape: OVERLAPPING_EDITS carries fileIndex, editIndex, relatedEditIndex', async () => {
     const path = planFile((t) => t.replace('"startChar": 12', '"startChar": 9').replace('"endChar": 19', '"endChar": 16').replace('"startLine": 2', '"startLine": 1').replace('"endLine": 2', '"endLine": 1'));
-    const r = await cli('validate', path, '--root', tree(), '--json');
-    expect(r.code).toBe(10);
-    expect(JSON.parse(r.stdout).error).toMatchObject({
+    expect(await validateJsonError(path, 10)).toMatchObject({
       code: 'OVERLAPPING_EDITS',
       fileIndex: 0,
       editIndex: 0,
@@ -83,9 +88,7 @@ describe('gcpatch edit-plan validate', () => {
 
   it('BEFORE_MISMATCH: exit 50 with mismatch evidence', async () => {
     const path = planFile((t) => t.replace('"before": "getUser",\n          "after": "getCustomer",\n          "provenance": "RESOLVED"', '"before": "getUsr",\n          "after": "getCustomer",\n          "provenance": "RESOLVED"'));
-    const r = await cli('validate', path, '--root', tree(), '--json');
-    expect(r.code).toBe(50);
-    expect(JSON.parse(r.stdout).error).toMatchObject({
+    expect(await validateJsonError(path, 50)).toMatchObject({
       code: 'BEFORE_MISMATCH',
       fileIndex: 1,
       editIndex: 0,

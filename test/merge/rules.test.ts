@@ -95,28 +95,22 @@ describe('merge conflicts (rules 4-7)', () => {
     expect(hashTerm(NIL)).toBe('0a3f5165053e99a22a909b9e2f62ad06e428df2ba0d4a928622d5bc92bb5ca3f');
   });
 
-  it('rule 5: module/delete-modify, deleted on the left', () => {
-    const left = ws({ 'a.gc': '(def a 1)(def b 2)' });
-    const right = ws({ 'a.gc': '(def a 1)(def b 2)', 'b.gc': '(def c 30)' });
-    const r = merge(base, left, right);
-    expect(r.conflicts).toEqual([
+  it.each(['left', 'right'] as const)('rule 5: module/delete-modify, deleted on the %s', (deletedOn) => {
+    const deleted = ws({ 'a.gc': '(def a 1)(def b 2)' });
+    const modified = ws({ 'a.gc': '(def a 1)(def b 2)', 'b.gc': '(def c 30)' });
+    const [left, right] = deletedOn === 'left' ? [deleted, modified] : [modified, deleted];
+    const sideH = (side: typeof deletedOn): string => hashTerm(side === deletedOn ? NIL : forms('(def c 30)'));
+    expect(merge(base, left, right).conflicts).toEqual([
       expect.objectContaining({
         code: 'module/delete-modify',
         explanation: 'one branch deleted a module changed by the other branch',
         modulePath: 'b.gc',
         formIndex: null,
         baseH: hashTerm(forms('(def c 3)')),
-        leftH: hashTerm(NIL),
-        rightH: hashTerm(forms('(def c 30)')),
+        leftH: sideH('left'),
+        rightH: sideH('right'),
       }),
     ]);
-  });
-
-  it('rule 5: module/delete-modify, deleted on the right', () => {
-    const left = ws({ 'a.gc': '(def a 1)(def b 2)', 'b.gc': '(def c 30)' });
-    const right = ws({ 'a.gc': '(def a 1)(def b 2)' });
-    const [c] = merge(base, left, right).conflicts;
-    expect(c).toMatchObject({ code: 'module/delete-modify', leftH: hashTerm(forms('(def c 30)')), rightH: hashTerm(NIL) });
   });
 
   it('rule 6: form/divergent-edit at the exact form index, other forms still merged', () => {

@@ -63,7 +63,8 @@ function withPatch(report: Term, patch: MapTerm): MapTerm {
   return set(r, 'op-identities', vec(ops.map((op, i) => kwMap({ 'op-h': str(hashTerm(op)), ordinal: int(i) }))));
 }
 
-function rejected(report: Term, p: RefactorPlan, check: VerifyCheckName): void {
+/** The GcError that verifying `report` for `p`'s request throws (the test fails when it throws none). */
+function verifyError(report: Term, p: RefactorPlan): GcError {
   let caught: unknown;
   try {
     verifyRefactorReport(report, p.request);
@@ -71,7 +72,11 @@ function rejected(report: Term, p: RefactorPlan, check: VerifyCheckName): void {
     caught = error;
   }
   expect(caught).toBeInstanceOf(GcError);
-  const e = caught as GcError;
+  return caught as GcError;
+}
+
+function rejected(report: Term, p: RefactorPlan, check: VerifyCheckName): void {
+  const e = verifyError(report, p);
   expect(e.code).toBe('refactor/verification-failed');
   expect(e.exitCode).toBe(50);
   expect(e.details?.check).toBe(check);
@@ -254,14 +259,7 @@ describe('the conflict rules (docs/reference/patch-protocols.md §3.10), checked
 
 describe('reports written by older gcpatch (old header, interpolated conflicts)', () => {
   function outdated(report: Term, p: RefactorPlan): GcError {
-    let caught: unknown;
-    try {
-      verifyRefactorReport(report, p.request);
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(GcError);
-    const e = caught as GcError;
+    const e = verifyError(report, p);
     expect(e.code).toBe('refactor/report-outdated');
     expect(e.exitCode).toBe(50);
     expect(e.details?.check).toBe(VerifyCheck.outdated);

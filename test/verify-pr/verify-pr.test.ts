@@ -15,6 +15,23 @@ function audit(repo: string, base: string, head: string, options: Partial<AuditO
   return auditPullRequest({ dir: repo, base, head, ...options });
 }
 
+/** Swaps the `i`th and `j`th `[[modules]]` blocks of a manifest file (1-based; 0 is what precedes the first). */
+function swapModuleBlocks(manifest: string, i: number, j: number): void {
+  const blocks = readFileSync(manifest, 'utf8').split('\n\n[[modules]]\n');
+  [blocks[i], blocks[j]] = [blocks[j]!, blocks[i]!];
+  writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+}
+
+/** A repository whose base commit holds the shop package, with its welcome text then edited by hand (not committed). */
+function shopWithHandEdit(): { repo: string; pkg: string; base: string } {
+  const repo = initRepo();
+  const pkg = addShopPackage(repo);
+  const base = commitAll(repo, 'shop');
+  const file = join(pkg, 'util/text.gc');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+  return { repo, pkg, base };
+}
+
 /** Finding codes, without the acceptance notice every run without an obligation runner gives. */
 function codes(report: AuditReport): string[] {
   return report.findings.filter((f) => f.code !== 'audit/acceptance-not-rerun').map((f) => f.code);
@@ -69,10 +86,7 @@ describe('auditPullRequest', () => {
     expect(report.packages[0]!.changedModules).toEqual(['lib/price.gc', 'lib/tax.gc']);
 
     const manifest = join(pkg, 'package.toml');
-    const text = readFileSync(manifest, 'utf8');
-    const blocks = text.split('\n\n[[modules]]\n');
-    [blocks[1], blocks[2]] = [blocks[2]!, blocks[1]!];
-    writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+    swapModuleBlocks(manifest, 1, 2);
     const reordered = commitAll(repo, 'reorder modules');
     const after = await audit(repo, base, reordered);
     expect(codes(after)).toEqual(['audit/replay-manifest-mismatch']);
@@ -91,10 +105,7 @@ describe('auditPullRequest', () => {
     expect(bump.findings[0]!.message).toContain('version: "0.1.0" → "0.2.0"');
     expect(bump.ok).toBe(true);
 
-    const text = readFileSync(manifest, 'utf8');
-    const blocks = text.split('\n\n[[modules]]\n');
-    [blocks[3], blocks[4]] = [blocks[4]!, blocks[3]!];
-    writeFileSync(manifest, blocks.join('\n\n[[modules]]\n'));
+    swapModuleBlocks(manifest, 3, 4);
     const reordered = commitAll(repo, 'reorder');
     const report = await audit(repo, base, reordered);
     expect(report.findings.map((f) => [f.severity, f.code, f.file]).filter((f) => f[0] !== 'notice')).toEqual([['warning', 'audit/unexplained-change', 'pkgs/shop/package.toml']]);
@@ -130,11 +141,7 @@ describe('auditPullRequest', () => {
   });
 
   it('checks a plan made on another state than the commit\'s parent by its operations (a squash of edit + rename)', async () => {
-    const repo = initRepo();
-    const pkg = addShopPackage(repo);
-    const base = commitAll(repo, 'shop');
-    const file = join(pkg, 'util/text.gc');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+    const { repo, pkg, base } = shopWithHandEdit();
     renameInPackage(pkg, 'shop/price::total', 'shop/price::gross'); // planned after the hand edit
     const head = commitAll(repo, 'edit, then rename');
     const report = await audit(repo, base, head);
@@ -184,11 +191,7 @@ describe('auditPullRequest', () => {
   });
 
   it('checks the head pins and points at the pin line', async () => {
-    const repo = initRepo();
-    const pkg = addShopPackage(repo);
-    const base = commitAll(repo, 'shop');
-    const file = join(pkg, 'util/text.gc');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('Welcome to the shop', 'Hello'));
+    const { repo, pkg, base } = shopWithHandEdit();
     const head = commitAll(repo, 'edit without re-pinning');
     const report = await audit(repo, base, head);
     const pin = report.findings.find((f) => f.code === 'audit/pin-mismatch')!;
