@@ -1,11 +1,10 @@
 // The package commands from a repository root and from a subdirectory (package discovery), store
 // address prefixes where an address is taken, `store ls` summaries, and the empty-pin messages of
-// verify-pins, audit and doctor. The commands run in-process (test/helpers/run-cli.ts); `driver doctor`
-// through the built CLI (npm run build first).
+// verify-pins, audit and doctor. The commands run in-process (test/helpers/run-cli.ts); git is real.
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gcpatch, ROOT, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
 import { runCli } from '../helpers/run-cli.js';
 import { git } from '../helpers/git.js';
 
@@ -130,7 +129,7 @@ describe('empty pins after a merge: every message names the one command that fix
     expect(audit.status).toBe(50);
     expect(audit.stderr).toContain('run `gcpatch pack --pkg pkgs/ledger` to re-pin');
 
-    const doctor = gcpatch(['driver', 'doctor', '--json'], { cwd: repo, env: { GIT_CONFIG_GLOBAL: '/dev/null' } });
+    const doctor = await runCli(['driver', 'doctor', '--json'], { cwd: repo, env: { GIT_CONFIG_GLOBAL: '/dev/null' } });
     const check = JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'pins');
     expect(check).toMatchObject({ level: 'error', fix: 'gcpatch pack --pkg pkgs/ledger' });
     expect(check.message).toContain('pkgs/ledger/package.toml has 1 empty pin');
