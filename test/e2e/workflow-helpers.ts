@@ -8,7 +8,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { AuditReport } from '../../src/verify-pr/findings.js';
 import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { gcpatch, ROOT, tempDir, type RunResult } from '../helpers/cli.js';
@@ -20,24 +20,28 @@ const dirs: string[] = [];
 let template = '';
 
 /**
- * Registers the file's `beforeAll` (checks the bundles exist, makes the template repository) and
- * `afterAll` (removes every folder these helpers made). Call once at the top of a test file.
+ * `describe(title, body)` for workflow scenarios (a long timeout: each starts dozens of processes)
+ * with a `beforeAll` that checks the bundles exist and makes the template repository, and an
+ * `afterAll` that removes every folder these helpers made.
  */
-export function useWorkflowTemplate(): void {
-  beforeAll(async () => {
-    for (const bundle of ['driver/dist/index.js', 'action/dist/index.js', 'bin/gcpatch.js']) {
-      if (!existsSync(join(ROOT, bundle))) throw new Error(`${bundle} is missing: run npm run build, build:driver and build:action first`);
-    }
-    template = join(tempDir('gcpatch-workflow-template-'), 'repo');
-    dirs.push(join(template, '..'));
-    mkdirSync(template);
-    initRepo(template);
-    cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(template, PKG), { recursive: true });
-    must(await runCli(['driver', 'install'], { cwd: template }), 'driver install');
-    commitAll(template, 'ledger package, merge drivers');
-  });
-  afterAll(() => {
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+export function describeWorkflows(title: string, body: () => void): void {
+  describe(title, { timeout: 300_000 }, () => {
+    beforeAll(async () => {
+      for (const bundle of ['driver/dist/index.js', 'action/dist/index.js', 'bin/gcpatch.js']) {
+        if (!existsSync(join(ROOT, bundle))) throw new Error(`${bundle} is missing: run npm run build, build:driver and build:action first`);
+      }
+      template = join(tempDir('gcpatch-workflow-template-'), 'repo');
+      dirs.push(join(template, '..'));
+      mkdirSync(template);
+      initRepo(template);
+      cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(template, PKG), { recursive: true });
+      must(await runCli(['driver', 'install'], { cwd: template }), 'driver install');
+      commitAll(template, 'ledger package, merge drivers');
+    });
+    afterAll(() => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+    body();
   });
 }
 
@@ -161,6 +165,15 @@ export const renameEmoji = (repo: string): Promise<void> => refactor(repo, 'rena
 export const moveClamp = (repo: string): Promise<void> => refactor(repo, 'move', 'ledger/int::clamp', 'ledger/ord::clamp', 'core/ord.gc');
 /** A rename inside core/pair.gc only. */
 export const renameFirst = (repo: string): Promise<void> => refactor(repo, 'rename', 'ledger/pair::first', 'ledger/pair::head');
+
+/** A fresh copy ({@link repoCopy}) on a new branch `branch` from main with {@link renameFirst} committed. */
+export async function branchWithRenameFirst(branch: string): Promise<string> {
+  const repo = repoCopy();
+  git(repo, 'checkout', '-q', '-b', branch);
+  await renameFirst(repo);
+  commitAll(repo, 'rename pair first');
+  return repo;
+}
 
 /**
  * `gcpatch audit` on a merged package: exit 50 with `audit/acceptance-stale` (the last acceptance

@@ -8,38 +8,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pullRequestEvent, runAction } from '../action/helpers.js';
 import { git } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
 import {
-  PKG,
-  repoCopy,
-  commitAll,
-  patchName,
-  edit,
-  pack,
-  handEdit,
-  verify,
+  branchWithRenameFirst, commitAll, describeWorkflows, edit, expectFail, expectPass, expectStaleThenAccept,
+  handEdit, moveClamp, pack, patchName, PKG, renameEmoji, renameFirst, repoCopy, routes, verify,
   verifyInProcess,
-  routes,
-  expectPass,
-  expectFail,
-  renameEmoji,
-  moveClamp,
-  renameFirst,
-  expectStaleThenAccept,
-  useWorkflowTemplate,
 } from './workflow-helpers.js';
 
-useWorkflowTemplate();
-
-describe('verify-pr judges the evidence (real git, drivers installed)', { timeout: 300_000 }, () => {
+describeWorkflows('verify-pr judges the evidence (real git, drivers installed)', () => {
   it('two refactors and a .gcpatch in one PR pass whatever the order of their evidence addresses; so does the squash', async () => {
-    const repo = repoCopy();
-    git(repo, 'checkout', '-q', '-b', 'feature');
-    await renameFirst(repo);
-    commitAll(repo, 'rename pair first');
+    const repo = await branchWithRenameFirst('feature');
     await moveClamp(repo);
     commitAll(repo, 'move clamp');
     const refactored = git(repo, 'rev-parse', 'HEAD');
@@ -105,10 +86,7 @@ describe('verify-pr judges the evidence (real git, drivers installed)', { timeou
   });
 
   it('a hidden edit after a refactor, and a merge commit that slips an edit into a refactored module, fail; the Action agrees', async () => {
-    const repo = repoCopy();
-    git(repo, 'checkout', '-q', '-b', 'hidden');
-    await renameFirst(repo);
-    commitAll(repo, 'rename pair first');
+    const repo = await branchWithRenameFirst('hidden');
     await handEdit(repo, 'tidy', ['core/pair.gc', '(prim vec/get p 1)', '(prim vec/get p 0)']);
     const hidden = await verify(repo, 'main', 'HEAD', true);
     expectFail(hidden, 'audit/replay-module-mismatch');

@@ -8,32 +8,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pullRequestEvent, runAction } from '../action/helpers.js';
 import { git } from '../helpers/git.js';
 import {
-  PKG,
-  repoCopy,
-  commitAll,
-  patchName,
-  edit,
-  pack,
-  handEdit,
-  verify,
-  routes,
-  expectPass,
-  expectFail,
-  renameEmoji,
-  moveClamp,
-  renameFirst,
-  expectStaleThenAccept,
-  spawnMerge,
-  useWorkflowTemplate,
+  branchWithRenameFirst, commitAll, describeWorkflows, edit, expectFail, expectPass, expectStaleThenAccept,
+  handEdit, moveClamp, pack, patchName, PKG, renameEmoji, renameFirst, repoCopy, routes, spawnMerge, verify,
 } from './workflow-helpers.js';
 
-useWorkflowTemplate();
-
-describe('verify-pr follows history (real git, drivers installed)', { timeout: 300_000 }, () => {
+describeWorkflows('verify-pr follows history (real git, drivers installed)', () => {
   it('a PR merging main, rebased onto main, and main after it lands; the Action agrees', async () => {
     const repo = repoCopy();
     const main0 = git(repo, 'rev-parse', 'HEAD');
@@ -85,10 +68,7 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
   });
 
   it('a PR whose rename meets a new use of the old name merged in from main fails (stale reference); the rebase fails too', async () => {
-    const repo = repoCopy();
-    git(repo, 'checkout', '-q', '-b', 'pr');
-    await renameFirst(repo);
-    commitAll(repo, 'rename pair first');
+    const repo = await branchWithRenameFirst('pr');
     git(repo, 'checkout', '-q', 'main');
     const list = join(repo, PKG, 'core/list.gc');
     writeFileSync(list, readFileSync(list, 'utf8') + '\n(def ledger/list::first-of (fn (p) (ledger/pair::first p)))\n');
@@ -109,10 +89,7 @@ describe('verify-pr follows history (real git, drivers installed)', { timeout: 3
   });
 
   it('a PR merging main with a conflict resolved to one side', async () => {
-    const repo = repoCopy();
-    git(repo, 'checkout', '-q', '-b', 'pr');
-    await renameFirst(repo);
-    commitAll(repo, 'rename pair first');
+    const repo = await branchWithRenameFirst('pr');
     await handEdit(repo, 'a longer café', ['text/unicode.gc', '"café ☕"', '"café au lait ☕"']);
     git(repo, 'checkout', '-q', 'main');
     await handEdit(repo, 'espresso', ['text/unicode.gc', '"café ☕"', '"espresso ☕"']);
