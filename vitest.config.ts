@@ -15,7 +15,6 @@ const E2E_FOLDERS = ['test/e2e/**/*.test.ts', 'test/docs/**/*.test.ts'];
  * renamed file is never left out of `npm test`.
  */
 const SPAWNING_TESTS = [
-  'test/cli/package-commands.test.ts',
   'test/driver/entry.test.ts',
   'test/driver/launch.test.ts',
   'test/driver-service/fixtures.test.ts',

@@ -1,13 +1,15 @@
 // Scale inputs the unit tests check at a smaller size (test/coreform/*.test.ts, test/patch/node-index.test.ts,
-// test/editplan/positions.test.ts): a 20 MB module read, canonicalized, printed and hashed; 100,000-deep
+// test/editplan/positions.test.ts): a 20 MB module read (readModule), read and canonicalized, printed and hashed; 100,000-deep
 // terms read, canonicalized, compared, projected to JSON and printed; a node id 100,000 steps deep; a
 // 200,000-line index. Each result is checked before it is timed. Run alone with `node bench/scale.js`
 // (after `npm run build`) or through `npm run bench`.
 import { canonicalizeForm, canonicalizeSource } from '../dist/coreform/canon.js';
-import { blake3Hex, hashModule, semanticNodeId } from '../dist/coreform/hash.js';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { hashModule, semanticNodeId } from '../dist/coreform/hash.js';
 import { termToJson } from '../dist/coreform/json.js';
 import { printModule } from '../dist/coreform/print.js';
-import { readTerm } from '../dist/coreform/read.js';
+import { readModule, readTerm } from '../dist/coreform/read.js';
 import { NIL, int, kw, listFrom, sym, termsEqual, vec } from '../dist/coreform/term.js';
 import { LineIndex } from '../dist/editplan/index.js';
 import { resolveNodeId } from '../dist/patch/protocol/node-index.js';
@@ -27,6 +29,10 @@ async function bigModule() {
   const count = Math.ceil((20 * 1024 * 1024) / unit.length);
   const source = unit.repeat(count);
   const unitPrint = printModule(canonicalizeSource(unit));
+  const bytes = new TextEncoder().encode(source);
+  let read;
+  const reading = await timeMedian(() => (read = readModule(bytes)), 3, 0);
+  check(read.forms.length === count * 2 && read.trailingStart === bytes.length - 1, '20 MB module read');
   let forms;
   let printed;
   const canon = await timeMedian(() => (forms = canonicalizeSource(source)), 3, 0);
@@ -35,10 +41,10 @@ async function bigModule() {
   const encoded = new TextEncoder().encode(`GCv0.2\0module\0${printed}`);
   let hash;
   const hashing = await timeMedian(() => (hash = hashModule(forms)), 3, 0);
-  check(hash === blake3Hex(encoded), '20 MB module hash');
+  check(hash === bytesToHex(blake3(encoded)), '20 MB module hash');
   const mb = source.length / (1024 * 1024);
   console.log(
-    `${fmt(mb, 1)} MB module (${forms.length} forms): read+canonicalize ${fmt(canon, 0)} ms = ${fmt(mb / (canon / 1000), 1)} MB/s, ` +
+    `${fmt(mb, 1)} MB module (${forms.length} forms): read ${fmt(reading, 0)} ms = ${fmt(mb / (reading / 1000), 1)} MB/s, read+canonicalize ${fmt(canon, 0)} ms = ${fmt(mb / (canon / 1000), 1)} MB/s, ` +
       `print ${fmt(print, 0)} ms, hash ${fmt(hashing, 0)} ms (medians of 3)`,
   );
 }

@@ -235,6 +235,23 @@ function oneCommit(template: string, change: (pkg: string, repo: string) => void
   return pr(repo, base, options);
 }
 
+/**
+ * A pull request of one commit on a copy of `template` that moves the package to `to` (a folder of
+ * the repository, default `ledger2`) after `change` edited it on the way.
+ */
+function movedPackage(template: string, change: (pkg: string) => void, to = 'ledger2', options?: PullRequest['options']): PullRequest {
+  return oneCommit(
+    template,
+    (pkg, repo) => {
+      change(pkg);
+      mkdirSync(join(repo, to, '..'), { recursive: true });
+      cpSync(pkg, join(repo, to), { recursive: true });
+      rmSync(pkg, { recursive: true });
+    },
+    options,
+  );
+}
+
 /** A pull request of one commit whose only change is an index entry of `mode` at `path`, object id `oid(repo, base)`. */
 function oneEntry(mode: string, path: string, oid: (repo: string, base: string) => string, options?: PullRequest['options']): PullRequest {
   const { repo, base } = start(T.ledger);
@@ -713,10 +730,8 @@ const attacks: Attack[] = [
     codes: WEAKENED,
     policy: 'error',
     build: () =>
-      oneCommit(T.obligation, (pkg, repo) => {
+      movedPackage(T.obligation, (pkg) => {
         edit(manifestOf(pkg), `obligations = [${JSON.stringify(OBLIGATION)}]`, 'obligations = []');
-        cpSync(pkg, join(repo, 'ledger2'), { recursive: true });
-        rmSync(pkg, { recursive: true });
       }),
   },
   {
@@ -725,10 +740,8 @@ const attacks: Attack[] = [
     codes: ['audit/caps-widened'],
     policy: 'error',
     build: () =>
-      oneCommit(T.ledger, (pkg, repo) => {
+      movedPackage(T.ledger, (pkg) => {
         writeFileSync(join(pkg, 'caps.toml'), CAPS_WIDE);
-        cpSync(pkg, join(repo, 'ledger2'), { recursive: true });
-        rmSync(pkg, { recursive: true });
       }),
   },
   {
@@ -812,11 +825,9 @@ const attacks: Attack[] = [
     codes: ['audit/limits-raised'],
     policy: 'error',
     build: () =>
-      oneCommit(T.ledger, (pkg, repo) => {
+      movedPackage(T.ledger, (pkg) => {
         edit(manifestOf(pkg), 'name = "ledger"', 'name = "ledger-two"');
         edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 999999999');
-        cpSync(pkg, join(repo, 'ledger2'), { recursive: true });
-        rmSync(pkg, { recursive: true });
       }),
   },
   {
@@ -825,16 +836,7 @@ const attacks: Attack[] = [
     codes: ['audit/limits-raised'],
     policy: 'error',
     build: () =>
-      oneCommit(
-        T.ledger,
-        (pkg, repo) => {
-          edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 999999999');
-          mkdirSync(join(repo, 'vendor'));
-          cpSync(pkg, join(repo, 'vendor/ledger'), { recursive: true });
-          rmSync(pkg, { recursive: true });
-        },
-        { packages: ['!vendor/**'] },
-      ),
+      movedPackage(T.ledger, (pkg) => edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 999999999'), 'vendor/ledger', { packages: ['!vendor/**'] }),
   },
   {
     id: 'limit-nan',
@@ -937,11 +939,9 @@ const attacks: Attack[] = [
     codes: ['audit/package-deleted', 'audit/unexplained-change'],
     policy: 'warning',
     build: () =>
-      oneCommit(T.ledger, (pkg, repo) => {
+      movedPackage(T.ledger, (pkg) => {
         editCurrency(pkg);
         pack(pkg);
-        cpSync(pkg, join(repo, 'ledger2'), { recursive: true });
-        rmSync(pkg, { recursive: true });
       }),
   },
   // obligations and tests

@@ -3,23 +3,13 @@
 // -nan, and a 20,000-module manifest past a tiny GCPATCH_DRIVER_TIMEOUT_MS budget.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { installDriver } from '../../src/driver-setup/install.js';
 import { parseManifestTable } from '../../src/textmerge/manifest.js';
-import { commit, git, initRepo, tmp } from '../driver/helpers.js';
+import { commit, git, initRepo } from '../driver/helpers.js';
+import { useTempHome } from '../helpers/home.js';
 
-const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
-beforeAll(() => {
-  const home = tmp('gcpatch-home-');
-  process.env.HOME = home;
-  process.env.XDG_CONFIG_HOME = join(home, '.config');
-});
-afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-});
+useTempHome();
 
 const HEAD = 'name = "demo"\nobligations = []\nschema = 1\nversion = "0.1.0"\n';
 const MOD = '\n[[modules]]\nhash = ""\npath = "a.gc"\n';

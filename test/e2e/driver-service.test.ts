@@ -4,25 +4,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { doctorDriver, installDriver, uninstallDriver } from '../../src/driver-setup/index.js';
 import { readPid, serviceFolder } from '../../src/driver-service/lifecycle.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from '../driver-service/cases.js';
+import { useTempHome } from '../helpers/home.js';
 
-const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
-beforeAll(() => {
-  const home = tmp('gcpatch-home-');
-  process.env.HOME = home;
-  process.env.XDG_CONFIG_HOME = join(home, '.config');
-  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-});
-afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-});
+useTempHome({ noGlobalGitConfig: true });
 
 /**
  * Every git run of these tests: a one-second bound on the hand-over. The idle time comes from git

@@ -3,24 +3,15 @@
 // files, fallbacks (syntax error, existing markers, binary), package.toml pins, diff3 style.
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { installDriver } from '../../src/driver-setup/install.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
 import { gcpatch, ROOT, type RunResult } from '../helpers/cli.js';
-import { commit, git, initRepo, tmp } from '../driver/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
+import { commit, git, initRepo } from '../driver/helpers.js';
+import { useTempHome } from '../helpers/home.js';
 
-const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
-beforeAll(() => {
-  const home = tmp('gcpatch-home-');
-  process.env.HOME = home;
-  process.env.XDG_CONFIG_HOME = join(home, '.config');
-});
-afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-});
+useTempHome();
 
 const A = (v: string): string => `;; first\n(def app/m::a\n  (fn (x)\n    (prim int/add x ${v})))\n`;
 const B = (v: string): string => `(def app/m::b\n  "${v} ; not a comment ) (")\n`;
@@ -191,8 +182,8 @@ describe('git merge with the gcpatch driver', () => {
     rmSync(repo, { recursive: true, force: true });
   });
 
-  it('a `gcpatch refactor` rename merged with an edit of the renamed definition verifies (no stale reference)', () => {
-    // The built CLI: rename ledger/pair::first on a branch, edit its body on main, merge main into
+  it('a `gcpatch refactor` rename merged with an edit of the renamed definition verifies (no stale reference)', async () => {
+    // The CLI (in-process; verify-pr through the built CLI): rename ledger/pair::first on a branch, edit its body on main, merge main into
     // the branch through the drivers, re-pin, and `verify-pr` explains the merge and passes.
     const must = (r: RunResult, what: string): RunResult => {
       if (r.status !== 0) throw new Error(`${what} exited ${r.status}: ${r.stderr}${r.stdout}`);
@@ -200,22 +191,22 @@ describe('git merge with the gcpatch driver', () => {
     };
     const repo = initRepo();
     cpSync(join(ROOT, 'fixtures/refactor/ledger'), join(repo, 'ledger'), { recursive: true });
-    must(gcpatch(['driver', 'install'], { cwd: repo }), 'driver install');
+    must(await runCli(['driver', 'install'], { cwd: repo }), 'driver install');
     const all = (msg: string): void => {
       git(repo, ['add', '-A']);
       git(repo, ['commit', '-q', '-m', msg]);
     };
     all('ledger, drivers');
     git(repo, ['checkout', '-q', '-b', 'pr']);
-    const plan = must(gcpatch(['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/pair::first', '--to', 'ledger/pair::head', '--pkg', 'ledger', '--json'], { cwd: repo }), 'refactor plan');
-    must(gcpatch(['refactor', 'apply', (JSON.parse(plan.stdout) as { reportAddress: string }).reportAddress, '--pkg', 'ledger'], { cwd: repo }), 'refactor apply');
+    const plan = must(await runCli(['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/pair::first', '--to', 'ledger/pair::head', '--pkg', 'ledger', '--json'], { cwd: repo }), 'refactor plan');
+    must(await runCli(['refactor', 'apply', (JSON.parse(plan.stdout) as { reportAddress: string }).reportAddress, '--pkg', 'ledger'], { cwd: repo }), 'refactor apply');
     all('rename pair first');
     git(repo, ['checkout', '-q', 'main']);
     const pair = join(repo, 'ledger/core/pair.gc');
     const before = '(def ledger/pair::first (fn (p) (prim vec/get p 0)))';
     expect(read(repo, 'ledger/core/pair.gc')).toContain(before);
     writeFileSync(pair, read(repo, 'ledger/core/pair.gc').replace(before, '(def ledger/pair::first (fn (pair) (prim vec/get pair 0)))'));
-    must(gcpatch(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack');
+    must(await runCli(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack');
     all('name the pair');
     git(repo, ['checkout', '-q', 'pr']);
     const m = git(repo, ['merge', '--no-edit', 'main']);
@@ -224,7 +215,7 @@ describe('git merge with the gcpatch driver', () => {
     const merged = read(repo, 'ledger/core/pair.gc');
     expect(merged).toContain('(def ledger/pair::head (fn (pair) (prim vec/get pair 0)))');
     expect(merged).not.toContain('ledger/pair::first');
-    must(gcpatch(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack after the merge');
+    must(await runCli(['pack', '--pkg', 'ledger'], { cwd: repo }), 'pack after the merge');
     all('re-pin');
     const v = gcpatch(['verify-pr', '--base', 'main', '--json'], { cwd: repo });
     const report = JSON.parse(v.stdout) as { ok: boolean; findings: { code: string; severity: string }[] };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { copyFixture, gcpatch, tempDir } from '../helpers/cli.js';
+import { copyFixture, tempDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/run-cli.js';
 
 /** A copy of the greeter fixture with `edit` applied to one module's text. */
 function variant(name: string, file: string, edit: (text: string) => string): string {
@@ -12,29 +13,29 @@ function variant(name: string, file: string, edit: (text: string) => string): st
   return dir;
 }
 
-function moduleHash(dir: string, file: string): string {
-  return gcpatch(['hash', join(dir, file)]).stdout.split(' ')[0]!;
+async function moduleHash(dir: string, file: string): Promise<string> {
+  return (await runCli(['hash', join(dir, file)])).stdout.split(' ')[0]!;
 }
 
 describe('merge --patch, then apply: the merged patch reproduces the merge on the base package', () => {
-  it('writes an applicable .gcpatch for a clean merge and none for a conflicted one', () => {
+  it('writes an applicable .gcpatch for a clean merge and none for a conflicted one', async () => {
     const base = copyFixture('packages/greeter');
     const left = variant('left', 'app.gc', (t) => t.replace('"Ada"', '"Grace"'));
     const right = variant('right', 'strings.gc', (t) => t.replace('"Hello"', '"Hi"'));
     const out = tempDir();
     const patch = join(out, 'merged.gcpatch');
-    const merged = gcpatch(['merge', '--base', base, '--left', left, '--right', right, '--intent', 'merge test', '--patch', patch]);
+    const merged = await runCli(['merge', '--base', base, '--left', left, '--right', right, '--intent', 'merge test', '--patch', patch]);
     expect(merged.status).toBe(0);
-    const applied = gcpatch(['apply', '--patch', patch, '--pkg', base]);
+    const applied = await runCli(['apply', '--patch', patch, '--pkg', base]);
     expect(applied.status).toBe(0);
-    expect(moduleHash(base, 'app.gc')).toBe(moduleHash(left, 'app.gc'));
-    expect(moduleHash(base, 'strings.gc')).toBe(moduleHash(right, 'strings.gc'));
-    expect(gcpatch(['verify-pins', '--pkg', base]).status).toBe(0);
+    expect(await moduleHash(base, 'app.gc')).toBe(await moduleHash(left, 'app.gc'));
+    expect(await moduleHash(base, 'strings.gc')).toBe(await moduleHash(right, 'strings.gc'));
+    expect((await runCli(['verify-pins', '--pkg', base])).status).toBe(0);
 
     const conflicting = variant('other', 'app.gc', (t) => t.replace('"Ada"', '"Alan"'));
     const none = join(out, 'none.gcpatch');
     const pristine = copyFixture('packages/greeter');
-    const conflicted = gcpatch(['merge', '--base', pristine, '--left', left, '--right', conflicting, '--patch', none]);
+    const conflicted = await runCli(['merge', '--base', pristine, '--left', left, '--right', conflicting, '--patch', none]);
     expect(conflicted.status).toBe(1);
     expect(() => readFileSync(none)).toThrow();
   });
