@@ -39,7 +39,7 @@ import { sha256Hex } from '../util/sha256.js';
 import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
 import { errnoOf, SyncBatch } from '../transaction/durable.js';
 import { APPLY_JOURNAL_FILE, APPLY_JOURNAL_FORMAT, journalPathOf, journalText, nativePath as native, pendingJournals, saveJournal, tempName } from '../transaction/journal.js';
-import { APPLY_JOURNAL, membersOf, recoverJournal, settleJournal, type RecoveredFile, type Recovery, type RecoveryEntry, type RecoveryRules } from '../transaction/recover.js';
+import { APPLY_JOURNAL, discardTransaction, membersOf, recoverJournal, settleJournal, type RecoveredFile, type Recovery, type RecoveryEntry, type RecoveryRules } from '../transaction/recover.js';
 import { assertNoLockWithin } from '../transaction/lock.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { PatchCode, patchError } from './protocol/errors.js';
@@ -311,7 +311,7 @@ export class PackageTransaction {
     if (!this.saved) return;
     try {
       this.fault('cleanup');
-      finish(this.packageDir, this.journal, this.fault);
+      discardCommitted(this.packageDir, this.journal, this.fault);
     } catch (error) {
       if (error instanceof SimulatedCrash) throw error;
       /* committed; the next command's recovery deletes what is left */
@@ -377,9 +377,20 @@ function rollBack(packageDir: string, journal: Journal, fault: FaultHook): Recov
   return settleJournal(packageDir, PACKAGE_RECOVERY, { phase: 'open', entries: journal.files }, fault);
 }
 
-/** Finishes the committed transaction `journal`: every target must hold its after-bytes; temps and journal go. */
-function finish(packageDir: string, journal: Journal, fault: FaultHook): RecoveredFile[] {
-  return settleJournal(packageDir, PACKAGE_RECOVERY, { phase: 'committed', entries: journal.files }, fault);
+/**
+ * Ends the transaction this process just committed: removes the backups and the journal, as
+ * recovery's finish of a committed journal does (`settleJournal` in src/transaction/recover.ts),
+ * without its checks. Every stage file was renamed over its target in step 3 of
+ * {@link PackageTransaction.write} before the commit point (a failed rename throws, and the caller
+ * rolls back instead of committing), and the package lock has been held throughout, so every target
+ * holds the after-bytes this process wrote and no stage name is left: re-reading and re-hashing the
+ * targets, and unlinking stage names, would only repeat what this process knows. Recovery after a
+ * crash cannot know it and checks every target first. Same fault steps as that finish.
+ * @throws GcError `io/<errno>` (exit 70); the committed journal then stays for the next recovery.
+ */
+function discardCommitted(packageDir: string, journal: Journal, fault: FaultHook): void {
+  const backups = journal.files.map((e) => ({ ...e, stage: null }));
+  discardTransaction(packageDir, APPLY_JOURNAL_FILE, backups, PACKAGE_RECOVERY.cleanupSteps('completed'), false, fault);
 }
 
 /** True when `packageDir` holds an apply journal (an interrupted transaction). */
