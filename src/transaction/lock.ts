@@ -31,7 +31,7 @@ import { hostname } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { createFileExclusive } from '../util/atomic.js';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
-import { CONTROL_DIRECTORY } from './journal.js';
+import { CONTROL_DIRECTORY, EDITPLAN_JOURNAL_FILE, journalPathOf, pendingJournals } from './journal.js';
 
 export { CONTROL_DIRECTORY };
 /** File name of the lock inside {@link CONTROL_DIRECTORY}. */
@@ -269,11 +269,37 @@ function locksBetween(dir: string, within: Iterable<string>): string[] {
  * rooted there is writing into the same files. Call it after taking the lock of `dir` and before
  * the first write into `within` (see the module comment for why that order makes two racing
  * transactions see each other). A stale lock there is ignored (its owner is dead).
- * @throws GcError `patch/package-locked` (exit 70) naming the other lock file and its owner.
+ * A directory there holding the journal of an interrupted transaction (left by a process that died)
+ * is refused too: its recovery owns those files.
+ * @throws GcError `patch/package-locked` (exit 70) naming the other lock file and its owner;
+ *   `patch/nested-recovery-required` (exit 70) naming the journal.
  */
 export function assertNoLockWithin(dir: string, within: Iterable<string>): void {
-  const other = liveLockAmong(locksBetween(dir, within));
+  const locks = locksBetween(dir, within);
+  const other = liveLockAmong(locks);
   if (other !== undefined) throw lockedError(other.file, other.owner, other.liveness);
+  assertNoPendingJournalAmong(locks.map((file) => dirname(dirname(file))));
+}
+
+/**
+ * Refuses when one of `roots` holds the journal of an interrupted transaction (its lock is gone or
+ * stale: its process died): its recovery will restore or check the files below that root, so a
+ * transaction rooted elsewhere must not write them first. Fails closed; the message names the
+ * command that recovers it.
+ * @throws GcError `patch/nested-recovery-required` (exit 70) naming the journal.
+ */
+function assertNoPendingJournalAmong(roots: readonly string[]): void {
+  for (const root of roots) {
+    const pending = pendingJournals(root)[0];
+    if (pending === undefined) continue;
+    const journal = journalPathOf(root, pending);
+    const fix = pending === EDITPLAN_JOURNAL_FILE ? `gcpatch edit-plan recover --root ${root}` : `gcpatch recover --pkg ${root}`;
+    throw new GcError('patch/nested-recovery-required', `an interrupted transaction rooted at ${root} left ${journal}; run \`${fix}\` first, then retry`, {
+      exitCode: ExitCode.io,
+      location: { file: journal },
+      details: { journal },
+    });
+  }
 }
 
 /** The first of `files` held by a live owner (or one on another host), if any. */

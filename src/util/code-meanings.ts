@@ -139,6 +139,7 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'patch/missing-field': 'a patch or op map lacks a required key',
   'patch/module-exists': 'an op would create a module that already exists',
   'patch/module-missing': 'an op targets a module the package state does not hold',
+  'patch/nested-recovery-required': 'a directory the transaction would write into holds the journal of an interrupted transaction rooted there',
   'patch/no-change': '`:rewrite-imports`/`:rewrite-exports` left the module unchanged',
   'patch/non-portable-path': 'a module path is not portable (empty, non-NFC, `..`, drive prefix, backslash, …)',
   'patch/obligation-runner-failed': 'the obligation runner could not be run, timed out or failed',

@@ -158,6 +158,7 @@ export const GC_CODES = {
   'patch/missing-field': INPUT,
   'patch/module-exists': INPUT,
   'patch/module-missing': INPUT,
+  'patch/nested-recovery-required': IO,
   'patch/no-change': INPUT,
   'patch/non-portable-path': INPUT,
   'patch/obligation-runner-failed': OBLIGATIONS,

@@ -9,7 +9,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyPlanToRoot, journalPath } from '../../src/editplan/index.js';
+import { applyPlanToRoot, journalPath, recover } from '../../src/editplan/index.js';
+import { SimulatedCrash } from '../../src/transaction/crash-points.js';
 import { applyPatch, readPatchFile } from '../../src/patch/apply/apply.js';
 import { recoverPackageCommand, withPackageLock } from '../../src/patch/guard.js';
 import { PackageTransaction, applyJournalPath, setDurableWritesForTesting, type PlannedWrite } from '../../src/patch/transaction.js';
@@ -186,6 +187,38 @@ describe('nested roots: a package transaction and an edit-plan apply below it ex
     });
     expect(refusal).toEqual({ code: 'patch/package-locked', lockFile: join(pkg, '.gcpatch', 'package.lock'), command: 'apply' });
     expect(readFileSync(join(pkg, 'sub', 'notes.txt'), 'utf8')).toBe('old notes\n');
+  });
+
+  it('an edit-plan apply into pkg/sub that died: a package transaction at pkg writing under sub/ is refused until edit-plan recover, one writing elsewhere proceeds', () => {
+    const pkg = packageWithSub();
+    expect(() =>
+      applyPlanToRoot(notesPlan(pkg), join(pkg, 'sub'), {
+        faultAt: (step) => {
+          if (step === 'recheck') throw new SimulatedCrash(step); // journal written, files staged, then the process dies
+        },
+      }),
+    ).toThrow(SimulatedCrash);
+    expect(existsSync(journalPath(join(pkg, 'sub')))).toBe(true);
+    withPackageLock(pkg, { command: 'apply' }, () => {
+      const tx = PackageTransaction.begin(pkg, 'apply');
+      const before = snapshotTree(pkg);
+      const e = errorOf(() => tx.write([{ path: 'sub/x.gc', bytes: Buffer.from('(def x 1)\n') }]));
+      expect(e.code).toBe('patch/nested-recovery-required');
+      expect(e.exitCode).toBe(70);
+      expect(e.message).toContain(`gcpatch edit-plan recover --root ${join(pkg, 'sub')}`);
+      expect(snapshotTree(pkg)).toEqual(before); // nothing of the batch was written
+      tx.write([{ path: 'other.gc', bytes: Buffer.from('(def other 1)\n') }]);
+      tx.commit();
+    });
+    expect(existsSync(join(pkg, 'sub', 'x.gc'))).toBe(false);
+    expect(recover(join(pkg, 'sub')).action).toBe('rolled-back');
+    expect(readFileSync(join(pkg, 'sub', 'notes.txt'), 'utf8')).toBe('old notes\n');
+    withPackageLock(pkg, { command: 'apply' }, () => {
+      const tx = PackageTransaction.begin(pkg, 'apply');
+      tx.write([{ path: 'sub/x.gc', bytes: Buffer.from('(def x 1)\n') }]);
+      tx.commit();
+    });
+    expect(readFileSync(join(pkg, 'sub', 'x.gc'), 'utf8')).toBe('(def x 1)\n');
   });
 
   it('control: with no other lock held, both proceed', () => {
