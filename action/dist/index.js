@@ -59101,7 +59101,7 @@ function getIDToken(aud) {
 
 //# sourceMappingURL=core.js.map
 ;// CONCATENATED MODULE: ./src/util/codes.ts
-/** The registry of every `GcError` code gcpatch throws: its default exit code and a one-line meaning. */
+/** The registry of every `GcError` code gcpatch throws and its default exit code (the meanings: `code-meanings.ts`). */
 /**
  * Process exit codes shared by the CLI, driver and Action (README.md and docs/architecture.md).
  * 0 ok, 1 merge conflicts, 10 invalid input, 30 obligations failed, 50 verification failed, 70 I/O error.
@@ -59116,170 +59116,172 @@ const codes_ExitCode = {
 };
 const { invalidInput: INPUT, obligationsFailed: OBLIGATIONS, verificationFailed: VERIFY, io: IO } = codes_ExitCode;
 /**
- * Every static `GcError` code, grouped by the concern that throws it, sorted within a group. A
- * `GcError` built without an `exitCode` gets the code's `exit`; a site may still pass another one
+ * Every static `GcError` code, grouped by the concern that throws it, sorted within a group, with
+ * the exit code a `GcError` built without an `exitCode` gets; a site may still pass another one
  * (`core/caps/resource-limit` is 70 on a put and 50 while verifying, `core/store/not-found` 50 for a
- * linked artifact, `internal` 70 from the CLI). Codes are stable; meanings are for people.
+ * linked artifact, `internal` 70 from the CLI). Codes are stable. What each code means, for people,
+ * is in `code-meanings.ts` (kept out of this file, which the driver bundle loads at start-up).
  */
 const GC_CODES = {
     // audit/ (errors; the findings of `src/verify-pr/findings.ts` are a registry of their own)
-    'audit/not-a-regular-file': { exit: INPUT, meaning: 'a path the package needs is a directory, gitlink or symlink in the commit, not a file' },
-    'audit/package-unreadable': { exit: INPUT, meaning: 'something other than `package.toml` stands where a case-insensitive checkout would read the manifest' },
-    'audit/range-too-large': { exit: INPUT, meaning: 'more commits between the base and the head than verify-pr checks' },
+    'audit/not-a-regular-file': INPUT,
+    'audit/package-unreadable': INPUT,
+    'audit/range-too-large': INPUT,
     // blame/ (`src/blame/codes.ts`)
-    'blame/unknown-module': { exit: INPUT, meaning: 'the path is not a module of the package at the head' },
-    'blame/unknown-symbol': { exit: INPUT, meaning: 'no module of the package defines the symbol at the head' },
-    'blame/unreadable-head': { exit: INPUT, meaning: 'the package cannot be read at the head' },
+    'blame/unknown-module': INPUT,
+    'blame/unknown-symbol': INPUT,
+    'blame/unreadable-head': INPUT,
     // cli/
-    'cli/provenance-not-a-map': { exit: INPUT, meaning: 'a provenance file does not hold one CoreForm map' },
+    'cli/provenance-not-a-map': INPUT,
     // coreform/: reading, canonical form, closed maps, printing
-    'core/canon/invalid-form': { exit: INPUT, meaning: 'a form does not canonicalize' },
-    'core/closed/missing-key': { exit: INPUT, meaning: 'a closed map lacks a required key' },
-    'core/closed/not-a-map': { exit: INPUT, meaning: 'a value that must be a closed map is not a map' },
-    'core/closed/unknown-key': { exit: INPUT, meaning: 'a closed map has a key its schema does not list' },
-    'core/closed/wrong-type': { exit: INPUT, meaning: 'a field of a closed map has the wrong CoreForm kind' },
-    'core/closed/wrong-value': { exit: INPUT, meaning: 'a field of a closed map has a value its schema does not allow' },
-    'core/parse/eof': { exit: INPUT, meaning: 'the input ends where a term was expected' },
-    'core/parse/escape': { exit: INPUT, meaning: 'a bad escape sequence inside a string or bytes literal' },
-    'core/parse/unexpected': { exit: INPUT, meaning: 'an unexpected byte or token: a stray delimiter, invalid UTF-8, trailing tokens' },
-    'core/print/too-large': { exit: INPUT, meaning: 'the canonical print of a term or module exceeds its length bound' },
+    'core/canon/invalid-form': INPUT,
+    'core/closed/missing-key': INPUT,
+    'core/closed/not-a-map': INPUT,
+    'core/closed/unknown-key': INPUT,
+    'core/closed/wrong-type': INPUT,
+    'core/closed/wrong-value': INPUT,
+    'core/parse/eof': INPUT,
+    'core/parse/escape': INPUT,
+    'core/parse/unexpected': INPUT,
+    'core/print/too-large': INPUT,
     // store/: the evidence store and its address prefixes
-    'core/caps/resource-limit': { exit: VERIFY, meaning: 'an artifact, entry count or store size is above its bound' },
-    'core/store/corruption': { exit: VERIFY, meaning: 'a store entry does not hash to its name, or a name in the store is not an entry' },
-    'core/store/io-error': { exit: IO, meaning: 'the evidence store cannot be read or written' },
-    'core/store/not-found': { exit: INPUT, meaning: 'no store entry at that address, or the address is not 64 lowercase hex digits' },
-    'store/ambiguous-prefix': { exit: INPUT, meaning: 'more than one store entry starts with the given prefix' },
-    'store/not-an-address': { exit: INPUT, meaning: 'the argument is neither a store address nor a hex prefix' },
-    'store/prefix-too-short': { exit: INPUT, meaning: 'a store address prefix has fewer digits than the minimum' },
+    'core/caps/resource-limit': VERIFY,
+    'core/store/corruption': VERIFY,
+    'core/store/io-error': IO,
+    'core/store/not-found': INPUT,
+    'store/ambiguous-prefix': INPUT,
+    'store/not-an-address': INPUT,
+    'store/prefix-too-short': INPUT,
     // diff/ and merge/: reports and their verifiers, the driver's installer
-    'diff/verify-failed': { exit: VERIFY, meaning: 'a diff report failed its independent verification' },
-    'driver/copy-failed': { exit: IO, meaning: 'the merge driver bundle cannot be copied into place' },
-    'driver/git-failed': { exit: IO, meaning: 'a git command run to install the merge driver failed' },
-    'driver/git-missing': { exit: IO, meaning: 'git cannot be run to install the merge driver' },
-    'driver/git-timeout': { exit: IO, meaning: 'a git command run to install the merge driver did not finish within its time budget' },
-    'driver/not-a-repository': { exit: INPUT, meaning: 'installing the merge driver outside a git repository without `--global`' },
-    'driver/not-built': { exit: IO, meaning: 'the merge driver bundle to install has not been built' },
-    'merge/verify-failed': { exit: VERIFY, meaning: 'a merge report failed its independent verification' },
+    'diff/verify-failed': VERIFY,
+    'driver/copy-failed': IO,
+    'driver/git-failed': IO,
+    'driver/git-missing': IO,
+    'driver/git-timeout': IO,
+    'driver/not-a-repository': INPUT,
+    'driver/not-built': IO,
+    'merge/verify-failed': VERIFY,
     // editplan/: weavatrix.edit-plan.v1 "Error contract" (`src/editplan/errors.ts`)
-    BEFORE_MISMATCH: { exit: VERIFY, meaning: 'an edit\'s `before` text is not the source text at its range' },
-    INVALID_EDIT: { exit: INPUT, meaning: 'an edit entry is malformed' },
-    INVALID_FILE: { exit: INPUT, meaning: 'a file entry is malformed' },
-    INVALID_PATH: { exit: INPUT, meaning: 'a plan path breaks the portable-path rules' },
-    INVALID_PLAN: { exit: INPUT, meaning: 'the plan is not a valid edit-plan object' },
-    OUTPUT_TOO_LARGE: { exit: INPUT, meaning: 'an edited file would exceed the output bound' },
-    OVERLAPPING_EDITS: { exit: INPUT, meaning: 'two edits of one file overlap' },
-    PLAN_TOO_LARGE: { exit: INPUT, meaning: 'the plan exceeds a size or count bound' },
-    POSITION_OUT_OF_RANGE: { exit: INPUT, meaning: 'an edit position lies outside its file' },
-    SCHEMA_MISMATCH: { exit: INPUT, meaning: 'the plan names another schema or version' },
-    UNPROVEN_EDIT: { exit: INPUT, meaning: 'an edit lacks the proof the plan requires' },
-    VALIDATION_REJECTED: { exit: INPUT, meaning: 'the plan\'s validation field does not allow applying it' },
+    BEFORE_MISMATCH: VERIFY,
+    INVALID_EDIT: INPUT,
+    INVALID_FILE: INPUT,
+    INVALID_PATH: INPUT,
+    INVALID_PLAN: INPUT,
+    OUTPUT_TOO_LARGE: INPUT,
+    OVERLAPPING_EDITS: INPUT,
+    PLAN_TOO_LARGE: INPUT,
+    POSITION_OUT_OF_RANGE: INPUT,
+    SCHEMA_MISMATCH: INPUT,
+    UNPROVEN_EDIT: INPUT,
+    VALIDATION_REJECTED: INPUT,
     // editplan/: the filesystem transaction's codes (`src/editplan/errors.ts`)
-    JOURNAL_INVALID: { exit: IO, meaning: 'the edit-plan journal cannot be read, fails its checksum or names unexpected paths' },
-    PATH_ALIAS: { exit: INPUT, meaning: 'two plan paths resolve to the same file' },
-    PATH_ESCAPES_ROOT: { exit: INPUT, meaning: 'a parent directory is a symbolic link leading outside the root' },
-    RECOVERY_CONFLICT: { exit: VERIFY, meaning: 'during recovery a target matches neither its recorded before nor after hash' },
-    RECOVERY_REQUIRED: { exit: IO, meaning: 'an interrupted edit-plan transaction\'s journal exists; recover first' },
-    SOURCE_HASH_MISMATCH: { exit: VERIFY, meaning: 'a file\'s bytes do not hash to the plan\'s `sha256`' },
-    SOURCE_MISSING: { exit: VERIFY, meaning: 'a planned file or one of its parent directories does not exist' },
-    SOURCE_NOT_UTF8: { exit: INPUT, meaning: 'a source is not valid UTF-8' },
-    TARGET_NOT_REGULAR: { exit: INPUT, meaning: 'a target is a symbolic link, directory or other non-regular file' },
+    JOURNAL_INVALID: IO,
+    PATH_ALIAS: INPUT,
+    PATH_ESCAPES_ROOT: INPUT,
+    RECOVERY_CONFLICT: VERIFY,
+    RECOVERY_REQUIRED: IO,
+    SOURCE_HASH_MISMATCH: VERIFY,
+    SOURCE_MISSING: VERIFY,
+    SOURCE_NOT_UTF8: INPUT,
+    TARGET_NOT_REGULAR: INPUT,
     // git/: the repository, revisions and packages at a commit
-    'git/file-not-found': { exit: INPUT, meaning: 'the manifest lists a module the commit has no file for' },
-    'git/missing-commit': { exit: IO, meaning: 'a commit is not in the object store (often a shallow clone)' },
-    'git/multiple-merge-bases': { exit: INPUT, meaning: 'two commits have more than one merge base; name one' },
-    'git/no-merge-base': { exit: INPUT, meaning: 'two commits have no common ancestor' },
-    'git/not-a-repository': { exit: INPUT, meaning: 'the directory is not inside a git repository or work tree' },
-    'git/package-not-found': { exit: INPUT, meaning: 'no package at that path in the commit, or the path leaves the repository' },
-    'git/unknown-revision': { exit: INPUT, meaning: 'a revision names no ref, tag, object or parent' },
+    'git/file-not-found': INPUT,
+    'git/missing-commit': IO,
+    'git/multiple-merge-bases': INPUT,
+    'git/no-merge-base': INPUT,
+    'git/not-a-repository': INPUT,
+    'git/package-not-found': INPUT,
+    'git/unknown-revision': INPUT,
     // the entry points: unexpected failures and output bounds
-    internal: { exit: INPUT, meaning: 'an unexpected failure, reported with its message' },
-    'output/too-large': { exit: INPUT, meaning: 'the output is too large to produce' },
+    internal: INPUT,
+    'output/too-large': INPUT,
     // util/: atomic writes and journals
-    'io/eexist': { exit: IO, meaning: 'an apply journal exists: recover before applying' },
-    'io/enotdir': { exit: IO, meaning: 'the root of an edit-plan transaction is not a directory' },
-    'io/internal': { exit: IO, meaning: 'one transaction would write the same path twice' },
-    'io/not-a-regular-file': { exit: INPUT, meaning: 'an atomic write target exists and is not a regular file' },
+    'io/eexist': IO,
+    'io/enotdir': IO,
+    'io/internal': IO,
+    'io/not-a-regular-file': INPUT,
     // workspace/: package.toml, package discovery, workspaces
-    'manifest/invalid': { exit: INPUT, meaning: '`package.toml` does not follow the manifest schema or is not UTF-8' },
-    'manifest/toml': { exit: INPUT, meaning: '`package.toml` is not valid TOML' },
-    'pkg/ambiguous': { exit: INPUT, meaning: 'outside every package, and the repository has more than one' },
-    'pkg/not-found': { exit: INPUT, meaning: 'no `package.toml` in the directory, above it, or in the repository' },
-    'workspace/duplicate-path': { exit: INPUT, meaning: 'a workspace lists a module path twice' },
-    'workspace/non-canonical-form': { exit: INPUT, meaning: 'a workspace module form is not canonical CoreForm' },
-    'workspace/non-portable-path': { exit: INPUT, meaning: 'a workspace module path is not portable' },
-    'workspace/not-a-vector': { exit: INPUT, meaning: 'a workspace is not a vector of `{:module-path :forms}` records' },
+    'manifest/invalid': INPUT,
+    'manifest/toml': INPUT,
+    'pkg/ambiguous': INPUT,
+    'pkg/not-found': INPUT,
+    'workspace/duplicate-path': INPUT,
+    'workspace/non-canonical-form': INPUT,
+    'workspace/non-portable-path': INPUT,
+    'workspace/not-a-vector': INPUT,
     // textmerge/: the text merge, `merge-file` and `solve`
-    'merge-file/unreadable': { exit: IO, meaning: '`merge-file` cannot read one of its files' },
-    'merge-file/usage': { exit: INPUT, meaning: '`merge-file` was called with the wrong arguments' },
-    'merge/driver/timeout': { exit: IO, meaning: 'the structural merge ran past its time budget (the driver falls back to the line merge)' },
-    'merge/manifest/conflict': { exit: INPUT, meaning: 'the two sides change `package.toml` in ways that cannot be merged' },
-    'merge/manifest/unsupported': { exit: INPUT, meaning: 'a side of `package.toml` holds a value the reference-style writer cannot keep' },
-    'merge/text/too-large': { exit: INPUT, meaning: 'the diff of two inputs needs more than its budget' },
-    'merge/text/unsafe': { exit: INPUT, meaning: 'a text merge result is not safe to write' },
-    'solve/bad-markers': { exit: INPUT, meaning: 'conflict markers are malformed or not closed' },
-    'solve/git-failed': { exit: IO, meaning: 'a git command `solve` runs failed' },
-    'solve/git-missing': { exit: IO, meaning: 'git cannot be run for `solve`' },
-    'solve/git-timeout': { exit: IO, meaning: 'a git command `solve` runs did not finish within its time budget' },
-    'solve/no-base': { exit: INPUT, meaning: 'a conflict has no base section (merge-style markers)' },
-    'solve/not-a-repository': { exit: INPUT, meaning: '`solve` without files outside a git work tree' },
-    'solve/unreadable': { exit: IO, meaning: '`solve` cannot read a file' },
+    'merge-file/unreadable': IO,
+    'merge-file/usage': INPUT,
+    'merge/driver/timeout': IO,
+    'merge/manifest/conflict': INPUT,
+    'merge/manifest/unsupported': INPUT,
+    'merge/text/too-large': INPUT,
+    'merge/text/unsafe': INPUT,
+    'solve/bad-markers': INPUT,
+    'solve/git-failed': IO,
+    'solve/git-missing': IO,
+    'solve/git-timeout': IO,
+    'solve/no-base': INPUT,
+    'solve/not-a-repository': INPUT,
+    'solve/unreadable': IO,
     // patch/: the `.gcpatch` protocol (GenesisCode `docs/spec/PATCH_SCHEMA.md`), its ops, the apply and acceptance
-    'patch/acceptance-invalid': { exit: OBLIGATIONS, meaning: 'an obligation runner wrote an acceptance gcpatch rejects' },
-    'patch/ambiguous-node-id': { exit: INPUT, meaning: '`:replace-node-id` matches more than one node' },
-    'patch/canonicalize': { exit: INPUT, meaning: 'the result of an op does not canonicalize' },
-    'patch/contract-shape': { exit: INPUT, meaning: '`:migrate-contract-signature` found no `(def contract (fn (p …) …))` of the expected shape' },
-    'patch/empty-identifier': { exit: INPUT, meaning: 'a required identifier (symbol or string) is empty' },
-    'patch/form-index-out-of-range': { exit: INPUT, meaning: '`[:form i]` with i at or above the module\'s form count' },
-    'patch/genesis-contract': { exit: OBLIGATIONS, meaning: '`genesis test` broke its contract (exit status, acceptance pointer or entry)' },
-    'patch/genesis-not-found': { exit: OBLIGATIONS, meaning: 'the `genesis` runner cannot be run' },
-    'patch/injected-fault': { exit: INPUT, meaning: 'a fault a test injects through a `faults` hook' },
-    'patch/invalid-path': { exit: INPUT, meaning: 'a `:path` vector is malformed (empty, bad step tag, `[:form i]` not first, bad index)' },
-    'patch/journal-invalid': { exit: IO, meaning: 'the apply journal is damaged (bad JSON, checksum, entries)' },
-    'patch/manifest-entry': { exit: INPUT, meaning: 'the manifest lacks (or already has) a module entry the op needs' },
-    'patch/manifest-value': { exit: INPUT, meaning: '`:update-manifest` sets a value that cannot be written as TOML' },
-    'patch/map-key-missing': { exit: INPUT, meaning: '`[:map k]` where the map has no key k' },
-    'patch/meta-missing': { exit: INPUT, meaning: '`:rewrite-imports`/`:rewrite-exports` found no `::meta` map to edit' },
-    'patch/missing-field': { exit: INPUT, meaning: 'a patch or op map lacks a required key' },
-    'patch/module-exists': { exit: INPUT, meaning: 'an op would create a module that already exists' },
-    'patch/module-missing': { exit: INPUT, meaning: 'an op targets a module the package state does not hold' },
-    'patch/no-change': { exit: INPUT, meaning: '`:rewrite-imports`/`:rewrite-exports` left the module unchanged' },
-    'patch/non-portable-path': { exit: INPUT, meaning: 'a module path is not portable (empty, non-NFC, `..`, drive prefix, backslash, …)' },
-    'patch/obligation-runner-failed': { exit: OBLIGATIONS, meaning: 'the obligation runner could not be run, timed out or failed' },
-    'patch/obligations-failed': { exit: OBLIGATIONS, meaning: 'the acceptance was `:ok false`' },
-    'patch/package-locked': { exit: IO, meaning: 'another live gcpatch process holds the package lock' },
-    'patch/param-capture': { exit: INPUT, meaning: '`:migrate-contract-signature` would capture: `:to-param` is already bound or referenced' },
-    'patch/path-state-conflict': { exit: INPUT, meaning: 'preflight: an op\'s path is not in the state it requires' },
-    'patch/path-step-mismatch': { exit: INPUT, meaning: 'a path step does not fit the node it descends into' },
-    'patch/recovery-conflict': { exit: VERIFY, meaning: 'recovery found a file matching neither its recorded before nor after bytes' },
-    'patch/rename-no-sites': { exit: INPUT, meaning: '`:rename-symbol` found no site to rewrite' },
-    'patch/report-mismatch': { exit: VERIFY, meaning: 'a producer report failed its independent verification' },
-    'patch/reserved-path': { exit: INPUT, meaning: 'a patch path names `.git`, `.gcpatch` or `.genesis` (any case, alias or 8.3 short name)' },
-    'patch/rollback-failed': { exit: IO, meaning: 'rollback after a failed apply could not restore the package' },
-    'patch/split-symbol-missing': { exit: INPUT, meaning: '`:split-module` found no `(def sym …)` for a listed symbol' },
-    'patch/symlink-path': { exit: INPUT, meaning: 'a component of a patch path on disk is a symbolic link' },
-    'patch/symlink-target': { exit: INPUT, meaning: 'a write target (`package.toml`, `.genesis/last_acceptance`) is a symbolic link' },
-    'patch/unknown-field': { exit: INPUT, meaning: 'a patch or op map has a key its closed schema does not list' },
-    'patch/unknown-node-id': { exit: INPUT, meaning: '`:replace-node-id` names no node of the module' },
-    'patch/unknown-op': { exit: INPUT, meaning: '`:op` names no known operation' },
-    'patch/unsupported-version': { exit: INPUT, meaning: '`:version` is an int other than 1' },
-    'patch/vec-index-out-of-range': { exit: INPUT, meaning: '`[:vec i]` with i at or above the vector\'s length' },
-    'patch/wrong-type': { exit: INPUT, meaning: 'a field has the wrong CoreForm kind (or the patch is not a map)' },
-    'patch/wrong-value': { exit: INPUT, meaning: 'a fixed field has the wrong value' },
+    'patch/acceptance-invalid': OBLIGATIONS,
+    'patch/ambiguous-node-id': INPUT,
+    'patch/canonicalize': INPUT,
+    'patch/contract-shape': INPUT,
+    'patch/empty-identifier': INPUT,
+    'patch/form-index-out-of-range': INPUT,
+    'patch/genesis-contract': OBLIGATIONS,
+    'patch/genesis-not-found': OBLIGATIONS,
+    'patch/injected-fault': INPUT,
+    'patch/invalid-path': INPUT,
+    'patch/journal-invalid': IO,
+    'patch/manifest-entry': INPUT,
+    'patch/manifest-value': INPUT,
+    'patch/map-key-missing': INPUT,
+    'patch/meta-missing': INPUT,
+    'patch/missing-field': INPUT,
+    'patch/module-exists': INPUT,
+    'patch/module-missing': INPUT,
+    'patch/nested-recovery-required': IO,
+    'patch/no-change': INPUT,
+    'patch/non-portable-path': INPUT,
+    'patch/obligation-runner-failed': OBLIGATIONS,
+    'patch/obligations-failed': OBLIGATIONS,
+    'patch/package-locked': IO,
+    'patch/param-capture': INPUT,
+    'patch/path-state-conflict': INPUT,
+    'patch/path-step-mismatch': INPUT,
+    'patch/recovery-conflict': VERIFY,
+    'patch/rename-no-sites': INPUT,
+    'patch/report-mismatch': VERIFY,
+    'patch/reserved-path': INPUT,
+    'patch/rollback-failed': IO,
+    'patch/split-symbol-missing': INPUT,
+    'patch/symlink-path': INPUT,
+    'patch/symlink-target': INPUT,
+    'patch/unknown-field': INPUT,
+    'patch/unknown-node-id': INPUT,
+    'patch/unknown-op': INPUT,
+    'patch/unsupported-version': INPUT,
+    'patch/vec-index-out-of-range': INPUT,
+    'patch/wrong-type': INPUT,
+    'patch/wrong-value': INPUT,
     // refactor/ (errors; the planner's conflict codes in `src/refactor/codes.ts` are report content)
-    'refactor/edit-plan-unmappable': { exit: INPUT, meaning: 'the edit-plan export cannot map every rewritten symbol to an exact source range' },
-    'refactor/plan-conflicted': { exit: INPUT, meaning: 'a conflicted refactor plan carries no patch or edits' },
-    'refactor/report-outdated': { exit: VERIFY, meaning: 'a refactor plan report written by an earlier gcpatch; plan again' },
-    'refactor/request-invalid': { exit: INPUT, meaning: 'a refactor request is malformed, non-portable, duplicated or non-canonical' },
-    'refactor/request-not-found': { exit: INPUT, meaning: 'the refactor request or report is not in the store' },
-    'refactor/stale-plan': { exit: VERIFY, meaning: 'the package is not the package the plan was made for' },
-    'refactor/verification-failed': { exit: VERIFY, meaning: 'a refactor plan report failed independent host verification' },
+    'refactor/edit-plan-unmappable': INPUT,
+    'refactor/plan-conflicted': INPUT,
+    'refactor/report-outdated': VERIFY,
+    'refactor/request-invalid': INPUT,
+    'refactor/request-not-found': INPUT,
+    'refactor/stale-plan': VERIFY,
+    'refactor/verification-failed': VERIFY,
     // usage: options checked after parsing (the parser's own codes are the `usage/<code>` family)
-    'usage/invalid-option': { exit: INPUT, meaning: 'an option value is malformed or out of range' },
+    'usage/invalid-option': INPUT,
 };
-/** The dynamic code families: the pattern of their codes, their default exit code and meaning. */
+/** The dynamic code families: the pattern of their codes and their default exit code. */
 const GC_CODE_FAMILIES = {
-    'io/<errno>': { exit: IO, meaning: 'a filesystem call failed; the suffix is Node\'s errno code in lower case (`io/enoent`, `io/eacces`)' },
-    'usage/<parser code>': { exit: INPUT, meaning: 'the command line does not parse; the suffix is commander\'s code without `commander.` (`usage/unknownOption`)' },
+    'io/<errno>': IO,
+    'usage/<parser code>': INPUT,
 };
 /** `io/<errno>` for a Node.js errno code such as `ENOENT` (lower-cased); `io/unknown` when there is none. */
 function codes_ioErrnoCode(errno) {
@@ -59289,15 +59291,17 @@ function codes_ioErrnoCode(errno) {
 function usageCode(commanderCode) {
     return `usage/${commanderCode.replace(/^commander\./, '')}`;
 }
+/** The family of a code that is not a static one: `usage/<parser code>` for `usage/…`, else `io/<errno>`. */
+function codeFamily(code) {
+    return code.startsWith('usage/') ? 'usage/<parser code>' : 'io/<errno>';
+}
 /**
- * The registry entry of `code`: its own for a static code, its family's for `io/…` and `usage/…`.
- * Family codes that collide with a static code (`io/eexist`, `io/internal`) get the static entry.
+ * The default exit code of `code`: its own for a static code, its family's ({@link codeFamily}) for
+ * `io/…` and `usage/…`. Family codes that collide with a static code (`io/eexist`, `io/internal`)
+ * get the static entry.
  */
-function codeInfo(code) {
-    const entry = GC_CODES[code];
-    if (entry !== undefined)
-        return entry;
-    return code.startsWith('usage/') ? GC_CODE_FAMILIES['usage/<parser code>'] : GC_CODE_FAMILIES['io/<errno>'];
+function codeExit(code) {
+    return GC_CODES[code] ?? GC_CODE_FAMILIES[codeFamily(code)];
 }
 
 ;// CONCATENATED MODULE: ./src/util/errors.ts
@@ -59324,7 +59328,7 @@ class errors_GcError extends Error {
         super(message, options.cause === undefined ? undefined : { cause: options.cause });
         this.name = 'GcError';
         this.code = code;
-        this.exitCode = options.exitCode ?? codeInfo(code).exit;
+        this.exitCode = options.exitCode ?? codeExit(code);
         this.location = options.location ?? {};
         this.details = options.details;
     }
@@ -61893,12 +61897,10 @@ function compareTerms(a, b) {
     // container were equal, so containers push their tail comparison before element pairs.
     const pendingLen = [];
     const marker = [NIL, NIL];
-    const markers = [];
     while (stack.length > 0) {
         const top = stack.pop();
         if (top === marker) {
             const d = pendingLen.pop();
-            markers.pop();
             if (d !== 0)
                 return d;
             continue;
@@ -61949,26 +61951,21 @@ function compareTerms(a, b) {
                 continue;
             }
             case 'vec': {
-                const yi = y.items;
                 const xi = x.items;
-                const n = Math.min(xi.length, yi.length);
+                const yi = y.items;
                 pendingLen.push(xi.length - yi.length);
-                markers.push(0);
                 stack.push(marker);
-                for (let i = n - 1; i >= 0; i--)
+                for (let i = Math.min(xi.length, yi.length) - 1; i >= 0; i--)
                     stack.push([xi[i], yi[i]]);
                 continue;
             }
             case 'map': {
-                const ye = y.entries;
                 const xe = x.entries;
-                const n = Math.min(xe.length, ye.length);
+                const ye = y.entries;
                 pendingLen.push(xe.length - ye.length);
-                markers.push(0);
                 stack.push(marker);
-                for (let i = n - 1; i >= 0; i--) {
+                for (let i = Math.min(xe.length, ye.length) - 1; i >= 0; i--)
                     stack.push([xe[i][1], ye[i][1]], [xe[i][0], ye[i][0]]);
-                }
                 continue;
             }
         }
@@ -61978,6 +61975,26 @@ function compareTerms(a, b) {
 /** Structural equality (same as `compareTerms(a, b) === 0`). */
 function term_termsEqual(a, b) {
     return compareTerms(a, b) === 0;
+}
+/**
+ * Calls `visit` with the name of every symbol (keywords included) in `root`, in reading order
+ * (pre-order, left to right; a map's key before its value). Iterative, any depth.
+ */
+function forEachSymbol(root, visit) {
+    const stack = [root];
+    while (stack.length > 0) {
+        const t = stack.pop();
+        if (t.kind === 'sym')
+            visit(t.name);
+        else if (t.kind === 'pair')
+            stack.push(t.cdr, t.car);
+        else if (t.kind === 'vec')
+            for (let i = t.items.length - 1; i >= 0; i--)
+                stack.push(t.items[i]);
+        else if (t.kind === 'map')
+            for (let i = t.entries.length - 1; i >= 0; i--)
+                stack.push(t.entries[i][1], t.entries[i][0]);
+    }
 }
 
 // EXTERNAL MODULE: external "node:buffer"
@@ -61992,6 +62009,16 @@ var external_node_buffer_ = __nccwpck_require__(4573);
 
 
 
+/**
+ * The byte each one-letter escape stands for (`\\` `\"` `\n` `\r` `\t`), indexed by the letter's
+ * byte; 0 for every other byte.
+ */
+const NAMED_ESCAPES = new Uint8Array(256);
+NAMED_ESCAPES[BACKSLASH] = BACKSLASH;
+NAMED_ESCAPES[DQUOTE] = DQUOTE;
+NAMED_ESCAPES[0x6e] = 0x0a;
+NAMED_ESCAPES[0x72] = 0x0d;
+NAMED_ESCAPES[0x74] = 0x09;
 /** Shared immutable int terms for -128..1023 (terms are never mutated), made on first use. */
 const SMALL_INTS = new Array(1152);
 /** The shared int term of `v` (-128 <= v < 1024). */
@@ -62251,7 +62278,7 @@ class Lexer {
             if (p + 1 >= n)
                 throw this.error(PARSE_UNEXPECTED, 'unterminated string literal', start);
             const e = s[p + 1];
-            if (e === BACKSLASH || e === DQUOTE || e === 0x6e || e === 0x72 || e === 0x74)
+            if (NAMED_ESCAPES[e] !== 0)
                 p += 2;
             else if (e === 0x75) {
                 this.readUnicodeEscape(p);
@@ -62311,7 +62338,7 @@ class Lexer {
                 p = bs + 4;
             }
             else {
-                parts.push(e === 0x6e ? '\n' : e === 0x72 ? '\r' : e === 0x74 ? '\t' : String.fromCharCode(e));
+                parts.push(String.fromCharCode(NAMED_ESCAPES[e]));
                 p = bs + 2;
             }
             runStart = p;
@@ -62357,27 +62384,13 @@ class Lexer {
                 throw this.error(PARSE_UNEXPECTED, 'unterminated bytes literal', start);
             const e = s[p + 1];
             ensure(4);
+            const named = NAMED_ESCAPES[e];
+            if (named !== 0) {
+                out[len++] = named;
+                p += 2;
+                continue;
+            }
             switch (e) {
-                case BACKSLASH:
-                    out[len++] = BACKSLASH;
-                    p += 2;
-                    break;
-                case DQUOTE:
-                    out[len++] = DQUOTE;
-                    p += 2;
-                    break;
-                case 0x6e:
-                    out[len++] = 0x0a;
-                    p += 2;
-                    break;
-                case 0x72:
-                    out[len++] = 0x0d;
-                    p += 2;
-                    break;
-                case 0x74:
-                    out[len++] = 0x09;
-                    p += 2;
-                    break;
                 case 0x75: {
                     const cp = this.readUnicodeEscape(p);
                     if (cp < 0x80)
@@ -62591,18 +62604,8 @@ function buildMap(items, base) {
 function readModule(source) {
     const src = toBytes(source);
     const r = new Reader(src);
-    const forms = [];
-    let prevEnd = 0;
-    for (;;) {
-        r.skipTrivia();
-        if (r.pos >= r.len)
-            break;
-        const start = r.pos;
-        const term = r.readForm();
-        forms.push({ term, start, end: r.pos, leadingStart: prevEnd });
-        prevEnd = r.pos;
-    }
-    return { source: src, forms, trailingStart: prevEnd };
+    const { forms, trailingStart } = eachForm(r, (term, start, end, leadingStart) => ({ term, start, end, leadingStart }));
+    return { source: src, forms, trailingStart };
 }
 /**
  * {@link readModule} that also records the source span of every node (every datum at every depth),
@@ -62617,6 +62620,15 @@ function readModule(source) {
 function readModuleSpans(source) {
     const src = toBytes(source);
     const r = new Reader(src, true, true);
+    const { forms, trailingStart } = eachForm(r, (term, start, end, leadingStart) => ({ term, start, end, leadingStart, node: r.lastSpan }));
+    return { source: src, forms, trailingStart };
+}
+/**
+ * The form loop of `parse_module` (§1.2) shared by {@link readModule}, {@link readModuleSpans} and
+ * {@link scanModuleReader}: reads forms until end of input and keeps what `form` makes of each
+ * (the term, its 0-based byte span and where its leading trivia starts).
+ */
+function eachForm(r, form) {
     const forms = [];
     let prevEnd = 0;
     for (;;) {
@@ -62625,10 +62637,10 @@ function readModuleSpans(source) {
             break;
         const start = r.pos;
         const term = r.readForm(prevEnd);
-        forms.push({ term, start, end: r.pos, leadingStart: prevEnd, node: r.lastSpan });
+        forms.push(form(term, start, r.pos, prevEnd));
         prevEnd = r.pos;
     }
-    return { source: src, forms, trailingStart: prevEnd };
+    return { forms, trailingStart: prevEnd };
 }
 /**
  * {@link readTerm} that also returns the {@link NodeSpan} tree of the term (offsets are 0-based
@@ -62637,7 +62649,12 @@ function readModuleSpans(source) {
  */
 function readTermSpans(source) {
     const src = toBytes(source);
-    const r = new Reader(src, true, true);
+    const { term, node } = readOne(src, true);
+    return { source: src, term, node: node };
+}
+/** The body of {@link readTerm} and {@link readTermSpans}: exactly one term, with its node when `spans`. */
+function readOne(src, spans) {
+    const r = new Reader(src, true, spans);
     r.skipTrivia();
     if (r.pos >= r.len)
         throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
@@ -62646,7 +62663,7 @@ function readTermSpans(source) {
     r.skipTrivia();
     if (r.pos < r.len)
         throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-    return { source: src, term, node };
+    return { term, node };
 }
 /**
  * `parse_module` of §1.2 returning only the terms (see {@link readModule}).
@@ -62662,16 +62679,7 @@ function parseModule(source) {
  *   otherwise the reader errors of {@link readModule}.
  */
 function readTerm(source) {
-    const src = toBytes(source);
-    const r = new Reader(src);
-    r.skipTrivia();
-    if (r.pos >= r.len)
-        throw r.error(PARSE_EOF, 'unexpected end of input: expected a term', r.len);
-    const term = r.readForm();
-    r.skipTrivia();
-    if (r.pos < r.len)
-        throw r.error(PARSE_UNEXPECTED, 'trailing tokens after term', r.pos);
-    return term;
+    return readOne(toBytes(source), false).term;
 }
 /**
  * {@link scanModule} done by the term reader in its scan mode (no terms built): the reference
@@ -62681,19 +62689,8 @@ function readTerm(source) {
  */
 function scanModuleReader(source) {
     const src = toBytes(source);
-    const r = new Reader(src, false);
-    const forms = [];
-    let prevEnd = 0;
-    for (;;) {
-        r.skipTrivia();
-        if (r.pos >= r.len)
-            break;
-        const start = r.pos;
-        r.readForm();
-        forms.push({ start, end: r.pos, leadingStart: prevEnd });
-        prevEnd = r.pos;
-    }
-    return { source: src, forms, trailingStart: prevEnd };
+    const { forms, trailingStart } = eachForm(new Reader(src, false), (_term, start, end, leadingStart) => ({ start, end, leadingStart }));
+    return { source: src, forms, trailingStart };
 }
 
 ;// CONCATENATED MODULE: ./src/coreform/canon.ts
@@ -65045,6 +65042,8 @@ function isAtomKind(t) {
 const blockCache = new WeakMap();
 /** Containers whose print is at least this many characters are kept in `blockCache`. */
 const BLOCK_CACHE_MIN = 256;
+/** The open and close brackets of the two bracketed kinds. */
+const BRACKETS = { vec: ['[', ']'], map: ['{', '}'] };
 /**
  * Only containers this close to the printed root are cached (a workspace vector → module record →
  * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
@@ -65064,24 +65063,14 @@ class Printer {
     indents = [''];
     /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
     atomText(t) {
-        switch (t.kind) {
-            case 'sym':
-                return t.name;
-            case 'nil':
-                return 'nil';
-            case 'bool':
-                return t.value ? 'true' : 'false';
-            case 'int':
-                return t.value.toString();
-            default: {
-                const cached = this.memo.get(t);
-                if (cached)
-                    return cached.text;
-                const text = printAtom(t);
-                this.memo.set(t, { text, len: utf8Length(text) });
-                return text;
-            }
-        }
+        if (t.kind !== 'str' && t.kind !== 'bytes')
+            return printAtom(t);
+        const cached = this.memo.get(t);
+        if (cached)
+            return cached.text;
+        const text = printAtom(t);
+        this.memo.set(t, { text, len: utf8Length(text) });
+        return text;
     }
     /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
     atomLen(t, text) {
@@ -65256,24 +65245,20 @@ class Printer {
                 }
                 tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
             }
-            if (t.kind === 'vec') {
-                if (t.items.length === 0) {
-                    this.emit('[]');
+            if (t.kind === 'vec' || t.kind === 'map') {
+                // Empty brackets on the line, or the open bracket here and the close after the children.
+                const [open, close] = t.kind === 'vec' ? BRACKETS.vec : BRACKETS.map;
+                if ((t.kind === 'vec' ? t.items.length : t.entries.length) === 0) {
+                    this.emit(open + close);
                     continue;
                 }
-                this.emit('[');
-                tasks.push(']');
-                for (let i = t.items.length - 1; i >= 0; i--)
-                    tasks.push({ term: t.items[i], indent: indent + 2, depth: depth + 1 });
-                continue;
-            }
-            if (t.kind === 'map') {
-                if (t.entries.length === 0) {
-                    this.emit('{}');
+                this.emit(open);
+                tasks.push(close);
+                if (t.kind === 'vec') {
+                    for (let i = t.items.length - 1; i >= 0; i--)
+                        tasks.push({ term: t.items[i], indent: indent + 2, depth: depth + 1 });
                     continue;
                 }
-                this.emit('{');
-                tasks.push('}');
                 for (let i = t.entries.length - 1; i >= 0; i--) {
                     const [k, v] = t.entries[i];
                     const ks = this.single(k);
@@ -65408,7 +65393,11 @@ function hashTermOfPrint(printed) {
  * `forms` must already be canonical (see `canonicalizeModule`). This is the `package.toml` pin.
  */
 function hash_hashModule(forms) {
-    return digest(HASH_MODULE_PREFIX, bytes_utf8(printModule(forms)));
+    return hashModuleOfPrint(printModule(forms));
+}
+/** hash-module of forms given by their `print_module` text (a print already made): `hashModuleOfPrint(printModule(f))` equals `hashModule(f)`. */
+function hashModuleOfPrint(printed) {
+    return digest(HASH_MODULE_PREFIX, bytes_utf8(printed));
 }
 /**
  * semantic node id = BLAKE3("GCv0.2\0semantic-node-id\0" ‖ module-path ‖ 0x00 ‖ print_term(path)),
@@ -65451,8 +65440,165 @@ function hash_termAddress(t) {
     return digest(bytes_utf8(print_printTerm(t)));
 }
 
+;// CONCATENATED MODULE: ./src/util/path-rules.ts
+/** The lexical rules for `/`-separated relative paths, each written once, and the three profiles that order and word them. */
+
+/** Lowercases ASCII letters only (so `ı`, `ſ` or U+212A never match an ASCII name). */
+function asciiLower(text) {
+    return text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+}
+/** `text` without its trailing run of `.` and space characters (what Windows drops from a name). */
+function trimTrailingDotsAndSpaces(text) {
+    return text.replace(/[. ]+$/, '');
+}
+const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', 'conin$', 'conout$']);
+/**
+ * True when `segment` names a Windows device: the text before its first `.` equals, ASCII
+ * case-insensitively, `CON`, `PRN`, `AUX`, `NUL`, `CONIN$`, `CONOUT$`, or is exactly `COM`/`LPT`
+ * followed by one ASCII digit `1`–`9` (so `con.txt` and `COM1.rs` are devices; `COM0`, `COM10`,
+ * `console.ts` and `LPT¹` are not).
+ */
+function isWindowsDeviceName(segment) {
+    const dot = segment.indexOf('.');
+    const stem = asciiLower(dot === -1 ? segment : segment.slice(0, dot));
+    if (DEVICE_NAMES.has(stem))
+        return true;
+    return stem.length === 4 && (stem.startsWith('com') || stem.startsWith('lpt')) && /^[1-9]$/.test(stem[3]);
+}
+/** Names gcpatch, git and GenesisCode keep their internals under; a patch may not name them. */
+const RESERVED_SEGMENTS = new Set(['.git', '.gcpatch', '.genesis']);
+/** Windows 8.3 short names of the reserved names (`GIT~1`, `GCPATC~1`, `GENESI~1`). */
+const RESERVED_SHORT = /^(git|gcpatc|genesi)~[0-9]+$/;
+/** Default-ignorable code points that HFS+ and some tools drop from names (`.g\u200cit` is `.git` there). */
+const IGNORABLE = /[\u00ad\u034f\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]/g;
+/** `text` as a tolerant filesystem may see it: default-ignorable code points and trailing dots/spaces dropped. */
+function aliasStem(text) {
+    return trimTrailingDotsAndSpaces(text.replace(IGNORABLE, ''));
+}
+/**
+ * The rules on a whole path: each is true when `path` breaks it. `maxBytes` is the profile's
+ * length bound in UTF-8 bytes (a string of n UTF-16 units has at least n UTF-8 bytes).
+ */
+const PATH_RULES = {
+    empty: (path) => path.length === 0,
+    tooLong: (path, maxBytes) => path.length > maxBytes || utf8Length(path) > maxBytes,
+    notNfc: (path) => path.normalize('NFC') !== path,
+    absolute: (path) => path.startsWith('/'),
+    backslash: (path) => path.includes('\\'),
+    /** Any `:` (drive prefixes, NTFS alternate streams). */
+    colon: (path) => path.includes(':'),
+    /** U+0000–U+001F, U+007F–U+009F (Unicode category Cc, C1 included). */
+    control: (path) => /[\u0000-\u001f\u007f-\u009f]/.test(path),
+    loneSurrogate: (path) => !path.isWellFormed(),
+    /** The first `/`-separated component ends with `:` (`C:`). */
+    drivePrefix: (path) => path.split('/', 1)[0].endsWith(':'),
+    /** The whole path is `package.toml` in any Unicode case, up to ignorables and trailing dots/spaces. */
+    packageManifest: (path) => aliasStem(path).toLowerCase() === 'package.toml',
+};
+/** The rules on one `/`-separated segment: each is true when `segment` breaks it. */
+const SEGMENT_RULES = {
+    emptySegment: (segment) => segment.length === 0,
+    dotSegment: (segment) => segment === '.' || segment === '..',
+    trailingDotOrSpace: (segment) => segment.endsWith('.') || segment.endsWith(' '),
+    dotGit: (segment) => asciiLower(segment) === '.git',
+    windowsDevice: isWindowsDeviceName,
+    /** `.git`, `.gcpatch`, `.genesis` in any ASCII case, up to ignorables and trailing dots/spaces, or an 8.3 short name of one. */
+    reservedSegment: (segment) => {
+        const key = asciiLower(aliasStem(segment));
+        return RESERVED_SEGMENTS.has(key) || RESERVED_SHORT.test(key);
+    },
+};
+/**
+ * The first rule of `profile` that `path` breaks, with the profile's message for it.
+ * @param maxBytes the bound of the `tooLong` rule, in UTF-8 bytes (unused by profiles without it).
+ */
+function firstPathProblem(profile, path, maxBytes = Number.MAX_SAFE_INTEGER) {
+    let segments;
+    for (const step of profile) {
+        if ('rule' in step) {
+            if (step.breaks(path, maxBytes))
+                return { rule: step.rule, message: step.say({ segment: '', maxBytes }) };
+            continue;
+        }
+        segments ??= path.split('/');
+        for (const segment of segments) {
+            for (const { rule, breaks, say } of step.segments) {
+                if (breaks(segment))
+                    return { rule, message: say({ segment, maxBytes }) };
+            }
+        }
+    }
+    return undefined;
+}
+/** How each profile words each rule it checks (`patch` only for the rules the patch profile adds). */
+const WORDING = {
+    empty: { module: 'is empty', plan: 'path is empty' },
+    tooLong: { plan: ({ maxBytes }) => `path is longer than ${maxBytes} UTF-8 bytes` },
+    notNfc: { module: 'is not Unicode NFC' },
+    absolute: { module: 'is absolute (starts with /)', plan: 'path must be repository-relative (it starts with "/")' },
+    backslash: { module: 'contains a backslash', plan: 'path must use "/" separators (it contains "\\")' },
+    colon: { plan: 'path must not contain ":" (drive prefixes and streams are not portable)' },
+    control: { plan: 'path contains a control character' },
+    loneSurrogate: { module: 'contains a lone surrogate', plan: 'path contains a lone surrogate' },
+    drivePrefix: { module: 'starts with a drive prefix' },
+    emptySegment: { module: 'has an empty component (// or a trailing /)', plan: 'path contains an empty segment' },
+    dotSegment: { module: ({ segment }) => `has a "${segment}" component`, plan: ({ segment }) => `path contains a "${segment}" segment` },
+    trailingDotOrSpace: { plan: ({ segment }) => `path segment ${JSON.stringify(segment)} ends with a dot or space` },
+    dotGit: { plan: 'path contains a .git segment' },
+    windowsDevice: { plan: ({ segment }) => `path segment ${JSON.stringify(segment)} is a Windows device name` },
+    reservedSegment: { patch: ({ segment }) => `names ${JSON.stringify(segment)}: .git, .gcpatch and .genesis hold git's and gcpatch's internals` },
+    packageManifest: { patch: 'is the package manifest, not a module: patches change it with :update-manifest' },
+};
+/**
+ * A profile from the order of its rules (a nested list: segment rules tried in turn on each
+ * segment) and the `column` of {@link WORDING} that words them, each message passed through `edit`.
+ */
+function profile(column, order, edit = (m) => m) {
+    const say = (rule) => {
+        const words = WORDING[rule][column];
+        if (words === undefined)
+            throw new Error(`path rule ${rule} has no ${column} wording`);
+        return (context) => edit(typeof words === 'string' ? words : words(context));
+    };
+    return order.map((step) => typeof step === 'string'
+        ? { rule: step, breaks: PATH_RULES[step], say: say(step) }
+        : { segments: step.map((rule) => ({ rule, breaks: SEGMENT_RULES[rule], say: say(rule) })) });
+}
+/**
+ * Portable module paths (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Op maps";
+ * docs/reference/patch-protocols.md §3.1, §4): non-empty; NFC; no leading `/`; no `\`; no lone
+ * surrogate; every component non-empty and not `.`/`..`; no drive prefix. Messages follow the path.
+ */
+const MODULE_PATH_PROFILE = profile('module', ['empty', 'notNfc', 'absolute', 'backslash', 'loneSurrogate', ['emptySegment', 'dotSegment'], 'drivePrefix']);
+/** The order of the edit-plan rules, shared by the plan and patch profiles. */
+const PLAN_ORDER = [
+    'empty', 'tooLong', 'absolute', 'backslash', 'colon', 'control', 'loneSurrogate',
+    ['emptySegment', 'dotSegment', 'trailingDotOrSpace', 'dotGit', 'windowsDevice'],
+];
+/**
+ * weavatrix.edit-plan.v1 "Path rules" (docs/reference/edit-plan-engine.md): empty; longer than
+ * `maxBytes`; leading `/`; `\`; `:`; a control character (C1 included); a lone surrogate; then per
+ * segment: empty, `.`/`..`, ends with `.` or space, `.git` in any ASCII case, a Windows device name.
+ */
+const PLAN_PATH_PROFILE = profile('plan', PLAN_ORDER);
+/**
+ * Patch paths at the host boundary (docs/patches.md "Which paths a patch may name"): the module-path
+ * rules; a reserved segment; the plan-path rules worded without their leading `path ` (bound:
+ * {@link PATCH_PATH_MAX_BYTES}); `package.toml`. `reservedSegment` and `packageManifest` are
+ * `patch/reserved-path`, every other rule `patch/non-portable-path`.
+ */
+const PATCH_PATH_PROFILE = [
+    ...MODULE_PATH_PROFILE,
+    ...profile('patch', [['reservedSegment']]),
+    ...profile('plan', PLAN_ORDER, (message) => message.replace(/^path /, '')),
+    ...profile('patch', ['packageManifest']),
+];
+/** Longest patch path accepted, in UTF-8 bytes (the edit-plan default `maxPathBytes`). */
+const PATCH_PATH_MAX_BYTES = 4096;
+
 ;// CONCATENATED MODULE: ./src/workspace/path.ts
 /** Portable package-relative module paths (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Op maps"; docs/reference/patch-protocols.md §3.1, §4). */
+
 
 
 /**
@@ -65464,32 +65610,13 @@ function path_modulePathOnDisk(packageDir, modulePath) {
     return join(packageDir, ...modulePath.split('/'));
 }
 /**
- * Returns why `path` is not a portable module path, or `undefined` when it is. Rules: non-empty;
- * Unicode NFC; no leading `/`; no `\`; split on `/`, every component non-empty and not `.`/`..`;
- * the first component must not end with `:` (a drive prefix such as `C:`).
+ * Returns why `path` is not a portable module path, or `undefined` when it is. Rules
+ * ({@link MODULE_PATH_PROFILE}, in order): non-empty; Unicode NFC; no leading `/`; no `\`; no lone
+ * surrogate; split on `/`, every component non-empty and not `.`/`..`; the first component must not
+ * end with `:` (a drive prefix such as `C:`). The message follows the path (`is empty`).
  */
 function portablePathProblem(path) {
-    if (path.length === 0)
-        return 'is empty';
-    if (path.normalize('NFC') !== path)
-        return 'is not Unicode NFC';
-    if (path.startsWith('/'))
-        return 'is absolute (starts with /)';
-    if (path.includes('\\'))
-        return 'contains a backslash';
-    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(path)) {
-        return 'contains a lone surrogate';
-    }
-    const parts = path.split('/');
-    for (const part of parts) {
-        if (part === '')
-            return 'has an empty component (// or a trailing /)';
-        if (part === '.' || part === '..')
-            return `has a "${part}" component`;
-    }
-    if (parts[0].endsWith(':'))
-        return 'starts with a drive prefix';
-    return undefined;
+    return firstPathProblem(MODULE_PATH_PROFILE, path)?.message;
 }
 /**
  * Checks a portable module path.
@@ -66322,6 +66449,11 @@ function usesOf(name, modules) {
 function describeSites(sites) {
     return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
 }
+/** The first use of `name` at the head and all its uses described, or `undefined` when it is not used. */
+function headUses(name, head) {
+    const sites = usesOf(name, head.modules);
+    return sites.length === 0 ? undefined : { first: sites[0], where: describeSites(sites) };
+}
 /**
  * Records `audit/dangling-reference` for every name in `formerly` (defined at the base or along the
  * range) that `headDefined` lacks and a module of `head` references.
@@ -66333,11 +66465,10 @@ function checkDanglingReferences(head, formerly, headDefined, skip, out) {
     for (const name of [...formerly].sort()) {
         if (headDefined.has(name) || skip.has(name) || !name.includes('::'))
             continue;
-        const sites = usesOf(name, head.modules);
-        if (sites.length === 0)
+        const uses = headUses(name, head);
+        if (uses === undefined)
             continue;
-        const first = sites[0];
-        const where = describeSites(sites);
+        const { first, where } = uses;
         out.fail('module', first.file, 'references', {
             code: AuditCode.danglingReference,
             message: `${name} is referenced at the head (${where}) but no module defines it any more (the base or an earlier commit did): ` +
@@ -66368,11 +66499,10 @@ function checkStaleReferences(head, refactors, out) {
         const from = r.request.fromSymbol;
         if (from === '' || from === r.request.toSymbol || defined.has(from))
             continue;
-        const sites = usesOf(from, head.modules);
-        if (sites.length === 0)
+        const uses = headUses(from, head);
+        if (uses === undefined)
             continue;
-        const first = sites[0];
-        const where = describeSites(sites);
+        const { first, where } = uses;
         out.fail('refactor-plan', r.address, 'no stale reference', {
             code: AuditCode.refactorStaleReference,
             message: `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
@@ -66722,16 +66852,20 @@ function wrongType(at, expected, t) {
         location: { at },
     });
 }
+/** A decoder of the terms of one kind, returning `take(t)` (the term's value, its name or the term). */
+function ofKind(kind, expected, take) {
+    return (t, at) => {
+        if (t.kind !== kind)
+            throw wrongType(at, expected, t);
+        return take(t);
+    };
+}
 /** Field decoders for the common field types. */
 const closed_D = {
     /** Any term, returned as is. */
     any: ((t) => t),
     /** A string. */
-    str: ((t, at) => {
-        if (t.kind !== 'str')
-            throw wrongType(at, 'a string', t);
-        return t.value;
-    }),
+    str: ofKind('str', 'a string', (t) => t.value),
     /** A non-empty string. */
     nonEmptyStr: ((t, at) => {
         if (t.kind !== 'str' || t.value.length === 0)
@@ -66739,11 +66873,7 @@ const closed_D = {
         return t.value;
     }),
     /** An integer (bigint). */
-    int: ((t, at) => {
-        if (t.kind !== 'int')
-            throw wrongType(at, 'an integer', t);
-        return t.value;
-    }),
+    int: ofKind('int', 'an integer', (t) => t.value),
     /** A non-negative integer that fits a JS number. */
     index: ((t, at) => {
         if (t.kind !== 'int' || t.value < 0n || t.value > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -66752,29 +66882,13 @@ const closed_D = {
         return Number(t.value);
     }),
     /** A boolean. */
-    bool: ((t, at) => {
-        if (t.kind !== 'bool')
-            throw wrongType(at, 'a boolean', t);
-        return t.value;
-    }),
+    bool: ofKind('bool', 'a boolean', (t) => t.value),
     /** A symbol; returns its name (keywords keep their leading colon). */
-    sym: ((t, at) => {
-        if (t.kind !== 'sym')
-            throw wrongType(at, 'a symbol', t);
-        return t.name;
-    }),
+    sym: ofKind('sym', 'a symbol', (t) => t.name),
     /** A map term. */
-    map: ((t, at) => {
-        if (t.kind !== 'map')
-            throw wrongType(at, 'a map', t);
-        return t;
-    }),
+    map: ofKind('map', 'a map', (t) => t),
     /** A vector term. */
-    vec: ((t, at) => {
-        if (t.kind !== 'vec')
-            throw wrongType(at, 'a vector', t);
-        return t;
-    }),
+    vec: ofKind('vec', 'a vector', (t) => t),
     /** A string of exactly 64 lowercase hex digits. */
     hex64: ((t, at) => {
         if (t.kind !== 'str' || !isHex64(t.value))
@@ -67233,6 +67347,20 @@ function normalizeOp(source, ordinal) {
  * @example normalizePatch(readTerm('{:version 1 :intent "x" :provenance {} :ops []}')).patchH
  */
 function normalizePatch(source) {
+    let n = normalizedBySource.get(source);
+    if (n === undefined) {
+        n = normalizeUncached(source);
+        normalizedBySource.set(source, n);
+    }
+    // fresh arrays: a caller may rearrange its copy; the terms themselves are immutable
+    return { ...n, opIdentities: n.opIdentities.map((id) => ({ ...id })), ops: [...n.ops] };
+}
+/**
+ * Normalizations already made, by source term (terms are immutable): the apply normalizes the same
+ * normalized patch in its preflight and again in its apply report.
+ */
+const normalizedBySource = new WeakMap();
+function normalizeUncached(source) {
     const top = withPatchCodes(() => closed_decodeClosed(source, { version: closed_D.int, intent: closed_D.str, provenance: closed_D.map, ops: closed_D.vec }, 'patch'));
     if (top.version !== 1n) {
         throw patchError(PatchCode.unsupportedVersion, `patch :version must be 1 (GenesisCode v0.2 patches), got ${top.version}`, {
@@ -67756,6 +67884,38 @@ function formsEqual(a, b) {
     return true;
 }
 
+;// CONCATENATED MODULE: ./src/patch/protocol/module-memo.ts
+/** The canonical print and hash-module of a module's forms, computed once per forms array (the apply prints and hashes each module in several steps). */
+
+
+const prints = new WeakMap();
+const hashes = new WeakMap();
+/**
+ * `printModule(forms)`, remembered for this very array. Sound because module forms are immutable
+ * once built (`PackageState` in `state.ts`: ops return new arrays and never mutate their input).
+ * @returns the canonical module text (`print_module`).
+ */
+function modulePrint(forms) {
+    let text = prints.get(forms);
+    if (text === undefined) {
+        text = printModule(forms);
+        prints.set(forms, text);
+    }
+    return text;
+}
+/**
+ * `hashModule(forms)` (docs/reference/hashing.md §2), remembered for this very array (see {@link modulePrint}).
+ * @returns lowercase hex64.
+ */
+function moduleHash(forms) {
+    let hash = hashes.get(forms);
+    if (hash === undefined) {
+        hash = hashModuleOfPrint(modulePrint(forms));
+        hashes.set(forms, hash);
+    }
+    return hash;
+}
+
 ;// CONCATENATED MODULE: ./src/patch/ops/common.ts
 /** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
 
@@ -67808,8 +67968,8 @@ function refactorEdit(op, modulePath, before, after, detail) {
     return term_kwMap({
         op: term_kw(op),
         'module-path': term_str(modulePath),
-        'before-module-h': term_str(hash_hashModule(before)),
-        'after-module-h': term_str(hash_hashModule(after)),
+        'before-module-h': term_str(moduleHash(before)),
+        'after-module-h': term_str(moduleHash(after)),
         detail,
     });
 }
@@ -68045,9 +68205,31 @@ function manifestModules(manifest) {
 function manifestModulePaths(manifest) {
     return manifestModules(manifest).map((m) => m.path);
 }
+/**
+ * Module maps that only the states of one running {@link editModulesInPlace} hold: `withModule`
+ * updates them in place instead of copying them (a patch of n module ops costs n updates, not n
+ * copies of the whole map).
+ */
+const exclusiveMaps = new WeakSet();
+/**
+ * Runs `steps` on a private copy of `state`'s module map that `withModule` updates in place, and
+ * returns the final state (an ordinary immutable state again; `state` itself is never changed).
+ * For a sequence in which every step derives its result from the previous step's state only and
+ * no intermediate state is kept or read after the next step begins (`applyOpsInMemory`).
+ */
+function editModulesInPlace(state, steps) {
+    const modules = new Map(state.modules);
+    exclusiveMaps.add(modules);
+    try {
+        return steps({ manifest: state.manifest, modules });
+    }
+    finally {
+        exclusiveMaps.delete(modules);
+    }
+}
 /** A new state with `path` set to `forms`, or removed when `forms` is undefined. */
 function withModule(state, path, forms) {
-    const modules = new Map(state.modules);
+    const modules = exclusiveMaps.has(state.modules) ? state.modules : new Map(state.modules);
     if (forms === undefined)
         modules.delete(path);
     else
@@ -69007,6 +69189,7 @@ function applyMigrateContractSignature(state, op) {
 
 
 
+
 /** Op name → implementation. */
 const OP_IMPLEMENTATIONS = {
     'replace-node': applyReplaceNode,
@@ -69035,9 +69218,13 @@ const OP_IMPLEMENTATIONS = {
  *   const { state: after, semanticEdits } = applyOpsInMemory(packageStateFromSources(toml, sources), plan);
  */
 function applyOpsInMemory(state, patch, options = {}) {
+    // each op derives its state from the previous op's only; the intermediate states are dropped
+    return editModulesInPlace(state, (start) => applyEach(start, patch.ops, options));
+}
+function applyEach(state, ops, options) {
     const semanticEdits = [];
     let current = state;
-    patch.ops.forEach((op, ordinal) => {
+    ops.forEach((op, ordinal) => {
         const name = opNameOf(op);
         options.faults?.(`op:${ordinal}:${name}`);
         let outcome;
@@ -69113,8 +69300,8 @@ function packState(state, dependencyArtifact) {
                 at: entry.path,
             });
         }
-        pins.set(entry.path, hash_hashModule(forms));
-        moduleTexts.set(entry.path, printModule(forms));
+        pins.set(entry.path, moduleHash(forms));
+        moduleTexts.set(entry.path, modulePrint(forms));
     }
     const firstPass = manifest_parseManifest(renderManifest(state.manifest));
     const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : d.hash ?? ''));
@@ -69154,10 +69341,40 @@ function packState(state, dependencyArtifact) {
 
 
 
-function applyOne(state, evidence) {
+/**
+ * Applies a report's patch to `state` in memory with the on-disk apply's op engine and `pack`.
+ * @throws GcError (or another Error) when an op does not apply.
+ */
+function applyEvidence(state, evidence) {
     const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
     const packed = packState(applied);
-    return { after: packed.state, edits: semanticEdits, artifact: packed.packageArtifact };
+    return { after: packed.state, manifest: packed.manifest, edits: semanticEdits, artifact: packed.packageArtifact };
+}
+/**
+ * The greedy chain: reports in store-address order; at each step the first pending report that
+ * `step` takes on the current state (it returns the step, with the state after it) is taken, until
+ * no pending report is.
+ * @returns the steps in chain order, the reports never taken (in address order) and the last state.
+ */
+function chainInAddressOrder(start, evidence, step) {
+    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const steps = [];
+    let state = start;
+    for (;;) {
+        let taken = -1;
+        for (let i = 0; i < pending.length && taken < 0; i++) {
+            const s = step(state, pending[i]);
+            if (s === undefined)
+                continue;
+            steps.push(s);
+            state = s.after;
+            taken = i;
+        }
+        if (taken < 0)
+            break;
+        pending.splice(taken, 1);
+    }
+    return { steps, pending, final: state };
 }
 function asGcError(error) {
     if (errors_isGcError(error))
@@ -69169,29 +69386,18 @@ function asGcError(error) {
  * @returns the ordered steps, the reports that never applied, and the final state.
  */
 function replayChain(base, evidence) {
-    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-    const steps = [];
-    let state = base;
-    for (;;) {
-        let taken = -1;
-        for (let i = 0; i < pending.length && taken < 0; i++) {
-            try {
-                const r = applyOne(state, pending[i]);
-                steps.push({ evidence: pending[i], before: state, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact });
-                state = r.after;
-                taken = i;
-            }
-            catch {
-                // tried again below against the final state, for the error message
-            }
+    const { steps, pending, final: state } = chainInAddressOrder(base, evidence, (before, e) => {
+        try {
+            const r = applyEvidence(before, e);
+            return { evidence: e, before, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact };
         }
-        if (taken < 0)
-            break;
-        pending.splice(taken, 1);
-    }
+        catch {
+            return undefined; // tried again below against the final state, for the error message
+        }
+    });
     const failures = pending.map((e) => {
         try {
-            applyOne(state, e);
+            applyEvidence(state, e);
             return { evidence: e, error: new errors_GcError('internal', 'applies only out of order') };
         }
         catch (error) {
@@ -69676,15 +69882,12 @@ function emptyHistoryResult() {
 
 ;// CONCATENATED MODULE: ./src/verify-pr/bind-chain.ts
 
-
-function bind_chain_applyOne(state, evidence) {
-    const { state: applied, semanticEdits } = applyOpsInMemory(state, evidence.patch);
-    const packed = packState(applied);
-    return { after: packed.state, manifest: packed.manifest, edits: semanticEdits, artifact: packed.packageArtifact };
+function boundStep(evidence, before, r, route) {
+    return { evidence, before, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route };
 }
 function tryApply(state, evidence) {
     try {
-        return bind_chain_applyOne(state, evidence);
+        return applyEvidence(state, evidence);
     }
     catch (error) {
         return error instanceof Error ? error : new Error(String(error));
@@ -69700,23 +69903,10 @@ const ORDER_SEARCH_BUDGET = 64;
  * store-address order as far as they apply.
  */
 function bindChain(start, evidence, reproduces) {
-    const pending = [...evidence].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-    const steps = [];
-    let state = start;
-    for (;;) {
-        let taken = -1;
-        for (let i = 0; i < pending.length && taken < 0; i++) {
-            const r = tryApply(state, pending[i]);
-            if (!(r instanceof Error) && r.artifact === pending[i].packageArtifact) {
-                steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'recorded-state' });
-                state = r.after;
-                taken = i;
-            }
-        }
-        if (taken < 0)
-            break;
-        pending.splice(taken, 1);
-    }
+    const { steps, pending, final: state } = chainInAddressOrder(start, evidence, (before, e) => {
+        const r = tryApply(before, e);
+        return r instanceof Error || r.artifact !== e.packageArtifact ? undefined : boundStep(e, before, r, 'recorded-state');
+    });
     if (pending.length === 0)
         return { steps, failures: [], final: state };
     // Evidence made on another state: search an order that applies and reproduces the commit.
@@ -69733,8 +69923,7 @@ function bindChain(start, evidence, reproduces) {
             const r = tryApply(at, left[i]);
             if (r instanceof Error)
                 continue;
-            const step = { evidence: left[i], before: at, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' };
-            const found = search(r.after, [...left.slice(0, i), ...left.slice(i + 1)], [...path, step]);
+            const found = search(r.after, [...left.slice(0, i), ...left.slice(i + 1)], [...path, boundStep(left[i], at, r, 'actual-parent')]);
             if (found !== undefined)
                 return found;
         }
@@ -69747,25 +69936,16 @@ function bindChain(start, evidence, reproduces) {
         return { steps, failures: [], final: found.length > 0 ? found[found.length - 1].after : state };
     }
     // Greedy, for the messages: take what applies, report the rest with the error on the final state.
-    for (;;) {
-        let taken = -1;
-        for (let i = 0; i < pending.length && taken < 0; i++) {
-            const r = tryApply(state, pending[i]);
-            if (r instanceof Error)
-                continue;
-            steps.push({ evidence: pending[i], before: state, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route: 'actual-parent' });
-            state = r.after;
-            taken = i;
-        }
-        if (taken < 0)
-            break;
-        pending.splice(taken, 1);
-    }
-    const failures = pending.map((e) => {
-        const r = tryApply(state, e);
+    const greedy = chainInAddressOrder(state, pending, (before, e) => {
+        const r = tryApply(before, e);
+        return r instanceof Error ? undefined : boundStep(e, before, r, 'actual-parent');
+    });
+    steps.push(...greedy.steps);
+    const failures = greedy.pending.map((e) => {
+        const r = tryApply(greedy.final, e);
         return { evidence: e, error: r instanceof Error ? r : new Error('applies only out of order') };
     });
-    return { steps, failures, final: state };
+    return { steps, failures, final: greedy.final };
 }
 
 ;// CONCATENATED MODULE: ./src/refactor/codes.ts
@@ -70177,48 +70357,16 @@ function decodeRefactorRequest(t) {
 /** Number of symbol terms named `name` in `root` (iterative preorder walk). */
 function countSymbol(root, name) {
     let count = 0;
-    const stack = [root];
-    while (stack.length > 0) {
-        const t = stack.pop();
-        switch (t.kind) {
-            case 'sym':
-                if (t.name === name)
-                    count++;
-                break;
-            case 'pair':
-                stack.push(t.cdr, t.car);
-                break;
-            case 'vec':
-                for (let i = t.items.length - 1; i >= 0; i--)
-                    stack.push(t.items[i]);
-                break;
-            case 'map':
-                for (let i = t.entries.length - 1; i >= 0; i--)
-                    stack.push(t.entries[i][1], t.entries[i][0]);
-                break;
-            default:
-                break;
-        }
-    }
+    forEachSymbol(root, (n) => {
+        if (n === name)
+            count++;
+    });
     return count;
 }
 /** Every symbol name occurring in `root`. */
 function plan_symbolNames(root) {
     const names = new Set();
-    const stack = [root];
-    while (stack.length > 0) {
-        const t = stack.pop();
-        if (t.kind === 'sym')
-            names.add(t.name);
-        else if (t.kind === 'pair')
-            stack.push(t.cdr, t.car);
-        else if (t.kind === 'vec')
-            for (const item of t.items)
-                stack.push(item);
-        else if (t.kind === 'map')
-            for (const [k, v] of t.entries)
-                stack.push(k, v);
-    }
+    forEachSymbol(root, (n) => names.add(n));
     return names;
 }
 function scanModule(moduleIndex, forms, from) {
@@ -73286,13 +73434,18 @@ function alignSides(B, O, T, reduced) {
     const oursAdded = new Map();
     const oEls = O.m.elements;
     const oIds = new Array(oEls.length);
+    // An element matched to a base element takes that element's row.
+    const onBaseRow = (side, toB, ids, j) => {
+        const bi = toB[j];
+        if (bi < 0)
+            return false;
+        aligned[bi][side] = j;
+        ids[j] = bi;
+        return true;
+    };
     for (let j = 0; j < oEls.length; j++) {
-        const bi = oToB[j];
-        if (bi >= 0) {
-            aligned[bi].o = j;
-            oIds[j] = bi;
+        if (onBaseRow('o', oToB, oIds, j))
             continue;
-        }
         aligned.push({ b: -1, o: j, t: -1, resolution: DELETED, changedO: 0, changedT: 0 });
         oursAdded.set(oEls[j].key, aligned.length - 1);
         oIds[j] = aligned.length - 1;
@@ -73300,12 +73453,8 @@ function alignSides(B, O, T, reduced) {
     const tEls = T.m.elements;
     const tIds = new Array(tEls.length);
     for (let k = 0; k < tEls.length; k++) {
-        const bi = tToB[k];
-        if (bi >= 0) {
-            aligned[bi].t = k;
-            tIds[k] = bi;
+        if (onBaseRow('t', tToB, tIds, k))
             continue;
-        }
         const key = tEls[k].key;
         const same = oursAdded.get(key);
         if (same !== undefined) {
@@ -77327,7 +77476,7 @@ function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 6
 }
 
 ;// CONCATENATED MODULE: ./src/util/atomic.ts
-/** Atomic file writes: temp file in the same directory, fsync, rename, fsync the directory. */
+/** Atomic file writes (temp file in the same directory, fsync, rename, fsync the directory) and atomic exclusive creation (temp, fsync, hard link). */
 
 
 
@@ -77370,35 +77519,85 @@ function writeFileAtomic(path, bytes) {
     const dir = dirname(path);
     const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
     const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+    try {
+        writeNewFileSynced(tmp, data, 0o644);
+        renameSync(tmp, path);
+    }
+    catch (error) {
+        removeQuietly(tmp);
+        throw ioError(error, path, 'write');
+    }
+    fsyncDirectory(dir);
+}
+function removeQuietly(path) {
+    try {
+        (0,external_node_fs_namespaceObject.unlinkSync)(path);
+    }
+    catch {
+        /* not created, or gone already */
+    }
+}
+/**
+ * Writes `data` into the new file `temp` (created exclusively, with `mode`) and fsyncs it. On any
+ * failure the descriptor is closed, `temp` removed and the `node:fs` error rethrown as it is.
+ */
+function writeNewFileSynced(temp, data, mode) {
     let fd;
     try {
-        fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+        fd = (0,external_node_fs_namespaceObject.openSync)(temp, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, mode);
         let off = 0;
         while (off < data.length)
-            off += writeSync(fd, data, off, data.length - off);
-        fsyncSync(fd);
-        closeSync(fd);
+            off += (0,external_node_fs_namespaceObject.writeSync)(fd, data, off, data.length - off);
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
         fd = undefined;
-        renameSync(tmp, path);
     }
     catch (error) {
         if (fd !== undefined) {
             try {
-                closeSync(fd);
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
             }
             catch {
                 /* already failing */
             }
         }
-        try {
-            unlinkSync(tmp);
-        }
-        catch {
-            /* temp may not exist */
-        }
-        throw ioError(error, path, 'write');
+        removeQuietly(temp);
+        throw error;
     }
-    fsyncDirectory(dir);
+}
+/**
+ * Creates `target` holding `data` only if it does not exist, and never with partial content: the
+ * bytes go to the new file `temp` ({@link writeNewFileSynced}), which is hard-linked to `target`
+ * (a link never replaces a file) and then removed. The caller fsyncs the directory.
+ * @param ifLinkUnsupported on one of {@link LINK_UNSUPPORTED_ERRNOS}: `rename` renames `temp` onto
+ *   `target` instead (for content-addressed files, where any writer's bytes are the same); `fail`
+ *   throws.
+ * @returns false when `target` already exists (nothing written, `temp` removed).
+ * @throws the `node:fs` error of the failed step, as it is (`temp` removed).
+ */
+function createFileExclusive(temp, target, data, mode, ifLinkUnsupported) {
+    writeNewFileSynced(temp, data, mode);
+    try {
+        (0,external_node_fs_namespaceObject.linkSync)(temp, target);
+    }
+    catch (error) {
+        if (ifLinkUnsupported === 'rename' && linkUnsupported(error)) {
+            try {
+                (0,external_node_fs_namespaceObject.renameSync)(temp, target);
+                return true;
+            }
+            catch (renameError) {
+                removeQuietly(temp);
+                throw renameError;
+            }
+        }
+        removeQuietly(temp);
+        if (error.code === 'EEXIST')
+            return false;
+        throw error;
+    }
+    (0,external_node_fs_namespaceObject.unlinkSync)(temp);
+    return true;
 }
 /** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
 function fsyncDirectory(dir) {
@@ -77511,52 +77710,15 @@ class EvidenceStore {
             throw ioFail('create', this.dir, error);
         }
         const tmp = (0,external_node_path_namespaceObject.join)(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
-        let fd;
+        let created;
         try {
-            fd = (0,external_node_fs_namespaceObject.openSync)(tmp, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, 0o444);
-            let off = 0;
-            while (off < bytes.length)
-                off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off);
-            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-            fd = undefined;
-            try {
-                (0,external_node_fs_namespaceObject.linkSync)(tmp, final);
-                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-            }
-            catch (error) {
-                const code = error.code;
-                if (code === 'EEXIST') {
-                    (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-                    this.existingEntry(hex); // another writer won: verify what it wrote
-                }
-                else if (linkUnsupported(error)) {
-                    (0,external_node_fs_namespaceObject.renameSync)(tmp, final);
-                }
-                else {
-                    throw error;
-                }
-            }
+            created = createFileExclusive(tmp, final, bytes, 0o444, 'rename');
         }
         catch (error) {
-            if (fd !== undefined) {
-                try {
-                    (0,external_node_fs_namespaceObject.closeSync)(fd);
-                }
-                catch {
-                    /* already failing */
-                }
-            }
-            try {
-                (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-            }
-            catch {
-                /* gone already */
-            }
-            if (error instanceof errors_GcError)
-                throw error;
             throw ioFail('write', final, error);
         }
+        if (!created)
+            this.existingEntry(hex); // another writer won: verify what it wrote
         fsyncDirectory(this.dir);
         return hex;
     }
@@ -78896,30 +79058,23 @@ function stringifyJson(value, indent = 0) {
             out.push(JSON.stringify(v));
         else if (typeof v === 'bigint')
             out.push(String(v));
-        else if (Array.isArray(v)) {
-            if (v.length === 0) {
-                out.push('[]');
-                continue;
-            }
-            out.push('[');
-            stack.push({ kind: 'text', text: nl(f.depth) + ']' });
-            for (let i = v.length - 1; i >= 0; i--) {
-                stack.push({ kind: 'value', value: v[i], depth: f.depth + 1 });
-                stack.push({ kind: 'text', text: (i > 0 ? ',' : '') + nl(f.depth + 1) });
-            }
-        }
         else {
-            const keys = Object.keys(v).filter((k) => v[k] !== undefined);
-            if (keys.length === 0) {
-                out.push('{}');
+            // An array's items and an object's defined members, written the same way (an object's with its key).
+            const obj = v;
+            const keys = Array.isArray(v) ? undefined : Object.keys(v).filter((k) => obj[k] !== undefined);
+            const count = keys === undefined ? v.length : keys.length;
+            const open = keys === undefined ? '[' : '{';
+            const close = keys === undefined ? ']' : '}';
+            if (count === 0) {
+                out.push(open + close);
                 continue;
             }
-            out.push('{');
-            stack.push({ kind: 'text', text: nl(f.depth) + '}' });
-            for (let i = keys.length - 1; i >= 0; i--) {
-                const k = keys[i];
-                stack.push({ kind: 'value', value: v[k], depth: f.depth + 1 });
-                stack.push({ kind: 'text', text: (i > 0 ? ',' : '') + nl(f.depth + 1) + JSON.stringify(k) + (indent > 0 ? ': ' : ':') });
+            out.push(open);
+            stack.push({ kind: 'text', text: nl(f.depth) + close });
+            for (let i = count - 1; i >= 0; i--) {
+                const label = keys === undefined ? '' : JSON.stringify(keys[i]) + (indent > 0 ? ': ' : ':');
+                stack.push({ kind: 'value', value: keys === undefined ? v[i] : obj[keys[i]], depth: f.depth + 1 });
+                stack.push({ kind: 'text', text: (i > 0 ? ',' : '') + nl(f.depth + 1) + label });
             }
         }
     }
@@ -79003,6 +79158,24 @@ function readEvent(path) {
     }
 }
 /**
+ * A revision of one side: the `<side>-ref` input, else the pull request's `<side>.sha`, else the
+ * push's `before` (base) or `after` (head) unless it is the all-zero sha; `undefined` when none is
+ * set. `source` names where it came from, for the summary.
+ */
+function eventRevision(side, event) {
+    const input = getInput(`${side}-ref`);
+    if (input !== '')
+        return { rev: input, source: `input ${side}-ref` };
+    const pr = event.pull_request?.[side]?.sha;
+    if (pr)
+        return { rev: pr, source: `pull_request.${side}.sha` };
+    const push = side === 'base' ? 'before' : 'after';
+    const pushed = event[push];
+    if (pushed && !ZERO_SHA.test(pushed))
+        return { rev: pushed, source: `push ${push}` };
+    return undefined;
+}
+/**
  * Reads and validates every input.
  * @param env the environment (default `process.env`), for the GitHub context variables.
  * @throws Error with a message naming the input to fix: bad `fail-on`, non-boolean `replay`, or no
@@ -79016,33 +79189,11 @@ function getSettings(env = process.env) {
     if (failOn !== 'error' && failOn !== 'warning')
         throw new Error(`input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
     const replay = getInput('replay') === '' ? true : getBooleanInput('replay');
-    let base = getInput('base-ref');
-    let baseSource = 'input base-ref';
-    if (base === '' && event.pull_request?.base?.sha) {
-        base = event.pull_request.base.sha;
-        baseSource = 'pull_request.base.sha';
-    }
-    else if (base === '' && event.before && !ZERO_SHA.test(event.before)) {
-        base = event.before;
-        baseSource = 'push before';
-    }
-    if (base === '') {
+    const base = eventRevision('base', event);
+    if (base === undefined) {
         throw new Error(`no base revision: the ${eventName || 'current'} event is not a pull_request (or a push with a previous commit); set the base-ref input`);
     }
-    let head = getInput('head-ref');
-    let headSource = 'input head-ref';
-    if (head === '' && event.pull_request?.head?.sha) {
-        head = event.pull_request.head.sha;
-        headSource = 'pull_request.head.sha';
-    }
-    else if (head === '' && event.after && !ZERO_SHA.test(event.after)) {
-        head = event.after;
-        headSource = 'push after';
-    }
-    else if (head === '') {
-        head = env.GITHUB_SHA || 'HEAD';
-        headSource = env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD';
-    }
+    const head = eventRevision('head', event) ?? { rev: env.GITHUB_SHA || 'HEAD', source: env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD' };
     const runner = getInput('obligation-runner');
     const shard = getInput('shard').trim();
     if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard))
@@ -79050,10 +79201,10 @@ function getSettings(env = process.env) {
     const reportDir = env.RUNNER_TEMP || workspace;
     return {
         workspace,
-        base,
-        head,
-        baseSource,
-        headSource,
+        base: base.rev,
+        head: head.rev,
+        baseSource: base.source,
+        headSource: head.source,
         packages: parseGlobList(getInput('packages')),
         failOn,
         replay,
