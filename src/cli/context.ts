@@ -3,6 +3,7 @@
  * ends with. Its own module so that command files import it from here and `main.ts` imports the
  * command files: imports point one way.
  */
+import type { Command } from 'commander';
 import type { GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 
@@ -37,3 +38,11 @@ export function reportError(ctx: CliContext, error: GcError, json: boolean, erro
 /** The help text of every package command's `--pkg` option (see `discoverManifest`). */
 export const PKG_OPTION =
   "the package: its directory or package.toml (default: the package containing the current directory, else the repository's only package)";
+
+/**
+ * Adds `--pkg <path>` ({@link PKG_OPTION}) and then `--json` (`machine-readable output`) to `command`
+ * and returns it: the last two options of the package commands whose `--json` needs no more words.
+ */
+export function addPackageOptions(command: Command): Command {
+  return command.option('--pkg <path>', PKG_OPTION).option('--json', 'machine-readable output');
+}

@@ -13,7 +13,7 @@ import { bytesEqual, utf8 } from '../util/bytes.js';
 import { ExitCode, ioError, isGcError } from '../util/errors.js';
 import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../workspace/package.js';
 import { discoverManifest, repinCommand } from '../workspace/discover.js';
-import { PKG_OPTION, printJson, type CliContext } from './context.js';
+import { addPackageOptions, printJson, type CliContext } from './context.js';
 import { recoverFirst } from './recover.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
@@ -149,42 +149,40 @@ function registerReadCommands(program: Command, ctx: CliContext): void {
       }, 0);
     });
 
-  program
+  const verifyPins = program
     .command('verify-pins')
     .summary("check each module's hash against its package.toml pin")
     .description(
       "Compare each module's computed hash with its package.toml pin.\n" +
         'Exit 0 when every pin matches; 50 on any mismatch, missing or empty pin.',
-    )
-    .option('--pkg <path>', PKG_OPTION)
-    .option('--json', 'machine-readable output')
-    .action((opts: { pkg?: string; json?: boolean }) => {
-      const manifest = discoverManifest(opts.pkg);
-      recoverFirst(ctx, manifest);
-      const pkg = loadPackage(manifest);
-      const findings = pinFindings(pkg);
-      const ok = pinsVerified(findings);
-      if (!ok) ctx.exitCode = ExitCode.verificationFailed;
-      if (opts.json) {
-        printJson(ctx, { ok, package: resolve(pkg.manifestFile), findings, fix: ok ? null : repinCommand(pkg.dir) });
-        return;
-      }
-      for (const f of findings) {
-        const detail =
-          f.status === 'ok'
-            ? ''
-            : f.status === 'mismatch'
-              ? ` pinned ${f.pin} but computed ${f.computed}`
-              : ` (computed ${f.computed})`;
-        ctx.stdout(`${f.status.padEnd(11)} ${f.path}${detail}\n`);
-      }
-      const empty = findings.filter((f) => f.status === 'empty-pin').length;
-      ctx.stdout(
-        ok
-          ? `all ${findings.length} module pins verified\n`
-          : empty > 0 && empty === findings.filter((f) => f.status !== 'ok').length
-            ? `${empty} empty pin${empty === 1 ? '' : 's'} (hash = "", left by a merge where both sides changed the module): run \`${repinCommand(pkg.dir)}\` to re-pin\n`
-            : `pin verification failed: review the modules, then run \`${repinCommand(pkg.dir)}\` to re-pin\n`,
-      );
-    });
+    );
+  addPackageOptions(verifyPins).action((opts: { pkg?: string; json?: boolean }) => {
+    const manifest = discoverManifest(opts.pkg);
+    recoverFirst(ctx, manifest);
+    const pkg = loadPackage(manifest);
+    const findings = pinFindings(pkg);
+    const ok = pinsVerified(findings);
+    if (!ok) ctx.exitCode = ExitCode.verificationFailed;
+    if (opts.json) {
+      printJson(ctx, { ok, package: resolve(pkg.manifestFile), findings, fix: ok ? null : repinCommand(pkg.dir) });
+      return;
+    }
+    for (const f of findings) {
+      const detail =
+        f.status === 'ok'
+          ? ''
+          : f.status === 'mismatch'
+            ? ` pinned ${f.pin} but computed ${f.computed}`
+            : ` (computed ${f.computed})`;
+      ctx.stdout(`${f.status.padEnd(11)} ${f.path}${detail}\n`);
+    }
+    const empty = findings.filter((f) => f.status === 'empty-pin').length;
+    ctx.stdout(
+      ok
+        ? `all ${findings.length} module pins verified\n`
+        : empty > 0 && empty === findings.filter((f) => f.status !== 'ok').length
+          ? `${empty} empty pin${empty === 1 ? '' : 's'} (hash = "", left by a merge where both sides changed the module): run \`${repinCommand(pkg.dir)}\` to re-pin\n`
+          : `pin verification failed: review the modules, then run \`${repinCommand(pkg.dir)}\` to re-pin\n`,
+    );
+  });
 }

@@ -21,7 +21,7 @@ import { normalizedReportTerm } from '../patch/protocol/normalize.js';
 import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/protocol/preflight.js';
 import { verifyPreflightReport } from '../patch/protocol/preflight-verify.js';
 import { auditPackage } from '../package-audit/audit.js';
-import { PKG_OPTION, printJson, type CliContext } from './context.js';
+import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
 import { lockWaitMs, recoverFirst } from './recover.js';
 
 function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
@@ -79,30 +79,28 @@ function registerPatchProtocolCommands(program: Command, ctx: CliContext): void 
       emitTerm(ctx, opts.json, 'genesis/patch-normalize-v0.1', normalizedReportTerm(plan));
     });
 
-  patch
+  const preflight = patch
     .command('preflight')
     .description(
       'Run the path-state preflight of a patch against a package and print the genesis/patch-preflight-v0.1 report.\n' +
         'Exit 0 when every check passes, 10 on a path-state conflict, a symlinked component or a non-portable path.',
     )
-    .requiredOption('--patch <file>', 'the .gcpatch file')
-    .option('--pkg <path>', PKG_OPTION)
-    .option('--json', 'machine-readable output')
-    .action((opts: { patch: string; pkg?: string; json?: boolean }) => {
-      const plan = normalizePatchFile(opts.patch);
-      const manifestFile = discoverManifest(opts.pkg);
-      recoverFirst(ctx, manifestFile);
-      const { packageDir } = readManifest(manifestFile);
-      const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, opReferencedPaths(plan.ops)));
-      const report = preflightReport(request);
-      const outcome = verifyPreflightReport(request, report);
-      emitTerm(ctx, opts.json, 'genesis/patch-preflight-v0.1', report);
-      if (!outcome.ok) {
-        const c = outcome.conflict!;
-        ctx.stderr(`patch/path-state-conflict: op ${c.ordinal} (${c.op}) needs ${c.path} to be ${c.expected}, but it is ${c.actual}\n`);
-        ctx.exitCode = ExitCode.invalidInput;
-      }
-    });
+    .requiredOption('--patch <file>', 'the .gcpatch file');
+  addPackageOptions(preflight).action((opts: { patch: string; pkg?: string; json?: boolean }) => {
+    const plan = normalizePatchFile(opts.patch);
+    const manifestFile = discoverManifest(opts.pkg);
+    recoverFirst(ctx, manifestFile);
+    const { packageDir } = readManifest(manifestFile);
+    const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, opReferencedPaths(plan.ops)));
+    const report = preflightReport(request);
+    const outcome = verifyPreflightReport(request, report);
+    emitTerm(ctx, opts.json, 'genesis/patch-preflight-v0.1', report);
+    if (!outcome.ok) {
+      const c = outcome.conflict!;
+      ctx.stderr(`patch/path-state-conflict: op ${c.ordinal} (${c.op}) needs ${c.path} to be ${c.expected}, but it is ${c.actual}\n`);
+      ctx.exitCode = ExitCode.invalidInput;
+    }
+  });
 
   patch
     .command('node-index')
@@ -220,7 +218,7 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
       );
     });
 
-  program
+  const audit = program
     .command('audit')
     .summary('re-verify a package: pins, last acceptance, evidence store')
     .description(
@@ -229,33 +227,31 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
         'for (an apply report or a transparency entry in the store links them): after a hand edit, audit names the\n' +
         'modules changed since (audit/acceptance-stale). When it fails, it says what verified and what to do next.\n' +
         'Exit 0 when everything verifies, 50 otherwise.',
-    )
-    .option('--pkg <path>', PKG_OPTION)
-    .option('--json', 'machine-readable output')
-    .action((opts: { pkg?: string; json?: boolean }) => {
-      const manifestFile = discoverManifest(opts.pkg);
-      recoverFirst(ctx, manifestFile);
-      const r = auditPackage(manifestFile, {
-        dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep),
-        packageArtifact: (file) => dependencyArtifactOnDisk(dirname(file), { path: basename(file) }),
-      });
-      if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
-      // Empty or missing pins (what a merge of both sides' module changes leaves) have one fix.
-      const unpinned = r.findings.filter((f) => f.code === 'audit/empty-pin' || f.code === 'audit/missing-pin').length;
-      const fix = unpinned > 0 ? repinCommand(dirname(manifestFile)) : null;
-      if (opts.json) {
-        printJson(ctx, { kind: 'gcpatch/audit-v0.1', ...r, fix });
-        return;
-      }
-      ctx.stdout(
-        `${r.ok ? 'ok' : 'FAILED'}: ${r.modulesChecked} modules, acceptance ${r.acceptanceArtifact ?? '(none)'}, ` +
-          `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
-      );
-      if (!r.ok && r.verified.length > 0) ctx.stdout(`verified: ${r.verified.join('; ')}\n`);
-      for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
-      for (const step of r.nextSteps) ctx.stderr(`${step}\n`);
-      if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin${r.findings.some((f) => f.code === 'audit/empty-pin') ? ' (a merge leaves hash = "")' : ''}: run \`${fix}\` to re-pin\n`);
+    );
+  addPackageOptions(audit).action((opts: { pkg?: string; json?: boolean }) => {
+    const manifestFile = discoverManifest(opts.pkg);
+    recoverFirst(ctx, manifestFile);
+    const r = auditPackage(manifestFile, {
+      dependencyArtifact: (dir, dep) => dependencyArtifactOnDisk(dir, dep),
+      packageArtifact: (file) => dependencyArtifactOnDisk(dirname(file), { path: basename(file) }),
     });
+    if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
+    // Empty or missing pins (what a merge of both sides' module changes leaves) have one fix.
+    const unpinned = r.findings.filter((f) => f.code === 'audit/empty-pin' || f.code === 'audit/missing-pin').length;
+    const fix = unpinned > 0 ? repinCommand(dirname(manifestFile)) : null;
+    if (opts.json) {
+      printJson(ctx, { kind: 'gcpatch/audit-v0.1', ...r, fix });
+      return;
+    }
+    ctx.stdout(
+      `${r.ok ? 'ok' : 'FAILED'}: ${r.modulesChecked} modules, acceptance ${r.acceptanceArtifact ?? '(none)'}, ` +
+        `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
+    );
+    if (!r.ok && r.verified.length > 0) ctx.stdout(`verified: ${r.verified.join('; ')}\n`);
+    for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
+    for (const step of r.nextSteps) ctx.stderr(`${step}\n`);
+    if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin${r.findings.some((f) => f.code === 'audit/empty-pin') ? ' (a merge leaves hash = "")' : ''}: run \`${fix}\` to re-pin\n`);
+  });
 }
 
 /** Runs an apply (`apply` or `accept`) and renders its result or error as text or `--json`. */

@@ -26,7 +26,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { isHexArgument, resolveStoreAddress } from '../store/prefix.js';
-import { PKG_OPTION, printJson, type CliContext } from './context.js';
+import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
 import { recoverFirst } from './recover.js';
 
 interface PlanOptions {
@@ -205,7 +205,7 @@ function registerRefactorPlan(refactor: Command, ctx: CliContext): void {
 
 /** `gcpatch refactor verify`: the independent verifier of a stored plan. */
 function registerRefactorVerify(refactor: Command, ctx: CliContext): void {
-  refactor
+  const verify = refactor
     .command('verify')
     .description(
       'Verify a plan report independently against its request. REPORT and --request are files or store addresses;\n' +
@@ -213,26 +213,24 @@ function registerRefactorVerify(refactor: Command, ctx: CliContext): void {
         'conflicted (no patch authority), 50 verification failed.',
     )
     .argument('<report>', 'the report: a file (e.g. from plan --out) or a store address (or a unique prefix of 8+ hex digits)')
-    .option('--request <request>', 'the request: a file or a store address (default: found in the store)')
-    .option('--pkg <path>', PKG_OPTION)
-    .option('--json', 'machine-readable output')
-    .action((reportArg: string, opts: { request?: string; pkg?: string; json?: boolean }) => {
-      const store = packageStore(opts.pkg);
-      const report = termArgument(reportArg, store);
-      let request: RefactorRequest;
-      if (opts.request !== undefined) request = decodeRefactorRequest(termArgument(opts.request, store).term);
-      else if (store !== undefined) request = findRefactorRequest(report.term, store);
-      else {
-        throw new GcError(RefactorErrorCode.requestNotFound, `no package at ${opts.pkg ?? 'the current directory'} to look the request up in; pass --request FILE or --pkg DIR`);
-      }
-      const verified = verifyRefactorReport(report.term, request);
-      ctx.exitCode = verified.safe ? ExitCode.ok : ExitCode.invalidInput;
-      if (opts.json) {
-        printJson(ctx, { ok: true, verified: true, ...verifiedJson(verified) });
-        return;
-      }
-      ctx.stdout([...describe(verified, report.origin === 'store' ? report.address : reportArg), 'verified: the report passed the independent refactor verifier'].join('\n') + '\n');
-    });
+    .option('--request <request>', 'the request: a file or a store address (default: found in the store)');
+  addPackageOptions(verify).action((reportArg: string, opts: { request?: string; pkg?: string; json?: boolean }) => {
+    const store = packageStore(opts.pkg);
+    const report = termArgument(reportArg, store);
+    let request: RefactorRequest;
+    if (opts.request !== undefined) request = decodeRefactorRequest(termArgument(opts.request, store).term);
+    else if (store !== undefined) request = findRefactorRequest(report.term, store);
+    else {
+      throw new GcError(RefactorErrorCode.requestNotFound, `no package at ${opts.pkg ?? 'the current directory'} to look the request up in; pass --request FILE or --pkg DIR`);
+    }
+    const verified = verifyRefactorReport(report.term, request);
+    ctx.exitCode = verified.safe ? ExitCode.ok : ExitCode.invalidInput;
+    if (opts.json) {
+      printJson(ctx, { ok: true, verified: true, ...verifiedJson(verified) });
+      return;
+    }
+    ctx.stdout([...describe(verified, report.origin === 'store' ? report.address : reportArg), 'verified: the report passed the independent refactor verifier'].join('\n') + '\n');
+  });
 }
 
 /** `gcpatch refactor apply`: apply a verified plan as one transaction. */
@@ -291,25 +289,23 @@ function registerRefactorApply(refactor: Command, ctx: CliContext): void {
 
 /** `gcpatch refactor evidence`: the request, plan report and apply report that belong together. */
 function registerRefactorEvidence(refactor: Command, ctx: CliContext): void {
-  refactor
+  const evidence = refactor
     .command('evidence')
     .description('Given the store address of a refactor request, plan report or apply report, list the other two.')
-    .argument('<address>', 'a store address (or a unique prefix of 8+ hex digits)')
-    .option('--pkg <path>', PKG_OPTION)
-    .option('--json', 'machine-readable output')
-    .action((address: string, opts: { pkg?: string; json?: boolean }) => {
-      const store = EvidenceStore.forPackage(dirname(discoverManifest(opts.pkg)));
-      const found = findRefactorEvidence(store, resolveStoreAddress(store, address));
-      if (opts.json) {
-        printJson(ctx, { ok: true, ...found });
-        return;
-      }
-      ctx.stdout(
-        [
-          `request       ${found.request ?? '(not stored)'}`,
-          `plan report   ${found.report ?? '(not stored)'}`,
-          ...(found.applyReports.length === 0 ? ['apply reports (none)'] : found.applyReports.map((a) => `apply report  ${a}`)),
-        ].join('\n') + '\n',
-      );
-    });
+    .argument('<address>', 'a store address (or a unique prefix of 8+ hex digits)');
+  addPackageOptions(evidence).action((address: string, opts: { pkg?: string; json?: boolean }) => {
+    const store = EvidenceStore.forPackage(dirname(discoverManifest(opts.pkg)));
+    const found = findRefactorEvidence(store, resolveStoreAddress(store, address));
+    if (opts.json) {
+      printJson(ctx, { ok: true, ...found });
+      return;
+    }
+    ctx.stdout(
+      [
+        `request       ${found.request ?? '(not stored)'}`,
+        `plan report   ${found.report ?? '(not stored)'}`,
+        ...(found.applyReports.length === 0 ? ['apply reports (none)'] : found.applyReports.map((a) => `apply report  ${a}`)),
+      ].join('\n') + '\n',
+    );
+  });
 }

@@ -8,7 +8,7 @@ import { ExitCode } from '../util/errors.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { EvidenceStore } from '../store/store.js';
 import { describeEntry, resolveStoreAddress } from '../store/prefix.js';
-import { PKG_OPTION, printJson, type CliContext } from './context.js';
+import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
 
 function storeOf(pkg: string | undefined): EvidenceStore {
   return EvidenceStore.forPackage(dirname(discoverManifest(pkg)));
@@ -18,21 +18,19 @@ function storeOf(pkg: string | undefined): EvidenceStore {
 export function registerStoreCommands(program: Command, ctx: CliContext): void {
   const store = program.command('store').summary('list, show and verify evidence-store entries').description('The evidence store <pkg>/.genesis/store (content-addressed, write-once).');
 
-  store
+  const ls = store
     .command('ls')
     .description(
       'List store entries (sorted by address): address, kind and a one-line summary (intent, refactor from -> to,\n' +
         'package and version, ok). --json adds each entry\'s size in bytes. Any unique prefix of 8+ hex digits of an\n' +
         'address works wherever gcpatch takes one.',
-    )
-    .option('--pkg <path>', PKG_OPTION)
-    .option('--json', 'machine-readable output')
-    .action((opts: { pkg?: string; json?: boolean }) => {
-      const st = storeOf(opts.pkg);
-      const entries = st.list().map((e) => ({ ...e, ...describeEntry(st, e.hex) }));
-      if (opts.json) printJson(ctx, { ok: true, entries });
-      else for (const e of entries) ctx.stdout(`${e.hex}  ${e.kind}${e.summary ? `  ${e.summary}` : ''}\n`);
-    });
+    );
+  addPackageOptions(ls).action((opts: { pkg?: string; json?: boolean }) => {
+    const st = storeOf(opts.pkg);
+    const entries = st.list().map((e) => ({ ...e, ...describeEntry(st, e.hex) }));
+    if (opts.json) printJson(ctx, { ok: true, entries });
+    else for (const e of entries) ctx.stdout(`${e.hex}  ${e.kind}${e.summary ? `  ${e.summary}` : ''}\n`);
+  });
 
   store
     .command('show')
@@ -48,27 +46,25 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
       else ctx.stdout(printTerm(readTerm(bytes)) + '\n');
     });
 
-  store
+  const verifyStore = store
     .command('verify')
     .description(
       'Re-hash one entry, or the whole store: every name in it is checked (a symlink, a directory or a\n' +
         'junk-named file is core/store/corruption) and every entry re-hashed in name order; all failures are reported.\n' +
         'Codes: core/store/not-found, core/store/corruption, core/store/io-error, core/caps/resource-limit. Exit 0 or 50.',
     )
-    .argument('[hex]', 'one store address or unique prefix (default: the whole store)')
-    .option('--pkg <path>', PKG_OPTION)
-    .option('--json', 'machine-readable output')
-    .action((hex: string | undefined, opts: { pkg?: string; json?: boolean }) => {
-      const st = storeOf(opts.pkg);
-      const r = st.verify(hex === undefined ? undefined : resolveStoreAddress(st, hex));
-      if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
-      if (opts.json) {
-        const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp };
-        printJson(ctx, json);
-        return;
-      }
-      if (r.ok) ctx.stdout(`ok: ${r.checked} entries verified (${r.totalBytes} bytes)\n`);
-      for (const f of r.failures) ctx.stderr(`${f.hex ?? '.genesis/store'}: ${f.code}: ${f.message}\n`);
-      if (!r.ok) ctx.stderr(`${r.failures.length} store failure(s); ${r.checked} entries verified\n`);
-    });
+    .argument('[hex]', 'one store address or unique prefix (default: the whole store)');
+  addPackageOptions(verifyStore).action((hex: string | undefined, opts: { pkg?: string; json?: boolean }) => {
+    const st = storeOf(opts.pkg);
+    const r = st.verify(hex === undefined ? undefined : resolveStoreAddress(st, hex));
+    if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
+    if (opts.json) {
+      const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp };
+      printJson(ctx, json);
+      return;
+    }
+    if (r.ok) ctx.stdout(`ok: ${r.checked} entries verified (${r.totalBytes} bytes)\n`);
+    for (const f of r.failures) ctx.stderr(`${f.hex ?? '.genesis/store'}: ${f.code}: ${f.message}\n`);
+    if (!r.ok) ctx.stderr(`${r.failures.length} store failure(s); ${r.checked} entries verified\n`);
+  });
 }

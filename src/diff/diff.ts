@@ -126,10 +126,18 @@ export function diffAdmitted(req: DiffRequest): MapTerm {
   });
 }
 
-/** Options of {@link diffWorkspaces}. `provenance` defaults to `{}`, `intent` to `""`. */
+/**
+ * Options of {@link diffWorkspaces} and `mergeWorkspaces` (src/merge/rules.ts): the request's
+ * `intent` (default `""`) and `provenance` (default `{}`).
+ */
 export interface DiffOptions {
   intent?: string;
   provenance?: MapTerm;
+}
+
+/** `options` with its defaults filled in: what a diff or merge request carries as intent and provenance. */
+export function requestIntent(options: DiffOptions): { intent: string; provenance: MapTerm } {
+  return { intent: options.intent ?? '', provenance: options.provenance ?? kwMap({}) };
 }
 
 /**
@@ -143,8 +151,7 @@ export function diffWorkspaces(
   target: Workspace,
   options: DiffOptions = {},
 ): { request: MapTerm; admitted: DiffRequest; report: MapTerm } {
-  const intent = options.intent ?? '';
-  const provenance = options.provenance ?? kwMap({});
+  const { intent, provenance } = requestIntent(options);
   const request = diffRequestTerm(base, target, intent, provenance);
   const admitted: DiffRequest = { intent, provenance, base, target, requestH: hashTerm(request) };
   return { request, admitted, report: diffAdmitted(admitted) };

@@ -7,7 +7,7 @@
 import { hashTerm } from '../coreform/hash.js';
 import { formsEqual } from '../coreform/forms.js';
 import { int, kw, kwMap, mapSet, NIL, str, termsEqual, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
-import { diffAdmitted } from '../diff/diff.js';
+import { diffAdmitted, requestIntent, type DiffOptions } from '../diff/diff.js';
 import { diffRequestTerm } from '../diff/protocol.js';
 import { PATCH_PROFILE } from '../patch/protocol/normalize.js';
 import { compareUtf8 } from '../util/bytes.js';
@@ -157,11 +157,8 @@ export function mergeReport(request: Term): MapTerm {
   return mergeReportFor(decodeMergeRequest(request));
 }
 
-/** Options of {@link mergeWorkspaces}: `intent` (default `""`) and `provenance` (default `{}`). */
-export interface MergeOptions {
-  intent?: string;
-  provenance?: MapTerm;
-}
+/** Options of {@link mergeWorkspaces}: those of a diff, `intent` (default `""`) and `provenance` (default `{}`). */
+export type MergeOptions = DiffOptions;
 
 /**
  * Merges three admitted workspaces: builds the canonical request and runs the merge.
@@ -175,8 +172,7 @@ export function mergeWorkspaces(
   right: Workspace,
   options: MergeOptions = {},
 ): { request: MapTerm; admitted: MergeRequest; report: MapTerm } {
-  const intent = options.intent ?? '';
-  const provenance = options.provenance ?? kwMap({});
+  const { intent, provenance } = requestIntent(options);
   const request = mergeRequestTerm(base, left, right, intent, provenance);
   const admitted: MergeRequest = { intent, provenance, base, left, right, requestH: hashTerm(request) };
   return { request, admitted, report: mergeReportFor(admitted) };

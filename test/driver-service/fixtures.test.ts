@@ -4,17 +4,15 @@
 // GCPATCH_DRIVER_FAULT=crash would make a direct driver crash into a line merge: the service ignores
 // it, so a right result and no crash message show that the service merged.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, readPid, serviceFolder, stopService } from '../../src/driver-service/lifecycle.js';
 import { expandDriverLine, installDriver } from '../../src/driver-setup/index.js';
 import { hasConflictMarkers } from '../../src/textmerge/line-based.js';
-import { ROOT } from '../helpers/cli.js';
 import { git, initRepo, tmp } from '../driver/helpers.js';
+import { mergeFixture, mergeFixtureCases as cases } from '../textmerge/merge-fixtures.js';
 
-const DIR = join(ROOT, 'fixtures/merge');
-const cases = existsSync(DIR) ? readdirSync(DIR).filter((d) => existsSync(join(DIR, d, 'Base.gc'))).sort() : [];
 const ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GCPATCH_DRIVER_SERVICE_IDLE_MS: '20000' };
 
 let root = '';
@@ -71,11 +69,7 @@ describe('fixtures/merge triples through the warm merge service', () => {
 
   for (const name of cases) {
     it(name, () => {
-      const dir = join(DIR, name);
-      const read = (f: string): Uint8Array => new Uint8Array(readFileSync(join(dir, f)));
-      const options = existsSync(join(dir, 'options.json'))
-        ? (JSON.parse(readFileSync(join(dir, 'options.json'), 'utf8')) as { markerSize?: number; style?: 'merge' | 'diff3'; exitCode?: 0 | 1 })
-        : {};
+      const { read, options } = mergeFixture(name);
       const expected = read('Expected.gc');
       // `git -c merge.conflictStyle=merge` reaches the service as GIT_CONFIG_PARAMETERS.
       const style: Record<string, string> = options.style === 'merge' ? { GIT_CONFIG_PARAMETERS: "'merge.conflictStyle=merge'" } : {};

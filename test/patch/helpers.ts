@@ -2,7 +2,7 @@
 import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { isGcError } from '../../src/util/errors.js';
+import { isGcError, type GcError } from '../../src/util/errors.js';
 
 export const FIXTURES = join(__dirname, '..', '..', 'fixtures');
 export const DEMO_PKG = join(FIXTURES, 'packages', 'patchdemo');
@@ -39,19 +39,29 @@ export function snapshotTree(root: string): Record<string, string> {
   return out;
 }
 
-/** The `code` of the GcError thrown by `fn` (or 'no error'). */
-export function codeOf(fn: () => unknown): string {
+/** What `describe` says of the GcError thrown by `fn`, or 'no error'; any other throw passes through. */
+function describeThrown(fn: () => unknown, describe: (error: GcError) => string): string {
   try {
     fn();
   } catch (error) {
-    if (isGcError(error)) return error.code;
+    if (isGcError(error)) return describe(error);
     throw error;
   }
   return 'no error';
 }
 
+/** The `code` of the GcError thrown by `fn` (or 'no error'). */
+export function codeOf(fn: () => unknown): string {
+  return describeThrown(fn, (error) => error.code);
+}
+
+/** `code/exitCode` of the GcError thrown by `fn`, e.g. `pkg/not-found/10` (or 'no error'). */
+export function codeAndExitOf(fn: () => unknown): string {
+  return describeThrown(fn, (error) => `${error.code}/${error.exitCode}`);
+}
+
 /** The GcError thrown by `fn`. */
-export function errorOf(fn: () => unknown): import('../../src/util/errors.js').GcError {
+export function errorOf(fn: () => unknown): GcError {
   try {
     fn();
   } catch (error) {

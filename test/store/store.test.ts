@@ -5,20 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { storeAddress, termAddress } from '../../src/coreform/hash.js';
 import { kwMap, str } from '../../src/coreform/term.js';
 import { utf8 } from '../../src/util/bytes.js';
-import { isGcError } from '../../src/util/errors.js';
+import { codeAndExitOf } from '../patch/helpers.js';
 import { DEFAULT_STORE_LIMITS, EvidenceStore } from '../../src/store/store.js';
 
 function fresh(limits = {}): EvidenceStore {
   return new EvidenceStore(join(mkdtempSync(join(tmpdir(), 'gcpatch-store-')), '.genesis', 'store'), { limits });
-}
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (isGcError(e)) return `${e.code}/${e.exitCode}`;
-    throw e;
-  }
-  return 'no error';
 }
 function flip(store: EvidenceStore, hex: string): void {
   const file = store.pathOf(hex);
@@ -48,15 +39,15 @@ describe('evidence store (docs/reference/evidence-store.md §5)', () => {
     const s = fresh();
     const a = s.put(utf8('one'));
     flip(s, a);
-    expect(codeOf(() => s.put(utf8('one')))).toBe('core/store/corruption/50');
+    expect(codeAndExitOf(() => s.put(utf8('one')))).toBe('core/store/corruption/50');
   });
   it('get: not-found, corruption, malformed address', () => {
     const s = fresh();
     const a = s.put(utf8('one'));
-    expect(codeOf(() => s.get(storeAddress(utf8('two'))))).toBe('core/store/not-found/50');
-    expect(codeOf(() => s.get('xyz'))).toBe('core/store/not-found/10');
+    expect(codeAndExitOf(() => s.get(storeAddress(utf8('two'))))).toBe('core/store/not-found/50');
+    expect(codeAndExitOf(() => s.get('xyz'))).toBe('core/store/not-found/10');
     flip(s, a);
-    expect(codeOf(() => s.get(a))).toBe('core/store/corruption/50');
+    expect(codeAndExitOf(() => s.get(a))).toBe('core/store/corruption/50');
   });
   it('list: only 64-hex regular files, sorted by name; temp files and others skipped', () => {
     const s = fresh();
@@ -87,7 +78,7 @@ describe('evidence store (docs/reference/evidence-store.md §5)', () => {
     const t = fresh({ maxEntries: 2 });
     ['1', '2', '3'].forEach((x) => t.put(utf8(x)));
     expect(t.verify()).toMatchObject({ ok: false, checked: 0, failure: { code: 'core/caps/resource-limit' } });
-    expect(codeOf(() => s.put(utf8('1234567')))).toBe('core/caps/resource-limit/70');
+    expect(codeAndExitOf(() => s.put(utf8('1234567')))).toBe('core/caps/resource-limit/70');
   });
   it('a missing store lists as empty and verifies', () => {
     const s = fresh();

@@ -2,9 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { conflictBlock, diff3, diffLines, myersDiff, renderDiff3, splitLines } from '../../src/textmerge/diff3.js';
 import { TimeoutError } from '../../src/textmerge/deadline.js';
+import { dec, enc } from './bytes.js';
 
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 const markers = { markerSize: 7, style: 'diff3' as const, oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
 
 /** Applies hunks of a to b's lines: rebuilds b from a. */

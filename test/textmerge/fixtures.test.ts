@@ -2,25 +2,14 @@
 // theirs), merged by the driver's cascade and by plain `git merge-file`; expected bytes exactly.
 // An optional options.json sets {markerSize, style, exitCode}; defaults: 7, diff3, exit code 0 when
 // Expected has no markers, else 1. Set UPDATE_FIXTURES=1 to write a missing Expected.gc.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gitMergeBytes, hasConflictMarkers } from '../../src/textmerge/line-based.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
-import { ROOT } from '../helpers/cli.js';
 import { checkInvariants } from './invariants.js';
-
-const DIR = join(ROOT, 'fixtures/merge');
-const cases = existsSync(DIR) ? readdirSync(DIR).filter((d) => existsSync(join(DIR, d, 'Base.gc'))).sort() : [];
-
-interface CaseOptions {
-  markerSize?: number;
-  style?: 'merge' | 'diff3';
-  exitCode?: 0 | 1;
-  /** Skip the semantic invariants (fallback cases whose sides do not read). */
-  invariants?: boolean;
-}
+import { MERGE_FIXTURES, mergeFixture, mergeFixtureCases as cases } from './merge-fixtures.js';
 
 const tally = { cases: 0, driverClean: 0, driverCorrect: 0, gitClean: 0, gitCorrect: 0 };
 /** Per-case rows for the summary: `name  driver: clean|conflict ok|WRONG  git merge-file: …`. */
@@ -33,11 +22,7 @@ describe('fixtures/merge triples', () => {
 
   for (const name of cases) {
     it(name, () => {
-      const dir = join(DIR, name);
-      const read = (f: string): Uint8Array => new Uint8Array(readFileSync(join(dir, f)));
-      const options: CaseOptions = existsSync(join(dir, 'options.json'))
-        ? (JSON.parse(readFileSync(join(dir, 'options.json'), 'utf8')) as CaseOptions)
-        : {};
+      const { dir, read, options } = mergeFixture(name);
       const markers: MarkerOptions = {
         markerSize: options.markerSize ?? 7,
         style: options.style ?? 'diff3',
@@ -82,6 +67,6 @@ describe('fixtures/merge triples', () => {
     // The summary the issue asks for (also written to fixtures/merge/SUMMARY.txt by UPDATE_FIXTURES=1).
     const perCase = [...rows.keys()].sort().map((k) => rows.get(k)!);
     console.log([line, ...perCase].join('\n'));
-    if (process.env.UPDATE_FIXTURES === '1' && tally.cases === cases.length) writeFileSync(join(DIR, 'SUMMARY.txt'), [line, '', ...perCase].join('\n') + '\n');
+    if (process.env.UPDATE_FIXTURES === '1' && tally.cases === cases.length) writeFileSync(join(MERGE_FIXTURES, 'SUMMARY.txt'), [line, '', ...perCase].join('\n') + '\n');
   });
 });

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { gitMergeBytes, gitMergeFile, hasConflictMarkers, isBinary } from '../../src/textmerge/line-based.js';
 import { DEFAULT_TIMEOUT_MS, lineFallback, mergeFileBytes } from '../../src/textmerge/driver.js';
+import { dec, enc } from './bytes.js';
 
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 const markers = { markerSize: 7, style: 'merge' as const, oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
 const noLine = (): { ok: boolean; text: Uint8Array; conflicts: number; message: string } => {
   throw new Error('the line merge must not run');

@@ -11,9 +11,8 @@ import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import { isGcError } from '../../src/util/errors.js';
 import { isTomlTable } from '../../src/workspace/manifest-write.js';
+import { dec, enc } from './bytes.js';
 
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 const markers = { markerSize: 7, style: 'merge' as const, oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
 
 /** The driver's decision on three texts, with `git merge-file` as its line merge. */

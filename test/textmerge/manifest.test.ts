@@ -10,9 +10,8 @@ import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { renderManifest as writeManifest } from '../../src/workspace/manifest-write.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
 import { GcError } from '../../src/util/errors.js';
+import { dec, enc } from './bytes.js';
 
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 const H = (c: string): string => c.repeat(64);
 const markers = { markerSize: 7, style: 'merge' as const, oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
 

@@ -8,9 +8,8 @@ import { mergeFileBytes, mergeStructuralBytes } from '../../src/textmerge/driver
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { GcError } from '../../src/util/errors.js';
 import { checkInvariants } from './invariants.js';
+import { dec, enc } from './bytes.js';
 
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 const markers: MarkerOptions = { markerSize: 7, style: 'diff3', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
 
 function merge(base: string, ours: string, theirs: string): { text: string; codes: string[] } {

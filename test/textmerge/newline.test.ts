@@ -9,9 +9,7 @@ import {
   restoreNewlines,
   restorePiece,
 } from '../../src/textmerge/newline.js';
-
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
+import { dec, enc } from './bytes.js';
 
 describe('newline.ts: detect, normalize, restore', () => {
   it('counts LF, CRLF and lone CR separately', () => {

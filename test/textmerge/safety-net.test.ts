@@ -13,8 +13,7 @@ import type { MarkerOptions } from '../../src/textmerge/diff3.js';
 import { GcError } from '../../src/util/errors.js';
 import { random } from '../helpers/random.js';
 import { mergeSameAsWhole } from './same-as-whole.js';
-
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+import { enc } from './bytes.js';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const SEPARATORS = ['\n\n', '\n\n', '\n', '\n\n\n', ' ', '', '\n  \n'];

@@ -8,8 +8,7 @@ import type { SegmentedModule } from '../../src/textmerge/element.js';
 import { segmentLike } from '../../src/textmerge/segment-like.js';
 import { segmentModule } from '../../src/textmerge/segments.js';
 import { random } from '../helpers/random.js';
-
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+import { enc } from './bytes.js';
 
 const ELEMENTS = ['(def m::a 1)', '(def m::a 2)', '(def m::b (f x))', 'm::x', '; c', '; c2', ';; doc\n(def m::c 3)', '(def m::d 4) ; note', "'(q)", '(f "a ; b")', '(g 1)', '(g 1)', '(def m::é "ü")'];
 const SEPARATORS = ['\n\n', '\n', ' ', '', '\n\n\n', '\n ', ' \n'];

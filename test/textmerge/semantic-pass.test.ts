@@ -17,9 +17,8 @@ import { mergeModuleText } from '../../src/textmerge/module.js';
 import { mergeSameAsWhole } from './same-as-whole.js';
 import { symbolCounts } from '../../src/textmerge/semantic.js';
 import { checkInvariants } from './invariants.js';
+import { dec, enc } from './bytes.js';
 
-const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 const markers: MarkerOptions = { markerSize: 7, style: 'diff3', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
 
 const OLD = 'app/m::total';

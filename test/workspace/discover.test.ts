@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isGcError } from '../../src/util/errors.js';
 import { discoverManifest, packagesUnder, repinCommand } from '../../src/workspace/discover.js';
+import { codeAndExitOf } from '../patch/helpers.js';
 
 function tree(files: string[]): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'gcpatch-discover-')));
@@ -15,15 +16,6 @@ function tree(files: string[]): string {
     else writeFileSync(join(root, f), '');
   }
   return root;
-}
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (isGcError(e)) return `${e.code}/${e.exitCode}`;
-    throw e;
-  }
-  return 'no error';
 }
 
 describe('discoverManifest', () => {
@@ -49,7 +41,7 @@ describe('discoverManifest', () => {
 
   it('several packages and the current directory in none: pkg/ambiguous listing them', () => {
     const root = tree(['.git/', 'a/package.toml', 'b/package.toml', 'tools/']);
-    expect(code(() => discoverManifest(undefined, root))).toBe('pkg/ambiguous/10');
+    expect(codeAndExitOf(() => discoverManifest(undefined, root))).toBe('pkg/ambiguous/10');
     try {
       discoverManifest(undefined, join(root, 'tools'));
     } catch (e) {
@@ -59,7 +51,7 @@ describe('discoverManifest', () => {
 
   it('no package: pkg/not-found naming the fix; .git, node_modules and .genesis are not searched', () => {
     const root = tree(['.git/package.toml', 'node_modules/x/package.toml', '.genesis/package.toml', 'src/']);
-    expect(code(() => discoverManifest(undefined, join(root, 'src')))).toBe('pkg/not-found/10');
+    expect(codeAndExitOf(() => discoverManifest(undefined, join(root, 'src')))).toBe('pkg/not-found/10');
     expect(packagesUnder(root)).toEqual([]);
   });
 
@@ -68,7 +60,7 @@ describe('discoverManifest', () => {
     expect(discoverManifest('../b', join(root, 'a'))).toBe(join(root, 'b/package.toml'));
     expect(discoverManifest('b', root)).toBe(join(root, 'b/package.toml'));
     expect(discoverManifest('../b/package.toml', join(root, 'a'))).toBe(join(root, 'b/package.toml'));
-    expect(code(() => discoverManifest('nope', root))).toBe('io/enoent/70');
+    expect(codeAndExitOf(() => discoverManifest('nope', root))).toBe('io/enoent/70');
   });
 
   it('repinCommand names the package relative to the current directory', () => {
