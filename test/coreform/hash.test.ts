@@ -14,6 +14,7 @@ import { readTerm } from '../../src/coreform/read.js';
 import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { printModule, printTerm } from '../../src/coreform/print.js';
 import { toHex, utf8 } from '../../src/util/bytes.js';
+import { sizedModule } from './sized-module.js';
 
 /** Plain BLAKE3 as lowercase hex, computed here independently of the code under test. */
 const blake3Hex = (bytes: Uint8Array): string => toHex(blake3(bytes));
@@ -125,11 +126,8 @@ describe('unprefixed BLAKE3 (store addresses)', () => {
 // 1 MB: a thousand BLAKE3 chunks and 14,000 forms; the 20 MB throughput is in bench/scale.js.
 describe('a 1 MB module', () => {
   it('is read, canonicalized, printed and hashed', () => {
-    const unit =
-      '(def pkg/mod::f (fn (x y) (core/int::add x (prim core/int::mul y 12345)))) ; comment\n' +
-      '{:k "a string with \\n escape" :v [1 2 3 b"\\x00\\xff"]}\n';
-    const count = Math.ceil((1024 * 1024) / unit.length);
-    const forms = canonicalizeSource(unit.repeat(count));
+    const { unit, count, text } = sizedModule(1024 * 1024);
+    const forms = canonicalizeSource(text);
     expect(forms.length).toBe(count * 2);
     const printed = printModule(forms);
     // Every unit prints the same way, so the whole print is the unit's print repeated.

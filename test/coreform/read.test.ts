@@ -18,6 +18,7 @@ import {
 } from '../../src/coreform/term.js';
 import { GcError } from '../../src/util/errors.js';
 import { utf8 } from '../../src/util/bytes.js';
+import { sizedModule } from './sized-module.js';
 
 function parseErr(fn: () => unknown): GcError {
   try {
@@ -277,11 +278,8 @@ describe('depth and size', () => {
   });
   // The 20 MB read is timed in bench/scale.js (bigModule); here the same reader on 256 KiB, thousands of forms.
   it('reads a 256 KiB module of many forms', () => {
-    const unit =
-      '(def pkg/mod::f-0 (fn (x y) (core/int::add x (prim core/int::mul y 12345)))) ; comment\n' +
-      '{:k "a string with \\n escape" :v [1 2 3 b"\\x00\\xff"]}\n';
-    const count = Math.ceil((256 * 1024) / unit.length);
-    const src = utf8(unit.repeat(count));
+    const { unit, count, text } = sizedModule(256 * 1024);
+    const src = utf8(text);
     const r = readModule(src);
     expect(r.forms.length).toBe(count * 2);
     expect(r.trailingStart).toBe(src.length - 1);
