@@ -37143,10 +37143,9 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /***/ 3667:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
-var __webpack_unused_export__;
 
 
-__webpack_unused_export__ = ({ value: true });
+Object.defineProperty(exports, "__esModule", ({ value: true }));
 
 function _interopDefault (ex) { return (ex && (typeof ex === 'object') && 'default' in ex) ? ex['default'] : ex; }
 
@@ -56036,78 +56035,78 @@ var index = {
   stash,
 };
 
-__webpack_unused_export__ = Errors;
-__webpack_unused_export__ = STAGE;
-__webpack_unused_export__ = TREE;
-__webpack_unused_export__ = WORKDIR;
-__webpack_unused_export__ = abortMerge;
-__webpack_unused_export__ = add;
-__webpack_unused_export__ = addNote;
-__webpack_unused_export__ = addRemote;
-__webpack_unused_export__ = annotatedTag;
-__webpack_unused_export__ = branch;
-__webpack_unused_export__ = checkout;
-__webpack_unused_export__ = cherryPick;
-__webpack_unused_export__ = clone;
-__webpack_unused_export__ = commit;
-__webpack_unused_export__ = currentBranch;
-exports.Ay = index;
-__webpack_unused_export__ = deleteBranch;
-__webpack_unused_export__ = deleteRef;
-__webpack_unused_export__ = deleteRemote;
-__webpack_unused_export__ = deleteTag;
-__webpack_unused_export__ = expandOid;
-__webpack_unused_export__ = expandRef;
-__webpack_unused_export__ = fastForward;
-__webpack_unused_export__ = fetch;
-__webpack_unused_export__ = findMergeBase;
-__webpack_unused_export__ = findRoot;
-__webpack_unused_export__ = getConfig;
-__webpack_unused_export__ = getConfigAll;
-__webpack_unused_export__ = getRemoteInfo;
-__webpack_unused_export__ = getRemoteInfo2;
-__webpack_unused_export__ = hashBlob;
-__webpack_unused_export__ = indexPack;
-__webpack_unused_export__ = init;
-__webpack_unused_export__ = isDescendent;
-__webpack_unused_export__ = isIgnored;
-__webpack_unused_export__ = listBranches;
-__webpack_unused_export__ = listFiles;
-__webpack_unused_export__ = listNotes;
-__webpack_unused_export__ = listRefs;
-__webpack_unused_export__ = listRemotes;
-__webpack_unused_export__ = listServerRefs;
-__webpack_unused_export__ = listTags;
-__webpack_unused_export__ = log;
-__webpack_unused_export__ = merge;
-__webpack_unused_export__ = packObjects;
-__webpack_unused_export__ = pull;
-__webpack_unused_export__ = push;
-__webpack_unused_export__ = readBlob;
-__webpack_unused_export__ = readCommit;
-__webpack_unused_export__ = readNote;
-__webpack_unused_export__ = readObject;
-__webpack_unused_export__ = readTag;
-__webpack_unused_export__ = readTree;
-__webpack_unused_export__ = remove;
-__webpack_unused_export__ = removeNote;
-__webpack_unused_export__ = renameBranch;
-__webpack_unused_export__ = resetIndex;
-__webpack_unused_export__ = resolveRef;
-__webpack_unused_export__ = setConfig;
-__webpack_unused_export__ = stash;
-__webpack_unused_export__ = status;
-__webpack_unused_export__ = statusMatrix;
-__webpack_unused_export__ = tag;
-__webpack_unused_export__ = updateIndex$1;
-__webpack_unused_export__ = version;
-__webpack_unused_export__ = walk;
-__webpack_unused_export__ = writeBlob;
-__webpack_unused_export__ = writeCommit;
-__webpack_unused_export__ = writeObject;
-__webpack_unused_export__ = writeRef;
-__webpack_unused_export__ = writeTag;
-__webpack_unused_export__ = writeTree;
+exports.Errors = Errors;
+exports.STAGE = STAGE;
+exports.TREE = TREE;
+exports.WORKDIR = WORKDIR;
+exports.abortMerge = abortMerge;
+exports.add = add;
+exports.addNote = addNote;
+exports.addRemote = addRemote;
+exports.annotatedTag = annotatedTag;
+exports.branch = branch;
+exports.checkout = checkout;
+exports.cherryPick = cherryPick;
+exports.clone = clone;
+exports.commit = commit;
+exports.currentBranch = currentBranch;
+exports["default"] = index;
+exports.deleteBranch = deleteBranch;
+exports.deleteRef = deleteRef;
+exports.deleteRemote = deleteRemote;
+exports.deleteTag = deleteTag;
+exports.expandOid = expandOid;
+exports.expandRef = expandRef;
+exports.fastForward = fastForward;
+exports.fetch = fetch;
+exports.findMergeBase = findMergeBase;
+exports.findRoot = findRoot;
+exports.getConfig = getConfig;
+exports.getConfigAll = getConfigAll;
+exports.getRemoteInfo = getRemoteInfo;
+exports.getRemoteInfo2 = getRemoteInfo2;
+exports.hashBlob = hashBlob;
+exports.indexPack = indexPack;
+exports.init = init;
+exports.isDescendent = isDescendent;
+exports.isIgnored = isIgnored;
+exports.listBranches = listBranches;
+exports.listFiles = listFiles;
+exports.listNotes = listNotes;
+exports.listRefs = listRefs;
+exports.listRemotes = listRemotes;
+exports.listServerRefs = listServerRefs;
+exports.listTags = listTags;
+exports.log = log;
+exports.merge = merge;
+exports.packObjects = packObjects;
+exports.pull = pull;
+exports.push = push;
+exports.readBlob = readBlob;
+exports.readCommit = readCommit;
+exports.readNote = readNote;
+exports.readObject = readObject;
+exports.readTag = readTag;
+exports.readTree = readTree;
+exports.remove = remove;
+exports.removeNote = removeNote;
+exports.renameBranch = renameBranch;
+exports.resetIndex = resetIndex;
+exports.resolveRef = resolveRef;
+exports.setConfig = setConfig;
+exports.stash = stash;
+exports.status = status;
+exports.statusMatrix = statusMatrix;
+exports.tag = tag;
+exports.updateIndex = updateIndex$1;
+exports.version = version;
+exports.walk = walk;
+exports.writeBlob = writeBlob;
+exports.writeCommit = writeCommit;
+exports.writeObject = writeObject;
+exports.writeRef = writeRef;
+exports.writeTag = writeTag;
+exports.writeTree = writeTree;
 
 
 /***/ })
@@ -59567,8 +59566,6 @@ class PackageFindings {
     }
 }
 
-// EXTERNAL MODULE: ./node_modules/isomorphic-git/index.cjs
-var isomorphic_git = __nccwpck_require__(3667);
 ;// CONCATENATED MODULE: ./src/util/bytes.ts
 /** UTF-8 and byte helpers shared by every layer (no dependency on CoreForm). */
 const encoder = new TextEncoder();
@@ -59808,7 +59805,7 @@ function succeeded(r, args, area) {
 
 
 
-
+let loaded;
 /** Error codes of `src/git/`. */
 const GitCode = {
     /** No git repository contains the given directory (exit 10). */
@@ -59838,14 +59835,16 @@ function isNotFound(error) {
  * @throws GcError `git/not-a-repository` (exit 10).
  */
 async function openRepository(startDir = process.cwd()) {
+    // Loaded here, on first use; `webpackMode: "eager"` keeps it inside the one file of the Action bundle (ncc).
+    const git = (loaded ??= (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 3667))).default);
     let dir;
     try {
-        dir = await isomorphic_git/* default.findRoot */.Ay.findRoot({ fs: external_node_fs_namespaceObject, filepath: (0,external_node_path_namespaceObject.resolve)(startDir) });
+        dir = await git.findRoot({ fs: external_node_fs_namespaceObject, filepath: (0,external_node_path_namespaceObject.resolve)(startDir) });
     }
     catch (error) {
         throw new errors_GcError(GitCode.notARepository, `${(0,external_node_path_namespaceObject.resolve)(startDir)} is not inside a git repository`, { cause: error });
     }
-    return { dir, gitdir: (0,external_node_path_namespaceObject.join)(dir, '.git'), cache: {}, trees: new Map(), commitTrees: new Map() };
+    return { git, dir, gitdir: (0,external_node_path_namespaceObject.join)(dir, '.git'), cache: {}, trees: new Map(), commitTrees: new Map() };
 }
 function shallowHint(repo) {
     const shallow = (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(repo.gitdir, 'shallow'));
@@ -59863,7 +59862,7 @@ function missingCommitError(repo, oid, what = 'commit', cause) {
 }
 async function readCommitOrMissing(repo, oid, what) {
     try {
-        return await isomorphic_git/* default.readCommit */.Ay.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache });
+        return await repo.git.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache });
     }
     catch (error) {
         if (isNotFound(error))
@@ -59876,7 +59875,7 @@ async function resolveName(repo, name) {
     if (FULL_OID.test(name))
         return name;
     try {
-        return await isomorphic_git/* default.resolveRef */.Ay.resolveRef({ fs: external_node_fs_namespaceObject, dir: repo.dir, ref: name });
+        return await repo.git.resolveRef({ fs: external_node_fs_namespaceObject, dir: repo.dir, ref: name });
     }
     catch (error) {
         if (!isNotFound(error))
@@ -59884,7 +59883,7 @@ async function resolveName(repo, name) {
     }
     if (SHORT_OID.test(name)) {
         try {
-            return await isomorphic_git/* default.expandOid */.Ay.expandOid({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: name, cache: repo.cache });
+            return await repo.git.expandOid({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: name, cache: repo.cache });
         }
         catch (error) {
             if (!isNotFound(error))
@@ -59968,7 +59967,8 @@ async function commitTree(repo, commitOid) {
 async function readTreeEntries(repo, treeOid) {
     let entries = repo.trees.get(treeOid);
     if (entries === undefined) {
-        entries = isomorphic_git/* default.readTree */.Ay.readTree({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: treeOid, cache: repo.cache })
+        entries = repo.git
+            .readTree({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: treeOid, cache: repo.cache })
             .then(({ tree }) => tree.map((e) => ({ path: e.path, oid: e.oid, type: e.type, mode: e.mode })));
         repo.trees.set(treeOid, entries);
     }
@@ -60002,7 +60002,7 @@ async function readFileAtCommit(repo, commitOid, filepath) {
     const entry = await repository_entryAtCommit(repo, commitOid, filepath);
     if (entry === undefined || entry.type !== 'blob')
         return undefined;
-    const { blob } = await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache });
+    const { blob } = await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache });
     return blob;
 }
 /**
@@ -60060,11 +60060,11 @@ async function listChangedEntries(repo, fromCommit, toCommit) {
         const mode = (await w.mode()).toString(8).padStart(6, '0');
         return { oid: await w.oid(), mode, kind: objectKindOfMode(mode) };
     };
-    await isomorphic_git/* default.walk */.Ay.walk({
+    await repo.git.walk({
         fs: external_node_fs_namespaceObject,
         dir: repo.dir,
         cache: repo.cache,
-        trees: [isomorphic_git/* default.TREE */.Ay.TREE({ ref: fromCommit }), isomorphic_git/* default.TREE */.Ay.TREE({ ref: toCommit })],
+        trees: [repo.git.TREE({ ref: fromCommit }), repo.git.TREE({ ref: toCommit })],
         map: async (filepath, [a, b]) => {
             if (filepath === '.')
                 return true;
@@ -60091,7 +60091,7 @@ async function findMergeBases(repo, a, b) {
     await commitTree(repo, b);
     let bases;
     try {
-        bases = (await isomorphic_git/* default.findMergeBase */.Ay.findMergeBase({ fs: external_node_fs_namespaceObject, dir: repo.dir, oids: [a, b], cache: repo.cache }));
+        bases = (await repo.git.findMergeBase({ fs: external_node_fs_namespaceObject, dir: repo.dir, oids: [a, b], cache: repo.cache }));
     }
     catch (error) {
         if (isNotFound(error)) {
@@ -65751,7 +65751,6 @@ function manifest_parseManifest(text, file = 'package.toml') {
 
 
 
-
 /** True for the git modes of a regular file (`100644`, and `100755` executable). */
 function isRegular(entry) {
     const kind = objectKindOfMode(entry.mode);
@@ -65798,7 +65797,7 @@ async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
     }
     if (!isRegular(manifestEntry))
         throw notRegular('the manifest', manifestPath, manifestEntry, manifestPath);
-    const manifestBytes = (await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
+    const manifestBytes = (await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
     const manifestText = decodeUtf8Strict(manifestBytes);
     if (manifestText === undefined) {
         throw new errors_GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
@@ -65817,7 +65816,7 @@ async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
             throw notRegular('module', file, entry, manifestPath);
         let parsed = cache.get(entry.oid);
         if (parsed === undefined) {
-            parsed = isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
+            parsed = repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
                 const forms = canon_canonicalizeSource(blob);
                 return { bytes: blob, forms, hash: hash_hashModule(forms) };
             });
@@ -65857,7 +65856,7 @@ async function readPolicies(repo, commit, dir, table, manifestPath) {
         const file = repoPath(dir, path);
         if (!isRegular(entry))
             throw notRegular('capability policy', file, entry, manifestPath);
-        const text = decodeUtf8Strict((await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
+        const text = decodeUtf8Strict((await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
         if (text === undefined)
             throw new errors_GcError('manifest/invalid', `capability policy ${file} is not valid UTF-8`, { location: { file } });
         out.set(path, { path, file, text, referenced: path === referenced });
@@ -65917,7 +65916,6 @@ function storeEntryPath(dir, address) {
  * What explains a module's content is decided by the package audit; this file only says where each
  * path belongs and what no content check can look past (symlinks, gitlinks, case collisions).
  */
-
 
 
 
@@ -66229,7 +66227,7 @@ async function attributesFinding(repo, entry) {
     const text = async (side) => {
         if (side === undefined || (side.kind !== 'blob' && side.kind !== 'executable'))
             return '';
-        const { blob } = await isomorphic_git/* default.readBlob */.Ay.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: side.oid, cache: repo.cache });
+        const { blob } = await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: side.oid, cache: repo.cache });
         return Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('latin1');
     };
     if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {
@@ -66526,12 +66524,11 @@ function checkStaleReferences(head, refactors, out) {
 
 
 
-
 /** The largest range walked (a pull request of more commits is refused with a clear error). */
 const MAX_RANGE_COMMITS = 5000;
 async function readCommitInfo(repo, oid) {
     try {
-        const { commit } = await isomorphic_git/* default.readCommit */.Ay.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache });
+        const { commit } = await repo.git.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache });
         return { oid, parents: [...commit.parent], subject: commit.message.split('\n')[0] ?? '', time: commit.committer.timestamp };
     }
     catch (error) {

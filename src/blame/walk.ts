@@ -1,7 +1,6 @@
 // The per-commit walk of a package's history: commits parents first, each commit's package read once (parsed forms shared by blob id), and where history stops.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import git from 'isomorphic-git';
 import { entryAtCommit, findMergeBases, GitCode, missingCommitError, readFileAtCommit, type GitRepository } from '../git/repository.js';
 import { isGcError } from '../util/errors.js';
 import {
@@ -61,7 +60,7 @@ type RawCommit = { parents: string[]; subject: string; author: Signature; tree: 
 
 async function readRawCommit(repo: GitRepository, oid: string): Promise<RawCommit> {
   try {
-    const { commit } = await git.readCommit({ fs, dir: repo.dir, gitdir: repo.gitdir, oid, cache: repo.cache });
+    const { commit } = await repo.git.readCommit({ fs, dir: repo.dir, gitdir: repo.gitdir, oid, cache: repo.cache });
     return {
       parents: [...commit.parent],
       tree: commit.tree,

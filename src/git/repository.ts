@@ -7,7 +7,6 @@
 import * as fs from 'node:fs';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import git from 'isomorphic-git';
 import { compareUtf8 } from '../util/bytes.js';
 import { runGit } from './exec.js';
 import { ExitCode, GcError } from '../util/errors.js';
@@ -18,6 +17,11 @@ import { ExitCode, GcError } from '../util/errors.js';
  * it each call re-reads packfiles).
  */
 export interface GitRepository {
+  /**
+   * isomorphic-git itself, loaded when the first repository is opened: a command that reads no
+   * repository (most of the CLI, and the merge driver) does not pay for loading its 570 KB.
+   */
+  readonly git: IsomorphicGit;
   readonly dir: string;
   readonly gitdir: string;
   readonly cache: object;
@@ -26,6 +30,11 @@ export interface GitRepository {
   /** Root tree oid by commit oid. */
   readonly commitTrees: Map<string, string>;
 }
+
+/** The isomorphic-git API (its default export). */
+export type IsomorphicGit = typeof import('isomorphic-git').default;
+
+let loaded: IsomorphicGit | undefined;
 
 /** One entry of a git tree. `mode` is the octal string git stores (`100644`, `040000`, …). */
 export interface TreeEntry {
@@ -67,13 +76,15 @@ function isNotFound(error: unknown): boolean {
  * @throws GcError `git/not-a-repository` (exit 10).
  */
 export async function openRepository(startDir: string = process.cwd()): Promise<GitRepository> {
+  // Loaded here, on first use; `webpackMode: "eager"` keeps it inside the one file of the Action bundle (ncc).
+  const git = (loaded ??= (await import(/* webpackMode: "eager" */ 'isomorphic-git')).default);
   let dir: string;
   try {
     dir = await git.findRoot({ fs, filepath: resolve(startDir) });
   } catch (error) {
     throw new GcError(GitCode.notARepository, `${resolve(startDir)} is not inside a git repository`, { cause: error });
   }
-  return { dir, gitdir: join(dir, '.git'), cache: {}, trees: new Map(), commitTrees: new Map() };
+  return { git, dir, gitdir: join(dir, '.git'), cache: {}, trees: new Map(), commitTrees: new Map() };
 }
 
 function shallowHint(repo: GitRepository): string {
@@ -96,7 +107,7 @@ export function missingCommitError(repo: GitRepository, oid: string, what = 'com
 
 async function readCommitOrMissing(repo: GitRepository, oid: string, what: string) {
   try {
-    return await git.readCommit({ fs, dir: repo.dir, oid, cache: repo.cache });
+    return await repo.git.readCommit({ fs, dir: repo.dir, oid, cache: repo.cache });
   } catch (error) {
     if (isNotFound(error)) throw missingCommitError(repo, oid, what, error);
     throw error;
@@ -107,13 +118,13 @@ async function readCommitOrMissing(repo: GitRepository, oid: string, what: strin
 async function resolveName(repo: GitRepository, name: string): Promise<string | undefined> {
   if (FULL_OID.test(name)) return name;
   try {
-    return await git.resolveRef({ fs, dir: repo.dir, ref: name });
+    return await repo.git.resolveRef({ fs, dir: repo.dir, ref: name });
   } catch (error) {
     if (!isNotFound(error)) throw error;
   }
   if (SHORT_OID.test(name)) {
     try {
-      return await git.expandOid({ fs, dir: repo.dir, oid: name, cache: repo.cache });
+      return await repo.git.expandOid({ fs, dir: repo.dir, oid: name, cache: repo.cache });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -196,7 +207,7 @@ export async function commitTree(repo: GitRepository, commitOid: string): Promis
 export async function readTreeEntries(repo: GitRepository, treeOid: string): Promise<readonly TreeEntry[]> {
   let entries = repo.trees.get(treeOid);
   if (entries === undefined) {
-    entries = git
+    entries = repo.git
       .readTree({ fs, dir: repo.dir, oid: treeOid, cache: repo.cache })
       .then(({ tree }) => tree.map((e): TreeEntry => ({ path: e.path, oid: e.oid, type: e.type, mode: e.mode })));
     repo.trees.set(treeOid, entries);
@@ -230,7 +241,7 @@ export async function entryAtCommit(repo: GitRepository, commitOid: string, file
 export async function readFileAtCommit(repo: GitRepository, commitOid: string, filepath: string): Promise<Uint8Array | undefined> {
   const entry = await entryAtCommit(repo, commitOid, filepath);
   if (entry === undefined || entry.type !== 'blob') return undefined;
-  const { blob } = await git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache });
+  const { blob } = await repo.git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache });
   return blob;
 }
 
@@ -302,17 +313,17 @@ export async function listChangedEntries(repo: GitRepository, fromCommit: string
   await commitTree(repo, fromCommit);
   await commitTree(repo, toCommit);
   const out: ChangedEntry[] = [];
-  const side = async (e: Awaited<ReturnType<typeof git.TREE>> | null | undefined): Promise<EntrySide | undefined> => {
+  const side = async (e: Awaited<ReturnType<IsomorphicGit['TREE']>> | null | undefined): Promise<EntrySide | undefined> => {
     if (e === null || e === undefined) return undefined;
     const w = e as unknown as { mode(): Promise<number>; oid(): Promise<string> };
     const mode = (await w.mode()).toString(8).padStart(6, '0');
     return { oid: await w.oid(), mode, kind: objectKindOfMode(mode) };
   };
-  await git.walk({
+  await repo.git.walk({
     fs,
     dir: repo.dir,
     cache: repo.cache,
-    trees: [git.TREE({ ref: fromCommit }), git.TREE({ ref: toCommit })],
+    trees: [repo.git.TREE({ ref: fromCommit }), repo.git.TREE({ ref: toCommit })],
     map: async (filepath, [a, b]) => {
       if (filepath === '.') return true;
       const [sa, sb] = [await side(a as never), await side(b as never)];
@@ -337,7 +348,7 @@ export async function findMergeBases(repo: GitRepository, a: string, b: string):
   await commitTree(repo, b);
   let bases: string[];
   try {
-    bases = (await git.findMergeBase({ fs, dir: repo.dir, oids: [a, b], cache: repo.cache })) as string[];
+    bases = (await repo.git.findMergeBase({ fs, dir: repo.dir, oids: [a, b], cache: repo.cache })) as string[];
   } catch (error) {
     if (isNotFound(error)) {
       const what = (error as { data?: { what?: string } }).data?.what ?? 'an ancestor';

@@ -8,7 +8,6 @@
  */
 import * as fs from 'node:fs';
 import { posix } from 'node:path';
-import git from 'isomorphic-git';
 import {
   entryAtCommit,
   objectKindOfMode,
@@ -357,7 +356,7 @@ export async function attributesFinding(repo: GitRepository, entry: ChangedEntry
   if (posix.basename(entry.path) !== '.gitattributes' || entry.to === undefined) return undefined;
   const text = async (side: EntrySide | undefined): Promise<string> => {
     if (side === undefined || (side.kind !== 'blob' && side.kind !== 'executable')) return '';
-    const { blob } = await git.readBlob({ fs, dir: repo.dir, oid: side.oid, cache: repo.cache });
+    const { blob } = await repo.git.readBlob({ fs, dir: repo.dir, oid: side.oid, cache: repo.cache });
     return Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('latin1');
   };
   if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {

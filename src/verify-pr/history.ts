@@ -4,7 +4,6 @@
  * from git objects with isomorphic-git; no recursion (a long history cannot overflow the stack).
  */
 import * as fs from 'node:fs';
-import git from 'isomorphic-git';
 import { missingCommitError, type GitRepository } from '../git/repository.js';
 import { GcError } from '../util/errors.js';
 
@@ -22,7 +21,7 @@ export const MAX_RANGE_COMMITS = 5000;
 
 async function readCommitInfo(repo: GitRepository, oid: string): Promise<RangeCommit> {
   try {
-    const { commit } = await git.readCommit({ fs, dir: repo.dir, oid, cache: repo.cache });
+    const { commit } = await repo.git.readCommit({ fs, dir: repo.dir, oid, cache: repo.cache });
     return { oid, parents: [...commit.parent], subject: commit.message.split('\n')[0] ?? '', time: commit.committer.timestamp };
   } catch (error) {
     if ((error as { code?: string } | undefined)?.code === 'NotFoundError') throw missingCommitError(repo, oid, 'commit', error);

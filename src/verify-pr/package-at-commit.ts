@@ -6,7 +6,6 @@
  */
 import * as fs from 'node:fs';
 import { posix } from 'node:path';
-import git from 'isomorphic-git';
 import { canonicalizeSource } from '../coreform/canon.js';
 import { hashModule } from '../coreform/hash.js';
 import type { Term } from '../coreform/term.js';
@@ -124,7 +123,7 @@ export async function readPackageAtCommit(
     return undefined;
   }
   if (!isRegular(manifestEntry)) throw notRegular('the manifest', manifestPath, manifestEntry, manifestPath);
-  const manifestBytes = (await git.readBlob({ fs, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
+  const manifestBytes = (await repo.git.readBlob({ fs, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
   const manifestText = decodeUtf8Strict(manifestBytes);
   if (manifestText === undefined) {
     throw new GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
@@ -143,7 +142,7 @@ export async function readPackageAtCommit(
       if (!isRegular(entry)) throw notRegular('module', file, entry, manifestPath);
       let parsed = cache.get(entry.oid);
       if (parsed === undefined) {
-        parsed = git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
+        parsed = repo.git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache }).then(({ blob }) => {
           const forms = canonicalizeSource(blob);
           return { bytes: blob, forms, hash: hashModule(forms) };
         });
@@ -184,7 +183,7 @@ async function readPolicies(repo: GitRepository, commit: string, dir: string, ta
   const read = async (path: string, entry: TreeEntry): Promise<void> => {
     const file = repoPath(dir, path);
     if (!isRegular(entry)) throw notRegular('capability policy', file, entry, manifestPath);
-    const text = decodeUtf8Strict((await git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
+    const text = decodeUtf8Strict((await repo.git.readBlob({ fs, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
     if (text === undefined) throw new GcError('manifest/invalid', `capability policy ${file} is not valid UTF-8`, { location: { file } });
     out.set(path, { path, file, text, referenced: path === referenced });
   };
