@@ -1,16 +1,16 @@
 /**
  * `gcpatch blame MODULE`, `gcpatch why SYMBOL`, `gcpatch log [MODULE|SYMBOL]`: a package's history
  * by definition and by evidence (`src/blame/`, docs/audit.md). Thin: parse options, open the
- * history, call the library, render as text (like `git blame` / `git log`) or `--json`.
+ * history, call the library, render as text (like `git blame` / `git log`) or `--json`. The library is
+ * imported when a command runs, so the other `gcpatch` commands do not load it.
  */
 import type { Command } from 'commander';
-import { blameModule, type Attribution, type BlameReport } from '../blame/blame.js';
+import type { Attribution, BlameReport } from '../blame/blame.js';
 import type { SemanticChange } from '../blame/changes.js';
 import type { CommitRoute, EvidenceItem } from '../blame/evidence.js';
-import { logPackage, type LogReport } from '../blame/log.js';
-import { openPackageHistory } from '../blame/open.js';
+import type { LogReport } from '../blame/log.js';
 import type { Signature } from '../blame/walk.js';
-import { whySymbol, type WhyReport } from '../blame/why.js';
+import type { WhyReport } from '../blame/why.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { PKG_OPTION, printJson, type CliContext } from './context.js';
 import { formLabel } from './describe.js';
@@ -198,6 +198,7 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
       )
       .argument('<module>', 'a .gc module: its path from the current directory, or inside --pkg'),
   ).action(async (module: string, opts: HistoryOptions) => {
+    const [{ openPackageHistory }, { blameModule }] = await Promise.all([import('../blame/open.js'), import('../blame/blame.js')]);
     const { history, module: path } = await openPackageHistory({ module, rev: opts.rev, ...pick(opts) });
     const report = await blameModule(history, path!);
     if (opts.json) printJson(ctx, report);
@@ -219,6 +220,7 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
       )
       .argument('<symbol>', 'a defined symbol, e.g. shop/price::total'),
   ).action(async (symbol: string, opts: HistoryOptions) => {
+    const [{ openPackageHistory }, { whySymbol }] = await Promise.all([import('../blame/open.js'), import('../blame/why.js')]);
     const { history } = await openPackageHistory({ rev: opts.rev, ...pick(opts) });
     const report = await whySymbol(history, symbol);
     if (opts.json) printJson(ctx, report);
@@ -239,6 +241,7 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
   ).action(async (target: string | undefined, opts: HistoryOptions & { maxCount?: string }) => {
     const maxCount = opts.maxCount === undefined ? undefined : positiveCount(opts.maxCount);
     const isModule = target !== undefined && target.endsWith('.gc');
+    const [{ openPackageHistory }, { logPackage }] = await Promise.all([import('../blame/open.js'), import('../blame/log.js')]);
     const { history, module } = await openPackageHistory({ rev: opts.rev, ...pick(opts), ...(isModule ? { module: target } : {}) });
     const filter = target === undefined ? undefined : isModule ? { module: module! } : { symbol: target };
     const report = await logPackage(history, filter, maxCount);

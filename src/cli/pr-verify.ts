@@ -1,10 +1,10 @@
 /**
  * `gcpatch verify-pr --base REV --head REV`: the GitHub Action's checks, run locally on a
- * repository (`src/verify-pr/verify-pr.ts`). Thin: parse options, call `auditPullRequest`, render.
+ * repository (`src/verify-pr/verify-pr.ts`). Thin: parse options, call `auditPullRequest` (imported when the command runs, so the other
+ * `gcpatch` commands do not load the PR audit), render.
  */
 import type { Command } from 'commander';
 import { countBySeverity, messageWithoutLocation, type AuditReport } from '../verify-pr/findings.js';
-import { auditPullRequest } from '../verify-pr/verify-pr.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { reportError, type CliContext } from './context.js';
@@ -98,6 +98,7 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
         ctx.exitCode = ExitCode.invalidInput;
         return;
       }
+      const { auditPullRequest } = await import('../verify-pr/verify-pr.js');
       const report = await auditPullRequest({
         base: opts.base,
         head: opts.head,
