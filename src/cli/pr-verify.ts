@@ -1,7 +1,7 @@
 /**
  * `gcpatch verify-pr --base REV --head REV`: the GitHub Action's checks, run locally on a
- * repository (`src/verify-pr/verify-pr.ts`). Thin: parse options, call `auditPullRequest` (imported when the command runs, so the other
- * `gcpatch` commands do not load the PR audit), render.
+ * repository (`src/verify-pr/verify-pr.ts`). Thin: parse options, call `auditPullRequest`
+ * (imported when the command runs, so the other `gcpatch` commands do not load the PR audit), render.
  */
 import type { Command } from 'commander';
 import { countBySeverity, messageWithoutLocation, type AuditReport } from '../verify-pr/findings.js';
