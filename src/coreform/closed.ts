@@ -115,6 +115,7 @@ export function fixedIdentity(kind: string, profile: string): { kind: Decoder<Te
   return { kind: literal(str(kind)), profile: literal(str(profile)), v: literal(int(1)) };
 }
 
+/** What a closed map may hold: each allowed key (without its `:`) and the decoder of its value. */
 export type Spec = Record<string, Decoder<unknown>>;
 /** The decoded fields of a closed map described by `S`. */
 export type Decoded<S extends Spec> = { [K in keyof S]: S[K] extends Decoder<infer T> ? T : never };

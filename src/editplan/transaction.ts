@@ -131,6 +131,7 @@ export interface JournalFile {
 
 type JournalState = 'staging' | 'committing' | 'committed';
 
+/** The edit-plan journal (`.gcpatch/editplan-journal.json`): format, transaction id, state and one entry per file, in plan order. */
 export interface Journal {
   format: typeof JOURNAL_FORMAT;
   txid: string;
