@@ -7,24 +7,19 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
 import type { FailOn } from '../src/verify-pr/findings.js';
+import type { AuditOptions } from '../src/verify-pr/verify-pr.js';
 import { parseGlobList } from '../src/verify-pr/glob.js';
 
 /** Everything the Action needs to run, resolved from inputs, the event payload and the environment. */
 export interface ActionSettings {
-  /** The checkout (GITHUB_WORKSPACE, else the current directory). */
-  workspace: string;
-  /** Base revision to compare against (its merge base with `head` is used). */
-  base: string;
-  head: string;
+  /**
+   * What to audit, as `auditPullRequest` (src/verify-pr/verify-pr.ts) takes it: `dir` is the checkout (GITHUB_WORKSPACE,
+   * else the current directory); `base` is compared through its merge base with `head`.
+   */
+  audit: AuditOptions & { dir: string; packages: string[]; failOn: FailOn; replay: boolean };
   /** Where `base`/`head` came from, for the summary (`input`, `pull_request`, `push`, `GITHUB_SHA`). */
   baseSource: string;
   headSource: string;
-  packages: string[];
-  failOn: FailOn;
-  replay: boolean;
-  obligationRunner: string | undefined;
-  /** `i/n` of a matrix, or undefined for the whole check. */
-  shard: string | undefined;
   /** Where the JSON report is written (`RUNNER_TEMP`, else the workspace). */
   reportPath: string;
   eventName: string;
@@ -93,16 +88,18 @@ export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSetting
   if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard)) throw new Error(`input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
   const reportDir = env.RUNNER_TEMP || workspace;
   return {
-    workspace,
-    base: base.rev,
-    head: head.rev,
+    audit: {
+      dir: workspace,
+      base: base.rev,
+      head: head.rev,
+      packages: parseGlobList(core.getInput('packages')),
+      failOn,
+      replay,
+      obligationRunner: runner === '' ? undefined : runner,
+      shard: shard === '' ? undefined : shard,
+    },
     baseSource: base.source,
     headSource: head.source,
-    packages: parseGlobList(core.getInput('packages')),
-    failOn,
-    replay,
-    obligationRunner: runner === '' ? undefined : runner,
-    shard: shard === '' ? undefined : shard,
     reportPath: join(reportDir, 'gcpatch-pr-audit.json'),
     eventName,
     pullRequest: event.pull_request?.number,

@@ -26,17 +26,9 @@ function setOutputSafely(name: string, value: string | number): void {
 export async function run(): Promise<void> {
   try {
     const settings = getSettings();
-    core.info(`gcpatch: verifying evidence between ${settings.base} (${settings.baseSource}) and ${settings.head} (${settings.headSource})`);
-    const report = await auditPullRequest({
-      dir: settings.workspace,
-      base: settings.base,
-      head: settings.head,
-      packages: settings.packages,
-      failOn: settings.failOn,
-      replay: settings.replay,
-      ...(settings.obligationRunner !== undefined ? { obligationRunner: settings.obligationRunner } : {}),
-      ...(settings.shard !== undefined ? { shard: settings.shard } : {}),
-    });
+    const { audit } = settings;
+    core.info(`gcpatch: verifying evidence between ${audit.base} (${settings.baseSource}) and ${audit.head} (${settings.headSource})`);
+    const report = await auditPullRequest(audit);
     mkdirSync(dirname(settings.reportPath), { recursive: true });
     writeFileSync(settings.reportPath, stringifyJson(report, 2) + '\n');
     annotate(report.findings, settings.reportPath);

@@ -99,16 +99,8 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
         return;
       }
       const { auditPullRequest } = await import('../verify-pr/verify-pr.js');
-      const report = await auditPullRequest({
-        base: opts.base,
-        head: opts.head,
-        failOn: opts.failOn,
-        replay: opts.replay,
-        ...(opts.packages !== undefined ? { packages: opts.packages } : {}),
-        ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
-        ...(opts.shard !== undefined ? { shard: opts.shard } : {}),
-        ...(opts.dir !== undefined ? { dir: opts.dir } : {}),
-      });
+      // Options commander left unset are undefined, which auditPullRequest reads as its defaults.
+      const report = await auditPullRequest({ ...opts, failOn: opts.failOn });
       ctx.stdout(opts.json ? stringifyJson(report, 2) + '\n' : renderAuditText(report));
       if (!report.ok) ctx.exitCode = ExitCode.verificationFailed;
     });

@@ -147,6 +147,29 @@ export function isAtom(t: Term): boolean {
   return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
 
+/** The terms without parts: nil, bool, int, str, bytes and sym. */
+type AtomTerm = NilTerm | BoolTerm | IntTerm | StrTerm | BytesTerm | SymTerm;
+
+/** Order of two atoms of one kind, as `compareTerms` (docs/reference/coreform.md §1.4). */
+function compareAtoms(x: AtomTerm, y: AtomTerm): number {
+  switch (x.kind) {
+    case 'nil':
+      return 0;
+    case 'bool':
+      return x.value === (y as BoolTerm).value ? 0 : x.value ? 1 : -1;
+    case 'int': {
+      const yv = (y as IntTerm).value;
+      return x.value === yv ? 0 : x.value < yv ? -1 : 1;
+    }
+    case 'str':
+      return compareUtf8(x.value, (y as StrTerm).value);
+    case 'sym':
+      return compareUtf8(x.name, (y as SymTerm).name);
+    case 'bytes':
+      return compareBytes(x.value, (y as BytesTerm).value);
+  }
+}
+
 /**
  * The total order on terms of docs/reference/coreform.md §1.4: kind rank first; bool false<true; int
  * numeric; str and sym by UTF-8 bytes; bytes bytewise; pair by car then cdr; vec element-wise then
@@ -174,33 +197,6 @@ export function compareTerms(a: Term, b: Term): number {
     const ry = KIND_RANK[y.kind];
     if (rx !== ry) return rx - ry;
     switch (x.kind) {
-      case 'nil':
-        continue;
-      case 'bool': {
-        const yv = (y as BoolTerm).value;
-        if (x.value !== yv) return x.value ? 1 : -1;
-        continue;
-      }
-      case 'int': {
-        const yv = (y as IntTerm).value;
-        if (x.value !== yv) return x.value < yv ? -1 : 1;
-        continue;
-      }
-      case 'str': {
-        const c = compareUtf8(x.value, (y as StrTerm).value);
-        if (c !== 0) return c;
-        continue;
-      }
-      case 'sym': {
-        const c = compareUtf8(x.name, (y as SymTerm).name);
-        if (c !== 0) return c;
-        continue;
-      }
-      case 'bytes': {
-        const c = compareBytes(x.value, (y as BytesTerm).value);
-        if (c !== 0) return c;
-        continue;
-      }
       case 'pair': {
         const yp = y as PairTerm;
         stack.push([x.cdr, yp.cdr], [x.car, yp.car]);
@@ -220,6 +216,11 @@ export function compareTerms(a: Term, b: Term): number {
         pendingLen.push(xe.length - ye.length);
         stack.push(marker);
         for (let i = Math.min(xe.length, ye.length) - 1; i >= 0; i--) stack.push([xe[i]![1], ye[i]![1]], [xe[i]![0], ye[i]![0]]);
+        continue;
+      }
+      default: {
+        const c = compareAtoms(x, y as AtomTerm);
+        if (c !== 0) return c;
         continue;
       }
     }

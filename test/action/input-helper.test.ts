@@ -35,15 +35,9 @@ describe('input helper', () => {
       RUNNER_TEMP: '/rt',
     });
     expect(s).toEqual({
-      workspace: '/w',
-      base,
-      head,
+      audit: { dir: '/w', base, head, packages: ['**/package.toml'], failOn: 'error', replay: true, obligationRunner: undefined, shard: undefined },
       baseSource: 'pull_request.base.sha',
       headSource: 'pull_request.head.sha',
-      packages: ['**/package.toml'],
-      failOn: 'error',
-      replay: true,
-      obligationRunner: undefined,
       reportPath: '/rt/gcpatch-pr-audit.json',
       eventName: 'pull_request',
       pullRequest: 8,
@@ -54,14 +48,9 @@ describe('input helper', () => {
     withInputs({ 'base-ref': 'main', packages: 'a/package.toml\nb/package.toml', 'fail-on': 'warning', replay: 'false', 'obligation-runner': 'make test' });
     const s = getSettings({ GITHUB_EVENT_PATH: event({ before: base, after: head }), GITHUB_WORKSPACE: '/w' });
     expect(s).toMatchObject({
-      base: 'main',
+      audit: { base: 'main', head, packages: ['a/package.toml', 'b/package.toml'], failOn: 'warning', replay: false, obligationRunner: 'make test' },
       baseSource: 'input base-ref',
-      head,
       headSource: 'push after',
-      packages: ['a/package.toml', 'b/package.toml'],
-      failOn: 'warning',
-      replay: false,
-      obligationRunner: 'make test',
       reportPath: '/w/gcpatch-pr-audit.json',
     });
   });
