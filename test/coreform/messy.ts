@@ -4,17 +4,8 @@
 import { printAtom } from '../../src/coreform/print.js';
 import type { Term } from '../../src/coreform/term.js';
 
-/** A small deterministic PRNG (mulberry32) so a fast-check seed reproduces the text. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The tests' deterministic generator (test/helpers/random.ts), so a fast-check seed reproduces the text. */
+export { random as rng } from '../helpers/random.js';
 
 const COMMENTS = ['; note', ';; why this is so', '; TODO: tidy', ';', '; café λ'];
 

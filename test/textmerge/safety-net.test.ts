@@ -14,60 +14,21 @@ import { GcError } from '../../src/util/errors.js';
 import { random } from '../helpers/random.js';
 import { mergeSameAsWhole } from './same-as-whole.js';
 import { enc } from './bytes.js';
+import { moduleGenerator, NAMES, SEPARATORS } from './module-generator.js';
 
-const NAMES = ['a', 'b', 'c', 'd', 'e', 'f'];
-const SEPARATORS = ['\n\n', '\n\n', '\n', '\n\n\n', ' ', '', '\n  \n'];
-
-function generator(rnd: () => number): { module: () => string[]; mutate: (els: string[]) => string[]; render: (els: string[]) => string } {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  const form = (name: string): string =>
-    pick([
-      () => `(def m::${name}\n  (fn (x)\n    (prim int/add x ${Math.floor(rnd() * 9)})))`,
-      () => `(def m::${name} ${Math.floor(rnd() * 9)})`,
-      () => `(def m::${name} (m::${pick(NAMES)} 1))`,
-      () => `m::${name}`,
-      () => `(m::${name} ${Math.floor(rnd() * 3)})`,
-      () => `'(q ${name})`,
-    ])();
-  const element = (): string => {
-    const r = rnd();
-    if (r < 0.15) return `; free ${Math.floor(rnd() * 4)}`;
-    if (r < 0.2) return `; one\n; two`;
-    let f = form(pick(NAMES));
-    if (rnd() < 0.3) f = `;; doc\n${f}`;
-    if (rnd() < 0.2) f = `${f} ; note`;
-    return f;
-  };
-  const module = (): string[] => Array.from({ length: 1 + Math.floor(rnd() * 7) }, element);
-  const mutate = (els: string[]): string[] => {
-    const x = [...els];
-    for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
-      const i = Math.floor(rnd() * Math.max(1, x.length));
-      const r = rnd();
-      if (x.length === 0 || r < 0.25) x.splice(Math.floor(rnd() * (x.length + 1)), 0, element());
-      else if (r < 0.45) x[i] = x[i]!.replace(/\d/, String(Math.floor(rnd() * 9)));
-      else if (r < 0.6) x.splice(i, 1);
-      else if (r < 0.8) {
-        const [e] = x.splice(i, 1);
-        x.splice(Math.floor(rnd() * (x.length + 1)), 0, e!);
-      } else x[i] = `; added\n${x[i]!}`;
-    }
-    return x;
-  };
-  const render = (els: string[]): string => els.map((e, i) => (i === 0 ? '' : pick(SEPARATORS)) + e).join('') + pick(['\n', '', '\n\n']);
-  return { module, mutate, render };
-}
+const NAMES6 = NAMES.slice(0, 6);
 
 describe('textmerge safety net: the cheap proof never accepts what the full re-read rejects', () => {
   it('holds on 3,000 generated merges, and settles most clean ones without a full re-read', () => {
     const rnd = random(20261201);
-    const g = generator(rnd);
+    const g = moduleGenerator(rnd);
     let merged = 0;
     let proven = 0;
     let unsafe = 0;
     for (let n = 0; n < 3000; n++) {
-      const base = g.module();
-      const sides = [g.render(base), g.render(g.mutate(base)), g.render(g.mutate(base))] as const;
+      const base = g.module(1 + Math.floor(rnd() * 7), NAMES6);
+      const seps = base.map(() => g.pick(SEPARATORS));
+      const sides = [g.render(base, seps), g.render(g.mutate(base, NAMES6), seps), g.render(g.mutate(base, NAMES6), seps)] as const;
       const markers: MarkerOptions = { markerSize: 7, style: rnd() < 0.5 ? 'diff3' : 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };
       let r: TextMergeResult;
       try {
