@@ -198,8 +198,7 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
       )
       .argument('<module>', 'a .gc module: its path from the current directory, or inside --pkg'),
   ).action(async (module: string, opts: HistoryOptions) => {
-    const [{ openPackageHistory }, { blameModule }] = await Promise.all([import('../blame/open.js'), import('../blame/blame.js')]);
-    const { history, module: path } = await openPackageHistory({ module, rev: opts.rev, ...pick(opts) });
+    const [{ history, module: path }, { blameModule }] = await Promise.all([openHistory(opts, module), import('../blame/blame.js')]);
     const report = await blameModule(history, path!);
     if (opts.json) printJson(ctx, report);
     else {
@@ -220,8 +219,7 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
       )
       .argument('<symbol>', 'a defined symbol, e.g. shop/price::total'),
   ).action(async (symbol: string, opts: HistoryOptions) => {
-    const [{ openPackageHistory }, { whySymbol }] = await Promise.all([import('../blame/open.js'), import('../blame/why.js')]);
-    const { history } = await openPackageHistory({ rev: opts.rev, ...pick(opts) });
+    const [{ history }, { whySymbol }] = await Promise.all([openHistory(opts), import('../blame/why.js')]);
     const report = await whySymbol(history, symbol);
     if (opts.json) printJson(ctx, report);
     else ctx.stdout(renderWhy(report));
@@ -241,8 +239,7 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
   ).action(async (target: string | undefined, opts: HistoryOptions & { maxCount?: string }) => {
     const maxCount = opts.maxCount === undefined ? undefined : positiveCount(opts.maxCount);
     const isModule = target !== undefined && target.endsWith('.gc');
-    const [{ openPackageHistory }, { logPackage }] = await Promise.all([import('../blame/open.js'), import('../blame/log.js')]);
-    const { history, module } = await openPackageHistory({ rev: opts.rev, ...pick(opts), ...(isModule ? { module: target } : {}) });
+    const [{ history, module }, { logPackage }] = await Promise.all([openHistory(opts, isModule ? target : undefined), import('../blame/log.js')]);
     const filter = target === undefined ? undefined : isModule ? { module: module! } : { symbol: target };
     const report = await logPackage(history, filter, maxCount);
     if (opts.json) printJson(ctx, report);
@@ -250,6 +247,16 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
   });
 }
 
-function pick(opts: HistoryOptions): { pkg?: string; since?: string } {
-  return { ...(opts.pkg !== undefined ? { pkg: opts.pkg } : {}), ...(opts.since !== undefined ? { since: opts.since } : {}) };
+/**
+ * Opens the package history the options name (`openPackageHistory` of src/blame/open.ts, loaded
+ * when a command runs), with `module` resolved inside it when given.
+ */
+async function openHistory(opts: HistoryOptions, module?: string): ReturnType<typeof import('../blame/open.js').openPackageHistory> {
+  const { openPackageHistory } = await import('../blame/open.js');
+  return openPackageHistory({
+    rev: opts.rev,
+    ...(opts.pkg !== undefined ? { pkg: opts.pkg } : {}),
+    ...(opts.since !== undefined ? { since: opts.since } : {}),
+    ...(module !== undefined ? { module } : {}),
+  });
 }

@@ -12,7 +12,7 @@ import { formsEqual } from '../coreform/forms.js';
 import { int, termsEqual, type Term } from '../coreform/term.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { ExitCode, GcError, isGcError, type GcCode } from '../util/errors.js';
-import { workspaceHash } from '../workspace/workspace.js';
+import { workspaceHash, type Workspace } from '../workspace/workspace.js';
 import { decodeDiffReport, decodeDiffRequest, type DiffReport, type DiffRequest } from './protocol.js';
 
 /** Error code of every diff verification failure (exit 50). */
@@ -27,7 +27,11 @@ export const DIFF_VERIFY_FAILED = 'diff/verify-failed';
 export function verificationFailures(
   code: GcCode,
   subject: string,
-): { fail: (field: string, message: string, cause?: unknown) => GcError; decoding: <T>(field: string, fn: () => T) => T } {
+): {
+  fail: (field: string, message: string, cause?: unknown) => GcError;
+  decoding: <T>(field: string, fn: () => T) => T;
+  expectIdentity: <S extends string>(report: { requestH: string } & Record<`${S}H`, string>, request: { requestH: string } & Record<S, Workspace>, sides: readonly S[]) => void;
+} {
   const fail = (field: string, message: string, cause?: unknown): GcError =>
     new GcError(code, `${subject} ${field}: ${message}`, { exitCode: ExitCode.verificationFailed, location: { at: field }, cause });
   const decoding = <T>(field: string, fn: () => T): T => {
@@ -38,10 +42,20 @@ export function verificationFailures(
       throw error;
     }
   };
-  return { fail, decoding };
+  // The report's `:request-h`, then each side's workspace hash (`:base-h` is `baseH` of the report
+  // against the hash of the request's `base`, …), in that order.
+  const expectIdentity = <S extends string>(report: { requestH: string } & Record<`${S}H`, string>, request: { requestH: string } & Record<S, Workspace>, sides: readonly S[]): void => {
+    const checks: [string, string, () => string][] = [[':request-h', report.requestH, () => request.requestH]];
+    for (const side of sides) checks.push([`:${side}-h`, report[`${side}H`] as string, () => workspaceHash(request[side])]);
+    for (const [field, actual, expectedOf] of checks) {
+      const expected = expectedOf();
+      if (actual !== expected) throw fail(field, `is ${actual}, expected ${expected}`);
+    }
+  };
+  return { fail, decoding, expectIdentity };
 }
 
-const { fail, decoding } = verificationFailures(DIFF_VERIFY_FAILED, 'diff report');
+const { fail, decoding, expectIdentity } = verificationFailures(DIFF_VERIFY_FAILED, 'diff report');
 
 /** One decoded op of a diff patch. */
 type DiffOp =
@@ -168,9 +182,7 @@ function expectEqual(field: string, actual: string | number, expected: string | 
 export function verifyDiffReport(request: Term | DiffRequest, report: Term): DiffReport {
   const req = 'requestH' in request ? request : decodeDiffRequest(request);
   const decoded = decoding('shape', () => decodeDiffReport(report));
-  expectEqual(':request-h', decoded.requestH, req.requestH);
-  expectEqual(':base-h', decoded.baseH, workspaceHash(req.base));
-  expectEqual(':target-h', decoded.targetH, workspaceHash(req.target));
+  expectIdentity(decoded, req, ['base', 'target']);
 
   const patch = decoding(':patch', () =>
     decodeClosed(decoded.patch, { intent: D.str, ops: D.vec, provenance: D.map, version: literal(int(1)) }, 'diff report :patch'),

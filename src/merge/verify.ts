@@ -25,7 +25,7 @@ import {
 /** Error code of every merge verification failure (exit 50). */
 export const MERGE_VERIFY_FAILED = 'merge/verify-failed';
 
-const { fail, decoding } = verificationFailures(MERGE_VERIFY_FAILED, 'merge report');
+const { fail, decoding, expectIdentity } = verificationFailures(MERGE_VERIFY_FAILED, 'merge report');
 
 /** Equality of optional values; `null` (absent) equals only `null`. */
 function same(a: Term | null, b: Term | null): boolean {
@@ -154,10 +154,7 @@ function checkMerged(merged: VecTerm, expected: Map<string, readonly Term[]>): W
 export function verifyMergeReport(request: Term | MergeRequest, report: Term): MergeReport {
   const req = 'requestH' in request ? request : decodeMergeRequest(request);
   const decoded = decoding('shape', () => decodeMergeReport(report));
-  expectEqual(':request-h', decoded.requestH, req.requestH);
-  expectEqual(':base-h', decoded.baseH, workspaceHash(req.base));
-  expectEqual(':left-h', decoded.leftH, workspaceHash(req.left));
-  expectEqual(':right-h', decoded.rightH, workspaceHash(req.right));
+  expectIdentity(decoded, req, ['base', 'left', 'right']);
 
   const expected = expectedMerge(req);
   expectEqual(':ok', decoded.ok, expected.conflicts.length === 0);

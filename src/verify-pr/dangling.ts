@@ -8,7 +8,7 @@
 import { lineColumn } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
 import { findSymbolSites } from '../refactor/symbol-sites.js';
-import { AuditCode, type PackageFindings } from './findings.js';
+import { AuditCode, type AuditCodeValue, type PackageFindings } from './findings.js';
 import type { CommitModule, CommitPackageSnapshot } from './package-at-commit.js';
 import type { RefactorEvidence } from './refactor-evidence.js';
 
@@ -65,10 +65,24 @@ function describeSites(sites: readonly { file: string; line: number }[]): string
   return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
 }
 
-/** The first use of `name` at the head and all its uses described, or `undefined` when it is not used. */
-function headUses(name: string, head: CommitPackageSnapshot): { first: { file: string; line: number }; where: string } | undefined {
+/**
+ * When a module of `head` uses `name`, records one error at its first use: `describe` gets all the
+ * uses as `file:line, …` and the first one's file, and returns the finding's code, message and title.
+ * @returns whether it was recorded.
+ */
+function failAtFirstUse(
+  name: string,
+  head: CommitPackageSnapshot,
+  out: PackageFindings,
+  where: { kind: string; evidence: (file: string) => string; check: string },
+  describe: (uses: string, file: string) => { code: AuditCodeValue; message: string; title: string },
+): boolean {
   const sites = usesOf(name, head.modules);
-  return sites.length === 0 ? undefined : { first: sites[0]!, where: describeSites(sites) };
+  if (sites.length === 0) return false;
+  const { file, line } = sites[0]!;
+  const { code, message, title } = describe(describeSites(sites), file);
+  out.fail(where.kind, where.evidence(file), where.check, { code, message, file, line, title });
+  return true;
 }
 
 /**
@@ -87,18 +101,14 @@ export function checkDanglingReferences(
   const reported: string[] = [];
   for (const name of [...formerly].sort()) {
     if (headDefined.has(name) || skip.has(name) || !name.includes('::')) continue;
-    const uses = headUses(name, head);
-    if (uses === undefined) continue;
-    const { first, where } = uses;
-    out.fail('module', first.file, 'references', {
+    const found = failAtFirstUse(name, head, out, { kind: 'module', evidence: (file) => file, check: 'references' }, (uses, file) => ({
       code: AuditCode.danglingReference,
       message:
-        `${name} is referenced at the head (${where}) but no module defines it any more (the base or an earlier commit did): ` +
-        `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply --patch of a :rename-symbol op on ${first.file}) or restore the definition`,
-      file: first.file,
-      line: first.line,
+        `${name} is referenced at the head (${uses}) but no module defines it any more (the base or an earlier commit did): ` +
+        `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply --patch of a :rename-symbol op on ${file}) or restore the definition`,
       title: 'dangling reference',
-    });
+    }));
+    if (!found) continue;
     reported.push(name);
   }
   return reported;
@@ -120,19 +130,15 @@ export function checkStaleReferences(head: CommitPackageSnapshot, refactors: rea
   for (const r of moving) {
     const from = r.request.fromSymbol;
     if (from === '' || from === r.request.toSymbol || defined.has(from)) continue;
-    const uses = headUses(from, head);
-    if (uses === undefined) continue;
-    const { first, where } = uses;
-    out.fail('refactor-plan', r.address, 'no stale reference', {
+    const found = failAtFirstUse(from, head, out, { kind: 'refactor-plan', evidence: () => r.address, check: 'no stale reference' }, (uses, file) => ({
       code: AuditCode.refactorStaleReference,
       message:
         `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
-        `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
-        `gcpatch apply --patch of {:op :rename-symbol :module-path "${first.file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
-      file: first.file,
-      line: first.line,
+        `(${uses}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
+        `gcpatch apply --patch of {:op :rename-symbol :module-path "${file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
       title: 'reference to a refactored-away name',
-    });
+    }));
+    if (!found) continue;
     reported.add(from);
   }
   return reported;
