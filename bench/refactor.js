@@ -6,7 +6,7 @@
 // With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its dist/ built), the on-disk apply
 // is also timed with that build, alternating with this one in the same run: both medians and
 // their ratio.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -90,7 +90,11 @@ export async function run() {
   }, 5);
   console.log(`module bytes of the ${count} renamed modules: format-preserving ${fmt(renderMs)} ms, canonical print ${fmt(printMs)} ms`);
 
-  // The whole apply on disk, in alternating pairs.
+  // The whole apply on disk, in alternating pairs. Every run's copy stays until the end of the
+  // suite: on a filesystem without a journal (ext4 here, /proc/fs/jbd2 empty) the kernel skips
+  // inodes freed within the last minutes when it allocates one (`recently_deleted` in Linux's
+  // fs/ext4/ialloc.c), so deleting a run's ~2,000 files before the next run would make each of
+  // that run's file creations scan past them: a cost of the bench's clean-up, not of the apply.
   const root = mkdtempSync(join(tmpdir(), 'gcpatch-bench-refactor-'));
   const template = join(root, 'template');
   mkdirSync(join(template, 'src'), { recursive: true });
@@ -110,22 +114,38 @@ export async function run() {
       const dt = performance.now() - t0;
       if (result.canonicalFallbacks.length > 0) throw new Error(`unexpected canonical fallbacks: ${JSON.stringify(result.canonicalFallbacks)}`);
       if (r > 0) times[canonical ? 'canonical' : 'preserved'].push(dt);
-      rmSync(pkg, { recursive: true, force: true });
     }
   }
   const paired = await pairedWithBaseline(root, template, patch);
-  rmSync(root, { recursive: true, force: true });
   const applyPreserved = median(times.preserved);
   const applyCanonical = median(times.canonical);
   console.log(`apply the ${count}-module rename on disk (full transaction), format-preserving: median ${fmt(applyPreserved)} ms`);
   console.log(`  same with --canonical: median ${fmt(applyCanonical)} ms; ratio ${fmt(applyPreserved / applyCanonical, 2)}x (target <= 1.5x)`);
+  console.log(
+    `  creating a file in this run's directory: ${fmt(creationUs(root), 0)} µs (each apply creates ${count} stage files; ` +
+      `without a filesystem journal the kernel makes creation slow after many recent deletions, for both builds alike)`,
+  );
   if (paired !== undefined) {
     console.log(
       `  paired with the baseline build (${paired.runs} alternating pairs): this build median ${fmt(paired.thisMs)} ms, ` +
         `baseline median ${fmt(paired.baselineMs)} ms; ratio ${fmt(paired.thisMs / paired.baselineMs, 2)}x (target <= 0.5x)`,
     );
   }
+  rmSync(root, { recursive: true, force: true });
   return { modules: count, buildMs: build, planMs, verifyMs, exportMs, renderMs, printMs, applyPreserved, applyCanonical, paired };
+}
+
+/** Median µs to create one empty file (exclusively, as a stage file is) in a new directory under `root`, over 5 rounds of 200. */
+function creationUs(root) {
+  const rounds = [];
+  for (let r = 0; r < 5; r++) {
+    const dir = join(root, `creation-probe-${r}`);
+    mkdirSync(dir);
+    const t0 = performance.now();
+    for (let i = 0; i < 200; i++) closeSync(openSync(join(dir, `f${i}`), 'wx'));
+    rounds.push(((performance.now() - t0) * 1000) / 200);
+  }
+  return median(rounds);
 }
 
 /**
@@ -145,8 +165,7 @@ async function pairedWithBaseline(root, template, patch, runs = 5) {
       const t0 = performance.now();
       builds[which]({ pkg, patch, obligationRunner: '' });
       const dt = performance.now() - t0;
-      if (r > 0) times[which].push(dt); // run 0 warms up
-      rmSync(pkg, { recursive: true, force: true });
+      if (r > 0) times[which].push(dt); // run 0 warms up; the copy stays until the suite ends (see run)
     }
   }
   return { runs, thisMs: median(times.this), baselineMs: median(times.baseline) };
