@@ -61883,6 +61883,25 @@ function mapSet(m, key, value) {
 function isAtom(t) {
     return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
+/** Order of two atoms of one kind, as `compareTerms` (docs/reference/coreform.md §1.4). */
+function compareAtoms(x, y) {
+    switch (x.kind) {
+        case 'nil':
+            return 0;
+        case 'bool':
+            return x.value === y.value ? 0 : x.value ? 1 : -1;
+        case 'int': {
+            const yv = y.value;
+            return x.value === yv ? 0 : x.value < yv ? -1 : 1;
+        }
+        case 'str':
+            return compareUtf8(x.value, y.value);
+        case 'sym':
+            return compareUtf8(x.name, y.name);
+        case 'bytes':
+            return compareBytes(x.value, y.value);
+    }
+}
 /**
  * The total order on terms of docs/reference/coreform.md §1.4: kind rank first; bool false<true; int
  * numeric; str and sym by UTF-8 bytes; bytes bytewise; pair by car then cdr; vec element-wise then
@@ -61913,38 +61932,6 @@ function compareTerms(a, b) {
         if (rx !== ry)
             return rx - ry;
         switch (x.kind) {
-            case 'nil':
-                continue;
-            case 'bool': {
-                const yv = y.value;
-                if (x.value !== yv)
-                    return x.value ? 1 : -1;
-                continue;
-            }
-            case 'int': {
-                const yv = y.value;
-                if (x.value !== yv)
-                    return x.value < yv ? -1 : 1;
-                continue;
-            }
-            case 'str': {
-                const c = compareUtf8(x.value, y.value);
-                if (c !== 0)
-                    return c;
-                continue;
-            }
-            case 'sym': {
-                const c = compareUtf8(x.name, y.name);
-                if (c !== 0)
-                    return c;
-                continue;
-            }
-            case 'bytes': {
-                const c = compareBytes(x.value, y.value);
-                if (c !== 0)
-                    return c;
-                continue;
-            }
             case 'pair': {
                 const yp = y;
                 stack.push([x.cdr, yp.cdr], [x.car, yp.car]);
@@ -61966,6 +61953,12 @@ function compareTerms(a, b) {
                 stack.push(marker);
                 for (let i = Math.min(xe.length, ye.length) - 1; i >= 0; i--)
                     stack.push([xe[i][1], ye[i][1]], [xe[i][0], ye[i][0]]);
+                continue;
+            }
+            default: {
+                const c = compareAtoms(x, y);
+                if (c !== 0)
+                    return c;
                 continue;
             }
         }
@@ -66447,10 +66440,19 @@ function usesOf(name, modules) {
 function describeSites(sites) {
     return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
 }
-/** The first use of `name` at the head and all its uses described, or `undefined` when it is not used. */
-function headUses(name, head) {
+/**
+ * When a module of `head` uses `name`, records one error at its first use: `describe` gets all the
+ * uses as `file:line, …` and the first one's file, and returns the finding's code, message and title.
+ * @returns whether it was recorded.
+ */
+function failAtFirstUse(name, head, out, where, describe) {
     const sites = usesOf(name, head.modules);
-    return sites.length === 0 ? undefined : { first: sites[0], where: describeSites(sites) };
+    if (sites.length === 0)
+        return false;
+    const { file, line } = sites[0];
+    const { code, message, title } = describe(describeSites(sites), file);
+    out.fail(where.kind, where.evidence(file), where.check, { code, message, file, line, title });
+    return true;
 }
 /**
  * Records `audit/dangling-reference` for every name in `formerly` (defined at the base or along the
@@ -66463,18 +66465,14 @@ function checkDanglingReferences(head, formerly, headDefined, skip, out) {
     for (const name of [...formerly].sort()) {
         if (headDefined.has(name) || skip.has(name) || !name.includes('::'))
             continue;
-        const uses = headUses(name, head);
-        if (uses === undefined)
-            continue;
-        const { first, where } = uses;
-        out.fail('module', first.file, 'references', {
+        const found = failAtFirstUse(name, head, out, { kind: 'module', evidence: (file) => file, check: 'references' }, (uses, file) => ({
             code: AuditCode.danglingReference,
-            message: `${name} is referenced at the head (${where}) but no module defines it any more (the base or an earlier commit did): ` +
-                `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply --patch of a :rename-symbol op on ${first.file}) or restore the definition`,
-            file: first.file,
-            line: first.line,
+            message: `${name} is referenced at the head (${uses}) but no module defines it any more (the base or an earlier commit did): ` +
+                `a use of the name arrived after it was renamed or removed. Rename the use with a patch (gcpatch apply --patch of a :rename-symbol op on ${file}) or restore the definition`,
             title: 'dangling reference',
-        });
+        }));
+        if (!found)
+            continue;
         reported.push(name);
     }
     return reported;
@@ -66497,19 +66495,15 @@ function checkStaleReferences(head, refactors, out) {
         const from = r.request.fromSymbol;
         if (from === '' || from === r.request.toSymbol || defined.has(from))
             continue;
-        const uses = headUses(from, head);
-        if (uses === undefined)
-            continue;
-        const { first, where } = uses;
-        out.fail('refactor-plan', r.address, 'no stale reference', {
+        const found = failAtFirstUse(from, head, out, { kind: 'refactor-plan', evidence: () => r.address, check: 'no stale reference' }, (uses, file) => ({
             code: AuditCode.refactorStaleReference,
             message: `${r.request.refactorKind} ${from} → ${r.request.toSymbol}: the head still references ${from}, which no module defines any more ` +
-                `(${where}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
-                `gcpatch apply --patch of {:op :rename-symbol :module-path "${first.file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
-            file: first.file,
-            line: first.line,
+                `(${uses}); a use of the old name arrived after the refactor (e.g. with a merge from main). Rename the new use with a patch — ` +
+                `gcpatch apply --patch of {:op :rename-symbol :module-path "${file.slice(head.dir === '' ? 0 : head.dir.length + 1)}" :from "${from}" :to "${r.request.toSymbol}"} — and commit its evidence`,
             title: 'reference to a refactored-away name',
-        });
+        }));
+        if (!found)
+            continue;
         reported.add(from);
     }
     return reported;
@@ -79197,16 +79191,18 @@ function getSettings(env = process.env) {
         throw new Error(`input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
     const reportDir = env.RUNNER_TEMP || workspace;
     return {
-        workspace,
-        base: base.rev,
-        head: head.rev,
+        audit: {
+            dir: workspace,
+            base: base.rev,
+            head: head.rev,
+            packages: parseGlobList(getInput('packages')),
+            failOn,
+            replay,
+            obligationRunner: runner === '' ? undefined : runner,
+            shard: shard === '' ? undefined : shard,
+        },
         baseSource: base.source,
         headSource: head.source,
-        packages: parseGlobList(getInput('packages')),
-        failOn,
-        replay,
-        obligationRunner: runner === '' ? undefined : runner,
-        shard: shard === '' ? undefined : shard,
         reportPath: (0,external_node_path_namespaceObject.join)(reportDir, 'gcpatch-pr-audit.json'),
         eventName,
         pullRequest: event.pull_request?.number,
@@ -79382,17 +79378,9 @@ function setOutputSafely(name, value) {
 async function run() {
     try {
         const settings = getSettings();
-        info(`gcpatch: verifying evidence between ${settings.base} (${settings.baseSource}) and ${settings.head} (${settings.headSource})`);
-        const report = await auditPullRequest({
-            dir: settings.workspace,
-            base: settings.base,
-            head: settings.head,
-            packages: settings.packages,
-            failOn: settings.failOn,
-            replay: settings.replay,
-            ...(settings.obligationRunner !== undefined ? { obligationRunner: settings.obligationRunner } : {}),
-            ...(settings.shard !== undefined ? { shard: settings.shard } : {}),
-        });
+        const { audit } = settings;
+        info(`gcpatch: verifying evidence between ${audit.base} (${settings.baseSource}) and ${audit.head} (${settings.headSource})`);
+        const report = await auditPullRequest(audit);
         (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(settings.reportPath), { recursive: true });
         (0,external_node_fs_namespaceObject.writeFileSync)(settings.reportPath, stringifyJson(report, 2) + '\n');
         annotate(report.findings, settings.reportPath);
