@@ -18,7 +18,8 @@ import { BOM, chooseOutputStyle, hasBom, indexOfByte, normalizeSide, restorePiec
 import { TEXT_UNSAFE, mergeModuleText, type Side, type TextConflict } from './module.js';
 import { TimeoutError, deadlineIn } from './deadline.js';
 import { concatBytes, conflictBlock, sameBytes, type ConflictStyle, type MarkerOptions } from './diff3.js';
-import { isTomlTable, parseManifestTable } from '../workspace/manifest-write.js';
+import { isTomlTable, parseManifestTable, type TomlValue } from '../workspace/manifest-write.js';
+import { tomlEqual } from '../workspace/toml-equal.js';
 
 /** Which of the two drivers runs: `.gc` modules, or `package.toml` (`--manifest`). */
 export type DriverMode = 'gc' | 'manifest';
@@ -272,22 +273,70 @@ export function mergeFileBytes(
   if (options.mode === 'manifest' && outcome.exitCode === 0 && outcome.result !== undefined) {
     // A clean line merge of two manifests that each added an entry can list it twice (one module
     // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
+    // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
+    // (the structural merge refuses it; git merge-file can align the blocks so that it merges cleanly).
     const repeated = repeatedManifestEntry(outcome.result);
-    if (repeated !== undefined) {
+    const modifiedRemoved = repeated === undefined ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
+    const problem =
+      repeated !== undefined
+        ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
+        : modifiedRemoved !== undefined
+          ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
+          : undefined;
+    if (problem !== undefined) {
       return {
         exitCode: 1,
         method: 'line',
         result: conflictBlock(ours, base, theirs, options.markers),
         reason,
         conflicts: [],
-        messages: [
-          ...outcome.messages,
-          `gcpatch: ${where}: the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`,
-        ],
+        messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
       };
     }
   }
   return outcome;
+}
+
+/** The entry lists of a manifest matched by name: `[[modules]]` by `path`, `[[dependencies]]` by `name`. */
+const MANIFEST_ENTRY_LISTS = [
+  ['modules', 'path', 'module'],
+  ['dependencies', 'name', 'dependency'],
+] as const;
+
+/** The entries of `list` in `table` by their `field`; entries without a string name are left out. */
+function entriesByName(table: Record<string, unknown>, list: string, field: string): Map<string, TomlValue> {
+  const byName = new Map<string, TomlValue>();
+  const entries = table[list];
+  if (!Array.isArray(entries)) return byName;
+  for (const entry of entries) {
+    if (isTomlTable(entry) && typeof entry[field] === 'string') byName.set(entry[field] as string, entry as TomlValue);
+  }
+  return byName;
+}
+
+/**
+ * The first `[[modules]]` or `[[dependencies]]` entry of base that one side removed while the
+ * other changed it, as `module "p"` / `dependency "n"`; undefined when there is none or a side does
+ * not read as TOML. No merge can keep both sides' change of such an entry.
+ */
+export function modifiedAndRemovedEntry(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array): string | undefined {
+  let tables;
+  try {
+    tables = [base, ours, theirs].map((side) => parseManifestTable(side));
+  } catch {
+    return undefined;
+  }
+  const [b, o, t] = tables as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+  for (const [list, field, what] of MANIFEST_ENTRY_LISTS) {
+    const [inBase, inOurs, inTheirs] = [entriesByName(b, list, field), entriesByName(o, list, field), entriesByName(t, list, field)];
+    for (const [name, entry] of inBase) {
+      const [mine, other] = [inOurs.get(name), inTheirs.get(name)];
+      if ((mine === undefined) === (other === undefined)) continue;
+      const kept = mine ?? other!;
+      if (!tomlEqual(kept, entry)) return `${what} ${JSON.stringify(name)}`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -301,7 +350,7 @@ export function repeatedManifestEntry(text: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-  for (const [key, field, what] of [['modules', 'path', 'module'], ['dependencies', 'name', 'dependency']] as const) {
+  for (const [key, field, what] of MANIFEST_ENTRY_LISTS) {
     const list = table[key];
     if (!Array.isArray(list)) continue;
     const seen = new Set<string>();

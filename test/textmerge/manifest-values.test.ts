@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { hasLossySpelling, MANIFEST_UNSUPPORTED, mergeManifestText, parseManifestTable, tomlEqual } from '../../src/textmerge/manifest.js';
 import { gitMergeBytes } from '../../src/textmerge/line-based.js';
-import { mergeFileBytes } from '../../src/textmerge/driver.js';
+import { mergeFileBytes, modifiedAndRemovedEntry } from '../../src/textmerge/driver.js';
 import { isGcError } from '../../src/util/errors.js';
 import { isTomlTable } from '../../src/workspace/manifest-write.js';
 import { dec, enc } from './bytes.js';
@@ -295,5 +295,41 @@ describe('manifest driver: a clean line merge that lists an entry twice', () => 
     const r = drive(base, ours, theirsOnce);
     expect(r.exitCode).toBe(0);
     expect(r.text).toBe(ours.replace('version = "0.1.0"', 'version = "0.2.0"'));
+  });
+});
+
+describe('manifest driver: a clean line merge that hides an entry one side removed and the other changed', () => {
+  // Found by the fuzz above: the structural merge refuses (m1.gc removed by theirs, re-pinned by
+  // ours); git merge-file aligns the [[modules]] blocks so that it merges cleanly, keeping ours'
+  // m1.gc and losing theirs' removal.
+  const A = 'a'.repeat(64);
+  const B = 'b'.repeat(64);
+  const C = 'c'.repeat(64);
+  const mod = (h: string, i: number): string => `\n[[modules]]\nhash = "${h}"\npath = "m${i}.gc"\n`;
+  const base = `${HEAD}x = inf\n${mod(A, 0)}${mod('', 1)}${mod(C, 2)}`;
+  const ours = `${HEAD}x = inf\n${mod(A, 0)}${mod(C, 1)}`;
+  const theirs = `${HEAD}${mod(B, 0)}${mod(C, 2)}`;
+
+  it('marks the whole file (ours, then theirs) instead of exiting 0 without theirs\' removal', () => {
+    const plain = gitMergeBytes(enc(base), enc(ours), enc(theirs), markers);
+    expect(plain.conflicts).toBe(0); // what git merge-file alone gives: clean, m1.gc kept
+    expect(dec(plain.text)).toContain('path = "m1.gc"');
+    const r = drive(base, ours, theirs);
+    expect(r.exitCode).toBe(1);
+    expect(r.text).toBe(`<<<<<<< ours\n${ours}=======\n${theirs}>>>>>>> theirs\n`);
+    expect(r.messages.join('\n')).toContain('one side removed module "m1.gc" and the other changed it');
+  });
+
+  it('names modify/remove of a module or a dependency, and nothing else (controls)', () => {
+    const dep = (n: string, v: string): string => `\n[[dependencies]]\nname = "${n}"\nversion = "${v}"\n`;
+    const of = (base: string, ours: string, theirs: string) => modifiedAndRemovedEntry(enc(base), enc(ours), enc(theirs));
+    expect(of(base, ours, theirs)).toBe('module "m1.gc"');
+    expect(of(base, theirs, ours)).toBe('module "m1.gc"');
+    // removed by one side, unchanged by the other; removed by both; changed by both: not this case
+    expect(of(base, `${HEAD}${mod(A, 0)}${mod(C, 2)}`, base)).toBeUndefined();
+    expect(of(base, `${HEAD}${mod(A, 0)}`, `${HEAD}${mod(A, 0)}`)).toBeUndefined();
+    expect(of(base, `${HEAD}${mod(B, 0)}${mod('', 1)}${mod(C, 2)}`, `${HEAD}${mod(C, 0)}${mod('', 1)}${mod(C, 2)}`)).toBeUndefined();
+    expect(of(`${HEAD}${dep('lib', '1')}`, `${HEAD}${dep('lib', '2')}`, HEAD)).toBe('dependency "lib"');
+    expect(of('not toml = = 1', HEAD, HEAD)).toBeUndefined();
   });
 });
