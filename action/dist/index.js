@@ -76512,6 +76512,7 @@ function mergeSegmented(B, O, T, options, reduced) {
 
 
 
+
 /** Default labels when git does not expand `%S %X %Y` (git < 2.44). */
 const DEFAULT_LABELS = { base: 'base', ours: 'ours', theirs: 'theirs' };
 /** Default time budget of the structural merge, in ms (`GCPATCH_DRIVER_TIMEOUT_MS`). */
@@ -76696,22 +76697,71 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
     if (options.mode === 'manifest' && outcome.exitCode === 0 && outcome.result !== undefined) {
         // A clean line merge of two manifests that each added an entry can list it twice (one module
         // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
+        // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
+        // (the structural merge refuses it; git merge-file can align the blocks so that it merges cleanly).
         const repeated = repeatedManifestEntry(outcome.result);
-        if (repeated !== undefined) {
+        const modifiedRemoved = repeated === undefined ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
+        const problem = repeated !== undefined
+            ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
+            : modifiedRemoved !== undefined
+                ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
+                : undefined;
+        if (problem !== undefined) {
             return {
                 exitCode: 1,
                 method: 'line',
                 result: conflictBlock(ours, base, theirs, options.markers),
                 reason,
                 conflicts: [],
-                messages: [
-                    ...outcome.messages,
-                    `gcpatch: ${where}: the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`,
-                ],
+                messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
             };
         }
     }
     return outcome;
+}
+/** The entry lists of a manifest matched by name: `[[modules]]` by `path`, `[[dependencies]]` by `name`. */
+const MANIFEST_ENTRY_LISTS = [
+    ['modules', 'path', 'module'],
+    ['dependencies', 'name', 'dependency'],
+];
+/** The entries of `list` in `table` by their `field`; entries without a string name are left out. */
+function entriesByName(table, list, field) {
+    const byName = new Map();
+    const entries = table[list];
+    if (!Array.isArray(entries))
+        return byName;
+    for (const entry of entries) {
+        if (isTomlTable(entry) && typeof entry[field] === 'string')
+            byName.set(entry[field], entry);
+    }
+    return byName;
+}
+/**
+ * The first `[[modules]]` or `[[dependencies]]` entry of base that one side removed while the
+ * other changed it, as `module "p"` / `dependency "n"`; undefined when there is none or a side does
+ * not read as TOML. No merge can keep both sides' change of such an entry.
+ */
+function modifiedAndRemovedEntry(base, ours, theirs) {
+    let tables;
+    try {
+        tables = [base, ours, theirs].map((side) => manifest_write_parseManifestTable(side));
+    }
+    catch {
+        return undefined;
+    }
+    const [b, o, t] = tables;
+    for (const [list, field, what] of MANIFEST_ENTRY_LISTS) {
+        const [inBase, inOurs, inTheirs] = [entriesByName(b, list, field), entriesByName(o, list, field), entriesByName(t, list, field)];
+        for (const [name, entry] of inBase) {
+            const [mine, other] = [inOurs.get(name), inTheirs.get(name)];
+            if ((mine === undefined) === (other === undefined))
+                continue;
+            const kept = mine ?? other;
+            if (!tomlEqual(kept, entry))
+                return `${what} ${JSON.stringify(name)}`;
+        }
+    }
+    return undefined;
 }
 /**
  * The first `[[modules]]` path or `[[dependencies]]` name a manifest text lists twice, as
@@ -76725,7 +76775,7 @@ function repeatedManifestEntry(text) {
     catch {
         return undefined;
     }
-    for (const [key, field, what] of [['modules', 'path', 'module'], ['dependencies', 'name', 'dependency']]) {
+    for (const [key, field, what] of MANIFEST_ENTRY_LISTS) {
         const list = table[key];
         if (!Array.isArray(list))
             continue;
