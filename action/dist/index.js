@@ -76653,6 +76653,7 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
     }
     let reason;
     let forceConflict = false;
+    let refusedWithinBudget = false; // the structural merge read every side and refused (a GcError)
     if (options.structural === false)
         reason = 'disabled by GCPATCH_DRIVER=0';
     else if (!(0,external_node_buffer_.isUtf8)(base) || !(0,external_node_buffer_.isUtf8)(ours) || !(0,external_node_buffer_.isUtf8)(theirs)) {
@@ -76683,6 +76684,7 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
                 reason = `the structural merge exceeded its ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms budget`;
             else if (errors_isGcError(error)) {
                 reason = `${error.code}: ${error.message}`;
+                refusedWithinBudget = true;
                 // The structural merge saw a conflict it cannot mark (or failed its own check): a clean
                 // line merge would hide it, so the file is reported conflicted whatever git merge-file says.
                 forceConflict = error.code === TEXT_UNSAFE;
@@ -76698,9 +76700,11 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
         // A clean line merge of two manifests that each added an entry can list it twice (one module
         // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
         // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
-        // (the structural merge refuses it; git merge-file can align the blocks so that it merges cleanly).
+        // (the structural merge refuses it; git merge-file can align the blocks so that it merges
+        // cleanly). Checked when the structural merge read the sides within its budget, so that a side
+        // too large for it is not parsed three more times.
         const repeated = repeatedManifestEntry(outcome.result);
-        const modifiedRemoved = repeated === undefined ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
+        const modifiedRemoved = repeated === undefined && refusedWithinBudget ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
         const problem = repeated !== undefined
             ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
             : modifiedRemoved !== undefined
