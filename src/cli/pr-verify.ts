@@ -99,9 +99,11 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
         return;
       }
       const { auditPullRequest } = await import('../verify-pr/verify-pr.js');
-      // Options commander left unset are undefined, which auditPullRequest reads as its defaults.
-      const report = await auditPullRequest({ ...opts, failOn: opts.failOn });
-      ctx.stdout(opts.json ? stringifyJson(report, 2) + '\n' : renderAuditText(report));
+      // Options commander left unset are undefined, which auditPullRequest reads as its defaults;
+      // `failOn` is the value checked above.
+      const { json, failOn, ...audit } = opts;
+      const report = await auditPullRequest({ ...audit, failOn });
+      ctx.stdout(json ? stringifyJson(report, 2) + '\n' : renderAuditText(report));
       if (!report.ok) ctx.exitCode = ExitCode.verificationFailed;
     });
 }

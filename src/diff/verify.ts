@@ -22,7 +22,11 @@ export const DIFF_VERIFY_FAILED = 'diff/verify-failed';
  * The error helpers of a report verifier whose failures all carry `code` and exit 50:
  * `fail(field, message)` builds one, its message `<subject> <field>: <message>` and location
  * `{at: field}`; `decoding(field, fn)` runs a decoder over report content and turns any `GcError`
- * it throws that is not already a verification failure (exit 50) into a failure of `field`.
+ * it throws that is not already a verification failure (exit 50) into a failure of `field`;
+ * `expectEqual(field, actual, expected)` fails `field` (`is <actual>, expected <expected>`) unless
+ * they are `===`; `expectIdentity(report, request, sides)` checks `:request-h`, then `:<side>-h`
+ * (the report's `<side>H` against the workspace hash of the request's `<side>`) for each side in
+ * order, stopping at the first that differs.
  */
 export function verificationFailures(
   code: GcCode,
@@ -30,6 +34,7 @@ export function verificationFailures(
 ): {
   fail: (field: string, message: string, cause?: unknown) => GcError;
   decoding: <T>(field: string, fn: () => T) => T;
+  expectEqual: (field: string, actual: unknown, expected: unknown) => void;
   expectIdentity: <S extends string>(report: { requestH: string } & Record<`${S}H`, string>, request: { requestH: string } & Record<S, Workspace>, sides: readonly S[]) => void;
 } {
   const fail = (field: string, message: string, cause?: unknown): GcError =>
@@ -42,20 +47,19 @@ export function verificationFailures(
       throw error;
     }
   };
+  const expectEqual = (field: string, actual: unknown, expected: unknown): void => {
+    if (actual !== expected) throw fail(field, `is ${String(actual)}, expected ${String(expected)}`);
+  };
   // The report's `:request-h`, then each side's workspace hash (`:base-h` is `baseH` of the report
   // against the hash of the request's `base`, …), in that order.
   const expectIdentity = <S extends string>(report: { requestH: string } & Record<`${S}H`, string>, request: { requestH: string } & Record<S, Workspace>, sides: readonly S[]): void => {
-    const checks: [string, string, () => string][] = [[':request-h', report.requestH, () => request.requestH]];
-    for (const side of sides) checks.push([`:${side}-h`, report[`${side}H`] as string, () => workspaceHash(request[side])]);
-    for (const [field, actual, expectedOf] of checks) {
-      const expected = expectedOf();
-      if (actual !== expected) throw fail(field, `is ${actual}, expected ${expected}`);
-    }
+    expectEqual(':request-h', report.requestH, request.requestH);
+    for (const side of sides) expectEqual(`:${side}-h`, report[`${side}H`], workspaceHash(request[side]));
   };
-  return { fail, decoding, expectIdentity };
+  return { fail, decoding, expectEqual, expectIdentity };
 }
 
-const { fail, decoding, expectIdentity } = verificationFailures(DIFF_VERIFY_FAILED, 'diff report');
+const { fail, decoding, expectEqual, expectIdentity } = verificationFailures(DIFF_VERIFY_FAILED, 'diff report');
 
 /** One decoded op of a diff patch. */
 type DiffOp =
@@ -161,10 +165,6 @@ function applyOps(ops: readonly DiffOp[], base: ReadonlyMap<string, readonly Ter
 
 function formsMap(req: DiffRequest['base']): Map<string, readonly Term[]> {
   return new Map(req.modules.map((m) => [m.modulePath, m.forms.items]));
-}
-
-function expectEqual(field: string, actual: string | number, expected: string | number): void {
-  if (actual !== expected) throw fail(field, `is ${actual}, expected ${expected}`);
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 /** Error code of every merge verification failure (exit 50). */
 export const MERGE_VERIFY_FAILED = 'merge/verify-failed';
 
-const { fail, decoding, expectIdentity } = verificationFailures(MERGE_VERIFY_FAILED, 'merge report');
+const { fail, decoding, expectEqual, expectIdentity } = verificationFailures(MERGE_VERIFY_FAILED, 'merge report');
 
 /** Equality of optional values; `null` (absent) equals only `null`. */
 function same(a: Term | null, b: Term | null): boolean {
@@ -108,10 +108,6 @@ function expectedMerge(req: MergeRequest): { modules: Map<string, readonly Term[
     }
   }
   return { modules, conflicts };
-}
-
-function expectEqual(field: string, actual: unknown, expected: unknown): void {
-  if (actual !== expected) throw fail(field, `is ${String(actual)}, expected ${String(expected)}`);
 }
 
 /** Checks the report's `:merged` records against the expected modules, form by form. */

@@ -321,7 +321,9 @@ function entriesByName(table: Record<string, unknown>, list: string, field: stri
 /**
  * The first `[[modules]]` or `[[dependencies]]` entry of base that one side removed while the
  * other changed it, as `module "p"` / `dependency "n"`; undefined when there is none or a side does
- * not read as TOML. No merge can keep both sides' change of such an entry.
+ * not read as TOML (never throws). No merge can keep both sides' change of such an entry; entries
+ * compare as values (`tomlEqual`, src/workspace/toml-equal.ts), so a reformatted entry is unchanged.
+ * @param base the three sides as UTF-8 `package.toml` bytes (docs/reference/package-toml.md).
  */
 export function modifiedAndRemovedEntry(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array): string | undefined {
   let tables;
