@@ -76743,7 +76743,9 @@ function entriesByName(table, list, field) {
 /**
  * The first `[[modules]]` or `[[dependencies]]` entry of base that one side removed while the
  * other changed it, as `module "p"` / `dependency "n"`; undefined when there is none or a side does
- * not read as TOML. No merge can keep both sides' change of such an entry.
+ * not read as TOML (never throws). No merge can keep both sides' change of such an entry; entries
+ * compare as values (`tomlEqual`, src/workspace/toml-equal.ts), so a reformatted entry is unchanged.
+ * @param base the three sides as UTF-8 `package.toml` bytes (docs/reference/package-toml.md).
  */
 function modifiedAndRemovedEntry(base, ours, theirs) {
     let tables;
