@@ -40,7 +40,7 @@
  * Everything is iterative (explicit work stack), so 100,000-deep nesting is safe. Idempotent.
  */
 import { GcError } from '../util/errors.js';
-import { lineColumn, readModule } from './read.js';
+import { lineColumn, readModule, readModuleSpans, type ReadModuleResult, type SpannedModule } from './read.js';
 import { NIL, listItems, termsEqual, type MapTerm, type PairTerm, type Term } from './term.js';
 
 /** Error code of every canonicalization failure. */
@@ -286,7 +286,22 @@ export function canonicalizeModule(forms: readonly Term[]): Term[] {
  *   `location.offset` (0-based byte), `line` and `column` (1-based) of the offending top-level form.
  */
 export function canonicalizeSource(source: Uint8Array | string): Term[] {
-  const { source: bytes, forms } = readModule(source);
+  return canonicalizeRead(readModule(source));
+}
+
+/**
+ * {@link canonicalizeSource} that also keeps what the reader saw: the forms with their node spans
+ * (`readModuleSpans`), for a caller that edits the text afterwards (the format-preserving apply,
+ * `src/patch/render/render.ts`). One reader pass gives both.
+ * @returns `module`, the spanned read, and `forms`, equal to `canonicalizeSource(source)`.
+ * @throws GcError as {@link canonicalizeSource}.
+ */
+export function canonicalizeSourceSpans(source: Uint8Array | string): { module: SpannedModule; forms: Term[] } {
+  const module = readModuleSpans(source);
+  return { module, forms: canonicalizeRead(module) };
+}
+
+function canonicalizeRead({ source: bytes, forms }: ReadModuleResult): Term[] {
   return forms.map((f, i) => {
     try {
       return canonicalizeForm(f.term, i);

@@ -228,9 +228,62 @@ export function compareTerms(a: Term, b: Term): number {
   return 0;
 }
 
-/** Structural equality (same as `compareTerms(a, b) === 0`). */
+/**
+ * Structural equality: the same answer as `compareTerms(a, b) === 0` (docs/reference/coreform.md
+ * §1.4), without ordering anything: two parallel stacks of pending pairs, containers of different
+ * lengths unequal at once, shared subterms (the same object) equal without a walk. Iterative.
+ */
 export function termsEqual(a: Term, b: Term): boolean {
-  return compareTerms(a, b) === 0;
+  const xs: Term[] = [a];
+  const ys: Term[] = [b];
+  while (xs.length > 0) {
+    const x = xs.pop()!;
+    const y = ys.pop()!;
+    if (x === y) continue;
+    if (x.kind !== y.kind) return false;
+    switch (x.kind) {
+      case 'nil':
+        continue;
+      case 'bool':
+      case 'int':
+        if (x.value !== (y as BoolTerm | IntTerm).value) return false;
+        continue;
+      case 'str':
+        if (x.value !== (y as StrTerm).value) return false;
+        continue;
+      case 'sym':
+        if (x.name !== (y as SymTerm).name) return false;
+        continue;
+      case 'bytes':
+        if (compareBytes(x.value, (y as BytesTerm).value) !== 0) return false;
+        continue;
+      case 'pair':
+        xs.push(x.cdr, x.car);
+        ys.push((y as PairTerm).cdr, (y as PairTerm).car);
+        continue;
+      case 'vec': {
+        const xi = x.items;
+        const yi = (y as VecTerm).items;
+        if (xi.length !== yi.length) return false;
+        for (let i = xi.length - 1; i >= 0; i--) {
+          xs.push(xi[i]!);
+          ys.push(yi[i]!);
+        }
+        continue;
+      }
+      case 'map': {
+        const xe = x.entries;
+        const ye = (y as MapTerm).entries;
+        if (xe.length !== ye.length) return false;
+        for (let i = xe.length - 1; i >= 0; i--) {
+          xs.push(xe[i]![1], xe[i]![0]);
+          ys.push(ye[i]![1], ye[i]![0]);
+        }
+        continue;
+      }
+    }
+  }
+  return true;
 }
 
 /**

@@ -1,11 +1,11 @@
 /** Loading a GenesisCode package from disk: manifest, modules in manifest order, hashes vs pins. */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { canonicalizeSource } from '../coreform/canon.js';
+import { canonicalizeSource, canonicalizeSourceSpans } from '../coreform/canon.js';
 import { hashModule } from '../coreform/hash.js';
 import type { Term } from '../coreform/term.js';
 import { ioError, isGcError } from '../util/errors.js';
-import { lineColumn } from '../coreform/read.js';
+import { lineColumn, type SpannedModule } from '../coreform/read.js';
 import { parseManifest, type Manifest } from './manifest.js';
 import { modulePathOnDisk } from './path.js';
 
@@ -49,8 +49,21 @@ export function resolveManifestPath(arg: string): string {
  * @throws GcError `core/parse/*`, `core/canon/*` (exit 10) with `location.file` set.
  */
 export function canonicalizeFile(bytes: Uint8Array, file: string): Term[] {
+  return atFile(bytes, file, () => canonicalizeSource(bytes));
+}
+
+/**
+ * {@link canonicalizeFile} that also keeps the reader's node spans (`canonicalizeSourceSpans`).
+ * @throws GcError as {@link canonicalizeFile}.
+ */
+export function canonicalizeFileSpans(bytes: Uint8Array, file: string): { module: SpannedModule; forms: Term[] } {
+  return atFile(bytes, file, () => canonicalizeSourceSpans(bytes));
+}
+
+/** Runs `read` on `bytes`, giving a GcError it throws the file name and, from its offset, line and column. */
+function atFile<T>(bytes: Uint8Array, file: string, read: () => T): T {
   try {
-    return canonicalizeSource(bytes);
+    return read();
   } catch (error) {
     if (isGcError(error)) {
       const loc = error.location.offset !== undefined && error.location.line === undefined

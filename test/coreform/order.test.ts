@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readTerm } from '../../src/coreform/read.js';
-import { compareTerms, map, pair, str, sym, termsEqual, NIL, FALSE, listFrom, type Term } from '../../src/coreform/term.js';
+import { compareTerms, map, pair, str, sym, termsEqual, vec, NIL, FALSE, listFrom, type Term } from '../../src/coreform/term.js';
+import { printTerm } from '../../src/coreform/print.js';
 import { compareUtf8 } from '../../src/util/bytes.js';
-import { dataTerm } from './arbitrary.js';
+import { atom, dataTerm } from './arbitrary.js';
 
 describe('total order (docs/reference/coreform.md §1.4)', () => {
   it('sorts the repository order chain', () => {
@@ -85,6 +86,22 @@ describe('total order (docs/reference/coreform.md §1.4)', () => {
         expect(compareTerms(x, x)).toBe(0);
         if (xy <= 0 && compareTerms(y, z) <= 0) expect(compareTerms(x, z)).toBeLessThanOrEqual(0);
         if (xy === 0) expect(termsEqual(x, y)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('termsEqual gives the answer of compareTerms(a, b) === 0, on equal copies and on copies that differ in one place', () => {
+    fc.assert(
+      fc.property(dataTerm, dataTerm, atom, atom, (x, y, p, q) => {
+        const copy = readTerm(printTerm(x));
+        expect(termsEqual(x, copy)).toBe(true);
+        expect(termsEqual(x, y)).toBe(compareTerms(x, y) === 0);
+        // the same tree with one leaf that may differ, deep inside a vector, a map and a list
+        const a = vec([x, map([[str('k'), listFrom([y, p])]])]);
+        const b = vec([copy, map([[str('k'), listFrom([readTerm(printTerm(y)), q])]])]);
+        expect(termsEqual(a, b)).toBe(compareTerms(a, b) === 0);
+        expect(termsEqual(a, b)).toBe(compareTerms(p, q) === 0);
       }),
       { numRuns: 500 },
     );

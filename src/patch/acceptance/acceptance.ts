@@ -19,7 +19,8 @@ import { canonicalizeSource } from '../../coreform/canon.js';
 import { hashModule } from '../../coreform/hash.js';
 import { readTerm } from '../../coreform/read.js';
 import { bool, kw, kwMap, mapGet, str, sym, vec, type MapTerm, type Term } from '../../coreform/term.js';
-import { isHex64 } from '../../util/bytes.js';
+import { bytesEqual, isHex64 } from '../../util/bytes.js';
+import { moduleHash } from '../protocol/module-memo.js';
 import { ExitCode, GcError } from '../../util/errors.js';
 import type { Manifest } from '../../workspace/manifest.js';
 import type { EvidenceStore } from '../../store/store.js';
@@ -57,16 +58,27 @@ function obligationRecord(name: string, ok: boolean, errors: string[]): MapTerm 
 }
 
 /**
- * gcpatch's own acceptance (no runner): re-reads every listed module from `packageDir`, checks that
- * it parses, canonicalizes, is byte-canonical and hashes to `pins`; then one `:ok false` record per
- * declared obligation. `:ok` is true only when there are no declared obligations and the check passed.
+ * Module texts whose canonical forms this process has already read: module path → the bytes and
+ * `canonicalizeSource(bytes)` (or forms structurally equal to it, element by element). Only ever a
+ * shortcut: {@link builtinAcceptance} uses an entry when the file on disk holds exactly these bytes.
  */
-export function builtinAcceptance(packageDir: string, manifest: Manifest): MapTerm {
+export type KnownModuleTexts = ReadonlyMap<string, { bytes: Uint8Array; forms: readonly Term[] }>;
+
+/**
+ * gcpatch's own acceptance (no runner): re-reads every listed module from `packageDir`, checks that
+ * it parses, canonicalizes and hashes to its pin in `manifest`; then one `:ok false` record per
+ * declared obligation. `:ok` is true only when there are no declared obligations and the check passed.
+ * @param known texts already read in this process (the apply's loaded and rendered modules): a file
+ *   whose bytes equal an entry's is hashed from the entry's forms (`module-memo.ts`) instead of being
+ *   read into forms again; the hash is the same, as the reader is a function of the bytes.
+ */
+export function builtinAcceptance(packageDir: string, manifest: Manifest, known?: KnownModuleTexts): MapTerm {
   const errors: string[] = [];
   for (const m of manifest.modules) {
     try {
       const bytes = readFileSync(join(packageDir, ...m.path.split('/')));
-      const hash = hashModule(canonicalizeSource(bytes));
+      const seen = known?.get(m.path);
+      const hash = seen !== undefined && bytesEqual(seen.bytes, bytes) ? moduleHash(seen.forms) : hashModule(canonicalizeSource(bytes));
       if (hash !== m.hash) errors.push(`${m.path}: module hash ${hash} does not match its pin ${m.hash ?? '(none)'}`);
     } catch (error) {
       errors.push(`${m.path}: ${error instanceof Error ? error.message : String(error)}`);

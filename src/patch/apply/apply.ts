@@ -11,18 +11,18 @@
  * (`patch/rollback-failed`, exit 70) and keeps the journal for `gcpatch recover`.
  */
 import { basename, dirname } from 'node:path';
-import { readTerm } from '../../coreform/read.js';
+import { readTerm, type SpannedModule } from '../../coreform/read.js';
 import { kw, mapGet, type MapTerm, type Term } from '../../coreform/term.js';
 import { ExitCode, GcError, ioError, isGcError } from '../../util/errors.js';
 import { lineColumn } from '../../coreform/read.js';
 import { resolveManifestPath } from '../../workspace/package.js';
 import { EvidenceStore, type StoreLimits } from '../../store/store.js';
-import { builtinAcceptance, resolveRunner, runObligationRunner, validateAcceptance } from '../acceptance/acceptance.js';
+import { builtinAcceptance, resolveRunner, runObligationRunner, validateAcceptance, type KnownModuleTexts } from '../acceptance/acceptance.js';
 import { GENESIS_RUNNER, LAST_ACCEPTANCE, runGenesisTest } from '../acceptance/genesis-test.js';
 import { applyOpsInMemory } from '../ops/apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
-import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists } from './host.js';
+import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists, type LoadedModuleText } from './host.js';
 import { withPackageLock } from '../guard.js';
 import { PackageTransaction, SimulatedCrash, type PlannedWrite } from '../transaction.js';
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from '../protocol/normalize.js';
@@ -204,7 +204,8 @@ function applyLocked(
   const manifestBytes = readIfExists(manifestFile);
   if (manifestBytes === undefined) throw ioError(Object.assign(new Error('no such file'), { code: 'ENOENT' }), manifestFile, 'read');
   const manifestText = Buffer.from(manifestBytes).toString('utf8');
-  const request = preflightRequest(plan.normalized, inspectPathStates(packageDir, paths));
+  const pathStates = inspectPathStates(packageDir, paths);
+  const request = preflightRequest(plan.normalized, pathStates);
   const preflight = verifyPreflightReport(request, preflightReport(request));
   if (!preflight.ok) {
     const c = preflight.conflict!;
@@ -214,8 +215,8 @@ function applyLocked(
       { at: `op ${c.ordinal}`, details: { conflict: c } },
     );
   }
-  const originals = new Map<string, Uint8Array>();
-  const before = loadPackageState(packageDir, manifestText, manifestFile, paths, originals);
+  const originals = new Map<string, LoadedModuleText>();
+  const before = loadPackageState(packageDir, manifestText, manifestFile, paths, originals, pathStates);
   const store = EvidenceStore.forPackage(packageDir, { limits: options.storeLimits ?? {} });
   const tx = PackageTransaction.begin(packageDir, 'apply', faults);
   let committed: ApplyResult | undefined;
@@ -229,13 +230,20 @@ function applyLocked(
     const writes: PlannedWrite[] = [];
     const changedPaths: string[] = [];
     const canonicalFallbacks: { path: string; reason: string }[] = [];
-    // every op path that is a file was read (under the lock) by loadPackageState; the others are absent
-    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, originals.get(p)])));
+    // every op path that is a file was read (under the lock) by loadPackageState, with its node
+    // spans; the others are absent
+    const read = new Map<string, { module: SpannedModule; forms: readonly Term[] }>();
+    for (const [p, t] of originals) if (t.spans !== undefined) read.set(p, { module: t.spans, forms: t.forms });
+    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, originals.get(p)?.bytes])), read);
+    // the texts whose canonical forms are known: as loaded, then as rendered and read back
+    const known = new Map<string, { bytes: Uint8Array; forms: readonly Term[] }>(originals);
     for (const p of paths) {
       const forms = after.modules.get(p);
+      known.delete(p);
       if (forms !== undefined) {
         const rendered = renderer.render(p, forms, { canonical: options.canonical === true });
         if (rendered.fallback !== undefined) canonicalFallbacks.push({ path: p, reason: rendered.fallback });
+        if (rendered.readBack) known.set(p, { bytes: rendered.bytes, forms });
         writes.push({ path: p, bytes: rendered.bytes });
         changedPaths.push(p);
       } else if (before.modules.has(p)) {
@@ -261,7 +269,7 @@ function applyLocked(
       acceptance = run.acceptance;
       acceptanceArtifact = run.acceptanceArtifact;
     } else {
-      acceptance = runnerAcceptance(runner, packageDir, manifestFile, packed, store, options.runnerTimeoutMs);
+      acceptance = runnerAcceptance(runner, packageDir, manifestFile, packed, store, options.runnerTimeoutMs, known);
       faults('store:acceptance');
       acceptanceArtifact = store.putTerm(acceptance);
       tx.write([{ path: LAST_ACCEPTANCE, bytes: Buffer.from(`${acceptanceArtifact}\n`, 'utf8'), step: 'write:last_acceptance' }]);
@@ -335,8 +343,9 @@ function runnerAcceptance(
   packed: ReturnType<typeof packPackageState>,
   store: EvidenceStore,
   timeoutMs: number | undefined,
+  known: KnownModuleTexts,
 ): MapTerm {
-  if (runner === undefined) return builtinAcceptance(packageDir, packed.manifest);
+  if (runner === undefined) return builtinAcceptance(packageDir, packed.manifest, known);
   const term = runObligationRunner(runner, packageDir, { manifestFile, packageArtifact: packed.packageArtifact, obligations: packed.manifest.obligations }, timeoutMs);
   validateAcceptance(term, packed.manifest, store);
   return term as MapTerm;

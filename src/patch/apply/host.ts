@@ -5,11 +5,12 @@
  */
 import { lstatSync, readFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { SpannedModule } from '../../coreform/read.js';
 import type { Term } from '../../coreform/term.js';
 import { ioError, type GcCode } from '../../util/errors.js';
 import { parseManifestTable } from '../../workspace/manifest-write.js';
 import { parseManifest, type ManifestDependency } from '../../workspace/manifest.js';
-import { canonicalizeFile, resolveManifestPath } from '../../workspace/package.js';
+import { canonicalizeFile, canonicalizeFileSpans, resolveManifestPath } from '../../workspace/package.js';
 import { modulePathOnDisk } from '../../workspace/path.js';
 import { firstPathProblem, PATCH_PATH_MAX_BYTES, PATCH_PATH_PROFILE } from '../../util/path-rules.js';
 import { EvidenceStore } from '../../store/store.js';
@@ -139,11 +140,22 @@ export function readIfExists(file: string): Uint8Array | undefined {
   }
 }
 
+/** A module file as loaded: its bytes, their canonical forms and, when asked for, the reader's node spans. */
+export interface LoadedModuleText {
+  bytes: Uint8Array;
+  forms: readonly Term[];
+  /** The spanned read of `bytes` (`canonicalizeSourceSpans`), for the `extraPaths` entries. */
+  spans?: SpannedModule;
+}
+
 /**
  * Loads a package into memory: the manifest table and the canonical forms of every listed module
  * plus every `extraPaths` entry that exists as a file.
- * @param sources when given, receives each loaded module's bytes as read (path → bytes), so a caller
- *   that needs them again need not read the file a second time.
+ * @param sources when given, receives each loaded module as read (path → bytes, forms and, for the
+ *   `extraPaths` entries, the node spans the format-preserving render needs), so a caller that needs
+ *   them again need not read the file a second time.
+ * @param extraStates the path state of each `extraPaths` entry when the caller has inspected them
+ *   already (`inspectPathStates`, in the same order); inspected here otherwise.
  * @throws GcError `manifest/*`, `core/parse/*`, `core/canon/*` (exit 10), `io/*` (exit 70).
  */
 export function loadPackageState(
@@ -151,21 +163,34 @@ export function loadPackageState(
   manifestText: string,
   manifestFile: string,
   extraPaths: readonly string[] = [],
-  sources?: Map<string, Uint8Array>,
+  sources?: Map<string, LoadedModuleText>,
+  extraStates?: readonly PathStateRecord[],
 ): PackageState {
   const manifest = parseManifest(manifestText, manifestFile);
   const table = parseManifestTable(manifestText, manifestFile);
   const modules = new Map<string, readonly Term[]>();
+  const withSpans = sources !== undefined ? new Set(extraPaths) : undefined;
   const load = (path: string, required: boolean) => {
     if (modules.has(path)) return;
     const file = modulePathOnDisk(packageDir, path);
     const bytes = required ? readRequired(file) : readIfExists(file);
     if (bytes === undefined) return;
-    modules.set(path, canonicalizeFile(bytes, file));
-    sources?.set(path, bytes);
+    if (withSpans?.has(path) === true) {
+      const read = canonicalizeFileSpans(bytes, file);
+      modules.set(path, read.forms);
+      sources!.set(path, { bytes, forms: read.forms, spans: read.module });
+    } else {
+      const forms = canonicalizeFile(bytes, file);
+      modules.set(path, forms);
+      sources?.set(path, { bytes, forms });
+    }
   };
   for (const m of manifest.modules) load(m.path, true);
-  for (const p of extraPaths) if (inspectPathState(packageDir, p) === 'file') load(p, false);
+  extraPaths.forEach((p, i) => {
+    const known = extraStates?.[i];
+    const state = known !== undefined && known.path === p ? known.state : inspectPathState(packageDir, p);
+    if (state === 'file') load(p, false);
+  });
   return { manifest: table, modules };
 }
 

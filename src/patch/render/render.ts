@@ -22,10 +22,10 @@
  *    is therefore never a wrong module: `hash-module` of what is written always equals that of the
  *    canonical apply.
  */
-import { canonicalizeForm, canonicalizeSource } from '../../coreform/canon.js';
+import { canonicalizeForm, canonicalizeSource, canonicalizeSourceSpans } from '../../coreform/canon.js';
 import { defName, formsEqual } from '../../coreform/forms.js';
 import { printTerm } from '../../coreform/print.js';
-import { readModuleSpans, readTerm, type NodeSpan, type SpannedForm } from '../../coreform/read.js';
+import { readTerm, type NodeSpan, type SpannedForm, type SpannedModule } from '../../coreform/read.js';
 import { termsEqual, type Term } from '../../coreform/term.js';
 import { isGcError } from '../../util/errors.js';
 import { modulePrint } from '../protocol/module-memo.js';
@@ -48,6 +48,12 @@ export interface RenderedModule {
   /** Top-level forms whose own text could not be kept and were printed canonically (0 for `kept`/`canonical`). */
   canonicalForms: number;
   /**
+   * True when these very bytes were read and canonicalized by the renderer and gave exactly the
+   * forms asked for (every `kept` and `preserved` result); false for a canonical print that was
+   * not read back.
+   */
+  readBack: boolean;
+  /**
    * Set when format-preserving rendering was asked for but the module was written in canonical
    * print because the edited text did not read back as the expected forms: the reason (for the
    * user: "wrote <path> in canonical print: …"). Undefined otherwise.
@@ -60,7 +66,7 @@ interface ParsedText {
   path: string;
   source: Uint8Array;
   forms: SpannedForm[];
-  canon: Term[];
+  canon: readonly Term[];
   trailingStart: number;
   eol: string;
 }
@@ -241,12 +247,22 @@ function align(old: readonly Term[], next: readonly Term[]): { from: number[]; e
  */
 export class ModuleRenderer {
   private readonly originals: ReadonlyMap<string, Uint8Array | undefined>;
+  private readonly read: ReadonlyMap<string, { module: SpannedModule; forms: readonly Term[] }>;
   private readonly parsed = new Map<string, ParsedText | null>();
   private donorIndex: Map<string, [ParsedText, number][]> | undefined;
 
-  /** @param originals module path → bytes before the apply (undefined: did not exist). */
-  constructor(originals: ReadonlyMap<string, Uint8Array | undefined>) {
+  /**
+   * @param originals module path → bytes before the apply (undefined: did not exist).
+   * @param read originals the caller has read already: path → the spanned read of those very bytes
+   *   and their canonical forms (`canonicalizeSourceSpans`); each is used instead of reading the
+   *   bytes again. Any other original is read here.
+   */
+  constructor(
+    originals: ReadonlyMap<string, Uint8Array | undefined>,
+    read: ReadonlyMap<string, { module: SpannedModule; forms: readonly Term[] }> = new Map(),
+  ) {
     this.originals = originals;
+    this.read = read;
   }
 
   /** The parsed original of `path`, or null when it is absent or does not read and canonicalize. */
@@ -257,10 +273,10 @@ export class ModuleRenderer {
     const source = this.originals.get(path);
     if (source !== undefined) {
       try {
-        const read = readModuleSpans(source);
-        const canon = read.forms.map((f, i) => canonicalizeForm(f.term, i));
+        const given = this.read.get(path);
+        const { module, forms: canon } = given !== undefined && given.module.source === source ? given : canonicalizeSourceSpans(source);
         const lf = source.indexOf(LF);
-        p = { path, source, forms: read.forms, canon, trailingStart: read.trailingStart, eol: lf > 0 && source[lf - 1] === 0x0d ? '\r\n' : '\n' };
+        p = { path, source, forms: module.forms, canon, trailingStart: module.trailingStart, eol: lf > 0 && source[lf - 1] === 0x0d ? '\r\n' : '\n' };
       } catch (error) {
         if (!isGcError(error)) throw error;
       }
@@ -299,14 +315,14 @@ export class ModuleRenderer {
    */
   render(path: string, forms: readonly Term[], options: { canonical?: boolean } = {}): RenderedModule {
     const canonicalBytes = (): Uint8Array => encoder.encode(modulePrint(forms));
-    if (options.canonical === true) return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0 };
+    if (options.canonical === true) return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, readBack: false };
     const own = this.parse(path);
-    if (own !== null && formsEqual(own.canon, forms)) return { bytes: own.source, mode: 'kept', canonicalForms: 0 };
+    if (own !== null && formsEqual(own.canon, forms)) return { bytes: own.source, mode: 'kept', canonicalForms: 0, readBack: true };
     if (own === null) {
       for (const other of this.originals.keys()) {
         if (other === path) continue;
         const p = this.parse(other);
-        if (p !== null && p.forms.length > 0 && formsEqual(p.canon, forms)) return { bytes: p.source, mode: 'kept', canonicalForms: 0 };
+        if (p !== null && p.forms.length > 0 && formsEqual(p.canon, forms)) return { bytes: p.source, mode: 'kept', canonicalForms: 0, readBack: true };
       }
     }
     // Fast path: build the text without checking each edited form, then read the whole text back
@@ -328,11 +344,11 @@ export class ModuleRenderer {
       const bytes = encoder.encode(text);
       const check = readBack(bytes, forms);
       if (check === undefined) {
-        return { bytes, mode: own === null && canonicalForms === forms.length ? 'canonical' : 'preserved', canonicalForms };
+        return { bytes, mode: own === null && canonicalForms === forms.length ? 'canonical' : 'preserved', canonicalForms, readBack: true };
       }
       reason = check;
     }
-    return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, fallback: reason };
+    return { bytes: canonicalBytes(), mode: 'canonical', canonicalForms: 0, readBack: false, fallback: reason };
   }
 
   private renderText(path: string, own: ParsedText | null, forms: readonly Term[], checkForms: boolean): { text: string; canonicalForms: number } {

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { readTerm } from '../../../src/coreform/read.js';
 import { kw, mapGet } from '../../../src/coreform/term.js';
 import { applyPatch, readPatchFile } from '../../../src/patch/apply/apply.js';
-import { NOT_EVALUATED_MESSAGE } from '../../../src/patch/acceptance/acceptance.js';
+import { builtinAcceptance, NOT_EVALUATED_MESSAGE } from '../../../src/patch/acceptance/acceptance.js';
+import { canonicalizeSource } from '../../../src/coreform/canon.js';
+import { loadPackage } from '../../../src/workspace/package.js';
 import { EvidenceStore } from '../../../src/store/store.js';
 import { auditPackage } from '../../../src/package-audit/audit.js';
 import { verifyStoredApplyReport } from '../../../src/patch/apply/apply-report-verify.js';
@@ -225,6 +227,49 @@ describe('acceptance and obligations', () => {
     const error = errorOf(() => applyPatch({ pkg, patch: patch(), obligationRunner: cmd }));
     expect([error.code, error.exitCode]).toEqual(['patch/acceptance-invalid', 30]);
     expect(readFileSync(join(pkg, 'app.gc'), 'utf8')).toContain('(fn (req)');
+  });
+});
+
+describe("gcpatch's own acceptance reads the modules back from disk", () => {
+  // Between the module writes and the acceptance (the fault hook's `pack:store-package-record`
+  // step), a file is changed on disk behind the apply's back; the pins check must see it.
+  const tamper = (pkg: string, path: string, edit: (text: string) => string) => (step: string) => {
+    if (step === 'pack:store-package-record') writeFileSync(join(pkg, path), edit(readFileSync(join(pkg, path), 'utf8')));
+  };
+
+  it('a known text is used only when the file holds exactly its bytes', () => {
+    const pkg = copyPackage();
+    const manifest = loadPackage(pkg).manifest;
+    const text = readFileSync(join(pkg, 'lib/math.gc'));
+    const ok = (a: ReturnType<typeof builtinAcceptance>) => (mapGet(a, kw('ok')) as { value: boolean }).value;
+    expect(ok(builtinAcceptance(pkg, manifest))).toBe(true);
+    // forms that do not match the pin, offered for the file's exact bytes: used (so the memo is consulted) ...
+    const wrong = canonicalizeSource('(def demo/math::answer 0)');
+    expect(ok(builtinAcceptance(pkg, manifest, new Map([['lib/math.gc', { bytes: text, forms: wrong }]])))).toBe(false);
+    // ... and for other bytes: ignored, the file is read into forms again
+    const other = new TextEncoder().encode('(def demo/math::answer 0)\n');
+    expect(ok(builtinAcceptance(pkg, manifest, new Map([['lib/math.gc', { bytes: other, forms: wrong }]])))).toBe(true);
+    // right forms for stale bytes do not hide a changed file
+    writeFileSync(join(pkg, 'lib/math.gc'), '(def demo/math::answer 0)\n');
+    const right = canonicalizeSource(text);
+    expect(ok(builtinAcceptance(pkg, manifest, new Map([['lib/math.gc', { bytes: text, forms: right }]])))).toBe(false);
+  });
+
+  it('a module the apply did not write, changed on disk, fails too', () => {
+    const pkg = copyPackage();
+    const only = readTerm('{:version 1 :intent "t" :provenance {} :ops [{:op :rename-symbol :module-path "app.gc" :from req :to request}]}');
+    const error = errorOf(() => applyPatch({ pkg, patch: only, faults: tamper(pkg, 'lib/math.gc', (t) => t.replace('42', '43')) }));
+    expect(error.code).toBe('patch/obligations-failed');
+    const acceptance = new TextDecoder().decode(EvidenceStore.forPackage(pkg).get(error.details!.acceptanceArtifact as string));
+    expect(acceptance).toContain('lib/math.gc: module hash');
+    expect(acceptance).not.toContain('app.gc: module hash');
+  });
+
+  it('control: changed bytes with the same forms (a comment added) still match their pins', () => {
+    const pkg = copyPackage();
+    const r = applyPatch({ pkg, patch: patch(), faults: tamper(pkg, 'lib/math.gc', (t) => `; added on disk\n${t}`) });
+    expect(mapGet(r.acceptance, kw('ok'))).toEqual({ kind: 'bool', value: true });
+    expect(readFileSync(join(pkg, 'lib/math.gc'), 'utf8')).toMatch(/^; added on disk\n/);
   });
 });
 

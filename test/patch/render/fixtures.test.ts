@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalizeSource } from '../../../src/coreform/canon.js';
+import { canonicalizeSource, canonicalizeSourceSpans } from '../../../src/coreform/canon.js';
 import { hashModule } from '../../../src/coreform/hash.js';
 import { printModule } from '../../../src/coreform/print.js';
 import { readTerm } from '../../../src/coreform/read.js';
@@ -42,15 +42,24 @@ describe('format-preserving rendering: fixtures with exact bytes', () => {
       const after = run(c.before, c.op);
       const renderer = new ModuleRenderer(new Map([['a.gc', enc.encode(c.before)], ...c.extra.map((p) => [p, undefined] as [string, undefined])]));
       expect([...after.modules.keys()].sort()).toEqual(Object.keys(c.expected).sort());
+      // the same renderer given the apply's own read of the original (one reader pass for both)
+      const original = enc.encode(c.before);
+      const seeded = new ModuleRenderer(
+        new Map([['a.gc', original], ...c.extra.map((p) => [p, undefined] as [string, undefined])]),
+        new Map([['a.gc', canonicalizeSourceSpans(original)]]),
+      );
       for (const [path, forms] of after.modules) {
         const r = renderer.render(path, forms);
         expect(r.fallback).toBeUndefined();
         expect({ mode: r.mode, text: dec.decode(r.bytes) }).toEqual(c.expected[path]);
+        expect(r.readBack).toBe(true);
         expect(hashModule(canonicalizeSource(r.bytes))).toBe(hashModule(forms));
+        expect(seeded.render(path, forms)).toEqual(r);
         // --canonical gives the reference's whole-module print of the same forms.
         const canonical = renderer.render(path, forms, { canonical: true });
         expect(dec.decode(canonical.bytes)).toBe(printModule(forms));
         expect(canonical.mode).toBe('canonical');
+        expect(canonical.readBack).toBe(false);
       }
     });
   }
@@ -69,7 +78,16 @@ describe('format-preserving rendering: fixtures with exact bytes', () => {
     const r = new ModuleRenderer(new Map([['a.gc', enc.encode(before)]])).render('a.gc', after.modules.get('a.gc')!);
     expect(r.mode).toBe('canonical');
     expect(r.fallback).toMatch(/reads back as 1 forms, not 2/);
+    expect(r.readBack).toBe(false);
     expect(dec.decode(r.bytes)).toBe('y\n\nx\n');
+  });
+
+  it('a read given for other bytes than the original is not used', () => {
+    const before = enc.encode('; c\n(def p::x 1)\n');
+    const after = run('; c\n(def p::x 1)\n', '{:op :rename-symbol :module-path "a.gc" :from p::x :to p::y}');
+    const stale = canonicalizeSourceSpans('(def p::z 2)\n');
+    const r = new ModuleRenderer(new Map([['a.gc', before]]), new Map([['a.gc', stale]])).render('a.gc', after.modules.get('a.gc')!);
+    expect([r.mode, dec.decode(r.bytes)]).toEqual(['preserved', '; c\n(def p::y 1)\n']);
   });
 
   it('a module whose forms did not change keeps its bytes (CRLF and all)', () => {
