@@ -24,12 +24,44 @@ function digest(...parts: Uint8Array[]): string {
   return toHex(h.digest());
 }
 
+/** Prints shorter than this are hashed without looking in {@link RecentDigests}. */
+const RECENT_MIN_LENGTH = 16 * 1024;
+/** Prints longer than this are not remembered (the memo stays a few megabytes at most). */
+const RECENT_MAX_LENGTH = 1024 * 1024;
+const RECENT_ENTRIES = 4;
+
+/**
+ * The digests of the last few large prints, per kind of hash: one apply hashes the same print more
+ * than once (the patch in the normalizer, its verifier and the apply report; a package record by
+ * pack and again by the store), and a BLAKE3 pass over a large print costs far more than finding the
+ * same text in a map. Keyed by the text itself, so a hit is the digest of exactly these bytes.
+ */
+class RecentDigests {
+  private readonly entries = new Map<string, string>();
+
+  constructor(private readonly compute: (printed: string) => string) {}
+
+  of(printed: string): string {
+    if (printed.length < RECENT_MIN_LENGTH || printed.length > RECENT_MAX_LENGTH) return this.compute(printed);
+    let hex = this.entries.get(printed);
+    if (hex === undefined) {
+      hex = this.compute(printed);
+      if (this.entries.size >= RECENT_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(printed, hex);
+    }
+    return hex;
+  }
+}
+
+const recentTermHashes = new RecentDigests((printed) => digest(HASH_TERM_PREFIX, utf8(printed)));
+const recentAddresses = new RecentDigests((printed) => digest(utf8(printed)));
+
 /**
  * hash-term(t) = BLAKE3("GCv0.2\0" ‖ UTF-8(print_term(t))), lowercase hex64.
  * Used for every `*-h` field of requests and reports. Implements docs/reference/hashing.md §2.
  */
 export function hashTerm(t: Term): string {
-  return hashTermOfPrint(utf8(printTerm(t)));
+  return recentTermHashes.of(printTerm(t));
 }
 
 /**
@@ -96,5 +128,10 @@ export function storeAddressStream(): { update(piece: Uint8Array): void; address
 
 /** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
 export function termAddress(t: Term): string {
-  return digest(utf8(printTerm(t)));
+  return termAddressOfPrint(printTerm(t));
+}
+
+/** {@link termAddress} of a term given by its `print_term` text: BLAKE3(UTF-8(printed)), lowercase hex64. */
+export function termAddressOfPrint(printed: string): string {
+  return recentAddresses.of(printed);
 }

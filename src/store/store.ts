@@ -22,7 +22,7 @@ import {
   readSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { storeAddress, storeAddressStream } from '../coreform/hash.js';
+import { storeAddress, storeAddressStream, termAddressOfPrint } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
 import { readTerm } from '../coreform/read.js';
 import type { Term } from '../coreform/term.js';
@@ -155,10 +155,26 @@ export class EvidenceStore {
    *   it; `core/caps/resource-limit` above the per-artifact bound; `core/store/io-error`.
    */
   put(bytes: Uint8Array): string {
+    this.assertWithinLimit(bytes);
+    return this.putAt(bytes, storeAddress(bytes));
+  }
+
+  /** Stores a term as its `print_term` bytes; returns the address. @throws as {@link put}. */
+  putTerm(t: Term): string {
+    const printed = printTerm(t);
+    const bytes = utf8(printed);
+    this.assertWithinLimit(bytes);
+    return this.putAt(bytes, termAddressOfPrint(printed));
+  }
+
+  private assertWithinLimit(bytes: Uint8Array): void {
     if (bytes.length > this.limits.maxArtifactBytes) {
       throw storeError(StoreCode.resourceLimit, `artifact of ${bytes.length} bytes exceeds the ${this.limits.maxArtifactBytes}-byte bound`, ExitCode.io);
     }
-    const hex = storeAddress(bytes);
+  }
+
+  /** {@link put} of `bytes` (within the limit) whose store address `hex` this class has just computed. */
+  private putAt(bytes: Uint8Array, hex: string): string {
     const final = this.pathOf(hex);
     if (this.existingEntry(hex)) return hex;
     this.faults?.('store:put');
@@ -177,11 +193,6 @@ export class EvidenceStore {
     if (!created) this.existingEntry(hex); // another writer won: verify what it wrote
     fsyncDirectory(this.dir);
     return hex;
-  }
-
-  /** Stores a term as its `print_term` bytes; returns the address. */
-  putTerm(t: Term): string {
-    return this.put(utf8(printTerm(t)));
   }
 
   /** True when entry `hex` exists and hashes to its name; throws corruption when it does not. */

@@ -15,6 +15,7 @@ import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { printModule, printTerm } from '../../src/coreform/print.js';
 import { toHex, utf8 } from '../../src/util/bytes.js';
 import { sizedModule } from './sized-module.js';
+import { str, vec, type Term } from '../../src/coreform/term.js';
 
 /** Plain BLAKE3 as lowercase hex, computed here independently of the code under test. */
 const blake3Hex = (bytes: Uint8Array): string => toHex(blake3(bytes));
@@ -164,5 +165,31 @@ describe('one hash-term, one store address', () => {
     expect(semanticNodeId('src/a.gc', path)).toBe(
       blake3Hex(new Uint8Array([...utf8('GCv0.2\0semantic-node-id\0src/a.gc'), 0, ...utf8(printTerm(path))])),
     );
+  });
+});
+
+describe('large prints hashed again (the recent-digest memo)', () => {
+  // Six distinct large terms (each print ≥ 16 KiB), hashed in an order that revisits them after
+  // others have pushed them out of the memo: every answer is BLAKE3 of that term's own bytes.
+  const big = (n: number) => vec(Array.from({ length: 2_000 }, (_, i) => str(`entry ${n}/${i}`)));
+  const terms = Array.from({ length: 6 }, (_, n) => big(n));
+  const expected = terms.map((t) => ({
+    h: blake3Hex(new Uint8Array([...utf8('GCv0.2\0'), ...utf8(printTerm(t))])),
+    address: blake3Hex(utf8(printTerm(t))),
+  }));
+
+  it('gives the digest of exactly the bytes asked about, in any order, before and after eviction', () => {
+    expect(printTerm(terms[0]!).length).toBeGreaterThan(16 * 1024);
+    for (const i of [0, 1, 0, 2, 3, 4, 5, 0, 5, 1, 1, 3]) {
+      expect(hashTerm(terms[i]!)).toBe(expected[i]!.h);
+      expect(termAddress(terms[i]!)).toBe(expected[i]!.address);
+      expect(storeAddress(utf8(printTerm(terms[i]!)))).toBe(expected[i]!.address);
+    }
+    // a structurally equal copy (another object) hits the same entry and gets the same digest
+    expect(hashTerm(big(2))).toBe(expected[2]!.h);
+    // a term whose print differs from a remembered one in its last character does not
+    const last = vec([...(terms[0] as { items: Term[] }).items.slice(0, -1), str('entry 0/1999!')]);
+    expect(hashTerm(last)).toBe(blake3Hex(new Uint8Array([...utf8('GCv0.2\0'), ...utf8(printTerm(last))])));
+    expect(hashTerm(last)).not.toBe(expected[0]!.h);
   });
 });
