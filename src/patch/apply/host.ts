@@ -103,12 +103,26 @@ export function assertReplaceableTarget(packageDir: string, relative: string): v
  *   `patch/symlink-path` when any component is a symbolic link; `io/*` for other I/O failures.
  */
 export function inspectPathState(packageDir: string, modulePath: string): PathState {
+  return inspectPathStateIn(packageDir, modulePath, undefined);
+}
+
+/**
+ * {@link inspectPathState}, remembering in `directories` what each directory component's `lstat`
+ * gave, so paths under one directory (`src/a.gc`, `src/b.gc`, …) inspect it once per call of
+ * {@link inspectPathStates}.
+ */
+function inspectPathStateIn(packageDir: string, modulePath: string, directories: Map<string, Stats | 'ENOENT' | 'ENOTDIR'> | undefined): PathState {
   assertPatchPath(modulePath);
   const parts = modulePath.split('/');
   let current = packageDir;
   for (let i = 0; i < parts.length; i++) {
     current = join(current, parts[i]!);
-    const st = lstatComponent(current, true);
+    const last = i === parts.length - 1;
+    let st = last ? undefined : directories?.get(current);
+    if (st === undefined) {
+      st = lstatComponent(current, true);
+      if (!last) directories?.set(current, st);
+    }
     if (st === 'ENOENT') return 'absent';
     if (st === 'ENOTDIR') return 'other';
     if (st.isSymbolicLink()) {
@@ -127,7 +141,8 @@ export function inspectPathState(packageDir: string, modulePath: string): PathSt
 
 /** {@link inspectPathState} for every path, as preflight records (input order kept). */
 export function inspectPathStates(packageDir: string, paths: readonly string[]): PathStateRecord[] {
-  return paths.map((path) => ({ path, state: inspectPathState(packageDir, path) }));
+  const directories = new Map<string, Stats | 'ENOENT' | 'ENOTDIR'>();
+  return paths.map((path) => ({ path, state: inspectPathStateIn(packageDir, path, directories) }));
 }
 
 /** Reads a file, or `undefined` when it does not exist. @throws GcError `io/*` otherwise. */

@@ -428,7 +428,9 @@ function editFormText(p: ParsedText, i: number, next: Term, eol: string, check: 
   const f = p.forms[i]!;
   // The in-place walk compares subterms at every level it descends, which is quadratic in nesting
   // depth; a pathologically deep form is printed canonically instead (still only that form).
-  if (nestingDepth(f.node) > MAX_EDIT_DEPTH) return undefined;
+  // (Each level of nesting takes at least one byte of the form's text, so a form no longer than
+  // MAX_EDIT_DEPTH bytes cannot be deeper and needs no walk.)
+  if (f.end - f.start > MAX_EDIT_DEPTH && nestingDepth(f.node) > MAX_EDIT_DEPTH) return undefined;
   let edits: TextEdit[] | undefined;
   try {
     edits = editForm(p.source, f.node, p.canon[i]!, next, eol);
