@@ -145,8 +145,11 @@ export class PackageTransaction {
   write(writes: readonly PlannedWrite[]): void {
     const { packageDir, journal } = this;
     const batch: { entry: JournalEntry; bytes: Uint8Array | undefined; mode: number | undefined; step: string }[] = [];
+    const written = new Set(journal.files.map((f) => f.path));
+    /** Directories on the way to a target already found to be directories, in this batch. */
+    const directories = new Set<string>();
     for (const w of writes) {
-      if (journal.files.some((f) => f.path === w.path) || batch.some((b) => b.entry.path === w.path)) {
+      if (written.has(w.path)) {
         throw new GcError('io/internal', `${w.path} is written twice in one transaction`, { exitCode: ExitCode.io });
       }
       const absolute = native(packageDir, w.path);
@@ -163,6 +166,7 @@ export class PackageTransaction {
       const parts = w.path.split('/');
       for (let i = parts.length - 1; i >= 1; i--) {
         const dir = parts.slice(0, i).join('/');
+        if (directories.has(dir)) break;
         let st;
         try {
           st = lstatSync(native(packageDir, dir));
@@ -178,8 +182,10 @@ export class PackageTransaction {
             at: w.path,
           });
         }
+        directories.add(dir);
         break;
       }
+      written.add(w.path);
       batch.push({
         entry: {
           path: w.path,
