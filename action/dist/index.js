@@ -59676,7 +59676,7 @@ function compareBytes(a, b) {
     return a.length - b.length;
 }
 /** True when the two byte arrays hold the same bytes. */
-function bytesEqual(a, b) {
+function bytes_bytesEqual(a, b) {
     if (a.length !== b.length)
         return false;
     for (let i = 0; i < a.length; i++)
@@ -61965,9 +61965,70 @@ function compareTerms(a, b) {
     }
     return 0;
 }
-/** Structural equality (same as `compareTerms(a, b) === 0`). */
+/**
+ * Structural equality: the same answer as `compareTerms(a, b) === 0` (docs/reference/coreform.md
+ * §1.4), without ordering anything: two parallel stacks of pending pairs, containers of different
+ * lengths unequal at once, shared subterms (the same object) equal without a walk. Iterative.
+ */
 function term_termsEqual(a, b) {
-    return compareTerms(a, b) === 0;
+    const xs = [a];
+    const ys = [b];
+    while (xs.length > 0) {
+        const x = xs.pop();
+        const y = ys.pop();
+        if (x === y)
+            continue;
+        if (x.kind !== y.kind)
+            return false;
+        switch (x.kind) {
+            case 'nil':
+                continue;
+            case 'bool':
+            case 'int':
+                if (x.value !== y.value)
+                    return false;
+                continue;
+            case 'str':
+                if (x.value !== y.value)
+                    return false;
+                continue;
+            case 'sym':
+                if (x.name !== y.name)
+                    return false;
+                continue;
+            case 'bytes':
+                if (compareBytes(x.value, y.value) !== 0)
+                    return false;
+                continue;
+            case 'pair':
+                xs.push(x.cdr, x.car);
+                ys.push(y.cdr, y.car);
+                continue;
+            case 'vec': {
+                const xi = x.items;
+                const yi = y.items;
+                if (xi.length !== yi.length)
+                    return false;
+                for (let i = xi.length - 1; i >= 0; i--) {
+                    xs.push(xi[i]);
+                    ys.push(yi[i]);
+                }
+                continue;
+            }
+            case 'map': {
+                const xe = x.entries;
+                const ye = y.entries;
+                if (xe.length !== ye.length)
+                    return false;
+                for (let i = xe.length - 1; i >= 0; i--) {
+                    xs.push(xe[i][1], xe[i][0]);
+                    ys.push(ye[i][1], ye[i][0]);
+                }
+                continue;
+            }
+        }
+    }
+    return true;
 }
 /**
  * Calls `visit` with the name of every symbol (keywords included) in `root`, in reading order
@@ -62610,7 +62671,7 @@ function readModule(source) {
  *   UTF-8 byte offsets into `source`).
  * @throws GcError `core/parse/eof`, `core/parse/unexpected` or `core/parse/escape` (exit code 10).
  */
-function readModuleSpans(source) {
+function read_readModuleSpans(source) {
     const src = toBytes(source);
     const r = new Reader(src, true, true);
     const { forms, trailingStart } = eachForm(r, (term, start, end, leadingStart) => ({ term, start, end, leadingStart, node: r.lastSpan }));
@@ -62984,7 +63045,20 @@ function canonicalizeModule(forms) {
  *   `location.offset` (0-based byte), `line` and `column` (1-based) of the offending top-level form.
  */
 function canon_canonicalizeSource(source) {
-    const { source: bytes, forms } = readModule(source);
+    return canonicalizeRead(readModule(source));
+}
+/**
+ * {@link canonicalizeSource} that also keeps what the reader saw: the forms with their node spans
+ * (`readModuleSpans`), for a caller that edits the text afterwards (the format-preserving apply,
+ * `src/patch/render/render.ts`). One reader pass gives both.
+ * @returns `module`, the spanned read, and `forms`, equal to `canonicalizeSource(source)`.
+ * @throws GcError as {@link canonicalizeSource}.
+ */
+function canon_canonicalizeSourceSpans(source) {
+    const module = readModuleSpans(source);
+    return { module, forms: canonicalizeRead(module) };
+}
+function canonicalizeRead({ source: bytes, forms }) {
     return forms.map((f, i) => {
         try {
             return canonicalizeForm(f.term, i);
@@ -65366,12 +65440,44 @@ function digest(...parts) {
         h.update(p);
     return toHex(h.digest());
 }
+/** Prints shorter than this are hashed without looking in {@link RecentDigests}. */
+const RECENT_MIN_LENGTH = 16 * 1024;
+/** Prints longer than this are not remembered (the memo stays a few megabytes at most). */
+const RECENT_MAX_LENGTH = 1024 * 1024;
+const RECENT_ENTRIES = 4;
+/**
+ * The digests of the last few large prints, per kind of hash: one apply hashes the same print more
+ * than once (the patch in the normalizer, its verifier and the apply report; a package record by
+ * pack and again by the store), and a BLAKE3 pass over a large print costs far more than finding the
+ * same text in a map. Keyed by the text itself, so a hit is the digest of exactly these bytes.
+ */
+class RecentDigests {
+    compute;
+    entries = new Map();
+    constructor(compute) {
+        this.compute = compute;
+    }
+    of(printed) {
+        if (printed.length < RECENT_MIN_LENGTH || printed.length > RECENT_MAX_LENGTH)
+            return this.compute(printed);
+        let hex = this.entries.get(printed);
+        if (hex === undefined) {
+            hex = this.compute(printed);
+            if (this.entries.size >= RECENT_ENTRIES)
+                this.entries.delete(this.entries.keys().next().value);
+            this.entries.set(printed, hex);
+        }
+        return hex;
+    }
+}
+const recentTermHashes = new RecentDigests((printed) => digest(HASH_TERM_PREFIX, bytes_utf8(printed)));
+const recentAddresses = new RecentDigests((printed) => digest(bytes_utf8(printed)));
 /**
  * hash-term(t) = BLAKE3("GCv0.2\0" ‖ UTF-8(print_term(t))), lowercase hex64.
  * Used for every `*-h` field of requests and reports. Implements docs/reference/hashing.md §2.
  */
 function hash_hashTerm(t) {
-    return hashTermOfPrint(bytes_utf8(print_printTerm(t)));
+    return recentTermHashes.of(print_printTerm(t));
 }
 /**
  * hash-term of a term given by its `print_term` bytes (a store entry's bytes, or a print already
@@ -65430,7 +65536,11 @@ function storeAddressStream() {
 }
 /** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
 function hash_termAddress(t) {
-    return digest(bytes_utf8(print_printTerm(t)));
+    return termAddressOfPrint(print_printTerm(t));
+}
+/** {@link termAddress} of a term given by its `print_term` text: BLAKE3(UTF-8(printed)), lowercase hex64. */
+function termAddressOfPrint(printed) {
+    return recentAddresses.of(printed);
 }
 
 ;// CONCATENATED MODULE: ./src/util/path-rules.ts
@@ -66335,7 +66445,7 @@ async function accountChanges(repo, changed, candidates, global) {
 function findSymbolSites(source, name) {
     const out = [];
     const stack = [];
-    const forms = readModuleSpans(source).forms;
+    const forms = read_readModuleSpans(source).forms;
     for (let i = forms.length - 1; i >= 0; i--)
         stack.push([forms[i].node, true]);
     while (stack.length > 0) {
@@ -66628,6 +66738,38 @@ async function rangeCommits(repo, base, head) {
     return out;
 }
 
+;// CONCATENATED MODULE: ./src/patch/protocol/module-memo.ts
+/** The canonical print and hash-module of a module's forms, computed once per forms array (the apply prints and hashes each module in several steps). */
+
+
+const prints = new WeakMap();
+const hashes = new WeakMap();
+/**
+ * `printModule(forms)`, remembered for this very array. Sound because module forms are immutable
+ * once built (`PackageState` in `state.ts`: ops return new arrays and never mutate their input).
+ * @returns the canonical module text (`print_module`).
+ */
+function modulePrint(forms) {
+    let text = prints.get(forms);
+    if (text === undefined) {
+        text = printModule(forms);
+        prints.set(forms, text);
+    }
+    return text;
+}
+/**
+ * `hashModule(forms)` (docs/reference/hashing.md §2), remembered for this very array (see {@link modulePrint}).
+ * @returns lowercase hex64.
+ */
+function module_memo_moduleHash(forms) {
+    let hash = hashes.get(forms);
+    if (hash === undefined) {
+        hash = hashModuleOfPrint(modulePrint(forms));
+        hashes.set(forms, hash);
+    }
+    return hash;
+}
+
 ;// CONCATENATED MODULE: ./src/patch/acceptance/acceptance.ts
 /**
  * Acceptance: the `genesis/acceptance-v0.2` term that decides whether an apply commits
@@ -66643,6 +66785,7 @@ async function rangeCommits(repo, base, head) {
  * not evaluated, `:ok false`, with an error saying so. It never reports an unevaluated obligation
  * as passed, so a package that declares obligations cannot be applied without a runner (exit 30).
  */
+
 
 
 
@@ -66681,15 +66824,19 @@ function obligationRecord(name, ok, errors) {
 }
 /**
  * gcpatch's own acceptance (no runner): re-reads every listed module from `packageDir`, checks that
- * it parses, canonicalizes, is byte-canonical and hashes to `pins`; then one `:ok false` record per
+ * it parses, canonicalizes and hashes to its pin in `manifest`; then one `:ok false` record per
  * declared obligation. `:ok` is true only when there are no declared obligations and the check passed.
+ * @param known texts already read in this process (the apply's loaded and rendered modules): a file
+ *   whose bytes equal an entry's is hashed from the entry's forms (`module-memo.ts`) instead of being
+ *   read into forms again; the hash is the same, as the reader is a function of the bytes.
  */
-function builtinAcceptance(packageDir, manifest) {
+function builtinAcceptance(packageDir, manifest, known) {
     const errors = [];
     for (const m of manifest.modules) {
         try {
             const bytes = readFileSync(join(packageDir, ...m.path.split('/')));
-            const hash = hashModule(canonicalizeSource(bytes));
+            const seen = known?.get(m.path);
+            const hash = seen !== undefined && bytesEqual(seen.bytes, bytes) ? moduleHash(seen.forms) : hashModule(canonicalizeSource(bytes));
             if (hash !== m.hash)
                 errors.push(`${m.path}: module hash ${hash} does not match its pin ${m.hash ?? '(none)'}`);
         }
@@ -67875,38 +68022,6 @@ function formsEqual(a, b) {
     return true;
 }
 
-;// CONCATENATED MODULE: ./src/patch/protocol/module-memo.ts
-/** The canonical print and hash-module of a module's forms, computed once per forms array (the apply prints and hashes each module in several steps). */
-
-
-const prints = new WeakMap();
-const hashes = new WeakMap();
-/**
- * `printModule(forms)`, remembered for this very array. Sound because module forms are immutable
- * once built (`PackageState` in `state.ts`: ops return new arrays and never mutate their input).
- * @returns the canonical module text (`print_module`).
- */
-function modulePrint(forms) {
-    let text = prints.get(forms);
-    if (text === undefined) {
-        text = printModule(forms);
-        prints.set(forms, text);
-    }
-    return text;
-}
-/**
- * `hashModule(forms)` (docs/reference/hashing.md §2), remembered for this very array (see {@link modulePrint}).
- * @returns lowercase hex64.
- */
-function moduleHash(forms) {
-    let hash = hashes.get(forms);
-    if (hash === undefined) {
-        hash = hashModuleOfPrint(modulePrint(forms));
-        hashes.set(forms, hash);
-    }
-    return hash;
-}
-
 ;// CONCATENATED MODULE: ./src/patch/ops/common.ts
 /** Shared helpers of the op implementations: reading normalized op fields and building evidence. */
 
@@ -67959,8 +68074,8 @@ function refactorEdit(op, modulePath, before, after, detail) {
     return term_kwMap({
         op: term_kw(op),
         'module-path': term_str(modulePath),
-        'before-module-h': term_str(moduleHash(before)),
-        'after-module-h': term_str(moduleHash(after)),
+        'before-module-h': term_str(module_memo_moduleHash(before)),
+        'after-module-h': term_str(module_memo_moduleHash(after)),
         detail,
     });
 }
@@ -68736,52 +68851,109 @@ function applyUpdateManifest(state, op) {
  * deep nesting) never recurse on the JS stack.
  */
 
+/** A node whose children are being rewritten: how many results it takes, and how to build it from them. */
+class rewrite_Frame {
+    n;
+    node;
+    build;
+    constructor(n, 
+    /** The node itself, for the default children (its parts in order: car and cdr, items, or each key then value). */
+    node, build) {
+        this.n = n;
+        this.node = node;
+        this.build = build;
+    }
+}
 /**
  * Rewrites `root` bottom-up. For each node, `visit(node, ctx)` either returns a replacement, a
  * custom child list, or `undefined` for the default: pairs visit car and cdr, vectors their items,
  * maps their keys and values (a map is rebuilt in canonical order; colliding keys: last wins).
+ * A default-visited node none of whose parts changed (each result the very same object) is kept as
+ * it is rather than rebuilt, a map only when its keys are already in canonical order without
+ * repeats, so the result is the same term either way and unchanged subtrees are shared.
  */
 function rewriteTerm(root, ctx, visit) {
-    const tasks = [[root, ctx]];
+    const tasks = [root];
+    const contexts = [ctx];
     const values = [];
     while (tasks.length > 0) {
         const task = tasks.pop();
-        if (!Array.isArray(task)) {
+        const c = contexts.pop();
+        if (task instanceof rewrite_Frame) {
             const base = values.length - task.n;
-            const built = task.build(values.slice(base));
+            const built = task.build !== undefined ? task.build(values.slice(base)) : rebuilt(task.node, values, base);
             values.length = base;
             values.push(built);
             continue;
         }
-        const [t, c] = task;
-        let step = visit(t, c);
+        const t = task;
+        const step = visit(t, c);
         if (step === undefined) {
             switch (t.kind) {
                 case 'pair':
-                    step = { children: [[t.car, c], [t.cdr, c]], build: ([car, cdr]) => ({ kind: 'pair', car: car, cdr: cdr }) };
-                    break;
+                    tasks.push(new rewrite_Frame(2, t, undefined), t.cdr, t.car);
+                    contexts.push(c, c, c);
+                    continue;
                 case 'vec':
-                    step = { children: t.items.map((x) => [x, c]), build: (items) => ({ kind: 'vec', items }) };
-                    break;
+                    tasks.push(new rewrite_Frame(t.items.length, t, undefined));
+                    contexts.push(c);
+                    for (let i = t.items.length - 1; i >= 0; i--) {
+                        tasks.push(t.items[i]);
+                        contexts.push(c);
+                    }
+                    continue;
                 case 'map':
-                    step = {
-                        children: t.entries.flatMap(([k, v]) => [[k, c], [v, c]]),
-                        build: (kv) => map(Array.from({ length: kv.length / 2 }, (_, i) => [kv[2 * i], kv[2 * i + 1]])),
-                    };
-                    break;
+                    tasks.push(new rewrite_Frame(t.entries.length * 2, t, undefined));
+                    contexts.push(c);
+                    for (let i = t.entries.length - 1; i >= 0; i--) {
+                        tasks.push(t.entries[i][1], t.entries[i][0]);
+                        contexts.push(c, c);
+                    }
+                    continue;
                 default:
-                    step = { done: t };
+                    values.push(t);
+                    continue;
             }
         }
         if ('done' in step) {
             values.push(step.done);
             continue;
         }
-        tasks.push({ n: step.children.length, build: step.build });
-        for (let i = step.children.length - 1; i >= 0; i--)
-            tasks.push(step.children[i]);
+        tasks.push(new rewrite_Frame(step.children.length, undefined, step.build));
+        contexts.push(c);
+        for (let i = step.children.length - 1; i >= 0; i--) {
+            tasks.push(step.children[i][0]);
+            contexts.push(step.children[i][1]);
+        }
     }
     return values[0];
+}
+/** The default rebuild of `node` from the results `values[base…]` of its parts (see {@link rewriteTerm}). */
+function rebuilt(node, values, base) {
+    switch (node.kind) {
+        case 'pair': {
+            const car = values[base];
+            const cdr = values[base + 1];
+            return car === node.car && cdr === node.cdr ? node : { kind: 'pair', car, cdr };
+        }
+        case 'vec': {
+            const items = values.slice(base);
+            return items.every((x, i) => x === node.items[i]) ? node : { kind: 'vec', items };
+        }
+        case 'map': {
+            const e = node.entries;
+            let same = true;
+            for (let i = 0; i < e.length && same; i++)
+                same = values[base + 2 * i] === e[i][0] && values[base + 2 * i + 1] === e[i][1];
+            for (let i = 1; i < e.length && same; i++)
+                same = compareTerms(e[i - 1][0], e[i][0]) < 0;
+            if (same)
+                return node;
+            return map(Array.from({ length: e.length }, (_, i) => [values[base + 2 * i], values[base + 2 * i + 1]]));
+        }
+        default:
+            return node;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/patch/ops/rename-symbol.ts
@@ -69291,7 +69463,7 @@ function packState(state, dependencyArtifact) {
                 at: entry.path,
             });
         }
-        pins.set(entry.path, moduleHash(forms));
+        pins.set(entry.path, module_memo_moduleHash(forms));
         moduleTexts.set(entry.path, modulePrint(forms));
     }
     const firstPass = manifest_parseManifest(renderManifest(state.manifest));
@@ -70065,8 +70237,19 @@ function resolveManifestPath(arg) {
  * @throws GcError `core/parse/*`, `core/canon/*` (exit 10) with `location.file` set.
  */
 function package_canonicalizeFile(bytes, file) {
+    return atFile(bytes, file, () => canonicalizeSource(bytes));
+}
+/**
+ * {@link canonicalizeFile} that also keeps the reader's node spans (`canonicalizeSourceSpans`).
+ * @throws GcError as {@link canonicalizeFile}.
+ */
+function canonicalizeFileSpans(bytes, file) {
+    return atFile(bytes, file, () => canonicalizeSourceSpans(bytes));
+}
+/** Runs `read` on `bytes`, giving a GcError it throws the file name and, from its offset, line and column. */
+function atFile(bytes, file, read) {
     try {
-        return canonicalizeSource(bytes);
+        return read();
     }
     catch (error) {
         if (isGcError(error)) {
@@ -75992,7 +76175,7 @@ function mentionsName(bytes, n) {
     if (!containsText(bytes, n))
         return false;
     try {
-        const r = readModuleSpans(bytes);
+        const r = read_readModuleSpans(bytes);
         return r.forms.length !== 1 || qualifiedCounts(r.forms[0].term).has(n);
     }
     catch (error) {
@@ -76004,7 +76187,7 @@ function mentionsName(bytes, n) {
 /** Rewrites the symbols `renames` names in one element's bytes (its comments are kept). */
 function renameInElement(bytes, renames) {
     try {
-        const r = readModuleSpans(bytes);
+        const r = read_readModuleSpans(bytes);
         if (r.forms.length !== 1)
             return undefined;
         const node = r.forms[0].node;
@@ -77742,10 +77925,23 @@ class EvidenceStore {
      *   it; `core/caps/resource-limit` above the per-artifact bound; `core/store/io-error`.
      */
     put(bytes) {
+        this.assertWithinLimit(bytes);
+        return this.putAt(bytes, storeAddress(bytes));
+    }
+    /** Stores a term as its `print_term` bytes; returns the address. @throws as {@link put}. */
+    putTerm(t) {
+        const printed = print_printTerm(t);
+        const bytes = bytes_utf8(printed);
+        this.assertWithinLimit(bytes);
+        return this.putAt(bytes, termAddressOfPrint(printed));
+    }
+    assertWithinLimit(bytes) {
         if (bytes.length > this.limits.maxArtifactBytes) {
             throw storeError(StoreCode.resourceLimit, `artifact of ${bytes.length} bytes exceeds the ${this.limits.maxArtifactBytes}-byte bound`, codes_ExitCode.io);
         }
-        const hex = storeAddress(bytes);
+    }
+    /** {@link put} of `bytes` (within the limit) whose store address `hex` this class has just computed. */
+    putAt(bytes, hex) {
         const final = this.pathOf(hex);
         if (this.existingEntry(hex))
             return hex;
@@ -77768,10 +77964,6 @@ class EvidenceStore {
             this.existingEntry(hex); // another writer won: verify what it wrote
         fsyncDirectory(this.dir);
         return hex;
-    }
-    /** Stores a term as its `print_term` bytes; returns the address. */
-    putTerm(t) {
-        return this.put(bytes_utf8(print_printTerm(t)));
     }
     /** True when entry `hex` exists and hashes to its name; throws corruption when it does not. */
     existingEntry(hex) {
