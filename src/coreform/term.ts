@@ -229,6 +229,27 @@ export function compareTerms(a: Term, b: Term): number {
 }
 
 /**
+ * Pushes the parts of a pair (car, cdr), vector (items) or map (each key, then its value) onto
+ * `out`, last first, so that popping gives them in reading order; an atom has none. The step of
+ * every iterative walk over terms.
+ */
+export function pushParts(t: Term, out: Term[]): void {
+  switch (t.kind) {
+    case 'pair':
+      out.push(t.cdr, t.car);
+      return;
+    case 'vec':
+      for (let i = t.items.length - 1; i >= 0; i--) out.push(t.items[i]!);
+      return;
+    case 'map':
+      for (let i = t.entries.length - 1; i >= 0; i--) out.push(t.entries[i]![1], t.entries[i]![0]);
+      return;
+    default:
+      return;
+  }
+}
+
+/**
  * Structural equality: the same answer as `compareTerms(a, b) === 0` (docs/reference/coreform.md
  * §1.4), without ordering anything: two parallel stacks of pending pairs, containers of different
  * lengths unequal at once, shared subterms (the same object) equal without a walk. Iterative.
@@ -257,28 +278,11 @@ export function termsEqual(a: Term, b: Term): boolean {
       case 'bytes':
         if (compareBytes(x.value, (y as BytesTerm).value) !== 0) return false;
         continue;
-      case 'pair':
-        xs.push(x.cdr, x.car);
-        ys.push((y as PairTerm).cdr, (y as PairTerm).car);
-        continue;
-      case 'vec': {
-        const xi = x.items;
-        const yi = (y as VecTerm).items;
-        if (xi.length !== yi.length) return false;
-        for (let i = xi.length - 1; i >= 0; i--) {
-          xs.push(xi[i]!);
-          ys.push(yi[i]!);
-        }
-        continue;
-      }
-      case 'map': {
-        const xe = x.entries;
-        const ye = (y as MapTerm).entries;
-        if (xe.length !== ye.length) return false;
-        for (let i = xe.length - 1; i >= 0; i--) {
-          xs.push(xe[i]![1], xe[i]![0]);
-          ys.push(ye[i]![1], ye[i]![0]);
-        }
+      default: {
+        // a pair, vector or map: their parts, pending in the same order; unequal counts differ
+        pushParts(x, xs);
+        pushParts(y, ys);
+        if (xs.length !== ys.length) return false;
         continue;
       }
     }
@@ -295,8 +299,6 @@ export function forEachSymbol(root: Term, visit: (name: string) => void): void {
   while (stack.length > 0) {
     const t = stack.pop()!;
     if (t.kind === 'sym') visit(t.name);
-    else if (t.kind === 'pair') stack.push(t.cdr, t.car);
-    else if (t.kind === 'vec') for (let i = t.items.length - 1; i >= 0; i--) stack.push(t.items[i]!);
-    else if (t.kind === 'map') for (let i = t.entries.length - 1; i >= 0; i--) stack.push(t.entries[i]![1], t.entries[i]![0]);
+    else pushParts(t, stack);
   }
 }

@@ -13,29 +13,15 @@
  * Names are symbols of the read terms (comments and strings never count); only qualified names
  * (`pkg/mod::name`) are considered. Only changed forms are read, so unchanged modules cost nothing.
  */
-import type { Term } from '../coreform/term.js';
+import { pushParts, type Term } from '../coreform/term.js';
 
 /** Occurrences of each symbol name in a term (iterative, any depth). */
 export function symbolCounts(t: Term, into: Map<string, number> = new Map()): Map<string, number> {
   const stack: Term[] = [t];
   while (stack.length > 0) {
     const x = stack.pop()!;
-    switch (x.kind) {
-      case 'sym':
-        into.set(x.name, (into.get(x.name) ?? 0) + 1);
-        break;
-      case 'pair':
-        stack.push(x.cdr, x.car);
-        break;
-      case 'vec':
-        for (let i = x.items.length - 1; i >= 0; i--) stack.push(x.items[i]!);
-        break;
-      case 'map':
-        for (const [k, v] of x.entries) stack.push(v, k);
-        break;
-      default:
-        break;
-    }
+    if (x.kind === 'sym') into.set(x.name, (into.get(x.name) ?? 0) + 1);
+    else pushParts(x, stack);
   }
   return into;
 }
