@@ -61966,6 +61966,28 @@ function compareTerms(a, b) {
     return 0;
 }
 /**
+ * Pushes the parts of a pair (car, cdr), vector (items) or map (each key, then its value) onto
+ * `out`, last first, so that popping gives them in reading order; an atom has none. The step of
+ * every iterative walk over terms.
+ */
+function pushParts(t, out) {
+    switch (t.kind) {
+        case 'pair':
+            out.push(t.cdr, t.car);
+            return;
+        case 'vec':
+            for (let i = t.items.length - 1; i >= 0; i--)
+                out.push(t.items[i]);
+            return;
+        case 'map':
+            for (let i = t.entries.length - 1; i >= 0; i--)
+                out.push(t.entries[i][1], t.entries[i][0]);
+            return;
+        default:
+            return;
+    }
+}
+/**
  * Structural equality: the same answer as `compareTerms(a, b) === 0` (docs/reference/coreform.md
  * §1.4), without ordering anything: two parallel stacks of pending pairs, containers of different
  * lengths unequal at once, shared subterms (the same object) equal without a walk. Iterative.
@@ -62000,30 +62022,12 @@ function term_termsEqual(a, b) {
                 if (compareBytes(x.value, y.value) !== 0)
                     return false;
                 continue;
-            case 'pair':
-                xs.push(x.cdr, x.car);
-                ys.push(y.cdr, y.car);
-                continue;
-            case 'vec': {
-                const xi = x.items;
-                const yi = y.items;
-                if (xi.length !== yi.length)
+            default: {
+                // a pair, vector or map: their parts, pending in the same order; unequal counts differ
+                pushParts(x, xs);
+                pushParts(y, ys);
+                if (xs.length !== ys.length)
                     return false;
-                for (let i = xi.length - 1; i >= 0; i--) {
-                    xs.push(xi[i]);
-                    ys.push(yi[i]);
-                }
-                continue;
-            }
-            case 'map': {
-                const xe = x.entries;
-                const ye = y.entries;
-                if (xe.length !== ye.length)
-                    return false;
-                for (let i = xe.length - 1; i >= 0; i--) {
-                    xs.push(xe[i][1], xe[i][0]);
-                    ys.push(ye[i][1], ye[i][0]);
-                }
                 continue;
             }
         }
@@ -62040,14 +62044,8 @@ function forEachSymbol(root, visit) {
         const t = stack.pop();
         if (t.kind === 'sym')
             visit(t.name);
-        else if (t.kind === 'pair')
-            stack.push(t.cdr, t.car);
-        else if (t.kind === 'vec')
-            for (let i = t.items.length - 1; i >= 0; i--)
-                stack.push(t.items[i]);
-        else if (t.kind === 'map')
-            for (let i = t.entries.length - 1; i >= 0; i--)
-                stack.push(t.entries[i][1], t.entries[i][0]);
+        else
+            pushParts(t, stack);
     }
 }
 
@@ -74505,29 +74503,31 @@ class PieceWriter {
 }
 
 ;// CONCATENATED MODULE: ./src/textmerge/semantic.ts
+/**
+ * Semantic checks after the per-form merge of one module:
+ *
+ * - **Renames carried over.** A side *renamed* a qualified name `old` → `new` when, on that side,
+ *   `old` no longer occurs in any form, `new` occurs nowhere in base, and every base form that
+ *   mentions `old` is, on that side, a form equal to it with `old` substituted by `new` (in the
+ *   defining module this covers `(def old …)` becoming `(def new …)`; in a module that only
+ *   references it, every occurrence). The other side's new references to `old` are then rewritten.
+ * - **Dangling references.** A side removed `(def NAME …)` (not a rename) and the other side's
+ *   changes add references to NAME: each form holding such a new reference becomes a conflict
+ *   `form/dangling-reference`.
+ *
+ * Names are symbols of the read terms (comments and strings never count); only qualified names
+ * (`pkg/mod::name`) are considered. Only changed forms are read, so unchanged modules cost nothing.
+ */
+
 /** Occurrences of each symbol name in a term (iterative, any depth). */
 function symbolCounts(t, into = new Map()) {
     const stack = [t];
     while (stack.length > 0) {
         const x = stack.pop();
-        switch (x.kind) {
-            case 'sym':
-                into.set(x.name, (into.get(x.name) ?? 0) + 1);
-                break;
-            case 'pair':
-                stack.push(x.cdr, x.car);
-                break;
-            case 'vec':
-                for (let i = x.items.length - 1; i >= 0; i--)
-                    stack.push(x.items[i]);
-                break;
-            case 'map':
-                for (const [k, v] of x.entries)
-                    stack.push(v, k);
-                break;
-            default:
-                break;
-        }
+        if (x.kind === 'sym')
+            into.set(x.name, (into.get(x.name) ?? 0) + 1);
+        else
+            pushParts(x, stack);
     }
     return into;
 }
