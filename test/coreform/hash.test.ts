@@ -188,7 +188,7 @@ describe('large prints hashed again (the recent-digest memo)', () => {
     // a structurally equal copy (another object) hits the same entry and gets the same digest
     expect(hashTerm(big(2))).toBe(expected[2]!.h);
     // a term whose print differs from a remembered one in its last character does not
-    const last = vec([...(terms[0] as { items: Term[] }).items.slice(0, -1), str('entry 0/1999!')]);
+    const last = vec([...(terms[0] as { items: readonly Term[] }).items.slice(0, -1), str('entry 0/1999!')]);
     expect(hashTerm(last)).toBe(blake3Hex(new Uint8Array([...utf8('GCv0.2\0'), ...utf8(printTerm(last))])));
     expect(hashTerm(last)).not.toBe(expected[0]!.h);
   });
