@@ -26,7 +26,7 @@ function digest(...parts: Uint8Array[]): string {
 
 /** Prints shorter than this are hashed without looking in {@link RecentDigests}. */
 const RECENT_MIN_LENGTH = 16 * 1024;
-/** Prints longer than this are not remembered (the memo stays a few megabytes at most). */
+/** Prints longer than this are not remembered: the two memos hold at most eight prints of at most 1 Mi characters each. */
 const RECENT_MAX_LENGTH = 1024 * 1024;
 const RECENT_ENTRIES = 4;
 

@@ -21,7 +21,12 @@ export function symbolCounts(t: Term, into: Map<string, number> = new Map()): Ma
   while (stack.length > 0) {
     const x = stack.pop()!;
     if (x.kind === 'sym') into.set(x.name, (into.get(x.name) ?? 0) + 1);
-    else pushParts(x, stack);
+    else if (x.kind === 'map') {
+      // entries pushed first to last, so counted last to first (not `pushParts`' reading order):
+      // `qualifiedCounts` keys in this order, and when two new names fit a rename, the merge
+      // carries the first of them
+      for (const [k, v] of x.entries) stack.push(v, k);
+    } else pushParts(x, stack);
   }
   return into;
 }

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { parseModule } from '../../src/coreform/read.js';
 import type { Term } from '../../src/coreform/term.js';
 import type { MarkerOptions } from '../../src/textmerge/diff3.js';
-import { mergeFileBytes } from '../../src/textmerge/driver.js';
+import { mergeFileBytes, mergeStructuralBytes } from '../../src/textmerge/driver.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
 import { mergeSameAsWhole } from './same-as-whole.js';
 import { symbolCounts } from '../../src/textmerge/semantic.js';
@@ -204,6 +204,19 @@ describe('a rename against an edit that drops the old name', () => {
       expect(r.codes.length, r.text).toBeGreaterThan(0);
       expect(r.messages.filter((m) => m.includes(' edit of '))).toEqual([]);
     }
+  });
+});
+
+describe('a rename with two new names that fit', () => {
+  it('carries the one it has always carried: the last, in reading order, of the map that holds both', () => {
+    const base = '(def p::n 1)\n\n(def u 0)\n';
+    const ours = '(def z {:a p::m1 :b p::m2})\n\n(def p::m1 1)\n\n(def p::m2 1)\n\n(def u 0)\n';
+    const theirs = '(def p::n 1)\n\n(def u p::n)\n';
+    const r = mergeStructuralBytes(enc(base), enc(ours), enc(theirs), 'gc', markers, Infinity);
+    expect(r.conflicts).toEqual([]);
+    expect(dec(r.result)).toBe('(def z {:a p::m1 :b p::m2})\n\n(def p::m1 1)\n\n(def p::m2 1)\n\n(def u p::m2)\n');
+    // the count order behind that choice
+    expect([...symbolCounts(parseModule(enc('{:a p::m1 :b p::m2}'))[0] as Term).keys()]).toEqual([':b', 'p::m2', ':a', 'p::m1']);
   });
 });
 
