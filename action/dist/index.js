@@ -65440,7 +65440,7 @@ function digest(...parts) {
 }
 /** Prints shorter than this are hashed without looking in {@link RecentDigests}. */
 const RECENT_MIN_LENGTH = 16 * 1024;
-/** Prints longer than this are not remembered (the memo stays a few megabytes at most). */
+/** Prints longer than this are not remembered: the two memos hold at most eight prints of at most 1 Mi characters each. */
 const RECENT_MAX_LENGTH = 1024 * 1024;
 const RECENT_ENTRIES = 4;
 /**
@@ -74526,6 +74526,13 @@ function symbolCounts(t, into = new Map()) {
         const x = stack.pop();
         if (x.kind === 'sym')
             into.set(x.name, (into.get(x.name) ?? 0) + 1);
+        else if (x.kind === 'map') {
+            // entries pushed first to last, so counted last to first (not `pushParts`' reading order):
+            // `qualifiedCounts` keys in this order, and when two new names fit a rename, the merge
+            // carries the first of them
+            for (const [k, v] of x.entries)
+                stack.push(v, k);
+        }
         else
             pushParts(x, stack);
     }
