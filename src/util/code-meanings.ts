@@ -146,6 +146,7 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'patch/obligations-failed': 'the acceptance was `:ok false`',
   'patch/package-locked': 'another live gcpatch process holds the package lock',
   'patch/param-capture': '`:migrate-contract-signature` would capture: `:to-param` is already bound or referenced',
+  'patch/path-collision': 'one op path is a directory on the way to another (`x.gc` and `x.gc/y.gc`); refused before any access',
   'patch/path-state-conflict': 'preflight: an op\'s path is not in the state it requires',
   'patch/path-step-mismatch': 'a path step does not fit the node it descends into',
   'patch/recovery-conflict': 'recovery found a file matching neither its recorded before nor after bytes',

@@ -165,6 +165,7 @@ export const GC_CODES = {
   'patch/obligations-failed': OBLIGATIONS,
   'patch/package-locked': IO,
   'patch/param-capture': INPUT,
+  'patch/path-collision': INPUT,
   'patch/path-state-conflict': INPUT,
   'patch/path-step-mismatch': INPUT,
   'patch/recovery-conflict': VERIFY,

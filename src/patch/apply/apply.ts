@@ -22,7 +22,7 @@ import { GENESIS_RUNNER, LAST_ACCEPTANCE, runGenesisTest } from '../acceptance/g
 import { applyOpsInMemory } from '../ops/apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
-import { assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists, type LoadedModuleText } from './host.js';
+import { assertNoPathCollision, assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists, type LoadedModuleText } from './host.js';
 import { withPackageLock } from '../guard.js';
 import { PackageTransaction, SimulatedCrash, type PlannedWrite } from '../transaction.js';
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from '../protocol/normalize.js';
@@ -166,7 +166,8 @@ export function normalizePatchFile(file: string): NormalizedPatch {
  *   - `patch/*` schema and op errors, `core/parse/*`, `manifest/*` (exit 10) — package untouched;
  *   - `patch/path-state-conflict` (exit 10) with the conflict record in `details`;
  *   - `patch/reserved-path`, `patch/non-portable-path`, `patch/symlink-path` (exit 10) before any
- *     access to the path; `patch/symlink-target` (exit 10) for a symlinked `package.toml` or
+ *     access to the path; `patch/path-collision` (exit 10) when one op path is a directory on the
+ *     way to another; `patch/symlink-target` (exit 10) for a symlinked `package.toml` or
  *     `.genesis/last_acceptance`;
  *   - `patch/package-locked` (exit 70) when another live process holds the package lock;
  *   - `patch/recovery-conflict` (exit 50), `patch/journal-invalid` (exit 70) from recovery;
@@ -181,6 +182,7 @@ export function applyPatch(options: ApplyOptions): ApplyResult {
   const plan = options.patch !== undefined ? normalizeVerified(options.patch) : normalizePatchFile(options.patchFile ?? '');
   const paths = opReferencedPaths(plan.ops);
   for (const p of paths) assertPatchPath(p);
+  assertNoPathCollision(paths);
   const manifestFile = resolveManifestPath(options.pkg);
   const packageDir = dirname(manifestFile);
   const manifestName = basename(manifestFile);

@@ -53,6 +53,29 @@ export function assertPatchPath(path: string, field = 'module path'): void {
 }
 
 /**
+ * Refuses op paths of which one is a directory on the way to another (`x.gc` and `x.gc/y.gc`): no
+ * package holds both, and the transaction would make the first a directory before it replaces or
+ * removes it as a file. Checked with the other host path checks, before any access.
+ * @param paths the op paths (`opReferencedPaths`).
+ * @throws GcError `patch/path-collision` (exit 10) naming both paths.
+ */
+export function assertNoPathCollision(paths: readonly string[]): void {
+  const all = new Set(paths);
+  for (const p of paths) {
+    for (let slash = p.indexOf('/'); slash !== -1; slash = p.indexOf('/', slash + 1)) {
+      const above = p.slice(0, slash);
+      if (all.has(above)) {
+        throw patchError(
+          PatchCode.pathCollision,
+          `the patch names both ${JSON.stringify(above)} and ${JSON.stringify(p)}: ${above} cannot be a module and a directory holding ${p}; split the patch or rename one of them`,
+          { at: p },
+        );
+      }
+    }
+  }
+}
+
+/**
  * `lstat` of one path component: its stats, `ENOENT` when it is missing, and `ENOTDIR` (when
  * `notDirectory` allows it) when a component above it is not a directory.
  * @throws GcError `io/*` for any other failure.

@@ -23,6 +23,7 @@ export const PatchCode = {
   unknownNodeId: 'patch/unknown-node-id',
   ambiguousNodeId: 'patch/ambiguous-node-id',
   pathStateConflict: 'patch/path-state-conflict',
+  pathCollision: 'patch/path-collision',
   symlinkPath: 'patch/symlink-path',
   moduleMissing: 'patch/module-missing',
   moduleExists: 'patch/module-exists',

@@ -294,6 +294,16 @@ describe('rejections before any mutation', () => {
     unchanged('{:op :rename-symbol :module-path "nope.gc" :from a :to b}', 'patch/path-state-conflict'));
   it('path-state conflict: a directory is "other"', () =>
     unchanged('{:op :remove-module :module-path "lib"}', 'patch/path-state-conflict'));
+  it('path collision: a module and a module under a directory of its name, in either order and with any ops', () => {
+    unchanged('{:op :add-module :module-path "x.gc" :content ""} {:op :add-module :module-path "x.gc/y.gc" :content ""}', 'patch/path-collision');
+    unchanged('{:op :add-module :module-path "lib/m/y.gc" :content ""} {:op :add-module :module-path "lib/m" :content ""}', 'patch/path-collision');
+    unchanged('{:op :remove-module :module-path "app.gc"} {:op :add-module :module-path "app.gc/y.gc" :content ""}', 'patch/path-collision');
+  });
+  it('control: names that only share a prefix do not collide', () => {
+    const pkg = copyPackage();
+    const ops = '{:op :add-module :module-path "x.gc" :content ""} {:op :add-module :module-path "x.gcz/y.gc" :content ""} {:op :add-module :module-path "x/y.gc" :content ""}';
+    expect(applyPatch({ pkg, patch: source(ops) }).changedPaths).toEqual(['x.gc', 'x.gcz/y.gc', 'x/y.gc']);
+  });
   it('symlinked path component', () =>
     unchanged('{:op :add-module :module-path "link/new.gc" :content ""}', 'patch/symlink-path', (pkg) => symlinkSync(join(pkg, 'lib'), join(pkg, 'link'))));
   it('symlinked module file', () =>
