@@ -19,14 +19,16 @@ export function copyPackage(src = DEMO_PKG): string {
 /**
  * Every file (with its bytes, base64) and directory under `root`, excluding the evidence store
  * `.genesis/store` and the `.genesis` directory entry itself.
+ * @param skip package-relative paths left out, with everything below them (a directory another
+ *   process is writing into while the snapshot is taken).
  */
-export function snapshotTree(root: string): Record<string, string> {
+export function snapshotTree(root: string, skip: (rel: string) => boolean = () => false): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
       const abs = join(dir, name);
       const rel = relative(root, abs).split('\\').join('/');
-      if (rel === '.genesis/store') continue;
+      if (rel === '.genesis/store' || skip(rel)) continue;
       const st = lstatSync(abs);
       if (st.isSymbolicLink()) out[rel] = `symlink -> ${readlinkSync(abs)}`;
       else if (st.isDirectory()) {
