@@ -11,7 +11,7 @@
  * (`patch/rollback-failed`, exit 70) and keeps the journal for `gcpatch recover`.
  */
 import { basename, dirname } from 'node:path';
-import { readTerm, type SpannedModule } from '../../coreform/read.js';
+import { readTerm } from '../../coreform/read.js';
 import { kw, mapGet, type MapTerm, type Term } from '../../coreform/term.js';
 import { ExitCode, GcError, ioError, isGcError } from '../../util/errors.js';
 import { lineColumn } from '../../coreform/read.js';
@@ -234,11 +234,9 @@ function applyLocked(
     const canonicalFallbacks: { path: string; reason: string }[] = [];
     // every op path that is a file was read (under the lock) by loadPackageState, with its node
     // spans; the others are absent
-    const read = new Map<string, { module: SpannedModule; forms: readonly Term[] }>();
-    for (const [p, t] of originals) if (t.spans !== undefined) read.set(p, { module: t.spans, forms: t.forms });
-    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, originals.get(p)?.bytes])), read);
+    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, originals.get(p)?.bytes])), originals);
     // the texts whose canonical forms are known: as loaded, then as rendered and read back
-    const known = new Map<string, { bytes: Uint8Array; forms: readonly Term[] }>(originals);
+    const known: Map<string, { bytes: Uint8Array; forms: readonly Term[] }> = new Map(originals);
     for (const p of paths) {
       const forms = after.modules.get(p);
       known.delete(p);

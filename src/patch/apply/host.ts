@@ -183,7 +183,7 @@ export interface LoadedModuleText {
   bytes: Uint8Array;
   forms: readonly Term[];
   /** The spanned read of `bytes` (`canonicalizeSourceSpans`), for the `extraPaths` entries. */
-  spans?: SpannedModule;
+  module?: SpannedModule;
 }
 
 /**
@@ -216,7 +216,7 @@ export function loadPackageState(
     if (withSpans?.has(path) === true) {
       const read = canonicalizeFileSpans(bytes, file);
       modules.set(path, read.forms);
-      sources!.set(path, { bytes, forms: read.forms, spans: read.module });
+      sources!.set(path, { bytes, forms: read.forms, module: read.module });
     } else {
       const forms = canonicalizeFile(bytes, file);
       modules.set(path, forms);

@@ -247,19 +247,19 @@ function align(old: readonly Term[], next: readonly Term[]): { from: number[]; e
  */
 export class ModuleRenderer {
   private readonly originals: ReadonlyMap<string, Uint8Array | undefined>;
-  private readonly read: ReadonlyMap<string, { module: SpannedModule; forms: readonly Term[] }>;
+  private readonly read: ReadonlyMap<string, { module?: SpannedModule; forms: readonly Term[] }>;
   private readonly parsed = new Map<string, ParsedText | null>();
   private donorIndex: Map<string, [ParsedText, number][]> | undefined;
 
   /**
    * @param originals module path → bytes before the apply (undefined: did not exist).
    * @param read originals the caller has read already: path → the spanned read of those very bytes
-   *   and their canonical forms (`canonicalizeSourceSpans`); each is used instead of reading the
-   *   bytes again. Any other original is read here.
+   *   and their canonical forms (`canonicalizeSourceSpans`); an entry with a `module` is used instead
+   *   of reading the bytes again. Any other original is read here.
    */
   constructor(
     originals: ReadonlyMap<string, Uint8Array | undefined>,
-    read: ReadonlyMap<string, { module: SpannedModule; forms: readonly Term[] }> = new Map(),
+    read: ReadonlyMap<string, { module?: SpannedModule; forms: readonly Term[] }> = new Map(),
   ) {
     this.originals = originals;
     this.read = read;
@@ -274,7 +274,7 @@ export class ModuleRenderer {
     if (source !== undefined) {
       try {
         const given = this.read.get(path);
-        const { module, forms: canon } = given !== undefined && given.module.source === source ? given : canonicalizeSourceSpans(source);
+        const { module, forms: canon } = given?.module?.source === source ? { module: given.module, forms: given.forms } : canonicalizeSourceSpans(source);
         const lf = source.indexOf(LF);
         p = { path, source, forms: module.forms, canon, trailingStart: module.trailingStart, eol: lf > 0 && source[lf - 1] === 0x0d ? '\r\n' : '\n' };
       } catch (error) {
