@@ -28,6 +28,20 @@ describe('comparePolicies', () => {
     ['a sandbox base_dir removed', 'allow = ["io/fs::read"]\n["io/fs::read"]\nbase_dir = "data"\n', 'allow = ["io/fs::read"]\n', 'widened'],
     ['a new version that does not parse', 'allow = []\n', 'allow = [\n', 'widened'],
     ['an old version that did not parse, then an empty one', 'allow = [\n', 'allow = []\n', 'same'],
+    // effective grants (docs/reference/caps-policy.md "Effective grants")
+    ['an empty [op."X"] table added (allow defaults to true)', 'allow = []\n', 'allow = []\n[op."io/net::http-request"]\n', 'widened'],
+    ['an [op."X"] table with a timeout added', 'allow = []\n', 'allow = []\n[op."io/net::http-request"]\ntimeout_ms = 5\n', 'widened'],
+    ['[op."X"] allow = "false" (not a boolean: still granted)', 'allow = []\n', 'allow = []\n[op."io/fs::read"]\nallow = "false"\n', 'widened'],
+    ['[op."X"] allow = false removes an allowed op', 'allow = ["io/fs::read"]\n', 'allow = ["io/fs::read"]\n[op."io/fs::read"]\nallow = false\n', 'changed'],
+    ['an allowed op spelled as a table instead', 'allow = ["io/fs::read"]\n', 'allow = []\n[op."io/fs::read"]\n', 'same'],
+    ['an op timeout lowered', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 50\n', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 10\n', 'changed'],
+    ['an op timeout removed (no timeout)', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 50\n', 'allow = []\n[op."io/fs::read"]\n', 'widened'],
+    ['create_dirs turned on', 'allow = []\n[op."io/fs::write"]\n', 'allow = []\n[op."io/fs::write"]\ncreate_dirs = true\n', 'widened'],
+    ['an op field gcpatch does not know, changed', 'allow = []\n[op."io/net::http-request"]\nurl_allow = ["https://a/"]\n', 'allow = []\n[op."io/net::http-request"]\nurl_allow = []\n', 'widened'],
+    ['log.inline_max_bytes set to 0 (the loader reads it as unset)', 'allow = []\n[log]\ninline_max_bytes = 100\n', 'allow = []\n[log]\ninline_max_bytes = 0\n', 'widened'],
+    ['a field gcpatch does not know in [runtime]', 'allow = []\n', 'allow = []\n[runtime]\nmystery = 1\n', 'widened'],
+    ['an unknown top-level key (the loader refuses the policy)', 'allow = []\n', 'allow = []\nextra = 1\n', 'widened'],
+    ['version changed (read and ignored)', 'allow = []\n', 'version = 2\nallow = []\n', 'changed'],
   ] as const)('%s: %s', (_name, a, b, expected) => {
     expect(verdict(a, b)).toBe(expected);
   });
