@@ -66,7 +66,7 @@ export function checkManifest(c: CommitCheck): void {
             : ' (make it with an update-manifest :set patch to carry evidence)'),
       file: now.manifestPath,
       ...(line !== undefined ? { line } : {}),
-      title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',
+      title: verdict.title,
     });
   }
 

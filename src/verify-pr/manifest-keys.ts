@@ -1,9 +1,14 @@
 /**
- * The manifest key table of docs/security.md: how an unexplained change of one `package.toml` key is
- * judged. Changes that weaken what the package is checked against (obligations, test suites and
- * property tests removed; limits and budgets raised; fewer property cases) are errors; every other
- * key change is a warning that names the key and both values. The module list and its pins are
- * judged elsewhere (`explain.ts`, the head pin check), `caps_policy`'s effect by `caps-policy.ts`.
+ * The manifest key table of docs/security.md, derived from docs/reference/package-toml.md "Keys the
+ * reference reads" (GenesisCode `crates/gc_pkg/src/manifest.rs`, `PackageManifest`, `Limits`,
+ * `Budgets`, `PropertyConfig`, `GfxConfig`): how an unexplained change of one `package.toml` key is
+ * judged. Default deny: every change is an error unless it is on the short list of changes that
+ * cannot weaken anything — `version` and `description` (notices), and a narrowing proven under the
+ * reference's semantics (a limit, budget or frame budget lowered or added, `allow_unlimited` turned
+ * off, more property cases, a golden or frame-budget test suite added: notices). A key or field the
+ * reference does not read is an error when changed by hand. The module list and its pins are judged
+ * elsewhere (`explain.ts`, the head pin check), the list keys' removals by `check-manifest.ts`, and
+ * `caps_policy`'s effect by the policy check (`caps-policy.ts`).
  */
 import type { MapTerm } from '../coreform/term.js';
 import { opNameOf, type NormalizedPatch } from '../patch/protocol/normalize.js';
@@ -17,8 +22,8 @@ export const LIST_KEYS = ['obligations', 'tests', 'property_tests'] as const;
 /** One of {@link LIST_KEYS}. */
 export type ListKey = (typeof LIST_KEYS)[number];
 
-/** Keys not judged by {@link judgeKeyChange}: the module list (with pins) and the list keys. */
-const JUDGED_ELSEWHERE = new Set<string>(['modules', ...LIST_KEYS]);
+/** Keys not judged by {@link judgeKeyChange}: the module list (with pins), the list keys, and `caps_policy` (judged by the policy it points to). */
+const JUDGED_ELSEWHERE = new Set<string>(['modules', ...LIST_KEYS, 'caps_policy']);
 
 /** The verdict on one unexplained key change. */
 export interface KeyVerdict {
@@ -26,6 +31,8 @@ export interface KeyVerdict {
   severity: Severity;
   /** What changed, e.g. `[limits] step_limit: 1000 → 5000`. */
   detail: string;
+  /** The finding's title. */
+  title: string;
 }
 
 /** A short TOML-like spelling of a value for messages (`(absent)` for undefined), at most ~120 characters. */
@@ -46,51 +53,120 @@ function num(v: TomlValue | undefined): number | bigint | undefined {
   return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
 }
 
-/** The leaf-by-leaf weakenings of a `[limits]` / `[budgets]` / `[property]` table change. */
-function weakenings(key: string, a: TomlValue | undefined, b: TomlValue | undefined): string[] {
-  const ta = isTomlTable(a) ? a : {};
-  const tb = isTomlTable(b) ? b : {};
-  if ((a !== undefined && !isTomlTable(a)) || (b !== undefined && !isTomlTable(b))) return [`[${key}]: ${showValue(a)} → ${showValue(b)}`];
-  const out: string[] = [];
-  for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
-    const x = ta[k];
-    const y = tb[k];
-    if (tomlEqual(x, y)) continue;
-    const what = `[${key}] ${k}: ${showValue(x)} → ${showValue(y)}`;
-    if (key === 'property') {
-      // fewer cases check less
-      const nx = num(x);
-      const ny = num(y);
-      if (nx !== undefined && (ny === undefined || ny < nx)) out.push(what);
-      else if (nx === undefined && ny === undefined) out.push(what);
-      continue;
+/** How the reference reads one field of a manifest table (docs/reference/package-toml.md "Keys the reference reads"). */
+type FieldRule =
+  /** `Option<u64>`, a ceiling: raised or removed (unbounded) weakens. */
+  | 'ceiling'
+  /** `Option<u64>`, a floor (`cases_per_test`): lowered or removed (the toolchain default) weakens. */
+  | 'floor'
+  /** `bool` defaulting to false that allows more when true (`allow_unlimited`). */
+  | 'switch'
+  /** `Vec<String>` of suites that must pass: an entry removed weakens. */
+  | 'suites'
+  /** An expectation (`api_exports`, `api_surface_hash`): any change changes what is checked. */
+  | 'expectation';
+
+/** The tables of the reference's `PackageManifest` and how each field is read. */
+const TABLES: Record<string, Record<string, FieldRule>> = {
+  limits: {
+    step_limit: 'ceiling',
+    allow_unlimited: 'switch',
+    max_alloc_units: 'ceiling',
+    max_live_units: 'ceiling',
+    max_pair_cells: 'ceiling',
+    max_vec_len: 'ceiling',
+    max_map_len: 'ceiling',
+    max_bytes_len: 'ceiling',
+    max_string_len: 'ceiling',
+  },
+  budgets: { max_steps_per_test: 'ceiling', max_effect_entries_per_test: 'ceiling', max_effect_log_bytes_per_test: 'ceiling' },
+  property: { cases_per_test: 'floor' },
+  gfx: {
+    golden_tests: 'suites',
+    frame_budget_tests: 'suites',
+    api_exports: 'expectation',
+    api_surface_hash: 'expectation',
+    max_render_passes_per_frame: 'ceiling',
+    max_compute_passes_per_frame: 'ceiling',
+    max_draw_commands_per_frame: 'ceiling',
+    max_compute_commands_per_frame: 'ceiling',
+    max_frame_graph_bytes: 'ceiling',
+    max_frame_time_ms: 'ceiling',
+  },
+};
+
+/** Top-level keys whose change by hand cannot weaken anything (docs/security.md "The allow-list"). */
+const HARMLESS_KEYS = new Set(['version', 'description']);
+
+/** One field's change: `'weakens'`, `'narrows'` (proven), or `'unknown'` (a field the reference does not read). */
+function judgeField(rule: FieldRule | undefined, x: TomlValue | undefined, y: TomlValue | undefined): 'weakens' | 'narrows' | 'unknown' {
+  if (rule === undefined) return 'unknown';
+  const nx = num(x);
+  const ny = num(y);
+  const wellTyped = (v: TomlValue | undefined, n: number | bigint | undefined): boolean => v === undefined || n !== undefined;
+  switch (rule) {
+    case 'ceiling':
+      if (!wellTyped(x, nx) || !wellTyped(y, ny)) return 'weakens';
+      return ny === undefined || (nx !== undefined && ny > nx) ? 'weakens' : 'narrows';
+    case 'floor':
+      if (!wellTyped(x, nx) || !wellTyped(y, ny)) return 'weakens';
+      return ny === undefined || (nx !== undefined && ny < nx) ? 'weakens' : 'narrows';
+    case 'switch':
+      if ((x !== undefined && typeof x !== 'boolean') || (y !== undefined && typeof y !== 'boolean')) return 'weakens';
+      return y === true ? 'weakens' : 'narrows';
+    case 'suites': {
+      if ((x !== undefined && !Array.isArray(x)) || (y !== undefined && !Array.isArray(y))) return 'weakens';
+      const after = (y ?? []) as TomlValue[];
+      return ((x ?? []) as TomlValue[]).every((e) => after.some((f) => tomlEqual(e, f))) ? 'narrows' : 'weakens';
     }
-    if (k === 'allow_unlimited') {
-      if (y === true) out.push(what);
-      continue;
-    }
-    const nx = num(x);
-    const ny = num(y);
-    if (x !== undefined && (y === undefined || nx === undefined || ny === undefined || ny > nx)) out.push(what);
+    default:
+      return 'weakens';
   }
-  return out;
 }
 
 /**
  * Judges an unexplained change of top-level manifest key `key` from `before` to `after` (either may
- * be absent), per the key table of docs/security.md.
- * @returns the verdict, or `undefined` for keys judged elsewhere (`modules`, the list keys) and for
- *   equal values.
+ * be absent), per the key table of docs/security.md (see the module comment).
+ * @returns the verdict (an error, or a notice for what cannot weaken), or `undefined` for keys judged
+ *   elsewhere (`modules`, the list keys, `caps_policy`) and for equal values.
  */
 export function judgeKeyChange(key: string, before: TomlValue | undefined, after: TomlValue | undefined): KeyVerdict | undefined {
   if (JUDGED_ELSEWHERE.has(key) || tomlEqual(before, after)) return undefined;
-  if (key === 'limits' || key === 'budgets' || key === 'property') {
-    const weak = weakenings(key, before, after);
-    if (weak.length > 0) return { code: AuditCode.limitsRaised, severity: 'error', detail: weak.join('; ') };
+  const whole = `${key}: ${showValue(before)} → ${showValue(after)}`;
+  if (HARMLESS_KEYS.has(key)) return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: whole, title: 'manifest key changed' };
+  const fields = TABLES[key];
+  if (fields === undefined) {
+    const known = ['schema', 'name', 'dependencies'].includes(key);
+    return {
+      code: AuditCode.manifestKeyChanged,
+      severity: 'error',
+      detail: `${whole}${known ? '' : ' (a key the reference does not read: gcpatch cannot tell what it changes)'}`,
+      title: 'manifest key changed',
+    };
   }
-  // A version bump is what authors do by hand: it names the change, it does not fail `--fail-on warning`.
-  const severity: Severity = key === 'version' ? 'notice' : 'warning';
-  return { code: AuditCode.manifestKeyChanged, severity, detail: `${key}: ${showValue(before)} → ${showValue(after)}` };
+  if ((before !== undefined && !isTomlTable(before)) || (after !== undefined && !isTomlTable(after))) {
+    return { code: AuditCode.limitsRaised, severity: 'error', detail: `[${key}]: ${showValue(before)} → ${showValue(after)}`, title: 'limits raised' };
+  }
+  const ta = (before ?? {}) as TomlTable;
+  const tb = (after ?? {}) as TomlTable;
+  const weak: string[] = [];
+  const unknown: string[] = [];
+  const removedSuites: string[] = [];
+  const narrowed: string[] = [];
+  for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
+    if (tomlEqual(ta[k], tb[k])) continue;
+    const what = `[${key}] ${k}: ${showValue(ta[k])} → ${showValue(tb[k])}`;
+    const rule = fields[k];
+    const verdict = judgeField(rule, ta[k], tb[k]);
+    if (verdict === 'narrows') narrowed.push(what);
+    else if (verdict === 'unknown') unknown.push(`${what} (a field the reference does not read)`);
+    else if (rule === 'suites') removedSuites.push(what);
+    else weak.push(what);
+  }
+  if (removedSuites.length > 0) return { code: AuditCode.obligationsWeakened, severity: 'error', detail: [...removedSuites, ...weak, ...unknown].join('; '), title: 'test suite removed' };
+  if (weak.length > 0) return { code: AuditCode.limitsRaised, severity: 'error', detail: [...weak, ...unknown].join('; '), title: 'limits raised' };
+  if (unknown.length > 0) return { code: AuditCode.manifestKeyChanged, severity: 'error', detail: unknown.join('; '), title: 'manifest key changed' };
+  return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: `${narrowed.join('; ')} (narrows what the package is checked against)`, title: 'manifest key changed' };
 }
 
 /** The entries of list key `key` (strings only). */

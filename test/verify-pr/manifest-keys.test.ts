@@ -15,27 +15,37 @@ describe('judgeKeyChange', () => {
     expect(v('modules', [], [{ path: 'a.gc' }])).toBeUndefined();
     expect(v('obligations', ['x'], [])).toBeUndefined();
     expect(v('property_tests', ['x'], [])).toBeUndefined();
+    // caps_policy is judged by the policy it points to (check-policies.ts)
+    expect(v('caps_policy', 'caps.toml', 'open.toml')).toBeUndefined();
   });
 
   it.each([
     ['step_limit raised', 'limits', { step_limit: 100n }, { step_limit: 1000n }, 'error'],
-    ['step_limit lowered', 'limits', { step_limit: 1000n }, { step_limit: 100n }, 'warning'],
+    ['step_limit lowered', 'limits', { step_limit: 1000n }, { step_limit: 100n }, 'notice'],
     ['step_limit removed', 'limits', { step_limit: 100n }, {}, 'error'],
     ['limits table removed', 'limits', { max_vec_len: 10n }, undefined, 'error'],
-    ['limits table added', 'limits', undefined, { max_vec_len: 10n }, 'warning'],
+    ['limits table added', 'limits', undefined, { max_vec_len: 10n }, 'notice'],
     ['allow_unlimited on', 'limits', { allow_unlimited: false }, { allow_unlimited: true }, 'error'],
-    ['allow_unlimited off', 'limits', { allow_unlimited: true }, { allow_unlimited: false }, 'warning'],
+    ['allow_unlimited off', 'limits', { allow_unlimited: true }, { allow_unlimited: false }, 'notice'],
+    ['a field [limits] does not have', 'limits', {}, { max_heap: 10n }, 'error'],
     ['a budget raised', 'budgets', { max_steps_per_test: 10n }, { max_steps_per_test: 11n }, 'error'],
     ['a limit turned into a string', 'limits', { step_limit: 10n }, { step_limit: 'none' }, 'error'],
     ['fewer property cases', 'property', { cases_per_test: 100n }, { cases_per_test: 10n }, 'error'],
-    ['more property cases', 'property', { cases_per_test: 10n }, { cases_per_test: 100n }, 'warning'],
+    ['more property cases', 'property', { cases_per_test: 10n }, { cases_per_test: 100n }, 'notice'],
     ['property cases removed', 'property', { cases_per_test: 10n }, {}, 'error'],
-    ['name', 'name', 'ledger', 'ledger2', 'warning'],
-    ['dependencies', 'dependencies', [], [{ name: 'x', path: '../x', hash: 'a'.repeat(64) }], 'warning'],
-    ['caps_policy repointed (its effect is judged by the policy check)', 'caps_policy', 'caps.toml', 'open.toml', 'warning'],
-    ['an unknown key', 'flavour', undefined, 'sweet', 'warning'],
-    ['schema', 'schema', 1n, 2n, 'warning'],
+    ['[gfx] golden tests emptied', 'gfx', { golden_tests: ['a/gfx::golden'] }, { golden_tests: [] }, 'error'],
+    ['[gfx] frame-budget tests removed', 'gfx', { frame_budget_tests: ['a/gfx::budget'] }, {}, 'error'],
+    ['[gfx] a golden test added', 'gfx', { golden_tests: [] }, { golden_tests: ['a/gfx::golden'] }, 'notice'],
+    ['[gfx] a frame budget raised', 'gfx', { max_draw_commands_per_frame: 10n }, { max_draw_commands_per_frame: 99n }, 'error'],
+    ['[gfx] a frame budget lowered', 'gfx', { max_frame_time_ms: 16n }, { max_frame_time_ms: 8n }, 'notice'],
+    ['[gfx] the API surface hash changed', 'gfx', { api_surface_hash: 'aa' }, { api_surface_hash: 'bb' }, 'error'],
+    ['[gfx] the API export list changed', 'gfx', { api_exports: ['a'] }, { api_exports: ['a', 'b'] }, 'error'],
+    ['name', 'name', 'ledger', 'ledger2', 'error'],
+    ['dependencies', 'dependencies', [], [{ name: 'x', path: '../x', hash: 'a'.repeat(64) }], 'error'],
+    ['an unknown key', 'flavour', undefined, 'sweet', 'error'],
+    ['schema', 'schema', 1n, 2n, 'error'],
     ['version (a bump weakens nothing)', 'version', '0.1.0', '0.2.0', 'notice'],
+    ['description (the reference does not read it)', 'description', 'a', 'b', 'notice'],
   ] as const)('%s', (_name, key, a, b, severity) => {
     expect(v(key, a as TomlValue | undefined, b as TomlValue | undefined)?.[0]).toBe(severity);
   });
