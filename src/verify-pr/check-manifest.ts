@@ -3,6 +3,7 @@ import type { TomlTable } from '../workspace/manifest-write.js';
 import type { CommitCheck } from './commit-context.js';
 import { AuditCode } from './findings.js';
 import { judgeKeyChange, LIST_KEYS, listEntries } from './manifest-keys.js';
+import { keyItem } from './net-change.js';
 import { manifestDifferences } from './replay.js';
 
 /** Judges the manifest: keys the evidence set, hand changes by the key table, removed list entries. */
@@ -20,6 +21,7 @@ export function checkManifest(c: CommitCheck): void {
     // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
     const contradicted = differing.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
     if (contradicted.length > 0) {
+      for (const k of contradicted) c.dirty.add(keyItem(k));
       result.mismatches.add('package.toml');
       explanation.mismatched.push('package.toml');
       out.fail('manifest', 'package.toml', 'replay', {
@@ -33,6 +35,7 @@ export function checkManifest(c: CommitCheck): void {
   if (ev.withEvidence) for (const k of evidenceKeys) touchedBefore.add(`package.toml:${k}`);
   for (const k of differing) {
     if (ev.final === undefined ? evidenceKeys.has(k) : evidenceKeys.has(k) || touchedBefore.has(`package.toml:${k}`)) continue;
+    c.dirty.add(keyItem(k));
     if (k === 'modules') {
       result.unexplained.add('package.toml');
       explanation.unexplained.push('package.toml');
@@ -78,6 +81,7 @@ export function checkManifest(c: CommitCheck): void {
       ev.final !== undefined ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final!.manifest, key).includes(e))) : ev.removedEntries.get(key) ?? new Set<string>();
     for (const name of [...declared].sort()) {
       if (kept.has(name) || removedByEvidence.has(name)) continue;
+      c.dirty.add(keyItem(key));
       result.mismatches.add('package.toml');
       explanation.mismatched.push('package.toml');
       const line = lineOf(now.manifestText, key) ?? keyLine(now.manifestText, key);

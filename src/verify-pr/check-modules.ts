@@ -7,6 +7,7 @@ import type { CommitCheck } from './commit-context.js';
 import { AuditCode } from './findings.js';
 import { repoPath, type CommitModule } from './package-at-commit.js';
 import { firstDifferingLine } from './replay.js';
+import { moduleItem } from './net-change.js';
 
 type Forms = readonly Term[];
 
@@ -40,6 +41,7 @@ export function checkModules(c: CommitCheck): { explainedHere: Set<string>; hidd
     const line = (m: CommitModule | undefined, expected: Forms | undefined): number | undefined => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
     if (!formsEqual(r, b)) {
       // evidence changed this module, the commit has something else
+      c.dirty.add(moduleItem(path));
       result.mismatches.add(path);
       explanation.mismatched.push(path);
       const l = line(h, r);
@@ -54,6 +56,7 @@ export function checkModules(c: CommitCheck): { explainedHere: Set<string>; hidd
     }
     const l = line(h, b);
     const restoresBase = formsEqual(h?.forms, c.base.byPath.get(path)?.forms);
+    c.dirty.add(moduleItem(path));
     if (touchedBefore.has(path) && !restoresBase) {
       hidden++;
       result.mismatches.add(path);

@@ -2,6 +2,7 @@
 import { comparePolicies } from './caps-policy.js';
 import type { CommitCheck } from './commit-context.js';
 import { AuditCode } from './findings.js';
+import { keyItem, policyItem } from './net-change.js';
 import { capsPolicyPath, repoPath } from './package-at-commit.js';
 
 /** Judges the capability policy files: the effective policy (`caps_policy`) and every other policy file. */
@@ -10,9 +11,10 @@ export function checkPolicies(c: CommitCheck): void {
   const refBefore = capsPolicyPath(start.state.manifest);
   const refAfter = capsPolicyPath(now.table);
   const textAt = (path: string | undefined): string | undefined => (path === undefined ? undefined : now.policies.get(path)?.text);
-  const judge = (label: string, file: string, before: string | undefined, after: string | undefined, alternatives: readonly (string | undefined)[] | undefined): void => {
+  const judge = (label: string, file: string, path: string | undefined, before: string | undefined, after: string | undefined, alternatives: readonly (string | undefined)[] | undefined): void => {
     if (before === after || alternatives?.some((a) => a === after)) return;
     const cmp = comparePolicies(before, after);
+    if (cmp.widened.length > 0 || cmp.changed.length > 0) c.dirty.add(path === undefined ? keyItem('caps_policy') : policyItem(path));
     if (cmp.widened.length > 0) {
       result.mismatches.add('package.toml');
       explanation.mismatched.push(file);
@@ -38,6 +40,7 @@ export function checkPolicies(c: CommitCheck): void {
     judge(
       `the package's capability policy (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})`,
       refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath,
+      refAfter,
       refBefore === undefined ? undefined : start.policies.get(refBefore),
       textAt(refAfter),
       undefined,
@@ -49,6 +52,6 @@ export function checkPolicies(c: CommitCheck): void {
   for (const path of [...paths].sort()) {
     if (path === refAfter && refAfter !== refBefore) continue;
     const label = path === refAfter ? "the package's capability policy" : `the policy file ${path}`;
-    judge(label, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
+    judge(label, repoPath(c.dir, path), path, start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
   }
 }

@@ -23,6 +23,8 @@ export interface HistoryResult {
   unreadable: string[];
   /** The readable packages the walk read (commits of the range and their parents), for the dangling-reference check. */
   snapshots: CommitPackageSnapshot[];
+  /** The items (`net-change.ts`) whose content at the head no verified step produced. */
+  dirty: Set<string>;
   millis: number;
 }
 
@@ -38,6 +40,7 @@ export function emptyHistoryResult(): HistoryResult {
     replanned: new Set(),
     unreadable: [],
     snapshots: [],
+    dirty: new Set(),
     millis: 0,
   };
 }
@@ -66,6 +69,8 @@ export interface CommitCheck {
   dir: string;
   out: PackageFindings;
   result: HistoryResult;
+  /** The items (`net-change.ts`) this commit changed and no verified step explains; the checks add to it. */
+  dirty: Set<string>;
 }
 
 /** What the evidence steps of one commit share: its start state, the evidence it adds, where to record. */

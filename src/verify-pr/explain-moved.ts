@@ -22,7 +22,7 @@ export function checkMovedPackage(oldBase: CommitPackageSnapshot, head: CommitPa
   const explanation: CommitExplanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
   const ev: EvidenceOutcome = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
   const at = `the move from ${movedFrom || '.'} to ${head.dir || '.'}`;
-  const check: CommitCheck = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result };
+  const check: CommitCheck = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result, dirty: new Set() };
   checkModules(check);
   checkManifest(check);
   checkPolicies(check);

@@ -30,8 +30,9 @@ import { namedByEvidence } from './explain-static.js';
 import { AuditCode, errorText, short, type CommitExplanation, type PackageFindings } from './findings.js';
 import type { RangeCommit } from './history.js';
 import { mergedStart, parentStart, type StartState } from './merge-start.js';
-import { listStoreAtCommit, readPackageAtCommit, repoPath, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
+import { listStoreAtCommit, nearestReadablePackage, readPackageAtCommit, repoPath, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
 import type { RefactorEvidence } from './refactor-evidence.js';
+import { differingFrom, inheritedDirty, sameItem, type Item } from './net-change.js';
 
 export type { HistoryResult } from './commit-context.js';
 
@@ -40,8 +41,10 @@ export interface HistoryInput {
   repo: GitRepository;
   /** Package directory (repository-relative). */
   dir: string;
-  /** The range base (merge base of the requested base and the head), readable. */
+  /** The package at the range base (merge base of the requested base and the head), or at its nearest readable ancestor. */
   base: CommitPackageSnapshot;
+  /** The range base commit (the merge base; `base.commit` differs when the package cannot be read there). */
+  baseCommit?: string;
   /** The range's commits, parents first. */
   commits: readonly RangeCommit[];
   modules: ModuleCache;
@@ -91,11 +94,17 @@ class CommitReader {
     return (await entryAtCommit(this.input.repo, commit, this.input.dir))?.oid;
   }
 
-  /** The readable package of a commit: in the range its last readable state; before the range its own. */
+  /**
+   * The readable package of a commit: in the range its last readable state; before the range its
+   * own, or when it cannot be read there that of its nearest readable first-parent ancestor
+   * (`nearestReadablePackage`), never "no package".
+   */
   async lastReadable(oid: string): Promise<CommitPackageSnapshot | undefined> {
     if (this.inRange.has(oid)) return this.effective.get(oid);
     const s = await this.snapshot(oid);
-    return s instanceof Error ? undefined : s;
+    if (!(s instanceof Error)) return s;
+    if (oid === this.input.baseCommit) return this.input.base;
+    return (await nearestReadablePackage(this.input.repo, oid, this.input.dir, this.input.modules))?.snapshot;
   }
 }
 
@@ -114,6 +123,14 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
   const touched = new Map<string, Set<string>>();
   const refactorByPatch = new Map<string, RefactorEvidence>();
   for (const r of input.refactors.values()) if (r.verified.safe) refactorByPatch.set(r.verified.patchH, r);
+  /** The items (`net-change.ts`) no verified step produced, as of each commit of the range. */
+  const dirty = new Map<string, Set<Item>>();
+  const union = (sets: readonly ReadonlySet<Item>[]): Set<Item> => new Set(sets.flatMap((d) => [...d]));
+  /** Drops the items whose content at `s` is the base's: restoring the base is no change. */
+  const settle = (items: Set<Item>, s: CommitPackageSnapshot | undefined): Set<Item> => {
+    for (const i of items) if (sameItem(input.base, s, i)) items.delete(i);
+    return items;
+  };
 
   for (const commit of input.commits) {
     const at = `commit ${short(commit.oid)} (${commit.subject})`;
@@ -124,6 +141,9 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     result.commits.push(explanation);
 
     const parentStates = await Promise.all(commit.parents.map((p) => reader.lastReadable(p)));
+    // a parent before the range is main's history: clean where it holds the base's content
+    const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? dirty.get(p) ?? new Set<Item>() : differingFrom(input.base, parentStates[i])));
+    dirty.set(commit.oid, union(parentDirty));
     const tree = await reader.packageTree(commit.oid);
     const parentTrees = await Promise.all(commit.parents.map((p) => reader.packageTree(p)));
     if (commit.parents.length > 0 && parentTrees.every((t) => t === tree) && parentStates.every((p) => p === parentStates[0])) {
@@ -147,6 +167,8 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
 
     const start = await startOf(commit, parentStates, reader, input.repo);
     if (start.state === undefined) {
+      // a root commit, or no parent with a readable package: whatever differs from the base is unexplained
+      dirty.set(commit.oid, settle(union([dirty.get(commit.oid)!, differingFrom(input.base, now)]), now));
       reportNothingToCheckAgainst(commit, at, now, explanation, result, out);
       continue;
     }
@@ -164,13 +186,17 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     const ev = replay
       ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
       : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
-    const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result };
+    const here = inheritedDirty(now, parentStates, parentDirty);
+    const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: here };
     const { explainedHere, hidden } = checkModules(check);
     for (const p of explainedHere) if (ev.withEvidence) touchedBefore.add(p);
     checkManifest(check);
     checkPolicies(check);
     explanation.route = routeOf(explanation, startState, ev, hidden);
+    dirty.set(commit.oid, settle(here, now));
   }
+  const last = input.commits[input.commits.length - 1];
+  result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
   result.millis = Math.round(performance.now() - startTime);
   return result;
 }

@@ -9,7 +9,7 @@ import { posix } from 'node:path';
 import { canonicalizeSource } from '../coreform/canon.js';
 import { hashModule } from '../coreform/hash.js';
 import type { Term } from '../coreform/term.js';
-import { commitTree, entryAtCommit, objectKindOfMode, readTreeEntries, type GitRepository, type TreeEntry } from '../git/repository.js';
+import { commitTree, entryAtCommit, missingCommitError, objectKindOfMode, readTreeEntries, type GitRepository, type TreeEntry } from '../git/repository.js';
 import type { PackageState } from '../patch/protocol/state.js';
 import { decodeUtf8Strict, isHex64 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
@@ -231,4 +231,36 @@ export async function listStoreAtCommit(repo: GitRepository, commit: string, dir
 /** The repository-relative path of store entry `address` of the package in `dir`. */
 export function storeEntryPath(dir: string, address: string): string {
   return repoPath(dir, posix.join('.genesis/store', address));
+}
+
+/** How far {@link nearestReadablePackage} walks back. */
+export const NEAREST_READABLE_DEPTH = 200;
+
+/**
+ * The package at the nearest ancestor of `commit` (first parents, `commit` excluded) where it can be
+ * read: what an unreadable state is judged against (docs/security.md "Unreadable means unverified").
+ * @returns the snapshot and the commit, or `undefined` when an ancestor has no package (the package
+ *   is newer) or none within {@link NEAREST_READABLE_DEPTH} commits can be read.
+ * @throws GcError `git/missing-commit` (exit 70) when an ancestor is not in the clone.
+ */
+export async function nearestReadablePackage(repo: GitRepository, commit: string, dir: string, cache: ModuleCache = new Map()): Promise<{ snapshot: CommitPackageSnapshot; commit: string } | undefined> {
+  let oid = commit;
+  for (let i = 0; i < NEAREST_READABLE_DEPTH; i++) {
+    let parent: string | undefined;
+    try {
+      parent = (await repo.git.readCommit({ fs, dir: repo.dir, oid, cache: repo.cache })).commit.parent[0];
+    } catch (error) {
+      if ((error as { code?: string } | undefined)?.code === 'NotFoundError') throw missingCommitError(repo, oid, 'ancestor commit', error);
+      throw error;
+    }
+    if (parent === undefined) return undefined;
+    oid = parent;
+    try {
+      const snapshot = await readPackageAtCommit(repo, oid, dir, cache);
+      return snapshot === undefined ? undefined : { snapshot, commit: oid };
+    } catch (error) {
+      if (isGcError(error) && error.code === 'git/missing-commit') throw error;
+    }
+  }
+  return undefined;
 }

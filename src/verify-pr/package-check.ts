@@ -15,7 +15,8 @@ import { checkMovedPackage } from './explain-moved.js';
 import { AuditCode, emptyReplay, errorText, PackageFindings, type AuditFinding, type PackageAudit } from './findings.js';
 import type { RangeCommit } from './history.js';
 import { checkObligations } from './obligations.js';
-import { readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
+import { judgeNetChange, moduleItem } from './net-change.js';
+import { nearestReadablePackage, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
 import { checkPins } from './pins.js';
 import { explainRange } from './range-replay.js';
 import { checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
@@ -96,7 +97,8 @@ export async function auditPackage(ctx: RunContext, touched: TouchedPackage): Pr
     return result;
   }
   const baseRead = await readSide(ctx, touched, ctx.base, 'base', out);
-  const base = baseRead === null ? undefined : baseRead;
+  // an unreadable merge base is judged against its nearest readable ancestor, never as a new package
+  const base = baseRead === null ? (await nearestReadablePackage(ctx.repo, ctx.base, touched.dir, ctx.modules))?.snapshot : baseRead;
   if (head === undefined) {
     audit.state = 'deleted';
     audit.name = base?.manifest.name ?? '';
@@ -142,9 +144,13 @@ async function readSide(ctx: RunContext, touched: TouchedPackage, commit: string
     const notRegular = isGcError(error) && error.code === AuditCode.notARegularFile;
     out.fail('package', touched.manifestPath, `read ${which}`, {
       code: notRegular ? AuditCode.notARegularFile : AuditCode.packageUnreadable,
-      // the base is main's state: an unreadable base is a warning, the pull request is then checked as a new package
+      // the base is main's state: an unreadable base is a warning, the pull request is then judged against its nearest readable ancestor
       severity: which === 'head' ? 'error' : 'warning',
-      message: `the package cannot be read at the ${which} commit: ${errorText(error)}${which === 'head' ? '; a head that cannot be read cannot be verified' : '; its changes are checked as a new package'}`,
+      message: `the package cannot be read at the ${which} commit: ${errorText(error)}${
+        which === 'head'
+          ? '; a head that cannot be read cannot be verified: fix the file so that `gcpatch verify-pr` (or `genesis pkg verify`) reads it, commit, and push'
+          : '; the pull request is judged against the nearest ancestor where it can be read (a new package when there is none)'
+      }`,
       file: (isGcError(error) && error.location.file) || touched.manifestPath,
       ...(isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
       title: notRegular ? 'not a regular file' : 'package unreadable',
@@ -214,6 +220,7 @@ async function explainByHistory(ctx: RunContext, touched: TouchedPackage, base: 
       repo: ctx.repo,
       dir: touched.dir,
       base,
+      baseCommit: ctx.base,
       commits: ctx.commits,
       modules: ctx.modules,
       refactors: new Map(refactors.map((r) => [r.address, r])),
@@ -230,8 +237,11 @@ async function explainByHistory(ctx: RunContext, touched: TouchedPackage, base: 
   }
   const comparisons = compareModules(base, undefined, head);
   audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-  audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
-  result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)));
+  // the net change: every difference at the head no verified step produced, judged whatever the history's shape
+  judgeNetChange({ base, head, dirty: history.dirty, evidenceCovered: history.explainedByEvidence, dir: touched.dir }, out);
+  const dirtyModule = (p: string): boolean => history.dirty.has(moduleItem(p));
+  audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p) || dirtyModule(p));
+  result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p) && !dirtyModule(p)));
   if (result.explained.size > 0) {
     const n = result.explained.size;
     out.pass('module', `${n} module${n === 1 ? '' : 's'}`, ctx.replay ? 'replay' : 'explained', ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)');
