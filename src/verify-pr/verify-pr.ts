@@ -11,6 +11,7 @@ import { findMergeBases, listChangedEntries, openRepository, resolveRevision, Gi
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { accountChanges, candidatePackages, movedPackages, type PathAccount } from './accounting.js';
+import { recordAttributeChanges } from './checkout-attributes.js';
 import { checkDanglingReferences, definedIn } from './dangling.js';
 import { isFailing, PackageFindings, type AuditFinding, type AuditReport, type FailOn, type PackageAudit } from './findings.js';
 import { rangeCommits } from './history.js';
@@ -94,6 +95,8 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const candidates = await candidatePackages(repo, base, head, changed);
     const global = new PackageFindings('');
     const { accounts, byPackage, pathFindingsByPackage } = await accountChanges(repo, changed, candidates, global);
+    // checkout attributes by effect: what git applies to every package path, at both commits
+    recordAttributeChanges(repo.dir, base, head, changed.map((e) => e.path), global);
 
     // The selection.
     const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => compareUtf8(a.manifestPath, b.manifestPath));

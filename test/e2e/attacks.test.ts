@@ -25,6 +25,7 @@ import {
   edit,
   git,
   GIT_ENV,
+  gitWithInput,
   ledgerTemplate,
   OBLIGATION,
   objectId,
@@ -36,6 +37,7 @@ import {
   setIndexEntry,
   stageTree,
   storeName,
+  TOOLCAPS,
   tryMerge,
   writeBlob,
 } from './attack-helpers.js';
@@ -96,7 +98,7 @@ const scratch = new Scratch();
 const results: Result[] = [];
 /** The pull requests the scored tests built, by case id (the accounting tests read them again). */
 const built = new Map<string, PullRequest>();
-const T = { ledger: '', obligation: '', nested: '', two: '' };
+const T = { ledger: '', obligation: '', nested: '', two: '', gfx: '', attr: '' };
 let runner = '';
 
 // ---------------------------------------------------------------------------------------------
@@ -390,6 +392,43 @@ function octopusRevert(module: string): PullRequest {
   if (objectId(repo, head, `${PKG}/${module}`) !== objectId(repo, mainBug, `${PKG}/${module}`)) throw new Error('the octopus does not hold the old module');
   return { repo, base: mainFix, head };
 }
+
+/**
+ * The PR renames pair::first with evidence (`p1`); `change` then edits the work tree, which is packed
+ * and committed as an orphan snapshot (a root commit) and merged with `p1` — the snapshot as the first
+ * parent or as the second — into a merge holding the snapshot's tree.
+ */
+function orphanMerge(template: string, change: (pkg: string) => void, order: 'orphan-first' | 'orphan-second'): PullRequest {
+  const { repo, pkg, base } = start(template);
+  renameFirst(pkg);
+  const p1 = commitAll(repo, 'rename pair first');
+  change(pkg);
+  pack(pkg);
+  const tree = stageTree(repo);
+  const orphan = commitTree(repo, tree, [], 'a snapshot');
+  return { repo, base, head: commitTree(repo, tree, order === 'orphan-first' ? [orphan, p1] : [p1, orphan], 'Merge a snapshot') };
+}
+
+/**
+ * The PR renames pair::first with evidence (`p1`); a branch from main makes `change` by hand (packed);
+ * the merge of the two holds both (the structural merge), with the evidence or the edit as first parent.
+ */
+function parallelEdit(change: (pkg: string) => void, order: 'evidence-first' | 'edit-first'): PullRequest {
+  const { repo, pkg, base } = start(T.ledger);
+  renameFirst(pkg);
+  const p1 = commitAll(repo, 'rename pair first');
+  git(repo, 'checkout', '-q', '-b', 'side', base);
+  change(pkg);
+  pack(pkg);
+  const side = commitAll(repo, 'a change beside the rename');
+  git(repo, 'checkout', '-q', 'pr');
+  change(pkg);
+  pack(pkg);
+  return { repo, base, head: commitTree(repo, stageTree(repo), order === 'evidence-first' ? [p1, side] : [side, p1], 'Merge side') };
+}
+
+/** The suite the `gfx` template's `[gfx]` table names. */
+const GFX_SUITE = 'ledger/tests::amount-suite';
 
 /** `ledger/money/package.toml`: a package of its own listing currency.gc (pinned by its pack). */
 function writeInnerPackage(pkg: string): void {
@@ -887,11 +926,11 @@ const attacks: Attack[] = [
     id: 'dependency-hand-pin',
     klass: 'keys: a dependency added with a hand-written pin',
     codes: ['audit/manifest-key-changed'],
-    policy: 'warning',
+    policy: 'error',
     file: MANIFEST_PATH,
     build: () => manifestEdit('dependencies = []', `dependencies = [{ name = "evil", path = "vendor/evil", hash = "${'ab'.repeat(32)}" }]`),
   },
-  { id: 'name-changed', klass: 'keys: the package name changed by hand', codes: ['audit/manifest-key-changed'], policy: 'warning', build: () => manifestEdit('name = "ledger"', 'name = "ledger-next"') },
+  { id: 'name-changed', klass: 'keys: the package name changed by hand', codes: ['audit/manifest-key-changed'], policy: 'error', build: () => manifestEdit('name = "ledger"', 'name = "ledger-next"') },
   {
     id: 'checkout-attributes-ident',
     klass: 'kinds: a .gitattributes in the package turns on ident, so the checkout the toolchain reads differs from the verified blobs',
@@ -908,7 +947,7 @@ const attacks: Attack[] = [
     file: '.gitattributes',
     build: () => oneCommit(T.ledger, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), '*.gc text eol=crlf\n')),
   },
-  { id: 'unknown-key-added', klass: 'keys: an unknown manifest key added', codes: ['audit/manifest-key-changed'], policy: 'warning', build: () => manifestEdit('schema = 1\n', 'schema = 1\ntrusted = true\n') },
+  { id: 'unknown-key-added', klass: 'keys: an unknown manifest key added', codes: ['audit/manifest-key-changed'], policy: 'error', build: () => manifestEdit('schema = 1\n', 'schema = 1\ntrusted = true\n') },
   {
     id: 'modules-reordered',
     klass: 'keys: the [[modules]] list reordered by hand',
@@ -1177,6 +1216,69 @@ const attacks: Attack[] = [
       pack(pkg);
     }),
   },
+  // the net change (docs/security.md "The construction"): no history shape excuses a difference
+  { id: 'orphan-first-parent-limits', klass: 'net change: an orphan snapshot with step_limit raised, merged as the first parent', codes: ['audit/limits-raised'], policy: 'error', via: 'action', build: () => orphanMerge(T.ledger, (pkg) => edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 1000000000'), 'orphan-first') },
+  { id: 'orphan-second-parent-op-table', klass: 'net change: an orphan snapshot that adds an empty [op."X"] table, merged as the second parent', codes: ['audit/caps-widened'], policy: 'error', build: () => orphanMerge(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`), 'orphan-second') },
+  { id: 'orphan-hand-edit-refactored-module', klass: 'net change: an orphan snapshot with a hand edit of the module the evidence renamed, merged as the first parent', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => orphanMerge(T.ledger, editPair, 'orphan-first') },
+  { id: 'orphan-drops-obligation', klass: 'net change: an orphan snapshot without the declared obligation, merged as the first parent', codes: WEAKENED, policy: 'error', build: () => orphanMerge(T.obligation, dropObligation, 'orphan-first') },
+  {
+    id: 'pre-package-history-merged',
+    klass: 'net change: a side history whose root has no package (a merge base before the package) adds it with raised limits and an op table, merged in',
+    codes: ['audit/limits-raised', 'audit/caps-widened'],
+    policy: 'error',
+    build: () => {
+      const { repo, pkg, base } = start(T.ledger);
+      renameFirst(pkg);
+      const p1 = commitAll(repo, 'rename pair first');
+      const readme = commitTree(repo, gitWithInput(repo, `100644 blob ${writeBlob(repo, '# ledger\n')}\tREADME.md\n`, 'mktree'), [], 'a history before the package');
+      edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 1000000000');
+      writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`);
+      const tree = stageTree(repo);
+      const side = commitTree(repo, tree, [readme], 'add the package');
+      return { repo, base, head: commitTree(repo, tree, [p1, side], 'Merge the side history') };
+    },
+  },
+  { id: 'parallel-hand-edit-refactored-module', klass: 'net change: a hand edit of the renamed module made on a branch parallel to the evidence, then merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'evidence-first') },
+  { id: 'parallel-hand-edit-first-parent-swap', klass: 'net change: the parallel hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'edit-first') },
+  { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
+  { id: 'op-table-with-timeout', klass: 'policy: an [op."X"] table with a timeout added', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`)) },
+  { id: 'gfx-golden-emptied', klass: 'keys: [gfx] golden_tests emptied', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, 'golden_tests = []')) },
+  { id: 'gfx-frame-budget-tests-removed', klass: 'keys: [gfx] frame_budget_tests removed', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `frame_budget_tests = ["${GFX_SUITE}"]\n`, '')) },
+  { id: 'gfx-frame-budget-raised', klass: 'keys: a [gfx] frame budget raised', codes: ['audit/limits-raised'], policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), 'max_draw_commands_per_frame = 100', 'max_draw_commands_per_frame = 100000')) },
+  { id: 'limits-unknown-field', klass: 'keys: a field [limits] does not have, added by hand', codes: ['audit/manifest-key-changed'], policy: 'error', file: MANIFEST_PATH, build: () => manifestEdit('step_limit = 1000000\n', 'step_limit = 1000000\nunchecked = true\n') },
+  {
+    id: 'attributes-nested-unspecified-text',
+    klass: 'attributes by effect: a nested .gitattributes with `*.gc !text` under a root `*.gc -text` (core.autocrlf applies again)',
+    codes: ['audit/checkout-attributes'],
+    policy: 'error',
+    file: `${PKG}/account/balance.gc`,
+    build: () => oneCommit(T.attr, (pkg) => writeFileSync(join(pkg, '.gitattributes'), '*.gc !text\n')),
+  },
+  {
+    id: 'attributes-macro',
+    klass: 'attributes by effect: a root macro that turns text on, used for *.gc (spelled without the word text on the line that names the files)',
+    codes: ['audit/checkout-attributes'],
+    policy: 'error',
+    build: () => oneCommit(T.attr, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), '[attr]lf eol=lf\n*.gc -text\nledger/**/*.gc lf\n')),
+  },
+  {
+    id: 'unreadable-fork-point-drops-obligation',
+    klass: 'unreadable: the PR forks from a main commit whose package.toml does not parse, and drops the declared obligation',
+    codes: WEAKENED,
+    policy: 'error',
+    build: () => {
+      const repo = scratch.copy(T.obligation);
+      const pkg = join(repo, PKG);
+      const good = readFileSync(manifestOf(pkg), 'utf8');
+      writeFileSync(manifestOf(pkg), good.replace('[[modules]]', '[[modules]'));
+      const base = commitAll(repo, 'a broken manifest on main');
+      git(repo, 'checkout', '-q', '-b', 'pr');
+      writeFileSync(manifestOf(pkg), good);
+      dropObligation(pkg);
+      commitAll(repo, 'fix the manifest');
+      return pr(repo, base);
+    },
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1297,6 +1399,28 @@ const controls: Control[] = [
   },
   { id: 'rename-with-obligation', what: 'an honest rename in a package that declares an obligation (runner accepts)', build: () => oneCommit(T.obligation, (pkg) => renameFirst(pkg, runner)) },
   { id: 'rename-no-replay', what: 'an honest rename checked with replay: false', build: () => oneCommit(T.ledger, (pkg) => renameFirst(pkg), { replay: false }) },
+  { id: 'parallel-unrelated-edit', what: 'a hand edit of a module no evidence touches, on a branch parallel to a rename, merged', warns: ['audit/unexplained-change'], build: () => parallelEdit(editCurrency, 'evidence-first') },
+  { id: 'orphan-snapshot-of-the-pr', what: "an orphan snapshot of the PR's own honest state merged as the first parent (it changes nothing the evidence did not)", warns: ['audit/unexplained-change'], via: 'action', build: () => orphanMerge(T.ledger, () => {}, 'orphan-first') },
+  { id: 'op-timeout-added', what: 'a timeout added to an op the policy grants (a proven narrowing)', warns: ['audit/caps-changed'], build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 100\n`)) },
+  { id: 'limit-lowered', what: 'a limit lowered by hand (a proven narrowing: a notice)', build: () => manifestEdit('step_limit = 1000000', 'step_limit = 500000') },
+  { id: 'gfx-golden-added', what: 'a [gfx] golden test suite added by hand (a narrowing)', build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, `golden_tests = ["${GFX_SUITE}", "ledger/tests::more"]`)) },
+  {
+    id: 'unreadable-fork-point-fixed',
+    what: 'a PR forking from a main commit whose package.toml does not parse, fixing it (judged against the nearest readable ancestor)',
+    warns: ['audit/package-unreadable'],
+    build: () => {
+      const repo = scratch.copy(T.obligation);
+      const pkg = join(repo, PKG);
+      const good = readFileSync(manifestOf(pkg), 'utf8');
+      writeFileSync(manifestOf(pkg), good.replace('[[modules]]', '[[modules]'));
+      const base = commitAll(repo, 'a broken manifest on main');
+      git(repo, 'checkout', '-q', '-b', 'pr');
+      writeFileSync(manifestOf(pkg), good);
+      commitAll(repo, 'fix the manifest');
+      return pr(repo, base);
+    },
+  },
+  { id: 'attributes-nested-same-effect', what: 'a nested .gitattributes that restates `*.gc -text` and adds a diff driver (no checkout attribute changes)', build: () => oneCommit(T.attr, (pkg) => writeFileSync(join(pkg, '.gitattributes'), '*.gc -text diff=gc\n')) },
   { id: 'outside-only', what: 'a change outside every package (README)', build: () => oneCommit(T.ledger, (_, repo) => writeFileSync(join(repo, 'README.md'), '# ledger\n\nA longer README.\n')) },
 ];
 
@@ -1318,6 +1442,14 @@ beforeAll(() => {
 
   T.obligation = scratch.copy(T.ledger);
   declareObligation(T.obligation);
+
+  T.gfx = scratch.copy(T.ledger);
+  edit(join(T.gfx, PKG, 'package.toml'), '[[modules]]', `[gfx]\nframe_budget_tests = ["${GFX_SUITE}"]\ngolden_tests = ["${GFX_SUITE}"]\nmax_draw_commands_per_frame = 100\n\n[[modules]]`);
+  commitAll(T.gfx, 'golden and frame-budget checks');
+
+  T.attr = scratch.copy(T.ledger);
+  writeFileSync(join(T.attr, '.gitattributes'), '*.gc -text\n');
+  commitAll(T.attr, 'modules are checked out byte for byte');
 
   T.nested = scratch.copy(T.ledger);
   writeInnerPackage(join(T.nested, PKG));
