@@ -1,10 +1,11 @@
 /**
  * CoreForm hashes (docs/reference/hashing.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
  * output) over a domain prefix followed by the canonical print, or over the plain bytes. Every
- * function returns lowercase hex64. The one place gcpatch computes BLAKE3.
+ * function returns lowercase hex64. The one place gcpatch computes BLAKE3 (through `blake3.ts`:
+ * WebAssembly, or @noble/hashes where that cannot be instantiated).
  */
-import { blake3 } from '@noble/hashes/blake3.js';
-import { toHex, utf8 } from '../util/bytes.js';
+import { utf8 } from '../util/bytes.js';
+import { blake3Of, createBlake3, digestHex, type Blake3Hasher } from './blake3.js';
 import { printModule, printTerm } from './print.js';
 import type { Term } from './term.js';
 
@@ -14,14 +15,13 @@ export const HASH_TERM_PREFIX = utf8('GCv0.2\0');
 export const HASH_MODULE_PREFIX = utf8('GCv0.2\0module\0');
 /** `"GCv0.2" 0x00 "semantic-node-id" 0x00`, the node-id prefix. */
 export const NODE_ID_PREFIX = utf8('GCv0.2\0semantic-node-id\0');
+const ZERO = new Uint8Array([0]);
 
 /** An incremental BLAKE3 state (`update` returns the state; `clone` copies it; `digest` ends it). */
-export type Blake3State = ReturnType<typeof blake3.create>;
+export type Blake3State = Blake3Hasher;
 
-function digest(...parts: Uint8Array[]): string {
-  const h = blake3.create();
-  for (const p of parts) h.update(p);
-  return toHex(h.digest());
+function digest(...parts: (Uint8Array | string)[]): string {
+  return digestHex(blake3Of(...parts));
 }
 
 /** Prints shorter than this are hashed without looking in {@link RecentDigests}. */
@@ -53,8 +53,8 @@ class RecentDigests {
   }
 }
 
-const recentTermHashes = new RecentDigests((printed) => digest(HASH_TERM_PREFIX, utf8(printed)));
-const recentAddresses = new RecentDigests((printed) => digest(utf8(printed)));
+const recentTermHashes = new RecentDigests((printed) => digest(HASH_TERM_PREFIX, printed));
+const recentAddresses = new RecentDigests((printed) => digest(printed));
 
 /**
  * hash-term(t) = BLAKE3("GCv0.2\0" ‖ UTF-8(print_term(t))), lowercase hex64.
@@ -83,7 +83,7 @@ export function hashModule(forms: readonly Term[]): string {
 
 /** hash-module of forms given by their `print_module` text (a print already made): `hashModuleOfPrint(printModule(f))` equals `hashModule(f)`. */
 export function hashModuleOfPrint(printed: string): string {
-  return digest(HASH_MODULE_PREFIX, utf8(printed));
+  return digest(HASH_MODULE_PREFIX, printed);
 }
 
 /**
@@ -92,7 +92,7 @@ export function hashModuleOfPrint(printed: string): string {
  * "Stable Node IDs".
  */
 export function semanticNodeId(modulePath: string, path: Term): string {
-  return toHex(semanticNodeIdState(modulePath).update(utf8(printTerm(path))).digest());
+  return digestHex(semanticNodeIdState(modulePath).update(printTerm(path)).digest());
 }
 
 /**
@@ -101,7 +101,7 @@ export function semanticNodeId(modulePath: string, path: Term): string {
  * that path's node id.
  */
 export function semanticNodeIdState(modulePath: string): Blake3State {
-  return blake3.create().update(NODE_ID_PREFIX).update(utf8(modulePath)).update(new Uint8Array([0]));
+  return createBlake3().update(NODE_ID_PREFIX).update(modulePath).update(ZERO);
 }
 
 /**
@@ -117,12 +117,12 @@ export function storeAddress(data: Uint8Array): string {
  * in order, then `address()` is the address of their concatenation.
  */
 export function storeAddressStream(): { update(piece: Uint8Array): void; address(): string } {
-  const h = blake3.create();
+  const h = createBlake3();
   return {
     update(piece) {
       h.update(piece);
     },
-    address: () => toHex(h.digest()),
+    address: () => digestHex(h.digest()),
   };
 }
 

@@ -17,32 +17,32 @@ export const PRINT_WIDTH = 100;
  */
 export const MAX_PRINT_LENGTH = 256 * 1024 * 1024;
 
-interface Single {
-  text: string;
-  /** UTF-8 byte length of `text`. */
-  len: number;
-}
-
 const HEX = '0123456789ABCDEF';
 
+/** True when a string character needs an escape in a string literal (`\ " LF CR TAB`, Cc controls). */
+function needsEscape(c: number): boolean {
+  return c === 0x5c || c === 0x22 || c < 0x20 || (c >= 0x7f && c <= 0x9f);
+}
+
 function escapeStr(value: string): string {
+  let i = 0;
+  const n = value.length;
+  while (i < n && !needsEscape(value.charCodeAt(i))) i++;
+  if (i === n) return '"' + value + '"';
   let out = '"';
   let runStart = 0;
-  for (let i = 0; i < value.length; i++) {
+  for (; i < n; i++) {
     const c = value.charCodeAt(i);
-    let rep: string | undefined;
+    if (!needsEscape(c)) continue;
+    let rep: string;
     if (c === 0x5c) rep = '\\\\';
     else if (c === 0x22) rep = '\\"';
     else if (c === 0x0a) rep = '\\n';
     else if (c === 0x0d) rep = '\\r';
     else if (c === 0x09) rep = '\\t';
-    else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-      rep = '\\u00' + HEX[(c >> 4) & 15] + HEX[c & 15];
-    }
-    if (rep !== undefined) {
-      out += value.slice(runStart, i) + rep;
-      runStart = i + 1;
-    }
+    else rep = '\\u00' + HEX[(c >> 4) & 15] + HEX[c & 15];
+    out += value.slice(runStart, i) + rep;
+    runStart = i + 1;
   }
   return out + value.slice(runStart) + '"';
 }
@@ -86,6 +86,13 @@ export function printAtom(t: Term): string | undefined {
   }
 }
 
+/** UTF-8 byte length of `text`: its length when it is ASCII (the common case), else counted. */
+function byteLength(text: string): number {
+  const n = text.length;
+  for (let i = 0; i < n; i++) if (text.charCodeAt(i) >= 0x80) return utf8Length(text);
+  return n;
+}
+
 function isAtomKind(t: Term): boolean {
   return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
@@ -99,8 +106,6 @@ const blockCache = new WeakMap<Term, { indent: number; text: string }>();
 
 /** Containers whose print is at least this many characters are kept in `blockCache`. */
 const BLOCK_CACHE_MIN = 256;
-/** The open and close brackets of the two bracketed kinds. */
-const BRACKETS = { vec: ['[', ']'], map: ['{', '}'] } as const;
 
 /**
  * Only containers this close to the printed root are cached (a workspace vector → module record →
@@ -109,130 +114,273 @@ const BRACKETS = { vec: ['[', ']'], map: ['{', '}'] } as const;
  */
 const BLOCK_CACHE_MAX_DEPTH = 3;
 
-/** One print job: lays out one term using the shared caches. */
+/** What a task of {@link Printer.fmt} is: a term to lay out on a new line, literal text, a map entry on one line, or the end of a cached block. */
+const TASK_TERM = 0;
+const TASK_TEXT = 1;
+const TASK_ENTRY = 2;
+const TASK_CAPTURE = 3;
+
+/** The texts of the integers -128..1023 (the reader shares their terms; their prints are shared too). */
+const SMALL_INT_TEXT: string[] = Array.from({ length: 1152 }, (_, i) => String(i - 128));
+
+function intText(v: bigint): string {
+  if (v >= -128n && v < 1024n) return SMALL_INT_TEXT[Number(v) + 128]!;
+  return v.toString();
+}
+
+/** UTF-8 length of the print of string `value` (its escapes and quotes included), without making it. */
+function strPrintLength(value: string): number {
+  let n = 2;
+  const len = value.length;
+  for (let i = 0; i < len; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x80) n += c === 0x5c || c === 0x22 || c === 0x0a || c === 0x0d || c === 0x09 ? 2 : c < 0x20 || c === 0x7f ? 6 : 1;
+    else if (c <= 0x9f) n += 6;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < len) {
+      const d = value.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** UTF-8 length of the print of bytes `value` (`b"…"`), without making it. */
+function bytesPrintLength(value: Uint8Array): number {
+  let n = 3;
+  for (let i = 0; i < value.length; i++) {
+    const b = value[i]!;
+    n += b === 0x5c || b === 0x22 || b === 0x0a || b === 0x0d || b === 0x09 ? 2 : b >= 0x20 && b <= 0x7e ? 1 : 4;
+  }
+  return n;
+}
+
+/** UTF-8 length of the print of an atom, without making it. */
+function atomLength(t: Term): number {
+  switch (t.kind) {
+    case 'sym':
+      return byteLength(t.name);
+    case 'int':
+      return intText(t.value).length;
+    case 'str':
+      return strPrintLength(t.value);
+    case 'bytes':
+      return bytesPrintLength(t.value);
+    case 'bool':
+      return t.value ? 4 : 5;
+    default:
+      return 3;
+  }
+}
+
+/** The print of an atom. */
+function atomText(t: Term): string {
+  switch (t.kind) {
+    case 'sym':
+      return t.name;
+    case 'int':
+      return intText(t.value);
+    case 'str':
+      return escapeStr(t.value);
+    case 'bytes':
+      return escapeBytes(t.value);
+    case 'bool':
+      return t.value ? 'true' : 'false';
+    default:
+      return 'nil';
+  }
+}
+
+/**
+ * One print job. The output is a list of pieces joined once at the end; the tasks of `fmt` live
+ * on parallel arrays (no object per task). A one-line rendering (`single` of §1.5) is measured
+ * first without making any text ({@link singleLength}), and written only when it is used: a list's
+ * is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would be longer, so
+ * measuring it again one level down costs little.
+ */
 class Printer {
   /** @param maxLength the largest print allowed, in UTF-16 code units. */
   constructor(private readonly maxLength = MAX_PRINT_LENGTH) {}
-  private readonly memo = new Map<Term, Single | null>();
   private readonly out: string[] = [];
   private outLength = 0;
   private readonly indents: string[] = [''];
+  // The task stack of fmt: kind, term or text, second term (a map entry's value), indent, depth
+  // (for a capture: the output piece and length where it began).
+  private readonly tKind: number[] = [];
+  private readonly tRef: (Term | string)[] = [];
+  private readonly tVal: (Term | null)[] = [];
+  private readonly tIndent: number[] = [];
+  private readonly tDepth: number[] = [];
+  private readonly tChunk: number[] = [];
+  private readonly tLength: number[] = [];
+  /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
+  private readonly sCur: Term[] = [];
+  private readonly sFirst: boolean[] = [];
+  /** Scratch for the items of a list being laid out. */
+  private readonly items: Term[] = [];
 
-  /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
-  private atomText(t: Term): string {
-    if (t.kind !== 'str' && t.kind !== 'bytes') return printAtom(t)!;
-    const cached = this.memo.get(t);
-    if (cached) return cached.text;
-    const text = printAtom(t)!;
-    this.memo.set(t, { text, len: utf8Length(text) });
-    return text;
-  }
-
-  /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
-  private atomLen(t: Term, text: string): number {
-    if (t.kind === 'sym') return utf8Length(text);
-    if (t.kind === 'str' || t.kind === 'bytes') return this.memo.get(t)!.len;
-    return text.length;
-  }
-
-  private atomSingle(t: Term): Single {
-    const text = this.atomText(t);
-    return { text, len: this.atomLen(t, text) };
-  }
-
-  /** `single(t)` of §1.5, computed bottom-up with an explicit stack. */
-  single(root: Term): Single | null {
-    if (isAtomKind(root)) return this.atomSingle(root);
-    const known = this.memo.get(root);
-    if (known !== undefined) return known;
-    const stack: Term[] = [root];
-    while (stack.length > 0) {
-      const t = stack[stack.length - 1]!;
-      if (this.memo.has(t)) {
-        stack.pop();
-        continue;
+  /** UTF-8 length of `single` of a vector (at most 3 items, all atoms) or map (at most 2 entries, all atoms); -1 when it has none. */
+  private bracketLength(t: Term): number {
+    if (t.kind === 'vec') {
+      const items = t.items;
+      if (items.length > 3) return -1;
+      let len = 2 + (items.length > 0 ? items.length - 1 : 0);
+      for (let i = 0; i < items.length; i++) {
+        const e = items[i]!;
+        if (!isAtomKind(e)) return -1;
+        len += atomLength(e);
       }
-      if (t.kind === 'vec') {
-        stack.pop();
-        if (t.items.length <= 3 && t.items.every(isAtomKind)) {
-          let text = '[';
-          let len = 2;
-          for (let i = 0; i < t.items.length; i++) {
-            const e = t.items[i]!;
-            const et = this.atomText(e);
-            if (i > 0) {
-              text += ' ';
-              len += 1;
-            }
-            text += et;
-            len += this.atomLen(e, et);
-          }
-          this.memo.set(t, { text: text + ']', len });
-        } else this.memo.set(t, null);
-        continue;
-      }
-      if (t.kind === 'map') {
-        stack.pop();
-        if (t.entries.length <= 2 && t.entries.every(([k, v]) => isAtomKind(k) && isAtomKind(v))) {
-          const parts: Single[] = [];
-          for (const [k, v] of t.entries) parts.push(this.atomSingle(k), this.atomSingle(v));
-          const text = '{' + parts.map((p) => p.text).join(' ') + '}';
-          const len = 2 + parts.reduce((a, p) => a + p.len, 0) + Math.max(0, parts.length - 1);
-          this.memo.set(t, { text, len });
-        } else this.memo.set(t, null);
-        continue;
-      }
-      // A pair: a proper list gets a single rendering when every element has one and it fits.
-      let pending = false;
-      let cur: Term = t;
-      while (cur.kind === 'pair') {
-        const e = cur.car;
-        if (!isAtomKind(e) && !this.memo.has(e)) {
-          stack.push(e);
-          pending = true;
-        }
-        cur = cur.cdr;
-      }
-      if (pending) continue;
-      stack.pop();
-      if (cur.kind !== 'nil') {
-        this.memo.set(t, null);
-        continue;
-      }
-      let text = '(';
-      let len = 1;
-      let ok = true;
-      for (cur = t; cur.kind === 'pair'; cur = cur.cdr) {
-        const e = cur.car;
-        let et: string;
-        let el: number;
-        if (isAtomKind(e)) {
-          et = this.atomText(e);
-          el = this.atomLen(e, et);
-        } else {
-          const s = this.memo.get(e)!;
-          if (s === null) {
-            ok = false;
-            break;
-          }
-          et = s.text;
-          el = s.len;
-        }
-        if (cur !== t) {
-          text += ' ';
-          len += 1;
-        }
-        len += el;
-        if (len + 1 > PRINT_WIDTH) {
-          ok = false;
-          break;
-        }
-        text += et;
-      }
-      if (ok) this.memo.set(t, { text: text + ')', len: len + 1 });
-      else this.memo.set(t, null);
+      return len;
     }
-    return this.memo.get(root)!;
+    const entries = (t as Extract<Term, { kind: 'map' }>).entries;
+    if (entries.length > 2) return -1;
+    let len = 2 + (entries.length > 0 ? 2 * entries.length - 1 : 0);
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      if (!isAtomKind(e[0]) || !isAtomKind(e[1])) return -1;
+      len += atomLength(e[0]) + atomLength(e[1]);
+    }
+    return len;
+  }
+
+  /**
+   * UTF-8 length of `single(t)` of §1.5, or -1 when `t` has no one-line rendering. Atoms always
+   * have one; a vector of at most 3 atoms and a map of at most 2 atom entries have one; a proper
+   * list has one when every element has one and the whole line is at most {@link PRINT_WIDTH}
+   * bytes. Iterative (an explicit stack of the open lists); makes no text.
+   */
+  singleLength(root: Term): number {
+    if (root.kind !== 'pair') return isAtomKind(root) ? atomLength(root) : this.bracketLength(root);
+    const cur = this.sCur;
+    const first = this.sFirst;
+    let open = 1;
+    cur[0] = root;
+    first[0] = true;
+    let len = 1;
+    while (open > 0) {
+      const top = open - 1;
+      const c = cur[top]!;
+      if (c.kind !== 'pair') {
+        if (c.kind !== 'nil') return -1; // an improper list has no one-line rendering
+        len += 1;
+        open--;
+        continue;
+      }
+      const e = c.car;
+      cur[top] = c.cdr;
+      if (first[top]) first[top] = false;
+      else len += 1;
+      if (e.kind === 'pair') {
+        len += 1;
+        cur[open] = e;
+        first[open] = true;
+        open++;
+      } else {
+        const el = isAtomKind(e) ? atomLength(e) : this.bracketLength(e);
+        if (el < 0) return -1;
+        len += el;
+      }
+      // Every open list still adds its ')': past the width, there is no one-line rendering.
+      if (len + open > PRINT_WIDTH) return -1;
+    }
+    return len;
+  }
+
+  /** Appends the one-line rendering of `root` (which {@link singleLength} found to have one). */
+  private writeSingle(root: Term): void {
+    if (root.kind !== 'pair') {
+      if (isAtomKind(root)) this.writeAtom(root);
+      else this.writeBracket(root);
+      this.check();
+      return;
+    }
+    const out = this.out;
+    const cur = this.sCur;
+    const first = this.sFirst;
+    let open = 1;
+    let punct = 1;
+    cur[0] = root;
+    first[0] = true;
+    out.push('(');
+    while (open > 0) {
+      const top = open - 1;
+      const c = cur[top]!;
+      if (c.kind !== 'pair') {
+        out.push(')');
+        punct++;
+        open--;
+        continue;
+      }
+      const e = c.car;
+      cur[top] = c.cdr;
+      if (first[top]) first[top] = false;
+      else {
+        out.push(' ');
+        punct++;
+      }
+      if (e.kind === 'pair') {
+        out.push('(');
+        punct++;
+        cur[open] = e;
+        first[open] = true;
+        open++;
+      } else if (isAtomKind(e)) this.writeAtom(e);
+      else this.writeBracket(e);
+    }
+    this.outLength += punct;
+    this.check();
+  }
+
+  private writeAtom(t: Term): void {
+    if (t.kind === 'str') {
+      const v = t.value;
+      let i = 0;
+      while (i < v.length && !needsEscape(v.charCodeAt(i))) i++;
+      if (i === v.length) {
+        this.out.push('"', v, '"');
+        this.outLength += v.length + 2;
+        return;
+      }
+    }
+    const text = atomText(t);
+    this.out.push(text);
+    this.outLength += text.length;
+  }
+
+  private writeBracket(t: Term): void {
+    const out = this.out;
+    if (t.kind === 'vec') {
+      out.push('[');
+      this.outLength += 1;
+      for (let i = 0; i < t.items.length; i++) {
+        if (i > 0) this.text(' ');
+        this.writeAtom(t.items[i]!);
+      }
+      this.text(']');
+      return;
+    }
+    const entries = (t as Extract<Term, { kind: 'map' }>).entries;
+    out.push('{');
+    this.outLength += 1;
+    for (let i = 0; i < entries.length; i++) {
+      if (i > 0) this.text(' ');
+      this.writeAtom(entries[i]![0]);
+      this.text(' ');
+      this.writeAtom(entries[i]![1]);
+    }
+    this.text('}');
+  }
+
+  private check(): void {
+    if (this.outLength > this.maxLength) {
+      throw new GcError(
+        'core/print/too-large',
+        `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`,
+      );
+    }
   }
 
   private indent(n: number): string {
@@ -244,132 +392,154 @@ class Printer {
     return s;
   }
 
-  private emit(text: string): void {
+  /** Appends `text` to the output (counted toward the bound). */
+  text(text: string): void {
     this.out.push(text);
     this.outLength += text.length;
-    if (this.outLength > this.maxLength) {
-      throw new GcError(
-        'core/print/too-large',
-        `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`,
-      );
-    }
+    if (this.outLength > this.maxLength) this.check();
+  }
+
+  private push(kind: number, ref: Term | string, val: Term | null, indent: number, depth: number, chunk: number, length: number): void {
+    this.tKind.push(kind);
+    this.tRef.push(ref);
+    this.tVal.push(val);
+    this.tIndent.push(indent);
+    this.tDepth.push(depth);
+    this.tChunk.push(chunk);
+    this.tLength.push(length);
   }
 
   /** `fmt(t, indent)` of §1.5, driven by an explicit task stack; appends to the output. */
   fmt(root: Term, rootIndent: number): void {
-    // A task is either a term to lay out on a new line at an indent, or literal text appended to the current line.
-    // A capture task records the text a container produced so that `blockCache` can reuse it.
-    type Capture = { capture: Term; indent: number; chunk: number; length: number };
-    type Task = { term: Term; indent: number; depth: number } | string | Capture;
-    const tasks: Task[] = [{ term: root, indent: rootIndent, depth: 0 }];
+    const { tKind, tRef, tVal, tIndent, tDepth, tChunk, tLength } = this;
+    this.push(TASK_TERM, root, null, rootIndent, 0, 0, 0);
     let first = true;
-    while (tasks.length > 0) {
-      const task = tasks.pop()!;
-      if (typeof task === 'string') {
-        this.emit(task);
+    while (tKind.length > 0) {
+      const kind = tKind.pop()!;
+      const ref = tRef.pop()!;
+      const val = tVal.pop()!;
+      const indent = tIndent.pop()!;
+      const depth = tDepth.pop()!;
+      const chunk = tChunk.pop()!;
+      const length = tLength.pop()!;
+      if (kind === TASK_TEXT) {
+        this.text(ref as string);
         continue;
       }
-      if ('capture' in task) {
-        if (this.outLength - task.length >= BLOCK_CACHE_MIN) {
-          const text = this.out.slice(task.chunk).join('');
-          this.out.length = task.chunk;
+      if (kind === TASK_ENTRY) {
+        this.text('\n');
+        this.text(this.indent(indent));
+        this.writeSingle(ref as Term);
+        this.text(' ');
+        this.writeSingle(val!);
+        continue;
+      }
+      if (kind === TASK_CAPTURE) {
+        if (this.outLength - length >= BLOCK_CACHE_MIN) {
+          const text = this.out.slice(chunk).join('');
+          this.out.length = chunk;
           this.out.push(text);
-          blockCache.set(task.capture, { indent: task.indent, text });
+          blockCache.set(ref as Term, { indent, text });
         }
         continue;
       }
-      const { term: t, indent, depth } = task;
-      const lead = (first ? '' : '\n') + this.indent(indent);
+      const t = ref as Term;
+      if (!first) this.text('\n');
       first = false;
+      if (indent > 0) this.text(this.indent(indent));
       if (isAtomKind(t)) {
         // Atoms are one line, overlong or not (§1.5 rule 2).
-        this.emit(lead + this.atomText(t));
+        this.writeAtom(t);
+        this.check();
         continue;
       }
-      const s = this.single(t);
-      if (s !== null && indent + s.len <= PRINT_WIDTH) {
-        this.emit(lead + s.text);
+      const sl = this.singleLength(t);
+      if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
+        this.writeSingle(t);
         continue;
       }
-      this.emit(lead);
       if (depth <= BLOCK_CACHE_MAX_DEPTH) {
         const cached = blockCache.get(t);
         if (cached !== undefined && cached.indent === indent) {
-          this.emit(cached.text);
+          this.text(cached.text);
           continue;
         }
-        tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
+        this.push(TASK_CAPTURE, t, null, indent, depth, this.out.length, this.outLength);
       }
-      if (t.kind === 'vec' || t.kind === 'map') {
-        // Empty brackets on the line, or the open bracket here and the close after the children.
-        const [open, close] = t.kind === 'vec' ? BRACKETS.vec : BRACKETS.map;
-        if ((t.kind === 'vec' ? t.items.length : t.entries.length) === 0) {
-          this.emit(open + close);
+      if (t.kind === 'vec') {
+        const items = t.items;
+        if (items.length === 0) {
+          this.text('[]');
           continue;
         }
-        this.emit(open);
-        tasks.push(close);
-        if (t.kind === 'vec') {
-          for (let i = t.items.length - 1; i >= 0; i--) tasks.push({ term: t.items[i]!, indent: indent + 2, depth: depth + 1 });
+        this.text('[');
+        this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
+        for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
+        continue;
+      }
+      if (t.kind === 'map') {
+        const entries = t.entries;
+        if (entries.length === 0) {
+          this.text('{}');
           continue;
         }
-        for (let i = t.entries.length - 1; i >= 0; i--) {
-          const [k, v] = t.entries[i]!;
-          const ks = this.single(k);
-          const vs = this.single(v);
-          if (ks !== null && vs !== null && indent + 2 + ks.len + 1 + vs.len <= PRINT_WIDTH) {
-            tasks.push('\n' + this.indent(indent + 2) + ks.text + ' ' + vs.text);
+        this.text('{');
+        this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
+        for (let i = entries.length - 1; i >= 0; i--) {
+          const [k, v] = entries[i]!;
+          const kl = this.singleLength(k);
+          const vl = kl < 0 ? -1 : this.singleLength(v);
+          if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
+            this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
           } else {
-            tasks.push({ term: v, indent: indent + 4, depth: depth + 1 }, { term: k, indent: indent + 2, depth: depth + 1 });
+            this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
+            this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
           }
         }
         continue;
       }
-      // Pair.
-      const items: Term[] = [];
+      // A pair.
+      const items = this.items;
+      items.length = 0;
       let cur: Term = t;
       while (cur.kind === 'pair') {
         items.push(cur.car);
         cur = cur.cdr;
       }
       if (cur.kind !== 'nil') {
-        this.emit('(pair <improper>)');
+        this.text('(pair <improper>)');
         continue;
       }
-      const head = this.single(items[0]!);
-      if (head === null) {
-        this.emit('(');
-        tasks.push(')');
-        for (let i = items.length - 1; i >= 0; i--) tasks.push({ term: items[i]!, indent: indent + 2, depth: depth + 1 });
+      const head = items[0]!;
+      const hl = this.singleLength(head);
+      if (hl < 0) {
+        this.text('(');
+        this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+        for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
         continue;
       }
-      let line = '(' + head.text;
-      let lineLen = indent + 1 + head.len;
+      this.text('(');
+      this.writeSingle(head);
       let next = 1;
       if (items.length > 1) {
-        const second = this.single(items[1]!);
-        if (second !== null && lineLen + 1 + second.len <= PRINT_WIDTH) {
-          line += ' ' + second.text;
-          lineLen += 1 + second.len;
+        const sl2 = this.singleLength(items[1]!);
+        if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
+          this.text(' ');
+          this.writeSingle(items[1]!);
           next = 2;
         }
       }
       if (next >= items.length) {
-        this.emit(line + ')');
+        this.text(')');
         continue;
       }
-      this.emit(line);
-      tasks.push(')');
-      for (let i = items.length - 1; i >= next; i--) tasks.push({ term: items[i]!, indent: indent + 2, depth: depth + 1 });
+      this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+      for (let i = items.length - 1; i >= next; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
     }
   }
 
   result(): string {
     return this.out.join('');
-  }
-
-  reset(): void {
-    this.out.length = 0;
   }
 }
 
@@ -394,15 +564,12 @@ export function printTerm(t: Term, options: { maxLength?: number } = {}): string
  * Implements docs/reference/coreform.md §1.5.
  */
 export function printModule(forms: readonly Term[]): string {
-  const parts: string[] = [];
-  let total = 0;
+  if (forms.length === 0) return '';
+  const p = new Printer();
   for (let i = 0; i < forms.length; i++) {
-    const text = printTerm(forms[i]!);
-    total += text.length + 2;
-    if (total > MAX_PRINT_LENGTH) {
-      throw new GcError('core/print/too-large', `canonical module print exceeds ${MAX_PRINT_LENGTH} characters`);
-    }
-    parts.push(text);
+    if (i > 0) p.text('\n\n');
+    p.fmt(forms[i]!, 0);
   }
-  return parts.length === 0 ? '' : parts.join('\n\n') + '\n';
+  p.text('\n');
+  return p.result();
 }
