@@ -16,9 +16,15 @@
 //    starts the service in the background); a file through the running service; and a single-file
 //    `git merge` both ways. Medians of paired rounds in alternating order, their ratio, and the
 //    median of the per-round ratios.
+// 4. Switches and a dying service: a 64-module merge (GCPATCH_BENCH_SWITCH_FILES) with the service
+//    off by the environment (GCPATCH_DRIVER_SERVICE=0, the reference), off by git config
+//    (gcpatch.driverService false), on and running, and on while a killer SIGKILLs whatever the
+//    `pid` file names every 100 ms (GCPATCH_BENCH_KILL_MS), so services die while starting, idle,
+//    with requests queued and mid-request. Paired rounds, medians, each ratio to the reference
+//    (the goal: every one ≤ 1.2×), and whether every result equals plain git's.
 // Everything runs with git isolated from the user's config and without NODE_EXTRA_CA_CERTS.
 // Run standalone (`node bench/driver-service.js`) or through `npm run bench` (exports `run()`).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -253,6 +259,73 @@ function oneFile(dir, install) {
   console.log(`single-file git merge:                     service off ${fmt(median(single.off))}   service on ${fmt(median(single.on))} (${ratios(single.on, single.off)})`);
 }
 
+/**
+ * Starts the killer of part 4: a shell that, every `ms` milliseconds, SIGKILLs the process the
+ * `pid` file of `folder` names. Returns what stops it.
+ */
+function killLoop(folder, ms) {
+  const script = `while :; do n=; read -r n <"$1/pid" 2>/dev/null && [ -n "$n" ] && kill -9 "$n" 2>/dev/null; sleep ${ms / 1000}; done`;
+  const killer = spawn('sh', ['-c', script, 'sh', folder], { stdio: 'ignore', detached: true });
+  return () => {
+    try {
+      process.kill(-killer.pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  };
+}
+
+/** Part 4: the two off switches, the service on, and the service killed in a loop, against the environment switch. */
+function switches(dir, install) {
+  const files = Number(process.env.GCPATCH_BENCH_SWITCH_FILES ?? 64);
+  const rounds = Number(process.env.GCPATCH_BENCH_SWITCH_ROUNDS ?? 3);
+  const killMs = Number(process.env.GCPATCH_BENCH_KILL_MS ?? 100);
+  const plain = wideRepo(dir, 'switch-plain', files, install, true);
+  const drv = wideRepo(dir, 'switch-driver', files, install, false);
+  const expected = mergeOnce(plain, {}).result;
+  const samples = { envOff: [], configOff: [], on: [], killed: [] };
+  let same = true;
+  const statuses = new Set();
+  const config = (value) => (value === undefined ? sh(drv.repo, ['config', '--unset', 'gcpatch.driverService']) : sh(drv.repo, ['config', 'gcpatch.driverService', value]));
+  for (let r = 0; r < rounds; r++) {
+    settle(drv.folder);
+    const e = mergeOnce(drv, OFF);
+    config('false');
+    settle(drv.folder);
+    const c = mergeOnce(drv, {});
+    config(undefined);
+    settle(drv.folder);
+    mergeOnce(drv, {}); // starts the service
+    const o = mergeOnce(drv, {});
+    settle(drv.folder);
+    const stop = killLoop(drv.folder, killMs);
+    let k;
+    try {
+      k = mergeOnce(drv, {});
+    } finally {
+      stop();
+    }
+    samples.envOff.push(e.ms);
+    samples.configOff.push(c.ms);
+    samples.on.push(o.ms);
+    samples.killed.push(k.ms);
+    for (const x of [e, c, o, k]) {
+      same &&= x.result === expected;
+      statuses.add(x.status);
+    }
+  }
+  settle(drv.folder);
+  const m = Object.fromEntries(Object.entries(samples).map(([key, v]) => [key, median(v)]));
+  const row = (label, key) =>
+    `${label.padEnd(44)} ${fmt(m[key], 0).padStart(7)} ms   ${key === 'envOff' ? '(reference)' : ratios(samples[key], samples.envOff)}`;
+  console.log(`\nswitches and a dying service: a ${files}-module git merge (wall ms, medians of ${rounds} paired rounds)`);
+  console.log(row('service off: GCPATCH_DRIVER_SERVICE=0', 'envOff'));
+  console.log(row('service off: git config gcpatch.driverService', 'configOff'));
+  console.log(row('service on, running', 'on'));
+  console.log(row(`service killed every ${killMs} ms (kill -9 loop)`, 'killed'));
+  console.log(`every result equal to plain git's: ${same}; exit statuses: ${[...statuses].join(', ')}`);
+}
+
 /** Runs the benchmark and prints its tables. */
 export async function run() {
   if (!existsSync(join(ROOT, 'driver/dist/launch.cjs'))) {
@@ -264,9 +337,11 @@ export async function run() {
   stopService = lifecycle.stopService;
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-bench-service-'));
   try {
-    wide(dir, install);
-    rebase(dir, install);
-    oneFile(dir, install);
+    const parts = (process.env.GCPATCH_BENCH_SERVICE_PARTS ?? 'wide,rebase,one,switches').split(',');
+    if (parts.includes('wide')) wide(dir, install);
+    if (parts.includes('rebase')) rebase(dir, install);
+    if (parts.includes('one')) oneFile(dir, install);
+    if (parts.includes('switches')) switches(dir, install);
   } finally {
     spawnSync('chmod', ['-R', 'u+rwx', dir]);
     rmSync(dir, { recursive: true, force: true });

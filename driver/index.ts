@@ -12,7 +12,7 @@
  * `--serve <folder> <version>` runs the warm merge service of one repository (src/driver-service/loop.ts;
  * the line starts it in the background and hands later merges to it, docs/driver.md).
  * Environment: `GCPATCH_DRIVER=0` (line merge only), `GCPATCH_DRIVER_TIMEOUT_MS` (structural budget,
- * default 5000), `GCPATCH_DRIVER_FAULT=crash` (tests only: crash after reading the arguments).
+ * default 5000). The tests reach the crash path through a preload (src/util/test-fault.ts), never the environment.
  * Inputs above `MAX_STRUCTURAL_BYTES` go to the line merge before any of them is read (a stat).
  * Exit codes (src/driver-setup/exit-status.ts): 0 clean, 1 conflicts or nothing merged; under
  * `--wrapped` 0 clean, 3 conflicts, 2 nothing merged; never above that, whatever happens
@@ -23,6 +23,7 @@ import { runService } from '../src/driver-service/loop.js';
 import { mergeInvocation } from '../src/driver-service/run.js';
 import { driverExitStatus } from '../src/driver-setup/exit-status.js';
 import { emergencyFallback, parseDriverArgs, selfCheck, type DriverInvocation } from '../src/textmerge/driver.js';
+import { faultPoint } from '../src/util/test-fault.js';
 import { VERSION } from '../src/util/version.js';
 
 let invocation: DriverInvocation | undefined;
@@ -68,13 +69,8 @@ function main(argv: string[]): number | undefined {
     process.stderr.write(`gcpatch: ${(error as Error).message}\n`);
     return driverExitStatus('not-started', wrapped);
   }
-  if (process.env.GCPATCH_DRIVER_FAULT === 'crash') {
-    // Test hook: an uncaught error after the arguments are known exercises the crash path.
-    setImmediate(() => {
-      throw new Error('injected fault (GCPATCH_DRIVER_FAULT=crash)');
-    });
-    return 0;
-  }
+  // A test preload may throw here (src/util/test-fault.ts): the crash path below then runs.
+  faultPoint('driver-after-arguments');
   const status = mergeInvocation(invocation);
   return driverExitStatus(status === 0 ? 'clean' : 'conflicts', wrapped);
 }

@@ -1,4 +1,4 @@
-/** The configured driver line's part for the warm merge service, in POSIX `sh` plus `mkfifo`, `sleep`, `mv` and `rm`: hand over, or mark a burst and start one. */
+/** The configured driver line's part for the warm merge service, in POSIX `sh` plus `mkfifo`, `sleep`, `mv` and `rm`: hand over (or notice at once that the service is gone), or mark a burst and start one. */
 import { DEFAULT_WAIT_SECONDS, FORWARDED_ENV, PROTOCOL, REPLY_ACCEPTED, REPLY_DONE, REPLY_STALE, SERVICE_FILES } from './protocol.js';
 
 /** How the line finds the service folder and which version it speaks. */
@@ -13,13 +13,28 @@ export interface ServiceLineOptions {
 }
 
 /**
+ * The `sh` function `y <pid>` the line defines: true when process `pid` exists, this user may
+ * signal it (`kill -0`) and, where `/proc` has it (Linux), it is neither a zombie (a killed
+ * service nobody reaped yet: `kill -0` still succeeds on it), stopped nor dead (`Z`, `T`, `t`,
+ * `X`: the state after the command name in `/proc/<pid>/stat`). A killed or stopped service
+ * cannot pass it; only builtins run.
+ */
+export const LIVENESS_FUNCTION =
+  'y() { kill -0 "$1" 2>/dev/null && { [ ! -r "/proc/$1/stat" ] || { read -r w <"/proc/$1/stat" && w=${w##*) } && case $w in [ZTtX]*) false;; esac; }; }; }; ';
+
+/**
  * The hand-over, run before the direct driver (docs/driver.md "The hand-over"). Variables the line
  * has set: `d` (driver directory), `p b o t` (path and labels). Sets `z=1` when the service is
  * enabled, so that {@link serviceStartPart} starts one after a direct merge. Only builtins on the
- * way to the service except `mkfifo` (the reply FIFO) and `sleep` (the bounded wait: it holds the
- * reply FIFO open until the service takes the request, so the line's read ends at the answer or
- * when `sleep` exits). After a status without the done line (the service died at the rename) `mv`
- * finishes the rename if it did not happen; `rm` runs only when the service did not answer.
+ * way to the service except `mkfifo` (the reply FIFO) and `sleep`: a watcher, in the background,
+ * holds the reply FIFO open while the service process stays alive ({@link LIVENESS_FUNCTION},
+ * checked every 50 ms) and at most `GCPATCH_DRIVER_SERVICE_WAIT` seconds, so the line's read ends
+ * at the answer, at once when the service dies or stops before it took the request, or at the cap.
+ * After a status without the done line (the service died at the rename) `mv` finishes the rename
+ * if it did not happen; `rm` runs only when the service did not answer (and then removes a `pid`
+ * and `info` that still name the dead service). The shell's own messages of the whole part go to
+ * /dev/null (a folder that vanished or turned read-only mid-hand-over prints nothing); the
+ * service's messages go to the line's stderr (fd 4).
  *
  * Placeholders `%O %A %B %L` are left for git; everything else is literal (the caller %-escapes it).
  * @returns a pair: the literal text before and after the `%`-placeholders are spliced in, as
@@ -27,26 +42,26 @@ export interface ServiceLineOptions {
  */
 export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'manifest'): string[] {
   const env = FORWARDED_ENV.map((name) => `"${name}\${${name}+=$${name}}"`).join(' ');
-  const wait = `"\${GCPATCH_DRIVER_SERVICE_WAIT:-${DEFAULT_WAIT_SECONDS}}"`;
+  const ticks = `$((\${GCPATCH_DRIVER_SERVICE_WAIT:-${DEFAULT_WAIT_SECONDS}}*20))`;
   return [
-    `z=; v='${opts.version.replace(/'/g, '')}'; ` +
+    `z=; v='${opts.version.replace(/'/g, '')}'; ${LIVENESS_FUNCTION}` +
       'if [ "${GCPATCH_DRIVER_SERVICE-}" != 0 ] && [ -z "${GIT_CONFIG_COUNT-}" ] && [ -r "$d/index.js" ] && [ -r "$d/launch.cjs" ]; then ' +
       `z=1; k=${opts.folderExpression}; umask 077; ` +
-      'if [ -p "$k/requests" ] && [ -s "$k/pid" ] && read -r n <"$k/pid" && kill -0 "$n" 2>/dev/null && a=',
+      '{ if [ -p "$k/requests" ] && [ -s "$k/pid" ] && read -r n <"$k/pid" && y "$n" && a=',
     '%A',
-    ` && q="$k/q.$$" r="$k/r.$$" s= x= e= && mkfifo "$r" 2>/dev/null; then ` +
+    ` && q="$k/q.$$" r="$k/r.$$" s= x= e= && mkfifo "$r"; then ` +
       `if printf '%s\\0' ${PROTOCOL} "$v" "$PWD" ${mode} `,
     '%O',
     ' "$a" ',
     '%B',
     ' ',
     '%L',
-    ` "$p" "$b" "$o" "$t" ${env} >"$q" 2>/dev/null; then ` +
-      `sleep ${wait} >"$r" 2>/dev/null </dev/null & j=$!; ` +
-      `{ printf '%s\\n' $$ >&3; IFS= read -r x; if [ "$x" = ${REPLY_ACCEPTED} ]; then kill $j 2>/dev/null; ` +
-      `while IFS= read -r l; do case $l in =*) s=\${l#=};; :*) printf '%s\\n' "\${l#:}" >&2;; ${REPLY_DONE}) e=1;; esac; done; fi; } <"$r" 3<>"$k/requests"; ` +
-      'kill $j 2>/dev/null; case $s in 0|1) [ "$e" = 1 ] || [ ! -e "$a.gcpatch" ] || mv -f "$a.gcpatch" "$a" && exit $s;; esac; ' +
-      `[ "$x" = ${REPLY_ACCEPTED} ] || [ "$x" = ${REPLY_STALE} ] || rm -f "$k/pid"; fi; rm -f "$q" "$r" "$a.gcpatch"; fi; fi; `,
+    ` "$p" "$b" "$o" "$t" ${env} >"$q"; then ` +
+      `( i=0; while [ $i -lt ${ticks} ] && y "$n"; do sleep 0.05 >/dev/null 2>&1 || { sleep 1 >/dev/null 2>&1; i=$((i+19)); }; i=$((i+1)); done ) >"$r" </dev/null & j=$!; ` +
+      `{ printf '%s\\n' $$ >&3; IFS= read -r x; if [ "$x" = ${REPLY_ACCEPTED} ]; then kill $j; ` +
+      `while IFS= read -r l; do case $l in =*) s=\${l#=};; :*) printf '%s\\n' "\${l#:}" >&4;; ${REPLY_DONE}) e=1;; esac; done; fi; } <"$r" 3<>"$k/requests"; ` +
+      'kill $j; case $s in 0|1) [ "$e" = 1 ] || [ ! -e "$a.gcpatch" ] || mv -f "$a.gcpatch" "$a" && exit $s;; esac; ' +
+      `[ "$x" = ${REPLY_ACCEPTED} ] || [ "$x" = ${REPLY_STALE} ] || { read -r m <"$k/pid" && [ "$m" = "$n" ] && rm -f "$k/pid" "$k/info"; }; fi; rm -f "$q" "$r" "$a.gcpatch"; fi; } 4>&2 2>/dev/null; fi; `,
   ];
 }
 
@@ -57,21 +72,25 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
  * pays two builtins and starts nothing. A later file of the same git process (the marker names its
  * `$PPID`) starts a service in the background: creates the folder (`mkdir -m 700`) and the
  * `requests` FIFO (`mkfifo -m 600`) when missing, unless the folder is not ours or not writable;
- * removes a `pid` file naming a dead process; runs `node launch.cjs --serve` with its standard
- * streams on /dev/null (git does not wait for it) unless git config `gcpatch.driverService` is
- * false (read in that background shell, not on the merge's path); and writes its pid with `set -C`
- * (O_EXCL: of two lines starting one at once, one wins and the other stops its own). A marker
- * naming another process (an earlier git command, a pid reused since) is overwritten: at worst a
- * service starts one file early or late, never a wrong merge.
+ * removes a `pid` (and `info`) naming a process that is gone, a zombie or stopped
+ * ({@link LIVENESS_FUNCTION}); then, in a background shell with its standard streams on /dev/null
+ * (git does not wait for it), reads git config `gcpatch.driverService` (false: nothing more
+ * happens, and no `pid` file is written, so later files never wait on a service that is not
+ * coming) and otherwise becomes a `sh` that writes its own pid with `set -C` (O_EXCL: of two lines
+ * starting one at once, one wins and the other exits) and execs `node launch.cjs --serve` (the
+ * same process: the `pid` file names the service). A marker naming another process (an earlier git
+ * command, a pid reused since) is overwritten: at worst a service starts one file early or late,
+ * never a wrong merge. The shell's own messages go to /dev/null.
  */
 export function serviceStartPart(): string {
   return (
-    '[ "$z" = 1 ] && { [ -d "$k" ] || mkdir -m 700 "$k"; } 2>/dev/null && [ -O "$k" ] && [ -w "$k" ] && ' +
-    `{ m=; [ ! -s "$k/${SERVICE_FILES.burst}" ] || read -r m <"$k/${SERVICE_FILES.burst}"; [ "$m" = "$PPID" ] || { echo "$PPID" >"$k/${SERVICE_FILES.burst}"; false; }; } 2>/dev/null && ` +
-    '{ [ -p "$k/requests" ] || mkfifo -m 600 "$k/requests"; } 2>/dev/null && ' +
-    '! { [ -s "$k/pid" ] && read -r n <"$k/pid" && kill -0 "$n"; } 2>/dev/null && { ' +
-    '[ ! -e "$k/pid" ] || rm -f "$k/pid"; ' +
-    '( [ "$(git config --bool --get gcpatch.driverService 2>/dev/null)" = false ] && exit 0; exec node "$d/launch.cjs" --serve "$k" "$v" ) </dev/null >/dev/null 2>&1 & ' +
-    'set -C; { echo $! >"$k/pid"; } 2>/dev/null || kill $! 2>/dev/null; set +C; }; '
+    '[ "$z" = 1 ] && { { [ -d "$k" ] || mkdir -m 700 "$k"; } && [ -O "$k" ] && [ -w "$k" ] && ' +
+    `{ m=; [ ! -s "$k/${SERVICE_FILES.burst}" ] || read -r m <"$k/${SERVICE_FILES.burst}"; [ "$m" = "$PPID" ] || { echo "$PPID" >"$k/${SERVICE_FILES.burst}"; false; }; } && ` +
+    '{ [ -p "$k/requests" ] || mkfifo -m 600 "$k/requests"; } && ' +
+    '! { [ -s "$k/pid" ] && read -r n <"$k/pid" && y "$n"; } && { ' +
+    `{ [ ! -e "$k/pid" ] && [ ! -e "$k/${SERVICE_FILES.info}" ]; } || rm -f "$k/pid" "$k/${SERVICE_FILES.info}"; ` +
+    '( [ "$(git config --bool --get gcpatch.driverService)" = false ] && exit 0; ' +
+    `exec sh -c 'set -C; echo $$ >"$1/pid" && exec node "$2/launch.cjs" --serve "$1" "$3"' sh "$k" "$d" "$v" ) </dev/null >/dev/null 2>&1 & ` +
+    '}; } 2>/dev/null; '
   );
 }

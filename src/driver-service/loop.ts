@@ -32,13 +32,20 @@ function identity(st: Stats): string {
  * loses its `pid` file (another service, `driver uninstall`), its bundle changes on disk, or a
  * request of another version arrives (docs/driver.md "The warm merge service"). Refuses (exit 1,
  * nothing written) a folder that is not ours (one of ours with group or other bits is set to 0700), a line of another version, or a
- * `pid` file that does not name this process within 1 s (another starter won). On the way out it
- * removes `pid` and `info` if they are still its own; the `requests` FIFO stays for the next one.
+ * `pid` file that does not name this process within 1 s (another starter won); a refusal removes a
+ * `pid` file naming this process. On the way out it removes `pid` and `info` if they are still its
+ * own; the `requests` FIFO stays for the next one.
  */
 export function runService(opts: ServiceOptions): void {
   const folder = resolve(opts.folder);
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  if (!isPrivateFolder(folder, true) || opts.version !== opts.ownVersion) process.exit(1);
+  if (!isPrivateFolder(folder, true)) process.exit(1);
+  // A refusal after this point removes the `pid` file that names this process: no stale pid stays.
+  function refuse(): never {
+    if (readPid(folder) === process.pid) rmSync(join(folder, SERVICE_FILES.pid), { force: true });
+    process.exit(1);
+  }
+  if (opts.version !== opts.ownVersion) refuse();
   for (let i = 0; readPid(folder) !== process.pid; i++) {
     if (i >= 100) process.exit(1);
     Atomics.wait(pause, 0, 0, 10);
@@ -49,10 +56,10 @@ export function runService(opts: ServiceOptions): void {
   try {
     bundleId = identity(statSync(opts.bundle));
     const st = statSync(requests);
-    if (!st.isFIFO() || (st.mode & 0o077) !== 0) process.exit(1);
+    if (!st.isFIFO() || (st.mode & 0o077) !== 0) refuse();
     fd = openSync(requests, constants.O_RDWR | constants.O_NONBLOCK);
   } catch {
-    process.exit(1);
+    refuse();
   }
   const idle = idleMs(process.env);
   const current = (): boolean => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 export const SERVICE_FILES = { pid: 'pid', requests: 'requests', info: 'info', burst: 'burst' } as const;
 
 /** The first field of every request: the protocol this line and service speak. */
-export const PROTOCOL = 'gcpatch-service-1';
+export const PROTOCOL = 'gcpatch-service-2';
 
 /** Default idle time (ms) after which the service exits; `GCPATCH_DRIVER_SERVICE_IDLE_MS`, `gcpatch.driverServiceIdleSeconds`. */
 export const DEFAULT_IDLE_MS = 5000;
@@ -49,7 +49,6 @@ export const FORWARDED_ENV = [
   'GCPATCH_DRIVER',
   'GCPATCH_DRIVER_TIMEOUT_MS',
   'GCPATCH_DEBUG',
-  'GCPATCH_DRIVER_FAULT',
 ] as const;
 
 /** One request as the line writes it into `q.<token>`. */

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, constants, copyFileSync, lstatSync, openSync, rea
 import { resolve } from 'node:path';
 import { parseDriverArgs } from '../textmerge/driver.js';
 import { FORWARDED_ENV, REPLY_ACCEPTED, REPLY_DONE, REPLY_STALE, formatReply, parseRequest, requestPaths, resultPath } from './protocol.js';
+import { faultPoint } from '../util/test-fault.js';
 import { mergeInvocation } from './run.js';
 
 /** What {@link serveRequest} did with one token. */
@@ -41,17 +42,6 @@ function writeAll(fd: number, text: string): void {
       Atomics.wait(pause, 0, 0, 1);
     }
   }
-}
-
-/**
- * A fault for the tests, at a named point of a request (`GCPATCH_DRIVER_FAULT` forwarded with the
- * request): `service-kill-<point>` kills the service (SIGKILL, as `kill -9` would), and
- * `service-stall-before-accept` stops answering for 2.5 s (a reply that never comes within the line's 1 s wait of the tests).
- */
-function fault(req: { env: Record<string, string | undefined> }, point: 'before-accept' | 'after-accept' | 'after-merge' | 'after-status' | 'after-rename'): void {
-  const f = req.env.GCPATCH_DRIVER_FAULT;
-  if (f === `service-kill-${point}`) process.kill(process.pid, 'SIGKILL');
-  if (f === 'service-stall-before-accept' && point === 'before-accept') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
 }
 
 /** Sets the forwarded environment and working directory of a request; returns what puts them back. */
@@ -99,7 +89,7 @@ export function serveRequest(folder: string, token: string, self: ServiceIdentit
     rmSync(paths.request, { force: true });
   }
   const req = parseRequest(bytes);
-  if (req) fault(req, 'before-accept');
+  if (req) faultPoint('before-accept');
   let fd: number;
   try {
     if (!ours(paths.reply, 'fifo')) return 'skipped';
@@ -119,7 +109,7 @@ export function serveRequest(folder: string, token: string, self: ServiceIdentit
       return (outcome = 'stale');
     }
     writeAll(fd, `${REPLY_ACCEPTED}\n`);
-    fault(req, 'after-accept');
+    faultPoint('after-accept');
     const inv = parseDriverArgs(req.args);
     leave = enter(req.cwd, req.env);
     result = resultPath(resolve(req.cwd, inv.ours));
@@ -130,12 +120,12 @@ export function serveRequest(folder: string, token: string, self: ServiceIdentit
     const status = mergeInvocation({ ...inv, ours: result }, process.env, (t) => {
       stderr += t;
     });
-    fault(req, 'after-merge');
+    faultPoint('after-merge');
     writeAll(fd, formatReply(status, stderr));
     outcome = 'merged';
-    fault(req, 'after-status');
+    faultPoint('after-status');
     renameSync(result, resolve(req.cwd, inv.ours));
-    fault(req, 'after-rename');
+    faultPoint('after-rename');
     writeAll(fd, `${REPLY_DONE}\n`);
   } catch {
     // No answer, or half of one: the line merges directly, from %A as git wrote it.

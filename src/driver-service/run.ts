@@ -1,7 +1,7 @@
 /** One merge exactly as the driver entry runs it: the size limit first, then the cascade; shared by the direct driver and the service. */
-import { statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { gitMergeFile } from '../textmerge/line-based.js';
-import { MAX_STRUCTURAL_BYTES, lazyMarkers, lineFallback, runDriver, type DriverInvocation } from '../textmerge/driver.js';
+import { MAX_STRUCTURAL_BYTES, lazyMarkers, lineFallback, runDriver, writeResult, type DriverInvocation } from '../textmerge/driver.js';
 
 /**
  * The size limit, checked first: a side above {@link MAX_STRUCTURAL_BYTES} goes to `git merge-file`
@@ -24,7 +24,7 @@ function largeInputs(inv: DriverInvocation, stderr: (text: string) => void): 0 |
     gitMergeFile({ ours: inv.ours, base: inv.base, theirs: inv.theirs }, markers),
   );
   for (const m of outcome.messages) stderr(`${m}\n`);
-  if (outcome.result !== undefined) writeFileSync(inv.ours, outcome.result);
+  if (outcome.result !== undefined && !writeResult(inv, outcome.result, stderr)) return 1;
   return outcome.exitCode;
 }
 

@@ -8,9 +8,10 @@
  * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
  * merge is never aborted by the driver and never silently keeps only ours.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { runGit } from '../git/exec.js';
+import { writeFileAtomic } from '../util/atomic.js';
 import { isGcError } from '../util/errors.js';
 import { gitMergeFile, hasConflictMarkers, isBinary } from './line-based.js';
 import { mergeManifestText } from './manifest.js';
@@ -475,15 +476,27 @@ export function runDriver(
 
 function finish(inv: DriverInvocation, outcome: DriverOutcome, stderr: (text: string) => void): 0 | 1 {
   for (const m of outcome.messages) stderr(`${m}\n`);
-  if (outcome.result !== undefined) {
-    try {
-      writeFileSync(inv.ours, outcome.result);
-    } catch (error) {
-      stderr(`gcpatch: ${inv.path ?? inv.ours}: cannot write the result: ${(error as Error).message}\n`);
-      return 1;
-    }
-  }
+  if (outcome.result !== undefined && !writeResult(inv, outcome.result, stderr)) return 1;
   return outcome.exitCode;
+}
+
+/**
+ * Writes the merge result (or the markers) into %A atomically ({@link writeFileAtomic}: a
+ * temporary file beside %A, fsync, rename): a full disk, a quota or a kill never leaves a prefix
+ * of the result in %A. On failure %A keeps ours byte for byte, one line on `stderr` says why, and
+ * the caller exits 1 (git then sees a conflict and the work tree holds ours).
+ * @returns whether %A now holds `bytes`.
+ */
+export function writeResult(inv: DriverInvocation, bytes: Uint8Array, stderr: (text: string) => void): boolean {
+  try {
+    writeFileAtomic(inv.ours, bytes);
+    return true;
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const reason = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+    stderr(`gcpatch: ${inv.path ?? inv.ours}: cannot write the result (${reason}); kept ours unmerged, theirs is NOT included: free space, then merge again\n`);
+    return false;
+  }
 }
 
 /**
@@ -500,7 +513,7 @@ export function emergencyFallback(inv: DriverInvocation, stderr: (text: string) 
       theirsLabel: inv.labels.theirs,
     });
     if (r.ok) {
-      writeFileSync(inv.ours, r.text);
+      if (!writeResult(inv, r.text, stderr)) return 1;
       stderr(`gcpatch: ${inv.path ?? inv.ours}: wrote git merge-file's line merge; marked as conflicted for review\n`);
       return 1;
     }

@@ -82,8 +82,8 @@ describe('the line with the service', () => {
         // Only git's placeholders and %% remain.
         expect(line.replace(/%%/g, '').match(/%./g)!.every((p) => ['%O', '%A', '%B', '%L', '%P', '%S', '%X', '%Y'].includes(p))).toBe(true);
         const expanded = expandDriverLine(line, { O: 'o', A: 'a', B: 'b', L: 7, P: 'p.gc', S: 's', X: 'x', Y: 'y' });
-        expect(expanded).toContain("printf '%s\\0' gcpatch-service-1");
-        expect(expanded).toContain(`--serve "$k" "$v"`);
+        expect(expanded).toContain("printf '%s\\0' gcpatch-service-2");
+        expect(expanded).toContain(`--serve "$1" "$3"' sh "$k" "$d" "$v"`);
         expect(spawnSync('sh', ['-n', '-c', expanded]).status).toBe(0);
       });
     }

@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDriverArgs } from '../../src/textmerge/driver.js';
-import { git, runDriver, tmp } from './helpers.js';
+import { faultEnv } from '../helpers/cli.js';
+import { DRIVER, git, runDriver, tmp } from './helpers.js';
 
 const BASE = '(def a 1)\n\n(def b 2)\n';
 
@@ -110,10 +111,23 @@ describe('driver entry (driver/dist/index.js)', () => {
 
   it('on a crash still writes a line merge with markers and exits 1', () => {
     const dir = triple(BASE, '(def a 10)\n\n(def b 2)\n', '(def a 11)\n\n(def b 2)\n');
-    const r = runDriver(args(), dir, { GCPATCH_DRIVER_FAULT: 'crash' });
+    const r = runDriver(args(), dir, faultEnv('crash'));
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/driver crashed/);
     expect(readFileSync(join(dir, 'A'), 'utf8')).toMatch(/^<<<<<<< ours\n\(def a 10\)\n=======\n\(def a 11\)\n>>>>>>> theirs\n/);
+  });
+
+  it('the shipped bundle has no test switch: without the test preload GCPATCH_TEST_FAULT (and the old GCPATCH_DRIVER_FAULT) change nothing', () => {
+    const bundle = readFileSync(DRIVER, 'latin1');
+    expect(bundle).not.toContain('GCPATCH_TEST_FAULT');
+    expect(bundle).not.toContain('GCPATCH_DRIVER_FAULT');
+    const dir = triple(BASE, '(def a 10)\n\n(def b 2)\n', '(def a 1)\n\n(def b 20)\n');
+    const r = runDriver(args(), dir, { GCPATCH_TEST_FAULT: 'crash', GCPATCH_DRIVER_FAULT: 'crash' });
+    expect(r).toEqual({ status: 0, stdout: '', stderr: '' });
+    expect(readFileSync(join(dir, 'A'), 'utf8')).toBe('(def a 10)\n\n(def b 20)\n');
+    // Control: the same run with the preload crashes.
+    writeFileSync(join(dir, 'A'), '(def a 10)\n\n(def b 2)\n');
+    expect(runDriver(args(), dir, faultEnv('crash')).stderr).toMatch(/driver crashed \(injected fault/);
   });
 
   it('runs the manifest driver with --manifest', () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { doctorDriver, installDriver, uninstallDriver } from '../../src/driver-setup/index.js';
 import { readPid, serviceFolder } from '../../src/driver-service/lifecycle.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
+import { FAULT_PRELOAD, faultEnv } from '../helpers/cli.js';
 import { BASE, C_OURS, C_THEIRS, MERGED, OURS, THEIRS } from '../driver-service/cases.js';
 import { useTempHome } from '../helpers/home.js';
 
@@ -20,6 +21,7 @@ useTempHome({ noGlobalGitConfig: true });
  */
 const ENV = { GCPATCH_DRIVER_SERVICE_WAIT: '1' };
 const pause = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+/** Polls `cond` every 25 ms until it holds or `ms` pass (an event wait with a generous cap). */
 function waitFor(cond: () => boolean, ms = 15_000): boolean {
   for (const end = Date.now() + ms; Date.now() < end; pause(25)) if (cond()) return true;
   return cond();
@@ -109,6 +111,37 @@ function merge(s: Scenario, env: Record<string, string> = {}, cwd = s.repo): { s
   return { status: r.status, stderr: r.stderr };
 }
 
+/**
+ * A merge where the hand-over may wait up to 60 s (`GCPATCH_DRIVER_SERVICE_WAIT=60`) but git is
+ * killed after 30 s: a merge that ends in time did not wait on a service that was not coming.
+ * `PATH` starts with shims of `mkfifo` and `sleep` that log their arguments to `<root>/shims.log`
+ * (a reply FIFO `r.<n>` is made only by a hand-over), then run the real ones.
+ */
+function cappedMerge(s: Scenario, env: Record<string, string> = {}): { status: number; stderr: string; shims: string[] } {
+  const bin = join(root, 'shims');
+  const log = join(root, 'shims.log');
+  if (!existsSync(bin)) {
+    mkdirSync(bin);
+    for (const tool of ['mkfifo', 'sleep']) {
+      const real = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      writeFileSync(join(bin, tool), `#!/bin/sh\necho ${tool} "$@" >>'${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    }
+  }
+  rmSync(log, { force: true });
+  const r = spawnSync('git', ['merge', '--no-edit', 'feature'], {
+    cwd: s.repo,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GCPATCH_DRIVER_SERVICE_WAIT: '60', PATH: `${bin}:${process.env.PATH}`, ...env },
+  });
+  return { status: r.status ?? -1, stderr: r.stderr, shims: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') : [] };
+}
+
+/** Waits until no process runs in the case's folder but the case's own service (the line's background shells have ended). */
+function settle(s: Scenario, besides: number[] = []): boolean {
+  return waitFor(() => leftovers(root).every((p) => p.pid === running(s) || besides.includes(p.pid)));
+}
+
 function reset(s: Scenario, cwd = s.repo): void {
   git(cwd, ['merge', '--abort']);
   git(cwd, ['reset', '-q', '--hard', s.ours]);
@@ -130,11 +163,14 @@ function running(s: Scenario): number | undefined {
 /**
  * Starts a service for `s` as the line does (folder 0700, `requests` FIFO, `pid` file), from the
  * driver in `driverDir` (default: the installed one) speaking `version`, and waits until it is ready.
+ * With `fault`, the service runs the test preload and takes that fault (test/helpers/fault-preload.cjs).
  */
-function warm(s: Scenario, driverDir = join(s.repo, '.git', 'gcpatch', 'driver'), version = '0.1.0'): number {
+function warm(s: Scenario, driverDir = join(s.repo, '.git', 'gcpatch', 'driver'), version = '0.1.0', fault?: string): number {
   mkdirSync(s.folder, { recursive: true, mode: 0o700 });
   if (!existsSync(join(s.folder, 'requests'))) spawnSync('mkfifo', ['-m', '600', join(s.folder, 'requests')]);
-  const child = spawn(process.execPath, [join(driverDir, 'launch.cjs'), '--serve', s.folder, version], { cwd: s.repo, stdio: 'ignore', detached: true });
+  const env = fault === undefined ? process.env : { ...process.env, GCPATCH_TEST_FAULT: fault };
+  const preload = fault === undefined ? [] : ['--require', FAULT_PRELOAD];
+  const child = spawn(process.execPath, [...preload, join(driverDir, 'launch.cjs'), '--serve', s.folder, version], { cwd: s.repo, stdio: 'ignore', detached: true, env });
   writeFileSync(join(s.folder, 'pid'), `${child.pid}\n`, { mode: 0o600 });
   child.unref();
   expect(waitFor(() => running(s) === child.pid)).toBe(true);
@@ -181,9 +217,9 @@ describe('the warm merge service', () => {
     const info = JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8'));
     expect(info).toMatchObject({ pid: running(s), version: '0.1.0', idleMs: 60_000 });
     reset(s);
-    // GCPATCH_DRIVER_FAULT=crash makes the direct driver crash (line merge, markers): through the
-    // service (which ignores it), every file merges structurally.
-    const warmRun = merge(s, { GCPATCH_DRIVER_FAULT: 'crash' });
+    // The test fault `crash` makes the direct driver crash (line merge, markers): through the
+    // service (started without the preload), every file merges structurally.
+    const warmRun = merge(s, faultEnv('crash'));
     expect(warmRun.status).toBe(1);
     expectMerged(s);
     expect(readFileSync(join(s.repo, 'c.gc'))).toEqual(first);
@@ -212,12 +248,25 @@ describe('the warm merge service', () => {
   });
 
   it('exits after its idle time (git config gcpatch.driverServiceIdleSeconds) and removes its pid and info', () => {
-    const s = scenario(2, false, 1);
+    const s = scenario(2, false, 2);
     expect(merge(s).status).toBe(0);
-    expect(waitFor(() => running(s) !== undefined)).toBe(true);
-    const pid = running(s)!;
-    expect(JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).idleMs).toBe(1000);
-    expect(waitFor(() => !isAlive(pid))).toBe(true);
+    // The service may start and idle out between two looks on a loaded machine: its pid file is
+    // written before it runs (the pid is known at once), its info while it runs.
+    let pid: number | undefined;
+    let info: { idleMs?: number } | undefined;
+    expect(
+      waitFor(() => {
+        pid ??= readPid(s.folder);
+        try {
+          info ??= JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8'));
+        } catch {
+          // Not yet, or gone already.
+        }
+        return pid !== undefined && (info !== undefined || !isAlive(pid));
+      }),
+    ).toBe(true);
+    expect(info?.idleMs).toBe(2000);
+    expect(waitFor(() => !isAlive(pid!), 60_000)).toBe(true);
     expect(readdirSync(s.folder).sort()).toEqual(['burst', 'requests']);
   });
 
@@ -231,14 +280,96 @@ describe('the warm merge service', () => {
     expect(r).toEqual({ status: 0, stderr: expect.not.stringMatching(/gcpatch/) });
     expectMerged(s);
     expect(waitFor(() => running(s) !== undefined && running(s) !== pid)).toBe(true);
+    // The stale info was removed with the stale pid; the new service wrote its own.
+    expect(waitFor(() => JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).pid === readPid(s.folder))).toBe(true);
+  });
+
+  it('killed with a request waiting (SIGKILL before it accepts): detected at once, no 60 s wait', () => {
+    const s = scenario(2);
+    const pid = warm(s, undefined, undefined, 'service-kill-before-accept');
+    const r = cappedMerge(s);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expectMerged(s);
+    expect(isAlive(pid)).toBe(false);
+    // The first file handed over (its reply FIFO) and found the service dead.
+    expect(r.shims.filter((l) => /^mkfifo .*\/r\.[0-9]+$/.test(l)).length).toBe(1);
+    expect(settle(s)).toBe(true);
+  });
+
+  it('stopped (SIGSTOP) or a zombie: kill -0 still succeeds, the line sees the state and merges directly at once', () => {
+    const s = scenario(2);
+    const stopped = warm(s);
+    process.kill(stopped, 'SIGSTOP');
+    try {
+      const r = cappedMerge(s);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toBe('');
+      expectMerged(s);
+      expect(r.shims.filter((l) => /^mkfifo .*\/r\.[0-9]+$/.test(l))).toEqual([]);
+      // Its pid file was replaced: a new service runs.
+      expect(waitFor(() => running(s) !== undefined && running(s) !== stopped)).toBe(true);
+    } finally {
+      process.kill(stopped, 'SIGKILL');
+    }
+    expect(waitFor(() => !isAlive(stopped))).toBe(true);
+    const fresh = running(s)!;
+    process.kill(fresh, 'SIGTERM');
+    expect(waitFor(() => !isAlive(fresh))).toBe(true);
+    reset(s);
+    // A zombie: a service whose parent never reaps it (a shell that became `sleep`), killed.
+    const launch = join(s.repo, '.git', 'gcpatch', 'driver', 'launch.cjs');
+    const holder = spawn('sh', ['-c', `"$0" "$1" --serve "$2" 0.1.0 & echo $! >"$2/pid"; exec sleep 120`, process.execPath, launch, s.folder], {
+      cwd: s.repo,
+      stdio: 'ignore',
+    });
+    try {
+      expect(waitFor(() => running(s) !== undefined && readPid(s.folder) !== fresh)).toBe(true);
+      const zombie = readPid(s.folder)!;
+      process.kill(zombie, 'SIGKILL');
+      expect(waitFor(() => /State:\s+Z/.test(readFileSync(`/proc/${zombie}/status`, 'utf8')))).toBe(true);
+      const r = cappedMerge(s);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toBe('');
+      expectMerged(s);
+      expect(r.shims.filter((l) => /^mkfifo .*\/r\.[0-9]+$/.test(l))).toEqual([]);
+      expect(waitFor(() => running(s) !== undefined && running(s) !== zombie)).toBe(true);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    expect(waitFor(() => !isAlive(holder.pid!))).toBe(true);
+  });
+
+  it('the folder turns read-only mid-hand-over and the "service" dies: no shell message (rm, sh) reaches git\'s output', () => {
+    const s = scenario(2);
+    const pid = warm(s);
+    process.kill(pid, 'SIGTERM');
+    expect(waitFor(() => !isAlive(pid))).toBe(true);
+    // A stand-in service: takes the first token, locks the folder (immutable for root, 0500
+    // otherwise) and dies without answering. The line then cannot remove q.<n>, r.<n> or pid.
+    const lock = process.getuid?.() === 0 ? 'chattr +i "$1"' : 'chmod 500 "$1"';
+    const fake = spawn('sh', ['-c', `read -r t <"$1/requests"; ${lock}`, 'sh', s.folder], { cwd: root, stdio: 'ignore' });
+    writeFileSync(join(s.folder, 'pid'), `${fake.pid}\n`, { mode: 0o600 });
+    try {
+      const r = cappedMerge(s);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toBe('');
+      expectMerged(s);
+      expect(r.shims.filter((l) => /^mkfifo .*\/r\.[0-9]+$/.test(l)).length).toBe(1);
+      expect(waitFor(() => !isAlive(fake.pid!))).toBe(true);
+    } finally {
+      spawnSync('chattr', ['-i', s.folder]);
+      spawnSync('chmod', ['700', s.folder]);
+      fake.kill('SIGKILL');
+    }
   });
 
   for (const point of ['before-accept', 'after-accept', 'after-merge', 'after-status', 'after-rename'] as const) {
     it(`killed during a request (SIGKILL ${point}): every file still merges, nothing is left in the work tree`, () => {
       const s = scenario(1, true);
       const ref = direct(s);
-      const pid = warm(s);
-      const r = merge(s, { GCPATCH_DRIVER_FAULT: `service-kill-${point}` });
+      const pid = warm(s, undefined, undefined, `service-kill-${point}`);
+      const r = merge(s);
       expect(r.status).toBe(1);
       expect(isAlive(pid)).toBe(false);
       expectMerged(s);
@@ -312,7 +443,7 @@ describe('the warm merge service', () => {
         const child = spawn('git', [...args, 'merge', '--no-edit', 'feature'], {
           cwd,
           stdio: 'ignore',
-          env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', ...ENV, GCPATCH_DRIVER_FAULT: 'crash' },
+          env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', ...ENV, ...faultEnv('crash') },
         });
         child.on('exit', (code) => done(code ?? -1));
       });
@@ -348,8 +479,8 @@ describe('the warm merge service', () => {
 
   it('a reply that never comes: the line stops waiting, merges directly; the service then finds no reader', () => {
     const s = scenario(1);
-    const pid = warm(s);
-    const r = merge(s, { GCPATCH_DRIVER_FAULT: 'service-stall-before-accept' });
+    const pid = warm(s, undefined, undefined, 'service-stall-before-accept');
+    const r = merge(s);
     expect(r.status).toBe(0);
     expect(r.stderr).not.toMatch(/gcpatch/);
     expectMerged(s);
@@ -377,18 +508,25 @@ describe('the warm merge service', () => {
     expect(waitFor(() => !isAlive(impostor.pid!))).toBe(true);
   });
 
-  it('switched off by GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false: nothing is started', () => {
-    const s = scenario(2);
-    expect(merge(s, { GCPATCH_DRIVER_SERVICE: '0' }).status).toBe(0);
+  it('switched off by GCPATCH_DRIVER_SERVICE=0 or git config gcpatch.driverService false: nothing is started, no file waits, no pid file', () => {
+    const s = scenario(8);
+    const env = cappedMerge(s, { GCPATCH_DRIVER_SERVICE: '0' });
+    expect(env).toEqual({ status: 0, stderr: '', shims: [] });
     expectMerged(s);
     expect(existsSync(join(s.folder, 'pid'))).toBe(false);
     expect(existsSync(join(s.folder, 'burst'))).toBe(false);
     reset(s);
     git(s.repo, ['config', 'gcpatch.driverService', 'false']);
-    expect(merge(s).status).toBe(0);
+    const config = cappedMerge(s);
+    expect(config.status).toBe(0);
+    expect(config.stderr).toBe('');
     expectMerged(s);
-    pause(300);
+    // No hand-over was ever tried (no reply FIFO), nothing slept; the background shells read the
+    // config and ended without writing a pid file.
+    expect(config.shims.filter((l) => !/^mkfifo -m 600 .*\/requests$/.test(l))).toEqual([]);
+    expect(settle(s)).toBe(true);
     expect(running(s)).toBeUndefined();
+    expect(readdirSync(s.folder).sort()).toEqual(['burst', 'requests']);
     expect(doctorDriver({ cwd: s.repo }).checks.find((c) => c.name === 'service')?.message).toMatch(/^merge service off \(git config gcpatch\.driverService false/);
   });
 });

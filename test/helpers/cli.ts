@@ -45,3 +45,14 @@ export function copyFixture(name: string): string {
   cpSync(join(ROOT, 'fixtures', name), dir, { recursive: true });
   return dir;
 }
+
+/** The test-only fault preload (src/util/test-fault.ts). */
+export const FAULT_PRELOAD = join(ROOT, 'test/helpers/fault-preload.cjs');
+
+/**
+ * The environment that makes a Node process (and the processes it starts) take `fault` at its
+ * named point: the preload through `NODE_OPTIONS`, the fault in `GCPATCH_TEST_FAULT`.
+ */
+export function faultEnv(fault: string): Record<string, string> {
+  return { NODE_OPTIONS: `--require "${FAULT_PRELOAD}"`, GCPATCH_TEST_FAULT: fault };
+}
