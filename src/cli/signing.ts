@@ -26,6 +26,8 @@ import {
   writeKeyFile,
 } from '../signing/index.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
+import type { AuditReport } from '../verify-pr/findings.js';
+import type { SigningSection } from '../verify-pr/signature-policy.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { PKG_OPTION, printJson, reportError, type CliContext } from './context.js';
 
@@ -195,4 +197,17 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
         }
       });
     });
+}
+
+/** The text lines of a report's signing section (empty without `--policy`). */
+export function renderSigningText(report: AuditReport): string {
+  const s = (report as AuditReport & { signing?: SigningSection }).signing;
+  if (s === undefined) return '';
+  const lines: string[] = [];
+  if (s.policy !== undefined) lines.push(`signing policy ${s.policy.path} at ${s.policy.commit.slice(0, 12)}: min_signatures ${s.policy.minSignatures}, ${s.policy.allowedPublicKeys.length} allowed key(s)`);
+  for (const p of s.packages) {
+    const chain = p.chain.head === undefined ? 'no transparency log' : `chain ${p.chain.entries} entries${p.chain.extendsBase ? '' : ' (does not extend the base)'}`;
+    lines.push(`  ${p.dir || '.'}: ${p.required ? `${p.valid} valid signature(s) on ${p.acceptance?.slice(0, 12) ?? 'no acceptance'}${p.signers.length > 0 ? ` by ${p.signers.join(', ')}` : ''}` : 'no signature needed'}; ${chain}`);
+  }
+  return lines.length === 0 ? '' : lines.join('\n') + '\n';
 }
