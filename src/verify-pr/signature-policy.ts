@@ -344,3 +344,43 @@ export async function checkSignaturePolicy(report: AuditReport, options: Signatu
   report.ok = !report.findings.some((f) => isFailing(f, report.failOn));
   return Object.assign(report, { signing: section });
 }
+
+/** One signed acceptance a commit logged: its transparency entry and whether its signature verifies. */
+export interface SignedAcceptance {
+  entry: string;
+  acceptance: string;
+  signature: string;
+  packageArtifact: string;
+  signer: string;
+  /** True when the signature artifact is in the commit's store and verifies over the acceptance by the signer. */
+  verified: boolean;
+}
+
+/**
+ * The transparency entries the package at `dir` logs at `commit` and not at `parent` (its first
+ * parent; undefined for a root commit), oldest first: what `gcpatch log` and `blame` show as signed
+ * acceptances beside the commit. A chain that does not verify, or that does not extend the
+ * parent's, gives the entries that read, each unverified.
+ * @throws GcError `git/missing-commit` (exit 70).
+ */
+export async function signaturesIntroduced(repo: GitRepository, commit: string, parent: string | undefined, dir: string): Promise<SignedAcceptance[]> {
+  const now = await chainAt(repo, commit, dir);
+  const before = parent === undefined ? undefined : await readRegular(repo, parent, repoPath(dir, SIGNING_FILES.transparencyHead));
+  const beforeHead = before === undefined || typeof before === 'string' ? undefined : parsePointer(decodeUtf8Strict(before) ?? '');
+  if (now.head === undefined || now.head === beforeHead) return [];
+  const fresh: ChainResult['entries'] = [];
+  for (const e of now.walk.entries) {
+    if (e.address === beforeHead) break;
+    fresh.push(e);
+  }
+  const extendsParent = beforeHead === undefined || fresh.length < now.walk.entries.length;
+  const blobs = new Map(now.blobs);
+  const out: SignedAcceptance[] = [];
+  for (const e of fresh.reverse()) {
+    if (!blobs.has(e.signatureArtifact)) blobs.set(e.signatureArtifact, await readRegular(repo, commit, repoPath(dir, `.genesis/store/${e.signatureArtifact}`)));
+    const check = checkSignatures(mapReader(blobs), e.acceptanceArtifact, [e.signatureArtifact], undefined).checks[0]!;
+    const verified = now.walk.ok && extendsParent && check.status === 'valid' && check.publicKeyB64 === e.signerPublicKeyB64;
+    out.push({ entry: e.address, acceptance: e.acceptanceArtifact, signature: e.signatureArtifact, packageArtifact: e.packageArtifact, signer: e.signerPublicKeyB64, verified });
+  }
+  return out;
+}

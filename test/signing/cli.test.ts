@@ -2,7 +2,7 @@
 // transparency verify on a small package whose acceptance `gcpatch accept` records; the files
 // and terms they write, their exit codes and their --json errors.
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -137,5 +137,48 @@ describe('gcpatch keygen / sign / verify-signatures / transparency verify', () =
     const broken = await runCli(['transparency', 'verify', '--pkg', pkg, '--json']);
     expect(broken.status).toBe(50);
     expect(JSON.parse(broken.stdout).error.code).toBe('transparency/entry-missing');
+  });
+});
+
+describe('log and blame show a signed acceptance beside the commit that logged it', () => {
+  it('a commit that applies, signs and commits shows its signer in log and blame; a later unsigned commit shows none', async () => {
+    const { pkg } = await acceptedPackage();
+    const repo = dirname(pkg);
+    const keys = tempDir('gcpatch-keys-'); // never inside the repository
+    dirs.push(keys);
+    const { git } = await import('../helpers/git.js');
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'the package, accepted');
+    const key = join(keys, 'alice.toml');
+    const alice = JSON.parse((await runCli(['keygen', '--out', key, '--json'])).stdout).data.pk_b64 as string;
+    const patchFile = join(keys, 'p.gcpatch');
+    writeFileSync(patchFile, '{:version 1 :intent "the answer" :provenance {} :ops [{:op :replace-node :module-path "app/main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 43}]}\n');
+    expect((await runCli(['apply', '--pkg', pkg, '--patch', patchFile])).status).toBe(0);
+    const signed = JSON.parse((await runCli(['sign', '--pkg', pkg, '--key', key, '--json'])).stdout).data;
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'the answer is 43, signed');
+    const signedCommit = git(repo, 'rev-parse', 'HEAD');
+    writeFileSync(join(repo, 'README.md'), 'x\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'outside the package');
+
+    const log = await runCli(['log', '--pkg', pkg, '--json'], { cwd: repo });
+    expect(log.status, log.stderr).toBe(0);
+    const commits = JSON.parse(log.stdout).commits as { commit: string; signed: unknown[] }[];
+    const entry = commits.find((c) => c.commit === signedCommit)!;
+    expect(entry.signed).toEqual([
+      { entry: signed.transparency_entry, acceptance: signed.acceptance_artifact, signature: signed.signature_artifact, packageArtifact: signed.package_artifact, signer: alice, verified: true },
+    ]);
+    expect(commits.filter((c) => c.commit !== signedCommit).every((c) => c.signed.length === 0)).toBe(true);
+    const text = await runCli(['log', '--pkg', pkg], { cwd: repo });
+    expect(text.stdout).toContain(`    signed: acceptance ${signed.acceptance_artifact.slice(0, 12)} by ${alice} (transparency entry ${signed.transparency_entry.slice(0, 12)}, package record ${signed.package_artifact.slice(0, 12)})\n`);
+
+    const blame = await runCli(['blame', join(pkg, 'app/main.gc'), '--json'], { cwd: repo });
+    expect(blame.status, blame.stderr).toBe(0);
+    const form = JSON.parse(blame.stdout).forms[0];
+    expect(form.commit).toBe(signedCommit);
+    expect(form.signed).toHaveLength(1);
+    expect(form.signed[0].signer).toBe(alice);
   });
 });
