@@ -12,6 +12,7 @@ import { stringifyJson } from '../src/util/json.js';
 import { annotate } from './annotations.js';
 import { getSettings } from './input-helper.js';
 import { writeSummary } from './summary.js';
+import { applySigning, getSigningSettings } from './signing.js';
 
 /** `core.setOutput`, but a failure to write the output file (GITHUB_OUTPUT missing, unwritable) is a warning, never a throw. */
 function setOutputSafely(name: string, value: string | number): void {
@@ -28,7 +29,8 @@ export async function run(): Promise<void> {
     const settings = getSettings();
     const { audit } = settings;
     core.info(`gcpatch: verifying evidence between ${audit.base} (${settings.baseSource}) and ${audit.head} (${settings.headSource})`);
-    const report = await auditPullRequest(audit);
+    const signing = getSigningSettings(settings.reportPath);
+    const report = await applySigning(await auditPullRequest(audit), signing, audit.dir);
     mkdirSync(dirname(settings.reportPath), { recursive: true });
     writeFileSync(settings.reportPath, stringifyJson(report, 2) + '\n');
     annotate(report.findings, settings.reportPath);

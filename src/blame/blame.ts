@@ -1,6 +1,6 @@
 // Blame by definition: for each top-level form of a module, the commit that last changed its canonical form, and how that change is explained.
 import { lineColumn, readModule } from '../coreform/read.js';
-import type { CommitRoute } from './evidence.js';
+import { signaturesIntroduced, type CommitRoute, type SignedAcceptance } from './evidence.js';
 import { formsOf } from './forms.js';
 import { traceStep, type TracedForm } from './trace.js';
 import type { BoundaryKind, PackageHistory, Signature } from './walk.js';
@@ -24,6 +24,8 @@ export interface Attribution {
 
 /** One top-level form of the blamed module. */
 export interface BlameForm extends Attribution {
+  /** The signed acceptances the commit logged (transparency entries new since its first parent), oldest first. */
+  signed: SignedAcceptance[];
   /** 0-based form index; `line` is its 1-based first line in the head's file. */
   index: number;
   line: number;
@@ -94,6 +96,10 @@ export async function blameModule(history: PackageHistory, module: string): Prom
     }
   }
   const routes = await history.explain(found.map((f) => f.commit));
+  const signed = new Map<string, SignedAcceptance[]>();
+  for (const f of found) {
+    if (!signed.has(f.commit)) signed.set(f.commit, await signaturesIntroduced(history.repo, f.commit, history.commit(f.commit).parents[0], history.dir));
+  }
   const forms: BlameForm[] = found
     .map(({ item, commit, change, from }) => {
       const c = history.commit(commit);
@@ -108,6 +114,7 @@ export async function blameModule(history: PackageHistory, module: string): Prom
         subject: c.subject,
         change,
         explanation: routes.get(commit)!,
+        signed: signed.get(commit)!,
         via: item.via ?? null,
       };
       if (from !== undefined) out.from = from;

@@ -10,6 +10,7 @@ import { manifestDifferences } from '../verify-pr/replay.js';
 import { CommitStore } from '../verify-pr/store-evidence.js';
 
 export { readPackageAtCommit, manifestDifferences };
+export { signaturesIntroduced, type SignedAcceptance } from '../verify-pr/signature-policy.js';
 export type { CommitPackageSnapshot, ModuleCache };
 
 /** One piece of evidence a commit added, as blame, why and log show it. */

@@ -1,5 +1,5 @@
 // The log by definition: per commit that changed the package (or one module or definition), its semantic changes and how they are explained.
-import { relocationsOf, type CommitRoute } from './evidence.js';
+import { relocationsOf, signaturesIntroduced, type CommitRoute, type SignedAcceptance } from './evidence.js';
 import { semanticChanges, touchesModule, touchesSymbol, type SemanticChange } from './changes.js';
 import type { PackageHistory, Signature } from './walk.js';
 
@@ -12,6 +12,8 @@ export interface LogEntry {
   /** Against the first parent; a commit that adds the package lists its modules as added. */
   changes: SemanticChange[];
   explanation: CommitRoute;
+  /** The signed acceptances the commit logged (transparency entries new since its first parent), oldest first. */
+  signed: SignedAcceptance[];
 }
 
 /** What `log` is limited to. */
@@ -71,10 +73,12 @@ export async function logPackage(history: PackageHistory, filter: LogFilter, max
     picked.push({ commit: c.oid, changes });
   }
   const routes = await history.explain(picked.map((p) => p.commit));
-  const commits = picked.map(({ commit, changes }): LogEntry => {
+  const commits: LogEntry[] = [];
+  for (const { commit, changes } of picked) {
     const c = history.commit(commit);
-    return { commit, parents: c.parents, author: c.author, subject: c.subject, changes, explanation: routes.get(commit)! };
-  });
+    const signed = await signaturesIntroduced(history.repo, commit, c.parents[0], history.dir);
+    commits.push({ commit, parents: c.parents, author: c.author, subject: c.subject, changes, explanation: routes.get(commit)!, signed });
+  }
   return {
     kind: 'gcpatch/log-v1',
     package: { dir: history.dir, name: head.manifest.name },

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import type { Attribution, BlameReport } from '../blame/blame.js';
 import type { SemanticChange } from '../blame/changes.js';
-import type { CommitRoute, EvidenceItem } from '../blame/evidence.js';
+import type { CommitRoute, EvidenceItem, SignedAcceptance } from '../blame/evidence.js';
 import type { LogReport } from '../blame/log.js';
 import type { Signature } from '../blame/walk.js';
 import type { WhyReport } from '../blame/why.js';
@@ -88,7 +88,8 @@ export function renderBlame(report: BlameReport, labels: readonly string[]): str
     const mark = f.boundary === 'shallow' || f.boundary === 'since' ? '^' : ' ';
     const what = f.boundary === 'shallow' || f.boundary === 'since' ? '' : `${changeVerb(f)}: `;
     const via = f.via === null ? '' : ` (via merge ${short(f.via)})`;
-    return `${mark}${short(f.commit)} (${f.author.name.padEnd(width)} ${formatDate(f.author).slice(0, 10)} ${String(f.line).padStart(lineWidth)}) ${labels[i]}  — ${what}${explanationText(f.explanation, f.boundary)}${via}`;
+    const signed = f.signed.length === 0 ? '' : `; ${f.signed.map(signedText).join('; ')}`;
+    return `${mark}${short(f.commit)} (${f.author.name.padEnd(width)} ${formatDate(f.author).slice(0, 10)} ${String(f.line).padStart(lineWidth)}) ${labels[i]}  — ${what}${explanationText(f.explanation, f.boundary)}${via}${signed}`;
   });
   return [...lines, ...shallowNote(report.shallow)].join('\n') + '\n';
 }
@@ -143,12 +144,18 @@ function changeText(c: SemanticChange): string {
   }
 }
 
+/** One signed acceptance a commit logged, for people. */
+export function signedText(g: SignedAcceptance): string {
+  return `signed: acceptance ${short(g.acceptance)} by ${g.signer}${g.verified ? '' : ' (does not verify)'} (transparency entry ${short(g.entry)}, package record ${short(g.packageArtifact)})`;
+}
+
 /** Renders a log like `git log`: a header per commit, its explanation, then its semantic changes. */
 export function renderLog(report: LogReport): string {
   const out: string[] = [];
   for (const e of report.commits) {
     out.push(...commitHeader(e.commit, e.parents, e.author, e.subject));
     out.push(`    explained: ${explanationText(e.explanation)}`);
+    for (const g of e.signed) out.push(`    ${signedText(g)}`);
     if (e.changes.length === 0) out.push('    no semantic change (formatting, comments, evidence or other files)');
     for (const c of e.changes) out.push(`    ${changeText(c)}`);
     out.push('');

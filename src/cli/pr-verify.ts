@@ -20,6 +20,8 @@ interface VerifyPrOptions {
   shard?: string;
   dir?: string;
   json?: boolean;
+  policy?: string;
+  attestation?: string;
 }
 
 const ROUTE_TEXT: Record<string, string> = {
@@ -87,6 +89,8 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
     .option('--no-replay', 'do not replay the apply evidence; match changed modules to the modules the patches name')
     .option('--obligation-runner <cmd>', 'run CMD in each touched package directory; it must print an accepted genesis/acceptance-v0.2 term')
     .option('--dir <dir>', 'a directory inside the repository (default: the current directory)')
+    .option('--policy <file>', 'require signatures: a registry policy (TOML), repository-relative, read at the base commit (docs/security.md)')
+    .option('--attestation <file>', 'also write the verdict as an in-toto Statement v1 (docs/action.md)')
     .option('--json', 'print the JSON report (gcpatch/pr-audit-v1)')
     .action(async (opts: VerifyPrOptions) => {
       if (opts.failOn !== 'error' && opts.failOn !== 'warning') {
@@ -101,9 +105,11 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
       const { auditPullRequest } = await import('../verify-pr/verify-pr.js');
       // Options commander left unset are undefined, which auditPullRequest reads as its defaults;
       // `failOn` is the value checked above.
-      const { json, failOn, ...audit } = opts;
-      const report = await auditPullRequest({ ...audit, failOn });
-      ctx.stdout(json ? stringifyJson(report, 2) + '\n' : renderAuditText(report));
+      const { json, failOn, policy, attestation, ...audit } = opts;
+      const { renderSigningText } = await import('./signing.js');
+      const { applySigningOptions } = await import('../verify-pr/signed-verdict.js');
+      const report = await applySigningOptions(await auditPullRequest({ ...audit, failOn }), { policy, attestation, dir: opts.dir });
+      ctx.stdout(json ? stringifyJson(report, 2) + '\n' : renderSigningText(report) + renderAuditText(report));
       if (!report.ok) ctx.exitCode = ExitCode.verificationFailed;
     });
 }

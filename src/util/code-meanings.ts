@@ -31,6 +31,16 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'core/parse/unexpected': 'an unexpected byte or token: a stray delimiter, invalid UTF-8, trailing tokens',
   'core/print/too-large': 'the canonical print of a term or module exceeds its length bound',
 
+  // signing/: keys, signatures, signature sets, transparency chains, registry policies (`src/signing/errors.ts`)
+  'signing/acceptance': 'the acceptance to sign is missing or not 64 lowercase hex digits',
+  'signing/chain-invalid': 'the transparency chain does not verify (missing, corrupt or malformed entry, cycle, too long)',
+  'signing/key': 'a key file is missing, a symlink or not regular, open to group or other, malformed, or its keys do not match',
+  'signing/key-exists': 'keygen refuses to write over an existing path',
+  'signing/policy': 'a registry policy file is malformed',
+  'signing/signature-set': 'the signature set file is malformed (never read as empty)',
+  'signing/transparency-head': 'the transparency head file is malformed (never read as an empty log)',
+  'signing/verify-failed': 'the acceptance lacks the valid signatures the policy requires, or a listed signature fails',
+
   // store/: the evidence store and its address prefixes
   'core/caps/resource-limit': 'an artifact, entry count or store size is above its bound',
   'core/store/corruption': 'a store entry does not hash to its name, or a name in the store is not an entry',

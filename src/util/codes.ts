@@ -50,6 +50,16 @@ export const GC_CODES = {
   'core/parse/unexpected': INPUT,
   'core/print/too-large': INPUT,
 
+  // signing/: keys, signatures, signature sets, transparency chains, registry policies (`src/signing/errors.ts`)
+  'signing/acceptance': INPUT,
+  'signing/chain-invalid': VERIFY,
+  'signing/key': INPUT,
+  'signing/key-exists': INPUT,
+  'signing/policy': INPUT,
+  'signing/signature-set': INPUT,
+  'signing/transparency-head': INPUT,
+  'signing/verify-failed': VERIFY,
+
   // store/: the evidence store and its address prefixes
   'core/caps/resource-limit': VERIFY,
   'core/store/corruption': VERIFY,

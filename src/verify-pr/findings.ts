@@ -6,6 +6,7 @@
  */
 import { isGcError } from '../util/errors.js';
 import type { PathAccount } from './accounting.js';
+import type { SigningFindingCode } from './signature-policy.js';
 
 /** How bad a finding is. `notice` never fails; `warning` fails only with `failOn: 'warning'`. */
 export type Severity = 'error' | 'warning' | 'notice';
@@ -105,7 +106,7 @@ export const AuditCode = {
   packageNotSelected: 'audit/package-not-selected',
 } as const;
 /** One of {@link AuditCode}. */
-export type AuditCodeValue = (typeof AuditCode)[keyof typeof AuditCode];
+export type AuditCodeValue = (typeof AuditCode)[keyof typeof AuditCode] | SigningFindingCode;
 
 /**
  * One problem found. `file` is repository-relative with `/` separators (what GitHub annotations

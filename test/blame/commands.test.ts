@@ -94,6 +94,7 @@ describe('gcpatch blame', () => {
       subject: 'bill in dollars',
       change: 'changed',
       explanation: { how: 'hand-edit', route: 'unexplained', verified: false, evidence: [], unexplained: ['app/cart.gc'], mismatched: [], problems: [] },
+      signed: [],
       via: null,
     });
     expect(json.forms[0].explanation).toMatchObject({ how: 'refactor', route: 'evidence', verified: true });
