@@ -16,6 +16,7 @@ import { registerStoreCommands } from './store.js';
 import { registerVerifyPrCommand } from './pr-verify.js';
 import { registerRecoverCommand } from './recover.js';
 import { registerBlameCommands } from './blame.js';
+import { registerInitCommand } from './init.js';
 
 export type { CliContext } from './context.js';
 export { reportError } from './context.js';
@@ -50,6 +51,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerVerifyPrCommand(program, ctx);
   registerBlameCommands(program, ctx);
   registerRecoverCommand(program, ctx);
+  registerInitCommand(program, ctx);
   return program;
 }
 
