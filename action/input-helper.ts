@@ -75,6 +75,8 @@ export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSetting
   const failOn = core.getInput('fail-on') || 'error';
   if (failOn !== 'error' && failOn !== 'warning') throw new Error(`input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
   const replay = core.getInput('replay') === '' ? true : core.getBooleanInput('replay');
+  const outsidePackage = core.getInput('outside-package') || 'notice';
+  if (outsidePackage !== 'notice' && outsidePackage !== 'warning') throw new Error(`input outside-package must be "notice" or "warning", got ${JSON.stringify(outsidePackage)}`);
 
   const base = eventRevision('base', event);
   if (base === undefined) {
@@ -94,6 +96,7 @@ export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSetting
       head: head.rev,
       packages: parseGlobList(core.getInput('packages')),
       failOn,
+      outsidePackage,
       replay,
       obligationRunner: runner === '' ? undefined : runner,
       shard: shard === '' ? undefined : shard,

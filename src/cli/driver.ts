@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { doctorWorkTree } from '../driver-setup/doctor.js';
 import { installHooks, uninstallHooks } from '../driver-setup/hooks.js';
 import { installDriver } from '../driver-setup/install.js';
-import { repinEmptyPins } from '../driver-setup/repin.js';
+import { repinStalePins } from '../driver-setup/repin.js';
 import { uninstallDriver } from '../driver-setup/uninstall.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { repinCommand } from '../workspace/discover.js';
@@ -113,14 +113,15 @@ function registerRepinCommand(driver: Command, ctx: CliContext): void {
   driver
     .command('repin')
     .description(
-      'Re-pin every package of this work tree that a merge, rebase or amend left with empty hash = "" pins\n' +
-        '(gcpatch pack on each), and say what changed. Never stages or commits. Run by the hooks that\n' +
+      'Re-pin every package of this work tree whose pins a merge, rebase or amend left stale: empty\n' +
+        '(hash = "") or wrong (only one side re-pinned a module both sides changed). Runs gcpatch pack on\n' +
+        'each such package and says what changed. Never stages or commits. Run by the hooks that\n' +
         '`gcpatch driver install --hooks` installs. Exit 0; 10 when a package could not be re-pinned.',
     )
     .option('--hook <name>', 'the hook running the command (for its messages)')
     .option('--json', 'machine-readable output')
     .action((opts: { hook?: string; json?: boolean }) => {
-      const results = repinEmptyPins();
+      const results = repinStalePins();
       const failed = results.filter((r) => r.error !== undefined);
       if (failed.length > 0) ctx.exitCode = ExitCode.invalidInput;
       if (opts.json) {
@@ -128,14 +129,16 @@ function registerRepinCommand(driver: Command, ctx: CliContext): void {
         return;
       }
       const who = opts.hook !== undefined ? `gcpatch (${opts.hook} hook)` : 'gcpatch';
+      // A hook stays silent when there is nothing to do; a person who asked is told.
+      if (results.length === 0 && opts.hook === undefined) ctx.stderr(`${who}: every pin matches its module; nothing to re-pin\n`);
       for (const r of results) {
         const where = r.package === '.' ? 'package.toml' : `${r.package}/package.toml`;
         if (r.error !== undefined) {
-          ctx.stderr(`${who}: ${where} still has empty pins: ${r.error.message}\n  fix the module, then run \`${repinCommand(dirname(r.manifest))}\`\n`);
+          ctx.stderr(`${who}: ${where} still has stale pins: ${r.error.message}\n  fix the module, then run \`${repinCommand(dirname(r.manifest))}\`\n`);
           continue;
         }
         ctx.stderr(
-          `${who}: re-pinned ${r.repinned.length} module${r.repinned.length === 1 ? '' : 's'} in ${where} (it had hash = "" pins):\n` +
+          `${who}: re-pinned ${r.repinned.length} module${r.repinned.length === 1 ? '' : 's'} in ${where} (stale pins: empty, or not the merged module's hash):\n` +
             r.repinned.map((m) => `  ${m.path}  ${m.was === '' ? '""' : m.was.slice(0, 12)} -> ${m.hash}\n`).join('') +
             `  not committed: review with \`git diff ${where}\`, then commit it\n`,
         );

@@ -17,6 +17,7 @@ import { registerVerifyPrCommand } from './pr-verify.js';
 import { registerRecoverCommand } from './recover.js';
 import { registerBlameCommands } from './blame.js';
 import { registerSigningCommands } from './signing.js';
+import { registerInitCommand } from './init.js';
 
 export type { CliContext } from './context.js';
 export { reportError } from './context.js';
@@ -52,6 +53,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerBlameCommands(program, ctx);
   registerRecoverCommand(program, ctx);
   registerSigningCommands(program, ctx);
+  registerInitCommand(program, ctx);
   return program;
 }
 

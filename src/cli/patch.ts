@@ -22,6 +22,7 @@ import { opReferencedPaths, preflightReport, preflightRequest } from '../patch/p
 import { verifyPreflightReport } from '../patch/protocol/preflight-verify.js';
 import { auditPackage } from '../package-audit/audit.js';
 import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
+import { warnIfEvidenceIgnored } from './ignored-note.js';
 import { lockWaitMs, recoverFirst } from './recover.js';
 
 function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
@@ -204,6 +205,7 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
       recoverFirst(ctx, manifestFile);
       const before = pinsOf(manifestFile);
       const r = packOnDisk(manifestFile, { lockWaitMs: lockWaitMs(opts.lockWait) });
+      warnIfEvidenceIgnored(ctx, manifestFile);
       if (opts.json) {
         printJson(ctx, { ok: true, kind: 'genesis/package-v0.2', package_artifact: r.packageArtifact, pins: Object.fromEntries(r.pins), record: termToJson(r.packageRecord) });
         return;
@@ -259,6 +261,7 @@ function runApply(ctx: CliContext, manifestFile: string, opts: { pkg?: string; j
   const base = { patch: patchLabel, pkg: opts.pkg ?? dirname(manifestFile) };
   try {
     const r = apply();
+    warnIfEvidenceIgnored(ctx, manifestFile);
     const data = {
       ...base,
       patch_artifact: r.patchArtifact,

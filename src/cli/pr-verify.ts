@@ -15,6 +15,7 @@ interface VerifyPrOptions {
   head: string;
   packages?: string[];
   failOn: string;
+  outsidePackage: string;
   replay: boolean;
   obligationRunner?: string;
   shard?: string;
@@ -86,6 +87,7 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
     .option('--packages <glob...>', 'package.toml globs to verify, comma- or space-separated or repeated; !glob excludes (default **/package.toml)')
     .option('--shard <i/n>', 'verify only the i-th of n deterministic shares of the changed packages (a CI matrix)')
     .option('--fail-on <level>', 'error | warning', 'error')
+    .option('--outside-package <level>', '.gc files outside every package: notice (one, with the count) | warning (one each)', 'notice')
     .option('--no-replay', 'do not replay the apply evidence; match changed modules to the modules the patches name')
     .option('--obligation-runner <cmd>', 'run CMD in each touched package directory; it must print an accepted genesis/acceptance-v0.2 term')
     .option('--dir <dir>', 'a directory inside the repository (default: the current directory)')
@@ -102,13 +104,26 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
         ctx.exitCode = ExitCode.invalidInput;
         return;
       }
+      if (opts.outsidePackage !== 'notice' && opts.outsidePackage !== 'warning') {
+        const error = new GcError('usage/invalid-option', `verify-pr: --outside-package must be notice or warning, got ${JSON.stringify(opts.outsidePackage)}`, {
+          exitCode: ExitCode.invalidInput,
+          details: { option: '--outside-package', value: opts.outsidePackage, allowed: ['notice', 'warning'] },
+        });
+        reportError(ctx, error, opts.json === true);
+        ctx.exitCode = ExitCode.invalidInput;
+        return;
+      }
       const { auditPullRequest } = await import('../verify-pr/verify-pr.js');
       // Options commander left unset are undefined, which auditPullRequest reads as its defaults;
       // `failOn` is the value checked above.
-      const { json, failOn, policy, attestation, ...audit } = opts;
+      const { json, failOn, policy, attestation, outsidePackage, ...audit } = opts;
       const { renderSigningText } = await import('./signing.js');
       const { applySigningOptions } = await import('../verify-pr/signed-verdict.js');
-      const report = await applySigningOptions(await auditPullRequest({ ...audit, failOn }), { policy, attestation, dir: opts.dir });
+      const report = await applySigningOptions(await auditPullRequest({ ...audit, failOn, outsidePackage }), {
+        policy,
+        attestation,
+        dir: opts.dir,
+      });
       ctx.stdout(json ? stringifyJson(report, 2) + '\n' : renderSigningText(report) + renderAuditText(report));
       if (!report.ok) ctx.exitCode = ExitCode.verificationFailed;
     });

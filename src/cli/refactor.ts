@@ -27,6 +27,7 @@ import { ExitCode, GcError } from '../util/errors.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { isHexArgument, resolveStoreAddress } from '../store/prefix.js';
 import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
+import { warnIfEvidenceIgnored } from './ignored-note.js';
 import { recoverFirst } from './recover.js';
 
 interface PlanOptions {
@@ -260,6 +261,7 @@ function registerRefactorApply(refactor: Command, ctx: CliContext): void {
         ...(opts.obligationRunner !== undefined ? { obligationRunner: opts.obligationRunner } : {}),
         ...(opts.canonical === true ? { canonical: true } : {}),
       });
+      warnIfEvidenceIgnored(ctx, manifest);
       if (opts.json) {
         printJson(ctx, {
           ok: true,

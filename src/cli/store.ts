@@ -9,6 +9,7 @@ import { discoverManifest } from '../workspace/discover.js';
 import { EvidenceStore } from '../store/store.js';
 import { describeEntry, resolveStoreAddress } from '../store/prefix.js';
 import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
+import { registerStorePruneCommand } from './store-prune.js';
 
 function storeOf(pkg: string | undefined): EvidenceStore {
   return EvidenceStore.forPackage(dirname(discoverManifest(pkg)));
@@ -67,4 +68,5 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
     for (const f of r.failures) ctx.stderr(`${f.hex ?? '.genesis/store'}: ${f.code}: ${f.message}\n`);
     if (!r.ok) ctx.stderr(`${r.failures.length} store failure(s); ${r.checked} entries verified\n`);
   });
+  registerStorePruneCommand(store, ctx);
 }

@@ -1,8 +1,10 @@
 /**
- * Re-pinning after a merge: every package of the work tree a merge, rebase or amend left with empty
- * `hash = ""` pins (what the manifest driver writes when both sides changed a module) is re-pinned
- * with `pack`, and `gcpatch driver doctor` reports the ones left. Nothing is ever committed on the
- * user's behalf: the re-pinned `package.toml` is left modified in the work tree.
+ * Re-pinning after a merge: every package of the work tree a merge, rebase or amend left with a
+ * stale pin is re-pinned with `pack`: an empty `hash = ""` pin (what the manifest driver writes when
+ * both sides changed a module) or a wrong one (only one side re-pinned a module both sides changed,
+ * so the merged module's hash is neither side's pin). `gcpatch driver doctor` reports the empty ones
+ * left. Nothing is ever committed on the user's behalf: the re-pinned `package.toml` is left
+ * modified in the work tree (docs/driver.md "After a merge").
  */
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
@@ -11,10 +13,11 @@ import { packOnDisk } from '../patch/apply/host.js';
 import { GcError, isGcError } from '../util/errors.js';
 import { packagesUnder, repinCommand } from '../workspace/discover.js';
 import { parseManifest } from '../workspace/manifest.js';
+import { loadPackage, pinFindings } from '../workspace/package.js';
 import { hooksInstalled } from './hooks.js';
 import type { DoctorCheck } from './run-line.js';
 
-/** One package that had empty pins and what re-pinning did. */
+/** One package that had stale (empty, missing or wrong) pins and what re-pinning did. */
 export interface RepinResult {
   /** The package directory, relative to the work tree top (`.` for the top). */
   package: string;
@@ -36,6 +39,21 @@ export function emptyPins(file: string): string[] {
   }
 }
 
+/**
+ * The modules of the package at `manifest` whose pin is stale: empty, missing, or not the module's
+ * hash. When the package cannot be loaded (a module does not parse), its empty pins, so that the
+ * caller still reports the package; a package that loads and matches gives `[]`.
+ */
+export function stalePins(manifest: string): string[] {
+  try {
+    return pinFindings(loadPackage(manifest))
+      .filter((f) => f.status !== 'ok')
+      .map((f) => f.path);
+  } catch {
+    return emptyPins(manifest);
+  }
+}
+
 /** The work tree top of the repository containing `cwd`, or undefined outside one. */
 function workTreeTop(cwd: string): string | undefined {
   const r = runGit(['rev-parse', '--show-toplevel'], { cwd });
@@ -43,20 +61,19 @@ function workTreeTop(cwd: string): string | undefined {
 }
 
 /**
- * Re-pins every package of the work tree containing `cwd` that has an empty pin, with `pack`
- * (which also stores the package record). Packages without empty pins are not touched; nothing is
- * staged or committed.
+ * Re-pins every package of the work tree containing `cwd` that has a stale pin (see
+ * {@link stalePins}), with `pack` (which also stores the package record). Packages whose pins all
+ * match are not touched; nothing is staged or committed.
  * @throws GcError `git/not-a-repository` (exit 10) outside a work tree.
  */
-export function repinEmptyPins(cwd: string = process.cwd()): RepinResult[] {
+export function repinStalePins(cwd: string = process.cwd()): RepinResult[] {
   const top = workTreeTop(cwd);
   if (top === undefined) {
     throw new GcError('git/not-a-repository', `${resolve(cwd)} is not inside a git work tree`, { location: { file: resolve(cwd) } });
   }
   const out: RepinResult[] = [];
   for (const manifest of packagesUnder(top)) {
-    const empty = emptyPins(manifest);
-    if (empty.length === 0) continue;
+    if (stalePins(manifest).length === 0) continue;
     const pkg = relative(top, dirname(manifest)) || '.';
     try {
       const before = new Map(parseManifest(readFileSync(manifest, 'utf8'), manifest).modules.map((m) => [m.path, m.hash ?? '']));

@@ -84,6 +84,8 @@ export const AuditCode = {
   modeChanged: 'audit/mode-changed',
   /** A `.gc` file inside a package directory that no manifest lists was added or changed. */
   unlistedModule: 'audit/unlisted-module',
+  /** A changed package carries no evidence and the head's `.gitignore` ignores its evidence paths (src/verify-pr/ignored-evidence.ts). */
+  evidenceIgnored: 'audit/evidence-ignored',
   /** A `.gc` file outside every package was added or changed. */
   outsidePackage: 'audit/outside-package',
   /** An unexplained change of a manifest key that neither weakens nor widens (named with both values). */

@@ -12,7 +12,7 @@
 import { formsEqual } from '../coreform/forms.js';
 import { tomlEqual } from '../workspace/toml-equal.js';
 import { comparePolicies } from './caps-policy.js';
-import { AuditCode, type PackageFindings, type Severity } from './findings.js';
+import { AuditCode, type AuditCodeValue, type PackageFindings, type Severity } from './findings.js';
 import { judgeKeyChange, LIST_KEYS, listEntries } from './manifest-keys.js';
 import { capsPolicyPath, repoPath, type CommitPackageSnapshot } from './package-at-commit.js';
 
@@ -102,7 +102,7 @@ export function judgeNetChange(input: NetInput, out: PackageFindings): number {
   let recorded = 0;
   const reported = (file: string, severity: Severity, code: string | undefined, mentions?: string): boolean =>
     out.findings.some((f) => f.file === file && RANK[f.severity] >= RANK[severity] && (code === undefined || f.code === code) && (mentions === undefined || f.message.includes(mentions)));
-  const record = (kind: string, evidence: string, severity: Severity, code: (typeof AuditCode)[keyof typeof AuditCode], file: string, message: string, title: string): void => {
+  const record = (kind: string, evidence: string, severity: Severity, code: AuditCodeValue, file: string, message: string, title: string): void => {
     out.fail(kind, evidence, 'net change', { code, severity, message, file, title });
     recorded++;
   };

@@ -17,6 +17,7 @@ import type { RangeCommit } from './history.js';
 import { checkObligations } from './obligations.js';
 import { judgeNetChange, moduleItem } from './net-change.js';
 import { nearestReadablePackage, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
+import { checkIgnoredEvidence } from './ignored-evidence.js';
 import { checkPins } from './pins.js';
 import { explainRange } from './range-replay.js';
 import { checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
@@ -127,6 +128,7 @@ export async function auditPackage(ctx: RunContext, touched: TouchedPackage): Pr
   } else {
     await explainByHistory(ctx, touched, base, head, evidence, result);
   }
+  checkIgnoredEvidence(ctx, touched, audit, out);
   result.stale = checkStaleReferences(head, evidence.refactors, out);
   checkObligations(ctx.obligationRunner, ctx.repo.dir, head, touched.manifestPath, evidence.accepted.length, out);
   return result;

@@ -27,7 +27,7 @@ export function checkPins(head: CommitPackageSnapshot, out: PackageFindings): vo
       message:
         m.pin === undefined || m.pin === ''
           ? `${head.manifestPath} has no hash pin for ${m.path} (module hash ${m.hash}); run \`gcpatch pack\` (after a merge: \`gcpatch driver repin\`) and commit`
-          : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…; a change made by hand: make it with gcpatch apply / refactor apply, or re-pin with \`gcpatch pack\``,
+          : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…; after a merge where only one side re-pinned the module, run \`gcpatch driver repin\` and commit; a change made by hand: make it with gcpatch apply / refactor apply, or re-pin with \`gcpatch pack\``,
       file: head.manifestPath,
       ...(line !== undefined ? { line } : {}),
       title: 'pin mismatch',

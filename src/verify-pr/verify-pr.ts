@@ -7,6 +7,7 @@
  * except for the optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin
  * wrappers of {@link auditPullRequest}.
  */
+import { reportOutsidePackages, type OutsidePackageMode } from './outside.js';
 import { findMergeBases, listChangedEntries, openRepository, resolveRevision, GitCode } from '../git/repository.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
@@ -42,6 +43,8 @@ export interface AuditOptions {
    * before/after figures only.
    */
   history?: boolean;
+  /** `.gc` files outside every package: one notice with their count (default), or a warning each (src/verify-pr/outside.ts). */
+  outsidePackage?: OutsidePackageMode;
 }
 
 /** The error thrown when base or head (or their history) is missing from the clone. */
@@ -97,6 +100,7 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const { accounts, byPackage, pathFindingsByPackage } = await accountChanges(repo, changed, candidates, global);
     // checkout attributes by effect: what git applies to every package path, at both commits
     recordAttributeChanges(repo.dir, base, head, changed.map((e) => e.path), global);
+    reportOutsidePackages(accounts, options.outsidePackage ?? 'notice', global);
 
     // The selection.
     const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => compareUtf8(a.manifestPath, b.manifestPath));

@@ -77,7 +77,7 @@ describe('driver install --hooks', () => {
     const mainHead = git('rev-parse', 'HEAD').trim();
 
     const merged = execFileSync('sh', ['-c', 'git merge --no-edit side 2>&1'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...ENV } });
-    expect(merged).toMatch(/gcpatch \(post-merge hook\): re-pinned 1 module in pkg\/package\.toml \(it had hash = "" pins\):\n  app\.gc  "" -> [0-9a-f]{64}\n  not committed: review with `git diff pkg\/package\.toml`, then commit it/);
+    expect(merged).toMatch(/gcpatch \(post-merge hook\): re-pinned 1 module in pkg\/package\.toml \(stale pins: empty, or not the merged module's hash\):\n  app\.gc  "" -> [0-9a-f]{64}\n  not committed: review with `git diff pkg\/package\.toml`, then commit it/);
     // The merge commit has the empty pin; the work tree has the fix, not committed.
     expect(git('show', 'HEAD:pkg/package.toml')).toContain('hash = ""');
     expect(git('rev-parse', 'HEAD^1').trim()).toBe(mainHead);
@@ -93,12 +93,81 @@ describe('driver install --hooks', () => {
     expect(run(dir, ['verify-pins']).status).toBe(0);
   });
 
-  it('repin outside a repository is a typed error; with nothing to do it is silent', () => {
+  it('repin outside a repository is a typed error; with nothing to do a hook is silent and a person is told', () => {
     const { dir } = repo();
-    const quiet = run(dir, ['driver', 'repin']);
+    const quiet = run(dir, ['driver', 'repin', '--hook', 'post-merge']);
     expect(quiet).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    const asked = run(dir, ['driver', 'repin']);
+    expect(asked).toMatchObject({ status: 0, stdout: '', stderr: 'gcpatch: every pin matches its module; nothing to re-pin\n' });
     const outside = run(tempDir(), ['driver', 'repin', '--json']);
     expect(outside.status).toBe(10);
     expect(JSON.parse(outside.stdout).error.code).toBe('git/not-a-repository');
+  });
+});
+
+describe('driver repin after a real merge', () => {
+  /** A merge of `side` into `main` where both change pkg/app.gc; `repinSide` says whether side re-pinned. */
+  function mergeBoth(repinSide: boolean): { dir: string; git: (...args: string[]) => string; base: string; mainPin: string } {
+    const { dir, git } = repo();
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    const base = readFileSync(join(dir, 'pkg/package.toml'), 'utf8');
+    git('switch', '-qc', 'side');
+    writeFileSync(join(dir, 'pkg/app.gc'), readFileSync(join(dir, 'pkg/app.gc'), 'utf8') + '\n(def greeter/app::side 1)\n');
+    if (repinSide) expect(run(join(dir, 'pkg'), ['pack']).status).toBe(0);
+    git('commit', '-qam', 'side');
+    git('switch', '-q', 'main');
+    writeFileSync(join(dir, 'pkg/app.gc'), '(def greeter/app::main 2)\n\n' + readFileSync(join(dir, 'pkg/app.gc'), 'utf8'));
+    expect(run(join(dir, 'pkg'), ['pack']).status).toBe(0);
+    git('commit', '-qam', 'main');
+    const mainPin = /path = "app.gc"\nhash = "([0-9a-f]{64})"/.exec(readFileSync(join(dir, 'pkg/package.toml'), 'utf8'))![1]!;
+    // The drivers are configured without hooks: repin is run by hand below.
+    expect(run(dir, ['driver', 'install']).status).toBe(0);
+    git('merge', '-q', '--no-edit', 'side');
+    return { dir, git, base, mainPin };
+  }
+
+  function moduleHash(dir: string, file: string): string {
+    const r = run(dir, ['hash', file]);
+    expect(r.status).toBe(0);
+    return r.stdout.split(' ')[0]!;
+  }
+
+  it('only one side re-pinned: the merged pin is that side\'s, wrong for the merged module; repin fixes it and says so, exact bytes', () => {
+    const { dir, git, base, mainPin } = mergeBoth(false);
+    const committed = git('show', 'HEAD:pkg/package.toml');
+    // The manifest merge kept main's pin (side did not change it), but the module is the merge of both.
+    expect(committed).toContain(`hash = "${mainPin}"`);
+    const merged = moduleHash(dir, 'pkg/app.gc');
+    expect(merged).not.toBe(mainPin);
+    expect(run(dir, ['verify-pins']).status).toBe(50);
+
+    const r = run(dir, ['driver', 'repin']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      "gcpatch: re-pinned 1 module in pkg/package.toml (stale pins: empty, or not the merged module's hash):\n" +
+        `  app.gc  ${mainPin.slice(0, 12)} -> ${merged}\n` +
+        '  not committed: review with `git diff pkg/package.toml`, then commit it\n',
+    );
+    expect(readFileSync(join(dir, 'pkg/package.toml'), 'utf8')).toBe(base.replace(/(path = "app.gc"\nhash = ")[0-9a-f]{64}/, `$1${merged}`));
+    expect(git('status', '--porcelain', '--untracked-files=no')).toBe(' M pkg/package.toml\n');
+    expect(run(dir, ['verify-pins']).status).toBe(0);
+
+    // A second run has nothing to do and says so.
+    expect(run(dir, ['driver', 'repin'])).toMatchObject({ status: 0, stderr: 'gcpatch: every pin matches its module; nothing to re-pin\n' });
+  });
+
+  it('both sides re-pinned: the empty pin is re-pinned, --json names the old and new pin', () => {
+    const { dir, git, base } = mergeBoth(true);
+    expect(git('show', 'HEAD:pkg/package.toml')).toContain('hash = ""');
+    const merged = moduleHash(dir, 'pkg/app.gc');
+    const r = run(dir, ['driver', 'repin', '--json']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: true,
+      packages: [{ package: 'pkg', manifest: join(dir, 'pkg/package.toml'), repinned: [{ path: 'app.gc', was: '', hash: merged }] }],
+    });
+    expect(readFileSync(join(dir, 'pkg/package.toml'), 'utf8')).toBe(base.replace(/(path = "app.gc"\nhash = ")[0-9a-f]{64}/, `$1${merged}`));
   });
 });

@@ -359,7 +359,7 @@ function obligationsMessage(acceptance: MapTerm, hadRunner: boolean, reportArtif
   const failed = failedObligations(acceptance).map((f) => f.name);
   const base =
     `acceptance is :ok false (failed: ${failed.join(', ')}); the package was rolled back. ` +
-    `The failed attempt's evidence stays in .genesis/store (apply report ${reportArtifact}) for inspection; it backs no change, so do not commit it`;
+    `The failed attempt's evidence stays in .genesis/store (apply report ${reportArtifact}) for inspection; it backs no change, so do not commit it (\`gcpatch store prune --yes\` removes it)`;
   return hadRunner
     ? `${base}. Fix what failed and apply again`
     : `${base}. No obligation runner was given, so gcpatch could not evaluate the declared obligations: ` +
