@@ -97,7 +97,6 @@ export async function main(
         : error instanceof Error
           ? error.message
           : String(error),
-      { exitCode: tooLarge ? ExitCode.invalidInput : ExitCode.io },
     );
     reportError(ctx, wrapped, wantsJson);
     return wrapped.exitCode;
