@@ -16,6 +16,7 @@ import { registerStoreCommands } from './store.js';
 import { registerVerifyPrCommand } from './pr-verify.js';
 import { registerRecoverCommand } from './recover.js';
 import { registerBlameCommands } from './blame.js';
+import { exitTable } from './exit-help.js';
 
 export type { CliContext } from './context.js';
 export { reportError } from './context.js';
@@ -28,8 +29,14 @@ export function buildProgram(ctx: CliContext): Command {
     .description('Semantic patches for GenesisCode packages: canonical CoreForm, patches, diff/merge, refactors, evidence.')
     .addHelpText(
       'after',
-      '\nExit codes:\n  0  ok\n  1  merge conflicts (or fmt --check differences)\n  10 invalid input\n' +
-        '  30 obligations failed\n  50 verification failed\n  70 I/O error\n\nEvery command accepts --json for machine-readable output.',
+      exitTable([
+        ['ok', 'ok'],
+        ['conflicts', 'merge conflicts (or fmt --check differences)'],
+        ['invalidInput', 'invalid input'],
+        ['obligationsFailed', 'obligations failed'],
+        ['verificationFailed', 'verification failed'],
+        ['io', 'I/O error'],
+      ]) + '\n\nEvery command accepts --json for machine-readable output.',
     )
     .version(VERSION)
     .showHelpAfterError('(run `gcpatch <command> --help` for usage)')
