@@ -9,6 +9,7 @@ import * as core from '@actions/core';
 import type { FailOn } from '../src/verify-pr/findings.js';
 import type { AuditOptions } from '../src/verify-pr/verify-pr.js';
 import { parseGlobList } from '../src/verify-pr/glob.js';
+import { GcError } from '../src/util/errors.js';
 
 /** Everything the Action needs to run, resolved from inputs, the event payload and the environment. */
 export interface ActionSettings {
@@ -41,7 +42,24 @@ function readEvent(path: string | undefined): EventPayload {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as EventPayload;
   } catch (error) {
-    throw new Error(`cannot read the event payload GITHUB_EVENT_PATH=${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new GcError('action/event-unreadable', `cannot read the event payload GITHUB_EVENT_PATH=${path}: ${error instanceof Error ? error.message : String(error)}`, {
+      location: { file: path },
+      cause: error,
+    });
+  }
+}
+
+/** The typed refusal of one input: `action/invalid-input` (exit 10), `details.input` naming it. */
+function invalidInput(input: string, message: string): GcError {
+  return new GcError('action/invalid-input', message, { details: { input } });
+}
+
+/** The boolean input `name` (YAML 1.2 core schema: true/True/TRUE, false/False/FALSE), else `action/invalid-input`. */
+function booleanInput(name: string): boolean {
+  try {
+    return core.getBooleanInput(name);
+  } catch (error) {
+    throw invalidInput(name, error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -64,8 +82,10 @@ function eventRevision(side: 'base' | 'head', event: EventPayload): { rev: strin
 /**
  * Reads and validates every input.
  * @param env the environment (default `process.env`), for the GitHub context variables.
- * @throws Error with a message naming the input to fix: bad `fail-on`, non-boolean `replay`, or no
- *   base revision (neither `base-ref` nor a pull_request/push event).
+ * @throws GcError `action/invalid-input` (exit 10, `details.input` names the input to fix): bad
+ *   `fail-on`, non-boolean `replay`, bad `shard`, or no base revision (neither `base-ref` nor a
+ *   pull_request/push event: `details.input` is `base-ref`); `action/event-unreadable` (exit 10)
+ *   when GITHUB_EVENT_PATH names a file that is not readable JSON.
  */
 export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSettings {
   const event = readEvent(env.GITHUB_EVENT_PATH);
@@ -73,21 +93,23 @@ export function getSettings(env: NodeJS.ProcessEnv = process.env): ActionSetting
   const workspace = resolve(env.GITHUB_WORKSPACE || process.cwd());
 
   const failOn = core.getInput('fail-on') || 'error';
-  if (failOn !== 'error' && failOn !== 'warning') throw new Error(`input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
-  const replay = core.getInput('replay') === '' ? true : core.getBooleanInput('replay');
+  if (failOn !== 'error' && failOn !== 'warning') throw invalidInput('fail-on', `input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
+  const replay = core.getInput('replay') === '' ? true : booleanInput('replay');
   const outsidePackage = core.getInput('outside-package') || 'notice';
-  if (outsidePackage !== 'notice' && outsidePackage !== 'warning') throw new Error(`input outside-package must be "notice" or "warning", got ${JSON.stringify(outsidePackage)}`);
+  if (outsidePackage !== 'notice' && outsidePackage !== 'warning')
+    throw invalidInput('outside-package', `input outside-package must be "notice" or "warning", got ${JSON.stringify(outsidePackage)}`);
 
   const base = eventRevision('base', event);
   if (base === undefined) {
-    throw new Error(
+    throw invalidInput(
+      'base-ref',
       `no base revision: the ${eventName || 'current'} event is not a pull_request (or a push with a previous commit); set the base-ref input`,
     );
   }
   const head = eventRevision('head', event) ?? { rev: env.GITHUB_SHA || 'HEAD', source: env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD' };
   const runner = core.getInput('obligation-runner');
   const shard = core.getInput('shard').trim();
-  if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard)) throw new Error(`input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
+  if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard)) throw invalidInput('shard', `input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
   const reportDir = env.RUNNER_TEMP || workspace;
   return {
     audit: {

@@ -1,8 +1,7 @@
 // Opening a package's history for blame, why and log: the repository, the revisions, the package and the module a command names.
-import { realpathSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
 import { openRepository, resolveRevision, GitCode } from '../git/repository.js';
 import { findPackageAtCommit, listPackagesAtCommit, normalizeRepoPath } from '../git/workspace.js';
+import { repositoryPath } from '../git/repo-path.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
 import { BlameCode } from './codes.js';
 import { PackageHistory } from './walk.js';
@@ -27,22 +26,6 @@ export interface OpenedHistory {
   module: string | undefined;
 }
 
-function toRepoPath(root: string, cwd: string, path: string): string {
-  const real = (p: string): string => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return resolve(p);
-    }
-  };
-  const abs = resolve(real(cwd), path);
-  const rel = relative(real(root), abs);
-  if (rel.startsWith('..')) {
-    throw new GcError(GitCode.packageNotFound, `${path} is outside the repository at ${root}`, { location: { file: path } });
-  }
-  return normalizeRepoPath(rel.split(sep).join('/'));
-}
-
 /**
  * Opens the repository around `cwd`, resolves `rev` and `since`, finds the package (from `--pkg`,
  * else from the module's path, else the package containing `cwd`, else the head's only package),
@@ -58,12 +41,12 @@ export async function openPackageHistory(options: OpenOptions): Promise<OpenedHi
   const since = options.since === undefined ? undefined : await resolveRevision(repo, options.since);
   let dir: string;
   if (options.pkg !== undefined) {
-    dir = (await findPackageAtCommit(repo, head, toRepoPath(repo.dir, cwd, options.pkg))).dir;
+    dir = (await findPackageAtCommit(repo, head, repositoryPath(repo.dir, cwd, options.pkg))).dir;
   } else if (options.module !== undefined) {
-    dir = (await findPackageAtCommit(repo, head, toRepoPath(repo.dir, cwd, options.module))).dir;
+    dir = (await findPackageAtCommit(repo, head, repositoryPath(repo.dir, cwd, options.module))).dir;
   } else {
     try {
-      dir = (await findPackageAtCommit(repo, head, toRepoPath(repo.dir, cwd, '.'))).dir;
+      dir = (await findPackageAtCommit(repo, head, repositoryPath(repo.dir, cwd, '.'))).dir;
     } catch (error) {
       if (!isGcError(error) || error.code !== GitCode.packageNotFound) throw error;
       const all = await listPackagesAtCommit(repo, head);
@@ -90,7 +73,7 @@ export async function openPackageHistory(options: OpenOptions): Promise<OpenedHi
   let module: string | undefined;
   if (options.module !== undefined) {
     // the path from the current directory, else (with --pkg) the path inside the package
-    const fromCwd = toRepoPath(repo.dir, cwd, options.module);
+    const fromCwd = repositoryPath(repo.dir, cwd, options.module);
     const candidates = [dir === '' ? fromCwd : fromCwd.startsWith(`${dir}/`) ? fromCwd.slice(dir.length + 1) : undefined];
     if (options.pkg !== undefined) candidates.push(normalizeRepoPath(options.module));
     module = candidates.find((c): c is string => c !== undefined && snapshot.byPath.has(c));

@@ -14,6 +14,7 @@ import type { WhyReport } from '../blame/why.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { PKG_OPTION, printJson, type CliContext } from './context.js';
 import { formLabel } from './describe.js';
+import { exitTable } from './exit-help.js';
 
 interface HistoryOptions {
   pkg?: string;
@@ -177,10 +178,11 @@ function positiveCount(value: string): number {
   return n;
 }
 
-const EXIT_HELP =
-  '\nExit codes:\n  0  ok (hand edits and evidence that does not verify are reported, not errors: use verify-pr to gate)\n' +
-  '  10 invalid input: an unknown revision, package, module or symbol; a package unreadable at the revision\n' +
-  '  70 the revision is missing from the object store (a shallow clone)';
+const EXIT_HELP = exitTable([
+  ['ok', 'ok (hand edits and evidence that does not verify are reported, not errors: use verify-pr to gate)'],
+  ['invalidInput', 'invalid input: an unknown revision, package, module or symbol; a package unreadable at the revision'],
+  ['io', 'the revision is missing from the object store (a shallow clone)'],
+]);
 
 function withHistoryOptions(command: Command): Command {
   return command

@@ -15,6 +15,7 @@ import { canonicalizeFile, loadPackage, pinFindings, pinsVerified } from '../wor
 import { discoverManifest, repinCommand } from '../workspace/discover.js';
 import { addPackageOptions, printJson, type CliContext } from './context.js';
 import { recoverFirst } from './recover.js';
+import { exitHelp } from './exit-help.js';
 
 /** Reads a file's bytes, mapping failures to `io/*` errors (exit 70). */
 export function readInput(file: string): Uint8Array {
@@ -50,7 +51,11 @@ function registerFormatCommands(program: Command, ctx: CliContext): void {
     .summary('print .gc files in canonical form (--check, --write)')
     .description(
       'Print .gc files in canonical form (GenesisCode `genesis fmt`: comments dropped, CRLF → LF).\n' +
-        'Exit 0 ok; with --check, 1 when any file is not canonical; 10 on a parse error.',
+        exitHelp([
+          ['ok', 'ok'],
+          ['conflicts', 'with --check, when any file is not canonical'],
+          ['invalidInput', 'on a parse error'],
+        ]) + '.',
     )
     .argument('<files...>', '.gc module files')
     .option('--check', 'report files that are not canonical; write nothing')
@@ -154,7 +159,10 @@ function registerReadCommands(program: Command, ctx: CliContext): void {
     .summary("check each module's hash against its package.toml pin")
     .description(
       "Compare each module's computed hash with its package.toml pin.\n" +
-        'Exit 0 when every pin matches; 50 on any mismatch, missing or empty pin.',
+        exitHelp([
+          ['ok', 'when every pin matches'],
+          ['verificationFailed', 'on any mismatch, missing or empty pin'],
+        ]) + '.',
     );
   addPackageOptions(verifyPins).action((opts: { pkg?: string; json?: boolean }) => {
     const manifest = discoverManifest(opts.pkg);

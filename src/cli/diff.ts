@@ -20,6 +20,7 @@ import { utf8 } from '../util/bytes.js';
 import { GcError, ioError, isGcError } from '../util/errors.js';
 import { printJson, type CliContext } from './context.js';
 import { describeReplacement } from './describe.js';
+import { exitHelp } from './exit-help.js';
 
 /** Options shared by `diff` and `merge`. */
 export interface ReportOptions {
@@ -148,8 +149,14 @@ export function registerDiffCommand(program: Command, ctx: CliContext): void {
         'added/removed modules, remove+add when a form count changes. The report is\n' +
         'checked by the independent verifier before it is printed.\n\n' +
         SOURCE_HELP +
-        '\n\nExit 0 ok; 10 invalid input; 50 verification failed; 70 I/O error\n' +
-        '(e.g. git/missing-commit in a shallow clone).',
+        '\n\n' +
+        exitHelp([
+          ['ok', 'ok'],
+          ['invalidInput', 'invalid input'],
+          ['verificationFailed', 'verification failed'],
+          ['io', 'I/O error\n(e.g. git/missing-commit in a shallow clone)'],
+        ]) +
+        '.',
     )
     .requiredOption('--base <side>', 'the base package (directory or REV[:PATH])')
     .requiredOption('--target <side>', 'the target package');

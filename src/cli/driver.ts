@@ -9,6 +9,7 @@ import { uninstallDriver } from '../driver-setup/uninstall.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { repinCommand } from '../workspace/discover.js';
 import { printJson, type CliContext } from './context.js';
+import { exitHelp } from './exit-help.js';
 
 /** Registers the `driver` command group on `program`. */
 export function registerDriverCommands(program: Command, ctx: CliContext): void {
@@ -21,12 +22,16 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     .command('install')
     .description(
       'Copy the driver to <git dir>/gcpatch/driver (--global: ~/.local/share/gcpatch/driver), configure\n' +
-        'both merge drivers in git config with a line that falls back to `git merge-file` (markers, exit 1)\n' +
+        `both merge drivers in git config with a line that falls back to \`git merge-file\` (markers, exit ${ExitCode.conflicts})\n` +
         'if the driver or node is missing, add `*.gc merge=gcpatch` and `package.toml merge=gcpatch-manifest`\n' +
         'to .gitattributes, and run the line once as git would (idempotent). The line hands merges to a warm\n' +
         'merge service of the repository (<git common dir>/gcpatch/service; exits after 5 s idle;\n' +
         'GCPATCH_DRIVER_SERVICE=0 or `git config gcpatch.driverService false` turns it off).\n' +
-        'Exit 0; 50 when the installed line does not merge the built-in example; 70 when git or the copy fails.',
+        exitHelp([
+          ['ok', 'installed'],
+          ['verificationFailed', 'when the installed line does not merge the built-in example'],
+          ['io', 'when git or the copy fails'],
+        ]) + '.',
     )
     .option('--global', 'write to the global git config and attributes file')
     .option('--no-commit-attributes', 'write attributes to .git/info/attributes instead of .gitattributes')
@@ -65,7 +70,9 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     .command('uninstall')
     .description(
       'Remove both drivers from git config and their lines from the attributes files; stop the\n' +
-        "repository's merge service and remove its folder. Exit 0.",
+        "repository's merge service and remove its folder. " +
+        exitHelp([['ok', 'removed (or nothing to remove)']]) +
+        '.',
     )
     .option('--global', 'remove from the global git config and attributes file')
     .option('--json', 'machine-readable output')
@@ -88,7 +95,13 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     .description(
       'Check git version, driver config, that the driver exists and runs, the attributes, and the\n' +
         'merge service (running or not, its version and folder; a running one is also run once).\n' +
-        'Exit 0 healthy (warnings allowed), 50 when a problem is found.',
+        exitHelp(
+          [
+            ['ok', 'healthy (warnings allowed)'],
+            ['verificationFailed', 'when a problem is found'],
+          ],
+          ', ',
+        ) + '.',
     )
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
@@ -116,7 +129,12 @@ function registerRepinCommand(driver: Command, ctx: CliContext): void {
       'Re-pin every package of this work tree whose pins a merge, rebase or amend left stale: empty\n' +
         '(hash = "") or wrong (only one side re-pinned a module both sides changed). Runs gcpatch pack on\n' +
         'each such package and says what changed. Never stages or commits. Run by the hooks that\n' +
-        '`gcpatch driver install --hooks` installs. Exit 0; 10 when a package could not be re-pinned.',
+        '`gcpatch driver install --hooks` installs. ' +
+        exitHelp([
+          ['ok', 'done'],
+          ['invalidInput', 'when a package could not be re-pinned'],
+        ]) +
+        '.',
     )
     .option('--hook <name>', 'the hook running the command (for its messages)')
     .option('--json', 'machine-readable output')

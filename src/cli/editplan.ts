@@ -14,11 +14,16 @@ import {
 import { ioError, isGcError } from '../util/errors.js';
 import { printJson, reportError, type CliContext } from './context.js';
 import { lockWaitMs } from './recover.js';
+import { exitTable } from './exit-help.js';
 
 const EXIT_CODES =
-  '\nExit codes: 0 ok, 10 invalid plan (decode, validation, positions, overlaps, paths, links),\n' +
-  '50 verification failed (SOURCE_HASH_MISMATCH, SOURCE_MISSING, BEFORE_MISMATCH, RECOVERY_CONFLICT),\n' +
-  '70 I/O error (and RECOVERY_REQUIRED, JOURNAL_INVALID).\n' +
+  exitTable([
+    ['ok', 'ok'],
+    ['invalidInput', 'invalid plan (decode, validation, positions, overlaps, paths, links)'],
+    ['verificationFailed', 'verification failed (SOURCE_HASH_MISMATCH, SOURCE_MISSING, BEFORE_MISMATCH, RECOVERY_CONFLICT)'],
+    ['io', 'I/O error (and RECOVERY_REQUIRED, JOURNAL_INVALID)'],
+  ]) +
+  '\n' +
   'With --json, failures print {"ok":false,"error":{"code","message","exitCode","fileIndex"?,"editIndex"?,\n' +
   '"relatedEditIndex"?,"mismatch"?,"location"?,"details"?}}; branch on "code", not on the message.\n';
 

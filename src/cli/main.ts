@@ -18,6 +18,7 @@ import { registerRecoverCommand } from './recover.js';
 import { registerBlameCommands } from './blame.js';
 import { registerSigningCommands } from './signing.js';
 import { registerInitCommand } from './init.js';
+import { exitTable } from './exit-help.js';
 
 export type { CliContext } from './context.js';
 export { reportError } from './context.js';
@@ -30,8 +31,14 @@ export function buildProgram(ctx: CliContext): Command {
     .description('Semantic patches for GenesisCode packages: canonical CoreForm, patches, diff/merge, refactors, evidence.')
     .addHelpText(
       'after',
-      '\nExit codes:\n  0  ok\n  1  merge conflicts (or fmt --check differences)\n  10 invalid input\n' +
-        '  30 obligations failed\n  50 verification failed\n  70 I/O error\n\nEvery command accepts --json for machine-readable output.',
+      exitTable([
+        ['ok', 'ok'],
+        ['conflicts', 'merge conflicts (or fmt --check differences)'],
+        ['invalidInput', 'invalid input'],
+        ['obligationsFailed', 'obligations failed'],
+        ['verificationFailed', 'verification failed'],
+        ['io', 'I/O error'],
+      ]) + '\n\nEvery command accepts --json for machine-readable output.',
     )
     .version(VERSION)
     .showHelpAfterError('(run `gcpatch <command> --help` for usage)')
@@ -101,7 +108,6 @@ export async function main(
         : error instanceof Error
           ? error.message
           : String(error),
-      { exitCode: tooLarge ? ExitCode.invalidInput : ExitCode.io },
     );
     reportError(ctx, wrapped, wantsJson);
     return wrapped.exitCode;

@@ -9,6 +9,7 @@ import type { ConflictStyle } from '../textmerge/diff3.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { printJson, reportError, type CliContext } from './context.js';
+import { exitHelp } from './exit-help.js';
 
 interface MergeFileOptions {
   label: string[];
@@ -107,8 +108,15 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
         'diff3-style conflict markers in the file (a base section is needed: `git checkout --conflict=diff3\n' +
         '-- FILE`). Without FILE: every unmerged .gc file and package.toml. Nothing is staged.\n' +
         'An unmerged file that holds no conflict markers was resolved by hand: it is skipped unless --force.\n' +
-        'Exit 0 when every file is resolved, 1 when conflicts remain (or a file was skipped),\n' +
-        '10 for markers without a base section, 70 on I/O errors.',
+        exitHelp(
+          [
+            ['ok', 'when every file is resolved'],
+            ['conflicts', 'when conflicts remain (or a file was skipped)'],
+            ['invalidInput', 'for markers without a base section'],
+            ['io', 'on I/O errors'],
+          ],
+          ', ',
+        ) + '.',
     )
     .argument('[files...]', 'files to solve (default: the unmerged .gc files and package.toml)')
     .option('--diff3', 'write diff3 markers for conflicts that remain')

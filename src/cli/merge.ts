@@ -15,6 +15,7 @@ import { ExitCode } from '../util/errors.js';
 import { addReportOptions, describeDiff, readProvenance, saveReport, SOURCE_HELP, sourceJson, type ReportOptions } from './diff.js';
 import { printJson, type CliContext } from './context.js';
 import { describeConflict } from './describe.js';
+import { exitHelp } from './exit-help.js';
 
 /**
  * Renders conflicts one per entry: number, code, then the module (and line), the definition
@@ -43,8 +44,15 @@ export function registerMergeCommand(program: Command, ctx: CliContext): void {
         'conflicted merge produces no merged workspace or patch. The report is\n' +
         'checked by the independent verifier before it is printed.\n\n' +
         SOURCE_HELP +
-        '\n\nExit 0 merged; 1 conflicts; 10 invalid input; 50 verification failed;\n' +
-        '70 I/O error.',
+        '\n\n' +
+        exitHelp([
+          ['ok', 'merged'],
+          ['conflicts', 'conflicts'],
+          ['invalidInput', 'invalid input'],
+          ['verificationFailed', 'verification failed'],
+          ['io', 'I/O error'],
+        ]) +
+        '.',
     )
     .requiredOption('--base <side>', 'common ancestor, e.g. $(git merge-base a b)')
     .requiredOption('--left <side>', 'one branch (directory or REV[:PATH])')

@@ -24,6 +24,7 @@ import { auditPackage } from '../package-audit/audit.js';
 import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
 import { warnIfEvidenceIgnored } from './ignored-note.js';
 import { lockWaitMs, recoverFirst } from './recover.js';
+import { exitHelp } from './exit-help.js';
 
 function emitTerm(ctx: CliContext, json: boolean | undefined, kind: string, term: Term, extra: Record<string, unknown> = {}): void {
   if (json) printJson(ctx, { ok: true, kind, ...extra, report: termToJson(term) });
@@ -72,7 +73,7 @@ function registerPatchProtocolCommands(program: Command, ctx: CliContext): void 
 
   patch
     .command('normalize')
-    .description('Normalize a .gcpatch and print the verified genesis/patch-normalize-v0.1 report. Exit 10 for a rejected patch.')
+    .description(`Normalize a .gcpatch and print the verified genesis/patch-normalize-v0.1 report. ${exitHelp([['invalidInput', 'for a rejected patch']])}.`)
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--json', 'machine-readable output')
     .action((opts: { patch: string; json?: boolean }) => {
@@ -84,7 +85,13 @@ function registerPatchProtocolCommands(program: Command, ctx: CliContext): void 
     .command('preflight')
     .description(
       'Run the path-state preflight of a patch against a package and print the genesis/patch-preflight-v0.1 report.\n' +
-        'Exit 0 when every check passes, 10 on a path-state conflict, a symlinked component or a non-portable path.',
+        exitHelp(
+          [
+            ['ok', 'when every check passes'],
+            ['invalidInput', 'on a path-state conflict, a symlinked component or a non-portable path'],
+          ],
+          ', ',
+        ) + '.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file');
   addPackageOptions(preflight).action((opts: { patch: string; pkg?: string; json?: boolean }) => {
@@ -134,7 +141,7 @@ function registerApplyCommands(program: Command, ctx: CliContext): void {
         'CLI (`genesis test --pkg package.toml`, genesis on PATH) and takes the acceptance it records; any other value is a\n' +
         'shell command that must print a genesis/acceptance-v0.2 term (docs/patches.md, docs/reference/genesis-cli.md).\n' +
         'Without a runner, declared obligations are recorded as not evaluated (:ok false),\n' +
-        'so a package with obligations rolls back with exit 30; a package with obligations = [] applies.\n' +
+        `so a package with obligations rolls back with exit ${ExitCode.obligationsFailed}; a package with obligations = [] applies.\n` +
         'Files are written through a journal under a package lock: after a crash\n' +
         'the next gcpatch command on the package (or `gcpatch recover`) restores it;\n' +
         'a second apply or pack meanwhile fails with patch/package-locked.\n' +
@@ -143,8 +150,16 @@ function registerApplyCommands(program: Command, ctx: CliContext): void {
         'symlinked package.toml is refused (patch/symlink-target).\n' +
         'Modules keep their formatting: only the text an op changes is edited;\n' +
         '--canonical rewrites touched modules in canonical print (same evidence).\n' +
-        'Exit 0 applied, 10 invalid patch or path-state conflict, 30 obligations\n' +
-        'failed, 50 verification failed, 70 I/O or package locked.',
+        exitHelp(
+          [
+            ['ok', 'applied'],
+            ['invalidInput', 'invalid patch or path-state conflict'],
+            ['obligationsFailed', 'obligations failed'],
+            ['verificationFailed', 'verification failed'],
+            ['io', 'I/O or package locked'],
+          ],
+          ', ',
+        ) + '.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--pkg <path>', PKG_OPTION)
@@ -173,7 +188,15 @@ function registerApplyCommands(program: Command, ctx: CliContext): void {
         'an apply report of the patch with no ops (intent "accept the package as it is"): what `gcpatch audit` needs after\n' +
         'a hand edit or a merge (audit/acceptance-stale, audit/acceptance-unbound). The obligation runner is as for\n' +
         '`gcpatch apply`: `genesis` (the GenesisCode CLI) or a shell command; none for a package with obligations = [].\n' +
-        'Exit 0 accepted, 30 obligations failed (rolled back), 50 verification failed, 70 I/O or package locked.',
+        exitHelp(
+          [
+            ['ok', 'accepted'],
+            ['obligationsFailed', 'obligations failed (rolled back)'],
+            ['verificationFailed', 'verification failed'],
+            ['io', 'I/O or package locked'],
+          ],
+          ', ',
+        ) + '.',
     )
     .option('--pkg <path>', PKG_OPTION)
     .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
@@ -228,7 +251,13 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
         'and a re-hash of the whole evidence store. The acceptance counts only for the package record it was produced\n' +
         'for (an apply report or a transparency entry in the store links them): after a hand edit, audit names the\n' +
         'modules changed since (audit/acceptance-stale). When it fails, it says what verified and what to do next.\n' +
-        'Exit 0 when everything verifies, 50 otherwise.',
+        exitHelp(
+          [
+            ['ok', 'when everything verifies'],
+            ['verificationFailed', 'otherwise'],
+          ],
+          ', ',
+        ) + '.',
     );
   addPackageOptions(audit).action((opts: { pkg?: string; json?: boolean }) => {
     const manifestFile = discoverManifest(opts.pkg);

@@ -8,6 +8,7 @@ import { countBySeverity, messageWithoutLocation, type AuditReport } from '../ve
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { reportError, type CliContext } from './context.js';
+import { exitHelp } from './exit-help.js';
 
 /** Options of the `verify-pr` command as commander parses them. */
 interface VerifyPrOptions {
@@ -70,7 +71,7 @@ export function renderAuditText(report: AuditReport): string {
   return lines.join('\n') + '\n';
 }
 
-/** Registers `verify-pr` on `program`. Exit 0 verified, 50 verification failed, 10/70 on bad input or a missing commit. */
+/** Registers `verify-pr` on `program` (its exit codes: the command's help). */
 export function registerVerifyPrCommand(program: Command, ctx: CliContext): void {
   program
     .command('verify-pr')
@@ -80,7 +81,17 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
         'evidence-store entries, verify refactor-plan and apply reports, replay the patches on the base\n' +
         'package and compare with the head, check pins, list .gc changes no evidence explains.\n' +
         'Every path that differs between the merge base and the head is accounted for (docs/security.md).\n' +
-        'Reads git objects only (the work tree is not read). Exit 0 verified, 50 failed, 10 bad input, 70 missing history.',
+        'Reads git objects only (the work tree is not read). ' +
+        exitHelp(
+          [
+            ['ok', 'verified'],
+            ['verificationFailed', 'failed'],
+            ['invalidInput', 'bad input'],
+            ['io', 'missing history'],
+          ],
+          ', ',
+        ) +
+        '.',
     )
     .requiredOption('--base <rev>', 'base revision (the merge base with --head is compared)')
     .option('--head <rev>', 'head revision', 'HEAD')

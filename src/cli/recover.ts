@@ -10,6 +10,7 @@ import { GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { PKG_OPTION, type CliContext } from './context.js';
+import { exitHelp } from './exit-help.js';
 
 function describe(r: RecoveryResult): string {
   if (r.action === 'none') return 'nothing to recover';
@@ -43,8 +44,14 @@ export function registerRecoverCommand(program: Command, ctx: CliContext): void 
         'or all-new again. Every gcpatch command on a package does this first.\n' +
         'A file matching neither the recorded before nor after bytes stops it with\n' +
         'patch/recovery-conflict and nothing changed: inspect that file, run again.\n' +
-        'Exit 0 recovered or nothing to do, 50 recovery conflict, 70 locked by a\n' +
-        'live process, damaged journal (patch/journal-invalid) or I/O.',
+        exitHelp(
+          [
+            ['ok', 'recovered or nothing to do'],
+            ['verificationFailed', 'recovery conflict'],
+            ['io', 'locked by a live process, damaged journal (patch/journal-invalid) or I/O'],
+          ],
+          ', ',
+        ) + '.',
     )
     .option('--pkg <path>', PKG_OPTION)
     .option('--lock-wait <ms>', 'wait this long for a running gcpatch on the package to finish', '0')

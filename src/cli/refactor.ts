@@ -29,6 +29,7 @@ import { isHexArgument, resolveStoreAddress } from '../store/prefix.js';
 import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
 import { warnIfEvidenceIgnored } from './ignored-note.js';
 import { recoverFirst } from './recover.js';
+import { exitHelp } from './exit-help.js';
 
 interface PlanOptions {
   kind: string;
@@ -128,8 +129,13 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
     .summary('plan, verify and apply rename/move/extract refactors')
     .description(
       'Workspace rename, move and extract plans (genesis/refactor-plan-v0.1), their independent verifier and apply-plan.\n' +
-        'Exit 0 safe/verified/applied; 10 conflicted plan or invalid input; 30 obligations failed on apply;\n' +
-        '50 verification failed or stale plan; 70 I/O error.',
+        exitHelp([
+          ['ok', 'safe/verified/applied'],
+          ['invalidInput', 'conflicted plan or invalid input'],
+          ['obligationsFailed', 'obligations failed on apply'],
+          ['verificationFailed', 'verification failed or stale plan'],
+          ['io', 'I/O error'],
+        ]) + '.',
     );
 
   registerRefactorPlan(refactor, ctx);
@@ -144,7 +150,15 @@ function registerRefactorPlan(refactor: Command, ctx: CliContext): void {
     .command('plan')
     .description(
       'Plan a refactor of the package: a closed request (modules in manifest order) → the planner → the verifier.\n' +
-        'The request and report are stored in <pkg>/.genesis/store unless --no-store. Exit 0 safe, 10 conflicted.',
+        'The request and report are stored in <pkg>/.genesis/store unless --no-store. ' +
+        exitHelp(
+          [
+            ['ok', 'safe'],
+            ['invalidInput', 'conflicted'],
+          ],
+          ', ',
+        ) +
+        '.',
     )
     .requiredOption('--kind <kind>', 'rename, move or extract')
     .requiredOption('--from <symbol>', 'the source symbol (defined once by a top-level def)')
@@ -210,8 +224,16 @@ function registerRefactorVerify(refactor: Command, ctx: CliContext): void {
     .command('verify')
     .description(
       'Verify a plan report independently against its request. REPORT and --request are files or store addresses;\n' +
-        "without --request the request is looked up in the package's store. Exit 0 verified safe, 10 verified\n" +
-        'conflicted (no patch authority), 50 verification failed.',
+        "without --request the request is looked up in the package's store. " +
+        exitHelp(
+          [
+            ['ok', 'verified safe'],
+            ['invalidInput', 'verified conflicted (no patch authority)'],
+            ['verificationFailed', 'verification failed'],
+          ],
+          ', ',
+        ) +
+        '.',
     )
     .argument('<report>', 'the report: a file (e.g. from plan --out) or a store address (or a unique prefix of 8+ hex digits)')
     .option('--request <request>', 'the request: a file or a store address (default: found in the store)');
@@ -240,8 +262,18 @@ function registerRefactorApply(refactor: Command, ctx: CliContext): void {
     .command('apply')
     .description(
       'Verify a plan report and apply its normalized patch through the ordinary patch apply (preflight, transaction,\n' +
-        'pack, obligations, evidence, rollback). Exit 0 applied, 10 conflicted plan, 30 obligations failed (rolled back),\n' +
-        '50 verification failed or stale plan, 70 I/O. Modules keep their formatting (only the renamed or moved text\n' +
+        'pack, obligations, evidence, rollback). ' +
+        exitHelp(
+          [
+            ['ok', 'applied'],
+            ['invalidInput', 'conflicted plan'],
+            ['obligationsFailed', 'obligations failed (rolled back)'],
+            ['verificationFailed', 'verification failed or stale plan'],
+            ['io', 'I/O'],
+          ],
+          ', ',
+        ) +
+        '. Modules keep their formatting (only the renamed or moved text\n' +
         'changes); --canonical rewrites every touched module in canonical print instead, with the same evidence.',
     )
     .argument('<report>', 'the report: a file or a store address (or a unique prefix of 8+ hex digits)')

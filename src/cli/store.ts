@@ -10,6 +10,7 @@ import { EvidenceStore } from '../store/store.js';
 import { describeEntry, resolveStoreAddress } from '../store/prefix.js';
 import { addPackageOptions, PKG_OPTION, printJson, type CliContext } from './context.js';
 import { registerStorePruneCommand } from './store-prune.js';
+import { exitHelp } from './exit-help.js';
 
 function storeOf(pkg: string | undefined): EvidenceStore {
   return EvidenceStore.forPackage(dirname(discoverManifest(pkg)));
@@ -35,7 +36,7 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
 
   store
     .command('show')
-    .description('Print one entry after checking its hash (exit 50 when missing or corrupt).')
+    .description(`Print one entry after checking its hash (exit ${ExitCode.verificationFailed} when missing or corrupt).`)
     .argument('<hex>', 'store address (or a unique prefix of 8+ hex digits)')
     .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output (the entry as a term)')
@@ -52,7 +53,15 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
     .description(
       'Re-hash one entry, or the whole store: every name in it is checked (a symlink, a directory or a\n' +
         'junk-named file is core/store/corruption) and every entry re-hashed in name order; all failures are reported.\n' +
-        'Codes: core/store/not-found, core/store/corruption, core/store/io-error, core/caps/resource-limit. Exit 0 or 50.',
+        'Codes: core/store/not-found, core/store/corruption, core/store/io-error, core/caps/resource-limit. ' +
+        exitHelp(
+          [
+            ['ok', 'verified'],
+            ['verificationFailed', 'on any failure'],
+          ],
+          ', ',
+        ) +
+        '.',
     )
     .argument('[hex]', 'one store address or unique prefix (default: the whole store)');
   addPackageOptions(verifyStore).action((hex: string | undefined, opts: { pkg?: string; json?: boolean }) => {

@@ -8,7 +8,8 @@
  * never written in-tree.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../util/atomic.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopService } from '../driver-service/lifecycle.js';
@@ -54,17 +55,14 @@ export function defaultDriverPath(): string {
 export const DRIVER_FILES = ['index.js', 'launch.cjs'] as const;
 
 /**
- * Copies the driver bundle and its launcher to `dir` ({@link DRIVER_FILES}), each through a
- * temporary file and a rename, so a merge running meanwhile sees the old or the new file, never a
- * part; drops the old code cache. Returns `dir`.
+ * Copies the driver bundle and its launcher to `dir` ({@link DRIVER_FILES}), each with
+ * `writeFileAtomic` (src/util/atomic.ts: a synced temporary file and a rename, removed on failure),
+ * so a merge running meanwhile sees the old or the new file, never a part; drops the old code
+ * cache. Returns `dir`.
  */
 function copyDriver(from: string, dir: string): string {
   mkdirSync(dir, { recursive: true });
-  for (const name of DRIVER_FILES) {
-    const tmp = join(dir, `.${name}.${process.pid}.tmp`);
-    copyFileSync(join(from, name), tmp);
-    renameSync(tmp, join(dir, name));
-  }
+  for (const name of DRIVER_FILES) writeFileAtomic(join(dir, name), readFileSync(join(from, name)));
   rmSync(join(dir, '.cache'), { recursive: true, force: true });
   return dir;
 }
@@ -126,7 +124,7 @@ export function installDriver(opts: DriverSetupOptions = {}): InstallReport {
   const added = ATTRIBUTE_LINES.filter((l) => !present.has(l));
   if (added.length > 0) {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, [...lines, ...added].join('\n') + '\n');
+    writeFileSync(file, [...lines, ...added].join('\n') + '\n'); // through a link: a dotfiles repository's attributes file stays one
   }
   const check = runConfiguredLine(opts, config[1]!.value, 'gc', labelsExpanded(opts));
   return {

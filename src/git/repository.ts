@@ -114,8 +114,12 @@ async function readCommitOrMissing(repo: GitRepository, oid: string, what: strin
   }
 }
 
-/** Resolves the name part of a revision (no `~`/`^` suffix) to an object oid, or `undefined`. */
-async function resolveName(repo: GitRepository, name: string): Promise<string | undefined> {
+/**
+ * A revision that is a plain name, resolved by isomorphic-git when no `git` program can run: a full
+ * or abbreviated (≥ 4 hex digits) object id, or a ref as `resolveRef` finds it (`HEAD`, a branch,
+ * tag or remote-tracking ref, a full ref name). Anything else is git's grammar: `undefined`.
+ */
+async function resolveNameWithoutGit(repo: GitRepository, name: string): Promise<string | undefined> {
   if (FULL_OID.test(name)) return name;
   try {
     return await repo.git.resolveRef({ fs, dir: repo.dir, ref: name });
@@ -133,13 +137,12 @@ async function resolveName(repo: GitRepository, name: string): Promise<string | 
 }
 
 /**
- * Resolves a revision to a commit oid: every revision git accepts (gitrevisions(7): `FETCH_HEAD`,
- * `@{u}`, `main~2^2`, `v1.0^{}`, a tag, a short oid, `:/message`, …), by asking git itself
- * (`git rev-parse --verify` in the work tree, peeled to a commit: annotated tags are peeled). When git
- * cannot resolve it, or no `git` program is installed, the revision is resolved here with
- * isomorphic-git: a full or abbreviated (≥ 4 hex digits) object id, `HEAD`, a branch, tag or
- * remote-tracking ref, a full ref name, each optionally followed by `~N`, `^` or `^N` — which
- * names a commit missing from a shallow clone precisely.
+ * Resolves a revision to a commit oid with git's one grammar (gitrevisions(7): `FETCH_HEAD`,
+ * `@{u}`, `main~2^2`, `v1.0^{}`, a tag, a short oid, `:/message`, …): `git rev-parse --verify` in
+ * the work tree, peeled to a commit (annotated tags are peeled). gcpatch has no grammar of its own;
+ * it only explains git's refusals: a well-formed object id that is absent, or a `~`/`^` walk past
+ * the cut of a shallow clone, is missing history, not an unknown name. When no `git` program can
+ * run, isomorphic-git resolves plain names (object ids and refs) and nothing else.
  * @returns the 40-hex commit oid.
  * @throws GcError `git/unknown-revision` (exit 10) when the name resolves to nothing;
  *   `git/missing-commit` (exit 70) when the commit or an ancestor is absent (shallow clone).
@@ -147,50 +150,46 @@ async function resolveName(repo: GitRepository, name: string): Promise<string | 
  */
 export async function resolveRevision(repo: GitRepository, rev: string): Promise<string> {
   const byGit = gitRevParse(repo, rev);
-  if (byGit !== undefined) return (await readCommitOrMissing(repo, byGit, `revision ${rev}:`)).oid;
-  const m = /^(.+?)((?:[~^]\d*)*)$/.exec(rev);
-  const name = m?.[1] ?? rev;
-  const found = await resolveName(repo, name);
-  if (found === undefined) {
-    throw new GcError(GitCode.unknownRevision, `unknown revision ${JSON.stringify(rev)}: no ref, tag or object of that name`, {
-      location: { at: rev },
-    });
-  }
-  let oid = (await readCommitOrMissing(repo, found, `revision ${name}:`)).oid;
-  for (const [, op, digits] of (m?.[2] ?? '').matchAll(/([~^])(\d*)/g)) {
-    const n = digits === '' ? 1 : Number(digits);
-    if (op === '~') {
-      for (let i = 0; i < n; i++) oid = await parentOf(repo, oid, 0, rev);
-    } else if (n > 0) {
-      oid = await parentOf(repo, oid, n - 1, rev);
-    }
-  }
-  return oid;
+  if (byGit.oid !== undefined) return (await readCommitOrMissing(repo, byGit.oid, `revision ${rev}:`)).oid;
+  const named = byGit.ran ? (FULL_OID.test(rev) ? rev : undefined) : await resolveNameWithoutGit(repo, rev);
+  if (named !== undefined) return (await readCommitOrMissing(repo, named, `revision ${rev}:`)).oid;
+  if (byGit.ran) throwIfPastShallowCut(repo, rev);
+  throw new GcError(GitCode.unknownRevision, `unknown revision ${JSON.stringify(rev)}: no ref, tag or object of that name`, {
+    location: { at: rev },
+  });
 }
 
-/** `git rev-parse --verify <rev>`, peeled to a commit, in the work tree: the commit oid, or undefined (unknown, not a commit, or no git). */
-function gitRevParse(repo: GitRepository, rev: string): string | undefined {
-  if (rev === '' || rev.includes('\0')) return undefined;
+/**
+ * In a shallow clone, `rev` ending in `~N`/`^N` whose start git resolves walks into history the
+ * clone does not have: `git/missing-commit` (exit 70) with the fetch hint.
+ */
+function throwIfPastShallowCut(repo: GitRepository, rev: string): void {
+  if (!existsSync(join(repo.gitdir, 'shallow'))) return;
+  const start = /^(.+?)(?:[~^]\d*)+$/.exec(rev)?.[1];
+  if (start === undefined || gitRevParse(repo, start).oid === undefined) return;
+  throw new GcError(GitCode.missingCommit, `revision ${rev}: it walks past the history of this clone from ${start}: ${shallowHint(repo)}`, {
+    exitCode: ExitCode.io,
+    location: { at: rev },
+    details: { rev },
+  });
+}
+
+/**
+ * `git rev-parse --verify <rev>`, peeled to a commit, in the work tree: the commit oid, or
+ * undefined (unknown, not a commit, or no git); `ran` is false when no git program could run.
+ */
+function gitRevParse(repo: GitRepository, rev: string): { oid: string | undefined; ran: boolean } {
+  if (rev === '' || rev.includes('\0')) return { oid: undefined, ran: true };
+  let ran = true;
   const parse = (arg: string) => {
     const r = runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir });
+    if (r.failure !== undefined && r.failure.kind === 'missing') ran = false;
     const oid = r.status === 0 ? r.stdout.trim() : '';
     return FULL_OID.test(oid) ? oid : undefined;
   };
   // the object first (`:/text` must not get a suffix), then peeled to its commit (annotated tags)
   const object = parse(rev);
-  return object === undefined ? undefined : parse(`${object}^{commit}`);
-}
-
-async function parentOf(repo: GitRepository, oid: string, index: number, rev: string): Promise<string> {
-  const { commit } = await readCommitOrMissing(repo, oid, 'commit');
-  const parent = commit.parent[index];
-  if (parent === undefined) {
-    throw new GcError(GitCode.unknownRevision, `revision ${JSON.stringify(rev)}: commit ${oid} has no parent ${index + 1}`, {
-      location: { at: rev },
-    });
-  }
-  await readCommitOrMissing(repo, parent, 'parent commit');
-  return parent;
+  return { oid: object === undefined ? undefined : parse(`${object}^{commit}`), ran };
 }
 
 /** The root tree oid of a commit. @throws GcError `git/missing-commit` (exit 70). */

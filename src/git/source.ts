@@ -5,12 +5,13 @@
  * anything else is a revision.
  */
 import { existsSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Workspace } from '../workspace/workspace.js';
 import { loadWorkspace } from '../workspace/workspace.js';
 import { isGcError } from '../util/errors.js';
 import { GitCode, openRepository, resolveRevision, type GitRepository } from './repository.js';
 import { findPackageAtCommit, listPackagesAtCommit, loadWorkspaceAtCommit, normalizeRepoPath } from './workspace.js';
+import { repositoryPath, repositoryPathOrUndefined } from './repo-path.js';
 
 /** A loaded side. `packageDir` is absolute (for a revision: the same package in the work tree). */
 export interface WorkspaceSource {
@@ -75,10 +76,12 @@ export function workspaceSourceLoader(cwd: string = process.cwd()): (spec: strin
     repo ??= openRepository(cwd);
     const r = await repo;
     const { rev, path } = parseRevisionSpec(spec);
-    const cwdInRepo = relative(r.dir, resolve(cwd)).split(sep).join('/');
-    const inRepo = cwdInRepo.startsWith('..') ? '' : cwdInRepo;
     const repoPath =
-      path === undefined ? inRepo : path.startsWith('./') || path.startsWith('../') ? `${inRepo}/${path}` : path;
+      path === undefined
+        ? (repositoryPathOrUndefined(r.dir, cwd) ?? '')
+        : path.startsWith('./') || path.startsWith('../')
+          ? repositoryPath(r.dir, cwd, path)
+          : path;
     const commit = await resolveRevision(r, rev);
     let packagePath = normalizeRepoPath(repoPath);
     if (path === undefined) packagePath = await defaultPackagePath(r, commit, packagePath);

@@ -3,9 +3,10 @@
  * at a git revision with isomorphic-git. Either way the result is the closed request (modules in
  * manifest order, canonical forms) plus the raw module bytes the edit-plan export needs.
  */
-import { join, relative, resolve, sep } from 'node:path';
+import { join, relative } from 'node:path';
 import { openRepository, readFileAtCommit, resolveRevision } from '../git/repository.js';
-import { findPackageAtCommit, normalizeRepoPath } from '../git/workspace.js';
+import { findPackageAtCommit } from '../git/workspace.js';
+import { repositoryPath } from '../git/repo-path.js';
 import { GitCode } from '../git/repository.js';
 import { GcError } from '../util/errors.js';
 import { parseManifest } from '../workspace/manifest.js';
@@ -67,8 +68,7 @@ export async function loadRefactorAtRevision(
 ): Promise<LoadedRefactorPackage> {
   const repo = await openRepository(cwd);
   const commit = await resolveRevision(repo, rev);
-  const repoPath = relative(repo.dir, resolve(cwd, pkg)).split(sep).join('/');
-  const location = await findPackageAtCommit(repo, commit, normalizeRepoPath(repoPath.startsWith('..') ? '' : repoPath));
+  const location = await findPackageAtCommit(repo, commit, repositoryPath(repo.dir, cwd, pkg));
   const at = (p: string): string => `${commit.slice(0, 12)}:${p}`;
   const manifestBytes = (await readFileAtCommit(repo, commit, location.manifestPath))!;
   const manifest = parseManifest(new TextDecoder().decode(manifestBytes), at(location.manifestPath));

@@ -1,7 +1,7 @@
 /** Atomic file writes (temp file in the same directory, fsync, rename, fsync the directory) and atomic exclusive creation (temp, fsync, hard link). */
 import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ExitCode, GcError, ioError } from './errors.js';
+import { GcError, ioError } from './errors.js';
 
 let counter = 0;
 
@@ -23,7 +23,7 @@ export function linkUnsupported(error: unknown): boolean {
  * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
  * @param path target file path.
  * @param bytes new content (a string is written as UTF-8).
- * @throws GcError `io/not-a-regular-file` (exit 10) when `path` exists and is not a regular file (a
+ * @throws GcError `io/not-a-regular-file` (exit 70, like the rest of `io/`) when `path` exists and is not a regular file (a
  *   symlink, FIFO, device or directory is never replaced); `io/<errno>` (exit 70) when any step
  *   fails; the temp file is removed.
  */
@@ -37,7 +37,6 @@ export function writeFileAtomic(path: string, bytes: Uint8Array | string): void 
   if (existing !== undefined && !existing.isFile()) {
     const what = existing.isSymbolicLink() ? 'a symlink' : existing.isDirectory() ? 'a directory' : existing.isFIFO() ? 'a FIFO' : 'a device or special file';
     throw new GcError('io/not-a-regular-file', `${path} is ${what}; gcpatch replaces only regular files (choose another path, or remove it first)`, {
-      exitCode: ExitCode.invalidInput,
       location: { file: path },
     });
   }

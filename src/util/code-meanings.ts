@@ -6,6 +6,10 @@ import { codeFamily, type GC_CODE_FAMILIES, type GcCode, type StaticCode } from 
  * missing here or one the registry does not hold).
  */
 export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
+  // action/ (the GitHub Action's inputs and event payload, `action/input-helper.ts`)
+  'action/event-unreadable': "the Action's event payload (GITHUB_EVENT_PATH) is not readable JSON",
+  'action/invalid-input': 'an input of the GitHub Action is invalid or missing (`details.input` names it)',
+
   // audit/ (errors; the findings of `src/verify-pr/findings.ts` are a registry of their own)
   'audit/not-a-regular-file': 'a path the package needs is a directory, gitlink or symlink in the commit, not a file',
   'audit/package-unreadable': 'something other than `package.toml` stands where a case-insensitive checkout would read the manifest',
@@ -139,7 +143,6 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'patch/form-index-out-of-range': '`[:form i]` with i at or above the module\'s form count',
   'patch/genesis-contract': '`genesis test` broke its contract (exit status, acceptance pointer or entry)',
   'patch/genesis-not-found': 'the `genesis` runner cannot be run',
-  'patch/injected-fault': 'a fault a test injects through a `faults` hook',
   'patch/invalid-path': 'a `:path` vector is malformed (empty, bad step tag, `[:form i]` not first, bad index)',
   'patch/journal-invalid': 'the apply journal is damaged (bad JSON, checksum, entries)',
   'patch/manifest-entry': 'the manifest lacks (or already has) a module entry the op needs',

@@ -21,10 +21,14 @@ const { invalidInput: INPUT, obligationsFailed: OBLIGATIONS, verificationFailed:
  * Every static `GcError` code, grouped by the concern that throws it, sorted within a group, with
  * the exit code a `GcError` built without an `exitCode` gets; a site may still pass another one
  * (`core/caps/resource-limit` is 70 on a put and 50 while verifying, `core/store/not-found` 50 for a
- * linked artifact, `internal` 70 from the CLI). Codes are stable. What each code means, for people,
+ * linked artifact). Codes are stable. What each code means, for people,
  * is in `code-meanings.ts` (kept out of this file, which the driver bundle loads at start-up).
  */
 export const GC_CODES = {
+  // action/ (the GitHub Action's inputs and event payload, `action/input-helper.ts`)
+  'action/event-unreadable': INPUT,
+  'action/invalid-input': INPUT,
+
   // audit/ (errors; the findings of `src/verify-pr/findings.ts` are a registry of their own)
   'audit/not-a-regular-file': INPUT,
   'audit/package-unreadable': INPUT,
@@ -114,14 +118,14 @@ export const GC_CODES = {
   'git/unknown-revision': INPUT,
 
   // the entry points: unexpected failures and output bounds
-  internal: INPUT,
+  internal: IO,
   'output/too-large': INPUT,
 
   // util/: atomic writes and journals
   'io/eexist': IO,
   'io/enotdir': IO,
   'io/internal': IO,
-  'io/not-a-regular-file': INPUT,
+  'io/not-a-regular-file': IO,
 
   // workspace/: package.toml, package discovery, workspaces
   'manifest/invalid': INPUT,
@@ -158,7 +162,6 @@ export const GC_CODES = {
   'patch/form-index-out-of-range': INPUT,
   'patch/genesis-contract': OBLIGATIONS,
   'patch/genesis-not-found': OBLIGATIONS,
-  'patch/injected-fault': INPUT,
   'patch/invalid-path': INPUT,
   'patch/journal-invalid': IO,
   'patch/manifest-entry': INPUT,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getSettings } from '../../action/input-helper.js';
 import { tempDir } from './helpers.js';
+import { errorOf } from '../patch/helpers.js';
 
 const saved = { ...process.env };
 
@@ -58,9 +59,18 @@ describe('input helper', () => {
   it('rejects a bad fail-on, a non-boolean replay and a missing base', () => {
     withInputs({ 'fail-on': 'never' });
     expect(() => getSettings({})).toThrow(/fail-on must be "error" or "warning"/);
+    expect(errorOf(() => getSettings({}))).toMatchObject({ code: 'action/invalid-input', exitCode: 10, details: { input: 'fail-on' } });
     withInputs({ replay: 'yes' });
     expect(() => getSettings({})).toThrow(/replay/);
+    expect(errorOf(() => getSettings({}))).toMatchObject({ code: 'action/invalid-input', details: { input: 'replay' } });
+    withInputs({ shard: 'half' });
+    expect(errorOf(() => getSettings({ GITHUB_EVENT_PATH: event({ before: 'a'.repeat(40) }) }))).toMatchObject({
+      code: 'action/invalid-input',
+      exitCode: 10,
+      details: { input: 'shard' },
+    });
     withInputs({});
+    expect(errorOf(() => getSettings({ GITHUB_EVENT_PATH: '/nonexistent/event.json' }))).toMatchObject({ code: 'action/event-unreadable', exitCode: 10 });
     expect(() => getSettings({ GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_EVENT_PATH: event({ before: '0'.repeat(40) }) })).toThrow(
       /no base revision: the workflow_dispatch event is not a pull_request.*set the base-ref input/,
     );

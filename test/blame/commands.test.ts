@@ -376,7 +376,7 @@ describe('evidence that does not verify', () => {
       expect(rate.explanation.problems).toEqual([`evidence-store entry <ev1> does not hash to its name (BLAKE3 of its bytes differs): the entry was edited or corrupted`]);
       const text = await run(repo.dir, 'blame', 'shop/lib/price.gc');
       // (this history's commits are not named: commit ids and addresses both print as <evN>)
-      expect(text.out).toMatch(/\(def shop\/price::tax-rate …\)  — changed: hand edit, not explained by evidence; its evidence did not verify: evidence-store entry <ev\d> does not hash to its name \(BLAKE3/);
+      expect(text.out).toMatch(/\(def shop\/price::tax-rate …\) {2}— changed: hand edit, not explained by evidence; its evidence did not verify: evidence-store entry <ev\d> does not hash to its name \(BLAKE3/);
     } finally {
       rmSync(repo.dir, { recursive: true, force: true });
     }

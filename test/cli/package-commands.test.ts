@@ -37,7 +37,7 @@ describe('package commands find the package like diff does', () => {
       const ls = await runCli(['store', 'ls'], { cwd });
       expect(ls.status).toBe(0);
       expect(ls.stdout).toContain(`${reportHex}  genesis/refactor-plan-v0.1  refactor rename ledger/money::add-amounts -> ledger/money::sum-amounts, safe to apply\n`);
-      expect(ls.stdout).toMatch(/^[0-9a-f]{64}  genesis\/refactor-plan-request-v0\.1  refactor rename ledger\/money::add-amounts -> ledger\/money::sum-amounts$/m);
+      expect(ls.stdout).toMatch(/^[0-9a-f]{64} {2}genesis\/refactor-plan-request-v0\.1 {2}refactor rename ledger\/money::add-amounts -> ledger\/money::sum-amounts$/m);
     }
 
     // refactor apply with an 8-digit prefix (this was io/enoent, exit 70).
@@ -95,7 +95,7 @@ describe('package commands find the package like diff does', () => {
       'stored patch        HEX  patch  intent "…"',
     ]);
     const pack = await runCli(['pack'], { cwd: join(dir, 'patchdemo') });
-    expect(pack.stdout).toMatch(/^pins unchanged \(\d+ modules\)\nstored package [0-9a-f]{64}  genesis\/package-v0\.2  package patchdemo 0\.1\.0\n$/);
+    expect(pack.stdout).toMatch(/^pins unchanged \(\d+ modules\)\nstored package [0-9a-f]{64} {2}genesis\/package-v0\.2 {2}package patchdemo 0\.1\.0\n$/);
   });
 
   it('several packages and no --pkg: pkg/ambiguous names them; --pkg chooses', async () => {
@@ -136,7 +136,7 @@ describe('empty pins after a merge: every message names the one command that fix
     expect(doctor.status).toBe(50);
 
     // The fix fixes it.
-    expect((await runCli(['pack', '--pkg', 'pkgs/ledger'], { cwd: repo })).stdout).toMatch(/^re-pinned 1 of 25 modules:\n  meta\/profile\.gc  "" -> [0-9a-f]{12}\n/);
+    expect((await runCli(['pack', '--pkg', 'pkgs/ledger'], { cwd: repo })).stdout).toMatch(/^re-pinned 1 of 25 modules:\n {2}meta\/profile\.gc {2}"" -> [0-9a-f]{12}\n/);
     expect((await runCli(['verify-pins'], { cwd: repo })).status).toBe(0);
   });
 });

@@ -24,6 +24,7 @@ import {
   type Term,
 } from '../../src/coreform/term.js';
 import { GcError } from '../../src/util/errors.js';
+import { errorOf } from '../patch/helpers.js';
 
 /** Canonicalizes the single form in `src` and compares with the raw reading of `expected`. */
 function expectCanon(src: string, expected: string): void {
@@ -181,16 +182,11 @@ describe('canonicalize: errors', () => {
     expect(isCanonicalForm(vec([t]))).toBe(true);
   });
   it('canonicalizeSource / canonicalizeModule use 0-based ordinals; source errors carry the form location', () => {
-    try {
-      canonicalizeSource('(def a 1)\n; c\n  (def b (fn (item item) item))\n');
-      throw new Error('no error');
-    } catch (e) {
-      const g = e as GcError;
-      expect(g.code).toBe(CANON_INVALID_FORM);
-      expect(g.message).toBe('canonicalize form 1: (fn ...) duplicate parameter: item');
-      expect(g.location).toMatchObject({ offset: 16, line: 3, column: 3 });
-      expect(g.details).toEqual({ ordinal: 1, reason: '(fn ...) duplicate parameter: item' });
-    }
+    const g = errorOf(() => canonicalizeSource('(def a 1)\n; c\n  (def b (fn (item item) item))\n'));
+    expect(g.code).toBe(CANON_INVALID_FORM);
+    expect(g.message).toBe('canonicalize form 1: (fn ...) duplicate parameter: item');
+    expect(g.location).toMatchObject({ offset: 16, line: 3, column: 3 });
+    expect(g.details).toEqual({ ordinal: 1, reason: '(fn ...) duplicate parameter: item' });
     expect(() => canonicalizeModule([sym('a'), readTerm('(if)')])).toThrow('canonicalize form 1: ');
     // Reader errors pass through unchanged.
     expect(() => canonicalizeSource('(def x "unterminated)\n')).toThrow(

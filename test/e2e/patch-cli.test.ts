@@ -21,10 +21,10 @@ describe('gcpatch apply / audit / store (e2e)', () => {
     const applied = await runCli(['apply', '--patch', PATCH, '--pkg', join(pkg, 'package.toml')]);
     expect(applied.status).toBe(0);
     // One line per stored entry: role, address, kind and summary.
-    const reportHex = /^stored apply report ([0-9a-f]{64})  genesis\/patch-apply-v0\.3  intent ".*"( \(.*\))? ok true$/m.exec(applied.stdout)![1]!;
-    expect(applied.stdout).toMatch(/^stored acceptance   [0-9a-f]{64}  genesis\/acceptance-v0\.2  package patchdemo \S+ ok true$/m);
-    expect(applied.stdout).toMatch(/^stored package      [0-9a-f]{64}  genesis\/package-v0\.2  package patchdemo \S+$/m);
-    expect(applied.stdout).toMatch(/^stored patch        [0-9a-f]{64}  patch  intent ".*"$/m);
+    const reportHex = /^stored apply report ([0-9a-f]{64}) {2}genesis\/patch-apply-v0\.3 {2}intent ".*"( \(.*\))? ok true$/m.exec(applied.stdout)![1]!;
+    expect(applied.stdout).toMatch(/^stored acceptance {3}[0-9a-f]{64} {2}genesis\/acceptance-v0\.2 {2}package patchdemo \S+ ok true$/m);
+    expect(applied.stdout).toMatch(/^stored package {6}[0-9a-f]{64} {2}genesis\/package-v0\.2 {2}package patchdemo \S+$/m);
+    expect(applied.stdout).toMatch(/^stored patch {8}[0-9a-f]{64} {2}patch {2}intent ".*"$/m);
     expect(applied.stdout).toContain('changed app.gc, legacy.gc, lib/double.gc, lib/math.gc, lib/utils.gc');
 
     const audit = await runCli(['audit', '--pkg', pkg]);
@@ -105,7 +105,7 @@ describe('gcpatch apply / audit / store (e2e)', () => {
     );
     const pack = await runCli(['pack', '--pkg', pkg]);
     expect(pack.status).toBe(0);
-    const packed = /^stored package ([0-9a-f]{64})  genesis\/package-v0\.2/m.exec(pack.stdout)![1]!;
+    const packed = /^stored package ([0-9a-f]{64}) {2}genesis\/package-v0\.2/m.exec(pack.stdout)![1]!;
     expect(readdirSync(join(pkg, '.genesis/store'))).toEqual([packed]);
   });
 });

@@ -67,6 +67,21 @@ describe('git revisions', () => {
     await expect(resolveRevision(repo, 'main~5')).rejects.toMatchObject({ code: 'git/unknown-revision' });
   });
 
+  it('without a git program resolves plain names only (isomorphic-git), git\'s grammar refused', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = join(t.dir, 'no-programs-here');
+    try {
+      expect(await resolveRevision(repo, 'main')).toBe(c2);
+      expect(await resolveRevision(repo, 'refs/heads/left')).toBe(left);
+      expect(await resolveRevision(repo, c1.slice(0, 8))).toBe(c1);
+      expect(await resolveRevision(repo, 'v1')).toBe(c1);
+      await expect(resolveRevision(repo, 'right~1')).rejects.toMatchObject({ code: 'git/unknown-revision', exitCode: 10 });
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(await resolveRevision(repo, 'right~1')).toBe(c2); // control: with git, the same revision resolves
+  });
+
   it('reports a well-formed but absent commit as git/missing-commit', async () => {
     await expect(resolveRevision(repo, '0123456789012345678901234567890123456789')).rejects.toMatchObject({
       code: 'git/missing-commit',

@@ -7,6 +7,7 @@ import { readTerm } from '../../src/coreform/read.js';
 import { decodeRefactorRequest } from '../../src/refactor/request.js';
 import { GcError } from '../../src/util/errors.js';
 import { requestOf, THREE_MODULES } from './helpers.js';
+import { errorOf } from '../patch/helpers.js';
 
 const HEAD = ':kind "genesis/refactor-plan-request-v0.1" :profile "genesis/patch-authority-v0.1" :v 1';
 const FIELDS = ':refactor-kind "rename" :from-symbol "a" :to-symbol "b" :target-module-path ""';
@@ -60,12 +61,8 @@ describe('request', () => {
 
   test('building from sources rejects duplicate paths and reports parse errors with the file', () => {
     expect(() => requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [['a.gc', '1'], ['a.gc', '2']])).toThrow(/twice/);
-    try {
-      requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [['bad.gc', '(def a']]);
-      expect.unreachable();
-    } catch (error) {
-      expect((error as GcError).code).toBe('core/parse/unexpected');
-      expect((error as GcError).location.file).toBe('bad.gc');
-    }
+    const error = errorOf(() => requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [['bad.gc', '(def a']]));
+    expect(error.code).toBe('core/parse/unexpected');
+    expect(error.location.file).toBe('bad.gc');
   });
 });

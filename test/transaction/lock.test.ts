@@ -53,20 +53,27 @@ describe('package lock', () => {
     const owner = JSON.parse(readFileSync(lockPath(pkg), 'utf8'));
     expect(owner).toMatchObject({ format: LOCK_FORMAT, pid: process.pid, hostname: hostname(), command: 'pack', startTime: processStartTime('self') });
     lock.release();
+    expect(existsSync(lockPath(pkg))).toBe(false);
     lock.release(); // idempotent
+    expect(existsSync(lockPath(pkg))).toBe(false);
   });
 
   it('a lock of a dead process is broken and the apply proceeds', () => {
     const pkg = copyPackage();
     writeLock(pkg, { pid: deadPid() });
+    const before = snapshotTree(pkg);
     applyPatch({ pkg, patch });
     expect(existsSync(lockPath(pkg))).toBe(false);
+    expect(snapshotTree(pkg)).not.toEqual(before);
   });
 
   it('a lock whose pid now belongs to another process (other start time) is broken', () => {
     const pkg = copyPackage();
     writeLock(pkg, { pid: process.pid, startTime: '1' });
+    const before = snapshotTree(pkg);
     applyPatch({ pkg, patch });
+    expect(existsSync(lockPath(pkg))).toBe(false);
+    expect(snapshotTree(pkg)).not.toEqual(before);
   });
 
   it("another host's lock is never broken: the message says how to remove it", () => {
@@ -85,7 +92,10 @@ describe('package lock', () => {
     expect(errorOf(() => applyPatch({ pkg, patch })).code).toBe('patch/package-locked');
     const old = new Date(Date.now() - 60_000);
     spawnSync('touch', ['-d', old.toISOString(), lockPath(pkg)]);
+    const before = snapshotTree(pkg);
     applyPatch({ pkg, patch });
+    expect(existsSync(lockPath(pkg))).toBe(false);
+    expect(snapshotTree(pkg)).not.toEqual(before);
   });
 
   it('lockWaitMs waits for a live owner that releases, then proceeds (serialized)', async () => {

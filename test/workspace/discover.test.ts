@@ -4,9 +4,8 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isGcError } from '../../src/util/errors.js';
 import { discoverManifest, packagesUnder, repinCommand } from '../../src/workspace/discover.js';
-import { codeAndExitOf } from '../patch/helpers.js';
+import { codeAndExitOf, errorOf } from '../patch/helpers.js';
 
 function tree(files: string[]): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'gcpatch-discover-')));
@@ -42,11 +41,9 @@ describe('discoverManifest', () => {
   it('several packages and the current directory in none: pkg/ambiguous listing them', () => {
     const root = tree(['.git/', 'a/package.toml', 'b/package.toml', 'tools/']);
     expect(codeAndExitOf(() => discoverManifest(undefined, root))).toBe('pkg/ambiguous/10');
-    try {
-      discoverManifest(undefined, join(root, 'tools'));
-    } catch (e) {
-      expect(isGcError(e) && e.message).toContain('../a, ../b; pass --pkg');
-    }
+    const error = errorOf(() => discoverManifest(undefined, join(root, 'tools')));
+    expect(error.code).toBe('pkg/ambiguous');
+    expect(error.message).toContain('../a, ../b; pass --pkg');
   });
 
   it('no package: pkg/not-found naming the fix; .git, node_modules and .genesis are not searched', () => {

@@ -44,7 +44,7 @@ describe('package.toml round trip in the reference style', { timeout: 60_000 }, 
     const pkg = copyFixture('packages/pretty');
     const manifest = join(pkg, 'package.toml');
     const text = readFileSync(manifest, 'utf8').replace(
-      /obligations = \[\n(    .*,\n)+\]/,
+      /obligations = \[\n( {4}.*,\n)+\]/,
       'obligations = ["core/obligation::unit-tests"]',
     );
     writeFileSync(manifest, text);

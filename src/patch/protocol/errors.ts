@@ -44,7 +44,6 @@ export const PatchCode = {
   packageLocked: 'patch/package-locked',
   recoveryConflict: 'patch/recovery-conflict',
   journalInvalid: 'patch/journal-invalid',
-  injectedFault: 'patch/injected-fault',
 } as const satisfies Record<string, StaticCode>;
 
 /** Builds a patch-layer `GcError` (exit 10 unless `exitCode` is given). */

@@ -10,7 +10,7 @@ import { loadPackage } from '../../../src/workspace/package.js';
 import { EvidenceStore } from '../../../src/store/store.js';
 import { auditPackage } from '../../../src/package-audit/audit.js';
 import { verifyStoredApplyReport } from '../../../src/patch/apply/apply-report-verify.js';
-import { GcError } from '../../../src/util/errors.js';
+import { injectedFault, INJECTED_FAULT } from '../../helpers/faults.js';
 import { codeOf, copyPackage, DEMO_PATCH, errorOf, snapshotTree } from '../helpers.js';
 
 const patch = () => readPatchFile(DEMO_PATCH);
@@ -104,11 +104,11 @@ describe('fault injection: every op and every file write rolls back to the exact
           pkg,
           patch: patch(),
           faults: (s) => {
-            if (s === step) throw new GcError('patch/injected-fault', `injected at ${s}`);
+            if (s === step) throw injectedFault(`injected at ${s}`);
           },
         }),
       );
-      expect(error.code).toBe('patch/injected-fault');
+      expect(error.code).toBe(INJECTED_FAULT);
       expect(snapshotTree(pkg)).toEqual(before);
     });
   }
@@ -123,11 +123,11 @@ describe('fault injection: every op and every file write rolls back to the exact
           patch: patch(),
           faults: (s) => {
             seen.push(s);
-            if (s === 'after-report-stored') throw new GcError('patch/injected-fault', 'late');
+            if (s === 'after-report-stored') throw injectedFault('late');
           },
         }),
       ),
-    ).toBe('patch/injected-fault');
+    ).toBe(INJECTED_FAULT);
     const store = EvidenceStore.forPackage(pkg);
     const kinds = store.list().map((e) => {
       const t = store.getTerm(e.hex);
@@ -147,7 +147,7 @@ describe('fault injection: every op and every file write rolls back to the exact
             // make the manifest impossible to restore: a non-empty directory now sits at its path
             unlinkSync(join(pkg, 'package.toml'));
             mkdirSync(join(pkg, 'package.toml', 'x'), { recursive: true });
-            throw new GcError('patch/injected-fault', 'late');
+            throw injectedFault('late');
           }
         },
       }),

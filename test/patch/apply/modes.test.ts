@@ -10,7 +10,7 @@ import { applyPatch, readPatchFile } from '../../../src/patch/apply/apply.js';
 import { packOnDisk } from '../../../src/patch/apply/host.js';
 import { recoverPendingTransaction } from '../../../src/patch/guard.js';
 import { SimulatedCrash } from '../../../src/patch/transaction.js';
-import { GcError } from '../../../src/util/errors.js';
+import { injectedFault, INJECTED_FAULT } from '../../helpers/faults.js';
 import { copyPackage, DEMO_PATCH, errorOf, snapshotTree } from '../helpers.js';
 
 const patch = readPatchFile(DEMO_PATCH);
@@ -51,11 +51,11 @@ describe('modes', () => {
         pkg,
         patch,
         faults: (s) => {
-          if (s === 'after-report-stored') throw new GcError('patch/injected-fault', 'late');
+          if (s === 'after-report-stored') throw injectedFault('late');
         },
       }),
     );
-    expect(error.code).toBe('patch/injected-fault');
+    expect(error.code).toBe(INJECTED_FAULT);
     expect(snapshotTree(pkg)).toEqual(before);
     for (const [f, m] of Object.entries(MODES)) {
       expect(mode(join(pkg, f)), f).toBe(m);
