@@ -279,6 +279,10 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
         `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
     );
     if (!r.ok && r.verified.length > 0) ctx.stdout(`verified: ${r.verified.join('; ')}\n`);
+    if (r.signing.head !== undefined) ctx.stdout(`transparency log: ${r.signing.entries} entr${r.signing.entries === 1 ? 'y' : 'ies'}${r.signing.chainOk ? ', chain verified' : ', chain FAILED'}\n`);
+    for (const g of r.signing.signers) {
+      ctx.stdout(`signed by ${g.signer}${g.verified ? '' : ' (does NOT verify)'}${g.current === false ? ' for another package record' : ''}: signature ${g.signature.slice(0, 12)}, entry ${g.entry.slice(0, 12)}\n`);
+    }
     for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
     for (const step of r.nextSteps) ctx.stderr(`${step}\n`);
     if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin${r.findings.some((f) => f.code === 'audit/empty-pin') ? ' (a merge leaves hash = "")' : ''}: run \`${fix}\` to re-pin\n`);

@@ -13,6 +13,7 @@ import type { ManifestDependency } from '../workspace/manifest.js';
 import { EvidenceStore, type StoreLimits, type StoreVerifyResult } from '../store/store.js';
 import { APPLY_REPORT_KIND } from '../patch/apply/apply-report.js';
 import { acceptanceBinding, rerun, type AcceptanceBinding } from './binding.js';
+import { auditSigning, type AuditSigning } from './signers.js';
 
 export { acceptanceBinding, type AcceptanceBinding } from './binding.js';
 
@@ -39,6 +40,8 @@ export interface AuditResult {
   verified: string[];
   /** What to do about the findings, one sentence each, in order (empty when ok). */
   nextSteps: string[];
+  /** The transparency chain and the signers of the last acceptance (src/package-audit/signers.ts). */
+  signing: AuditSigning;
   store: StoreVerifyResult;
 }
 
@@ -61,7 +64,8 @@ export interface AuditOptions {
  * Finding codes: `audit/missing-pin`, `audit/empty-pin`, `audit/pin-mismatch`,
  * `audit/module-unreadable`, `audit/dependency-pin`, `audit/no-acceptance`,
  * `audit/acceptance-malformed`, `audit/acceptance-not-ok`, `audit/acceptance-package`,
- * `audit/acceptance-obligations`, and the store's `core/store/not-found`, `core/store/corruption`
+ * `audit/acceptance-obligations`, the signing state's `audit/transparency-head`, `audit/transparency-chain`,
+ * `audit/signature-set`, `audit/signature-invalid` (src/package-audit/signers.ts), and the store's `core/store/not-found`, `core/store/corruption`
  * (also every symlink, directory or junk-named file in the store), `core/store/io-error`,
  * `core/caps/resource-limit`.
  *
@@ -160,6 +164,7 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
       if (finding !== undefined) findings.push(finding);
     }
   }
+  const signing = auditSigning(packageDir, store, acceptanceArtifact, binding.currentPackageArtifact, findings);
   const storeResult = store.verify();
   for (const f of storeResult.failures) findings.push({ code: f.code, subject: f.hex ?? '.genesis/store', message: f.message });
   const summary = describeAudit(pkg, findings, acceptanceArtifact, binding, referencedArtifacts, storeResult);
@@ -172,6 +177,7 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
     referencedArtifacts,
     binding,
     ...summary,
+    signing,
     store: storeResult,
   };
 }

@@ -6,7 +6,7 @@
  */
 import { isGcError } from '../util/errors.js';
 import type { PathAccount } from './accounting.js';
-import type { SigningFindingCode } from './signature-policy.js';
+import type { SigningFindingCode } from './signing-codes.js';
 
 /** How bad a finding is. `notice` never fails; `warning` fails only with `failOn: 'warning'`. */
 export type Severity = 'error' | 'warning' | 'notice';

@@ -12,7 +12,8 @@ import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { applySigningOptions } from '../../src/verify-pr/signed-verdict.js';
 import type { AuditReport } from '../../src/verify-pr/findings.js';
 import { dependencyArtifactOnDisk } from '../../src/patch/apply/host.js';
-import { encodeBase64, publicKeyOf, signAcceptance, type KeyPair } from '../../src/signing/index.js';
+import { acceptanceMessage, encodeBase64, hexBytes, publicKeyOf, signAcceptance, signatureTerm, signMessage, type KeyPair } from '../../src/signing/index.js';
+import { EvidenceStore } from '../../src/store/store.js';
 import { gcpatch } from '../helpers/cli.js';
 import { FIXTURES as ACTION_FIXTURES, runAction } from '../action/helpers.js';
 import { applyPatchText, commitAll, git, ledgerTemplate, onePatch, PKG, Scratch, storeName } from './attack-helpers.js';
@@ -63,16 +64,16 @@ interface Outcome {
   threw?: string;
 }
 
-async function library(p: PullRequest): Promise<Outcome> {
+async function library(p: PullRequest, policy = POLICY): Promise<Outcome> {
   try {
     const report = await auditPullRequest({ dir: p.repo, base: p.base, head: p.head });
-    return { report: await applySigningOptions(report, { dir: p.repo, policy: POLICY }) };
+    return { report: await applySigningOptions(report, { dir: p.repo, policy }) };
   } catch (error) {
     return { report: undefined, threw: String(error) };
   }
 }
-function cli(p: PullRequest): Outcome {
-  const r = gcpatch(['verify-pr', '--base', p.base, '--head', p.head, '--policy', POLICY, '--json'], { cwd: p.repo });
+function cli(p: PullRequest, policy = POLICY): Outcome {
+  const r = gcpatch(['verify-pr', '--base', p.base, '--head', p.head, '--policy', policy, '--json'], { cwd: p.repo });
   try {
     return { report: JSON.parse(r.stdout) as AuditReport, status: r.status };
   } catch {
@@ -98,6 +99,8 @@ interface Row {
   /** Codes that must also be present (warnings or notices) on the report. */
   also?: string[];
   via?: Via[];
+  /** The policy path given to the check (default {@link POLICY}). */
+  policy?: string;
   build: () => PullRequest;
 }
 
@@ -223,6 +226,36 @@ const ROWS: Row[] = [
         writeFileSync(join(pkg, '.genesis/transparency_head'), git(repo, 'show', `main:${PKG}/.genesis/transparency_head`) + '\n');
       }),
   },
+  {
+    id: 'A12',
+    what: 'a forged signature: an allowed key, the right acceptance, a signature that does not verify',
+    codes: ['signing/signature-invalid'],
+    build: () =>
+      pr((pkg) => {
+        patch(pkg, 'ledger-max');
+        sign(pkg, alice);
+        sign(pkg, bob);
+        const acceptance = hexBytes(readFileSync(join(pkg, '.genesis/last_acceptance'), 'utf8').trim());
+        const sig = signMessage(carol.seed, acceptanceMessage(acceptance)); // carol's signature under bob's key
+        const forged = EvidenceStore.forPackage(pkg).putTerm(signatureTerm({ acceptance, publicKey: bob.publicKey, signature: sig }));
+        const set = readFileSync(join(pkg, '.genesis/signatures.gc'), 'utf8');
+        writeFileSync(join(pkg, '.genesis/signatures.gc'), set.replace(/^\[/, `["${forged}"\n  `));
+      }),
+  },
+  {
+    id: 'A13',
+    what: 'a malformed transparency head at the head',
+    codes: ['signing/chain-invalid'],
+    build: () => pr((pkg) => (patch(pkg, 'ledger-max'), sign(pkg, alice), sign(pkg, bob), writeFileSync(join(pkg, '.genesis/transparency_head'), 'HEAD\n'))),
+  },
+  {
+    id: 'A14',
+    what: 'the policy the check names is not on the base (the pull request adds it)',
+    codes: ['signing/policy-missing'],
+    policy: 'release/new-policy.toml',
+    via: ['library', 'cli'],
+    build: () => pr((pkg, repo) => (writeFileSync(join(repo, 'release/new-policy.toml'), policyText(0, [])), patch(pkg, 'ledger-max'))),
+  },
 ];
 
 beforeAll(() => {
@@ -250,7 +283,7 @@ describe('verify-pr --policy attack rows and honest controls', () => {
     it(`${row.id}: ${row.what} → ${row.codes === undefined ? 'passes' : row.codes.join(' | ')}${vias.length > 1 ? ` [${vias.join(', ')}]` : ''}`, async () => {
       const p = row.build();
       for (const via of vias) {
-        const o = via === 'library' ? await library(p) : via === 'cli' ? cli(p) : action(p);
+        const o = via === 'library' ? await library(p, row.policy) : via === 'cli' ? cli(p, row.policy) : action(p);
         const codes = new Set<string>((o.report?.findings ?? []).map((f) => f.code));
         const good =
           o.report !== undefined &&

@@ -182,3 +182,34 @@ describe('log and blame show a signed acceptance beside the commit that logged i
     expect(form.signed[0].signer).toBe(alice);
   });
 });
+
+describe('gcpatch audit reports the signers and checks the chain', () => {
+  it('names each signer of the last acceptance; a damaged chain or signature set is a finding (exit 50)', async () => {
+    const { pkg, keys } = await acceptedPackage();
+    const k1 = join(keys, 'a.toml');
+    const k2 = join(keys, 'b.toml');
+    const a = JSON.parse((await runCli(['keygen', '--out', k1, '--json'])).stdout).data.pk_b64 as string;
+    const b = JSON.parse((await runCli(['keygen', '--out', k2, '--json'])).stdout).data.pk_b64 as string;
+    const s1 = JSON.parse((await runCli(['sign', '--pkg', pkg, '--key', k1, '--json'])).stdout).data;
+    await runCli(['sign', '--pkg', pkg, '--key', k2]);
+    const audit = await runCli(['audit', '--pkg', pkg, '--json']);
+    expect(audit.status, audit.stdout).toBe(0);
+    const j = JSON.parse(audit.stdout);
+    expect(j.signing).toMatchObject({ entries: 2, chainOk: true });
+    expect(j.signing.signers.map((g: { signer: string; verified: boolean; current: boolean; listed: boolean }) => [g.signer, g.verified, g.current, g.listed])).toEqual([
+      [a, true, true, true],
+      [b, true, true, true],
+    ]);
+    const text = await runCli(['audit', '--pkg', pkg]);
+    expect(text.stdout).toContain('transparency log: 2 entries, chain verified\n');
+    expect(text.stdout).toContain(`signed by ${a}: signature ${s1.signature_artifact.slice(0, 12)}, entry ${s1.transparency_entry.slice(0, 12)}\n`);
+
+    rmSync(join(pkg, '.genesis/store', s1.transparency_entry), { force: true });
+    const broken = await runCli(['audit', '--pkg', pkg, '--json']);
+    expect(broken.status).toBe(50);
+    expect(JSON.parse(broken.stdout).findings.map((f: { code: string }) => f.code)).toContain('audit/transparency-chain');
+    writeFileSync(join(pkg, '.genesis/signatures.gc'), '["x"]');
+    const badSet = await runCli(['audit', '--pkg', pkg, '--json']);
+    expect(JSON.parse(badSet.stdout).findings.map((f: { code: string }) => f.code)).toContain('audit/signature-set');
+  });
+});

@@ -391,3 +391,32 @@ describe('key file custody', () => {
     expect(() => readKeyFile(join(d, 'bad.toml'))).toThrow(/exactly alg, sk_b64 and pk_b64/);
   });
 });
+
+describe('sign: pointers move only after the terms are stored, and a rerun completes an interrupted sign', () => {
+  it.each(['sign:last-signature', 'sign:signature-set', 'sign:head'])('interrupted at %s', async (step) => {
+    const { signAcceptance } = await import('../../src/signing/index.js');
+    const { readFileSync, mkdirSync } = await import('node:fs');
+    const pkg = mkdtempSync(join(tmpdir(), 'signcrash-'));
+    try {
+      mkdirSync(join(pkg, '.genesis'), { recursive: true });
+      writeFileSync(join(pkg, '.genesis/last_acceptance'), ACCEPTANCE + '\n');
+      const seed = hex(RFC[0]!.sk);
+      const key = { seed, publicKey: publicKeyOf(seed), publicKeyB64: Buffer.from(publicKeyOf(seed)).toString('base64') };
+      const first = signAcceptance({ packageDir: pkg, key, packageArtifact: PKG });
+      const faults = (s: string) => {
+        if (s === step) throw new Error(`crash at ${s}`);
+      };
+      expect(() => signAcceptance({ packageDir: pkg, key: { ...key }, packageArtifact: b3('another record'), faults })).toThrow(`crash at ${step}`);
+      // Whatever was written, the state still reads: the head is the first entry until the last step.
+      expect(readFileSync(join(pkg, '.genesis/transparency_head'), 'utf8')).toBe(`${first.transparencyEntry}\n`);
+      const again = signAcceptance({ packageDir: pkg, key, packageArtifact: b3('another record') });
+      expect(again.previousHead).toBe(first.transparencyEntry);
+      const chain = walkChain(storeReader(new EvidenceStore(join(pkg, '.genesis/store'))), again.transparencyEntry);
+      expect(chain.ok).toBe(true);
+      expect(chain.entries.map((e) => e.packageArtifact)).toEqual([b3('another record'), PKG]);
+      expect(readFileSync(join(pkg, '.genesis/signatures.gc'), 'utf8')).toBe(`["${first.signatureArtifact}"]`);
+    } finally {
+      rmSync(pkg, { recursive: true, force: true });
+    }
+  });
+});
