@@ -59118,10 +59118,13 @@ const { invalidInput: INPUT, obligationsFailed: OBLIGATIONS, verificationFailed:
  * Every static `GcError` code, grouped by the concern that throws it, sorted within a group, with
  * the exit code a `GcError` built without an `exitCode` gets; a site may still pass another one
  * (`core/caps/resource-limit` is 70 on a put and 50 while verifying, `core/store/not-found` 50 for a
- * linked artifact, `internal` 70 from the CLI). Codes are stable. What each code means, for people,
+ * linked artifact). Codes are stable. What each code means, for people,
  * is in `code-meanings.ts` (kept out of this file, which the driver bundle loads at start-up).
  */
 const GC_CODES = {
+    // action/ (the GitHub Action's inputs and event payload, `action/input-helper.ts`)
+    'action/event-unreadable': INPUT,
+    'action/invalid-input': INPUT,
     // audit/ (errors; the findings of `src/verify-pr/findings.ts` are a registry of their own)
     'audit/not-a-regular-file': INPUT,
     'audit/package-unreadable': INPUT,
@@ -59143,6 +59146,15 @@ const GC_CODES = {
     'core/parse/escape': INPUT,
     'core/parse/unexpected': INPUT,
     'core/print/too-large': INPUT,
+    // signing/: keys, signatures, signature sets, transparency chains, registry policies (`src/signing/errors.ts`)
+    'signing/acceptance': INPUT,
+    'signing/chain-invalid': VERIFY,
+    'signing/key': INPUT,
+    'signing/key-exists': INPUT,
+    'signing/policy': INPUT,
+    'signing/signature-set': INPUT,
+    'signing/transparency-head': INPUT,
+    'signing/verify-failed': VERIFY,
     // store/: the evidence store and its address prefixes
     'core/caps/resource-limit': VERIFY,
     'core/store/corruption': VERIFY,
@@ -59192,13 +59204,13 @@ const GC_CODES = {
     'git/package-not-found': INPUT,
     'git/unknown-revision': INPUT,
     // the entry points: unexpected failures and output bounds
-    internal: INPUT,
+    internal: IO,
     'output/too-large': INPUT,
     // util/: atomic writes and journals
     'io/eexist': IO,
     'io/enotdir': IO,
     'io/internal': IO,
-    'io/not-a-regular-file': INPUT,
+    'io/not-a-regular-file': IO,
     // workspace/: package.toml, package discovery, workspaces
     'manifest/invalid': INPUT,
     'manifest/toml': INPUT,
@@ -59232,7 +59244,6 @@ const GC_CODES = {
     'patch/form-index-out-of-range': INPUT,
     'patch/genesis-contract': OBLIGATIONS,
     'patch/genesis-not-found': OBLIGATIONS,
-    'patch/injected-fault': INPUT,
     'patch/invalid-path': INPUT,
     'patch/journal-invalid': IO,
     'patch/manifest-entry': INPUT,
@@ -59284,7 +59295,7 @@ const GC_CODE_FAMILIES = {
     'usage/<parser code>': INPUT,
 };
 /** `io/<errno>` for a Node.js errno code such as `ENOENT` (lower-cased); `io/unknown` when there is none. */
-function codes_ioErrnoCode(errno) {
+function ioErrnoCode(errno) {
     return `io/${(errno ?? 'unknown').toLowerCase()}`;
 }
 /** `usage/<code>` for a commander error code such as `commander.unknownOption`. */
@@ -59396,7 +59407,7 @@ function errors_ioError(error, file, action) {
     const errno = error?.code ?? 'unknown';
     const reason = error instanceof Error ? error.message : String(error);
     return new errors_GcError(ioErrnoCode(errno), `cannot ${action} ${file}: ${reason}`, {
-        exitCode: ExitCode.io,
+        exitCode: codes_ExitCode.io,
         location: { file },
         cause: error,
     });
@@ -59480,6 +59491,8 @@ const AuditCode = {
     modeChanged: 'audit/mode-changed',
     /** A `.gc` file inside a package directory that no manifest lists was added or changed. */
     unlistedModule: 'audit/unlisted-module',
+    /** A changed package carries no evidence and the head's `.gitignore` ignores its evidence paths (src/verify-pr/ignored-evidence.ts). */
+    evidenceIgnored: 'audit/evidence-ignored',
     /** A `.gc` file outside every package was added or changed. */
     outsidePackage: 'audit/outside-package',
     /** An unexplained change of a manifest key that neither weakens nor widens (named with both values). */
@@ -59567,6 +59580,43 @@ class PackageFindings {
     }
 }
 
+;// CONCATENATED MODULE: ./src/verify-pr/outside.ts
+
+/** The `.gc` files outside every package that were added or changed. */
+function outsideModules(accounts) {
+    return accounts.filter((a) => a.role === 'outside' && a.change !== 'deleted' && a.path.endsWith('.gc'));
+}
+/**
+ * Records the outside-package findings on `global`: one notice with the count (`notice`, the
+ * default), or one warning per file (`warning`). Nothing when there is none.
+ */
+function reportOutsidePackages(accounts, mode, global) {
+    const outside = outsideModules(accounts);
+    if (outside.length === 0)
+        return;
+    if (mode === 'warning') {
+        for (const a of outside) {
+            global.fail('path', a.path, 'kind', {
+                code: AuditCode.outsidePackage,
+                severity: 'warning',
+                message: `${a.path}: a .gc file outside every package was ${a.change}; gcpatch verifies packages only`,
+                file: a.path,
+                title: 'outside every package',
+            });
+        }
+        return;
+    }
+    const n = outside.length;
+    const shown = outside.slice(0, 3).map((a) => a.path).join(', ') + (n > 3 ? ', …' : '');
+    global.fail('path', `${n} .gc file${n === 1 ? '' : 's'}`, 'outside every package', {
+        code: AuditCode.outsidePackage,
+        severity: 'notice',
+        message: `${n} .gc file${n === 1 ? '' : 's'} outside every package ${n === 1 ? 'was' : 'were'} added or changed (${shown}); gcpatch verifies packages only. ` +
+            'The list: paths[] with role "outside" in --json. To verify them, make them modules of a package; to make each one a warning, use --outside-package warning (the Action\'s outside-package input)',
+        title: 'outside every package',
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/util/bytes.ts
 /** UTF-8 and byte helpers shared by every layer (no dependency on CoreForm). */
 const encoder = new TextEncoder();
@@ -59580,7 +59630,7 @@ function bytes_utf8(text) {
  * Decodes UTF-8 strictly; returns `undefined` for invalid UTF-8. A leading BOM is kept as U+FEFF.
  * @param bytes the raw bytes.
  */
-function decodeUtf8Strict(bytes) {
+function bytes_decodeUtf8Strict(bytes) {
     try {
         return strictDecoder.decode(bytes);
     }
@@ -59650,7 +59700,7 @@ function utf8Length(text, start = 0, end = text.length) {
  * JS `<` compares UTF-16 code units and disagrees for astral vs U+E000..U+FFFF characters.
  * @returns negative, zero or positive.
  */
-function compareUtf8(a, b) {
+function bytes_compareUtf8(a, b) {
     const n = Math.min(a.length, b.length);
     for (let i = 0; i < n; i++) {
         const x = a.charCodeAt(i);
@@ -59693,7 +59743,7 @@ function toHex(bytes) {
     return out;
 }
 /** True for exactly 64 lowercase hexadecimal characters (the hash format at every boundary). */
-function isHex64(value) {
+function bytes_isHex64(value) {
     return /^[0-9a-f]{64}$/.test(value);
 }
 /** Decodes lowercase or uppercase hex to bytes; returns undefined for odd length or bad digits. */
@@ -59871,8 +59921,12 @@ async function readCommitOrMissing(repo, oid, what) {
         throw error;
     }
 }
-/** Resolves the name part of a revision (no `~`/`^` suffix) to an object oid, or `undefined`. */
-async function resolveName(repo, name) {
+/**
+ * A revision that is a plain name, resolved by isomorphic-git when no `git` program can run: a full
+ * or abbreviated (≥ 4 hex digits) object id, or a ref as `resolveRef` finds it (`HEAD`, a branch,
+ * tag or remote-tracking ref, a full ref name). Anything else is git's grammar: `undefined`.
+ */
+async function resolveNameWithoutGit(repo, name) {
     if (FULL_OID.test(name))
         return name;
     try {
@@ -59894,13 +59948,12 @@ async function resolveName(repo, name) {
     return undefined;
 }
 /**
- * Resolves a revision to a commit oid: every revision git accepts (gitrevisions(7): `FETCH_HEAD`,
- * `@{u}`, `main~2^2`, `v1.0^{}`, a tag, a short oid, `:/message`, …), by asking git itself
- * (`git rev-parse --verify` in the work tree, peeled to a commit: annotated tags are peeled). When git
- * cannot resolve it, or no `git` program is installed, the revision is resolved here with
- * isomorphic-git: a full or abbreviated (≥ 4 hex digits) object id, `HEAD`, a branch, tag or
- * remote-tracking ref, a full ref name, each optionally followed by `~N`, `^` or `^N` — which
- * names a commit missing from a shallow clone precisely.
+ * Resolves a revision to a commit oid with git's one grammar (gitrevisions(7): `FETCH_HEAD`,
+ * `@{u}`, `main~2^2`, `v1.0^{}`, a tag, a short oid, `:/message`, …): `git rev-parse --verify` in
+ * the work tree, peeled to a commit (annotated tags are peeled). gcpatch has no grammar of its own;
+ * it only explains git's refusals: a well-formed object id that is absent, or a `~`/`^` walk past
+ * the cut of a shallow clone, is missing history, not an unknown name. When no `git` program can
+ * run, isomorphic-git resolves plain names (object ids and refs) and nothing else.
  * @returns the 40-hex commit oid.
  * @throws GcError `git/unknown-revision` (exit 10) when the name resolves to nothing;
  *   `git/missing-commit` (exit 70) when the commit or an ancestor is absent (shallow clone).
@@ -59908,52 +59961,51 @@ async function resolveName(repo, name) {
  */
 async function resolveRevision(repo, rev) {
     const byGit = gitRevParse(repo, rev);
-    if (byGit !== undefined)
-        return (await readCommitOrMissing(repo, byGit, `revision ${rev}:`)).oid;
-    const m = /^(.+?)((?:[~^]\d*)*)$/.exec(rev);
-    const name = m?.[1] ?? rev;
-    const found = await resolveName(repo, name);
-    if (found === undefined) {
-        throw new errors_GcError(GitCode.unknownRevision, `unknown revision ${JSON.stringify(rev)}: no ref, tag or object of that name`, {
-            location: { at: rev },
-        });
-    }
-    let oid = (await readCommitOrMissing(repo, found, `revision ${name}:`)).oid;
-    for (const [, op, digits] of (m?.[2] ?? '').matchAll(/([~^])(\d*)/g)) {
-        const n = digits === '' ? 1 : Number(digits);
-        if (op === '~') {
-            for (let i = 0; i < n; i++)
-                oid = await parentOf(repo, oid, 0, rev);
-        }
-        else if (n > 0) {
-            oid = await parentOf(repo, oid, n - 1, rev);
-        }
-    }
-    return oid;
+    if (byGit.oid !== undefined)
+        return (await readCommitOrMissing(repo, byGit.oid, `revision ${rev}:`)).oid;
+    const named = byGit.ran ? (FULL_OID.test(rev) ? rev : undefined) : await resolveNameWithoutGit(repo, rev);
+    if (named !== undefined)
+        return (await readCommitOrMissing(repo, named, `revision ${rev}:`)).oid;
+    if (byGit.ran)
+        throwIfPastShallowCut(repo, rev);
+    throw new errors_GcError(GitCode.unknownRevision, `unknown revision ${JSON.stringify(rev)}: no ref, tag or object of that name`, {
+        location: { at: rev },
+    });
 }
-/** `git rev-parse --verify <rev>`, peeled to a commit, in the work tree: the commit oid, or undefined (unknown, not a commit, or no git). */
+/**
+ * In a shallow clone, `rev` ending in `~N`/`^N` whose start git resolves walks into history the
+ * clone does not have: `git/missing-commit` (exit 70) with the fetch hint.
+ */
+function throwIfPastShallowCut(repo, rev) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(repo.gitdir, 'shallow')))
+        return;
+    const start = /^(.+?)(?:[~^]\d*)+$/.exec(rev)?.[1];
+    if (start === undefined || gitRevParse(repo, start).oid === undefined)
+        return;
+    throw new errors_GcError(GitCode.missingCommit, `revision ${rev}: it walks past the history of this clone from ${start}: ${shallowHint(repo)}`, {
+        exitCode: codes_ExitCode.io,
+        location: { at: rev },
+        details: { rev },
+    });
+}
+/**
+ * `git rev-parse --verify <rev>`, peeled to a commit, in the work tree: the commit oid, or
+ * undefined (unknown, not a commit, or no git); `ran` is false when no git program could run.
+ */
 function gitRevParse(repo, rev) {
     if (rev === '' || rev.includes('\0'))
-        return undefined;
+        return { oid: undefined, ran: true };
+    let ran = true;
     const parse = (arg) => {
         const r = exec_runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', arg], { cwd: repo.dir });
+        if (r.failure !== undefined && r.failure.kind === 'missing')
+            ran = false;
         const oid = r.status === 0 ? r.stdout.trim() : '';
         return FULL_OID.test(oid) ? oid : undefined;
     };
     // the object first (`:/text` must not get a suffix), then peeled to its commit (annotated tags)
     const object = parse(rev);
-    return object === undefined ? undefined : parse(`${object}^{commit}`);
-}
-async function parentOf(repo, oid, index, rev) {
-    const { commit } = await readCommitOrMissing(repo, oid, 'commit');
-    const parent = commit.parent[index];
-    if (parent === undefined) {
-        throw new errors_GcError(GitCode.unknownRevision, `revision ${JSON.stringify(rev)}: commit ${oid} has no parent ${index + 1}`, {
-            location: { at: rev },
-        });
-    }
-    await readCommitOrMissing(repo, parent, 'parent commit');
-    return parent;
+    return { oid: object === undefined ? undefined : parse(`${object}^{commit}`), ran };
 }
 /** The root tree oid of a commit. @throws GcError `git/missing-commit` (exit 70). */
 async function commitTree(repo, commitOid) {
@@ -60078,7 +60130,7 @@ async function listChangedEntries(repo, fromCommit, toCommit) {
             return true;
         },
     });
-    return out.sort((x, y) => compareUtf8(x.path, y.path));
+    return out.sort((x, y) => bytes_compareUtf8(x.path, y.path));
 }
 /**
  * The best common ancestors of two commits (isomorphic-git `findMergeBase`); more than one for a
@@ -60186,7 +60238,7 @@ function makeCodeBlock(string, line, column) {
     }
     return codeblock;
 }
-class TomlError extends Error {
+class error_TomlError extends Error {
     line;
     column;
     codeblock;
@@ -60200,7 +60252,7 @@ class TomlError extends Error {
     }
     /** @internal */
     static x(message, ctx, ptr) {
-        throw new TomlError(message, { toml: ctx.s, ptr: ptr ?? ctx.p });
+        throw new error_TomlError(message, { toml: ctx.s, ptr: ptr ?? ctx.p });
     }
 }
 
@@ -60265,7 +60317,7 @@ function parseString(ctx) {
         }
         // Control characters are banned in TOML, so we throw an error if we encounter them
         else if ((c < 0x20 && c !== 0x9 /* \t */) || c === 0x7f) {
-            TomlError.x('control characters are not allowed in strings', ctx);
+            error_TomlError.x('control characters are not allowed in strings', ctx);
         }
         // The string might terminate while we're parsing through a newline escape.
         // It must have encountered a newline; otherwise, it'll simply fail in another branch.
@@ -60305,12 +60357,12 @@ function parseString(ctx) {
                         /* A-F */ hex >= 0x41 && hex <= 0x46 ? hex - 0x41 + 10 :
                             /* a-f */ hex >= 0x61 && hex <= 0x66 ? hex - 0x61 + 10 : -1;
                     if (digit < 0)
-                        TomlError.x('invalid non-hex character in unicode escape', ctx);
+                        error_TomlError.x('invalid non-hex character in unicode escape', ctx);
                     value = (value << 4) | digit;
                 }
                 // Because JS does bitwise on signed 32bit integers, all 0xfzzzzzzz values are actually seen as negative
                 if (value < 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) {
-                    TomlError.x('invalid unicode escape', ctx, errPtr);
+                    error_TomlError.x('invalid unicode escape', ctx, errPtr);
                 }
                 parsed += String.fromCodePoint(value);
                 sliceStart = ctx.p--;
@@ -60339,7 +60391,7 @@ function parseString(ctx) {
                 else if (c === 0x5c /* \ */)
                     parsed += '\\';
                 else
-                    TomlError.x('unrecognised escape sequence', ctx);
+                    error_TomlError.x('unrecognised escape sequence', ctx);
                 sliceStart = ctx.p + 1;
                 state = 0;
             }
@@ -60347,14 +60399,14 @@ function parseString(ctx) {
         // Newline escape continuation: keep moving forward until the first non-whitespace char
         else if (c !== 0x20 && c !== 0x9 /* \t */) {
             if (state === 2)
-                TomlError.x('invalid escape: only line-ending whitespace may be escaped', ctx, sliceStart);
+                error_TomlError.x('invalid escape: only line-ending whitespace may be escaped', ctx, sliceStart);
             // State cannot be zero, or we'd have branched earlier already.
             // If it's a backslash, immediately transition to the escape state so it can be processed.
             state = !isLiteral && c === 0x5c /* \ */ ? 1 : 0;
             sliceStart = ctx.p;
         }
     }
-    TomlError.x('unfinished string', ctx, startPtr);
+    error_TomlError.x('unfinished string', ctx, startPtr);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/date.js
@@ -60566,7 +60618,7 @@ function extractValue(ctx, end) {
     let c = ctx.s.charCodeAt(ctx.p);
     // Structs
     if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-        ctx.d-- || TomlError.x('document contains excessively nested structures. aborting.', ctx);
+        ctx.d-- || error_TomlError.x('document contains excessively nested structures. aborting.', ctx);
         let value = c === 0x5b /* [ */
             ? parseArray(ctx)
             : parseInlineTable(ctx);
@@ -60581,12 +60633,12 @@ function extractValue(ctx, end) {
     // We can fast-path because the first character is enough to know the only possible value
     if (c === 0x74 /* t */) { // Only possible valid value is `true`
         if (ctx.s.charCodeAt(++ctx.p) !== 0x72 || ctx.s.charCodeAt(++ctx.p) !== 0x75 || ctx.s.charCodeAt(++ctx.p) !== 0x65)
-            TomlError.x('invalid value', ctx, errPtr);
+            error_TomlError.x('invalid value', ctx, errPtr);
         return ctx.p++, true;
     }
     if (c === 0x66 /* f */) { // Only possible valid value is `false`
         if (ctx.s.charCodeAt(++ctx.p) !== 0x61 || ctx.s.charCodeAt(++ctx.p) !== 0x6c || ctx.s.charCodeAt(++ctx.p) !== 0x73 || ctx.s.charCodeAt(++ctx.p) !== 0x65)
-            TomlError.x('invalid value', ctx, errPtr);
+            error_TomlError.x('invalid value', ctx, errPtr);
         return ctx.p++, false;
     }
     if (c === 0x2b /* + */ || c === 0x2d /* - */) {
@@ -60624,13 +60676,13 @@ function parseNumber(ctx, startPtr, startChr, sign, endChr) {
     // (+/-)inf
     if (c === 0x69 /* i */) {
         if (ctx.s.charCodeAt(++ctx.p) !== 0x6e || ctx.s.charCodeAt(++ctx.p) !== 0x66)
-            TomlError.x('invalid value', ctx, startPtr);
+            error_TomlError.x('invalid value', ctx, startPtr);
         return ctx.p++, (sign || 1) / 0;
     }
     // (+/-)nan
     if (c === 0x6e /* n */) {
         if (ctx.s.charCodeAt(++ctx.p) !== 0x61 || ctx.s.charCodeAt(++ctx.p) !== 0x6e)
-            TomlError.x('invalid value', ctx, startPtr);
+            error_TomlError.x('invalid value', ctx, startPtr);
         return ctx.p++, NaN;
     }
     // Leading zero
@@ -60652,11 +60704,11 @@ function parseNumber(ctx, startPtr, startChr, sign, endChr) {
         else if (c === 0x65 /* e */ || c === 0x45 /* E */)
             state = 4;
         else
-            TomlError.x('illegal leading zero', ctx, startPtr);
+            error_TomlError.x('illegal leading zero', ctx, startPtr);
     }
     // If the 1st char is not a digit by now, then it's not a valid TOML value at all
     else if (!isDigit(c))
-        TomlError.x('invalid value', ctx, startPtr);
+        error_TomlError.x('invalid value', ctx, startPtr);
     while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
         if (!state)
             state = 1; // Detects single-digit numbers we can use a fast parse path for
@@ -60664,7 +60716,7 @@ function parseNumber(ctx, startPtr, startChr, sign, endChr) {
         // never permitted in even-numbered ones.
         if (c === 0x5f /* _ */) {
             if (!(state & 1))
-                TomlError.x('illegal underscore', ctx);
+                error_TomlError.x('illegal underscore', ctx);
             state += 11; // 11 is a marker that makes the state even and greater than 9; see the numbering + rationale above
             hasUnderscores = true;
         }
@@ -60680,7 +60732,7 @@ function parseNumber(ctx, startPtr, startChr, sign, endChr) {
         }
         // All special cases have been handled; only digits are allowed here
         else if (!isDigit(c))
-            TomlError.x(`illegal character in numeric literal`, ctx);
+            error_TomlError.x(`illegal character in numeric literal`, ctx);
         // Clear state flags
         else if (state > 9)
             state -= 11;
@@ -60694,7 +60746,7 @@ function parseNumber(ctx, startPtr, startChr, sign, endChr) {
     }
     // Even-numbered states absolutely require a digit next; not even end of value is permitted
     if (!(state & 1))
-        TomlError.x('unfinished numeric value', ctx, startPtr);
+        error_TomlError.x('unfinished numeric value', ctx, startPtr);
     let str = ctx.s.slice(startPtr, ctx.p);
     if (hasUnderscores)
         str = str.replaceAll('_', ''); // perf: replaceAll 1.25x faster than replace with a regex
@@ -60707,19 +60759,19 @@ function parseIntegerBaseN(ctx, startPtr, base, endChr) {
     while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
         if (c === 0x5f /* _ */) {
             if (underscore & 1)
-                TomlError.x('illegal underscore', ctx);
+                error_TomlError.x('illegal underscore', ctx);
             underscore = 3;
         }
         // We only need to check if the number is a valid digit, nothing else is permitted
         else if (!isDigit(c, base))
-            TomlError.x(`illegal character in numeric literal`, ctx);
+            error_TomlError.x(`illegal character in numeric literal`, ctx);
         // Clear underscore flag
         else if (underscore & 1)
             underscore--;
     }
     // Trailing underscore is not allowed
     if (underscore & 1)
-        TomlError.x('unfinished numeric value', ctx);
+        error_TomlError.x('unfinished numeric value', ctx);
     let str = ctx.s.slice(startPtr + 2, ctx.p);
     if (underscore)
         str = str.replaceAll('_', ''); // perf: replaceAll 1.25x faster than replace with a regex
@@ -60732,7 +60784,7 @@ function parseInteger(ctx, str, base, startPtr) {
             if (!Number.isSafeInteger(val)) {
                 if (ctx.bi)
                     break int;
-                TomlError.x('integer value cannot be represented losslessly', ctx, startPtr);
+                error_TomlError.x('integer value cannot be represented losslessly', ctx, startPtr);
             }
             return val;
         }
@@ -60748,13 +60800,13 @@ function parseDate(ctx, c, endChr) {
     }
     ctx.p += 5;
     if (!isDigit(ctx.s.charCodeAt(ctx.p++)))
-        TomlError.x('invalid date-time: date part is malformed', ctx, startPtr);
+        error_TomlError.x('invalid date-time: date part is malformed', ctx, startPtr);
     if (ctx.p >= ctx.s.length || (((c = ctx.s.charCodeAt(ctx.p)) !== 0x20 || (unsafeSeparator = true, !isDigit(ctx.s.charCodeAt(ctx.p + 1)))) && c !== 0x54 /* T */ && c !== 0x74 /* t */)) {
         let t = ctx.s.slice(startPtr, ctx.p);
         return readDate(ctx, t, 3, false, startPtr);
     }
     if (ctx.s.charCodeAt(ctx.p += 3) !== 0x3a /* : */)
-        TomlError.x('invalid date-time: time part is malformed', ctx, startPtr);
+        error_TomlError.x('invalid date-time: time part is malformed', ctx, startPtr);
     if (ctx.s.charCodeAt(ctx.p += 3) === 0x3a /* : */)
         ctx.p += 3;
     if (ctx.s.charCodeAt(ctx.p) === 0x2e /* . */)
@@ -60792,7 +60844,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
     if (ctx.ld) {
         let date = new TomlDate(str, type, unsafeDelim);
         if (!date.isValid())
-            TomlError.x('invalid date', ctx, errPtr);
+            error_TomlError.x('invalid date', ctx, errPtr);
         return date;
     }
     try {
@@ -60806,7 +60858,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
         }
     }
     catch (e) {
-        TomlError.x(e instanceof Error ? e.message : '' + e, ctx, errPtr);
+        error_TomlError.x(e instanceof Error ? e.message : '' + e, ctx, errPtr);
     }
 }
 
@@ -60850,7 +60902,7 @@ function skipComment(ctx) {
             break;
         }
         if ((c < 0x20 && c !== 0x9 /* \t */) || c === 0x7f) {
-            TomlError.x('control characters are not allowed in comments', ctx);
+            error_TomlError.x('control characters are not allowed in comments', ctx);
         }
     }
 }
@@ -60916,7 +60968,7 @@ function parseKey(ctx, end = 0x3d /* = */) {
         // End of key
         if (c === end) {
             if (!state)
-                TomlError.x('unexpected end of key', ctx);
+                error_TomlError.x('unexpected end of key', ctx);
             if (state === 1)
                 parsed.push(ctx.s.slice(sliceStart, ctx.p));
             return ctx.p++, parsed;
@@ -60924,7 +60976,7 @@ function parseKey(ctx, end = 0x3d /* = */) {
         // Dotted key separator
         else if (c === 0x2e /* . */) {
             if (!state)
-                TomlError.x('illegal empty bare key', ctx);
+                error_TomlError.x('illegal empty bare key', ctx);
             if (state === 1)
                 parsed.push(ctx.s.slice(sliceStart, ctx.p));
             state = 0;
@@ -60932,7 +60984,7 @@ function parseKey(ctx, end = 0x3d /* = */) {
         // Quoted key
         else if (!state && (c === 0x22 /* " */ || c === 0x27 /* ' */)) {
             if (c === ctx.s.charCodeAt(ctx.p + 1) && c === ctx.s.charCodeAt(ctx.p + 2))
-                TomlError.x('illegal quoted key: multiline strings are not allowed', ctx);
+                error_TomlError.x('illegal quoted key: multiline strings are not allowed', ctx);
             parsed.push(parseString(ctx));
             state = 2;
             ctx.p--;
@@ -60946,7 +60998,7 @@ function parseKey(ctx, end = 0x3d /* = */) {
         }
         // If state is post-key, no character is allowed; otherwise ensure it's a bare-key component
         else if (state === 2 || (c < 0x30 && c !== 0x2d /* - */) || (c > 0x39 && c < 0x41) || (c > 0x5a && c < 0x61 && c !== 0x5f /* _ */) || c > 0x7a) {
-            TomlError.x('illegal character in key', ctx);
+            error_TomlError.x('illegal character in key', ctx);
         }
         // Illegal character
         else if (!state) {
@@ -60954,7 +61006,7 @@ function parseKey(ctx, end = 0x3d /* = */) {
             sliceStart = ctx.p;
         }
     } while (c = ctx.s.charCodeAt(++ctx.p));
-    TomlError.x('incomplete key-value: cannot find end of key', ctx, startPtr);
+    error_TomlError.x('incomplete key-value: cannot find end of key', ctx, startPtr);
 }
 /** @internal */
 function parseInlineTable(ctx) {
@@ -60978,11 +61030,11 @@ function parseInlineTable(ctx) {
                 t = hasOwn ? t[k] : (t[k] = Object.create(null));
             k = key[i];
             if ((hasOwn = Object.hasOwn(t, k)) && (typeof t[k] !== 'object' || seen.has(t[k]))) {
-                TomlError.x('trying to redefine an already defined value', ctx, errPtr);
+                error_TomlError.x('trying to redefine an already defined value', ctx, errPtr);
             }
             let unsafe = k === '__proto__';
             if (ctx.uk && (unsafe || k === 'constructor')) {
-                t = ctx.uk !== 1 && TomlError.x('document contains an unsafe property', ctx, errPtr);
+                t = ctx.uk !== 1 && error_TomlError.x('document contains an unsafe property', ctx, errPtr);
                 break;
             }
             if (!hasOwn && unsafe) {
@@ -60990,7 +61042,7 @@ function parseInlineTable(ctx) {
             }
         }
         if (hasOwn) {
-            TomlError.x('trying to redefine an already defined value', ctx, errPtr);
+            error_TomlError.x('trying to redefine an already defined value', ctx, errPtr);
         }
         skipVoid(ctx, true, true);
         let value = extractValue(ctx, 0x7d /* } */);
@@ -61001,9 +61053,9 @@ function parseInlineTable(ctx) {
             return res;
         }
         if (c !== 0x2c /* , */)
-            TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
+            error_TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
     }
-    TomlError.x('unfinished table', ctx, startPtr);
+    error_TomlError.x('unfinished table', ctx, startPtr);
 }
 /** @internal */
 function parseArray(ctx) {
@@ -61022,9 +61074,9 @@ function parseArray(ctx) {
             return res;
         }
         if (c !== 0x2c /* , */)
-            TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
+            error_TomlError.x('expected comma or end of structure', ctx, ctx.p - 1);
     }
-    TomlError.x('unfinished array', ctx, startPtr);
+    error_TomlError.x('unfinished array', ctx, startPtr);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/parse.js
@@ -61127,7 +61179,7 @@ function peekTable(ctx, key, table, meta, type) {
 }
 function validateTablePeek(ctx, peek, ptr) {
     if (peek === null || ctx.uk === 2)
-        TomlError.x(peek === null
+        error_TomlError.x(peek === null
             ? 'trying to redefine an already defined table or value'
             : 'document contains an unsafe property', ctx, ptr);
 }
@@ -61159,7 +61211,7 @@ function parse(toml, options = {}) {
             let k = parseKey(ctx, 0x5d /* ] */);
             if (isTableArray) {
                 if (toml.charCodeAt(ctx.p) !== 0x5d /* ] */) {
-                    TomlError.x('expected end of table array declaration', ctx);
+                    error_TomlError.x('expected end of table array declaration', ctx);
                 }
                 ctx.p++;
             }
@@ -61186,7 +61238,7 @@ function parse(toml, options = {}) {
         }
         skipVoid(ctx, true);
         if (ctx.p < toml.length && (tmp = toml.charCodeAt(ctx.p)) !== 0xa /* \n */ && (tmp !== 0xd /* \r */ || toml.charCodeAt(ctx.p + 1) !== 0xa /* \n */)) {
-            TomlError.x('each key-value declaration must be followed by an end-of-line', ctx);
+            error_TomlError.x('each key-value declaration must be followed by an end-of-line', ctx);
         }
         skipVoid(ctx);
     }
@@ -61448,7 +61500,7 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
 
 
 /** @deprecated use `import * as ... from 'smol-toml'` instead */
-/* harmony default export */ const dist = ({ parse: parse, stringify: stringify, TomlDate: TomlDate, TomlError: TomlError });
+/* harmony default export */ const dist = ({ parse: parse, stringify: stringify, TomlDate: TomlDate, TomlError: error_TomlError });
 
 ;// CONCATENATED MODULE: ./src/workspace/manifest-write.ts
 /**
@@ -61494,7 +61546,7 @@ function manifest_write_parseManifestTable(text, file = 'package.toml') {
         return table;
     }
     catch (error) {
-        if (error instanceof TomlError) {
+        if (error instanceof error_TomlError) {
             throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
                 location: { file, line: error.line, column: error.column },
             });
@@ -61524,7 +61576,7 @@ function rememberKeyOrder(root) {
  * sorts after every other key when it is not one of the author's.
  */
 function orderedKeys(table, keepOrder, lastKey) {
-    const compare = (a, b) => (a === lastKey ? 1 : b === lastKey ? -1 : compareUtf8(a, b));
+    const compare = (a, b) => (a === lastKey ? 1 : b === lastKey ? -1 : bytes_compareUtf8(a, b));
     const keys = Object.keys(table);
     const author = keepOrder ? AUTHOR_ORDER.get(table) : undefined;
     if (author === undefined)
@@ -61616,7 +61668,7 @@ function inlineValue(v) {
         return v.toISOString();
     if (Array.isArray(v))
         return v.length === 0 ? '[]' : `[${v.map(inlineValue).join(', ')}]`;
-    const keys = Object.keys(v).sort(compareUtf8);
+    const keys = Object.keys(v).sort(bytes_compareUtf8);
     return keys.length === 0 ? '{}' : `{ ${keys.map((k) => `${quoteKey(k)} = ${inlineValue(v[k])}`).join(', ')} }`;
 }
 function manifest_write_isArrayOfTables(v) {
@@ -61772,7 +61824,7 @@ const term_TERM_TAG = {
 };
 const KIND_RANK = { nil: 0, bool: 1, int: 2, str: 3, bytes: 4, sym: 5, pair: 6, vec: 7, map: 8 };
 /** The nil term. */
-const NIL = Object.freeze({ kind: 'nil' });
+const term_NIL = Object.freeze({ kind: 'nil' });
 /** The true term. */
 const term_TRUE = Object.freeze({ kind: 'bool', value: true });
 /** The false term. */
@@ -61790,7 +61842,7 @@ function term_str(value) {
     return { kind: 'str', value };
 }
 /** Builds a bytes term. */
-function bytes(value) {
+function term_bytes(value) {
     return { kind: 'bytes', value };
 }
 /** Builds a symbol term; `sym(':foo')` is the keyword `:foo`. */
@@ -61810,7 +61862,7 @@ function list(...items) {
     return listFrom(items);
 }
 /** Builds a proper list from an array (iteratively). */
-function listFrom(items, tail = NIL) {
+function listFrom(items, tail = term_NIL) {
     let out = tail;
     for (let i = items.length - 1; i >= 0; i--)
         out = { kind: 'pair', car: items[i], cdr: out };
@@ -61896,9 +61948,9 @@ function compareAtoms(x, y) {
             return x.value === yv ? 0 : x.value < yv ? -1 : 1;
         }
         case 'str':
-            return compareUtf8(x.value, y.value);
+            return bytes_compareUtf8(x.value, y.value);
         case 'sym':
-            return compareUtf8(x.name, y.name);
+            return bytes_compareUtf8(x.name, y.name);
         case 'bytes':
             return compareBytes(x.value, y.value);
     }
@@ -61916,7 +61968,7 @@ function compareTerms(a, b) {
     // Deferred "length" comparisons must happen only after all element comparisons of the same
     // container were equal, so containers push their tail comparison before element pairs.
     const pendingLen = [];
-    const marker = [NIL, NIL];
+    const marker = [term_NIL, term_NIL];
     while (stack.length > 0) {
         const top = stack.pop();
         if (top === marker) {
@@ -62121,7 +62173,7 @@ const SYMBOLS = new SymbolCache();
 function symbolTerm(name) {
     if (name.length <= 5) {
         if (name === 'nil')
-            return NIL;
+            return term_NIL;
         if (name === 'true')
             return term_TRUE;
         if (name === 'false')
@@ -62223,7 +62275,7 @@ class Lexer {
         if (c === DQUOTE) {
             if (!this.build) {
                 this.skipString(start);
-                return NIL;
+                return term_NIL;
             }
             return { kind: 'str', value: this.readString(start) };
         }
@@ -62235,7 +62287,7 @@ class Lexer {
                 while (p < n && s[p] >= 0x30 && s[p] <= 0x39)
                     p++;
                 this.pos = p;
-                return NIL;
+                return term_NIL;
             }
             return this.readInt(start);
         }
@@ -62243,7 +62295,7 @@ class Lexer {
         while (p < n && (CLASS[s[p]] & C_DELIM) === 0)
             p++;
         this.pos = p;
-        return this.build ? SYMBOLS.get(s, start, p) : NIL;
+        return this.build ? SYMBOLS.get(s, start, p) : term_NIL;
     }
     /** Reads the integer starting at `start` (`-`? digits); leaves `pos` after its last digit. */
     readInt(start) {
@@ -62582,10 +62634,10 @@ class Reader extends Lexer {
                     if (t === F_MAP && (vals.length - base) % 2 !== 0) {
                         throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
                     }
-                    value = NIL;
+                    value = term_NIL;
                 }
                 else if (t === F_LIST) {
-                    let out = NIL;
+                    let out = term_NIL;
                     for (let i = vals.length - 1; i >= base; i--)
                         out = { kind: 'pair', car: vals[i], cdr: out };
                     value = out;
@@ -62624,7 +62676,7 @@ class Reader extends Lexer {
             while (depth > 0 && fType[depth - 1] === F_QUOTE) {
                 depth--;
                 if (this.build)
-                    value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: NIL } };
+                    value = { kind: 'pair', car: QUOTE_SYM, cdr: { kind: 'pair', car: value, cdr: term_NIL } };
                 if (spans) {
                     span = { kind: 'quote', term: value, start: fOpen[depth], end: this.pos, leadingStart: fLead[depth], closeStart: this.pos, children: [span] };
                 }
@@ -62822,7 +62874,7 @@ function cons(car, cdr) {
 }
 /** `(head a b ...)` from a head term and `vals[base..]`. */
 function listWith(head, vals, base, end = vals.length) {
-    let out = NIL;
+    let out = term_NIL;
     for (let i = end - 1; i >= base; i--)
         out = cons(vals[i], out);
     for (let i = head.length - 1; i >= 0; i--)
@@ -62859,7 +62911,7 @@ function pushFn(tasks, items, fail) {
     tasks.push(new Frame(k, (vs, base) => {
         let body = k === 1 ? vs[base] : listWith([SYM_BEGIN], vs, base);
         for (let i = params.length - 1; i >= 0; i--) {
-            body = cons(SYM_FN, cons(cons(params[i], NIL), cons(body, NIL)));
+            body = cons(SYM_FN, cons(cons(params[i], term_NIL), cons(body, term_NIL)));
         }
         return body;
     }));
@@ -62897,11 +62949,11 @@ function pushLet(tasks, items, fail) {
     const m = names.length;
     const k = argc - 1;
     tasks.push(new Frame(m + k, (vs, base) => {
-        let bs = NIL;
+        let bs = term_NIL;
         for (let i = m - 1; i >= 0; i--)
-            bs = cons(cons(names[i], cons(vs[base + i], NIL)), bs);
+            bs = cons(cons(names[i], cons(vs[base + i], term_NIL)), bs);
         const body = k === 1 ? vs[base + m] : listWith([SYM_BEGIN], vs, base + m);
-        return cons(SYM_LET, cons(bs, cons(body, NIL)));
+        return cons(SYM_LET, cons(bs, cons(body, term_NIL)));
     }));
     for (let i = items.length - 1; i >= 2; i--)
         tasks.push(items[i]);
@@ -63015,7 +63067,7 @@ function canonicalizeForm(form, ordinal = 0) {
         tasks.push(new Frame(n, (vs, base) => {
             let acc = vs[base];
             for (let i = 1; i < n; i++)
-                acc = cons(acc, cons(vs[base + i], NIL));
+                acc = cons(acc, cons(vs[base + i], term_NIL));
             return acc;
         }));
         for (let i = n - 1; i >= 0; i--)
@@ -64029,7 +64081,7 @@ function utils_createHasher(hashCons, info = {}) {
  * const key = randomBytes(16);
  * ```
  */
-function randomBytes(bytesLength = 32) {
+function utils_randomBytes(bytesLength = 32) {
     // Match the repo's other length-taking helpers instead of relying on Uint8Array coercion.
     anumber(bytesLength, 'bytesLength');
     const cr = typeof globalThis === 'object' ? globalThis.crypto : null;
@@ -65010,6 +65062,404 @@ class _BLAKE3 extends _BLAKE2 {
  */
 const blake3 = /* @__PURE__ */ utils_createHasher((opts = {}) => new _BLAKE3(opts));
 
+;// CONCATENATED MODULE: ./src/coreform/blake3-wasm.ts
+// Generated by `npm run build:blake3` from hash-wasm 4.13.0: do not edit.
+//
+// The WebAssembly module below is hash-wasm's BLAKE3 (https://github.com/Daninet/hash-wasm), under this notice:
+//
+// MIT License
+//
+// Copyright (c) 2020 Dani Biró
+//
+// Permission is hereby granted, free of charge, to any person obtaining a copy
+// of this software and associated documentation files (the "Software"), to deal
+// in the Software without restriction, including without limitation the rights
+// to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+// copies of the Software, and to permit persons to whom the Software is
+// furnished to do so, subject to the following conditions:
+//
+// The above copyright notice and this permission notice shall be included in all
+// copies or substantial portions of the Software.
+//
+// THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+// IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+// FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+// AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+// LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+// OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+// SOFTWARE.
+/** hash-wasm's BLAKE3 WebAssembly module (exports Hash_GetBuffer, Hash_Init, Hash_Update, Hash_Final, Hash_GetState, STATE_SIZE), base64. */
+const BLAKE3_WASM = 'AGFzbQEAAAABMQdgAAF/YAl/f39+f39/f38AYAZ/f39/fn8AYAF/AGADf39/AGABfgBgBX9/fn9/AX8DDg0AAQIDBAUGAwMD' +
+    'AwAEBQQBAQICBg8CfwFBgIAEC38AQYCABAsHggEJBm1lbW9yeQIAD19fc3RhY2tfcG9pbnRlcgMADkhhc2hfR2V0QnVmZmVy' +
+    'AAAJSGFzaF9Jbml0AAgLSGFzaF9VcGRhdGUACQpIYXNoX0ZpbmFsAAoNSGFzaF9HZXRTdGF0ZQALDkhhc2hfQ2FsY3VsYXRl' +
+    'AAwKU1RBVEVfU0laRQMBCrRYDQYAQYCBBAvUAgIDfwV+IwBB4ABrIgkkAAJAIAFFDQAgByAFciEKIAYgB0EAIAJBAUYbciAF' +
+    'ciELIAStIQwDQCAAKAIAIQcgCUEAKQOAgQU3AwAgCUEAKQOIgQU3AwggCUEAKQOQgQU3AxAgCUEAKQOYgQU3AxggCUEgaiAJ' +
+    'IAdBwAAgAyALEAIgB0HAAGohByACIQQCQANAIAkgCSkDQCAJKQMghSINNwMAIAkgCSkDSCAJKQMohSIONwMIIAkgCSkDUCAJ' +
+    'KQMwhSIPNwMQIAkgCSkDWCAJKQM4hSIQNwMYIAUhBgJAAkAgBEF/aiIEDgIDAAELIAohBgsgCUEgaiAJIAdBwAAgAyAGEAIg' +
+    'B0HAAGohBwwACwsgCCAQNwMYIAggDzcDECAIIA43AwggCCANNwMAIAhBIGohCCAAQQRqIQAgAyAMfCEDIAFBf2oiAQ0ACwsg' +
+    'CUHgAGokAAv4GwIMfh9/IAIpAyghBiACKQM4IQcgAikDMCEIIAIpAxAhCSACKQMgIQogAikDACELIAIpAwghDCACKQMYIQ0g' +
+    'ACABKQMAIg43AwAgACABKQMIIg83AwggACABKQMQIhA3AxAgACAPQiCIpyANpyICaiABKQMYIhFCIIinIhJqIhMgDUIgiKci' +
+    'AWogEyAFc0EQdyIUQbrqv6p6aiIVIBJzQRR3IhZqIhcgDqcgC6ciBWogEKciE2oiGCALQiCIpyISaiAYIASnc0EQdyIYQefM' +
+    'p9AGaiIZIBNzQRR3IhNqIhogGHNBGHciGyAZaiIcIBNzQRl3Ih1qIAenIhNqIh4gB0IgiKciGGogHiAPpyAJpyIZaiARpyIf' +
+    'aiIgIAlCIIinIiFqICAgA3NBEHciA0Hy5rvjA2oiICAfc0EUdyIfaiIiIANzQRh3IiNzQRB3IiQgDkIgiKcgDKciA2ogEEIg' +
+    'iKciJWoiJiAMQiCIpyIeaiAmIARCIIinc0EQdyImQYXdntt7aiInICVzQRR3IiVqIiggJnNBGHciJiAnaiInaiIpIB1zQRR3' +
+    'Ih1qIiogGWogFyAUc0EYdyIrIBVqIiwgFnNBGXciFiAiaiAIpyIUaiIXIAhCIIinIhVqIBcgJnNBEHciFyAcaiIcIBZzQRR3' +
+    'IhZqIiIgF3NBGHciJiAcaiItIBZzQRl3Ii5qIhwgFWogJyAlc0EZdyIlIBpqIAqnIhZqIhogCkIgiKciF2ogGiArc0EQdyIa' +
+    'ICMgIGoiIGoiIyAlc0EUdyIlaiInIBpzQRh3IisgHHNBEHciLyAgIB9zQRl3Ih8gKGogBqciGmoiICAGQiCIpyIcaiAgIBtz' +
+    'QRB3IhsgLGoiICAfc0EUdyIfaiIoIBtzQRh3IhsgIGoiIGoiLCAuc0EUdyIuaiIwICcgA2ogKiAkc0EYdyIkIClqIicgHXNB' +
+    'GXciHWoiKSACaiAbIClzQRB3IhsgLWoiKSAdc0EUdyIdaiIqIBtzQRh3IhsgKWoiKSAdc0EZdyIdaiAYaiItIBZqIC0gIiAB' +
+    'aiAgIB9zQRl3Ih9qIiAgBWogJCAgc0EQdyIgICsgI2oiImoiIyAfc0EUdyIfaiIkICBzQRh3IiBzQRB3IisgKCAeaiAiICVz' +
+    'QRl3IiJqIiUgGmogJiAlc0EQdyIlICdqIiYgInNBFHciImoiJyAlc0EYdyIlICZqIiZqIiggHXNBFHciHWoiLSABaiAwIC9z' +
+    'QRh3Ii8gLGoiLCAuc0EZdyIuICRqIBdqIiQgE2ogJCAlc0EQdyIkIClqIiUgLnNBFHciKWoiLiAkc0EYdyIkICVqIiUgKXNB' +
+    'GXciKWoiMCATaiAmICJzQRl3IiIgKmogEmoiJiAcaiAmIC9zQRB3IiYgICAjaiIgaiIjICJzQRR3IiJqIiogJnNBGHciJiAw' +
+    'c0EQdyIvICAgH3NBGXciHyAnaiAUaiIgICFqICAgG3NBEHciGyAsaiIgIB9zQRR3Ih9qIicgG3NBGHciGyAgaiIgaiIsIClz' +
+    'QRR3IilqIjAgKiAeaiAtICtzQRh3IiogKGoiKCAdc0EZdyIdaiIrIBlqIBsgK3NBEHciGyAlaiIlIB1zQRR3Ih1qIisgG3NB' +
+    'GHciGyAlaiIlIB1zQRl3Ih1qIBZqIi0gEmogLSAuIBVqICAgH3NBGXciH2oiICADaiAqICBzQRB3IiAgJiAjaiIjaiImIB9z' +
+    'QRR3Ih9qIiogIHNBGHciIHNBEHciLSAnIBpqICMgInNBGXciImoiIyAUaiAkICNzQRB3IiMgKGoiJCAic0EUdyIiaiInICNz' +
+    'QRh3IiMgJGoiJGoiKCAdc0EUdyIdaiIuIBVqIDAgL3NBGHciLyAsaiIsIClzQRl3IikgKmogHGoiKiAYaiAqICNzQRB3IiMg' +
+    'JWoiJSApc0EUdyIpaiIqICNzQRh3IiMgJWoiJSApc0EZdyIpaiIwIBhqICQgInNBGXciIiAraiACaiIkICFqICQgL3NBEHci' +
+    'JCAgICZqIiBqIiYgInNBFHciImoiKyAkc0EYdyIkIDBzQRB3Ii8gICAfc0EZdyIfICdqIBdqIiAgBWogICAbc0EQdyIbICxq' +
+    'IiAgH3NBFHciH2oiJyAbc0EYdyIbICBqIiBqIiwgKXNBFHciKWoiMCArIBpqIC4gLXNBGHciKyAoaiIoIB1zQRl3Ih1qIi0g' +
+    'AWogGyAtc0EQdyIbICVqIiUgHXNBFHciHWoiLSAbc0EYdyIbICVqIiUgHXNBGXciHWogEmoiLiACaiAuICogE2ogICAfc0EZ' +
+    'dyIfaiIgIB5qICsgIHNBEHciICAkICZqIiRqIiYgH3NBFHciH2oiKiAgc0EYdyIgc0EQdyIrICcgFGogJCAic0EZdyIiaiIk' +
+    'IBdqICMgJHNBEHciIyAoaiIkICJzQRR3IiJqIicgI3NBGHciIyAkaiIkaiIoIB1zQRR3Ih1qIi4gE2ogMCAvc0EYdyIvICxq' +
+    'IiwgKXNBGXciKSAqaiAhaiIqIBZqICogI3NBEHciIyAlaiIlIClzQRR3IilqIiogI3NBGHciIyAlaiIlIClzQRl3IilqIjAg' +
+    'FmogJCAic0EZdyIiIC1qIBlqIiQgBWogJCAvc0EQdyIkICAgJmoiIGoiJiAic0EUdyIiaiItICRzQRh3IiQgMHNBEHciLyAg' +
+    'IB9zQRl3Ih8gJ2ogHGoiICADaiAgIBtzQRB3IhsgLGoiICAfc0EUdyIfaiInIBtzQRh3IhsgIGoiIGoiLCApc0EUdyIpaiIw' +
+    'IC9zQRh3Ii8gLGoiLCApc0EZdyIpICogGGogICAfc0EZdyIfaiIgIBpqIC4gK3NBGHciKiAgc0EQdyIgICQgJmoiJGoiJiAf' +
+    'c0EUdyIfaiIraiAFaiIuIBJqIC4gJyAXaiAkICJzQRl3IiJqIiQgHGogIyAkc0EQdyIjICogKGoiJGoiJyAic0EUdyIiaiIo' +
+    'ICNzQRh3IiNzQRB3IiogLSAUaiAkIB1zQRl3Ih1qIiQgFWogGyAkc0EQdyIbICVqIiQgHXNBFHciHWoiJSAbc0EYdyIbICRq' +
+    'IiRqIi0gKXNBFHciKWoiLiAWaiArICBzQRh3IiAgJmoiJiAfc0EZdyIfIChqICFqIiggHmogKCAbc0EQdyIbICxqIiggH3NB' +
+    'FHciH2oiKyAbc0EYdyIbIChqIiggH3NBGXciH2oiLCAUaiAwICQgHXNBGXciHWogAmoiJCAZaiAkICBzQRB3IiAgIyAnaiIj' +
+    'aiIkIB1zQRR3Ih1qIicgIHNBGHciICAsc0EQdyIsICMgInNBGXciIiAlaiABaiIjIANqICMgL3NBEHciIyAmaiIlICJzQRR3' +
+    'IiJqIiYgI3NBGHciIyAlaiIlaiIvIB9zQRR3Ih9qIjAgLHNBGHciLCAvaiIvIB9zQRl3Ih8gKyAcaiAlICJzQRl3IiJqIiUg' +
+    'IWogLiAqc0EYdyIqICVzQRB3IiUgICAkaiIgaiIkICJzQRR3IiJqIitqIAVqIi4gGmogLiAmIBdqICAgHXNBGXciHWoiICAT' +
+    'aiAbICBzQRB3IhsgKiAtaiIgaiImIB1zQRR3Ih1qIiogG3NBGHciG3NBEHciLSAnIBhqICAgKXNBGXciIGoiJyASaiAjICdz' +
+    'QRB3IiMgKGoiJyAgc0EUdyIgaiIoICNzQRh3IiMgJ2oiJ2oiKSAfc0EUdyIfaiIuICFqICsgJXNBGHciISAkaiIkICJzQRl3' +
+    'IiIgKmogFWoiJSAeaiAlICNzQRB3IiMgL2oiJSAic0EUdyIiaiIqICNzQRh3IiMgJWoiJSAic0EZdyIiaiIrIAVqICcgIHNB' +
+    'GXciBSAwaiADaiIgIAJqICAgIXNBEHciISAbICZqIhtqIiAgBXNBFHciBWoiJiAhc0EYdyIhICtzQRB3IicgKCAbIB1zQRl3' +
+    'IhtqIBlqIh0gAWogHSAsc0EQdyIdICRqIiQgG3NBFHciG2oiKCAdc0EYdyIdICRqIiRqIisgInNBFHciImoiLCAnc0EYdyIn' +
+    'ICtqIisgInNBGXciIiAqIBxqICQgG3NBGXciHGoiGyAYaiAuIC1zQRh3IhggG3NBEHciGyAhICBqIiFqIiAgHHNBFHciHGoi' +
+    'JGogE2oiEyAaaiATICggFmogISAFc0EZdyIFaiIhIAJqICMgIXNBEHciAiAYIClqIhhqIiEgBXNBFHciBWoiFiACc0EYdyIC' +
+    'c0EQdyITICYgEmogGCAfc0EZdyISaiIYIBdqIB0gGHNBEHciGCAlaiIXIBJzQRR3IhJqIhogGHNBGHciGCAXaiIXaiIdICJz' +
+    'QRR3Ih9qIiI2AgAgACAXIBJzQRl3IhIgLGogA2oiAyAUaiADICQgG3NBGHciFHNBEHciAyACICFqIgJqIiEgEnNBFHciEmoi' +
+    'FyADc0EYdyIDNgIwIAAgFiAUICBqIhQgHHNBGXciHGogAWoiASAVaiABIBhzQRB3IgEgK2oiGCAcc0EUdyIVaiIWIAFzQRh3' +
+    'IgEgGGoiGCAVc0EZdzYCECAAIBc2AgQgACACIAVzQRl3IgIgGmogHmoiBSAZaiAFICdzQRB3IgUgFGoiGSACc0EUdyICaiIe' +
+    'IAVzQRh3IgU2AjQgACAFIBlqIgU2AiAgACAiIBNzQRh3IhMgHWoiGSAfc0EZdzYCFCAAIBg2AiQgACAeNgIIIAAgATYCOCAA' +
+    'IAMgIWoiASASc0EZdzYCGCAAIBk2AiggACAWNgIMIAAgEzYCPCAAIAUgAnNBGXc2AhwgACABNgIsC+ERCwN/BH4CfwF+AX8E' +
+    'fgJ/AX4CfwF+BH8jAEHQAmsiASQAAkAgAEUNAAJAAkBBAC0AiYIFQQZ0QQAtAIiCBWoiAg0AQYCBBCEDDAELQaCBBUGAgQRB' +
+    'gAggAmsiAiAAIAIgAEkbIgIQBCAAIAJrIgBFDQEgAUEAKQOggQUiBDcDcCABQQApA6iBBSIFNwN4IAFBACkDsIEFIgY3A4AB' +
+    'IAFBACkDuIEFIgc3A4gBIAFBACkDyIEFNwOYASABQQApA9CBBTcDoAEgAUEAKQPYgQU3A6gBQQAtAIqCBSEIQQAtAImCBSEJ' +
+    'QQApA8CBBSEKIAFBAC0AiIIFIgs6ANgBIAEgCjcDkAEgAUEAKQPggQU3A7ABIAFBACkD6IEFNwO4ASABQQApA/CBBTcDwAEg' +
+    'AUEAKQP4gQU3A8gBIAFBACkDgIIFNwPQASABIAggCUVyQQJyIgg6ANkBIAEgBzcD+AEgASAGNwPwASABIAU3A+gBIAEgBDcD' +
+    '4AEgASABQeABaiABQZgBaiALIAogCEH/AXEQAiABKQMgIQQgASkDACEFIAEpAyghBiABKQMIIQcgASkDMCEMIAEpAxAhDSAB' +
+    'KQM4IQ4gASkDGCEPIAoQBUEAQgA3A4CCBUEAQgA3A/iBBUEAQgA3A/CBBUEAQgA3A+iBBUEAQgA3A+CBBUEAQgA3A9iBBUEA' +
+    'QgA3A9CBBUEAQgA3A8iBBUEAQQApA4CBBTcDoIEFQQBBACkDiIEFNwOogQVBAEEAKQOQgQU3A7CBBUEAQQApA5iBBTcDuIEF' +
+    'QQAtAJCCBSIJQQV0IgggDiAPhTcDqYIFIAggDCANhTcDoYIFIAggBiAHhTcDmYIFIAggBCAFhTcDkYIFQQAgCUEBajoAkIIF' +
+    'QQBBACkDwIEFQgF8NwPAgQVBAEEAOwGIggUgAkGAgQRqIQMLAkAgAEGBCEkNAEEAKQPAgQUhBCABQShqIRADQCAEQgqGIQpC' +
+    'ASAAQQFyrXlCP4WGpyECA0AgAiIRQQF2IQIgCiARQX9qrYNCAFINAAsgEUEKdq0hEgJAAkAgEUGACEsNACABQQA7AdgBIAFC' +
+    'ADcD0AEgAUIANwPIASABQgA3A8ABIAFCADcDuAEgAUIANwOwASABQgA3A6gBIAFCADcDoAEgAUIANwOYASABQQApA4CBBTcD' +
+    'cCABQQApA4iBBTcDeCABQQApA5CBBTcDgAEgAUEALQCKggU6ANoBIAFBACkDmIEFNwOIASABIAQ3A5ABIAFB8ABqIAMgERAE' +
+    'IAEgASkDcCIENwMAIAEgASkDeCIFNwMIIAEgASkDgAEiBjcDECABIAEpA4gBIgc3AxggASABKQOYATcDKCABIAEpA6ABNwMw' +
+    'IAEgASkDqAE3AzggAS0A2gEhAiABLQDZASEIIAEpA5ABIQogASABLQDYASIJOgBoIAEgCjcDICABIAEpA7ABNwNAIAEgASkD' +
+    'uAE3A0ggASABKQPAATcDUCABIAEpA8gBNwNYIAEgASkD0AE3A2AgASACIAhFckECciICOgBpIAEgBzcDuAIgASAGNwOwAiAB' +
+    'IAU3A6gCIAEgBDcDoAIgAUHgAWogAUGgAmogECAJIAogAkH/AXEQAiABKQOAAiEEIAEpA+ABIQUgASkDiAIhBiABKQPoASEH' +
+    'IAEpA5ACIQwgASkD8AEhDSABKQOYAiEOIAEpA/gBIQ8gChAFQQAtAJCCBSIIQQV0IgIgDiAPhTcDqYIFIAIgDCANhTcDoYIF' +
+    'IAIgBiAHhTcDmYIFIAIgBCAFhTcDkYIFQQAgCEEBajoAkIIFDAELAkACQCADIBEgBEEALQCKggUiAiABEAYiE0ECSw0AIAEp' +
+    'AxghCiABKQMQIQQgASkDCCEFIAEpAwAhBgwBCyACQQRyIRRBACkDmIEFIQ1BACkDkIEFIQ5BACkDiIEFIQ9BACkDgIEFIRUD' +
+    'QCATQX5qIhZBAXYiF0EBaiIYQQNxIQlBACELAkACQCAWQQZJDQAgGEH8////B3EhGUEAIQsgAUHIAmohAiABIQgDQCACIAg2' +
+    'AgAgAkEMaiAIQcABajYCACACQQhqIAhBgAFqNgIAIAJBBGogCEHAAGo2AgAgCEGAAmohCCACQRBqIQIgGSALQQRqIgtHDQAL' +
+    'IAlFDQELIAEgC0EGdGohAiABQcgCaiALQQJ0aiEIA0AgCCACNgIAIAJBwABqIQIgCEEEaiEIIAlBf2oiCQ0ACwsgAUHIAmoh' +
+    'CCABQaACaiECIBghCQNAIAgoAgAhCyABIA03A/gBIAEgDjcD8AEgASAPNwPoASABIBU3A+ABIAFB8ABqIAFB4AFqIAtBwABC' +
+    'ACAUEAIgASkDkAEhCiABKQNwIQQgASkDmAEhBSABKQN4IQYgASkDoAEhByABKQOAASEMIAJBGGogASkDqAEgASkDiAGFNwMA' +
+    'IAJBEGogByAMhTcDACACQQhqIAUgBoU3AwAgAiAKIASFNwMAIAJBIGohAiAIQQRqIQggCUF/aiIJDQALAkACQCATIBZBfnFB' +
+    'AmpLDQAgGCETDAELIAFBoAJqIBhBBXRqIgIgASAYQQZ0aiIIKQMANwMAIAIgCCkDCDcDCCACIAgpAxA3AxAgAiAIKQMYNwMY' +
+    'IBdBAmohEwsgASABKQOgAiIGNwMAIAEgASkDqAIiBTcDCCABIAEpA7ACIgQ3AxAgASABKQO4AiIKNwMYIBNBAksNAAsLIAEp' +
+    'AyAhByABKQMoIQwgASkDMCENIAEpAzghDkEAKQPAgQUQBUEALQCQggUiCEEFdCICIAo3A6mCBSACIAQ3A6GCBSACIAU3A5mC' +
+    'BSACIAY3A5GCBUEAIAhBAWo6AJCCBUEAKQPAgQUgEkIBiHwQBUEALQCQggUiCEEFdCICIA43A6mCBSACIA03A6GCBSACIAw3' +
+    'A5mCBSACIAc3A5GCBUEAIAhBAWo6AJCCBQtBAEEAKQPAgQUgEnwiBDcDwIEFIAMgEWohAyAAIBFrIgBBgAhLDQALIABFDQEL' +
+    'QaCBBSADIAAQBEEAKQPAgQUQBQsgAUHQAmokAAvsBgIJfwF+IwBBwABrIgMkAAJAAkAgAC0AaCIERQ0AAkBBwAAgBGsiBSAC' +
+    'IAUgAkkbIgZFDQAgBkEDcSEHQQAhCAJAAkAgBkEESQ0AIAAgBGohCSAGQXxxIQpBACEIA0AgCSAIaiIFQShqIAEgCGoiCy0A' +
+    'ADoAACAFQSlqIAtBAWotAAA6AAAgBUEqaiALQQJqLQAAOgAAIAVBK2ogC0EDai0AADoAACAKIAhBBGoiCEcNAAsgB0UNAQsg' +
+    'ASAIaiEFIAggBGogAGpBKGohCANAIAggBS0AADoAACAFQQFqIQUgCEEBaiEIIAdBf2oiBw0ACwsgAC0AaCEECyAAIAQgBmoi' +
+    'BzoAaCABIAZqIQECQCACIAZrIgINAEEAIQIMAgsgAyAAIABBKGpBwAAgACkDICAALQBqIABB6QBqIgUtAAAiCEVyEAIgACAD' +
+    'KQMgIAMpAwCFNwMAIAAgAykDKCADKQMIhTcDCCAAIAMpAzAgAykDEIU3AxAgACADKQM4IAMpAxiFNwMYIABBADoAaCAFIAhB' +
+    'AWo6AAAgAEIANwNgIABCADcDWCAAQgA3A1AgAEIANwNIIABCADcDQCAAQgA3AzggAEIANwMwIABCADcDKAtBACEHIAJBwQBJ' +
+    'DQAgAEHpAGoiCC0AACEFIAAtAGohCyAAKQMgIQwDQCADIAAgAUHAACAMIAsgBUH/AXFFckH/AXEQAiAAIAMpAyAgAykDAIU3' +
+    'AwAgACADKQMoIAMpAwiFNwMIIAAgAykDMCADKQMQhTcDECAAIAMpAzggAykDGIU3AxggCCAFQQFqIgU6AAAgAUHAAGohASAC' +
+    'QUBqIgJBwABLDQALCwJAQcAAIAdB/wFxIgZrIgUgAiAFIAJJGyIKRQ0AIApBA3EhC0EAIQUCQAJAIApBBEkNACAAIAZqIQcg' +
+    'CkH8AHEhCUEAIQUDQCAHIAVqIgJBKGogASAFaiIILQAAOgAAIAJBKWogCEEBai0AADoAACACQSpqIAhBAmotAAA6AAAgAkEr' +
+    'aiAIQQNqLQAAOgAAIAkgBUEEaiIFRw0ACyALRQ0BCyABIAVqIQEgBSAGaiAAakEoaiEFA0AgBSABLQAAOgAAIAFBAWohASAF' +
+    'QQFqIQUgC0F/aiILDQALCyAALQBoIQcLIAAgByAKajoAaCADQcAAaiQAC94DBAV/A34FfwZ+IwBB0AFrIgEkAAJAIAB7pyIC' +
+    'QQAtAJCCBSIDTw0AQQAtAIqCBUEEciEEIAFBKGohBUEAKQOYgQUhAEEAKQOQgQUhBkEAKQOIgQUhB0EAKQOAgQUhCCADIQkD' +
+    'QCABIAA3AxggASAGNwMQIAEgBzcDCCABIAg3AwAgASAJQQV0IglB0YEFaiIKKQMANwMoIAEgCUHZgQVqIgspAwA3AzAgASAJ' +
+    'QeGBBWoiDCkDADcDOCABIAlB6YEFaiINKQMANwNAIAEgCUHxgQVqKQMANwNIIAEgCUH5gQVqKQMANwNQIAEgCUGBggVqKQMA' +
+    'NwNYIAlBiYIFaikDACEOIAFBwAA6AGggASAONwNgIAFCADcDICABIAQ6AGkgASAANwOIASABIAY3A4ABIAEgBzcDeCABIAg3' +
+    'A3AgAUGQAWogAUHwAGogBUHAAEIAIARB/wFxEAIgASkDsAEhDiABKQOQASEPIAEpA7gBIRAgASkDmAEhESABKQPAASESIAEp' +
+    'A6ABIRMgDSABKQPIASABKQOoAYU3AwAgDCASIBOFNwMAIAsgECARhTcDACAKIA4gD4U3AwAgA0F/aiIDQf8BcSIJIAJLDQAL' +
+    'QQAgAzoAkIIFCyABQdABaiQAC9AIBQF/BH4BfwF+BX8jAEHgAmsiBSQAAkACQCABQYAISw0AIAUgADYC/AEgAUUNAQJAIAFB' +
+    'gAhHDQBBASEBIAVB/AFqQQFBECACQQEgA0EBQQIgBBABDAILIAUgAzoAaiAFQgA3A2AgBUIANwNYIAVCADcDUCAFQgA3A0gg' +
+    'BUIANwNAIAVCADcDOCAFQgA3AzAgBUIANwMoIAUgAjcDICAFQQA7AWggBUEAKQOAgQU3AwAgBUEAKQOIgQU3AwggBUEAKQOQ' +
+    'gQU3AxAgBUEAKQOYgQU3AxggBSAAIAEQBCAFIAUpAwAiBjcDiAEgBSAFKQMIIgc3A5ABIAUgBSkDECIINwOYASAFIAUpAxgi' +
+    'CTcDoAEgBSAFKQMoNwOwASAFIAUpAzA3A7gBIAUgBSkDODcDwAEgBS0AaiEAIAUtAGkhCiAFKQMgIQIgBSAFLQBoIgE6APAB' +
+    'IAUgAjcDqAEgBSAFKQNANwPIASAFIAUpA0g3A9ABIAUgBSkDUDcD2AEgBSAFKQNYNwPgASAFIAUpA2A3A+gBIAUgACAKRXJB' +
+    'AnIiADoA8QEgBSAJNwOYAiAFIAg3A5ACIAUgBzcDiAIgBSAGNwOAAiAFQaACaiAFQYACaiAFQbABaiABIAIgAEH/AXEQAiAF' +
+    'KQPAAiECIAUpA6ACIQYgBSkDyAIhByAFKQOoAiEIIAUpA9ACIQkgBSkDsAIhCyAEIAUpA9gCIAUpA7gChTcDGCAEIAkgC4U3' +
+    'AxAgBCAHIAiFNwMIIAQgAiAGhTcDAEEBIQEMAQsgAEIBIAFBf2pBCnZBAXKteSIGQj+FhiIHp0EKdCIKIAIgAyAFEAYhDCAA' +
+    'IApqIAEgCmsgByACfCADIAVBIEHAACAGQj9RG2oQBiEAAkAgDEEBRw0AIAQgBSkDADcDACAEIAUpAwg3AwggBCAFKQMQNwMQ' +
+    'IAQgBSkDGDcDGCAEIAUpAyA3AyAgBCAFKQMoNwMoIAQgBSkDMDcDMCAEIAUpAzg3AzhBAiEBDAELQQAhAUEAIQoCQCAAIAxq' +
+    'Ig1BAkkNACANQX5qIg5BAXZBAWoiAUEDcSEMQQAhDwJAAkAgDkEGSQ0AIAFB/P///wdxIRBBACEPIAVBiAFqIQAgBSEKA0Ag' +
+    'ACAKNgIAIABBDGogCkHAAWo2AgAgAEEIaiAKQYABajYCACAAQQRqIApBwABqNgIAIApBgAJqIQogAEEQaiEAIBAgD0EEaiIP' +
+    'Rw0ACyAMRQ0BCyAFIA9BBnRqIQAgBUGIAWogD0ECdGohCgNAIAogADYCACAAQcAAaiEAIApBBGohCiAMQX9qIgwNAAsLIA5B' +
+    'fnFBAmohCgsgBUGIAWogAUEBQgBBACADQQRyQQBBACAEEAEgDSAKTQ0AIAQgAUEFdGoiACAFIAFBBnRqIgopAwA3AwAgACAK' +
+    'KQMINwMIIAAgCikDEDcDECAAIAopAxg3AxggAUEBaiEBCyAFQeACaiQAIAEL6A8IAn8EfgF/AX4EfwR+An8EfiMAQfABayIB' +
+    'JAACQCAARQ0AAkBBAC0AkIIFIgINACABQQApA6CBBSIDNwMAIAFBACkDqIEFIgQ3AwggAUEAKQOwgQUiBTcDECABQQApA7iB' +
+    'BSIGNwMYIAFBACkDyIEFNwMoIAFBACkD0IEFNwMwIAFBACkD2IEFNwM4QQAtAIqCBSECQQAtAImCBSEHQQApA8CBBSEIIAFB' +
+    'AC0AiIIFIgk6AGggASAINwMgIAFBACkD4IEFNwNAIAFBACkD6IEFNwNIIAFBACkD8IEFNwNQIAFBACkD+IEFNwNYIAFBACkD' +
+    'gIIFNwNgIAEgAiAHRXIiAkECcjoAaSABQShqIQpCACEIQYCBBCELIAJBCnJB/wFxIQwDQCABQbABaiABIAogCUH/AXEgCCAM' +
+    'EAIgASABKQPQASINIAEpA7ABhTcDcCABIAEpA9gBIg4gASkDuAGFNwN4IAEgASkD4AEiDyABKQPAAYU3A4ABIAEgASkD6AEi' +
+    'ECAGhTcDqAEgASAPIAWFNwOgASABIA4gBIU3A5gBIAEgDSADhTcDkAEgASAQIAEpA8gBhTcDiAECQAJAIABBwAAgAEHAAEkb' +
+    'IhFBB3EiEg0AIAFB8ABqIQIgCyEHIBEhEgwBCyABQfAAaiECIAshBwNAIAcgAi0AADoAACAHQQFqIQcgAkEBaiECIBJBf2oi' +
+    'Eg0ACyARQfgAcSESCwJAIABBCEkNAANAIAcgAikAADcAACAHQQhqIQcgAkEIaiECIBJBeGoiEg0ACwsgCEIBfCEIIAsgEWoh' +
+    'CyAAIBFrIgANAAwCCwsCQAJAAkBBAC0AiYIFIgdBAC0AiIIFIgtyQf8BcUUNACABIAs6AGggAUEAKQOAggU3A2AgAUEAKQP4' +
+    'gQU3A1ggAUEAKQPwgQU3A1AgAUEAKQPogQU3A0ggAUEAKQPggQU3A0AgAUEAKQPYgQU3AzggAUEAKQPQgQU3AzAgAUEAKQPI' +
+    'gQU3AyggAUEAKQPAgQUiCDcDICABQQApA7iBBSIDNwMYIAFBACkDsIEFIgQ3AxAgAUEAKQOogQUiBTcDCCABQQApA6CBBSIG' +
+    'NwMAIAFBAC0AioIFIhIgB0H/AXFFckECciIJOgBpIBJBBHIhEkEAKQOYgQUhDUEAKQOQgQUhDkEAKQOIgQUhD0EAKQOAgQUh' +
+    'EAwBC0HAACELIAFBwAA6AGhCACEIIAFCADcDICABQQApA5iBBSINNwMYIAFBACkDkIEFIg43AxAgAUEAKQOIgQUiDzcDCCAB' +
+    'QQApA4CBBSIQNwMAIAFBAC0AioIFQQRyIhI6AGkgASACQX5qIgJBBXQiBykDyYIFNwNgIAEgBykDwYIFNwNYIAEgBykDuYIF' +
+    'NwNQIAEgBykDsYIFNwNIIAEgBykDqYIFNwNAIAEgBykDoYIFNwM4IAEgBykDmYIFNwMwIAEgBykDkYIFNwMoIBAhBiAPIQUg' +
+    'DiEEIA0hAyASIQkgAkUNAQsgAkF/aiIHQQV0IhEpA5GCBSETIBEpA5mCBSEUIBEpA6GCBSEVIBEpA6mCBSEWIAEgAzcDiAEg' +
+    'ASAENwOAASABIAU3A3ggASAGNwNwIAFBsAFqIAFB8ABqIAFBKGoiESALQf8BcSAIIAlB/wFxEAIgASASOgBpIAFBwAA6AGgg' +
+    'ASAWNwNAIAEgFTcDOCABIBQ3AzAgASATNwMoIAFCADcDICABIA03AxggASAONwMQIAEgDzcDCCABIBA3AwAgASABKQPoASAB' +
+    'KQPIAYU3A2AgASABKQPgASABKQPAAYU3A1ggASABKQPYASABKQO4AYU3A1AgASABKQPQASABKQOwAYU3A0ggB0UNACACQQV0' +
+    'QemBBWohAiASQf8BcSELA0AgAkFoaikDACEIIAJBcGopAwAhAyACQXhqKQMAIQQgAikDACEFIAEgDTcDiAEgASAONwOAASAB' +
+    'IA83A3ggASAQNwNwIAFBsAFqIAFB8ABqIBFBwABCACALEAIgASASOgBpIAFBwAA6AGggASAFNwNAIAEgBDcDOCABIAM3AzAg' +
+    'ASAINwMoIAFCADcDICABIA03AxggASAONwMQIAEgDzcDCCABIBA3AwAgASABKQPoASABKQPIAYU3A2AgASABKQPgASABKQPA' +
+    'AYU3A1ggASABKQPYASABKQO4AYU3A1AgASABKQPQASABKQOwAYU3A0ggAkFgaiECIAdBf2oiBw0ACwsgAUEoaiEJQgAhCEGA' +
+    'gQQhCyASQQhyQf8BcSEKA0AgAUGwAWogASAJQcAAIAggChACIAEgASkD0AEiAyABKQOwAYU3A3AgASABKQPYASIEIAEpA7gB' +
+    'hTcDeCABIAEpA+ABIgUgASkDwAGFNwOAASABIAEpA+gBIgYgDYU3A6gBIAEgBSAOhTcDoAEgASAEIA+FNwOYASABIAMgEIU3' +
+    'A5ABIAEgBiABKQPIAYU3A4gBAkACQCAAQcAAIABBwABJGyIRQQdxIhINACABQfAAaiECIAshByARIRIMAQsgAUHwAGohAiAL' +
+    'IQcDQCAHIAItAAA6AAAgB0EBaiEHIAJBAWohAiASQX9qIhINAAsgEUH4AHEhEgsCQCAAQQhJDQADQCAHIAIpAAA3AAAgB0EI' +
+    'aiEHIAJBCGohAiASQXhqIhINAAsLIAhCAXwhCCALIBFqIQsgACARayIADQALCyABQfABaiQAC6cCAQR+AkACQCAAQSBGDQBC' +
+    'q7OP/JGjs/DbACEBQv+kuYjFkdqCm38hAkLy5rvjo6f9p6V/IQNC58yn0NbQ67O7fyEEQQAhAAwBC0EAKQOYgQQhAUEAKQOQ' +
+    'gQQhAkEAKQOIgQQhA0EAKQOAgQQhBEEQIQALQQAgADoAioIFQQBCADcDgIIFQQBCADcD+IEFQQBCADcD8IEFQQBCADcD6IEF' +
+    'QQBCADcD4IEFQQBCADcD2IEFQQBCADcD0IEFQQBCADcDyIEFQQBCADcDwIEFQQAgATcDuIEFQQAgAjcDsIEFQQAgAzcDqIEF' +
+    'QQAgBDcDoIEFQQAgATcDmIEFQQAgAjcDkIEFQQAgAzcDiIEFQQAgBDcDgIEFQQBBADoAkIIFQQBBADsBiIIFCwYAIAAQAwsG' +
+    'ACAAEAcLBgBBgIEFC68CAQR+AkACQCABQSBGDQBCq7OP/JGjs/DbACEDQv+kuYjFkdqCm38hBELy5rvjo6f9p6V/IQVC58yn' +
+    '0NbQ67O7fyEGQQAhAQwBC0EAKQOYgQQhA0EAKQOQgQQhBEEAKQOIgQQhBUEAKQOAgQQhBkEQIQELQQAgAToAioIFQQBCADcD' +
+    'gIIFQQBCADcD+IEFQQBCADcD8IEFQQBCADcD6IEFQQBCADcD4IEFQQBCADcD2IEFQQBCADcD0IEFQQBCADcDyIEFQQBCADcD' +
+    'wIEFQQAgAzcDuIEFQQAgBDcDsIEFQQAgBTcDqIEFQQAgBjcDoIEFQQAgAzcDmIEFQQAgBDcDkIEFQQAgBTcDiIEFQQAgBjcD' +
+    'gIEFQQBBADoAkIIFQQBBADsBiIIFIAAQAyACEAcLCwwBAEGAgAQLBHgHAAA=';
+
+;// CONCATENATED MODULE: ./src/coreform/blake3.ts
+/**
+ * BLAKE3 (32-byte output) for `hash.ts`: hash-wasm's WebAssembly module (`blake3-wasm.ts`,
+ * generated by `npm run build:blake3`), instantiated synchronously once per process on first use,
+ * with `@noble/hashes` as the fallback where WebAssembly cannot be instantiated. Both give the same
+ * digests (test/coreform/blake3.test.ts runs every vector through both).
+ *
+ * The environment variable `GCPATCH_BLAKE3=noble` selects the fallback for the whole process.
+ */
+
+
+/** Size of hash-wasm's input buffer (`MAIN_BUFFER_SIZE` of its hash-wasm.h): input goes in this many bytes at a time. */
+const CHUNK = 16 * 1024;
+const blake3_encoder = new TextEncoder();
+/** The instantiated module and the views into its memory. */
+class Wasm {
+    e;
+    /** The input buffer (CHUNK bytes; its first 32 bytes receive the digest). */
+    buf;
+    /** The hasher state (STATE_SIZE bytes). */
+    state;
+    /** The hasher whose state is in `state` now (the others keep a copy), or null. */
+    owner = null;
+    constructor(api) {
+        const instance = new api.Instance(new api.Module(Buffer.from(BLAKE3_WASM, 'base64')), {});
+        this.e = instance.exports;
+        const mem = this.e.memory.buffer;
+        this.buf = new Uint8Array(mem, this.e.Hash_GetBuffer(), CHUNK);
+        const size = new DataView(mem).getUint32(this.e.STATE_SIZE.value, true);
+        this.state = new Uint8Array(mem, this.e.Hash_GetState(), size);
+    }
+    /** Saves the resident hasher's state into its own copy, so the module's state may be overwritten. */
+    evict() {
+        const o = this.owner;
+        if (o === null)
+            return;
+        if (o.saved === null)
+            o.saved = this.state.slice();
+        else
+            o.saved.set(this.state);
+        this.owner = null;
+    }
+    /** Feeds bytes to the resident state, CHUNK bytes at a time. */
+    feed(data) {
+        const n = data.length;
+        if (n <= CHUNK) {
+            this.buf.set(data);
+            this.e.Hash_Update(n);
+            return;
+        }
+        for (let i = 0; i < n; i += CHUNK) {
+            const piece = data.subarray(i, Math.min(n, i + CHUNK));
+            this.buf.set(piece);
+            this.e.Hash_Update(piece.length);
+        }
+    }
+    /** Feeds the UTF-8 of a string to the resident state, encoding straight into the input buffer. */
+    feedString(s) {
+        let rest = s;
+        for (;;) {
+            const { read, written } = blake3_encoder.encodeInto(rest, this.buf);
+            if (written > 0)
+                this.e.Hash_Update(written);
+            if (read >= rest.length)
+                return;
+            rest = rest.slice(read);
+        }
+    }
+    /** Ends the resident state: its 32-byte digest (a copy). */
+    finish() {
+        this.e.Hash_Final(32);
+        return this.buf.slice(0, 32);
+    }
+}
+class WasmHasher {
+    w;
+    /** The state while another hasher is resident (null while this one is). */
+    saved;
+    done = false;
+    constructor(w, saved) {
+        this.w = w;
+        this.saved = saved;
+        if (saved === null) {
+            w.evict();
+            w.e.Hash_Init(0);
+            w.owner = this;
+        }
+    }
+    activate() {
+        if (this.done)
+            throw new Error('BLAKE3: hasher already digested');
+        const w = this.w;
+        if (w.owner !== this) {
+            w.evict();
+            w.state.set(this.saved);
+            w.owner = this;
+        }
+        return w;
+    }
+    update(data) {
+        const w = this.activate();
+        if (typeof data === 'string')
+            w.feedString(data);
+        else
+            w.feed(data);
+        return this;
+    }
+    clone() {
+        if (this.done)
+            throw new Error('BLAKE3: hasher already digested');
+        const copy = this.w.owner === this ? this.w.state.slice() : this.saved.slice();
+        return new WasmHasher(this.w, copy);
+    }
+    digest() {
+        const w = this.activate();
+        this.done = true;
+        w.owner = null;
+        return w.finish();
+    }
+}
+class NobleHasher {
+    h;
+    constructor(h = blake3.create()) {
+        this.h = h;
+    }
+    update(data) {
+        this.h.update(typeof data === 'string' ? blake3_encoder.encode(data) : data);
+        return this;
+    }
+    clone() {
+        return new NobleHasher(this.h.clone());
+    }
+    digest() {
+        return this.h.digest();
+    }
+}
+/** The module once instantiated; null where it cannot be (then @noble/hashes is used); undefined before first use. */
+let wasm;
+/** The backend forced by {@link setBlake3Backend}, or undefined. */
+let forced;
+/** `GCPATCH_BLAKE3=noble`, read once when this module loads. */
+const NOBLE_BY_ENV = process.env.GCPATCH_BLAKE3 === 'noble';
+function wasmInstance() {
+    if (wasm !== undefined)
+        return wasm;
+    try {
+        const api = globalThis.WebAssembly;
+        if (api === undefined)
+            throw new Error('no WebAssembly');
+        wasm = new Wasm(api);
+    }
+    catch {
+        wasm = null;
+    }
+    return wasm;
+}
+function active() {
+    if (forced === 'noble' || (forced === undefined && NOBLE_BY_ENV))
+        return null;
+    return wasmInstance();
+}
+/** The implementation in use in this process: `'wasm'` unless WebAssembly is unavailable or `GCPATCH_BLAKE3=noble`. */
+function blake3Backend() {
+    return active() === null ? 'noble' : 'wasm';
+}
+/**
+ * Selects the implementation for the rest of the process (`undefined`: the default of
+ * {@link blake3Backend}); `'wasm'` where it cannot be instantiated stays `'noble'`.
+ * @internal for tests and benchmarks, which run the same inputs through both.
+ */
+function setBlake3Backend(backend) {
+    forced = backend;
+}
+/** A new incremental BLAKE3 hasher (see {@link Blake3Hasher}). */
+function createBlake3() {
+    const w = active();
+    return w === null ? new NobleHasher() : new WasmHasher(w, null);
+}
+/**
+ * BLAKE3 of the concatenation of `parts` (bytes, or strings taken as their UTF-8): the 32-byte digest.
+ * One call into the module per 16 KiB; no hasher object.
+ */
+function blake3Of(...parts) {
+    const w = active();
+    if (w === null) {
+        const h = blake3.create();
+        for (const p of parts)
+            h.update(typeof p === 'string' ? blake3_encoder.encode(p) : p);
+        return h.digest();
+    }
+    w.evict();
+    w.e.Hash_Init(0);
+    for (const p of parts) {
+        if (typeof p === 'string')
+            w.feedString(p);
+        else
+            w.feed(p);
+    }
+    return w.finish();
+}
+const HEX_PAIRS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** Lowercase hex of a digest. */
+function digestHex(d) {
+    let out = '';
+    for (let i = 0; i < d.length; i++)
+        out += HEX_PAIRS[d[i]];
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/coreform/print.ts
 /**
  * The canonical printer (docs/reference/coreform.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
@@ -65027,11 +65477,23 @@ const PRINT_WIDTH = 100;
  */
 const MAX_PRINT_LENGTH = 256 * 1024 * 1024;
 const print_HEX = '0123456789ABCDEF';
+/** True when a string character needs an escape in a string literal (`\ " LF CR TAB`, Cc controls). */
+function needsEscape(c) {
+    return c === 0x5c || c === 0x22 || c < 0x20 || (c >= 0x7f && c <= 0x9f);
+}
 function escapeStr(value) {
+    let i = 0;
+    const n = value.length;
+    while (i < n && !needsEscape(value.charCodeAt(i)))
+        i++;
+    if (i === n)
+        return '"' + value + '"';
     let out = '"';
     let runStart = 0;
-    for (let i = 0; i < value.length; i++) {
+    for (; i < n; i++) {
         const c = value.charCodeAt(i);
+        if (!needsEscape(c))
+            continue;
         let rep;
         if (c === 0x5c)
             rep = '\\\\';
@@ -65043,13 +65505,10 @@ function escapeStr(value) {
             rep = '\\r';
         else if (c === 0x09)
             rep = '\\t';
-        else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+        else
             rep = '\\u00' + print_HEX[(c >> 4) & 15] + print_HEX[c & 15];
-        }
-        if (rep !== undefined) {
-            out += value.slice(runStart, i) + rep;
-            runStart = i + 1;
-        }
+        out += value.slice(runStart, i) + rep;
+        runStart = i + 1;
     }
     return out + value.slice(runStart) + '"';
 }
@@ -65097,6 +65556,14 @@ function printAtom(t) {
             return undefined;
     }
 }
+/** UTF-8 byte length of `text`: its length when it is ASCII (the common case), else counted. */
+function byteLength(text) {
+    const n = text.length;
+    for (let i = 0; i < n; i++)
+        if (text.charCodeAt(i) >= 0x80)
+            return utf8Length(text);
+    return n;
+}
 function isAtomKind(t) {
     return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
@@ -65108,152 +65575,294 @@ function isAtomKind(t) {
 const blockCache = new WeakMap();
 /** Containers whose print is at least this many characters are kept in `blockCache`. */
 const BLOCK_CACHE_MIN = 256;
-/** The open and close brackets of the two bracketed kinds. */
-const BRACKETS = { vec: ['[', ']'], map: ['{', '}'] };
 /**
  * Only containers this close to the printed root are cached (a workspace vector → module record →
  * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
  * text per level: quadratic memory.
  */
 const BLOCK_CACHE_MAX_DEPTH = 3;
-/** One print job: lays out one term using the shared caches. */
+/** What a task of {@link Printer.fmt} is: a term to lay out on a new line, literal text, a map entry on one line, or the end of a cached block. */
+const TASK_TERM = 0;
+const TASK_TEXT = 1;
+const TASK_ENTRY = 2;
+const TASK_CAPTURE = 3;
+/** The texts of the integers -128..1023 (the reader shares their terms; their prints are shared too). */
+const SMALL_INT_TEXT = Array.from({ length: 1152 }, (_, i) => String(i - 128));
+function intText(v) {
+    if (v >= -128n && v < 1024n)
+        return SMALL_INT_TEXT[Number(v) + 128];
+    return v.toString();
+}
+/** UTF-8 length of the print of string `value` (its escapes and quotes included), without making it. */
+function strPrintLength(value) {
+    let n = 2;
+    const len = value.length;
+    for (let i = 0; i < len; i++) {
+        const c = value.charCodeAt(i);
+        if (c < 0x80)
+            n += c === 0x5c || c === 0x22 || c === 0x0a || c === 0x0d || c === 0x09 ? 2 : c < 0x20 || c === 0x7f ? 6 : 1;
+        else if (c <= 0x9f)
+            n += 6;
+        else if (c < 0x800)
+            n += 2;
+        else if (c >= 0xd800 && c <= 0xdbff && i + 1 < len) {
+            const d = value.charCodeAt(i + 1);
+            if (d >= 0xdc00 && d <= 0xdfff) {
+                n += 4;
+                i++;
+            }
+            else
+                n += 3;
+        }
+        else
+            n += 3;
+    }
+    return n;
+}
+/** UTF-8 length of the print of bytes `value` (`b"…"`), without making it. */
+function bytesPrintLength(value) {
+    let n = 3;
+    for (let i = 0; i < value.length; i++) {
+        const b = value[i];
+        n += b === 0x5c || b === 0x22 || b === 0x0a || b === 0x0d || b === 0x09 ? 2 : b >= 0x20 && b <= 0x7e ? 1 : 4;
+    }
+    return n;
+}
+/** UTF-8 length of the print of an atom, without making it. */
+function atomLength(t) {
+    switch (t.kind) {
+        case 'sym':
+            return byteLength(t.name);
+        case 'int':
+            return intText(t.value).length;
+        case 'str':
+            return strPrintLength(t.value);
+        case 'bytes':
+            return bytesPrintLength(t.value);
+        case 'bool':
+            return t.value ? 4 : 5;
+        default:
+            return 3;
+    }
+}
+/** The print of an atom. */
+function atomText(t) {
+    switch (t.kind) {
+        case 'sym':
+            return t.name;
+        case 'int':
+            return intText(t.value);
+        case 'str':
+            return escapeStr(t.value);
+        case 'bytes':
+            return escapeBytes(t.value);
+        case 'bool':
+            return t.value ? 'true' : 'false';
+        default:
+            return 'nil';
+    }
+}
+/**
+ * One print job. The output is a list of pieces joined once at the end; the tasks of `fmt` live
+ * on parallel arrays (no object per task). A one-line rendering (`single` of §1.5) is measured
+ * first without making any text ({@link singleLength}), and written only when it is used: a list's
+ * is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would be longer, so
+ * measuring it again one level down costs little.
+ */
 class Printer {
     maxLength;
     /** @param maxLength the largest print allowed, in UTF-16 code units. */
     constructor(maxLength = MAX_PRINT_LENGTH) {
         this.maxLength = maxLength;
     }
-    memo = new Map();
     out = [];
     outLength = 0;
     indents = [''];
-    /** The one-line text of an atom; escaped strings and bytes are memoized per print. */
-    atomText(t) {
-        if (t.kind !== 'str' && t.kind !== 'bytes')
-            return printAtom(t);
-        const cached = this.memo.get(t);
-        if (cached)
-            return cached.text;
-        const text = printAtom(t);
-        this.memo.set(t, { text, len: utf8Length(text) });
-        return text;
-    }
-    /** UTF-8 byte length of an atom's text (as returned by `atomText`). */
-    atomLen(t, text) {
-        if (t.kind === 'sym')
-            return utf8Length(text);
-        if (t.kind === 'str' || t.kind === 'bytes')
-            return this.memo.get(t).len;
-        return text.length;
-    }
-    atomSingle(t) {
-        const text = this.atomText(t);
-        return { text, len: this.atomLen(t, text) };
-    }
-    /** `single(t)` of §1.5, computed bottom-up with an explicit stack. */
-    single(root) {
-        if (isAtomKind(root))
-            return this.atomSingle(root);
-        const known = this.memo.get(root);
-        if (known !== undefined)
-            return known;
-        const stack = [root];
-        while (stack.length > 0) {
-            const t = stack[stack.length - 1];
-            if (this.memo.has(t)) {
-                stack.pop();
-                continue;
+    // The task stack of fmt: kind, term or text, second term (a map entry's value), indent, depth
+    // (for a capture: the output piece and length where it began).
+    tKind = [];
+    tRef = [];
+    tVal = [];
+    tIndent = [];
+    tDepth = [];
+    tChunk = [];
+    tLength = [];
+    /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
+    sCur = [];
+    sFirst = [];
+    /** Scratch for the items of a list being laid out. */
+    items = [];
+    /** UTF-8 length of `single` of a vector (at most 3 items, all atoms) or map (at most 2 entries, all atoms); -1 when it has none. */
+    bracketLength(t) {
+        if (t.kind === 'vec') {
+            const items = t.items;
+            if (items.length > 3)
+                return -1;
+            let len = 2 + (items.length > 0 ? items.length - 1 : 0);
+            for (let i = 0; i < items.length; i++) {
+                const e = items[i];
+                if (!isAtomKind(e))
+                    return -1;
+                len += atomLength(e);
             }
-            if (t.kind === 'vec') {
-                stack.pop();
-                if (t.items.length <= 3 && t.items.every(isAtomKind)) {
-                    let text = '[';
-                    let len = 2;
-                    for (let i = 0; i < t.items.length; i++) {
-                        const e = t.items[i];
-                        const et = this.atomText(e);
-                        if (i > 0) {
-                            text += ' ';
-                            len += 1;
-                        }
-                        text += et;
-                        len += this.atomLen(e, et);
-                    }
-                    this.memo.set(t, { text: text + ']', len });
-                }
-                else
-                    this.memo.set(t, null);
-                continue;
-            }
-            if (t.kind === 'map') {
-                stack.pop();
-                if (t.entries.length <= 2 && t.entries.every(([k, v]) => isAtomKind(k) && isAtomKind(v))) {
-                    const parts = [];
-                    for (const [k, v] of t.entries)
-                        parts.push(this.atomSingle(k), this.atomSingle(v));
-                    const text = '{' + parts.map((p) => p.text).join(' ') + '}';
-                    const len = 2 + parts.reduce((a, p) => a + p.len, 0) + Math.max(0, parts.length - 1);
-                    this.memo.set(t, { text, len });
-                }
-                else
-                    this.memo.set(t, null);
-                continue;
-            }
-            // A pair: a proper list gets a single rendering when every element has one and it fits.
-            let pending = false;
-            let cur = t;
-            while (cur.kind === 'pair') {
-                const e = cur.car;
-                if (!isAtomKind(e) && !this.memo.has(e)) {
-                    stack.push(e);
-                    pending = true;
-                }
-                cur = cur.cdr;
-            }
-            if (pending)
-                continue;
-            stack.pop();
-            if (cur.kind !== 'nil') {
-                this.memo.set(t, null);
-                continue;
-            }
-            let text = '(';
-            let len = 1;
-            let ok = true;
-            for (cur = t; cur.kind === 'pair'; cur = cur.cdr) {
-                const e = cur.car;
-                let et;
-                let el;
-                if (isAtomKind(e)) {
-                    et = this.atomText(e);
-                    el = this.atomLen(e, et);
-                }
-                else {
-                    const s = this.memo.get(e);
-                    if (s === null) {
-                        ok = false;
-                        break;
-                    }
-                    et = s.text;
-                    el = s.len;
-                }
-                if (cur !== t) {
-                    text += ' ';
-                    len += 1;
-                }
-                len += el;
-                if (len + 1 > PRINT_WIDTH) {
-                    ok = false;
-                    break;
-                }
-                text += et;
-            }
-            if (ok)
-                this.memo.set(t, { text: text + ')', len: len + 1 });
-            else
-                this.memo.set(t, null);
+            return len;
         }
-        return this.memo.get(root);
+        const entries = t.entries;
+        if (entries.length > 2)
+            return -1;
+        let len = 2 + (entries.length > 0 ? 2 * entries.length - 1 : 0);
+        for (let i = 0; i < entries.length; i++) {
+            const e = entries[i];
+            if (!isAtomKind(e[0]) || !isAtomKind(e[1]))
+                return -1;
+            len += atomLength(e[0]) + atomLength(e[1]);
+        }
+        return len;
+    }
+    /**
+     * UTF-8 length of `single(t)` of §1.5, or -1 when `t` has no one-line rendering. Atoms always
+     * have one; a vector of at most 3 atoms and a map of at most 2 atom entries have one; a proper
+     * list has one when every element has one and the whole line is at most {@link PRINT_WIDTH}
+     * bytes. Iterative (an explicit stack of the open lists); makes no text.
+     */
+    singleLength(root) {
+        if (root.kind !== 'pair')
+            return isAtomKind(root) ? atomLength(root) : this.bracketLength(root);
+        const cur = this.sCur;
+        const first = this.sFirst;
+        let open = 1;
+        cur[0] = root;
+        first[0] = true;
+        let len = 1;
+        while (open > 0) {
+            const top = open - 1;
+            const c = cur[top];
+            if (c.kind !== 'pair') {
+                if (c.kind !== 'nil')
+                    return -1; // an improper list has no one-line rendering
+                len += 1;
+                open--;
+                continue;
+            }
+            const e = c.car;
+            cur[top] = c.cdr;
+            if (first[top])
+                first[top] = false;
+            else
+                len += 1;
+            if (e.kind === 'pair') {
+                len += 1;
+                cur[open] = e;
+                first[open] = true;
+                open++;
+            }
+            else {
+                const el = isAtomKind(e) ? atomLength(e) : this.bracketLength(e);
+                if (el < 0)
+                    return -1;
+                len += el;
+            }
+            // Every open list still adds its ')': past the width, there is no one-line rendering.
+            if (len + open > PRINT_WIDTH)
+                return -1;
+        }
+        return len;
+    }
+    /** Appends the one-line rendering of `root` (which {@link singleLength} found to have one). */
+    writeSingle(root) {
+        if (root.kind !== 'pair') {
+            if (isAtomKind(root))
+                this.writeAtom(root);
+            else
+                this.writeBracket(root);
+            this.check();
+            return;
+        }
+        const out = this.out;
+        const cur = this.sCur;
+        const first = this.sFirst;
+        let open = 1;
+        let punct = 1;
+        cur[0] = root;
+        first[0] = true;
+        out.push('(');
+        while (open > 0) {
+            const top = open - 1;
+            const c = cur[top];
+            if (c.kind !== 'pair') {
+                out.push(')');
+                punct++;
+                open--;
+                continue;
+            }
+            const e = c.car;
+            cur[top] = c.cdr;
+            if (first[top])
+                first[top] = false;
+            else {
+                out.push(' ');
+                punct++;
+            }
+            if (e.kind === 'pair') {
+                out.push('(');
+                punct++;
+                cur[open] = e;
+                first[open] = true;
+                open++;
+            }
+            else if (isAtomKind(e))
+                this.writeAtom(e);
+            else
+                this.writeBracket(e);
+        }
+        this.outLength += punct;
+        this.check();
+    }
+    writeAtom(t) {
+        if (t.kind === 'str') {
+            const v = t.value;
+            let i = 0;
+            while (i < v.length && !needsEscape(v.charCodeAt(i)))
+                i++;
+            if (i === v.length) {
+                this.out.push('"', v, '"');
+                this.outLength += v.length + 2;
+                return;
+            }
+        }
+        const text = atomText(t);
+        this.out.push(text);
+        this.outLength += text.length;
+    }
+    writeBracket(t) {
+        const out = this.out;
+        if (t.kind === 'vec') {
+            out.push('[');
+            this.outLength += 1;
+            for (let i = 0; i < t.items.length; i++) {
+                if (i > 0)
+                    this.text(' ');
+                this.writeAtom(t.items[i]);
+            }
+            this.text(']');
+            return;
+        }
+        const entries = t.entries;
+        out.push('{');
+        this.outLength += 1;
+        for (let i = 0; i < entries.length; i++) {
+            if (i > 0)
+                this.text(' ');
+            this.writeAtom(entries[i][0]);
+            this.text(' ');
+            this.writeAtom(entries[i][1]);
+        }
+        this.text('}');
+    }
+    check() {
+        if (this.outLength > this.maxLength) {
+            throw new errors_GcError('core/print/too-large', `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`);
+        }
     }
     indent(n) {
         let s = this.indents[n];
@@ -65263,126 +65872,158 @@ class Printer {
         }
         return s;
     }
-    emit(text) {
+    /** Appends `text` to the output (counted toward the bound). */
+    text(text) {
         this.out.push(text);
         this.outLength += text.length;
-        if (this.outLength > this.maxLength) {
-            throw new errors_GcError('core/print/too-large', `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`);
-        }
+        if (this.outLength > this.maxLength)
+            this.check();
+    }
+    push(kind, ref, val, indent, depth, chunk, length) {
+        this.tKind.push(kind);
+        this.tRef.push(ref);
+        this.tVal.push(val);
+        this.tIndent.push(indent);
+        this.tDepth.push(depth);
+        this.tChunk.push(chunk);
+        this.tLength.push(length);
     }
     /** `fmt(t, indent)` of §1.5, driven by an explicit task stack; appends to the output. */
     fmt(root, rootIndent) {
-        const tasks = [{ term: root, indent: rootIndent, depth: 0 }];
+        const { tKind, tRef, tVal, tIndent, tDepth, tChunk, tLength } = this;
+        this.push(TASK_TERM, root, null, rootIndent, 0, 0, 0);
         let first = true;
-        while (tasks.length > 0) {
-            const task = tasks.pop();
-            if (typeof task === 'string') {
-                this.emit(task);
+        while (tKind.length > 0) {
+            const kind = tKind.pop();
+            const ref = tRef.pop();
+            const val = tVal.pop();
+            const indent = tIndent.pop();
+            const depth = tDepth.pop();
+            const chunk = tChunk.pop();
+            const length = tLength.pop();
+            if (kind === TASK_TEXT) {
+                this.text(ref);
                 continue;
             }
-            if ('capture' in task) {
-                if (this.outLength - task.length >= BLOCK_CACHE_MIN) {
-                    const text = this.out.slice(task.chunk).join('');
-                    this.out.length = task.chunk;
+            if (kind === TASK_ENTRY) {
+                this.text('\n');
+                this.text(this.indent(indent));
+                this.writeSingle(ref);
+                this.text(' ');
+                this.writeSingle(val);
+                continue;
+            }
+            if (kind === TASK_CAPTURE) {
+                if (this.outLength - length >= BLOCK_CACHE_MIN) {
+                    const text = this.out.slice(chunk).join('');
+                    this.out.length = chunk;
                     this.out.push(text);
-                    blockCache.set(task.capture, { indent: task.indent, text });
+                    blockCache.set(ref, { indent, text });
                 }
                 continue;
             }
-            const { term: t, indent, depth } = task;
-            const lead = (first ? '' : '\n') + this.indent(indent);
+            const t = ref;
+            if (!first)
+                this.text('\n');
             first = false;
+            if (indent > 0)
+                this.text(this.indent(indent));
             if (isAtomKind(t)) {
                 // Atoms are one line, overlong or not (§1.5 rule 2).
-                this.emit(lead + this.atomText(t));
+                this.writeAtom(t);
+                this.check();
                 continue;
             }
-            const s = this.single(t);
-            if (s !== null && indent + s.len <= PRINT_WIDTH) {
-                this.emit(lead + s.text);
+            const sl = this.singleLength(t);
+            if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
+                this.writeSingle(t);
                 continue;
             }
-            this.emit(lead);
             if (depth <= BLOCK_CACHE_MAX_DEPTH) {
                 const cached = blockCache.get(t);
                 if (cached !== undefined && cached.indent === indent) {
-                    this.emit(cached.text);
+                    this.text(cached.text);
                     continue;
                 }
-                tasks.push({ capture: t, indent, chunk: this.out.length, length: this.outLength });
+                this.push(TASK_CAPTURE, t, null, indent, depth, this.out.length, this.outLength);
             }
-            if (t.kind === 'vec' || t.kind === 'map') {
-                // Empty brackets on the line, or the open bracket here and the close after the children.
-                const [open, close] = t.kind === 'vec' ? BRACKETS.vec : BRACKETS.map;
-                if ((t.kind === 'vec' ? t.items.length : t.entries.length) === 0) {
-                    this.emit(open + close);
+            if (t.kind === 'vec') {
+                const items = t.items;
+                if (items.length === 0) {
+                    this.text('[]');
                     continue;
                 }
-                this.emit(open);
-                tasks.push(close);
-                if (t.kind === 'vec') {
-                    for (let i = t.items.length - 1; i >= 0; i--)
-                        tasks.push({ term: t.items[i], indent: indent + 2, depth: depth + 1 });
+                this.text('[');
+                this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
+                for (let i = items.length - 1; i >= 0; i--)
+                    this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
+                continue;
+            }
+            if (t.kind === 'map') {
+                const entries = t.entries;
+                if (entries.length === 0) {
+                    this.text('{}');
                     continue;
                 }
-                for (let i = t.entries.length - 1; i >= 0; i--) {
-                    const [k, v] = t.entries[i];
-                    const ks = this.single(k);
-                    const vs = this.single(v);
-                    if (ks !== null && vs !== null && indent + 2 + ks.len + 1 + vs.len <= PRINT_WIDTH) {
-                        tasks.push('\n' + this.indent(indent + 2) + ks.text + ' ' + vs.text);
+                this.text('{');
+                this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
+                for (let i = entries.length - 1; i >= 0; i--) {
+                    const [k, v] = entries[i];
+                    const kl = this.singleLength(k);
+                    const vl = kl < 0 ? -1 : this.singleLength(v);
+                    if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
+                        this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
                     }
                     else {
-                        tasks.push({ term: v, indent: indent + 4, depth: depth + 1 }, { term: k, indent: indent + 2, depth: depth + 1 });
+                        this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
+                        this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
                     }
                 }
                 continue;
             }
-            // Pair.
-            const items = [];
+            // A pair.
+            const items = this.items;
+            items.length = 0;
             let cur = t;
             while (cur.kind === 'pair') {
                 items.push(cur.car);
                 cur = cur.cdr;
             }
             if (cur.kind !== 'nil') {
-                this.emit('(pair <improper>)');
+                this.text('(pair <improper>)');
                 continue;
             }
-            const head = this.single(items[0]);
-            if (head === null) {
-                this.emit('(');
-                tasks.push(')');
+            const head = items[0];
+            const hl = this.singleLength(head);
+            if (hl < 0) {
+                this.text('(');
+                this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
                 for (let i = items.length - 1; i >= 0; i--)
-                    tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
+                    this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
                 continue;
             }
-            let line = '(' + head.text;
-            let lineLen = indent + 1 + head.len;
+            this.text('(');
+            this.writeSingle(head);
             let next = 1;
             if (items.length > 1) {
-                const second = this.single(items[1]);
-                if (second !== null && lineLen + 1 + second.len <= PRINT_WIDTH) {
-                    line += ' ' + second.text;
-                    lineLen += 1 + second.len;
+                const sl2 = this.singleLength(items[1]);
+                if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
+                    this.text(' ');
+                    this.writeSingle(items[1]);
                     next = 2;
                 }
             }
             if (next >= items.length) {
-                this.emit(line + ')');
+                this.text(')');
                 continue;
             }
-            this.emit(line);
-            tasks.push(')');
+            this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
             for (let i = items.length - 1; i >= next; i--)
-                tasks.push({ term: items[i], indent: indent + 2, depth: depth + 1 });
+                this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
         }
     }
     result() {
         return this.out.join('');
-    }
-    reset() {
-        this.out.length = 0;
     }
 }
 /**
@@ -65405,24 +66046,24 @@ function print_printTerm(t, options = {}) {
  * Implements docs/reference/coreform.md §1.5.
  */
 function printModule(forms) {
-    const parts = [];
-    let total = 0;
+    if (forms.length === 0)
+        return '';
+    const p = new Printer();
     for (let i = 0; i < forms.length; i++) {
-        const text = print_printTerm(forms[i]);
-        total += text.length + 2;
-        if (total > MAX_PRINT_LENGTH) {
-            throw new errors_GcError('core/print/too-large', `canonical module print exceeds ${MAX_PRINT_LENGTH} characters`);
-        }
-        parts.push(text);
+        if (i > 0)
+            p.text('\n\n');
+        p.fmt(forms[i], 0);
     }
-    return parts.length === 0 ? '' : parts.join('\n\n') + '\n';
+    p.text('\n');
+    return p.result();
 }
 
 ;// CONCATENATED MODULE: ./src/coreform/hash.ts
 /**
  * CoreForm hashes (docs/reference/hashing.md §2) and the evidence-store address (§5): BLAKE3 (32-byte
  * output) over a domain prefix followed by the canonical print, or over the plain bytes. Every
- * function returns lowercase hex64. The one place gcpatch computes BLAKE3.
+ * function returns lowercase hex64. The one place gcpatch computes BLAKE3 (through `blake3.ts`:
+ * WebAssembly, or @noble/hashes where that cannot be instantiated).
  */
 
 
@@ -65433,11 +66074,9 @@ const HASH_TERM_PREFIX = bytes_utf8('GCv0.2\0');
 const HASH_MODULE_PREFIX = bytes_utf8('GCv0.2\0module\0');
 /** `"GCv0.2" 0x00 "semantic-node-id" 0x00`, the node-id prefix. */
 const NODE_ID_PREFIX = bytes_utf8('GCv0.2\0semantic-node-id\0');
+const ZERO = new Uint8Array([0]);
 function digest(...parts) {
-    const h = blake3.create();
-    for (const p of parts)
-        h.update(p);
-    return toHex(h.digest());
+    return digestHex(blake3Of(...parts));
 }
 /** Prints shorter than this are hashed without looking in {@link RecentDigests}. */
 const RECENT_MIN_LENGTH = 16 * 1024;
@@ -65469,8 +66108,8 @@ class RecentDigests {
         return hex;
     }
 }
-const recentTermHashes = new RecentDigests((printed) => digest(HASH_TERM_PREFIX, bytes_utf8(printed)));
-const recentAddresses = new RecentDigests((printed) => digest(bytes_utf8(printed)));
+const recentTermHashes = new RecentDigests((printed) => digest(HASH_TERM_PREFIX, printed));
+const recentAddresses = new RecentDigests((printed) => digest(printed));
 /**
  * hash-term(t) = BLAKE3("GCv0.2\0" ‖ UTF-8(print_term(t))), lowercase hex64.
  * Used for every `*-h` field of requests and reports. Implements docs/reference/hashing.md §2.
@@ -65495,7 +66134,7 @@ function hash_hashModule(forms) {
 }
 /** hash-module of forms given by their `print_module` text (a print already made): `hashModuleOfPrint(printModule(f))` equals `hashModule(f)`. */
 function hashModuleOfPrint(printed) {
-    return digest(HASH_MODULE_PREFIX, bytes_utf8(printed));
+    return digest(HASH_MODULE_PREFIX, printed);
 }
 /**
  * semantic node id = BLAKE3("GCv0.2\0semantic-node-id\0" ‖ module-path ‖ 0x00 ‖ print_term(path)),
@@ -65503,7 +66142,7 @@ function hashModuleOfPrint(printed) {
  * "Stable Node IDs".
  */
 function semanticNodeId(modulePath, path) {
-    return toHex(semanticNodeIdState(modulePath).update(bytes_utf8(print_printTerm(path))).digest());
+    return digestHex(semanticNodeIdState(modulePath).update(print_printTerm(path)).digest());
 }
 /**
  * The BLAKE3 state of {@link semanticNodeId} after its prefix and `modulePath ‖ 0x00`: feed it
@@ -65511,7 +66150,7 @@ function semanticNodeId(modulePath, path) {
  * that path's node id.
  */
 function semanticNodeIdState(modulePath) {
-    return blake3.create().update(NODE_ID_PREFIX).update(bytes_utf8(modulePath)).update(new Uint8Array([0]));
+    return createBlake3().update(NODE_ID_PREFIX).update(modulePath).update(ZERO);
 }
 /**
  * The evidence-store address: plain unprefixed BLAKE3 of the exact bytes (for a term, its
@@ -65525,12 +66164,12 @@ function storeAddress(data) {
  * in order, then `address()` is the address of their concatenation.
  */
 function storeAddressStream() {
-    const h = blake3.create();
+    const h = createBlake3();
     return {
         update(piece) {
             h.update(piece);
         },
-        address: () => toHex(h.digest()),
+        address: () => digestHex(h.digest()),
     };
 }
 /** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
@@ -65760,7 +66399,7 @@ function manifest_parseManifest(text, file = 'package.toml') {
         table = parse(text);
     }
     catch (error) {
-        if (error instanceof TomlError) {
+        if (error instanceof error_TomlError) {
             throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
                 location: { file, line: error.line, column: error.column },
             });
@@ -65864,7 +66503,7 @@ function notRegular(what, file, entry, manifestPath) {
         `gcpatch never reads ${kind === 'symlink' ? 'link text' : 'it'} as content: replace it with a regular file`, { location: { file: what === 'package directory' ? manifestPath : file }, details: { path: file, mode: entry.mode, kind } });
 }
 /** Joins a package directory and a package-relative path into a repository-relative path. */
-function repoPath(dir, path) {
+function package_at_commit_repoPath(dir, path) {
     return dir === '' ? path : `${dir}/${path}`;
 }
 /** True when `manifestPath` (repository-relative) is a `package.toml` blob at the commit. */
@@ -65879,7 +66518,7 @@ async function hasManifest(repo, commit, manifestPath) {
  *   `git/missing-commit` (exit 70).
  */
 async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
-    const manifestPath = repoPath(dir, 'package.toml');
+    const manifestPath = package_at_commit_repoPath(dir, 'package.toml');
     if (dir !== '') {
         const dirEntry = await repository_entryAtCommit(repo, commit, dir);
         if (dirEntry !== undefined && dirEntry.type !== 'tree')
@@ -65891,8 +66530,8 @@ async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
         const root = dir === '' ? { type: 'tree', oid: await commitTree(repo, commit) } : await repository_entryAtCommit(repo, commit, dir);
         const variant = root?.type === 'tree' ? (await readTreeEntries(repo, root.oid)).find((e) => e.path.toLowerCase() === 'package.toml') : undefined;
         if (variant !== undefined) {
-            throw new errors_GcError('audit/package-unreadable', `${repoPath(dir, variant.path)} stands where package.toml was: a case-insensitive checkout reads it as the manifest, git and gcpatch do not; name it package.toml`, {
-                location: { file: repoPath(dir, variant.path) },
+            throw new errors_GcError('audit/package-unreadable', `${package_at_commit_repoPath(dir, variant.path)} stands where package.toml was: a case-insensitive checkout reads it as the manifest, git and gcpatch do not; name it package.toml`, {
+                location: { file: package_at_commit_repoPath(dir, variant.path) },
             });
         }
         return undefined;
@@ -65900,14 +66539,14 @@ async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
     if (!isRegular(manifestEntry))
         throw notRegular('the manifest', manifestPath, manifestEntry, manifestPath);
     const manifestBytes = (await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: manifestEntry.oid, cache: repo.cache })).blob;
-    const manifestText = decodeUtf8Strict(manifestBytes);
+    const manifestText = bytes_decodeUtf8Strict(manifestBytes);
     if (manifestText === undefined) {
         throw new errors_GcError('manifest/invalid', 'package.toml is not valid UTF-8', { location: { file: manifestPath } });
     }
     const manifest = manifest_parseManifest(manifestText, manifestPath);
     const table = manifest_write_parseManifestTable(manifestText, manifestPath);
     const modules = await Promise.all(manifest.modules.map(async (m) => {
-        const file = repoPath(dir, m.path);
+        const file = package_at_commit_repoPath(dir, m.path);
         const entry = await repository_entryAtCommit(repo, commit, file);
         if (entry === undefined) {
             throw new errors_GcError('git/file-not-found', `${manifestPath} lists module ${m.path}, but the commit has no file ${file}`, {
@@ -65955,10 +66594,10 @@ async function readPolicies(repo, commit, dir, table, manifestPath) {
     const out = new Map();
     const referenced = capsPolicyPath(table);
     const read = async (path, entry) => {
-        const file = repoPath(dir, path);
+        const file = package_at_commit_repoPath(dir, path);
         if (!isRegular(entry))
             throw notRegular('capability policy', file, entry, manifestPath);
-        const text = decodeUtf8Strict((await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
+        const text = bytes_decodeUtf8Strict((await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob);
         if (text === undefined)
             throw new errors_GcError('manifest/invalid', `capability policy ${file} is not valid UTF-8`, { location: { file } });
         out.set(path, { path, file, text, referenced: path === referenced });
@@ -65971,9 +66610,9 @@ async function readPolicies(repo, commit, dir, table, manifestPath) {
         }
     }
     if (referenced !== undefined && !out.has(referenced)) {
-        const entry = await repository_entryAtCommit(repo, commit, repoPath(dir, referenced));
+        const entry = await repository_entryAtCommit(repo, commit, package_at_commit_repoPath(dir, referenced));
         if (entry === undefined) {
-            throw new errors_GcError('git/file-not-found', `${manifestPath} names caps_policy ${JSON.stringify(referenced)}, but the commit has no file ${repoPath(dir, referenced)}`, {
+            throw new errors_GcError('git/file-not-found', `${manifestPath} names caps_policy ${JSON.stringify(referenced)}, but the commit has no file ${package_at_commit_repoPath(dir, referenced)}`, {
                 location: { file: manifestPath },
             });
         }
@@ -65993,20 +66632,55 @@ function snapshotState(snapshot) {
  * @returns an empty map when the package has no store at that commit.
  */
 async function listStoreAtCommit(repo, commit, dir) {
-    const storeDir = repoPath(dir, '.genesis/store');
+    const storeDir = package_at_commit_repoPath(dir, '.genesis/store');
     const entry = await repository_entryAtCommit(repo, commit, storeDir);
     const out = new Map();
     if (entry?.type !== 'tree')
         return out;
     for (const e of await readTreeEntries(repo, entry.oid)) {
-        if (isRegular(e) && isHex64(e.path))
+        if (isRegular(e) && bytes_isHex64(e.path))
             out.set(e.path, e.oid);
     }
     return out;
 }
 /** The repository-relative path of store entry `address` of the package in `dir`. */
 function storeEntryPath(dir, address) {
-    return repoPath(dir, external_node_path_namespaceObject.posix.join('.genesis/store', address));
+    return package_at_commit_repoPath(dir, external_node_path_namespaceObject.posix.join('.genesis/store', address));
+}
+/** How far {@link nearestReadablePackage} walks back. */
+const NEAREST_READABLE_DEPTH = 200;
+/**
+ * The package at the nearest ancestor of `commit` (first parents, `commit` excluded) where it can be
+ * read: what an unreadable state is judged against (docs/security.md "Unreadable means unverified").
+ * @returns the snapshot and the commit, or `undefined` when an ancestor has no package (the package
+ *   is newer) or none within {@link NEAREST_READABLE_DEPTH} commits can be read.
+ * @throws GcError `git/missing-commit` (exit 70) when an ancestor is not in the clone.
+ */
+async function nearestReadablePackage(repo, commit, dir, cache = new Map()) {
+    let oid = commit;
+    for (let i = 0; i < NEAREST_READABLE_DEPTH; i++) {
+        let parent;
+        try {
+            parent = (await repo.git.readCommit({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid, cache: repo.cache })).commit.parent[0];
+        }
+        catch (error) {
+            if (error?.code === 'NotFoundError')
+                throw missingCommitError(repo, oid, 'ancestor commit', error);
+            throw error;
+        }
+        if (parent === undefined)
+            return undefined;
+        oid = parent;
+        try {
+            const snapshot = await readPackageAtCommit(repo, oid, dir, cache);
+            return snapshot === undefined ? undefined : { snapshot, commit: oid };
+        }
+        catch (error) {
+            if (errors_isGcError(error) && error.code === 'git/missing-commit')
+                throw error;
+        }
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/verify-pr/accounting.ts
@@ -66026,7 +66700,7 @@ function storeEntryPath(dir, address) {
 
 
 async function listingAt(repo, commit, dir) {
-    const manifestPath = repoPath(dir, 'package.toml');
+    const manifestPath = package_at_commit_repoPath(dir, 'package.toml');
     const entry = await repository_entryAtCommit(repo, commit, manifestPath);
     if (entry === undefined)
         return 'absent';
@@ -66034,7 +66708,7 @@ async function listingAt(repo, commit, dir) {
         return 'unreadable';
     let table;
     try {
-        const text = decodeUtf8Strict((await readFileAtCommit(repo, commit, manifestPath)));
+        const text = bytes_decodeUtf8Strict((await readFileAtCommit(repo, commit, manifestPath)));
         if (text === undefined)
             return 'unreadable';
         table = manifest_write_parseManifestTable(text, manifestPath);
@@ -66056,7 +66730,7 @@ function parentDir(path) {
     const d = external_node_path_namespaceObject.posix.dirname(path);
     return d === '.' ? '' : d;
 }
-function relative(dir, path) {
+function accounting_relative(dir, path) {
     return dir === '' ? path : path.slice(dir.length + 1);
 }
 function inside(dir, path) {
@@ -66068,7 +66742,7 @@ async function candidatePackages(repo, base, head, changed) {
     const probe = (dir) => {
         let p = seen.get(dir);
         if (p === undefined) {
-            p = Promise.all([listingAt(repo, base, dir), listingAt(repo, head, dir)]).then(([b, h]) => b === 'absent' && h === 'absent' ? undefined : { dir, manifestPath: repoPath(dir, 'package.toml'), base: b, head: h });
+            p = Promise.all([listingAt(repo, base, dir), listingAt(repo, head, dir)]).then(([b, h]) => b === 'absent' && h === 'absent' ? undefined : { dir, manifestPath: package_at_commit_repoPath(dir, 'package.toml'), base: b, head: h });
             seen.set(dir, p);
         }
         return p;
@@ -66114,7 +66788,7 @@ function isPolicyPath(c, rel) {
 function roleIn(c, path) {
     if (path === c.dir)
         return 'package-dir';
-    const rel = relative(c.dir, path);
+    const rel = accounting_relative(c.dir, path);
     if (rel === 'package.toml')
         return 'manifest';
     if ([c.base, c.head].some((l) => typeof l !== 'string' && l.modules.has(rel)))
@@ -66139,7 +66813,7 @@ function owners(path, candidates) {
     const self = containing.find((c) => c.dir === path);
     if (self !== undefined)
         return [self];
-    const listing = containing.filter((c) => lists(c, relative(c.dir, path)));
+    const listing = containing.filter((c) => lists(c, accounting_relative(c.dir, path)));
     if (listing.length > 0)
         return listing;
     return containing.length > 0 ? [containing[0]] : [];
@@ -66391,8 +67065,10 @@ async function accountChanges(repo, changed, candidates, global) {
         const account = accountOf(entry, owning, role);
         accounts.push(account);
         if (owning.length === 0) {
+            // outside-package findings are one summary (or one warning per file): verify-pr.ts, outside.ts
             for (const f of pathFindings(entry, 'outside', undefined))
-                global.fail('path', entry.path, 'kind', f);
+                if (f.code !== AuditCode.outsidePackage)
+                    global.fail('path', entry.path, 'kind', f);
             account.explanation = 'outside every package: not verified';
             continue;
         }
@@ -66409,6 +67085,170 @@ async function accountChanges(repo, changed, candidates, global) {
         }
     }
     return { accounts, byPackage, pathFindingsByPackage };
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/verify-pr/checkout-attributes.ts
+/**
+ * Checkout attributes by effect (docs/security.md, change class "checkout attributes"): the
+ * attributes git applies when it checks a path out, computed by git itself for every path of every
+ * package at the merge base and at the head — `git read-tree` of the commit into a temporary index
+ * (`GIT_INDEX_FILE`), then `git check-attr --cached` over the paths — so every spelling counts the
+ * same: `-text`, `!text` (unspecified: `core.autocrlf` applies again), a macro such as `binary`, a
+ * nested `.gitattributes` overriding a root one. A path whose checkout attributes differ between the
+ * two commits is checked out as other bytes than the blob verify-pr verified (or than it was before):
+ * an error. Only run when some `.gitattributes` changed (otherwise every path's attributes are the
+ * same at both commits).
+ */
+
+
+
+
+
+/**
+ * The attributes that change what a checkout writes (`gitattributes(5)` "Checking-out and
+ * checking-in": `text`, `eol`, `crlf` (its older spelling), `ident`, `filter`,
+ * `working-tree-encoding`). `diff`, `merge` and the export attributes change no checkout.
+ */
+const CHECKOUT_ATTRIBUTE_NAMES = ['text', 'eol', 'crlf', 'ident', 'filter', 'working-tree-encoding'];
+function run(dir, args, env, input) {
+    const r = (0,external_node_child_process_namespaceObject.spawnSync)('git', args, { cwd: dir, env, input, maxBuffer: 1 << 30, timeout: 120_000 });
+    if (r.error !== undefined || r.status !== 0)
+        return { ok: false, why: `git ${args[0]}: ${r.error !== undefined ? r.error.message : `exit ${r.status}: ${r.stderr.toString('utf8').trim()}`}` };
+    return { ok: true, stdout: r.stdout };
+}
+/** A commit read into a temporary index: its paths, and the attributes git computes for any paths. */
+class CommitIndex {
+    dir;
+    tmp = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'gcpatch-attr-'));
+    env;
+    constructor(dir) {
+        this.dir = dir;
+        // the commit's own .gitattributes only: no global, system or core.attributesFile
+        this.env = { ...process.env, GIT_INDEX_FILE: (0,external_node_path_namespaceObject.join)(this.tmp, 'index'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_ATTR_NOSYSTEM: '1' };
+    }
+    /** Reads `commit` into the index; returns its paths, or why git could not. */
+    read(commit) {
+        const r = run(this.dir, ['read-tree', commit], this.env);
+        if (!r.ok)
+            return { why: r.why };
+        const l = run(this.dir, ['ls-files', '-z'], this.env);
+        if (!l.ok)
+            return { why: l.why };
+        return l.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+    }
+    /** The checkout attributes of `paths` as the index's `.gitattributes` files give them. */
+    attributes(paths) {
+        const out = new Map();
+        if (paths.length === 0)
+            return out;
+        const input = Buffer.from(paths.map((p) => `${p}\0`).join(''), 'utf8');
+        const r = run(this.dir, ['check-attr', '--cached', '-z', '--stdin', ...CHECKOUT_ATTRIBUTE_NAMES], this.env, input);
+        if (!r.ok)
+            return { why: r.why };
+        const fields = r.stdout.toString('utf8').split('\0');
+        for (let i = 0; i + 2 < fields.length; i += 3) {
+            const [path, attr, value] = [fields[i], fields[i + 1], fields[i + 2]];
+            let a = out.get(path);
+            if (a === undefined)
+                out.set(path, (a = {}));
+            a[attr] = value;
+        }
+        return out;
+    }
+    dispose() {
+        (0,external_node_fs_namespaceObject.rmSync)(this.tmp, { recursive: true, force: true });
+    }
+}
+/** The package directories of a tree's paths: each `package.toml`'s folder, not under `.genesis/`. */
+function packageDirs(paths) {
+    const out = new Set();
+    for (const p of paths) {
+        if (p !== 'package.toml' && !p.endsWith('/package.toml'))
+            continue;
+        if (p.startsWith('.genesis/') || p.includes('/.genesis/'))
+            continue;
+        out.add(p === 'package.toml' ? '' : p.slice(0, -'/package.toml'.length));
+    }
+    return out;
+}
+/**
+ * The paths of every package (at either commit) whose checkout attributes differ between `base` and
+ * `head`, as git computes them (see the module comment).
+ * @param dir a directory of the repository's work tree.
+ * @returns the changes (in path order, each with the innermost package holding it), or why git
+ *   could not compute them (verify-pr then fails closed).
+ */
+function packageAttributeChanges(dir, base, head) {
+    const before = new CommitIndex(dir);
+    const after = new CommitIndex(dir);
+    try {
+        const pathsBefore = before.read(base);
+        if (!Array.isArray(pathsBefore))
+            return pathsBefore;
+        const pathsAfter = after.read(head);
+        if (!Array.isArray(pathsAfter))
+            return pathsAfter;
+        const dirs = [...new Set([...packageDirs(pathsBefore), ...packageDirs(pathsAfter)])].sort((a, b) => b.length - a.length);
+        const owner = (p) => dirs.find((d) => d === '' || p.startsWith(`${d}/`));
+        const paths = [...new Set([...pathsBefore, ...pathsAfter])].filter((p) => owner(p) !== undefined).sort();
+        const a = before.attributes(paths);
+        if (!(a instanceof Map))
+            return a;
+        const b = after.attributes(paths);
+        if (!(b instanceof Map))
+            return b;
+        const out = [];
+        for (const path of paths) {
+            const x = a.get(path) ?? {};
+            const y = b.get(path) ?? {};
+            const changes = CHECKOUT_ATTRIBUTE_NAMES.filter((n) => (x[n] ?? 'unspecified') !== (y[n] ?? 'unspecified')).map((n) => `${n}: ${x[n] ?? 'unspecified'} → ${y[n] ?? 'unspecified'}`);
+            if (changes.length > 0)
+                out.push({ pkg: owner(path), path, changes });
+        }
+        return out;
+    }
+    finally {
+        before.dispose();
+        after.dispose();
+    }
+}
+/**
+ * Records, in `out`, one `audit/checkout-attributes` error for each package some of whose paths'
+ * checkout attributes differ between `base` and `head` (naming up to five paths), or one error when
+ * git cannot compute them (fail closed). Does nothing unless a changed path is a `.gitattributes`.
+ * @returns the number of findings recorded.
+ */
+function recordAttributeChanges(dir, base, head, changedPaths, out) {
+    if (!changedPaths.some((p) => p === '.gitattributes' || p.endsWith('/.gitattributes')))
+        return 0;
+    const changes = packageAttributeChanges(dir, base, head);
+    if (!Array.isArray(changes)) {
+        out.fail('path', '.gitattributes', 'checkout attributes', {
+            code: AuditCode.checkoutAttributes,
+            message: `a .gitattributes changed and the checkout attributes in effect could not be computed (${changes.why}); run verify-pr where the git executable is on PATH`,
+            title: 'checkout attributes',
+        });
+        return 1;
+    }
+    const byPackage = new Map();
+    for (const c of changes) {
+        let list = byPackage.get(c.pkg);
+        if (list === undefined)
+            byPackage.set(c.pkg, (list = []));
+        list.push(c);
+    }
+    for (const [pkg, list] of byPackage) {
+        const shown = list.slice(0, 5).map((c) => `${c.path} (${c.changes.join(', ')})`).join('; ');
+        out.fail('path', list[0].path, 'checkout attributes', {
+            code: AuditCode.checkoutAttributes,
+            message: `${list.length} path${list.length === 1 ? '' : 's'} of the package at ${pkg || '.'} ${list.length === 1 ? 'is' : 'are'} checked out under other attributes at the head than at the merge base: ${shown}${list.length > 5 ? ', …' : ''}; a checkout then holds other bytes than the blobs verify-pr verified: revert the .gitattributes change`,
+            file: list[0].path,
+            title: 'checkout attributes',
+        });
+    }
+    return byPackage.size;
 }
 
 ;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
@@ -66904,7 +67744,7 @@ function validateAcceptance(t, manifest, store) {
         }
         const artifact = get(r, 'artifact');
         if (artifact !== undefined) {
-            if (artifact.kind !== 'str' || !isHex64(artifact.value))
+            if (artifact.kind !== 'str' || !bytes_isHex64(artifact.value))
                 throw acceptance_invalid(`:obligations[${i}] :artifact must be hex64`);
             if (store !== undefined) {
                 try {
@@ -67028,7 +67868,7 @@ const closed_D = {
     vec: ofKind('vec', 'a vector', (t) => t),
     /** A string of exactly 64 lowercase hex digits. */
     hex64: ((t, at) => {
-        if (t.kind !== 'str' || !isHex64(t.value))
+        if (t.kind !== 'str' || !bytes_isHex64(t.value))
             throw wrongType(at, 'a lowercase hex64 string', t);
         return t.value;
     }),
@@ -67152,7 +67992,6 @@ const PatchCode = {
     packageLocked: 'patch/package-locked',
     recoveryConflict: 'patch/recovery-conflict',
     journalInvalid: 'patch/journal-invalid',
-    injectedFault: 'patch/injected-fault',
 };
 /** Builds a patch-layer `GcError` (exit 10 unless `exitCode` is given). */
 function patchError(code, message, options = {}) {
@@ -67350,7 +68189,7 @@ function identifierSet(options) {
         if (options.nonEmpty && t.items.length === 0)
             throw patchError(PatchCode.emptyIdentifier, `${at} must not be empty`, { at });
         const names = [...new Set(t.items.map((item, i) => identifierText(item, `${at}[${i}]`)))];
-        names.sort(compareUtf8);
+        names.sort(bytes_compareUtf8);
         return term_vec(names.map(term_str));
     };
 }
@@ -67358,7 +68197,7 @@ const stringSet = identifierSet({ nonEmpty: false });
 const nonEmptyStringSet = identifierSet({ nonEmpty: true });
 /** `nil`, or what `inner` accepts. */
 function orNil(inner) {
-    return (t, at) => (t.kind === 'nil' ? NIL : inner(t, at));
+    return (t, at) => (t.kind === 'nil' ? term_NIL : inner(t, at));
 }
 const anyTerm = (t) => t;
 const pathField = (t, at) => {
@@ -67398,7 +68237,7 @@ const META_LIST_OP = {
     optional: {
         add: { decode: stringSet, absent: EMPTY_VEC },
         remove: { decode: stringSet, absent: EMPTY_VEC },
-        replace: { decode: orNil(stringSet), absent: NIL },
+        replace: { decode: orNil(stringSet), absent: term_NIL },
     },
 };
 const SCHEMAS = {
@@ -67409,12 +68248,12 @@ const SCHEMAS = {
     'update-manifest': {
         required: {},
         optional: {
-            set: { decode: mapOrNil, absent: NIL },
+            set: { decode: mapOrNil, absent: term_NIL },
             'obligations-add': { decode: stringSet, absent: EMPTY_VEC },
             'obligations-remove': { decode: stringSet, absent: EMPTY_VEC },
             'tests-add': { decode: stringSet, absent: EMPTY_VEC },
             'tests-remove': { decode: stringSet, absent: EMPTY_VEC },
-            'caps-policy': { decode: nonEmptyStrOrNil, absent: NIL },
+            'caps-policy': { decode: nonEmptyStrOrNil, absent: term_NIL },
         },
     },
     'rename-symbol': { required: { 'module-path': modulePath, from: identifier, to: identifier }, optional: {} },
@@ -67611,7 +68450,7 @@ function decodeApplyReport(report) {
     const opIdentities = r['op-identities'].items.map((id, i) => {
         const ordinal = id.kind === 'map' ? term_mapGet(id, term_kw('ordinal')) : undefined;
         const opH = id.kind === 'map' ? term_mapGet(id, term_kw('op-h')) : undefined;
-        if (id.kind !== 'map' || id.entries.length !== 2 || ordinal?.kind !== 'int' || ordinal.value !== BigInt(i) || opH?.kind !== 'str' || !isHex64(opH.value)) {
+        if (id.kind !== 'map' || id.entries.length !== 2 || ordinal?.kind !== 'int' || ordinal.value !== BigInt(i) || opH?.kind !== 'str' || !bytes_isHex64(opH.value)) {
             throw reject(`:op-identities[${i}] must be {:op-h hex64 :ordinal ${i}}`);
         }
         return { ordinal: i, opH: opH.value };
@@ -68143,8 +68982,8 @@ function tomlEqual(a, b) {
 
 /** The set-valued keys whose entries only evidence may remove. */
 const LIST_KEYS = ['obligations', 'tests', 'property_tests'];
-/** Keys not judged by {@link judgeKeyChange}: the module list (with pins) and the list keys. */
-const JUDGED_ELSEWHERE = new Set(['modules', ...LIST_KEYS]);
+/** Keys not judged by {@link judgeKeyChange}: the module list (with pins), the list keys, and `caps_policy` (judged by the policy it points to). */
+const JUDGED_ELSEWHERE = new Set(['modules', ...LIST_KEYS, 'caps_policy']);
 /** A short TOML-like spelling of a value for messages (`(absent)` for undefined), at most ~120 characters. */
 function showValue(v) {
     let s;
@@ -68168,58 +69007,119 @@ function showValue(v) {
 function num(v) {
     return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
 }
-/** The leaf-by-leaf weakenings of a `[limits]` / `[budgets]` / `[property]` table change. */
-function weakenings(key, a, b) {
-    const ta = isTomlTable(a) ? a : {};
-    const tb = isTomlTable(b) ? b : {};
-    if ((a !== undefined && !isTomlTable(a)) || (b !== undefined && !isTomlTable(b)))
-        return [`[${key}]: ${showValue(a)} → ${showValue(b)}`];
-    const out = [];
-    for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
-        const x = ta[k];
-        const y = tb[k];
-        if (tomlEqual(x, y))
-            continue;
-        const what = `[${key}] ${k}: ${showValue(x)} → ${showValue(y)}`;
-        if (key === 'property') {
-            // fewer cases check less
-            const nx = num(x);
-            const ny = num(y);
-            if (nx !== undefined && (ny === undefined || ny < nx))
-                out.push(what);
-            else if (nx === undefined && ny === undefined)
-                out.push(what);
-            continue;
+/** The tables of the reference's `PackageManifest` and how each field is read. */
+const TABLES = {
+    limits: {
+        step_limit: 'ceiling',
+        allow_unlimited: 'switch',
+        max_alloc_units: 'ceiling',
+        max_live_units: 'ceiling',
+        max_pair_cells: 'ceiling',
+        max_vec_len: 'ceiling',
+        max_map_len: 'ceiling',
+        max_bytes_len: 'ceiling',
+        max_string_len: 'ceiling',
+    },
+    budgets: { max_steps_per_test: 'ceiling', max_effect_entries_per_test: 'ceiling', max_effect_log_bytes_per_test: 'ceiling' },
+    property: { cases_per_test: 'floor' },
+    gfx: {
+        golden_tests: 'suites',
+        frame_budget_tests: 'suites',
+        api_exports: 'expectation',
+        api_surface_hash: 'expectation',
+        max_render_passes_per_frame: 'ceiling',
+        max_compute_passes_per_frame: 'ceiling',
+        max_draw_commands_per_frame: 'ceiling',
+        max_compute_commands_per_frame: 'ceiling',
+        max_frame_graph_bytes: 'ceiling',
+        max_frame_time_ms: 'ceiling',
+    },
+};
+/** Top-level keys whose change by hand cannot weaken anything (docs/security.md "The allow-list"). */
+const HARMLESS_KEYS = new Set(['version', 'description']);
+/** One field's change: `'weakens'`, `'narrows'` (proven), or `'unknown'` (a field the reference does not read). */
+function judgeField(rule, x, y) {
+    if (rule === undefined)
+        return 'unknown';
+    const nx = num(x);
+    const ny = num(y);
+    const wellTyped = (v, n) => v === undefined || n !== undefined;
+    switch (rule) {
+        case 'ceiling':
+            if (!wellTyped(x, nx) || !wellTyped(y, ny))
+                return 'weakens';
+            return ny === undefined || (nx !== undefined && ny > nx) ? 'weakens' : 'narrows';
+        case 'floor':
+            if (!wellTyped(x, nx) || !wellTyped(y, ny))
+                return 'weakens';
+            return ny === undefined || (nx !== undefined && ny < nx) ? 'weakens' : 'narrows';
+        case 'switch':
+            if ((x !== undefined && typeof x !== 'boolean') || (y !== undefined && typeof y !== 'boolean'))
+                return 'weakens';
+            return y === true ? 'weakens' : 'narrows';
+        case 'suites': {
+            if ((x !== undefined && !Array.isArray(x)) || (y !== undefined && !Array.isArray(y)))
+                return 'weakens';
+            const after = (y ?? []);
+            return (x ?? []).every((e) => after.some((f) => tomlEqual(e, f))) ? 'narrows' : 'weakens';
         }
-        if (k === 'allow_unlimited') {
-            if (y === true)
-                out.push(what);
-            continue;
-        }
-        const nx = num(x);
-        const ny = num(y);
-        if (x !== undefined && (y === undefined || nx === undefined || ny === undefined || ny > nx))
-            out.push(what);
+        default:
+            return 'weakens';
     }
-    return out;
 }
 /**
  * Judges an unexplained change of top-level manifest key `key` from `before` to `after` (either may
- * be absent), per the key table of docs/security.md.
- * @returns the verdict, or `undefined` for keys judged elsewhere (`modules`, the list keys) and for
- *   equal values.
+ * be absent), per the key table of docs/security.md (see the module comment).
+ * @returns the verdict (an error, or a notice for what cannot weaken), or `undefined` for keys judged
+ *   elsewhere (`modules`, the list keys, `caps_policy`) and for equal values.
  */
 function judgeKeyChange(key, before, after) {
     if (JUDGED_ELSEWHERE.has(key) || tomlEqual(before, after))
         return undefined;
-    if (key === 'limits' || key === 'budgets' || key === 'property') {
-        const weak = weakenings(key, before, after);
-        if (weak.length > 0)
-            return { code: AuditCode.limitsRaised, severity: 'error', detail: weak.join('; ') };
+    const whole = `${key}: ${showValue(before)} → ${showValue(after)}`;
+    if (HARMLESS_KEYS.has(key))
+        return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: whole, title: 'manifest key changed' };
+    const fields = TABLES[key];
+    if (fields === undefined) {
+        const known = ['schema', 'name', 'dependencies'].includes(key);
+        return {
+            code: AuditCode.manifestKeyChanged,
+            severity: 'error',
+            detail: `${whole}${known ? '' : ' (a key the reference does not read: gcpatch cannot tell what it changes)'}`,
+            title: 'manifest key changed',
+        };
     }
-    // A version bump is what authors do by hand: it names the change, it does not fail `--fail-on warning`.
-    const severity = key === 'version' ? 'notice' : 'warning';
-    return { code: AuditCode.manifestKeyChanged, severity, detail: `${key}: ${showValue(before)} → ${showValue(after)}` };
+    if ((before !== undefined && !isTomlTable(before)) || (after !== undefined && !isTomlTable(after))) {
+        return { code: AuditCode.limitsRaised, severity: 'error', detail: `[${key}]: ${showValue(before)} → ${showValue(after)}`, title: 'limits raised' };
+    }
+    const ta = (before ?? {});
+    const tb = (after ?? {});
+    const weak = [];
+    const unknown = [];
+    const removedSuites = [];
+    const narrowed = [];
+    for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
+        if (tomlEqual(ta[k], tb[k]))
+            continue;
+        const what = `[${key}] ${k}: ${showValue(ta[k])} → ${showValue(tb[k])}`;
+        const rule = fields[k];
+        const verdict = judgeField(rule, ta[k], tb[k]);
+        if (verdict === 'narrows')
+            narrowed.push(what);
+        else if (verdict === 'unknown')
+            unknown.push(`${what} (a field the reference does not read)`);
+        else if (rule === 'suites')
+            removedSuites.push(what);
+        else
+            weak.push(what);
+    }
+    if (removedSuites.length > 0)
+        return { code: AuditCode.obligationsWeakened, severity: 'error', detail: [...removedSuites, ...weak, ...unknown].join('; '), title: 'test suite removed' };
+    if (weak.length > 0)
+        return { code: AuditCode.limitsRaised, severity: 'error', detail: [...weak, ...unknown].join('; '), title: 'limits raised' };
+    if (unknown.length > 0)
+        return { code: AuditCode.manifestKeyChanged, severity: 'error', detail: unknown.join('; '), title: 'manifest key changed' };
+    return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: `${narrowed.join('; ')} (narrows what the package is checked against)`, title: 'manifest key changed' };
 }
 /** The entries of list key `key` (strings only). */
 function listEntries(table, key) {
@@ -68284,6 +69184,438 @@ function mergedListEntries(base, parents) {
             out.add(e);
     }
     return out;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/caps-policy.ts
+/**
+ * Whether a capability policy (`caps.toml`) allows more after a change than before, read as the
+ * reference loader reads it (docs/reference/caps-policy.md "Effective grants", restating GenesisCode
+ * `crates/gc_effects/src/policy.rs` `from_toml_str` and `policy_parse.rs` `apply_op_cfg`): a policy
+ * is the set of grants the loader produces — the ops it allows (the `allow` array, then every
+ * `[op."X"]` table, which grants X even when empty because `allow` defaults to true, and removes it
+ * with `allow = false`), each op's sandbox settings, and the `[log]`, `[store]`, `[refs]`, `[task]`
+ * and `[runtime]` budgets with the loader's defaults applied. Two versions are compared grant by
+ * grant, each by its own rule; a change that is not proven to narrow (an unknown field, a string
+ * that chooses a sandbox or a remote, a policy the loader refuses) counts as widening. Deny by
+ * default: a missing policy allows nothing.
+ */
+
+
+
+/** The loader's numbers: an integer (bigint); `nonPositiveIsNone` for the fields the loader reads `<= 0` as unset. */
+function ceiling(v, nonPositiveIsNone) {
+    if (v === undefined)
+        return { ok: true, value: undefined };
+    if (typeof v !== 'bigint')
+        return { ok: false };
+    if (nonPositiveIsNone && v <= 0n)
+        return { ok: true, value: undefined };
+    return { ok: true, value: v };
+}
+/** The tables the loader reads besides `allow` and `op`: field → rule (and whether `<= 0` means unset). */
+const SECTIONS = {
+    log: { inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true }, store_dir: { rule: 'exact' }, max_artifact_bytes_per_run: { rule: 'ceiling', nonPositiveIsNone: true } },
+    store: {
+        dir: { rule: 'exact' },
+        remote: { rule: 'exact' },
+        remote_allow: { rule: 'set' },
+        allow_http: { rule: 'flag' },
+        max_run_bytes: { rule: 'ceiling', nonPositiveIsNone: true },
+        auth_token: { rule: 'exact' },
+        auth_token_env: { rule: 'exact' },
+        basic_username: { rule: 'exact' },
+        basic_password: { rule: 'exact' },
+        basic_password_env: { rule: 'exact' },
+        mtls_ca_pem: { rule: 'exact' },
+        mtls_identity_pem: { rule: 'exact' },
+    },
+    refs: { path: { rule: 'exact' } },
+    task: {
+        default_workers: { rule: 'ceiling' },
+        max_tasks: { rule: 'ceiling' },
+        max_workers: { rule: 'ceiling' },
+        max_queue: { rule: 'ceiling' },
+        max_steps_per_task: { rule: 'ceiling' },
+        max_time_ms_per_task: { rule: 'ceiling' },
+    },
+    runtime: {
+        max_effect_ops: { rule: 'ceiling' },
+        max_payload_bytes_per_op: { rule: 'ceiling' },
+        max_payload_bytes_per_run: { rule: 'ceiling' },
+        max_response_bytes_per_op: { rule: 'ceiling' },
+        max_response_bytes_per_run: { rule: 'ceiling' },
+    },
+};
+/** The fields `apply_op_cfg` reads into an op's policy; every other field is kept as the op's `extra`. */
+const OP_FIELDS = {
+    base_dir: { rule: 'exact' },
+    create_dirs: { rule: 'flag' },
+    timeout_ms: { rule: 'ceiling' },
+    log_inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true },
+};
+function setGrant(out, name, rule, raw, nonPositiveIsNone = false) {
+    switch (rule) {
+        case 'ceiling': {
+            const c = ceiling(raw, nonPositiveIsNone);
+            if (!c.ok)
+                return `${name} must be an integer`;
+            // timeout_ms: negative is clamped to 0 by the loader
+            out.set(name, { rule, value: c.value !== undefined && c.value < 0n ? 0n : c.value });
+            return undefined;
+        }
+        case 'flag':
+            out.set(name, { rule, value: raw === true });
+            return undefined;
+        case 'set':
+            out.set(name, { rule, value: Array.isArray(raw) ? raw.filter((x) => typeof x === 'string') : [] });
+            return undefined;
+        case 'exact':
+            // the loader takes strings only (anything else is unset)
+            out.set(name, { rule, value: typeof raw === 'string' ? raw : undefined });
+            return undefined;
+        default:
+            out.set(name, { rule, value: raw });
+            return undefined;
+    }
+}
+/**
+ * The grants the reference loader produces from a policy's text (`undefined`: no policy, nothing
+ * allowed).
+ * @returns the grants, or the reason the loader (or TOML) refuses the text.
+ */
+function policyGrants(text) {
+    const grants = new Map();
+    let table;
+    try {
+        // no policy allows what an empty one allows: nothing (the budgets then bound nothing either)
+        table = parse(text ?? 'allow = []\n', { integersAsBigInt: true });
+    }
+    catch (error) {
+        return { error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+    }
+    for (const k of Object.keys(table)) {
+        if (k !== 'version' && k !== 'allow' && k !== 'op' && !(k in SECTIONS))
+            return { error: `the loader refuses the top-level ${isTomlTable(table[k]) ? 'table' : 'key'} ${JSON.stringify(k)}` };
+    }
+    if (table.version !== undefined)
+        grants.set('version', { rule: 'neutral', value: table.version });
+    for (const [section, fields] of Object.entries(SECTIONS)) {
+        const t = table[section];
+        if (t === undefined) {
+            // the loader's defaults: every ceiling unset (unbounded), every flag off
+            for (const [f, spec] of Object.entries(fields))
+                setGrant(grants, `${section}.${f}`, spec.rule, undefined, spec.nonPositiveIsNone);
+            continue;
+        }
+        if (!isTomlTable(t))
+            return { error: `${section} must be a table` };
+        for (const [f, spec] of Object.entries(fields)) {
+            const e = setGrant(grants, `${section}.${f}`, spec.rule, t[f], spec.nonPositiveIsNone);
+            if (e !== undefined)
+                return { error: e };
+        }
+        for (const f of Object.keys(t))
+            if (!(f in fields))
+                grants.set(`${section}.${f}`, { rule: 'unknown', value: t[f] });
+    }
+    const ops = new Map();
+    const allow = table.allow;
+    if (allow !== undefined) {
+        if (!Array.isArray(allow))
+            return { error: 'allow must be an array' };
+        for (const op of allow) {
+            if (typeof op !== 'string')
+                return { error: 'allow entries must be strings' };
+            ops.set(op, { from: 'allow', cfg: undefined });
+        }
+    }
+    const opTable = table.op;
+    if (opTable !== undefined && isTomlTable(opTable)) {
+        for (const [op, cfg] of Object.entries(opTable)) {
+            if (!isTomlTable(cfg))
+                return { error: `op ${op} config must be a table` };
+            // `allow` defaults to true; only the boolean false removes the op
+            if (cfg.allow === false)
+                ops.delete(op);
+            else
+                ops.set(op, { from: `[op.${JSON.stringify(op)}]`, cfg });
+        }
+    }
+    for (const [op, { from, cfg }] of ops) {
+        grants.set(`op ${JSON.stringify(op)}`, { rule: 'neutral', value: from });
+        for (const [f, spec] of Object.entries(OP_FIELDS)) {
+            const e = setGrant(grants, `[op.${JSON.stringify(op)}] ${f}`, spec.rule, cfg?.[f], spec.nonPositiveIsNone);
+            if (e !== undefined)
+                return { error: `op ${op} ${e}` };
+        }
+        for (const [f, v] of Object.entries(cfg ?? {})) {
+            if (f === 'allow' || f in OP_FIELDS)
+                continue;
+            grants.set(`[op.${JSON.stringify(op)}] ${f}`, { rule: 'unknown', value: v });
+        }
+    }
+    return { grants };
+}
+function show(v) {
+    if (v === undefined)
+        return '(absent)';
+    if (typeof v === 'bigint')
+        return v.toString();
+    if (typeof v === 'string')
+        return JSON.stringify(v);
+    if (Array.isArray(v))
+        return `[${v.map(show).join(', ')}]`;
+    if (v instanceof Date)
+        return v.toISOString();
+    if (isTomlTable(v))
+        return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
+    return String(v);
+}
+/** The name a grant is described by: `runtime.max_effect_ops`, `[op."io/fs::read"] timeout_ms`. */
+function opOf(name) {
+    const m = /^(?:op |\[op\.)("(?:[^"\\]|\\.)*")/.exec(name);
+    return m === null ? undefined : m[1];
+}
+/**
+ * Compares two sets of grants: every grant the new one has and the old one has not (an op), or that
+ * its rule says allows more, is a widening; the rest are changes.
+ */
+function compareGrants(before, after, out) {
+    const names = [...new Set([...before.keys(), ...after.keys()])].sort();
+    const opPresent = (g, op) => op === undefined || g.has(`op ${op}`);
+    for (const name of names) {
+        const a = before.get(name);
+        const b = after.get(name);
+        const op = opOf(name);
+        if (name.startsWith('op ')) {
+            if (a === undefined && b !== undefined)
+                out.widened.push(b.value === 'allow' ? `allow + ${op}` : `${show(b.value).slice(1, -1)} grants ${op}`);
+            else if (a !== undefined && b === undefined)
+                out.changed.push(`${op} no longer granted`);
+            continue;
+        }
+        // an op's settings are compared only while both sides grant the op
+        if (op !== undefined && !(opPresent(before, op) && opPresent(after, op)))
+            continue;
+        if (a !== undefined && b !== undefined && tomlEqual(a.value, b.value))
+            continue;
+        if (a === undefined && b === undefined)
+            continue;
+        const what = `${name}: ${show(a?.value)} → ${show(b?.value)}`;
+        const rule = b?.rule ?? a.rule;
+        switch (rule) {
+            case 'ceiling': {
+                const x = a?.value;
+                const y = b?.value;
+                if (y === undefined || (x !== undefined && y > x))
+                    out.widened.push(what);
+                else
+                    out.changed.push(what);
+                break;
+            }
+            case 'flag':
+                if (b?.value === true)
+                    out.widened.push(what);
+                else
+                    out.changed.push(what);
+                break;
+            case 'set': {
+                const x = (a?.value ?? []);
+                const y = (b?.value ?? []);
+                const added = y.filter((e) => !x.some((f) => tomlEqual(e, f)));
+                if (added.length > 0)
+                    out.widened.push(`${name} + ${added.map(show).join(', ')}`);
+                else
+                    out.changed.push(what);
+                break;
+            }
+            case 'neutral':
+                out.changed.push(what);
+                break;
+            case 'unknown':
+                out.widened.push(`${what} (a field gcpatch does not know: any change counts as widening)`);
+                break;
+            default:
+                out.widened.push(what);
+        }
+    }
+}
+/**
+ * Compares two versions of a capability policy's text (`undefined` = no policy, which allows
+ * nothing) by their effective grants ({@link policyGrants}). A new version the loader refuses (or
+ * that is not TOML) is read as allowing anything (fail closed); an old one as allowing nothing.
+ * @returns the widenings and the proven narrowings; both empty when the grants are equal.
+ */
+function comparePolicies(before, after) {
+    const out = { widened: [], changed: [] };
+    if (before === after)
+        return out;
+    const a = policyGrants(before);
+    const b = policyGrants(after);
+    if ('error' in b) {
+        out.widened.push(`the policy does not load (${b.error}): it is read as allowing anything`);
+        return out;
+    }
+    compareGrants('error' in a ? policyGrants(undefined).grants : a.grants, b.grants, out);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/net-change.ts
+/**
+ * The net change of one package and what explains it (docs/security.md "The construction"). The
+ * object judged is the difference between the merge base and the head — what a reviewer sees —
+ * item by item: each module's canonical forms, each top-level manifest key, each capability policy
+ * file. The history walk (`explain.ts`) only *explains*: it carries, commit by commit, the set of
+ * items whose content no positively verified step produced ("dirty": changed by hand, taken from a
+ * root or orphan commit, from a parent with no readable package, or from a dirty parent), and
+ * {@link judgeNetChange} judges every item that differs at the head and is dirty there by the
+ * change-class table (default deny), whatever the history's shape. An item whose content equals
+ * the merge base's is never dirty (nothing changed).
+ */
+
+
+
+
+
+
+/** The item of module `path`. */
+const moduleItem = (path) => `m:${path}`;
+/** The item of top-level manifest key `key`. */
+const keyItem = (key) => `k:${key}`;
+/** The item of policy file `path`. */
+const policyItem = (path) => `p:${path}`;
+/** Every item `s` holds (none for a missing package). */
+function itemsOf(s) {
+    const out = new Set();
+    if (s === undefined)
+        return out;
+    for (const p of s.byPath.keys())
+        out.add(moduleItem(p));
+    for (const k of Object.keys(s.table))
+        out.add(keyItem(k));
+    for (const p of s.policies.keys())
+        out.add(policyItem(p));
+    return out;
+}
+/** True when `item` has the same content in `a` and `b` (canonical forms, TOML value, policy text). */
+function sameItem(a, b, item) {
+    const name = item.slice(2);
+    switch (item[0]) {
+        case 'm':
+            return formsEqual(a?.byPath.get(name)?.forms, b?.byPath.get(name)?.forms);
+        case 'k':
+            return tomlEqual(a?.table[name], b?.table[name]);
+        default:
+            return a?.policies.get(name)?.text === b?.policies.get(name)?.text;
+    }
+}
+/** The items of `s` (or of `base`) whose content differs from `base`'s. */
+function differingFrom(base, s) {
+    const out = new Set();
+    for (const item of new Set([...itemsOf(base), ...itemsOf(s)]))
+        if (!sameItem(base, s, item))
+            out.add(item);
+    return out;
+}
+/**
+ * The dirty items a commit inherits from its parents: a single parent's dirty items; for a merge,
+ * an item dirty in some parent stays dirty unless the commit holds exactly the content of a parent
+ * in which it is clean.
+ */
+function inheritedDirty(now, parents, parentDirty) {
+    const out = new Set();
+    if (parentDirty.length <= 1) {
+        for (const i of parentDirty[0] ?? [])
+            out.add(i);
+        return out;
+    }
+    for (const item of new Set(parentDirty.flatMap((d) => [...d]))) {
+        const fromClean = parents.some((p, i) => !parentDirty[i].has(item) && sameItem(p, now, item));
+        if (!fromClean)
+            out.add(item);
+    }
+    return out;
+}
+const RANK = { notice: 0, warning: 1, error: 2 };
+/**
+ * Judges the net change (see the module comment), recording a finding for each dirty difference
+ * that the walk did not already report at that severity or above: a module evidence changed →
+ * error (`audit/replay-module-mismatch`); another module → warning (`audit/unexplained-change`);
+ * a manifest key → the key table (`manifest-keys.ts`); an obligation, test or property test removed
+ * → error (`audit/obligations-weakened`); a policy → by its effective grants (`audit/caps-widened`
+ * error, a proven narrowing `audit/caps-changed` warning).
+ * @returns the number of findings recorded.
+ */
+function judgeNetChange(input, out) {
+    const { base, head, dirty, evidenceCovered, dir } = input;
+    let recorded = 0;
+    const reported = (file, severity, code, mentions) => out.findings.some((f) => f.file === file && RANK[f.severity] >= RANK[severity] && (code === undefined || f.code === code) && (mentions === undefined || f.message.includes(mentions)));
+    const record = (kind, evidence, severity, code, file, message, title) => {
+        out.fail(kind, evidence, 'net change', { code, severity, message, file, title });
+        recorded++;
+    };
+    const NET = 'at the head (the net change since the merge base, what a reviewer sees)';
+    // Modules.
+    const paths = new Set([...base.byPath.keys(), ...head.byPath.keys()]);
+    for (const path of [...paths].sort()) {
+        if (!dirty.has(moduleItem(path)) || sameItem(base, head, moduleItem(path)))
+            continue;
+        const file = head.byPath.get(path)?.file ?? package_at_commit_repoPath(dir, path);
+        if (evidenceCovered.has(path)) {
+            if (reported(file, 'error', undefined))
+                continue;
+            record('module', path, 'error', AuditCode.replayModuleMismatch, file, `${file}: ${NET} holds content no verified step produced: evidence in this pull request changed this module, and a change beside it (on another branch, before it, in a merge, or in a commit with nothing to be checked against) is not what the evidence produced; redo it as a patch or refactor, or drop it`, 'replay differs');
+        }
+        else if (!reported(file, 'warning', undefined)) {
+            record('module', path, 'warning', AuditCode.unexplainedChange, file, `${file}: ${NET} differs from the merge base and no evidence in this pull request explains the change`, 'unexplained change');
+        }
+    }
+    // Manifest keys.
+    const manifest = head.manifestPath;
+    const keys = new Set([...Object.keys(base.table), ...Object.keys(head.table)]);
+    for (const k of [...keys].sort()) {
+        if (k === 'modules' || !dirty.has(keyItem(k)) || sameItem(base, head, keyItem(k)))
+            continue;
+        if (LIST_KEYS.includes(k)) {
+            const kept = new Set(listEntries(head.table, k));
+            for (const name of listEntries(base.table, k).filter((e) => !kept.has(e)).sort()) {
+                if (reported(manifest, 'error', AuditCode.obligationsWeakened, name))
+                    continue;
+                record('manifest', 'package.toml', 'error', AuditCode.obligationsWeakened, manifest, `${manifest}: ${NET} lacks ${k} entry ${name}, and no evidence removed it; only evidence may remove it (an update-manifest patch), or restore it`, `${k} entry removed`);
+            }
+            continue;
+        }
+        const verdict = judgeKeyChange(k, base.table[k], head.table[k]);
+        if (verdict === undefined || reported(manifest, verdict.severity, verdict.code, k))
+            continue;
+        record('manifest', 'package.toml', verdict.severity, verdict.code, manifest, `${manifest}: ${NET} changes ${verdict.detail} and no evidence explains it${verdict.severity === 'error' ? '; make the change with an update-manifest patch (gcpatch apply) on the base branch, or revert it' : ''}`, verdict.title);
+    }
+    // Capability policies: the one the package runs under, and every policy file.
+    const refBase = capsPolicyPath(base.table);
+    const refHead = capsPolicyPath(head.table);
+    const judgePolicy = (label, file, before, after) => {
+        const cmp = comparePolicies(before, after);
+        if (cmp.widened.length > 0) {
+            if (reported(file, 'error', AuditCode.capsWidened))
+                return;
+            record('policy', file, 'error', AuditCode.capsWidened, file, `${file}: ${NET} widens ${label}: ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; a capability policy may only be widened on the base branch, reviewed`, 'capabilities widened');
+        }
+        else if (cmp.changed.length > 0 && !reported(file, 'warning', undefined)) {
+            record('policy', file, 'warning', AuditCode.capsChanged, file, `${file}: ${NET} changes ${label} (${cmp.changed.slice(0, 6).join('; ')}), a narrowing`, 'capabilities changed');
+        }
+    };
+    if (refBase !== refHead && (dirty.has(keyItem('caps_policy')) || (refHead !== undefined && dirty.has(policyItem(refHead))))) {
+        judgePolicy(`the package's capability policy (caps_policy ${JSON.stringify(refBase ?? null)} → ${JSON.stringify(refHead ?? null)})`, refHead !== undefined ? package_at_commit_repoPath(dir, refHead) : manifest, refBase === undefined ? undefined : base.policies.get(refBase)?.text, refHead === undefined ? undefined : head.policies.get(refHead)?.text);
+    }
+    const policyPaths = new Set([...base.policies.keys(), ...head.policies.keys()]);
+    for (const path of [...policyPaths].sort()) {
+        if (path === refHead && refHead !== refBase)
+            continue;
+        if (!dirty.has(policyItem(path)) || sameItem(base, head, policyItem(path)))
+            continue;
+        judgePolicy(path === refHead ? "the package's capability policy" : `the policy file ${path}`, package_at_commit_repoPath(dir, path), base.policies.get(path)?.text, head.policies.get(path)?.text);
+    }
+    return recorded;
 }
 
 ;// CONCATENATED MODULE: ./src/patch/protocol/state.ts
@@ -68824,7 +70156,7 @@ function editList(manifest, key, remove, add) {
         set.delete(s);
     for (const s of add)
         set.add(s);
-    manifest[key] = [...set].sort(compareUtf8);
+    manifest[key] = [...set].sort(bytes_compareUtf8);
 }
 /** Applies a normalized `:update-manifest` op. Emits no evidence entry. */
 function applyUpdateManifest(state, op) {
@@ -69148,7 +70480,7 @@ function applyMetaListRewrite(state, op, key) {
             set.delete(s);
         for (const s of add)
             set.add(s);
-        after = [...set].sort(compareUtf8);
+        after = [...set].sort(bytes_compareUtf8);
         const nextList = term_vec(after.map(term_sym));
         const update = current !== undefined ? !term_termsEqual(current, nextList) : after.length > 0 || replace !== undefined;
         if (!update)
@@ -69438,7 +70770,7 @@ function packageRecordTerm(manifest, pins, dependencyHashes) {
         kind: term_str(PACKAGE_RECORD_KIND),
         name: term_str(manifest.name),
         version: term_str(manifest.version),
-        modules: term_vec(manifest.modules.map((m) => term_kwMap({ path: term_str(m.path), hash: bytes(fromHex(pins.get(m.path))) }))),
+        modules: term_vec(manifest.modules.map((m) => term_kwMap({ path: term_str(m.path), hash: term_bytes(fromHex(pins.get(m.path))) }))),
         dependencies: term_vec(manifest.dependencies.map((d, i) => term_kwMap({ name: term_str(d.name), path: term_str(d.path), hash: term_str(dependencyHashes[i] ?? '') }))),
         obligations: term_vec(manifest.obligations.map(term_sym)),
         tests: term_vec(manifest.tests.map(term_sym)),
@@ -69676,6 +71008,7 @@ function manifestDifferences(a, b) {
 
 
 
+
 /** Judges the manifest: keys the evidence set, hand changes by the key table, removed list entries. */
 function checkManifest(c) {
     const { at, now, start, ev, explanation, touchedBefore, out, result } = c;
@@ -69689,6 +71022,8 @@ function checkManifest(c) {
         // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
         const contradicted = differing.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
         if (contradicted.length > 0) {
+            for (const k of contradicted)
+                c.dirty.add(keyItem(k));
             result.mismatches.add('package.toml');
             explanation.mismatched.push('package.toml');
             out.fail('manifest', 'package.toml', 'replay', {
@@ -69705,6 +71040,7 @@ function checkManifest(c) {
     for (const k of differing) {
         if (ev.final === undefined ? evidenceKeys.has(k) : evidenceKeys.has(k) || touchedBefore.has(`package.toml:${k}`))
             continue;
+        c.dirty.add(keyItem(k));
         if (k === 'modules') {
             result.unexplained.add('package.toml');
             explanation.unexplained.push('package.toml');
@@ -69739,7 +71075,7 @@ function checkManifest(c) {
                         : ' (make it with an update-manifest :set patch to carry evidence)'),
             file: now.manifestPath,
             ...(line !== undefined ? { line } : {}),
-            title: verdict.severity === 'error' ? 'limits raised' : 'manifest key changed',
+            title: verdict.title,
         });
     }
     // Obligations, test suites and property tests: removing one needs evidence.
@@ -69750,6 +71086,7 @@ function checkManifest(c) {
         for (const name of [...declared].sort()) {
             if (kept.has(name) || removedByEvidence.has(name))
                 continue;
+            c.dirty.add(keyItem(key));
             result.mismatches.add('package.toml');
             explanation.mismatched.push('package.toml');
             const line = lineOf(now.manifestText, key) ?? keyLine(now.manifestText, key);
@@ -69783,6 +71120,7 @@ function lineOf(text, needle) {
 
 
 
+
 /** Compares each module of the commit with what its start state and evidence give. */
 function checkModules(c) {
     const { at, now, start, ev, explanation, touchedBefore, dir, out, result } = c;
@@ -69797,7 +71135,7 @@ function checkModules(c) {
         const h = now.byPath.get(path);
         const b = startPaths.has(path) ? start.state.modules.get(path) : undefined;
         const r = final === undefined ? (ev.namedModules.has(path) ? h?.forms : b) : finalPaths.has(path) ? final.modules.get(path) : undefined;
-        const file = h?.file ?? repoPath(dir, path);
+        const file = h?.file ?? package_at_commit_repoPath(dir, path);
         if (formsEqual(r, h?.forms)) {
             if (!formsEqual(b, h?.forms)) {
                 explainedHere.add(path);
@@ -69813,6 +71151,7 @@ function checkModules(c) {
         const line = (m, expected) => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
         if (!formsEqual(r, b)) {
             // evidence changed this module, the commit has something else
+            c.dirty.add(moduleItem(path));
             result.mismatches.add(path);
             explanation.mismatched.push(path);
             const l = line(h, r);
@@ -69827,6 +71166,7 @@ function checkModules(c) {
         }
         const l = line(h, b);
         const restoresBase = formsEqual(h?.forms, c.base.byPath.get(path)?.forms);
+        c.dirty.add(moduleItem(path));
         if (touchedBefore.has(path) && !restoresBase) {
             hidden++;
             result.mismatches.add(path);
@@ -69864,119 +71204,9 @@ function check_modules_describe(head, expected) {
     return `top-level form ${i} differs`;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/caps-policy.ts
-/**
- * Whether a capability policy (`caps.toml`, GenesisCode's `docs/spec/CAPS_TOML.md`, restated in
- * docs/reference/caps-policy.md) allows more after a change than before. Deny-by-default: a missing
- * policy allows nothing. The comparison is conservative: anything that may let a program do more
- * counts as widening, so only changes that can only narrow (an op removed from `allow`, a limit
- * lowered) are "changed without widening".
- */
-
-
-
-/** A policy's text parsed, or why it cannot be; `undefined` text is "no policy" (allow nothing). */
-function parsePolicy(text) {
-    if (text === undefined)
-        return { table: { allow: [] } };
-    try {
-        return { table: parse(text, { integersAsBigInt: true }) };
-    }
-    catch (error) {
-        return { error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
-    }
-}
-function show(v) {
-    if (v === undefined)
-        return '(absent)';
-    if (typeof v === 'bigint')
-        return v.toString();
-    if (typeof v === 'string')
-        return JSON.stringify(v);
-    if (Array.isArray(v))
-        return `[${v.map(show).join(', ')}]`;
-    if (v instanceof Date)
-        return v.toISOString();
-    if (isTomlTable(v))
-        return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
-    return String(v);
-}
-/** A budget's number; NaN bounds nothing, so it is no number (a change to NaN widens, as a removal does). */
-function numeric(v) {
-    return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? v : undefined;
-}
-/** True for keys that hold an allowlist (entries added = more allowed). */
-function isAllowList(key) {
-    return key === 'allow' || /(^|_)allow(list)?$/.test(key) || key.endsWith('_allowlist');
-}
-/**
- * Compares one key's old and new value (both possibly absent) under the rules of docs/security.md:
- * allowlists widen when they gain entries; numbers widen when raised or removed; booleans widen when
- * they turn true; every other value (strings such as `base_dir` or `remote`, other arrays) widens on
- * any change; tables are compared key by key.
- */
-function compareValue(path, key, a, b, out) {
-    if (tomlEqual(a, b))
-        return;
-    if ((a === undefined || isTomlTable(a)) && (b === undefined || isTomlTable(b)) && (a !== undefined || b !== undefined)) {
-        const ta = (a ?? {});
-        const tb = (b ?? {});
-        const keys = [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort();
-        for (const k of keys)
-            compareValue(path === '' ? k : `${path}.${k}`, k, ta[k], tb[k], out);
-        return;
-    }
-    const what = `${path}: ${show(a)} → ${show(b)}`;
-    if (isAllowList(key) && (a === undefined || Array.isArray(a)) && (b === undefined || Array.isArray(b))) {
-        const before = (a ?? []);
-        const after = (b ?? []);
-        const added = after.filter((x) => !before.some((y) => tomlEqual(x, y)));
-        if (added.length > 0)
-            out.widened.push(`${path} + ${added.map(show).join(', ')}`);
-        else
-            out.changed.push(what);
-        return;
-    }
-    const na = numeric(a);
-    const nb = numeric(b);
-    if ((na !== undefined || a === undefined) && (nb !== undefined || b === undefined)) {
-        if (nb === undefined || (na !== undefined && nb > na))
-            out.widened.push(what);
-        else
-            out.changed.push(what);
-        return;
-    }
-    if ((typeof a === 'boolean' || a === undefined) && (typeof b === 'boolean' || b === undefined)) {
-        if (b === true)
-            out.widened.push(what);
-        else
-            out.changed.push(what);
-        return;
-    }
-    out.widened.push(what);
-}
-/**
- * Compares two versions of a capability policy's text (`undefined` = no policy, which allows nothing).
- * A version that does not parse as TOML is treated as allowing anything when it is the new one (fail
- * closed) and as allowing nothing when it is the old one.
- * @returns the widenings and other changes; both empty when the policies are equal as TOML.
- */
-function comparePolicies(before, after) {
-    const out = { widened: [], changed: [] };
-    if (before === after)
-        return out;
-    const a = parsePolicy(before);
-    const b = parsePolicy(after);
-    if ('error' in b) {
-        out.widened.push(`the policy does not parse (${b.error}): it is read as allowing anything`);
-        return out;
-    }
-    compareValue('', '', 'error' in a ? { allow: [] } : a.table, b.table, out);
-    return out;
-}
-
 ;// CONCATENATED MODULE: ./src/verify-pr/check-policies.ts
 /** The capability-policy check of one commit: the effective policy (`caps_policy`) and every other policy file, never widened (`caps-policy.ts` compares). */
+
 
 
 
@@ -69986,10 +71216,12 @@ function checkPolicies(c) {
     const refBefore = capsPolicyPath(start.state.manifest);
     const refAfter = capsPolicyPath(now.table);
     const textAt = (path) => (path === undefined ? undefined : now.policies.get(path)?.text);
-    const judge = (label, file, before, after, alternatives) => {
+    const judge = (label, file, path, before, after, alternatives) => {
         if (before === after || alternatives?.some((a) => a === after))
             return;
         const cmp = comparePolicies(before, after);
+        if (cmp.widened.length > 0 || cmp.changed.length > 0)
+            c.dirty.add(path === undefined ? keyItem('caps_policy') : policyItem(path));
         if (cmp.widened.length > 0) {
             result.mismatches.add('package.toml');
             explanation.mismatched.push(file);
@@ -70013,7 +71245,7 @@ function checkPolicies(c) {
     };
     if (refBefore !== refAfter) {
         // repointed: the policy the package now runs under, against the one it ran under
-        judge(`the package's capability policy (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})`, refAfter !== undefined ? repoPath(c.dir, refAfter) : now.manifestPath, refBefore === undefined ? undefined : start.policies.get(refBefore), textAt(refAfter), undefined);
+        judge(`the package's capability policy (caps_policy ${JSON.stringify(refBefore ?? null)} → ${JSON.stringify(refAfter ?? null)})`, refAfter !== undefined ? package_at_commit_repoPath(c.dir, refAfter) : now.manifestPath, refAfter, refBefore === undefined ? undefined : start.policies.get(refBefore), textAt(refAfter), undefined);
     }
     // every policy file against its own earlier text (the one no longer referenced too: it is still a
     // policy a checkout holds), except the newly referenced one, judged above
@@ -70022,7 +71254,7 @@ function checkPolicies(c) {
         if (path === refAfter && refAfter !== refBefore)
             continue;
         const label = path === refAfter ? "the package's capability policy" : `the policy file ${path}`;
-        judge(label, repoPath(c.dir, path), start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
+        judge(label, package_at_commit_repoPath(c.dir, path), path, start.policies.get(path), textAt(path), start.policyAlternatives.get(path));
     }
 }
 
@@ -70039,6 +71271,7 @@ function emptyHistoryResult() {
         replanned: new Set(),
         unreadable: [],
         snapshots: [],
+        dirty: new Set(),
         millis: 0,
     };
 }
@@ -70658,7 +71891,7 @@ function reportTerm(request, fields) {
         'op-count': term_int(patch === null ? 0 : patch.ops.length),
         'op-identities': patch === null ? term_vec([]) : opIdentitiesTerm(patch.opIdentities),
         conflicts: term_vec(fields.conflicts.map(conflictTerm)),
-        patch: patch === null ? NIL : patch.normalized,
+        patch: patch === null ? term_NIL : patch.normalized,
         'patch-h': term_str(patch === null ? '' : patch.patchH),
     });
 }
@@ -71064,7 +72297,7 @@ function verifyRefactorReport(report, request) {
             throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
         }
     });
-    const oldProvenance = verify_field(verify_field(report, 'patch') ?? NIL, 'provenance');
+    const oldProvenance = verify_field(verify_field(report, 'patch') ?? term_NIL, 'provenance');
     if (oldProvenance?.kind === 'map' && (verify_field(oldProvenance, 'refactor-plan-request') !== undefined || verify_field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
         throw outdated('its patch :provenance names the request');
     }
@@ -71503,8 +72736,145 @@ function namedByEvidence(c) {
     return { final: undefined, withEvidence: applies.length > 0, anyOnNewParent: false, namedModules, namedKeys, removedEntries };
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/util/atomic.ts
+/** Atomic file writes (temp file in the same directory, fsync, rename, fsync the directory) and atomic exclusive creation (temp, fsync, hard link). */
+
+
+
+let counter = 0;
+/**
+ * The errno codes meaning "this filesystem cannot hard-link here" (FAT and exFAT, some network and
+ * overlay mounts, a file at its maximum link count). Code that hard-links for atomicity or for a
+ * backup falls back to a rename or a copy on these and fails on any other.
+ */
+const LINK_UNSUPPORTED_ERRNOS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'EMLINK']);
+/** True when `error` (from `link`) is one of {@link LINK_UNSUPPORTED_ERRNOS}. */
+function atomic_linkUnsupported(error) {
+    const code = error?.code;
+    return code !== undefined && LINK_UNSUPPORTED_ERRNOS.has(code);
+}
+/**
+ * Replaces `path` with `bytes` atomically: readers see either the old or the new content, never a
+ * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
+ * @param path target file path.
+ * @param bytes new content (a string is written as UTF-8).
+ * @throws GcError `io/not-a-regular-file` (exit 70, like the rest of `io/`) when `path` exists and is not a regular file (a
+ *   symlink, FIFO, device or directory is never replaced); `io/<errno>` (exit 70) when any step
+ *   fails; the temp file is removed.
+ */
+function atomic_writeFileAtomic(path, bytes) {
+    let existing;
+    try {
+        existing = (0,external_node_fs_namespaceObject.lstatSync)(path);
+    }
+    catch {
+        existing = undefined;
+    }
+    if (existing !== undefined && !existing.isFile()) {
+        const what = existing.isSymbolicLink() ? 'a symlink' : existing.isDirectory() ? 'a directory' : existing.isFIFO() ? 'a FIFO' : 'a device or special file';
+        throw new errors_GcError('io/not-a-regular-file', `${path} is ${what}; gcpatch replaces only regular files (choose another path, or remove it first)`, {
+            location: { file: path },
+        });
+    }
+    const dir = (0,external_node_path_namespaceObject.dirname)(path);
+    const tmp = (0,external_node_path_namespaceObject.join)(dir, `.${(0,external_node_path_namespaceObject.basename)(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
+    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+    try {
+        writeNewFileSynced(tmp, data, 0o644);
+        (0,external_node_fs_namespaceObject.renameSync)(tmp, path);
+    }
+    catch (error) {
+        removeQuietly(tmp);
+        throw errors_ioError(error, path, 'write');
+    }
+    fsyncDirectory(dir);
+}
+function removeQuietly(path) {
+    try {
+        (0,external_node_fs_namespaceObject.unlinkSync)(path);
+    }
+    catch {
+        /* not created, or gone already */
+    }
+}
+/**
+ * Writes `data` into the new file `temp` (created exclusively, with `mode`) and fsyncs it. On any
+ * failure the descriptor is closed, `temp` removed and the `node:fs` error rethrown as it is.
+ */
+function writeNewFileSynced(temp, data, mode) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(temp, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, mode);
+        let off = 0;
+        while (off < data.length)
+            off += (0,external_node_fs_namespaceObject.writeSync)(fd, data, off, data.length - off);
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        fd = undefined;
+    }
+    catch (error) {
+        if (fd !== undefined) {
+            try {
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+            }
+            catch {
+                /* already failing */
+            }
+        }
+        removeQuietly(temp);
+        throw error;
+    }
+}
+/**
+ * Creates `target` holding `data` only if it does not exist, and never with partial content: the
+ * bytes go to the new file `temp` ({@link writeNewFileSynced}), which is hard-linked to `target`
+ * (a link never replaces a file) and then removed. The caller fsyncs the directory.
+ * @param ifLinkUnsupported on one of {@link LINK_UNSUPPORTED_ERRNOS}: `rename` renames `temp` onto
+ *   `target` instead (for content-addressed files, where any writer's bytes are the same); `fail`
+ *   throws.
+ * @returns false when `target` already exists (nothing written, `temp` removed).
+ * @throws the `node:fs` error of the failed step, as it is (`temp` removed).
+ */
+function atomic_createFileExclusive(temp, target, data, mode, ifLinkUnsupported) {
+    writeNewFileSynced(temp, data, mode);
+    try {
+        (0,external_node_fs_namespaceObject.linkSync)(temp, target);
+    }
+    catch (error) {
+        if (ifLinkUnsupported === 'rename' && atomic_linkUnsupported(error)) {
+            try {
+                (0,external_node_fs_namespaceObject.renameSync)(temp, target);
+                return true;
+            }
+            catch (renameError) {
+                removeQuietly(temp);
+                throw renameError;
+            }
+        }
+        removeQuietly(temp);
+        if (error.code === 'EEXIST')
+            return false;
+        throw error;
+    }
+    (0,external_node_fs_namespaceObject.unlinkSync)(temp);
+    return true;
+}
+/** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
+function fsyncDirectory(dir) {
+    try {
+        const fd = (0,external_node_fs_namespaceObject.openSync)(dir, external_node_fs_namespaceObject.constants.O_RDONLY);
+        try {
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    catch {
+        /* not supported on this platform or filesystem */
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/textmerge/newline.ts
 /**
  * Line endings and the UTF-8 BOM of a merge input: infer a file's style, normalize it to LF for the
@@ -74801,8 +76171,8 @@ class TreeMerger {
             const prefix = O.text.subarray(o.start, o.children[0].start);
             return {
                 segs: [prefix, ...inner.segs],
-                o: pair(tree_QUOTE, pair(inner.o, NIL)),
-                t: pair(tree_QUOTE, pair(inner.t, NIL)),
+                o: pair(tree_QUOTE, pair(inner.o, term_NIL)),
+                t: pair(tree_QUOTE, pair(inner.t, term_NIL)),
                 conflicts: inner.conflicts,
             };
         }
@@ -74991,14 +76361,14 @@ class TreeMerger {
             }
             prev = k;
         });
-        const sorted = (ks) => ks.every((k, i) => i === 0 || compareUtf8(ks[i - 1], k) < 0);
+        const sorted = (ks) => ks.every((k, i) => i === 0 || bytes_compareUtf8(ks[i - 1], k) < 0);
         let placed;
         if (sorted(outKeys) && sorted(t.children.map(keyOf))) {
             // Sets are kept sorted in their canonical representation (docs/reference/coreform.md §1.6,
             // "Metadata"): when both sides are sorted, theirs' additions go to their sorted place.
             const items = out.map((c, i) => ({ key: outKeys[i], child: c }));
             for (const a of added) {
-                let pos = items.findIndex((x) => compareUtf8(a.key, x.key) < 0);
+                let pos = items.findIndex((x) => bytes_compareUtf8(a.key, x.key) < 0);
                 if (pos === -1)
                     pos = items.length;
                 items.splice(pos, 0, { key: a.key, child: a.children[0] });
@@ -76705,6 +78075,7 @@ function mergeSegmented(B, O, T, options, reduced) {
 
 
 
+
 /** Default labels when git does not expand `%S %X %Y` (git < 2.44). */
 const DEFAULT_LABELS = { base: 'base', ours: 'ours', theirs: 'theirs' };
 /** Default time budget of the structural merge, in ms (`GCPATCH_DRIVER_TIMEOUT_MS`). */
@@ -77080,16 +78451,28 @@ function runDriver(inv, env = process.env, stderr = (t) => process.stderr.write(
 function driver_finish(inv, outcome, stderr) {
     for (const m of outcome.messages)
         stderr(`${m}\n`);
-    if (outcome.result !== undefined) {
-        try {
-            writeFileSync(inv.ours, outcome.result);
-        }
-        catch (error) {
-            stderr(`gcpatch: ${inv.path ?? inv.ours}: cannot write the result: ${error.message}\n`);
-            return 1;
-        }
-    }
+    if (outcome.result !== undefined && !writeResult(inv, outcome.result, stderr))
+        return 1;
     return outcome.exitCode;
+}
+/**
+ * Writes the merge result (or the markers) into %A atomically ({@link writeFileAtomic}: a
+ * temporary file beside %A, fsync, rename): a full disk, a quota or a kill never leaves a prefix
+ * of the result in %A. On failure %A keeps ours byte for byte, one line on `stderr` says why, and
+ * the caller exits 1 (git then sees a conflict and the work tree holds ours).
+ * @returns whether %A now holds `bytes`.
+ */
+function writeResult(inv, bytes, stderr) {
+    try {
+        writeFileAtomic(inv.ours, bytes);
+        return true;
+    }
+    catch (error) {
+        const cause = error.cause;
+        const reason = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+        stderr(`gcpatch: ${inv.path ?? inv.ours}: cannot write the result (${reason}); kept ours unmerged, theirs is NOT included: free space, then merge again\n`);
+        return false;
+    }
 }
 /**
  * The crash path (also used by the entry's `uncaughtException` handler): `git merge-file` into %A,
@@ -77105,7 +78488,8 @@ function emergencyFallback(inv, stderr = (t) => process.stderr.write(t)) {
             theirsLabel: inv.labels.theirs,
         });
         if (r.ok) {
-            writeFileSync(inv.ours, r.text);
+            if (!writeResult(inv, r.text, stderr))
+                return 1;
             stderr(`gcpatch: ${inv.path ?? inv.ours}: wrote git merge-file's line merge; marked as conflicted for review\n`);
             return 1;
         }
@@ -77401,6 +78785,7 @@ function mergePolicies(m) {
 
 
 
+
 /** The packages, store listings and package trees of the walk's commits, each read once. */
 class CommitReader {
     input;
@@ -77438,12 +78823,20 @@ class CommitReader {
     async packageTree(commit) {
         return (await repository_entryAtCommit(this.input.repo, commit, this.input.dir))?.oid;
     }
-    /** The readable package of a commit: in the range its last readable state; before the range its own. */
+    /**
+     * The readable package of a commit: in the range its last readable state; before the range its
+     * own, or when it cannot be read there that of its nearest readable first-parent ancestor
+     * (`nearestReadablePackage`), never "no package".
+     */
     async lastReadable(oid) {
         if (this.inRange.has(oid))
             return this.effective.get(oid);
         const s = await this.snapshot(oid);
-        return s instanceof Error ? undefined : s;
+        if (!(s instanceof Error))
+            return s;
+        if (oid === this.input.baseCommit)
+            return this.input.base;
+        return (await nearestReadablePackage(this.input.repo, oid, this.input.dir, this.input.modules))?.snapshot;
     }
 }
 /**
@@ -77463,6 +78856,16 @@ async function explainHistory(input, out) {
     for (const r of input.refactors.values())
         if (r.verified.safe)
             refactorByPatch.set(r.verified.patchH, r);
+    /** The items (`net-change.ts`) no verified step produced, as of each commit of the range. */
+    const dirty = new Map();
+    const union = (sets) => new Set(sets.flatMap((d) => [...d]));
+    /** Drops the items whose content at `s` is the base's: restoring the base is no change. */
+    const settle = (items, s) => {
+        for (const i of items)
+            if (sameItem(input.base, s, i))
+                items.delete(i);
+        return items;
+    };
     for (const commit of input.commits) {
         const at = `commit ${findings_short(commit.oid)} (${commit.subject})`;
         const touchedBefore = new Set();
@@ -77474,6 +78877,9 @@ async function explainHistory(input, out) {
         const explanation = { commit: commit.oid, subject: commit.subject, parents: commit.parents, route: 'unchanged', evidence: [], unexplained: [], mismatched: [] };
         result.commits.push(explanation);
         const parentStates = await Promise.all(commit.parents.map((p) => reader.lastReadable(p)));
+        // a parent before the range is main's history: clean where it holds the base's content
+        const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? dirty.get(p) ?? new Set() : differingFrom(input.base, parentStates[i])));
+        dirty.set(commit.oid, union(parentDirty));
         const tree = await reader.packageTree(commit.oid);
         const parentTrees = await Promise.all(commit.parents.map((p) => reader.packageTree(p)));
         if (commit.parents.length > 0 && parentTrees.every((t) => t === tree) && parentStates.every((p) => p === parentStates[0])) {
@@ -77498,6 +78904,8 @@ async function explainHistory(input, out) {
                 result.snapshots.push(p);
         const start = await startOf(commit, parentStates, reader, input.repo);
         if (start.state === undefined) {
+            // a root commit, or no parent with a readable package: whatever differs from the base is unexplained
+            dirty.set(commit.oid, settle(union([dirty.get(commit.oid), differingFrom(input.base, now)]), now));
             reportNothingToCheckAgainst(commit, at, now, explanation, result, out);
             continue;
         }
@@ -77512,7 +78920,8 @@ async function explainHistory(input, out) {
         const ev = replay
             ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
             : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
-        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result };
+        const here = inheritedDirty(now, parentStates, parentDirty);
+        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: here };
         const { explainedHere, hidden } = checkModules(check);
         for (const p of explainedHere)
             if (ev.withEvidence)
@@ -77520,7 +78929,10 @@ async function explainHistory(input, out) {
         checkManifest(check);
         checkPolicies(check);
         explanation.route = routeOf(explanation, startState, ev, hidden);
+        dirty.set(commit.oid, settle(here, now));
     }
+    const last = input.commits[input.commits.length - 1];
+    result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
     result.millis = Math.round(performance.now() - startTime);
     return result;
 }
@@ -77545,7 +78957,7 @@ function reportUnreadable(commit, at, now, dir, out) {
         message: now === undefined
             ? `${at}: the package has no package.toml here; the next commit that has it is checked against the last readable state`
             : `${at}: the package cannot be read: ${errorText(now)}; the next readable commit is checked against the last readable state`,
-        file: now instanceof Error && errors_isGcError(now) && now.location.file ? now.location.file : repoPath(dir, 'package.toml'),
+        file: now instanceof Error && errors_isGcError(now) && now.location.file ? now.location.file : package_at_commit_repoPath(dir, 'package.toml'),
         ...(now instanceof Error && errors_isGcError(now) && now.location.line !== undefined ? { line: now.location.line } : {}),
         title: 'package unreadable',
     });
@@ -77599,7 +79011,7 @@ function checkMovedPackage(oldBase, head, movedFrom, out) {
     const explanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
     const ev = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
     const at = `the move from ${movedFrom || '.'} to ${head.dir || '.'}`;
-    const check = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result };
+    const check = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result, dirty: new Set() };
     checkModules(check);
     checkManifest(check);
     checkPolicies(check);
@@ -77687,7 +79099,7 @@ function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 6
     }
     const text = (0,external_node_fs_namespaceObject.readFileSync)(pointer, 'utf8');
     const address = text.endsWith('\n') ? text.slice(0, -1) : text;
-    if (!isHex64(address)) {
+    if (!bytes_isHex64(address)) {
         throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} holds ${JSON.stringify(text.slice(0, 80))}, not one store address (64 lowercase hex digits and a newline)`);
     }
     let term;
@@ -77712,146 +79124,6 @@ function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 6
         throw fail(GenesisRunnerCode.contract, `exited ${status} but its acceptance ${address} is :ok ${ok} (0 goes with :ok true, 30 with :ok false)`);
     }
     return { acceptance: term, acceptanceArtifact: address, ok };
-}
-
-;// CONCATENATED MODULE: ./src/util/atomic.ts
-/** Atomic file writes (temp file in the same directory, fsync, rename, fsync the directory) and atomic exclusive creation (temp, fsync, hard link). */
-
-
-
-let counter = 0;
-/**
- * The errno codes meaning "this filesystem cannot hard-link here" (FAT and exFAT, some network and
- * overlay mounts, a file at its maximum link count). Code that hard-links for atomicity or for a
- * backup falls back to a rename or a copy on these and fails on any other.
- */
-const LINK_UNSUPPORTED_ERRNOS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'EMLINK']);
-/** True when `error` (from `link`) is one of {@link LINK_UNSUPPORTED_ERRNOS}. */
-function linkUnsupported(error) {
-    const code = error?.code;
-    return code !== undefined && LINK_UNSUPPORTED_ERRNOS.has(code);
-}
-/**
- * Replaces `path` with `bytes` atomically: readers see either the old or the new content, never a
- * prefix. The temp file `.<name>.gcpatch-tmp-<pid>-<n>` sits next to the target.
- * @param path target file path.
- * @param bytes new content (a string is written as UTF-8).
- * @throws GcError `io/not-a-regular-file` (exit 10) when `path` exists and is not a regular file (a
- *   symlink, FIFO, device or directory is never replaced); `io/<errno>` (exit 70) when any step
- *   fails; the temp file is removed.
- */
-function writeFileAtomic(path, bytes) {
-    let existing;
-    try {
-        existing = lstatSync(path);
-    }
-    catch {
-        existing = undefined;
-    }
-    if (existing !== undefined && !existing.isFile()) {
-        const what = existing.isSymbolicLink() ? 'a symlink' : existing.isDirectory() ? 'a directory' : existing.isFIFO() ? 'a FIFO' : 'a device or special file';
-        throw new GcError('io/not-a-regular-file', `${path} is ${what}; gcpatch replaces only regular files (choose another path, or remove it first)`, {
-            exitCode: ExitCode.invalidInput,
-            location: { file: path },
-        });
-    }
-    const dir = dirname(path);
-    const tmp = join(dir, `.${basename(path)}.gcpatch-tmp-${process.pid}-${counter++}`);
-    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
-    try {
-        writeNewFileSynced(tmp, data, 0o644);
-        renameSync(tmp, path);
-    }
-    catch (error) {
-        removeQuietly(tmp);
-        throw ioError(error, path, 'write');
-    }
-    fsyncDirectory(dir);
-}
-function removeQuietly(path) {
-    try {
-        (0,external_node_fs_namespaceObject.unlinkSync)(path);
-    }
-    catch {
-        /* not created, or gone already */
-    }
-}
-/**
- * Writes `data` into the new file `temp` (created exclusively, with `mode`) and fsyncs it. On any
- * failure the descriptor is closed, `temp` removed and the `node:fs` error rethrown as it is.
- */
-function writeNewFileSynced(temp, data, mode) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(temp, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, mode);
-        let off = 0;
-        while (off < data.length)
-            off += (0,external_node_fs_namespaceObject.writeSync)(fd, data, off, data.length - off);
-        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-        fd = undefined;
-    }
-    catch (error) {
-        if (fd !== undefined) {
-            try {
-                (0,external_node_fs_namespaceObject.closeSync)(fd);
-            }
-            catch {
-                /* already failing */
-            }
-        }
-        removeQuietly(temp);
-        throw error;
-    }
-}
-/**
- * Creates `target` holding `data` only if it does not exist, and never with partial content: the
- * bytes go to the new file `temp` ({@link writeNewFileSynced}), which is hard-linked to `target`
- * (a link never replaces a file) and then removed. The caller fsyncs the directory.
- * @param ifLinkUnsupported on one of {@link LINK_UNSUPPORTED_ERRNOS}: `rename` renames `temp` onto
- *   `target` instead (for content-addressed files, where any writer's bytes are the same); `fail`
- *   throws.
- * @returns false when `target` already exists (nothing written, `temp` removed).
- * @throws the `node:fs` error of the failed step, as it is (`temp` removed).
- */
-function createFileExclusive(temp, target, data, mode, ifLinkUnsupported) {
-    writeNewFileSynced(temp, data, mode);
-    try {
-        (0,external_node_fs_namespaceObject.linkSync)(temp, target);
-    }
-    catch (error) {
-        if (ifLinkUnsupported === 'rename' && linkUnsupported(error)) {
-            try {
-                (0,external_node_fs_namespaceObject.renameSync)(temp, target);
-                return true;
-            }
-            catch (renameError) {
-                removeQuietly(temp);
-                throw renameError;
-            }
-        }
-        removeQuietly(temp);
-        if (error.code === 'EEXIST')
-            return false;
-        throw error;
-    }
-    (0,external_node_fs_namespaceObject.unlinkSync)(temp);
-    return true;
-}
-/** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
-function fsyncDirectory(dir) {
-    try {
-        const fd = (0,external_node_fs_namespaceObject.openSync)(dir, external_node_fs_namespaceObject.constants.O_RDONLY);
-        try {
-            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-        }
-        finally {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-        }
-    }
-    catch {
-        /* not supported on this platform or filesystem */
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/store/store.ts
@@ -77893,7 +79165,7 @@ const DEFAULT_STORE_LIMITS = Object.freeze({
 /** The temporary-file name of {@link EvidenceStore.put}. */
 const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-[0-9]+-[0-9]+$/;
 let tempCounter = 0;
-const CHUNK = 1 << 20;
+const store_CHUNK = 1 << 20;
 function storeError(code, message, exitCode, hex, cause) {
     return new errors_GcError(code, message, {
         exitCode,
@@ -77906,7 +79178,7 @@ function ioFail(action, path, error) {
     return storeError(StoreCode.ioError, `cannot ${action} ${path}: ${reason}`, codes_ExitCode.io, undefined, error);
 }
 /** The evidence store of one package. */
-class EvidenceStore {
+class store_EvidenceStore {
     /** Absolute store directory (`<pkg>/.genesis/store`). */
     dir;
     limits;
@@ -77922,7 +79194,7 @@ class EvidenceStore {
     }
     /** The store of the package whose directory (holding `package.toml`) is `packageDir`. */
     static forPackage(packageDir, options = {}) {
-        return new EvidenceStore((0,external_node_path_namespaceObject.join)(packageDir, '.genesis', 'store'), options);
+        return new store_EvidenceStore((0,external_node_path_namespaceObject.join)(packageDir, '.genesis', 'store'), options);
     }
     /** The file path of entry `hex`. */
     pathOf(hex) {
@@ -77964,7 +79236,7 @@ class EvidenceStore {
         const tmp = (0,external_node_path_namespaceObject.join)(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
         let created;
         try {
-            created = createFileExclusive(tmp, final, bytes, 0o444, 'rename');
+            created = atomic_createFileExclusive(tmp, final, bytes, 0o444, 'rename');
         }
         catch (error) {
             throw ioFail('write', final, error);
@@ -78006,7 +79278,7 @@ class EvidenceStore {
         try {
             fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0));
             const h = storeAddressStream();
-            const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
+            const buf = Buffer.allocUnsafe(Math.min(store_CHUNK, Math.max(size, 1)));
             let total = 0;
             for (;;) {
                 const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, 0, buf.length, null);
@@ -78036,7 +79308,7 @@ class EvidenceStore {
      *   `core/store/corruption` (exit 50), `core/store/io-error` (exit 70).
      */
     get(hex) {
-        if (!isHex64(hex))
+        if (!bytes_isHex64(hex))
             throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, codes_ExitCode.invalidInput, hex);
         let bytes;
         try {
@@ -78113,7 +79385,7 @@ class EvidenceStore {
             throw ioFail('list', this.dir, error);
         }
         const out = [];
-        for (const name of names.filter(isHex64).sort(compareUtf8)) {
+        for (const name of names.filter(bytes_isHex64).sort(bytes_compareUtf8)) {
             try {
                 const st = (0,external_node_fs_namespaceObject.lstatSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
                 if (st.isFile())
@@ -78143,7 +79415,7 @@ class EvidenceStore {
                 return { entries: [], anomalies: [], temporary: [], names: 0 };
             throw ioFail('list', this.dir, error);
         }
-        names.sort(compareUtf8);
+        names.sort(bytes_compareUtf8);
         const out = { entries: [], anomalies: [], temporary: [], names: names.length };
         for (const name of names) {
             let st;
@@ -78156,7 +79428,7 @@ class EvidenceStore {
                 throw ioFail('inspect', (0,external_node_path_namespaceObject.join)(this.dir, name), error);
             }
             const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? undefined : 'not a regular file';
-            if (what === undefined && isHex64(name))
+            if (what === undefined && bytes_isHex64(name))
                 out.entries.push({ hex: name, size: st.size });
             else if (what === undefined && TEMP_NAME.test(name))
                 out.temporary.push(name);
@@ -78225,7 +79497,7 @@ class EvidenceStore {
         let checked = 0;
         let a = 0;
         const flushAnomalies = (upTo) => {
-            while (a < scan.anomalies.length && (upTo === undefined || compareUtf8(scan.anomalies[a].hex, upTo) < 0))
+            while (a < scan.anomalies.length && (upTo === undefined || bytes_compareUtf8(scan.anomalies[a].hex, upTo) < 0))
                 failures.push(scan.anomalies[a++]);
         };
         for (const entry of entries) {
@@ -78296,7 +79568,7 @@ function runHeadObligations(command, workTree, head, timeoutMs = 30 * 60 * 1000)
     });
     try {
         if (command.trim() === GENESIS_RUNNER) {
-            const run = runGenesisTest(cwd, (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), head.manifest, EvidenceStore.forPackage(cwd), timeoutMs);
+            const run = runGenesisTest(cwd, (0,external_node_path_namespaceObject.join)(cwd, 'package.toml'), head.manifest, store_EvidenceStore.forPackage(cwd), timeoutMs);
             return run.ok ? done(true, undefined) : done(false, `obligations failed: ${failedObligations(run.acceptance).join(', ')}`);
         }
         const packageArtifact = packState(snapshotState(head)).packageArtifact;
@@ -78341,6 +79613,125 @@ function checkObligations(obligationRunner, repoDir, head, manifestPath, accepte
     }
 }
 
+;// CONCATENATED MODULE: ./src/git/ignored.ts
+/**
+ * Which paths git ignores, asked of git itself (`git check-ignore`, docs/init.md "What init writes
+ * to .gitignore"): in a work tree, or as the `.gitignore` files of one commit would have it. Used by
+ * `gcpatch init` (the evidence exceptions and their check), by the commands that write evidence (a
+ * warning when what they wrote would not reach a commit) and by `verify-pr` (a package without
+ * evidence whose evidence paths the head's `.gitignore` ignores).
+ */
+
+
+
+
+/**
+ * The paths among `paths` (relative to the work tree top `top`, `/`-separated) that git would ignore,
+ * each with the rule that ignores it, in the order given. Tracked files are asked about as if they
+ * were not (`--no-index`): the question is whether a new file there would be added by `git add .`.
+ * Empty when none is, or when git cannot answer (not a repository, git missing): this is a warning's
+ * input, never a gate.
+ */
+function ignoredPaths(top, paths, git) {
+    if (paths.length === 0)
+        return [];
+    const r = exec_runGit(['-c', 'core.quotePath=false', 'check-ignore', '--no-index', '-v', '--', ...paths], { cwd: top, git });
+    if (r.status !== 0 || r.failure !== undefined)
+        return [];
+    const out = [];
+    // -v: `<source>:<line>:<pattern>TAB<path>` per path whose last matching pattern is known (-z needs --stdin).
+    for (const l of r.stdout.split('\n')) {
+        const m = /^(.*?):(\d+):(.*)\t(.*)$/.exec(l);
+        if (!m)
+            continue;
+        const pattern = m[3];
+        // A negated pattern (`!x`) matched last: the path is not ignored.
+        if (pattern.startsWith('!'))
+            continue;
+        out.push({ source: m[1], line: Number(m[2]), pattern, path: m[4] });
+    }
+    return out;
+}
+/**
+ * {@link ignoredPaths} as the `.gitignore` files of `commit` would have it (the root's and those of
+ * every folder on the way to a path; not the user's own excludes): they are copied into a scratch
+ * repository, which is removed again. `cwd` is inside the repository holding `commit`.
+ */
+function ignoredPathsAtCommit(cwd, commit, paths, git) {
+    if (paths.length === 0)
+        return [];
+    const folders = new Set(['']);
+    for (const p of paths) {
+        const parts = p.split('/');
+        for (let i = 1; i < parts.length; i++)
+            folders.add(parts.slice(0, i).join('/'));
+    }
+    const files = [];
+    for (const folder of [...folders].sort()) {
+        const name = folder === '' ? '.gitignore' : `${folder}/.gitignore`;
+        const blob = exec_runGitBytes(['cat-file', 'blob', `${commit}:${name}`], { cwd, git });
+        if (blob.status === 0)
+            files.push([name, blob.stdout]);
+    }
+    if (files.length === 0)
+        return [];
+    const scratch = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'gcpatch-ignore-'));
+    try {
+        if (exec_runGit(['init', '-q', scratch], { git }).status !== 0)
+            return [];
+        for (const [name, bytes] of files) {
+            (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.join)(scratch, name)), { recursive: true });
+            (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.join)(scratch, name), bytes);
+        }
+        // Only the commit's files count: a rule from the user's own excludes file (an absolute source) is left out.
+        return ignoredPaths(scratch, paths, git).filter((r) => !r.source.startsWith('/'));
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.rmSync)(scratch, { recursive: true, force: true });
+    }
+}
+/**
+ * The paths a package's evidence lives at, relative to the work tree top (`pkg` is the package
+ * folder relative to it, `''` for the top): a store entry (its name is any 64 hex digits) and the
+ * acceptance pointer. What `gcpatch init` makes reach commits and what the warnings probe.
+ */
+function evidenceProbePaths(pkg) {
+    const at = pkg === '' || pkg === '.' ? '' : `${pkg}/`;
+    return [`${at}.genesis/store/${'0'.repeat(64)}`, `${at}.genesis/last_acceptance`];
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/ignored-evidence.ts
+/**
+ * The hint for a package whose changes carry no evidence at all while the head's `.gitignore`
+ * ignores its evidence paths: evidence that gcpatch commands wrote may exist on the author's disk
+ * and never have been committed (docs/init.md "Why the evidence must be committed").
+ */
+
+
+/**
+ * Records one `audit/evidence-ignored` warning for `touched` when it has unexplained modules, no
+ * new evidence of any kind, and the `.gitignore` files of the head commit ignore its store or its
+ * `last_acceptance` (asked of git: `git check-ignore` over those files). Nothing otherwise.
+ */
+function checkIgnoredEvidence(ctx, touched, audit, out) {
+    if (audit.unexplainedModules.length === 0 || Object.keys(audit.evidence).length > 0)
+        return;
+    const rule = ignoredPathsAtCommit(ctx.repo.dir, ctx.head, evidenceProbePaths(touched.dir))[0];
+    if (rule === undefined)
+        return;
+    const n = audit.unexplainedModules.length;
+    const where = touched.dir === '' ? '.genesis' : `${touched.dir}/.genesis`;
+    out.fail('package', touched.manifestPath, 'evidence committed', {
+        code: AuditCode.evidenceIgnored,
+        severity: 'warning',
+        message: `${touched.manifestPath}: ${n} changed module${n === 1 ? '' : 's'} carry no evidence, and the head's ${rule.source}:${rule.line} (${rule.pattern}) ignores ${where}/, ` +
+            `so evidence the gcpatch commands wrote stays on disk and never reaches a commit; run \`gcpatch init\` (it adds the .gitignore exceptions), then \`git add ${where}\` and commit`,
+        file: rule.source,
+        line: rule.line,
+        title: 'evidence ignored by .gitignore',
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/verify-pr/pins.ts
 /** The head's pin check: every module's `hash` pin in `package.toml` is the hash of the module at the head. */
 
@@ -78373,7 +79764,7 @@ function checkPins(head, out) {
             code: AuditCode.pinMismatch,
             message: m.pin === undefined || m.pin === ''
                 ? `${head.manifestPath} has no hash pin for ${m.path} (module hash ${m.hash}); run \`gcpatch pack\` (after a merge: \`gcpatch driver repin\`) and commit`
-                : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…; a change made by hand: make it with gcpatch apply / refactor apply, or re-pin with \`gcpatch pack\``,
+                : `${head.manifestPath} pins ${m.path} to ${m.pin.slice(0, 12)}…, but the module at the head hashes to ${m.hash.slice(0, 12)}…; after a merge where only one side re-pinned the module, run \`gcpatch driver repin\` and commit; a change made by hand: make it with gcpatch apply / refactor apply, or re-pin with \`gcpatch pack\``,
             file: head.manifestPath,
             ...(line !== undefined ? { line } : {}),
             title: 'pin mismatch',
@@ -78589,7 +79980,7 @@ function checkStoreEntry(address, file, bytes) {
         kindString: undefined,
         problem: undefined,
     };
-    const text = decodeUtf8Strict(bytes);
+    const text = bytes_decodeUtf8Strict(bytes);
     if (text === undefined) {
         out.problem = 'not valid UTF-8';
         return out;
@@ -78781,6 +80172,8 @@ async function checkStore(repo, base, head, dir, out) {
 
 
 
+
+
 /**
  * Verifies one package (see the module comment), recording rows and findings.
  * @throws GcError `git/missing-commit` (exit 70) when a commit is not in the clone.
@@ -78810,7 +80203,8 @@ async function auditPackage(ctx, touched) {
         return result;
     }
     const baseRead = await readSide(ctx, touched, ctx.base, 'base', out);
-    const base = baseRead === null ? undefined : baseRead;
+    // an unreadable merge base is judged against its nearest readable ancestor, never as a new package
+    const base = baseRead === null ? (await nearestReadablePackage(ctx.repo, ctx.base, touched.dir, ctx.modules))?.snapshot : baseRead;
     if (head === undefined) {
         audit.state = 'deleted';
         audit.name = base?.manifest.name ?? '';
@@ -78839,6 +80233,7 @@ async function auditPackage(ctx, touched) {
     else {
         await explainByHistory(ctx, touched, base, head, evidence, result);
     }
+    checkIgnoredEvidence(ctx, touched, audit, out);
     result.stale = checkStaleReferences(head, evidence.refactors, out);
     checkObligations(ctx.obligationRunner, ctx.repo.dir, head, touched.manifestPath, evidence.accepted.length, out);
     return result;
@@ -78857,9 +80252,11 @@ async function readSide(ctx, touched, commit, which, out) {
         const notRegular = errors_isGcError(error) && error.code === AuditCode.notARegularFile;
         out.fail('package', touched.manifestPath, `read ${which}`, {
             code: notRegular ? AuditCode.notARegularFile : AuditCode.packageUnreadable,
-            // the base is main's state: an unreadable base is a warning, the pull request is then checked as a new package
+            // the base is main's state: an unreadable base is a warning, the pull request is then judged against its nearest readable ancestor
             severity: which === 'head' ? 'error' : 'warning',
-            message: `the package cannot be read at the ${which} commit: ${errorText(error)}${which === 'head' ? '; a head that cannot be read cannot be verified' : '; its changes are checked as a new package'}`,
+            message: `the package cannot be read at the ${which} commit: ${errorText(error)}${which === 'head'
+                ? '; a head that cannot be read cannot be verified: fix the file so that `gcpatch verify-pr` (or `genesis pkg verify`) reads it, commit, and push'
+                : '; the pull request is judged against the nearest ancestor where it can be read (a new package when there is none)'}`,
             file: (errors_isGcError(error) && error.location.file) || touched.manifestPath,
             ...(errors_isGcError(error) && error.location.line !== undefined ? { line: error.location.line } : {}),
             title: notRegular ? 'not a regular file' : 'package unreadable',
@@ -78930,6 +80327,7 @@ async function explainByHistory(ctx, touched, base, head, evidence, result) {
         repo: ctx.repo,
         dir: touched.dir,
         base,
+        baseCommit: ctx.base,
         commits: ctx.commits,
         modules: ctx.modules,
         refactors: new Map(refactors.map((r) => [r.address, r])),
@@ -78947,8 +80345,11 @@ async function explainByHistory(ctx, touched, base, head, evidence, result) {
     }
     const comparisons = compareModules(base, undefined, head);
     audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
-    audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p));
-    result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p)));
+    // the net change: every difference at the head no verified step produced, judged whatever the history's shape
+    judgeNetChange({ base, head, dirty: history.dirty, evidenceCovered: history.explainedByEvidence, dir: touched.dir }, out);
+    const dirtyModule = (p) => history.dirty.has(moduleItem(p));
+    audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p) || dirtyModule(p));
+    result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p) && !dirtyModule(p)));
     if (result.explained.size > 0) {
         const n = result.explained.size;
         out.pass('module', `${n} module${n === 1 ? '' : 's'}`, ctx.replay ? 'replay' : 'explained', ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)');
@@ -79116,6 +80517,8 @@ function selectPackages(changedPackages, moved, packages, shard, global) {
 
 
 
+
+
 /** The error thrown when base or head (or their history) is missing from the clone. */
 const MISSING_HISTORY_HINT = 'the base and head commits and the history between them must be in the clone: with actions/checkout set ' +
     '`fetch-depth: 0` (its default of 1 fetches a single commit); locally run `git fetch --unshallow` or fetch both commits';
@@ -79165,8 +80568,11 @@ async function auditPullRequest(options) {
         const candidates = await candidatePackages(repo, base, head, changed);
         const global = new PackageFindings('');
         const { accounts, byPackage, pathFindingsByPackage } = await accountChanges(repo, changed, candidates, global);
+        // checkout attributes by effect: what git applies to every package path, at both commits
+        recordAttributeChanges(repo.dir, base, head, changed.map((e) => e.path), global);
+        reportOutsidePackages(accounts, options.outsidePackage ?? 'notice', global);
         // The selection.
-        const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => compareUtf8(a.manifestPath, b.manifestPath));
+        const changedPackages = [...byPackage.values()].map((p) => p.c).sort((a, b) => bytes_compareUtf8(a.manifestPath, b.manifestPath));
         // a package moved out of a selected directory stays selected where it went
         const moved = movedPackages(candidates.values());
         const { inShard, notSelected, firstShard } = selectPackages(changedPackages, moved, options.packages, shard, global);
@@ -79394,6 +80800,7 @@ function annotate(findings, reportPath) {
 
 
 
+
 const ZERO_SHA = /^0{40}$/;
 function readEvent(path) {
     if (path === undefined || path === '')
@@ -79402,7 +80809,23 @@ function readEvent(path) {
         return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
     }
     catch (error) {
-        throw new Error(`cannot read the event payload GITHUB_EVENT_PATH=${path}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new errors_GcError('action/event-unreadable', `cannot read the event payload GITHUB_EVENT_PATH=${path}: ${error instanceof Error ? error.message : String(error)}`, {
+            location: { file: path },
+            cause: error,
+        });
+    }
+}
+/** The typed refusal of one input: `action/invalid-input` (exit 10), `details.input` naming it. */
+function invalidInput(input, message) {
+    return new errors_GcError('action/invalid-input', message, { details: { input } });
+}
+/** The boolean input `name` (YAML 1.2 core schema: true/True/TRUE, false/False/FALSE), else `action/invalid-input`. */
+function booleanInput(name) {
+    try {
+        return getBooleanInput(name);
+    }
+    catch (error) {
+        throw invalidInput(name, error instanceof Error ? error.message : String(error));
     }
 }
 /**
@@ -79426,8 +80849,10 @@ function eventRevision(side, event) {
 /**
  * Reads and validates every input.
  * @param env the environment (default `process.env`), for the GitHub context variables.
- * @throws Error with a message naming the input to fix: bad `fail-on`, non-boolean `replay`, or no
- *   base revision (neither `base-ref` nor a pull_request/push event).
+ * @throws GcError `action/invalid-input` (exit 10, `details.input` names the input to fix): bad
+ *   `fail-on`, non-boolean `replay`, bad `shard`, or no base revision (neither `base-ref` nor a
+ *   pull_request/push event: `details.input` is `base-ref`); `action/event-unreadable` (exit 10)
+ *   when GITHUB_EVENT_PATH names a file that is not readable JSON.
  */
 function getSettings(env = process.env) {
     const event = readEvent(env.GITHUB_EVENT_PATH);
@@ -79435,17 +80860,20 @@ function getSettings(env = process.env) {
     const workspace = (0,external_node_path_namespaceObject.resolve)(env.GITHUB_WORKSPACE || process.cwd());
     const failOn = getInput('fail-on') || 'error';
     if (failOn !== 'error' && failOn !== 'warning')
-        throw new Error(`input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
-    const replay = getInput('replay') === '' ? true : getBooleanInput('replay');
+        throw invalidInput('fail-on', `input fail-on must be "error" or "warning", got ${JSON.stringify(failOn)}`);
+    const replay = getInput('replay') === '' ? true : booleanInput('replay');
+    const outsidePackage = getInput('outside-package') || 'notice';
+    if (outsidePackage !== 'notice' && outsidePackage !== 'warning')
+        throw invalidInput('outside-package', `input outside-package must be "notice" or "warning", got ${JSON.stringify(outsidePackage)}`);
     const base = eventRevision('base', event);
     if (base === undefined) {
-        throw new Error(`no base revision: the ${eventName || 'current'} event is not a pull_request (or a push with a previous commit); set the base-ref input`);
+        throw invalidInput('base-ref', `no base revision: the ${eventName || 'current'} event is not a pull_request (or a push with a previous commit); set the base-ref input`);
     }
     const head = eventRevision('head', event) ?? { rev: env.GITHUB_SHA || 'HEAD', source: env.GITHUB_SHA ? 'GITHUB_SHA' : 'HEAD' };
     const runner = getInput('obligation-runner');
     const shard = getInput('shard').trim();
     if (shard !== '' && !/^\d+\s*\/\s*\d+$/.test(shard))
-        throw new Error(`input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
+        throw invalidInput('shard', `input shard must be i/n (e.g. 2/4), got ${JSON.stringify(shard)}`);
     const reportDir = env.RUNNER_TEMP || workspace;
     return {
         audit: {
@@ -79454,6 +80882,7 @@ function getSettings(env = process.env) {
             head: head.rev,
             packages: parseGlobList(getInput('packages')),
             failOn,
+            outsidePackage,
             replay,
             obligationRunner: runner === '' ? undefined : runner,
             shard: shard === '' ? undefined : shard,
@@ -79607,12 +81036,2141 @@ async function writeSummary(report, context) {
     await s.write();
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/util/sha256.ts
+/** SHA-256 as the edit-plan format and the journals use it: lowercase hex of `node:crypto`'s digest. */
+
+/** The SHA-256 of `bytes` as 64 lowercase hex digits. */
+function sha256_sha256Hex(bytes) {
+    return (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/attestation.ts
+/**
+ * `verify-pr --attestation <file>` (docs/action.md "The verdict as an attestation"): the report as
+ * an in-toto Statement v1 (https://in-toto.io/Statement/v1), so that `actions/attest` or any in-toto
+ * signer can sign the verdict. Subjects: the head commit (`gitCommit` digest) and the package
+ * record (`genesis/package-v0.2`) at the head of every audited package without a failing finding,
+ * by its SHA-256 and its store address (`blake3`); predicate: the `gcpatch/pr-audit-v1` report.
+ * A failed verdict is attested too (its `ok` is false, and failing packages are not subjects).
+ */
+
+
+
+
+
+
+
+
+/** The in-toto Statement type. */
+const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
+/** The predicate type of the gcpatch pull request verdict. */
+const PR_AUDIT_PREDICATE_TYPE = 'https://gcpatch.dev/attestation/pr-audit/v1';
+/**
+ * The package record of the package at `dir` at `commit`: its store address and the SHA-256 of its
+ * canonical bytes; undefined when the package is absent or unreadable there.
+ */
+async function packageRecordDigest(repo, commit, dir) {
+    try {
+        const snap = await readPackageAtCommit(repo, commit, dir);
+        if (snap === undefined)
+            return undefined;
+        const bytes = bytes_utf8(print_printTerm(packState(snapshotState(snap)).packageRecord));
+        return { blake3: storeAddress(bytes), sha256: sha256_sha256Hex(bytes) };
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Builds the statement of `report` (see the module comment). Subjects are the head commit, then
+ * the packages in report order, each named by its `package.toml` path.
+ */
+async function prAuditStatement(report, options = {}) {
+    const repo = await openRepository(options.dir ?? process.cwd());
+    const subject = [{ name: `git:${report.head}`, digest: { gitCommit: report.head } }];
+    for (const p of report.packages) {
+        if (p.state !== 'present')
+            continue;
+        if (report.findings.some((f) => f.package === p.dir && isFailing(f, report.failOn)))
+            continue;
+        const d = await packageRecordDigest(repo, report.head, p.dir);
+        if (d !== undefined)
+            subject.push({ name: p.manifestPath, digest: { sha256: d.sha256, blake3: d.blake3 } });
+    }
+    return { _type: STATEMENT_TYPE, subject, predicateType: PR_AUDIT_PREDICATE_TYPE, predicate: report };
+}
+
+;// CONCATENATED MODULE: ./src/signing/ed25519.ts
+/**
+ * Ed25519 (RFC 8032) from `node:crypto`: keys are the raw 32-byte seed and the raw 32-byte public
+ * key the reference's key files hold (docs/reference/signing.md "Keys"); signatures are 64 bytes.
+ * Verification also refuses the public keys of small order that the reference's `verify_strict`
+ * refuses, so that a key which verifies every message never counts.
+ */
+
+
+/** DER prefix of a PKCS #8 Ed25519 private key: the 32-byte seed follows. */
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+/** DER prefix of an SPKI Ed25519 public key: the 32-byte key follows. */
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/**
+ * The encodings of the eight points of small order (and their non-canonical twins) that a strict
+ * verifier refuses as public keys: each verifies forged signatures over any message.
+ */
+const SMALL_ORDER = [
+    '0100000000000000000000000000000000000000000000000000000000000000',
+    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    '0000000000000000000000000000000000000000000000000000000000000000',
+    '0000000000000000000000000000000000000000000000000000000000000080',
+    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
+    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
+    'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+    'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+    '0100000000000000000000000000000000000000000000000000000000000080',
+].map((h) => Buffer.from(h, 'hex'));
+function privateKeyOf(seed) {
+    if (seed.length !== 32)
+        throw new RangeError(`an Ed25519 seed has 32 bytes, not ${seed.length}`);
+    return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+}
+/** The 32-byte public key of the 32-byte secret seed `seed`. */
+function ed25519_publicKeyOf(seed) {
+    const der = createPublicKey(privateKeyOf(seed)).export({ format: 'der', type: 'spki' });
+    return new Uint8Array(der.subarray(SPKI_PREFIX.length));
+}
+/** A fresh key pair from the operating system's random source: `{ seed, publicKey }`, 32 bytes each. */
+function ed25519_generateKeyPair() {
+    const seed = new Uint8Array(randomBytes(32));
+    return { seed, publicKey: ed25519_publicKeyOf(seed) };
+}
+/** The 64-byte Ed25519 signature of `message` by the key of `seed` (deterministic, RFC 8032 §5.1.6). */
+function ed25519_signMessage(seed, message) {
+    return new Uint8Array(cryptoSign(null, message, privateKeyOf(seed)));
+}
+/**
+ * True exactly when `signature` (64 bytes) is a valid Ed25519 signature of `message` by `publicKey`
+ * (32 bytes). Wrong lengths, keys that do not decode, small-order keys and non-canonical `S` are false.
+ */
+function verifySignature(publicKey, message, signature) {
+    if (publicKey.length !== 32 || signature.length !== 64)
+        return false;
+    if (SMALL_ORDER.some((p) => bytes_bytesEqual(p, publicKey)))
+        return false;
+    let key;
+    try {
+        key = (0,external_node_crypto_.createPublicKey)({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    }
+    catch {
+        return false;
+    }
+    try {
+        return (0,external_node_crypto_.verify)(null, message, key, signature);
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/signing/errors.ts
+/** The typed errors of the signing route (codes registered in `src/util/codes.ts`, meanings in `code-meanings.ts`). */
+
+/** Stable codes of the signing route. */
+const errors_SigningCode = {
+    /** The acceptance to sign is missing, malformed or not canonical lowercase hex. */
+    acceptance: 'signing/acceptance',
+    /** A key file is absent, not a regular file, readable by group/other, malformed or mismatched. */
+    key: 'signing/key',
+    /** `keygen` refuses to write over an existing path. */
+    keyExists: 'signing/key-exists',
+    /** A registry policy file is malformed (TOML, fields, version, keys). */
+    policy: 'signing/policy',
+    /** The signature set file is malformed (fails closed: never read as empty). */
+    signatureSet: 'signing/signature-set',
+    /** `.genesis/transparency_head` is present but malformed (fails closed: never read as absent). */
+    transparencyHead: 'signing/transparency-head',
+    /** Signature verification under a policy failed. */
+    verifyFailed: 'signing/verify-failed',
+    /** The transparency chain does not verify. */
+    chainInvalid: 'signing/chain-invalid',
+};
+/** A signing error at `file` (exit 10 unless given). */
+function errors_signingError(code, message, file, exitCode = codes_ExitCode.invalidInput, details) {
+    return new errors_GcError(code, message, { exitCode, ...(file !== undefined ? { location: { file } } : {}), ...(details !== undefined ? { details } : {}) });
+}
+
+;// CONCATENATED MODULE: ./src/signing/terms.ts
+/**
+ * The signing artifacts of GenesisCode v0.2, byte for byte (docs/reference/signing.md; GenesisCode
+ * `docs/spec/SIGNING.md`, `TRANSPARENCY_LOG.md`, `REGISTRY_POLICY.md`): the signed message, the
+ * acceptance signature term, the transparency entry term and the signature set. Pure: no files.
+ * The readers are closed (exactly the spec's fields, each of its kind and size) and fail with a
+ * reason string rather than guessing: a malformed artifact never reads as absent or empty.
+ */
+
+
+
+/** `:kind` of an acceptance signature. */
+const SIGNATURE_KIND = 'genesis/acceptance-signature-v0.2';
+/** `:kind` of a transparency entry. */
+const TRANSPARENCY_ENTRY_KIND = 'genesis/transparency-entry-v0.2';
+/** The domain-separation prefix of the signed message: `GCv0.2 NUL acceptance NUL`. */
+const ACCEPTANCE_MESSAGE_PREFIX = bytes_utf8('GCv0.2\0acceptance\0');
+/** The bytes an acceptance signature signs: the prefix, then the 32 bytes of the acceptance address. */
+function terms_acceptanceMessage(acceptance) {
+    if (acceptance.length !== 32)
+        throw new RangeError('an acceptance address has 32 bytes');
+    const out = new Uint8Array(ACCEPTANCE_MESSAGE_PREFIX.length + 32);
+    out.set(ACCEPTANCE_MESSAGE_PREFIX, 0);
+    out.set(acceptance, ACCEPTANCE_MESSAGE_PREFIX.length);
+    return out;
+}
+/** The `genesis/acceptance-signature-v0.2` term (`:kind :alg :acceptance-h :pk :sig`). */
+function terms_signatureTerm(s) {
+    return kwMap({ kind: str(SIGNATURE_KIND), alg: str('ed25519'), 'acceptance-h': bytes(s.acceptance), pk: bytes(s.publicKey), sig: bytes(s.signature) });
+}
+/** The keys of a map term as keyword names, or undefined when one is not a keyword. */
+function keywordKeys(t) {
+    const out = [];
+    for (const [k] of t.entries) {
+        if (k.kind !== 'sym' || !k.name.startsWith(':'))
+            return undefined;
+        out.push(k.name.slice(1));
+    }
+    return out.sort(bytes_compareUtf8);
+}
+function exactKeys(t, keys) {
+    if (t.kind !== 'map')
+        return false;
+    const have = keywordKeys(t);
+    const want = [...keys].sort(bytes_compareUtf8);
+    return have !== undefined && have.length === want.length && have.every((k, i) => k === want[i]);
+}
+function bytesField(t, name, size) {
+    const v = term_mapGet(t, term_kw(name));
+    return v?.kind === 'bytes' && v.value.length === size ? v.value : undefined;
+}
+/**
+ * Reads a `genesis/acceptance-signature-v0.2` term: exactly its five fields, `:alg "ed25519"`,
+ * `:acceptance-h` and `:pk` 32 bytes, `:sig` 64 bytes.
+ */
+function parseSignatureTerm(t) {
+    if (!exactKeys(t, ['kind', 'alg', 'acceptance-h', 'pk', 'sig']))
+        return { ok: false, reason: 'not a map of exactly :kind :alg :acceptance-h :pk :sig' };
+    const kind = term_mapGet(t, term_kw('kind'));
+    if (kind?.kind !== 'str' || kind.value !== SIGNATURE_KIND)
+        return { ok: false, reason: `:kind is not "${SIGNATURE_KIND}"` };
+    const alg = term_mapGet(t, term_kw('alg'));
+    if (alg?.kind !== 'str' || alg.value !== 'ed25519')
+        return { ok: false, reason: ':alg is not "ed25519"' };
+    const acceptance = bytesField(t, 'acceptance-h', 32);
+    const publicKey = bytesField(t, 'pk', 32);
+    const signature = bytesField(t, 'sig', 64);
+    if (acceptance === undefined)
+        return { ok: false, reason: ':acceptance-h is not 32 bytes' };
+    if (publicKey === undefined)
+        return { ok: false, reason: ':pk is not 32 bytes' };
+    if (signature === undefined)
+        return { ok: false, reason: ':sig is not 64 bytes' };
+    return { ok: true, value: { acceptance, publicKey, signature } };
+}
+/** The `genesis/transparency-entry-v0.2` term; `:prev-h` is the previous entry's 32 address bytes or nil. */
+function terms_transparencyEntryTerm(e) {
+    const prev = e.prev === undefined ? NIL : bytes(terms_hexBytes(e.prev));
+    return kwMap({
+        kind: str(TRANSPARENCY_ENTRY_KIND),
+        'prev-h': prev,
+        'package-artifact': str(e.packageArtifact),
+        'acceptance-artifact': str(e.acceptanceArtifact),
+        'signature-artifact': str(e.signatureArtifact),
+        'signer-pk-b64': str(e.signerPublicKeyB64),
+    });
+}
+/**
+ * Reads a transparency entry: exactly its six fields, `:prev-h` nil or 32 bytes, the three artifact
+ * fields 64 lowercase hex digits, `:signer-pk-b64` the canonical base64 of 32 bytes.
+ */
+function parseTransparencyEntry(t) {
+    if (!exactKeys(t, ['kind', 'prev-h', 'package-artifact', 'acceptance-artifact', 'signature-artifact', 'signer-pk-b64'])) {
+        return { ok: false, reason: 'not a map of exactly :kind :prev-h :package-artifact :acceptance-artifact :signature-artifact :signer-pk-b64' };
+    }
+    const kind = term_mapGet(t, term_kw('kind'));
+    if (kind?.kind !== 'str' || kind.value !== TRANSPARENCY_ENTRY_KIND)
+        return { ok: false, reason: `:kind is not "${TRANSPARENCY_ENTRY_KIND}"` };
+    const prevTerm = term_mapGet(t, term_kw('prev-h'));
+    let prev;
+    if (prevTerm.kind === 'bytes' && prevTerm.value.length === 32)
+        prev = toHex(prevTerm.value);
+    else if (prevTerm.kind !== 'nil')
+        return { ok: false, reason: ':prev-h is neither nil nor 32 bytes' };
+    const hex = (name) => {
+        const v = term_mapGet(t, term_kw(name));
+        return v?.kind === 'str' && bytes_isHex64(v.value) ? v.value : undefined;
+    };
+    const packageArtifact = hex('package-artifact');
+    const acceptanceArtifact = hex('acceptance-artifact');
+    const signatureArtifact = hex('signature-artifact');
+    if (packageArtifact === undefined || acceptanceArtifact === undefined || signatureArtifact === undefined) {
+        return { ok: false, reason: 'an artifact field is not 64 lowercase hex digits' };
+    }
+    const pk = term_mapGet(t, term_kw('signer-pk-b64'));
+    if (pk?.kind !== 'str' || terms_decodeBase64Exact(pk.value, 32) === undefined)
+        return { ok: false, reason: ':signer-pk-b64 is not the base64 of 32 bytes' };
+    return { ok: true, value: { prev, packageArtifact, acceptanceArtifact, signatureArtifact, signerPublicKeyB64: pk.value } };
+}
+/**
+ * The bytes of a signature set file: the canonical print of a vector of 64-hex strings, sorted and
+ * deduplicated (no trailing newline, as the reference writes it).
+ */
+function terms_printSignatureSet(addresses) {
+    const sorted = [...new Set(addresses)].sort(compareUtf8);
+    for (const a of sorted)
+        if (!isHex64(a))
+            throw new RangeError(`${JSON.stringify(a)} is not a store address`);
+    return printTerm(vec(sorted.map((a) => str(a))));
+}
+/**
+ * Reads a signature set term: a vector of distinct 64 lowercase hex strings (any order). Anything
+ * else — another kind, an entry of another kind or spelling, a duplicate — is malformed.
+ */
+function parseSignatureSet(t) {
+    if (t.kind !== 'vec')
+        return { ok: false, reason: 'the signature set is not a vector' };
+    const out = [];
+    const seen = new Set();
+    for (const item of t.items) {
+        if (item.kind !== 'str' || !bytes_isHex64(item.value))
+            return { ok: false, reason: 'an entry of the signature set is not a string of 64 lowercase hex digits' };
+        if (seen.has(item.value))
+            return { ok: false, reason: `the signature set lists ${item.value} twice` };
+        seen.add(item.value);
+        out.push(item.value);
+    }
+    return { ok: true, value: out };
+}
+/** The canonical (padded, RFC 4648 §4) base64 of `data`. */
+function terms_encodeBase64(data) {
+    return Buffer.from(data).toString('base64');
+}
+/** Decodes canonical padded base64 of exactly `size` bytes; undefined for any other spelling. */
+function terms_decodeBase64Exact(text, size) {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0)
+        return undefined;
+    const data = Buffer.from(text, 'base64');
+    if (data.length !== size || data.toString('base64') !== text)
+        return undefined;
+    return new Uint8Array(data);
+}
+/** The 32 bytes of a 64-lowercase-hex address. */
+function terms_hexBytes(hex) {
+    const b = bytes_isHex64(hex) ? fromHex(hex) : undefined;
+    if (b === undefined)
+        throw new RangeError(`${JSON.stringify(hex)} is not a store address`);
+    return b;
+}
+
+;// CONCATENATED MODULE: ./src/signing/keyfile.ts
+/**
+ * Key files (docs/reference/signing.md "Keys"; GenesisCode `docs/spec/SIGNING.md` "Key Format"):
+ * TOML with `alg = "ed25519"`, `sk_b64` (the 32-byte seed) and `pk_b64` (the 32-byte public key),
+ * in that order, as the reference writes them.
+ *
+ * Custody: a key file is created exclusively (never over an existing path, whatever it is) with
+ * mode 0600 given at creation, so that group and other are denied before a secret byte is written;
+ * it is read through a descriptor opened with `O_NOFOLLOW`, whose identity (device and inode) must
+ * be the path's, which must be a regular file whose mode grants nothing to group or other. The
+ * pair must match: the public key is derived from the seed and compared.
+ */
+
+
+
+
+
+
+
+
+/** The largest key file read (a key file is about 130 bytes). */
+const MAX_KEY_FILE_BYTES = (/* unused pure expression or super */ null && (64 * 1024));
+/** The bytes of the key file of `pair`: `alg`, `sk_b64`, `pk_b64`, one `key = "value"` line each. */
+function printKeyFile(pair) {
+    return `alg = "ed25519"\nsk_b64 = "${encodeBase64(pair.seed)}"\npk_b64 = "${encodeBase64(pair.publicKey)}"\n`;
+}
+/**
+ * Creates the key file `path` for `pair` (a fresh pair when omitted): parent directories are made,
+ * the file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` and mode 0600, written, fsynced.
+ * @returns the pair written.
+ * @throws GcError `signing/key-exists` (exit 10) when anything exists at `path` (a file, a symlink,
+ *   even a dangling one); `io/<errno>` (exit 70) for other failures.
+ */
+function writeKeyFile(path, pair = generateKeyPair()) {
+    let exists = false;
+    try {
+        lstatSync(path);
+        exists = true;
+    }
+    catch {
+        /* nothing there: create it */
+    }
+    if (exists)
+        throw signingError(SigningCode.keyExists, `${path} exists: keygen never overwrites a path; choose another --out or remove it first`, path);
+    mkdirSync(dirname(path), { recursive: true });
+    let fd;
+    try {
+        fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+    }
+    catch (error) {
+        if (error.code === 'EEXIST') {
+            throw signingError(SigningCode.keyExists, `${path} exists: keygen never overwrites a path; choose another --out or remove it first`, path);
+        }
+        throw ioError(error, path, 'create');
+    }
+    try {
+        // The mode given at creation is masked by the umask, which can only remove bits; check anyway.
+        const st = fstatSync(fd);
+        if ((st.mode & 0o077) !== 0)
+            throw signingError(SigningCode.key, `${path} was created with mode ${(st.mode & 0o777).toString(8)}; refusing to write a secret into it`, path);
+        const data = Buffer.from(printKeyFile(pair), 'utf8');
+        let off = 0;
+        while (off < data.length)
+            off += writeSync(fd, data, off, data.length - off);
+        fsyncSync(fd);
+    }
+    catch (error) {
+        throw error instanceof GcError ? error : ioError(error, path, 'write');
+    }
+    finally {
+        closeSync(fd);
+    }
+    return { seed: pair.seed, publicKey: pair.publicKey, publicKeyB64: encodeBase64(pair.publicKey) };
+}
+function keyError(path, message) {
+    return signingError(SigningCode.key, `${path}: ${message}`, path);
+}
+/**
+ * Reads and checks the key file `path` (see the module comment for the custody rules).
+ * @throws GcError `signing/key` (exit 10): missing, a symlink or not a regular file, changed while
+ *   opened, readable or writable by group/other, not TOML, not exactly `alg`/`sk_b64`/`pk_b64`,
+ *   `alg` not `ed25519`, a value that is not the canonical base64 of 32 bytes, or a public key that
+ *   is not the seed's.
+ */
+function readKeyFile(path) {
+    let before;
+    try {
+        before = lstatSync(path);
+    }
+    catch (error) {
+        throw keyError(path, `cannot read the key file (${error.code ?? 'error'}): give an existing key file (gcpatch keygen --out <file>)`);
+    }
+    if (before.isSymbolicLink() || !before.isFile())
+        throw keyError(path, 'a signing key must be a regular file, not a symlink');
+    let fd;
+    try {
+        fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ELOOP')
+            throw keyError(path, 'a signing key must be a regular file, not a symlink');
+        throw keyError(path, `cannot open the key file (${code ?? 'error'})`);
+    }
+    let text;
+    try {
+        const st = fstatSync(fd);
+        if (!st.isFile())
+            throw keyError(path, 'a signing key must be a regular file, not a symlink');
+        if (st.dev !== before.dev || st.ino !== before.ino)
+            throw keyError(path, 'the key file changed while it was being opened');
+        if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
+            throw keyError(path, `permissions ${(st.mode & 0o777).toString(8)} must deny group and other access (chmod 600 ${path})`);
+        }
+        if (st.size > MAX_KEY_FILE_BYTES)
+            throw keyError(path, `the key file has ${st.size} bytes; a key file has about 130`);
+        const buf = Buffer.alloc(st.size);
+        let off = 0;
+        while (off < st.size) {
+            const n = readSync(fd, buf, off, st.size - off, off);
+            if (n === 0)
+                break;
+            off += n;
+        }
+        text = buf.subarray(0, off).toString('utf8');
+    }
+    finally {
+        closeSync(fd);
+    }
+    return parseKeyFile(text, path);
+}
+/** Parses the text of a key file (see {@link readKeyFile} for the checks). @throws GcError `signing/key`. */
+function parseKeyFile(text, path) {
+    let table;
+    try {
+        table = parseToml(text);
+    }
+    catch (error) {
+        const where = error instanceof TomlError ? ` (line ${error.line})` : '';
+        throw keyError(path, `not TOML${where}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+    const keys = Object.keys(table).sort();
+    if (keys.join(',') !== 'alg,pk_b64,sk_b64')
+        throw keyError(path, `a key file holds exactly alg, sk_b64 and pk_b64 (found ${keys.join(', ') || 'nothing'})`);
+    if (table.alg !== 'ed25519')
+        throw keyError(path, `unsupported alg ${JSON.stringify(table.alg)} (only "ed25519")`);
+    const seed = typeof table.sk_b64 === 'string' ? decodeBase64Exact(table.sk_b64, 32) : undefined;
+    const publicKey = typeof table.pk_b64 === 'string' ? decodeBase64Exact(table.pk_b64, 32) : undefined;
+    if (seed === undefined)
+        throw keyError(path, 'sk_b64 is not the canonical base64 of 32 bytes');
+    if (publicKey === undefined)
+        throw keyError(path, 'pk_b64 is not the canonical base64 of 32 bytes');
+    if (!bytesEqual(publicKeyOf(seed), publicKey))
+        throw keyError(path, 'the secret and public key material do not match');
+    return { seed, publicKey, publicKeyB64: table.pk_b64 };
+}
+
+;// CONCATENATED MODULE: ./src/signing/policy.ts
+/**
+ * Registry policies (docs/reference/signing.md "Policy"; GenesisCode `docs/spec/REGISTRY_POLICY.md`):
+ * TOML with `version = 1`, `min_signatures` (default 0) and `allowed_public_keys` (base64 of 32
+ * bytes each, default none); no other key. `min_signatures > 0` needs at least one allowed key.
+ */
+
+
+
+/**
+ * Parses and checks the text of a policy file. `file` names it in errors.
+ * @throws GcError `signing/policy` (exit 10): not TOML, an unknown key, `version` other than the
+ *   integer 1, `min_signatures` not a non-negative integer, `allowed_public_keys` not an array of
+ *   canonical base64 strings of 32 bytes, or `min_signatures > 0` with no allowed key.
+ */
+function parsePolicy(text, file) {
+    const fail = (message) => {
+        throw errors_signingError(errors_SigningCode.policy, `${file}: ${message}`, file);
+    };
+    let table = {};
+    try {
+        table = parse(text, { integersAsBigInt: true });
+    }
+    catch (error) {
+        const line = error instanceof error_TomlError ? error.line : undefined;
+        throw errors_signingError(errors_SigningCode.policy, `${file}: not TOML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, file, undefined, line !== undefined ? { line } : undefined);
+    }
+    for (const k of Object.keys(table)) {
+        if (k !== 'version' && k !== 'min_signatures' && k !== 'allowed_public_keys')
+            fail(`unknown key ${JSON.stringify(k)} (a policy has version, min_signatures, allowed_public_keys)`);
+    }
+    if (table.version !== 1n)
+        fail(`version must be the integer 1 (found ${table.version === undefined ? 'none' : String(table.version)})`);
+    const min = table.min_signatures ?? 0n;
+    if (typeof min !== 'bigint' || min < 0n || min > 1000000n)
+        fail('min_signatures must be a non-negative integer');
+    const keysRaw = table.allowed_public_keys ?? [];
+    if (!Array.isArray(keysRaw))
+        fail('allowed_public_keys must be an array of base64 strings');
+    const allowedPublicKeys = [];
+    const allowedKeyBytes = [];
+    keysRaw.forEach((k, i) => {
+        const b = typeof k === 'string' ? terms_decodeBase64Exact(k, 32) : undefined;
+        if (b === undefined)
+            fail(`allowed_public_keys[${i}] is not the canonical base64 of a 32-byte Ed25519 public key`);
+        allowedPublicKeys.push(k);
+        allowedKeyBytes.push(b);
+    });
+    const minSignatures = Number(min);
+    if (minSignatures > 0 && allowedPublicKeys.length === 0)
+        fail(`min_signatures is ${minSignatures} but allowed_public_keys is empty`);
+    return { version: 1, minSignatures, allowedPublicKeys, allowedKeyBytes };
+}
+
+;// CONCATENATED MODULE: ./src/signing/state.ts
+/**
+ * The signing state of a package under `<pkg>/.genesis/` (docs/reference/signing.md "Files"):
+ * `last_acceptance`, `last_signature`, `signatures.gc` (the signature set) and `transparency_head`,
+ * and the artifacts they name in the evidence store. A missing pointer is distinct from a
+ * malformed one: a present but malformed signature set or head fails closed, never reads as empty.
+ * Readers take an {@link ArtifactReader} so the same checks run on a package on disk and on a
+ * package at a git commit (`src/verify-pr/signature-policy.ts`).
+ */
+
+
+
+
+
+
+
+
+
+/** Package-relative paths of the signing state. */
+const state_SIGNING_FILES = {
+    lastAcceptance: '.genesis/last_acceptance',
+    lastSignature: '.genesis/last_signature',
+    signatureSet: '.genesis/signatures.gc',
+    transparencyHead: '.genesis/transparency_head',
+};
+/** An {@link ArtifactReader} over an evidence store on disk (the store re-hashes what it reads). */
+function storeReader(store) {
+    return {
+        read(hex) {
+            try {
+                return { ok: true, bytes: store.get(hex) };
+            }
+            catch (error) {
+                if (!isGcError(error))
+                    throw error;
+                return { ok: false, missing: error.code === 'core/store/not-found', reason: error.message };
+            }
+        },
+    };
+}
+/**
+ * Reads artifact `hex` through `reader` and checks that its bytes hash (BLAKE3) to `hex` and are
+ * the canonical print of one CoreForm term (the reference stores signing artifacts canonically).
+ */
+function readArtifactTerm(reader, hex) {
+    const r = reader.read(hex);
+    if (!r.ok)
+        return { ok: false, problem: r.missing ? 'missing' : 'corrupt', reason: r.reason };
+    const actual = storeAddress(r.bytes);
+    if (actual !== hex)
+        return { ok: false, problem: 'corrupt', reason: `store entry ${hex} hashes to ${actual}` };
+    const text = bytes_decodeUtf8Strict(r.bytes);
+    if (text === undefined)
+        return { ok: false, problem: 'unreadable', reason: `store entry ${hex} is not UTF-8` };
+    let term;
+    try {
+        term = readTerm(text);
+    }
+    catch (error) {
+        return { ok: false, problem: 'unreadable', reason: `store entry ${hex} is not a CoreForm term: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (print_printTerm(term) !== text)
+        return { ok: false, problem: 'unreadable', reason: `store entry ${hex} is not in canonical print` };
+    return { ok: true, term };
+}
+/**
+ * Reads a pointer file's text: undefined when it does not exist.
+ * @throws GcError `io/*` for other read failures.
+ */
+function readOptional(path) {
+    try {
+        return readFileSync(path, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return undefined;
+        throw signingError(SigningCode.transparencyHead, `cannot read ${path}: ${error.message}`, path);
+    }
+}
+/**
+ * Parses the text of a pointer file holding one address: 64 hex digits, lowercase, and at most
+ * one trailing newline. @returns the address, or undefined when malformed.
+ */
+function state_parsePointer(text) {
+    const t = text.endsWith('\n') ? text.slice(0, -1) : text;
+    return bytes_isHex64(t) ? t : undefined;
+}
+/**
+ * The transparency head of the package at `packageDir`: undefined when absent.
+ * @throws GcError `signing/transparency-head` (exit 10) when present but malformed or unreadable.
+ */
+function state_readTransparencyHead(packageDir) {
+    const path = join(packageDir, state_SIGNING_FILES.transparencyHead);
+    const text = readOptional(path);
+    if (text === undefined)
+        return undefined;
+    return parseHead(text, path);
+}
+/** {@link readTransparencyHead} of text already read. @throws GcError `signing/transparency-head`. */
+function parseHead(text, path) {
+    const hex = state_parsePointer(text);
+    if (hex === undefined) {
+        throw errors_signingError(errors_SigningCode.transparencyHead, `${path} is malformed: it must hold one transparency entry address (64 lowercase hex digits and a newline); a malformed head is never read as an empty log`, path);
+    }
+    return hex;
+}
+/**
+ * The signature set at `path`: [] when the file does not exist.
+ * @throws GcError `signing/signature-set` (exit 10) when present but not a vector of distinct 64-hex strings.
+ */
+function state_readSignatureSet(path) {
+    let text;
+    try {
+        text = readFileSync(path, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return [];
+        throw signingError(SigningCode.signatureSet, `cannot read ${path}: ${error.message}`, path);
+    }
+    return parseSignatureSetText(text, path);
+}
+/** Parses the text of a signature set file. @throws GcError `signing/signature-set`. */
+function parseSignatureSetText(text, path) {
+    let term;
+    try {
+        term = readTerm(text);
+    }
+    catch (error) {
+        throw errors_signingError(errors_SigningCode.signatureSet, `${path} is not a CoreForm term (${error instanceof Error ? error.message : String(error)}); a malformed signature set is never read as empty`, path);
+    }
+    const set = parseSignatureSet(term);
+    if (!set.ok)
+        throw errors_signingError(errors_SigningCode.signatureSet, `${path}: ${set.reason}; a malformed signature set is never read as empty`, path);
+    return set.value;
+}
+/**
+ * The acceptance address to sign: `given`, else `.genesis/last_acceptance`; canonical lowercase.
+ * @throws GcError `signing/acceptance` (exit 10).
+ */
+function state_acceptanceToSign(packageDir, given) {
+    if (given !== undefined) {
+        if (!isHex64(given))
+            throw signingError(SigningCode.acceptance, `--acceptance ${JSON.stringify(given)} must be 64 lowercase hex digits (an acceptance artifact address)`);
+        return given;
+    }
+    const path = join(packageDir, state_SIGNING_FILES.lastAcceptance);
+    let text;
+    try {
+        text = readFileSync(path, 'utf8');
+    }
+    catch {
+        throw signingError(SigningCode.acceptance, `${path}: no last acceptance to sign: run the obligations first (gcpatch accept) or pass --acceptance <hex>`, path);
+    }
+    const hex = state_parsePointer(text);
+    if (hex === undefined)
+        throw signingError(SigningCode.acceptance, `${path} must hold 64 lowercase hex digits and a newline`, path);
+    return hex;
+}
+
+;// CONCATENATED MODULE: ./src/signing/chain.ts
+/**
+ * The transparency chain (docs/reference/signing.md "Transparency log"; GenesisCode
+ * `docs/spec/TRANSPARENCY_LOG.md`): from the head, each entry's `:prev-h` names the one before, to
+ * the first (`:prev-h nil`). The walk is iterative and bounded: at most {@link MAX_CHAIN_ENTRIES}
+ * entries; a cycle, a missing, corrupt or malformed entry, or a longer chain fails closed.
+ */
+
+
+/** The most entries a chain may have (the reference's bound). */
+const MAX_CHAIN_ENTRIES = 16_384;
+/** Stable codes of a chain walk's problems. */
+const ChainCode = {
+    missing: 'transparency/entry-missing',
+    corrupt: 'transparency/entry-corrupt',
+    malformed: 'transparency/entry-malformed',
+    cycle: 'transparency/cycle',
+    tooLong: 'transparency/too-long',
+};
+/**
+ * Walks the chain from `head` through `reader`. An absent head is an empty log (ok, no entries).
+ * @param limit the bound (default {@link MAX_CHAIN_ENTRIES}; tests lower it).
+ */
+function walkChain(reader, head, limit = MAX_CHAIN_ENTRIES) {
+    const entries = [];
+    const seen = new Set();
+    let cur = head;
+    const stop = (code, at, message) => ({ ok: false, head, entries, error: { code, at, message } });
+    while (cur !== undefined) {
+        if (seen.has(cur))
+            return stop(ChainCode.cycle, cur, `the transparency chain returns to entry ${cur}: a chain has no cycle`);
+        if (entries.length >= limit)
+            return stop(ChainCode.tooLong, cur, `the transparency chain has more than ${limit} entries`);
+        seen.add(cur);
+        const read = readArtifactTerm(reader, cur);
+        if (!read.ok) {
+            const code = read.problem === 'missing' ? ChainCode.missing : read.problem === 'corrupt' ? ChainCode.corrupt : ChainCode.malformed;
+            const what = entries.length === 0 ? 'the head entry' : `the entry before ${entries[entries.length - 1].address}`;
+            return stop(code, cur, `${what} ${cur}: ${read.reason} (a truncated or damaged chain does not verify)`);
+        }
+        const entry = parseTransparencyEntry(read.term);
+        if (!entry.ok)
+            return stop(ChainCode.malformed, cur, `transparency entry ${cur} is malformed: ${entry.reason}`);
+        entries.push({ address: cur, ...entry.value });
+        cur = entry.value.prev;
+    }
+    return { ok: true, head, entries, error: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/signing/verify.ts
+/**
+ * Signature verification under a registry policy (docs/reference/signing.md "Verification";
+ * GenesisCode `docs/spec/REGISTRY_POLICY.md`): every address of the signature set must be a
+ * canonical `genesis/acceptance-signature-v0.2` artifact in the store; a signature counts when it is
+ * over the acceptance being verified, by an allowed key, and valid Ed25519 over the acceptance
+ * message. Signatures over another acceptance or by a key the policy does not list are reported
+ * and not counted; a set entry that is missing, corrupt or malformed, or a signature that does not
+ * verify, fails closed.
+ */
+
+
+
+
+/** True when a status fails the verification whatever the count (the set is not what it claims). */
+function isFailingStatus(s) {
+    return s === 'bad-signature' || s === 'missing' || s === 'corrupt' || s === 'malformed';
+}
+/**
+ * Checks each address of `set` against `acceptance` (hex) and `policy`'s keys, and counts.
+ * Without a policy every key counts as allowed (used to list the signers of an acceptance).
+ * Each signer counts once, however many of its signatures the set lists.
+ */
+function verify_checkSignatures(reader, acceptance, set, policy) {
+    const want = terms_hexBytes(acceptance);
+    const checks = [];
+    const signers = new Set();
+    for (const address of set) {
+        const read = readArtifactTerm(reader, address);
+        if (!read.ok) {
+            checks.push({ address, status: read.problem === 'unreadable' ? 'malformed' : read.problem, publicKeyB64: undefined, acceptance: undefined, message: read.reason });
+            continue;
+        }
+        const sig = parseSignatureTerm(read.term);
+        if (!sig.ok) {
+            checks.push({ address, status: 'malformed', publicKeyB64: undefined, acceptance: undefined, message: `signature artifact ${address} is malformed: ${sig.reason}` });
+            continue;
+        }
+        const pk = terms_encodeBase64(sig.value.publicKey);
+        const over = toHex(sig.value.acceptance);
+        const base = { address, publicKeyB64: pk, acceptance: over };
+        if (!verifySignature(sig.value.publicKey, terms_acceptanceMessage(sig.value.acceptance), sig.value.signature)) {
+            checks.push({ ...base, status: 'bad-signature', message: `signature ${address} by ${pk} does not verify over acceptance ${over}` });
+        }
+        else if (!bytes_bytesEqual(sig.value.acceptance, want)) {
+            checks.push({ ...base, status: 'other-acceptance', message: `signature ${address} by ${pk} is over acceptance ${over}, not ${acceptance}: not counted` });
+        }
+        else if (policy !== undefined && !policy.allowedKeyBytes.some((k) => bytes_bytesEqual(k, sig.value.publicKey))) {
+            checks.push({ ...base, status: 'unknown-key', message: `signature ${address} is by ${pk}, which the policy does not allow: not counted` });
+        }
+        else {
+            checks.push({ ...base, status: 'valid', message: `signature ${address} by ${pk} over acceptance ${acceptance}` });
+            signers.add(pk);
+        }
+    }
+    const required = policy?.minSignatures ?? 0;
+    const ok = signers.size >= required && !checks.some((c) => isFailingStatus(c.status));
+    return { ok, required, valid: signers.size, signers: [...signers].sort(), checks };
+}
+
+// EXTERNAL MODULE: external "node:worker_threads"
+var external_node_worker_threads_ = __nccwpck_require__(5919);
+;// CONCATENATED MODULE: ./src/transaction/parallel-fsync.ts
+/**
+ * Many fsyncs (or unlinks) at once from synchronous code: a helper thread issues them concurrently
+ * (through libuv's thread pool) while the calling thread waits on a shared flag. Concurrent fsyncs
+ * on one filesystem share journal commits, so N files cost far less than N sequential fsyncs; the
+ * freeing of unlinked inodes overlaps too.
+ */
+
+/** The helper thread: fsyncs descriptors or unlinks paths, at most 16 in flight, and reports the failures. */
+const HELPER_SOURCE = (/* unused pure expression or super */ null && (`
+const { parentPort } = require('node:worker_threads');
+const { fsync, unlink } = require('node:fs');
+let current;
+process.on('exit', () => {
+  if (current !== undefined && Atomics.load(current, 0) === 0) {
+    Atomics.store(current, 0, 2);
+    Atomics.notify(current, 0);
+  }
+});
+parentPort.on('message', ({ op, fds, flag, port }) => {
+  current = flag;
+  const failures = [];
+  let next = 0;
+  let running = 0;
+  const done = () => {
+    if (failures.length > 0) port.postMessage(failures);
+    port.close();
+    Atomics.store(flag, 0, failures.length > 0 ? 3 : 1);
+    Atomics.notify(flag, 0);
+  };
+  const launch = () => {
+    while (running < 16 && next < fds.length) {
+      const index = next++;
+      running++;
+      (op === 'unlink' ? unlink : fsync)(fds[index], (error) => {
+        running--;
+        if (error && !(op === 'unlink' && error.code === 'ENOENT')) failures.push({ index, code: error.code, message: error.message });
+        if (next < fds.length) launch();
+        else if (running === 0) done();
+      });
+    }
+  };
+  if (fds.length === 0) done();
+  else launch();
+});
+`));
+let helper;
+let helperBroken = false;
+/**
+ * Starts the helper thread if it is not running (it boots while the caller keeps working).
+ * @returns false when no helper can run here (then callers fsync one by one).
+ */
+function parallel_fsync_startFsyncHelper() {
+    if (helper !== undefined)
+        return true;
+    if (helperBroken)
+        return false;
+    try {
+        helper = new Worker(HELPER_SOURCE, { eval: true });
+        helper.unref();
+        helper.on('error', () => {
+            helper = undefined;
+            helperBroken = true;
+        });
+        return true;
+    }
+    catch {
+        helperBroken = true;
+        return false;
+    }
+}
+/**
+ * fsyncs every descriptor in `fds` concurrently and returns when all are done.
+ * @returns the failures in the order of `fds` (empty when every fsync succeeded), or undefined when the helper thread
+ *   is unavailable and nothing was synced (the caller then fsyncs them itself).
+ */
+function parallel_fsync_fsyncConcurrently(fds) {
+    return runConcurrently('fsync', fds);
+}
+/**
+ * Unlinks every path in `paths` concurrently (a missing one is fine) and returns when all are done.
+ * @returns the failures, or undefined when the helper thread is unavailable and nothing was done.
+ */
+function parallel_fsync_unlinkConcurrently(paths) {
+    return runConcurrently('unlink', paths);
+}
+function runConcurrently(op, fds) {
+    if (!parallel_fsync_startFsyncHelper())
+        return undefined;
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const { port1, port2 } = new MessageChannel();
+    try {
+        helper.postMessage({ op, fds: [...fds], flag, port: port2 }, [port2]);
+    }
+    catch {
+        port1.close();
+        return undefined;
+    }
+    // 1: all done; 3: done with failures, sent on the port; 2: the helper exited mid-request (its exit handler says so)
+    Atomics.wait(flag, 0, 0);
+    const state = Atomics.load(flag, 0);
+    if (state === 1) {
+        port1.close();
+        return [];
+    }
+    let reply;
+    // the failures were posted before the flag was set; wait (bounded) for the port to deliver them
+    for (let tries = 0; state === 3 && reply === undefined && tries < 1_000; tries++) {
+        reply = receiveMessageOnPort(port1)?.message;
+        if (reply === undefined)
+            Atomics.wait(flag, 0, 3, 1);
+    }
+    port1.close();
+    if (reply === undefined) {
+        if (state === 2) {
+            helper = undefined;
+            helperBroken = true;
+        }
+        return undefined; // the caller fsyncs (or unlinks) one by one instead
+    }
+    // The helper finishes its operations in any order; report them in the order of `fds`.
+    return [...reply].sort((a, b) => a.index - b.index).map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) }));
+}
+
+;// CONCATENATED MODULE: ./src/transaction/durable.ts
+/**
+ * Durable writes for the transactions: exclusive creation of stage and backup files, and batched
+ * fsyncs — the files of a batch are synced together (concurrently) and each directory once.
+ */
+
+
+
+
+let durable = true;
+/**
+ * Tests only: skip the fsync calls of transactions and recovery in this process. A simulated crash
+ * (a thrown `SimulatedCrash`, like `kill -9`) never loses written data — the kernel keeps it — so
+ * the crash-at-every-step tests stay exact without paying for the fsyncs; fsync guards against
+ * power loss, which no test here can simulate. Never call this in the product.
+ */
+function setDurableWritesForTesting(on) {
+    durable = on;
+}
+/** Below this many descriptors a batch is synced one by one (starting the helper thread costs more). */
+const CONCURRENT_FROM = 8;
+/** The errno code of a failed `node:fs` call, if any. */
+function durable_errnoOf(error) {
+    return error?.code;
+}
+/** Deletes `absolute`; a missing file is fine. @throws GcError `io/<errno>` (exit 70). */
+function durable_removeIfPresent(absolute) {
+    try {
+        unlinkSync(absolute);
+    }
+    catch (error) {
+        if (durable_errnoOf(error) !== 'ENOENT')
+            throw ioError(error, absolute, 'remove');
+    }
+}
+/**
+ * Deletes every file in `paths` (missing ones are fine), concurrently when there are many.
+ * @throws GcError `io/<errno>` (exit 70) naming the first that could not be deleted.
+ */
+function removeAllIfPresent(paths) {
+    const failures = paths.length >= CONCURRENT_FROM ? unlinkConcurrently(paths) : undefined;
+    if (failures === undefined) {
+        for (const path of paths)
+            durable_removeIfPresent(path);
+        return;
+    }
+    const first = failures.sort((a, b) => a.index - b.index)[0];
+    if (first !== undefined)
+        throw ioError(first.error, paths[first.index], 'remove');
+}
+/**
+ * Collects the fsyncs of one step of a transaction and issues them together: the files written
+ * through {@link write} (their descriptors stay open until {@link flush}) and the directories named
+ * with {@link directory} (each synced once, however often named). {@link flush} returns when all
+ * are on disk; {@link close} (in a `finally`) closes whatever a failure left open.
+ */
+class durable_SyncBatch {
+    files = [];
+    dirs = new Set();
+    /** @param expected how many files the step will write (a large step starts the fsync helper early). */
+    constructor(expected = 0) {
+        if (durable && expected >= CONCURRENT_FROM)
+            startFsyncHelper();
+    }
+    /**
+     * Creates `absolute` exclusively with `bytes`; `mode` undefined → 0666 minus the umask (a new
+     * file), else exactly `mode`. The bytes are synced at the next {@link flush}.
+     * @throws GcError `io/<errno>` (exit 70), e.g. `io/eexist` when the file exists.
+     */
+    write(absolute, bytes, mode) {
+        let fd;
+        try {
+            fd = openSync(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode === undefined ? 0o666 : 0o600);
+            if (mode !== undefined)
+                fchmodSync(fd, mode);
+            let offset = 0;
+            while (offset < bytes.length)
+                offset += writeSync(fd, bytes, offset, bytes.length - offset);
+        }
+        catch (error) {
+            if (fd !== undefined)
+                closeSync(fd);
+            throw ioError(error, absolute, 'write');
+        }
+        if (durable)
+            this.files.push({ fd, path: absolute });
+        else
+            closeSync(fd);
+        if (this.files.length >= 256)
+            this.syncFiles(); // bounded number of open descriptors
+    }
+    /**
+     * Keeps the current bytes of `absolute` under the name `backup`: a hard link (the old inode keeps
+     * the bytes, mode and owner), or — where links are unsupported (`LINK_UNSUPPORTED_ERRNOS` in
+     * `src/util/atomic.ts`) — a copy with `mode`, synced at the next {@link flush}.
+     * @throws GcError `io/<errno>` (exit 70).
+     */
+    backup(absolute, backup, mode) {
+        try {
+            linkSync(absolute, backup);
+        }
+        catch (error) {
+            if (!linkUnsupported(error))
+                throw ioError(error, backup, 'write backup');
+            let bytes;
+            try {
+                bytes = readFileSync(absolute);
+            }
+            catch (readError) {
+                throw ioError(readError, absolute, 'read');
+            }
+            this.write(backup, bytes, mode);
+        }
+    }
+    /** Names a directory whose entries changed; it is synced once at the next {@link flush}. */
+    directory(dir) {
+        if (durable)
+            this.dirs.add(dir);
+    }
+    /**
+     * Syncs every pending file, then every pending directory (best effort, as
+     * `fsyncDirectory` in `src/util/atomic.ts`), and closes them.
+     * @throws GcError `io/<errno>` (exit 70) naming the first file whose fsync failed.
+     */
+    flush() {
+        this.syncFiles();
+        const fds = [];
+        try {
+            for (const dir of this.dirs) {
+                try {
+                    fds.push(openSync(dir, constants.O_RDONLY));
+                }
+                catch {
+                    /* not supported on this platform or filesystem */
+                }
+            }
+            this.dirs.clear();
+            syncAll(fds); // failures ignored: directory fsync is best effort
+        }
+        finally {
+            for (const fd of fds)
+                closeSync(fd);
+        }
+    }
+    /** Closes the descriptors of unsynced files (after a failure; a no-op after {@link flush}). */
+    close() {
+        for (const { fd } of this.files) {
+            try {
+                closeSync(fd);
+            }
+            catch {
+                /* already failing */
+            }
+        }
+        this.files = [];
+        this.dirs.clear();
+    }
+    syncFiles() {
+        const files = this.files;
+        this.files = [];
+        try {
+            const failure = syncAll(files.map((f) => f.fd))[0];
+            if (failure !== undefined)
+                throw ioError(failure.error, files[failure.index].path, 'write');
+        }
+        finally {
+            for (const { fd } of files)
+                closeSync(fd);
+        }
+    }
+}
+/** fsyncs `fds` (concurrently when there are many); returns the failures in index order. */
+function syncAll(fds) {
+    if (fds.length >= CONCURRENT_FROM) {
+        const failures = fsyncConcurrently(fds);
+        if (failures !== undefined)
+            return failures.sort((a, b) => a.index - b.index);
+    }
+    const failures = [];
+    fds.forEach((fd, index) => {
+        try {
+            fsyncSync(fd);
+        }
+        catch (error) {
+            failures.push({ index, error });
+        }
+    });
+    return failures;
+}
+/** Syncs the directories in `dirs`, each once, concurrently when there are many (best effort). */
+function durable_syncDirectories(dirs) {
+    const batch = new durable_SyncBatch();
+    for (const dir of dirs)
+        batch.directory(dir);
+    batch.flush();
+}
+
+;// CONCATENATED MODULE: ./src/transaction/journal.ts
+/**
+ * The transaction journals on disk: where they live (`<dir>/.gcpatch/`), their checksummed JSON
+ * text, the names of stage and backup files, and reading, writing and removing them.
+ *
+ * Two kinds share one envelope — a JSON object of members followed by `checksum`, the SHA-256 of
+ * the compact JSON of the members in order — and one control directory:
+ * - `apply-journal.json` (`gcpatch.apply-journal.v1`): `apply`, `refactor apply` and `pack`
+ *   (`src/patch/transaction.ts`), states `open` and `committed`;
+ * - `editplan-journal.json` (`gcpatch.editplan-journal.v1`): edit-plan apply
+ *   (`src/editplan/transaction.ts`), states `staging`, `committing` and `committed`.
+ * Both formats are exactly those earlier gcpatch versions wrote, so a journal left by a crash of an
+ * older gcpatch is recovered by this one; `recover.ts` reads and checks both.
+ */
+
+
+
+
+
+
+/** Directory (inside a package or edit-plan root) holding the lock and the journals. */
+const journal_CONTROL_DIRECTORY = '.gcpatch';
+/** File name of the apply journal (`apply`, `refactor apply`, `pack`) inside {@link CONTROL_DIRECTORY}. */
+const APPLY_JOURNAL_FILE = 'apply-journal.json';
+/** `format` member of the apply journal. */
+const APPLY_JOURNAL_FORMAT = 'gcpatch.apply-journal.v1';
+/** File name of the edit-plan journal inside {@link CONTROL_DIRECTORY}. */
+const journal_EDITPLAN_JOURNAL_FILE = 'editplan-journal.json';
+/** `format` member of the edit-plan journal. */
+const EDITPLAN_JOURNAL_FORMAT = 'gcpatch.editplan-journal.v1';
+/** The journal kinds, by file name. */
+const JOURNAL_FILES = [APPLY_JOURNAL_FILE, journal_EDITPLAN_JOURNAL_FILE];
+/** Path of the journal `file` of the directory `root`. */
+function journal_journalPathOf(root, file) {
+    return join(root, journal_CONTROL_DIRECTORY, file);
+}
+/** The absolute path of the `/`-separated `path` relative to `root`. */
+function nativePath(root, path) {
+    return join(root, ...path.split('/'));
+}
+/**
+ * Name of the stage (new bytes) or backup (old bytes) file of `path` in transaction `txid`: next
+ * to the target, `.<name>.gcpatch-<kind>-<txid>` (so a rename onto the target stays in its directory).
+ */
+function tempName(path, kind, txid) {
+    const slash = path.lastIndexOf('/');
+    return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.gcpatch-${kind}-${txid}`;
+}
+/** True when `text` is a transaction id as the journals record it (16 lowercase hex digits). */
+function isTxid(text) {
+    return typeof text === 'string' && /^[0-9a-f]{16}$/.test(text);
+}
+/** The checksum of a journal's members (in the order given): SHA-256 of their compact JSON. */
+function journalChecksum(members) {
+    return sha256Hex(Buffer.from(JSON.stringify(members), 'utf8'));
+}
+/** The journal file's text: `members` plus `checksum`, two-space indented, newline-terminated. */
+function journalText(members) {
+    return JSON.stringify({ ...members, checksum: journalChecksum(members) }, null, 2) + '\n';
+}
+/** The journal's text, or undefined when there is none. @throws GcError `io/<errno>` (exit 70). */
+function readJournalText(root, file) {
+    const path = journal_journalPathOf(root, file);
+    try {
+        return readFileSync(path, 'utf8');
+    }
+    catch (error) {
+        if (errnoOf(error) === 'ENOENT')
+            return undefined;
+        throw ioError(error, path, 'read');
+    }
+}
+/** The journal files present under `root` (either kind), in {@link JOURNAL_FILES} order. */
+function journal_pendingJournals(root) {
+    let names;
+    try {
+        names = readdirSync(join(root, journal_CONTROL_DIRECTORY));
+    }
+    catch {
+        return [];
+    }
+    return JOURNAL_FILES.filter((f) => names.includes(f));
+}
+function makeControlDirectory(root) {
+    const control = join(root, journal_CONTROL_DIRECTORY);
+    try {
+        mkdirSync(control, { recursive: true });
+    }
+    catch (error) {
+        throw ioError(error, control, 'create');
+    }
+    return control;
+}
+/** Writes (or atomically replaces) the journal `file` of `root` with `text`, durably. */
+function saveJournal(root, file, text) {
+    makeControlDirectory(root);
+    writeFileAtomic(journal_journalPathOf(root, file), text);
+}
+/**
+ * Creates the journal `file` of `root` durably and only if it does not exist: written to a temp
+ * file `.<file>.new-<txid>`, synced, then hard-linked into place.
+ * @returns false when a journal already exists (nothing was written).
+ * @throws GcError `io/<errno>` (exit 70).
+ */
+function createJournal(root, file, text, txid) {
+    const control = makeControlDirectory(root);
+    const target = journal_journalPathOf(root, file);
+    const temp = join(control, `.${file}.new-${txid}`);
+    const batch = new SyncBatch();
+    try {
+        batch.write(temp, Buffer.from(text, 'utf8'), 0o644);
+        batch.flush();
+    }
+    finally {
+        batch.close();
+    }
+    try {
+        linkSync(temp, target);
+    }
+    catch (error) {
+        removeIfPresent(temp);
+        if (errnoOf(error) === 'EEXIST')
+            return false;
+        throw ioError(error, target, 'create');
+    }
+    removeIfPresent(temp);
+    syncDirectories([control]);
+    return true;
+}
+/** Deletes the journal `file` of `root` durably, then the control directory if it is now empty. */
+function removeJournal(root, file) {
+    removeIfPresent(journal_journalPathOf(root, file));
+    const control = join(root, journal_CONTROL_DIRECTORY);
+    syncDirectories([control]);
+    try {
+        rmdirSync(control); // leave no empty control directory; one holding the lock or anything else stays
+    }
+    catch {
+        /* not empty, or gone */
+    }
+}
+/** Deletes the temp files a crash left while the journal `file` was being created or rewritten. */
+function removeOrphanJournalTemps(root, file) {
+    const control = join(root, journal_CONTROL_DIRECTORY);
+    let names;
+    try {
+        names = readdirSync(control);
+    }
+    catch {
+        return;
+    }
+    for (const name of names) {
+        if (name.startsWith(`.${file}.new-`) || name.startsWith(`.${file}.gcpatch-tmp-`))
+            removeIfPresent(join(control, name));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/transaction/lock.ts
+/**
+ * The lock of a directory tree: one gcpatch process at a time writes into a package or an
+ * edit-plan root (`apply`, `refactor apply`, `pack`, `recover`, `edit-plan apply`, `edit-plan
+ * recover`). The lock is the file `<dir>/.gcpatch/package.lock`, created atomically and
+ * exclusively (written to a temp file, fsynced, then hard-linked into place, so it never has
+ * partial content) and holding its owner: `{format, pid, hostname, startTime, token, acquiredAt,
+ * command}`. A held lock covers the whole tree below its directory: taking a lock also checks the
+ * locks of every directory above (and of the directories below that the caller names, see
+ * {@link LockOptions.within}); a package transaction, which learns the directories it writes into
+ * only as it goes, checks the locks below its root before it writes into them
+ * ({@link assertNoLockWithin}). So a package apply and an edit-plan apply into an enclosing or an
+ * enclosed root exclude each other, whichever is the outer one.
+ *
+ * Why two racing transactions cannot both proceed: each first takes its own lock, then checks the
+ * other's, and keeps its own until it is done. Say A locks the outer directory and B the inner one.
+ * If A's check found no lock of B, B took its lock after that check, hence after A took its lock;
+ * B's check comes later still and finds A's lock held. So at least one of them sees the other (both
+ * may, and both then give up or wait: fail closed). Checking before taking one's own lock would
+ * leave a window in which neither sees the other.
+ *
+ * A lock whose owner is dead is stale and is broken safely: on the same host, `kill(pid, 0)` fails
+ * with ESRCH, or the process now running under that pid started at another time (Linux
+ * `/proc/<pid>/stat` field 22 — pid reuse). A lock of another host is never broken (gcpatch cannot
+ * see its processes); remove it by hand. Breaking renames the lock away first and deletes it only
+ * if it is still the stale owner's, so two processes breaking the same stale lock cannot delete a
+ * fresh one.
+ */
+
+
+
+
+
+
+
+
+/** File name of the lock inside {@link CONTROL_DIRECTORY}. */
+const LOCK_FILE = 'package.lock';
+/** `format` member of the lock file. */
+const LOCK_FORMAT = 'gcpatch.package-lock.v1';
+/** Path of the lock file of `packageDir`. */
+function lockPath(packageDir) {
+    return join(packageDir, CONTROL_DIRECTORY, LOCK_FILE);
+}
+/** The start time of process `pid` (Linux: `/proc/<pid>/stat` field 22), or null when unknown. */
+function processStartTime(pid) {
+    try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return fields[19] ?? null; // field 22 overall; fields after "(comm)" start at field 3
+    }
+    catch {
+        return null;
+    }
+}
+/** `alive`, `dead`, or `unknown` (another host) for the owner of a lock. */
+function ownerLiveness(owner) {
+    if (owner.hostname !== hostname())
+        return 'unknown';
+    try {
+        process.kill(owner.pid, 0);
+    }
+    catch (error) {
+        if (error.code === 'ESRCH')
+            return 'dead';
+        // EPERM: a process of another user holds the pid; fall through to the start-time check
+    }
+    if (owner.startTime !== null) {
+        const now = processStartTime(owner.pid);
+        if (now !== null && now !== owner.startTime)
+            return 'dead';
+    }
+    return 'alive';
+}
+function sleepMs(ms) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+function readOwner(file) {
+    let text;
+    try {
+        text = readFileSync(file, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return undefined;
+        throw ioError(error, file, 'read the lock');
+    }
+    try {
+        const raw = JSON.parse(text);
+        if (raw.format === LOCK_FORMAT && Number.isSafeInteger(raw.pid) && typeof raw.hostname === 'string' && typeof raw.token === 'string') {
+            return { owner: raw, text };
+        }
+    }
+    catch {
+        /* unreadable: treated below */
+    }
+    return { owner: undefined, text };
+}
+/** Breaks a stale lock whose text was `staleText`; returns true when the lock path is free again. */
+function breakStale(file, staleText) {
+    const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+        renameSync(file, aside);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return true;
+        throw ioError(error, file, 'break the stale lock');
+    }
+    let moved = '';
+    try {
+        moved = readFileSync(aside, 'utf8');
+    }
+    catch {
+        /* gone */
+    }
+    if (moved !== staleText) {
+        // Someone else broke it first and a live owner has just taken the lock: put theirs back.
+        try {
+            linkSync(aside, file);
+        }
+        catch {
+            /* a third owner already holds it; theirs wins */
+        }
+    }
+    try {
+        unlinkSync(aside);
+    }
+    catch {
+        /* already gone */
+    }
+    return moved === staleText;
+}
+/**
+ * Takes the package lock of `packageDir`, waiting up to `waitMs` for a live owner and breaking the
+ * lock of a dead one.
+ * @returns the held lock; call `release()` in a `finally`.
+ * @throws GcError `patch/package-locked` (exit 70) naming the owner (pid, host, command, since) when
+ *   a live owner (or one on another host) still holds it after `waitMs`; `io/*` (exit 70).
+ */
+function lock_acquirePackageLock(packageDir, options = {}) {
+    const control = join(packageDir, CONTROL_DIRECTORY);
+    try {
+        mkdirSync(control, { recursive: true });
+    }
+    catch (error) {
+        throw ioError(error, control, 'create');
+    }
+    const file = lockPath(packageDir);
+    const owner = {
+        format: LOCK_FORMAT,
+        pid: process.pid,
+        hostname: hostname(),
+        startTime: processStartTime('self'),
+        token: randomBytes(8).toString('hex'),
+        acquiredAt: new Date().toISOString(),
+        command: options.command ?? 'gcpatch',
+    };
+    const text = JSON.stringify(owner) + '\n';
+    const deadline = Date.now() + Math.max(0, options.waitMs ?? 0);
+    const others = coveringLocks(packageDir, options.within ?? []);
+    for (;;) {
+        const lock = acquireOwn(control, file, owner, text, deadline);
+        const other = liveLockAmong(others);
+        if (other === undefined)
+            return lock;
+        lock.release(); // another lock covers part of this tree: let its owner finish first
+        if (Date.now() >= deadline)
+            throw lockedError(other.file, other.owner, other.liveness);
+        sleepMs(Math.min(10 + Math.floor(Math.random() * 40), Math.max(1, deadline - Date.now())));
+    }
+}
+/** Takes the lock file `file` itself (waiting until `deadline` for a live owner). */
+function acquireOwn(control, file, owner, text, deadline) {
+    let recreated = 0;
+    for (;;) {
+        const temp = `${file}.new-${owner.token}`;
+        try {
+            if (createFileExclusive(temp, file, Buffer.from(text, 'utf8'), 0o644, 'fail'))
+                return makeLock(file, owner);
+        }
+        catch (error) {
+            const code = error.code;
+            // The owner we waited for removed the (then empty) control directory when it released the
+            // lock: make it again and retry (bounded, so a directory that cannot stay is an I/O error).
+            if (code === 'ENOENT' && recreated < 100) {
+                recreated++;
+                try {
+                    mkdirSync(control, { recursive: true });
+                }
+                catch (mkdirError) {
+                    throw ioError(mkdirError, control, 'create');
+                }
+                continue;
+            }
+            throw ioError(error, file, 'create the lock');
+        }
+        const current = readOwner(file);
+        if (current === undefined)
+            continue; // released meanwhile
+        let liveness;
+        if (current.owner !== undefined)
+            liveness = ownerLiveness(current.owner);
+        else
+            liveness = lockAgeMs(file) > 10_000 ? 'dead' : 'alive'; // garbage older than 10 s: a torn manual edit
+        if (liveness === 'dead') {
+            breakStale(file, current.text);
+            continue;
+        }
+        if (Date.now() >= deadline)
+            throw lockedError(file, current.owner, liveness);
+        sleepMs(Math.min(50, Math.max(1, deadline - Date.now())));
+    }
+}
+/**
+ * The lock files that cover part of the tree of `dir` besides its own: those of every directory
+ * above it, and of every directory from `dir` (exclusive) down to each of `within`.
+ */
+function coveringLocks(dir, within) {
+    let real;
+    try {
+        real = realpathSync(dir);
+    }
+    catch {
+        real = dir;
+    }
+    const dirs = new Set();
+    for (let up = dirname(real);; up = dirname(up)) {
+        dirs.add(up);
+        if (dirname(up) === up)
+            break;
+    }
+    return [...dirs].map((d) => lockPath(d)).concat(locksBetween(real, within));
+}
+/** The lock files of every directory from `dir` (exclusive) down to each of `within` (inclusive), each once. */
+function locksBetween(dir, within) {
+    const dirs = new Set();
+    for (const below of within) {
+        const rel = relative(dir, below);
+        if (rel === '' || rel.startsWith('..') || rel.startsWith(sep))
+            continue;
+        const parts = rel.split(sep);
+        for (let i = 1; i <= parts.length; i++)
+            dirs.add(join(dir, ...parts.slice(0, i)));
+    }
+    return [...dirs].map((d) => lockPath(d));
+}
+/**
+ * For a caller that holds the lock of `dir` and is about to write into the directories `within`
+ * (absolute paths below `dir`, as built from `dir`): refuses when a live lock (or one of another
+ * host) is held on any directory from `dir` (exclusive) down to each of them — a transaction
+ * rooted there is writing into the same files. Call it after taking the lock of `dir` and before
+ * the first write into `within` (see the module comment for why that order makes two racing
+ * transactions see each other). A stale lock there is ignored (its owner is dead).
+ * A directory there holding the journal of an interrupted transaction (left by a process that died)
+ * is refused too: its recovery owns those files.
+ * @throws GcError `patch/package-locked` (exit 70) naming the other lock file and its owner;
+ *   `patch/nested-recovery-required` (exit 70) naming the journal.
+ */
+function assertNoLockWithin(dir, within) {
+    const locks = locksBetween(dir, within);
+    const other = liveLockAmong(locks);
+    if (other !== undefined)
+        throw lockedError(other.file, other.owner, other.liveness);
+    assertNoPendingJournalAmong(locks.map((file) => dirname(dirname(file))));
+}
+/**
+ * Refuses when one of `roots` holds the journal of an interrupted transaction (its lock is gone or
+ * stale: its process died): its recovery will restore or check the files below that root, so a
+ * transaction rooted elsewhere must not write them first. Fails closed; the message names the
+ * command that recovers it.
+ * @throws GcError `patch/nested-recovery-required` (exit 70) naming the journal.
+ */
+function assertNoPendingJournalAmong(roots) {
+    for (const root of roots) {
+        const pending = pendingJournals(root)[0];
+        if (pending === undefined)
+            continue;
+        const journal = journalPathOf(root, pending);
+        const fix = pending === EDITPLAN_JOURNAL_FILE ? `gcpatch edit-plan recover --root ${root}` : `gcpatch recover --pkg ${root}`;
+        throw new GcError('patch/nested-recovery-required', `an interrupted transaction rooted at ${root} left ${journal}; run \`${fix}\` first, then retry`, {
+            exitCode: ExitCode.io,
+            location: { file: journal },
+            details: { journal },
+        });
+    }
+}
+/** The first of `files` held by a live owner (or one on another host), if any. */
+function liveLockAmong(files) {
+    for (const file of files) {
+        let current;
+        try {
+            current = readOwner(file);
+        }
+        catch {
+            continue; // unreadable directory: no lock gcpatch could have taken
+        }
+        if (current === undefined)
+            continue;
+        const liveness = current.owner !== undefined ? ownerLiveness(current.owner) : lockAgeMs(file) > 10_000 ? 'dead' : 'alive';
+        if (liveness !== 'dead')
+            return { file, owner: current.owner, liveness };
+    }
+    return undefined;
+}
+function lockAgeMs(file) {
+    try {
+        return Date.now() - statSync(file).mtimeMs;
+    }
+    catch {
+        return 0;
+    }
+}
+function lockedError(file, owner, liveness) {
+    const who = owner === undefined
+        ? 'an unreadable lock'
+        : `${owner.command} (pid ${owner.pid} on ${owner.hostname}, since ${owner.acquiredAt})`;
+    const fix = liveness === 'unknown'
+        ? `the owner runs on another host; if it is gone, delete ${file} by hand`
+        : 'wait for it to finish (or pass --lock-wait MS), then retry';
+    return new GcError('patch/package-locked', `the package is being changed by ${who}; ${fix}`, {
+        exitCode: ExitCode.io,
+        details: { lockFile: file, ...(owner !== undefined ? { owner } : {}) },
+    });
+}
+function makeLock(file, owner) {
+    let held = true;
+    return {
+        file,
+        owner,
+        release() {
+            if (!held)
+                return;
+            held = false;
+            const current = readOwner(file);
+            if (current?.owner?.token === owner.token) {
+                try {
+                    unlinkSync(file);
+                }
+                catch {
+                    /* already gone */
+                }
+            }
+            try {
+                rmdirSync(join(file, '..'));
+            }
+            catch {
+                /* not empty (a journal, or edit-plan files), or gone */
+            }
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/signing/sign.ts
+/**
+ * `gcpatch sign` (docs/reference/signing.md "Signing"; GenesisCode `docs/spec/SIGNING.md`): sign a
+ * package's acceptance and record it. Under the package lock, it reads the signature set and the
+ * transparency head (malformed state fails closed before anything is written), signs, stores the
+ * signature term and the new transparency entry (write-once store), and only then moves the
+ * pointers, each written atomically: `.genesis/last_signature`, the signature set, and
+ * `.genesis/transparency_head`. Interrupted between two pointer writes, running the same `sign`
+ * again completes it: Ed25519 is deterministic, so it stores the same terms and writes the same
+ * pointers.
+ */
+
+
+
+
+
+
+
+
+/**
+ * Signs and records an acceptance (see the module comment).
+ * @throws GcError `signing/acceptance`, `signing/signature-set`, `signing/transparency-head` (exit 10)
+ *   before any write; `patch/package-locked`, `core/store/*`, `io/*` (exit 70).
+ */
+function signAcceptance(options) {
+    const { packageDir, key } = options;
+    const lock = acquirePackageLock(packageDir, { command: 'gcpatch sign', waitMs: 2_000 });
+    try {
+        const acceptance = acceptanceToSign(packageDir, options.acceptance);
+        const setFile = options.signaturesFile ?? join(packageDir, SIGNING_FILES.signatureSet);
+        const prior = readSignatureSet(setFile);
+        const previousHead = readTransparencyHead(packageDir);
+        const signature = signMessage(key.seed, acceptanceMessage(hexBytes(acceptance)));
+        const store = EvidenceStore.forPackage(packageDir);
+        const signatureArtifact = store.putTerm(signatureTerm({ acceptance: hexBytes(acceptance), publicKey: key.publicKey, signature }));
+        const transparencyEntry = store.putTerm(transparencyEntryTerm({
+            prev: previousHead,
+            packageArtifact: options.packageArtifact,
+            acceptanceArtifact: acceptance,
+            signatureArtifact,
+            signerPublicKeyB64: key.publicKeyB64,
+        }));
+        const setText = printSignatureSet([...prior, signatureArtifact]);
+        mkdirSync(join(packageDir, '.genesis'), { recursive: true });
+        options.faults?.('sign:last-signature');
+        writeFileAtomic(join(packageDir, SIGNING_FILES.lastSignature), `${signatureArtifact}\n`);
+        options.faults?.('sign:signature-set');
+        mkdirSync(dirname(setFile), { recursive: true });
+        writeFileAtomic(setFile, setText);
+        options.faults?.('sign:head');
+        writeFileAtomic(join(packageDir, SIGNING_FILES.transparencyHead), `${transparencyEntry}\n`);
+        return {
+            packageArtifact: options.packageArtifact,
+            acceptanceArtifact: acceptance,
+            signatureArtifact,
+            signatureSetFile: setFile,
+            signatureSet: [...new Set([...prior, signatureArtifact])].sort(),
+            transparencyEntry,
+            previousHead,
+            publicKeyB64: key.publicKeyB64,
+        };
+    }
+    finally {
+        lock.release();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/signing/index.ts
+/**
+ * Signed evidence, byte-compatible with GenesisCode v0.2 (docs/reference/signing.md): Ed25519 from
+ * `node:crypto`, key files, the acceptance signature, the signature set, the transparency chain and
+ * registry policies.
+ */
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/verify-pr/signature-policy.ts
+/**
+ * `verify-pr --policy` (docs/security.md "Signed acceptances", docs/reference/signing.md): the pull
+ * request check that requires trusted signatures. Runs after the evidence audit
+ * (`verify-pr.ts`) on its report and reads git objects only:
+ *
+ * - The registry policy is read from the **base** commit the caller named (`baseRequested`), never
+ *   from the head, so a pull request cannot weaken the policy it is judged by. A change to the
+ *   policy file itself is judged by the base's policy like every other change, and reported:
+ *   `signing/policy-weakened` (a warning) when the head's policy is missing, malformed, asks for
+ *   fewer signatures or allows a key the base's does not; `signing/policy-changed` (a notice) otherwise.
+ * - Every audited package whose package record or `.genesis/last_acceptance` at the head differs
+ *   from the merge base's, or which carries evidence, must carry at least `min_signatures` valid
+ *   signatures by distinct allowed keys over its head acceptance in its head signature set, each
+ *   logged in the head transparency chain by an entry naming that acceptance and the head's package
+ *   record (an acceptance names only the package's name and version: the entry is what binds a
+ *   signature to the content); every listed signature must be in the head store and verify.
+ * - The head transparency chain must verify and extend the merge base's: the base's head entry is in
+ *   the head's chain (entries are content-addressed and chained, so the earlier entries are the
+ *   base's, byte for byte). A fork, a truncation or a rewrite fails.
+ */
+
+
+
+
+
+
+
+
+
+
+/** Stable finding codes of the signature policy (docs/security.md "Signed acceptances"). */
+const SigningFinding = {
+    /** The policy path names no regular file at the base commit. */
+    policyMissing: 'signing/policy-missing',
+    /** The base's policy file is malformed. */
+    policyInvalid: 'signing/policy-invalid',
+    /** The pull request changes the policy file (judged by the base's policy; a notice). */
+    policyChanged: 'signing/policy-changed',
+    /** The pull request weakens the policy file (judged by the base's policy; a warning). */
+    policyWeakened: 'signing/policy-weakened',
+    /** A package that needs signatures has no readable `.genesis/last_acceptance` at the head. */
+    noAcceptance: 'signing/no-acceptance',
+    /** Fewer valid signatures by allowed keys than `min_signatures`. */
+    signaturesMissing: 'signing/signatures-missing',
+    /** A listed signature is missing from the store, corrupt, malformed, or does not verify. */
+    signatureInvalid: 'signing/signature-invalid',
+    /** The head signature set file is malformed. */
+    signatureSetInvalid: 'signing/signature-set-invalid',
+    /** A valid signature that does not count: another acceptance, a key the policy does not allow, or not logged (a notice). */
+    signatureNotCounted: 'signing/signature-not-counted',
+    /** The head transparency chain does not verify, or its head is malformed. */
+    chainInvalid: 'signing/chain-invalid',
+    /** The head transparency chain does not extend the base's (fork, truncation, rewrite). */
+    chainRewritten: 'signing/chain-rewritten',
+};
+/** Reads a regular file at a commit: `absent`, `not-regular` (symlink, gitlink, tree), or its bytes. */
+async function readRegular(repo, commit, path) {
+    const entry = await repository_entryAtCommit(repo, commit, path);
+    if (entry === undefined)
+        return 'absent';
+    const kind = objectKindOfMode(entry.mode);
+    if (entry.type !== 'blob' || (kind !== 'blob' && kind !== 'executable'))
+        return 'not-regular';
+    return (await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache })).blob;
+}
+const signature_policy_text = (b) => (typeof b === 'string' ? undefined : bytes_decodeUtf8Strict(b));
+/** An artifact reader over a map of prefetched store blobs. */
+function mapReader(blobs) {
+    return {
+        read(hex) {
+            const b = blobs.get(hex);
+            if (b === undefined || b === 'absent')
+                return { ok: false, missing: true, reason: `no store entry ${hex} at the head commit` };
+            if (b === 'not-regular')
+                return { ok: false, missing: false, reason: `store entry ${hex} is a symlink, gitlink or tree at the head commit` };
+            return { ok: true, bytes: b };
+        },
+    };
+}
+/**
+ * Prefetches the chain from `head` (at most the chain bound, stopping on a repeat): the blobs the
+ * walk will read. The walk itself (`walkChain`) decides what they mean.
+ */
+async function prefetchChain(repo, commit, dir, head, blobs) {
+    let cur = head;
+    for (let n = 0; cur !== undefined && !blobs.has(cur) && n <= MAX_CHAIN_ENTRIES; n++) {
+        const b = await readRegular(repo, commit, package_at_commit_repoPath(dir, `.genesis/store/${cur}`));
+        blobs.set(cur, b);
+        const t = signature_policy_text(b);
+        cur = undefined;
+        if (t === undefined)
+            break;
+        try {
+            const term = readTerm(t);
+            const prev = term.kind === 'map' ? term_mapGet(term, term_kw('prev-h')) : undefined;
+            if (prev?.kind === 'bytes' && prev.value.length === 32)
+                cur = toHex(prev.value);
+        }
+        catch {
+            /* the walk reports it */
+        }
+    }
+}
+/** The chain of a package at a commit: its head (or a malformed-head message) and the walk. */
+async function chainAt(repo, commit, dir) {
+    const path = package_at_commit_repoPath(dir, state_SIGNING_FILES.transparencyHead);
+    const raw = await readRegular(repo, commit, path);
+    const blobs = new Map();
+    if (raw === 'absent')
+        return { head: undefined, malformed: undefined, walk: walkChain(mapReader(blobs), undefined), blobs };
+    const t = signature_policy_text(raw);
+    let head;
+    let malformed;
+    try {
+        if (t === undefined)
+            throw new Error(`${path} is not a regular UTF-8 file`);
+        head = parseHead(t, path);
+    }
+    catch (error) {
+        malformed = error instanceof Error ? error.message : String(error);
+    }
+    await prefetchChain(repo, commit, dir, head, blobs);
+    return { head, malformed, walk: walkChain(mapReader(blobs), head), blobs };
+}
+/** What a head policy loses against the base's: why it is weaker, or undefined when it is not. */
+function weakening(base, headText, path) {
+    if (headText === undefined)
+        return 'the pull request removes it (or makes it a non-regular file)';
+    let head;
+    try {
+        head = parsePolicy(headText, path);
+    }
+    catch (error) {
+        return `the head's policy does not read (${errors_isGcError(error) ? error.message : String(error)})`;
+    }
+    if (head.minSignatures < base.minSignatures)
+        return `min_signatures goes from ${base.minSignatures} to ${head.minSignatures}`;
+    const added = head.allowedKeyBytes.filter((k) => !base.allowedKeyBytes.some((b) => bytes_bytesEqual(b, k)));
+    if (added.length > 0)
+        return `it allows ${added.length} key(s) the base's policy does not`;
+    return undefined;
+}
+/**
+ * Adds the signature policy's findings, check rows and `signing` section to `report` (see the
+ * module comment) and recomputes `ok`, `verified` and `failed`. The report is changed in place and returned.
+ * @throws GcError `git/*` when the repository or a commit cannot be read.
+ */
+async function checkSignaturePolicy(report, options) {
+    const repo = await openRepository(options.dir ?? process.cwd());
+    const policyPath = options.policy.replace(/^\.\//, '');
+    const findings = [];
+    const rows = [];
+    const add = (code, severity, message, pkg, file) => {
+        const f = { code, severity, message, package: pkg };
+        if (file !== undefined)
+            f.file = file;
+        findings.push(f);
+    };
+    const section = { policy: undefined, packages: [] };
+    let policy;
+    const baseBytes = await readRegular(repo, report.baseRequested, policyPath);
+    const baseText = signature_policy_text(baseBytes);
+    if (baseText === undefined) {
+        add(SigningFinding.policyMissing, 'error', `${policyPath}: no registry policy at the base commit ${report.baseRequested.slice(0, 12)} (${baseBytes === 'not-regular' ? 'not a regular file' : 'absent'}); the policy is read from the base so that a pull request cannot choose its own: commit it to the base branch first`, '', policyPath);
+    }
+    else {
+        try {
+            policy = parsePolicy(baseText, policyPath);
+            section.policy = { path: policyPath, commit: report.baseRequested, minSignatures: policy.minSignatures, allowedPublicKeys: policy.allowedPublicKeys };
+        }
+        catch (error) {
+            add(SigningFinding.policyInvalid, 'error', errors_isGcError(error) ? error.message : String(error), '', policyPath);
+        }
+    }
+    if (policy !== undefined) {
+        const headBytes = await readRegular(repo, report.head, policyPath);
+        const headText = signature_policy_text(headBytes);
+        if (headText !== baseText) {
+            const why = weakening(policy, headText, policyPath);
+            if (why !== undefined)
+                add(SigningFinding.policyWeakened, 'warning', `${policyPath}: the pull request weakens the registry policy (${why}); this check uses the base's policy, and the change takes effect only once merged: review it as a change of who may release`, '', policyPath);
+            else
+                add(SigningFinding.policyChanged, 'notice', `${policyPath}: the pull request changes the registry policy; this check uses the base's policy`, '', policyPath);
+        }
+    }
+    for (const p of report.packages) {
+        if (p.state !== 'present' || policy === undefined)
+            continue;
+        const where = (rel) => package_at_commit_repoPath(p.dir, rel);
+        const row = (check, result, detail, evidence) => {
+            const r = { evidence, kind: 'signatures', check, result, detail };
+            rows.push(r);
+            p.rows.push(r);
+        };
+        const accAt = async (commit) => {
+            const b = await readRegular(repo, commit, where(state_SIGNING_FILES.lastAcceptance));
+            if (b === 'absent')
+                return undefined;
+            const t = signature_policy_text(b);
+            return (t === undefined ? undefined : state_parsePointer(t)) ?? 'malformed';
+        };
+        const headAcc = await accAt(report.head);
+        const baseAcc = await accAt(report.base);
+        const evidenceCount = Object.values(p.evidence).reduce((n, k) => n + k, 0);
+        const headRecord = await packageRecordDigest(repo, report.head, p.dir);
+        const baseRecord = await packageRecordDigest(repo, report.base, p.dir);
+        const required = policy.minSignatures > 0 && (headRecord?.blake3 !== baseRecord?.blake3 || headAcc !== baseAcc || evidenceCount > 0);
+        const out = {
+            dir: p.dir,
+            required,
+            acceptance: headAcc === 'malformed' ? undefined : headAcc,
+            packageRecord: undefined,
+            valid: 0,
+            signers: [],
+            checks: [],
+            chain: { head: undefined, entries: 0, baseHead: undefined, extendsBase: true },
+        };
+        section.packages.push(out);
+        out.packageRecord = headRecord;
+        // The chain: it verifies at the head and extends the merge base's.
+        const headChain = await chainAt(repo, report.head, p.dir);
+        const baseChain = await chainAt(repo, report.base, p.dir);
+        out.chain = { head: headChain.head, entries: headChain.walk.entries.length, baseHead: baseChain.head, extendsBase: true };
+        const headFile = where(state_SIGNING_FILES.transparencyHead);
+        let chainOk = true;
+        if (headChain.malformed !== undefined) {
+            add(SigningFinding.chainInvalid, 'error', `${headFile}: ${headChain.malformed}`, p.dir, headFile);
+            chainOk = false;
+        }
+        else if (!headChain.walk.ok) {
+            add(SigningFinding.chainInvalid, 'error', `${headFile}: the transparency chain does not verify: ${headChain.walk.error.code}: ${headChain.walk.error.message}`, p.dir, headFile);
+            chainOk = false;
+        }
+        if (baseChain.head !== undefined && !headChain.walk.entries.some((e) => e.address === baseChain.head)) {
+            out.chain.extendsBase = false;
+            chainOk = false;
+            const what = headChain.head === undefined ? 'the pull request removes the transparency head' : `the head's chain (${headChain.walk.entries.length} entries) does not contain the base's head entry`;
+            add(SigningFinding.chainRewritten, 'error', `${headFile}: ${what} ${baseChain.head.slice(0, 12)}: a transparency log is append-only (a fork, truncation or rewrite of earlier entries fails)`, p.dir, headFile);
+        }
+        if (headChain.head !== undefined || baseChain.head !== undefined) {
+            row('transparency chain', chainOk ? 'pass' : 'fail', chainOk ? `${headChain.walk.entries.length} entries${baseChain.head !== undefined ? `, extends the base's head ${baseChain.head.slice(0, 12)}` : ''}` : 'see signing/chain-*', headChain.head ?? '');
+        }
+        if (!required) {
+            if (policy.minSignatures > 0)
+                row('signatures', 'skip', 'no new acceptance and no evidence: nothing to sign', headAcc === 'malformed' ? '' : (headAcc ?? ''));
+            continue;
+        }
+        if (headAcc === undefined || headAcc === 'malformed') {
+            const file = where(state_SIGNING_FILES.lastAcceptance);
+            add(SigningFinding.noAcceptance, 'error', `${file}: the package carries evidence but ${headAcc === undefined ? 'no last acceptance' : 'a malformed last acceptance'} at the head, so there is nothing signed to check; the policy requires ${policy.minSignatures} signature(s)`, p.dir, file);
+            row('signatures', 'fail', 'no acceptance at the head', '');
+            continue;
+        }
+        const setFile = where(state_SIGNING_FILES.signatureSet);
+        const setBytes = await readRegular(repo, report.head, setFile);
+        let set = [];
+        if (setBytes !== 'absent') {
+            const t = signature_policy_text(setBytes);
+            try {
+                set = parseSignatureSetText(t ?? '\u0000', setFile);
+            }
+            catch (error) {
+                add(SigningFinding.signatureSetInvalid, 'error', errors_isGcError(error) ? error.message : String(error), p.dir, setFile);
+                row('signatures', 'fail', 'the signature set does not read', headAcc);
+                continue;
+            }
+        }
+        const blobs = new Map(headChain.blobs);
+        for (const a of set)
+            if (!blobs.has(a))
+                blobs.set(a, await readRegular(repo, report.head, where(`.genesis/store/${a}`)));
+        const verdict = verify_checkSignatures(mapReader(blobs), headAcc, set, policy);
+        // A signature counts only when the head chain logs it for this acceptance and the head's
+        // package record: an acceptance names only the package's name and version, the entry binds it
+        // to the package content the signer vouched for.
+        const logged = new Set(headChain.walk.entries.filter((e) => e.acceptanceArtifact === headAcc && e.packageArtifact === headRecord?.blake3).map((e) => e.signatureArtifact));
+        const counted = new Set();
+        for (const c of verdict.checks) {
+            if (c.status === 'valid' && !logged.has(c.address)) {
+                c.status = 'other-acceptance';
+                c.message = `signature ${c.address} by ${c.publicKeyB64} is not logged in the head transparency chain for acceptance ${headAcc} and the head's package record ${headRecord?.blake3.slice(0, 12) ?? '(unreadable)'}: not counted`;
+            }
+            if (c.status === 'valid')
+                counted.add(c.publicKeyB64);
+        }
+        out.checks = verdict.checks;
+        out.signers = [...counted].sort();
+        out.valid = counted.size;
+        for (const c of verdict.checks) {
+            const file = c.status === 'missing' ? setFile : where(`.genesis/store/${c.address}`);
+            if (c.status === 'bad-signature' || c.status === 'missing' || c.status === 'corrupt' || c.status === 'malformed') {
+                add(SigningFinding.signatureInvalid, 'error', `${setFile}: ${c.status === 'missing' ? `the signature set lists ${c.address}, which is not in the head's store` : c.message}`, p.dir, file);
+            }
+            else if (c.status !== 'valid')
+                add(SigningFinding.signatureNotCounted, 'notice', c.message, p.dir, setFile);
+        }
+        if (out.valid < policy.minSignatures) {
+            add(SigningFinding.signaturesMissing, 'error', `${setFile}: acceptance ${headAcc.slice(0, 12)} has ${out.valid} valid signature(s) by allowed keys (logged in the transparency chain); the base's policy ${policyPath} requires ${policy.minSignatures}: sign it (gcpatch sign --key <key.toml>) with allowed keys and push`, p.dir, setFile);
+        }
+        const failed = out.valid < policy.minSignatures || verdict.checks.some((c) => ['bad-signature', 'missing', 'corrupt', 'malformed'].includes(c.status));
+        row('signatures', failed ? 'fail' : 'pass', `${out.valid} of ${policy.minSignatures} required by ${policyPath}${out.signers.length > 0 ? `: ${out.signers.join(', ')}` : ''}`, headAcc);
+    }
+    for (const f of findings)
+        report.findings.push(f);
+    report.verified += rows.filter((r) => r.result === 'pass').length;
+    report.failed += rows.filter((r) => r.result === 'fail' || (report.failOn === 'warning' && r.result === 'warn')).length;
+    report.ok = !report.findings.some((f) => isFailing(f, report.failOn));
+    return Object.assign(report, { signing: section });
+}
+/**
+ * The transparency entries the package at `dir` logs at `commit` and not at `parent` (its first
+ * parent; undefined for a root commit), oldest first: what `gcpatch log` and `blame` show as signed
+ * acceptances beside the commit. A chain that does not verify, or that does not extend the
+ * parent's, gives the entries that read, each unverified.
+ * @throws GcError `git/missing-commit` (exit 70).
+ */
+async function signaturesIntroduced(repo, commit, parent, dir) {
+    const now = await chainAt(repo, commit, dir);
+    const before = parent === undefined ? undefined : await readRegular(repo, parent, repoPath(dir, SIGNING_FILES.transparencyHead));
+    const beforeHead = before === undefined || typeof before === 'string' ? undefined : parsePointer(decodeUtf8Strict(before) ?? '');
+    if (now.head === undefined || now.head === beforeHead)
+        return [];
+    const fresh = [];
+    for (const e of now.walk.entries) {
+        if (e.address === beforeHead)
+            break;
+        fresh.push(e);
+    }
+    const extendsParent = beforeHead === undefined || fresh.length < now.walk.entries.length;
+    const blobs = new Map(now.blobs);
+    const out = [];
+    for (const e of fresh.reverse()) {
+        if (!blobs.has(e.signatureArtifact))
+            blobs.set(e.signatureArtifact, await readRegular(repo, commit, repoPath(dir, `.genesis/store/${e.signatureArtifact}`)));
+        const check = checkSignatures(mapReader(blobs), e.acceptanceArtifact, [e.signatureArtifact], undefined).checks[0];
+        const verified = now.walk.ok && extendsParent && check.status === 'valid' && check.publicKeyB64 === e.signerPublicKeyB64;
+        out.push({ entry: e.address, acceptance: e.acceptanceArtifact, signature: e.signatureArtifact, packageArtifact: e.packageArtifact, signer: e.signerPublicKeyB64, verified });
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/verify-pr/signed-verdict.ts
+/**
+ * `verify-pr --policy` and `--attestation` on a finished report (docs/security.md "Signed
+ * acceptances", docs/action.md "The verdict as an attestation"): the signature policy
+ * (`signature-policy.ts`, the policy read at the base commit), then the in-toto statement of the
+ * verdict (`attestation.ts`) written atomically. The CLI and the Action both call this.
+ */
+
+
+
+
+
+/**
+ * Applies `--policy` (findings, rows, `signing` section; `ok` recomputed) and then writes
+ * `--attestation`, so the statement attests the final verdict. Changes `report` in place.
+ * @throws GcError `git/*`; `io/*` (exit 70) when the statement cannot be written.
+ */
+async function applySigningOptions(report, opts) {
+    const dir = opts.dir !== undefined ? { dir: opts.dir } : {};
+    if (opts.policy !== undefined)
+        await checkSignaturePolicy(report, { ...dir, policy: opts.policy });
+    if (opts.attestation !== undefined)
+        atomic_writeFileAtomic((0,external_node_path_namespaceObject.resolve)(opts.attestation), stringifyJson(await prAuditStatement(report, dir), 2) + '\n');
+    return report;
+}
+
+;// CONCATENATED MODULE: ./action/signing.ts
+/**
+ * The Action's signing inputs and outputs (docs/action.md "Requiring signatures", "The verdict as
+ * an attestation"): `policy` (a registry policy path, read at the base commit) and `attestation`
+ * (`true`: write the verdict as an in-toto Statement v1 next to the report and set the
+ * `attestation-path` output). Applied to the report by `src/verify-pr/signed-verdict.ts` `applySigningOptions`,
+ * as `gcpatch verify-pr --policy/--attestation` does.
+ */
+
+
+
+/** Reads the `policy` and `attestation` inputs. @throws Error for a non-boolean `attestation`. */
+function getSigningSettings(reportPath) {
+    const policy = getInput('policy').trim();
+    const attest = getInput('attestation') === '' ? false : getBooleanInput('attestation');
+    return { policy: policy === '' ? undefined : policy, attestationPath: attest ? (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(reportPath), 'gcpatch-pr-audit.intoto.json') : undefined };
+}
+/** Applies the signing settings to `report` (in place) and sets `attestation-path` when written. */
+async function applySigning(report, settings, dir) {
+    await applySigningOptions(report, { ...(settings.policy !== undefined ? { policy: settings.policy } : {}), ...(settings.attestationPath !== undefined ? { attestation: settings.attestationPath } : {}), dir });
+    if (settings.attestationPath !== undefined)
+        setOutput('attestation-path', settings.attestationPath);
+    return report;
+}
+
 ;// CONCATENATED MODULE: ./action/main.ts
 /**
  * The GitHub Action's main: read the settings, audit the evidence between base and head
  * (`src/verify-pr/verify-pr.ts`), then report — JSON report file, annotations, job summary, outputs —
  * and fail the step on any finding at or above `fail-on`. No decision is made here.
  */
+
 
 
 
@@ -79632,12 +83190,13 @@ function setOutputSafely(name, value) {
     }
 }
 /** Runs the Action once. Never throws, never prints a stack trace: failures end in one `core.setFailed` line (exit code 1). */
-async function run() {
+async function main_run() {
     try {
         const settings = getSettings();
         const { audit } = settings;
         info(`gcpatch: verifying evidence between ${audit.base} (${settings.baseSource}) and ${audit.head} (${settings.headSource})`);
-        const report = await auditPullRequest(audit);
+        const signing = getSigningSettings(settings.reportPath);
+        const report = await applySigning(await auditPullRequest(audit), signing, audit.dir);
         (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(settings.reportPath), { recursive: true });
         (0,external_node_fs_namespaceObject.writeFileSync)(settings.reportPath, stringifyJson(report, 2) + '\n');
         annotate(report.findings, settings.reportPath);
@@ -79668,7 +83227,7 @@ async function run() {
 /** Entry point of the GitHub Action bundle (`action/dist/index.js`): runs `main.ts` once. */
 
 // run() never rejects; the guard is for what it cannot catch (a failure while loading), so no stack trace reaches the log.
-run().catch((error) => {
+main_run().catch((error) => {
     process.stdout.write(`::error::gcpatch: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
     process.exitCode = 1;
 });

@@ -30,6 +30,7 @@ import type { AuditReport } from '../verify-pr/findings.js';
 import type { SigningSection } from '../verify-pr/signature-policy.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { PKG_OPTION, printJson, reportError, type CliContext } from './context.js';
+import { exitHelp } from './exit-help.js';
 
 /** Runs `body`; a GcError becomes the command's error output (JSON too with `--json`) and exit code. */
 function guarded(ctx: CliContext, json: boolean | undefined, kind: string, body: () => void): void {
@@ -62,7 +63,13 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
     .description(
       'Create a new Ed25519 key file in the format of `genesis keygen`. The file is created exclusively with mode 0600\n' +
         '(never over an existing path, even a symlink); keep it out of the repository. Prints the path; --json adds\n' +
-        'the public key (pk_b64) to put in a registry policy. Exit 0, 10 when the path exists, 70 on I/O errors.',
+        'the public key (pk_b64) to put in a registry policy. ' +
+        exitHelp([
+          ['ok', 'created'],
+          ['invalidInput', 'when the path exists'],
+          ['io', 'on I/O errors'],
+        ]) +
+        '.',
     )
     .requiredOption('--out <file>', 'the key file to create')
     .option('--json', 'machine-readable output (genesis/keygen-v0.2)')
@@ -83,7 +90,13 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
         '(.genesis/signatures.gc, sorted and deduplicated) and append a genesis/transparency-entry-v0.2 to the chain at\n' +
         '.genesis/transparency_head. A malformed signature set or head fails before anything is written.\n' +
         'The key file must be a regular file (not a symlink) with no group or other permissions.\n' +
-        'Prints the signature artifact. Exit 0, 10 bad input, 70 I/O error.',
+        'Prints the signature artifact. ' +
+        exitHelp([
+          ['ok', 'signed'],
+          ['invalidInput', 'bad input'],
+          ['io', 'I/O error'],
+        ]) +
+        '.',
     )
     .requiredOption('--key <file>', 'the key file (gcpatch keygen)')
     .option('--acceptance <hex>', 'the acceptance artifact to sign (default: .genesis/last_acceptance)')
@@ -127,7 +140,13 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
         'allowed_public_keys), as `genesis verify --policy` does for signatures: every address in the signature set must\n' +
         'be a signature artifact in the store; those over this acceptance by allowed keys that verify are counted (each\n' +
         'signer once). A missing, corrupt or malformed listed artifact, or a signature that does not verify, fails.\n' +
-        'Module pins and the acceptance itself: gcpatch audit. Exit 0 ok, 50 failed, 10 bad policy or signature set.',
+        'Module pins and the acceptance itself: gcpatch audit. ' +
+        exitHelp([
+          ['ok', 'ok'],
+          ['verificationFailed', 'failed'],
+          ['invalidInput', 'bad policy or signature set'],
+        ]) +
+        '.',
     )
     .requiredOption('--policy <file>', 'the registry policy (TOML)')
     .option('--acceptance <hex>', 'the acceptance artifact (default: .genesis/last_acceptance)')
@@ -169,7 +188,14 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
     .description(
       'Walk the chain from .genesis/transparency_head back along :prev-h: every entry must be in the store, hash to its\n' +
         'name and be a well-formed entry; a cycle, a missing (truncated) entry or more than 16,384 entries fails. An\n' +
-        'absent head is an empty log; a malformed head fails (exit 10). Prints the number of entries. Exit 0 or 50.',
+        'absent head is an empty log; a malformed head fails (exit ' +
+        String(ExitCode.invalidInput) +
+        '). Prints the number of entries. ' +
+        exitHelp([
+          ['ok', 'the chain holds'],
+          ['verificationFailed', 'it does not'],
+        ]) +
+        '.',
     )
     .option('--pkg <path>', PKG_OPTION)
     .option('--json', 'machine-readable output (gcpatch/transparency-verify-v1)')
