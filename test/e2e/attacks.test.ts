@@ -6,8 +6,8 @@
 // (`auditPullRequest`) in-process; three run the built CLI (`gcpatch verify-pr --json`) and five
 // also run the bundled Action, which must give the library's verdict. The file ends by printing its
 // score, from the results the tests recorded.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditPullRequest, type AuditOptions } from '../../src/verify-pr/verify-pr.js';
 import type { AuditReport } from '../../src/verify-pr/findings.js';
@@ -1260,6 +1260,36 @@ const attacks: Attack[] = [
     codes: ['audit/checkout-attributes'],
     policy: 'error',
     build: () => oneCommit(T.attr, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), '[attr]lf eol=lf\n*.gc -text\nledger/**/*.gc lf\n')),
+  },
+  {
+    id: 'package-replaced-wide-caps',
+    klass: 'new package: the package deleted and added again under another name and other module paths (not a move), with a policy granting network and file access',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: 'books/caps.toml',
+    build: () =>
+      oneCommit(T.ledger, (pkg, repo) => {
+        const to = join(repo, 'books');
+        cpSync(pkg, to, { recursive: true });
+        rmSync(pkg, { recursive: true });
+        let text = readFileSync(manifestOf(to), 'utf8').replace('name = "ledger"', 'name = "books"');
+        for (const [, p] of text.matchAll(/^path = "([^"]+)"$/gm)) {
+          mkdirSync(dirname(join(to, 'v2', p!)), { recursive: true });
+          renameSync(join(to, p!), join(to, 'v2', p!));
+        }
+        text = text.replace(/^path = "([^"]+)"$/gm, 'path = "v2/$1"');
+        writeFileSync(manifestOf(to), text);
+        writeFileSync(join(to, 'caps.toml'), CAPS_WIDE);
+        pack(to);
+      }),
+  },
+  {
+    id: 'attributes-case-variant',
+    klass: 'attributes: a .GitAttributes (another letter case) that a case-insensitive checkout may read, turning eol=crlf on',
+    codes: ['audit/checkout-attributes'],
+    policy: 'error',
+    file: `${PKG}/.GitAttributes`,
+    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, '.GitAttributes'), '*.gc text eol=crlf\n')),
   },
   {
     id: 'unreadable-fork-point-drops-obligation',
