@@ -3,7 +3,7 @@
 // copies) on real repositories holding the ledger package (fixtures/refactor/ledger), each expected
 // to fail with the code of its change class under the policy the change-class table gives, and
 // honest controls that must pass under the default policy. Most cases call the library
-// (`auditPullRequest`) in-process; three run the built CLI (`gcpatch verify-pr --json`) and five
+// (`auditPullRequest`) in-process; a few run the built CLI (`gcpatch verify-pr --json`) and a sample
 // also run the bundled Action, which must give the library's verdict. The file ends by printing its
 // score, from the results the tests recorded.
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -1240,7 +1240,7 @@ const attacks: Attack[] = [
   },
   { id: 'parallel-hand-edit-refactored-module', klass: 'net change: a hand edit of the renamed module made on a branch parallel to the evidence, then merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'evidence-first') },
   { id: 'parallel-hand-edit-first-parent-swap', klass: 'net change: the parallel hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'edit-first') },
-  { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
+  { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, via: 'action', build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
   { id: 'op-table-with-timeout', klass: 'policy: an [op."X"] table with a timeout added', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`)) },
   { id: 'gfx-golden-emptied', klass: 'keys: [gfx] golden_tests emptied', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, 'golden_tests = []')) },
   { id: 'gfx-frame-budget-tests-removed', klass: 'keys: [gfx] frame_budget_tests removed', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `frame_budget_tests = ["${GFX_SUITE}"]\n`, '')) },
@@ -1326,6 +1326,7 @@ const controls: Control[] = [
   {
     id: 'merge-from-main',
     what: 'a refactor PR that merges main (another refactor)',
+    via: 'action',
     build: () => {
       const { repo, base } = mainMovesOn();
       if (!tryMerge(repo, '--no-edit', 'main')) throw new Error('main does not merge cleanly');
