@@ -56,6 +56,7 @@ export function sameItem(a: CommitPackageSnapshot | undefined, b: CommitPackageS
 /** The items of `s` (or of `base`) whose content differs from `base`'s. */
 export function differingFrom(base: CommitPackageSnapshot, s: CommitPackageSnapshot | undefined): Set<Item> {
   const out = new Set<Item>();
+  if (s === base) return out;
   for (const item of new Set([...itemsOf(base), ...itemsOf(s)])) if (!sameItem(base, s, item)) out.add(item);
   return out;
 }
