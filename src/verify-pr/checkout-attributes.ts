@@ -138,7 +138,20 @@ export function packageAttributeChanges(dir: string, base: string, head: string)
  * @returns the number of findings recorded.
  */
 export function recordAttributeChanges(dir: string, base: string, head: string, changedPaths: readonly string[], out: PackageFindings): number {
-  if (!changedPaths.some((p) => p === '.gitattributes' || p.endsWith('/.gitattributes'))) return 0;
+  const name = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
+  let recorded = 0;
+  // a checkout on a case-insensitive file system (macOS, Windows) may read `.GitAttributes` as the attributes file
+  for (const p of changedPaths) {
+    if (name(p) === '.gitattributes' || name(p).toLowerCase() !== '.gitattributes') continue;
+    out.fail('path', p, 'checkout attributes', {
+      code: AuditCode.checkoutAttributes,
+      message: `${p} is named like .gitattributes in another letter case: a checkout on a case-insensitive file system may read it as the attributes file, which verify-pr cannot judge; rename or remove it`,
+      file: p,
+      title: 'checkout attributes',
+    });
+    recorded++;
+  }
+  if (!changedPaths.some((p) => name(p) === '.gitattributes')) return recorded;
   const changes = packageAttributeChanges(dir, base, head);
   if (!Array.isArray(changes)) {
     out.fail('path', '.gitattributes', 'checkout attributes', {
@@ -146,7 +159,7 @@ export function recordAttributeChanges(dir: string, base: string, head: string, 
       message: `a .gitattributes changed and the checkout attributes in effect could not be computed (${changes.why}); run verify-pr where the git executable is on PATH`,
       title: 'checkout attributes',
     });
-    return 1;
+    return recorded + 1;
   }
   const byPackage = new Map<string, AttributeChange[]>();
   for (const c of changes) {
@@ -163,5 +176,5 @@ export function recordAttributeChanges(dir: string, base: string, head: string, 
       title: 'checkout attributes',
     });
   }
-  return byPackage.size;
+  return recorded + byPackage.size;
 }

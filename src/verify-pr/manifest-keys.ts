@@ -132,6 +132,9 @@ function judgeField(rule: FieldRule | undefined, x: TomlValue | undefined, y: To
  */
 export function judgeKeyChange(key: string, before: TomlValue | undefined, after: TomlValue | undefined): KeyVerdict | undefined {
   if (JUDGED_ELSEWHERE.has(key) || tomlEqual(before, after)) return undefined;
+  // the reference's defaults: a missing `schema` is 1, missing `dependencies` are none
+  const normal = (v: TomlValue | undefined): TomlValue | undefined => (v !== undefined ? v : key === 'schema' ? 1n : key === 'dependencies' ? [] : undefined);
+  if (tomlEqual(normal(before), normal(after))) return undefined;
   const whole = `${key}: ${showValue(before)} → ${showValue(after)}`;
   if (HARMLESS_KEYS.has(key)) return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: whole, title: 'manifest key changed' };
   const fields = TABLES[key];

@@ -40,8 +40,12 @@ export function itemsOf(s: CommitPackageSnapshot | undefined): Set<Item> {
 export function sameItem(a: CommitPackageSnapshot | undefined, b: CommitPackageSnapshot | undefined, item: Item): boolean {
   const name = item.slice(2);
   switch (item[0]) {
-    case 'm':
-      return formsEqual(a?.byPath.get(name)?.forms, b?.byPath.get(name)?.forms);
+    case 'm': {
+      // the module hash is the hash of the canonical forms (docs/reference/hashing.md §2): equal hashes, equal forms
+      const x = a?.byPath.get(name);
+      const y = b?.byPath.get(name);
+      return x === undefined || y === undefined ? x === y : x.hash === y.hash || ((x.hash === '' || y.hash === '') && formsEqual(x.forms, y.forms));
+    }
     case 'k':
       return tomlEqual(a?.table[name], b?.table[name]);
     default:
@@ -52,6 +56,7 @@ export function sameItem(a: CommitPackageSnapshot | undefined, b: CommitPackageS
 /** The items of `s` (or of `base`) whose content differs from `base`'s. */
 export function differingFrom(base: CommitPackageSnapshot, s: CommitPackageSnapshot | undefined): Set<Item> {
   const out = new Set<Item>();
+  if (s === base) return out;
   for (const item of new Set([...itemsOf(base), ...itemsOf(s)])) if (!sameItem(base, s, item)) out.add(item);
   return out;
 }

@@ -11,6 +11,7 @@ import { caseCollisions, reportCaseCollisions } from './accounting.js';
 import { checkApplyReport, type ApplyEvidence } from './apply-evidence.js';
 import { checkStaleReferences, definedIn } from './dangling.js';
 import { explainHistory } from './explain.js';
+import { comparePolicies } from './caps-policy.js';
 import { checkMovedPackage } from './explain-moved.js';
 import { AuditCode, emptyReplay, errorText, PackageFindings, type AuditFinding, type PackageAudit } from './findings.js';
 import type { RangeCommit } from './history.js';
@@ -18,6 +19,7 @@ import { checkObligations } from './obligations.js';
 import { judgeNetChange, moduleItem } from './net-change.js';
 import { nearestReadablePackage, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
 import { checkIgnoredEvidence } from './ignored-evidence.js';
+import { judgeKeyChange } from './manifest-keys.js';
 import { checkPins } from './pins.js';
 import { explainRange } from './range-replay.js';
 import { checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
@@ -201,6 +203,7 @@ async function explainNewPackage(ctx: RunContext, touched: TouchedPackage, head:
   audit.changedModules = head.modules.map((m) => m.path);
   audit.unexplainedModules = [...audit.changedModules];
   result.stale = checkStaleReferences(head, refactors, out);
+  if (touched.movedFrom === undefined) judgeNewPackageGrants(head, out);
   if (touched.movedFrom !== undefined) {
     // a move: judged against the package as it stood in its old directory
     const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
@@ -260,4 +263,35 @@ async function explainByHistory(ctx: RunContext, touched: TouchedPackage, base: 
         millis: history.millis,
       }
     : emptyReplay('disabled');
+}
+
+/**
+ * A new package (no base, not a move) has nothing to be explained against, but what it grants is
+ * judged against granting nothing (docs/security.md "A new package"): each capability policy file
+ * against no policy (any op, any unbounded setting granted is `audit/caps-widened`), and `[limits]`,
+ * `[budgets]`, `[property]`, `[gfx]` against their absence (`allow_unlimited = true`, a field the
+ * reference does not read: errors). So deleting a package and adding it again under another name and
+ * other paths carries no capability past the check.
+ */
+function judgeNewPackageGrants(head: CommitPackageSnapshot, out: PackageFindings): void {
+  for (const p of [...head.policies.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    const cmp = comparePolicies(undefined, p.text);
+    if (cmp.widened.length === 0) continue;
+    out.fail('policy', p.file, 'new package', {
+      code: AuditCode.capsWidened,
+      message: `${p.file}: a new package's capability policy grants ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; capabilities are granted on the base branch, reviewed: add the package there, or start it with a policy that grants nothing`,
+      file: p.file,
+      title: 'capabilities widened',
+    });
+  }
+  for (const key of ['limits', 'budgets', 'property', 'gfx']) {
+    const verdict = judgeKeyChange(key, undefined, head.table[key]);
+    if (verdict === undefined || verdict.severity !== 'error') continue;
+    out.fail('manifest', 'package.toml', key, {
+      code: verdict.code,
+      message: `${head.manifestPath}: a new package sets ${verdict.detail}; this weakens what the package is checked against: set it on the base branch, reviewed`,
+      file: head.manifestPath,
+      title: verdict.title,
+    });
+  }
 }

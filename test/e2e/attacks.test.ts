@@ -3,11 +3,11 @@
 // copies) on real repositories holding the ledger package (fixtures/refactor/ledger), each expected
 // to fail with the code of its change class under the policy the change-class table gives, and
 // honest controls that must pass under the default policy. Most cases call the library
-// (`auditPullRequest`) in-process; three run the built CLI (`gcpatch verify-pr --json`) and five
+// (`auditPullRequest`) in-process; a few run the built CLI (`gcpatch verify-pr --json`) and a sample
 // also run the bundled Action, which must give the library's verdict. The file ends by printing its
 // score, from the results the tests recorded.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditPullRequest, type AuditOptions } from '../../src/verify-pr/verify-pr.js';
 import type { AuditReport } from '../../src/verify-pr/findings.js';
@@ -1242,7 +1242,7 @@ const attacks: Attack[] = [
   },
   { id: 'parallel-hand-edit-refactored-module', klass: 'net change: a hand edit of the renamed module made on a branch parallel to the evidence, then merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'evidence-first') },
   { id: 'parallel-hand-edit-first-parent-swap', klass: 'net change: the parallel hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'edit-first') },
-  { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
+  { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, via: 'action', build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
   { id: 'op-table-with-timeout', klass: 'policy: an [op."X"] table with a timeout added', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`)) },
   { id: 'gfx-golden-emptied', klass: 'keys: [gfx] golden_tests emptied', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, 'golden_tests = []')) },
   { id: 'gfx-frame-budget-tests-removed', klass: 'keys: [gfx] frame_budget_tests removed', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `frame_budget_tests = ["${GFX_SUITE}"]\n`, '')) },
@@ -1262,6 +1262,36 @@ const attacks: Attack[] = [
     codes: ['audit/checkout-attributes'],
     policy: 'error',
     build: () => oneCommit(T.attr, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), '[attr]lf eol=lf\n*.gc -text\nledger/**/*.gc lf\n')),
+  },
+  {
+    id: 'package-replaced-wide-caps',
+    klass: 'new package: the package deleted and added again under another name and other module paths (not a move), with a policy granting network and file access',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: 'books/caps.toml',
+    build: () =>
+      oneCommit(T.ledger, (pkg, repo) => {
+        const to = join(repo, 'books');
+        cpSync(pkg, to, { recursive: true });
+        rmSync(pkg, { recursive: true });
+        let text = readFileSync(manifestOf(to), 'utf8').replace('name = "ledger"', 'name = "books"');
+        for (const [, p] of text.matchAll(/^path = "([^"]+)"$/gm)) {
+          mkdirSync(dirname(join(to, 'v2', p!)), { recursive: true });
+          renameSync(join(to, p!), join(to, 'v2', p!));
+        }
+        text = text.replace(/^path = "([^"]+)"$/gm, 'path = "v2/$1"');
+        writeFileSync(manifestOf(to), text);
+        writeFileSync(join(to, 'caps.toml'), CAPS_WIDE);
+        pack(to);
+      }),
+  },
+  {
+    id: 'attributes-case-variant',
+    klass: 'attributes: a .GitAttributes (another letter case) that a case-insensitive checkout may read, turning eol=crlf on',
+    codes: ['audit/checkout-attributes'],
+    policy: 'error',
+    file: `${PKG}/.GitAttributes`,
+    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, '.GitAttributes'), '*.gc text eol=crlf\n')),
   },
   {
     id: 'unreadable-fork-point-drops-obligation',
@@ -1298,6 +1328,7 @@ const controls: Control[] = [
   {
     id: 'merge-from-main',
     what: 'a refactor PR that merges main (another refactor)',
+    via: 'action',
     build: () => {
       const { repo, base } = mainMovesOn();
       if (!tryMerge(repo, '--no-edit', 'main')) throw new Error('main does not merge cleanly');

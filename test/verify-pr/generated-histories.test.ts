@@ -42,16 +42,19 @@ afterAll(() => {
 
 type Shape = 'linear' | 'merge-main' | 'parallel' | 'swap' | 'octopus' | 'criss-cross' | 'orphan-first' | 'orphan-second';
 const SHAPES: Shape[] = ['linear', 'merge-main', 'parallel', 'swap', 'octopus', 'criss-cross', 'orphan-first', 'orphan-second'];
-/** The branches each shape has besides `A` (the PR branch, which starts with the evidence). */
+/**
+ * Where a weakening may go in each shape: a branch (`A` is the PR branch, which starts with the
+ * evidence; `B`, `C` branches from main), `O` the orphan snapshot, `M` the final merge commit itself.
+ */
 const BRANCHES: Record<Shape, string[]> = {
   linear: ['A'],
-  'merge-main': ['A'],
-  parallel: ['A', 'B'],
-  swap: ['A', 'B'],
-  octopus: ['A', 'B', 'C'],
-  'criss-cross': ['A', 'B'],
-  'orphan-first': ['A', 'O'],
-  'orphan-second': ['A', 'O'],
+  'merge-main': ['A', 'M'],
+  parallel: ['A', 'B', 'M'],
+  swap: ['A', 'B', 'M'],
+  octopus: ['A', 'B', 'C', 'M'],
+  'criss-cross': ['A', 'B', 'M'],
+  'orphan-first': ['A', 'O', 'M'],
+  'orphan-second': ['A', 'O', 'M'],
 };
 /** Modules each branch edits comments in (distinct, so branches merge without conflicts). */
 const POOLS: Record<string, string[]> = {
@@ -78,7 +81,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(fc.record({ kind: fc.constant('comm
 
 function planArb(dishonest: boolean): fc.Arbitrary<Plan> {
   return fc.constantFrom(...SHAPES).chain((shape) => {
-    const branches = BRANCHES[shape].filter((b) => b !== 'O');
+    const branches = BRANCHES[shape].filter((b) => b !== 'O' && b !== 'M');
     const steps = fc.record(Object.fromEntries(branches.map((b) => [b, fc.array(stepArb, { minLength: 0, maxLength: 2 })])) as Record<string, fc.Arbitrary<Step[]>>);
     const weakening = fc.record({ kind: fc.constantFrom(...WEAKENINGS), branch: fc.constantFrom(...BRANCHES[shape]), at: fc.nat(2) });
     return dishonest ? fc.record({ shape: fc.constant(shape), steps, weakening }) : fc.record({ shape: fc.constant(shape), steps });
@@ -188,6 +191,12 @@ function build(plan: Plan): { repo: string; base: string; head: string } {
   let a = runBranch('A', () => evidence(repo));
   let base = fork;
   let head = a;
+  /** The tree of the final merge: `tree`, or with the weakening made in the merge commit itself. */
+  const final = (tree: string): string => {
+    if (w?.branch !== 'M') return tree;
+    weaken(repo, w.kind);
+    return stageTree(repo);
+  };
   const side = (name: string): string => {
     branchFrom(name, fork);
     const tip = runBranch(name);
@@ -203,20 +212,20 @@ function build(plan: Plan): { repo: string; base: string; head: string } {
       writeFileSync(file, `; main ${++counter}\n${readFileSync(file, 'utf8')}`);
       base = commitAll(repo, 'main moves on');
       git(repo, 'checkout', '-q', 'A');
-      head = commitTree(repo, mergeTree(repo, ['main']), [a, base], 'Merge main');
+      head = commitTree(repo, final(mergeTree(repo, ['main'])), [a, base], 'Merge main');
       break;
     }
     case 'parallel':
     case 'swap': {
       const b = side('B');
-      const tree = mergeTree(repo, ['B']);
+      const tree = final(mergeTree(repo, ['B']));
       head = commitTree(repo, tree, plan.shape === 'parallel' ? [a, b] : [b, a], 'Merge B');
       break;
     }
     case 'octopus': {
       const b = side('B');
       const c = side('C');
-      const tree = mergeTree(repo, ['B', 'C']);
+      const tree = final(mergeTree(repo, ['B', 'C']));
       head = commitTree(repo, tree, [a, b, c], 'Merge B and C');
       break;
     }
@@ -230,7 +239,7 @@ function build(plan: Plan): { repo: string; base: string; head: string } {
       const file = join(repo, PKG, POOLS.A![1]!);
       writeFileSync(file, `; after the criss-cross ${++counter}\n${readFileSync(file, 'utf8')}`);
       a = commitAll(repo, 'A after the criss-cross');
-      head = commitTree(repo, stageTree(repo), [a, m2], 'Merge the criss-cross');
+      head = commitTree(repo, final(stageTree(repo)), [a, m2], 'Merge the criss-cross');
       break;
     }
     case 'orphan-first':
@@ -238,7 +247,7 @@ function build(plan: Plan): { repo: string; base: string; head: string } {
       if (w?.branch === 'O') weaken(repo, w.kind);
       const tree = stageTree(repo);
       const orphan = commitTree(repo, tree, [], 'a snapshot');
-      head = commitTree(repo, tree, plan.shape === 'orphan-first' ? [orphan, a] : [a, orphan], 'Merge a snapshot');
+      head = commitTree(repo, final(tree), plan.shape === 'orphan-first' ? [orphan, a] : [a, orphan], 'Merge a snapshot');
       break;
     }
   }
@@ -246,6 +255,9 @@ function build(plan: Plan): { repo: string; base: string; head: string } {
 }
 
 const describePlan = (p: Plan): string => JSON.stringify(p);
+/** A fixed seed and run counts (GCPATCH_HISTORY_SEED / GCPATCH_HISTORY_RUNS widen the search, e.g. for a red-team round). */
+const SEED = Number(process.env.GCPATCH_HISTORY_SEED ?? 20261204);
+const RUNS = process.env.GCPATCH_HISTORY_RUNS !== undefined ? { dishonest: Number(process.env.GCPATCH_HISTORY_RUNS), honest: Number(process.env.GCPATCH_HISTORY_RUNS) } : { dishonest: 16, honest: 10 };
 
 describe('generated pull request histories (fast-check)', () => {
   it('every history carrying one weakening fails under the default policy, whatever its shape', async () => {
@@ -258,7 +270,7 @@ describe('generated pull request histories (fast-check)', () => {
         else scores.dishonest.missed.push(`${describePlan(plan)} → ${report.findings.map((f) => `${f.severity}:${f.code}`).join(' ')}`);
         expect(report.ok, describePlan(plan)).toBe(false);
       }),
-      { numRuns: 14, endOnFailure: true, seed: 20261204 },
+      { numRuns: RUNS.dishonest, endOnFailure: true, seed: SEED },
     );
   }, 600_000);
 
@@ -272,7 +284,7 @@ describe('generated pull request histories (fast-check)', () => {
         else scores.honest.failedOnes.push(`${describePlan(plan)} → ${report.findings.filter((f) => f.severity === 'error').map((f) => `${f.code} ${f.message}`).join(' | ')}`);
         expect(report.ok, describePlan(plan)).toBe(true);
       }),
-      { numRuns: 10, endOnFailure: true, seed: 20261204 },
+      { numRuns: RUNS.honest, endOnFailure: true, seed: SEED },
     );
   }, 600_000);
 });

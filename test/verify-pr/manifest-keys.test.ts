@@ -17,6 +17,9 @@ describe('judgeKeyChange', () => {
     expect(v('property_tests', ['x'], [])).toBeUndefined();
     // caps_policy is judged by the policy it points to (check-policies.ts)
     expect(v('caps_policy', 'caps.toml', 'open.toml')).toBeUndefined();
+    // the reference's defaults: a missing schema is 1, missing dependencies are none
+    expect(v('schema', undefined, 1n)).toBeUndefined();
+    expect(v('dependencies', [], undefined)).toBeUndefined();
   });
 
   it.each([
