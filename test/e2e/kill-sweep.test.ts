@@ -1,6 +1,6 @@
 /**
  * A real `kill -9` at every write point of `apply`, `refactor apply` and `pack` (built CLI), then
- * `gcpatch recover`. test/helpers/kill-preload.cjs counts the calls that change the file system
+ * `gcpatch recover`; and ENOSPC at every write point of `apply` and `pack` (a full disk). test/helpers/kill-preload.cjs counts the calls that change the file system
  * (writes, fsyncs, renames, links, unlinks, directory creates and removes, opens for writing) in a
  * clean run, then each trial SIGKILLs the command just before its n-th call, for every n.
  *
@@ -86,9 +86,15 @@ function allNames(root: string): string[] {
   return out.sort();
 }
 
-describe('kill -9 at every write point, then gcpatch recover: all-old or all-new, nothing stray', () => {
-  for (const [name, kind] of Object.entries(KINDS)) {
-    it(`${name}`, async () => {
+const SWEEPS: { name: string; kind: string; fault: 'kill' | 'enospc' }[] = [
+  ...Object.keys(KINDS).map((kind) => ({ name: `kill -9: ${kind}`, kind, fault: 'kill' as const })),
+  ...['apply', 'pack'].map((kind) => ({ name: `ENOSPC: ${kind}`, kind, fault: 'enospc' as const })),
+];
+
+describe('a fault at every write point, then gcpatch recover: all-old or all-new, nothing stray', () => {
+  for (const sweep of SWEEPS) {
+    const kind = KINDS[sweep.kind]!;
+    it(sweep.name, async () => {
       // The clean run: the state after, and the write points.
       const clean = copyFixture(kind.fixture);
       const args = kind.prepare(clean);
@@ -110,8 +116,11 @@ describe('kill -9 at every write point, then gcpatch recover: all-old or all-new
         const pkg = copyFixture(kind.fixture);
         try {
           const trialArgs = kind.prepare(pkg);
-          const r = await run(trialArgs, { GCPATCH_TEST_KILL_AT: String(n) });
-          if (r.signal !== 'SIGKILL') problems.push(`#${n} (${calls[n - 1]}): not killed (${r.status} ${r.stderr})`);
+          const r = await run(trialArgs, sweep.fault === 'kill' ? { GCPATCH_TEST_KILL_AT: String(n) } : { GCPATCH_TEST_ENOSPC_AT: String(n) });
+          if (sweep.fault === 'kill' && r.signal !== 'SIGKILL') problems.push(`#${n} (${calls[n - 1]}): not killed (${r.status} ${r.stderr})`);
+          // A full disk: the command exits 0 (the fault hit a step that may fail) or 70 (I/O), never crashes.
+          if (sweep.fault === 'enospc' && r.status !== 0 && r.status !== 70) problems.push(`#${n} (${calls[n - 1]}): exit ${r.status} ${r.signal} ${r.stderr}`);
+          if (sweep.fault === 'enospc' && r.status === 70 && !/ENOSPC|no space/i.test(r.stderr)) problems.push(`#${n} (${calls[n - 1]}): exit 70 without naming the cause: ${r.stderr}`);
           recoverPackageCommand(pkg);
           const state = snapshotTree(pkg);
           if (JSON.stringify(state) === JSON.stringify(before)) outcomes.old++;
@@ -133,7 +142,8 @@ describe('kill -9 at every write point, then gcpatch recover: all-old or all-new
       await Promise.all([worker(), worker()]);
       expect(problems).toEqual([]);
       expect(outcomes.old + outcomes.new).toBe(calls.length);
-      // Both outcomes occur: kills before the commit roll back, kills after it roll forward.
+      // Both outcomes occur: faults before the commit roll back, kills after it roll forward (and a
+      // full disk after the commit still finishes it).
       expect(outcomes.old).toBeGreaterThan(0);
       expect(outcomes.new).toBeGreaterThan(0);
     }, 900_000);
