@@ -69,11 +69,14 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
     const r = st.verify(hex === undefined ? undefined : resolveStoreAddress(st, hex));
     if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
     if (opts.json) {
-      const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp };
+      const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp, abandoned_temp: r.abandonedTemp };
       printJson(ctx, json);
       return;
     }
     if (r.ok) ctx.stdout(`ok: ${r.checked} entries verified (${r.totalBytes} bytes)\n`);
+    for (const name of r.abandonedTemp) {
+      ctx.stderr(`.genesis/store/${name}: a temporary file of a gcpatch process that was killed (not an entry); \`gcpatch recover\` removes it\n`);
+    }
     for (const f of r.failures) ctx.stderr(`${f.hex ?? '.genesis/store'}: ${f.code}: ${f.message}\n`);
     if (!r.ok) ctx.stderr(`${r.failures.length} store failure(s); ${r.checked} entries verified\n`);
   });

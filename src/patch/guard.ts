@@ -2,12 +2,15 @@
  * The entry guard of every gcpatch command that reads or changes a package: take the lock of the
  * package directory (`src/transaction/lock.ts`), finish or undo an interrupted transaction of
  * either kind — a package transaction (`transaction.ts`) or an edit-plan apply into the package
- * directory (`src/editplan/transaction.ts`) — then run. `gcpatch recover` is the same step on its own.
+ * directory (`src/editplan/transaction.ts`) — remove the evidence store's temporary files whose
+ * writer was killed (the lock's own are removed as it is taken), then run. `gcpatch recover` is the
+ * same step on its own.
  */
 import { dirname } from 'node:path';
 import { resolveManifestPath } from '../workspace/package.js';
 import { recoverHoldingLock as recoverEditPlan } from '../editplan/recover.js';
 import { EDITPLAN_JOURNAL_FILE, pendingJournals } from '../transaction/journal.js';
+import { EvidenceStore } from '../store/store.js';
 import { acquirePackageLock, type LockOptions } from '../transaction/lock.js';
 import { recoverPackage, type RecoveryResult } from './transaction.js';
 
@@ -28,7 +31,10 @@ export function withPackageLock<T>(
 ): T {
   const lock = acquirePackageLock(packageDir, options);
   try {
-    return fn(recoverEitherKind(packageDir, options.fault));
+    const recovery = recoverEitherKind(packageDir, options.fault);
+    // Temporary files of writers killed before they put them in place (src/util/temp-owner.ts).
+    EvidenceStore.forPackage(packageDir).removeAbandonedTemps();
+    return fn(recovery);
   } finally {
     lock.release();
   }

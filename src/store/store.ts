@@ -4,9 +4,12 @@
  * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
  *
  * Write-once: an existing entry is re-hashed and never overwritten (`core/store/corruption` on a
- * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<n>` (create-new), fsyncs it, links
- * it to its final name (no overwrite; rename where links are unsupported), removes the temp file
- * and fsyncs the directory.
+ * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<start>-<n>` (create-new; `<pid>-<start>`
+ * names its writer, src/util/temp-owner.ts), fsyncs it, links it to its final name (no overwrite;
+ * rename where links are unsupported), removes the temp file and fsyncs the directory. A writer
+ * killed in between leaves the temp file: {@link EvidenceStore.scan} tells an abandoned one (its
+ * writer is gone) from a live one, `store verify` reports abandoned ones, and the next command under
+ * the package lock (`recover`, `apply`, …) removes them ({@link EvidenceStore.removeAbandonedTemps}).
  *
  * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
  * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
@@ -20,6 +23,7 @@ import {
   openSync,
   readdirSync,
   readSync,
+  unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { storeAddress, storeAddressStream, termAddressOfPrint } from '../coreform/hash.js';
@@ -29,6 +33,7 @@ import type { Term } from '../coreform/term.js';
 import { createFileExclusive, fsyncDirectory } from '../util/atomic.js';
 import { compareUtf8, isHex64, utf8 } from '../util/bytes.js';
 import { ExitCode, GcError, type GcCode } from '../util/errors.js';
+import { ownerAlive, ownerTag } from '../util/temp-owner.js';
 
 /** Store error codes (stable). */
 export const StoreCode = {
@@ -73,7 +78,8 @@ export interface StoreFailure {
  * The result of {@link EvidenceStore.verify}. `checked` counts entries whose hash matched;
  * `failure` is the first failure in name order, `failures` every one (whole-store mode checks
  * every name in the store and goes on after a failure); `skippedTemp` counts the put's own
- * temporary files (`.tmp-<hex>-<pid>-<n>`, regular files), which are not entries.
+ * temporary files (`.tmp-<hex>-<pid>-<start>-<n>`, regular files), which are not entries;
+ * `abandonedTemp` names those of them whose writer is gone (left by a killed process).
  */
 export interface StoreVerifyResult {
   ok: boolean;
@@ -82,6 +88,7 @@ export interface StoreVerifyResult {
   failure: StoreFailure | undefined;
   failures: StoreFailure[];
   skippedTemp: number;
+  abandonedTemp: string[];
 }
 
 /** What {@link EvidenceStore.scan} found: the entries, and every name that is not one. */
@@ -90,14 +97,16 @@ export interface StoreScan {
   entries: StoreEntry[];
   /** One `core/store/corruption` failure per other name (symlink, directory, junk name), in name order. */
   anomalies: StoreFailure[];
-  /** Regular files named like the put's temporary files (`.tmp-<hex>-<pid>-<n>`). */
+  /** Regular files named like the put's temporary files (`.tmp-<hex>-<pid>-<start>-<n>`, or `.tmp-<hex>-<pid>-<n>` of older versions). */
   temporary: string[];
+  /** Those of {@link StoreScan.temporary} whose writer is gone (src/util/temp-owner.ts `ownerAlive`). */
+  abandoned: string[];
   /** Every name in the directory (entries, anomalies and temporary files). */
   names: number;
 }
 
-/** The temporary-file name of {@link EvidenceStore.put}. */
-const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-[0-9]+-[0-9]+$/;
+/** The temporary-file name of {@link EvidenceStore.put}: writer pid, its start time (absent in older versions), a counter. */
+const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-([0-9]+)-(?:([0-9]+)-)?[0-9]+$/;
 
 /** Options of {@link EvidenceStore}. */
 export interface EvidenceStoreOptions {
@@ -183,7 +192,7 @@ export class EvidenceStore {
     } catch (error) {
       throw ioFail('create', this.dir, error);
     }
-    const tmp = join(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
+    const tmp = join(this.dir, `.tmp-${hex}-${ownerTag()}-${tempCounter++}`);
     let created: boolean;
     try {
       created = createFileExclusive(tmp, final, bytes, 0o444, 'rename');
@@ -344,11 +353,11 @@ export class EvidenceStore {
     try {
       names = readdirSync(this.dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], anomalies: [], temporary: [], names: 0 };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], anomalies: [], temporary: [], abandoned: [], names: 0 };
       throw ioFail('list', this.dir, error);
     }
     names.sort(compareUtf8);
-    const out: StoreScan = { entries: [], anomalies: [], temporary: [], names: names.length };
+    const out: StoreScan = { entries: [], anomalies: [], temporary: [], abandoned: [], names: names.length };
     for (const name of names) {
       let st;
       try {
@@ -359,7 +368,11 @@ export class EvidenceStore {
       }
       const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? undefined : 'not a regular file';
       if (what === undefined && isHex64(name)) out.entries.push({ hex: name, size: st.size });
-      else if (what === undefined && TEMP_NAME.test(name)) out.temporary.push(name);
+      else if (what === undefined && TEMP_NAME.test(name)) {
+        out.temporary.push(name);
+        const m = TEMP_NAME.exec(name)!;
+        if (!ownerAlive(Number(m[1]), m[2])) out.abandoned.push(name);
+      }
       else {
         const shown = JSON.stringify(name);
         const message =
@@ -386,13 +399,14 @@ export class EvidenceStore {
       if (!(e instanceof GcError)) throw e;
       return { code: e.code, hex: at, message: e.message };
     };
-    const result = (checked: number, totalBytes: number, failures: StoreFailure[], skippedTemp = 0): StoreVerifyResult => ({
+    const result = (checked: number, totalBytes: number, failures: StoreFailure[], skippedTemp = 0, abandonedTemp: string[] = []): StoreVerifyResult => ({
       ok: failures.length === 0,
       checked,
       totalBytes,
       failure: failures[0],
       failures,
       skippedTemp,
+      abandonedTemp,
     });
     if (hex !== undefined) {
       try {
@@ -413,11 +427,11 @@ export class EvidenceStore {
     const counted = entries.length + scan.anomalies.length;
     if (counted > this.limits.maxEntries) {
       const e = storeError(StoreCode.resourceLimit, `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`, ExitCode.verificationFailed);
-      return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+      return result(0, total, [failureOf(e, undefined)], scan.temporary.length, scan.abandoned);
     }
     if (total > this.limits.maxTotalBytes) {
       const e = storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, ExitCode.verificationFailed);
-      return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+      return result(0, total, [failureOf(e, undefined)], scan.temporary.length, scan.abandoned);
     }
     // Anomalies and entries interleaved in raw name order, so `failure` is the first by name.
     const failures: StoreFailure[] = [];
@@ -439,6 +453,33 @@ export class EvidenceStore {
       }
     }
     flushAnomalies(undefined);
-    return result(checked, total, failures, scan.temporary.length);
+    return result(checked, total, failures, scan.temporary.length, scan.abandoned);
+  }
+
+  /**
+   * Removes the put's temporary files whose writer is gone ({@link StoreScan.abandoned}: a process
+   * killed between writing one and linking it into place), and fsyncs the directory. Call it
+   * holding the package lock (src/patch/guard.ts does, after recovery). Never throws: a file that
+   * cannot be removed stays for the next time.
+   * @returns the names removed, in name order.
+   */
+  removeAbandonedTemps(): string[] {
+    let scan: StoreScan;
+    try {
+      scan = this.scan();
+    } catch {
+      return [];
+    }
+    const removed: string[] = [];
+    for (const name of scan.abandoned) {
+      try {
+        unlinkSync(join(this.dir, name));
+        removed.push(name);
+      } catch {
+        /* gone meanwhile, or not ours to remove */
+      }
+    }
+    if (removed.length > 0) fsyncDirectory(this.dir);
+    return removed;
   }
 }

@@ -158,7 +158,19 @@ function carryRename(
       messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
       continue;
     }
-    if (!changed(a, y)) continue;
+    if (!changed(a, y)) {
+      // Y kept the definition X renamed: X's `(def m …)` takes the place of base's `(def n …)` in
+      // the order as well, so that a form or comment block Y inserted right before the definition
+      // stays before it (as a new element of X alone, the renamed definition would come first).
+      const adopt = r.kind === 'deleted' && idx(a, x) < 0 && B.m.elements[bi]!.defName === n ? renamedDef() : undefined;
+      if (adopt && adopt.resolution.kind === 'take') {
+        const xi = idx(adopt, x);
+        pair(a, adopt, xi, bi);
+        a.resolution = { kind: 'take', side: x, index: xi };
+        done.add(a);
+      }
+      continue;
+    }
     if (r.kind === 'merged' && !r.inner) {
       // Combined cleanly: X's renamed symbols are in it. Y's edit may still hold `n` (a reference
       // it added, renamed below with Y's other new references), unless Y's version itself uses

@@ -188,7 +188,8 @@ class TreeMerger {
    * the other changed something else, merging the children independently could leave a use of a
    * name that is no longer bound, or bind a name the other side meant from outside. A pure
    * parameter rename (same arity, the renaming side's form is the base form with the names
-   * substituted) is carried over to the other side's version; `let` bindings one side only added
+   * substituted) is carried over to the other side's version; `let` bindings whose names stay
+   * (only their expressions changed) merge as any other children; `let` bindings one side only added
    * (every base binding kept as it was, in order) merge with the other side's edits as any other
    * children do, unless a new name occurs in what the other side changed (the new binding would
    * capture it: {@link editMentions}); anything else conflicts at this form.
@@ -203,6 +204,13 @@ class TreeMerger {
     const oBind = !same(b.children[1]!, o.children[1]!);
     const tBind = !same(b.children[1]!, t.children[1]!);
     if (!oBind && !tBind) return undefined;
+    // `let` bindings whose names stay (the same names, in the same order, on every side that changed
+    // them) changed only their expressions: nothing is bound or unbound, so the children merge as
+    // any other sub-forms do (disjoint edits inside one binding combine; the same binding changed
+    // differently conflicts there).
+    if (head.name === 'let' && sameBinders(b.children[1]!, oBind ? o.children[1]! : b.children[1]!) && sameBinders(b.children[1]!, tBind ? t.children[1]! : b.children[1]!)) {
+      return undefined;
+    }
     if (oBind && tBind) return same(o.children[1]!, t.children[1]!) ? undefined : conflictOut(B, O, T, b, o, t);
     const [renamer, other, otherSrc] = oBind ? [o, t, T] : [t, o, O];
     if (head.name === 'let') {
@@ -464,6 +472,16 @@ function addedBindings(from: NodeSpan, to: NodeSpan): Set<string> | undefined {
     added.add(n);
   }
   return k === from.children.length ? added : undefined;
+}
+
+/** True when the `let` binding lists `from` and `to` bind the same names in the same order (each child a `(NAME EXPR)` binding). */
+function sameBinders(from: NodeSpan, to: NodeSpan): boolean {
+  if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length) return false;
+  for (let i = 0; i < from.children.length; i++) {
+    const n = bindingName(from.children[i]!);
+    if (n === undefined || n !== bindingName(to.children[i]!)) return false;
+  }
+  return true;
 }
 
 /** NAME of a `(NAME EXPR)` binding node, else undefined. */

@@ -24,16 +24,22 @@
  * see its processes); remove it by hand. Breaking renames the lock away first and deletes it only
  * if it is still the stale owner's, so two processes breaking the same stale lock cannot delete a
  * fresh one.
+ *
+ * Temporary files carry their writer (src/util/temp-owner.ts): `package.lock.new-<pid>-<start>-<token>`
+ * (the lock being created) and `package.lock.stale-<pid>-<start>-<hex>` (a stale lock set aside).
+ * Whoever takes the lock removes those whose writer is gone ({@link removeAbandonedLockTemps}); a
+ * lock that cannot be taken (a full disk, a live owner past the wait) leaves no empty `.gcpatch/`.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
-import { createFileExclusive } from '../util/atomic.js';
+import { createFileExclusive, fsyncDirectory } from '../util/atomic.js';
 import { ExitCode, GcError, ioError } from '../util/errors.js';
+import { ownerAlive, ownerTag, processStartTime } from '../util/temp-owner.js';
 import { CONTROL_DIRECTORY, EDITPLAN_JOURNAL_FILE, journalPathOf, pendingJournals } from './journal.js';
 
-export { CONTROL_DIRECTORY };
+export { CONTROL_DIRECTORY, processStartTime };
 /** File name of the lock inside {@link CONTROL_DIRECTORY}. */
 export const LOCK_FILE = 'package.lock';
 /** `format` member of the lock file. */
@@ -77,17 +83,6 @@ export function lockPath(packageDir: string): string {
   return join(packageDir, CONTROL_DIRECTORY, LOCK_FILE);
 }
 
-/** The start time of process `pid` (Linux: `/proc/<pid>/stat` field 22), or null when unknown. */
-export function processStartTime(pid: number | 'self'): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null; // field 22 overall; fields after "(comm)" start at field 3
-  } catch {
-    return null;
-  }
-}
-
 /** `alive`, `dead`, or `unknown` (another host) for the owner of a lock. */
 export function ownerLiveness(owner: LockOwner): 'alive' | 'dead' | 'unknown' {
   if (owner.hostname !== hostname()) return 'unknown';
@@ -129,7 +124,7 @@ function readOwner(file: string): { owner: LockOwner | undefined; text: string }
 
 /** Breaks a stale lock whose text was `staleText`; returns true when the lock path is free again. */
 function breakStale(file: string, staleText: string): boolean {
-  const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const aside = `${file}.stale-${ownerTag()}-${randomBytes(4).toString('hex')}`;
   try {
     renameSync(file, aside);
   } catch (error) {
@@ -186,20 +181,81 @@ export function acquirePackageLock(packageDir: string, options: LockOptions = {}
   const deadline = Date.now() + Math.max(0, options.waitMs ?? 0);
   const others = coveringLocks(packageDir, options.within ?? []);
   for (;;) {
-    const lock = acquireOwn(control, file, owner, text, deadline);
+    let lock: PackageLock;
+    try {
+      lock = acquireOwn(control, file, owner, text, deadline);
+    } catch (error) {
+      removeIfEmpty(control); // a full disk or a lock that stayed busy leaves no empty `.gcpatch/`
+      throw error;
+    }
     const other = liveLockAmong(others);
-    if (other === undefined) return lock;
+    if (other === undefined) {
+      removeAbandonedLockTemps(control);
+      return lock;
+    }
     lock.release(); // another lock covers part of this tree: let its owner finish first
     if (Date.now() >= deadline) throw lockedError(other.file, other.owner, other.liveness);
     sleepMs(Math.min(10 + Math.floor(Math.random() * 40), Math.max(1, deadline - Date.now())));
   }
 }
 
+/** Removes `dir` when it is empty (no error otherwise: someone else's lock or journal is in it). */
+function removeIfEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    /* not empty, or gone */
+  }
+}
+
+/** The lock's temporary names: `package.lock.new-<pid>-<start>-<token>` and `package.lock.stale-<pid>-<start>-<hex>` (older: `.new-<token>`, `.stale-<pid>-<hex>`). */
+const LOCK_TEMP = new RegExp(`^${LOCK_FILE.replace('.', '\\.')}\\.(?:new|stale)-(?:([0-9]+)-([0-9]+)-)?([0-9]+-)?[0-9a-f]+$`);
+
+/**
+ * The lock's temporary files in `control` whose writer is gone (src/util/temp-owner.ts): a
+ * process killed between writing `package.lock.new-…` and linking it, or between setting a stale
+ * lock aside and deleting it. A name of an older gcpatch without an owner (`.new-<token>`) counts
+ * as abandoned when the lock is not being taken by its writer at this moment, which the caller
+ * (holding the lock) knows: every such file is then left over.
+ * @returns the names, sorted.
+ */
+export function abandonedLockTemps(control: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(control);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    const m = LOCK_TEMP.exec(name);
+    if (m === null) continue;
+    const pid = m[1] !== undefined ? Number(m[1]) : m[3] !== undefined ? Number(m[3].slice(0, -1)) : undefined;
+    if (pid === undefined || !ownerAlive(pid, m[2])) out.push(name);
+  }
+  return out.sort();
+}
+
+/** Removes {@link abandonedLockTemps} of `control` (the caller holds the lock); returns what it removed. */
+export function removeAbandonedLockTemps(control: string): string[] {
+  const removed: string[] = [];
+  for (const name of abandonedLockTemps(control)) {
+    try {
+      unlinkSync(join(control, name));
+      removed.push(name);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  if (removed.length > 0) fsyncDirectory(control);
+  return removed;
+}
+
 /** Takes the lock file `file` itself (waiting until `deadline` for a live owner). */
 function acquireOwn(control: string, file: string, owner: LockOwner, text: string, deadline: number): PackageLock {
   let recreated = 0;
   for (;;) {
-    const temp = `${file}.new-${owner.token}`;
+    const temp = `${file}.new-${ownerTag()}-${owner.token}`;
     try {
       if (createFileExclusive(temp, file, Buffer.from(text, 'utf8'), 0o644, 'fail')) return makeLock(file, owner);
     } catch (error) {
