@@ -33,7 +33,10 @@ export default tseslint.config(
     rules: {
       ...vitest.configs.recommended.rules,
       // A test asserts through `expect` or through a helper of its file that does (`fails`, `rejected`, `unchanged`, `rolledBack`, `outdated`, `agree`).
-      'vitest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*', 'assert*', 'fc.assert', 'fails', 'rejected', 'unchanged', 'rolledBack', 'outdated', 'agree'] }],
+      'vitest/expect-expect': [
+        'error',
+        { assertFunctionNames: ['expect', 'expect*', 'assert*', 'fc.assert', 'fails', 'rejected', 'unchanged', 'rolledBack', 'outdated', 'agree'] },
+      ],
       // Data-driven tests name each case from its data (`it(c.name, …)`).
       'vitest/valid-title': ['error', { allowArguments: true }],
       'vitest/no-conditional-expect': 'error',

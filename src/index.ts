@@ -102,14 +102,7 @@ export { mergeReport, mergeWorkspaces, type MergeOptions } from './merge/rules.j
 export { verifyMergeReport } from './merge/verify.js';
 
 // Merging three texts of a module, form by form (docs/driver.md).
-export {
-  TEXT_UNSAFE,
-  mergeModuleText,
-  type TextConflict,
-  type TextConflictCode,
-  type TextMergeOptions,
-  type TextMergeResult,
-} from './textmerge/module.js';
+export { TEXT_UNSAFE, mergeModuleText, type TextConflict, type TextConflictCode, type TextMergeOptions, type TextMergeResult } from './textmerge/module.js';
 
 // Refactors: request, plan, verify, apply, edit-plan export (docs/refactor.md).
 export {

@@ -17,7 +17,14 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     .command('driver')
     .summary('install, check or remove the git merge drivers')
     .description('The git merge drivers for .gc modules (merge=gcpatch) and package.toml (merge=gcpatch-manifest).');
+  registerInstallCommand(driver, ctx);
+  registerUninstallCommand(driver, ctx);
+  registerDoctorCommand(driver, ctx);
+  registerRepinCommand(driver, ctx);
+}
 
+/** `gcpatch driver install`: copy the driver, configure git and the attributes, check the line once. */
+function registerInstallCommand(driver: Command, ctx: CliContext): void {
   driver
     .command('install')
     .description(
@@ -65,7 +72,10 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       }
       ctx.stdout('merge driver installed and checked; `gcpatch driver doctor` checks it again later\n');
     });
+}
 
+/** `gcpatch driver uninstall`: remove the config, attribute lines, hooks and the merge service. */
+function registerUninstallCommand(driver: Command, ctx: CliContext): void {
   driver
     .command('uninstall')
     .description(
@@ -89,7 +99,10 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       if (r.service) ctx.stdout(`${r.service.stopped !== undefined ? `stopped the merge service (pid ${r.service.stopped}) and ` : ''}removed ${r.service.folder}\n`);
       if (r.removedSections.length === 0 && r.attributesRemoved.length === 0 && hooks.length === 0 && !r.service) ctx.stdout('nothing to remove\n');
     });
+}
 
+/** `gcpatch driver doctor`: check git, the config, the driver, the attributes and the merge service. */
+function registerDoctorCommand(driver: Command, ctx: CliContext): void {
   driver
     .command('doctor')
     .description(
@@ -117,9 +130,7 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       }
       ctx.stdout(r.healthy ? 'driver healthy\n' : 'driver has problems (see fixes above)\n');
     });
-  registerRepinCommand(driver, ctx);
 }
-
 
 /** Registers `gcpatch driver repin` (what the hooks run) on the `driver` command group. */
 function registerRepinCommand(driver: Command, ctx: CliContext): void {

@@ -100,7 +100,13 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         'SHA-256 the plan records) as one crash-recoverable filesystem transaction.',
     )
     .addHelpText('after', EXIT_CODES);
+  registerValidate(group, ctx);
+  registerApply(group, ctx);
+  registerRecover(group, ctx);
+}
 
+/** `gcpatch edit-plan validate`: decode and validate a plan, and with --root check its files; writes nothing. */
+function registerValidate(group: Command, ctx: CliContext): void {
   group
     .command('validate')
     .summary('check a plan, and with --root the files it edits; writes nothing')
@@ -137,7 +143,10 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         ctx.stdout(`plan is valid${where}: ${totals.files} files, ${totals.totalEdits} edits, ${totals.totalTextBytes} text bytes\n`);
       });
     });
+}
 
+/** `gcpatch edit-plan apply`: apply a plan under --root as one journaled transaction. */
+function registerApply(group: Command, ctx: CliContext): void {
   group
     .command('apply')
     .summary('apply a plan to the files under --root as one transaction')
@@ -181,7 +190,10 @@ export function registerEditPlanCommands(program: Command, ctx: CliContext): voi
         }
       });
     });
+}
 
+/** `gcpatch edit-plan recover`: finish or undo an interrupted apply under --root. */
+function registerRecover(group: Command, ctx: CliContext): void {
   group
     .command('recover')
     .summary('finish or undo an interrupted apply under --root')

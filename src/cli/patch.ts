@@ -132,6 +132,12 @@ function registerPatchProtocolCommands(program: Command, ctx: CliContext): void 
 
 /** `gcpatch apply` and `gcpatch accept`: transactional applies with evidence. */
 function registerApplyCommands(program: Command, ctx: CliContext): void {
+  registerApply(program, ctx);
+  registerAccept(program, ctx);
+}
+
+/** `gcpatch apply`: apply a .gcpatch to a package as one transaction. */
+function registerApply(program: Command, ctx: CliContext): void {
   program
     .command('apply')
     .summary('apply a .gcpatch to a package as one transaction, with evidence')
@@ -179,7 +185,10 @@ function registerApplyCommands(program: Command, ctx: CliContext): void {
         }),
       );
     });
+}
 
+/** `gcpatch accept`: accept the package as it is (the apply of the patch with no ops). */
+function registerAccept(program: Command, ctx: CliContext): void {
   program
     .command('accept')
     .summary('run the obligations on the package as it is and record an acceptance linked to its package record')

@@ -7,7 +7,8 @@ import { acquirePackageLock } from '../transaction/lock.js';
 import { GcError } from '../util/errors.js';
 import { editError } from './errors.js';
 import { pathProblem } from './path.js';
-import { realRoot, resolveTarget, type FaultHooks } from './transaction.js';
+import { realRoot, resolveTarget } from './target.js';
+import type { FaultHooks } from './transaction.js';
 
 /** Result of {@link recover}. */
 export interface RecoveryResult {

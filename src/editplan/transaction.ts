@@ -33,11 +33,11 @@
  * "Path rules" (real-path containment and link checks).
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readFileSync, realpathSync, renameSync, statSync, type BigIntStats } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { readFileSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { acquirePackageLock } from '../transaction/lock.js';
 import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
-import { errnoOf, SyncBatch } from '../transaction/durable.js';
+import { SyncBatch } from '../transaction/durable.js';
 import { discardTransaction, EDITPLAN_JOURNAL, membersOf, restoreTargets, type PlannedEntry, type RecoveryEntry } from '../transaction/recover.js';
 import {
   APPLY_JOURNAL_FILE,
@@ -53,7 +53,7 @@ import {
 } from '../transaction/journal.js';
 import { compareUtf8, decodeUtf8Strict } from '../util/bytes.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { GcError, ioError, ExitCode } from '../util/errors.js';
+import { GcError, ioError } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
 import { applyEdits, type AppliedChange } from './apply.js';
 import { editError } from './errors.js';
@@ -61,6 +61,7 @@ import { applyLimits, type ApplyLimits, type PlanLimits } from './limits.js';
 import type { EditPlan } from './model.js';
 import { portablePathKey } from './path.js';
 import { validateEditPlan } from './validate.js';
+import { realRoot, resolveTarget, type Target } from './target.js';
 
 /** Directory (under the root) holding the lock and the journal; plan paths may not start with it. */
 export { CONTROL_DIRECTORY, JOURNAL_FILE, JOURNAL_FORMAT, SimulatedCrash, sha256Hex };
@@ -144,81 +145,6 @@ export function journalPath(root: string): string {
   return journalPathOf(root, JOURNAL_FILE);
 }
 
-function isInside(root: string, candidate: string): boolean {
-  return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-/** A resolved target: its absolute path (parents resolved) and its stats. */
-interface Target {
-  absolute: string;
-  stats: BigIntStats;
-}
-
-/**
- * Resolves a plan path under `rootReal` with real-path containment.
- * @throws `SOURCE_MISSING`, `PATH_ESCAPES_ROOT`, `TARGET_NOT_REGULAR`, or `io/<errno>`.
- */
-export function resolveTarget(rootReal: string, path: string, fileIndex: number): Target {
-  const segments = path.split('/');
-  const indices = { fileIndex };
-  const where = { location: { file: path } };
-  let dir = rootReal;
-  for (const segment of segments.slice(0, -1)) {
-    const next = join(dir, segment);
-    let stats;
-    try {
-      stats = lstatSync(next);
-    } catch (error) {
-      if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') {
-        throw editError('SOURCE_MISSING', `directory ${segment} does not exist`, indices, where);
-      }
-      throw ioError(error, next, 'inspect');
-    }
-    if (stats.isSymbolicLink()) {
-      let real: string;
-      try {
-        real = realpathSync(next);
-      } catch (error) {
-        throw editError('SOURCE_MISSING', `${segment} is a dangling symbolic link`, indices, {
-          ...where,
-          cause: error,
-        });
-      }
-      if (!isInside(rootReal, real)) {
-        throw editError('PATH_ESCAPES_ROOT', `${segment} is a symbolic link leading outside the root`, indices, where);
-      }
-      if (!statSync(real).isDirectory()) {
-        throw editError('SOURCE_MISSING', `${segment} is not a directory`, indices, where);
-      }
-      dir = real;
-    } else if (stats.isDirectory()) {
-      dir = next;
-    } else {
-      throw editError('SOURCE_MISSING', `${segment} is not a directory`, indices, where);
-    }
-  }
-  const relative = dir === rootReal ? '' : dir.slice(rootReal.length + 1);
-  const first = portablePathKey(relative.split(sep)[0] ?? '');
-  if (first === '.git' || first === CONTROL_DIRECTORY) {
-    throw editError('PATH_ESCAPES_ROOT', `the path resolves into the ${first} directory`, indices, where);
-  }
-  const absolute = join(dir, segments[segments.length - 1]!);
-  let stats: BigIntStats;
-  try {
-    stats = lstatSync(absolute, { bigint: true });
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') {
-      throw editError('SOURCE_MISSING', 'the file does not exist', indices, where);
-    }
-    throw ioError(error, absolute, 'inspect');
-  }
-  if (stats.isSymbolicLink()) {
-    throw editError('TARGET_NOT_REGULAR', 'the file is a symbolic link; edit its target instead', indices, where);
-  }
-  if (!stats.isFile()) throw editError('TARGET_NOT_REGULAR', 'not a regular file', indices, where);
-  return { absolute, stats };
-}
-
 function readBytes(absolute: string): Buffer {
   try {
     return readFileSync(absolute);
@@ -245,20 +171,6 @@ function recoveryRequired(rootReal: string): GcError {
     `an edit-plan journal exists at ${journalPath(rootReal)}: another transaction is running or was interrupted; ` +
       `when none is running, run \`gcpatch edit-plan recover --root ${rootReal}\``,
   );
-}
-
-/** The real path of the root directory. @throws GcError `io/<errno>`, `io/enotdir` (exit 70). */
-export function realRoot(root: string): string {
-  let real: string;
-  try {
-    real = realpathSync(root);
-  } catch (error) {
-    throw ioError(error, root, 'open the root');
-  }
-  if (!statSync(real).isDirectory()) {
-    throw new GcError('io/enotdir', `the root ${root} is not a directory`, { exitCode: ExitCode.io, location: { file: root } });
-  }
-  return real;
 }
 
 /** A prepared file: everything needed to stage and commit it. */

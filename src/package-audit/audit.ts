@@ -87,29 +87,79 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
     findings.push({ code: 'audit/module-unreadable', subject: error.location.file ?? 'module', message: error.message });
   }
   const packageDir = pkg?.dir ?? dirname(resolveManifestPath(manifestArg));
-  if (pkg !== undefined) {
-    for (const f of pinFindings(pkg)) {
-      if (f.status === 'ok') continue;
-      findings.push({
-        code: `audit/${f.status}`,
-        subject: f.path,
-        message: f.status === 'mismatch' ? `module hash ${f.computed} does not match its pin ${f.pin}` : `module has no pin (computed ${f.computed}); run gcpatch pack`,
-      });
+  if (pkg !== undefined) findings.push(...pinAndDependencyFindings(pkg, options));
+  const store = EvidenceStore.forPackage(packageDir, { limits: options.storeLimits ?? {} });
+  const { acceptanceArtifact, referencedArtifacts } = lastAcceptanceFindings(packageDir, store, pkg, findings);
+  let binding: AcceptanceBinding = { status: 'not-checked', currentPackageArtifact: undefined, links: [], changedModules: [] };
+  if (pkg !== undefined && acceptanceArtifact !== undefined && options.packageArtifact !== undefined) {
+    let current: string | undefined;
+    try {
+      current = options.packageArtifact(pkg.manifestFile);
+    } catch {
+      current = undefined; // an unreadable module or dependency is a finding of its own above
     }
-    for (const dep of pkg.manifest.dependencies) {
-      if (dep.hash === undefined || dep.hash === '') {
-        findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: 'dependency has no pinned package artifact' });
-      } else if (options.dependencyArtifact !== undefined) {
-        try {
-          const actual = options.dependencyArtifact(pkg.dir, dep);
-          if (actual !== dep.hash) findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: `dependency artifact ${actual} does not match its pin ${dep.hash}` });
-        } catch (error) {
-          findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: error instanceof Error ? error.message : String(error) });
-        }
+    if (current !== undefined) {
+      binding = acceptanceBinding(store, acceptanceArtifact, current, pkg);
+      const finding = bindingFinding(binding, acceptanceArtifact, pkg);
+      if (finding !== undefined) findings.push(finding);
+    }
+  }
+  const signing = auditSigning(packageDir, store, acceptanceArtifact, binding.currentPackageArtifact, findings);
+  const storeResult = store.verify();
+  for (const f of storeResult.failures) findings.push({ code: f.code, subject: f.hex ?? '.genesis/store', message: f.message });
+  const summary = describeAudit(pkg, findings, acceptanceArtifact, binding, referencedArtifacts, storeResult);
+  return {
+    ok: findings.length === 0,
+    packageDir,
+    findings,
+    modulesChecked: pkg?.modules.length ?? 0,
+    acceptanceArtifact,
+    referencedArtifacts,
+    binding,
+    ...summary,
+    signing,
+    store: storeResult,
+  };
+}
+
+/** The findings of the pins: each module's hash against its pin, each dependency's pinned artifact. */
+function pinAndDependencyFindings(pkg: LoadedPackage, options: AuditOptions): AuditFinding[] {
+  const findings: AuditFinding[] = [];
+  for (const f of pinFindings(pkg)) {
+    if (f.status === 'ok') continue;
+    findings.push({
+      code: `audit/${f.status}`,
+      subject: f.path,
+      message: f.status === 'mismatch' ? `module hash ${f.computed} does not match its pin ${f.pin}` : `module has no pin (computed ${f.computed}); run gcpatch pack`,
+    });
+  }
+  for (const dep of pkg.manifest.dependencies) {
+    if (dep.hash === undefined || dep.hash === '') {
+      findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: 'dependency has no pinned package artifact' });
+    } else if (options.dependencyArtifact !== undefined) {
+      try {
+        const actual = options.dependencyArtifact(pkg.dir, dep);
+        if (actual !== dep.hash) findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: `dependency artifact ${actual} does not match its pin ${dep.hash}` });
+      } catch (error) {
+        findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: error instanceof Error ? error.message : String(error) });
       }
     }
   }
-  const store = EvidenceStore.forPackage(packageDir, { limits: options.storeLimits ?? {} });
+  return findings;
+}
+
+/**
+ * Reads `.genesis/last_acceptance` and checks the acceptance it names and the obligation artifacts
+ * that acceptance references, pushing a finding for each problem onto `findings`.
+ * @returns the acceptance's store address (undefined when there is none or it is malformed) and
+ *   the obligation artifacts it references.
+ */
+function lastAcceptanceFindings(
+  packageDir: string,
+  store: EvidenceStore,
+  pkg: LoadedPackage | undefined,
+  findings: AuditFinding[],
+): { acceptanceArtifact: string | undefined; referencedArtifacts: string[] } {
   let acceptanceArtifact: string | undefined;
   const referencedArtifacts: string[] = [];
   const lastFile = join(packageDir, '.genesis', 'last_acceptance');
@@ -150,36 +200,7 @@ export function auditPackage(manifestArg: string, options: AuditOptions = {}): A
       }
     }
   }
-  let binding: AcceptanceBinding = { status: 'not-checked', currentPackageArtifact: undefined, links: [], changedModules: [] };
-  if (pkg !== undefined && acceptanceArtifact !== undefined && options.packageArtifact !== undefined) {
-    let current: string | undefined;
-    try {
-      current = options.packageArtifact(pkg.manifestFile);
-    } catch {
-      current = undefined; // an unreadable module or dependency is a finding of its own above
-    }
-    if (current !== undefined) {
-      binding = acceptanceBinding(store, acceptanceArtifact, current, pkg);
-      const finding = bindingFinding(binding, acceptanceArtifact, pkg);
-      if (finding !== undefined) findings.push(finding);
-    }
-  }
-  const signing = auditSigning(packageDir, store, acceptanceArtifact, binding.currentPackageArtifact, findings);
-  const storeResult = store.verify();
-  for (const f of storeResult.failures) findings.push({ code: f.code, subject: f.hex ?? '.genesis/store', message: f.message });
-  const summary = describeAudit(pkg, findings, acceptanceArtifact, binding, referencedArtifacts, storeResult);
-  return {
-    ok: findings.length === 0,
-    packageDir,
-    findings,
-    modulesChecked: pkg?.modules.length ?? 0,
-    acceptanceArtifact,
-    referencedArtifacts,
-    binding,
-    ...summary,
-    signing,
-    store: storeResult,
-  };
+  return { acceptanceArtifact, referencedArtifacts };
 }
 
 /** The finding for a stale or unbound acceptance (`audit/acceptance-stale`, `audit/acceptance-unbound`); none when bound. */

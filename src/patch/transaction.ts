@@ -98,6 +98,40 @@ function save(packageDir: string, j: Journal): void {
 }
 
 /**
+ * The directories on the way to `path` (package-relative, `/`-separated) that do not exist yet,
+ * outermost first. The walk goes up from the target and stops at the first directory that exists
+ * (remembered in `directories` for the rest of the batch).
+ * @throws GcError `patch/symlink-target` (exit 10) when a component is a symbolic link or a file;
+ *   `io/*` (exit 70) when one cannot be inspected.
+ */
+function missingDirectories(packageDir: string, path: string, directories: Set<string>): string[] {
+  const dirs: string[] = [];
+  const parts = path.split('/');
+  for (let i = parts.length - 1; i >= 1; i--) {
+    const dir = parts.slice(0, i).join('/');
+    if (directories.has(dir)) break;
+    let st;
+    try {
+      st = lstatSync(native(packageDir, dir));
+    } catch (error) {
+      if (errnoOf(error) === 'ENOENT') {
+        dirs.unshift(dir);
+        continue;
+      }
+      throw ioError(error, native(packageDir, dir), 'inspect');
+    }
+    if (!st.isDirectory()) {
+      throw patchError(PatchCode.symlinkTarget, `${path}: ${dir} is not a directory (a symbolic link or a file); gcpatch never writes through links`, {
+        at: path,
+      });
+    }
+    directories.add(dir);
+    break;
+  }
+  return dirs;
+}
+
+/**
  * An open transaction on one package. Create it with {@link PackageTransaction.begin} while holding
  * the package lock, {@link write} batches, then {@link commit} or {@link rollback}.
  */
@@ -162,29 +196,7 @@ export class PackageTransaction {
       const before = current.kind === 'file' ? sha256Hex(current.bytes) : null;
       const after = w.bytes === undefined ? null : sha256Hex(w.bytes);
       if (before === after) continue;
-      const dirs: string[] = [];
-      const parts = w.path.split('/');
-      for (let i = parts.length - 1; i >= 1; i--) {
-        const dir = parts.slice(0, i).join('/');
-        if (directories.has(dir)) break;
-        let st;
-        try {
-          st = lstatSync(native(packageDir, dir));
-        } catch (error) {
-          if (errnoOf(error) === 'ENOENT') {
-            dirs.unshift(dir);
-            continue;
-          }
-          throw ioError(error, native(packageDir, dir), 'inspect');
-        }
-        if (!st.isDirectory()) {
-          throw patchError(PatchCode.symlinkTarget, `${w.path}: ${dir} is not a directory (a symbolic link or a file); gcpatch never writes through links`, {
-            at: w.path,
-          });
-        }
-        directories.add(dir);
-        break;
-      }
+      const dirs = missingDirectories(packageDir, w.path, directories);
       written.add(w.path);
       batch.push({
         entry: {

@@ -76,6 +76,57 @@ function splice(bytes: Uint8Array, sites: readonly SymbolSite[], to: Uint8Array)
 }
 
 /**
+ * The exact token edits that rename `from` to `to` in one affected module, after checking that the
+ * source still reads as the planned forms and that renaming the tokens gives the same canonical
+ * module as `:rename-symbol` on the forms.
+ * @throws GcError `refactor/stale-plan` (exit 50), `refactor/edit-plan-unmappable`.
+ */
+function moduleEdits(modulePath: string, bytes: Uint8Array, forms: readonly Term[], from: string, to: string, toBytes: Uint8Array): TextEdit[] {
+  let current: Term[];
+  try {
+    current = canonicalizeSource(bytes);
+  } catch (error) {
+    throw new GcError(RefactorErrorCode.stalePlan, `${modulePath} no longer reads as the planned module: ${isGcError(error) ? error.message : String(error)}`, {
+      exitCode: 50,
+      location: { file: modulePath },
+    });
+  }
+  if (!formsEqual(current, forms)) {
+    throw new GcError(RefactorErrorCode.stalePlan, `${modulePath} changed since the plan was made; plan again`, {
+      exitCode: 50,
+      location: { file: modulePath },
+    });
+  }
+  const sites = findSymbolSites(bytes, from);
+  const renamed = renameSymbolInForms(forms, from, to);
+  const surviving = sites.filter((s) => s.survives).length;
+  if (surviving !== renamed.count) {
+    throw unmappable(modulePath, `found ${surviving} ${from} tokens in the source but ${renamed.count} terms in its canonical forms`);
+  }
+  let expected: Term[];
+  let edited: Term[];
+  try {
+    expected = canonicalizeModule(renamed.forms);
+    edited = canonicalizeSource(splice(bytes, sites, toBytes));
+  } catch (error) {
+    throw unmappable(modulePath, `renaming the tokens does not give a readable module: ${isGcError(error) ? error.message : String(error)}`);
+  }
+  if (!formsEqual(edited, expected)) {
+    throw unmappable(modulePath, 'renaming the tokens does not give the same canonical module as :rename-symbol');
+  }
+  const text = decoder.decode(bytes);
+  const lines = new LineIndex(text);
+  const offsets = utf16Offsets(bytes, sites.flatMap((s) => [s.start, s.end]));
+  const edits: TextEdit[] = sites.map((site, k) => {
+    const start = lines.positionOf(offsets[2 * k]!);
+    const end = lines.positionOf(offsets[2 * k + 1]!);
+    const provenance = site.survives ? 'RESOLVED' : 'LEXICAL_EXACT';
+    return { startLine: start.line, startChar: start.char, endLine: end.line, endChar: end.char, before: from, after: to, provenance };
+  });
+  return edits;
+}
+
+/**
  * Builds the edit plan of a verified safe report.
  * @param verified the output of `verifyRefactorReport` (must be safe).
  * @param sources the current bytes of (at least) every affected module; each must canonicalize to
@@ -110,48 +161,7 @@ export function refactorEditPlan(
   for (const modulePath of verified.affectedModules) {
     const bytes = byPath.get(modulePath);
     if (bytes === undefined) throw unmappable(modulePath, 'no source was given for this affected module');
-    const forms = formsByPath.get(modulePath)!;
-    let current: Term[];
-    try {
-      current = canonicalizeSource(bytes);
-    } catch (error) {
-      throw new GcError(RefactorErrorCode.stalePlan, `${modulePath} no longer reads as the planned module: ${isGcError(error) ? error.message : String(error)}`, {
-        exitCode: 50,
-        location: { file: modulePath },
-      });
-    }
-    if (!formsEqual(current, forms)) {
-      throw new GcError(RefactorErrorCode.stalePlan, `${modulePath} changed since the plan was made; plan again`, {
-        exitCode: 50,
-        location: { file: modulePath },
-      });
-    }
-    const sites = findSymbolSites(bytes, from);
-    const renamed = renameSymbolInForms(forms, from, to);
-    const surviving = sites.filter((s) => s.survives).length;
-    if (surviving !== renamed.count) {
-      throw unmappable(modulePath, `found ${surviving} ${from} tokens in the source but ${renamed.count} terms in its canonical forms`);
-    }
-    let expected: Term[];
-    let edited: Term[];
-    try {
-      expected = canonicalizeModule(renamed.forms);
-      edited = canonicalizeSource(splice(bytes, sites, toBytes));
-    } catch (error) {
-      throw unmappable(modulePath, `renaming the tokens does not give a readable module: ${isGcError(error) ? error.message : String(error)}`);
-    }
-    if (!formsEqual(edited, expected)) {
-      throw unmappable(modulePath, 'renaming the tokens does not give the same canonical module as :rename-symbol');
-    }
-    const text = decoder.decode(bytes);
-    const lines = new LineIndex(text);
-    const offsets = utf16Offsets(bytes, sites.flatMap((s) => [s.start, s.end]));
-    const edits: TextEdit[] = sites.map((site, k) => {
-      const start = lines.positionOf(offsets[2 * k]!);
-      const end = lines.positionOf(offsets[2 * k + 1]!);
-      const provenance = site.survives ? 'RESOLVED' : 'LEXICAL_EXACT';
-      return { startLine: start.line, startChar: start.char, endLine: end.line, endChar: end.char, before: from, after: to, provenance };
-    });
+    const edits = moduleEdits(modulePath, bytes, formsByPath.get(modulePath)!, from, to, toBytes);
     maxEdits = Math.max(maxEdits, edits.length);
     files.push({ path: prefix + modulePath, sha256: sha256Hex(bytes), edits });
   }

@@ -36,10 +36,19 @@ describe('exit-code help', () => {
   });
 
   it('renders the numbers of the registry', () => {
-    expect(exitHelp([['ok', 'merged'], ['conflicts', 'conflicts'], ['io', 'I/O error']])).toBe(
-      `Exit ${ExitCode.ok} merged; ${ExitCode.conflicts} conflicts; ${ExitCode.io} I/O error`,
-    );
-    expect(exitTable([['ok', 'ok'], ['invalidInput', 'invalid input']])).toBe('\nExit codes:\n  0  ok\n  10 invalid input');
+    expect(
+      exitHelp([
+        ['ok', 'merged'],
+        ['conflicts', 'conflicts'],
+        ['io', 'I/O error'],
+      ]),
+    ).toBe(`Exit ${ExitCode.ok} merged; ${ExitCode.conflicts} conflicts; ${ExitCode.io} I/O error`);
+    expect(
+      exitTable([
+        ['ok', 'ok'],
+        ['invalidInput', 'invalid input'],
+      ]),
+    ).toBe('\nExit codes:\n  0  ok\n  10 invalid input');
   });
 
   it("the program's help lists every exit code of the registry", () => {

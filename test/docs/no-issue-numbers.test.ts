@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
-const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const ISSUE = /\b(?:issue|issues|PR|pull request)\s*#?\d+\b|(?:before|after|since|for|in|see)\s+#\d+\b/gi;
 
 describe('docs cite no issue numbers', () => {
@@ -15,7 +20,9 @@ describe('docs cite no issue numbers', () => {
   });
 
   it.each(docs)('%s', (file) => {
-    const hits = readFileSync(join(root, file), 'utf8').split('\n').flatMap((line, i) => (line.match(ISSUE) ?? []).map((m) => `${file}:${i + 1}: ${m}`));
+    const hits = readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (line.match(ISSUE) ?? []).map((m) => `${file}:${i + 1}: ${m}`));
     expect(hits).toEqual([]);
   });
 });

@@ -45,7 +45,10 @@ beforeAll(() => {
   project = join(work, 'project');
   mkdirSync(tarballs);
   mkdirSync(project);
-  execFileSync(NPM, ['pack', '--ignore-scripts', '--pack-destination', tarballs, '.', ...productionDependencies()], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(NPM, ['pack', '--ignore-scripts', '--pack-destination', tarballs, '.', ...productionDependencies()], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }) + '\n');
   const files = readdirSync(tarballs).map((f) => join(tarballs, f));
   execFileSync(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(work, 'empty-cache'), ...files], {
@@ -90,7 +93,11 @@ describe('the packed package', () => {
     const r = run(process.execPath, ['--input-type=module', '-e', "await import('gcpatch/dist/coreform/read.js')"]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
-    const ok = run(process.execPath, ['--input-type=module', '-e', "const m = await import('gcpatch'); console.log(typeof m.readModule, typeof m.editplan.decodeEditPlan)"]);
+    const ok = run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      "const m = await import('gcpatch'); console.log(typeof m.readModule, typeof m.editplan.decodeEditPlan)",
+    ]);
     expect(ok.stdout).toBe('function function\n');
   });
 });

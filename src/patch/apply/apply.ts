@@ -27,7 +27,8 @@ import { withPackageLock } from '../guard.js';
 import { PackageTransaction, SimulatedCrash, type PlannedWrite } from '../transaction.js';
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from '../protocol/normalize.js';
 import { verifyNormalizeReport } from '../protocol/normalize-verify.js';
-import { opReferencedPaths, preflightReport, preflightRequest } from '../protocol/preflight.js';
+import { opReferencedPaths, preflightReport, preflightRequest, type PathStateRecord } from '../protocol/preflight.js';
+import type { PackageState } from '../protocol/state.js';
 import { verifyPreflightReport } from '../protocol/preflight-verify.js';
 import { ModuleRenderer } from '../render/render.js';
 
@@ -206,17 +207,7 @@ function applyLocked(
   const manifestBytes = readIfExists(manifestFile);
   if (manifestBytes === undefined) throw ioError(Object.assign(new Error('no such file'), { code: 'ENOENT' }), manifestFile, 'read');
   const manifestText = Buffer.from(manifestBytes).toString('utf8');
-  const pathStates = inspectPathStates(packageDir, paths);
-  const request = preflightRequest(plan.normalized, pathStates);
-  const preflight = verifyPreflightReport(request, preflightReport(request));
-  if (!preflight.ok) {
-    const c = preflight.conflict!;
-    throw patchError(
-      PatchCode.pathStateConflict,
-      `op ${c.ordinal} (${c.op}) needs ${c.path} to be ${c.expected}, but it is ${c.actual}`,
-      { at: `op ${c.ordinal}`, details: { conflict: c } },
-    );
-  }
+  const pathStates = preflightOnDisk(plan, packageDir, paths);
   const originals = new Map<string, LoadedModuleText>();
   const before = loadPackageState(packageDir, manifestText, manifestFile, paths, originals, pathStates);
   const store = EvidenceStore.forPackage(packageDir, { limits: options.storeLimits ?? {} });
@@ -229,28 +220,7 @@ function applyLocked(
     const patchArtifact = store.putTerm(plan.normalized);
     // 4. ops and pack, in memory: the planned writes (which bytes go to which path)
     const { state: after, semanticEdits } = applyOpsInMemory(before, plan, { faults });
-    const writes: PlannedWrite[] = [];
-    const changedPaths: string[] = [];
-    const canonicalFallbacks: { path: string; reason: string }[] = [];
-    // every op path that is a file was read (under the lock) by loadPackageState, with its node
-    // spans; the others are absent
-    const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, originals.get(p)?.bytes])), originals);
-    // the texts whose canonical forms are known: as loaded, then as rendered and read back
-    const known: Map<string, { bytes: Uint8Array; forms: readonly Term[] }> = new Map(originals);
-    for (const p of paths) {
-      const forms = after.modules.get(p);
-      known.delete(p);
-      if (forms !== undefined) {
-        const rendered = renderer.render(p, forms, { canonical: options.canonical === true });
-        if (rendered.fallback !== undefined) canonicalFallbacks.push({ path: p, reason: rendered.fallback });
-        if (rendered.readBack) known.set(p, { bytes: rendered.bytes, forms });
-        writes.push({ path: p, bytes: rendered.bytes });
-        changedPaths.push(p);
-      } else if (before.modules.has(p)) {
-        writes.push({ path: p, bytes: undefined });
-        changedPaths.push(p);
-      }
-    }
+    const { writes, changedPaths, canonicalFallbacks, known } = moduleWrites(paths, before, after, originals, options.canonical === true);
     const packed = packPackageState(packageDir, after);
     writes.push({ path: manifestName, bytes: Buffer.from(packed.manifestText, 'utf8'), step: 'pack:write-manifest' });
     // 5. commit the files through the journal (still open: acceptance may roll them back)
@@ -259,21 +229,7 @@ function applyLocked(
     store.putTerm(packed.packageRecord);
     // 6. acceptance, on the new files; `last_acceptance` written in the transaction
     const runner = resolveRunner(options.obligationRunner);
-    let acceptance: MapTerm;
-    let acceptanceArtifact: string;
-    if (runner === GENESIS_RUNNER) {
-      // genesis writes the pointer itself: journal its old bytes first so a rollback restores them
-      tx.admitExternalWrite(LAST_ACCEPTANCE);
-      faults('runner:genesis');
-      const run = runGenesisTest(packageDir, manifestFile, packed.manifest, store, options.runnerTimeoutMs);
-      acceptance = run.acceptance;
-      acceptanceArtifact = run.acceptanceArtifact;
-    } else {
-      acceptance = runnerAcceptance(runner, packageDir, manifestFile, packed, store, options.runnerTimeoutMs, known);
-      faults('store:acceptance');
-      acceptanceArtifact = store.putTerm(acceptance);
-      tx.write([{ path: LAST_ACCEPTANCE, bytes: Buffer.from(`${acceptanceArtifact}\n`, 'utf8'), step: 'write:last_acceptance' }]);
-    }
+    const { acceptance, acceptanceArtifact } = acceptOnDisk(runner, { packageDir, manifestFile, packed, store, tx, faults, known, timeoutMs: options.runnerTimeoutMs });
     // 7. apply report
     const reportRequest = applyReportRequest({
       patch: plan.normalized,
@@ -315,6 +271,100 @@ function applyLocked(
     throw error;
   }
   return committed;
+}
+
+/**
+ * Step 2 of the apply: the path-state preflight on the package as it is on disk (symlinks and
+ * non-portable paths are rejected here, before any mutation).
+ * @returns the path states the preflight checked, for loading the package.
+ * @throws GcError `patch/path-state-conflict` (exit 10) naming the op, the path and both states.
+ */
+function preflightOnDisk(plan: NormalizedPatch, packageDir: string, paths: string[]): PathStateRecord[] {
+  const pathStates = inspectPathStates(packageDir, paths);
+  const request = preflightRequest(plan.normalized, pathStates);
+  const preflight = verifyPreflightReport(request, preflightReport(request));
+  if (!preflight.ok) {
+    const c = preflight.conflict!;
+    throw patchError(
+      PatchCode.pathStateConflict,
+      `op ${c.ordinal} (${c.op}) needs ${c.path} to be ${c.expected}, but it is ${c.actual}`,
+      { at: `op ${c.ordinal}`, details: { conflict: c } },
+    );
+  }
+  return pathStates;
+}
+
+/** The module writes of an apply (step 4), and what the acceptance may reuse. */
+interface ModuleWrites {
+  /** Which bytes go to which op path (`undefined`: remove it). */
+  writes: PlannedWrite[];
+  changedPaths: string[];
+  /** Modules written in canonical print although their text was to be kept, and why. */
+  canonicalFallbacks: { path: string; reason: string }[];
+  /** The texts whose canonical forms are known: as loaded, then as rendered and read back. */
+  known: Map<string, { bytes: Uint8Array; forms: readonly Term[] }>;
+}
+
+/**
+ * Renders every op path's module of `after` (format-preserving, or canonical with `canonical`)
+ * into planned writes; a module `before` had and `after` has not is removed. Every op path that is
+ * a file was read (under the lock) by loadPackageState into `originals`, with its node spans.
+ */
+function moduleWrites(
+  paths: readonly string[],
+  before: PackageState,
+  after: PackageState,
+  originals: Map<string, LoadedModuleText>,
+  canonical: boolean,
+): ModuleWrites {
+  const out: ModuleWrites = { writes: [], changedPaths: [], canonicalFallbacks: [], known: new Map(originals) };
+  const renderer = new ModuleRenderer(new Map(paths.map((p) => [p, originals.get(p)?.bytes])), originals);
+  for (const p of paths) {
+    const forms = after.modules.get(p);
+    out.known.delete(p);
+    if (forms !== undefined) {
+      const rendered = renderer.render(p, forms, { canonical });
+      if (rendered.fallback !== undefined) out.canonicalFallbacks.push({ path: p, reason: rendered.fallback });
+      if (rendered.readBack) out.known.set(p, { bytes: rendered.bytes, forms });
+      out.writes.push({ path: p, bytes: rendered.bytes });
+      out.changedPaths.push(p);
+    } else if (before.modules.has(p)) {
+      out.writes.push({ path: p, bytes: undefined });
+      out.changedPaths.push(p);
+    }
+  }
+  return out;
+}
+
+/** What step 6 of the apply needs: the package, its packed state, the store and the open transaction. */
+interface AcceptanceContext {
+  packageDir: string;
+  manifestFile: string;
+  packed: ReturnType<typeof packPackageState>;
+  store: EvidenceStore;
+  tx: PackageTransaction;
+  faults: (step: string) => void;
+  known: KnownModuleTexts;
+  timeoutMs: number | undefined;
+}
+
+/**
+ * Step 6 of the apply: the acceptance of the new files, with `last_acceptance` written in the
+ * transaction. The genesis runner writes the pointer itself, so its old bytes are journaled first
+ * (a rollback restores them); any other runner's acceptance is stored and the pointer written here.
+ */
+function acceptOnDisk(runner: string | undefined, c: AcceptanceContext): { acceptance: MapTerm; acceptanceArtifact: string } {
+  if (runner === GENESIS_RUNNER) {
+    c.tx.admitExternalWrite(LAST_ACCEPTANCE);
+    c.faults('runner:genesis');
+    const run = runGenesisTest(c.packageDir, c.manifestFile, c.packed.manifest, c.store, c.timeoutMs);
+    return { acceptance: run.acceptance, acceptanceArtifact: run.acceptanceArtifact };
+  }
+  const acceptance = runnerAcceptance(runner, c.packageDir, c.manifestFile, c.packed, c.store, c.timeoutMs, c.known);
+  c.faults('store:acceptance');
+  const acceptanceArtifact = c.store.putTerm(acceptance);
+  c.tx.write([{ path: LAST_ACCEPTANCE, bytes: Buffer.from(`${acceptanceArtifact}\n`, 'utf8'), step: 'write:last_acceptance' }]);
+  return { acceptance, acceptanceArtifact };
 }
 
 function failedObligations(acceptance: MapTerm): { name: string; errors: string[] }[] {
