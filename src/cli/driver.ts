@@ -31,8 +31,9 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
     .option('--global', 'write to the global git config and attributes file')
     .option('--no-commit-attributes', 'write attributes to .git/info/attributes instead of .gitattributes')
     .option('--hooks', 'also install post-merge/post-rewrite hooks that re-pin packages left with hash = "" (never commit)')
+    .option('--verbose', 'print the configured driver lines whole (they are about 3 KB each)')
     .option('--json', 'machine-readable output')
-    .action((opts: { global?: boolean; commitAttributes: boolean; hooks?: boolean; json?: boolean }) => {
+    .action((opts: { global?: boolean; commitAttributes: boolean; hooks?: boolean; verbose?: boolean; json?: boolean }) => {
       if (opts.hooks && opts.global) throw new GcError('usage/invalid-option', '--hooks is per repository: run `gcpatch driver install --hooks` in each repository, without --global');
       const r = installDriver({ global: opts.global === true, commitAttributes: opts.commitAttributes });
       const hooks = opts.hooks ? installHooks() : undefined;
@@ -43,7 +44,7 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
       }
       for (const h of hooks ?? []) ctx.stdout(`${h.action === 'unchanged' ? 'hook already installed' : `hook ${h.action}`}: ${h.file}\n`);
       ctx.stdout(`copied the driver to ${r.installedTo}\n`);
-      for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${JSON.stringify(c.value)}\n`);
+      for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${opts.verbose ? JSON.stringify(c.value) : shortLine(c.value)}\n`);
       ctx.stdout(
         r.attributesAdded.length > 0
           ? `added to ${r.attributesFile}: ${r.attributesAdded.join(', ')}\n`
@@ -90,8 +91,9 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
         'merge service (running or not, its version and folder; a running one is also run once).\n' +
         'Exit 0 healthy (warnings allowed), 50 when a problem is found.',
     )
+    .option('--verbose', 'print the configured driver lines whole (they are about 3 KB each)')
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .action((opts: { verbose?: boolean; json?: boolean }) => {
       const r = doctorWorkTree({});
       if (!r.healthy) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
@@ -99,7 +101,7 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
         return;
       }
       for (const c of r.checks) {
-        ctx.stdout(`${c.level.padEnd(5)} ${c.name}: ${c.message}\n`);
+        ctx.stdout(`${c.level.padEnd(5)} ${c.name}: ${opts.verbose ? c.message : shortConfigMessage(c.name, c.message)}\n`);
         if (c.fix && c.level !== 'ok') ctx.stdout(`      fix: ${c.fix}\n`);
       }
       ctx.stdout(r.healthy ? 'driver healthy\n' : 'driver has problems (see fixes above)\n');
@@ -107,6 +109,25 @@ export function registerDriverCommands(program: Command, ctx: CliContext): void 
   registerRepinCommand(driver, ctx);
 }
 
+
+/** Lines longer than this are shortened in text output unless `--verbose`. */
+const SHORT_LIMIT = 120;
+
+/**
+ * A configured value as text output shows it: quoted whole when short; else its first 48 characters,
+ * its length and how to see it whole (`--verbose`, or `git config --get KEY`).
+ */
+export function shortLine(value: string): string {
+  if (value.length <= SHORT_LIMIT) return JSON.stringify(value);
+  return `${JSON.stringify(value.slice(0, 48))}… (${Buffer.byteLength(value)} bytes; --verbose prints it whole)`;
+}
+
+/** A doctor check's message with a long configured line (`KEY = LINE`, the config checks) shortened by {@link shortLine}. */
+function shortConfigMessage(name: string, message: string): string {
+  const at = message.indexOf(' = ');
+  if (!name.startsWith('config:') || at < 0 || message.length - at - 3 <= SHORT_LIMIT) return message;
+  return `${message.slice(0, at + 3)}${shortLine(message.slice(at + 3))}`;
+}
 
 /** Registers `gcpatch driver repin` (what the hooks run) on the `driver` command group. */
 function registerRepinCommand(driver: Command, ctx: CliContext): void {
