@@ -151,7 +151,7 @@ function registerRepinCommand(driver: Command, ctx: CliContext): void {
       }
       const who = opts.hook !== undefined ? `gcpatch (${opts.hook} hook)` : 'gcpatch';
       // A hook stays silent when there is nothing to do; a person who asked is told.
-      if (results.length === 0 && opts.hook === undefined) ctx.stderr(`${who}: every pin matches its module; nothing to re-pin\n`);
+      if (results.length === 0 && opts.hook === undefined) ctx.stderr(`${who}: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n`);
       for (const r of results) {
         const where = r.package === '.' ? 'package.toml' : `${r.package}/package.toml`;
         if (r.error !== undefined) {
