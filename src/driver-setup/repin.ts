@@ -141,7 +141,7 @@ export function afterMergeChecks(cwd: string = process.cwd()): DoctorCheck[] {
     level: installed ? 'ok' : 'warn',
     message: installed
       ? 'post-merge and post-rewrite hooks re-pin packages a merge leaves with hash = ""'
-      : 'no re-pin hooks: after a merge that leaves hash = "" pins, run `gcpatch driver repin` (or `gcpatch pack`) yourself',
+      : 'no re-pin hooks: after a merge that leaves stale pins (hash = "", or the pin of the one side that re-pinned), run `gcpatch driver repin` (or `gcpatch pack`) yourself',
     fix: installed ? undefined : 'gcpatch driver install --hooks',
   });
   return checks;
