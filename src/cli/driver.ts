@@ -43,8 +43,9 @@ function registerInstallCommand(driver: Command, ctx: CliContext): void {
     .option('--global', 'write to the global git config and attributes file')
     .option('--no-commit-attributes', 'write attributes to .git/info/attributes instead of .gitattributes')
     .option('--hooks', 'also install post-merge/post-rewrite hooks that re-pin packages left with hash = "" (never commit)')
+    .option('--verbose', 'print the configured driver lines whole (they are about 3 KB each)')
     .option('--json', 'machine-readable output')
-    .action((opts: { global?: boolean; commitAttributes: boolean; hooks?: boolean; json?: boolean }) => {
+    .action((opts: { global?: boolean; commitAttributes: boolean; hooks?: boolean; verbose?: boolean; json?: boolean }) => {
       if (opts.hooks && opts.global) throw new GcError('usage/invalid-option', '--hooks is per repository: run `gcpatch driver install --hooks` in each repository, without --global');
       const r = installDriver({ global: opts.global === true, commitAttributes: opts.commitAttributes });
       const hooks = opts.hooks ? installHooks() : undefined;
@@ -55,7 +56,7 @@ function registerInstallCommand(driver: Command, ctx: CliContext): void {
       }
       for (const h of hooks ?? []) ctx.stdout(`${h.action === 'unchanged' ? 'hook already installed' : `hook ${h.action}`}: ${h.file}\n`);
       ctx.stdout(`copied the driver to ${r.installedTo}\n`);
-      for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${JSON.stringify(c.value)}\n`);
+      for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${opts.verbose ? JSON.stringify(c.value) : shortLine(c.value)}\n`);
       ctx.stdout(
         r.attributesAdded.length > 0
           ? `added to ${r.attributesFile}: ${r.attributesAdded.join(', ')}\n`
@@ -116,8 +117,9 @@ function registerDoctorCommand(driver: Command, ctx: CliContext): void {
           ', ',
         ) + '.',
     )
+    .option('--verbose', 'print the configured driver lines whole (they are about 3 KB each)')
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .action((opts: { verbose?: boolean; json?: boolean }) => {
       const r = doctorWorkTree({});
       if (!r.healthy) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
@@ -125,11 +127,31 @@ function registerDoctorCommand(driver: Command, ctx: CliContext): void {
         return;
       }
       for (const c of r.checks) {
-        ctx.stdout(`${c.level.padEnd(5)} ${c.name}: ${c.message}\n`);
+        ctx.stdout(`${c.level.padEnd(5)} ${c.name}: ${opts.verbose ? c.message : shortConfigMessage(c.name, c.message)}\n`);
         if (c.fix && c.level !== 'ok') ctx.stdout(`      fix: ${c.fix}\n`);
       }
       ctx.stdout(r.healthy ? 'driver healthy\n' : 'driver has problems (see fixes above)\n');
     });
+}
+
+
+/** Lines longer than this are shortened in text output unless `--verbose`. */
+const SHORT_LIMIT = 120;
+
+/**
+ * A configured value as text output shows it: quoted whole when short; else its first 48 characters,
+ * its length and how to see it whole (`--verbose`, or `git config --get KEY`).
+ */
+export function shortLine(value: string): string {
+  if (value.length <= SHORT_LIMIT) return JSON.stringify(value);
+  return `${JSON.stringify(value.slice(0, 48))}… (${Buffer.byteLength(value)} bytes; --verbose prints it whole)`;
+}
+
+/** A doctor check's message with a long configured line (`KEY = LINE`, the config checks) shortened by {@link shortLine}. */
+function shortConfigMessage(name: string, message: string): string {
+  const at = message.indexOf(' = ');
+  if (!name.startsWith('config:') || at < 0 || message.length - at - 3 <= SHORT_LIMIT) return message;
+  return `${message.slice(0, at + 3)}${shortLine(message.slice(at + 3))}`;
 }
 
 /** Registers `gcpatch driver repin` (what the hooks run) on the `driver` command group. */
@@ -159,7 +181,7 @@ function registerRepinCommand(driver: Command, ctx: CliContext): void {
       }
       const who = opts.hook !== undefined ? `gcpatch (${opts.hook} hook)` : 'gcpatch';
       // A hook stays silent when there is nothing to do; a person who asked is told.
-      if (results.length === 0 && opts.hook === undefined) ctx.stderr(`${who}: every pin matches its module; nothing to re-pin\n`);
+      if (results.length === 0 && opts.hook === undefined) ctx.stderr(`${who}: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n`);
       for (const r of results) {
         const where = r.package === '.' ? 'package.toml' : `${r.package}/package.toml`;
         if (r.error !== undefined) {

@@ -1,6 +1,6 @@
 /** CLI command `gcpatch init` (docs/init.md). Thin: options, one library call, render. */
 import type { Command } from 'commander';
-import { initRepository, undoInit, type InitReport } from '../init/init.js';
+import { initRepository, listed, undoInit, type InitReport } from '../init/init.js';
 import { parseActionRef } from '../init/workflow.js';
 import { ExitCode } from '../util/errors.js';
 import { printJson, type CliContext } from './context.js';
@@ -43,10 +43,16 @@ function render(ctx: CliContext, r: InitReport, undo: boolean): void {
     const action = c.action === 'unchanged' || c.action === 'skipped' ? c.action : verb(c.action);
     ctx.stdout(`${action.padEnd(r.dryRun ? 16 : 9)} ${c.what}${c.file !== undefined ? ` (${c.file})` : ''}: ${c.detail}\n`);
   }
+  // One line per ignoring rule, with the packages it ignored (all of them in --json).
+  const byRule = new Map<string, string[]>();
   for (const e of r.evidence) {
-    if (e.wasIgnoredBy !== undefined) {
-      ctx.stdout(`evidence  ${e.package}: was ignored by ${e.wasIgnoredBy.source}:${e.wasIgnoredBy.line} (${e.wasIgnoredBy.pattern})${e.stillIgnoredBy === undefined && !r.dryRun ? '; now reaches commits' : ''}\n`);
-    }
+    if (e.wasIgnoredBy === undefined) continue;
+    const key = `${e.wasIgnoredBy.source}:${e.wasIgnoredBy.line} (${e.wasIgnoredBy.pattern})`;
+    byRule.set(key, [...(byRule.get(key) ?? []), e.package]);
+  }
+  for (const [rule, pkgs] of byRule) {
+    const fixed = !r.dryRun && pkgs.every((p) => r.evidence.find((e) => e.package === p)?.stillIgnoredBy === undefined);
+    ctx.stdout(`evidence  ${listed(pkgs)}: ${pkgs.length === 1 ? 'was' : 'were'} ignored by ${rule}${fixed ? `; ${pkgs.length === 1 ? 'now reaches' : 'now reach'} commits` : ''}\n`);
   }
   for (const p of r.problems) ctx.stdout(`to do     ${p}\n`);
   if (undo) ctx.stdout(r.dryRun ? 'nothing written (--dry-run)\n' : 'init undone\n');

@@ -28,9 +28,6 @@ function styleOption(opts: { diff3?: boolean; zdiff3?: boolean }): ConflictStyle
   return opts.diff3 === true || opts.zdiff3 === true ? 'diff3' : undefined;
 }
 
-/** `git merge-file`'s exit status on errors (it returns -1). */
-export const MERGE_FILE_ERROR = 255;
-
 function mergeFileAction(ctx: CliContext, base: string, ours: string, theirs: string, opts: MergeFileOptions): void {
   const usage = (message: string): never => {
     throw new GcError('merge-file/usage', message, { exitCode: ExitCode.invalidInput });
@@ -74,7 +71,8 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
         'as the fallback) and write the result over OURS (like git merge-file), to OUT (-o) or stdout (-p).\n' +
         'Labels: -L up to three times, in git merge-file\'s order: ours, base, theirs.\n' +
         'Conflict style: --diff3 (or --zdiff3, written as diff3), else merge.conflictStyle.\n' +
-        "Exit status (git merge-file's): the number of conflicts (0 clean, at most 127); 255 on errors.",
+        "Exit status: the number of conflicts (0 clean, at most 127, as git merge-file); on errors the table's codes\n" +
+          '(10 bad option value, 70 unreadable file), with the error on stderr (and as JSON with --json).',
     )
     .argument('<base>', 'the merge base')
     .argument('<ours>', 'our version (overwritten with the result unless -p or -o)')
@@ -92,9 +90,10 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
         mergeFileAction(ctx, base, ours, theirs, opts);
       } catch (error) {
         if (!(error instanceof GcError)) throw error;
-        // git merge-file's convention: a negative status (255) on errors, whatever the cause.
+        // The exit-code table's code (10 usage, 70 unreadable), not git merge-file's 255: every
+        // gcpatch command stays inside the table (README "Exit codes").
         reportError(ctx, error, opts.json === true);
-        ctx.exitCode = MERGE_FILE_ERROR;
+        ctx.exitCode = error.exitCode;
       }
     });
 

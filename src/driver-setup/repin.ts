@@ -54,6 +54,27 @@ export function stalePins(manifest: string): string[] {
   }
 }
 
+/**
+ * The paths (relative to the top) that differ between the first parent of `HEAD` and the work
+ * tree: what the last merge, rebase or commit brought in (a merge commit's first parent is the
+ * branch merged into). Undefined when `HEAD` has no parent: then every package counts. A pin that
+ * was already stale there — a deliberate fixture, an upstream `hash = ""` — is not the merge's doing
+ * and is left alone.
+ */
+export function changedSinceFirstParent(top: string): Set<string> | undefined {
+  const r = runGit(['-c', 'core.quotePath=false', 'diff', '--name-only', '-z', '--no-renames', 'HEAD^1', '--'], { cwd: top });
+  if (r.status !== 0) return undefined;
+  return new Set(r.stdout.split('\0').filter((p) => p !== ''));
+}
+
+/** Whether a package folder (relative to the top, `''` for the top) holds one of `changed`. */
+function touches(changed: Set<string> | undefined, pkg: string): boolean {
+  if (changed === undefined) return true;
+  const prefix = pkg === '' ? '' : `${pkg}/`;
+  for (const p of changed) if (p.startsWith(prefix)) return true;
+  return false;
+}
+
 /** The work tree top of the repository containing `cwd`, or undefined outside one. */
 function workTreeTop(cwd: string): string | undefined {
   const r = runGit(['rev-parse', '--show-toplevel'], { cwd });
@@ -62,8 +83,10 @@ function workTreeTop(cwd: string): string | undefined {
 
 /**
  * Re-pins every package of the work tree containing `cwd` that has a stale pin (see
- * {@link stalePins}), with `pack` (which also stores the package record). Packages whose pins all
- * match are not touched; nothing is staged or committed.
+ * {@link stalePins}) and a file that differs from `HEAD`'s first parent (see
+ * {@link changedSinceFirstParent}), with `pack` (which also stores the package record). Packages
+ * whose pins all match, or that the last merge did not touch, are not touched; nothing is staged
+ * or committed.
  * @throws GcError `git/not-a-repository` (exit 10) outside a work tree.
  */
 export function repinStalePins(cwd: string = process.cwd()): RepinResult[] {
@@ -72,7 +95,9 @@ export function repinStalePins(cwd: string = process.cwd()): RepinResult[] {
     throw new GcError('git/not-a-repository', `${resolve(cwd)} is not inside a git work tree`, { location: { file: resolve(cwd) } });
   }
   const out: RepinResult[] = [];
+  const changed = changedSinceFirstParent(top);
   for (const manifest of packagesUnder(top)) {
+    if (!touches(changed, relative(top, dirname(manifest)).split('\\').join('/'))) continue;
     if (stalePins(manifest).length === 0) continue;
     const pkg = relative(top, dirname(manifest)) || '.';
     try {
@@ -97,7 +122,9 @@ export function afterMergeChecks(cwd: string = process.cwd()): DoctorCheck[] {
   const top = workTreeTop(cwd);
   if (top === undefined) return [];
   const checks: DoctorCheck[] = [];
+  const changed = changedSinceFirstParent(top);
   for (const manifest of packagesUnder(top)) {
+    if (!touches(changed, relative(top, dirname(manifest)).split('\\').join('/'))) continue;
     const empty = emptyPins(manifest);
     if (empty.length === 0) continue;
     const where = relative(cwd, manifest) || 'package.toml';
@@ -114,7 +141,7 @@ export function afterMergeChecks(cwd: string = process.cwd()): DoctorCheck[] {
     level: installed ? 'ok' : 'warn',
     message: installed
       ? 'post-merge and post-rewrite hooks re-pin packages a merge leaves with hash = ""'
-      : 'no re-pin hooks: after a merge that leaves hash = "" pins, run `gcpatch driver repin` (or `gcpatch pack`) yourself',
+      : 'no re-pin hooks: after a merge that leaves stale pins (hash = "", or the pin of the one side that re-pinned), run `gcpatch driver repin` (or `gcpatch pack`) yourself',
     fix: installed ? undefined : 'gcpatch driver install --hooks',
   });
   return checks;

@@ -75,12 +75,14 @@ export function planGitignore(top: string, packages: readonly string[]): Gitigno
   const present = new Set(packages);
   const keep = new Set(listed.filter((p) => present.has(p)));
   const ignoredBy: IgnoreRule[] = [];
-  for (const pkg of packages) {
-    if (keep.has(pkg)) continue;
-    const rules = ignoredPaths(top, evidenceProbePaths(pkg));
-    if (rules.length > 0) {
+  // One git call for every package (a repository may have dozens).
+  const asked = packages.filter((p) => !keep.has(p));
+  const rules = new Map(ignoredPaths(top, asked.flatMap(evidenceProbePaths)).map((r) => [r.path, r]));
+  for (const pkg of asked) {
+    const rule = evidenceProbePaths(pkg).map((p) => rules.get(p)).find((r) => r !== undefined);
+    if (rule !== undefined) {
       keep.add(pkg);
-      ignoredBy.push(rules[0]!);
+      ignoredBy.push(rule);
     }
   }
   const covered = [...keep].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));

@@ -99,6 +99,11 @@ function packageFolders(top: string): string[] {
 
 const shown = (pkg: string): string => (pkg === '' ? '.' : pkg);
 
+/** Up to three names, then how many more (the whole list is in `--json`). */
+export function listed(names: readonly string[]): string {
+  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
+}
+
 /**
  * Makes the repository containing `opts.cwd` ready (see the file comment); idempotent: a second run
  * reports every item `unchanged`.
@@ -153,7 +158,7 @@ export function initRepository(opts: InitOptions = {}): InitReport {
     file: '.gitignore',
     detail:
       (plan.packages.length > 0
-        ? `evidence of ${plan.packages.length} package${plan.packages.length === 1 ? '' : 's'} let in (${plan.packages.map(shown).join(', ')})`
+        ? `evidence of ${plan.packages.length} package${plan.packages.length === 1 ? '' : 's'} let in (${listed(plan.packages.map(shown))})`
         : 'no package evidence was ignored') + '; transaction files (.gcpatch/, *.gcpatch-stage-*, *.gcpatch-backup-*) kept out',
   });
   if (!dryRun && gitignoreChanged) writeFileAtomic(plan.file, plan.after);
@@ -196,10 +201,11 @@ export function initRepository(opts: InitOptions = {}): InitReport {
     writeFileAtomic(recordFile, JSON.stringify(record, null, 2) + '\n');
   }
   const before = new Map(plan.ignoredBy.map((r) => [r.path, r]));
+  const after = dryRun ? new Map<string, IgnoreRule>() : new Map(ignoredPaths(top, packages.flatMap(evidenceProbePaths)).map((r) => [r.path, r]));
   const evidence: EvidenceStatus[] = packages.map((pkg) => {
     const probes = evidenceProbePaths(pkg);
     const was = probes.map((p) => before.get(p)).find((r) => r !== undefined);
-    const still = dryRun ? undefined : ignoredPaths(top, probes)[0];
+    const still = probes.map((p) => after.get(p)).find((r) => r !== undefined);
     if (still !== undefined) {
       problems.push(`${shown(pkg)}: its evidence is still ignored by ${still.source}:${still.line} (${still.pattern}); add \`!${still.pattern.replace(/\/$/, '')}\` exceptions there, or remove that line`);
     }

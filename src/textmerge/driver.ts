@@ -21,6 +21,7 @@ import { TimeoutError, deadlineIn } from './deadline.js';
 import { concatBytes, conflictBlock, sameBytes, type ConflictStyle, type MarkerOptions } from './diff3.js';
 import { isTomlTable, parseManifestTable, type TomlValue } from '../workspace/manifest-write.js';
 import { tomlEqual } from '../workspace/toml-equal.js';
+import { sideLocation } from './fallback-note.js';
 
 /** Which of the two drivers runs: `.gc` modules, or `package.toml` (`--manifest`). */
 export type DriverMode = 'gc' | 'manifest';
@@ -261,7 +262,7 @@ export function mergeFileBytes(
     } catch (error) {
       if (error instanceof TimeoutError) reason = `the structural merge exceeded its ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms budget`;
       else if (isGcError(error)) {
-        reason = `${error.code}: ${error.message}`;
+        reason = `${error.code}${sideLocation(error, { base, ours, theirs })}: ${error.message}`;
         refusedWithinBudget = true;
         // The structural merge saw a conflict it cannot mark (or failed its own check): a clean
         // line merge would hide it, so the file is reported conflicted whatever git merge-file says.

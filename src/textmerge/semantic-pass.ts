@@ -17,6 +17,7 @@ import { segmentModule } from './segments.js';
 import { bindsAny, containsText, qualifiedCounts } from './semantic.js';
 import { substitute, substituteText } from './tree.js';
 import type { Side } from './result.js';
+import { lineColumn } from '../coreform/parse-error.js';
 
 /** The element's term (undefined for comment blocks). */
 function termOf(s: SideModule, i: number): Term | undefined {
@@ -26,7 +27,9 @@ function termOf(s: SideModule, i: number): Term | undefined {
 /** `(def NAME …)` label of an element for messages. */
 function label(s: SideModule, i: number): string {
   const n = s.m.elements[i]!.defName;
-  return n !== undefined ? `(def ${n} …)` : `the form at byte ${s.m.elements[i]!.formStart}`;
+  if (n !== undefined) return `(def ${n} …)`;
+  const { line, column } = lineColumn(s.m.text, s.m.elements[i]!.formStart);
+  return `the form at ${s.side} ${line}:${column}`;
 }
 
 /** Whether one element's form mentions the qualified name `n` (true when it does not read: errs towards yes). */

@@ -113,7 +113,7 @@ export function modeForPath(path: string): DriverMode {
 
 /**
  * `gcpatch merge-file`: reads BASE, OURS, THEIRS and merges them like the driver.
- * @throws GcError `merge-file/unreadable` (exit 70; the CLI exits 255 as git merge-file does) naming the file.
+ * @throws GcError `merge-file/unreadable` (exit 70) naming the file.
  */
 export function mergeLooseFiles(files: { base: string; ours: string; theirs: string }, opts: LooseMergeOptions = {}): LooseMergeResult {
   const read = (file: string): Uint8Array => {

@@ -16,6 +16,7 @@
  * `[[modules]]` entry) have no remembered order and are written sorted, as the reference writes them.
  */
 import { parse, TomlDate, TomlError } from 'smol-toml';
+import { tomlErrorMessage } from './toml-error.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError } from '../util/errors.js';
 
@@ -47,7 +48,7 @@ export function parseManifestTable(text: string | Uint8Array, file = 'package.to
     return table;
   } catch (error) {
     if (error instanceof TomlError) {
-      throw new GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
+      throw new GcError('manifest/toml', tomlErrorMessage(error, text), {
         location: { file, line: error.line, column: error.column },
       });
     }

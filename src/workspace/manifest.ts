@@ -1,5 +1,6 @@
 /** `package.toml`: reading and validating the manifest (docs/reference/package-toml.md §4). */
 import { parse, TomlError } from 'smol-toml';
+import { tomlErrorMessage } from './toml-error.js';
 import { GcError } from '../util/errors.js';
 import { portablePathProblem } from './path.js';
 
@@ -48,7 +49,7 @@ export function parseManifest(text: string, file = 'package.toml'): Manifest {
     table = parse(text) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof TomlError) {
-      throw new GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
+      throw new GcError('manifest/toml', tomlErrorMessage(error, text), {
         location: { file, line: error.line, column: error.column },
       });
     }

@@ -98,7 +98,7 @@ describe('driver install --hooks', () => {
     const quiet = run(dir, ['driver', 'repin', '--hook', 'post-merge']);
     expect(quiet).toMatchObject({ status: 0, stdout: '', stderr: '' });
     const asked = run(dir, ['driver', 'repin']);
-    expect(asked).toMatchObject({ status: 0, stdout: '', stderr: 'gcpatch: every pin matches its module; nothing to re-pin\n' });
+    expect(asked).toMatchObject({ status: 0, stdout: '', stderr: 'gcpatch: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n' });
     const outside = run(tempDir(), ['driver', 'repin', '--json']);
     expect(outside.status).toBe(10);
     expect(JSON.parse(outside.stdout).error.code).toBe('git/not-a-repository');
@@ -109,6 +109,9 @@ describe('driver repin after a real merge', () => {
   /** A merge of `side` into `main` where both change pkg/app.gc; `repinSide` says whether side re-pinned. */
   function mergeBoth(repinSide: boolean): { dir: string; git: (...args: string[]) => string; base: string; mainPin: string } {
     const { dir, git } = repo();
+    // A package whose wrong pin is deliberate (a test fixture, as GenesisCode has): no merge touches it.
+    cpSync(join(ROOT, 'fixtures/packages/greeter'), join(dir, 'fixture'), { recursive: true });
+    writeFileSync(join(dir, 'fixture/package.toml'), readFileSync(join(dir, 'fixture/package.toml'), 'utf8').replace(/hash = "[0-9a-f]{64}"/, `hash = "${'0'.repeat(64)}"`));
     git('add', '-A');
     git('commit', '-qm', 'base');
     const base = readFileSync(join(dir, 'pkg/package.toml'), 'utf8');
@@ -140,7 +143,7 @@ describe('driver repin after a real merge', () => {
     expect(committed).toContain(`hash = "${mainPin}"`);
     const merged = moduleHash(dir, 'pkg/app.gc');
     expect(merged).not.toBe(mainPin);
-    expect(run(dir, ['verify-pins']).status).toBe(50);
+    expect(run(join(dir, 'pkg'), ['verify-pins']).status).toBe(50);
 
     const r = run(dir, ['driver', 'repin']);
     expect(r.status).toBe(0);
@@ -151,11 +154,14 @@ describe('driver repin after a real merge', () => {
         '  not committed: review with `git diff pkg/package.toml`, then commit it\n',
     );
     expect(readFileSync(join(dir, 'pkg/package.toml'), 'utf8')).toBe(base.replace(/(path = "app.gc"\nhash = ")[0-9a-f]{64}/, `$1${merged}`));
+    // Only the merged package: the deliberate wrong pin of the untouched fixture package stays.
     expect(git('status', '--porcelain', '--untracked-files=no')).toBe(' M pkg/package.toml\n');
-    expect(run(dir, ['verify-pins']).status).toBe(0);
+    expect(run(join(dir, 'pkg'), ['verify-pins']).status).toBe(0);
+    const fixturePins = run(join(dir, 'fixture'), ['verify-pins']);
+    expect(fixturePins.status).toBe(50);
 
     // A second run has nothing to do and says so.
-    expect(run(dir, ['driver', 'repin'])).toMatchObject({ status: 0, stderr: 'gcpatch: every pin matches its module; nothing to re-pin\n' });
+    expect(run(dir, ['driver', 'repin'])).toMatchObject({ status: 0, stderr: 'gcpatch: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n' });
   });
 
   it('both sides re-pinned: the empty pin is re-pinned, --json names the old and new pin', () => {

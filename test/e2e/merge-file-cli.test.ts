@@ -1,7 +1,7 @@
 /**
  * End-to-end `gcpatch merge-file` (the built CLI) against the bundled driver (`driver/dist/launch.cjs`)
  * run as git runs it, on a clean, a conflicted and a merge-style triple of fixtures/merge; its exit
- * paths (0, the number of conflicts capped at 127, 255 on errors), -o, -p and --json. Every fixture is
+ * paths (0, the number of conflicts capped at 127; errors exit 10 or 70 like every gcpatch command), -o, -p and --json. Every fixture is
  * checked in-process by test/textmerge/solve.test.ts.
  */
 import { spawnSync } from 'node:child_process';
@@ -58,17 +58,20 @@ describe('gcpatch merge-file: byte-identical to the bundled driver', () => {
 });
 
 describe('merge-file: git merge-file conventions', () => {
-  it('errors exit 255, with --json too; usage errors name the fix', () => {
+  it('errors exit with the exit-code table (70 unreadable, 10 usage), with --json too; usage errors name the fix', () => {
     const dir = tempDir('gcpatch-mf-err-');
     writeFileSync(join(dir, 'a.gc'), '(def a 1)\n');
     let r = spawnSync(process.execPath, [BIN, 'merge-file', '--json', 'nope.gc', 'a.gc', 'a.gc'], { cwd: dir, encoding: 'utf8' });
-    expect(r.status).toBe(255);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'merge-file/unreadable', location: { file: 'nope.gc' } } });
+    expect(r.status).toBe(70);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'merge-file/unreadable', exitCode: 70, location: { file: 'nope.gc' } } });
+    // All three missing, as a new user types it: exit 70, one line naming the first file.
+    r = spawnSync(process.execPath, [BIN, 'merge-file', 'a', 'b', 'c'], { cwd: dir, encoding: 'utf8' });
+    expect([r.status, r.stdout, r.stderr]).toEqual([70, '', 'a: merge-file/unreadable: cannot read a: ENOENT; check the path\n']);
     expect(r.stderr).not.toMatch(/^\s+at /m);
     r = spawnSync(process.execPath, [BIN, 'merge-file', '-p', '-o', 'x', 'a.gc', 'a.gc', 'a.gc'], { cwd: dir, encoding: 'utf8' });
-    expect([r.status, r.stderr]).toEqual([255, 'merge-file/usage: use either -p or -o, not both\n']);
+    expect([r.status, r.stderr]).toEqual([10, 'merge-file/usage: use either -p or -o, not both\n']);
     r = spawnSync(process.execPath, [BIN, 'merge-file', '--help'], { cwd: dir, encoding: 'utf8' });
-    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/number of conflicts \(0 clean, at most 127\); 255 on errors/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/number of conflicts \(0 clean, at most 127, as git merge-file\); on errors the table's codes \(10 bad option value, 70 unreadable file\)/);
   });
 
   it('caps the status at 127 conflicts', () => {
