@@ -223,8 +223,6 @@ class Printer {
   /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
   private readonly sCur: Term[] = [];
   private readonly sFirst: boolean[] = [];
-  /** Scratch for the items of a list being laid out. */
-  private readonly items: Term[] = [];
 
   /** Makes room for `n` more bytes. */
   private ensure(n: number): void {
@@ -559,8 +557,7 @@ class Printer {
         continue;
       }
       // A pair.
-      const items = this.items;
-      items.length = 0;
+      const items: Term[] = [];
       let cur: Term = t;
       while (cur.kind === 'pair') {
         items.push(cur.car);
