@@ -203,8 +203,15 @@ function atomText(t: Term): string {
  * be longer, so measuring it again one level down costs little.
  */
 class Printer {
-  /** @param maxLength the largest print allowed, in UTF-16 code units. */
-  constructor(private readonly maxLength = MAX_PRINT_LENGTH) {}
+  /**
+   * @param maxLength the largest print allowed, in UTF-16 code units.
+   * @param cacheRoots whether a root laid out on several lines is kept in `blockCache` (not for
+   *   the forms of a module print: each is a root, and remembering every one costs more than it saves).
+   */
+  constructor(
+    private readonly maxLength = MAX_PRINT_LENGTH,
+    private readonly cacheRoots = true,
+  ) {}
   private buf = new Uint8Array(1024);
   private pos = 0;
   /** The output's length in UTF-16 code units (what `maxLength` bounds). */
@@ -512,7 +519,7 @@ class Printer {
         this.writeSingle(t);
         continue;
       }
-      if (depth <= BLOCK_CACHE_MAX_DEPTH) {
+      if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
         const cached = blockCache.get(t);
         if (cached !== undefined && cached.indent === indent) {
           this.ensure(cached.bytes.length);
@@ -640,7 +647,7 @@ export function printTermBytes(t: Term): Uint8Array {
 }
 
 function modulePrinter(forms: readonly Term[]): Printer {
-  const p = new Printer();
+  const p = new Printer(MAX_PRINT_LENGTH, false);
   for (let i = 0; i < forms.length; i++) {
     if (i > 0) p.newlines(2);
     p.fmt(forms[i]!, 0);
