@@ -188,17 +188,24 @@ function realModules(canon) {
 
 /**
  * Median ms of `fns` (one per build), run round-robin `runs` times after a warm-up, so that load
- * from elsewhere on the machine falls on all of them alike.
+ * from elsewhere on the machine falls on all of them alike; the order turns every round (the one
+ * run second would otherwise collect the garbage of the first), and with `node --expose-gc` the
+ * heap is collected before each run. `GCPATCH_BENCH_CPU=1` measures process CPU time (user +
+ * system, GC threads included) instead of wall time: steadier on a shared machine.
  */
 function pairedMedians(fns, runs) {
+  const cpu = process.env.GCPATCH_BENCH_CPU === '1';
+  const now = cpu ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : () => performance.now();
   for (const f of fns) f();
   const times = fns.map(() => []);
   for (let i = 0; i < runs; i++) {
-    fns.forEach((f, k) => {
-      const t0 = performance.now();
-      f();
-      times[k].push(performance.now() - t0);
-    });
+    for (let j = 0; j < fns.length; j++) {
+      const k = (i + j) % fns.length;
+      globalThis.gc?.();
+      const t0 = now();
+      fns[k]();
+      times[k].push(now() - t0);
+    }
   }
   return times.map(median);
 }

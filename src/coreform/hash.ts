@@ -6,7 +6,10 @@
  */
 import { utf8 } from '../util/bytes.js';
 import { blake3Of, createBlake3, digestHex, type Blake3Hasher } from './blake3.js';
-import { printModule, printTerm } from './print.js';
+import { printModuleBytes, printTerm, printTermBytes } from './print.js';
+
+/** The text of a print's bytes (the key of {@link RecentDigests}; the bytes are valid UTF-8). */
+const decodeUtf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
 import type { Term } from './term.js';
 
 /** `"GCv0.2" 0x00`, the hash-term prefix. */
@@ -61,7 +64,10 @@ const recentAddresses = new RecentDigests((printed) => digest(printed));
  * Used for every `*-h` field of requests and reports. Implements docs/reference/hashing.md §2.
  */
 export function hashTerm(t: Term): string {
-  return recentTermHashes.of(printTerm(t));
+  const printed = printTermBytes(t);
+  // A print short enough never to be remembered is hashed as bytes (no string made).
+  if (printed.length < RECENT_MIN_LENGTH) return digest(HASH_TERM_PREFIX, printed);
+  return recentTermHashes.of(decodeUtf8(printed));
 }
 
 /**
@@ -78,7 +84,7 @@ export function hashTermOfPrint(printed: Uint8Array): string {
  * `forms` must already be canonical (see `canonicalizeModule`). This is the `package.toml` pin.
  */
 export function hashModule(forms: readonly Term[]): string {
-  return hashModuleOfPrint(printModule(forms));
+  return digest(HASH_MODULE_PREFIX, printModuleBytes(forms));
 }
 
 /** hash-module of forms given by their `print_module` text (a print already made): `hashModuleOfPrint(printModule(f))` equals `hashModule(f)`. */
@@ -128,7 +134,9 @@ export function storeAddressStream(): { update(piece: Uint8Array): void; address
 
 /** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
 export function termAddress(t: Term): string {
-  return termAddressOfPrint(printTerm(t));
+  const printed = printTermBytes(t);
+  if (printed.length < RECENT_MIN_LENGTH) return digest(printed);
+  return termAddressOfPrint(decodeUtf8(printed));
 }
 
 /** {@link termAddress} of a term given by its `print_term` text: BLAKE3(UTF-8(printed)), lowercase hex64. */

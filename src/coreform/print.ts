@@ -102,7 +102,7 @@ function isAtomKind(t: Term): boolean {
  * hashed several times by diff and merge; each time its module records are printed at the same
  * indent, so the text is reused instead of laid out again.
  */
-const blockCache = new WeakMap<Term, { indent: number; text: string }>();
+const blockCache = new WeakMap<Term, { indent: number; bytes: Uint8Array; units: number; ascii: boolean }>();
 
 /** Containers whose print is at least this many characters are kept in `blockCache`. */
 const BLOCK_CACHE_MIN = 256;
@@ -195,20 +195,31 @@ function atomText(t: Term): string {
 }
 
 /**
- * One print job. The output is a list of pieces joined once at the end; the tasks of `fmt` live
- * on parallel arrays (no object per task). A one-line rendering (`single` of §1.5) is measured
- * first without making any text ({@link singleLength}), and written only when it is used: a list's
- * is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would be longer, so
- * measuring it again one level down costs little.
+ * One print job. The output is UTF-8 bytes written into one growing buffer (`printTermBytes`,
+ * `printModuleBytes` hash them as they are; `printTerm` and `printModule` decode them once); the
+ * tasks of `fmt` live on parallel arrays (no object per task). A one-line rendering (`single` of
+ * §1.5) is measured first without making any text ({@link singleLength}), and written only when it
+ * is used: a list's is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would
+ * be longer, so measuring it again one level down costs little.
  */
 class Printer {
-  /** @param maxLength the largest print allowed, in UTF-16 code units. */
-  constructor(private readonly maxLength = MAX_PRINT_LENGTH) {}
-  private readonly out: string[] = [];
-  private outLength = 0;
-  private readonly indents: string[] = [''];
+  /**
+   * @param maxLength the largest print allowed, in UTF-16 code units.
+   * @param cacheRoots whether a root laid out on several lines is kept in `blockCache` (not for
+   *   the forms of a module print: each is a root, and remembering every one costs more than it saves).
+   */
+  constructor(
+    private readonly maxLength = MAX_PRINT_LENGTH,
+    private readonly cacheRoots = true,
+  ) {}
+  private buf = new Uint8Array(1024);
+  private pos = 0;
+  /** The output's length in UTF-16 code units (what `maxLength` bounds). */
+  private units = 0;
+  /** False once a byte >= 0x80 was written (the output is then decoded as UTF-8, else as ASCII). */
+  private ascii = true;
   // The task stack of fmt: kind, term or text, second term (a map entry's value), indent, depth
-  // (for a capture: the output piece and length where it began).
+  // (for a capture: the output offset and length in code units where it began).
   private readonly tKind: number[] = [];
   private readonly tRef: (Term | string)[] = [];
   private readonly tVal: (Term | null)[] = [];
@@ -219,8 +230,82 @@ class Printer {
   /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
   private readonly sCur: Term[] = [];
   private readonly sFirst: boolean[] = [];
-  /** Scratch for the items of a list being laid out. */
-  private readonly items: Term[] = [];
+
+  /** Makes room for `n` more bytes. */
+  private ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+
+  /** Writes one ASCII byte. */
+  private byte(c: number): void {
+    if (this.pos === this.buf.length) this.ensure(1);
+    this.buf[this.pos++] = c;
+    this.units++;
+  }
+
+  /** Writes `n` spaces. */
+  private spaces(n: number): void {
+    this.ensure(n);
+    this.buf.fill(0x20, this.pos, this.pos + n);
+    this.pos += n;
+    this.units += n;
+  }
+
+  /** Writes the UTF-8 of `text` (a lone surrogate as U+FFFD, as TextEncoder does). */
+  text(text: string): void {
+    const n = text.length;
+    this.ensure(3 * n);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x80) buf[p++] = c;
+      else {
+        p = this.wide(text, i, c, p);
+        i += this.skip;
+      }
+    }
+    this.pos = p;
+    this.units += n;
+  }
+
+  /** Set by {@link wide}: 1 when it consumed a surrogate pair's second unit. */
+  private skip = 0;
+
+  /** Writes the non-ASCII code unit `c` at `text[i]` (with its pair's second unit) at `p`; returns the new offset. */
+  private wide(text: string, i: number, c: number, p: number): number {
+    const buf = this.buf;
+    this.ascii = false;
+    this.skip = 0;
+    if (c < 0x800) {
+      buf[p++] = 0xc0 | (c >> 6);
+      buf[p++] = 0x80 | (c & 0x3f);
+      return p;
+    }
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        buf[p++] = 0xf0 | (cp >> 18);
+        buf[p++] = 0x80 | ((cp >> 12) & 0x3f);
+        buf[p++] = 0x80 | ((cp >> 6) & 0x3f);
+        buf[p++] = 0x80 | (cp & 0x3f);
+        this.skip = 1;
+        return p;
+      }
+    }
+    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+    buf[p++] = 0xe0 | (c >> 12);
+    buf[p++] = 0x80 | ((c >> 6) & 0x3f);
+    buf[p++] = 0x80 | (c & 0x3f);
+    return p;
+  }
 
   /** UTF-8 length of `single` of a vector (at most 3 items, all atoms) or map (at most 2 entries, all atoms); -1 when it has none. */
   private bracketLength(t: Term): number {
@@ -289,114 +374,93 @@ class Printer {
     return len;
   }
 
-  /** Appends the one-line rendering of `root` (which {@link singleLength} found to have one). */
+  /** Writes the one-line rendering of `root` (which {@link singleLength} found to have one). */
   private writeSingle(root: Term): void {
     if (root.kind !== 'pair') {
       if (isAtomKind(root)) this.writeAtom(root);
       else this.writeBracket(root);
-      this.check();
       return;
     }
-    const out = this.out;
     const cur = this.sCur;
     const first = this.sFirst;
     let open = 1;
-    let punct = 1;
     cur[0] = root;
     first[0] = true;
-    out.push('(');
+    this.byte(0x28);
     while (open > 0) {
       const top = open - 1;
       const c = cur[top]!;
       if (c.kind !== 'pair') {
-        out.push(')');
-        punct++;
+        this.byte(0x29);
         open--;
         continue;
       }
       const e = c.car;
       cur[top] = c.cdr;
       if (first[top]) first[top] = false;
-      else {
-        out.push(' ');
-        punct++;
-      }
+      else this.byte(0x20);
       if (e.kind === 'pair') {
-        out.push('(');
-        punct++;
+        this.byte(0x28);
         cur[open] = e;
         first[open] = true;
         open++;
       } else if (isAtomKind(e)) this.writeAtom(e);
       else this.writeBracket(e);
     }
-    this.outLength += punct;
-    this.check();
   }
 
   private writeAtom(t: Term): void {
-    if (t.kind === 'str') {
-      const v = t.value;
-      let i = 0;
-      while (i < v.length && !needsEscape(v.charCodeAt(i))) i++;
-      if (i === v.length) {
-        this.out.push('"', v, '"');
-        this.outLength += v.length + 2;
+    switch (t.kind) {
+      case 'sym':
+        this.text(t.name);
+        return;
+      case 'int':
+        this.text(intText(t.value));
+        return;
+      case 'str': {
+        const v = t.value;
+        let i = 0;
+        while (i < v.length && !needsEscape(v.charCodeAt(i))) i++;
+        if (i === v.length) {
+          this.byte(0x22);
+          this.text(v);
+          this.byte(0x22);
+        } else this.text(escapeStr(v));
         return;
       }
+      default:
+        this.text(atomText(t));
     }
-    const text = atomText(t);
-    this.out.push(text);
-    this.outLength += text.length;
   }
 
   private writeBracket(t: Term): void {
-    const out = this.out;
     if (t.kind === 'vec') {
-      out.push('[');
-      this.outLength += 1;
+      this.byte(0x5b);
       for (let i = 0; i < t.items.length; i++) {
-        if (i > 0) this.text(' ');
+        if (i > 0) this.byte(0x20);
         this.writeAtom(t.items[i]!);
       }
-      this.text(']');
+      this.byte(0x5d);
       return;
     }
     const entries = (t as Extract<Term, { kind: 'map' }>).entries;
-    out.push('{');
-    this.outLength += 1;
+    this.byte(0x7b);
     for (let i = 0; i < entries.length; i++) {
-      if (i > 0) this.text(' ');
+      if (i > 0) this.byte(0x20);
       this.writeAtom(entries[i]![0]);
-      this.text(' ');
+      this.byte(0x20);
       this.writeAtom(entries[i]![1]);
     }
-    this.text('}');
+    this.byte(0x7d);
   }
 
   private check(): void {
-    if (this.outLength > this.maxLength) {
+    if (this.units > this.maxLength) {
       throw new GcError(
         'core/print/too-large',
         `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`,
       );
     }
-  }
-
-  private indent(n: number): string {
-    let s = this.indents[n];
-    if (s === undefined) {
-      s = ' '.repeat(n);
-      this.indents[n] = s;
-    }
-    return s;
-  }
-
-  /** Appends `text` to the output (counted toward the bound). */
-  text(text: string): void {
-    this.out.push(text);
-    this.outLength += text.length;
-    if (this.outLength > this.maxLength) this.check();
   }
 
   private push(kind: number, ref: Term | string, val: Term | null, indent: number, depth: number, chunk: number, length: number): void {
@@ -415,6 +479,7 @@ class Printer {
     this.push(TASK_TERM, root, null, rootIndent, 0, 0, 0);
     let first = true;
     while (tKind.length > 0) {
+      this.check();
       const kind = tKind.pop()!;
       const ref = tRef.pop()!;
       const val = tVal.pop()!;
@@ -427,30 +492,26 @@ class Printer {
         continue;
       }
       if (kind === TASK_ENTRY) {
-        this.text('\n');
-        this.text(this.indent(indent));
+        this.byte(0x0a);
+        this.spaces(indent);
         this.writeSingle(ref as Term);
-        this.text(' ');
+        this.byte(0x20);
         this.writeSingle(val!);
         continue;
       }
       if (kind === TASK_CAPTURE) {
-        if (this.outLength - length >= BLOCK_CACHE_MIN) {
-          const text = this.out.slice(chunk).join('');
-          this.out.length = chunk;
-          this.out.push(text);
-          blockCache.set(ref as Term, { indent, text });
+        if (this.units - length >= BLOCK_CACHE_MIN) {
+          blockCache.set(ref as Term, { indent, bytes: this.buf.slice(chunk, this.pos), units: this.units - length, ascii: this.ascii });
         }
         continue;
       }
       const t = ref as Term;
-      if (!first) this.text('\n');
+      if (!first) this.byte(0x0a);
       first = false;
-      if (indent > 0) this.text(this.indent(indent));
+      if (indent > 0) this.spaces(indent);
       if (isAtomKind(t)) {
         // Atoms are one line, overlong or not (§1.5 rule 2).
         this.writeAtom(t);
-        this.check();
         continue;
       }
       const sl = this.singleLength(t);
@@ -458,13 +519,17 @@ class Printer {
         this.writeSingle(t);
         continue;
       }
-      if (depth <= BLOCK_CACHE_MAX_DEPTH) {
+      if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
         const cached = blockCache.get(t);
         if (cached !== undefined && cached.indent === indent) {
-          this.text(cached.text);
+          this.ensure(cached.bytes.length);
+          this.buf.set(cached.bytes, this.pos);
+          this.pos += cached.bytes.length;
+          this.units += cached.units;
+          if (!cached.ascii) this.ascii = false;
           continue;
         }
-        this.push(TASK_CAPTURE, t, null, indent, depth, this.out.length, this.outLength);
+        this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
       }
       if (t.kind === 'vec') {
         const items = t.items;
@@ -472,7 +537,7 @@ class Printer {
           this.text('[]');
           continue;
         }
-        this.text('[');
+        this.byte(0x5b);
         this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
         for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
         continue;
@@ -483,7 +548,7 @@ class Printer {
           this.text('{}');
           continue;
         }
-        this.text('{');
+        this.byte(0x7b);
         this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
         for (let i = entries.length - 1; i >= 0; i--) {
           const [k, v] = entries[i]!;
@@ -499,8 +564,7 @@ class Printer {
         continue;
       }
       // A pair.
-      const items = this.items;
-      items.length = 0;
+      const items: Term[] = [];
       let cur: Term = t;
       while (cur.kind === 'pair') {
         items.push(cur.car);
@@ -513,33 +577,47 @@ class Printer {
       const head = items[0]!;
       const hl = this.singleLength(head);
       if (hl < 0) {
-        this.text('(');
+        this.byte(0x28);
         this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
         for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
         continue;
       }
-      this.text('(');
+      this.byte(0x28);
       this.writeSingle(head);
       let next = 1;
       if (items.length > 1) {
         const sl2 = this.singleLength(items[1]!);
         if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
-          this.text(' ');
+          this.byte(0x20);
           this.writeSingle(items[1]!);
           next = 2;
         }
       }
       if (next >= items.length) {
-        this.text(')');
+        this.byte(0x29);
         continue;
       }
       this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
       for (let i = items.length - 1; i >= next; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
     }
+    this.check();
   }
 
+  /** Writes the module separator (a blank line between forms) or the final newline. */
+  newlines(n: number): void {
+    for (let i = 0; i < n; i++) this.byte(0x0a);
+    this.check();
+  }
+
+  /** The output bytes (a view of the buffer: valid until this printer writes again). */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** The output as a string. */
   result(): string {
-    return this.out.join('');
+    const b = Buffer.from(this.buf.buffer, this.buf.byteOffset, this.pos);
+    return b.toString(this.ascii ? 'latin1' : 'utf8');
   }
 }
 
@@ -558,18 +636,40 @@ export function printTerm(t: Term, options: { maxLength?: number } = {}): string
 }
 
 /**
+ * {@link printTerm} as its UTF-8 bytes (what hash-term and store addresses hash), without making
+ * the string.
+ * @throws GcError `core/print/too-large` (see {@link printTerm}).
+ */
+export function printTermBytes(t: Term): Uint8Array {
+  const p = new Printer();
+  p.fmt(t, 0);
+  return p.bytes();
+}
+
+function modulePrinter(forms: readonly Term[]): Printer {
+  const p = new Printer(MAX_PRINT_LENGTH, false);
+  for (let i = 0; i < forms.length; i++) {
+    if (i > 0) p.newlines(2);
+    p.fmt(forms[i]!, 0);
+  }
+  if (forms.length > 0) p.newlines(1);
+  return p;
+}
+
+/**
  * `print_module`: each form's `print_term` followed by `\n`, forms separated by one blank line;
  * the empty module prints as the empty string. Forms must already be canonical.
  * @throws GcError `core/print/too-large` (see {@link printTerm}).
  * Implements docs/reference/coreform.md §1.5.
  */
 export function printModule(forms: readonly Term[]): string {
-  if (forms.length === 0) return '';
-  const p = new Printer();
-  for (let i = 0; i < forms.length; i++) {
-    if (i > 0) p.text('\n\n');
-    p.fmt(forms[i]!, 0);
-  }
-  p.text('\n');
-  return p.result();
+  return modulePrinter(forms).result();
+}
+
+/**
+ * {@link printModule} as its UTF-8 bytes (what hash-module hashes), without making the string.
+ * @throws GcError `core/print/too-large` (see {@link printTerm}).
+ */
+export function printModuleBytes(forms: readonly Term[]): Uint8Array {
+  return modulePrinter(forms).bytes();
 }

@@ -143,14 +143,9 @@ class Reader extends Lexer {
     const fLead = this.fLead;
     const spanVals = this.spanVals;
     let depth = 0;
-    fType.length = 0;
-    fOpen.length = 0;
-    fBase.length = 0;
-    vals.length = 0;
-    if (spans) {
-      fLead.length = 0;
-      spanVals.length = 0;
-    }
+    // The frame stacks are read only below `depth`, the item stacks only below `vn`: their
+    // entries are overwritten, never cleared (an array length change is a runtime call).
+    let vn = 0;
     for (;;) {
       const lead = depth === 0 ? topLead : this.pos;
       this.skipTrivia();
@@ -171,7 +166,7 @@ class Reader extends Lexer {
       if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP || c === QUOTE) {
         fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
         fOpen[depth] = this.pos;
-        fBase[depth] = vals.length;
+        fBase[depth] = vn;
         if (spans) fLead[depth] = lead;
         depth++;
         this.pos++;
@@ -193,31 +188,32 @@ class Reader extends Lexer {
         depth--;
         const base = fBase[depth]!;
         if (!this.build) {
-          if (t === F_MAP && (vals.length - base) % 2 !== 0) {
+          if (t === F_MAP && (vn - base) % 2 !== 0) {
             throw this.error(
               PARSE_UNEXPECTED,
-              `map literal must contain an even number of terms (found ${vals.length - base})`,
+              `map literal must contain an even number of terms (found ${vn - base})`,
               fOpen[depth]!,
             );
           }
           value = NIL;
         } else if (t === F_LIST) {
           let out: Term = NIL;
-          for (let i = vals.length - 1; i >= base; i--) out = { kind: 'pair', car: vals[i]!, cdr: out };
+          for (let i = vn - 1; i >= base; i--) out = { kind: 'pair', car: vals[i]!, cdr: out };
           value = out;
         } else if (t === F_VEC) {
-          value = { kind: 'vec', items: vals.slice(base) };
+          value = { kind: 'vec', items: vals.slice(base, vn) };
         } else {
-          if ((vals.length - base) % 2 !== 0) {
+          if ((vn - base) % 2 !== 0) {
             throw this.error(
               PARSE_UNEXPECTED,
-              `map literal must contain an even number of terms (found ${vals.length - base})`,
+              `map literal must contain an even number of terms (found ${vn - base})`,
               fOpen[depth]!,
             );
           }
-          value = buildMap(vals, base);
+          value = buildMap(vals, base, vn);
         }
-        vals.length = base;
+        const end = vn;
+        vn = base;
         if (spans) {
           span = {
             kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
@@ -226,9 +222,8 @@ class Reader extends Lexer {
             end: this.pos + 1,
             leadingStart: fLead[depth]!,
             closeStart: this.pos,
-            children: spanVals.slice(base),
+            children: spanVals.slice(base, end),
           };
-          spanVals.length = base;
         }
         this.pos++;
       } else {
@@ -248,16 +243,17 @@ class Reader extends Lexer {
         if (spans) this.lastSpan = span;
         return value;
       }
-      vals.push(value);
-      if (spans) spanVals.push(span!);
+      vals[vn] = value;
+      if (spans) spanVals[vn] = span!;
+      vn++;
     }
   }
 }
 
 /** Builds a map from alternating key/value items: sorted by §1.4, duplicate keys last-wins. */
-function buildMap(items: Term[], base: number): Term {
+function buildMap(items: Term[], base: number, end: number): Term {
   const entries: (readonly [Term, Term])[] = [];
-  for (let i = base; i < items.length; i += 2) entries.push([items[i]!, items[i + 1]!]);
+  for (let i = base; i < end; i += 2) entries.push([items[i]!, items[i + 1]!]);
   return mapOf(entries);
 }
 

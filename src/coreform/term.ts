@@ -89,7 +89,16 @@ export function vec(items: readonly Term[]): VecTerm {
  * does). Entries are sorted by the total order of §1.4.
  */
 export function map(entries: Iterable<readonly [Term, Term]>): MapTerm {
-  const arr = [...entries];
+  const arr = Array.isArray(entries) ? (entries as (readonly [Term, Term])[]).slice() : [...entries];
+  // Keys already strictly increasing (a source written in canonical order): nothing to sort or drop.
+  let ordered = true;
+  for (let i = 1; i < arr.length; i++) {
+    if (compareTerms(arr[i - 1]![0], arr[i]![0]) >= 0) {
+      ordered = false;
+      break;
+    }
+  }
+  if (ordered) return { kind: 'map', entries: arr };
   // Stable sort keeps input order among equal keys, so the last of each run is the latest value.
   const indexed = arr.map((e, i) => [e, i] as const);
   indexed.sort((a, b) => compareTerms(a[0][0], b[0][0]) || a[1] - b[1]);
@@ -178,6 +187,8 @@ function compareAtoms(x: AtomTerm, y: AtomTerm): number {
  * @returns negative, zero or positive.
  */
 export function compareTerms(a: Term, b: Term): number {
+  // Two atoms of one kind (map keys, mostly): no stack.
+  if (a.kind === b.kind && a.kind !== 'pair' && a.kind !== 'vec' && a.kind !== 'map') return a === b ? 0 : compareAtoms(a, b as AtomTerm);
   // Explicit stack of pending comparisons; each frame compares one pair of terms.
   const stack: [Term, Term][] = [[a, b]];
   // Deferred "length" comparisons must happen only after all element comparisons of the same

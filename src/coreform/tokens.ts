@@ -31,12 +31,17 @@ function smallInt(v: number): Term {
 /**
  * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
  * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
- * One cache serves every read of the process (its keys are copies of the symbol bytes, so a
- * source may change or go away after it was read); the slots are allocated on first use, so a
- * `readTerm` of a small form does not pay for 8,192 slot writes.
+ * One cache serves every read of the process (its keys are copies of the symbol bytes, in one
+ * pool, so a source may change or go away after it was read); the slots are allocated on first
+ * use, so a `readTerm` of a small form does not pay for the slot writes.
  */
 class SymbolCache {
-  private keys: (Uint8Array | undefined)[] | undefined;
+  /** The bytes of every slot's symbol, one after another (a slot holds an offset and a length into it). */
+  private pool: Uint8Array | undefined;
+  private used = 0;
+  private offsets: Int32Array | undefined;
+  /** Each slot's key length; -1 for an empty slot. */
+  private lengths: Int32Array | undefined;
   private terms: (Term | undefined)[] | undefined;
 
   get(s: Uint8Array, a: number, b: number): Term {
@@ -45,22 +50,36 @@ class SymbolCache {
     let h = 0x811c9dc5;
     for (let i = a; i < b; i++) h = Math.imul(h ^ s[i]!, 0x01000193);
     const slot = (h ^ (h >>> 15)) & 4095;
-    const keys = (this.keys ??= new Array<Uint8Array | undefined>(4096).fill(undefined));
-    const terms = (this.terms ??= new Array<Term | undefined>(4096).fill(undefined));
-    const key = keys[slot];
-    if (key !== undefined && key.length === len) {
+    if (this.lengths === undefined) {
+      this.pool = new Uint8Array(256 * 1024);
+      this.offsets = new Int32Array(4096);
+      this.lengths = new Int32Array(4096).fill(-1);
+      this.terms = new Array<Term | undefined>(4096).fill(undefined);
+    }
+    const pool = this.pool!;
+    if (this.lengths[slot] === len) {
+      const o = this.offsets![slot]!;
       let same = true;
       for (let i = 0; i < len; i++) {
-        if (key[i] !== s[a + i]) {
+        if (pool[o + i] !== s[a + i]) {
           same = false;
           break;
         }
       }
-      if (same) return terms[slot]!;
+      if (same) return this.terms![slot]!;
     }
     const t = symbolTerm(decodeSlice(s, a, b));
-    keys[slot] = s.slice(a, b);
-    terms[slot] = t;
+    if (this.used + len > pool.length) {
+      // the pool is full: forget every slot and start again
+      this.lengths.fill(-1);
+      this.used = 0;
+    }
+    const o = this.used;
+    for (let i = 0; i < len; i++) pool[o + i] = s[a + i]!;
+    this.used += len;
+    this.offsets![slot] = o;
+    this.lengths[slot] = len;
+    this.terms![slot] = t;
     return t;
   }
 }
