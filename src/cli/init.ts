@@ -4,6 +4,7 @@ import { initRepository, listed, undoInit, type InitReport } from '../init/init.
 import { parseActionRef } from '../init/workflow.js';
 import { ExitCode } from '../util/errors.js';
 import { printJson, type CliContext } from './context.js';
+import { exitHelp } from './exit-help.js';
 
 /** Registers `gcpatch init` on `program`. */
 export function registerInitCommand(program: Command, ctx: CliContext): void {
@@ -16,8 +17,14 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
         "lets each package's evidence (.genesis/store entries and the pointer files beside it, nothing else\n" +
         'under .genesis/) reach commits and keeps transaction files out; write .github/workflows/gcpatch.yml\n' +
         'with the Action pinned by commit. Then asks git (check-ignore) whether the evidence reaches commits.\n' +
-        '--undo removes what init added. Exit 0 ready; 50 when something is left to do (listed); 10 outside a\n' +
-        'repository; 70 when git or a write fails.',
+        '--undo removes what init added. ' +
+        exitHelp([
+          ['ok', 'ready'],
+          ['verificationFailed', 'when something is left to do (listed)'],
+          ['invalidInput', 'outside a repository'],
+          ['io', 'when git or a write fails'],
+        ]) +
+        '.',
     )
     .option('--dry-run', 'say what would change; write nothing')
     .option('--action <owner/name@sha>', 'the Action to pin (default: the gcpatch checkout this CLI runs from)')

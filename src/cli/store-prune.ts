@@ -9,6 +9,7 @@ import { applyPrune, planPrune } from '../store/prune.js';
 import { EvidenceStore } from '../store/store.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { addPackageOptions, printJson, type CliContext } from './context.js';
+import { exitHelp } from './exit-help.js';
 
 /** Store entries git tracks or has staged (their names), none outside a repository. */
 function committedEntries(store: EvidenceStore): string[] {
@@ -37,7 +38,12 @@ export function registerStorePruneCommand(store: Command, ctx: CliContext): void
         'transparency_head and signatures.gc, apply reports with :ok true, refactor plans and requests, signatures,\n' +
         'transparency entries, the record of the package as it is, and whatever those name. Lists what it would\n' +
         'remove and removes nothing unless --yes (under the package lock; a crash mid-way leaves no dangling\n' +
-        'reference). Exit 0; 70 when a removal fails or the package is locked.',
+        'reference). ' +
+        exitHelp([
+          ['ok', 'done'],
+          ['io', 'when a removal fails or the package is locked'],
+        ]) +
+        '.',
     )
     .option('--yes', 'remove the entries (default: only list them)');
   addPackageOptions(prune).action((opts: { pkg?: string; json?: boolean; yes?: boolean }) => {
