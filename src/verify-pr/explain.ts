@@ -19,6 +19,7 @@
  */
 import { findMergeBases, entryAtCommit, type GitRepository } from '../git/repository.js';
 import type { PackageState } from '../patch/protocol/state.js';
+import { formsEqual } from '../coreform/forms.js';
 import { isGcError } from '../util/errors.js';
 import type { ApplyEvidence } from './apply-evidence.js';
 import { checkManifest } from './check-manifest.js';
@@ -125,6 +126,12 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
   for (const r of input.refactors.values()) if (r.verified.safe) refactorByPatch.set(r.verified.patchH, r);
   /** The items (`net-change.ts`) no verified step produced, as of each commit of the range. */
   const dirty = new Map<string, Set<Item>>();
+  /**
+   * The dirty items whose content came from something unverified (a hand edit, a root or orphan
+   * commit): the rest of a commit's dirty items are only stale, main's own content from before the
+   * merge base carried by a verified step, which a structural merge with the base brings up to date.
+   */
+  const tainted = new Map<string, Set<Item>>();
   const union = (sets: readonly ReadonlySet<Item>[]): Set<Item> => new Set(sets.flatMap((d) => [...d]));
   /** Drops the items whose content at `s` is the base's: restoring the base is no change. */
   const settle = (items: Set<Item>, s: CommitPackageSnapshot | undefined): Set<Item> => {
@@ -144,6 +151,8 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     // a parent before the range is main's history: clean where it holds the base's content
     const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? dirty.get(p) ?? new Set<Item>() : differingFrom(input.base, parentStates[i])));
     dirty.set(commit.oid, union(parentDirty));
+    const parentTainted = union(commit.parents.map((p) => (inRange.has(p) ? tainted.get(p) ?? new Set<Item>() : new Set<Item>())));
+    tainted.set(commit.oid, parentTainted);
     const tree = await reader.packageTree(commit.oid);
     const parentTrees = await Promise.all(commit.parents.map((p) => reader.packageTree(p)));
     if (commit.parents.length > 0 && parentTrees.every((t) => t === tree) && parentStates.every((p) => p === parentStates[0])) {
@@ -169,6 +178,7 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     if (start.state === undefined) {
       // a root commit, or no parent with a readable package: whatever differs from the base is unexplained
       dirty.set(commit.oid, settle(union([dirty.get(commit.oid)!, differingFrom(input.base, now)]), now));
+      tainted.set(commit.oid, new Set(dirty.get(commit.oid)));
       reportNothingToCheckAgainst(commit, at, now, explanation, result, out);
       continue;
     }
@@ -187,18 +197,52 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
       ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
       : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
     const here = inheritedDirty(now, parentStates, parentDirty);
+    const inherited = new Set(here);
     const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: here };
     const { explainedHere, hidden } = checkModules(check);
     for (const p of explainedHere) if (ev.withEvidence) touchedBefore.add(p);
     checkManifest(check);
     checkPolicies(check);
     explanation.route = routeOf(explanation, startState, ev, hidden);
+    const addedHere = [...here].filter((i) => !inherited.has(i));
+    if (startState.merge) clearMergedStale(here, { now, start: startState, parentDirty, parentStates, tainted: parentTainted, addedHere });
     dirty.set(commit.oid, settle(here, now));
+    tainted.set(commit.oid, new Set([...addedHere, ...[...parentTainted].filter((i) => here.has(i))]));
   }
   const last = input.commits[input.commits.length - 1];
   result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
   result.millis = Math.round(performance.now() - startTime);
   return result;
+}
+
+/**
+ * At a merge, drops the dirty modules that are only stale: the merge holds exactly what merging its
+ * parents gives (no conflict resolved by hand, no change of its own), no parent's version came from
+ * anything unverified, and some parent holds the module clean (the base's content or what verified
+ * steps made of it). Merging is then a verified step from verified inputs: the other parents'
+ * changes since their merge base are verified evidence over main's own history, which the clean
+ * parent already contains (docs/security.md "The construction").
+ */
+function clearMergedStale(
+  here: Set<Item>,
+  m: {
+    now: CommitPackageSnapshot;
+    start: StartState & { state: PackageState };
+    parentDirty: readonly ReadonlySet<Item>[];
+    parentStates: readonly (CommitPackageSnapshot | undefined)[];
+    tainted: ReadonlySet<Item>;
+    addedHere: readonly Item[];
+  },
+): void {
+  const added = new Set(m.addedHere);
+  for (const item of [...here]) {
+    if (!item.startsWith('m:') || added.has(item) || m.tainted.has(item)) continue;
+    const path = item.slice(2);
+    if (m.start.alternatives.has(path)) continue;
+    if (!formsEqual(m.start.state.modules.get(path), m.now.byPath.get(path)?.forms)) continue;
+    if (!m.parentDirty.some((d, i) => m.parentStates[i] !== undefined && !d.has(item))) continue;
+    here.delete(item);
+  }
 }
 
 /** The state a commit starts from: its parent's package, or for a merge what merging its parents gives. */
