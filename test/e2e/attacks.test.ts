@@ -401,7 +401,8 @@ function octopusRevert(module: string): PullRequest {
  */
 function orphanMerge(template: string, change: (pkg: string) => void, order: 'orphan-first' | 'orphan-second'): PullRequest {
   const { repo, pkg, base } = start(template);
-  renameFirst(pkg);
+  // a package that declares obligations applies only with a runner
+  renameFirst(pkg, template === T.obligation ? acceptingRunner(scratch) : undefined);
   const p1 = commitAll(repo, 'rename pair first');
   change(pkg);
   pack(pkg);
