@@ -61502,6 +61502,19 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
 /** @deprecated use `import * as ... from 'smol-toml'` instead */
 /* harmony default export */ const dist = ({ parse: parse, stringify: stringify, TomlDate: TomlDate, TomlError: error_TomlError });
 
+;// CONCATENATED MODULE: ./src/workspace/toml-error.ts
+/** The message for `error`, raised parsing `text` (see the file comment). */
+function tomlErrorMessage(error, text) {
+    const first = error.message.split('\n')[0] ?? 'invalid TOML';
+    if (!first.endsWith('control characters are not allowed in strings'))
+        return first;
+    const line = (text.split('\n')[error.line - 1] ?? '').replace(/\r$/, '');
+    // The offending character is the end of the line (its newline), not a control character in it.
+    if (error.column <= line.length)
+        return first;
+    return `${first.slice(0, first.length - 'control characters are not allowed in strings'.length)}unterminated string: a string on line ${error.line} has no closing quote before the end of the line (close it, or use """ … """ for a string of several lines)`;
+}
+
 ;// CONCATENATED MODULE: ./src/workspace/manifest-write.ts
 /**
  * Writing `package.toml` (docs/reference/package-toml.md §4): parse it into an editable table that keeps every
@@ -61520,6 +61533,7 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
  * pack of a hand-written manifest changes only the pins. Tables built in code (a fresh file, a new
  * `[[modules]]` entry) have no remembered order and are written sorted, as the reference writes them.
  */
+
 
 
 
@@ -61547,7 +61561,7 @@ function manifest_write_parseManifestTable(text, file = 'package.toml') {
     }
     catch (error) {
         if (error instanceof error_TomlError) {
-            throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
+            throw new errors_GcError('manifest/toml', tomlErrorMessage(error, text), {
                 location: { file, line: error.line, column: error.column },
             });
         }
@@ -61877,7 +61891,17 @@ function term_vec(items) {
  * does). Entries are sorted by the total order of §1.4.
  */
 function map(entries) {
-    const arr = [...entries];
+    const arr = Array.isArray(entries) ? entries.slice() : [...entries];
+    // Keys already strictly increasing (a source written in canonical order): nothing to sort or drop.
+    let ordered = true;
+    for (let i = 1; i < arr.length; i++) {
+        if (compareTerms(arr[i - 1][0], arr[i][0]) >= 0) {
+            ordered = false;
+            break;
+        }
+    }
+    if (ordered)
+        return { kind: 'map', entries: arr };
     // Stable sort keeps input order among equal keys, so the last of each run is the latest value.
     const indexed = arr.map((e, i) => [e, i]);
     indexed.sort((a, b) => compareTerms(a[0][0], b[0][0]) || a[1] - b[1]);
@@ -61963,6 +61987,9 @@ function compareAtoms(x, y) {
  * @returns negative, zero or positive.
  */
 function compareTerms(a, b) {
+    // Two atoms of one kind (map keys, mostly): no stack.
+    if (a.kind === b.kind && a.kind !== 'pair' && a.kind !== 'vec' && a.kind !== 'map')
+        return a === b ? 0 : compareAtoms(a, b);
     // Explicit stack of pending comparisons; each frame compares one pair of terms.
     const stack = [[a, b]];
     // Deferred "length" comparisons must happen only after all element comparisons of the same
@@ -62133,12 +62160,17 @@ function smallInt(v) {
 /**
  * A direct-mapped cache from symbol bytes to a shared (immutable) symbol term, so repeated
  * symbols cost neither a string decode nor an allocation. Also maps `nil`/`true`/`false`.
- * One cache serves every read of the process (its keys are copies of the symbol bytes, so a
- * source may change or go away after it was read); the slots are allocated on first use, so a
- * `readTerm` of a small form does not pay for 8,192 slot writes.
+ * One cache serves every read of the process (its keys are copies of the symbol bytes, in one
+ * pool, so a source may change or go away after it was read); the slots are allocated on first
+ * use, so a `readTerm` of a small form does not pay for the slot writes.
  */
 class SymbolCache {
-    keys;
+    /** The bytes of every slot's symbol, one after another (a slot holds an offset and a length into it). */
+    pool;
+    used = 0;
+    offsets;
+    /** Each slot's key length; -1 for an empty slot. */
+    lengths;
     terms;
     get(s, a, b) {
         const len = b - a;
@@ -62148,23 +62180,38 @@ class SymbolCache {
         for (let i = a; i < b; i++)
             h = Math.imul(h ^ s[i], 0x01000193);
         const slot = (h ^ (h >>> 15)) & 4095;
-        const keys = (this.keys ??= new Array(4096).fill(undefined));
-        const terms = (this.terms ??= new Array(4096).fill(undefined));
-        const key = keys[slot];
-        if (key !== undefined && key.length === len) {
+        if (this.lengths === undefined) {
+            this.pool = new Uint8Array(256 * 1024);
+            this.offsets = new Int32Array(4096);
+            this.lengths = new Int32Array(4096).fill(-1);
+            this.terms = new Array(4096).fill(undefined);
+        }
+        const pool = this.pool;
+        if (this.lengths[slot] === len) {
+            const o = this.offsets[slot];
             let same = true;
             for (let i = 0; i < len; i++) {
-                if (key[i] !== s[a + i]) {
+                if (pool[o + i] !== s[a + i]) {
                     same = false;
                     break;
                 }
             }
             if (same)
-                return terms[slot];
+                return this.terms[slot];
         }
         const t = symbolTerm(decodeSlice(s, a, b));
-        keys[slot] = s.slice(a, b);
-        terms[slot] = t;
+        if (this.used + len > pool.length) {
+            // the pool is full: forget every slot and start again
+            this.lengths.fill(-1);
+            this.used = 0;
+        }
+        const o = this.used;
+        for (let i = 0; i < len; i++)
+            pool[o + i] = s[a + i];
+        this.used += len;
+        this.offsets[slot] = o;
+        this.lengths[slot] = len;
+        this.terms[slot] = t;
         return t;
     }
 }
@@ -62587,14 +62634,9 @@ class Reader extends Lexer {
         const fLead = this.fLead;
         const spanVals = this.spanVals;
         let depth = 0;
-        fType.length = 0;
-        fOpen.length = 0;
-        fBase.length = 0;
-        vals.length = 0;
-        if (spans) {
-            fLead.length = 0;
-            spanVals.length = 0;
-        }
+        // The frame stacks are read only below `depth`, the item stacks only below `vn`: their
+        // entries are overwritten, never cleared (an array length change is a runtime call).
+        let vn = 0;
         for (;;) {
             const lead = depth === 0 ? topLead : this.pos;
             this.skipTrivia();
@@ -62611,7 +62653,7 @@ class Reader extends Lexer {
             if (c === OPEN_LIST || c === OPEN_VEC || c === OPEN_MAP || c === QUOTE) {
                 fType[depth] = c === OPEN_LIST ? F_LIST : c === OPEN_VEC ? F_VEC : c === OPEN_MAP ? F_MAP : F_QUOTE;
                 fOpen[depth] = this.pos;
-                fBase[depth] = vals.length;
+                fBase[depth] = vn;
                 if (spans)
                     fLead[depth] = lead;
                 depth++;
@@ -62631,27 +62673,28 @@ class Reader extends Lexer {
                 depth--;
                 const base = fBase[depth];
                 if (!this.build) {
-                    if (t === F_MAP && (vals.length - base) % 2 !== 0) {
-                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
+                    if (t === F_MAP && (vn - base) % 2 !== 0) {
+                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vn - base})`, fOpen[depth]);
                     }
                     value = term_NIL;
                 }
                 else if (t === F_LIST) {
                     let out = term_NIL;
-                    for (let i = vals.length - 1; i >= base; i--)
+                    for (let i = vn - 1; i >= base; i--)
                         out = { kind: 'pair', car: vals[i], cdr: out };
                     value = out;
                 }
                 else if (t === F_VEC) {
-                    value = { kind: 'vec', items: vals.slice(base) };
+                    value = { kind: 'vec', items: vals.slice(base, vn) };
                 }
                 else {
-                    if ((vals.length - base) % 2 !== 0) {
-                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vals.length - base})`, fOpen[depth]);
+                    if ((vn - base) % 2 !== 0) {
+                        throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vn - base})`, fOpen[depth]);
                     }
-                    value = buildMap(vals, base);
+                    value = buildMap(vals, base, vn);
                 }
-                vals.length = base;
+                const end = vn;
+                vn = base;
                 if (spans) {
                     span = {
                         kind: t === F_LIST ? 'list' : t === F_VEC ? 'vec' : 'map',
@@ -62660,9 +62703,8 @@ class Reader extends Lexer {
                         end: this.pos + 1,
                         leadingStart: fLead[depth],
                         closeStart: this.pos,
-                        children: spanVals.slice(base),
+                        children: spanVals.slice(base, end),
                     };
-                    spanVals.length = base;
                 }
                 this.pos++;
             }
@@ -62686,16 +62728,17 @@ class Reader extends Lexer {
                     this.lastSpan = span;
                 return value;
             }
-            vals.push(value);
+            vals[vn] = value;
             if (spans)
-                spanVals.push(span);
+                spanVals[vn] = span;
+            vn++;
         }
     }
 }
 /** Builds a map from alternating key/value items: sorted by §1.4, duplicate keys last-wins. */
-function buildMap(items, base) {
+function buildMap(items, base, end) {
     const entries = [];
-    for (let i = base; i < items.length; i += 2)
+    for (let i = base; i < end; i += 2)
         entries.push([items[i], items[i + 1]]);
     return map(entries);
 }
@@ -65663,23 +65706,33 @@ function atomText(t) {
     }
 }
 /**
- * One print job. The output is a list of pieces joined once at the end; the tasks of `fmt` live
- * on parallel arrays (no object per task). A one-line rendering (`single` of §1.5) is measured
- * first without making any text ({@link singleLength}), and written only when it is used: a list's
- * is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would be longer, so
- * measuring it again one level down costs little.
+ * One print job. The output is UTF-8 bytes written into one growing buffer (`printTermBytes`,
+ * `printModuleBytes` hash them as they are; `printTerm` and `printModule` decode them once); the
+ * tasks of `fmt` live on parallel arrays (no object per task). A one-line rendering (`single` of
+ * §1.5) is measured first without making any text ({@link singleLength}), and written only when it
+ * is used: a list's is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would
+ * be longer, so measuring it again one level down costs little.
  */
 class Printer {
     maxLength;
-    /** @param maxLength the largest print allowed, in UTF-16 code units. */
-    constructor(maxLength = MAX_PRINT_LENGTH) {
+    cacheRoots;
+    /**
+     * @param maxLength the largest print allowed, in UTF-16 code units.
+     * @param cacheRoots whether a root laid out on several lines is kept in `blockCache` (not for
+     *   the forms of a module print: each is a root, and remembering every one costs more than it saves).
+     */
+    constructor(maxLength = MAX_PRINT_LENGTH, cacheRoots = true) {
         this.maxLength = maxLength;
+        this.cacheRoots = cacheRoots;
     }
-    out = [];
-    outLength = 0;
-    indents = [''];
+    buf = new Uint8Array(1024);
+    pos = 0;
+    /** The output's length in UTF-16 code units (what `maxLength` bounds). */
+    units = 0;
+    /** False once a byte >= 0x80 was written (the output is then decoded as UTF-8, else as ASCII). */
+    ascii = true;
     // The task stack of fmt: kind, term or text, second term (a map entry's value), indent, depth
-    // (for a capture: the output piece and length where it began).
+    // (for a capture: the output offset and length in code units where it began).
     tKind = [];
     tRef = [];
     tVal = [];
@@ -65690,8 +65743,81 @@ class Printer {
     /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
     sCur = [];
     sFirst = [];
-    /** Scratch for the items of a list being laid out. */
-    items = [];
+    /** Makes room for `n` more bytes. */
+    ensure(n) {
+        const need = this.pos + n;
+        if (need <= this.buf.length)
+            return;
+        let cap = this.buf.length * 2;
+        while (cap < need)
+            cap *= 2;
+        const next = new Uint8Array(cap);
+        next.set(this.buf.subarray(0, this.pos));
+        this.buf = next;
+    }
+    /** Writes one ASCII byte. */
+    byte(c) {
+        if (this.pos === this.buf.length)
+            this.ensure(1);
+        this.buf[this.pos++] = c;
+        this.units++;
+    }
+    /** Writes `n` spaces. */
+    spaces(n) {
+        this.ensure(n);
+        this.buf.fill(0x20, this.pos, this.pos + n);
+        this.pos += n;
+        this.units += n;
+    }
+    /** Writes the UTF-8 of `text` (a lone surrogate as U+FFFD, as TextEncoder does). */
+    text(text) {
+        const n = text.length;
+        this.ensure(3 * n);
+        const buf = this.buf;
+        let p = this.pos;
+        for (let i = 0; i < n; i++) {
+            const c = text.charCodeAt(i);
+            if (c < 0x80)
+                buf[p++] = c;
+            else {
+                p = this.wide(text, i, c, p);
+                i += this.skip;
+            }
+        }
+        this.pos = p;
+        this.units += n;
+    }
+    /** Set by {@link wide}: 1 when it consumed a surrogate pair's second unit. */
+    skip = 0;
+    /** Writes the non-ASCII code unit `c` at `text[i]` (with its pair's second unit) at `p`; returns the new offset. */
+    wide(text, i, c, p) {
+        const buf = this.buf;
+        this.ascii = false;
+        this.skip = 0;
+        if (c < 0x800) {
+            buf[p++] = 0xc0 | (c >> 6);
+            buf[p++] = 0x80 | (c & 0x3f);
+            return p;
+        }
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+            const d = text.charCodeAt(i + 1);
+            if (d >= 0xdc00 && d <= 0xdfff) {
+                const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+                buf[p++] = 0xf0 | (cp >> 18);
+                buf[p++] = 0x80 | ((cp >> 12) & 0x3f);
+                buf[p++] = 0x80 | ((cp >> 6) & 0x3f);
+                buf[p++] = 0x80 | (cp & 0x3f);
+                this.skip = 1;
+                return p;
+            }
+        }
+        if (c >= 0xd800 && c <= 0xdfff)
+            c = 0xfffd;
+        buf[p++] = 0xe0 | (c >> 12);
+        buf[p++] = 0x80 | ((c >> 6) & 0x3f);
+        buf[p++] = 0x80 | (c & 0x3f);
+        return p;
+    }
     /** UTF-8 length of `single` of a vector (at most 3 items, all atoms) or map (at most 2 entries, all atoms); -1 when it has none. */
     bracketLength(t) {
         if (t.kind === 'vec') {
@@ -65768,30 +65894,26 @@ class Printer {
         }
         return len;
     }
-    /** Appends the one-line rendering of `root` (which {@link singleLength} found to have one). */
+    /** Writes the one-line rendering of `root` (which {@link singleLength} found to have one). */
     writeSingle(root) {
         if (root.kind !== 'pair') {
             if (isAtomKind(root))
                 this.writeAtom(root);
             else
                 this.writeBracket(root);
-            this.check();
             return;
         }
-        const out = this.out;
         const cur = this.sCur;
         const first = this.sFirst;
         let open = 1;
-        let punct = 1;
         cur[0] = root;
         first[0] = true;
-        out.push('(');
+        this.byte(0x28);
         while (open > 0) {
             const top = open - 1;
             const c = cur[top];
             if (c.kind !== 'pair') {
-                out.push(')');
-                punct++;
+                this.byte(0x29);
                 open--;
                 continue;
             }
@@ -65799,13 +65921,10 @@ class Printer {
             cur[top] = c.cdr;
             if (first[top])
                 first[top] = false;
-            else {
-                out.push(' ');
-                punct++;
-            }
+            else
+                this.byte(0x20);
             if (e.kind === 'pair') {
-                out.push('(');
-                punct++;
+                this.byte(0x28);
                 cur[open] = e;
                 first[open] = true;
                 open++;
@@ -65815,69 +65934,59 @@ class Printer {
             else
                 this.writeBracket(e);
         }
-        this.outLength += punct;
-        this.check();
     }
     writeAtom(t) {
-        if (t.kind === 'str') {
-            const v = t.value;
-            let i = 0;
-            while (i < v.length && !needsEscape(v.charCodeAt(i)))
-                i++;
-            if (i === v.length) {
-                this.out.push('"', v, '"');
-                this.outLength += v.length + 2;
+        switch (t.kind) {
+            case 'sym':
+                this.text(t.name);
+                return;
+            case 'int':
+                this.text(intText(t.value));
+                return;
+            case 'str': {
+                const v = t.value;
+                let i = 0;
+                while (i < v.length && !needsEscape(v.charCodeAt(i)))
+                    i++;
+                if (i === v.length) {
+                    this.byte(0x22);
+                    this.text(v);
+                    this.byte(0x22);
+                }
+                else
+                    this.text(escapeStr(v));
                 return;
             }
+            default:
+                this.text(atomText(t));
         }
-        const text = atomText(t);
-        this.out.push(text);
-        this.outLength += text.length;
     }
     writeBracket(t) {
-        const out = this.out;
         if (t.kind === 'vec') {
-            out.push('[');
-            this.outLength += 1;
+            this.byte(0x5b);
             for (let i = 0; i < t.items.length; i++) {
                 if (i > 0)
-                    this.text(' ');
+                    this.byte(0x20);
                 this.writeAtom(t.items[i]);
             }
-            this.text(']');
+            this.byte(0x5d);
             return;
         }
         const entries = t.entries;
-        out.push('{');
-        this.outLength += 1;
+        this.byte(0x7b);
         for (let i = 0; i < entries.length; i++) {
             if (i > 0)
-                this.text(' ');
+                this.byte(0x20);
             this.writeAtom(entries[i][0]);
-            this.text(' ');
+            this.byte(0x20);
             this.writeAtom(entries[i][1]);
         }
-        this.text('}');
+        this.byte(0x7d);
     }
     check() {
-        if (this.outLength > this.maxLength) {
+        if (this.units > this.maxLength) {
             throw new errors_GcError('core/print/too-large', `canonical print exceeds ${this.maxLength} characters (the term is nested too deeply or is too large to print)`);
         }
-    }
-    indent(n) {
-        let s = this.indents[n];
-        if (s === undefined) {
-            s = ' '.repeat(n);
-            this.indents[n] = s;
-        }
-        return s;
-    }
-    /** Appends `text` to the output (counted toward the bound). */
-    text(text) {
-        this.out.push(text);
-        this.outLength += text.length;
-        if (this.outLength > this.maxLength)
-            this.check();
     }
     push(kind, ref, val, indent, depth, chunk, length) {
         this.tKind.push(kind);
@@ -65894,6 +66003,7 @@ class Printer {
         this.push(TASK_TERM, root, null, rootIndent, 0, 0, 0);
         let first = true;
         while (tKind.length > 0) {
+            this.check();
             const kind = tKind.pop();
             const ref = tRef.pop();
             const val = tVal.pop();
@@ -65906,32 +66016,28 @@ class Printer {
                 continue;
             }
             if (kind === TASK_ENTRY) {
-                this.text('\n');
-                this.text(this.indent(indent));
+                this.byte(0x0a);
+                this.spaces(indent);
                 this.writeSingle(ref);
-                this.text(' ');
+                this.byte(0x20);
                 this.writeSingle(val);
                 continue;
             }
             if (kind === TASK_CAPTURE) {
-                if (this.outLength - length >= BLOCK_CACHE_MIN) {
-                    const text = this.out.slice(chunk).join('');
-                    this.out.length = chunk;
-                    this.out.push(text);
-                    blockCache.set(ref, { indent, text });
+                if (this.units - length >= BLOCK_CACHE_MIN) {
+                    blockCache.set(ref, { indent, bytes: this.buf.slice(chunk, this.pos), units: this.units - length, ascii: this.ascii });
                 }
                 continue;
             }
             const t = ref;
             if (!first)
-                this.text('\n');
+                this.byte(0x0a);
             first = false;
             if (indent > 0)
-                this.text(this.indent(indent));
+                this.spaces(indent);
             if (isAtomKind(t)) {
                 // Atoms are one line, overlong or not (§1.5 rule 2).
                 this.writeAtom(t);
-                this.check();
                 continue;
             }
             const sl = this.singleLength(t);
@@ -65939,13 +66045,18 @@ class Printer {
                 this.writeSingle(t);
                 continue;
             }
-            if (depth <= BLOCK_CACHE_MAX_DEPTH) {
+            if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
                 const cached = blockCache.get(t);
                 if (cached !== undefined && cached.indent === indent) {
-                    this.text(cached.text);
+                    this.ensure(cached.bytes.length);
+                    this.buf.set(cached.bytes, this.pos);
+                    this.pos += cached.bytes.length;
+                    this.units += cached.units;
+                    if (!cached.ascii)
+                        this.ascii = false;
                     continue;
                 }
-                this.push(TASK_CAPTURE, t, null, indent, depth, this.out.length, this.outLength);
+                this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
             }
             if (t.kind === 'vec') {
                 const items = t.items;
@@ -65953,7 +66064,7 @@ class Printer {
                     this.text('[]');
                     continue;
                 }
-                this.text('[');
+                this.byte(0x5b);
                 this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
                 for (let i = items.length - 1; i >= 0; i--)
                     this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
@@ -65965,7 +66076,7 @@ class Printer {
                     this.text('{}');
                     continue;
                 }
-                this.text('{');
+                this.byte(0x7b);
                 this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
                 for (let i = entries.length - 1; i >= 0; i--) {
                     const [k, v] = entries[i];
@@ -65982,8 +66093,7 @@ class Printer {
                 continue;
             }
             // A pair.
-            const items = this.items;
-            items.length = 0;
+            const items = [];
             let cur = t;
             while (cur.kind === 'pair') {
                 items.push(cur.car);
@@ -65996,34 +66106,47 @@ class Printer {
             const head = items[0];
             const hl = this.singleLength(head);
             if (hl < 0) {
-                this.text('(');
+                this.byte(0x28);
                 this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
                 for (let i = items.length - 1; i >= 0; i--)
                     this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
                 continue;
             }
-            this.text('(');
+            this.byte(0x28);
             this.writeSingle(head);
             let next = 1;
             if (items.length > 1) {
                 const sl2 = this.singleLength(items[1]);
                 if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
-                    this.text(' ');
+                    this.byte(0x20);
                     this.writeSingle(items[1]);
                     next = 2;
                 }
             }
             if (next >= items.length) {
-                this.text(')');
+                this.byte(0x29);
                 continue;
             }
             this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
             for (let i = items.length - 1; i >= next; i--)
                 this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
         }
+        this.check();
     }
+    /** Writes the module separator (a blank line between forms) or the final newline. */
+    newlines(n) {
+        for (let i = 0; i < n; i++)
+            this.byte(0x0a);
+        this.check();
+    }
+    /** The output bytes (a view of the buffer: valid until this printer writes again). */
+    bytes() {
+        return this.buf.subarray(0, this.pos);
+    }
+    /** The output as a string. */
     result() {
-        return this.out.join('');
+        const b = Buffer.from(this.buf.buffer, this.buf.byteOffset, this.pos);
+        return b.toString(this.ascii ? 'latin1' : 'utf8');
     }
 }
 /**
@@ -66040,22 +66163,41 @@ function print_printTerm(t, options = {}) {
     return p.result();
 }
 /**
+ * {@link printTerm} as its UTF-8 bytes (what hash-term and store addresses hash), without making
+ * the string.
+ * @throws GcError `core/print/too-large` (see {@link printTerm}).
+ */
+function printTermBytes(t) {
+    const p = new Printer();
+    p.fmt(t, 0);
+    return p.bytes();
+}
+function modulePrinter(forms) {
+    const p = new Printer(MAX_PRINT_LENGTH, false);
+    for (let i = 0; i < forms.length; i++) {
+        if (i > 0)
+            p.newlines(2);
+        p.fmt(forms[i], 0);
+    }
+    if (forms.length > 0)
+        p.newlines(1);
+    return p;
+}
+/**
  * `print_module`: each form's `print_term` followed by `\n`, forms separated by one blank line;
  * the empty module prints as the empty string. Forms must already be canonical.
  * @throws GcError `core/print/too-large` (see {@link printTerm}).
  * Implements docs/reference/coreform.md §1.5.
  */
 function printModule(forms) {
-    if (forms.length === 0)
-        return '';
-    const p = new Printer();
-    for (let i = 0; i < forms.length; i++) {
-        if (i > 0)
-            p.text('\n\n');
-        p.fmt(forms[i], 0);
-    }
-    p.text('\n');
-    return p.result();
+    return modulePrinter(forms).result();
+}
+/**
+ * {@link printModule} as its UTF-8 bytes (what hash-module hashes), without making the string.
+ * @throws GcError `core/print/too-large` (see {@link printTerm}).
+ */
+function printModuleBytes(forms) {
+    return modulePrinter(forms).bytes();
 }
 
 ;// CONCATENATED MODULE: ./src/coreform/hash.ts
@@ -66068,6 +66210,8 @@ function printModule(forms) {
 
 
 
+/** The text of a print's bytes (the key of {@link RecentDigests}; the bytes are valid UTF-8). */
+const decodeUtf8 = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
 /** `"GCv0.2" 0x00`, the hash-term prefix. */
 const HASH_TERM_PREFIX = bytes_utf8('GCv0.2\0');
 /** `"GCv0.2" 0x00 "module" 0x00`, the hash-module prefix. */
@@ -66115,7 +66259,11 @@ const recentAddresses = new RecentDigests((printed) => digest(printed));
  * Used for every `*-h` field of requests and reports. Implements docs/reference/hashing.md §2.
  */
 function hash_hashTerm(t) {
-    return recentTermHashes.of(print_printTerm(t));
+    const printed = printTermBytes(t);
+    // A print short enough never to be remembered is hashed as bytes (no string made).
+    if (printed.length < RECENT_MIN_LENGTH)
+        return digest(HASH_TERM_PREFIX, printed);
+    return recentTermHashes.of(decodeUtf8(printed));
 }
 /**
  * hash-term of a term given by its `print_term` bytes (a store entry's bytes, or a print already
@@ -66130,7 +66278,7 @@ function hashTermOfPrint(printed) {
  * `forms` must already be canonical (see `canonicalizeModule`). This is the `package.toml` pin.
  */
 function hash_hashModule(forms) {
-    return hashModuleOfPrint(printModule(forms));
+    return digest(HASH_MODULE_PREFIX, printModuleBytes(forms));
 }
 /** hash-module of forms given by their `print_module` text (a print already made): `hashModuleOfPrint(printModule(f))` equals `hashModule(f)`. */
 function hashModuleOfPrint(printed) {
@@ -66174,7 +66322,10 @@ function storeAddressStream() {
 }
 /** The store address of a term: BLAKE3(UTF-8(print_term(t))). Also the package/acceptance artifact id. */
 function hash_termAddress(t) {
-    return termAddressOfPrint(print_printTerm(t));
+    const printed = printTermBytes(t);
+    if (printed.length < RECENT_MIN_LENGTH)
+        return digest(printed);
+    return termAddressOfPrint(decodeUtf8(printed));
 }
 /** {@link termAddress} of a term given by its `print_term` text: BLAKE3(UTF-8(printed)), lowercase hex64. */
 function termAddressOfPrint(printed) {
@@ -66378,6 +66529,7 @@ function path_assertPortablePath(path, field = 'module path') {
 
 
 
+
 function invalid(file, message, line, column) {
     const location = { file };
     if (line !== undefined)
@@ -66400,7 +66552,7 @@ function manifest_parseManifest(text, file = 'package.toml') {
     }
     catch (error) {
         if (error instanceof error_TomlError) {
-            throw new errors_GcError('manifest/toml', error.message.split('\n')[0] ?? 'invalid TOML', {
+            throw new errors_GcError('manifest/toml', tomlErrorMessage(error, text), {
                 location: { file, line: error.line, column: error.column },
             });
         }
@@ -67221,8 +67373,22 @@ function packageAttributeChanges(dir, base, head) {
  * @returns the number of findings recorded.
  */
 function recordAttributeChanges(dir, base, head, changedPaths, out) {
-    if (!changedPaths.some((p) => p === '.gitattributes' || p.endsWith('/.gitattributes')))
-        return 0;
+    const name = (p) => p.slice(p.lastIndexOf('/') + 1);
+    let recorded = 0;
+    // a checkout on a case-insensitive file system (macOS, Windows) may read `.GitAttributes` as the attributes file
+    for (const p of changedPaths) {
+        if (name(p) === '.gitattributes' || name(p).toLowerCase() !== '.gitattributes')
+            continue;
+        out.fail('path', p, 'checkout attributes', {
+            code: AuditCode.checkoutAttributes,
+            message: `${p} is named like .gitattributes in another letter case: a checkout on a case-insensitive file system may read it as the attributes file, which verify-pr cannot judge; rename or remove it`,
+            file: p,
+            title: 'checkout attributes',
+        });
+        recorded++;
+    }
+    if (!changedPaths.some((p) => name(p) === '.gitattributes'))
+        return recorded;
     const changes = packageAttributeChanges(dir, base, head);
     if (!Array.isArray(changes)) {
         out.fail('path', '.gitattributes', 'checkout attributes', {
@@ -67230,7 +67396,7 @@ function recordAttributeChanges(dir, base, head, changedPaths, out) {
             message: `a .gitattributes changed and the checkout attributes in effect could not be computed (${changes.why}); run verify-pr where the git executable is on PATH`,
             title: 'checkout attributes',
         });
-        return 1;
+        return recorded + 1;
     }
     const byPackage = new Map();
     for (const c of changes) {
@@ -67248,7 +67414,7 @@ function recordAttributeChanges(dir, base, head, changedPaths, out) {
             title: 'checkout attributes',
         });
     }
-    return byPackage.size;
+    return recorded + byPackage.size;
 }
 
 ;// CONCATENATED MODULE: ./src/refactor/symbol-sites.ts
@@ -69076,6 +69242,10 @@ function judgeField(rule, x, y) {
 function judgeKeyChange(key, before, after) {
     if (JUDGED_ELSEWHERE.has(key) || tomlEqual(before, after))
         return undefined;
+    // the reference's defaults: a missing `schema` is 1, missing `dependencies` are none
+    const normal = (v) => (v !== undefined ? v : key === 'schema' ? 1n : key === 'dependencies' ? [] : undefined);
+    if (tomlEqual(normal(before), normal(after)))
+        return undefined;
     const whole = `${key}: ${showValue(before)} → ${showValue(after)}`;
     if (HARMLESS_KEYS.has(key))
         return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: whole, title: 'manifest key changed' };
@@ -69501,8 +69671,12 @@ function itemsOf(s) {
 function sameItem(a, b, item) {
     const name = item.slice(2);
     switch (item[0]) {
-        case 'm':
-            return formsEqual(a?.byPath.get(name)?.forms, b?.byPath.get(name)?.forms);
+        case 'm': {
+            // the module hash is the hash of the canonical forms (docs/reference/hashing.md §2): equal hashes, equal forms
+            const x = a?.byPath.get(name);
+            const y = b?.byPath.get(name);
+            return x === undefined || y === undefined ? x === y : x.hash === y.hash || ((x.hash === '' || y.hash === '') && formsEqual(x.forms, y.forms));
+        }
         case 'k':
             return tomlEqual(a?.table[name], b?.table[name]);
         default:
@@ -69512,6 +69686,8 @@ function sameItem(a, b, item) {
 /** The items of `s` (or of `base`) whose content differs from `base`'s. */
 function differingFrom(base, s) {
     const out = new Set();
+    if (s === base)
+        return out;
     for (const item of new Set([...itemsOf(base), ...itemsOf(s)]))
         if (!sameItem(base, s, item))
             out.add(item);
@@ -71943,22 +72119,12 @@ function reportAddress(plan) {
     return termIdentity(plan.report).address;
 }
 
-;// CONCATENATED MODULE: ./src/refactor/verify.ts
+;// CONCATENATED MODULE: ./src/refactor/verify-checks.ts
 /**
- * Independent host verification of refactor-plan reports (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`
- * "Independent Host Verification"). Fail-closed and separate from the producer: nothing here is
- * imported from `plan.ts`; every expectation is re-derived from the request by this file's own
- * read-only scan.
- *
- * Any mismatch throws `GcError` `refactor/verification-failed` (exit 50) whose `details.check`
- * names the failed check (stable strings, listed in {@link VerifyCheck}). A mismatch is never
- * turned into a planner conflict.
+ * The checks of the independent refactor-plan verifier (`verify.ts`): their names, the error each
+ * failure throws, and the checks of a safe patch's op sequence (renames, split, manifest update),
+ * each re-derived from the request, never from the planner.
  */
-
-
-
-
-
 
 
 
@@ -72031,13 +72197,156 @@ function fail(check, message) {
 function key(name) {
     return term_sym(`:${name}`);
 }
-function verify_field(m, name) {
+function verify_checks_field(m, name) {
     return m.kind === 'map' ? term_mapGet(m, key(name)) : undefined;
 }
-function verify_strField(m, name) {
-    const t = verify_field(m, name);
+function verify_checks_strField(m, name) {
+    const t = verify_checks_field(m, name);
     return t?.kind === 'str' ? t.value : undefined;
 }
+function verify_checks_opName(op) {
+    const t = verify_checks_field(op, 'op');
+    return t?.kind === 'sym' ? t.name : undefined;
+}
+/** Exactly `{:from f :module-path p :op :rename-symbol :to t}` with string operands. */
+function checkRename(op, index, request) {
+    if (op.kind !== 'map' || op.entries.length !== 4)
+        throw fail(VerifyCheck.renameOperands, `op ${index} is not a closed :rename-symbol map`);
+    const from = verify_checks_field(op, 'from');
+    const to = verify_checks_field(op, 'to');
+    const path = verify_checks_strField(op, 'module-path');
+    if (from?.kind !== 'str' || from.value !== request.fromSymbol || to?.kind !== 'str' || to.value !== request.toSymbol) {
+        throw fail(VerifyCheck.renameOperands, `op ${index} does not rename exactly ${request.fromSymbol} -> ${request.toSymbol}`);
+    }
+    if (path === undefined)
+        throw fail(VerifyCheck.renameOperands, `op ${index} has no string :module-path`);
+    return path;
+}
+function checkSplit(op, index, request, sourcePath) {
+    const ok = op.kind === 'map' &&
+        op.entries.length === 4 &&
+        verify_checks_strField(op, 'from-module-path') === sourcePath &&
+        verify_checks_strField(op, 'to-module-path') === request.targetModulePath &&
+        (() => {
+            const s = verify_checks_field(op, 'symbols');
+            return s?.kind === 'vec' && s.items.length === 1 && s.items[0].kind === 'str' && s.items[0].value === request.toSymbol;
+        })();
+    if (!ok) {
+        throw fail(VerifyCheck.split, `op ${index} must split [${request.toSymbol}] from ${sourcePath} into ${request.targetModulePath}`);
+    }
+}
+function verify_checks_checkManifest(op, index, request, sourcePath) {
+    const bad = (why) => fail(VerifyCheck.manifestPayload, `op ${index}: ${why}`);
+    if (op.kind !== 'map' || op.entries.length !== 7)
+        throw bad('not a normalized :update-manifest map');
+    for (const name of ['obligations-add', 'obligations-remove', 'tests-add', 'tests-remove']) {
+        const v = verify_checks_field(op, name);
+        if (v?.kind !== 'vec' || v.items.length !== 0)
+            throw bad(`:${name} must be []`);
+    }
+    if (verify_checks_field(op, 'caps-policy')?.kind !== 'nil')
+        throw bad(':caps-policy must be nil');
+    const set = verify_checks_field(op, 'set');
+    if (set?.kind !== 'map' || set.entries.length !== 1)
+        throw bad(':set must be exactly {:modules [...]}');
+    const modules = term_mapGet(set, key('modules'));
+    if (modules?.kind !== 'vec')
+        throw bad(':set must be exactly {:modules [...]}');
+    const expected = [];
+    for (const m of request.modules) {
+        if (m.modulePath === sourcePath)
+            expected.push(request.targetModulePath);
+        expected.push(m.modulePath);
+    }
+    if (modules.items.length !== expected.length)
+        throw bad(`:modules lists ${modules.items.length} modules, expected ${expected.length}`);
+    modules.items.forEach((rec, i) => {
+        const hashValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
+        const pathValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
+        if (rec.kind !== 'map' ||
+            rec.entries.length !== 2 ||
+            hashValue?.kind !== 'str' ||
+            hashValue.value !== '' ||
+            pathValue?.kind !== 'str' ||
+            pathValue.value !== expected[i]) {
+            throw bad(`:modules[${i}] must be {"hash" "" "path" ${JSON.stringify(expected[i])}} (target immediately before source)`);
+        }
+    });
+}
+/** The ops of a safe patch: renames in manifest order of exactly the modules holding the symbol, then the move/extract tail. Returns the renamed module paths. */
+function checkOpSequence(opsField, req, facts, sourcePath) {
+    const ops = opsField.items;
+    const expectedAffected = req.modules.filter((_, i) => facts.counts[i] > 0).map((m) => m.modulePath);
+    const position = new Map(req.modules.map((m, i) => [m.modulePath, i]));
+    const renamed = [];
+    const tail = req.refactorKind === 'rename' ? [] : [':split-module', ':update-manifest'];
+    let phase = 0; // 0 renames, then one step per entry of `tail`
+    ops.forEach((op, i) => {
+        const name = verify_checks_opName(op);
+        if (name === ':rename-symbol') {
+            if (phase !== 0)
+                throw fail(VerifyCheck.opOrder, `op ${i}: :rename-symbol after ${tail[phase - 1]}`);
+            const path = checkRename(op, i, req);
+            if (renamed.includes(path))
+                throw fail(VerifyCheck.renameDuplicate, `op ${i} renames ${path} a second time`);
+            const at = position.get(path);
+            if (at === undefined || facts.counts[at] === 0) {
+                throw fail(VerifyCheck.affectedModules, `op ${i} renames ${path}, which holds no ${req.fromSymbol} term`);
+            }
+            const last = renamed.length === 0 ? -1 : position.get(renamed[renamed.length - 1]);
+            if (at < last)
+                throw fail(VerifyCheck.renameOrder, `op ${i} renames ${path} out of manifest order`);
+            renamed.push(path);
+        }
+        else if (name !== undefined && phase < tail.length && name === tail[phase]) {
+            if (renamed.length !== expectedAffected.length) {
+                throw fail(VerifyCheck.affectedModules, `the patch renames ${renamed.length} modules, the scan finds ${expectedAffected.length}`);
+            }
+            if (name === ':split-module')
+                checkSplit(op, i, req, sourcePath);
+            else
+                verify_checks_checkManifest(op, i, req, sourcePath);
+            phase++;
+        }
+        else if (name === ':split-module') {
+            throw fail(tail.length === 0 ? VerifyCheck.opUnsupported : VerifyCheck.split, `op ${i}: unexpected :split-module`);
+        }
+        else if (name === ':update-manifest') {
+            throw fail(tail.length === 0 ? VerifyCheck.opUnsupported : VerifyCheck.manifestPayload, `op ${i}: unexpected :update-manifest`);
+        }
+        else {
+            throw fail(VerifyCheck.opUnsupported, `op ${i} is ${name ?? 'not an op'}; a refactor plan contains only :rename-symbol${tail.length > 0 ? ', :split-module and :update-manifest' : ''}`);
+        }
+    });
+    if (renamed.length !== expectedAffected.length || renamed.some((p, i) => p !== expectedAffected[i])) {
+        throw fail(VerifyCheck.affectedModules, `renamed modules [${renamed.join(', ')}] are not the modules holding ${req.fromSymbol}: [${expectedAffected.join(', ')}]`);
+    }
+    if (phase !== tail.length)
+        throw fail(VerifyCheck.opOrder, `missing final ${tail.slice(phase).join(' and ')}`);
+    return renamed;
+}
+
+;// CONCATENATED MODULE: ./src/refactor/verify.ts
+/**
+ * Independent host verification of refactor-plan reports (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`
+ * "Independent Host Verification"). Fail-closed and separate from the producer: nothing here is
+ * imported from `plan.ts`; every expectation is re-derived from the request by this file's own
+ * read-only scan.
+ *
+ * Any mismatch throws `GcError` `refactor/verification-failed` (exit 50) whose `details.check`
+ * names the failed check (stable strings, listed in {@link VerifyCheck}). A mismatch is never
+ * turned into a planner conflict.
+ */
+
+
+
+
+
+
+
+
+
+
 /** Read-only breadth-first scan of every module's canonical forms. */
 function scanRequest(request) {
     const from = request.fromSymbol;
@@ -72176,75 +72485,6 @@ function outdated(message) {
 function oldStyleConflicts(conflicts) {
     return conflicts.some((c) => c.pathRepr !== '');
 }
-function verify_opName(op) {
-    const t = verify_field(op, 'op');
-    return t?.kind === 'sym' ? t.name : undefined;
-}
-/** Exactly `{:from f :module-path p :op :rename-symbol :to t}` with string operands. */
-function checkRename(op, index, request) {
-    if (op.kind !== 'map' || op.entries.length !== 4)
-        throw fail(VerifyCheck.renameOperands, `op ${index} is not a closed :rename-symbol map`);
-    const from = verify_field(op, 'from');
-    const to = verify_field(op, 'to');
-    const path = verify_strField(op, 'module-path');
-    if (from?.kind !== 'str' || from.value !== request.fromSymbol || to?.kind !== 'str' || to.value !== request.toSymbol) {
-        throw fail(VerifyCheck.renameOperands, `op ${index} does not rename exactly ${request.fromSymbol} -> ${request.toSymbol}`);
-    }
-    if (path === undefined)
-        throw fail(VerifyCheck.renameOperands, `op ${index} has no string :module-path`);
-    return path;
-}
-function checkSplit(op, index, request, sourcePath) {
-    const ok = op.kind === 'map' &&
-        op.entries.length === 4 &&
-        verify_strField(op, 'from-module-path') === sourcePath &&
-        verify_strField(op, 'to-module-path') === request.targetModulePath &&
-        (() => {
-            const s = verify_field(op, 'symbols');
-            return s?.kind === 'vec' && s.items.length === 1 && s.items[0].kind === 'str' && s.items[0].value === request.toSymbol;
-        })();
-    if (!ok) {
-        throw fail(VerifyCheck.split, `op ${index} must split [${request.toSymbol}] from ${sourcePath} into ${request.targetModulePath}`);
-    }
-}
-function verify_checkManifest(op, index, request, sourcePath) {
-    const bad = (why) => fail(VerifyCheck.manifestPayload, `op ${index}: ${why}`);
-    if (op.kind !== 'map' || op.entries.length !== 7)
-        throw bad('not a normalized :update-manifest map');
-    for (const name of ['obligations-add', 'obligations-remove', 'tests-add', 'tests-remove']) {
-        const v = verify_field(op, name);
-        if (v?.kind !== 'vec' || v.items.length !== 0)
-            throw bad(`:${name} must be []`);
-    }
-    if (verify_field(op, 'caps-policy')?.kind !== 'nil')
-        throw bad(':caps-policy must be nil');
-    const set = verify_field(op, 'set');
-    if (set?.kind !== 'map' || set.entries.length !== 1)
-        throw bad(':set must be exactly {:modules [...]}');
-    const modules = term_mapGet(set, key('modules'));
-    if (modules?.kind !== 'vec')
-        throw bad(':set must be exactly {:modules [...]}');
-    const expected = [];
-    for (const m of request.modules) {
-        if (m.modulePath === sourcePath)
-            expected.push(request.targetModulePath);
-        expected.push(m.modulePath);
-    }
-    if (modules.items.length !== expected.length)
-        throw bad(`:modules lists ${modules.items.length} modules, expected ${expected.length}`);
-    modules.items.forEach((rec, i) => {
-        const hashValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'hash' }) : undefined;
-        const pathValue = rec.kind === 'map' ? term_mapGet(rec, { kind: 'str', value: 'path' }) : undefined;
-        if (rec.kind !== 'map' ||
-            rec.entries.length !== 2 ||
-            hashValue?.kind !== 'str' ||
-            hashValue.value !== '' ||
-            pathValue?.kind !== 'str' ||
-            pathValue.value !== expected[i]) {
-            throw bad(`:modules[${i}] must be {"hash" "" "path" ${JSON.stringify(expected[i])}} (target immediately before source)`);
-        }
-    });
-}
 /**
  * Verifies a refactor-plan report against its request, independently of the planner.
  * Checks, in order: closed shape and types; fixed `:kind`/`:profile`/`:v`; `:request-h`; status
@@ -72297,8 +72537,8 @@ function verifyRefactorReport(report, request) {
             throw fail(VerifyCheck.conflicts, `conflict ${i} names module ${JSON.stringify(c.modulePath)}, which is not in the request`);
         }
     });
-    const oldProvenance = verify_field(verify_field(report, 'patch') ?? term_NIL, 'provenance');
-    if (oldProvenance?.kind === 'map' && (verify_field(oldProvenance, 'refactor-plan-request') !== undefined || verify_field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
+    const oldProvenance = verify_checks_field(verify_checks_field(report, 'patch') ?? term_NIL, 'provenance');
+    if (oldProvenance?.kind === 'map' && (verify_checks_field(oldProvenance, 'refactor-plan-request') !== undefined || verify_checks_field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
         throw outdated('its patch :provenance names the request');
     }
     const facts = scanRequest(req);
@@ -72335,7 +72575,7 @@ function verifyRefactorReport(report, request) {
     const source = facts.defs.find((d) => d.name === req.fromSymbol);
     const sourcePath = req.modules[source.module].modulePath;
     const { patch, ids } = checkSafePatch(r, req);
-    const renamed = checkOpSequence(verify_field(patch, 'ops'), req, facts, sourcePath);
+    const renamed = checkOpSequence(verify_checks_field(patch, 'ops'), req, facts, sourcePath);
     const total = facts.counts.reduce((a, b) => a + b, 0);
     if (r['replacement-count'] !== total) {
         throw fail(VerifyCheck.replacementCount, `:replacement-count is ${r['replacement-count']}, the scan finds ${total} ${req.fromSymbol} terms`);
@@ -72357,27 +72597,27 @@ function checkSafePatch(r, req) {
     }
     if (r['patch-h'] !== hash_hashTerm(patch))
         throw fail(VerifyCheck.patchH, ':patch-h is not hash-term(:patch)');
-    const version = verify_field(patch, 'version');
-    const opsField = verify_field(patch, 'ops');
+    const version = verify_checks_field(patch, 'version');
+    const opsField = verify_checks_field(patch, 'ops');
     if (patch.entries.length !== 4 ||
         version?.kind !== 'int' ||
         version.value !== 1n ||
         opsField?.kind !== 'vec' ||
-        verify_field(patch, 'intent') === undefined ||
-        verify_field(patch, 'provenance') === undefined) {
+        verify_checks_field(patch, 'intent') === undefined ||
+        verify_checks_field(patch, 'provenance') === undefined) {
         throw fail(VerifyCheck.patchNormalized, 'the patch must be exactly {:intent :ops :provenance :version 1}');
     }
-    const provenance = verify_field(patch, 'provenance');
+    const provenance = verify_checks_field(patch, 'provenance');
     const expectedIntent = `${REFACTOR_INTENT_PREFIX}${req.refactorKind}`;
-    const intent = verify_field(patch, 'intent');
+    const intent = verify_checks_field(patch, 'intent');
     if (intent?.kind !== 'str' || intent.value !== expectedIntent)
         throw fail(VerifyCheck.patchHeader, `:intent must be ${JSON.stringify(expectedIntent)}`);
-    const kindField = provenance === undefined ? undefined : verify_field(provenance, 'kind');
+    const kindField = provenance === undefined ? undefined : verify_checks_field(provenance, 'kind');
     const provenanceOk = provenance?.kind === 'map' &&
         provenance.entries.length === 4 &&
-        verify_strField(provenance, 'from') === req.fromSymbol &&
-        verify_strField(provenance, 'to') === req.toSymbol &&
-        verify_strField(provenance, 'tool') === REFACTOR_TOOL &&
+        verify_checks_strField(provenance, 'from') === req.fromSymbol &&
+        verify_checks_strField(provenance, 'to') === req.toSymbol &&
+        verify_checks_strField(provenance, 'tool') === REFACTOR_TOOL &&
         kindField?.kind === 'sym' &&
         kindField.name === `:${req.refactorKind}`;
     if (!provenanceOk) {
@@ -72391,58 +72631,6 @@ function checkSafePatch(r, req) {
         throw fail(VerifyCheck.opIdentities, ':op-identities must be {:op-h hash-term(op) :ordinal i} for every op in order');
     }
     return { patch, ids };
-}
-/** The ops of a safe patch: renames in manifest order of exactly the modules holding the symbol, then the move/extract tail. Returns the renamed module paths. */
-function checkOpSequence(opsField, req, facts, sourcePath) {
-    const ops = opsField.items;
-    const expectedAffected = req.modules.filter((_, i) => facts.counts[i] > 0).map((m) => m.modulePath);
-    const position = new Map(req.modules.map((m, i) => [m.modulePath, i]));
-    const renamed = [];
-    const tail = req.refactorKind === 'rename' ? [] : [':split-module', ':update-manifest'];
-    let phase = 0; // 0 renames, then one step per entry of `tail`
-    ops.forEach((op, i) => {
-        const name = verify_opName(op);
-        if (name === ':rename-symbol') {
-            if (phase !== 0)
-                throw fail(VerifyCheck.opOrder, `op ${i}: :rename-symbol after ${tail[phase - 1]}`);
-            const path = checkRename(op, i, req);
-            if (renamed.includes(path))
-                throw fail(VerifyCheck.renameDuplicate, `op ${i} renames ${path} a second time`);
-            const at = position.get(path);
-            if (at === undefined || facts.counts[at] === 0) {
-                throw fail(VerifyCheck.affectedModules, `op ${i} renames ${path}, which holds no ${req.fromSymbol} term`);
-            }
-            const last = renamed.length === 0 ? -1 : position.get(renamed[renamed.length - 1]);
-            if (at < last)
-                throw fail(VerifyCheck.renameOrder, `op ${i} renames ${path} out of manifest order`);
-            renamed.push(path);
-        }
-        else if (name !== undefined && phase < tail.length && name === tail[phase]) {
-            if (renamed.length !== expectedAffected.length) {
-                throw fail(VerifyCheck.affectedModules, `the patch renames ${renamed.length} modules, the scan finds ${expectedAffected.length}`);
-            }
-            if (name === ':split-module')
-                checkSplit(op, i, req, sourcePath);
-            else
-                verify_checkManifest(op, i, req, sourcePath);
-            phase++;
-        }
-        else if (name === ':split-module') {
-            throw fail(tail.length === 0 ? VerifyCheck.opUnsupported : VerifyCheck.split, `op ${i}: unexpected :split-module`);
-        }
-        else if (name === ':update-manifest') {
-            throw fail(tail.length === 0 ? VerifyCheck.opUnsupported : VerifyCheck.manifestPayload, `op ${i}: unexpected :update-manifest`);
-        }
-        else {
-            throw fail(VerifyCheck.opUnsupported, `op ${i} is ${name ?? 'not an op'}; a refactor plan contains only :rename-symbol${tail.length > 0 ? ', :split-module and :update-manifest' : ''}`);
-        }
-    });
-    if (renamed.length !== expectedAffected.length || renamed.some((p, i) => p !== expectedAffected[i])) {
-        throw fail(VerifyCheck.affectedModules, `renamed modules [${renamed.join(', ')}] are not the modules holding ${req.fromSymbol}: [${expectedAffected.join(', ')}]`);
-    }
-    if (phase !== tail.length)
-        throw fail(VerifyCheck.opOrder, `missing final ${tail.slice(phase).join(' and ')}`);
-    return renamed;
 }
 
 ;// CONCATENATED MODULE: ./src/verify-pr/refactor-evidence.ts
@@ -72787,7 +72975,7 @@ function atomic_writeFileAtomic(path, bytes) {
         removeQuietly(tmp);
         throw errors_ioError(error, path, 'write');
     }
-    fsyncDirectory(dir);
+    atomic_fsyncDirectory(dir);
 }
 function removeQuietly(path) {
     try {
@@ -72860,7 +73048,7 @@ function atomic_createFileExclusive(temp, target, data, mode, ifLinkUnsupported)
     return true;
 }
 /** Best-effort fsync of a directory so that a rename inside it is durable (no-op where unsupported). */
-function fsyncDirectory(dir) {
+function atomic_fsyncDirectory(dir) {
     try {
         const fd = (0,external_node_fs_namespaceObject.openSync)(dir, external_node_fs_namespaceObject.constants.O_RDONLY);
         try {
@@ -76210,7 +76398,8 @@ class TreeMerger {
      * the other changed something else, merging the children independently could leave a use of a
      * name that is no longer bound, or bind a name the other side meant from outside. A pure
      * parameter rename (same arity, the renaming side's form is the base form with the names
-     * substituted) is carried over to the other side's version; `let` bindings one side only added
+     * substituted) is carried over to the other side's version; `let` bindings whose names stay
+     * (only their expressions changed) merge as any other children; `let` bindings one side only added
      * (every base binding kept as it was, in order) merge with the other side's edits as any other
      * children do, unless a new name occurs in what the other side changed (the new binding would
      * capture it: {@link editMentions}); anything else conflicts at this form.
@@ -76228,6 +76417,13 @@ class TreeMerger {
         const tBind = !same(b.children[1], t.children[1]);
         if (!oBind && !tBind)
             return undefined;
+        // `let` bindings whose names stay (the same names, in the same order, on every side that changed
+        // them) changed only their expressions: nothing is bound or unbound, so the children merge as
+        // any other sub-forms do (disjoint edits inside one binding combine; the same binding changed
+        // differently conflicts there).
+        if (head.name === 'let' && sameBinders(b.children[1], oBind ? o.children[1] : b.children[1]) && sameBinders(b.children[1], tBind ? t.children[1] : b.children[1])) {
+            return undefined;
+        }
         if (oBind && tBind)
             return same(o.children[1], t.children[1]) ? undefined : conflictOut(B, O, T, b, o, t);
         const [renamer, other, otherSrc] = oBind ? [o, t, T] : [t, o, O];
@@ -76516,6 +76712,17 @@ function addedBindings(from, to) {
         added.add(n);
     }
     return k === from.children.length ? added : undefined;
+}
+/** True when the `let` binding lists `from` and `to` bind the same names in the same order (each child a `(NAME EXPR)` binding). */
+function sameBinders(from, to) {
+    if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length)
+        return false;
+    for (let i = 0; i < from.children.length; i++) {
+        const n = bindingName(from.children[i]);
+        if (n === undefined || n !== bindingName(to.children[i]))
+            return false;
+    }
+    return true;
 }
 /** NAME of a `(NAME EXPR)` binding node, else undefined. */
 function bindingName(n) {
@@ -77540,6 +77747,7 @@ function runFormKeys(base, bounds, runs) {
 
 
 
+
 /** The element's term (undefined for comment blocks). */
 function termOf(s, i) {
     return s.m.elements[i].term;
@@ -77547,7 +77755,10 @@ function termOf(s, i) {
 /** `(def NAME …)` label of an element for messages. */
 function label(s, i) {
     const n = s.m.elements[i].defName;
-    return n !== undefined ? `(def ${n} …)` : `the form at byte ${s.m.elements[i].formStart}`;
+    if (n !== undefined)
+        return `(def ${n} …)`;
+    const { line, column } = parse_error_lineColumn(s.m.text, s.m.elements[i].formStart);
+    return `the form at ${s.side} ${line}:${column}`;
 }
 /** Whether one element's form mentions the qualified name `n` (true when it does not read: errs towards yes). */
 function mentionsName(bytes, n) {
@@ -77675,8 +77886,19 @@ function carryRename(n, m, mentions, x, aligned, B, O, T, ids, changed, markers,
             messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
             continue;
         }
-        if (!changed(a, y))
+        if (!changed(a, y)) {
+            // Y kept the definition X renamed: X's `(def m …)` takes the place of base's `(def n …)` in
+            // the order as well, so that a form or comment block Y inserted right before the definition
+            // stays before it (as a new element of X alone, the renamed definition would come first).
+            const adopt = r.kind === 'deleted' && idx(a, x) < 0 && B.m.elements[bi].defName === n ? renamedDef() : undefined;
+            if (adopt && adopt.resolution.kind === 'take') {
+                const xi = idx(adopt, x);
+                pair(a, adopt, xi, bi);
+                a.resolution = { kind: 'take', side: x, index: xi };
+                done.add(a);
+            }
             continue;
+        }
         if (r.kind === 'merged' && !r.inner) {
             // Combined cleanly: X's renamed symbols are in it. Y's edit may still hold `n` (a reference
             // it added, renamed below with Y's other new references), unless Y's version itself uses
@@ -78052,6 +78274,36 @@ function mergeSegmented(B, O, T, options, reduced) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/textmerge/fallback-note.ts
+/**
+ * Where the driver's fallback note says a side failed to read: `line:col` of that side, the way the
+ * rest of gcpatch locates errors (`file:line:col`, README "Exit codes"), never a byte offset.
+ */
+
+/**
+ * ` in theirs at 3:8` for a CoreForm read error of one side (found by reading the sides again, in
+ * the order ours, theirs, base: the failure path only), else ` at 3:8` when the error has a line,
+ * else `''`.
+ */
+function sideLocation(error, sides) {
+    if (error.location.line === undefined)
+        return '';
+    const at = `${error.location.line}:${error.location.column ?? 1}`;
+    if (!error.code.startsWith('core/parse/'))
+        return ` at ${at}`;
+    for (const side of ['ours', 'theirs', 'base']) {
+        try {
+            readModule(sides[side]);
+        }
+        catch (e) {
+            const l = e.location;
+            if (l !== undefined && l.line !== undefined)
+                return ` in ${side} at ${l.line}:${l.column ?? 1}`;
+        }
+    }
+    return ` at ${at}`;
+}
+
 ;// CONCATENATED MODULE: ./src/textmerge/driver.ts
 /**
  * The git merge driver's cascade (docs/driver.md "What happens, in order"; mergiraf's `merge.rs`): trivial merges, input checks,
@@ -78063,6 +78315,7 @@ function mergeSegmented(B, O, T, options, reduced) {
  * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
  * merge is never aborted by the driver and never silently keeps only ours.
  */
+
 
 
 
@@ -78246,7 +78499,7 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
             if (error instanceof TimeoutError)
                 reason = `the structural merge exceeded its ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms budget`;
             else if (errors_isGcError(error)) {
-                reason = `${error.code}: ${error.message}`;
+                reason = `${error.code}${sideLocation(error, { base, ours, theirs })}: ${error.message}`;
                 refusedWithinBudget = true;
                 // The structural merge saw a conflict it cannot mark (or failed its own check): a clean
                 // line merge would hide it, so the file is reported conflicted whatever git merge-file says.
@@ -78786,6 +79039,7 @@ function mergePolicies(m) {
 
 
 
+
 /** The packages, store listings and package trees of the walk's commits, each read once. */
 class CommitReader {
     input;
@@ -78858,6 +79112,12 @@ async function explainHistory(input, out) {
             refactorByPatch.set(r.verified.patchH, r);
     /** The items (`net-change.ts`) no verified step produced, as of each commit of the range. */
     const dirty = new Map();
+    /**
+     * The dirty items whose content came from something unverified (a hand edit, a root or orphan
+     * commit): the rest of a commit's dirty items are only stale, main's own content from before the
+     * merge base carried by a verified step, which a structural merge with the base brings up to date.
+     */
+    const tainted = new Map();
     const union = (sets) => new Set(sets.flatMap((d) => [...d]));
     /** Drops the items whose content at `s` is the base's: restoring the base is no change. */
     const settle = (items, s) => {
@@ -78880,6 +79140,8 @@ async function explainHistory(input, out) {
         // a parent before the range is main's history: clean where it holds the base's content
         const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? dirty.get(p) ?? new Set() : differingFrom(input.base, parentStates[i])));
         dirty.set(commit.oid, union(parentDirty));
+        const parentTainted = union(commit.parents.map((p) => (inRange.has(p) ? tainted.get(p) ?? new Set() : new Set())));
+        tainted.set(commit.oid, parentTainted);
         const tree = await reader.packageTree(commit.oid);
         const parentTrees = await Promise.all(commit.parents.map((p) => reader.packageTree(p)));
         if (commit.parents.length > 0 && parentTrees.every((t) => t === tree) && parentStates.every((p) => p === parentStates[0])) {
@@ -78906,6 +79168,7 @@ async function explainHistory(input, out) {
         if (start.state === undefined) {
             // a root commit, or no parent with a readable package: whatever differs from the base is unexplained
             dirty.set(commit.oid, settle(union([dirty.get(commit.oid), differingFrom(input.base, now)]), now));
+            tainted.set(commit.oid, new Set(dirty.get(commit.oid)));
             reportNothingToCheckAgainst(commit, at, now, explanation, result, out);
             continue;
         }
@@ -78921,6 +79184,7 @@ async function explainHistory(input, out) {
             ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
             : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
         const here = inheritedDirty(now, parentStates, parentDirty);
+        const inherited = new Set(here);
         const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: here };
         const { explainedHere, hidden } = checkModules(check);
         for (const p of explainedHere)
@@ -78929,12 +79193,39 @@ async function explainHistory(input, out) {
         checkManifest(check);
         checkPolicies(check);
         explanation.route = routeOf(explanation, startState, ev, hidden);
+        const addedHere = [...here].filter((i) => !inherited.has(i));
+        if (startState.merge)
+            clearMergedStale(here, { now, start: startState, parentDirty, parentStates, tainted: parentTainted, addedHere });
         dirty.set(commit.oid, settle(here, now));
+        tainted.set(commit.oid, new Set([...addedHere, ...[...parentTainted].filter((i) => here.has(i))]));
     }
     const last = input.commits[input.commits.length - 1];
     result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
     result.millis = Math.round(performance.now() - startTime);
     return result;
+}
+/**
+ * At a merge, drops the dirty modules that are only stale: the merge holds exactly what merging its
+ * parents gives (no conflict resolved by hand, no change of its own), no parent's version came from
+ * anything unverified, and some parent holds the module clean (the base's content or what verified
+ * steps made of it). Merging is then a verified step from verified inputs: the other parents'
+ * changes since their merge base are verified evidence over main's own history, which the clean
+ * parent already contains (docs/security.md "The construction").
+ */
+function clearMergedStale(here, m) {
+    const added = new Set(m.addedHere);
+    for (const item of [...here]) {
+        if (!item.startsWith('m:') || added.has(item) || m.tainted.has(item))
+            continue;
+        const path = item.slice(2);
+        if (m.start.alternatives.has(path))
+            continue;
+        if (!formsEqual(m.start.state.modules.get(path), m.now.byPath.get(path)?.forms))
+            continue;
+        if (!m.parentDirty.some((d, i) => m.parentStates[i] !== undefined && !d.has(item)))
+            continue;
+        here.delete(item);
+    }
 }
 /** The state a commit starts from: its parent's package, or for a merge what merging its parents gives. */
 async function startOf(commit, parentStates, reader, repo) {
@@ -79126,6 +79417,57 @@ function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 6
     return { acceptance: term, acceptanceArtifact: address, ok };
 }
 
+;// CONCATENATED MODULE: ./src/util/temp-owner.ts
+/**
+ * Owners of temporary files. A temporary file that gcpatch writes and then links or renames into
+ * place (the package lock's `.new-` file, the evidence store's `.tmp-` file, a broken lock set
+ * aside) carries its writer in its name: `<pid>-<start>`, the process id and the kernel's start
+ * time of that process (Linux `/proc/<pid>/stat` field 22; `0` where unknown). A process killed
+ * between writing the file and putting it in place leaves it behind; whoever finds it later
+ * (`gcpatch recover`, the next apply under the package lock, `gcpatch store verify`) can tell from
+ * the name alone whether its writer still runs ({@link ownerAlive}) and remove it if not.
+ */
+
+/** The start time of process `pid` (Linux: `/proc/<pid>/stat` field 22), or null when unknown. */
+function temp_owner_processStartTime(pid) {
+    try {
+        const stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return fields[19] ?? null; // field 22 overall; fields after "(comm)" start at field 3
+    }
+    catch {
+        return null;
+    }
+}
+let temp_owner_own;
+/** This process's owner tag for temporary file names: `<pid>-<start>` (`<start>` is `0` where unknown). */
+function temp_owner_ownerTag() {
+    temp_owner_own ??= `${process.pid}-${temp_owner_processStartTime('self') ?? '0'}`;
+    return temp_owner_own;
+}
+/**
+ * Whether the writer of a temporary file still runs on this host: process `pid` exists (`kill -0`;
+ * a process of another user counts as existing) and, when the name recorded a start time (not
+ * `0` or absent) and `/proc` shows one, it is the same (not a pid reused since). A file of a
+ * writer that is gone is abandoned.
+ * @param start the start time from the name, or undefined for an older name that has none.
+ */
+function temp_owner_ownerAlive(pid, start) {
+    if (!Number.isSafeInteger(pid) || pid <= 0)
+        return false;
+    try {
+        process.kill(pid, 0);
+    }
+    catch (error) {
+        if (error.code === 'ESRCH')
+            return false;
+    }
+    if (start === undefined || start === '0')
+        return true;
+    const now = temp_owner_processStartTime(pid);
+    return now === null || now === start;
+}
+
 ;// CONCATENATED MODULE: ./src/store/store.ts
 /**
  * The content-addressed evidence store (docs/reference/evidence-store.md §5):
@@ -79133,14 +79475,18 @@ function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 6
  * plain (unprefixed) BLAKE3 of the file bytes. Terms are stored as their `print_term` bytes.
  *
  * Write-once: an existing entry is re-hashed and never overwritten (`core/store/corruption` on a
- * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<n>` (create-new), fsyncs it, links
- * it to its final name (no overwrite; rename where links are unsupported), removes the temp file
- * and fsyncs the directory.
+ * mismatch). A put writes a unique temp file `.tmp-<hash>-<pid>-<start>-<n>` (create-new; `<pid>-<start>`
+ * names its writer, src/util/temp-owner.ts), fsyncs it, links it to its final name (no overwrite;
+ * rename where links are unsupported), removes the temp file and fsyncs the directory. A writer
+ * killed in between leaves the temp file: {@link EvidenceStore.scan} tells an abandoned one (its
+ * writer is gone) from a live one, `store verify` reports abandoned ones, and the next command under
+ * the package lock (`recover`, `apply`, …) removes them ({@link EvidenceStore.removeAbandonedTemps}).
  *
  * Codes: `core/store/not-found`, `core/store/corruption` (exit 50), `core/store/io-error`
  * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
  * 32 MiB per artifact, 512 MiB in total, 8,192 entries (docs/reference/evidence-store.md §5).
  */
+
 
 
 
@@ -79162,8 +79508,8 @@ const DEFAULT_STORE_LIMITS = Object.freeze({
     maxTotalBytes: 512 * 1024 * 1024,
     maxEntries: 8192,
 });
-/** The temporary-file name of {@link EvidenceStore.put}. */
-const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-[0-9]+-[0-9]+$/;
+/** The temporary-file name of {@link EvidenceStore.put}: writer pid, its start time (absent in older versions), a counter. */
+const TEMP_NAME = /^\.tmp-[0-9a-f]{64}-([0-9]+)-(?:([0-9]+)-)?[0-9]+$/;
 let tempCounter = 0;
 const store_CHUNK = 1 << 20;
 function storeError(code, message, exitCode, hex, cause) {
@@ -79233,7 +79579,7 @@ class store_EvidenceStore {
         catch (error) {
             throw ioFail('create', this.dir, error);
         }
-        const tmp = (0,external_node_path_namespaceObject.join)(this.dir, `.tmp-${hex}-${process.pid}-${tempCounter++}`);
+        const tmp = (0,external_node_path_namespaceObject.join)(this.dir, `.tmp-${hex}-${temp_owner_ownerTag()}-${tempCounter++}`);
         let created;
         try {
             created = atomic_createFileExclusive(tmp, final, bytes, 0o444, 'rename');
@@ -79243,7 +79589,7 @@ class store_EvidenceStore {
         }
         if (!created)
             this.existingEntry(hex); // another writer won: verify what it wrote
-        fsyncDirectory(this.dir);
+        atomic_fsyncDirectory(this.dir);
         return hex;
     }
     /** True when entry `hex` exists and hashes to its name; throws corruption when it does not. */
@@ -79412,11 +79758,11 @@ class store_EvidenceStore {
         }
         catch (error) {
             if (error.code === 'ENOENT')
-                return { entries: [], anomalies: [], temporary: [], names: 0 };
+                return { entries: [], anomalies: [], temporary: [], abandoned: [], names: 0 };
             throw ioFail('list', this.dir, error);
         }
         names.sort(bytes_compareUtf8);
-        const out = { entries: [], anomalies: [], temporary: [], names: names.length };
+        const out = { entries: [], anomalies: [], temporary: [], abandoned: [], names: names.length };
         for (const name of names) {
             let st;
             try {
@@ -79430,8 +79776,12 @@ class store_EvidenceStore {
             const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? undefined : 'not a regular file';
             if (what === undefined && bytes_isHex64(name))
                 out.entries.push({ hex: name, size: st.size });
-            else if (what === undefined && TEMP_NAME.test(name))
+            else if (what === undefined && TEMP_NAME.test(name)) {
                 out.temporary.push(name);
+                const m = TEMP_NAME.exec(name);
+                if (!temp_owner_ownerAlive(Number(m[1]), m[2]))
+                    out.abandoned.push(name);
+            }
             else {
                 const shown = JSON.stringify(name);
                 const message = what !== undefined
@@ -79457,13 +79807,14 @@ class store_EvidenceStore {
                 throw e;
             return { code: e.code, hex: at, message: e.message };
         };
-        const result = (checked, totalBytes, failures, skippedTemp = 0) => ({
+        const result = (checked, totalBytes, failures, skippedTemp = 0, abandonedTemp = []) => ({
             ok: failures.length === 0,
             checked,
             totalBytes,
             failure: failures[0],
             failures,
             skippedTemp,
+            abandonedTemp,
         });
         if (hex !== undefined) {
             try {
@@ -79486,11 +79837,11 @@ class store_EvidenceStore {
         const counted = entries.length + scan.anomalies.length;
         if (counted > this.limits.maxEntries) {
             const e = storeError(StoreCode.resourceLimit, `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`, codes_ExitCode.verificationFailed);
-            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+            return result(0, total, [failureOf(e, undefined)], scan.temporary.length, scan.abandoned);
         }
         if (total > this.limits.maxTotalBytes) {
             const e = storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, codes_ExitCode.verificationFailed);
-            return result(0, total, [failureOf(e, undefined)], scan.temporary.length);
+            return result(0, total, [failureOf(e, undefined)], scan.temporary.length, scan.abandoned);
         }
         // Anomalies and entries interleaved in raw name order, so `failure` is the first by name.
         const failures = [];
@@ -79514,7 +79865,36 @@ class store_EvidenceStore {
             }
         }
         flushAnomalies(undefined);
-        return result(checked, total, failures, scan.temporary.length);
+        return result(checked, total, failures, scan.temporary.length, scan.abandoned);
+    }
+    /**
+     * Removes the put's temporary files whose writer is gone ({@link StoreScan.abandoned}: a process
+     * killed between writing one and linking it into place), and fsyncs the directory. Call it
+     * holding the package lock (src/patch/guard.ts does, after recovery). Never throws: a file that
+     * cannot be removed stays for the next time.
+     * @returns the names removed, in name order.
+     */
+    removeAbandonedTemps() {
+        let scan;
+        try {
+            scan = this.scan();
+        }
+        catch {
+            return [];
+        }
+        const removed = [];
+        for (const name of scan.abandoned) {
+            try {
+                (0,external_node_fs_namespaceObject.unlinkSync)((0,external_node_path_namespaceObject.join)(this.dir, name));
+                removed.push(name);
+            }
+            catch {
+                /* gone meanwhile, or not ours to remove */
+            }
+        }
+        if (removed.length > 0)
+            atomic_fsyncDirectory(this.dir);
+        return removed;
     }
 }
 
@@ -80174,6 +80554,8 @@ async function checkStore(repo, base, head, dir, out) {
 
 
 
+
+
 /**
  * Verifies one package (see the module comment), recording rows and findings.
  * @throws GcError `git/missing-commit` (exit 70) when a commit is not in the clone.
@@ -80308,6 +80690,8 @@ async function explainNewPackage(ctx, touched, head, refactors, result) {
     audit.changedModules = head.modules.map((m) => m.path);
     audit.unexplainedModules = [...audit.changedModules];
     result.stale = checkStaleReferences(head, refactors, out);
+    if (touched.movedFrom === undefined)
+        judgeNewPackageGrants(head, out);
     if (touched.movedFrom !== undefined) {
         // a move: judged against the package as it stood in its old directory
         const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
@@ -80366,6 +80750,38 @@ async function explainByHistory(ctx, touched, base, head, evidence, result) {
             millis: history.millis,
         }
         : emptyReplay('disabled');
+}
+/**
+ * A new package (no base, not a move) has nothing to be explained against, but what it grants is
+ * judged against granting nothing (docs/security.md "A new package"): each capability policy file
+ * against no policy (any op, any unbounded setting granted is `audit/caps-widened`), and `[limits]`,
+ * `[budgets]`, `[property]`, `[gfx]` against their absence (`allow_unlimited = true`, a field the
+ * reference does not read: errors). So deleting a package and adding it again under another name and
+ * other paths carries no capability past the check.
+ */
+function judgeNewPackageGrants(head, out) {
+    for (const p of [...head.policies.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+        const cmp = comparePolicies(undefined, p.text);
+        if (cmp.widened.length === 0)
+            continue;
+        out.fail('policy', p.file, 'new package', {
+            code: AuditCode.capsWidened,
+            message: `${p.file}: a new package's capability policy grants ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; capabilities are granted on the base branch, reviewed: add the package there, or start it with a policy that grants nothing`,
+            file: p.file,
+            title: 'capabilities widened',
+        });
+    }
+    for (const key of ['limits', 'budgets', 'property', 'gfx']) {
+        const verdict = judgeKeyChange(key, undefined, head.table[key]);
+        if (verdict === undefined || verdict.severity !== 'error')
+            continue;
+        out.fail('manifest', 'package.toml', key, {
+            code: verdict.code,
+            message: `${head.manifestPath}: a new package sets ${verdict.detail}; this weakens what the package is checked against: set it on the base branch, reviewed`,
+            file: head.manifestPath,
+            title: verdict.title,
+        });
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/verify-pr/glob.ts
@@ -82362,7 +82778,13 @@ function removeOrphanJournalTemps(root, file) {
  * see its processes); remove it by hand. Breaking renames the lock away first and deletes it only
  * if it is still the stale owner's, so two processes breaking the same stale lock cannot delete a
  * fresh one.
+ *
+ * Temporary files carry their writer (src/util/temp-owner.ts): `package.lock.new-<pid>-<start>-<token>`
+ * (the lock being created) and `package.lock.stale-<pid>-<start>-<hex>` (a stale lock set aside).
+ * Whoever takes the lock removes those whose writer is gone ({@link removeAbandonedLockTemps}); a
+ * lock that cannot be taken (a full disk, a live owner past the wait) leaves no empty `.gcpatch/`.
  */
+
 
 
 
@@ -82378,17 +82800,6 @@ const LOCK_FORMAT = 'gcpatch.package-lock.v1';
 /** Path of the lock file of `packageDir`. */
 function lockPath(packageDir) {
     return join(packageDir, CONTROL_DIRECTORY, LOCK_FILE);
-}
-/** The start time of process `pid` (Linux: `/proc/<pid>/stat` field 22), or null when unknown. */
-function processStartTime(pid) {
-    try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return fields[19] ?? null; // field 22 overall; fields after "(comm)" start at field 3
-    }
-    catch {
-        return null;
-    }
 }
 /** `alive`, `dead`, or `unknown` (another host) for the owner of a lock. */
 function ownerLiveness(owner) {
@@ -82435,7 +82846,7 @@ function readOwner(file) {
 }
 /** Breaks a stale lock whose text was `staleText`; returns true when the lock path is free again. */
 function breakStale(file, staleText) {
-    const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const aside = `${file}.stale-${ownerTag()}-${randomBytes(4).toString('hex')}`;
     try {
         renameSync(file, aside);
     }
@@ -82497,21 +82908,84 @@ function lock_acquirePackageLock(packageDir, options = {}) {
     const deadline = Date.now() + Math.max(0, options.waitMs ?? 0);
     const others = coveringLocks(packageDir, options.within ?? []);
     for (;;) {
-        const lock = acquireOwn(control, file, owner, text, deadline);
+        let lock;
+        try {
+            lock = acquireOwn(control, file, owner, text, deadline);
+        }
+        catch (error) {
+            removeIfEmpty(control); // a full disk or a lock that stayed busy leaves no empty `.gcpatch/`
+            throw error;
+        }
         const other = liveLockAmong(others);
-        if (other === undefined)
+        if (other === undefined) {
+            removeAbandonedLockTemps(control);
             return lock;
+        }
         lock.release(); // another lock covers part of this tree: let its owner finish first
         if (Date.now() >= deadline)
             throw lockedError(other.file, other.owner, other.liveness);
         sleepMs(Math.min(10 + Math.floor(Math.random() * 40), Math.max(1, deadline - Date.now())));
     }
 }
+/** Removes `dir` when it is empty (no error otherwise: someone else's lock or journal is in it). */
+function removeIfEmpty(dir) {
+    try {
+        rmdirSync(dir);
+    }
+    catch {
+        /* not empty, or gone */
+    }
+}
+/** The lock's temporary names: `package.lock.new-<pid>-<start>-<token>` and `package.lock.stale-<pid>-<start>-<hex>` (older: `.new-<token>`, `.stale-<pid>-<hex>`). */
+const LOCK_TEMP = new RegExp(`^${LOCK_FILE.replace('.', '\\.')}\\.(?:new|stale)-(?:([0-9]+)-([0-9]+)-)?([0-9]+-)?[0-9a-f]+$`);
+/**
+ * The lock's temporary files in `control` whose writer is gone (src/util/temp-owner.ts): a
+ * process killed between writing `package.lock.new-…` and linking it, or between setting a stale
+ * lock aside and deleting it. A name of an older gcpatch without an owner (`.new-<token>`) counts
+ * as abandoned when the lock is not being taken by its writer at this moment, which the caller
+ * (holding the lock) knows: every such file is then left over.
+ * @returns the names, sorted.
+ */
+function abandonedLockTemps(control) {
+    let names;
+    try {
+        names = readdirSync(control);
+    }
+    catch {
+        return [];
+    }
+    const out = [];
+    for (const name of names) {
+        const m = LOCK_TEMP.exec(name);
+        if (m === null)
+            continue;
+        const pid = m[1] !== undefined ? Number(m[1]) : m[3] !== undefined ? Number(m[3].slice(0, -1)) : undefined;
+        if (pid === undefined || !ownerAlive(pid, m[2]))
+            out.push(name);
+    }
+    return out.sort();
+}
+/** Removes {@link abandonedLockTemps} of `control` (the caller holds the lock); returns what it removed. */
+function removeAbandonedLockTemps(control) {
+    const removed = [];
+    for (const name of abandonedLockTemps(control)) {
+        try {
+            unlinkSync(join(control, name));
+            removed.push(name);
+        }
+        catch {
+            /* gone meanwhile */
+        }
+    }
+    if (removed.length > 0)
+        fsyncDirectory(control);
+    return removed;
+}
 /** Takes the lock file `file` itself (waiting until `deadline` for a live owner). */
 function acquireOwn(control, file, owner, text, deadline) {
     let recreated = 0;
     for (;;) {
-        const temp = `${file}.new-${owner.token}`;
+        const temp = `${file}.new-${ownerTag()}-${owner.token}`;
         try {
             if (createFileExclusive(temp, file, Buffer.from(text, 'utf8'), 0o644, 'fail'))
                 return makeLock(file, owner);
@@ -82771,6 +83245,34 @@ function signAcceptance(options) {
 
 
 
+;// CONCATENATED MODULE: ./src/verify-pr/signing-codes.ts
+/** The finding codes of `verify-pr --policy` (`signature-policy.ts`), apart so that `findings.ts` can name them without importing the check. */
+/** Stable finding codes of the signature policy (docs/security.md "Signed acceptances"). */
+const SigningFinding = {
+    /** The policy path names no regular file at the base commit. */
+    policyMissing: 'signing/policy-missing',
+    /** The base's policy file is malformed. */
+    policyInvalid: 'signing/policy-invalid',
+    /** The pull request changes the policy file (judged by the base's policy; a notice). */
+    policyChanged: 'signing/policy-changed',
+    /** The pull request weakens the policy file (judged by the base's policy; a warning). */
+    policyWeakened: 'signing/policy-weakened',
+    /** A package that needs signatures has no readable `.genesis/last_acceptance` at the head. */
+    noAcceptance: 'signing/no-acceptance',
+    /** Fewer valid signatures by allowed keys than `min_signatures`. */
+    signaturesMissing: 'signing/signatures-missing',
+    /** A listed signature is missing from the store, corrupt, malformed, or does not verify. */
+    signatureInvalid: 'signing/signature-invalid',
+    /** The head signature set file is malformed. */
+    signatureSetInvalid: 'signing/signature-set-invalid',
+    /** A valid signature that does not count: another acceptance, a key the policy does not allow, or not logged (a notice). */
+    signatureNotCounted: 'signing/signature-not-counted',
+    /** The head transparency chain does not verify, or its head is malformed. */
+    chainInvalid: 'signing/chain-invalid',
+    /** The head transparency chain does not extend the base's (fork, truncation, rewrite). */
+    chainRewritten: 'signing/chain-rewritten',
+};
+
 ;// CONCATENATED MODULE: ./src/verify-pr/signature-policy.ts
 /**
  * `verify-pr --policy` (docs/security.md "Signed acceptances", docs/reference/signing.md): the pull
@@ -82802,31 +83304,8 @@ function signAcceptance(options) {
 
 
 
-/** Stable finding codes of the signature policy (docs/security.md "Signed acceptances"). */
-const SigningFinding = {
-    /** The policy path names no regular file at the base commit. */
-    policyMissing: 'signing/policy-missing',
-    /** The base's policy file is malformed. */
-    policyInvalid: 'signing/policy-invalid',
-    /** The pull request changes the policy file (judged by the base's policy; a notice). */
-    policyChanged: 'signing/policy-changed',
-    /** The pull request weakens the policy file (judged by the base's policy; a warning). */
-    policyWeakened: 'signing/policy-weakened',
-    /** A package that needs signatures has no readable `.genesis/last_acceptance` at the head. */
-    noAcceptance: 'signing/no-acceptance',
-    /** Fewer valid signatures by allowed keys than `min_signatures`. */
-    signaturesMissing: 'signing/signatures-missing',
-    /** A listed signature is missing from the store, corrupt, malformed, or does not verify. */
-    signatureInvalid: 'signing/signature-invalid',
-    /** The head signature set file is malformed. */
-    signatureSetInvalid: 'signing/signature-set-invalid',
-    /** A valid signature that does not count: another acceptance, a key the policy does not allow, or not logged (a notice). */
-    signatureNotCounted: 'signing/signature-not-counted',
-    /** The head transparency chain does not verify, or its head is malformed. */
-    chainInvalid: 'signing/chain-invalid',
-    /** The head transparency chain does not extend the base's (fork, truncation, rewrite). */
-    chainRewritten: 'signing/chain-rewritten',
-};
+
+
 /** Reads a regular file at a commit: `absent`, `not-regular` (symlink, gitlink, tree), or its bytes. */
 async function readRegular(repo, commit, path) {
     const entry = await repository_entryAtCommit(repo, commit, path);
