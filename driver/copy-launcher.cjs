@@ -13,8 +13,8 @@ const path = require('node:path');
  * read as an escaped backslash: such a text throws instead.
  */
 function toAscii(text) {
-  if (/\\[^\x00-\x7f]/.test(text)) throw new Error('a non-ASCII character follows a backslash; cannot write the bundle in ASCII');
-  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (/\\[\u0080-\uffff]/.test(text)) throw new Error('a non-ASCII character follows a backslash; cannot write the bundle in ASCII');
+  return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 if (require.main === module) {

@@ -66361,8 +66361,12 @@ function isWindowsDeviceName(segment) {
 const RESERVED_SEGMENTS = new Set(['.git', '.gcpatch', '.genesis']);
 /** Windows 8.3 short names of the reserved names (`GIT~1`, `GCPATC~1`, `GENESI~1`). */
 const RESERVED_SHORT = /^(git|gcpatc|genesi)~[0-9]+$/;
-/** Default-ignorable code points that HFS+ and some tools drop from names (`.g\u200cit` is `.git` there). */
-const IGNORABLE = /[\u00ad\u034f\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]/g;
+/**
+ * Default-ignorable code points that HFS+ and some tools drop from names (`.g\u200cit` is `.git` there).
+ * The combining marks (U+034F, U+FE00–U+FE0F, U+180B–U+180D) come first, so that none follows a
+ * base character in the class.
+ */
+const IGNORABLE = /[\u034f\ufe00-\ufe0f\u180b-\u180e\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
 /** `text` as a tolerant filesystem may see it: default-ignorable code points and trailing dots/spaces dropped. */
 function aliasStem(text) {
     return trimTrailingDotsAndSpaces(text.replace(IGNORABLE, ''));
@@ -66380,7 +66384,7 @@ const PATH_RULES = {
     /** Any `:` (drive prefixes, NTFS alternate streams). */
     colon: (path) => path.includes(':'),
     /** U+0000–U+001F, U+007F–U+009F (Unicode category Cc, C1 included). */
-    control: (path) => /[\u0000-\u001f\u007f-\u009f]/.test(path),
+    control: (path) => /\p{Cc}/u.test(path),
     loneSurrogate: (path) => !path.isWellFormed(),
     /** The first `/`-separated component ends with `:` (`C:`). */
     drivePrefix: (path) => path.split('/', 1)[0].endsWith(':'),

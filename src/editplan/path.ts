@@ -38,7 +38,7 @@ export function portablePathKey(path: string): string {
     .split('/')
     .map((segment) => {
       const trimmed = trimTrailingDotsAndSpaces(segment);
-      return /^[\u0000-\u007f]*$/.test(trimmed) ? asciiLower(trimmed) : trimmed.toLowerCase();
+      return /[\u0080-\uffff]/.test(trimmed) ? trimmed.toLowerCase() : asciiLower(trimmed);
     })
     .join('/');
 }

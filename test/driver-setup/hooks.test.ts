@@ -77,7 +77,7 @@ describe('driver install --hooks', () => {
     const mainHead = git('rev-parse', 'HEAD').trim();
 
     const merged = execFileSync('sh', ['-c', 'git merge --no-edit side 2>&1'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...ENV } });
-    expect(merged).toMatch(/gcpatch \(post-merge hook\): re-pinned 1 module in pkg\/package\.toml \(stale pins: empty, or not the merged module's hash\):\n  app\.gc  "" -> [0-9a-f]{64}\n  not committed: review with `git diff pkg\/package\.toml`, then commit it/);
+    expect(merged).toMatch(/gcpatch \(post-merge hook\): re-pinned 1 module in pkg\/package\.toml \(stale pins: empty, or not the merged module's hash\):\n {2}app\.gc {2}"" -> [0-9a-f]{64}\n {2}not committed: review with `git diff pkg\/package\.toml`, then commit it/);
     // The merge commit has the empty pin; the work tree has the fix, not committed.
     expect(git('show', 'HEAD:pkg/package.toml')).toContain('hash = ""');
     expect(git('rev-parse', 'HEAD^1').trim()).toBe(mainHead);

@@ -21,8 +21,27 @@ import { git, initRepo } from '../helpers/git.js';
 const FROM = 'ledger/money::add-amounts';
 const TO = 'ledger/money::sum-amounts';
 
-function json(stdout: string): Record<string, any> {
-  return JSON.parse(stdout) as Record<string, any>;
+/** The fields of the `--json` outputs of `refactor plan`, `verify`, `apply` and `evidence` that these tests read. */
+interface RefactorJson {
+  safe: boolean;
+  replacementCount: number;
+  moduleCount: number;
+  affectedModules: string[];
+  opCount: number;
+  stored: boolean;
+  requestH: string;
+  requestAddress: string;
+  reportAddress: string;
+  patchH: string;
+  changedPaths: string[];
+  evidence: { request: string; report: string; applyReport: string };
+  conflicts: { detail: string }[];
+  error: { code: string };
+  source: { commit: string };
+}
+
+function json(stdout: string): RefactorJson {
+  return JSON.parse(stdout) as RefactorJson;
 }
 
 /** How often the symbol `name` occurs in the package's modules (strings that spell it do not count). */

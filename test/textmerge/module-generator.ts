@@ -55,7 +55,7 @@ export function moduleGenerator(rnd: () => number) {
         x.splice(from + Math.floor(rnd() * Math.max(1, hi - 1 - from)), 0, e!);
       } else if (r < 0.75) x[i] = `; added\n${x[i]!}`;
       else if (r < 0.85) x[i] = x[i]!.replace(/m::(\w+) 1\)/, `m::${pick(names)} 1)`);
-      else x[i] = x[i]!.replace(/\n  /g, '\n    ');
+      else x[i] = x[i]!.replace(/\n {2}/g, '\n    ');
     }
     return x;
   };
