@@ -37,7 +37,7 @@ export default tseslint.config(
         'error',
         { assertFunctionNames: ['expect', 'expect*', 'assert*', 'fc.assert', 'fails', 'rejected', 'unchanged', 'rolledBack', 'outdated', 'agree'] },
       ],
-      // Data-driven tests name each case from its data (`it(c.name, …)`).
+      // Data-driven tests name each case from its data: `it(name, …)` with a variable (a bare identifier, not `c.name`).
       'vitest/valid-title': ['error', { allowArguments: true }],
       'vitest/no-conditional-expect': 'error',
       // vitest's `expect(value, message)` takes the failure message as a second argument.

@@ -114,7 +114,8 @@ const cases: { name: string; before: Record<string, string>; after: Record<strin
 
 describe('semanticChanges', () => {
   for (const c of cases) {
-    it(c.name, () => {
+    const { name } = c;
+    it(name, () => {
       const before = pkg(c.before, c.extra?.[0]);
       const after = pkg(c.after, c.extra?.[1]);
       expect(semanticChanges(before, after, c.relocations ?? [])).toEqual(c.expected);

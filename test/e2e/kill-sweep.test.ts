@@ -94,7 +94,8 @@ const SWEEPS: { name: string; kind: string; fault: 'kill' | 'enospc' }[] = [
 describe('a fault at every write point, then gcpatch recover: all-old or all-new, nothing stray', () => {
   for (const sweep of SWEEPS) {
     const kind = KINDS[sweep.kind]!;
-    it(sweep.name, async () => {
+    const { name } = sweep;
+    it(name, async () => {
       // The clean run: the state after, and the write points.
       const clean = copyFixture(kind.fixture);
       const args = kind.prepare(clean);

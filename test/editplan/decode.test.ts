@@ -129,7 +129,8 @@ const cases: Case[] = [
 
 describe('decodeEditPlan: errors, codes and indices', () => {
   for (const c of cases) {
-    it(c.name, () => {
+    const { name } = c;
+    it(name, () => {
       expectFailure(() => decodeEditPlan(c.json), c.expected);
     });
   }

@@ -82,7 +82,8 @@ describe('path rules: accepted paths', () => {
     'src/a\u00a0.rs',
   ];
   for (const path of accepted) {
-    it(JSON.stringify(path), () => {
+    const title = JSON.stringify(path);
+    it(title, () => {
       expect(pathProblem(path, 4096)).toBeUndefined();
       expect(validateEditPlan(plan([file(path)])).files).toBe(1);
     });

@@ -77,7 +77,8 @@ const cases: Case[] = [
 
 describe('validateEditPlan: fixed check order, codes and indices', () => {
   for (const c of cases) {
-    it(c.name, () => {
+    const { name } = c;
+    it(name, () => {
       expectFailure(() => validateEditPlan(c.plan, c.limits), c.expected);
     });
   }

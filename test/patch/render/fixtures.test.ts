@@ -38,7 +38,8 @@ describe('format-preserving rendering: fixtures with exact bytes', () => {
     }
   });
   for (const c of CASES) {
-    it(c.name, () => {
+    const { name } = c;
+    it(name, () => {
       const after = run(c.before, c.op);
       const renderer = new ModuleRenderer(new Map([['a.gc', enc.encode(c.before)], ...c.extra.map((p) => [p, undefined] as [string, undefined])]));
       expect([...after.modules.keys()].sort()).toEqual(Object.keys(c.expected).sort());
