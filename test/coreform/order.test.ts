@@ -84,8 +84,10 @@ describe('total order (docs/reference/coreform.md §1.4)', () => {
         const xy = Math.sign(compareTerms(x, y));
         expect(Math.sign(compareTerms(y, x))).toBe(-xy || 0);
         expect(compareTerms(x, x)).toBe(0);
-        if (xy <= 0 && compareTerms(y, z) <= 0) expect(compareTerms(x, z)).toBeLessThanOrEqual(0);
-        if (xy === 0) expect(termsEqual(x, y)).toBe(true);
+        const yz = Math.sign(compareTerms(y, z));
+        const xz = Math.sign(compareTerms(x, z));
+        expect(xy <= 0 && yz <= 0 && xz > 0, 'x <= y <= z, yet x > z').toBe(false);
+        expect(xy === 0 && !termsEqual(x, y), 'x and y compare equal, yet are not equal').toBe(false);
       }),
       { numRuns: 500 },
     );

@@ -122,27 +122,33 @@ describe('the driver on a full disk', () => {
         expect([0, 1]).toContain(clean.status);
         expect(clean.result.equals(Buffer.from(OURS))).toBe(false);
         const counts = new Map(fault.calls);
-        let injected = 0;
+        const faulted: { label: string; r: ReturnType<typeof trial> }[] = [];
         for (const op of OPS) {
           for (let at = 1; at <= (counts.get(op) ?? 0); at++) {
             fault.op = op;
             fault.at = at;
             const r = trial(dir, c);
-            injected++;
             const label = `${op} #${at}`;
+            faulted.push({ label, r });
             expect([0, 1], label).toContain(r.status);
             expect(r.left, label).toEqual([]);
-            if (r.result.equals(clean.result)) {
-              expect(r.status, label).toBe(clean.status);
-            } else {
-              expect(r.result.equals(Buffer.from(OURS)), `${label}: %A is neither ours nor the merge`).toBe(true);
-              expect(r.status, label).toBe(1);
-              expect(r.stderr, label).toMatch(/cannot write the result \(.*ENOSPC.*\); kept ours unmerged|kept ours unmerged/);
-            }
           }
         }
         // The result write itself was among the faults.
-        expect(injected).toBeGreaterThanOrEqual(3);
+        expect(faulted.length).toBeGreaterThanOrEqual(3);
+        // A fault that left the merge: the clean run's status. Any other: %A is ours, exit 1, one line why.
+        const merged = faulted.filter(({ r }) => r.result.equals(clean.result));
+        const kept = faulted.filter(({ r }) => !r.result.equals(clean.result));
+        expect(merged.map(({ label, r }) => [label, r.status])).toEqual(merged.map(({ label }) => [label, clean.status]));
+        expect(
+          kept.map(({ label, r }) => ({
+            label,
+            ours: r.result.equals(Buffer.from(OURS)),
+            status: r.status,
+            why: /cannot write the result \(.*ENOSPC.*\); kept ours unmerged|kept ours unmerged/.test(r.stderr),
+          })),
+          '%A is neither ours nor the merge, or no line says why',
+        ).toEqual(kept.map(({ label }) => ({ label, ours: true, status: 1, why: true })));
       } finally {
         realFs.rmSync(dir, { recursive: true, force: true });
       }
@@ -173,15 +179,12 @@ describe('the driver on a full disk', () => {
     realFs.rmSync(mount, { recursive: true, force: true });
   });
   it(`a size-limited tmpfs filled in 4 KiB steps: %A is ours or the merge, never a prefix (${mounted ? 'tmpfs mounted' : 'no tmpfs: not root'})`, () => {
-    if (!mounted) {
-      // Only a process that may not mount goes without the real disk.
-      expect(process.getuid?.()).not.toBe(0);
-      return;
-    }
+    // Only a process that may not mount goes without the real disk.
+    expect(mounted || process.getuid?.() !== 0, 'root could not mount a tmpfs').toBe(true);
+    if (!mounted) return;
     const work = join(mount, 'w');
     const outside = tmp('gcpatch-full-disk-');
-    let prefixes = 0;
-    let full = 0;
+    const runs: { fill: number; status: number; result: Buffer; stderr: string }[] = [];
     try {
       fault.op = undefined;
       const reference = trial(outside, CASES[0]!).result;
@@ -203,19 +206,17 @@ describe('the driver on a full disk', () => {
         const result = realFs.readFileSync(join(work, 'A'));
         expect([0, 1]).toContain(status);
         expect(realFs.readdirSync(work).sort()).toEqual(['A', 'filler']);
-        if (result.equals(reference)) {
-          expect(status).toBe(0);
-        } else {
-          expect(result.toString()).toBe(OURS);
-          expect(status).toBe(1);
-          expect(stderr).toMatch(/cannot write the result \(ENOSPC/);
-          full++;
-        }
-        if (!result.equals(reference) && !result.equals(Buffer.from(OURS))) prefixes++;
+        runs.push({ fill, status, result, stderr });
       }
-      expect(prefixes).toBe(0);
+      // %A is the merge (exit 0) or ours (exit 1, the disk named as the cause): never a prefix.
+      const merged = runs.filter((r) => r.result.equals(reference));
+      const full = runs.filter((r) => !r.result.equals(reference));
+      expect(merged.map((r) => [r.fill, r.status])).toEqual(merged.map((r) => [r.fill, 0]));
+      expect(full.map((r) => ({ fill: r.fill, result: r.result.toString(), status: r.status, stderr: r.stderr }))).toEqual(
+        full.map((r) => ({ fill: r.fill, result: OURS, status: 1, stderr: expect.stringMatching(/cannot write the result \(ENOSPC/) })),
+      );
       // Some trials really ran out of space.
-      expect(full).toBeGreaterThan(0);
+      expect(full.length).toBeGreaterThan(0);
     } finally {
       realFs.rmSync(outside, { recursive: true, force: true });
       realFs.rmSync(work, { recursive: true, force: true });

@@ -51,49 +51,66 @@ async function waitFor(file: string, ms = 60_000): Promise<void> {
 
 const leftovers = (tree: Record<string, string>) => Object.keys(tree).filter((p) => /gcpatch-(stage|backup|tmp)|^\.gcpatch\//.test(p));
 
-describe('kill -9 during apply, then the next command (built CLI)', () => {
-  for (const next of ['verify-pins', 'recover', 'apply'] as const) {
-    it(`then \`gcpatch ${next}\`: the package is all-old (or all-new after the re-apply), pins match, nothing left`, async () => {
-      const pkg = copyFixture('packages/patchdemo');
-      withObligation(pkg);
-      const before = snapshotTree(pkg);
-      const marker = join(pkg, '..', 'runner-started');
-      const run = start(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', runner(marker, true, 60)]);
-      await waitFor(marker);
-      // the modules and package.toml are already replaced, the journal is open, the lock is held
-      expect(existsSync(join(pkg, '.gcpatch', 'apply-journal.json'))).toBe(true);
-      expect(existsSync(join(pkg, '.gcpatch', 'package.lock'))).toBe(true);
-      expect(snapshotTree(pkg)['lib/utils.gc']).toBeDefined();
-      process.kill(-run.child.pid!, 'SIGKILL'); // the apply and its runner
-      const killed = await run.done;
-      expect(killed.signal).toBe('SIGKILL');
+/**
+ * A copy of patchdemo (with an obligation) whose `gcpatch apply` was killed (-9, with its runner)
+ * while in its obligation runner, and the package's tree before the apply.
+ */
+async function killedApply(): Promise<{ pkg: string; before: Record<string, string> }> {
+  const pkg = copyFixture('packages/patchdemo');
+  withObligation(pkg);
+  const before = snapshotTree(pkg);
+  const marker = join(pkg, '..', 'runner-started');
+  const run = start(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', runner(marker, true, 60)]);
+  await waitFor(marker);
+  // the modules and package.toml are already replaced, the journal is open, the lock is held
+  expect(existsSync(join(pkg, '.gcpatch', 'apply-journal.json'))).toBe(true);
+  expect(existsSync(join(pkg, '.gcpatch', 'package.lock'))).toBe(true);
+  expect(snapshotTree(pkg)['lib/utils.gc']).toBeDefined();
+  process.kill(-run.child.pid!, 'SIGKILL'); // the apply and its runner
+  const killed = await run.done;
+  expect(killed.signal).toBe('SIGKILL');
+  return { pkg, before };
+}
 
-      if (next === 'verify-pins') {
-        const r = gcpatch(['verify-pins', '--pkg', pkg, '--json']);
-        expect(r.status).toBe(0);
-        expect(JSON.parse(r.stdout).ok).toBe(true);
-        expect(r.stderr).toMatch(/rolled back an interrupted apply \(\d+ of \d+ files restored\)/);
-        expect(snapshotTree(pkg)).toEqual(before);
-      } else if (next === 'recover') {
-        const r = gcpatch(['recover', '--pkg', pkg, '--json']);
-        expect(r.status).toBe(0);
-        const out = JSON.parse(r.stdout);
-        expect(out).toMatchObject({ ok: true, kind: 'gcpatch/recover-v1', action: 'rolled-back', command: 'apply' });
-        expect(out.files.map((f: { path: string }) => f.path)).toContain('package.toml');
-        expect(snapshotTree(pkg)).toEqual(before);
-        const again = gcpatch(['recover', '--pkg', pkg, '--json']);
-        expect(JSON.parse(again.stdout).action).toBe('none');
-      } else {
-        const r = gcpatch(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', runner(join(pkg, '..', 'm2'), true, 0)]);
-        expect(r.stdout).toContain('applied'); // apply says what it changed and stored on stdout
-        expect(r.status).toBe(0);
-        expect(gcpatch(['audit', '--pkg', pkg]).status).toBe(0);
-      }
-      const tree = snapshotTree(pkg);
-      expect(leftovers(tree)).toEqual([]);
-      expect(gcpatch(['verify-pins', '--pkg', pkg]).status).toBe(0);
-    });
-  }
+/** After the next command: nothing of the transaction is left and the pins match. */
+function expectSettled(pkg: string): void {
+  const tree = snapshotTree(pkg);
+  expect(leftovers(tree)).toEqual([]);
+  expect(gcpatch(['verify-pins', '--pkg', pkg]).status).toBe(0);
+}
+
+describe('kill -9 during apply, then the next command (built CLI)', () => {
+  it('then `gcpatch verify-pins`: the package is all-old (or all-new after the re-apply), pins match, nothing left', async () => {
+    const { pkg, before } = await killedApply();
+    const r = gcpatch(['verify-pins', '--pkg', pkg, '--json']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).ok).toBe(true);
+    expect(r.stderr).toMatch(/rolled back an interrupted apply \(\d+ of \d+ files restored\)/);
+    expect(snapshotTree(pkg)).toEqual(before);
+    expectSettled(pkg);
+  });
+
+  it('then `gcpatch recover`: the package is all-old (or all-new after the re-apply), pins match, nothing left', async () => {
+    const { pkg, before } = await killedApply();
+    const r = gcpatch(['recover', '--pkg', pkg, '--json']);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ ok: true, kind: 'gcpatch/recover-v1', action: 'rolled-back', command: 'apply' });
+    expect(out.files.map((f: { path: string }) => f.path)).toContain('package.toml');
+    expect(snapshotTree(pkg)).toEqual(before);
+    const again = gcpatch(['recover', '--pkg', pkg, '--json']);
+    expect(JSON.parse(again.stdout).action).toBe('none');
+    expectSettled(pkg);
+  });
+
+  it('then `gcpatch apply`: the package is all-old (or all-new after the re-apply), pins match, nothing left', async () => {
+    const { pkg } = await killedApply();
+    const r = gcpatch(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', runner(join(pkg, '..', 'm2'), true, 0)]);
+    expect(r.stdout).toContain('applied'); // apply says what it changed and stored on stdout
+    expect(r.status).toBe(0);
+    expect(gcpatch(['audit', '--pkg', pkg]).status).toBe(0);
+    expectSettled(pkg);
+  });
 });
 
 describe('two concurrent applies (built CLI)', () => {

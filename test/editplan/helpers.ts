@@ -40,6 +40,18 @@ export interface Expected {
   relatedEditIndex?: number;
 }
 
+/** The code and indices of the GcError `fn` throws, or undefined when it returns; any other throw passes through. */
+export function failureOf(fn: () => unknown): Expected | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (!(error instanceof GcError)) throw error;
+    const { fileIndex, editIndex, relatedEditIndex } = error.location;
+    return { code: error.code, fileIndex, editIndex, relatedEditIndex };
+  }
+  return undefined;
+}
+
 /** Runs `fn`, asserts it throws a GcError with exactly this code and these indices, returns it. */
 export function expectFailure(fn: () => unknown, expected: Expected): GcError {
   let caught: unknown;

@@ -92,11 +92,9 @@ describe('generated packages', () => {
       fc.property(pkg, ({ modules, kind }) => {
         const request = requestOf({ refactorKind: kind, fromSymbol: FROM, toSymbol: TO, targetModulePath: 'moved.gc' }, modules);
         const plan = planRefactor(request);
-        if (!plan.safe) {
-          // The only way these packages conflict: a move whose rhs references a later definition.
-          expect(plan.conflicts.every((c) => c.code === ConflictCode.targetOrderDependency)).toBe(true);
-          return;
-        }
+        // The only way these packages conflict: a move whose rhs references a later definition.
+        expect(plan.conflicts.every((c) => c.code === ConflictCode.targetOrderDependency)).toBe(true);
+        if (!plan.safe) return;
         const verified = verifyRefactorReport(plan.report, request);
         const before = packageStateFromSources(manifestOf(modules), Object.fromEntries(modules));
         const after = applyOpsInMemory(before, plan.patch!).state;
@@ -111,14 +109,13 @@ describe('generated packages', () => {
         }
         expect(from).toBe(0);
         expect(to).toBe(plan.replacementCount);
-        // Where the source was: per module, the renamed count equals the original count.
-        if (kind === 'rename') {
-          for (const [path] of modules) {
-            expect(countSymbol(after.modules.get(path)!, TO)).toBe(countSymbol(before.modules.get(path)!, FROM));
-          }
-        } else {
-          expect([...after.modules.keys()].sort()).toEqual([...modules.map(([p]) => p), 'moved.gc'].sort());
+        // A rename: per module, the renamed count equals the original count. A move: the modules and moved.gc.
+        const renamed = kind === 'rename' ? modules : [];
+        for (const [path] of renamed) {
+          expect(countSymbol(after.modules.get(path)!, TO), path).toBe(countSymbol(before.modules.get(path)!, FROM));
         }
+        const moved = kind === 'rename' ? [] : ['moved.gc'];
+        expect([...after.modules.keys()].sort()).toEqual([...modules.map(([p]) => p), ...moved].sort());
 
         // The edit-plan route: edits applied to the original text, then canonicalized.
         const editPlan = refactorEditPlan(verified, modules.map(([modulePath, text]) => ({ modulePath, bytes: utf8(text) })));

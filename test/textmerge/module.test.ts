@@ -64,12 +64,9 @@ describe('module.ts: structural merge of one module', () => {
 
   it('refuses incompatible reorders with merge/text/unsafe', () => {
     const base = '(def a 1)\n(def b 1)\n(def c 1)\n(def d 1)\n';
-    try {
-      merge(base, '(def c 1)\n(def a 1)\n(def b 1)\n(def d 1)\n', '(def a 1)\n(def b 1)\n(def d 1)\n(def c 1)\n');
-      expect.unreachable();
-    } catch (error) {
-      expect((error as GcError).code).toBe(TEXT_UNSAFE);
-    }
+    expect(() => merge(base, '(def c 1)\n(def a 1)\n(def b 1)\n(def d 1)\n', '(def a 1)\n(def b 1)\n(def d 1)\n(def c 1)\n')).toThrow(
+      expect.objectContaining({ code: TEXT_UNSAFE }),
+    );
   });
 
   it('handles 100,000-deep nesting without overflowing the stack', () => {

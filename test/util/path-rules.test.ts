@@ -57,11 +57,16 @@ describe('properties of the three profiles on random paths', () => {
     fc.assert(
       fc.property(paths, (path) => {
         const patch = patchPathProblem(path);
-        if (portablePathProblem(path) !== undefined || pathProblem(path, 4096) !== undefined) expect(patch).toBeDefined();
-        if (patch === undefined) return;
         const portable = portablePathProblem(path);
-        if (portable !== undefined) expect(patch).toEqual({ code: 'patch/non-portable-path', problem: portable });
-        else if (patch.code === 'patch/non-portable-path') expect(`path ${patch.problem}`).toBe(pathProblem(path, 4096));
+        const refused = portable !== undefined || pathProblem(path, 4096) !== undefined;
+        expect(refused && patch === undefined, 'refused by a profile, yet a valid patch path').toBe(false);
+        if (patch === undefined) return;
+        // Not portable: refused for exactly that problem.
+        const notPortable = { code: 'patch/non-portable-path', problem: portable };
+        expect(portable === undefined ? notPortable : patch).toEqual(notPortable);
+        // Portable, yet refused as non-portable: for what the plan-path rules say of it.
+        const asPlanPath = portable === undefined && patch.code === 'patch/non-portable-path';
+        expect(asPlanPath ? `path ${patch.problem}` : 'portable').toBe(asPlanPath ? pathProblem(path, 4096) : 'portable');
       }),
       { seed: 2025, numRuns: 2000 },
     );
@@ -70,7 +75,7 @@ describe('properties of the three profiles on random paths', () => {
   it('a shorter byte bound refuses at least what a longer one refuses', () => {
     fc.assert(
       fc.property(paths, fc.integer({ min: 0, max: 40 }), (path, bound) => {
-        if (pathProblem(path, bound + 1) !== undefined) expect(pathProblem(path, bound)).toBeDefined();
+        expect(pathProblem(path, bound + 1) !== undefined && pathProblem(path, bound) === undefined).toBe(false);
       }),
       { seed: 2026, numRuns: 2000 },
     );
