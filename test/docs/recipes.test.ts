@@ -17,7 +17,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/cli.js';
 
 interface Block {
@@ -134,10 +134,6 @@ describe('documentation recipes', () => {
   beforeAll(() => {
     statusBefore = checkoutStatus();
   });
-  afterAll(() => {
-    // every recipe ran in its own temporary directory: the checkout is as it was (clean stays clean)
-    expect(checkoutStatus()).toBe(statusBefore);
-  });
 
   it('finds the pages and their recipes', () => {
     expect(blocks.filter((b) => b.runnable).length).toBeGreaterThanOrEqual(10);
@@ -207,5 +203,10 @@ describe('documentation recipes', () => {
         expect(r.stderr, where).not.toMatch(/^\s+at .+\(.+:\d+:\d+\)$/m);
       });
     }
+  });
+
+  // Runs after the concurrent recipes above (vitest runs a suite's non-concurrent tests in order).
+  it('every recipe ran in its own temporary directory: the checkout is as it was (clean stays clean)', () => {
+    expect(checkoutStatus()).toBe(statusBefore);
   });
 });

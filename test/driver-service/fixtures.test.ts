@@ -45,24 +45,37 @@ beforeAll(() => {
   git(repo, ['config', 'merge.conflictStyle', 'diff3']);
   line = git(repo, ['config', '--get', 'merge.gcpatch.driver']).stdout.trim();
   folder = serviceFolder(join(repo, '.git'));
-  // The first two runs (one parent process: a burst) are direct; the first leaves the burst
-  // marker, the second starts the service in the background (which writes its own pid).
-  const enc = new TextEncoder();
-  for (let i = 0; i < 2; i++) {
-    const first = runLine(enc.encode('(def a 1)\n(def b 2)\n'), enc.encode('(def a 10)\n(def b 2)\n'), enc.encode('(def a 1)\n(def b 20)\n'), 7, {});
-    expect(first.status).toBe(0);
-    if (i === 0) expect(existsSync(join(folder, 'pid'))).toBe(false);
-  }
-  for (let i = 0; i < 1000 && !existsSync(join(folder, 'info')); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-  expect(existsSync(join(folder, 'info'))).toBe(true);
+  expectBurstToStartService();
 });
 
 afterAll(() => {
-  const pid = readPid(folder);
-  stopService(folder, true);
-  if (pid !== undefined) expect(isAlive(pid)).toBe(false);
+  expectServiceToStop();
   rmSync(root, { recursive: true, force: true });
 });
+
+/**
+ * The first two runs (one parent process: a burst) are direct; the first leaves the burst marker
+ * and starts nothing, the second starts the service in the background (which writes its own pid),
+ * whose info file then appears.
+ */
+function expectBurstToStartService(): void {
+  const enc = new TextEncoder();
+  const runs = [0, 1].map(() => {
+    const r = runLine(enc.encode('(def a 1)\n(def b 2)\n'), enc.encode('(def a 10)\n(def b 2)\n'), enc.encode('(def a 1)\n(def b 20)\n'), 7, {});
+    return { status: r.status, pid: existsSync(join(folder, 'pid')) };
+  });
+  expect(runs.map((r) => r.status)).toEqual([0, 0]);
+  expect(runs[0]!.pid, 'a pid file after the first run of the burst').toBe(false);
+  for (let i = 0; i < 1000 && !existsSync(join(folder, 'info')); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  expect(existsSync(join(folder, 'info'))).toBe(true);
+}
+
+/** Stopping the service ends its process. */
+function expectServiceToStop(): void {
+  const pid = readPid(folder);
+  stopService(folder, true);
+  expect(pid === undefined ? false : isAlive(pid)).toBe(false);
+}
 
 describe('fixtures/merge triples through the warm merge service', () => {
   it('has every fixture triple (95 cases)', () => {

@@ -44,11 +44,13 @@ afterEach(() => {
   spawnSync('chmod', ['-R', 'u+rwx', root], { stdio: 'ignore' });
   rmSync(root, { recursive: true, force: true });
   current = undefined;
-  expect(stray).toEqual([]);
-  expect(settled).toBe(true);
-  expect(stopped).toBe(true);
-  expect(left).toEqual([]);
+  expectNothingStray({ stray, settled, stopped, left });
 });
+
+/** What a case left, as the hook after it found it: nothing stray, all settled and stopped, nothing left to kill. */
+function expectNothingStray(found: { stray: unknown[]; settled: boolean; stopped: boolean; left: unknown[] }): void {
+  expect(found).toEqual({ stray: [], settled: true, stopped: true, left: [] });
+}
 
 /** Whether process `pid` exists and is not a zombie (children of this test are reaped only when its event loop runs). */
 function isAlive(pid: number): boolean {

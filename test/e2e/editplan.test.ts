@@ -22,9 +22,9 @@ beforeAll(() => {
   // `npm test` builds first; when run alone, rebuild if dist/ is missing or older than the sources.
   const built = join(ROOT, 'dist', 'cli', 'editplan.js');
   if (!existsSync(built) || statSync(built).mtimeMs < newestSource()) {
-    spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+    if (!existsSync(built)) throw new Error(`tsc -p tsconfig.build.json did not build ${built} (exit ${r.status}):\n${r.stdout}${r.stderr}`);
   }
-  expect(existsSync(built)).toBe(true);
 }, 120_000);
 
 const temps: string[] = [];
