@@ -33,7 +33,7 @@ import type { RangeCommit } from './history.js';
 import { mergedStart, parentStart, type StartState } from './merge-start.js';
 import { listStoreAtCommit, nearestReadablePackage, readPackageAtCommit, repoPath, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
 import type { RefactorEvidence } from './refactor-evidence.js';
-import { differingFrom, inheritedDirty, sameItem, type Item } from './net-change.js';
+import { differingFrom, inheritedDirty, itemsOf, sameItem, type Item } from './net-change.js';
 
 export type { HistoryResult } from './commit-context.js';
 
@@ -164,6 +164,15 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     if (now === undefined || now instanceof Error) {
       // An unreadable state: the chain goes on from the last readable one.
       reader.effective.set(commit.oid, parentStates[0]);
+      if (commit.parents.length > 1) {
+        // the chain goes on from the first parent's state, but git's history holds every parent: what
+        // the other parents bring was never merged by a checked step, so the items they differ on are
+        // unverified (a later merge with one of them must not read them as already merged)
+        const differ = new Set<Item>();
+        for (const p of parentStates.slice(1)) for (const i of new Set([...itemsOf(parentStates[0]), ...itemsOf(p)])) if (!sameItem(parentStates[0], p, i)) differ.add(i);
+        dirty.set(commit.oid, settle(union([dirty.get(commit.oid)!, differ]), parentStates[0]));
+        tainted.set(commit.oid, new Set([...union([parentTainted, differ])].filter((i) => dirty.get(commit.oid)!.has(i))));
+      }
       result.unreadable.push(commit.oid);
       explanation.route = 'unexplained';
       if (commit.oid === input.commits[input.commits.length - 1]?.oid && now === undefined) continue; // the head deleted it: verify-pr says so

@@ -476,6 +476,30 @@ function staleModuleMerge(change: (pkg: string) => void, shape: 'merge-main' | '
   return { repo, base: b1, head: commitTree(repo, stageTree(repo), parents, 'Merge') };
 }
 
+/**
+ * main edits pair::first (`b1`, the base) after `b0`; the PR commits an unreadable merge of `b0` and
+ * `b1` (first parent `b0`, the tree without main's edit), restores the manifest and renames
+ * pair::first with evidence on `b0`'s state, then merges `b1` again (already an ancestor): the head
+ * drops main's edit of the refactored module.
+ */
+function unreadableMergeDropsMainEdit(): PullRequest {
+  const repo = scratch.copy(T.ledger);
+  const pkg = join(repo, PKG);
+  const b0 = git(repo, 'rev-parse', 'main');
+  edit(join(pkg, 'core/pair.gc'), '(fn (p) (prim vec/get p 0)))', '(fn (pair) (prim vec/get pair 0)))');
+  pack(pkg);
+  const b1 = commitAll(repo, 'main: name the pair');
+  git(repo, 'checkout', '-q', '-b', 'pr', b0);
+  const good = readFileSync(manifestOf(pkg), 'utf8');
+  writeFileSync(manifestOf(pkg), good.replace('[[modules]]', '[[modules]'));
+  const u = commitTree(repo, stageTree(repo), [b0, b1], 'Merge main (wip)');
+  git(repo, 'reset', '-q', '--soft', u);
+  writeFileSync(manifestOf(pkg), good);
+  renameFirst(pkg);
+  const v = commitAll(repo, 'rename pair first');
+  return { repo, base: b1, head: commitTree(repo, stageTree(repo), [v, b1], 'Merge main') };
+}
+
 /** The suite the `gfx` template's `[gfx]` table names. */
 const GFX_SUITE = 'ledger/tests::amount-suite';
 
@@ -1293,6 +1317,7 @@ const attacks: Attack[] = [
   { id: 'stale-hand-edit-then-refactor-merge-main', klass: 'net change: a hand edit of a stale module (main edited it after the fork point), then the refactor of it, then main merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'merge-main') },
   { id: 'stale-side-hand-edit-evidence-first', klass: 'net change: a hand edit on a side branch from the stale fork point, merged with the refactor made on main (evidence first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'parallel-evidence-first') },
   { id: 'stale-side-hand-edit-edit-first', klass: 'net change: the stale side branch hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'parallel-edit-first') },
+  { id: 'unreadable-merge-drops-main-edit', klass: "net change: an unreadable merge of an old and the new main (the old first), a refactor on the old state, main merged again: main's edit of the refactored module dropped", codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => unreadableMergeDropsMainEdit() },
   { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, via: 'action', build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
   { id: 'op-table-with-timeout', klass: 'policy: an [op."X"] table with a timeout added', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`)) },
   { id: 'gfx-golden-emptied', klass: 'keys: [gfx] golden_tests emptied', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, 'golden_tests = []')) },
