@@ -79156,6 +79156,18 @@ async function explainHistory(input, out) {
         if (now === undefined || now instanceof Error) {
             // An unreadable state: the chain goes on from the last readable one.
             reader.effective.set(commit.oid, parentStates[0]);
+            if (commit.parents.length > 1) {
+                // the chain goes on from the first parent's state, but git's history holds every parent: what
+                // the other parents bring was never merged by a checked step, so the items they differ on are
+                // unverified (a later merge with one of them must not read them as already merged)
+                const differ = new Set();
+                for (const p of parentStates.slice(1))
+                    for (const i of new Set([...itemsOf(parentStates[0]), ...itemsOf(p)]))
+                        if (!sameItem(parentStates[0], p, i))
+                            differ.add(i);
+                dirty.set(commit.oid, settle(union([dirty.get(commit.oid), differ]), parentStates[0]));
+                tainted.set(commit.oid, new Set([...union([parentTainted, differ])].filter((i) => dirty.get(commit.oid).has(i))));
+            }
             result.unreadable.push(commit.oid);
             explanation.route = 'unexplained';
             if (commit.oid === input.commits[input.commits.length - 1]?.oid && now === undefined)
@@ -79187,9 +79199,10 @@ async function explainHistory(input, out) {
         const ev = replay
             ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
             : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
-        const here = inheritedDirty(now, parentStates, parentDirty);
-        const inherited = new Set(here);
-        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: here };
+        // What this commit's checks find it changed that no verified step gives: unverified content,
+        // whether or not the item was already dirty (a hand edit of a stale module is a hand edit).
+        const changedHere = new Set();
+        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: changedHere };
         const { explainedHere, hidden } = checkModules(check);
         for (const p of explainedHere)
             if (ev.withEvidence)
@@ -79197,11 +79210,11 @@ async function explainHistory(input, out) {
         checkManifest(check);
         checkPolicies(check);
         explanation.route = routeOf(explanation, startState, ev, hidden);
-        const addedHere = [...here].filter((i) => !inherited.has(i));
+        const here = union([inheritedDirty(now, parentStates, parentDirty), changedHere]);
         if (startState.merge)
-            clearMergedStale(here, { now, start: startState, parentDirty, parentStates, tainted: parentTainted, addedHere });
+            clearMergedStale(here, { now, start: startState, parentDirty, parentStates, tainted: parentTainted, changedHere });
         dirty.set(commit.oid, settle(here, now));
-        tainted.set(commit.oid, new Set([...addedHere, ...[...parentTainted].filter((i) => here.has(i))]));
+        tainted.set(commit.oid, new Set([...changedHere, ...parentTainted].filter((i) => here.has(i))));
     }
     const last = input.commits[input.commits.length - 1];
     result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
@@ -79217,9 +79230,8 @@ async function explainHistory(input, out) {
  * parent already contains (docs/security.md "The construction").
  */
 function clearMergedStale(here, m) {
-    const added = new Set(m.addedHere);
     for (const item of [...here]) {
-        if (!item.startsWith('m:') || added.has(item) || m.tainted.has(item))
+        if (!item.startsWith('m:') || m.changedHere.has(item) || m.tainted.has(item))
             continue;
         const path = item.slice(2);
         if (m.start.alternatives.has(path))

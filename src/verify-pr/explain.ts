@@ -33,7 +33,7 @@ import type { RangeCommit } from './history.js';
 import { mergedStart, parentStart, type StartState } from './merge-start.js';
 import { listStoreAtCommit, nearestReadablePackage, readPackageAtCommit, repoPath, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
 import type { RefactorEvidence } from './refactor-evidence.js';
-import { differingFrom, inheritedDirty, sameItem, type Item } from './net-change.js';
+import { differingFrom, inheritedDirty, itemsOf, sameItem, type Item } from './net-change.js';
 
 export type { HistoryResult } from './commit-context.js';
 
@@ -164,6 +164,15 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     if (now === undefined || now instanceof Error) {
       // An unreadable state: the chain goes on from the last readable one.
       reader.effective.set(commit.oid, parentStates[0]);
+      if (commit.parents.length > 1) {
+        // the chain goes on from the first parent's state, but git's history holds every parent: what
+        // the other parents bring was never merged by a checked step, so the items they differ on are
+        // unverified (a later merge with one of them must not read them as already merged)
+        const differ = new Set<Item>();
+        for (const p of parentStates.slice(1)) for (const i of new Set([...itemsOf(parentStates[0]), ...itemsOf(p)])) if (!sameItem(parentStates[0], p, i)) differ.add(i);
+        dirty.set(commit.oid, settle(union([dirty.get(commit.oid)!, differ]), parentStates[0]));
+        tainted.set(commit.oid, new Set([...union([parentTainted, differ])].filter((i) => dirty.get(commit.oid)!.has(i))));
+      }
       result.unreadable.push(commit.oid);
       explanation.route = 'unexplained';
       if (commit.oid === input.commits[input.commits.length - 1]?.oid && now === undefined) continue; // the head deleted it: verify-pr says so
@@ -196,18 +205,19 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     const ev = replay
       ? replayEvidence({ start: startState, applies, plans, label, at, explanation, result, out }, now, refactorByPatch)
       : namedByEvidence({ start: startState, applies, plans, label, at, explanation, result, out });
-    const here = inheritedDirty(now, parentStates, parentDirty);
-    const inherited = new Set(here);
-    const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: here };
+    // What this commit's checks find it changed that no verified step gives: unverified content,
+    // whether or not the item was already dirty (a hand edit of a stale module is a hand edit).
+    const changedHere = new Set<Item>();
+    const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: changedHere };
     const { explainedHere, hidden } = checkModules(check);
     for (const p of explainedHere) if (ev.withEvidence) touchedBefore.add(p);
     checkManifest(check);
     checkPolicies(check);
     explanation.route = routeOf(explanation, startState, ev, hidden);
-    const addedHere = [...here].filter((i) => !inherited.has(i));
-    if (startState.merge) clearMergedStale(here, { now, start: startState, parentDirty, parentStates, tainted: parentTainted, addedHere });
+    const here = union([inheritedDirty(now, parentStates, parentDirty), changedHere]);
+    if (startState.merge) clearMergedStale(here, { now, start: startState, parentDirty, parentStates, tainted: parentTainted, changedHere });
     dirty.set(commit.oid, settle(here, now));
-    tainted.set(commit.oid, new Set([...addedHere, ...[...parentTainted].filter((i) => here.has(i))]));
+    tainted.set(commit.oid, new Set([...changedHere, ...parentTainted].filter((i) => here.has(i))));
   }
   const last = input.commits[input.commits.length - 1];
   result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
@@ -231,12 +241,12 @@ function clearMergedStale(
     parentDirty: readonly ReadonlySet<Item>[];
     parentStates: readonly (CommitPackageSnapshot | undefined)[];
     tainted: ReadonlySet<Item>;
-    addedHere: readonly Item[];
+    /** What the commit's own checks flagged (a change of its own, a conflict resolved otherwise). */
+    changedHere: ReadonlySet<Item>;
   },
 ): void {
-  const added = new Set(m.addedHere);
   for (const item of [...here]) {
-    if (!item.startsWith('m:') || added.has(item) || m.tainted.has(item)) continue;
+    if (!item.startsWith('m:') || m.changedHere.has(item) || m.tainted.has(item)) continue;
     const path = item.slice(2);
     if (m.start.alternatives.has(path)) continue;
     if (!formsEqual(m.start.state.modules.get(path), m.now.byPath.get(path)?.forms)) continue;

@@ -429,6 +429,77 @@ function parallelEdit(change: (pkg: string) => void, order: 'evidence-first' | '
   return { repo, base, head: commitTree(repo, stageTree(repo), order === 'evidence-first' ? [p1, side] : [side, p1], 'Merge side') };
 }
 
+/**
+ * main edits pair::first (`b1`, the base) after the PR's fork point `b0`, so the PR's pair.gc is
+ * stale until it merges main. `change` is made by hand (packed) on the stale state — before the PR
+ * renames pair::first with evidence (`merge-main`: the PR then merges main), or on a side branch
+ * from `b0` merged with the rename made on `b1` (`parallel-*`, either parent first); the merge holds
+ * what merging its parents gives (main's edit carried into the renamed definition, and `change`).
+ */
+function staleModuleMerge(change: (pkg: string) => void, shape: 'merge-main' | 'parallel-evidence-first' | 'parallel-edit-first'): PullRequest {
+  const repo = scratch.copy(T.ledger);
+  const pkg = join(repo, PKG);
+  const pair = join(pkg, 'core/pair.gc');
+  const b0 = git(repo, 'rev-parse', 'main');
+  const MAIN_FROM = '(fn (p) (prim vec/get p 0)))';
+  const MAIN_TO = '(fn (pair) (prim vec/get pair 0)))';
+  edit(pair, `(def ledger/pair::first ${MAIN_FROM}`, `(def ledger/pair::first ${MAIN_TO}`);
+  pack(pkg);
+  const b1 = commitAll(repo, 'main: name the pair');
+  let parents: string[];
+  let renamed: string;
+  if (shape === 'merge-main') {
+    git(repo, 'checkout', '-q', '-b', 'pr', b0);
+    change(pkg);
+    pack(pkg);
+    commitAll(repo, 'tidy');
+    renameFirst(pkg);
+    renamed = readFileSync(pair, 'utf8');
+    parents = [commitAll(repo, 'rename pair first'), b1];
+  } else {
+    git(repo, 'checkout', '-q', '-b', 'pr', b1);
+    renameFirst(pkg);
+    const a = commitAll(repo, 'rename pair first');
+    git(repo, 'checkout', '-q', '-b', 'side', b0);
+    change(pkg);
+    pack(pkg);
+    const side = commitAll(repo, 'tidy');
+    git(repo, 'checkout', '-q', 'pr');
+    renamed = readFileSync(pair, 'utf8').replace(`(def ledger/pair::head ${MAIN_TO}`, `(def ledger/pair::head ${MAIN_FROM}`);
+    parents = shape === 'parallel-evidence-first' ? [a, side] : [side, a];
+  }
+  tryMerge(repo, '--no-commit', '--no-ff', shape === 'merge-main' ? 'main' : 'side');
+  git(repo, 'checkout', '--ours', '--', MANIFEST_PATH);
+  writeFileSync(pair, renamed.replace(`(def ledger/pair::head ${MAIN_FROM}`, `(def ledger/pair::head ${MAIN_TO}`));
+  if (shape !== 'merge-main') change(pkg); // the side's change (the PR's own renamed text holds it already)
+  pack(pkg);
+  return { repo, base: b1, head: commitTree(repo, stageTree(repo), parents, 'Merge') };
+}
+
+/**
+ * main edits pair::first (`b1`, the base) after `b0`; the PR commits an unreadable merge of `b0` and
+ * `b1` (first parent `b0`, the tree without main's edit), restores the manifest and renames
+ * pair::first with evidence on `b0`'s state, then merges `b1` again (already an ancestor): the head
+ * drops main's edit of the refactored module.
+ */
+function unreadableMergeDropsMainEdit(): PullRequest {
+  const repo = scratch.copy(T.ledger);
+  const pkg = join(repo, PKG);
+  const b0 = git(repo, 'rev-parse', 'main');
+  edit(join(pkg, 'core/pair.gc'), '(fn (p) (prim vec/get p 0)))', '(fn (pair) (prim vec/get pair 0)))');
+  pack(pkg);
+  const b1 = commitAll(repo, 'main: name the pair');
+  git(repo, 'checkout', '-q', '-b', 'pr', b0);
+  const good = readFileSync(manifestOf(pkg), 'utf8');
+  writeFileSync(manifestOf(pkg), good.replace('[[modules]]', '[[modules]'));
+  const u = commitTree(repo, stageTree(repo), [b0, b1], 'Merge main (wip)');
+  git(repo, 'reset', '-q', '--soft', u);
+  writeFileSync(manifestOf(pkg), good);
+  renameFirst(pkg);
+  const v = commitAll(repo, 'rename pair first');
+  return { repo, base: b1, head: commitTree(repo, stageTree(repo), [v, b1], 'Merge main') };
+}
+
 /** The suite the `gfx` template's `[gfx]` table names. */
 const GFX_SUITE = 'ledger/tests::amount-suite';
 
@@ -1243,6 +1314,10 @@ const attacks: Attack[] = [
   },
   { id: 'parallel-hand-edit-refactored-module', klass: 'net change: a hand edit of the renamed module made on a branch parallel to the evidence, then merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'evidence-first') },
   { id: 'parallel-hand-edit-first-parent-swap', klass: 'net change: the parallel hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'edit-first') },
+  { id: 'stale-hand-edit-then-refactor-merge-main', klass: 'net change: a hand edit of a stale module (main edited it after the fork point), then the refactor of it, then main merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'merge-main') },
+  { id: 'stale-side-hand-edit-evidence-first', klass: 'net change: a hand edit on a side branch from the stale fork point, merged with the refactor made on main (evidence first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'parallel-evidence-first') },
+  { id: 'stale-side-hand-edit-edit-first', klass: 'net change: the stale side branch hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'parallel-edit-first') },
+  { id: 'unreadable-merge-drops-main-edit', klass: "net change: an unreadable merge of an old and the new main (the old first), a refactor on the old state, main merged again: main's edit of the refactored module dropped", codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => unreadableMergeDropsMainEdit() },
   { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, via: 'action', build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
   { id: 'op-table-with-timeout', klass: 'policy: an [op."X"] table with a timeout added', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`)) },
   { id: 'gfx-golden-emptied', klass: 'keys: [gfx] golden_tests emptied', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, 'golden_tests = []')) },
@@ -1435,6 +1510,8 @@ const controls: Control[] = [
   { id: 'rename-no-replay', what: 'an honest rename checked with replay: false', build: () => oneCommit(T.ledger, (pkg) => renameFirst(pkg), { replay: false }) },
   { id: 'parallel-unrelated-edit', what: 'a hand edit of a module no evidence touches, on a branch parallel to a rename, merged', warns: ['audit/unexplained-change'], build: () => parallelEdit(editCurrency, 'evidence-first') },
   { id: 'orphan-snapshot-of-the-pr', what: "an orphan snapshot of the PR's own honest state merged as the first parent (it changes nothing the evidence did not)", warns: ['audit/unexplained-change'], via: 'action', build: () => orphanMerge(T.ledger, () => {}, 'orphan-first') },
+  { id: 'stale-refactor-merge-main', what: "a refactor made on a stale fork point, merged with main's edit of the renamed definition", build: () => staleModuleMerge(() => {}, 'merge-main') },
+  { id: 'stale-side-merged-with-refactor', what: 'a side branch from the stale fork point with no change of the module, merged with the refactor made on main', build: () => staleModuleMerge(() => {}, 'parallel-edit-first') },
   { id: 'op-timeout-added', what: 'a timeout added to an op the policy grants (a proven narrowing)', warns: ['audit/caps-changed'], build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 100\n`)) },
   { id: 'limit-lowered', what: 'a limit lowered by hand (a proven narrowing: a notice)', build: () => manifestEdit('step_limit = 1000000', 'step_limit = 500000') },
   { id: 'gfx-golden-added', what: 'a [gfx] golden test suite added by hand (a narrowing)', build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, `golden_tests = ["${GFX_SUITE}", "ledger/tests::more"]`)) },
