@@ -5,14 +5,25 @@
  */
 import { evidenceProbePaths, ignoredPathsAtCommit } from '../../git/ignored.js';
 import { AuditCode, type PackageAudit, type PackageFindings } from '../report/findings.js';
-import type { RunContext, TouchedPackage } from '../package-check.js';
+
+/** What the hint reads of the run (`RunContext` of `package-check.ts`): the repository's directory and the head commit. */
+interface IgnoredEvidenceRun {
+  repo: { dir: string };
+  head: string;
+}
+
+/** What the hint reads of the package (`TouchedPackage` of `package-check.ts`): its directory and manifest path. */
+interface IgnoredEvidencePackage {
+  dir: string;
+  manifestPath: string;
+}
 
 /**
  * Records one `audit/evidence-ignored` warning for `touched` when it has unexplained modules, no
  * new evidence of any kind, and the `.gitignore` files of the head commit ignore its store or its
  * `last_acceptance` (asked of git: `git check-ignore` over those files). Nothing otherwise.
  */
-export function checkIgnoredEvidence(ctx: RunContext, touched: TouchedPackage, audit: PackageAudit, out: PackageFindings): void {
+export function checkIgnoredEvidence(ctx: IgnoredEvidenceRun, touched: IgnoredEvidencePackage, audit: PackageAudit, out: PackageFindings): void {
   if (audit.unexplainedModules.length === 0 || Object.keys(audit.evidence).length > 0) return;
   const rule = ignoredPathsAtCommit(ctx.repo.dir, ctx.head, evidenceProbePaths(touched.dir))[0];
   if (rule === undefined) return;

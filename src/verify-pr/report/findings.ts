@@ -5,7 +5,7 @@
  * entry point (`action/summary.ts`, `src/cli/pr-verify.ts`).
  */
 import { isGcError } from '../../util/errors.js';
-import type { PathAccount } from '../walk/accounting.js';
+import type { PathAccount } from './path-account.js';
 import type { SigningFindingCode } from './signing-codes.js';
 
 /** How bad a finding is. `notice` never fails; `warning` fails only with `failOn: 'warning'`. */

@@ -6,7 +6,7 @@
  * the Action's `outside-package` input) makes each one a warning, as before, so that
  * `fail-on: warning` fails on them. To have such a file verified, make it a module of a package.
  */
-import type { PathAccount } from '../walk/accounting.js';
+import type { PathAccount } from './path-account.js';
 import { AuditCode, type PackageFindings } from './findings.js';
 
 /** How `.gc` files outside every package are reported. */

@@ -22,25 +22,9 @@ import { decodeUtf8Strict } from '../../util/bytes.js';
 import { parseManifestTable, type TomlTable } from '../../workspace/manifest-write.js';
 import { AuditCode, type AuditCodeValue, type PackageFindings, type Severity } from '../report/findings.js';
 import { capsPolicyPath, isPolicyName, repoPath } from '../evidence/package-at-commit.js';
+import type { PathAccount, PathRole } from '../report/path-account.js';
 
-/** The role a path plays in a package. */
-export type PathRole = 'package-dir' | 'manifest' | 'module' | 'policy' | 'store-entry' | 'genesis-file' | 'unlisted-module' | 'package-file' | 'outside';
-
-/** One changed path, accounted for. */
-export interface PathAccount {
-  path: string;
-  change: 'added' | 'deleted' | 'modified';
-  from?: { kind: ObjectKind; mode: string };
-  to?: { kind: ObjectKind; mode: string };
-  /** The package directories it belongs to (`''` = the repository root); empty outside every package. */
-  packages: string[];
-  /** Its role in the first of those packages (`outside` when none). */
-  role: PathRole;
-  /** What explained it, or what the findings say. */
-  explanation: string;
-  /** The codes of the findings about this path. */
-  findings: string[];
-}
+export type { PathAccount, PathRole } from '../report/path-account.js';
 
 /** What the manifest of one candidate package lists at one commit, as much as membership needs. */
 interface ManifestListing {
