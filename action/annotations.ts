@@ -6,7 +6,7 @@
  */
 import * as core from '@actions/core';
 import type { AnnotationProperties } from '@actions/core';
-import { messageWithoutLocation, type AuditFinding, type Severity } from '../src/verify-pr/findings.js';
+import { messageWithoutLocation, type AuditFinding, type Severity } from '../src/verify-pr/report/findings.js';
 
 /** Annotations per severity per step that GitHub displays. */
 export const ANNOTATIONS_PER_KIND = 10;

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
-import type { FailOn } from '../src/verify-pr/findings.js';
+import type { FailOn } from '../src/verify-pr/report/findings.js';
 import type { AuditOptions } from '../src/verify-pr/verify-pr.js';
-import { parseGlobList } from '../src/verify-pr/glob.js';
+import { parseGlobList } from '../src/verify-pr/walk/glob.js';
 import { GcError } from '../src/util/errors.js';
 
 /** Everything the Action needs to run, resolved from inputs, the event payload and the environment. */

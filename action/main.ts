@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as core from '@actions/core';
-import { isFailing } from '../src/verify-pr/findings.js';
+import { isFailing } from '../src/verify-pr/report/findings.js';
 import { auditPullRequest } from '../src/verify-pr/verify-pr.js';
 import { stringifyJson } from '../src/util/json.js';
 import { annotate } from './annotations.js';

@@ -7,8 +7,8 @@
  */
 import { dirname, join } from 'node:path';
 import * as core from '@actions/core';
-import { applySigningOptions } from '../src/verify-pr/signed-verdict.js';
-import type { AuditReport } from '../src/verify-pr/findings.js';
+import { applySigningOptions } from '../src/verify-pr/report/signed-verdict.js';
+import type { AuditReport } from '../src/verify-pr/report/findings.js';
 
 /** The signing settings. */
 export interface SigningSettings {

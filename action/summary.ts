@@ -5,7 +5,7 @@
  */
 import * as core from '@actions/core';
 type SummaryTableRow = Parameters<typeof core.summary.addTable>[0][number];
-import { countBySeverity, type AuditReport, type CheckResult, type CommitExplanation, type PackageAudit } from '../src/verify-pr/findings.js';
+import { countBySeverity, type AuditReport, type CheckResult, type CommitExplanation, type PackageAudit } from '../src/verify-pr/report/findings.js';
 
 /** Rows shown per package table; failures are shown first. */
 export const MAX_ROWS_PER_PACKAGE = 150;

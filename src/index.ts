@@ -147,7 +147,7 @@ export { repositoryPath } from './git/repo-path.js';
 
 // Pull-request evidence: verify a range of commits (docs/action.md, docs/security.md).
 export { auditPullRequest, MISSING_HISTORY_HINT, type AuditOptions as PullRequestAuditOptions } from './verify-pr/verify-pr.js';
-export type { AuditFinding as PullRequestFinding, AuditReport as PullRequestAuditReport, FailOn, Severity } from './verify-pr/findings.js';
+export type { AuditFinding as PullRequestFinding, AuditReport as PullRequestAuditReport, FailOn, Severity } from './verify-pr/report/findings.js';
 
 // Edit plans (weavatrix.edit-plan.v1, docs/edit-plans.md), as one namespace.
 export * as editplan from './editplan/index.js';

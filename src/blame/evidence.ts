@@ -1,16 +1,16 @@
 /** The one door from `blame/` into `verify-pr/`: read packages at commits, verify the head's evidence, and explain commits with the PR check's routes. */
 import { printTerm } from '../coreform/print.js';
 import type { GitRepository } from '../git/repository.js';
-import { checkApplyReport, type ApplyEvidence } from '../verify-pr/apply-evidence.js';
-import { explainHistory } from '../verify-pr/explain.js';
-import { AuditCode, PackageFindings, type CommitExplanation } from '../verify-pr/findings.js';
-import { listStoreAtCommit, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from '../verify-pr/package-at-commit.js';
-import { checkRefactorReport, type RefactorEvidence } from '../verify-pr/refactor-evidence.js';
-import { manifestDifferences } from '../verify-pr/replay.js';
-import { CommitStore } from '../verify-pr/store-evidence.js';
+import { checkApplyReport, type ApplyEvidence } from '../verify-pr/evidence/apply-evidence.js';
+import { explainHistory } from '../verify-pr/walk/explain-history.js';
+import { AuditCode, PackageFindings, type CommitExplanation } from '../verify-pr/report/findings.js';
+import { listStoreAtCommit, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from '../verify-pr/evidence/package-at-commit.js';
+import { checkRefactorReport, type RefactorEvidence } from '../verify-pr/evidence/refactor-evidence.js';
+import { manifestDifferences } from '../verify-pr/evidence/replay.js';
+import { CommitStore } from '../verify-pr/evidence/store-evidence.js';
 
 export { readPackageAtCommit, manifestDifferences };
-export { signaturesIntroduced, type SignedAcceptance } from '../verify-pr/signature-policy.js';
+export { signaturesIntroduced, type SignedAcceptance } from '../verify-pr/checks/signature-policy.js';
 export type { CommitPackageSnapshot, ModuleCache };
 
 /** One piece of evidence a commit added, as blame, why and log show it. */

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { conflictedPaths, mergeLooseFiles, solveFile, type SolveResult } from '../textmerge/solve.js';
-import type { ConflictStyle } from '../textmerge/diff3.js';
+import type { ConflictStyle } from '../textmerge/common/diff3.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { printJson, reportError, type CliContext } from './context.js';

@@ -4,7 +4,7 @@
  * (imported when the command runs, so the other `gcpatch` commands do not load the PR audit), render.
  */
 import type { Command } from 'commander';
-import { countBySeverity, messageWithoutLocation, type AuditReport } from '../verify-pr/findings.js';
+import { countBySeverity, messageWithoutLocation, type AuditReport } from '../verify-pr/report/findings.js';
 import { ExitCode, GcError } from '../util/errors.js';
 import { stringifyJson } from '../util/json.js';
 import { reportError, type CliContext } from './context.js';
@@ -129,7 +129,7 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
       // `failOn` is the value checked above.
       const { json, failOn, policy, attestation, outsidePackage, ...audit } = opts;
       const { renderSigningText } = await import('./signing.js');
-      const { applySigningOptions } = await import('../verify-pr/signed-verdict.js');
+      const { applySigningOptions } = await import('../verify-pr/report/signed-verdict.js');
       const report = await applySigningOptions(await auditPullRequest({ ...audit, failOn, outsidePackage }), {
         policy,
         attestation,

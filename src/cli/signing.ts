@@ -26,8 +26,8 @@ import {
   writeKeyFile,
 } from '../signing/index.js';
 import { ExitCode, GcError, isGcError } from '../util/errors.js';
-import type { AuditReport } from '../verify-pr/findings.js';
-import type { SigningSection } from '../verify-pr/signature-policy.js';
+import type { AuditReport } from '../verify-pr/report/findings.js';
+import type { SigningSection } from '../verify-pr/checks/signature-policy.js';
 import { discoverManifest } from '../workspace/discover.js';
 import { PKG_OPTION, printJson, reportError, type CliContext } from './context.js';
 import { exitHelp } from './exit-help.js';

@@ -13,16 +13,12 @@ import type { ManifestDependency } from '../workspace/manifest.js';
 import { EvidenceStore, type StoreLimits, type StoreVerifyResult } from '../store/store.js';
 import { APPLY_REPORT_KIND } from '../patch/apply/apply-report.js';
 import { acceptanceBinding, rerun, type AcceptanceBinding } from './binding.js';
+import type { AuditFinding } from './finding.js';
 import { auditSigning, type AuditSigning } from './signers.js';
 
 export { acceptanceBinding, type AcceptanceBinding } from './binding.js';
 
-/** One audit finding. `code` is stable (`audit/*` or a `core/store/*` code); `subject` names what failed. */
-export interface AuditFinding {
-  code: string;
-  subject: string;
-  message: string;
-}
+export type { AuditFinding } from './finding.js';
 
 /** The result of {@link auditPackage}. `ok` is true exactly when there are no findings. */
 export interface AuditResult {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { EvidenceStore } from '../store/store.js';
 import { checkSignatures, readSignatureSet, readTransparencyHead, SIGNING_FILES, storeReader, walkChain } from '../signing/index.js';
 import { isGcError } from '../util/errors.js';
-import type { AuditFinding } from './audit.js';
+import type { AuditFinding } from './finding.js';
 
 /** One signer of the last acceptance. */
 export interface AcceptanceSigner {

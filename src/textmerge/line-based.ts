@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GIT_LONG_TIMEOUT_MS, runGitBytes } from '../git/exec.js';
-import type { MarkerOptions } from './diff3.js';
+import type { MarkerOptions } from './common/diff3.js';
 import { indexOfByte } from './newline.js';
 
 /** The outcome of {@link gitMergeFile}. */

@@ -38,9 +38,9 @@ import {
 } from '../workspace/manifest-write.js';
 import { tomlEqual } from '../workspace/toml-equal.js';
 import { GcError } from '../util/errors.js';
-import { checkDeadline } from './deadline.js';
-import { concatBytes, diff3 } from './diff3.js';
-import { mergeOrder } from './order.js';
+import { checkDeadline } from './common/deadline.js';
+import { concatBytes, diff3 } from './common/diff3.js';
+import { mergeOrder } from './resolve/order-merge.js';
 
 // The one reader and the one equality of manifests (`src/workspace/`), offered here too for the driver's callers.
 export { parseManifestTable, tomlEqual };

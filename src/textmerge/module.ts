@@ -23,26 +23,26 @@
  *    elements, byte for byte, else `merge/text/unsafe` and the driver falls back to the line merge.
  */
 import { scanFormBounds } from '../coreform/scan.js';
-import { alignSides } from './align.js';
-import type { SideModule } from './aligned.js';
-import { checkDeadline } from './deadline.js';
-import { concatBytes } from './diff3.js';
-import { mergeOrder } from './order.js';
-import type { RenderContext } from './output.js';
-import { NeedsWholeMerge } from './reduced.js';
-import { render } from './render.js';
-import { resolveElement } from './resolve.js';
-import { unsafe, type TextMergeOptions, type TextMergeResult } from './result.js';
-import { checkReadings } from './safety-net.js';
-import { segmentLike } from './segment-like.js';
-import { segmentReduced } from './segment-reduced.js';
-import { segmentModule } from './segments.js';
-import { semanticPass } from './semantic-pass.js';
-import { SideOrder } from './side-order.js';
+import { alignSides } from './align/align.js';
+import type { SideModule } from './align/merge-records.js';
+import { checkDeadline } from './common/deadline.js';
+import { concatBytes } from './common/diff3.js';
+import { mergeOrder } from './resolve/order-merge.js';
+import type { RenderContext } from './render/element-output.js';
+import { NeedsWholeMerge } from './segment/reduced-merge-rules.js';
+import { render } from './render/render.js';
+import { resolveElement } from './resolve/resolve.js';
+import { unsafe, type TextMergeOptions, type TextMergeResult } from './common/result.js';
+import { checkReadings } from './render/safety-net.js';
+import { segmentLike } from './segment/segment-like-base.js';
+import { segmentReduced } from './segment/reduced-segmentation.js';
+import { segmentModule } from './segment/segments.js';
+import { semanticPass } from './resolve/semantic-pass.js';
+import { SideOrder } from './render/side-order.js';
 
-export { alignElements } from './align.js';
-export { TEXT_UNSAFE, type Side, type TextConflict, type TextConflictCode, type TextMergeOptions, type TextMergeResult, type TextPiece } from './result.js';
-export { cleanBoundary } from './safety-net.js';
+export { alignElements } from './align/align.js';
+export { TEXT_UNSAFE, type Side, type TextConflict, type TextConflictCode, type TextMergeOptions, type TextMergeResult, type TextPiece } from './common/result.js';
+export { cleanBoundary } from './render/safety-net.js';
 
 /**
  * Merges three versions of a module's text. See the file comment for the steps.

@@ -17,7 +17,7 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { ExitCode, GcError, type GcCode } from '../util/errors.js';
 import { gitMergeBytes, hasConflictMarkers, isBinary } from './line-based.js';
 import { DEFAULT_TIMEOUT_MS, mergeFileBytes, readConflictStyle, type DriverMethod, type DriverMode } from './driver.js';
-import type { ConflictStyle, MarkerOptions } from './diff3.js';
+import type { ConflictStyle, MarkerOptions } from './common/diff3.js';
 
 /** Options of {@link mergeBytesLikeDriver}. */
 export interface LooseMergeOptions {

@@ -7,24 +7,24 @@
  */
 import { readFileAtCommit, GitCode, type GitRepository } from '../git/repository.js';
 import { isGcError } from '../util/errors.js';
-import { caseCollisions, reportCaseCollisions } from './accounting.js';
-import { checkApplyReport, type ApplyEvidence } from './apply-evidence.js';
-import { checkStaleReferences, definedIn } from './dangling.js';
-import { explainHistory } from './explain.js';
-import { comparePolicies } from './caps-policy.js';
-import { checkMovedPackage } from './explain-moved.js';
-import { AuditCode, emptyReplay, errorText, PackageFindings, type AuditFinding, type PackageAudit } from './findings.js';
-import type { RangeCommit } from './history.js';
-import { checkObligations } from './obligations.js';
-import { judgeNetChange, moduleItem } from './net-change.js';
-import { nearestReadablePackage, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from './package-at-commit.js';
-import { checkIgnoredEvidence } from './ignored-evidence.js';
-import { judgeKeyChange } from './manifest-keys.js';
-import { checkPins } from './pins.js';
-import { explainRange } from './range-replay.js';
-import { checkRefactorReport, type RefactorEvidence } from './refactor-evidence.js';
-import { compareModules } from './replay.js';
-import { checkStore } from './store-check.js';
+import { caseCollisions, reportCaseCollisions } from './walk/accounting.js';
+import { checkApplyReport, type ApplyEvidence } from './evidence/apply-evidence.js';
+import { checkStaleReferences, definedIn } from './checks/dangling-references.js';
+import { explainHistory } from './walk/explain-history.js';
+import { comparePolicies } from './checks/caps-policy.js';
+import { checkMovedPackage } from './walk/explain-moved-package.js';
+import { AuditCode, emptyReplay, errorText, PackageFindings, type AuditFinding, type PackageAudit } from './report/findings.js';
+import type { RangeCommit } from './walk/history.js';
+import { checkObligations } from './checks/obligations.js';
+import { judgeNetChange, moduleItem } from './checks/net-change.js';
+import { nearestReadablePackage, readPackageAtCommit, type CommitPackageSnapshot, type ModuleCache } from './evidence/package-at-commit.js';
+import { checkIgnoredEvidence } from './evidence/ignored-evidence.js';
+import { judgeKeyChange } from './checks/manifest-keys.js';
+import { checkPins } from './checks/pins.js';
+import { explainRange } from './walk/explain-range.js';
+import { checkRefactorReport, type RefactorEvidence } from './evidence/refactor-evidence.js';
+import { compareModules } from './evidence/replay.js';
+import { checkStore } from './evidence/store-check.js';
 
 /** A package some changed path belongs to. */
 export interface TouchedPackage {

@@ -7,17 +7,17 @@
  * except for the optional obligation runner. The GitHub Action and `gcpatch verify-pr` are thin
  * wrappers of {@link auditPullRequest}.
  */
-import { reportOutsidePackages, type OutsidePackageMode } from './outside.js';
+import { reportOutsidePackages, type OutsidePackageMode } from './report/outside.js';
 import { findMergeBases, listChangedEntries, openRepository, resolveRevision, GitCode } from '../git/repository.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { GcError, isGcError } from '../util/errors.js';
-import { accountChanges, candidatePackages, movedPackages, type PathAccount } from './accounting.js';
-import { recordAttributeChanges } from './checkout-attributes.js';
-import { checkDanglingReferences, definedIn } from './dangling.js';
-import { isFailing, PackageFindings, type AuditFinding, type AuditReport, type FailOn, type PackageAudit } from './findings.js';
-import { rangeCommits } from './history.js';
+import { accountChanges, candidatePackages, movedPackages, type PathAccount } from './walk/accounting.js';
+import { recordAttributeChanges } from './checks/checkout-attributes.js';
+import { checkDanglingReferences, definedIn } from './checks/dangling-references.js';
+import { isFailing, PackageFindings, type AuditFinding, type AuditReport, type FailOn, type PackageAudit } from './report/findings.js';
+import { rangeCommits } from './walk/history.js';
 import { auditPackage, type PackageResult, type RunContext } from './package-check.js';
-import { parseShard, selectPackages } from './selection.js';
+import { parseShard, selectPackages } from './walk/selection.js';
 
 /** Options of {@link auditPullRequest}. */
 export interface AuditOptions {

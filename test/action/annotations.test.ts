@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS_PER_KIND, selectAnnotations } from '../../action/annotations.js';
 import { escapeCell } from '../../action/summary.js';
-import type { AuditFinding } from '../../src/verify-pr/findings.js';
+import type { AuditFinding } from '../../src/verify-pr/report/findings.js';
 
 function findings(n: number, severity: AuditFinding['severity']): AuditFinding[] {
   return Array.from({ length: n }, (_, i) => ({

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { planRefactor } from '../../src/refactor/plan.js';
 import { loadRefactorRequest } from '../../src/refactor/request.js';
 import { applyRefactorPlan, type ApplyPlanResult } from '../../src/refactor/apply-plan.js';
-import type { AuditReport } from '../../src/verify-pr/findings.js';
+import type { AuditReport } from '../../src/verify-pr/report/findings.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const ACTION = join(ROOT, 'action/dist/index.js');

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ROWS_PER_PACKAGE, writeSummary } from '../../action/summary.js';
-import type { AuditReport, CheckRow, PackageAudit } from '../../src/verify-pr/findings.js';
+import type { AuditReport, CheckRow, PackageAudit } from '../../src/verify-pr/report/findings.js';
 import { tempDir } from './helpers.js';
 
 // @actions/core's summary remembers the file of its first write, so every test shares one file.

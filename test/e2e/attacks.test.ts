@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, write
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditPullRequest, type AuditOptions } from '../../src/verify-pr/verify-pr.js';
-import type { AuditReport } from '../../src/verify-pr/findings.js';
+import type { AuditReport } from '../../src/verify-pr/report/findings.js';
 import { gcpatch, ROOT } from '../helpers/cli.js';
 import { FIXTURES as ACTION_FIXTURES, runAction } from '../action/helpers.js';
 import {

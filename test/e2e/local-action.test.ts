@@ -14,7 +14,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditReport } from '../../src/verify-pr/findings.js';
+import type { AuditReport } from '../../src/verify-pr/report/findings.js';
 import { packOnDisk } from '../../src/patch/apply/host.js';
 import { ACTION, ROOT, pullRequestEvent, renameInPackage, runAction } from '../action/helpers.js';
 import { tempRepo, type TempRepo } from '../git/repo-helpers.js';

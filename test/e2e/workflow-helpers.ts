@@ -9,7 +9,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { AuditReport } from '../../src/verify-pr/findings.js';
+import type { AuditReport } from '../../src/verify-pr/report/findings.js';
 import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { gcpatch, ROOT, tempDir, type RunResult } from '../helpers/cli.js';
 import { git, initRepo, tryGit } from '../helpers/git.js';

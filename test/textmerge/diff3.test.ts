@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { conflictBlock, diff3, diffLines, myersDiff, renderDiff3, splitLines } from '../../src/textmerge/diff3.js';
-import { TimeoutError } from '../../src/textmerge/deadline.js';
+import { conflictBlock, diff3, diffLines, myersDiff, renderDiff3, splitLines } from '../../src/textmerge/common/diff3.js';
+import { TimeoutError } from '../../src/textmerge/common/deadline.js';
 import { dec, enc } from './bytes.js';
 
 const markers = { markerSize: 7, style: 'diff3' as const, oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gitMergeBytes, hasConflictMarkers } from '../../src/textmerge/line-based.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
-import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import type { MarkerOptions } from '../../src/textmerge/common/diff3.js';
 import { checkInvariants } from './invariants.js';
 import { MERGE_FIXTURES, mergeFixture, mergeFixtureCases as cases } from './merge-fixtures.js';
 

@@ -12,10 +12,10 @@
 //   merge alone (no whole-file shortcut).
 import { expect } from 'vitest';
 import { normalizeSide } from '../../src/textmerge/newline.js';
-import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import type { MarkerOptions } from '../../src/textmerge/common/diff3.js';
 import { mergeStructuralBytes, type DriverOutcome } from '../../src/textmerge/driver.js';
-import type { SegmentedModule } from '../../src/textmerge/element.js';
-import { segmentModule } from '../../src/textmerge/segments.js';
+import type { SegmentedModule } from '../../src/textmerge/segment/element.js';
+import { segmentModule } from '../../src/textmerge/segment/segments.js';
 
 const dec = new TextDecoder();
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TEXT_UNSAFE, alignElements, mergeModuleText } from '../../src/textmerge/module.js';
-import { segmentModule } from '../../src/textmerge/segments.js';
-import { TimeoutError } from '../../src/textmerge/deadline.js';
+import { segmentModule } from '../../src/textmerge/segment/segments.js';
+import { TimeoutError } from '../../src/textmerge/common/deadline.js';
 import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { mergeFileBytes, mergeStructuralBytes } from '../../src/textmerge/driver.js';
-import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import type { MarkerOptions } from '../../src/textmerge/common/diff3.js';
 import { GcError } from '../../src/util/errors.js';
 import { checkInvariants } from './invariants.js';
 import { dec, enc } from './bytes.js';

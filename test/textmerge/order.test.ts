@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { longestIncreasing, mergeOrder, movedItems } from '../../src/textmerge/order.js';
+import { longestIncreasing, mergeOrder, movedItems } from '../../src/textmerge/resolve/order-merge.js';
 
 // Items are letters; base is "abcdef...". Returns the merged order as a string.
 function merge(base: string, ours: string, theirs: string, deleted = ''): string | undefined {

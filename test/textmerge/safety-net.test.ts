@@ -7,9 +7,9 @@
 // with no separator, moved and added elements whose separators come from different sides.
 import { describe, expect, it } from 'vitest';
 import type { TextMergeResult } from '../../src/textmerge/module.js';
-import { cleanBoundary } from '../../src/textmerge/safety-net.js';
-import { segmentModule } from '../../src/textmerge/segments.js';
-import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import { cleanBoundary } from '../../src/textmerge/render/safety-net.js';
+import { segmentModule } from '../../src/textmerge/segment/segments.js';
+import type { MarkerOptions } from '../../src/textmerge/common/diff3.js';
 import { GcError } from '../../src/util/errors.js';
 import { random } from '../helpers/random.js';
 import { mergeSameAsWhole } from './same-as-whole.js';

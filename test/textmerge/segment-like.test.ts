@@ -4,9 +4,9 @@
 // element-level (insert, replace, delete) and byte-level (a `;`, `"`, bracket or backslash typed
 // anywhere), which change how far from the edit the text tokenizes differently.
 import { describe, expect, it } from 'vitest';
-import type { SegmentedModule } from '../../src/textmerge/element.js';
-import { segmentLike } from '../../src/textmerge/segment-like.js';
-import { segmentModule } from '../../src/textmerge/segments.js';
+import type { SegmentedModule } from '../../src/textmerge/segment/element.js';
+import { segmentLike } from '../../src/textmerge/segment/segment-like-base.js';
+import { segmentModule } from '../../src/textmerge/segment/segments.js';
 import { random } from '../helpers/random.js';
 import { enc } from './bytes.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defName } from '../../src/coreform/forms.js';
-import { separatorBefore } from '../../src/textmerge/element.js';
-import { segmentModule } from '../../src/textmerge/segments.js';
+import { separatorBefore } from '../../src/textmerge/segment/element.js';
+import { segmentModule } from '../../src/textmerge/segment/segments.js';
 import { readTerm } from '../../src/coreform/read.js';
 import { GcError } from '../../src/util/errors.js';
 

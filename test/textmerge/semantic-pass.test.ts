@@ -11,11 +11,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseModule } from '../../src/coreform/read.js';
 import type { Term } from '../../src/coreform/term.js';
-import type { MarkerOptions } from '../../src/textmerge/diff3.js';
+import type { MarkerOptions } from '../../src/textmerge/common/diff3.js';
 import { mergeFileBytes, mergeStructuralBytes } from '../../src/textmerge/driver.js';
 import { mergeModuleText } from '../../src/textmerge/module.js';
 import { mergeSameAsWhole } from './same-as-whole.js';
-import { symbolCounts } from '../../src/textmerge/semantic.js';
+import { symbolCounts } from '../../src/textmerge/resolve/name-analysis.js';
 import { checkInvariants } from './invariants.js';
 import { dec, enc } from './bytes.js';
 

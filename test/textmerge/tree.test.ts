@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseModule } from '../../src/coreform/read.js';
 import { termsEqual } from '../../src/coreform/term.js';
-import { TEXT_TOO_LARGE, myersDiff, type MarkerOptions } from '../../src/textmerge/diff3.js';
+import { TEXT_TOO_LARGE, myersDiff, type MarkerOptions } from '../../src/textmerge/common/diff3.js';
 import { mergeFileBytes, mergeStructuralBytes } from '../../src/textmerge/driver.js';
-import { mergeFormTree, readingOf, renderTree } from '../../src/textmerge/tree.js';
+import { mergeFormTree, readingOf, renderTree } from '../../src/textmerge/resolve/tree-merge.js';
 import { isGcError } from '../../src/util/errors.js';
 
 const enc = new TextEncoder();

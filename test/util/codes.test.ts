@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AuditCode } from '../../src/verify-pr/findings.js';
+import { AuditCode } from '../../src/verify-pr/report/findings.js';
 import { BlameCode } from '../../src/blame/codes.js';
 import { EDIT_ERROR_CODES, TRANSACTION_ERROR_CODES, exitCodeFor } from '../../src/editplan/errors.js';
 import { PatchCode } from '../../src/patch/protocol/errors.js';

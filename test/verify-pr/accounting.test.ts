@@ -1,6 +1,6 @@
 // Membership by manifest and roles (src/verify-pr/accounting.ts, docs/security.md "Membership by manifest").
 import { describe, expect, it } from 'vitest';
-import { owners, pathFindings, roleIn, type CandidatePackage } from '../../src/verify-pr/accounting.js';
+import { owners, pathFindings, roleIn, type CandidatePackage } from '../../src/verify-pr/walk/accounting.js';
 import type { ChangedEntry } from '../../src/git/repository.js';
 
 function pkg(dir: string, modules: string[], capsPolicy?: string): CandidatePackage {

@@ -1,6 +1,6 @@
 // comparePolicies: which capability policy changes widen (docs/reference/caps-policy.md, docs/security.md).
 import { describe, expect, it } from 'vitest';
-import { comparePolicies } from '../../src/verify-pr/caps-policy.js';
+import { comparePolicies } from '../../src/verify-pr/checks/caps-policy.js';
 
 const verdict = (a: string | undefined, b: string | undefined): 'same' | 'widened' | 'changed' => {
   const c = comparePolicies(a, b);

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageAttributeChanges } from '../../src/verify-pr/checkout-attributes.js';
+import { packageAttributeChanges } from '../../src/verify-pr/checks/checkout-attributes.js';
 import { commitAll, git, Scratch } from '../e2e/attack-helpers.js';
 
 const scratch = new Scratch();

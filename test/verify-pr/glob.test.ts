@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_PACKAGES, globToRegExp, parseGlobList, pathMatcher } from '../../src/verify-pr/glob.js';
+import { ALL_PACKAGES, globToRegExp, parseGlobList, pathMatcher } from '../../src/verify-pr/walk/glob.js';
 
 describe('packages globs', () => {
   it.each([

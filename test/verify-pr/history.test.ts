@@ -1,7 +1,7 @@
 // rangeCommits: the commits of head not reachable from base, parents first — against `git rev-list`,
 // on random commit graphs whose commits all share one timestamp (the case that needs re-propagation).
 import { describe, expect, it } from 'vitest';
-import { rangeCommits } from '../../src/verify-pr/history.js';
+import { rangeCommits } from '../../src/verify-pr/walk/history.js';
 import { openRepository } from '../../src/git/repository.js';
 import { random } from '../helpers/random.js';
 import { tempRepo } from '../git/repo-helpers.js';

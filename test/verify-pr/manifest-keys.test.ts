@@ -1,6 +1,6 @@
 // The manifest key table (docs/security.md): which unexplained key changes are errors, warnings or notices.
 import { describe, expect, it } from 'vitest';
-import { judgeKeyChange, mergedListEntries } from '../../src/verify-pr/manifest-keys.js';
+import { judgeKeyChange, mergedListEntries } from '../../src/verify-pr/checks/manifest-keys.js';
 import type { TomlValue } from '../../src/workspace/manifest-write.js';
 
 const v = (key: string, a: TomlValue | undefined, b: TomlValue | undefined) => {

@@ -1,8 +1,8 @@
 // net-change.ts: which items a commit inherits as unexplained, and how a dirty net difference is judged.
 import { describe, expect, it } from 'vitest';
-import { PackageFindings } from '../../src/verify-pr/findings.js';
-import { differingFrom, inheritedDirty, judgeNetChange, keyItem, moduleItem, policyItem } from '../../src/verify-pr/net-change.js';
-import type { CommitPackageSnapshot } from '../../src/verify-pr/package-at-commit.js';
+import { PackageFindings } from '../../src/verify-pr/report/findings.js';
+import { differingFrom, inheritedDirty, judgeNetChange, keyItem, moduleItem, policyItem } from '../../src/verify-pr/checks/net-change.js';
+import type { CommitPackageSnapshot } from '../../src/verify-pr/evidence/package-at-commit.js';
 import type { TomlTable } from '../../src/workspace/manifest-write.js';
 
 /** A snapshot with modules given by their hash only, a manifest table and policy texts. */

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { messageWithoutLocation, type AuditReport } from '../../src/verify-pr/findings.js';
+import { messageWithoutLocation, type AuditReport } from '../../src/verify-pr/report/findings.js';
 import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { renderAuditText } from '../../src/cli/pr-verify.js';
 import { applyPatch } from '../../src/patch/apply/apply.js';

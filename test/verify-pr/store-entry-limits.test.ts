@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkStoreEntry } from '../../src/verify-pr/store-evidence.js';
+import { checkStoreEntry } from '../../src/verify-pr/evidence/store-evidence.js';
 import { storeAddress } from '../../src/coreform/hash.js';
 import { utf8 } from '../../src/util/bytes.js';
 import { gcpatch } from '../helpers/cli.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { storeAddress } from '../../src/coreform/hash.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
-import { checkStoreEntry, evidenceKindOf } from '../../src/verify-pr/store-evidence.js';
+import { checkStoreEntry, evidenceKindOf } from '../../src/verify-pr/evidence/store-evidence.js';
 import { utf8 } from '../../src/util/bytes.js';
 
 function entryOf(text: string) {

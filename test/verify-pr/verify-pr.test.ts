@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { auditPullRequest, type AuditOptions } from '../../src/verify-pr/verify-pr.js';
-import type { AuditReport } from '../../src/verify-pr/findings.js';
+import type { AuditReport } from '../../src/verify-pr/report/findings.js';
 import { planRefactor } from '../../src/refactor/plan.js';
 import { loadRefactorRequest } from '../../src/refactor/request.js';
 import { storeRefactorEvidence } from '../../src/refactor/evidence.js';
