@@ -59413,7 +59413,7 @@ function errors_ioError(error, file, action) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/findings.ts
+;// CONCATENATED MODULE: ./src/verify-pr/report/findings.ts
 /**
  * The audit report of a pull request's evidence: findings (one per problem, with a stable code, a
  * severity and a file/line where known), per-package check rows (evidence, check, result) and the
@@ -59580,7 +59580,7 @@ class PackageFindings {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/outside.ts
+;// CONCATENATED MODULE: ./src/verify-pr/report/outside.ts
 
 /** The `.gc` files outside every package that were added or changed. */
 function outsideModules(accounts) {
@@ -66632,7 +66632,7 @@ function manifest_parseManifest(text, file = 'package.toml') {
     };
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/package-at-commit.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/package-at-commit.ts
 /**
  * A package as it is at one commit, read from git objects (never the work tree): the manifest
  * text and table, every module's bytes, canonical forms and hash, and the evidence-store listing.
@@ -66839,7 +66839,7 @@ async function nearestReadablePackage(repo, commit, dir, cache = new Map()) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/accounting.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/accounting.ts
 /**
  * The closed accounting of a pull request (docs/security.md): every path that differs between the
  * merge base and the head, with its git object kind and mode on each side, assigned to every package
@@ -67245,7 +67245,7 @@ async function accountChanges(repo, changed, candidates, global) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/verify-pr/checkout-attributes.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/checkout-attributes.ts
 /**
  * Checkout attributes by effect (docs/security.md, change class "checkout attributes"): the
  * attributes git applies when it checks a path out, computed by git itself for every path of every
@@ -67493,7 +67493,7 @@ function findSymbolSites(source, name) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/dangling.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/dangling-references.ts
 /**
  * Dangling references at the head (docs/security.md): a qualified name that the base or a commit of
  * the range defined with a top-level `(def NAME …)`, that no module of the head defines, and that a
@@ -67628,7 +67628,7 @@ function checkStaleReferences(head, refactors, out) {
     return reported;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/history.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/history.ts
 /**
  * The commits of a pull request, in the order their evidence must be checked:
  * every commit reachable from the head and not from the base, parents before children. Read
@@ -68714,7 +68714,7 @@ function verifyStoredApplyReport(store, reportHex) {
     return f;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/apply-evidence.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/apply-evidence.ts
 /**
  * Verifying an apply report `genesis/patch-apply-v0.3` found in a pull request's evidence store
  * (docs/reference/patch-protocols.md §3.7, §3.8), without replaying it: the closed report shape; the normalized
@@ -69144,7 +69144,7 @@ function tomlEqual(a, b) {
     return false;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/manifest-keys.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/manifest-keys.ts
 
 
 
@@ -69360,7 +69360,7 @@ function mergedListEntries(base, parents) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/caps-policy.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/caps-policy.ts
 /**
  * Whether a capability policy (`caps.toml`) allows more after a change than before, read as the
  * reference loader reads it (docs/reference/caps-policy.md "Effective grants", restating GenesisCode
@@ -69634,7 +69634,7 @@ function comparePolicies(before, after) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/net-change.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/net-change.ts
 /**
  * The net change of one package and what explains it (docs/security.md "The construction"). The
  * object judged is the difference between the merge base and the head — what a reviewer sees —
@@ -70997,7 +70997,7 @@ function packState(state, dependencyArtifact) {
     return { state: pinned, manifestText, manifest, moduleTexts, pins, packageRecord, packageArtifact: hash_termAddress(packageRecord) };
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/replay.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/replay.ts
 /**
  * Replaying a pull request's apply evidence (docs/reference/patch-protocols.md §3.7 steps 5–6): apply each verified
  * patch, in memory, to the base commit's package with the same op engine and `pack` the on-disk
@@ -71184,7 +71184,7 @@ function manifestDifferences(a, b) {
     return [...new Set([...Object.keys(x), ...Object.keys(y)])].sort().filter((k) => !tomlEqual(x[k], y[k]));
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/check-manifest.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/check-manifest.ts
 
 
 
@@ -71293,7 +71293,7 @@ function lineOf(text, needle) {
     return i < 0 ? undefined : i + 1;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/check-modules.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/check-modules.ts
 
 
 
@@ -71384,7 +71384,7 @@ function check_modules_describe(head, expected) {
     return `top-level form ${i} differs`;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/check-policies.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/check-policies.ts
 /** The capability-policy check of one commit: the effective policy (`caps_policy`) and every other policy file, never widened (`caps-policy.ts` compares). */
 
 
@@ -71438,7 +71438,7 @@ function checkPolicies(c) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/commit-context.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/commit-context.ts
 /** A result with nothing found yet. */
 function emptyHistoryResult() {
     return {
@@ -71456,7 +71456,7 @@ function emptyHistoryResult() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/bind-chain.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/bind-chain.ts
 
 function boundStep(evidence, before, r, route) {
     return { evidence, before, after: r.after, manifest: r.manifest, semanticEdits: r.edits, packageArtifact: r.artifact, route };
@@ -72637,7 +72637,7 @@ function checkSafePatch(r, req) {
     return { patch, ids };
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/refactor-evidence.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/refactor-evidence.ts
 /**
  * Verifying a refactor-plan report found in a pull request's evidence store
  * (GenesisCode `docs/spec/SEMANTIC_REFACTOR_PLAN_v0.1.md`): its request must be in the store, the report must pass the
@@ -72761,7 +72761,7 @@ function checkReplan(evidence, state, stateLabel, out) {
     return false;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/replan.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/replan.ts
 /** Re-planning a commit's refactor plans on the state the commit starts from, and the notice for a plan no patch applied. */
 
 
@@ -72827,7 +72827,7 @@ function patchOps(report) {
     return ops?.kind === 'vec' ? [...ops.items] : [];
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/explain-replay.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/explain-by-replay.ts
 /** The replay route: a commit's apply evidence replayed on its start state (`recorded-state` or `actual-parent`), its refactor plans re-planned. */
 
 
@@ -72897,7 +72897,7 @@ function replayEvidence(c, now, refactorByPatch) {
     return { final: chain.final, withEvidence: chain.steps.length > 0, anyOnNewParent, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/explain-static.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/explain-without-replay.ts
 
 
 
@@ -73338,7 +73338,7 @@ function hasConflictMarkers(bytes) {
     return false;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/deadline.ts
+;// CONCATENATED MODULE: ./src/textmerge/common/deadline.ts
 /**
  * The structural merge's time budget (default 5 s,
  * `GCPATCH_DRIVER_TIMEOUT_MS`). The merge checks the deadline between stages and inside every loop
@@ -73379,7 +73379,7 @@ function checkDeadline(deadline) {
         throw new TimeoutError();
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/diff3.ts
+;// CONCATENATED MODULE: ./src/textmerge/common/diff3.ts
 /**
  * Line-level three-way merge in TypeScript (Myers diff + diff3), used inside one top-level form
  * when both sides changed it (the structural merge's line-level three-way merge inside that
@@ -73684,7 +73684,7 @@ function renderDiff3(result, markers) {
     return diff3_concatBytes(parts);
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/order.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/order-merge.ts
 /**
  * Three-way merge of an order: the sequence of top-level elements of a module (module.ts) or of the
  * `[[modules]]` of a manifest (manifest.ts): an addition lands next to its neighbours on its own
@@ -74502,7 +74502,7 @@ function scanValid(s, bounds) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/keys.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/keys.ts
 /**
  * Alignment keys of elements: a definition's name read off its bytes with its FNV-1a hash, the
  * content key of other forms, and the hash table that keys definitions by their names' bytes.
@@ -74708,14 +74708,14 @@ function contentKey(term, ordinal = 0) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/cuts.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/clean-cuts.ts
 /**
  * Clean cuts in a module's text: the places after a form's line where a fresh segmentation gives
  * exactly the elements a whole-text one gives, and the binary searches over form bounds they use.
  */
 
-const cuts_LF = 0x0a;
-const cuts_SEMI = 0x3b;
+const clean_cuts_LF = 0x0a;
+const clean_cuts_SEMI = 0x3b;
 /**
  * The cut after form `f` of `text` (bounds as {@link scanFormBounds}), or undefined when the next
  * token follows on the form's own line (no cut there).
@@ -74726,13 +74726,13 @@ function cutAfter(text, bounds, f) {
     while (q < n && (text[q] === 0x20 || text[q] === 0x09 || text[q] === 0x0d))
         q++;
     let elemEnd = bounds[2 * f + 1];
-    if (q < n && text[q] === cuts_SEMI) {
-        q = text.indexOf(cuts_LF, q);
+    if (q < n && text[q] === clean_cuts_SEMI) {
+        q = text.indexOf(clean_cuts_LF, q);
         if (q === -1)
             q = n;
         elemEnd = q;
     }
-    if (q < n && text[q] !== cuts_LF)
+    if (q < n && text[q] !== clean_cuts_LF)
         return undefined;
     const clean = q < n;
     while (q < n && isSpace(text[q]))
@@ -74766,7 +74766,7 @@ function formsStartingBefore(bounds, offset) {
     return lo;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/element.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/element.ts
 /**
  * The elements the structural text merge aligns: a top-level form with its attached comments, or a
  * free-standing comment block, as spans of a module's LF-normalized text (0-based byte offsets).
@@ -74899,7 +74899,7 @@ function fullKey(e) {
     return `${e.keyIsDef ? `def:${e.keyBase}` : e.keyBase}#${e.keyIndex}`;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/run.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/opaque-run.ts
 /**
  * The opaque run of a reduced segmentation: a stretch of base's elements that neither side changed,
  * kept as one element that is never read (except where a name is looked for in it).
@@ -74987,7 +74987,7 @@ function sameRun(e, f) {
     return e instanceof RunElement && f instanceof RunElement && e.run === f.run;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/aligned.ts
+;// CONCATENATED MODULE: ./src/textmerge/align/merge-records.ts
 
 /** The resolution of an element no side keeps. */
 const DELETED = { kind: 'deleted' };
@@ -75018,7 +75018,7 @@ function body(s, i) {
     return s.m.text.subarray(e.start, e.end);
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/reduced.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/reduced-merge-rules.ts
 
 /**
  * Thrown inside a reduced merge (segmentReduced) when a step would need the elements a run hides
@@ -75040,7 +75040,7 @@ function windowNumbers(elements) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/align.ts
+;// CONCATENATED MODULE: ./src/textmerge/align/align.ts
 /**
  * Step 2 of the text merge, alignment: `(def NAME …)` by NAME, other forms and comment blocks by
  * content, then unmatched non-def forms / comment blocks by position (same preceding anchor); and
@@ -75207,7 +75207,7 @@ function alignSides(B, O, T, reduced) {
     return { aligned, oIds, tIds, windows: wB && wO && wT ? { b: wB, o: wO, t: wT } : undefined };
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/output.ts
+;// CONCATENATED MODULE: ./src/textmerge/render/element-output.ts
 /**
  * What each aligned element renders as in one mode of the render: a side's element verbatim, bytes
  * of its own (merged, or a conflict's marker block), or nothing (deleted).
@@ -75322,7 +75322,7 @@ class Outputs {
     }
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/result.ts
+;// CONCATENATED MODULE: ./src/textmerge/common/result.ts
 /** The text merge's public shapes: its options, its result and conflicts, and the error code it throws. */
 
 /** Error code: the structural merge cannot represent this merge or failed its own check. */
@@ -75332,7 +75332,7 @@ function unsafe(message) {
     return new errors_GcError(TEXT_UNSAFE, message);
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/segments.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/segments.ts
 /**
  * Splits a `.gc` module's text into the elements the structural text merge aligns: top-level forms
  * (with the comment lines directly above them and a comment on their last line) and free-standing
@@ -75535,7 +75535,7 @@ function segmentForms(text, bounds, trailingStart, trailEnd, shift, deadline, ke
         flushComment();
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/separators.ts
+;// CONCATENATED MODULE: ./src/textmerge/render/separators.ts
 
 
 
@@ -75723,7 +75723,7 @@ function spanSep(side, span) {
     return { side, start: span.start, end: span.end, bytes: undefined };
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/safety-net.ts
+;// CONCATENATED MODULE: ./src/textmerge/render/safety-net.ts
 /**
  * Step 6 of the text merge, the safety net: the result (and, when it has conflicts, both "take
  * ours" and "take theirs" readings of it) must split into exactly the decided elements, byte for
@@ -75942,7 +75942,7 @@ function checkReadings(real, renderAs, reduced, strict, deadline) {
     return fullRereads;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/render.ts
+;// CONCATENATED MODULE: ./src/textmerge/render/render.ts
 
 
 
@@ -76066,7 +76066,7 @@ class PieceWriter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/semantic.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/name-analysis.ts
 /**
  * Semantic checks after the per-form merge of one module:
  *
@@ -76149,7 +76149,7 @@ function bindsAny(t, names) {
     return false;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/tree-render.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/tree-merge-output.ts
 /**
  * The output of a tree merge (tree.ts): segments of bytes common to every reading and conflicting
  * nodes, one side's reading of them, and their rendering with conflict markers widened to whole lines.
@@ -76159,7 +76159,7 @@ function bindsAny(t, names) {
 function readingOf(segments, side) {
     return diff3_concatBytes(segments.map((s) => (s instanceof Uint8Array ? s : s[side])));
 }
-const tree_render_LF = 0x0a;
+const tree_merge_output_LF = 0x0a;
 /**
  * Renders tree-merge segments with conflict markers, each conflict widened to whole lines: the text
  * from the start of the conflict's first line to the end of its last line goes into every section,
@@ -76175,13 +76175,13 @@ function renderTree(segments, markers) {
     let pending = [];
     const emit = (b) => {
         parts.push(b);
-        for (let k = b.indexOf(tree_render_LF); k !== -1; k = b.indexOf(tree_render_LF, k + 1))
+        for (let k = b.indexOf(tree_merge_output_LF); k !== -1; k = b.indexOf(tree_merge_output_LF, k + 1))
             line++;
     };
     while (i < segments.length) {
         const s = segments[i];
         if (s instanceof Uint8Array) {
-            const last = s.lastIndexOf(tree_render_LF);
+            const last = s.lastIndexOf(tree_merge_output_LF);
             if (last === -1)
                 pending.push(s);
             else {
@@ -76202,7 +76202,7 @@ function renderTree(segments, markers) {
             const c = segments[i];
             i++;
             if (c instanceof Uint8Array) {
-                const lf = c.indexOf(tree_render_LF);
+                const lf = c.indexOf(tree_merge_output_LF);
                 const head = lf === -1 ? c : c.subarray(0, lf + 1);
                 o.push(head);
                 b.push(head);
@@ -76226,7 +76226,7 @@ function renderTree(segments, markers) {
             break;
         }
         emit(block);
-        const last = rest.lastIndexOf(tree_render_LF);
+        const last = rest.lastIndexOf(tree_merge_output_LF);
         if (last === -1)
             pending = [rest];
         else {
@@ -76239,7 +76239,7 @@ function renderTree(segments, markers) {
     return { bytes: diff3_concatBytes(parts), markerLines };
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/tree.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/tree-merge.ts
 /**
  * Tree merge of one top-level form that both sides changed:
  * the three versions are read with the source span of every node (`readTermSpans`), children are
@@ -76281,8 +76281,8 @@ const SET_KEYS = new Set([':exports', ':imports', ':caps']);
 /** Thrown inside the merge when the tree merge does not apply (the caller falls back). */
 class Bail extends Error {
 }
-const tree_QUOTE = term_sym('quote');
-const tree_SEMI = 0x3b;
+const tree_merge_QUOTE = term_sym('quote');
+const tree_merge_SEMI = 0x3b;
 const SPACE = new Uint8Array([0x20]);
 function bytesOf(s, n) {
     return s.text.subarray(n.start, n.end);
@@ -76304,7 +76304,7 @@ function sepOf(s, n, i) {
     return s.text.subarray(c.leadingStart, c.start);
 }
 function hasSemi(b) {
-    return b.indexOf(tree_SEMI) !== -1;
+    return b.indexOf(tree_merge_SEMI) !== -1;
 }
 /** Rules 1–3 on a separator; both changed: ours when neither holds a comment, else undefined (conflict). */
 function mergeSep(b, o, t) {
@@ -76363,8 +76363,8 @@ class TreeMerger {
             const prefix = O.text.subarray(o.start, o.children[0].start);
             return {
                 segs: [prefix, ...inner.segs],
-                o: pair(tree_QUOTE, pair(inner.o, term_NIL)),
-                t: pair(tree_QUOTE, pair(inner.t, term_NIL)),
+                o: pair(tree_merge_QUOTE, pair(inner.o, term_NIL)),
+                t: pair(tree_merge_QUOTE, pair(inner.t, term_NIL)),
                 conflicts: inner.conflicts,
             };
         }
@@ -76926,7 +76926,7 @@ function mergeFormTree(base, ours, theirs, deadline = Infinity) {
     return result;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/resolve.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/resolve.ts
 /**
  * Step 3 of the text merge, resolution: GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` rules 1–3 on each aligned
  * element's text; both changed → merged inside (part by part, else a line-level diff3), kept only
@@ -77122,7 +77122,7 @@ function mergeInside(b, o, t, B, O, T, deadline, markers, messages) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/common-bytes.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/common-bytes.ts
 /** Common prefix, suffix and runs of two byte arrays, compared natively in 4 KiB steps. */
 /** Length of the common prefix of `a` and `b` (native comparisons in 4 KiB steps). */
 function commonPrefix(a, b) {
@@ -77159,7 +77159,7 @@ function commonRun(a, as, b, bs, limit) {
     return m;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/segment-like.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/segment-like-base.ts
 /**
  * Segments one side of a merge like base: the same elements {@link segmentModule} gives, reading
  * only the part of the side's text that differs from base and reusing base's elements around it.
@@ -77312,7 +77312,7 @@ function segmentLike(text, base, deadline = Infinity) {
     return { text, elements, trailStart: elements.length > 0 ? elements[elements.length - 1].end : 0 };
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/segment-reduced.ts
+;// CONCATENATED MODULE: ./src/textmerge/segment/reduced-segmentation.ts
 /**
  * The reduced segmentation of a merge's three sides: only the windows around each side's changes
  * are split into elements; every stretch of base neither side changed stays one opaque run.
@@ -77327,7 +77327,7 @@ function segmentLike(text, base, deadline = Infinity) {
 
 
 
-const segment_reduced_LF = 0x0a;
+const reduced_segmentation_LF = 0x0a;
 /**
  * Segments the three sides of a merge keeping every stretch of base that neither side changed as
  * one opaque element ({@link isRun}): only the windows around each side's change are split into
@@ -77549,7 +77549,7 @@ function segmentSide(text, layout, delta, bounds, deadline) {
                 let lf = false;
                 for (let q = lastEl.end; q < to; q++) {
                     const b = text[q];
-                    if (b === segment_reduced_LF)
+                    if (b === reduced_segmentation_LF)
                         lf = true;
                     else if (!isSpace(b))
                         return undefined;
@@ -77732,7 +77732,7 @@ function runFormKeys(base, bounds, runs) {
     return keys;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/semantic-pass.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/semantic-pass.ts
 /**
  * The semantic pass of the text merge (after resolution, before the order merge): renames one side
  * made are carried into the other side's edits of the forms that mention the old name, and
@@ -78117,7 +78117,7 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/side-order.ts
+;// CONCATENATED MODULE: ./src/textmerge/render/side-order.ts
 
 /** One side's order of aligned ids: position of each id, successor and separators around it. */
 class SideOrder {
@@ -78778,7 +78778,7 @@ function selfCheck() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/merge-start.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/merge-start.ts
 /**
  * The package state a commit starts from: its parent's (the last readable one), nothing for a root
  * commit, or for a merge what merging its parents gives — the merge driver's structural merge for two
@@ -79011,7 +79011,7 @@ function mergePolicies(m) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/explain.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/explain-history.ts
 /**
  * The history walk of one package (docs/action.md "What each check means", docs/security.md): the
  * pull request's commits parents first, the state each starts from, and the route that explains it:
@@ -79298,7 +79298,7 @@ function routeOf(explanation, start, ev, hidden) {
     return explanation.evidence.length > 0 ? 'evidence' : 'unexplained';
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/explain-moved.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/explain-moved-package.ts
 
 
 
@@ -79914,7 +79914,7 @@ class store_EvidenceStore {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/obligations.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/obligations.ts
 /**
  * The optional obligation runner of the Action (`obligation-runner` input) and of
  * `gcpatch verify-pr --obligation-runner`: the same runner contract as `gcpatch apply`
@@ -80096,7 +80096,7 @@ function evidenceProbePaths(pkg) {
     return [`${at}.genesis/store/${'0'.repeat(64)}`, `${at}.genesis/last_acceptance`];
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/ignored-evidence.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/ignored-evidence.ts
 /**
  * The hint for a package whose changes carry no evidence at all while the head's `.gitignore`
  * ignores its evidence paths: evidence that gcpatch commands wrote may exist on the author's disk
@@ -80128,7 +80128,7 @@ function checkIgnoredEvidence(ctx, touched, audit, out) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/pins.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/pins.ts
 /** The head's pin check: every module's `hash` pin in `package.toml` is the hash of the module at the head. */
 
 /** The 1-based line of a `[[modules]]` entry's `path` (or, with `hash`, of its pin) in the manifest text. */
@@ -80170,7 +80170,7 @@ function checkPins(head, out) {
         out.pass('pins', 'package.toml', 'head pins', `${ok} module pins match`);
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/range-replay.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/explain-range.ts
 /**
  * The range-level replay (`history: false`, kept for `npm run bench`'s before/after figures only):
  * all accepted apply evidence replayed on the base as one chain, each linked refactor plan re-planned
@@ -80316,7 +80316,7 @@ function explainRange(base, head, accepted, refactors, refactorByPatch, audit, o
     audit.unexplainedModules = r.comparisons.filter((c) => c.status === 'unexplained').map((c) => c.path);
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/store-evidence.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/store-evidence.ts
 /**
  * Evidence-store entries of a package at a commit, read from git objects: re-hash each entry
  * against its name (docs/reference/evidence-store.md §5: plain BLAKE3 of the bytes), parse it as one CoreForm term
@@ -80475,7 +80475,7 @@ class CommitStore {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/store-check.ts
+;// CONCATENATED MODULE: ./src/verify-pr/evidence/store-check.ts
 
 
 
@@ -80800,7 +80800,7 @@ function judgeNewPackageGrants(head, out) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/glob.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/glob.ts
 /**
  * Matching repository-relative paths against the `packages` globs of the Action and
  * `gcpatch verify-pr --packages`: `**` matches any number of directories (zero included), `*` any
@@ -80873,7 +80873,7 @@ function pathMatcher(patterns) {
     return (path) => include.some((r) => r.test(path)) && !exclude.some((r) => r.test(path));
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/selection.ts
+;// CONCATENATED MODULE: ./src/verify-pr/walk/selection.ts
 /** The selection and the shards: which changed packages a run verifies (`packages` globs, `shard` i/n), and the findings for those it leaves out. */
 
 
@@ -81478,7 +81478,7 @@ function sha256_sha256Hex(bytes) {
     return (0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex');
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/attestation.ts
+;// CONCATENATED MODULE: ./src/verify-pr/report/attestation.ts
 /**
  * `verify-pr --attestation <file>` (docs/action.md "The verdict as an attestation"): the report as
  * an in-toto Statement v1 (https://in-toto.io/Statement/v1), so that `actions/attest` or any in-toto
@@ -83261,7 +83261,7 @@ function signAcceptance(options) {
 
 
 
-;// CONCATENATED MODULE: ./src/verify-pr/signing-codes.ts
+;// CONCATENATED MODULE: ./src/verify-pr/report/signing-codes.ts
 /** The finding codes of `verify-pr --policy` (`signature-policy.ts`), apart so that `findings.ts` can name them without importing the check. */
 /** Stable finding codes of the signature policy (docs/security.md "Signed acceptances"). */
 const SigningFinding = {
@@ -83289,7 +83289,7 @@ const SigningFinding = {
     chainRewritten: 'signing/chain-rewritten',
 };
 
-;// CONCATENATED MODULE: ./src/verify-pr/signature-policy.ts
+;// CONCATENATED MODULE: ./src/verify-pr/checks/signature-policy.ts
 /**
  * `verify-pr --policy` (docs/security.md "Signed acceptances", docs/reference/signing.md): the pull
  * request check that requires trusted signatures. Runs after the evidence audit
@@ -83608,7 +83608,7 @@ async function signaturesIntroduced(repo, commit, parent, dir) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/verify-pr/signed-verdict.ts
+;// CONCATENATED MODULE: ./src/verify-pr/report/signed-verdict.ts
 /**
  * `verify-pr --policy` and `--attestation` on a finished report (docs/security.md "Signed
  * acceptances", docs/action.md "The verdict as an attestation"): the signature policy
