@@ -36,6 +36,10 @@ describe('comparePolicies', () => {
     ['an allowed op spelled as a table instead', 'allow = ["io/fs::read"]\n', 'allow = []\n[op."io/fs::read"]\n', 'same'],
     ['an op timeout lowered', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 50\n', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 10\n', 'changed'],
     ['an op timeout removed (no timeout)', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 50\n', 'allow = []\n[op."io/fs::read"]\n', 'widened'],
+    // red-team round 5: the runner reads timeout_ms.filter(|ms| *ms > 0), so 0 (or a negative one, clamped to 0) is no timeout
+    ['an op timeout lowered to 0 (no timeout where it is used)', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 50\n', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 0\n', 'widened'],
+    ['an op timeout set negative (clamped to 0: no timeout)', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 50\n', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = -1\n', 'widened'],
+    ['an op timeout of 0 replaced by a real one', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 0\n', 'allow = []\n[op."io/fs::read"]\ntimeout_ms = 10\n', 'changed'],
     ['create_dirs turned on', 'allow = []\n[op."io/fs::write"]\n', 'allow = []\n[op."io/fs::write"]\ncreate_dirs = true\n', 'widened'],
     ['an op field gcpatch does not know, changed', 'allow = []\n[op."io/net::http-request"]\nurl_allow = ["https://a/"]\n', 'allow = []\n[op."io/net::http-request"]\nurl_allow = []\n', 'widened'],
     ['log.inline_max_bytes set to 0 (the loader reads it as unset)', 'allow = []\n[log]\ninline_max_bytes = 100\n', 'allow = []\n[log]\ninline_max_bytes = 0\n', 'widened'],

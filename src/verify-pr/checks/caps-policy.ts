@@ -94,7 +94,10 @@ const SECTIONS: Record<string, Record<string, { rule: Rule; nonPositiveIsNone?: 
 const OP_FIELDS: Record<string, { rule: Rule; nonPositiveIsNone?: boolean }> = {
   base_dir: { rule: 'exact' },
   create_dirs: { rule: 'flag' },
-  timeout_ms: { rule: 'ceiling' },
+  // `timeout_ms = 0` (or a negative one, clamped to 0 by the loader) is no timeout where it is used:
+  // the runner reads `timeout_ms.filter(|ms| *ms > 0)` (GenesisCode `runner_capability_dispatch.rs`,
+  // `runner_host_bridge.rs`), so 0 or less bounds nothing
+  timeout_ms: { rule: 'ceiling', nonPositiveIsNone: true },
   log_inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true },
 };
 
@@ -103,7 +106,7 @@ function setGrant(out: PolicyGrants, name: string, rule: Rule, raw: TomlValue | 
     case 'ceiling': {
       const c = ceiling(raw, nonPositiveIsNone);
       if (!c.ok) return `${name} must be an integer`;
-      // timeout_ms: negative is clamped to 0 by the loader
+      // a negative number the loader accepts bounds as 0 (the task and runtime sections refuse one)
       out.set(name, { rule, value: c.value !== undefined && c.value < 0n ? 0n : c.value });
       return undefined;
     }
