@@ -36,6 +36,10 @@ describe('judgeKeyChange', () => {
     ['fewer property cases', 'property', { cases_per_test: 100n }, { cases_per_test: 10n }, 'error'],
     ['more property cases', 'property', { cases_per_test: 10n }, { cases_per_test: 100n }, 'notice'],
     ['property cases removed', 'property', { cases_per_test: 10n }, {}, 'error'],
+    // red-team round 5: a missing cases_per_test means the reference's 64 cases, not none
+    ['property cases added below the default of 64 (fewer cases run)', 'property', undefined, { cases_per_test: 1n }, 'error'],
+    ['property cases added to a [property] table below the default', 'property', {}, { cases_per_test: 63n }, 'error'],
+    ['property cases added at the default or above', 'property', undefined, { cases_per_test: 64n }, 'notice'],
     ['[gfx] golden tests emptied', 'gfx', { golden_tests: ['a/gfx::golden'] }, { golden_tests: [] }, 'error'],
     ['[gfx] frame-budget tests removed', 'gfx', { frame_budget_tests: ['a/gfx::budget'] }, {}, 'error'],
     ['[gfx] a golden test added', 'gfx', { golden_tests: [] }, { golden_tests: ['a/gfx::golden'] }, 'notice'],

@@ -5,7 +5,7 @@
  * judged. Default deny: every change is an error unless it is on the short list of changes that
  * cannot weaken anything — `version` and `description` (notices), and a narrowing proven under the
  * reference's semantics (a limit, budget or frame budget lowered or added, `allow_unlimited` turned
- * off, more property cases, a golden or frame-budget test suite added: notices). A key or field the
+ * off, more property cases (at least the toolchain default's when added), a golden or frame-budget test suite added: notices). A key or field the
  * reference does not read is an error when changed by hand. The module list and its pins are judged
  * elsewhere (`explain.ts`, the head pin check), the list keys' removals by `check-manifest.ts`, and
  * `caps_policy`'s effect by the policy check (`caps-policy.ts`).
@@ -57,7 +57,10 @@ function num(v: TomlValue | undefined): number | bigint | undefined {
 type FieldRule =
   /** `Option<u64>`, a ceiling: raised or removed (unbounded) weakens. */
   | 'ceiling'
-  /** `Option<u64>`, a floor (`cases_per_test`): lowered or removed (the toolchain default) weakens. */
+  /**
+   * `Option<u64>`, a floor (`cases_per_test`): lowered or removed weakens, and so does one added
+   * below the toolchain default that its absence means ({@link FLOOR_DEFAULT}).
+   */
   | 'floor'
   /** `bool` defaulting to false that allows more when true (`allow_unlimited`). */
   | 'switch'
@@ -95,6 +98,14 @@ const TABLES: Record<string, Record<string, FieldRule>> = {
   },
 };
 
+/**
+ * What a missing floor means: the reference runs `manifest.property.cases_per_test.unwrap_or(64)`
+ * cases (GenesisCode `crates/gc_obligations/src/obligation_authority_property.rs`,
+ * docs/reference/package-toml.md §7). A floor added below it lowers the number of cases run, so
+ * only one at or above it is a proven narrowing.
+ */
+export const FLOOR_DEFAULT = 64n;
+
 /** Top-level keys whose change by hand cannot weaken anything (docs/security.md "The allow-list"). */
 const HARMLESS_KEYS = new Set(['version', 'description']);
 
@@ -110,7 +121,8 @@ function judgeField(rule: FieldRule | undefined, x: TomlValue | undefined, y: To
       return ny === undefined || (nx !== undefined && ny > nx) ? 'weakens' : 'narrows';
     case 'floor':
       if (!wellTyped(x, nx) || !wellTyped(y, ny)) return 'weakens';
-      return ny === undefined || (nx !== undefined && ny < nx) ? 'weakens' : 'narrows';
+      // a floor added is compared with the default its absence meant, not with nothing
+      return ny === undefined || ny < (nx ?? FLOOR_DEFAULT) ? 'weakens' : 'narrows';
     case 'switch':
       if ((x !== undefined && typeof x !== 'boolean') || (y !== undefined && typeof y !== 'boolean')) return 'weakens';
       return y === true ? 'weakens' : 'narrows';
