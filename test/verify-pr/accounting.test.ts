@@ -47,6 +47,10 @@ describe('roleIn', () => {
     ['ledger/extra.gc', 'unlisted-module'],
     ['ledger/README.md', 'package-file'],
     ['ledger/sub/conf.toml', 'package-file'],
+    // red-team round 5: `--caps` takes any path, so a policy file in a subdirectory is a policy too
+    ['ledger/ci/caps.ci.toml', 'policy'],
+    ['ledger/config/deep/toolcaps.toml', 'policy'],
+    ['ledger/.genesis/caps.toml', 'genesis-file'],
   ] as const)('%s is a %s', (path, role) => {
     expect(roleIn(outer, path)).toBe(role);
   });

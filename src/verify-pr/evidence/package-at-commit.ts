@@ -43,8 +43,9 @@ export interface CommitPackageSnapshot {
   byPath: Map<string, CommitModule>;
   /**
    * Capability policy files, by package-relative path: the file `caps_policy` names and every other
-   * `*caps*.toml` file directly in the package directory ({@link isPolicyName}: `toolcaps.toml`,
-   * which the reference CLI takes with `--caps`). Text as read; parsed by `caps-policy.ts`.
+   * `*caps*.toml` file of the package directory, at any depth outside `.genesis/` and nested packages
+   * ({@link isPolicyName}: `toolcaps.toml`, which the reference CLI takes with `--caps`,
+   * `ci/caps.ci.toml`). Text as read; parsed by `caps-policy.ts`.
    */
   policies: Map<string, PolicyFile>;
 }
@@ -163,12 +164,17 @@ export async function readPackageAtCommit(
 }
 
 /**
- * True for the name of a capability policy file directly in a package directory: a `.toml` file
- * whose name contains `caps` (`caps.toml`, `toolcaps.toml` that the reference CLI takes with
- * `--caps`), whether or not the manifest names it.
+ * True for the package-relative path of a capability policy file: a `.toml` file whose name
+ * contains `caps` (`caps.toml`, `toolcaps.toml` that the reference CLI takes with `--caps`,
+ * `ci/caps.ci.toml`), at any depth of the package directory outside `.genesis/`, whether or not the
+ * manifest names it. `--caps` takes any path, so a policy in a subdirectory is as much the
+ * package's as one beside its manifest (red-team round 5). A nested package's own files are its
+ * own: {@link readPackageAtCommit} does not descend into a directory holding a `package.toml`.
  */
-export function isPolicyName(name: string): boolean {
-  return !name.includes('/') && /caps/i.test(name) && name.toLowerCase().endsWith('.toml');
+export function isPolicyName(path: string): boolean {
+  const parts = path.split('/');
+  const name = parts[parts.length - 1]!;
+  return !parts.slice(0, -1).includes('.genesis') && /caps/i.test(name) && name.toLowerCase().endsWith('.toml');
 }
 
 /** The package-relative path `caps_policy` names, when it is a string. */
@@ -189,8 +195,20 @@ async function readPolicies(repo: GitRepository, commit: string, dir: string, ta
   };
   const root = await entryAtCommit(repo, commit, dir);
   if (root?.type === 'tree') {
-    for (const e of await readTreeEntries(repo, root.oid)) {
-      if (isPolicyName(e.path) && e.type !== 'tree') await read(e.path, e);
+    // every policy file of the package's tree: not under .genesis/, not in a nested package
+    const pending: { prefix: string; oid: string }[] = [{ prefix: '', oid: root.oid }];
+    while (pending.length > 0) {
+      const { prefix, oid } = pending.pop()!;
+      const entries = await readTreeEntries(repo, oid);
+      if (prefix !== '' && entries.some((e) => e.path === 'package.toml')) continue;
+      for (const e of entries) {
+        const path = prefix === '' ? e.path : `${prefix}/${e.path}`;
+        if (e.type === 'tree') {
+          if (e.path !== '.genesis' && objectKindOfMode(e.mode) === 'tree') pending.push({ prefix: path, oid: e.oid });
+        } else if (isPolicyName(path)) {
+          await read(path, e);
+        }
+      }
     }
   }
   if (referenced !== undefined && !out.has(referenced)) {
