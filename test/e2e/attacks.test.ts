@@ -238,6 +238,25 @@ function oneCommit(template: string, change: (pkg: string, repo: string) => void
   return pr(repo, base, options);
 }
 
+/** A copy of `template` with one more commit on main: `change` edits the package (red-team round 5 bases). */
+function withMain(template: string, change: (pkg: string) => void): string {
+  const repo = scratch.copy(template);
+  change(join(repo, PKG));
+  commitAll(repo, 'main: a change the pull request starts from');
+  return repo;
+}
+
+/** The ledger without its [property] table (so `cases_per_test` is the reference's default, 64). */
+const withoutProperty = () => withMain(T.ledger, (pkg) => edit(manifestOf(pkg), '[property]\ncases_per_test = 100\n\n', ''));
+/** The ledger whose toolcaps.toml bounds its one op with a timeout. */
+const withOpTimeout = () => withMain(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 100\n`));
+/** The ledger with a policy file in a subdirectory (`ci/caps.ci.toml`, what a CI job passes with `--caps`). */
+const withCiPolicy = () =>
+  withMain(T.ledger, (pkg) => {
+    mkdirSync(join(pkg, 'ci'), { recursive: true });
+    writeFileSync(join(pkg, 'ci/caps.ci.toml'), TOOLCAPS);
+  });
+
 /**
  * A pull request of one commit on a copy of `template` that moves the package to `to` (a folder of
  * the repository, default `ledger2`) after `change` edited it on the way.
@@ -1387,6 +1406,42 @@ const attacks: Attack[] = [
       return pr(repo, base);
     },
   },
+  // red-team round 5: what an absent or zero value means to the reference
+  {
+    id: 'property-cases-added-below-default',
+    klass: 'keys: [property] cases_per_test added below the default its absence means (the reference runs 64 cases)',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    file: MANIFEST_PATH,
+    via: 'cli',
+    build: () => oneCommit(withoutProperty(), (pkg) => edit(manifestOf(pkg), '[[modules]]', '[property]\ncases_per_test = 1\n\n[[modules]]')),
+  },
+  {
+    id: 'op-timeout-zeroed',
+    klass: 'policy: an op timeout lowered to 0 (the runner reads 0 as no timeout)',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/toolcaps.toml`,
+    via: 'cli',
+    build: () => oneCommit(withOpTimeout(), (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 0\n`)),
+  },
+  {
+    id: 'op-timeout-negative',
+    klass: 'policy: an op timeout set negative (clamped to 0 by the loader: no timeout)',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/toolcaps.toml`,
+    build: () => oneCommit(withOpTimeout(), (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = -1\n`)),
+  },
+  {
+    id: 'subdirectory-policy-widened',
+    klass: 'policy: a *caps*.toml in a package subdirectory (ci/caps.ci.toml, passed with --caps) widened',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/ci/caps.ci.toml`,
+    via: 'cli',
+    build: () => oneCommit(withCiPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_WIDE)),
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1533,6 +1588,11 @@ const controls: Control[] = [
   },
   { id: 'attributes-nested-same-effect', what: 'a nested .gitattributes that restates `*.gc -text` and adds a diff driver (no checkout attribute changes)', build: () => oneCommit(T.attr, (pkg) => writeFileSync(join(pkg, '.gitattributes'), '*.gc -text diff=gc\n')) },
   { id: 'outside-only', what: 'a change outside every package (README)', build: () => oneCommit(T.ledger, (_, repo) => writeFileSync(join(repo, 'README.md'), '# ledger\n\nA longer README.\n')) },
+  // red-team round 5
+  { id: 'property-cases-added-above-default', what: '[property] cases_per_test added above the default of 64 (more cases: a notice)', via: 'cli', build: () => oneCommit(withoutProperty(), (pkg) => edit(manifestOf(pkg), '[[modules]]', '[property]\ncases_per_test = 100\n\n[[modules]]')) },
+  { id: 'op-timeout-lowered', what: 'an op timeout lowered, still above 0 (a proven narrowing)', warns: ['audit/caps-changed'], via: 'cli', build: () => oneCommit(withOpTimeout(), (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 10\n`)) },
+  { id: 'subdirectory-policy-narrowed', what: 'a policy file in a package subdirectory narrowed (ci/caps.ci.toml grants nothing)', warns: ['audit/caps-changed'], build: () => oneCommit(withCiPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_NONE)) },
+  { id: 'subdirectory-policy-added-empty', what: 'a policy file that grants nothing added in a package subdirectory', build: () => oneCommit(T.ledger, (pkg) => { mkdirSync(join(pkg, 'ci'), { recursive: true }); writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_NONE); }) },
 ];
 
 // ---------------------------------------------------------------------------------------------
