@@ -66,9 +66,14 @@ export function renderAuditText(report: AuditReport): string {
   }
   lines.push(
     `${report.ok ? 'verified' : 'FAILED'}: ${report.verified} checks passed, ${report.failed} failed; ` +
-      `${counts.error} errors, ${counts.warning} warnings (fail-on ${report.failOn})`,
+      `${counted(counts.error, 'error')}, ${counted(counts.warning, 'warning')} (fail-on ${report.failOn})`,
   );
   return lines.join('\n') + '\n';
+}
+
+/** `1 error`, `0 errors`, `2 errors`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Registers `verify-pr` on `program` (its exit codes: the command's help). */

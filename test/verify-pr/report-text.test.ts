@@ -28,6 +28,17 @@ describe('the text report', () => {
     const line = renderAuditText(report).split('\n').find((l) => l.includes('audit/unexplained-change'))!;
     expect(line).toBe('pkgs/shop/app/report.gc:3: warning: audit/unexplained-change: commit abc changes it');
   });
+
+  it('counts one finding in the singular', () => {
+    const f = { code: 'audit/unexplained-change' as const, severity: 'warning' as const, package: 'p', file: 'p/a.gc', message: 'changed' };
+    const report: AuditReport = {
+      kind: 'gcpatch/pr-audit-v1', base: 'b'.repeat(40), baseRequested: 'b'.repeat(40), head: 'c'.repeat(40), failOn: 'error', replay: true,
+      packages: [], paths: [], notSelected: [], findings: [f], verified: 2, failed: 0, ok: true,
+    };
+    expect(renderAuditText(report).trimEnd().split('\n').at(-1)).toBe('verified: 2 checks passed, 0 failed; 0 errors, 1 warning (fail-on error)');
+    const two = { ...report, findings: [f, { ...f, severity: 'error' as const }, { ...f, severity: 'error' as const }], ok: false };
+    expect(renderAuditText(two).trimEnd().split('\n').at(-1)).toBe('FAILED: 2 checks passed, 0 failed; 2 errors, 1 warning (fail-on error)');
+  });
 });
 
 describe('evidence that explains nothing', () => {
