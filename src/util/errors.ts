@@ -114,7 +114,8 @@ export function isGcError(value: unknown): value is GcError {
  */
 export function ioError(error: unknown, file: string, action: string): GcError {
   const errno = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
-  const reason = error instanceof Error ? error.message : String(error);
+  // Node's own text repeats the code and the path: "ENOENT: no such file or directory, open 'a.gc'".
+  const reason = error instanceof Error ? error.message.replace(/^[A-Z][A-Z0-9]+: (.*), [a-z]+ '.*'$/s, '$1') : String(error);
   return new GcError(ioErrnoCode(errno), `cannot ${action} ${file}: ${reason}`, {
     exitCode: ExitCode.io,
     location: { file },

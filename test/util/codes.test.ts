@@ -87,6 +87,17 @@ describe('the registry', () => {
     const error = ioError(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'a.gc', 'read');
     expect([error.code, error.exitCode, error.message]).toEqual(['io/enoent', 70, 'cannot read a.gc: gone']);
   });
+
+  it("says an I/O error's reason once, without Node's repeated code and path", () => {
+    let thrown: unknown;
+    try {
+      readFileSync(join(root, 'no-such-file.gc'));
+    } catch (e) {
+      thrown = e;
+    }
+    const error = ioError(thrown, 'no-such-file.gc', 'read');
+    expect([error.code, error.message]).toEqual(['io/enoent', 'cannot read no-such-file.gc: no such file or directory']);
+  });
 });
 
 describe('the registry and the code lists of src/', () => {
