@@ -120,7 +120,7 @@ export async function writeSummary(report: AuditReport, context: { reportPath: s
   const verdict = report.ok ? '✅ Evidence verified' : '❌ Evidence verification failed';
   const s = core.summary.addHeading('gcpatch: pull request evidence', 2);
   s.addRaw(
-    `<p><strong>${verdict}</strong> — ${report.verified} checks passed, ${report.failed} failed; ` +
+    `<p><strong>${verdict}</strong> — ${counted(report.verified, 'check')} passed, ${report.failed} failed; ` +
       `${counted(counts.error, 'error')}, ${counted(counts.warning, 'warning')}, ${counted(counts.notice, 'notice')} (fail-on: ${report.failOn}).</p>`,
     true,
   );

@@ -49,7 +49,7 @@ export function renderAuditText(report: AuditReport): string {
       .join(', ');
     lines.push(`package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
       (p.replay.status === 'reproduced' ? ` (${p.replay.modulesChanged} modules)` : '') +
-      `; ${p.rows.filter((r) => r.result === 'pass').length} checks passed`);
+      `; ${counted(p.rows.filter((r) => r.result === 'pass').length, 'check')} passed`);
     for (const c of p.commits) {
       if (c.route === 'unchanged' && c.evidence.length === 0) continue;
       const evidence = c.evidence.length === 0 ? '' : ` [${c.evidence.map((e) => `${e.kind} ${e.address.slice(0, 12)}${e.route === 'actual-parent' ? ' re-applied' : ''}`).join(', ')}]`;
@@ -65,7 +65,7 @@ export function renderAuditText(report: AuditReport): string {
     lines.push(`${where}: ${f.severity}: ${f.code}: ${messageWithoutLocation(f)}`);
   }
   lines.push(
-    `${report.ok ? 'verified' : 'FAILED'}: ${report.verified} checks passed, ${report.failed} failed; ` +
+    `${report.ok ? 'verified' : 'FAILED'}: ${counted(report.verified, 'check')} passed, ${report.failed} failed; ` +
       `${counted(counts.error, 'error')}, ${counted(counts.warning, 'warning')} (fail-on ${report.failOn})`,
   );
   return lines.join('\n') + '\n';

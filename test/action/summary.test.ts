@@ -58,6 +58,7 @@ describe('job summary', () => {
     const f = { code: 'audit/unexplained-change' as const, severity: 'warning' as const, package: 'p', file: 'p/a.gc', message: 'changed' };
     const md = await summarize({ ...report([]), findings: [f] });
     expect(md).toContain('0 errors, 1 warning, 0 notices (fail-on: error).');
+    expect(await summarize({ ...report([]), verified: 1 })).toContain('— 1 check passed, 0 failed; 0 errors, 0 warnings, 0 notices');
   });
 
   it('shows failures first when a table is capped', async () => {

@@ -38,6 +38,7 @@ describe('the text report', () => {
     expect(renderAuditText(report).trimEnd().split('\n').at(-1)).toBe('verified: 2 checks passed, 0 failed; 0 errors, 1 warning (fail-on error)');
     const two = { ...report, findings: [f, { ...f, severity: 'error' as const }, { ...f, severity: 'error' as const }], ok: false };
     expect(renderAuditText(two).trimEnd().split('\n').at(-1)).toBe('FAILED: 2 checks passed, 0 failed; 2 errors, 1 warning (fail-on error)');
+    expect(renderAuditText({ ...report, verified: 1 }).trimEnd().split('\n').at(-1)).toBe('verified: 1 check passed, 0 failed; 0 errors, 1 warning (fail-on error)');
   });
 });
 
