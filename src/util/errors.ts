@@ -86,7 +86,8 @@ export class GcError extends Error {
     if (loc.fileIndex !== undefined) tail.push(`file ${loc.fileIndex}`);
     if (loc.editIndex !== undefined) tail.push(`edit ${loc.editIndex}`);
     if (loc.relatedEditIndex !== undefined) tail.push(`related edit ${loc.relatedEditIndex}`);
-    if (loc.at !== undefined) tail.push(loc.at);
+    // A message that already names the revision (`… at HEAD`) does not repeat it.
+    if (loc.at !== undefined && !this.message.includes(loc.at)) tail.push(loc.at);
     return `${head}: ${this.message}${tail.length > 0 ? ` (${tail.join(', ')})` : ''}`;
   }
 

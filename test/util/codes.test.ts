@@ -155,3 +155,12 @@ describe('the exit-code tables of the docs', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+describe('the error line', () => {
+  it('names the revision once: a message that already says it gets no "(REV)" tail', () => {
+    const said = new GcError('blame/unknown-module', 'x.gc is not a module of package p at HEAD', { location: { file: 'x.gc', at: 'HEAD' } });
+    expect(said.format()).toBe('x.gc: blame/unknown-module: x.gc is not a module of package p at HEAD');
+    const unsaid = new GcError('blame/unknown-module', 'x.gc is not a module of package p', { location: { file: 'x.gc', at: 'HEAD' } });
+    expect(unsaid.format()).toBe('x.gc: blame/unknown-module: x.gc is not a module of package p (HEAD)');
+  });
+});
