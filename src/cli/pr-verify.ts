@@ -48,7 +48,7 @@ export function renderAuditText(report: AuditReport): string {
       .map(([k, n]) => `${n} ${k}`)
       .join(', ');
     lines.push(`package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
-      (p.replay.status === 'reproduced' ? ` (${p.replay.modulesChanged} modules)` : '') +
+      (p.replay.status === 'reproduced' ? ` (${counted(p.replay.modulesChanged, 'module')})` : '') +
       `; ${counted(p.rows.filter((r) => r.result === 'pass').length, 'check')} passed`);
     for (const c of p.commits) {
       if (c.route === 'unchanged' && c.evidence.length === 0) continue;
