@@ -106,6 +106,11 @@ function packageRows(p: PackageAudit): { rows: SummaryTableRow[]; hidden: number
   };
 }
 
+/** `1 error`, `0 errors`, `2 errors`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /**
  * Writes the job summary for `report`.
  * @param context `base`/`head` sources and the report path, shown in the header.
@@ -115,8 +120,8 @@ export async function writeSummary(report: AuditReport, context: { reportPath: s
   const verdict = report.ok ? '✅ Evidence verified' : '❌ Evidence verification failed';
   const s = core.summary.addHeading('gcpatch: pull request evidence', 2);
   s.addRaw(
-    `<p><strong>${verdict}</strong> — ${report.verified} checks passed, ${report.failed} failed; ` +
-      `${counts.error} errors, ${counts.warning} warnings, ${counts.notice} notices (fail-on: ${report.failOn}).</p>`,
+    `<p><strong>${verdict}</strong> — ${counted(report.verified, 'check')} passed, ${report.failed} failed; ` +
+      `${counted(counts.error, 'error')}, ${counted(counts.warning, 'warning')}, ${counted(counts.notice, 'notice')} (fail-on: ${report.failOn}).</p>`,
     true,
   );
   const baseNote = report.base === report.baseRequested ? '' : ` (merge base of ${report.baseRequested.slice(0, 12)})`;

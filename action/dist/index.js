@@ -59378,7 +59378,8 @@ class errors_GcError extends Error {
             tail.push(`edit ${loc.editIndex}`);
         if (loc.relatedEditIndex !== undefined)
             tail.push(`related edit ${loc.relatedEditIndex}`);
-        if (loc.at !== undefined)
+        // A message that already names the revision (`… at HEAD`) does not repeat it.
+        if (loc.at !== undefined && !this.message.includes(loc.at))
             tail.push(loc.at);
         return `${head}: ${this.message}${tail.length > 0 ? ` (${tail.join(', ')})` : ''}`;
     }
@@ -59405,7 +59406,8 @@ function errors_isGcError(value) {
  */
 function errors_ioError(error, file, action) {
     const errno = error?.code ?? 'unknown';
-    const reason = error instanceof Error ? error.message : String(error);
+    // Node's own text repeats the code and the path: "ENOENT: no such file or directory, open 'a.gc'".
+    const reason = error instanceof Error ? error.message.replace(/^[A-Z][A-Z0-9]+: (.*), [a-z]+ '.*'$/s, '$1') : String(error);
     return new errors_GcError(ioErrnoCode(errno), `cannot ${action} ${file}: ${reason}`, {
         exitCode: codes_ExitCode.io,
         location: { file },
@@ -79414,7 +79416,7 @@ function runGenesisTest(packageDir, manifestFile, manifest, store, timeoutMs = 6
     });
     if (result.error !== undefined && result.error.code === 'ENOENT') {
         throw fail(GenesisRunnerCode.notFound, 'no `genesis` program on PATH. Install the GenesisCode CLI (built from the GenesisCode repository, `crates/gc_cli`) and put it on PATH, ' +
-            'or give another runner with --obligation-runner CMD (docs/patches.md "Acceptance and obligations")');
+            'or give another runner with --obligation-runner CMD (docs/patches.md "Acceptance and the obligation runner")');
     }
     const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
     const tail = stderr === '' ? '' : `; stderr: ${stderr}`;
@@ -81454,6 +81456,10 @@ function packageRows(p) {
         hidden: p.rows.length - shown.length,
     };
 }
+/** `1 error`, `0 errors`, `2 errors`. */
+function counted(n, noun) {
+    return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 /**
  * Writes the job summary for `report`.
  * @param context `base`/`head` sources and the report path, shown in the header.
@@ -81462,8 +81468,8 @@ async function writeSummary(report, context) {
     const counts = countBySeverity(report.findings);
     const verdict = report.ok ? '✅ Evidence verified' : '❌ Evidence verification failed';
     const s = summary.addHeading('gcpatch: pull request evidence', 2);
-    s.addRaw(`<p><strong>${verdict}</strong> — ${report.verified} checks passed, ${report.failed} failed; ` +
-        `${counts.error} errors, ${counts.warning} warnings, ${counts.notice} notices (fail-on: ${report.failOn}).</p>`, true);
+    s.addRaw(`<p><strong>${verdict}</strong> — ${counted(report.verified, 'check')} passed, ${report.failed} failed; ` +
+        `${counted(counts.error, 'error')}, ${counted(counts.warning, 'warning')}, ${counted(counts.notice, 'notice')} (fail-on: ${report.failOn}).</p>`, true);
     const baseNote = report.base === report.baseRequested ? '' : ` (merge base of ${report.baseRequested.slice(0, 12)})`;
     s.addRaw(`<p>Base <code>${report.base.slice(0, 12)}</code>${baseNote} from ${escapeCell(context.baseSource)}, head <code>${report.head.slice(0, 12)}</code> from ${escapeCell(context.headSource)}. ` +
         `Full report: <code>${escapeCell(context.reportPath)}</code>.</p>`, true);

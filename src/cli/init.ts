@@ -45,10 +45,11 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
 }
 
 function render(ctx: CliContext, r: InitReport, undo: boolean): void {
-  const verb = (a: string): string => (r.dryRun ? `would be ${a}` : a);
+  // created → would create, updated → would update, removed → would remove
+  const verb = (a: string): string => (r.dryRun ? `would ${a.replace(/d$/, '')}` : a);
   for (const c of r.changes) {
     const action = c.action === 'unchanged' || c.action === 'skipped' ? c.action : verb(c.action);
-    ctx.stdout(`${action.padEnd(r.dryRun ? 16 : 9)} ${c.what}${c.file !== undefined ? ` (${c.file})` : ''}: ${c.detail}\n`);
+    ctx.stdout(`${action.padEnd(r.dryRun ? 14 : 9)} ${c.what}${c.file !== undefined ? ` (${c.file})` : ''}: ${c.detail}\n`);
   }
   // One line per ignoring rule, with the packages it ignored (all of them in --json).
   const byRule = new Map<string, string[]>();

@@ -61,7 +61,17 @@ export function buildProgram(ctx: CliContext): Command {
   registerRecoverCommand(program, ctx);
   registerSigningCommands(program, ctx);
   registerInitCommand(program, ctx);
+  nameCommandInHelpHint(program, 'gcpatch');
   return program;
+}
+
+/** A usage error ends with the help line of the command it is about (`gcpatch store prune --help`). */
+function nameCommandInHelpHint(command: Command, path: string): void {
+  for (const sub of command.commands) {
+    const subPath = `${path} ${sub.name()}`;
+    sub.showHelpAfterError(`(run \`${subPath} --help\` for usage)`);
+    nameCommandInHelpHint(sub, subPath);
+  }
 }
 
 /**

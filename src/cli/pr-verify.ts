@@ -48,8 +48,8 @@ export function renderAuditText(report: AuditReport): string {
       .map(([k, n]) => `${n} ${k}`)
       .join(', ');
     lines.push(`package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
-      (p.replay.status === 'reproduced' ? ` (${p.replay.modulesChanged} modules)` : '') +
-      `; ${p.rows.filter((r) => r.result === 'pass').length} checks passed`);
+      (p.replay.status === 'reproduced' ? ` (${counted(p.replay.modulesChanged, 'module')})` : '') +
+      `; ${counted(p.rows.filter((r) => r.result === 'pass').length, 'check')} passed`);
     for (const c of p.commits) {
       if (c.route === 'unchanged' && c.evidence.length === 0) continue;
       const evidence = c.evidence.length === 0 ? '' : ` [${c.evidence.map((e) => `${e.kind} ${e.address.slice(0, 12)}${e.route === 'actual-parent' ? ' re-applied' : ''}`).join(', ')}]`;
@@ -65,10 +65,15 @@ export function renderAuditText(report: AuditReport): string {
     lines.push(`${where}: ${f.severity}: ${f.code}: ${messageWithoutLocation(f)}`);
   }
   lines.push(
-    `${report.ok ? 'verified' : 'FAILED'}: ${report.verified} checks passed, ${report.failed} failed; ` +
-      `${counts.error} errors, ${counts.warning} warnings (fail-on ${report.failOn})`,
+    `${report.ok ? 'verified' : 'FAILED'}: ${counted(report.verified, 'check')} passed, ${report.failed} failed; ` +
+      `${counted(counts.error, 'error')}, ${counted(counts.warning, 'warning')} (fail-on ${report.failOn})`,
   );
   return lines.join('\n') + '\n';
+}
+
+/** `1 error`, `0 errors`, `2 errors`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Registers `verify-pr` on `program` (its exit codes: the command's help). */

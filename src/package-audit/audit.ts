@@ -236,7 +236,7 @@ function describeAudit(
   const codes = new Set(findings.map((f) => f.code));
   const verified: string[] = [];
   if (pkg !== undefined && ![...codes].some((c) => c === 'audit/missing-pin' || c === 'audit/empty-pin' || c === 'audit/pin-mismatch' || c === 'audit/module-unreadable')) {
-    verified.push(`${pkg.modules.length} module pin${pkg.modules.length === 1 ? '' : 's'} match the modules`);
+    verified.push(`${pkg.modules.length} module pin${pkg.modules.length === 1 ? ' matches its module' : 's match the modules'}`);
   }
   if (pkg !== undefined && pkg.manifest.dependencies.length > 0 && !codes.has('audit/dependency-pin')) {
     verified.push(`${pkg.manifest.dependencies.length} dependency pin${pkg.manifest.dependencies.length === 1 ? '' : 's'}`);
@@ -252,7 +252,7 @@ function describeAudit(
     const obligations = pkg?.manifest.obligations ?? [];
     nextSteps.push(
       obligations.length > 0
-        ? `missing: an acceptance (no .genesis/last_acceptance). The package declares ${obligations.length} obligation(s) (${obligations.join(', ')}): ` +
+        ? `missing: an acceptance (no .genesis/last_acceptance). The package declares ${obligations.length} obligation${obligations.length === 1 ? '' : 's'} (${obligations.join(', ')}): ` +
             'produce it with the GenesisCode CLI on PATH: `gcpatch accept --obligation-runner genesis` (or `genesis test --pkg package.toml` then `genesis sign`)'
         : 'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations: `gcpatch accept` records one (gcpatch checks the pins itself)',
     );

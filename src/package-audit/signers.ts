@@ -1,5 +1,5 @@
 /**
- * What `gcpatch audit` says about signatures (docs/audit.md "Signed acceptances"): the package's
+ * What `gcpatch audit` says about signatures (docs/audit.md "Releasing signed packages"): the package's
  * transparency chain walked from `.genesis/transparency_head` (it must verify: GenesisCode
  * `docs/spec/TRANSPARENCY_LOG.md`), the signature set read (a malformed one fails closed), and the
  * signers of the last acceptance: the chain's entries for it, each with whether its signature

@@ -86,7 +86,8 @@ export class GcError extends Error {
     if (loc.fileIndex !== undefined) tail.push(`file ${loc.fileIndex}`);
     if (loc.editIndex !== undefined) tail.push(`edit ${loc.editIndex}`);
     if (loc.relatedEditIndex !== undefined) tail.push(`related edit ${loc.relatedEditIndex}`);
-    if (loc.at !== undefined) tail.push(loc.at);
+    // A message that already names the revision (`… at HEAD`) does not repeat it.
+    if (loc.at !== undefined && !this.message.includes(loc.at)) tail.push(loc.at);
     return `${head}: ${this.message}${tail.length > 0 ? ` (${tail.join(', ')})` : ''}`;
   }
 
@@ -114,7 +115,8 @@ export function isGcError(value: unknown): value is GcError {
  */
 export function ioError(error: unknown, file: string, action: string): GcError {
   const errno = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
-  const reason = error instanceof Error ? error.message : String(error);
+  // Node's own text repeats the code and the path: "ENOENT: no such file or directory, open 'a.gc'".
+  const reason = error instanceof Error ? error.message.replace(/^[A-Z][A-Z0-9]+: (.*), [a-z]+ '.*'$/s, '$1') : String(error);
   return new GcError(ioErrnoCode(errno), `cannot ${action} ${file}: ${reason}`, {
     exitCode: ExitCode.io,
     location: { file },

@@ -62,12 +62,17 @@ export function discoverManifest(pkg: string | undefined, cwd: string = process.
     throw new GcError(DiscoverCode.notFound, `no package.toml in the repository ${top}; ${fix}`, { location: { file: top } });
   }
   const names = found.map((f) => relative(cwd, dirname(f)) || '.');
+  // The message names a few; `details.candidates` (the --json error) holds them all.
+  const shown = names.length > MAX_NAMED ? `${names.slice(0, MAX_NAMED - 1).join(', ')} and ${names.length - MAX_NAMED + 1} more` : names.join(', ');
   throw new GcError(
     DiscoverCode.ambiguous,
-    `the current directory is in no package and the repository has ${found.length}: ${names.join(', ')}; pass --pkg with one of them`,
+    `the current directory is in no package and the repository has ${found.length}: ${shown}; pass --pkg with one of them`,
     { location: { file: resolve(cwd) }, details: { candidates: names } },
   );
 }
+
+/** How many packages a `pkg/ambiguous` message names before `and N more`. */
+const MAX_NAMED = 10;
 
 /**
  * Every `package.toml` below `top` (breadth-first, no recursion; `.git`, `node_modules` and

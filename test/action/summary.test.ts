@@ -54,6 +54,13 @@ async function summarize(r: AuditReport): Promise<string> {
 }
 
 describe('job summary', () => {
+  it('counts one finding in the singular', async () => {
+    const f = { code: 'audit/unexplained-change' as const, severity: 'warning' as const, package: 'p', file: 'p/a.gc', message: 'changed' };
+    const md = await summarize({ ...report([]), findings: [f] });
+    expect(md).toContain('0 errors, 1 warning, 0 notices (fail-on: error).');
+    expect(await summarize({ ...report([]), verified: 1 })).toContain('— 1 check passed, 0 failed; 0 errors, 0 warnings, 0 notices');
+  });
+
   it('shows failures first when a table is capped', async () => {
     const rows: CheckRow[] = Array.from({ length: MAX_ROWS_PER_PACKAGE + 50 }, (_, i) => ({
       evidence: `m${i}.gc`,

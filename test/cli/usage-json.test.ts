@@ -66,3 +66,21 @@ describe('usage errors with --json', () => {
     expect(plain.stderr.length).toBeGreaterThan(0);
   });
 });
+
+describe('the help line after a usage error', () => {
+  it.each([
+    [['store', 'show'], 'gcpatch store show --help'],
+    [['apply'], 'gcpatch apply --help'],
+    [['refactor', 'plan', '--kind', 'rename'], 'gcpatch refactor plan --help'],
+    [['verify-pr'], 'gcpatch verify-pr --help'],
+  ])('%j names the command', async (args, help) => {
+    const r = await run(args);
+    expect(r.code).toBe(ExitCode.invalidInput);
+    expect(r.stderr).toContain(`(run \`${help}\` for usage)`);
+  });
+
+  it('an unknown command points to the command list', async () => {
+    const r = await run(['no-such-command']);
+    expect(r.stderr).toContain('(run `gcpatch <command> --help` for usage)');
+  });
+});

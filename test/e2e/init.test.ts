@@ -55,7 +55,8 @@ describe('gcpatch init', () => {
     const { dir, git } = repo();
     const dry = run(dir, ['init', '--dry-run', '--action', `o/gcpatch@${SHA}`]);
     expect(dry.status).toBe(0);
-    expect(dry.stdout).toContain('would be updated gitignore (.gitignore): evidence of 1 package let in (ledger)');
+    expect(dry.stdout).toContain('would update   gitignore (.gitignore): evidence of 1 package let in (ledger)');
+    expect(dry.stdout).toMatch(/^would create {3}drivers: /m);
     expect(dry.stdout.endsWith('nothing written (--dry-run)\n')).toBe(true);
     expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\n.genesis/\n');
     expect(existsSync(join(dir, '.gitattributes'))).toBe(false);

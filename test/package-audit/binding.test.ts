@@ -2,7 +2,8 @@
 // report (or a transparency entry) links them; after a hand edit and `gcpatch pack` the old
 // acceptance no longer counts and audit names the modules changed since; a package with correct
 // pins and no acceptance yet gets what verified, what is missing and how to produce it.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bool, kwMap, sym } from '../../src/coreform/term.js';
@@ -113,5 +114,17 @@ describe('gcpatch audit (CLI)', () => {
     expect(json.nextSteps).toHaveLength(1);
     expect(gcpatch(['accept', '--pkg', pkg]).status).toBe(0);
     expect(gcpatch(['audit', '--pkg', pkg]).stdout).toMatch(/^ok: 25 modules, acceptance [0-9a-f]{64}, 0 referenced artifacts, 4 store entries re-hashed\n$/);
+  });
+});
+
+describe('what audit says about a package of one module', () => {
+  it('counts in the singular: one pin, one obligation', () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'gcpatch-audit-one-'));
+    writeFileSync(join(pkg, 'package.toml'), 'schema = 1\nname = "one"\nversion = "1.0.0"\nobligations = ["core/obligation::unit-tests"]\n\n[[modules]]\npath = "a.gc"\nhash = ""\n');
+    writeFileSync(join(pkg, 'a.gc'), '(def one/a::x 1)\n');
+    packOnDisk(pkg);
+    const r = auditPackage(pkg, BIND);
+    expect(r.verified[0]).toBe('1 module pin matches its module');
+    expect(r.nextSteps[0]).toContain('The package declares 1 obligation (core/obligation::unit-tests): ');
   });
 });

@@ -87,6 +87,17 @@ describe('the registry', () => {
     const error = ioError(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'a.gc', 'read');
     expect([error.code, error.exitCode, error.message]).toEqual(['io/enoent', 70, 'cannot read a.gc: gone']);
   });
+
+  it("says an I/O error's reason once, without Node's repeated code and path", () => {
+    let thrown: unknown;
+    try {
+      readFileSync(join(root, 'no-such-file.gc'));
+    } catch (e) {
+      thrown = e;
+    }
+    const error = ioError(thrown, 'no-such-file.gc', 'read');
+    expect([error.code, error.message]).toEqual(['io/enoent', 'cannot read no-such-file.gc: no such file or directory']);
+  });
 });
 
 describe('the registry and the code lists of src/', () => {
@@ -142,5 +153,14 @@ describe('the exit-code tables of the docs', () => {
     expect(rows.length).toBeGreaterThan(30);
     const wrong = rows.filter(([, code, exit]) => (GC_CODES as Record<string, number>)[code] !== exit);
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('the error line', () => {
+  it('names the revision once: a message that already says it gets no "(REV)" tail', () => {
+    const said = new GcError('blame/unknown-module', 'x.gc is not a module of package p at HEAD', { location: { file: 'x.gc', at: 'HEAD' } });
+    expect(said.format()).toBe('x.gc: blame/unknown-module: x.gc is not a module of package p at HEAD');
+    const unsaid = new GcError('blame/unknown-module', 'x.gc is not a module of package p', { location: { file: 'x.gc', at: 'HEAD' } });
+    expect(unsaid.format()).toBe('x.gc: blame/unknown-module: x.gc is not a module of package p (HEAD)');
   });
 });

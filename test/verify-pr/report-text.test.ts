@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { messageWithoutLocation, type AuditReport } from '../../src/verify-pr/report/findings.js';
+import { messageWithoutLocation, type AuditReport, type PackageAudit } from '../../src/verify-pr/report/findings.js';
 import { auditPullRequest } from '../../src/verify-pr/verify-pr.js';
 import { renderAuditText } from '../../src/cli/pr-verify.js';
 import { applyPatch } from '../../src/patch/apply/apply.js';
@@ -27,6 +27,23 @@ describe('the text report', () => {
     };
     const line = renderAuditText(report).split('\n').find((l) => l.includes('audit/unexplained-change'))!;
     expect(line).toBe('pkgs/shop/app/report.gc:3: warning: audit/unexplained-change: commit abc changes it');
+  });
+
+  it('counts one finding in the singular', () => {
+    const f = { code: 'audit/unexplained-change' as const, severity: 'warning' as const, package: 'p', file: 'p/a.gc', message: 'changed' };
+    const report: AuditReport = {
+      kind: 'gcpatch/pr-audit-v1', base: 'b'.repeat(40), baseRequested: 'b'.repeat(40), head: 'c'.repeat(40), failOn: 'error', replay: true,
+      packages: [], paths: [], notSelected: [], findings: [f], verified: 2, failed: 0, ok: true,
+    };
+    expect(renderAuditText(report).trimEnd().split('\n').at(-1)).toBe('verified: 2 checks passed, 0 failed; 0 errors, 1 warning (fail-on error)');
+    const two = { ...report, findings: [f, { ...f, severity: 'error' as const }, { ...f, severity: 'error' as const }], ok: false };
+    expect(renderAuditText(two).trimEnd().split('\n').at(-1)).toBe('FAILED: 2 checks passed, 0 failed; 2 errors, 1 warning (fail-on error)');
+    expect(renderAuditText({ ...report, verified: 1 }).trimEnd().split('\n').at(-1)).toBe('verified: 1 check passed, 0 failed; 0 errors, 1 warning (fail-on error)');
+    const pkg: PackageAudit = {
+      dir: 'p', manifestPath: 'p/package.toml', name: 'p', evidence: {}, rows: [{ evidence: 'a.gc', kind: 'module', check: 'replay', result: 'pass', detail: '' }],
+      replay: { status: 'reproduced', applied: [], modulesChanged: 1, mismatches: [], millis: 1 }, changedModules: [], unexplainedModules: [], commits: [], state: 'present',
+    };
+    expect(renderAuditText({ ...report, packages: [pkg] })).toContain('package p (p): evidence none; replay reproduced (1 module); 1 check passed\n');
   });
 });
 

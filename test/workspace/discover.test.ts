@@ -46,6 +46,14 @@ describe('discoverManifest', () => {
     expect(error.message).toContain('../a, ../b; pass --pkg');
   });
 
+  it('pkg/ambiguous names ten packages at most; its details hold them all', () => {
+    const dirs = Array.from({ length: 45 }, (_, i) => `p${String(i).padStart(2, '0')}/package.toml`);
+    const root = tree(['.git/', ...dirs]);
+    const error = errorOf(() => discoverManifest(undefined, root));
+    expect(error.message).toBe('the current directory is in no package and the repository has 45: p00, p01, p02, p03, p04, p05, p06, p07, p08 and 36 more; pass --pkg with one of them');
+    expect((error.details as { candidates: string[] }).candidates).toHaveLength(45);
+  });
+
   it('no package: pkg/not-found naming the fix; .git, node_modules and .genesis are not searched', () => {
     const root = tree(['.git/package.toml', 'node_modules/x/package.toml', '.genesis/package.toml', 'src/']);
     expect(codeAndExitOf(() => discoverManifest(undefined, join(root, 'src')))).toBe('pkg/not-found/10');

@@ -83,7 +83,7 @@ export function runGenesisTest(
     throw fail(
       GenesisRunnerCode.notFound,
       'no `genesis` program on PATH. Install the GenesisCode CLI (built from the GenesisCode repository, `crates/gc_cli`) and put it on PATH, ' +
-        'or give another runner with --obligation-runner CMD (docs/patches.md "Acceptance and obligations")',
+        'or give another runner with --obligation-runner CMD (docs/patches.md "Acceptance and the obligation runner")',
     );
   }
   const stderr = (result.stderr ?? '').trim().split('\n').slice(-3).join(' | ');

@@ -414,5 +414,5 @@ function obligationsMessage(acceptance: MapTerm, hadRunner: boolean, reportArtif
     ? `${base}. Fix what failed and apply again`
     : `${base}. No obligation runner was given, so gcpatch could not evaluate the declared obligations: ` +
         'install the GenesisCode CLI (`genesis` on PATH) and pass --obligation-runner genesis (or set GCPATCH_OBLIGATION_RUNNER=genesis), ' +
-        'or give your own runner command (the contract: docs/patches.md "Acceptance and obligations"). A package with obligations = [] applies without one';
+        'or give your own runner command (the contract: docs/patches.md "Acceptance and the obligation runner"). A package with obligations = [] applies without one';
 }
