@@ -42,10 +42,14 @@ function readEvent(path: string | undefined): EventPayload {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as EventPayload;
   } catch (error) {
-    throw new GcError('action/event-unreadable', `cannot read the event payload GITHUB_EVENT_PATH=${path}: ${error instanceof Error ? error.message : String(error)}`, {
-      location: { file: path },
-      cause: error,
-    });
+    throw new GcError(
+      'action/event-unreadable',
+      `cannot read the event payload GITHUB_EVENT_PATH=${path}: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        location: { file: path },
+        cause: error,
+      },
+    );
   }
 }
 

@@ -34,7 +34,9 @@ export async function run(): Promise<void> {
     mkdirSync(dirname(settings.reportPath), { recursive: true });
     writeFileSync(settings.reportPath, stringifyJson(report, 2) + '\n');
     annotate(report.findings, settings.reportPath);
-    await writeSummary(report, settings).catch((error: unknown) => core.warning(`gcpatch: cannot write the job summary: ${error instanceof Error ? error.message : String(error)}`));
+    await writeSummary(report, settings).catch((error: unknown) =>
+      core.warning(`gcpatch: cannot write the job summary: ${error instanceof Error ? error.message : String(error)}`),
+    );
     setOutputSafely('verified', report.verified);
     setOutputSafely('failed', report.failed);
     setOutputSafely('report-path', settings.reportPath);

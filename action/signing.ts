@@ -26,7 +26,11 @@ export function getSigningSettings(reportPath: string): SigningSettings {
 
 /** Applies the signing settings to `report` (in place) and sets `attestation-path` when written. */
 export async function applySigning(report: AuditReport, settings: SigningSettings, dir: string): Promise<AuditReport> {
-  await applySigningOptions(report, { ...(settings.policy !== undefined ? { policy: settings.policy } : {}), ...(settings.attestationPath !== undefined ? { attestation: settings.attestationPath } : {}), dir });
+  await applySigningOptions(report, {
+    ...(settings.policy !== undefined ? { policy: settings.policy } : {}),
+    ...(settings.attestationPath !== undefined ? { attestation: settings.attestationPath } : {}),
+    dir,
+  });
   if (settings.attestationPath !== undefined) core.setOutput('attestation-path', settings.attestationPath);
   return report;
 }

@@ -57,7 +57,7 @@ export function commitRouteLabel(c: CommitExplanation): string {
     case 'evidence-on-new-parent':
       return '✅ its evidence, made on another state (rebase, cherry-pick or squash), re-planned and re-applied on its actual parent';
     case 'merge':
-      return '✅ the structural merge of its parents (the merge driver\'s merge)';
+      return "✅ the structural merge of its parents (the merge driver's merge)";
     case 'merge+evidence':
       return `✅ the structural merge of its parents, then its evidence${rebased ? ' (re-applied)' : ''}`;
     default: {
@@ -98,10 +98,7 @@ function packageRows(p: PackageAudit): { rows: SummaryTableRow[]; hidden: number
     { data: 'Detail', header: true },
   ];
   return {
-    rows: [
-      header,
-      ...shown.map(({ r }) => [short(r.evidence), escapeCell(r.kind), escapeCell(r.check), RESULT_LABEL[r.result], escapeCell(r.detail)]),
-    ],
+    rows: [header, ...shown.map(({ r }) => [short(r.evidence), escapeCell(r.kind), escapeCell(r.check), RESULT_LABEL[r.result], escapeCell(r.detail)])],
     hidden: p.rows.length - shown.length,
   };
 }
@@ -135,7 +132,14 @@ export async function writeSummary(report: AuditReport, context: { reportPath: s
   s.addRaw(
     `<p>${report.paths.length} changed path${report.paths.length === 1 ? '' : 's'} accounted for` +
       `${outside > 0 ? ` (${outside} outside every package, not verified)` : ''}.` +
-      `${report.notSelected.length > 0 ? ` Not selected, not verified: ${report.notSelected.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${report.notSelected.length > 20 ? ` and ${report.notSelected.length - 20} more` : ''}.` : ''}</p>`,
+      `${
+        report.notSelected.length > 0
+          ? ` Not selected, not verified: ${report.notSelected
+              .slice(0, 20)
+              .map((m) => `<code>${escapeCell(m)}</code>`)
+              .join(', ')}${report.notSelected.length > 20 ? ` and ${report.notSelected.length - 20} more` : ''}.`
+          : ''
+      }</p>`,
     true,
   );
   for (const [i, p] of report.packages.entries()) {
@@ -149,7 +153,13 @@ export async function writeSummary(report: AuditReport, context: { reportPath: s
       .join(', ');
     s.addRaw(`<p>New evidence: ${evidence === '' ? 'none' : escapeCell(evidence)}. ${replayLine(p)}</p>`, true);
     if (p.unexplainedModules.length > 0) {
-      s.addRaw(`<p>⚠️ Changes no evidence explains: ${p.unexplainedModules.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${p.unexplainedModules.length > 20 ? ` and ${p.unexplainedModules.length - 20} more` : ''}.</p>`, true);
+      s.addRaw(
+        `<p>⚠️ Changes no evidence explains: ${p.unexplainedModules
+          .slice(0, 20)
+          .map((m) => `<code>${escapeCell(m)}</code>`)
+          .join(', ')}${p.unexplainedModules.length > 20 ? ` and ${p.unexplainedModules.length - 20} more` : ''}.</p>`,
+        true,
+      );
     }
     if (p.commits.length > 0) {
       s.addRaw('<p>What explained each commit:</p>', true);

@@ -75,7 +75,11 @@ export function buildHistory(L) {
   };
   const emit = (n, message, files) => {
     const when = 1767268800 + n * 3600;
-    chunks.push(Buffer.from(`commit refs/heads/main\nmark :${n + 1}\nauthor Bench <bench@example.invalid> ${when} +0000\ncommitter Bench <bench@example.invalid> ${when} +0000\n`));
+    chunks.push(
+      Buffer.from(
+        `commit refs/heads/main\nmark :${n + 1}\nauthor Bench <bench@example.invalid> ${when} +0000\ncommitter Bench <bench@example.invalid> ${when} +0000\n`,
+      ),
+    );
     data(message);
     for (const f of files) {
       chunks.push(Buffer.from(`M 100644 inline pkg/${f}\n`));
@@ -97,7 +101,9 @@ export function buildHistory(L) {
         ),
       });
       const now = listFiles(work);
-      const changed = now.filter((f) => !known.has(f) || f === 'package.toml' || f === modulePath(m) || (f.startsWith('.genesis/') && !f.startsWith('.genesis/store/')));
+      const changed = now.filter(
+        (f) => !known.has(f) || f === 'package.toml' || f === modulePath(m) || (f.startsWith('.genesis/') && !f.startsWith('.genesis/store/')),
+      );
       known = new Set(now);
       emit(n, `patch ${n}`, changed);
     } else if (n % 25 === 0) {
@@ -110,7 +116,10 @@ export function buildHistory(L) {
       // re-pin the module as `gcpatch pack` would, so every commit changes package.toml too
       const manifest = join(work, 'package.toml');
       const pin = L.hashModule(L.canonicalizeSource(text));
-      writeFileSync(manifest, readFileSync(manifest, 'utf8').replace(new RegExp(`hash = "[0-9a-f]+"\npath = "${modulePath(m)}"`), `hash = "${pin}"\npath = "${modulePath(m)}"`));
+      writeFileSync(
+        manifest,
+        readFileSync(manifest, 'utf8').replace(new RegExp(`hash = "[0-9a-f]+"\npath = "${modulePath(m)}"`), `hash = "${pin}"\npath = "${modulePath(m)}"`),
+      );
       emit(n, `hand edit ${n}`, [modulePath(m), 'package.toml']);
     }
   }
@@ -157,7 +166,10 @@ export async function run(runs = 3) {
         });
         if (w.out.end.reason !== 'introduced') throw new Error('unexpected why');
         if (i === 0) continue; // warm-up (JIT)
-        for (const [cmd, r] of [['blame', b], ['why', w]]) {
+        for (const [cmd, r] of [
+          ['blame', b],
+          ['why', w],
+        ]) {
           times[`${cmd}.wall`].get(size).push(r.wall);
           times[`${cmd}.cpu`].get(size).push(r.cpu);
         }

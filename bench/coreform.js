@@ -93,13 +93,22 @@ export async function runScan() {
       const file = join(dir, 'small.gc');
       writeFileSync(file, src);
       const forms = read.scanModule(src).forms.map((f) => src.subarray(f.start, f.end));
-      const warm = await timeMedian(() => {
-        for (const f of forms) read.readTerm(f);
-      }, 15, 5);
+      const warm = await timeMedian(
+        () => {
+          for (const f of forms) read.readTerm(f);
+        },
+        15,
+        5,
+      );
       const cold = coldMs(dir, file, ['readTerms'], rounds).get('readTerms');
-      console.log(`readTerm of each of the ${forms.length} forms of a ${fmt(src.length / 1024, 0)} KB module: warm ${fmt(warm, 2)} ms (${fmt((warm * 1000) / forms.length, 2)} us/form); cold (with its scan) ${fmt(cold[0], 1)} ms wall, ${fmt(cold[1], 1)} ms CPU`);
+      console.log(
+        `readTerm of each of the ${forms.length} forms of a ${fmt(src.length / 1024, 0)} KB module: warm ${fmt(warm, 2)} ms (${fmt((warm * 1000) / forms.length, 2)} us/form); cold (with its scan) ${fmt(cold[0], 1)} ms wall, ${fmt(cold[1], 1)} ms CPU`,
+      );
     }
-    const kinds = [['bytes', 'byte loop (count "(")', countOpen], ['scan', 'scanModule', read.scanModule]];
+    const kinds = [
+      ['bytes', 'byte loop (count "(")', countOpen],
+      ['scan', 'scanModule', read.scanModule],
+    ];
     if (read.scanModuleReader) kinds.push(['reader', 'Reader-based scan (before)', read.scanModuleReader]);
     kinds.push(['readModule', 'readModule (terms)', read.readModule]);
     for (const size of [1, 3]) {
@@ -107,8 +116,15 @@ export async function runScan() {
       const file = join(dir, `m${size}.gc`);
       writeFileSync(file, src);
       const mb = src.length / (1024 * 1024);
-      console.log(`one ${fmt(mb, 2)} MB module (${read.scanModule(src).forms.length} forms): warm = median of 15 runs; cold = medians of ${rounds} fresh processes (wall ms, CPU ms; first call, then the first three calls)`);
-      const cold = coldMs(dir, file, kinds.map((k) => k[0]), rounds);
+      console.log(
+        `one ${fmt(mb, 2)} MB module (${read.scanModule(src).forms.length} forms): warm = median of 15 runs; cold = medians of ${rounds} fresh processes (wall ms, CPU ms; first call, then the first three calls)`,
+      );
+      const cold = coldMs(
+        dir,
+        file,
+        kinds.map((k) => k[0]),
+        rounds,
+      );
       let base;
       for (const [key, label, fn] of kinds) {
         const warm = await timeMedian(() => fn(src), 15, 5);
@@ -195,7 +211,12 @@ function realModules(canon) {
  */
 function pairedMedians(fns, runs) {
   const cpu = process.env.GCPATCH_BENCH_CPU === '1';
-  const now = cpu ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : () => performance.now();
+  const now = cpu
+    ? () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      }
+    : () => performance.now();
   for (const f of fns) f();
   const times = fns.map(() => []);
   for (let i = 0; i < runs; i++) {
@@ -250,13 +271,17 @@ async function runBlake3(dir) {
   const firsts = [];
   const seconds = [];
   for (let i = 0; i < 9; i++) {
-    const r = spawnSync(process.execPath, [script, pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../dist/coreform/blake3.js')).href], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [script, pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../dist/coreform/blake3.js')).href], {
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(r.stderr);
     const [a, b] = JSON.parse(r.stdout);
     firsts.push(a);
     seconds.push(b);
   }
-  console.log(`  instantiation (first 100-byte hash of a fresh process, median of 9): ${fmt(median(firsts), 2)} ms; the second hash: ${fmt(median(seconds) * 1000, 1)} us`);
+  console.log(
+    `  instantiation (first 100-byte hash of a fresh process, median of 9): ${fmt(median(firsts), 2)} ms; the second hash: ${fmt(median(seconds) * 1000, 1)} us`,
+  );
 }
 
 /** `run(true)` (`node bench/coreform.js pipeline`): without the scan rows. */
@@ -266,7 +291,11 @@ export async function run(skipScan = false) {
   const baseDist = baselineDist();
   const base = baseDist === undefined ? undefined : await coreformOf(baseDist);
   const builds = base === undefined ? [now] : [now, base];
-  console.log(base === undefined ? 'this build only (set GCPATCH_BENCH_BASELINE to a git revision or a build directory to pair it with another)' : `paired with the baseline build in ${baseDist}: medians of round-robin runs`);
+  console.log(
+    base === undefined
+      ? 'this build only (set GCPATCH_BENCH_BASELINE to a git revision or a build directory to pair it with another)'
+      : `paired with the baseline build in ${baseDist}: medians of round-robin runs`,
+  );
   const modules = [];
   let total = 0;
   for (let i = 0; total < 6 * 1024 * 1024; i++) {
@@ -283,15 +312,37 @@ export async function run(skipScan = false) {
   console.log(`generated corpus: ${modules.length} modules, ${fmt(mb, 2)} MB; real corpus: the ${real.length} fixtures modules, ${fmt(realMb, 2)} MB`);
   row('read+canonicalize+print+hash', mb, pairedMedians(builds.map(pipe(modules)), 7));
   row('  the same, the real corpus', realMb, pairedMedians(builds.map(pipe(real)), 15));
-  row('readModule', mb, pairedMedians(builds.map((x) => () => { for (const m of modules) x.read.readModule(m); }), 7));
-  row('read+canonicalize', mb, pairedMedians(builds.map((x) => () => { for (const m of modules) x.canon.canonicalizeSource(m); }), 7));
+  row(
+    'readModule',
+    mb,
+    pairedMedians(
+      builds.map((x) => () => {
+        for (const m of modules) x.read.readModule(m);
+      }),
+      7,
+    ),
+  );
+  row(
+    'read+canonicalize',
+    mb,
+    pairedMedians(
+      builds.map((x) => () => {
+        for (const m of modules) x.canon.canonicalizeSource(m);
+      }),
+      7,
+    ),
+  );
   {
     // JSON.parse of the same trees: each module's forms as `gcpatch parse --json` projects them.
     const json = modules.map((m) => JSON.stringify(now.read.readModule(m).forms.map((f) => now.json.termToJson(f.term))));
     const [read, parse] = pairedMedians(
       [
-        () => { for (const m of modules) now.read.readModule(m); },
-        () => { for (const j of json) JSON.parse(j); },
+        () => {
+          for (const m of modules) now.read.readModule(m);
+        },
+        () => {
+          for (const j of json) JSON.parse(j);
+        },
       ],
       7,
     );

@@ -24,7 +24,12 @@ export function moduleSource(pkg, index, defs, random = rng(index + 1)) {
     lines.push(`;; definition ${d}`);
     switch (d % 4) {
       case 0:
-        lines.push(`(def ${ns}::f${d}`, `  (fn (x y)`, `    (let ((s (prim int/add x ${k})) (t (prim int/mul y 3)))`, `      (if (prim int/lt s t) (core/list::cons s t) [s t "sum ${k}"]))))`);
+        lines.push(
+          `(def ${ns}::f${d}`,
+          `  (fn (x y)`,
+          `    (let ((s (prim int/add x ${k})) (t (prim int/mul y 3)))`,
+          `      (if (prim int/lt s t) (core/list::cons s t) [s t "sum ${k}"]))))`,
+        );
         break;
       case 1:
         lines.push(`(def ${ns}::table {:name "row-${k}" :weight ${k} :tags [:a :b :c] :nested {:x 1 :y -2}})`);

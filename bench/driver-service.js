@@ -184,8 +184,12 @@ function wide(dir, install) {
   console.log(`wide git merge: ${files} .gc modules (≈10 KB) changed on both sides (wall ms, medians of ${rounds} paired rounds)`);
   console.log(`plain git (no driver)              ${fmt(m.plain, 0).padStart(7)} ms   ${fmt(m.plain / files, 1).padStart(5)} ms/file`);
   console.log(`driver, no service                 ${fmt(m.direct, 0).padStart(7)} ms   ${fmt(m.direct / files, 1).padStart(5)} ms/file`);
-  console.log(`driver + service, first burst      ${fmt(m.cold, 0).padStart(7)} ms   ${fmt(m.cold / files, 1).padStart(5)} ms/file   ${fmt(m.direct / m.cold, 1)}x faster than no service (its second file starts the service)`);
-  console.log(`driver + service, already running  ${fmt(m.warm, 0).padStart(7)} ms   ${fmt(m.warm / files, 1).padStart(5)} ms/file   ${fmt(m.direct / m.warm, 1)}x faster than no service`);
+  console.log(
+    `driver + service, first burst      ${fmt(m.cold, 0).padStart(7)} ms   ${fmt(m.cold / files, 1).padStart(5)} ms/file   ${fmt(m.direct / m.cold, 1)}x faster than no service (its second file starts the service)`,
+  );
+  console.log(
+    `driver + service, already running  ${fmt(m.warm, 0).padStart(7)} ms   ${fmt(m.warm / files, 1).padStart(5)} ms/file   ${fmt(m.direct / m.warm, 1)}x faster than no service`,
+  );
   console.log(`same result as plain git: ${same}; exit statuses: ${[...statuses].join(', ')}`);
 }
 
@@ -214,8 +218,12 @@ function rebase(dir, install) {
   const rm = Object.fromEntries(Object.entries(rs).map(([k, v]) => [k, median(v)]));
   console.log(`\nrebase: ${commits} commits × ${touched} modules (${runs} driver runs), wall ms, median of ${rrounds} paired rounds`);
   console.log(`plain git (no driver)              ${fmt(rm.plain, 0).padStart(7)} ms`);
-  console.log(`driver, no service                 ${fmt(rm.direct, 0).padStart(7)} ms   ${fmt((rm.direct - rm.plain) / runs, 1).padStart(5)} ms per driver run over plain git`);
-  console.log(`driver + service                   ${fmt(rm.service, 0).padStart(7)} ms   ${fmt((rm.service - rm.plain) / runs, 1).padStart(5)} ms per driver run over plain git   ${fmt(rm.direct / rm.service, 1)}x faster`);
+  console.log(
+    `driver, no service                 ${fmt(rm.direct, 0).padStart(7)} ms   ${fmt((rm.direct - rm.plain) / runs, 1).padStart(5)} ms per driver run over plain git`,
+  );
+  console.log(
+    `driver + service                   ${fmt(rm.service, 0).padStart(7)} ms   ${fmt((rm.service - rm.plain) / runs, 1).padStart(5)} ms per driver run over plain git   ${fmt(rm.direct / rm.service, 1)}x faster`,
+  );
   console.log(`rebases clean and equal to plain git's: ${rsame}`);
 }
 
@@ -224,7 +232,11 @@ function oneFile(dir, install) {
   const one = wideRepo(dir, 'single', 1, install, false);
   const line = sh(one.repo, ['config', '--get', 'merge.gcpatch.driver']).stdout.trim();
   const t = triple(10_000);
-  const expanded = install.expandDriverLine(line, { O: '.merge_file_O', A: '.merge_file_A', B: '.merge_file_B', L: 7, P: 'm.gc', S: 'base', X: 'ours', Y: 'theirs' }, false);
+  const expanded = install.expandDriverLine(
+    line,
+    { O: '.merge_file_O', A: '.merge_file_A', B: '.merge_file_B', L: 7, P: 'm.gc', S: 'base', X: 'ours', Y: 'theirs' },
+    false,
+  );
   const lineOnce = (extra) => {
     writeFileSync(join(one.repo, '.merge_file_O'), t.base);
     writeFileSync(join(one.repo, '.merge_file_A'), t.ours);
@@ -238,7 +250,10 @@ function oneFile(dir, install) {
     // Paired, in alternating order: odd rounds measure "on" first.
     const pair = (off, on) => (r % 2 === 0 ? [off(), on()] : [on(), off()].reverse());
     const quiet = (fn) => () => (settle(one.folder), fn());
-    const [fOff, fOn] = pair(quiet(() => lineOnce(OFF)), quiet(() => lineOnce({})));
+    const [fOff, fOn] = pair(
+      quiet(() => lineOnce(OFF)),
+      quiet(() => lineOnce({})),
+    );
     first.off.push(fOff);
     first.on.push(fOn);
     // The same parent process (this one) again: the second file of the burst starts the service.
@@ -247,16 +262,23 @@ function oneFile(dir, install) {
     first.second.push(lineOnce({}));
     for (let i = 0; i < 1000 && !existsSync(join(one.folder, 'info')); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
     first.warm.push(lineOnce({}));
-    const [sOff, sOn] = pair(quiet(() => mergeOnce(one, OFF).ms), quiet(() => mergeOnce(one, {}).ms));
+    const [sOff, sOn] = pair(
+      quiet(() => mergeOnce(one, OFF).ms),
+      quiet(() => mergeOnce(one, {}).ms),
+    );
     single.off.push(sOff);
     single.on.push(sOn);
   }
   settle(one.folder);
   for (const f of ['.merge_file_O', '.merge_file_A', '.merge_file_B']) rmSync(join(one.repo, f), { force: true });
   console.log(`\none 10 KB file (wall ms, medians of ${n} paired rounds; no service running and no burst marked before each "first" run)`);
-  console.log(`first file of a burst, line as git runs it: service off ${fmt(median(first.off))}   service on ${fmt(median(first.on))} (${ratios(first.on, first.off)})`);
+  console.log(
+    `first file of a burst, line as git runs it: service off ${fmt(median(first.off))}   service on ${fmt(median(first.on))} (${ratios(first.on, first.off)})`,
+  );
   console.log(`second file (starts the service)           ${fmt(median(first.second))}   a file through the running service ${fmt(median(first.warm))}`);
-  console.log(`single-file git merge:                     service off ${fmt(median(single.off))}   service on ${fmt(median(single.on))} (${ratios(single.on, single.off)})`);
+  console.log(
+    `single-file git merge:                     service off ${fmt(median(single.off))}   service on ${fmt(median(single.on))} (${ratios(single.on, single.off)})`,
+  );
 }
 
 /**
@@ -286,7 +308,8 @@ function switches(dir, install) {
   const samples = { envOff: [], configOff: [], on: [], killed: [] };
   let same = true;
   const statuses = new Set();
-  const config = (value) => (value === undefined ? sh(drv.repo, ['config', '--unset', 'gcpatch.driverService']) : sh(drv.repo, ['config', 'gcpatch.driverService', value]));
+  const config = (value) =>
+    value === undefined ? sh(drv.repo, ['config', '--unset', 'gcpatch.driverService']) : sh(drv.repo, ['config', 'gcpatch.driverService', value]);
   for (let r = 0; r < rounds; r++) {
     settle(drv.folder);
     const e = mergeOnce(drv, OFF);

@@ -35,9 +35,7 @@ const LAUNCH = join(DIST, 'launch.cjs');
 
 /** A module of about `bytes` bytes: a ::meta form, then definitions in GenesisCode style. */
 export function module(bytes, edit = () => undefined) {
-  const forms = [
-    "; app/bench: generated module.\n\n(def ::meta\n  '{:caps []\n    :exports [app/bench::main]\n    :types {app/bench::main ?}})\n",
-  ];
+  const forms = ["; app/bench: generated module.\n\n(def ::meta\n  '{:caps []\n    :exports [app/bench::main]\n    :types {app/bench::main ?}})\n"];
   let size = forms[0].length;
   for (let i = 0; size < bytes; i++) {
     const body = edit(i) ?? `(prim int/add x ${i})`;
@@ -191,7 +189,12 @@ export async function run() {
     const node = q(process.execPath);
 
     console.log('CPU per merge (user+sys ms, medians of paired rounds; ratio to bare `node -e 0`)');
-    console.log('size     forms   bare node   driver   ratio' + (baseline ? '   baseline   driver/baseline' : '') + (old ? '   old ESM   ratio' : '') + '   no cache   git merge-file   MB/s   exit');
+    console.log(
+      'size     forms   bare node   driver   ratio' +
+        (baseline ? '   baseline   driver/baseline' : '') +
+        (old ? '   old ESM   ratio' : '') +
+        '   no cache   git merge-file   MB/s   exit',
+    );
     // Marked rows: * ours edits the top and the bottom; ** ours edits every definition (whole merge).
     const sizes = [
       ['10 KB', 10_000, 8, 5],
@@ -227,7 +230,7 @@ export async function run() {
       const med = pairedCpu(commands, n, rounds, work);
       const exit = spawnSync(process.execPath, [launch, 'O', 'A0', 'B', '7', 'bench.gc'], { cwd: work }).status;
       const forms = (t.base.match(/\(def /g) ?? []).length;
-      const perMb = (bytes / 1e6) / ((med.driver - med.bare) / 1000);
+      const perMb = bytes / 1e6 / ((med.driver - med.bare) / 1000);
       console.log(
         `${label.padEnd(8)} ${String(forms).padStart(5)}   ${fmt(med.bare).padStart(9)}   ${fmt(med.driver).padStart(6)}   ${fmt(med.driver / med.bare, 2).padStart(5)}x` +
           (baseline ? `   ${fmt(med.baseline).padStart(8)}   ${fmt(med.driver / med.baseline, 3).padStart(14)}x` : '') +
@@ -236,8 +239,8 @@ export async function run() {
       );
     }
 
-    console.log('*  ours also edits the fifth-to-last definition: two windows on ours\' side');
-    console.log('** ours edits every definition but theirs\' one: the windows cover the module, every element is merged');
+    console.log("*  ours also edits the fifth-to-last definition: two windows on ours' side");
+    console.log("** ours edits every definition but theirs' one: the windows cover the module, every element is merged");
 
     const files = Number(process.env.GCPATCH_BENCH_WIDE ?? 200);
     // gcpatch 0.1's unguarded line.
@@ -247,10 +250,14 @@ export async function run() {
     const none = wideMerge(dir, files, undefined, runs);
     const withDriver = wideMerge(dir, files, line, runs);
     console.log(`without driver      ${fmt(none.ms, 0).padStart(8)} ms   exit ${none.status}`);
-    console.log(`installed driver    ${fmt(withDriver.ms, 0).padStart(8)} ms   exit ${withDriver.status}   ${fmt(withDriver.ms / files, 1)} ms/file   same result: ${withDriver.result === none.result}`);
+    console.log(
+      `installed driver    ${fmt(withDriver.ms, 0).padStart(8)} ms   exit ${withDriver.status}   ${fmt(withDriver.ms / files, 1)} ms/file   same result: ${withDriver.result === none.result}`,
+    );
     if (old) {
       const before = wideMerge(dir, files, oldLine, runs);
-      console.log(`0.1 ESM driver      ${fmt(before.ms, 0).padStart(8)} ms   exit ${before.status}   ${fmt(before.ms / files, 1)} ms/file   same result: ${before.result === none.result}`);
+      console.log(
+        `0.1 ESM driver      ${fmt(before.ms, 0).padStart(8)} ms   exit ${before.status}   ${fmt(before.ms / files, 1)} ms/file   same result: ${before.result === none.result}`,
+      );
       console.log(`speed-up over 0.1: ${fmt(before.ms / withDriver.ms, 2)}x (target ≥ 1.3x)`);
     } else console.log('0.1 ESM driver: not found in git history (driver/dist/package.json with "type": "module")');
     if (CA !== undefined && CA !== '') {
@@ -262,10 +269,14 @@ export async function run() {
       const withCa = median(rounds.map((x) => x[1]));
       console.log(`\nNODE_EXTRA_CA_CERTS is set here (${CA}): bare node ${fmt(withCa)} ms CPU with it, ${fmt(without)} without (${fmt(withCa / without, 2)}x)`);
       const caDriver = wideMerge(dir, files, line, 1, caEnv);
-      console.log(`wide merge with it, installed driver (unsets it)   ${fmt(caDriver.ms, 0).padStart(8)} ms   ${fmt(caDriver.ms / files, 1)} ms/file   same result: ${caDriver.result === none.result}`);
+      console.log(
+        `wide merge with it, installed driver (unsets it)   ${fmt(caDriver.ms, 0).padStart(8)} ms   ${fmt(caDriver.ms / files, 1)} ms/file   same result: ${caDriver.result === none.result}`,
+      );
       if (old) {
         const caOld = wideMerge(dir, files, oldLine, 1, caEnv);
-        console.log(`wide merge with it, 0.1 ESM driver                  ${fmt(caOld.ms, 0).padStart(8)} ms   ${fmt(caOld.ms / files, 1)} ms/file   speed-up ${fmt(caOld.ms / caDriver.ms, 2)}x`);
+        console.log(
+          `wide merge with it, 0.1 ESM driver                  ${fmt(caOld.ms, 0).padStart(8)} ms   ${fmt(caOld.ms / files, 1)} ms/file   speed-up ${fmt(caOld.ms / caDriver.ms, 2)}x`,
+        );
       }
     }
   } finally {

@@ -4,14 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  applyEdits,
-  applyPlanToRoot,
-  decodeEditPlan,
-  serializeEditPlan,
-  sha256Hex,
-  validateEditPlan,
-} from '../dist/editplan/index.js';
+import { applyEdits, applyPlanToRoot, decodeEditPlan, serializeEditPlan, sha256Hex, validateEditPlan } from '../dist/editplan/index.js';
 import { fmt, timeMedian } from './util.js';
 
 const LINES = 100_000;

@@ -79,7 +79,9 @@ export async function run() {
   const preservedMs = median(applyTimes);
   const canonicalMs = median(canonicalTimes);
   console.log(`apply 200-op patch to ${MODULES}-module package (on disk, full transaction, format-preserving): median ${fmt(preservedMs)} ms`);
-  console.log(`  same with --canonical (whole-module canonical print): median ${fmt(canonicalMs)} ms; ratio ${fmt(preservedMs / canonicalMs, 2)}x (target <= 1.5x)`);
+  console.log(
+    `  same with --canonical (whole-module canonical print): median ${fmt(canonicalMs)} ms; ratio ${fmt(preservedMs / canonicalMs, 2)}x (target <= 1.5x)`,
+  );
 
   const baselineDir = process.env.GCPATCH_BENCH_BASELINE;
   if (baselineDir) {
@@ -128,9 +130,7 @@ export async function run() {
       if (!result.ok) throw new Error(JSON.stringify(result.failure));
       if (r > 0) times.push(performance.now() - t0);
     }
-    console.log(
-      `store verify of ${count} entries (${count > 8192 ? 'maxEntries raised to 10,000' : 'default bound'}): median ${fmt(median(times))} ms`,
-    );
+    console.log(`store verify of ${count} entries (${count > 8192 ? 'maxEntries raised to 10,000' : 'default bound'}): median ${fmt(median(times))} ms`);
   }
   rmSync(root, { recursive: true, force: true });
 }

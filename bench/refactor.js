@@ -68,7 +68,9 @@ export async function run() {
   }, 7);
   const exportMs = await timeMedian(() => refactorEditPlan(verified, sources), 5);
   const bytes = sources.reduce((n, s) => n + s.bytes.length, 0);
-  console.log(`rename across ${count} modules (${fmt(bytes / 1024 / 1024, 2)} MB of source): ${plan.replacementCount} replacements, ${plan.patch.ops.length} ops`);
+  console.log(
+    `rename across ${count} modules (${fmt(bytes / 1024 / 1024, 2)} MB of source): ${plan.replacementCount} replacements, ${plan.patch.ops.length} ops`,
+  );
   console.log(`build request (print + hash-term): median ${fmt(build)} ms`);
   console.log(`plan (scan + conflicts + normalize + report): median ${fmt(planMs)} ms`);
   console.log(`verify (independent scan + all checks): median ${fmt(verifyMs)} ms`);

@@ -24,8 +24,7 @@ function check(ok, what) {
 
 async function bigModule() {
   const unit =
-    '(def pkg/mod::f (fn (x y) (core/int::add x (prim core/int::mul y 12345)))) ; comment\n' +
-    '{:k "a string with \\n escape" :v [1 2 3 b"\\x00\\xff"]}\n';
+    '(def pkg/mod::f (fn (x y) (core/int::add x (prim core/int::mul y 12345)))) ; comment\n' + '{:k "a string with \\n escape" :v [1 2 3 b"\\x00\\xff"]}\n';
   const count = Math.ceil((20 * 1024 * 1024) / unit.length);
   const source = unit.repeat(count);
   const unitPrint = printModule(canonicalizeSource(unit));
@@ -82,9 +81,13 @@ async function lineIndex() {
   let index;
   const build = await timeMedian(() => (index = new LineIndex(source)), 5, 1);
   check(index.resolve(lines + 1, 4) === source.length, 'line index');
-  const resolveAll = await timeMedian(() => {
-    for (let line = 1; line <= lines; line++) index.resolve(line, 1);
-  }, 5, 1);
+  const resolveAll = await timeMedian(
+    () => {
+      for (let line = 1; line <= lines; line++) index.resolve(line, 1);
+    },
+    5,
+    1,
+  );
   console.log(`line index of ${lines} lines: build ${fmt(build, 1)} ms, resolve every line ${fmt(resolveAll, 1)} ms (medians of 5)`);
 }
 

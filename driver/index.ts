@@ -43,7 +43,6 @@ function crash(error: unknown): void {
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
-
 function main(argv: string[]): number | undefined {
   if (argv[0] === '--serve' && argv.length === 3) {
     // launch.cjs runs this bundle: it sits next to it.

@@ -62,17 +62,20 @@ function lazyRequire(id) {
   if (!LAZY.has(id)) return require(id);
   let real;
   const load = () => (real ??= require(id));
-  return new Proxy({}, {
-    // The bundler's interop asks every CommonJS module whether it is an ES module; Node's built-ins
-    // never are, and answering that must not load them.
-    get: (_t, key) => (key === '__esModule' ? undefined : load()[key]),
-    has: (_t, key) => key in load(),
-    ownKeys: () => Reflect.ownKeys(load()),
-    getOwnPropertyDescriptor: (_t, key) => {
-      const d = Object.getOwnPropertyDescriptor(load(), key);
-      return d === undefined ? undefined : { ...d, configurable: true };
+  return new Proxy(
+    {},
+    {
+      // The bundler's interop asks every CommonJS module whether it is an ES module; Node's built-ins
+      // never are, and answering that must not load them.
+      get: (_t, key) => (key === '__esModule' ? undefined : load()[key]),
+      has: (_t, key) => key in load(),
+      ownKeys: () => Reflect.ownKeys(load()),
+      getOwnPropertyDescriptor: (_t, key) => {
+        const d = Object.getOwnPropertyDescriptor(load(), key);
+        return d === undefined ? undefined : { ...d, configurable: true };
+      },
     },
-  });
+  );
 }
 
 /**

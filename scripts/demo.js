@@ -86,7 +86,14 @@ const greet = readFileSync(join(repo, 'greet.gc'), 'utf8');
 const strings = readFileSync(join(repo, 'strings.gc'), 'utf8');
 const manifest = readFileSync(join(repo, 'package.toml'), 'utf8');
 console.log('\n  merged greet.gc (definitions table):');
-console.log(indent(greet.split('\n').filter((l) => /^\(def app\/greet::\w+ "/.test(l)).join('\n')));
+console.log(
+  indent(
+    greet
+      .split('\n')
+      .filter((l) => /^\(def app\/greet::\w+ "/.test(l))
+      .join('\n'),
+  ),
+);
 console.log('\n  merged strings.gc:');
 console.log(indent(strings.trim()));
 console.log('\n  merged package.toml:');

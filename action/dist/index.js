@@ -59609,7 +59609,10 @@ function reportOutsidePackages(accounts, mode, global) {
         return;
     }
     const n = outside.length;
-    const shown = outside.slice(0, 3).map((a) => a.path).join(', ') + (n > 3 ? ', …' : '');
+    const shown = outside
+        .slice(0, 3)
+        .map((a) => a.path)
+        .join(', ') + (n > 3 ? ', …' : '');
     global.fail('path', `${n} .gc file${n === 1 ? '' : 's'}`, 'outside every package', {
         code: AuditCode.outsidePackage,
         severity: 'notice',
@@ -61836,7 +61839,15 @@ function parseError(source, code, message, offset) {
 
 /** Report names of the kinds (`:term-tag`), docs/reference/coreform.md §1.1. */
 const term_TERM_TAG = {
-    nil: 'nil', bool: 'bool', int: 'int', str: 'str', bytes: 'bytes', sym: 'sym', pair: 'pair', vec: 'vec', map: 'map',
+    nil: 'nil',
+    bool: 'bool',
+    int: 'int',
+    str: 'str',
+    bytes: 'bytes',
+    sym: 'sym',
+    pair: 'pair',
+    vec: 'vec',
+    map: 'map',
 };
 const KIND_RANK = { nil: 0, bool: 1, int: 2, str: 3, bytes: 4, sym: 5, pair: 6, vec: 7, map: 8 };
 /** The nil term. */
@@ -62891,17 +62902,7 @@ function scanModuleReader(source) {
 /** Error code of every canonicalization failure. */
 const CANON_INVALID_FORM = 'core/canon/invalid-form';
 /** The nine reserved heads of §1.3 (exact symbol spelling). */
-const RESERVED_HEADS = new Set([
-    'quote',
-    'def',
-    'fn',
-    'if',
-    'begin',
-    'let',
-    'prim',
-    'seal',
-    'unseal',
-]);
+const RESERVED_HEADS = new Set(['quote', 'def', 'fn', 'if', 'begin', 'let', 'prim', 'seal', 'unseal']);
 const SYM_FN = { kind: 'sym', name: 'fn' };
 const SYM_BEGIN = { kind: 'sym', name: 'begin' };
 const SYM_LET = { kind: 'sym', name: 'let' };
@@ -66467,10 +66468,24 @@ function profile(column, order, edit = (m) => m) {
  * docs/reference/patch-protocols.md §3.1, §4): non-empty; NFC; no leading `/`; no `\`; no lone
  * surrogate; every component non-empty and not `.`/`..`; no drive prefix. Messages follow the path.
  */
-const MODULE_PATH_PROFILE = profile('module', ['empty', 'notNfc', 'absolute', 'backslash', 'loneSurrogate', ['emptySegment', 'dotSegment'], 'drivePrefix']);
+const MODULE_PATH_PROFILE = profile('module', [
+    'empty',
+    'notNfc',
+    'absolute',
+    'backslash',
+    'loneSurrogate',
+    ['emptySegment', 'dotSegment'],
+    'drivePrefix',
+]);
 /** The order of the edit-plan rules, shared by the plan and patch profiles. */
 const PLAN_ORDER = [
-    'empty', 'tooLong', 'absolute', 'backslash', 'colon', 'control', 'loneSurrogate',
+    'empty',
+    'tooLong',
+    'absolute',
+    'backslash',
+    'colon',
+    'control',
+    'loneSurrogate',
     ['emptySegment', 'dotSegment', 'trailingDotOrSpace', 'dotGit', 'windowsDevice'],
 ];
 /**
@@ -67008,7 +67023,7 @@ const CONTENT_ROLES = new Set(['module', 'manifest', 'policy', 'store-entry']);
 function pathFindings(entry, role, manifestPath) {
     const out = [];
     const to = entry.to;
-    const kindWord = (k) => (k === 'gitlink' ? 'a gitlink (submodule)' : k === 'tree' ? 'a directory' : k === 'symlink' ? 'a symlink' : 'a file');
+    const kindWord = (k) => k === 'gitlink' ? 'a gitlink (submodule)' : k === 'tree' ? 'a directory' : k === 'symlink' ? 'a symlink' : 'a file';
     if (role === 'package-dir' && to !== undefined && to.kind !== 'tree') {
         out.push({
             code: AuditCode.notARegularFile,
@@ -67184,7 +67199,13 @@ async function attributesFinding(repo, entry) {
         return Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('latin1');
     };
     if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {
-        return { code: AuditCode.checkoutAttributes, severity: 'error', message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`, file: entry.path, title: 'checkout attributes' };
+        return {
+            code: AuditCode.checkoutAttributes,
+            severity: 'error',
+            message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`,
+            file: entry.path,
+            title: 'checkout attributes',
+        };
     }
     const [before, after] = [await text(entry.from), await text(entry.to)];
     const had = attributePairs(before, CHECKOUT_ATTRIBUTES);
@@ -67313,7 +67334,10 @@ class CommitIndex {
         const l = run(this.dir, ['ls-files', '-z'], this.env);
         if (!l.ok)
             return { why: l.why };
-        return l.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+        return l.stdout
+            .toString('utf8')
+            .split('\0')
+            .filter((p) => p !== '');
     }
     /** The checkout attributes of `paths` as the index's `.gitattributes` files give them. */
     attributes(paths) {
@@ -67431,7 +67455,10 @@ function recordAttributeChanges(dir, base, head, changedPaths, out) {
         list.push(c);
     }
     for (const [pkg, list] of byPackage) {
-        const shown = list.slice(0, 5).map((c) => `${c.path} (${c.changes.join(', ')})`).join('; ');
+        const shown = list
+            .slice(0, 5)
+            .map((c) => `${c.path} (${c.changes.join(', ')})`)
+            .join('; ');
         out.fail('path', list[0].path, 'checkout attributes', {
             code: AuditCode.checkoutAttributes,
             message: `${list.length} path${list.length === 1 ? '' : 's'} of the package at ${pkg || '.'} ${list.length === 1 ? 'is' : 'are'} checked out under other attributes at the head than at the merge base: ${shown}${list.length > 5 ? ', …' : ''}; a checkout then holds other bytes than the blobs verify-pr verified: revert the .gitattributes change`,
@@ -67578,7 +67605,10 @@ function usesOf(name, modules) {
 }
 /** The first five use sites as `file:line, …`, and how many there are in all when more. */
 function describeSites(sites) {
-    return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+    return (sites
+        .slice(0, 5)
+        .map((s) => `${s.file}:${s.line}`)
+        .join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : ''));
 }
 /**
  * When a module of `head` uses `name`, records one error at its first use: `describe` gets all the
@@ -68812,15 +68842,14 @@ async function checkApplyReport(entry, store, prefer, out) {
         return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} is not in normalized form`, 'patch not normalized');
     }
     out.pass(KIND, entry.address, 'patch present', `patch ${patchEntry.address.slice(0, 12)} hashes to :patch-h`);
-    const idsOk = r.opIdentities.length === patch.opIdentities.length &&
-        r.opIdentities.every((id, i) => id.opH === patch.opIdentities[i].opH);
+    const idsOk = r.opIdentities.length === patch.opIdentities.length && r.opIdentities.every((id, i) => id.opH === patch.opIdentities[i].opH);
     if (!idsOk || r.opsCount !== patch.ops.length) {
-        return fail('op identities', AuditCode.applyPatchMismatch, ':op-identities/:ops-count are not the stored patch\'s op identities', 'op identities differ');
+        return fail('op identities', AuditCode.applyPatchMismatch, ":op-identities/:ops-count are not the stored patch's op identities", 'op identities differ');
     }
     const intent = mapGetKw(patch.normalized, 'intent');
     const provenance = mapGetKw(patch.normalized, 'provenance');
     if (intent?.kind !== 'str' || intent.value !== r.intent || provenance === undefined || !term_termsEqual(provenance, r.provenance)) {
-        return fail('op identities', AuditCode.applyPatchMismatch, ':intent/:provenance are not the stored patch\'s', 'patch header differs');
+        return fail('op identities', AuditCode.applyPatchMismatch, ":intent/:provenance are not the stored patch's", 'patch header differs');
     }
     out.pass(KIND, entry.address, 'op identities', `${patch.ops.length} ops match`);
     const artifacts = [
@@ -68851,7 +68880,7 @@ async function checkApplyReport(entry, store, prefer, out) {
     if (acceptance !== undefined) {
         const acceptanceOk = mapGetKw(acceptance, 'ok');
         if (acceptanceOk?.kind !== 'bool' || acceptanceOk.value !== r.ok) {
-            return fail('artifacts', AuditCode.applyArtifactInvalid, ':ok is not the acceptance artifact\'s :ok', 'acceptance differs');
+            return fail('artifacts', AuditCode.applyArtifactInvalid, ":ok is not the acceptance artifact's :ok", 'acceptance differs');
         }
     }
     if (missing.length === 0) {
@@ -68951,7 +68980,7 @@ function completeApplyEvidence(ev, replayed, out) {
     if (ev.missingArtifacts.includes('acceptance')) {
         // The acceptance belongs to the state the apply produced: its package record when stored (the
         // commit carries it), else the replayed package.
-        const acceptance = recomputedBuiltinAcceptance(ev.packageRecord !== undefined ? recordIdentity(ev.packageRecord) ?? replayed.manifest : replayed.manifest);
+        const acceptance = recomputedBuiltinAcceptance(ev.packageRecord !== undefined ? (recordIdentity(ev.packageRecord) ?? replayed.manifest) : replayed.manifest);
         if (hash_termAddress(acceptance) !== ev.acceptanceArtifact) {
             return fail(`the acceptance artifact ${ev.acceptanceArtifact.slice(0, 12)} is not in the evidence store and is not gcpatch's own acceptance of the replayed package (an obligation runner's acceptance cannot be recomputed): commit the whole .genesis/store`);
         }
@@ -69189,7 +69218,10 @@ function showValue(v) {
     else if (v instanceof Date)
         s = v.toISOString();
     else if (isTomlTable(v))
-        s = `{${Object.keys(v).sort().map((k) => `${k} = ${showValue(v[k])}`).join(', ')}}`;
+        s = `{${Object.keys(v)
+            .sort()
+            .map((k) => `${k} = ${showValue(v[k])}`)
+            .join(', ')}}`;
     else
         s = String(v);
     return s.length > 120 ? `${s.slice(0, 117)}…` : s;
@@ -69322,7 +69354,12 @@ function judgeKeyChange(key, before, after) {
         return { code: AuditCode.limitsRaised, severity: 'error', detail: [...weak, ...unknown].join('; '), title: 'limits raised' };
     if (unknown.length > 0)
         return { code: AuditCode.manifestKeyChanged, severity: 'error', detail: unknown.join('; '), title: 'manifest key changed' };
-    return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: `${narrowed.join('; ')} (narrows what the package is checked against)`, title: 'manifest key changed' };
+    return {
+        code: AuditCode.manifestKeyChanged,
+        severity: 'notice',
+        detail: `${narrowed.join('; ')} (narrows what the package is checked against)`,
+        title: 'manifest key changed',
+    };
 }
 /** The entries of list key `key` (strings only). */
 function listEntries(table, key) {
@@ -69355,7 +69392,10 @@ function manifestKeysNamedByPatch(patch) {
         }
         if (field(m, 'caps-policy').kind === 'str')
             keys.add('caps_policy');
-        for (const [list, opKey] of [['obligations', 'obligations'], ['tests', 'tests']]) {
+        for (const [list, opKey] of [
+            ['obligations', 'obligations'],
+            ['tests', 'tests'],
+        ]) {
             const rm = strsField(m, `${opKey}-remove`);
             const add = strsField(m, `${opKey}-add`);
             if (rm.length > 0 || add.length > 0)
@@ -69417,7 +69457,11 @@ function ceiling(v, nonPositiveIsNone) {
 }
 /** The tables the loader reads besides `allow` and `op`: field → rule (and whether `<= 0` means unset). */
 const SECTIONS = {
-    log: { inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true }, store_dir: { rule: 'exact' }, max_artifact_bytes_per_run: { rule: 'ceiling', nonPositiveIsNone: true } },
+    log: {
+        inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true },
+        store_dir: { rule: 'exact' },
+        max_artifact_bytes_per_run: { rule: 'ceiling', nonPositiveIsNone: true },
+    },
     store: {
         dir: { rule: 'exact' },
         remote: { rule: 'exact' },
@@ -69574,7 +69618,10 @@ function show(v) {
     if (v instanceof Date)
         return v.toISOString();
     if (isTomlTable(v))
-        return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
+        return `{${Object.keys(v)
+            .sort()
+            .map((k) => `${k} = ${show(v[k])}`)
+            .join(', ')}}`;
     return String(v);
 }
 /** The name a grant is described by: `runtime.max_effect_ops`, `[op."io/fs::read"] timeout_ms`. */
@@ -69761,7 +69808,10 @@ const RANK = { notice: 0, warning: 1, error: 2 };
 function judgeNetChange(input, out) {
     const { base, head, dirty, evidenceCovered, dir } = input;
     let recorded = 0;
-    const reported = (file, severity, code, mentions) => out.findings.some((f) => f.file === file && RANK[f.severity] >= RANK[severity] && (code === undefined || f.code === code) && (mentions === undefined || f.message.includes(mentions)));
+    const reported = (file, severity, code, mentions) => out.findings.some((f) => f.file === file &&
+        RANK[f.severity] >= RANK[severity] &&
+        (code === undefined || f.code === code) &&
+        (mentions === undefined || f.message.includes(mentions)));
     const record = (kind, evidence, severity, code, file, message, title) => {
         out.fail(kind, evidence, 'net change', { code, severity, message, file, title });
         recorded++;
@@ -69790,7 +69840,9 @@ function judgeNetChange(input, out) {
             continue;
         if (LIST_KEYS.includes(k)) {
             const kept = new Set(listEntries(head.table, k));
-            for (const name of listEntries(base.table, k).filter((e) => !kept.has(e)).sort()) {
+            for (const name of listEntries(base.table, k)
+                .filter((e) => !kept.has(e))
+                .sort()) {
                 if (reported(manifest, 'error', AuditCode.obligationsWeakened, name))
                     continue;
                 record('manifest', 'package.toml', 'error', AuditCode.obligationsWeakened, manifest, `${manifest}: ${NET} lacks ${k} entry ${name}, and no evidence removed it; only evidence may remove it (an update-manifest patch), or restore it`, `${k} entry removed`);
@@ -70806,15 +70858,8 @@ function renameBoundReferences(body, from, to, where) {
                         const pairs = bindings;
                         const inner = binderScope(scope, pairs.map((b) => b[0].name));
                         return {
-                            children: [
-                                ...pairs.map((b) => [b[1], scope]),
-                                ...items.slice(2).map((b) => [b, inner]),
-                            ],
-                            build: (values) => listFrom([
-                                head,
-                                listFrom(pairs.map((b, i) => listFrom([b[0], values[i]]))),
-                                ...values.slice(pairs.length),
-                            ]),
+                            children: [...pairs.map((b) => [b[1], scope]), ...items.slice(2).map((b) => [b, inner])],
+                            build: (values) => listFrom([head, listFrom(pairs.map((b, i) => listFrom([b[0], values[i]]))), ...values.slice(pairs.length)]),
                         };
                     }
                 }
@@ -71011,7 +71056,7 @@ function packState(state, dependencyArtifact) {
         moduleTexts.set(entry.path, modulePrint(forms));
     }
     const firstPass = manifest_parseManifest(renderManifest(state.manifest));
-    const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : d.hash ?? ''));
+    const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : (d.hash ?? '')));
     const pinned = withManifestEdit(state, (manifest) => {
         for (const entry of manifestModules(manifest))
             entry.hash = pins.get(entry.path);
@@ -71093,7 +71138,7 @@ function asGcError(error) {
  * @returns the ordered steps, the reports that never applied, and the final state.
  */
 function replayChain(base, evidence) {
-    const { steps, pending, final: state } = chainInAddressOrder(base, evidence, (before, e) => {
+    const { steps, pending, final: state, } = chainInAddressOrder(base, evidence, (before, e) => {
         try {
             const r = applyEvidence(before, e);
             return { evidence: e, before, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact };
@@ -71294,7 +71339,9 @@ function checkManifest(c) {
     for (const key of LIST_KEYS) {
         const declared = start.lists.get(key) ?? new Set();
         const kept = new Set(listEntries(now.table, key));
-        const removedByEvidence = ev.final !== undefined ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final.manifest, key).includes(e))) : ev.removedEntries.get(key) ?? new Set();
+        const removedByEvidence = ev.final !== undefined
+            ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final.manifest, key).includes(e)))
+            : (ev.removedEntries.get(key) ?? new Set());
         for (const name of [...declared].sort()) {
             if (kept.has(name) || removedByEvidence.has(name))
                 continue;
@@ -71360,7 +71407,7 @@ function checkModules(c) {
             out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
             continue;
         }
-        const line = (m, expected) => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
+        const line = (m, expected) => m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined;
         if (!formsEqual(r, b)) {
             // evidence changed this module, the commit has something else
             c.dirty.add(moduleItem(path));
@@ -71511,7 +71558,7 @@ const ORDER_SEARCH_BUDGET = 64;
  * store-address order as far as they apply.
  */
 function bindChain(start, evidence, reproduces) {
-    const { steps, pending, final: state } = chainInAddressOrder(start, evidence, (before, e) => {
+    const { steps, pending, final: state, } = chainInAddressOrder(start, evidence, (before, e) => {
         const r = tryApply(before, e);
         return r instanceof Error || r.artifact !== e.packageArtifact ? undefined : boundStep(e, before, r, 'recorded-state');
     });
@@ -71698,9 +71745,7 @@ function atFile(bytes, file, read) {
     }
     catch (error) {
         if (isGcError(error)) {
-            const loc = error.location.offset !== undefined && error.location.line === undefined
-                ? { file, ...lineColumn(bytes, error.location.offset) }
-                : { file };
+            const loc = error.location.offset !== undefined && error.location.line === undefined ? { file, ...lineColumn(bytes, error.location.offset) } : { file };
             throw error.withLocation(loc);
         }
         throw error;
@@ -72087,7 +72132,13 @@ function sourcePatch(request, affected, source) {
 }
 /** A manifest module record `{"hash" "" "path" p}` (apply re-pins the hash). */
 function manifestRecord(path) {
-    return { kind: 'map', entries: [[term_str('hash'), term_str('')], [term_str('path'), term_str(path)]] };
+    return {
+        kind: 'map',
+        entries: [
+            [term_str('hash'), term_str('')],
+            [term_str('path'), term_str(path)],
+        ],
+    };
 }
 function reportTerm(request, fields) {
     const { patch } = fields;
@@ -72574,7 +72625,8 @@ function verifyRefactorReport(report, request) {
         }
     });
     const oldProvenance = verify_checks_field(verify_checks_field(report, 'patch') ?? term_NIL, 'provenance');
-    if (oldProvenance?.kind === 'map' && (verify_checks_field(oldProvenance, 'refactor-plan-request') !== undefined || verify_checks_field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
+    if (oldProvenance?.kind === 'map' &&
+        (verify_checks_field(oldProvenance, 'refactor-plan-request') !== undefined || verify_checks_field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
         throw outdated('its patch :provenance names the request');
     }
     const facts = scanRequest(req);
@@ -72834,9 +72886,7 @@ function checkPlanOn(plan, state, stateLabel, out) {
         return checkReplan(plan, state, stateLabel, out);
     const replanned = planRefactor(request);
     const ours = plan.verified.opIdentities.map((o) => o.opH);
-    const sameOps = replanned.safe === plan.verified.safe &&
-        replanned.safe &&
-        term_termsEqual(term_vec(patchOps(replanned.report)), term_vec(patchOps(plan.report)));
+    const sameOps = replanned.safe === plan.verified.safe && replanned.safe && term_termsEqual(term_vec(patchOps(replanned.report)), term_vec(patchOps(plan.report)));
     if (sameOps) {
         out.pass('refactor-plan', plan.address, 're-plan', `made on another state; re-planned on ${stateLabel}: the same ${ours.length} operations`);
         return true;
@@ -72913,7 +72963,9 @@ function replayEvidence(c, now, refactorByPatch) {
             result.mismatches.add('package.toml');
             explanation.mismatched.push('package.toml');
         }
-        completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+        completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance')
+            ? { manifest: step.manifest, packageArtifact: step.packageArtifact }
+            : undefined, out);
     });
     for (const f of chain.failures) {
         result.replayFailed = true;
@@ -75261,7 +75313,16 @@ class Outputs {
     mode;
     // Elements taken whole from a side (nearly all of them) fill two records in turn: the previous
     // element's record is still needed for the separator, nothing older is.
-    takeRecords = [0, 1].map(() => ({ side: undefined, index: -1, bytes: undefined, endsWithComment: false, conflict: undefined, src: 'ours', elKind: 'form', name: undefined }));
+    takeRecords = [0, 1].map(() => ({
+        side: undefined,
+        index: -1,
+        bytes: undefined,
+        endsWithComment: false,
+        conflict: undefined,
+        src: 'ours',
+        elKind: 'form',
+        name: undefined,
+    }));
     flip = 0;
     constructor(ctx, sides, mode) {
         this.ctx = ctx;
@@ -75875,7 +75936,8 @@ class CheapProof {
                 sep.end === sides[e.side].m.elements[e.index].start;
             if (!verbatim) {
                 const text = this.seps.text(sep);
-                this.proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
+                this.proven =
+                    onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
             }
         }
         this.spare = last ?? blank();
@@ -76046,7 +76108,10 @@ class PieceWriter {
     flush() {
         if (this.spanSide === undefined)
             return;
-        this.pieces.push({ bytes: this.sides[this.spanSide].m.text.subarray(this.spanStart, this.spanEnd), from: { side: this.spanSide, start: this.spanStart, end: this.spanEnd } });
+        this.pieces.push({
+            bytes: this.sides[this.spanSide].m.text.subarray(this.spanStart, this.spanEnd),
+            from: { side: this.spanSide, start: this.spanStart, end: this.spanEnd },
+        });
         this.spanSide = undefined;
     }
     /** The 1-based line the next byte written starts on. */
@@ -76457,7 +76522,9 @@ class TreeMerger {
         // them) changed only their expressions: nothing is bound or unbound, so the children merge as
         // any other sub-forms do (disjoint edits inside one binding combine; the same binding changed
         // differently conflicts there).
-        if (head.name === 'let' && sameBinders(b.children[1], oBind ? o.children[1] : b.children[1]) && sameBinders(b.children[1], tBind ? t.children[1] : b.children[1])) {
+        if (head.name === 'let' &&
+            sameBinders(b.children[1], oBind ? o.children[1] : b.children[1]) &&
+            sameBinders(b.children[1], tBind ? t.children[1] : b.children[1])) {
             return undefined;
         }
         if (oBind && tBind)
@@ -76655,7 +76722,9 @@ class TreeMerger {
             i++;
             while (i < all.length) {
                 const h = all[i];
-                const joins = h.aStart < ge || (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) || (gs === ge && h.aStart === gs && emptyInsert(h));
+                const joins = h.aStart < ge ||
+                    (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
+                    (gs === ge && h.aStart === gs && emptyInsert(h));
                 if (!joins)
                     break;
                 group.push(h);
@@ -76940,7 +77009,10 @@ function mergeFormTree(base, ours, theirs, deadline = Infinity) {
     }
     const result = { segments: out.segs, renames: merger.renames, conflicts: out.conflicts, oursTerm: out.o, theirsTerm: out.t };
     // Safety net: each reading reads back as the term it must be.
-    for (const [side, want] of [['ours', out.o], ['theirs', out.t]]) {
+    for (const [side, want] of [
+        ['ours', out.o],
+        ['theirs', out.t],
+    ]) {
         let got;
         try {
             got = readTermSpans(readingOf(result.segments, side)).term;
@@ -77267,7 +77339,12 @@ function segmentLike(text, base, deadline = Infinity) {
         // and the boundary before element j sees the same bytes as in base.
         const lastIn = st.elements[st.elements.length - 1];
         const want = be[j - 1];
-        if (!lastIn || st.elements.length <= k || lastIn.kind !== want.kind || lastIn.end !== want.end + delta || lastIn.formStart !== want.formStart + delta || lastIn.formEnd !== want.formEnd + delta) {
+        if (!lastIn ||
+            st.elements.length <= k ||
+            lastIn.kind !== want.kind ||
+            lastIn.end !== want.end + delta ||
+            lastIn.formStart !== want.formStart + delta ||
+            lastIn.formEnd !== want.formEnd + delta) {
             return segmentModule(text, deadline);
         }
     }
@@ -77942,7 +78019,14 @@ function carryRename(n, m, mentions, x, aligned, B, O, T, ids, changed, markers,
             // reference a name X removed.
             const yTerm = termOf(Y, yi);
             if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, names)) && mentionsName(r.bytes, n)) {
-                a.resolution = { kind: 'conflict', code: 'form/dangling-reference', b: a.b, o: a.o, t: a.t, detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)` };
+                a.resolution = {
+                    kind: 'conflict',
+                    code: 'form/dangling-reference',
+                    b: a.b,
+                    o: a.o,
+                    t: a.t,
+                    detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)`,
+                };
                 done.add(a);
             }
             continue;
@@ -78110,7 +78194,9 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
             const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
             if (renamedTo === undefined && !removedDef)
                 continue;
-            const carried = renamedTo === undefined ? new Set() : carryRename(n, renamedTo, baseMentions.map(({ i }) => i), x, aligned, B, O, T, ids, changed, markers, messages, deadline);
+            const carried = renamedTo === undefined
+                ? new Set()
+                : carryRename(n, renamedTo, baseMentions.map(({ i }) => i), x, aligned, B, O, T, ids, changed, markers, messages, deadline);
             // Y's forms that newly reference n.
             for (const a of aligned) {
                 if (carried.has(a) || !changed(a, y))
@@ -78392,7 +78478,7 @@ function parseDriverArgs(argv) {
         throw new Error('usage: index.js [--manifest] %O %A %B %L %P %S %X %Y');
     }
     const size = Number.parseInt(args[3] ?? '', 10);
-    const label = (value, placeholder, fallback) => value === undefined || value === placeholder ? fallback : value;
+    const label = (value, placeholder, fallback) => (value === undefined || value === placeholder ? fallback : value);
     return {
         mode,
         base: args[0],
@@ -78847,7 +78933,9 @@ function modulePathList(t) {
     const m = t.modules;
     if (!Array.isArray(m))
         return m ?? [];
-    return m.map((e) => (typeof e === 'object' && e !== null && !Array.isArray(e) && !(e instanceof Date) && typeof e.path === 'string' ? { path: e.path } : e));
+    return m.map((e) => typeof e === 'object' && e !== null && !Array.isArray(e) && !(e instanceof Date) && typeof e.path === 'string'
+        ? { path: e.path }
+        : e);
 }
 /** The start state of a commit with one (readable) parent, or of a root commit / new package (`undefined`). */
 function parentStart(parent) {
@@ -78906,7 +78994,10 @@ function mergedStart(parents, mergeBase) {
     const m = { parents, mergeBase, present, first, structural, out };
     const manifest = mergedManifest(m);
     // The list keys: three-way per entry, whatever the TOML merge did.
-    out.lists = new Map(LIST_KEYS.map((k) => [k, mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))))]));
+    out.lists = new Map(LIST_KEYS.map((k) => [
+        k,
+        mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k)))),
+    ]));
     const modules = mergedModules(m);
     out.state = { manifest, modules };
     mergePolicies(m);
@@ -79030,7 +79121,9 @@ function mergePolicies(m) {
     const baseTexts = policyTexts(mergeBase);
     for (const path of new Set(texts.flatMap((t) => [...t.keys()]))) {
         const versions = texts.map((t) => t.get(path));
-        const r = mergeBase === undefined && !versions.every((v) => policyEqual(v, versions[0])) ? { ok: false } : merge_start_mergeValue(baseTexts.get(path), versions, policyEqual);
+        const r = mergeBase === undefined && !versions.every((v) => policyEqual(v, versions[0]))
+            ? { ok: false }
+            : merge_start_mergeValue(baseTexts.get(path), versions, policyEqual);
         if (r.ok) {
             if (r.value !== undefined)
                 out.policies.set(path, r.value);
@@ -79170,13 +79263,21 @@ async function explainHistory(input, out) {
                 for (const m of touched.get(p) ?? [])
                     touchedBefore.add(m);
         touched.set(commit.oid, touchedBefore);
-        const explanation = { commit: commit.oid, subject: commit.subject, parents: commit.parents, route: 'unchanged', evidence: [], unexplained: [], mismatched: [] };
+        const explanation = {
+            commit: commit.oid,
+            subject: commit.subject,
+            parents: commit.parents,
+            route: 'unchanged',
+            evidence: [],
+            unexplained: [],
+            mismatched: [],
+        };
         result.commits.push(explanation);
         const parentStates = await Promise.all(commit.parents.map((p) => reader.lastReadable(p)));
         // a parent before the range is main's history: clean where it holds the base's content
-        const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? dirty.get(p) ?? new Set() : differingFrom(input.base, parentStates[i])));
+        const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? (dirty.get(p) ?? new Set()) : differingFrom(input.base, parentStates[i])));
         dirty.set(commit.oid, union(parentDirty));
-        const parentTainted = union(commit.parents.map((p) => (inRange.has(p) ? tainted.get(p) ?? new Set() : new Set())));
+        const parentTainted = union(commit.parents.map((p) => (inRange.has(p) ? (tainted.get(p) ?? new Set()) : new Set())));
         tainted.set(commit.oid, parentTainted);
         const tree = await reader.packageTree(commit.oid);
         const parentTrees = await Promise.all(commit.parents.map((p) => reader.packageTree(p)));
@@ -79234,7 +79335,19 @@ async function explainHistory(input, out) {
         // What this commit's checks find it changed that no verified step gives: unverified content,
         // whether or not the item was already dirty (a hand edit of a stale module is a hand edit).
         const changedHere = new Set();
-        const check = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: changedHere };
+        const check = {
+            at,
+            now,
+            start: startState,
+            ev,
+            explanation,
+            touchedBefore,
+            base: input.base,
+            dir: input.dir,
+            out,
+            result,
+            dirty: changedHere,
+        };
         const { explainedHere, hidden } = checkModules(check);
         for (const p of explainedHere)
             if (ev.withEvidence)
@@ -79249,7 +79362,7 @@ async function explainHistory(input, out) {
         tainted.set(commit.oid, new Set([...changedHere, ...parentTainted].filter((i) => here.has(i))));
     }
     const last = input.commits[input.commits.length - 1];
-    result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
+    result.dirty = last === undefined ? new Set() : (dirty.get(last.oid) ?? new Set());
     result.millis = Math.round(performance.now() - startTime);
     return result;
 }
@@ -79348,7 +79461,14 @@ function checkMovedPackage(oldBase, head, movedFrom, out) {
     const result = emptyHistoryResult();
     const start = parentStart(oldBase);
     const explanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
-    const ev = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
+    const ev = {
+        final: undefined,
+        withEvidence: false,
+        anyOnNewParent: false,
+        namedModules: new Set(),
+        namedKeys: new Set(),
+        removedEntries: new Map(),
+    };
     const at = `the move from ${movedFrom || '.'} to ${head.dir || '.'}`;
     const check = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result, dirty: new Set() };
     checkModules(check);
@@ -80427,11 +80547,12 @@ function checkStoreEntry(address, file, bytes) {
     }
     catch (error) {
         out.term = undefined;
-        out.problem = errors_isGcError(error) && error.code === 'core/print/too-large'
-            ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
-            : errors_isGcError(error)
-                ? `${error.code}: ${error.message}`
-                : String(error);
+        out.problem =
+            errors_isGcError(error) && error.code === 'core/print/too-large'
+                ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
+                : errors_isGcError(error)
+                    ? `${error.code}: ${error.message}`
+                    : String(error);
         return out;
     }
     out.canonical = print === text;
@@ -80517,10 +80638,7 @@ class CommitStore {
  * canonical term. @returns the head's store and its new readable entries, by address.
  */
 async function checkStore(repo, base, head, dir, out) {
-    const [baseListing, headListing] = await Promise.all([
-        listStoreAtCommit(repo, base, dir),
-        listStoreAtCommit(repo, head, dir),
-    ]);
+    const [baseListing, headListing] = await Promise.all([listStoreAtCommit(repo, base, dir), listStoreAtCommit(repo, head, dir)]);
     const headStore = new CommitStore(repo, head, dir, headListing);
     for (const [address, oid] of baseListing) {
         const file = storeEntryPath(dir, address);
@@ -80745,7 +80863,9 @@ async function explainNewPackage(ctx, touched, head, refactors, result) {
         const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
         if (old !== undefined) {
             const moved = checkMovedPackage(old, head, touched.movedFrom, out);
-            audit.changedModules = compareModules(old, undefined, head).filter((c) => c.status !== 'same').map((c) => c.path);
+            audit.changedModules = compareModules(old, undefined, head)
+                .filter((c) => c.status !== 'same')
+                .map((c) => c.path);
             audit.unexplainedModules = audit.changedModules.filter((p) => moved.unexplained.has(p) || moved.mismatches.has(p));
             result.formerly = definedIn([old]);
         }
@@ -80773,7 +80893,7 @@ async function explainByHistory(ctx, touched, base, head, evidence, result) {
     for (const r of refactors) {
         if (history.replanned.has(r.address))
             continue;
-        out.skip('refactor-plan', r.address, 're-plan', 'added by no commit of the range (only in the head\'s store listing)');
+        out.skip('refactor-plan', r.address, 're-plan', "added by no commit of the range (only in the head's store listing)");
     }
     const comparisons = compareModules(base, undefined, head);
     audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
@@ -80791,7 +80911,13 @@ async function explainByHistory(ctx, touched, base, head, evidence, result) {
     }
     audit.replay = ctx.replay
         ? {
-            status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
+            status: history.applied.length === 0 && !history.replayFailed
+                ? 'none'
+                : history.replayFailed
+                    ? 'failed'
+                    : history.mismatches.size > 0
+                        ? 'differs'
+                        : 'reproduced',
             applied: history.applied,
             modulesChanged: history.explainedByEvidence.size,
             mismatches: [...history.mismatches].sort(),
@@ -80884,7 +81010,10 @@ function globToRegExp(glob) {
  */
 function parseGlobList(input) {
     const raw = typeof input === 'string' ? [input] : [...(input ?? [])];
-    const out = raw.flatMap((s) => s.split(/[\n,]/)).map((s) => s.trim()).filter((s) => s !== '');
+    const out = raw
+        .flatMap((s) => s.split(/[\n,]/))
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     return out.some((p) => !p.startsWith('!')) ? out : [ALL_PACKAGES, ...out];
 }
 /**
@@ -81410,7 +81539,7 @@ function commitRouteLabel(c) {
         case 'evidence-on-new-parent':
             return '✅ its evidence, made on another state (rebase, cherry-pick or squash), re-planned and re-applied on its actual parent';
         case 'merge':
-            return '✅ the structural merge of its parents (the merge driver\'s merge)';
+            return "✅ the structural merge of its parents (the merge driver's merge)";
         case 'merge+evidence':
             return `✅ the structural merge of its parents, then its evidence${rebased ? ' (re-applied)' : ''}`;
         default: {
@@ -81449,10 +81578,7 @@ function packageRows(p) {
         { data: 'Detail', header: true },
     ];
     return {
-        rows: [
-            header,
-            ...shown.map(({ r }) => [summary_short(r.evidence), escapeCell(r.kind), escapeCell(r.check), RESULT_LABEL[r.result], escapeCell(r.detail)]),
-        ],
+        rows: [header, ...shown.map(({ r }) => [summary_short(r.evidence), escapeCell(r.kind), escapeCell(r.check), RESULT_LABEL[r.result], escapeCell(r.detail)])],
         hidden: p.rows.length - shown.length,
     };
 }
@@ -81478,7 +81604,12 @@ async function writeSummary(report, context) {
     const outside = report.paths.filter((p) => p.packages.length === 0).length;
     s.addRaw(`<p>${report.paths.length} changed path${report.paths.length === 1 ? '' : 's'} accounted for` +
         `${outside > 0 ? ` (${outside} outside every package, not verified)` : ''}.` +
-        `${report.notSelected.length > 0 ? ` Not selected, not verified: ${report.notSelected.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${report.notSelected.length > 20 ? ` and ${report.notSelected.length - 20} more` : ''}.` : ''}</p>`, true);
+        `${report.notSelected.length > 0
+            ? ` Not selected, not verified: ${report.notSelected
+                .slice(0, 20)
+                .map((m) => `<code>${escapeCell(m)}</code>`)
+                .join(', ')}${report.notSelected.length > 20 ? ` and ${report.notSelected.length - 20} more` : ''}.`
+            : ''}</p>`, true);
     for (const [i, p] of report.packages.entries()) {
         if (s.stringify().length > MAX_SUMMARY_LENGTH) {
             s.addRaw(`<p>${report.packages.length - i} more packages are in the JSON report (the job summary is limited to 1 MiB).</p>`, true);
@@ -81490,7 +81621,10 @@ async function writeSummary(report, context) {
             .join(', ');
         s.addRaw(`<p>New evidence: ${evidence === '' ? 'none' : escapeCell(evidence)}. ${replayLine(p)}</p>`, true);
         if (p.unexplainedModules.length > 0) {
-            s.addRaw(`<p>⚠️ Changes no evidence explains: ${p.unexplainedModules.slice(0, 20).map((m) => `<code>${escapeCell(m)}</code>`).join(', ')}${p.unexplainedModules.length > 20 ? ` and ${p.unexplainedModules.length - 20} more` : ''}.</p>`, true);
+            s.addRaw(`<p>⚠️ Changes no evidence explains: ${p.unexplainedModules
+                .slice(0, 20)
+                .map((m) => `<code>${escapeCell(m)}</code>`)
+                .join(', ')}${p.unexplainedModules.length > 20 ? ` and ${p.unexplainedModules.length - 20} more` : ''}.</p>`, true);
         }
         if (p.commits.length > 0) {
             s.addRaw('<p>What explained each commit:</p>', true);
@@ -82293,12 +82427,24 @@ function verify_checkSignatures(reader, acceptance, set, policy) {
     for (const address of set) {
         const read = readArtifactTerm(reader, address);
         if (!read.ok) {
-            checks.push({ address, status: read.problem === 'unreadable' ? 'malformed' : read.problem, publicKeyB64: undefined, acceptance: undefined, message: read.reason });
+            checks.push({
+                address,
+                status: read.problem === 'unreadable' ? 'malformed' : read.problem,
+                publicKeyB64: undefined,
+                acceptance: undefined,
+                message: read.reason,
+            });
             continue;
         }
         const sig = parseSignatureTerm(read.term);
         if (!sig.ok) {
-            checks.push({ address, status: 'malformed', publicKeyB64: undefined, acceptance: undefined, message: `signature artifact ${address} is malformed: ${sig.reason}` });
+            checks.push({
+                address,
+                status: 'malformed',
+                publicKeyB64: undefined,
+                acceptance: undefined,
+                message: `signature artifact ${address} is malformed: ${sig.reason}`,
+            });
             continue;
         }
         const pk = terms_encodeBase64(sig.value.publicKey);
@@ -82446,7 +82592,9 @@ function runConcurrently(op, fds) {
         return undefined; // the caller fsyncs (or unlinks) one by one instead
     }
     // The helper finishes its operations in any order; report them in the order of `fds`.
-    return [...reply].sort((a, b) => a.index - b.index).map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) }));
+    return [...reply]
+        .sort((a, b) => a.index - b.index)
+        .map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) }));
 }
 
 ;// CONCATENATED MODULE: ./src/transaction/durable.ts
@@ -83175,9 +83323,7 @@ function lockAgeMs(file) {
     }
 }
 function lockedError(file, owner, liveness) {
-    const who = owner === undefined
-        ? 'an unreadable lock'
-        : `${owner.command} (pid ${owner.pid} on ${owner.hostname}, since ${owner.acquiredAt})`;
+    const who = owner === undefined ? 'an unreadable lock' : `${owner.command} (pid ${owner.pid} on ${owner.hostname}, since ${owner.acquiredAt})`;
     const fix = liveness === 'unknown'
         ? `the owner runs on another host; if it is gone, delete ${file} by hand`
         : 'wait for it to finish (or pass --lock-wait MS), then retry';
@@ -83539,11 +83685,15 @@ async function checkSignaturePolicy(report, options) {
         if (baseChain.head !== undefined && !headChain.walk.entries.some((e) => e.address === baseChain.head)) {
             out.chain.extendsBase = false;
             chainOk = false;
-            const what = headChain.head === undefined ? 'the pull request removes the transparency head' : `the head's chain (${headChain.walk.entries.length} entries) does not contain the base's head entry`;
+            const what = headChain.head === undefined
+                ? 'the pull request removes the transparency head'
+                : `the head's chain (${headChain.walk.entries.length} entries) does not contain the base's head entry`;
             add(SigningFinding.chainRewritten, 'error', `${headFile}: ${what} ${baseChain.head.slice(0, 12)}: a transparency log is append-only (a fork, truncation or rewrite of earlier entries fails)`, p.dir, headFile);
         }
         if (headChain.head !== undefined || baseChain.head !== undefined) {
-            row('transparency chain', chainOk ? 'pass' : 'fail', chainOk ? `${headChain.walk.entries.length} entries${baseChain.head !== undefined ? `, extends the base's head ${baseChain.head.slice(0, 12)}` : ''}` : 'see signing/chain-*', headChain.head ?? '');
+            row('transparency chain', chainOk ? 'pass' : 'fail', chainOk
+                ? `${headChain.walk.entries.length} entries${baseChain.head !== undefined ? `, extends the base's head ${baseChain.head.slice(0, 12)}` : ''}`
+                : 'see signing/chain-*', headChain.head ?? '');
         }
         if (!required) {
             if (policy.minSignatures > 0)
@@ -83639,7 +83789,14 @@ async function signaturesIntroduced(repo, commit, parent, dir) {
             blobs.set(e.signatureArtifact, await readRegular(repo, commit, repoPath(dir, `.genesis/store/${e.signatureArtifact}`)));
         const check = checkSignatures(mapReader(blobs), e.acceptanceArtifact, [e.signatureArtifact], undefined).checks[0];
         const verified = now.walk.ok && extendsParent && check.status === 'valid' && check.publicKeyB64 === e.signerPublicKeyB64;
-        out.push({ entry: e.address, acceptance: e.acceptanceArtifact, signature: e.signatureArtifact, packageArtifact: e.packageArtifact, signer: e.signerPublicKeyB64, verified });
+        out.push({
+            entry: e.address,
+            acceptance: e.acceptanceArtifact,
+            signature: e.signatureArtifact,
+            packageArtifact: e.packageArtifact,
+            signer: e.signerPublicKeyB64,
+            verified,
+        });
     }
     return out;
 }
@@ -83689,7 +83846,11 @@ function getSigningSettings(reportPath) {
 }
 /** Applies the signing settings to `report` (in place) and sets `attestation-path` when written. */
 async function applySigning(report, settings, dir) {
-    await applySigningOptions(report, { ...(settings.policy !== undefined ? { policy: settings.policy } : {}), ...(settings.attestationPath !== undefined ? { attestation: settings.attestationPath } : {}), dir });
+    await applySigningOptions(report, {
+        ...(settings.policy !== undefined ? { policy: settings.policy } : {}),
+        ...(settings.attestationPath !== undefined ? { attestation: settings.attestationPath } : {}),
+        dir,
+    });
     if (settings.attestationPath !== undefined)
         setOutput('attestation-path', settings.attestationPath);
     return report;

@@ -33,7 +33,8 @@ export function semanticChanges(before: CommitPackageSnapshot, after: CommitPack
   const beforePaths = new Set(before.byPath.keys());
   const afterPaths = new Set(after.byPath.keys());
   for (const p of sorted(afterPaths)) if (!beforePaths.has(p)) out.push({ kind: 'module-added', module: p, symbols: defSymbols(after.byPath.get(p)!.forms) });
-  for (const p of sorted(beforePaths)) if (!afterPaths.has(p)) out.push({ kind: 'module-removed', module: p, symbols: defSymbols(before.byPath.get(p)!.forms) });
+  for (const p of sorted(beforePaths))
+    if (!afterPaths.has(p)) out.push({ kind: 'module-removed', module: p, symbols: defSymbols(before.byPath.get(p)!.forms) });
   const keys = manifestDifferences(before.table, after.table);
   if (keys.length > 0) out.push({ kind: 'manifest', keys });
 
@@ -47,7 +48,13 @@ export function semanticChanges(before: CommitPackageSnapshot, after: CommitPack
       const r = relocations.find((x) => x.to === symbol && old.has(x.from) && !now.has(x.from));
       if (r !== undefined) {
         consumed.add(r.from);
-        byModule.push({ kind: r.refactorKind === 'move' ? 'moved' : 'renamed', module: at.module, symbol, from: { symbol: r.from, module: old.get(r.from)!.module }, byEvidence: true });
+        byModule.push({
+          kind: r.refactorKind === 'move' ? 'moved' : 'renamed',
+          module: at.module,
+          symbol,
+          from: { symbol: r.from, module: old.get(r.from)!.module },
+          byEvidence: true,
+        });
       }
       continue;
     }
@@ -57,7 +64,13 @@ export function semanticChanges(before: CommitPackageSnapshot, after: CommitPack
       if (r !== undefined) {
         consumed.add(r.from);
         const from = old.get(r.from)!;
-        byModule.push({ kind: from.module === at.module && r.refactorKind === 'rename' ? 'renamed' : 'moved', module: at.module, symbol, from: { symbol: r.from, module: from.module }, byEvidence: true });
+        byModule.push({
+          kind: from.module === at.module && r.refactorKind === 'rename' ? 'renamed' : 'moved',
+          module: at.module,
+          symbol,
+          from: { symbol: r.from, module: from.module },
+          byEvidence: true,
+        });
       } else byModule.push({ kind: 'added', module: at.module, key: at.form.key, symbol });
     } else if (was.module !== at.module) {
       byModule.push({ kind: 'moved', module: at.module, symbol, from: { symbol, module: was.module }, byEvidence: false });

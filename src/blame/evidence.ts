@@ -162,10 +162,7 @@ export async function explainCommits(
   evidence: HeadEvidence,
 ): Promise<Map<string, CommitRoute>> {
   for (const c of commits) await evidence.check(await evidence.fresh(c.oid, c.parents));
-  const history = await explainHistory(
-    { repo, dir, base, commits, modules, refactors: evidence.refactors, applies: evidence.applies },
-    evidence.findings,
-  );
+  const history = await explainHistory({ repo, dir, base, commits, modules, refactors: evidence.refactors, applies: evidence.applies }, evidence.findings);
   const failedRows = new Map<string, string[]>();
   for (const row of evidence.findings.rows) {
     if (row.result !== 'fail') continue;
@@ -178,11 +175,7 @@ export async function explainCommits(
   return out;
 }
 
-async function routeOf(
-  c: CommitExplanation,
-  evidence: HeadEvidence,
-  failedRows: ReadonlyMap<string, string[]>,
-): Promise<CommitRoute> {
+async function routeOf(c: CommitExplanation, evidence: HeadEvidence, failedRows: ReadonlyMap<string, string[]>): Promise<CommitRoute> {
   const items: EvidenceItem[] = c.evidence.map((e) => describeEvidence(e.address, e.kind, e.route, evidence));
   const problems: string[] = [];
   for (const e of c.evidence) for (const p of failedRows.get(e.address) ?? []) problems.push(p);

@@ -3,14 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { entryAtCommit, findMergeBases, GitCode, missingCommitError, readFileAtCommit, type GitRepository } from '../git/repository.js';
 import { isGcError } from '../util/errors.js';
-import {
-  HeadEvidence,
-  explainCommits,
-  readPackageAtCommit,
-  type CommitPackageSnapshot,
-  type CommitRoute,
-  type ModuleCache,
-} from './evidence.js';
+import { HeadEvidence, explainCommits, readPackageAtCommit, type CommitPackageSnapshot, type CommitRoute, type ModuleCache } from './evidence.js';
 
 /** A person and a time as git records them. `time` is seconds since the epoch, `tz` minutes east of UTC. */
 export interface Signature {
@@ -50,7 +43,13 @@ export interface WalkOptions {
 /** The oids a shallow clone lists in `.git/shallow` (its history stops at them). */
 function shallowCommits(repo: GitRepository): Set<string> {
   try {
-    return new Set(fs.readFileSync(join(repo.gitdir, 'shallow'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => /^[0-9a-f]{40}$/.test(l)));
+    return new Set(
+      fs
+        .readFileSync(join(repo.gitdir, 'shallow'), 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => /^[0-9a-f]{40}$/.test(l)),
+    );
   } catch {
     return new Set();
   }

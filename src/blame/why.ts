@@ -81,7 +81,11 @@ export async function whySymbol(history: PackageHistory, symbol: string): Promis
       form = step.at;
       oid = step.parent;
     } else if (step.kind === 'relocated') {
-      steps.push({ ...entry, change: step.relocation.refactorKind === 'move' ? 'moved' : 'renamed', from: { symbol: step.relocation.from, module: step.at.module } });
+      steps.push({
+        ...entry,
+        change: step.relocation.refactorKind === 'move' ? 'moved' : 'renamed',
+        from: { symbol: step.relocation.from, module: step.at.module },
+      });
       form = step.at;
       oid = step.parent;
     } else {
@@ -92,11 +96,30 @@ export async function whySymbol(history: PackageHistory, symbol: string): Promis
   const routes = await history.explain(steps.map((s) => s.commit));
   const trail = steps.map((s): WhyEntry => {
     const c = history.commit(s.commit);
-    const out: WhyEntry = { commit: s.commit, boundary: c.boundary, author: c.author, subject: c.subject, change: s.change, symbol: s.symbol, module: s.module, explanation: routes.get(s.commit)! };
+    const out: WhyEntry = {
+      commit: s.commit,
+      boundary: c.boundary,
+      author: c.author,
+      subject: c.subject,
+      change: s.change,
+      symbol: s.symbol,
+      module: s.module,
+      explanation: routes.get(s.commit)!,
+    };
     if (s.from !== undefined) out.from = s.from;
     return out;
   });
-  return { kind: 'gcpatch/why-v1', package: { dir: history.dir, name: head.manifest.name }, symbol, module: at.module, head: history.head, since: history.since, shallow: history.shallowBoundaries(), trail, end };
+  return {
+    kind: 'gcpatch/why-v1',
+    package: { dir: history.dir, name: head.manifest.name },
+    symbol,
+    module: at.module,
+    head: history.head,
+    since: history.since,
+    shallow: history.shallowBoundaries(),
+    trail,
+    end,
+  };
 }
 
 async function trailEnd(history: PackageHistory, oid: string, boundary: BoundaryKind | null): Promise<WhyEnd> {

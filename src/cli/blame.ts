@@ -38,7 +38,10 @@ function evidenceText(items: readonly EvidenceItem[]): string {
   const parts: string[] = [];
   for (const e of items) {
     if (e.kind === 'refactor-plan') {
-      const applies = items.filter((a) => a.kind === 'apply-report' && a.plan === e.address).map((a) => `, apply ${short(a.address)}`).join('');
+      const applies = items
+        .filter((a) => a.kind === 'apply-report' && a.plan === e.address)
+        .map((a) => `, apply ${short(a.address)}`)
+        .join('');
       parts.push(`refactor ${e.refactorKind} ${e.from} → ${e.to}${e.target === '' ? '' : ` into ${e.target}`} (plan ${short(e.address)}${applies})`);
     } else if (e.plan === null || !items.some((p) => p.address === e.plan)) {
       parts.push(`patch ${JSON.stringify(e.intent)}${e.provenance === '{}' ? '' : ` ${e.provenance}`} (apply ${short(e.address)})`);
@@ -161,7 +164,10 @@ export function renderLog(report: LogReport): string {
     for (const c of e.changes) out.push(`    ${changeText(c)}`);
     out.push('');
   }
-  if (report.commits.length === 0) out.push('no commit changes the package' + (report.filter === null ? '' : ` in ${'module' in report.filter ? report.filter.module : report.filter.symbol}`));
+  if (report.commits.length === 0)
+    out.push(
+      'no commit changes the package' + (report.filter === null ? '' : ` in ${'module' in report.filter ? report.filter.module : report.filter.symbol}`),
+    );
   if (report.truncated) out.push(`(--max-count ${report.maxCount}: older commits not shown)`);
   out.push(...shallowNote(report.shallow));
   return out.join('\n') + '\n';
@@ -213,7 +219,12 @@ export function registerBlameCommands(program: Command, ctx: CliContext): void {
     else {
       const head = (await history.readable(history.head))!;
       const forms = head.byPath.get(path!)!.forms;
-      ctx.stdout(renderBlame(report, report.forms.map((f) => formLabel(forms[f.index]))));
+      ctx.stdout(
+        renderBlame(
+          report,
+          report.forms.map((f) => formLabel(forms[f.index])),
+        ),
+      );
     }
   });
 

@@ -55,7 +55,8 @@ function registerFormatCommands(program: Command, ctx: CliContext): void {
           ['ok', 'ok'],
           ['conflicts', 'with --check, when any file is not canonical'],
           ['invalidInput', 'on a parse error'],
-        ]) + '.',
+        ]) +
+        '.',
     )
     .argument('<files...>', '.gc module files')
     .option('--check', 'report files that are not canonical; write nothing')
@@ -143,15 +144,20 @@ function registerReadCommands(program: Command, ctx: CliContext): void {
       // `canonical` means what `fmt --check` means: the file's bytes are its canonical print.
       // Whether the forms below were canonicalized (not --raw) is `canonicalized`.
       const printed = canonical ? withFile(file, bytes, () => utf8(printModule(canonical.items))) : undefined;
-      const isCanonical = printed !== undefined ? bytesEqual(printed, bytes) : withFile(file, bytes, () => bytesEqual(utf8(printModule(canonicalizeFile(bytes, file))), bytes));
-      printJson(ctx, {
-        ok: true,
-        file,
-        canonical: isCanonical,
-        canonicalized: !opts.raw,
-        moduleHash: canonical ? withFile(file, bytes, () => hashModule(canonical.items)) : undefined,
-        forms,
-      }, 0);
+      const isCanonical =
+        printed !== undefined ? bytesEqual(printed, bytes) : withFile(file, bytes, () => bytesEqual(utf8(printModule(canonicalizeFile(bytes, file))), bytes));
+      printJson(
+        ctx,
+        {
+          ok: true,
+          file,
+          canonical: isCanonical,
+          canonicalized: !opts.raw,
+          moduleHash: canonical ? withFile(file, bytes, () => hashModule(canonical.items)) : undefined,
+          forms,
+        },
+        0,
+      );
     });
 
   const verifyPins = program
@@ -162,7 +168,8 @@ function registerReadCommands(program: Command, ctx: CliContext): void {
         exitHelp([
           ['ok', 'when every pin matches'],
           ['verificationFailed', 'on any mismatch, missing or empty pin'],
-        ]) + '.',
+        ]) +
+        '.',
     );
   addPackageOptions(verifyPins).action((opts: { pkg?: string; json?: boolean }) => {
     const manifest = discoverManifest(opts.pkg);
@@ -176,12 +183,7 @@ function registerReadCommands(program: Command, ctx: CliContext): void {
       return;
     }
     for (const f of findings) {
-      const detail =
-        f.status === 'ok'
-          ? ''
-          : f.status === 'mismatch'
-            ? ` pinned ${f.pin} but computed ${f.computed}`
-            : ` (computed ${f.computed})`;
+      const detail = f.status === 'ok' ? '' : f.status === 'mismatch' ? ` pinned ${f.pin} but computed ${f.computed}` : ` (computed ${f.computed})`;
       ctx.stdout(`${f.status.padEnd(11)} ${f.path}${detail}\n`);
     }
     const empty = findings.filter((f) => f.status === 'empty-pin').length;

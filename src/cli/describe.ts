@@ -75,7 +75,9 @@ export function describeConflict(c: MergeConflict, sides: { base: WorkspaceSourc
     case 'module/delete-modify': {
       const deleted = left === undefined ? 'left' : 'right';
       const changed = deleted === 'left' ? 'right' : 'left';
-      return [`${c.modulePath}: ${deleted} deleted the module; ${changed} changed it (${n(base)} in base, ${n(deleted === 'left' ? right : left)} on ${changed})`];
+      return [
+        `${c.modulePath}: ${deleted} deleted the module; ${changed} changed it (${n(base)} in base, ${n(deleted === 'left' ? right : left)} on ${changed})`,
+      ];
     }
     case 'module/divergent-add':
       return [`${c.modulePath}: left and right both added the module, differently (left ${n(left)}, right ${n(right)})`];

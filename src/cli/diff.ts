@@ -160,7 +160,7 @@ export function registerDiffCommand(program: Command, ctx: CliContext): void {
     )
     .requiredOption('--base <side>', 'the base package (directory or REV[:PATH])')
     .requiredOption('--target <side>', 'the target package');
-  addReportOptions(cmd, 'also store the report in the target package\'s .genesis/store/').action(
+  addReportOptions(cmd, "also store the report in the target package's .genesis/store/").action(
     async (opts: ReportOptions & { base: string; target: string }) => {
       const load = workspaceSourceLoader();
       const base = await load(opts.base);

@@ -38,7 +38,8 @@ function registerInstallCommand(driver: Command, ctx: CliContext): void {
           ['ok', 'installed'],
           ['verificationFailed', 'when the installed line does not merge the built-in example'],
           ['io', 'when git or the copy fails'],
-        ]) + '.',
+        ]) +
+        '.',
     )
     .option('--global', 'write to the global git config and attributes file')
     .option('--no-commit-attributes', 'write attributes to .git/info/attributes instead of .gitattributes')
@@ -46,7 +47,8 @@ function registerInstallCommand(driver: Command, ctx: CliContext): void {
     .option('--verbose', 'print the configured driver lines whole (they are about 3 KB each)')
     .option('--json', 'machine-readable output')
     .action((opts: { global?: boolean; commitAttributes: boolean; hooks?: boolean; verbose?: boolean; json?: boolean }) => {
-      if (opts.hooks && opts.global) throw new GcError('usage/invalid-option', '--hooks is per repository: run `gcpatch driver install --hooks` in each repository, without --global');
+      if (opts.hooks && opts.global)
+        throw new GcError('usage/invalid-option', '--hooks is per repository: run `gcpatch driver install --hooks` in each repository, without --global');
       const r = installDriver({ global: opts.global === true, commitAttributes: opts.commitAttributes });
       const hooks = opts.hooks ? installHooks() : undefined;
       if (r.check.level === 'error') ctx.exitCode = ExitCode.verificationFailed;
@@ -56,7 +58,8 @@ function registerInstallCommand(driver: Command, ctx: CliContext): void {
       }
       for (const h of hooks ?? []) ctx.stdout(`${h.action === 'unchanged' ? 'hook already installed' : `hook ${h.action}`}: ${h.file}\n`);
       ctx.stdout(`copied the driver to ${r.installedTo}\n`);
-      for (const c of r.config) ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${opts.verbose ? JSON.stringify(c.value) : shortLine(c.value)}\n`);
+      for (const c of r.config)
+        ctx.stdout(`git config ${r.scope === 'global' ? '--global ' : ''}${c.key} ${opts.verbose ? JSON.stringify(c.value) : shortLine(c.value)}\n`);
       ctx.stdout(
         r.attributesAdded.length > 0
           ? `added to ${r.attributesFile}: ${r.attributesAdded.join(', ')}\n`
@@ -97,7 +100,8 @@ function registerUninstallCommand(driver: Command, ctx: CliContext): void {
       for (const h of hooks) ctx.stdout(`hook ${h.action === 'deleted' ? 'deleted' : 'block removed'}: ${h.file}\n`);
       for (const s of r.removedSections) ctx.stdout(`removed [${s.replace('.', ' "')}"]\n`);
       for (const a of r.attributesRemoved) ctx.stdout(`removed from ${a.file}: ${a.lines.join(', ')}\n`);
-      if (r.service) ctx.stdout(`${r.service.stopped !== undefined ? `stopped the merge service (pid ${r.service.stopped}) and ` : ''}removed ${r.service.folder}\n`);
+      if (r.service)
+        ctx.stdout(`${r.service.stopped !== undefined ? `stopped the merge service (pid ${r.service.stopped}) and ` : ''}removed ${r.service.folder}\n`);
       if (r.removedSections.length === 0 && r.attributesRemoved.length === 0 && hooks.length === 0 && !r.service) ctx.stdout('nothing to remove\n');
     });
 }
@@ -115,7 +119,8 @@ function registerDoctorCommand(driver: Command, ctx: CliContext): void {
             ['verificationFailed', 'when a problem is found'],
           ],
           ', ',
-        ) + '.',
+        ) +
+        '.',
     )
     .option('--verbose', 'print the configured driver lines whole (they are about 3 KB each)')
     .option('--json', 'machine-readable output')
@@ -133,7 +138,6 @@ function registerDoctorCommand(driver: Command, ctx: CliContext): void {
       ctx.stdout(r.healthy ? 'driver healthy\n' : 'driver has problems (see fixes above)\n');
     });
 }
-
 
 /** Lines longer than this are shortened in text output unless `--verbose`. */
 const SHORT_LIMIT = 120;
@@ -181,7 +185,8 @@ function registerRepinCommand(driver: Command, ctx: CliContext): void {
       }
       const who = opts.hook !== undefined ? `gcpatch (${opts.hook} hook)` : 'gcpatch';
       // A hook stays silent when there is nothing to do; a person who asked is told.
-      if (results.length === 0 && opts.hook === undefined) ctx.stderr(`${who}: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n`);
+      if (results.length === 0 && opts.hook === undefined)
+        ctx.stderr(`${who}: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n`);
       for (const r of results) {
         const where = r.package === '.' ? 'package.toml' : `${r.package}/package.toml`;
         if (r.error !== undefined) {

@@ -34,7 +34,11 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
     .action((opts: { dryRun?: boolean; action?: string; workflow: boolean; undo?: boolean; json?: boolean }) => {
       const r = opts.undo
         ? undoInit({ dryRun: opts.dryRun === true })
-        : initRepository({ dryRun: opts.dryRun === true, workflow: opts.workflow, ...(opts.action !== undefined ? { action: parseActionRef(opts.action) } : {}) });
+        : initRepository({
+            dryRun: opts.dryRun === true,
+            workflow: opts.workflow,
+            ...(opts.action !== undefined ? { action: parseActionRef(opts.action) } : {}),
+          });
       if (r.problems.length > 0) ctx.exitCode = ExitCode.verificationFailed;
       if (opts.json) {
         printJson(ctx, { ok: r.problems.length === 0, ...r });
@@ -60,7 +64,9 @@ function render(ctx: CliContext, r: InitReport, undo: boolean): void {
   }
   for (const [rule, pkgs] of byRule) {
     const fixed = !r.dryRun && pkgs.every((p) => r.evidence.find((e) => e.package === p)?.stillIgnoredBy === undefined);
-    ctx.stdout(`evidence  ${listed(pkgs)}: ${pkgs.length === 1 ? 'was' : 'were'} ignored by ${rule}${fixed ? `; ${pkgs.length === 1 ? 'now reaches' : 'now reach'} commits` : ''}\n`);
+    ctx.stdout(
+      `evidence  ${listed(pkgs)}: ${pkgs.length === 1 ? 'was' : 'were'} ignored by ${rule}${fixed ? `; ${pkgs.length === 1 ? 'now reaches' : 'now reach'} commits` : ''}\n`,
+    );
   }
   for (const p of r.problems) ctx.stdout(`to do     ${p}\n`);
   if (undo) ctx.stdout(r.dryRun ? 'nothing written (--dry-run)\n' : 'init undone\n');

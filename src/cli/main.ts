@@ -79,10 +79,7 @@ function nameCommandInHelpHint(command: Command, path: string): void {
  * Never throws: a `GcError` prints `file:line:col: code: message` (or JSON with `--json`) and
  * returns its exit code; anything else is reported as an internal error with exit 70.
  */
-export async function main(
-  argv: string[],
-  io: { stdout?: (text: string) => void; stderr?: (text: string) => void } = {},
-): Promise<number> {
+export async function main(argv: string[], io: { stdout?: (text: string) => void; stderr?: (text: string) => void } = {}): Promise<number> {
   const ctx: CliContext = {
     stdout: io.stdout ?? ((s) => process.stdout.write(s)),
     stderr: io.stderr ?? ((s) => process.stderr.write(s)),

@@ -66,13 +66,13 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
     .command('merge-file')
     .summary("merge three loose files with the merge driver's engine")
     .description(
-      "Merge BASE, OURS and THEIRS exactly as the git merge driver would (structural merge of .gc\n" +
+      'Merge BASE, OURS and THEIRS exactly as the git merge driver would (structural merge of .gc\n' +
         'modules, or of package.toml with --manifest or when OURS is named package.toml; git merge-file\n' +
         'as the fallback) and write the result over OURS (like git merge-file), to OUT (-o) or stdout (-p).\n' +
-        'Labels: -L up to three times, in git merge-file\'s order: ours, base, theirs.\n' +
+        "Labels: -L up to three times, in git merge-file's order: ours, base, theirs.\n" +
         'Conflict style: --diff3 (or --zdiff3, written as diff3), else merge.conflictStyle.\n' +
         "Exit status: the number of conflicts (0 clean, at most 127, as git merge-file); on errors the table's codes\n" +
-          '(10 bad option value, 70 unreadable file), with the error on stderr (and as JSON with --json).',
+        '(10 bad option value, 70 unreadable file), with the error on stderr (and as JSON with --json).',
     )
     .argument('<base>', 'the merge base')
     .argument('<ours>', 'our version (overwritten with the result unless -p or -o)')
@@ -97,12 +97,11 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
       }
     });
 
-
   program
     .command('solve')
-    .summary('re-resolve files that hold conflicts, with the merge driver\'s engine')
+    .summary("re-resolve files that hold conflicts, with the merge driver's engine")
     .description(
-      'Re-merge each FILE with the merge driver\'s engine and rewrite it (atomically): from git\'s index\n' +
+      "Re-merge each FILE with the merge driver's engine and rewrite it (atomically): from git's index\n" +
         '(stages 1-3) when the file is unmerged in a merge, rebase, cherry-pick or revert, else from\n' +
         'diff3-style conflict markers in the file (a base section is needed: `git checkout --conflict=diff3\n' +
         '-- FILE`). Without FILE: every unmerged .gc file and package.toml. Nothing is staged.\n' +
@@ -115,7 +114,8 @@ export function registerMergeFileCommands(program: Command, ctx: CliContext): vo
             ['io', 'on I/O errors'],
           ],
           ', ',
-        ) + '.',
+        ) +
+        '.',
     )
     .argument('[files...]', 'files to solve (default: the unmerged .gc files and package.toml)')
     .option('--diff3', 'write diff3 markers for conflicts that remain')

@@ -57,7 +57,7 @@ export function registerMergeCommand(program: Command, ctx: CliContext): void {
     .requiredOption('--base <side>', 'common ancestor, e.g. $(git merge-base a b)')
     .requiredOption('--left <side>', 'one branch (directory or REV[:PATH])')
     .requiredOption('--right <side>', 'the other branch');
-  addReportOptions(cmd, 'also store the report in the left package\'s .genesis/store/').action(
+  addReportOptions(cmd, "also store the report in the left package's .genesis/store/").action(
     async (opts: ReportOptions & { base: string; left: string; right: string }) => {
       const load = workspaceSourceLoader();
       const base = await load(opts.base);

@@ -69,7 +69,10 @@ export function registerPatchCommands(program: Command, ctx: CliContext): void {
 
 /** `gcpatch patch normalize | preflight | node-index`: the authority protocols without an apply. */
 function registerPatchProtocolCommands(program: Command, ctx: CliContext): void {
-  const patch = program.command('patch').summary('normalize, preflight or index a patch without applying it').description('Semantic patch authority protocols: normalize, preflight, node-index (GenesisCode `docs/spec/PATCH_SCHEMA.md`).');
+  const patch = program
+    .command('patch')
+    .summary('normalize, preflight or index a patch without applying it')
+    .description('Semantic patch authority protocols: normalize, preflight, node-index (GenesisCode `docs/spec/PATCH_SCHEMA.md`).');
 
   patch
     .command('normalize')
@@ -91,7 +94,8 @@ function registerPatchProtocolCommands(program: Command, ctx: CliContext): void 
             ['invalidInput', 'on a path-state conflict, a symlinked component or a non-portable path'],
           ],
           ', ',
-        ) + '.',
+        ) +
+        '.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file');
   addPackageOptions(preflight).action((opts: { patch: string; pkg?: string; json?: boolean }) => {
@@ -165,11 +169,15 @@ function registerApply(program: Command, ctx: CliContext): void {
             ['io', 'I/O or package locked'],
           ],
           ', ',
-        ) + '.',
+        ) +
+        '.',
     )
     .requiredOption('--patch <file>', 'the .gcpatch file')
     .option('--pkg <path>', PKG_OPTION)
-    .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option(
+      '--obligation-runner <cmd>',
+      '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)',
+    )
     .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
@@ -205,10 +213,14 @@ function registerAccept(program: Command, ctx: CliContext): void {
             ['io', 'I/O or package locked'],
           ],
           ', ',
-        ) + '.',
+        ) +
+        '.',
     )
     .option('--pkg <path>', PKG_OPTION)
-    .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)')
+    .option(
+      '--obligation-runner <cmd>',
+      '`genesis` (the GenesisCode CLI), or a shell command printing a genesis/acceptance-v0.2 term (run in the package directory)',
+    )
     .option('--lock-wait <ms>', 'wait this long for another gcpatch changing the package (default: fail at once, patch/package-locked)', '0')
     .option('--json', 'machine-readable output')
     .action((opts: { pkg?: string; obligationRunner?: string; lockWait: string; json?: boolean }) => {
@@ -239,7 +251,13 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
       const r = packOnDisk(manifestFile, { lockWaitMs: lockWaitMs(opts.lockWait) });
       warnIfEvidenceIgnored(ctx, manifestFile);
       if (opts.json) {
-        printJson(ctx, { ok: true, kind: 'genesis/package-v0.2', package_artifact: r.packageArtifact, pins: Object.fromEntries(r.pins), record: termToJson(r.packageRecord) });
+        printJson(ctx, {
+          ok: true,
+          kind: 'genesis/package-v0.2',
+          package_artifact: r.packageArtifact,
+          pins: Object.fromEntries(r.pins),
+          record: termToJson(r.packageRecord),
+        });
         return;
       }
       const changed = [...r.pins].filter(([path, hex]) => before.get(path) !== hex);
@@ -266,7 +284,8 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
             ['verificationFailed', 'otherwise'],
           ],
           ', ',
-        ) + '.',
+        ) +
+        '.',
     );
   addPackageOptions(audit).action((opts: { pkg?: string; json?: boolean }) => {
     const manifestFile = discoverManifest(opts.pkg);
@@ -288,13 +307,21 @@ function registerPackageCommands(program: Command, ctx: CliContext): void {
         `${r.referencedArtifacts.length} referenced artifacts, ${r.store.checked} store entries re-hashed\n`,
     );
     if (!r.ok && r.verified.length > 0) ctx.stdout(`verified: ${r.verified.join('; ')}\n`);
-    if (r.signing.head !== undefined) ctx.stdout(`transparency log: ${r.signing.entries} entr${r.signing.entries === 1 ? 'y' : 'ies'}${r.signing.chainOk ? ', chain verified' : ', chain FAILED'}\n`);
+    if (r.signing.head !== undefined)
+      ctx.stdout(
+        `transparency log: ${r.signing.entries} entr${r.signing.entries === 1 ? 'y' : 'ies'}${r.signing.chainOk ? ', chain verified' : ', chain FAILED'}\n`,
+      );
     for (const g of r.signing.signers) {
-      ctx.stdout(`signed by ${g.signer}${g.verified ? '' : ' (does NOT verify)'}${g.current === false ? ' for another package record' : ''}: signature ${g.signature.slice(0, 12)}, entry ${g.entry.slice(0, 12)}\n`);
+      ctx.stdout(
+        `signed by ${g.signer}${g.verified ? '' : ' (does NOT verify)'}${g.current === false ? ' for another package record' : ''}: signature ${g.signature.slice(0, 12)}, entry ${g.entry.slice(0, 12)}\n`,
+      );
     }
     for (const f of r.findings) ctx.stderr(`${f.subject}: ${f.code}: ${f.message}\n`);
     for (const step of r.nextSteps) ctx.stderr(`${step}\n`);
-    if (fix !== null) ctx.stderr(`${unpinned} module${unpinned === 1 ? '' : 's'} without a pin${r.findings.some((f) => f.code === 'audit/empty-pin') ? ' (a merge leaves hash = "")' : ''}: run \`${fix}\` to re-pin\n`);
+    if (fix !== null)
+      ctx.stderr(
+        `${unpinned} module${unpinned === 1 ? '' : 's'} without a pin${r.findings.some((f) => f.code === 'audit/empty-pin') ? ' (a merge leaves hash = "")' : ''}: run \`${fix}\` to re-pin\n`,
+      );
   });
 }
 

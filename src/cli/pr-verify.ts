@@ -47,18 +47,28 @@ export function renderAuditText(report: AuditReport): string {
     const evidence = Object.entries(p.evidence)
       .map(([k, n]) => `${n} ${k}`)
       .join(', ');
-    lines.push(`package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
-      (p.replay.status === 'reproduced' ? ` (${counted(p.replay.modulesChanged, 'module')})` : '') +
-      `; ${counted(p.rows.filter((r) => r.result === 'pass').length, 'check')} passed`);
+    lines.push(
+      `package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
+        (p.replay.status === 'reproduced' ? ` (${counted(p.replay.modulesChanged, 'module')})` : '') +
+        `; ${counted(p.rows.filter((r) => r.result === 'pass').length, 'check')} passed`,
+    );
     for (const c of p.commits) {
       if (c.route === 'unchanged' && c.evidence.length === 0) continue;
-      const evidence = c.evidence.length === 0 ? '' : ` [${c.evidence.map((e) => `${e.kind} ${e.address.slice(0, 12)}${e.route === 'actual-parent' ? ' re-applied' : ''}`).join(', ')}]`;
+      const evidence =
+        c.evidence.length === 0
+          ? ''
+          : ` [${c.evidence.map((e) => `${e.kind} ${e.address.slice(0, 12)}${e.route === 'actual-parent' ? ' re-applied' : ''}`).join(', ')}]`;
       const what = c.route === 'unexplained' ? `unexplained: ${[...c.mismatched, ...c.unexplained].join(', ')}` : ROUTE_TEXT[c.route];
       lines.push(`  commit ${c.commit.slice(0, 12)} ${c.subject}: ${what}${evidence}`);
     }
   }
   if (outside.length > 0) {
-    lines.push(`outside every package: ${outside.length} path${outside.length === 1 ? '' : 's'} (${outside.slice(0, 5).map((p) => p.path).join(', ')}${outside.length > 5 ? ', …' : ''})`);
+    lines.push(
+      `outside every package: ${outside.length} path${outside.length === 1 ? '' : 's'} (${outside
+        .slice(0, 5)
+        .map((p) => p.path)
+        .join(', ')}${outside.length > 5 ? ', …' : ''})`,
+    );
   }
   for (const f of report.findings) {
     const where = f.file === undefined ? f.package || '.' : `${f.file}${f.line !== undefined ? `:${f.line}` : ''}`;
@@ -121,10 +131,14 @@ export function registerVerifyPrCommand(program: Command, ctx: CliContext): void
         return;
       }
       if (opts.outsidePackage !== 'notice' && opts.outsidePackage !== 'warning') {
-        const error = new GcError('usage/invalid-option', `verify-pr: --outside-package must be notice or warning, got ${JSON.stringify(opts.outsidePackage)}`, {
-          exitCode: ExitCode.invalidInput,
-          details: { option: '--outside-package', value: opts.outsidePackage, allowed: ['notice', 'warning'] },
-        });
+        const error = new GcError(
+          'usage/invalid-option',
+          `verify-pr: --outside-package must be notice or warning, got ${JSON.stringify(opts.outsidePackage)}`,
+          {
+            exitCode: ExitCode.invalidInput,
+            details: { option: '--outside-package', value: opts.outsidePackage, allowed: ['notice', 'warning'] },
+          },
+        );
         reportError(ctx, error, opts.json === true);
         ctx.exitCode = ExitCode.invalidInput;
         return;

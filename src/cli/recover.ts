@@ -51,7 +51,8 @@ export function registerRecoverCommand(program: Command, ctx: CliContext): void 
             ['io', 'locked by a live process, damaged journal (patch/journal-invalid) or I/O'],
           ],
           ', ',
-        ) + '.',
+        ) +
+        '.',
     )
     .option('--pkg <path>', PKG_OPTION)
     .option('--lock-wait <ms>', 'wait this long for a running gcpatch on the package to finish', '0')
@@ -59,7 +60,12 @@ export function registerRecoverCommand(program: Command, ctx: CliContext): void 
     .action((opts: { pkg?: string; lockWait: string; json?: boolean }) => {
       const r = recoverPackageCommand(discoverManifest(opts.pkg), { waitMs: lockWaitMs(opts.lockWait) });
       if (opts.json) {
-        ctx.stdout(stringifyJson({ ok: true, kind: 'gcpatch/recover-v1', package: r.packageDir, action: r.action, txid: r.txid ?? null, command: r.command ?? null, files: r.files }, 2) + '\n');
+        ctx.stdout(
+          stringifyJson(
+            { ok: true, kind: 'gcpatch/recover-v1', package: r.packageDir, action: r.action, txid: r.txid ?? null, command: r.command ?? null, files: r.files },
+            2,
+          ) + '\n',
+        );
         return;
       }
       for (const f of r.files) ctx.stdout(`${f.action.padEnd(9)} ${f.path}\n`);

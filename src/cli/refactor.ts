@@ -135,7 +135,8 @@ export function registerRefactorCommands(program: Command, ctx: CliContext): voi
           ['obligationsFailed', 'obligations failed on apply'],
           ['verificationFailed', 'verification failed or stale plan'],
           ['io', 'I/O error'],
-        ]) + '.',
+        ]) +
+        '.',
     );
 
   registerRefactorPlan(refactor, ctx);
@@ -176,9 +177,7 @@ function registerRefactorPlan(refactor: Command, ctx: CliContext): void {
       const manifest = opts.rev === undefined ? discoverManifest(opts.pkg) : undefined;
       if (manifest !== undefined) recoverFirst(ctx, manifest);
       const loaded: LoadedRefactorPackage =
-        manifest !== undefined
-          ? loadRefactorFromDisk(params, manifest)
-          : await loadRefactorAtRevision(params, opts.rev!, opts.pkg ?? '.');
+        manifest !== undefined ? loadRefactorFromDisk(params, manifest) : await loadRefactorAtRevision(params, opts.rev!, opts.pkg ?? '.');
       const plan = planRefactor(loaded.request);
       const verified = verifyRefactorReport(plan.report, loaded.request);
       let stored: { request: string; report: string } | undefined;
@@ -244,7 +243,10 @@ function registerRefactorVerify(refactor: Command, ctx: CliContext): void {
     if (opts.request !== undefined) request = decodeRefactorRequest(termArgument(opts.request, store).term);
     else if (store !== undefined) request = findRefactorRequest(report.term, store);
     else {
-      throw new GcError(RefactorErrorCode.requestNotFound, `no package at ${opts.pkg ?? 'the current directory'} to look the request up in; pass --request FILE or --pkg DIR`);
+      throw new GcError(
+        RefactorErrorCode.requestNotFound,
+        `no package at ${opts.pkg ?? 'the current directory'} to look the request up in; pass --request FILE or --pkg DIR`,
+      );
     }
     const verified = verifyRefactorReport(report.term, request);
     ctx.exitCode = verified.safe ? ExitCode.ok : ExitCode.invalidInput;
@@ -252,7 +254,11 @@ function registerRefactorVerify(refactor: Command, ctx: CliContext): void {
       printJson(ctx, { ok: true, verified: true, ...verifiedJson(verified) });
       return;
     }
-    ctx.stdout([...describe(verified, report.origin === 'store' ? report.address : reportArg), 'verified: the report passed the independent refactor verifier'].join('\n') + '\n');
+    ctx.stdout(
+      [...describe(verified, report.origin === 'store' ? report.address : reportArg), 'verified: the report passed the independent refactor verifier'].join(
+        '\n',
+      ) + '\n',
+    );
   });
 }
 
@@ -279,7 +285,10 @@ function registerRefactorApply(refactor: Command, ctx: CliContext): void {
     .argument('<report>', 'the report: a file or a store address (or a unique prefix of 8+ hex digits)')
     .option('--pkg <path>', PKG_OPTION)
     .option('--request <request>', 'the request: a file or a store address (default: found in the store)')
-    .option('--obligation-runner <cmd>', '`genesis` (the GenesisCode CLI) or a shell command printing an acceptance, as for `gcpatch apply` (default $GCPATCH_OBLIGATION_RUNNER)')
+    .option(
+      '--obligation-runner <cmd>',
+      '`genesis` (the GenesisCode CLI) or a shell command printing an acceptance, as for `gcpatch apply` (default $GCPATCH_OBLIGATION_RUNNER)',
+    )
     .option('--canonical', 'write touched modules in canonical print (the reference whole-module rewrite)')
     .option('--json', 'machine-readable output')
     .action((reportArg: string, opts: { pkg?: string; request?: string; obligationRunner?: string; canonical?: boolean; json?: boolean }) => {

@@ -169,20 +169,36 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
         const v = checkSignatures(storeReader(store), acceptance, set, policy);
         if (!v.ok) ctx.exitCode = ExitCode.verificationFailed;
         if (opts.json) {
-          printJson(ctx, { ok: v.ok, kind: 'gcpatch/verify-signatures-v1', acceptance, required: v.required, valid: v.valid, signers: v.signers, checks: v.checks });
+          printJson(ctx, {
+            ok: v.ok,
+            kind: 'gcpatch/verify-signatures-v1',
+            acceptance,
+            required: v.required,
+            valid: v.valid,
+            signers: v.signers,
+            checks: v.checks,
+          });
           return;
         }
         for (const c of v.checks) (c.status === 'valid' ? ctx.stdout : ctx.stderr)(`${c.status}: ${c.message}\n`);
         const line = `${v.valid} valid signature${v.valid === 1 ? '' : 's'} by allowed keys over acceptance ${acceptance}; the policy requires ${v.required}`;
         if (v.ok) ctx.stdout(`ok: ${line}\n`);
         else {
-          const e = signingError(SigningCode.verifyFailed, v.valid < v.required ? line : `${line}, but a listed signature fails (see above)`, opts.policy, ExitCode.verificationFailed);
+          const e = signingError(
+            SigningCode.verifyFailed,
+            v.valid < v.required ? line : `${line}, but a listed signature fails (see above)`,
+            opts.policy,
+            ExitCode.verificationFailed,
+          );
           ctx.stderr(`${e.format()}\n`);
         }
       });
     });
 
-  const transparency = program.command('transparency').summary('the local transparency log of signed acceptances').description('The transparency log: a hash chain of genesis/transparency-entry-v0.2 entries in the store, head at .genesis/transparency_head.');
+  const transparency = program
+    .command('transparency')
+    .summary('the local transparency log of signed acceptances')
+    .description('The transparency log: a hash chain of genesis/transparency-entry-v0.2 entries in the store, head at .genesis/transparency_head.');
   transparency
     .command('verify')
     .description(
@@ -211,14 +227,26 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
             kind: 'gcpatch/transparency-verify-v1',
             head: r.head ?? null,
             entries: r.entries.length,
-            chain: r.entries.map((e) => ({ entry: e.address, acceptance_artifact: e.acceptanceArtifact, signature_artifact: e.signatureArtifact, package_artifact: e.packageArtifact, signer_pk_b64: e.signerPublicKeyB64 })),
+            chain: r.entries.map((e) => ({
+              entry: e.address,
+              acceptance_artifact: e.acceptanceArtifact,
+              signature_artifact: e.signatureArtifact,
+              package_artifact: e.packageArtifact,
+              signer_pk_b64: e.signerPublicKeyB64,
+            })),
             error: r.error ?? null,
           });
           return;
         }
-        if (r.ok) ctx.stdout(`ok: ${r.entries.length} transparency entr${r.entries.length === 1 ? 'y' : 'ies'}${head === undefined ? ' (no head: an empty log)' : `, head ${head}`}\n`);
+        if (r.ok)
+          ctx.stdout(
+            `ok: ${r.entries.length} transparency entr${r.entries.length === 1 ? 'y' : 'ies'}${head === undefined ? ' (no head: an empty log)' : `, head ${head}`}\n`,
+          );
         else {
-          const e = new GcError(SigningCode.chainInvalid, `${r.error!.code}: ${r.error!.message}`, { exitCode: ExitCode.verificationFailed, location: { file: join(packageDir, SIGNING_FILES.transparencyHead) } });
+          const e = new GcError(SigningCode.chainInvalid, `${r.error!.code}: ${r.error!.message}`, {
+            exitCode: ExitCode.verificationFailed,
+            location: { file: join(packageDir, SIGNING_FILES.transparencyHead) },
+          });
           reportError(ctx, e, false);
         }
       });
@@ -230,10 +258,16 @@ export function renderSigningText(report: AuditReport): string {
   const s = (report as AuditReport & { signing?: SigningSection }).signing;
   if (s === undefined) return '';
   const lines: string[] = [];
-  if (s.policy !== undefined) lines.push(`signing policy ${s.policy.path} at ${s.policy.commit.slice(0, 12)}: min_signatures ${s.policy.minSignatures}, ${s.policy.allowedPublicKeys.length} allowed key(s)`);
+  if (s.policy !== undefined)
+    lines.push(
+      `signing policy ${s.policy.path} at ${s.policy.commit.slice(0, 12)}: min_signatures ${s.policy.minSignatures}, ${s.policy.allowedPublicKeys.length} allowed key(s)`,
+    );
   for (const p of s.packages) {
-    const chain = p.chain.head === undefined ? 'no transparency log' : `chain ${p.chain.entries} entries${p.chain.extendsBase ? '' : ' (does not extend the base)'}`;
-    lines.push(`  ${p.dir || '.'}: ${p.required ? `${p.valid} valid signature(s) on ${p.acceptance?.slice(0, 12) ?? 'no acceptance'}${p.signers.length > 0 ? ` by ${p.signers.join(', ')}` : ''}` : 'no signature needed'}; ${chain}`);
+    const chain =
+      p.chain.head === undefined ? 'no transparency log' : `chain ${p.chain.entries} entries${p.chain.extendsBase ? '' : ' (does not extend the base)'}`;
+    lines.push(
+      `  ${p.dir || '.'}: ${p.required ? `${p.valid} valid signature(s) on ${p.acceptance?.slice(0, 12) ?? 'no acceptance'}${p.signers.length > 0 ? ` by ${p.signers.join(', ')}` : ''}` : 'no signature needed'}; ${chain}`,
+    );
   }
   return lines.length === 0 ? '' : lines.join('\n') + '\n';
 }

@@ -15,7 +15,10 @@ import { exitHelp } from './exit-help.js';
 function committedEntries(store: EvidenceStore): string[] {
   const r = runGit(['ls-files', '-z', '--', '.'], { cwd: store.dir });
   if (r.status !== 0) return [];
-  return r.stdout.split('\0').filter((p) => p !== '').map((p) => basename(p));
+  return r.stdout
+    .split('\0')
+    .filter((p) => p !== '')
+    .map((p) => basename(p));
 }
 
 /** The address of the package record of the package as it is on disk, when it loads. */

@@ -18,13 +18,16 @@ function storeOf(pkg: string | undefined): EvidenceStore {
 
 /** Registers `store ls`, `store show` and `store verify` on `program`. */
 export function registerStoreCommands(program: Command, ctx: CliContext): void {
-  const store = program.command('store').summary('list, show and verify evidence-store entries').description('The evidence store <pkg>/.genesis/store (content-addressed, write-once).');
+  const store = program
+    .command('store')
+    .summary('list, show and verify evidence-store entries')
+    .description('The evidence store <pkg>/.genesis/store (content-addressed, write-once).');
 
   const ls = store
     .command('ls')
     .description(
       'List store entries (sorted by address): address, kind and a one-line summary (intent, refactor from -> to,\n' +
-        'package and version, ok). --json adds each entry\'s size in bytes. Any unique prefix of 8+ hex digits of an\n' +
+        "package and version, ok). --json adds each entry's size in bytes. Any unique prefix of 8+ hex digits of an\n" +
         'address works wherever gcpatch takes one.',
     );
   addPackageOptions(ls).action((opts: { pkg?: string; json?: boolean }) => {
@@ -69,7 +72,15 @@ export function registerStoreCommands(program: Command, ctx: CliContext): void {
     const r = st.verify(hex === undefined ? undefined : resolveStoreAddress(st, hex));
     if (!r.ok) ctx.exitCode = ExitCode.verificationFailed;
     if (opts.json) {
-      const json = { ok: r.ok, checked: r.checked, total_bytes: r.totalBytes, failure: r.failure ?? null, failures: r.failures, skipped_temp: r.skippedTemp, abandoned_temp: r.abandonedTemp };
+      const json = {
+        ok: r.ok,
+        checked: r.checked,
+        total_bytes: r.totalBytes,
+        failure: r.failure ?? null,
+        failures: r.failures,
+        skipped_temp: r.skippedTemp,
+        abandoned_temp: r.abandonedTemp,
+      };
       printJson(ctx, json);
       return;
     }

@@ -47,17 +47,7 @@ import { NIL, listItems, termsEqual, type MapTerm, type PairTerm, type Term } fr
 export const CANON_INVALID_FORM = 'core/canon/invalid-form';
 
 /** The nine reserved heads of §1.3 (exact symbol spelling). */
-export const RESERVED_HEADS: ReadonlySet<string> = new Set([
-  'quote',
-  'def',
-  'fn',
-  'if',
-  'begin',
-  'let',
-  'prim',
-  'seal',
-  'unseal',
-]);
+export const RESERVED_HEADS: ReadonlySet<string> = new Set(['quote', 'def', 'fn', 'if', 'begin', 'let', 'prim', 'seal', 'unseal']);
 
 const SYM_FN: Term = { kind: 'sym', name: 'fn' };
 const SYM_BEGIN: Term = { kind: 'sym', name: 'begin' };

@@ -129,12 +129,7 @@ export type Decoded<S extends Spec> = { [K in keyof S]: S[K] extends Decoder<inf
  * @throws GcError `core/closed/not-a-map`, `core/closed/missing-key`, `core/closed/unknown-key`,
  *   `core/closed/wrong-type`, `core/closed/wrong-value` (all exit 10).
  */
-export function decodeClosed<S extends Spec>(
-  t: Term,
-  spec: S,
-  what: string,
-  options: { optional?: readonly (keyof S & string)[] } = {},
-): Decoded<S> {
+export function decodeClosed<S extends Spec>(t: Term, spec: S, what: string, options: { optional?: readonly (keyof S & string)[] } = {}): Decoded<S> {
   if (t.kind !== 'map') {
     throw new GcError('core/closed/not-a-map', `${what} must be a map, got ${describe(t)}`);
   }

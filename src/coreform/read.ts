@@ -127,7 +127,6 @@ class Reader extends Lexer {
     this.spans = spans && build;
   }
 
-
   /**
    * Reads exactly one term starting at `pos` (trivia already skipped; `pos < len`). Iterative:
    * open containers live on flat stacks (`fType`/`fOpen`/`fBase`), their items on `vals`.
@@ -189,11 +188,7 @@ class Reader extends Lexer {
         const base = fBase[depth]!;
         if (!this.build) {
           if (t === F_MAP && (vn - base) % 2 !== 0) {
-            throw this.error(
-              PARSE_UNEXPECTED,
-              `map literal must contain an even number of terms (found ${vn - base})`,
-              fOpen[depth]!,
-            );
+            throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vn - base})`, fOpen[depth]!);
           }
           value = NIL;
         } else if (t === F_LIST) {
@@ -204,11 +199,7 @@ class Reader extends Lexer {
           value = { kind: 'vec', items: vals.slice(base, vn) };
         } else {
           if ((vn - base) % 2 !== 0) {
-            throw this.error(
-              PARSE_UNEXPECTED,
-              `map literal must contain an even number of terms (found ${vn - base})`,
-              fOpen[depth]!,
-            );
+            throw this.error(PARSE_UNEXPECTED, `map literal must contain an even number of terms (found ${vn - base})`, fOpen[depth]!);
           }
           value = buildMap(vals, base, vn);
         }

@@ -5,23 +5,50 @@
 import { compareUtf8, compareBytes } from '../util/bytes.js';
 
 /** `nil` (also what `()` reads as). */
-export interface NilTerm { readonly kind: 'nil' }
+export interface NilTerm {
+  readonly kind: 'nil';
+}
 /** `true` / `false`. */
-export interface BoolTerm { readonly kind: 'bool'; readonly value: boolean }
+export interface BoolTerm {
+  readonly kind: 'bool';
+  readonly value: boolean;
+}
 /** An unbounded integer. */
-export interface IntTerm { readonly kind: 'int'; readonly value: bigint }
+export interface IntTerm {
+  readonly kind: 'int';
+  readonly value: bigint;
+}
 /** A string of Unicode scalars (a well-formed JS string). */
-export interface StrTerm { readonly kind: 'str'; readonly value: string }
+export interface StrTerm {
+  readonly kind: 'str';
+  readonly value: string;
+}
 /** An octet string. */
-export interface BytesTerm { readonly kind: 'bytes'; readonly value: Uint8Array }
+export interface BytesTerm {
+  readonly kind: 'bytes';
+  readonly value: Uint8Array;
+}
 /** A symbol. Keywords are symbols whose name starts with `:` (there is no keyword kind). */
-export interface SymTerm { readonly kind: 'sym'; readonly name: string }
+export interface SymTerm {
+  readonly kind: 'sym';
+  readonly name: string;
+}
 /** A cons cell; proper lists are chains of pairs ending in nil. */
-export interface PairTerm { readonly kind: 'pair'; readonly car: Term; readonly cdr: Term }
+export interface PairTerm {
+  readonly kind: 'pair';
+  readonly car: Term;
+  readonly cdr: Term;
+}
 /** A vector. */
-export interface VecTerm { readonly kind: 'vec'; readonly items: readonly Term[] }
+export interface VecTerm {
+  readonly kind: 'vec';
+  readonly items: readonly Term[];
+}
 /** A map; `entries` are unique by key and always kept in canonical key order (§1.4). */
-export interface MapTerm { readonly kind: 'map'; readonly entries: readonly (readonly [Term, Term])[] }
+export interface MapTerm {
+  readonly kind: 'map';
+  readonly entries: readonly (readonly [Term, Term])[];
+}
 
 /** A CoreForm term: one of the nine kinds. */
 export type Term = NilTerm | BoolTerm | IntTerm | StrTerm | BytesTerm | SymTerm | PairTerm | VecTerm | MapTerm;
@@ -30,7 +57,15 @@ export type TermKind = Term['kind'];
 
 /** Report names of the kinds (`:term-tag`), docs/reference/coreform.md §1.1. */
 export const TERM_TAG: Record<TermKind, string> = {
-  nil: 'nil', bool: 'bool', int: 'int', str: 'str', bytes: 'bytes', sym: 'sym', pair: 'pair', vec: 'vec', map: 'map',
+  nil: 'nil',
+  bool: 'bool',
+  int: 'int',
+  str: 'str',
+  bytes: 'bytes',
+  sym: 'sym',
+  pair: 'pair',
+  vec: 'vec',
+  map: 'map',
 };
 
 const KIND_RANK: Record<TermKind, number> = { nil: 0, bool: 1, int: 2, str: 3, bytes: 4, sym: 5, pair: 6, vec: 7, map: 8 };

@@ -241,11 +241,7 @@ export class Lexer {
       cp = cp * 16 + h;
     }
     if (cp >= 0xd800 && cp <= 0xdfff) {
-      throw this.error(
-        PARSE_ESCAPE,
-        `invalid \\u escape: U+${cp.toString(16).toUpperCase().padStart(4, '0')} is a surrogate, not a Unicode scalar value`,
-        bs,
-      );
+      throw this.error(PARSE_ESCAPE, `invalid \\u escape: U+${cp.toString(16).toUpperCase().padStart(4, '0')} is a surrogate, not a Unicode scalar value`, bs);
     }
     return cp;
   }
@@ -264,11 +260,7 @@ export class Lexer {
   badEscape(bs: number): GcError {
     const e = this.src[bs + 1]!;
     const shown = e >= 0x21 && e < 0x7f ? `\\${String.fromCharCode(e)}` : `\\ followed by byte 0x${e.toString(16).padStart(2, '0')}`;
-    return this.error(
-      PARSE_ESCAPE,
-      `invalid escape sequence '${shown}' (allowed: \\\\ \\" \\n \\r \\t \\uXXXX \\xNN)`,
-      bs,
-    );
+    return this.error(PARSE_ESCAPE, `invalid escape sequence '${shown}' (allowed: \\\\ \\" \\n \\r \\t \\uXXXX \\xNN)`, bs);
   }
 
   /**

@@ -4,28 +4,11 @@
  * normalized into a GenesisCode `docs/spec/PATCH_SCHEMA.md` patch. Its verifier is `verify.ts` (separate code).
  */
 import { hashTerm } from '../coreform/hash.js';
-import {
-  int,
-  kw,
-  kwMap,
-  mapGetKw,
-  str,
-  termsEqual,
-  vec,
-  type MapTerm,
-  type SymTerm,
-  type Term,
-  type VecTerm,
-} from '../coreform/term.js';
+import { int, kw, kwMap, mapGetKw, str, termsEqual, vec, type MapTerm, type SymTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { normalizePatch, opIdentitiesTerm, PATCH_PROFILE } from '../patch/protocol/normalize.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { workspaceHash, type Workspace } from '../workspace/workspace.js';
-import {
-  decodeDiffRequest,
-  diffRequestTerm,
-  type DiffRequest,
-  DIFF_REPORT_KIND,
-} from './protocol.js';
+import { decodeDiffRequest, diffRequestTerm, type DiffRequest, DIFF_REPORT_KIND } from './protocol.js';
 
 /** `{:op :replace-node :module-path p :path [[:form i]] :new form}`. */
 function replaceFormOp(modulePath: string, index: number, form: Term): MapTerm {
@@ -146,11 +129,7 @@ export function requestIntent(options: DiffOptions): { intent: string; provenanc
  *   hash-term of `request`; pass it to `verifyDiffReport` to skip re-admitting the workspaces) and
  *   the report term.
  */
-export function diffWorkspaces(
-  base: Workspace,
-  target: Workspace,
-  options: DiffOptions = {},
-): { request: MapTerm; admitted: DiffRequest; report: MapTerm } {
+export function diffWorkspaces(base: Workspace, target: Workspace, options: DiffOptions = {}): { request: MapTerm; admitted: DiffRequest; report: MapTerm } {
   const { intent, provenance } = requestIntent(options);
   const request = diffRequestTerm(base, target, intent, provenance);
   const admitted: DiffRequest = { intent, provenance, base, target, requestH: hashTerm(request) };

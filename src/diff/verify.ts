@@ -35,7 +35,11 @@ export function verificationFailures(
   fail: (field: string, message: string, cause?: unknown) => GcError;
   decoding: <T>(field: string, fn: () => T) => T;
   expectEqual: (field: string, actual: unknown, expected: unknown) => void;
-  expectIdentity: <S extends string>(report: { requestH: string } & Record<`${S}H`, string>, request: { requestH: string } & Record<S, Workspace>, sides: readonly S[]) => void;
+  expectIdentity: <S extends string>(
+    report: { requestH: string } & Record<`${S}H`, string>,
+    request: { requestH: string } & Record<S, Workspace>,
+    sides: readonly S[],
+  ) => void;
 } {
   const fail = (field: string, message: string, cause?: unknown): GcError =>
     new GcError(code, `${subject} ${field}: ${message}`, { exitCode: ExitCode.verificationFailed, location: { at: field }, cause });
@@ -52,7 +56,11 @@ export function verificationFailures(
   };
   // The report's `:request-h`, then each side's workspace hash (`:base-h` is `baseH` of the report
   // against the hash of the request's `base`, …), in that order.
-  const expectIdentity = <S extends string>(report: { requestH: string } & Record<`${S}H`, string>, request: { requestH: string } & Record<S, Workspace>, sides: readonly S[]): void => {
+  const expectIdentity = <S extends string>(
+    report: { requestH: string } & Record<`${S}H`, string>,
+    request: { requestH: string } & Record<S, Workspace>,
+    sides: readonly S[],
+  ): void => {
     expectEqual(':request-h', report.requestH, request.requestH);
     for (const side of sides) expectEqual(`:${side}-h`, report[`${side}H`], workspaceHash(request[side]));
   };

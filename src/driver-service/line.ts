@@ -49,8 +49,7 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
       `z=1; k=${opts.folderExpression}; umask 077; ` +
       '{ if [ -p "$k/requests" ] && [ -s "$k/pid" ] && read -r n <"$k/pid" && y "$n" && a=',
     '%A',
-    ` && q="$k/q.$$" r="$k/r.$$" s= x= e= && mkfifo "$r"; then ` +
-      `if printf '%s\\0' ${PROTOCOL} "$v" "$PWD" ${mode} `,
+    ` && q="$k/q.$$" r="$k/r.$$" s= x= e= && mkfifo "$r"; then ` + `if printf '%s\\0' ${PROTOCOL} "$v" "$PWD" ${mode} `,
     '%O',
     ' "$a" ',
     '%B',

@@ -113,7 +113,10 @@ export const REPLY_DONE = '!';
 export function formatReply(status: 0 | 1, stderr: string, maxBytes = 8192): string {
   let text = stderr.endsWith('\n') ? stderr.slice(0, -1) : stderr;
   if (Buffer.byteLength(text) > maxBytes) {
-    text = `${Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\n[^\n]*$/, '')}\ngcpatch: (further messages cut)`;
+    text = `${Buffer.from(text)
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      .replace(/\n[^\n]*$/, '')}\ngcpatch: (further messages cut)`;
   }
   const lines = text === '' ? [] : text.split('\n').map((l) => `:${l}\n`);
   return `=${status}\n${lines.join('')}`;

@@ -56,14 +56,24 @@ export function doctorDriver(opts: DriverSetupOptions = {}): DoctorReport {
 
   const inRepo = runSetupGit(opts, ['rev-parse', '--git-dir']).status === 0;
   if (!inRepo) {
-    add('repository', 'warn', `${opts.cwd ?? process.cwd()} is not inside a git repository: only global settings are checked`, 'run gcpatch driver doctor inside your repository');
+    add(
+      'repository',
+      'warn',
+      `${opts.cwd ?? process.cwd()} is not inside a git repository: only global settings are checked`,
+      'run gcpatch driver doctor inside your repository',
+    );
   }
   for (const mode of ['gc', 'manifest'] as const) {
     const name = DRIVER_NAMES[mode];
     const command = runSetupGit(opts, ['config', '--get', `merge.${name}.driver`]).stdout.trim();
     const label = runSetupGit(opts, ['config', '--get', `merge.${name}.name`]).stdout.trim();
     if (command === '') {
-      add(`config:${name}`, 'error', `merge.${name}.driver is not configured${label ? ' (but merge.' + name + '.name is: git will refuse to merge)' : ''}`, 'gcpatch driver install');
+      add(
+        `config:${name}`,
+        'error',
+        `merge.${name}.driver is not configured${label ? ' (but merge.' + name + '.name is: git will refuse to merge)' : ''}`,
+        'gcpatch driver install',
+      );
       continue;
     }
     add(`config:${name}`, 'ok', `merge.${name}.driver = ${command}`);

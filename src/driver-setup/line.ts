@@ -58,7 +58,12 @@ export function driverDirExpression(scope: 'local' | 'global', dir: string): str
  */
 export function driverCommand(dirExpression: string, mode: 'gc' | 'manifest', service: ServiceLineOptions | false = serviceLineOptions('local')): string {
   const lit = gitDriverEscape;
-  const handOver = service === false ? '' : serviceHandOverPart(service, mode).map((piece, i) => (i % 2 === 0 ? lit(piece) : piece)).join('');
+  const handOver =
+    service === false
+      ? ''
+      : serviceHandOverPart(service, mode)
+          .map((piece, i) => (i % 2 === 0 ? lit(piece) : piece))
+          .join('');
   // The local expression as a test instead of a command substitution: no subshell in a plain repository.
   const local = driverDirExpression('local', '');
   const setDir =

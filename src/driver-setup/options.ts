@@ -50,11 +50,9 @@ export function setupGitOutput(opts: DriverSetupOptions, args: string[]): string
  */
 export function requireRepository(opts: DriverSetupOptions): void {
   if (runSetupGit(opts, ['rev-parse', '--git-dir']).status !== 0) {
-    throw new GcError(
-      'driver/not-a-repository',
-      `${opts.cwd ?? process.cwd()} is not inside a git repository; run this in your repository, or use --global`,
-      { exitCode: ExitCode.invalidInput },
-    );
+    throw new GcError('driver/not-a-repository', `${opts.cwd ?? process.cwd()} is not inside a git repository; run this in your repository, or use --global`, {
+      exitCode: ExitCode.invalidInput,
+    });
   }
 }
 

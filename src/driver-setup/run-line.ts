@@ -17,7 +17,13 @@ export interface DoctorCheck {
 
 /** The built-in examples: a line merge conflicts on the `.gc` one (adjacent lines), the structural merge does not. */
 const EXAMPLES = {
-  gc: { base: '(def a 1)\n(def b 2)\n', ours: '(def a 10)\n(def b 2)\n', theirs: '(def a 1)\n(def b 20)\n', expected: '(def a 10)\n(def b 20)\n', path: 'gcpatch-doctor.gc' },
+  gc: {
+    base: '(def a 1)\n(def b 2)\n',
+    ours: '(def a 10)\n(def b 2)\n',
+    theirs: '(def a 1)\n(def b 20)\n',
+    expected: '(def a 10)\n(def b 20)\n',
+    path: 'gcpatch-doctor.gc',
+  },
   manifest: { base: 'name = "app"\n', ours: 'name = "app2"\n', theirs: 'name = "app"\n', expected: 'name = "app2"\n', path: 'package.toml' },
 } as const;
 

@@ -168,11 +168,7 @@ export function applyEdits(source: string, edits: readonly TextEdit[], options: 
   for (let k = 0; k < count; k++) {
     const j = order[k]!;
     if (activeIndex >= 0 && starts[j]! < activeEnd) {
-      throw editError(
-        'OVERLAPPING_EDITS',
-        `edit ${j} overlaps edit ${activeIndex}`,
-        at(activeIndex, j),
-      );
+      throw editError('OVERLAPPING_EDITS', `edit ${j} overlaps edit ${activeIndex}`, at(activeIndex, j));
     }
     if (ends[j]! > starts[j]!) {
       activeEnd = ends[j]!;
@@ -237,7 +233,7 @@ function sortOrder(starts: Uint32Array, ends: Uint32Array): Uint32Array {
   for (let j = 0; j < count; j++) keys[j] = (starts[j]! * 2 + (ends[j]! > starts[j]! ? 1 : 0)) * INDEX_SPACE + j;
   keys.sort();
   for (let k = 0; k < count; k++) order[k] = keys[k]! % INDEX_SPACE;
-  for (let k = 0; k < count; ) {
+  for (let k = 0; k < count;) {
     const first = order[k]!;
     let next = k + 1;
     if (ends[first]! > starts[first]!) {

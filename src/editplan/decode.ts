@@ -38,17 +38,7 @@
 import { decodeUtf8Strict } from '../util/bytes.js';
 import { editError, type EditErrorIndices } from './errors.js';
 import { JsonObjectNode, parseJson, type JsonNode } from './json.js';
-import {
-  EDIT_FIELDS,
-  FILE_FIELDS,
-  JsonNumber,
-  PLAN_FIELDS,
-  SCHEMA_VERSION,
-  type EditPlan,
-  type FileEdit,
-  type JsonValue,
-  type TextEdit,
-} from './model.js';
+import { EDIT_FIELDS, FILE_FIELDS, JsonNumber, PLAN_FIELDS, SCHEMA_VERSION, type EditPlan, type FileEdit, type JsonValue, type TextEdit } from './model.js';
 
 /**
  * Decodes a plan from its JSON text.
@@ -81,8 +71,7 @@ interface Scope {
 
 function fail(scope: Scope, message: string): never {
   const { fileIndex, editIndex } = scope.indices;
-  const what =
-    fileIndex === undefined ? 'plan' : editIndex === undefined ? `files[${fileIndex}]` : `files[${fileIndex}].edits[${editIndex}]`;
+  const what = fileIndex === undefined ? 'plan' : editIndex === undefined ? `files[${fileIndex}]` : `files[${fileIndex}].edits[${editIndex}]`;
   throw editError(scope.code, `${what}: ${message}`, scope.indices);
 }
 
@@ -200,8 +189,7 @@ export function decodePlan(root: JsonNode): EditPlan {
   const [, operationNode, filesNode, completenessNode] = declared;
   const operation = expectString(operationNode!, 'operation', scope);
   const fileNodes = expectArray(filesNode!, 'files', scope);
-  const completeness =
-    completenessNode === undefined ? undefined : expectString(completenessNode, 'completeness', scope);
+  const completeness = completenessNode === undefined ? undefined : expectString(completenessNode, 'completeness', scope);
   const extensions = toExtensions(unknown, scope);
 
   const files = fileNodes.map((node, fileIndex) => decodeFile(node, fileIndex));

@@ -36,13 +36,7 @@ interface Block {
  * @param context unchanged lines shown around each change (default 3).
  * @returns the diff text, or `''` when the texts are equal.
  */
-export function unifiedDiff(
-  path: string,
-  oldText: string,
-  newText: string,
-  changes: readonly AppliedChange[],
-  context = 3,
-): string {
+export function unifiedDiff(path: string, oldText: string, newText: string, changes: readonly AppliedChange[], context = 3): string {
   if (oldText === newText) return '';
   const before = splitLines(oldText);
   const after = splitLines(newText);

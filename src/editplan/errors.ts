@@ -45,12 +45,7 @@ export const TRANSACTION_ERROR_CODES = [
 /** One of the filesystem transaction's codes. */
 export type TransactionErrorCode = (typeof TRANSACTION_ERROR_CODES)[number];
 
-const VERIFICATION_CODES: ReadonlySet<string> = new Set([
-  'BEFORE_MISMATCH',
-  'SOURCE_HASH_MISMATCH',
-  'SOURCE_MISSING',
-  'RECOVERY_CONFLICT',
-]);
+const VERIFICATION_CODES: ReadonlySet<string> = new Set(['BEFORE_MISMATCH', 'SOURCE_HASH_MISMATCH', 'SOURCE_MISSING', 'RECOVERY_CONFLICT']);
 const IO_CODES: ReadonlySet<string> = new Set(['RECOVERY_REQUIRED', 'JOURNAL_INVALID']);
 
 /**

@@ -7,22 +7,8 @@ export { decodeEditPlan, decodeEditPlanBytes, decodePlan } from './decode.js';
 export { serializeEditPlan, type SerializeOptions } from './serialize.js';
 export { pathProblem, portablePathKey, isWindowsDeviceName } from './path.js';
 export { validateEditPlan, checkEdit, type PlanTotals } from './validate.js';
-export {
-  LineIndex,
-  resolvePosition,
-  utf8Offset,
-  positionError,
-  OUT_OF_RANGE,
-  SPLITS_SURROGATE_PAIR,
-} from './positions.js';
-export {
-  applyEdits,
-  type ApplyOptions,
-  type ApplyResult,
-  type AppliedChange,
-  type BeforeMismatch,
-  type TextPreview,
-} from './apply.js';
+export { LineIndex, resolvePosition, utf8Offset, positionError, OUT_OF_RANGE, SPLITS_SURROGATE_PAIR } from './positions.js';
+export { applyEdits, type ApplyOptions, type ApplyResult, type AppliedChange, type BeforeMismatch, type TextPreview } from './apply.js';
 export {
   applyPlanToRoot,
   sha256Hex,

@@ -317,4 +317,3 @@ class Parser {
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
-

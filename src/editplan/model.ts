@@ -37,14 +37,7 @@ export class JsonNumber {
  * serialized with keys in Unicode code-point order.
  */
 export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonNumber
-  | readonly JsonValue[]
-  | ReadonlyMap<string, JsonValue>
-  | { readonly [key: string]: JsonValue };
+  null | boolean | number | string | JsonNumber | readonly JsonValue[] | ReadonlyMap<string, JsonValue> | { readonly [key: string]: JsonValue };
 
 /** Unknown members of one plan, file or edit object, keyed by their decoded name. */
 export type Extensions = ReadonlyMap<string, JsonValue>;

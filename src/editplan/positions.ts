@@ -108,13 +108,7 @@ export function lastStartAtOrBefore(starts: ArrayLike<number>, offset: number): 
 }
 
 /** Builds the `POSITION_OUT_OF_RANGE` error for a failed {@link LineIndex.tryResolve}. */
-export function positionError(
-  index: LineIndex,
-  line: number,
-  char: number,
-  reason: number,
-  indices: EditErrorIndices,
-): GcError {
+export function positionError(index: LineIndex, line: number, char: number, reason: number, indices: EditErrorIndices): GcError {
   let message: string;
   if (reason === SPLITS_SURROGATE_PAIR) {
     message = `position (${line},${char}) splits a UTF-16 surrogate pair`;

@@ -206,7 +206,8 @@ export function applyPlanToRoot(plan: EditPlan, root: string, options: Transacti
   });
   const rootReal = realRoot(root);
   if (pendingJournals(rootReal).length > 0) throw recoveryRequired(rootReal);
-  if (options.dryRun) return { root: rootReal, dryRun: true, files: prepareFiles(plan, rootReal, limits, options).map((p) => p.outcome), cleanupPending: false };
+  if (options.dryRun)
+    return { root: rootReal, dryRun: true, files: prepareFiles(plan, rootReal, limits, options).map((p) => p.outcome), cleanupPending: false };
 
   const lock = acquirePackageLock(rootReal, {
     waitMs: options.lockWaitMs ?? 0,
@@ -301,12 +302,7 @@ function commitFiles(rootReal: string, changed: Prepared[], fault: FaultHook): b
 }
 
 /** Step 1: containment, identity, hash, UTF-8 and in-memory application for every file. */
-function prepareFiles(
-  plan: EditPlan,
-  rootReal: string,
-  limits: ApplyLimits,
-  options: TransactionOptions,
-): Prepared[] {
+function prepareFiles(plan: EditPlan, rootReal: string, limits: ApplyLimits, options: TransactionOptions): Prepared[] {
   const identities = new Map<string, number>();
   return plan.files.map((file, fileIndex) => {
     const indices = { fileIndex };
@@ -315,12 +311,10 @@ function prepareFiles(
     const identity = `${target.stats.dev}:${target.stats.ino}`;
     const earlier = identities.get(identity);
     if (earlier !== undefined) {
-      throw editError(
-        'PATH_ALIAS',
-        `the same file as ${plan.files[earlier]!.path} (files[${earlier}])`,
-        indices,
-        { ...where, details: { relatedFileIndex: earlier } },
-      );
+      throw editError('PATH_ALIAS', `the same file as ${plan.files[earlier]!.path} (files[${earlier}])`, indices, {
+        ...where,
+        details: { relatedFileIndex: earlier },
+      });
     }
     identities.set(identity, fileIndex);
     if (target.stats.size > BigInt(limits.maxSourceBytes)) {
@@ -388,18 +382,22 @@ function recheck(p: Prepared, rootReal: string): void {
  * order, deletes temp files and the journal. If that fails too, the journal stays for `recover`
  * and `RECOVERY_REQUIRED` is thrown with both causes.
  */
-function rollBackInProcess(
-  rootReal: string,
-  journal: Journal,
-  changed: Prepared[],
-  committed: number,
-  fault: FaultHook,
-  original: unknown,
-): void {
+function rollBackInProcess(rootReal: string, journal: Journal, changed: Prepared[], committed: number, fault: FaultHook, original: unknown): void {
   try {
-    const planned: PlannedEntry[] = entriesOf(journal).map((entry, i) => ({ entry, target: changed[i]!.target.absolute, action: i < committed ? 'restored' : 'unchanged' }));
+    const planned: PlannedEntry[] = entriesOf(journal).map((entry, i) => ({
+      entry,
+      target: changed[i]!.target.absolute,
+      action: i < committed ? 'restored' : 'unchanged',
+    }));
     restoreTargets(rootReal, planned, (_path, i) => `rollback:${i}`, fault);
-    discardTransaction(rootReal, JOURNAL_FILE, planned.map((p) => p.entry), { journal: 'rollback:journal:remove' }, false, fault);
+    discardTransaction(
+      rootReal,
+      JOURNAL_FILE,
+      planned.map((p) => p.entry),
+      { journal: 'rollback:journal:remove' },
+      false,
+      fault,
+    );
   } catch (error) {
     if (error instanceof SimulatedCrash) throw error;
     const first = original instanceof Error ? original.message : String(original);

@@ -156,11 +156,9 @@ export function validateEditPlan(plan: EditPlan, limits: Partial<PlanLimits> = {
     seenPaths.add(file.path);
     const key = portablePathKey(file.path);
     if (seenKeys.has(key)) {
-      throw editError(
-        'INVALID_PLAN',
-        `path ${JSON.stringify(file.path)} is a Windows-portable alias of an earlier path (key ${JSON.stringify(key)})`,
-        { fileIndex },
-      );
+      throw editError('INVALID_PLAN', `path ${JSON.stringify(file.path)} is a Windows-portable alias of an earlier path (key ${JSON.stringify(key)})`, {
+        fileIndex,
+      });
     }
     seenKeys.add(key);
     totalEdits += file.edits.length;
@@ -193,11 +191,7 @@ function checkFile(file: FileEdit, fileIndex: number, budget: PlanLimits): void 
     throw editError('INVALID_FILE', 'edits must be a non-empty array', indices);
   }
   if (file.edits.length > budget.maxEditsPerFile) {
-    throw editError(
-      'PLAN_TOO_LARGE',
-      `${file.edits.length} edits exceed the per-file limit of ${budget.maxEditsPerFile}`,
-      indices,
-    );
+    throw editError('PLAN_TOO_LARGE', `${file.edits.length} edits exceed the per-file limit of ${budget.maxEditsPerFile}`, indices);
   }
   file.edits.forEach((edit, editIndex) => checkEdit(edit, editIndex, fileIndex));
 }

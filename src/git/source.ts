@@ -47,9 +47,7 @@ async function defaultPackagePath(repo: GitRepository, commit: string, cwdInRepo
     if (!isGcError(error) || error.code !== GitCode.packageNotFound) throw error;
     const all = await listPackagesAtCommit(repo, commit);
     if (all.length === 1) return all[0]!.dir;
-    throw all.length === 0
-      ? error
-      : error.withLocation({ at: `packages in the commit: ${all.map((p) => p.dir || '.').join(', ')}; name one with REV:PATH` });
+    throw all.length === 0 ? error : error.withLocation({ at: `packages in the commit: ${all.map((p) => p.dir || '.').join(', ')}; name one with REV:PATH` });
   }
 }
 

@@ -46,11 +46,9 @@ export async function findPackageAtCommit(repo: GitRepository, commitOid: string
     const parent = posix.dirname(dir);
     dir = parent === '.' ? '' : parent;
   }
-  throw new GcError(
-    GitCode.packageNotFound,
-    `no package.toml at or above ${JSON.stringify(normalizeRepoPath(path) || '.')} in commit ${commitOid}`,
-    { location: { at: normalizeRepoPath(path) || '.' } },
-  );
+  throw new GcError(GitCode.packageNotFound, `no package.toml at or above ${JSON.stringify(normalizeRepoPath(path) || '.')} in commit ${commitOid}`, {
+    location: { at: normalizeRepoPath(path) || '.' },
+  });
 }
 
 /**

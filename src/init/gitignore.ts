@@ -79,7 +79,9 @@ export function planGitignore(top: string, packages: readonly string[]): Gitigno
   const asked = packages.filter((p) => !keep.has(p));
   const rules = new Map(ignoredPaths(top, asked.flatMap(evidenceProbePaths)).map((r) => [r.path, r]));
   for (const pkg of asked) {
-    const rule = evidenceProbePaths(pkg).map((p) => rules.get(p)).find((r) => r !== undefined);
+    const rule = evidenceProbePaths(pkg)
+      .map((p) => rules.get(p))
+      .find((r) => r !== undefined);
     if (rule !== undefined) {
       keep.add(pkg);
       ignoredBy.push(rule);

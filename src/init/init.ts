@@ -126,8 +126,18 @@ export function initRepository(opts: InitOptions = {}): InitReport {
   if (dryRun) {
     const present = new Set(readAttributeLines(attrFile).map((l) => l.trim()));
     const missing = ATTRIBUTE_LINES.filter((l) => !present.has(l));
-    changes.push({ what: 'drivers', action: hadDrivers ? 'updated' : 'created', file: undefined, detail: hadDrivers ? 'would refresh the installed driver (gcpatch driver install)' : 'would install the merge drivers (gcpatch driver install)' });
-    changes.push({ what: 'attributes', action: missing.length > 0 ? (existsSync(attrFile) ? 'updated' : 'created') : 'unchanged', file: attrRel, detail: missing.length > 0 ? `would add ${missing.join(', ')}` : 'has the attribute lines' });
+    changes.push({
+      what: 'drivers',
+      action: hadDrivers ? 'updated' : 'created',
+      file: undefined,
+      detail: hadDrivers ? 'would refresh the installed driver (gcpatch driver install)' : 'would install the merge drivers (gcpatch driver install)',
+    });
+    changes.push({
+      what: 'attributes',
+      action: missing.length > 0 ? (existsSync(attrFile) ? 'updated' : 'created') : 'unchanged',
+      file: attrRel,
+      detail: missing.length > 0 ? `would add ${missing.join(', ')}` : 'has the attribute lines',
+    });
   }
   const hadAttrFile = existsSync(attrFile);
   if (!dryRun) {
@@ -139,7 +149,8 @@ export function initRepository(opts: InitOptions = {}): InitReport {
       file: undefined,
       detail: `merge drivers in git config, driver copied to ${installed.installedTo}${installed.check.level === 'error' ? `; the check failed: ${installed.check.message}` : ''}`,
     });
-    if (installed.check.level === 'error') problems.push(`the installed driver line does not merge: ${installed.check.message}; ${installed.check.fix ?? 'run gcpatch driver doctor'}`);
+    if (installed.check.level === 'error')
+      problems.push(`the installed driver line does not merge: ${installed.check.message}; ${installed.check.fix ?? 'run gcpatch driver doctor'}`);
     changes.push({
       what: 'attributes',
       action: installed.attributesAdded.length === 0 ? 'unchanged' : hadAttrFile ? 'updated' : 'created',
@@ -172,15 +183,30 @@ export function initRepository(opts: InitOptions = {}): InitReport {
     const ref = opts.action ?? checkoutActionRef();
     const text = readFileSync(workflowFile, 'utf8');
     const same = text === previous?.workflow || (ref !== undefined && text === workflowText(ref));
-    changes.push({ what: 'workflow', action: same ? 'unchanged' : 'skipped', file: WORKFLOW_PATH, detail: same ? 'as init wrote it' : 'exists and is kept as it is' });
+    changes.push({
+      what: 'workflow',
+      action: same ? 'unchanged' : 'skipped',
+      file: WORKFLOW_PATH,
+      detail: same ? 'as init wrote it' : 'exists and is kept as it is',
+    });
   } else {
     const ref = opts.action ?? checkoutActionRef();
     if (ref === undefined) {
-      changes.push({ what: 'workflow', action: 'skipped', file: WORKFLOW_PATH, detail: 'no Action to pin: pass --action OWNER/gcpatch@<40-hex commit> (where you host gcpatch)' });
+      changes.push({
+        what: 'workflow',
+        action: 'skipped',
+        file: WORKFLOW_PATH,
+        detail: 'no Action to pin: pass --action OWNER/gcpatch@<40-hex commit> (where you host gcpatch)',
+      });
       problems.push('no workflow written: run `gcpatch init --action OWNER/gcpatch@<40-hex commit>` (docs/init.md "The workflow")');
     } else {
       workflowWritten = workflowText(ref);
-      changes.push({ what: 'workflow', action: 'created', file: WORKFLOW_PATH, detail: `pins ${ref.repository}@${ref.commit}${ref.from === 'checkout' ? ' (the gcpatch checkout this CLI runs from)' : ''} (commit it)` });
+      changes.push({
+        what: 'workflow',
+        action: 'created',
+        file: WORKFLOW_PATH,
+        detail: `pins ${ref.repository}@${ref.commit}${ref.from === 'checkout' ? ' (the gcpatch checkout this CLI runs from)' : ''} (commit it)`,
+      });
       if (!dryRun) {
         mkdirSync(dirname(workflowFile), { recursive: true });
         writeFileAtomic(workflowFile, workflowWritten);
@@ -207,7 +233,9 @@ export function initRepository(opts: InitOptions = {}): InitReport {
     const was = probes.map((p) => before.get(p)).find((r) => r !== undefined);
     const still = probes.map((p) => after.get(p)).find((r) => r !== undefined);
     if (still !== undefined) {
-      problems.push(`${shown(pkg)}: its evidence is still ignored by ${still.source}:${still.line} (${still.pattern}); add \`!${still.pattern.replace(/\/$/, '')}\` exceptions there, or remove that line`);
+      problems.push(
+        `${shown(pkg)}: its evidence is still ignored by ${still.source}:${still.line} (${still.pattern}); add \`!${still.pattern.replace(/\/$/, '')}\` exceptions there, or remove that line`,
+      );
     }
     return { package: shown(pkg), wasIgnoredBy: was, stillIgnoredBy: still };
   });
@@ -240,16 +268,26 @@ export function undoInit(opts: { cwd?: string; dryRun?: boolean } = {}): InitRep
       else writeFileAtomic(gitignore, rest === '' ? '' : `${rest}\n`);
     }
   } else {
-    changes.push({ what: 'gitignore', action: 'unchanged', file: '.gitignore', detail: "has no gcpatch block" });
+    changes.push({ what: 'gitignore', action: 'unchanged', file: '.gitignore', detail: 'has no gcpatch block' });
   }
 
   const workflowFile = join(top, WORKFLOW_PATH);
   if (record?.workflow !== undefined && existsSync(workflowFile)) {
     const same = readFileSync(workflowFile, 'utf8') === record.workflow;
-    changes.push({ what: 'workflow', action: same ? 'removed' : 'skipped', file: WORKFLOW_PATH, detail: same ? 'deleted (init wrote it)' : 'changed since init wrote it: kept; delete it yourself if you want' });
+    changes.push({
+      what: 'workflow',
+      action: same ? 'removed' : 'skipped',
+      file: WORKFLOW_PATH,
+      detail: same ? 'deleted (init wrote it)' : 'changed since init wrote it: kept; delete it yourself if you want',
+    });
     if (same && !dryRun) rmSync(workflowFile);
   } else {
-    changes.push({ what: 'workflow', action: 'unchanged', file: WORKFLOW_PATH, detail: record?.workflow === undefined ? 'not written by init' : 'already gone' });
+    changes.push({
+      what: 'workflow',
+      action: 'unchanged',
+      file: WORKFLOW_PATH,
+      detail: record?.workflow === undefined ? 'not written by init' : 'already gone',
+    });
   }
 
   if (record?.drivers === true) {
@@ -260,7 +298,12 @@ export function undoInit(opts: { cwd?: string; dryRun?: boolean } = {}): InitRep
       if (record.attributesCreated === true && existsSync(attrFile) && readFileSync(attrFile, 'utf8') === '') rmSync(attrFile);
     }
   } else {
-    changes.push({ what: 'drivers', action: 'unchanged', file: undefined, detail: record === undefined ? 'no record of init: remove them with `gcpatch driver uninstall` if you want' : 'were installed before init: kept' });
+    changes.push({
+      what: 'drivers',
+      action: 'unchanged',
+      file: undefined,
+      detail: record === undefined ? 'no record of init: remove them with `gcpatch driver uninstall` if you want' : 'were installed before init: kept',
+    });
   }
   if (record !== undefined) {
     changes.push({ what: 'record', action: 'removed', file: relative(top, recordFile), detail: "init's record" });

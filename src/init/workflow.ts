@@ -30,9 +30,13 @@ export interface ActionRef {
 export function parseActionRef(text: string): ActionRef {
   const m = /^([A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9_.-]+)@([0-9a-f]{40})$/.exec(text);
   if (!m) {
-    throw new GcError('usage/invalid-option', `--action ${JSON.stringify(text)} is not OWNER/NAME@<full 40-hex commit>: pin the Action by commit (docs/action.md "Pin the Action")`, {
-      exitCode: ExitCode.invalidInput,
-    });
+    throw new GcError(
+      'usage/invalid-option',
+      `--action ${JSON.stringify(text)} is not OWNER/NAME@<full 40-hex commit>: pin the Action by commit (docs/action.md "Pin the Action")`,
+      {
+        exitCode: ExitCode.invalidInput,
+      },
+    );
   }
   return { repository: m[1]!, commit: m[2]!, from: 'option' };
 }

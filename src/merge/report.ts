@@ -16,12 +16,7 @@ export const MERGE_REQUEST_KIND = 'genesis/patch-merge-request-v0.1';
 export const MERGE_REPORT_KIND = 'genesis/patch-merge-v0.1';
 
 /** The four conflict codes of GenesisCode `docs/spec/SEMANTIC_PATCH_MERGE_v0.1.md` "Merge Rules" (rules 4–7). */
-export const CONFLICT_CODES = [
-  'form/divergent-edit',
-  'module/delete-modify',
-  'module/divergent-add',
-  'module/structural-divergence',
-] as const;
+export const CONFLICT_CODES = ['form/divergent-edit', 'module/delete-modify', 'module/divergent-add', 'module/structural-divergence'] as const;
 /** One of the four conflict codes. */
 export type ConflictCode = (typeof CONFLICT_CODES)[number];
 

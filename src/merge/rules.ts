@@ -12,14 +12,7 @@ import { diffRequestTerm } from '../diff/protocol.js';
 import { PATCH_PROFILE } from '../patch/protocol/normalize.js';
 import { compareUtf8 } from '../util/bytes.js';
 import { makeWorkspace, workspaceHash, workspaceTerm, type Workspace } from '../workspace/workspace.js';
-import {
-  CONFLICT_EXPLANATIONS,
-  decodeMergeRequest,
-  mergeRequestTerm,
-  MERGE_REPORT_KIND,
-  type ConflictCode,
-  type MergeRequest,
-} from './report.js';
+import { CONFLICT_EXPLANATIONS, decodeMergeRequest, mergeRequestTerm, MERGE_REPORT_KIND, type ConflictCode, type MergeRequest } from './report.js';
 
 /**
  * Builds a closed conflict record: `:code`, its `:explanation`, `:module-path`, `:form-index`

@@ -180,9 +180,6 @@ export function verifyMergeReport(request: Term | MergeRequest, report: Term): M
   expectEqual(':merged-h', decoded.mergedH, workspaceHash(merged));
   if (decoded.diff === null) throw fail(':diff', 'is nil on success');
   const diffRequest = diffRequestTerm(req.base, merged, req.intent, req.provenance);
-  verifyDiffReport(
-    { intent: req.intent, provenance: req.provenance, base: req.base, target: merged, requestH: hashTerm(diffRequest) },
-    decoded.diff,
-  );
+  verifyDiffReport({ intent: req.intent, provenance: req.provenance, base: req.base, target: merged, requestH: hashTerm(diffRequest) }, decoded.diff);
   return decoded;
 }

@@ -126,7 +126,8 @@ function pinAndDependencyFindings(pkg: LoadedPackage, options: AuditOptions): Au
     findings.push({
       code: `audit/${f.status}`,
       subject: f.path,
-      message: f.status === 'mismatch' ? `module hash ${f.computed} does not match its pin ${f.pin}` : `module has no pin (computed ${f.computed}); run gcpatch pack`,
+      message:
+        f.status === 'mismatch' ? `module hash ${f.computed} does not match its pin ${f.pin}` : `module has no pin (computed ${f.computed}); run gcpatch pack`,
     });
   }
   for (const dep of pkg.manifest.dependencies) {
@@ -135,7 +136,8 @@ function pinAndDependencyFindings(pkg: LoadedPackage, options: AuditOptions): Au
     } else if (options.dependencyArtifact !== undefined) {
       try {
         const actual = options.dependencyArtifact(pkg.dir, dep);
-        if (actual !== dep.hash) findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: `dependency artifact ${actual} does not match its pin ${dep.hash}` });
+        if (actual !== dep.hash)
+          findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: `dependency artifact ${actual} does not match its pin ${dep.hash}` });
       } catch (error) {
         findings.push({ code: 'audit/dependency-pin', subject: dep.name, message: error instanceof Error ? error.message : String(error) });
       }
@@ -163,7 +165,11 @@ function lastAcceptanceFindings(
   try {
     last = readFileSync(lastFile, 'utf8');
   } catch {
-    findings.push({ code: 'audit/no-acceptance', subject: '.genesis/last_acceptance', message: 'no last acceptance recorded (apply a patch or run the obligations first)' });
+    findings.push({
+      code: 'audit/no-acceptance',
+      subject: '.genesis/last_acceptance',
+      message: 'no last acceptance recorded (apply a patch or run the obligations first)',
+    });
   }
   if (last !== undefined) {
     const hex = last.endsWith('\n') ? last.slice(0, -1) : last;
@@ -203,7 +209,10 @@ function lastAcceptanceFindings(
 function bindingFinding(b: AcceptanceBinding, acceptance: string, pkg: LoadedPackage): AuditFinding | undefined {
   if (b.status === 'stale') {
     const link = b.links[0]!;
-    const what = b.changedModules.length > 0 ? b.changedModules.map((m) => `${m.path} (${m.change})`).join(', ') : 'the manifest (name, version, obligations, tests or dependencies)';
+    const what =
+      b.changedModules.length > 0
+        ? b.changedModules.map((m) => `${m.path} (${m.change})`).join(', ')
+        : 'the manifest (name, version, obligations, tests or dependencies)';
     return {
       code: 'audit/acceptance-stale',
       subject: acceptance,
@@ -235,7 +244,10 @@ function describeAudit(
 ): { verified: string[]; nextSteps: string[] } {
   const codes = new Set(findings.map((f) => f.code));
   const verified: string[] = [];
-  if (pkg !== undefined && ![...codes].some((c) => c === 'audit/missing-pin' || c === 'audit/empty-pin' || c === 'audit/pin-mismatch' || c === 'audit/module-unreadable')) {
+  if (
+    pkg !== undefined &&
+    ![...codes].some((c) => c === 'audit/missing-pin' || c === 'audit/empty-pin' || c === 'audit/pin-mismatch' || c === 'audit/module-unreadable')
+  ) {
     verified.push(`${pkg.modules.length} module pin${pkg.modules.length === 1 ? ' matches its module' : 's match the modules'}`);
   }
   if (pkg !== undefined && pkg.manifest.dependencies.length > 0 && !codes.has('audit/dependency-pin')) {
@@ -257,7 +269,8 @@ function describeAudit(
         : 'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations: `gcpatch accept` records one (gcpatch checks the pins itself)',
     );
   }
-  if (codes.has('audit/acceptance-stale') || codes.has('audit/acceptance-unbound')) nextSteps.push(`the acceptance does not count for the package as it is: ${rerun(pkg)}`);
+  if (codes.has('audit/acceptance-stale') || codes.has('audit/acceptance-unbound'))
+    nextSteps.push(`the acceptance does not count for the package as it is: ${rerun(pkg)}`);
   return { verified, nextSteps };
 }
 
@@ -266,7 +279,11 @@ function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findi
   const kind = get('kind');
   const ok = get('ok');
   if (kind?.kind !== 'str' || kind.value !== 'genesis/acceptance-v0.2' || ok?.kind !== 'bool') {
-    findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: 'the last acceptance is not a genesis/acceptance-v0.2 term with a boolean :ok' });
+    findings.push({
+      code: 'audit/acceptance-malformed',
+      subject: hex,
+      message: 'the last acceptance is not a genesis/acceptance-v0.2 term with a boolean :ok',
+    });
     return;
   }
   if (!ok.value) findings.push({ code: 'audit/acceptance-not-ok', subject: hex, message: 'the last acceptance is :ok false' });
@@ -292,14 +309,22 @@ function checkAcceptance(acceptance: Term, pkg: LoadedPackage | undefined, findi
     const rName = r.kind === 'map' ? mapGet(r, kw('name')) : undefined;
     const rOk = r.kind === 'map' ? mapGet(r, kw('ok')) : undefined;
     if (rName?.kind !== 'sym' || rOk?.kind !== 'bool') {
-      findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: 'an obligation record of the last acceptance lacks a symbol :name or a boolean :ok' });
+      findings.push({
+        code: 'audit/acceptance-malformed',
+        subject: hex,
+        message: 'an obligation record of the last acceptance lacks a symbol :name or a boolean :ok',
+      });
       return;
     }
     covered.add(rName.name);
     allOk &&= rOk.value;
   }
   if (ok.value !== allOk) {
-    findings.push({ code: 'audit/acceptance-malformed', subject: hex, message: `the last acceptance says :ok ${ok.value} but its obligation records say ${allOk}` });
+    findings.push({
+      code: 'audit/acceptance-malformed',
+      subject: hex,
+      message: `the last acceptance says :ok ${ok.value} but its obligation records say ${allOk}`,
+    });
   }
   const missing = pkg?.manifest.obligations.filter((o) => !covered.has(o)) ?? [];
   if (missing.length > 0) {

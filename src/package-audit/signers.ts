@@ -44,7 +44,13 @@ export interface AuditSigning {
  * `audit/transparency-chain` (the chain does not verify), `audit/signature-set` (malformed set),
  * `audit/signature-invalid` (a logged signature of the last acceptance that does not verify).
  */
-export function auditSigning(packageDir: string, store: EvidenceStore, acceptance: string | undefined, currentPackageArtifact: string | undefined, findings: AuditFinding[]): AuditSigning {
+export function auditSigning(
+  packageDir: string,
+  store: EvidenceStore,
+  acceptance: string | undefined,
+  currentPackageArtifact: string | undefined,
+  findings: AuditFinding[],
+): AuditSigning {
   const out: AuditSigning = { head: undefined, entries: 0, chainOk: true, signatureSet: [], signers: [] };
   try {
     out.head = readTransparencyHead(packageDir);
@@ -74,7 +80,12 @@ export function auditSigning(packageDir: string, store: EvidenceStore, acceptanc
     if (e.acceptanceArtifact !== acceptance) continue;
     const check = checkSignatures(reader, acceptance, [e.signatureArtifact], undefined).checks[0]!;
     const verified = check.status === 'valid' && check.publicKeyB64 === e.signerPublicKeyB64;
-    if (!verified) findings.push({ code: 'audit/signature-invalid', subject: e.signatureArtifact, message: `transparency entry ${e.address} logs signature ${e.signatureArtifact} by ${e.signerPublicKeyB64}, which does not verify: ${check.message}` });
+    if (!verified)
+      findings.push({
+        code: 'audit/signature-invalid',
+        subject: e.signatureArtifact,
+        message: `transparency entry ${e.address} logs signature ${e.signatureArtifact} by ${e.signerPublicKeyB64}, which does not verify: ${check.message}`,
+      });
     bySigner.set(e.signerPublicKeyB64, {
       signer: e.signerPublicKeyB64,
       signature: e.signatureArtifact,

@@ -24,11 +24,7 @@ export const RECOVERY_LOCK_WAIT_MS = 2_000;
  * @throws GcError `patch/package-locked` (exit 70); recovery errors (`patch/recovery-conflict`
  *   exit 50, `patch/journal-invalid` exit 70); whatever `fn` throws.
  */
-export function withPackageLock<T>(
-  packageDir: string,
-  options: LockOptions & { fault?: (step: string) => void },
-  fn: (recovery: RecoveryResult) => T,
-): T {
+export function withPackageLock<T>(packageDir: string, options: LockOptions & { fault?: (step: string) => void }, fn: (recovery: RecoveryResult) => T): T {
   const lock = acquirePackageLock(packageDir, options);
   try {
     const recovery = recoverEitherKind(packageDir, options.fault);

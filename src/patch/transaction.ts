@@ -38,8 +38,27 @@ import { ExitCode, GcError, ioError } from '../util/errors.js';
 import { sha256Hex } from '../util/sha256.js';
 import { noFault, SimulatedCrash, type FaultHook } from '../transaction/crash-points.js';
 import { errnoOf, SyncBatch } from '../transaction/durable.js';
-import { APPLY_JOURNAL_FILE, APPLY_JOURNAL_FORMAT, journalPathOf, journalText, nativePath as native, pendingJournals, saveJournal, tempName } from '../transaction/journal.js';
-import { APPLY_JOURNAL, discardTransaction, membersOf, recoverJournal, settleJournal, type RecoveredFile, type Recovery, type RecoveryEntry, type RecoveryRules } from '../transaction/recover.js';
+import {
+  APPLY_JOURNAL_FILE,
+  APPLY_JOURNAL_FORMAT,
+  journalPathOf,
+  journalText,
+  nativePath as native,
+  pendingJournals,
+  saveJournal,
+  tempName,
+} from '../transaction/journal.js';
+import {
+  APPLY_JOURNAL,
+  discardTransaction,
+  membersOf,
+  recoverJournal,
+  settleJournal,
+  type RecoveredFile,
+  type Recovery,
+  type RecoveryEntry,
+  type RecoveryRules,
+} from '../transaction/recover.js';
 import { assertNoLockWithin } from '../transaction/lock.js';
 import { portablePathProblem } from '../workspace/path.js';
 import { PatchCode, patchError } from './protocol/errors.js';
@@ -189,9 +208,13 @@ export class PackageTransaction {
       const absolute = native(packageDir, w.path);
       const current = inspectTarget(absolute);
       if (current.kind === 'other') {
-        throw patchError(PatchCode.symlinkTarget, `${w.path} is not a regular file (a symbolic link, directory or device); gcpatch replaces only regular files`, {
-          at: w.path,
-        });
+        throw patchError(
+          PatchCode.symlinkTarget,
+          `${w.path} is not a regular file (a symbolic link, directory or device); gcpatch replaces only regular files`,
+          {
+            at: w.path,
+          },
+        );
       }
       const before = current.kind === 'file' ? sha256Hex(current.bytes) : null;
       const after = w.bytes === undefined ? null : sha256Hex(w.bytes);
@@ -213,7 +236,10 @@ export class PackageTransaction {
       });
     }
     if (batch.length === 0) return;
-    assertNoLockWithin(packageDir, batch.map((b) => dirname(native(packageDir, b.entry.path)))); // a transaction rooted below writes there too
+    assertNoLockWithin(
+      packageDir,
+      batch.map((b) => dirname(native(packageDir, b.entry.path))),
+    ); // a transaction rooted below writes there too
     // 1. journal first: every temp name is recorded before it exists
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     for (const item of batch.map((b) => b.entry)) journal.files.push(item);
@@ -287,10 +313,20 @@ export class PackageTransaction {
     const absolute = native(packageDir, path);
     const current = inspectTarget(absolute);
     if (current.kind === 'other') {
-      throw patchError(PatchCode.symlinkTarget, `${path} is not a regular file (a symbolic link, directory or device); gcpatch replaces only regular files`, { at: path });
+      throw patchError(PatchCode.symlinkTarget, `${path} is not a regular file (a symbolic link, directory or device); gcpatch replaces only regular files`, {
+        at: path,
+      });
     }
     const before = current.kind === 'file' ? sha256Hex(current.bytes) : null;
-    const entry: JournalEntry = { path, before, after: null, stage: null, backup: before === null ? null : tempName(path, 'backup', journal.txid), dirs: [], external: true };
+    const entry: JournalEntry = {
+      path,
+      before,
+      after: null,
+      stage: null,
+      backup: before === null ? null : tempName(path, 'backup', journal.txid),
+      dirs: [],
+      external: true,
+    };
     assertNoLockWithin(packageDir, [dirname(absolute)]);
     this.fault(this.saved ? 'journal:extend' : 'journal:open');
     journal.files.push(entry);
@@ -371,10 +407,14 @@ const PACKAGE_RECOVERY: RecoveryRules = {
   journal: APPLY_JOURNAL,
   pathOk: (path) => portablePathProblem(path) === undefined,
   invalid: (why, file) =>
-    new GcError(PatchCode.journalInvalid, `the apply journal is damaged (${why}); inspect ${file} by hand — it names every file the interrupted transaction touched`, {
-      exitCode: ExitCode.io,
-      location: { file },
-    }),
+    new GcError(
+      PatchCode.journalInvalid,
+      `the apply journal is damaged (${why}); inspect ${file} by hand — it names every file the interrupted transaction touched`,
+      {
+        exitCode: ExitCode.io,
+        location: { file },
+      },
+    ),
   conflict: (path, why) =>
     new GcError(PatchCode.recoveryConflict, `${path}: ${why}; recovery changed nothing — inspect the file, then run \`gcpatch recover\` again`, {
       exitCode: ExitCode.verificationFailed,

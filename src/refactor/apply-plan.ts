@@ -79,7 +79,10 @@ export function applyRefactorPlan(options: ApplyPlanOptions): ApplyPlanResult {
     given === undefined ? findRefactorRequest(options.report, store) : 'requestH' in given && 'term' in given ? given : decodeRefactorRequest(given as Term);
   const verified = verifyRefactorReport(options.report, request);
   if (!verified.safe || verified.patch === null) {
-    throw new GcError(RefactorErrorCode.planConflicted, `the plan is conflicted (${verified.conflicts.map((c) => c.code).join(', ')}); it carries no patch to apply`);
+    throw new GcError(
+      RefactorErrorCode.planConflicted,
+      `the plan is conflicted (${verified.conflicts.map((c) => c.code).join(', ')}); it carries no patch to apply`,
+    );
   }
   const current = refactorRequestFromPackage(pkg, {
     refactorKind: request.refactorKind,

@@ -116,7 +116,10 @@ function moduleEdits(modulePath: string, bytes: Uint8Array, forms: readonly Term
   }
   const text = decoder.decode(bytes);
   const lines = new LineIndex(text);
-  const offsets = utf16Offsets(bytes, sites.flatMap((s) => [s.start, s.end]));
+  const offsets = utf16Offsets(
+    bytes,
+    sites.flatMap((s) => [s.start, s.end]),
+  );
   const edits: TextEdit[] = sites.map((site, k) => {
     const start = lines.positionOf(offsets[2 * k]!);
     const end = lines.positionOf(offsets[2 * k + 1]!);
@@ -141,11 +144,7 @@ function moduleEdits(modulePath: string, bytes: Uint8Array, forms: readonly Term
  *   cannot be expressed as exact token edits (e.g. the edit would make a `fn` parameter list
  *   repeat a name, which canonical forms allow but the source syntax does not).
  */
-export function refactorEditPlan(
-  verified: VerifiedRefactorReport,
-  sources: readonly EditPlanSource[],
-  options: EditPlanExportOptions = {},
-): EditPlan {
+export function refactorEditPlan(verified: VerifiedRefactorReport, sources: readonly EditPlanSource[], options: EditPlanExportOptions = {}): EditPlan {
   if (!verified.safe) {
     throw new GcError(RefactorErrorCode.planConflicted, 'a conflicted refactor plan has no edits to export');
   }

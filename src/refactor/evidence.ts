@@ -121,7 +121,7 @@ export function findRefactorRequest(report: Term, store: EvidenceStore): Refacto
     throw new GcError(
       RefactorErrorCode.requestNotFound,
       `this is a ${kind} entry, not a refactor plan report (${REFACTOR_REPORT_KIND}); give the report that gcpatch refactor plan ` +
-        'stored or wrote with --out (gcpatch store ls lists each entry\'s kind)',
+        "stored or wrote with --out (gcpatch store ls lists each entry's kind)",
       { exitCode: ExitCode.invalidInput, location: { file: store.dir } },
     );
   }

@@ -79,12 +79,19 @@ export function explainConflicts(request: RefactorRequest, conflicts: readonly {
         const source = sites.find((s) => s.name === from);
         const used = source === undefined ? new Set<string>() : symbolNames(source.rhs);
         const culprit = source === undefined ? undefined : sites.find((s) => s.module >= source.module && used.has(s.name));
-        if (source === undefined || culprit === undefined) return say('the moved definition depends on a definition unavailable before the source module', modulePath);
+        if (source === undefined || culprit === undefined)
+          return say('the moved definition depends on a definition unavailable before the source module', modulePath);
         const sourcePath = request.modules[source.module]!.modulePath;
         if (culprit === source) {
-          return say(`${from} refers to itself; a definition that names any definition of its own module or a later one (itself included) cannot move before ${sourcePath}`, at(culprit));
+          return say(
+            `${from} refers to itself; a definition that names any definition of its own module or a later one (itself included) cannot move before ${sourcePath}`,
+            at(culprit),
+          );
         }
-        return say(`${from} uses ${culprit.name}, defined at ${at(culprit)}, which would not be available in ${target}, placed before ${sourcePath}`, at(culprit));
+        return say(
+          `${from} uses ${culprit.name}, defined at ${at(culprit)}, which would not be available in ${target}, placed before ${sourcePath}`,
+          at(culprit),
+        );
       }
       default:
         return say(code);

@@ -11,13 +11,7 @@ import { GitCode } from '../git/repository.js';
 import { GcError } from '../util/errors.js';
 import { parseManifest } from '../workspace/manifest.js';
 import { loadPackage } from '../workspace/package.js';
-import {
-  refactorRequestFromPackage,
-  refactorRequestFromSources,
-  type RefactorParams,
-  type RefactorRequest,
-  type RequestModuleSource,
-} from './request.js';
+import { refactorRequestFromPackage, refactorRequestFromSources, type RefactorParams, type RefactorRequest, type RequestModuleSource } from './request.js';
 
 /** A package loaded for planning. */
 export interface LoadedRefactorPackage {
@@ -60,12 +54,7 @@ export function loadRefactorFromDisk(params: RefactorParams, pkg = '.'): LoadedR
  * @throws GcError `git/not-a-repository`, `git/unknown-revision`, `git/package-not-found`,
  *   `git/file-not-found`, `manifest/*`, `core/*` (exit 10); `git/missing-commit` (exit 70).
  */
-export async function loadRefactorAtRevision(
-  params: RefactorParams,
-  rev: string,
-  pkg = '.',
-  cwd = process.cwd(),
-): Promise<LoadedRefactorPackage> {
+export async function loadRefactorAtRevision(params: RefactorParams, rev: string, pkg = '.', cwd = process.cwd()): Promise<LoadedRefactorPackage> {
   const repo = await openRepository(cwd);
   const commit = await resolveRevision(repo, rev);
   const location = await findPackageAtCommit(repo, commit, repositoryPath(repo.dir, cwd, pkg));

@@ -32,20 +32,7 @@
  * cannot move).
  * For `rename`, `:target-module-path` has no semantic effect and is not checked.
  */
-import {
-  FALSE,
-  forEachSymbol,
-  int,
-  kw,
-  kwMap,
-  NIL,
-  str,
-  TRUE,
-  vec,
-  type MapTerm,
-  type Term,
-  type VecTerm,
-} from '../coreform/term.js';
+import { FALSE, forEachSymbol, int, kw, kwMap, NIL, str, TRUE, vec, type MapTerm, type Term, type VecTerm } from '../coreform/term.js';
 import { normalizePatch, opIdentitiesTerm, type NormalizedPatch } from '../patch/protocol/normalize.js';
 import { topLevelDef } from '../patch/ops/common.js';
 import { portablePathProblem } from '../workspace/path.js';
@@ -155,7 +142,10 @@ function conflictTerm(c: RefactorConflict): MapTerm {
   return kwMap({ code: str(c.code), message: str(c.message), 'module-path': str(c.modulePath), 'path-repr': str(c.pathRepr) });
 }
 
-function collectConflicts(request: RefactorRequest, scans: readonly ModuleScan[]): {
+function collectConflicts(
+  request: RefactorRequest,
+  scans: readonly ModuleScan[],
+): {
   conflicts: RefactorConflict[];
   source: Definition | undefined;
 } {
@@ -174,7 +164,10 @@ function collectConflicts(request: RefactorRequest, scans: readonly ModuleScan[]
   add(from === to && !request.nonStrings.has('from-symbol') && !request.nonStrings.has('to-symbol'), ConflictCode.noOp);
   add(sources.length === 0, ConflictCode.sourceSymbolMissing);
   add(sources.length > 1, ConflictCode.sourceSymbolAmbiguous);
-  add(definitions.some((d) => d.name === to), ConflictCode.destinationSymbolExists);
+  add(
+    definitions.some((d) => d.name === to),
+    ConflictCode.destinationSymbolExists,
+  );
   if (moveKind) {
     const missing = target === '';
     const invalid = !missing && portablePathProblem(target) !== undefined;
@@ -226,7 +219,13 @@ function sourcePatch(request: RefactorRequest, affected: readonly string[], sour
 
 /** A manifest module record `{"hash" "" "path" p}` (apply re-pins the hash). */
 function manifestRecord(path: string): MapTerm {
-  return { kind: 'map', entries: [[str('hash'), str('')], [str('path'), str(path)]] };
+  return {
+    kind: 'map',
+    entries: [
+      [str('hash'), str('')],
+      [str('path'), str(path)],
+    ],
+  };
 }
 
 function reportTerm(

@@ -138,11 +138,7 @@ function checkModules(modules: readonly RequestModule[], assumeCanonical: boolea
  * @throws GcError `refactor/request-invalid` (exit 10) for a non-portable or duplicate path or a
  *   non-canonical form.
  */
-export function buildRefactorRequest(
-  params: RefactorParams,
-  modules: readonly RequestModule[],
-  options: { assumeCanonical?: boolean } = {},
-): RefactorRequest {
+export function buildRefactorRequest(params: RefactorParams, modules: readonly RequestModule[], options: { assumeCanonical?: boolean } = {}): RefactorRequest {
   checkModules(modules, options.assumeCanonical ?? false);
   const term = refactorRequestTerm(params, modules);
   const id = termIdentity(term);

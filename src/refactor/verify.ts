@@ -30,7 +30,6 @@ import { checkOpSequence, fail, field, strField, VerifyCheck, type RequestFacts 
 
 export { VerifyCheck, type VerifyCheckName } from './verify-checks.js';
 
-
 /** A verified report, decoded. */
 export interface VerifiedRefactorReport {
   /** The request the report was verified against. */
@@ -249,7 +248,10 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
     }
   });
   const oldProvenance = field(field(report, 'patch') ?? NIL, 'provenance');
-  if (oldProvenance?.kind === 'map' && (field(oldProvenance, 'refactor-plan-request') !== undefined || field(oldProvenance, 'refactor-plan-request-h') !== undefined)) {
+  if (
+    oldProvenance?.kind === 'map' &&
+    (field(oldProvenance, 'refactor-plan-request') !== undefined || field(oldProvenance, 'refactor-plan-request-h') !== undefined)
+  ) {
     throw outdated('its patch :provenance names the request');
   }
   const facts = scanRequest(req);
@@ -258,7 +260,10 @@ export function verifyRefactorReport(report: Term, request: RefactorRequest | Te
   if (!sameConflicts(reportConflicts, expected)) {
     if (oldStyleConflicts(reportConflicts)) throw outdated('its conflicts carry interpolated messages or form locations');
     const show = (cs: readonly ConflictRecord[]): string => `[${cs.map((c) => (c.modulePath === '' ? c.code : `${c.code} at ${c.modulePath}`)).join(', ')}]`;
-    throw fail(VerifyCheck.conflictRules, `the report's conflicts ${show(reportConflicts)} are not the ones the conflict rules give for this request: ${show(expected)}`);
+    throw fail(
+      VerifyCheck.conflictRules,
+      `the report's conflicts ${show(reportConflicts)} are not the ones the conflict rules give for this request: ${show(expected)}`,
+    );
   }
   let identity: { address: string; hashTerm: string } | undefined;
   const base = {
@@ -334,7 +339,10 @@ function checkSafePatch(r: DecodedReport, req: RefactorRequest): { patch: MapTer
     kindField?.kind === 'sym' &&
     kindField.name === `:${req.refactorKind}`;
   if (!provenanceOk) {
-    throw fail(VerifyCheck.patchHeader, `:provenance must be exactly {:from <from> :kind :${req.refactorKind} :to <to> :tool ${JSON.stringify(REFACTOR_TOOL)}}`);
+    throw fail(
+      VerifyCheck.patchHeader,
+      `:provenance must be exactly {:from <from> :kind :${req.refactorKind} :to <to> :tool ${JSON.stringify(REFACTOR_TOOL)}}`,
+    );
   }
   const ops = opsField.items;
   if (r['op-count'] !== ops.length) throw fail(VerifyCheck.opCount, `:op-count is ${r['op-count']}, the patch has ${ops.length} ops`);

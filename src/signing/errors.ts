@@ -22,6 +22,12 @@ export const SigningCode = {
 } as const;
 
 /** A signing error at `file` (exit 10 unless given). */
-export function signingError(code: GcCode, message: string, file?: string, exitCode: ExitCode = ExitCode.invalidInput, details?: Record<string, unknown>): GcError {
+export function signingError(
+  code: GcCode,
+  message: string,
+  file?: string,
+  exitCode: ExitCode = ExitCode.invalidInput,
+  details?: Record<string, unknown>,
+): GcError {
   return new GcError(code, message, { exitCode, ...(file !== undefined ? { location: { file } } : {}), ...(details !== undefined ? { details } : {}) });
 }

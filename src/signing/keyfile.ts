@@ -65,7 +65,8 @@ export function writeKeyFile(path: string, pair: { seed: Uint8Array; publicKey: 
   try {
     // The mode given at creation is masked by the umask, which can only remove bits; check anyway.
     const st = fstatSync(fd);
-    if ((st.mode & 0o077) !== 0) throw signingError(SigningCode.key, `${path} was created with mode ${(st.mode & 0o777).toString(8)}; refusing to write a secret into it`, path);
+    if ((st.mode & 0o077) !== 0)
+      throw signingError(SigningCode.key, `${path} was created with mode ${(st.mode & 0o777).toString(8)}; refusing to write a secret into it`, path);
     const data = Buffer.from(printKeyFile(pair), 'utf8');
     let off = 0;
     while (off < data.length) off += writeSync(fd, data, off, data.length - off);
@@ -94,7 +95,10 @@ export function readKeyFile(path: string): KeyPair {
   try {
     before = lstatSync(path);
   } catch (error) {
-    throw keyError(path, `cannot read the key file (${(error as NodeJS.ErrnoException).code ?? 'error'}): give an existing key file (gcpatch keygen --out <file>)`);
+    throw keyError(
+      path,
+      `cannot read the key file (${(error as NodeJS.ErrnoException).code ?? 'error'}): give an existing key file (gcpatch keygen --out <file>)`,
+    );
   }
   if (before.isSymbolicLink() || !before.isFile()) throw keyError(path, 'a signing key must be a regular file, not a symlink');
   let fd: number;

@@ -33,10 +33,17 @@ export function parsePolicy(text: string, file: string): RegistryPolicy {
     table = parseToml(text, { integersAsBigInt: true }) as Record<string, unknown>;
   } catch (error) {
     const line = error instanceof TomlError ? error.line : undefined;
-    throw signingError(SigningCode.policy, `${file}: not TOML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, file, undefined, line !== undefined ? { line } : undefined);
+    throw signingError(
+      SigningCode.policy,
+      `${file}: not TOML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      file,
+      undefined,
+      line !== undefined ? { line } : undefined,
+    );
   }
   for (const k of Object.keys(table)) {
-    if (k !== 'version' && k !== 'min_signatures' && k !== 'allowed_public_keys') fail(`unknown key ${JSON.stringify(k)} (a policy has version, min_signatures, allowed_public_keys)`);
+    if (k !== 'version' && k !== 'min_signatures' && k !== 'allowed_public_keys')
+      fail(`unknown key ${JSON.stringify(k)} (a policy has version, min_signatures, allowed_public_keys)`);
   }
   if (table.version !== 1n) fail(`version must be the integer 1 (found ${table.version === undefined ? 'none' : String(table.version)})`);
   const min = table.min_signatures ?? 0n;

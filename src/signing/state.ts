@@ -109,7 +109,11 @@ export function readTransparencyHead(packageDir: string): string | undefined {
 export function parseHead(text: string, path: string): string {
   const hex = parsePointer(text);
   if (hex === undefined) {
-    throw signingError(SigningCode.transparencyHead, `${path} is malformed: it must hold one transparency entry address (64 lowercase hex digits and a newline); a malformed head is never read as an empty log`, path);
+    throw signingError(
+      SigningCode.transparencyHead,
+      `${path} is malformed: it must hold one transparency entry address (64 lowercase hex digits and a newline); a malformed head is never read as an empty log`,
+      path,
+    );
   }
   return hex;
 }
@@ -135,7 +139,11 @@ export function parseSignatureSetText(text: string, path: string): string[] {
   try {
     term = readTerm(text);
   } catch (error) {
-    throw signingError(SigningCode.signatureSet, `${path} is not a CoreForm term (${error instanceof Error ? error.message : String(error)}); a malformed signature set is never read as empty`, path);
+    throw signingError(
+      SigningCode.signatureSet,
+      `${path} is not a CoreForm term (${error instanceof Error ? error.message : String(error)}); a malformed signature set is never read as empty`,
+      path,
+    );
   }
   const set = parseSignatureSet(term);
   if (!set.ok) throw signingError(SigningCode.signatureSet, `${path}: ${set.reason}; a malformed signature set is never read as empty`, path);
@@ -148,7 +156,8 @@ export function parseSignatureSetText(text: string, path: string): string[] {
  */
 export function acceptanceToSign(packageDir: string, given: string | undefined): string {
   if (given !== undefined) {
-    if (!isHex64(given)) throw signingError(SigningCode.acceptance, `--acceptance ${JSON.stringify(given)} must be 64 lowercase hex digits (an acceptance artifact address)`);
+    if (!isHex64(given))
+      throw signingError(SigningCode.acceptance, `--acceptance ${JSON.stringify(given)} must be 64 lowercase hex digits (an acceptance artifact address)`);
     return given;
   }
   const path = join(packageDir, SIGNING_FILES.lastAcceptance);
@@ -156,7 +165,11 @@ export function acceptanceToSign(packageDir: string, given: string | undefined):
   try {
     text = readFileSync(path, 'utf8');
   } catch {
-    throw signingError(SigningCode.acceptance, `${path}: no last acceptance to sign: run the obligations first (gcpatch accept) or pass --acceptance <hex>`, path);
+    throw signingError(
+      SigningCode.acceptance,
+      `${path}: no last acceptance to sign: run the obligations first (gcpatch accept) or pass --acceptance <hex>`,
+      path,
+    );
   }
   const hex = parsePointer(text);
   if (hex === undefined) throw signingError(SigningCode.acceptance, `${path} must hold 64 lowercase hex digits and a newline`, path);

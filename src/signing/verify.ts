@@ -56,12 +56,24 @@ export function checkSignatures(reader: ArtifactReader, acceptance: string, set:
   for (const address of set) {
     const read = readArtifactTerm(reader, address);
     if (!read.ok) {
-      checks.push({ address, status: read.problem === 'unreadable' ? 'malformed' : read.problem, publicKeyB64: undefined, acceptance: undefined, message: read.reason });
+      checks.push({
+        address,
+        status: read.problem === 'unreadable' ? 'malformed' : read.problem,
+        publicKeyB64: undefined,
+        acceptance: undefined,
+        message: read.reason,
+      });
       continue;
     }
     const sig = parseSignatureTerm(read.term);
     if (!sig.ok) {
-      checks.push({ address, status: 'malformed', publicKeyB64: undefined, acceptance: undefined, message: `signature artifact ${address} is malformed: ${sig.reason}` });
+      checks.push({
+        address,
+        status: 'malformed',
+        publicKeyB64: undefined,
+        acceptance: undefined,
+        message: `signature artifact ${address} is malformed: ${sig.reason}`,
+      });
       continue;
     }
     const pk = encodeBase64(sig.value.publicKey);

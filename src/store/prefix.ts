@@ -39,7 +39,11 @@ export function isHexArgument(arg: string): boolean {
  */
 export function resolveStoreAddress(store: EvidenceStore, arg: string): string {
   if (!isHexArgument(arg) || arg.length > 64) {
-    throw new GcError(PrefixCode.notAnAddress, `${JSON.stringify(arg)} is not a store address: give its 64 hex digits or a unique prefix of at least ${MIN_PREFIX_LENGTH}`, {});
+    throw new GcError(
+      PrefixCode.notAnAddress,
+      `${JSON.stringify(arg)} is not a store address: give its 64 hex digits or a unique prefix of at least ${MIN_PREFIX_LENGTH}`,
+      {},
+    );
   }
   const hex = arg.toLowerCase();
   if (hex.length === 64) return hex;

@@ -184,7 +184,10 @@ export function applyPrune(store: EvidenceStore, plan: PrunePlan): void {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') continue;
-      throw new GcError(ioErrnoCode(code), `cannot remove ${store.pathOf(e.hex)}: ${(error as Error).message}`, { exitCode: ExitCode.io, location: { file: store.pathOf(e.hex) } });
+      throw new GcError(ioErrnoCode(code), `cannot remove ${store.pathOf(e.hex)}: ${(error as Error).message}`, {
+        exitCode: ExitCode.io,
+        location: { file: store.pathOf(e.hex) },
+      });
     }
   }
   if (plan.remove.length > 0) fsyncDirectory(store.dir);

@@ -15,16 +15,7 @@
  * (exit 70), `core/caps/resource-limit` (exit 50 while verifying, 70 on put). Bounds (defaults):
  * 32 MiB per artifact, 512 MiB in total, 8,192 entries (docs/reference/evidence-store.md §5).
  */
-import {
-  closeSync,
-  constants,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  unlinkSync,
-} from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { storeAddress, storeAddressStream, termAddressOfPrint } from '../coreform/hash.js';
 import { printTerm } from '../coreform/print.js';
@@ -226,7 +217,12 @@ export class EvidenceStore {
   /** Streams BLAKE3 of entry `hex` (bounded by the per-artifact limit). */
   private hashFile(hex: string, size: number): string {
     if (size > this.limits.maxArtifactBytes) {
-      throw storeError(StoreCode.resourceLimit, `store entry ${hex} has ${size} bytes, above the ${this.limits.maxArtifactBytes}-byte bound`, ExitCode.verificationFailed, hex);
+      throw storeError(
+        StoreCode.resourceLimit,
+        `store entry ${hex} has ${size} bytes, above the ${this.limits.maxArtifactBytes}-byte bound`,
+        ExitCode.verificationFailed,
+        hex,
+      );
     }
     const path = this.pathOf(hex);
     let fd: number | undefined;
@@ -240,7 +236,12 @@ export class EvidenceStore {
         if (n === 0) break;
         total += n;
         if (total > this.limits.maxArtifactBytes) {
-          throw storeError(StoreCode.resourceLimit, `store entry ${hex} exceeds the ${this.limits.maxArtifactBytes}-byte bound`, ExitCode.verificationFailed, hex);
+          throw storeError(
+            StoreCode.resourceLimit,
+            `store entry ${hex} exceeds the ${this.limits.maxArtifactBytes}-byte bound`,
+            ExitCode.verificationFailed,
+            hex,
+          );
         }
         h.update(buf.subarray(0, n));
       }
@@ -259,7 +260,8 @@ export class EvidenceStore {
    *   `core/store/corruption` (exit 50), `core/store/io-error` (exit 70).
    */
   get(hex: string): Uint8Array {
-    if (!isHex64(hex)) throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, ExitCode.invalidInput, hex);
+    if (!isHex64(hex))
+      throw storeError(StoreCode.notFound, `${JSON.stringify(hex)} is not a store address (64 lowercase hex digits)`, ExitCode.invalidInput, hex);
     let bytes: Buffer;
     try {
       const st = lstatSync(this.pathOf(hex));
@@ -372,8 +374,7 @@ export class EvidenceStore {
         out.temporary.push(name);
         const m = TEMP_NAME.exec(name)!;
         if (!ownerAlive(Number(m[1]), m[2])) out.abandoned.push(name);
-      }
-      else {
+      } else {
         const shown = JSON.stringify(name);
         const message =
           what !== undefined
@@ -426,11 +427,19 @@ export class EvidenceStore {
     const total = entries.reduce((n, e) => n + e.size, 0);
     const counted = entries.length + scan.anomalies.length;
     if (counted > this.limits.maxEntries) {
-      const e = storeError(StoreCode.resourceLimit, `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`, ExitCode.verificationFailed);
+      const e = storeError(
+        StoreCode.resourceLimit,
+        `the store has ${counted} names, above the ${this.limits.maxEntries}-entry bound`,
+        ExitCode.verificationFailed,
+      );
       return result(0, total, [failureOf(e, undefined)], scan.temporary.length, scan.abandoned);
     }
     if (total > this.limits.maxTotalBytes) {
-      const e = storeError(StoreCode.resourceLimit, `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`, ExitCode.verificationFailed);
+      const e = storeError(
+        StoreCode.resourceLimit,
+        `the store holds ${total} bytes, above the ${this.limits.maxTotalBytes}-byte bound`,
+        ExitCode.verificationFailed,
+      );
       return result(0, total, [failureOf(e, undefined)], scan.temporary.length, scan.abandoned);
     }
     // Anomalies and entries interleaved in raw name order, so `failure` is the first by name.

@@ -73,8 +73,7 @@ export function parseDriverArgs(argv: readonly string[]): DriverInvocation {
     throw new Error('usage: index.js [--manifest] %O %A %B %L %P %S %X %Y');
   }
   const size = Number.parseInt(args[3] ?? '', 10);
-  const label = (value: string | undefined, placeholder: string, fallback: string): string =>
-    value === undefined || value === placeholder ? fallback : value;
+  const label = (value: string | undefined, placeholder: string, fallback: string): string => (value === undefined || value === placeholder ? fallback : value);
   return {
     mode,
     base: args[0]!,
@@ -395,7 +394,9 @@ export function lineFallback(
     return { exitCode: 1, method: 'kept-ours', result: undefined, reason, conflicts: [], messages };
   }
   if (forceConflict && r.conflicts === 0) {
-    messages.push(`gcpatch: ${where}: the line merge is clean but may hide that conflict (e.g. a duplicated definition); marked as conflicted: review, then git add`);
+    messages.push(
+      `gcpatch: ${where}: the line merge is clean but may hide that conflict (e.g. a duplicated definition); marked as conflicted: review, then git add`,
+    );
   }
   return { exitCode: r.conflicts > 0 || forceConflict ? 1 : 0, method: 'line', result: r.text, reason, conflicts: [], messages };
 }
@@ -428,11 +429,7 @@ function plainBytes(buffer: Buffer): Uint8Array {
  * `stderr`, and returns the exit code (0 or 1). Never throws.
  * @param env environment (`GCPATCH_DRIVER=0`, `GCPATCH_DRIVER_TIMEOUT_MS`).
  */
-export function runDriver(
-  inv: DriverInvocation,
-  env: NodeJS.ProcessEnv = process.env,
-  stderr: (text: string) => void = (t) => process.stderr.write(t),
-): 0 | 1 {
+export function runDriver(inv: DriverInvocation, env: NodeJS.ProcessEnv = process.env, stderr: (text: string) => void = (t) => process.stderr.write(t)): 0 | 1 {
   const where = inv.path ?? inv.ours;
   const markers = lazyMarkers(inv.markerSize, inv.labels);
   const lineMerge = (): { ok: boolean; text: Uint8Array; conflicts: number; message: string } =>
@@ -506,13 +503,16 @@ export function writeResult(inv: DriverInvocation, bytes: Uint8Array, stderr: (t
  */
 export function emergencyFallback(inv: DriverInvocation, stderr: (text: string) => void = (t) => process.stderr.write(t)): 1 {
   try {
-    const r = gitMergeFile({ ours: inv.ours, base: inv.base, theirs: inv.theirs }, {
-      markerSize: inv.markerSize,
-      style: 'merge',
-      oursLabel: inv.labels.ours,
-      baseLabel: inv.labels.base,
-      theirsLabel: inv.labels.theirs,
-    });
+    const r = gitMergeFile(
+      { ours: inv.ours, base: inv.base, theirs: inv.theirs },
+      {
+        markerSize: inv.markerSize,
+        style: 'merge',
+        oursLabel: inv.labels.ours,
+        baseLabel: inv.labels.base,
+        theirsLabel: inv.labels.theirs,
+      },
+    );
     if (r.ok) {
       if (!writeResult(inv, r.text, stderr)) return 1;
       stderr(`gcpatch: ${inv.path ?? inv.ours}: wrote git merge-file's line merge; marked as conflicted for review\n`);
@@ -537,7 +537,14 @@ export function selfCheck(): string | undefined {
   const theirs = enc.encode('(def a 1)\n\n(def b 20)\n');
   const expected = '(def a 10)\n\n(def b 20)\n';
   try {
-    const r = mergeStructuralBytes(base, ours, theirs, 'gc', { markerSize: 7, style: 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' }, Infinity);
+    const r = mergeStructuralBytes(
+      base,
+      ours,
+      theirs,
+      'gc',
+      { markerSize: 7, style: 'merge', oursLabel: 'ours', baseLabel: 'base', theirsLabel: 'theirs' },
+      Infinity,
+    );
     const got = new TextDecoder().decode(r.result);
     return r.conflicts.length === 0 && got === expected ? undefined : `unexpected self-check merge: ${JSON.stringify(got)}`;
   } catch (error) {

@@ -24,4 +24,3 @@ export function sideLocation(error: GcError, sides: { base: Uint8Array; ours: Ui
   }
   return ` at ${at}`;
 }
-

@@ -56,13 +56,7 @@ export function gitMergeFile(
  * {@link gitMergeFile} on in-memory inputs: writes them to a fresh temporary directory outside the
  * work tree, runs git there and removes the directory.
  */
-export function gitMergeBytes(
-  base: Uint8Array,
-  ours: Uint8Array,
-  theirs: Uint8Array,
-  markers: MarkerOptions,
-  options: { git?: string } = {},
-): LineMergeResult {
+export function gitMergeBytes(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, markers: MarkerOptions, options: { git?: string } = {}): LineMergeResult {
   const dir = mkdtempSync(join(tmpdir(), 'gcpatch-merge-'));
   try {
     writeFileSync(join(dir, 'base'), base);

@@ -29,13 +29,7 @@
  * deadline is checked after parsing, inside every loop over keys or modules, and around the line
  * merge and the writer, so a merge past its budget stops with TimeoutError.
  */
-import {
-  isTomlTable,
-  parseManifestTable,
-  renderManifest,
-  type TomlTable,
-  type TomlValue,
-} from '../workspace/manifest-write.js';
+import { isTomlTable, parseManifestTable, renderManifest, type TomlTable, type TomlValue } from '../workspace/manifest-write.js';
 import { tomlEqual } from '../workspace/toml-equal.js';
 import { GcError } from '../util/errors.js';
 import { checkDeadline } from './common/deadline.js';
@@ -49,7 +43,6 @@ export { parseManifestTable, tomlEqual };
 export const MANIFEST_CONFLICT = 'merge/manifest/conflict';
 /** Error code: a manifest value the reference-style writer cannot write. */
 export const MANIFEST_UNSUPPORTED = 'merge/manifest/unsupported';
-
 
 /** The merged manifest table and the module paths whose pins were emptied. */
 export interface ManifestTableMerge {
@@ -109,7 +102,14 @@ class Ticker {
   }
 }
 
-function mergeValue(at: string, b: TomlValue | undefined, o: TomlValue | undefined, t: TomlValue | undefined, pins: string[], clock: Ticker): TomlValue | undefined {
+function mergeValue(
+  at: string,
+  b: TomlValue | undefined,
+  o: TomlValue | undefined,
+  t: TomlValue | undefined,
+  pins: string[],
+  clock: Ticker,
+): TomlValue | undefined {
   clock.tick();
   if (tomlEqual(o, t)) return o;
   if (tomlEqual(o, b)) return t;

@@ -41,7 +41,15 @@ import { semanticPass } from './resolve/semantic-pass.js';
 import { SideOrder } from './render/side-order.js';
 
 export { alignElements } from './align/align.js';
-export { TEXT_UNSAFE, type Side, type TextConflict, type TextConflictCode, type TextMergeOptions, type TextMergeResult, type TextPiece } from './common/result.js';
+export {
+  TEXT_UNSAFE,
+  type Side,
+  type TextConflict,
+  type TextConflictCode,
+  type TextMergeOptions,
+  type TextMergeResult,
+  type TextPiece,
+} from './common/result.js';
 export { cleanBoundary } from './render/safety-net.js';
 
 /**

@@ -174,7 +174,7 @@ function markerLabel(bytes: Uint8Array, line: Line, ch: number, size: number): s
  */
 export function sidesFromMarkers(bytes: Uint8Array, file = 'file'): MarkedSides | undefined {
   const lines: Line[] = [];
-  for (let start = 0; start < bytes.length; ) {
+  for (let start = 0; start < bytes.length;) {
     const nl = bytes.indexOf(0x0a, start);
     const next = nl === -1 ? bytes.length : nl + 1;
     lines.push({ start, next });
@@ -248,7 +248,8 @@ export function sidesFromMarkers(bytes: Uint8Array, file = 'file'): MarkedSides 
     }
     parts.theirs.push(text);
   });
-  if (state !== 'out') fail('solve/bad-markers', `the conflict opened at line ${blockLine + 1} is not closed by a ${'>'.repeat(size)} line; fix the markers by hand`, blockLine);
+  if (state !== 'out')
+    fail('solve/bad-markers', `the conflict opened at line ${blockLine + 1} is not closed by a ${'>'.repeat(size)} line; fix the markers by hand`, blockLine);
   const join = (chunks: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(chunks));
   return { base: join(parts.base), ours: join(parts.ours), theirs: join(parts.theirs), blocks, markerSize: size, labels };
 }
@@ -361,7 +362,11 @@ export function solveFile(file: string, opts: { cwd?: string; style?: ConflictSt
   let source: SolveResult['source'];
   if (stages.size > 0) {
     if (!stages.has(2) || !stages.has(3)) {
-      return done('skipped', 'index', `${stages.has(2) ? 'theirs' : 'ours'} deleted the file: a delete/modify conflict has no merge to redo; keep one side with git rm or git add`);
+      return done(
+        'skipped',
+        'index',
+        `${stages.has(2) ? 'theirs' : 'ours'} deleted the file: a delete/modify conflict has no merge to redo; keep one side with git rm or git add`,
+      );
     }
     const blob = (stage: number): Uint8Array => {
       const id = stages.get(stage);
@@ -375,7 +380,7 @@ export function solveFile(file: string, opts: { cwd?: string; style?: ConflictSt
         'skipped',
         'index',
         'holds no conflict markers: it looks resolved by hand, so solve leaves it alone (git add it when done; ' +
-          '`gcpatch solve --force FILE` re-merges it from git\'s index, replacing its content)',
+          "`gcpatch solve --force FILE` re-merges it from git's index, replacing its content)",
       );
     }
     sides = { base: blob(1), ours: blob(2), theirs: blob(3) };
@@ -403,9 +408,14 @@ export function solveFile(file: string, opts: { cwd?: string; style?: ConflictSt
     return done('skipped', source, 'a side is binary (NUL bytes): not merged, resolve by hand', { method: merged.method, messages: merged.messages });
   }
   if (!Buffer.from(merged.result).equals(Buffer.from(current))) writeFileAtomic(path, merged.result);
-  return done(merged.conflicts === 0 ? 'resolved' : 'conflicts', source, merged.conflicts === 0 ? `resolved (${merged.method})` : `${merged.conflicts} conflict(s) remain (${merged.method})`, {
-    conflicts: merged.conflicts,
-    method: merged.method,
-    messages: merged.messages,
-  });
+  return done(
+    merged.conflicts === 0 ? 'resolved' : 'conflicts',
+    source,
+    merged.conflicts === 0 ? `resolved (${merged.method})` : `${merged.conflicts} conflict(s) remain (${merged.method})`,
+    {
+      conflicts: merged.conflicts,
+      method: merged.method,
+      messages: merged.messages,
+    },
+  );
 }

@@ -383,10 +383,7 @@ function lockAgeMs(file: string): number {
 }
 
 function lockedError(file: string, owner: LockOwner | undefined, liveness: 'alive' | 'unknown') {
-  const who =
-    owner === undefined
-      ? 'an unreadable lock'
-      : `${owner.command} (pid ${owner.pid} on ${owner.hostname}, since ${owner.acquiredAt})`;
+  const who = owner === undefined ? 'an unreadable lock' : `${owner.command} (pid ${owner.pid} on ${owner.hostname}, since ${owner.acquiredAt})`;
   const fix =
     liveness === 'unknown'
       ? `the owner runs on another host; if it is gone, delete ${file} by hand`

@@ -124,5 +124,7 @@ function runConcurrently(op: 'fsync' | 'unlink', fds: readonly (number | string)
     return undefined; // the caller fsyncs (or unlinks) one by one instead
   }
   // The helper finishes its operations in any order; report them in the order of `fds`.
-  return [...reply].sort((a, b) => a.index - b.index).map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) as NodeJS.ErrnoException }));
+  return [...reply]
+    .sort((a, b) => a.index - b.index)
+    .map((f) => ({ index: f.index, error: Object.assign(new Error(f.message), { code: f.code }) as NodeJS.ErrnoException }));
 }

@@ -65,7 +65,7 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'merge/verify-failed': 'a merge report failed its independent verification',
 
   // editplan/: weavatrix.edit-plan.v1 "Error contract" (`src/editplan/errors.ts`)
-  BEFORE_MISMATCH: 'an edit\'s `before` text is not the source text at its range',
+  BEFORE_MISMATCH: "an edit's `before` text is not the source text at its range",
   INVALID_EDIT: 'an edit entry is malformed',
   INVALID_FILE: 'a file entry is malformed',
   INVALID_PATH: 'a plan path breaks the portable-path rules',
@@ -76,15 +76,15 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   POSITION_OUT_OF_RANGE: 'an edit position lies outside its file',
   SCHEMA_MISMATCH: 'the plan names another schema or version',
   UNPROVEN_EDIT: 'an edit lacks the proof the plan requires',
-  VALIDATION_REJECTED: 'the plan\'s validation field does not allow applying it',
+  VALIDATION_REJECTED: "the plan's validation field does not allow applying it",
 
   // editplan/: the filesystem transaction's codes (`src/editplan/errors.ts`)
   JOURNAL_INVALID: 'the edit-plan journal cannot be read, fails its checksum or names unexpected paths',
   PATH_ALIAS: 'two plan paths resolve to the same file',
   PATH_ESCAPES_ROOT: 'a parent directory is a symbolic link leading outside the root',
   RECOVERY_CONFLICT: 'during recovery a target matches neither its recorded before nor after hash',
-  RECOVERY_REQUIRED: 'an interrupted edit-plan transaction\'s journal exists; recover first',
-  SOURCE_HASH_MISMATCH: 'a file\'s bytes do not hash to the plan\'s `sha256`',
+  RECOVERY_REQUIRED: "an interrupted edit-plan transaction's journal exists; recover first",
+  SOURCE_HASH_MISMATCH: "a file's bytes do not hash to the plan's `sha256`",
   SOURCE_MISSING: 'a planned file or one of its parent directories does not exist',
   SOURCE_NOT_UTF8: 'a source is not valid UTF-8',
   TARGET_NOT_REGULAR: 'a target is a symbolic link, directory or other non-regular file',
@@ -140,7 +140,7 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'patch/canonicalize': 'the result of an op does not canonicalize',
   'patch/contract-shape': '`:migrate-contract-signature` found no `(def contract (fn (p …) …))` of the expected shape',
   'patch/empty-identifier': 'a required identifier (symbol or string) is empty',
-  'patch/form-index-out-of-range': '`[:form i]` with i at or above the module\'s form count',
+  'patch/form-index-out-of-range': "`[:form i]` with i at or above the module's form count",
   'patch/genesis-contract': '`genesis test` broke its contract (exit status, acceptance pointer or entry)',
   'patch/genesis-not-found': 'the `genesis` runner cannot be run',
   'patch/invalid-path': 'a `:path` vector is malformed (empty, bad step tag, `[:form i]` not first, bad index)',
@@ -160,7 +160,7 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'patch/package-locked': 'another live gcpatch process holds the package lock',
   'patch/param-capture': '`:migrate-contract-signature` would capture: `:to-param` is already bound or referenced',
   'patch/path-collision': 'one op path is a directory on the way to another (`x.gc` and `x.gc/y.gc`); refused before any access',
-  'patch/path-state-conflict': 'preflight: an op\'s path is not in the state it requires',
+  'patch/path-state-conflict': "preflight: an op's path is not in the state it requires",
   'patch/path-step-mismatch': 'a path step does not fit the node it descends into',
   'patch/recovery-conflict': 'recovery found a file matching neither its recorded before nor after bytes',
   'patch/rename-no-sites': '`:rename-symbol` found no site to rewrite',
@@ -174,7 +174,7 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
   'patch/unknown-node-id': '`:replace-node-id` names no node of the module',
   'patch/unknown-op': '`:op` names no known operation',
   'patch/unsupported-version': '`:version` is an int other than 1',
-  'patch/vec-index-out-of-range': '`[:vec i]` with i at or above the vector\'s length',
+  'patch/vec-index-out-of-range': "`[:vec i]` with i at or above the vector's length",
   'patch/wrong-type': 'a field has the wrong CoreForm kind (or the patch is not a map)',
   'patch/wrong-value': 'a fixed field has the wrong value',
 
@@ -193,8 +193,8 @@ export const CODE_MEANINGS: { readonly [C in StaticCode]: string } = {
 
 /** The meaning of each dynamic code family of `GC_CODE_FAMILIES`. */
 export const FAMILY_MEANINGS: { readonly [F in keyof typeof GC_CODE_FAMILIES]: string } = {
-  'io/<errno>': 'a filesystem call failed; the suffix is Node\'s errno code in lower case (`io/enoent`, `io/eacces`)',
-  'usage/<parser code>': 'the command line does not parse; the suffix is commander\'s code without `commander.` (`usage/unknownOption`)',
+  'io/<errno>': "a filesystem call failed; the suffix is Node's errno code in lower case (`io/enoent`, `io/eacces`)",
+  'usage/<parser code>': "the command line does not parse; the suffix is commander's code without `commander.` (`usage/unknownOption`)",
 };
 
 /** What `code` means: its own meaning for a static code, its family's ({@link codeFamily}) for `io/…` and `usage/…`. */

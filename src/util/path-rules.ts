@@ -146,7 +146,11 @@ const WORDING: { readonly [R in PathRuleName]: { readonly module?: Wording | str
  * A profile from the order of its rules (a nested list: segment rules tried in turn on each
  * segment) and the `column` of {@link WORDING} that words them, each message passed through `edit`.
  */
-function profile(column: 'module' | 'plan' | 'patch', order: ReadonlyArray<keyof typeof PATH_RULES | ReadonlyArray<keyof typeof SEGMENT_RULES>>, edit = (m: string) => m): PathProfile {
+function profile(
+  column: 'module' | 'plan' | 'patch',
+  order: ReadonlyArray<keyof typeof PATH_RULES | ReadonlyArray<keyof typeof SEGMENT_RULES>>,
+  edit = (m: string) => m,
+): PathProfile {
   const say = (rule: PathRuleName): Wording => {
     const words = WORDING[rule][column];
     if (words === undefined) throw new Error(`path rule ${rule} has no ${column} wording`);
@@ -164,11 +168,25 @@ function profile(column: 'module' | 'plan' | 'patch', order: ReadonlyArray<keyof
  * docs/reference/patch-protocols.md §3.1, §4): non-empty; NFC; no leading `/`; no `\`; no lone
  * surrogate; every component non-empty and not `.`/`..`; no drive prefix. Messages follow the path.
  */
-export const MODULE_PATH_PROFILE: PathProfile = profile('module', ['empty', 'notNfc', 'absolute', 'backslash', 'loneSurrogate', ['emptySegment', 'dotSegment'], 'drivePrefix']);
+export const MODULE_PATH_PROFILE: PathProfile = profile('module', [
+  'empty',
+  'notNfc',
+  'absolute',
+  'backslash',
+  'loneSurrogate',
+  ['emptySegment', 'dotSegment'],
+  'drivePrefix',
+]);
 
 /** The order of the edit-plan rules, shared by the plan and patch profiles. */
 const PLAN_ORDER = [
-  'empty', 'tooLong', 'absolute', 'backslash', 'colon', 'control', 'loneSurrogate',
+  'empty',
+  'tooLong',
+  'absolute',
+  'backslash',
+  'colon',
+  'control',
+  'loneSurrogate',
   ['emptySegment', 'dotSegment', 'trailingDotOrSpace', 'dotGit', 'windowsDevice'],
 ] as const;
 

@@ -140,7 +140,13 @@ export async function auditPackage(ctx: RunContext, touched: TouchedPackage): Pr
  * The package at `commit`: `undefined` when it has none there, `null` when it cannot be read (then
  * recorded: an error at the head, a warning at the base, whose changes are checked as a new package).
  */
-async function readSide(ctx: RunContext, touched: TouchedPackage, commit: string, which: 'head' | 'base', out: PackageFindings): Promise<CommitPackageSnapshot | undefined | null> {
+async function readSide(
+  ctx: RunContext,
+  touched: TouchedPackage,
+  commit: string,
+  which: 'head' | 'base',
+  out: PackageFindings,
+): Promise<CommitPackageSnapshot | undefined | null> {
   try {
     return await readPackageAtCommit(ctx.repo, commit, touched.dir, ctx.modules);
   } catch (error) {
@@ -185,7 +191,13 @@ async function checkEvidence(ctx: RunContext, dir: string, audit: PackageAudit, 
 }
 
 /** A package with no base: new (every module unexplained), or moved (judged against its old directory). */
-async function explainNewPackage(ctx: RunContext, touched: TouchedPackage, head: CommitPackageSnapshot, refactors: readonly RefactorEvidence[], result: PackageResult): Promise<void> {
+async function explainNewPackage(
+  ctx: RunContext,
+  touched: TouchedPackage,
+  head: CommitPackageSnapshot,
+  refactors: readonly RefactorEvidence[],
+  result: PackageResult,
+): Promise<void> {
   const { audit, out } = result;
   for (const r of refactors) {
     out.skip('refactor-plan', r.address, 're-plan', 'the package is new: there is no base to re-plan from');
@@ -209,7 +221,9 @@ async function explainNewPackage(ctx: RunContext, touched: TouchedPackage, head:
     const old = await readPackageAtCommit(ctx.repo, ctx.base, touched.movedFrom, ctx.modules).catch(() => undefined);
     if (old !== undefined) {
       const moved = checkMovedPackage(old, head, touched.movedFrom, out);
-      audit.changedModules = compareModules(old, undefined, head).filter((c) => c.status !== 'same').map((c) => c.path);
+      audit.changedModules = compareModules(old, undefined, head)
+        .filter((c) => c.status !== 'same')
+        .map((c) => c.path);
       audit.unexplainedModules = audit.changedModules.filter((p) => moved.unexplained.has(p) || moved.mismatches.has(p));
       result.formerly = definedIn([old]);
     }
@@ -217,7 +231,14 @@ async function explainNewPackage(ctx: RunContext, touched: TouchedPackage, head:
 }
 
 /** Explains the package commit by commit (`explain.ts`) and fills the audit's commits, modules and replay outcome. */
-async function explainByHistory(ctx: RunContext, touched: TouchedPackage, base: CommitPackageSnapshot, head: CommitPackageSnapshot, evidence: Evidence, result: PackageResult): Promise<void> {
+async function explainByHistory(
+  ctx: RunContext,
+  touched: TouchedPackage,
+  base: CommitPackageSnapshot,
+  head: CommitPackageSnapshot,
+  evidence: Evidence,
+  result: PackageResult,
+): Promise<void> {
   const { audit, out } = result;
   const { refactors, applies, accepted } = evidence;
   const history = await explainHistory(
@@ -238,7 +259,7 @@ async function explainByHistory(ctx: RunContext, touched: TouchedPackage, base: 
   for (const s of history.snapshots) for (const n of definedIn([s])) result.formerly.add(n);
   for (const r of refactors) {
     if (history.replanned.has(r.address)) continue;
-    out.skip('refactor-plan', r.address, 're-plan', 'added by no commit of the range (only in the head\'s store listing)');
+    out.skip('refactor-plan', r.address, 're-plan', "added by no commit of the range (only in the head's store listing)");
   }
   const comparisons = compareModules(base, undefined, head);
   audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
@@ -249,14 +270,26 @@ async function explainByHistory(ctx: RunContext, touched: TouchedPackage, base: 
   result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p) && !dirtyModule(p)));
   if (result.explained.size > 0) {
     const n = result.explained.size;
-    out.pass('module', `${n} module${n === 1 ? '' : 's'}`, ctx.replay ? 'replay' : 'explained', ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)');
+    out.pass(
+      'module',
+      `${n} module${n === 1 ? '' : 's'}`,
+      ctx.replay ? 'replay' : 'explained',
+      ctx.replay ? 'reproduced exactly by replaying the evidence commit by commit' : 'named by verified patches (replay: false)',
+    );
   }
   if (!ctx.replay && accepted.length > 0) {
     out.skip('apply-report', 'replay', 'replay', 'replay: false — changes are matched to the modules and keys the patches name; every other check ran');
   }
   audit.replay = ctx.replay
     ? {
-        status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : history.mismatches.size > 0 ? 'differs' : 'reproduced',
+        status:
+          history.applied.length === 0 && !history.replayFailed
+            ? 'none'
+            : history.replayFailed
+              ? 'failed'
+              : history.mismatches.size > 0
+                ? 'differs'
+                : 'reproduced',
         applied: history.applied,
         modulesChanged: history.explainedByEvidence.size,
         mismatches: [...history.mismatches].sort(),

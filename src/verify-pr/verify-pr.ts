@@ -99,7 +99,13 @@ export async function auditPullRequest(options: AuditOptions): Promise<AuditRepo
     const global = new PackageFindings('');
     const { accounts, byPackage, pathFindingsByPackage } = await accountChanges(repo, changed, candidates, global);
     // checkout attributes by effect: what git applies to every package path, at both commits
-    recordAttributeChanges(repo.dir, base, head, changed.map((e) => e.path), global);
+    recordAttributeChanges(
+      repo.dir,
+      base,
+      head,
+      changed.map((e) => e.path),
+      global,
+    );
     reportOutsidePackages(accounts, options.outsidePackage ?? 'notice', global);
 
     // The selection.
@@ -173,7 +179,8 @@ function explainPaths(accounts: PathAccount[], findings: readonly AuditFinding[]
     const r = audited.get(a.packages.find((d) => audited.has(d))!)!;
     a.explanation = explainPath(a, r);
   }
-  for (const a of accounts) if (a.packages.length > 0 && !a.packages.some((d) => audited.has(d))) a.explanation = 'in a package the selection left out: not verified';
+  for (const a of accounts)
+    if (a.packages.length > 0 && !a.packages.some((d) => audited.has(d))) a.explanation = 'in a package the selection left out: not verified';
   return shown;
 }
 
@@ -185,7 +192,8 @@ function explainPath(a: PathAccount, r: PackageResult): string {
   switch (a.role) {
     case 'module':
       if (r.explained.has(rel)) return 'explained by evidence';
-      if (r.audit.changedModules.includes(rel)) return r.audit.unexplainedModules.includes(rel) ? 'not explained' : 'explained by evidence or by the merge of its parents';
+      if (r.audit.changedModules.includes(rel))
+        return r.audit.unexplainedModules.includes(rel) ? 'not explained' : 'explained by evidence or by the merge of its parents';
       return 'canonical forms unchanged (formatting, comments or mode)';
     case 'manifest':
       return 'every key checked against evidence and the key table; pins checked';

@@ -66,9 +66,7 @@ function atFile<T>(bytes: Uint8Array, file: string, read: () => T): T {
     return read();
   } catch (error) {
     if (isGcError(error)) {
-      const loc = error.location.offset !== undefined && error.location.line === undefined
-        ? { file, ...lineColumn(bytes, error.location.offset) }
-        : { file };
+      const loc = error.location.offset !== undefined && error.location.line === undefined ? { file, ...lineColumn(bytes, error.location.offset) } : { file };
       throw error.withLocation(loc);
     }
     throw error;
@@ -131,4 +129,3 @@ export function pinFindings(pkg: LoadedPackage): PinFinding[] {
 export function pinsVerified(findings: readonly PinFinding[]): boolean {
   return findings.every((f) => f.status === 'ok');
 }
-

@@ -57,11 +57,7 @@ export interface ModuleInput {
  * @throws GcError `workspace/non-portable-path`, `workspace/duplicate-path`,
  *   `workspace/non-canonical-form` (exit 10).
  */
-export function makeWorkspace(
-  modules: Iterable<ModuleInput>,
-  what = 'workspace',
-  options: { assumeCanonical?: boolean } = {},
-): Workspace {
+export function makeWorkspace(modules: Iterable<ModuleInput>, what = 'workspace', options: { assumeCanonical?: boolean } = {}): Workspace {
   const records: WorkspaceModule[] = [];
   for (const m of modules) {
     const problem = portablePathProblem(m.modulePath);

@@ -141,7 +141,10 @@ function parseAnnotations(stdout: string): ActionRun['annotations'] {
  * `GITHUB_WORKSPACE`, `RUNNER_TEMP`.
  * @param inputs input name → value (`'fail-on': 'warning'`).
  */
-export function runAction(workspace: string, options: { event?: string; inputs?: Record<string, string>; eventName?: string; env?: Record<string, string> } = {}): ActionRun {
+export function runAction(
+  workspace: string,
+  options: { event?: string; inputs?: Record<string, string>; eventName?: string; env?: Record<string, string> } = {},
+): ActionRun {
   const tmp = tempDir('gcpatch-runner-');
   const outputFile = join(tmp, 'github_output');
   const summaryFile = join(tmp, 'step_summary');
@@ -156,11 +159,11 @@ export function runAction(workspace: string, options: { event?: string; inputs?:
     GITHUB_STEP_SUMMARY: summaryFile,
     GITHUB_WORKSPACE: workspace,
     RUNNER_TEMP: tmp,
-    'INPUT_PACKAGES': '**/package.toml',
+    INPUT_PACKAGES: '**/package.toml',
     'INPUT_BASE-REF': '',
     'INPUT_HEAD-REF': '',
     'INPUT_FAIL-ON': 'error',
-    'INPUT_REPLAY': 'true',
+    INPUT_REPLAY: 'true',
     'INPUT_OBLIGATION-RUNNER': '',
   });
   if (options.event !== undefined) env.GITHUB_EVENT_PATH = options.event;

@@ -36,7 +36,17 @@ describe('input helper', () => {
       RUNNER_TEMP: '/rt',
     });
     expect(s).toEqual({
-      audit: { dir: '/w', base, head, packages: ['**/package.toml'], failOn: 'error', outsidePackage: 'notice', replay: true, obligationRunner: undefined, shard: undefined },
+      audit: {
+        dir: '/w',
+        base,
+        head,
+        packages: ['**/package.toml'],
+        failOn: 'error',
+        outsidePackage: 'notice',
+        replay: true,
+        obligationRunner: undefined,
+        shard: undefined,
+      },
       baseSource: 'pull_request.base.sha',
       headSource: 'pull_request.head.sha',
       reportPath: '/rt/gcpatch-pr-audit.json',

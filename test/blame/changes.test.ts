@@ -11,7 +11,11 @@ import { parseManifestTable } from '../../src/workspace/manifest-write.js';
 
 /** A snapshot from module texts (manifest order = object order) and extra manifest lines. */
 function pkg(modules: Record<string, string>, extra = ''): CommitPackageSnapshot {
-  const manifestText = `name = "p"\nversion = "0.1.0"\nobligations = []\n${extra}` + Object.keys(modules).map((m) => `\n[[modules]]\npath = "${m}"\n`).join('');
+  const manifestText =
+    `name = "p"\nversion = "0.1.0"\nobligations = []\n${extra}` +
+    Object.keys(modules)
+      .map((m) => `\n[[modules]]\npath = "${m}"\n`)
+      .join('');
   const list = Object.entries(modules).map(([path, text]) => {
     const forms = canonicalizeSource(text);
     return { path, file: path, bytes: new TextEncoder().encode(text), forms, hash: '', pin: undefined };
@@ -35,7 +39,14 @@ const B = "(def ::meta '{:caps [] :exports [p/b::x]})\n(def p/b::x 3)\n";
 
 const rename = (from: string, to: string, refactorKind = 'rename', target = ''): Relocation => ({ refactorKind, from, to, target, address: 'a'.repeat(64) });
 
-const cases: { name: string; before: Record<string, string>; after: Record<string, string>; extra?: [string, string]; relocations?: Relocation[]; expected: SemanticChange[] }[] = [
+const cases: {
+  name: string;
+  before: Record<string, string>;
+  after: Record<string, string>;
+  extra?: [string, string];
+  relocations?: Relocation[];
+  expected: SemanticChange[];
+}[] = [
   { name: 'nothing', before: { 'a.gc': A }, after: { 'a.gc': A }, expected: [] },
   { name: 'a reformat and a comment', before: { 'a.gc': A }, after: { 'a.gc': `; note\n${A.replace('(fn (x) x)', '(fn (x)\n   x)')}` }, expected: [] },
   {

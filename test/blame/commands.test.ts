@@ -82,7 +82,14 @@ describe('gcpatch blame', () => {
     );
     const json = JSON.parse((await run(h.repo.dir, 'blame', 'pkgs/shop/app/cart.gc', '--json')).out);
     expect(json.kind).toBe('gcpatch/blame-v1');
-    expect(json).toMatchObject({ package: { dir: 'pkgs/shop', name: 'shop' }, module: 'app/cart.gc', file: 'pkgs/shop/app/cart.gc', head: '<merge>', since: null, shallow: [] });
+    expect(json).toMatchObject({
+      package: { dir: 'pkgs/shop', name: 'shop' },
+      module: 'app/cart.gc',
+      file: 'pkgs/shop/app/cart.gc',
+      head: '<merge>',
+      since: null,
+      shallow: [],
+    });
     expect(json.forms[1]).toEqual({
       index: 1,
       line: 4,
@@ -99,8 +106,23 @@ describe('gcpatch blame', () => {
     });
     expect(json.forms[0].explanation).toMatchObject({ how: 'refactor', route: 'evidence', verified: true });
     expect(json.forms[0].explanation.evidence).toEqual([
-      { kind: 'refactor-plan', address: '<ev1>', refactorKind: 'rename', from: 'shop/price::total', to: 'shop/price::gross', target: '', route: 'recorded-state' },
-      { kind: 'apply-report', address: '<ev2>', intent: expect.stringContaining('rename'), provenance: expect.any(String), plan: '<ev1>', route: 'recorded-state' },
+      {
+        kind: 'refactor-plan',
+        address: '<ev1>',
+        refactorKind: 'rename',
+        from: 'shop/price::total',
+        to: 'shop/price::gross',
+        target: '',
+        route: 'recorded-state',
+      },
+      {
+        kind: 'apply-report',
+        address: '<ev2>',
+        intent: expect.stringContaining('rename'),
+        provenance: expect.any(String),
+        plan: '<ev1>',
+        route: 'recorded-state',
+      },
     ]);
   });
 
@@ -179,8 +201,21 @@ describe('gcpatch why', () => {
 
   it('follows a move between modules made by evidence', async () => {
     const json = JSON.parse((await run(h.repo.dir, 'why', 'shop/tax::rate', '--pkg', 'pkgs/shop', '--json')).out);
-    expect(json).toMatchObject({ kind: 'gcpatch/why-v1', symbol: 'shop/tax::rate', module: 'lib/tax.gc', end: { reason: 'introduced', commit: '<root>', removed: [] } });
-    expect(json.trail.map((e: { commit: string; change: string; symbol: string; module: string; from?: unknown }) => [e.commit, e.change, e.symbol, e.module, e.from ?? null])).toEqual([
+    expect(json).toMatchObject({
+      kind: 'gcpatch/why-v1',
+      symbol: 'shop/tax::rate',
+      module: 'lib/tax.gc',
+      end: { reason: 'introduced', commit: '<root>', removed: [] },
+    });
+    expect(
+      json.trail.map((e: { commit: string; change: string; symbol: string; module: string; from?: unknown }) => [
+        e.commit,
+        e.change,
+        e.symbol,
+        e.module,
+        e.from ?? null,
+      ]),
+    ).toEqual([
       ['<moveRate>', 'moved', 'shop/tax::rate', 'lib/tax.gc', { symbol: 'shop/price::rate', module: 'lib/price.gc' }],
       ['<renameTaxRate>', 'renamed', 'shop/price::rate', 'lib/price.gc', { symbol: 'shop/price::tax-rate', module: 'lib/price.gc' }],
       ['<root>', 'added', 'shop/price::tax-rate', 'lib/price.gc', null],
@@ -209,7 +244,10 @@ describe('gcpatch why', () => {
     expect(json.end).toEqual({ reason: 'shallow', commit: '<moveRate>', removed: [] });
     expect(json.trail.map((e: { commit: string; boundary: string | null }) => [e.commit, e.boundary])).toEqual([['<moveRate>', 'shallow']]);
     const r = await run(shallow, 'why', 'shop/price::gross');
-    expect(r.out.split('\n').slice(-2)).toEqual(['The trail stops at <moveRate>: this clone is shallow; the definition is older (git fetch --unshallow for the rest).', '']);
+    expect(r.out.split('\n').slice(-2)).toEqual([
+      'The trail stops at <moveRate>: this clone is shallow; the definition is older (git fetch --unshallow for the rest).',
+      '',
+    ]);
   });
 });
 
@@ -317,7 +355,10 @@ describe('errors name the revision, path or symbol (exit 10), with --json', () =
     );
     const sym = await run(h.repo.dir, 'why', 'gross', '--pkg', 'pkgs/shop', '--json');
     expect(sym.code).toBe(10);
-    expect(JSON.parse(sym.out).error).toMatchObject({ code: 'blame/unknown-symbol', message: 'no module of package shop defines gross at <merge> (did you mean shop/price::gross?)' });
+    expect(JSON.parse(sym.out).error).toMatchObject({
+      code: 'blame/unknown-symbol',
+      message: 'no module of package shop defines gross at <merge> (did you mean shop/price::gross?)',
+    });
     const rev = await run(h.repo.dir, 'log', '--pkg', 'pkgs/shop', '--rev', 'no-such-branch');
     expect([rev.code, rev.err]).toEqual([10, 'git/unknown-revision: unknown revision "no-such-branch": no ref, tag or object of that name\n']);
     const count = await run(h.repo.dir, 'log', '--pkg', 'pkgs/shop', '--max-count', '0');
@@ -334,7 +375,11 @@ describe('a form both sides of a merge changed', () => {
       const pkg = join(repo.dir, 'shop');
       cpSync(join(FIXTURES, 'shop'), pkg, { recursive: true });
       const price = join(pkg, 'lib/price.gc');
-      edit(price, /\(def shop\/price::total\n.*\n/, '(def shop/price::total\n  (fn (net)\n    (prim int/add\n      net\n      (prim int/div (prim int/mul net shop/price::tax-rate) 100))))\n');
+      edit(
+        price,
+        /\(def shop\/price::total\n.*\n/,
+        '(def shop/price::total\n  (fn (net)\n    (prim int/add\n      net\n      (prim int/div (prim int/mul net shop/price::tax-rate) 100))))\n',
+      );
       repo.commit('shop, total on several lines');
       repo.git('checkout', '-q', '-b', 'half');
       edit(price, ' 100))))', ' 50))))');
@@ -363,7 +408,10 @@ describe('evidence that does not verify', () => {
       const pkg = join(repo.dir, 'shop');
       cpSync(join(FIXTURES, 'shop'), pkg, { recursive: true });
       repo.commit('shop');
-      patch(pkg, `{:version 1 :intent "raise the rate" :provenance {} :ops [{:op :replace-node :module-path "lib/price.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 25}]}`);
+      patch(
+        pkg,
+        `{:version 1 :intent "raise the rate" :provenance {} :ops [{:op :replace-node :module-path "lib/price.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 25}]}`,
+      );
       const store = join(pkg, '.genesis/store');
       const report = readdirSync(store).find((f) => readFileSync(join(store, f), 'utf8').includes('genesis/patch-apply-v0.3'))!;
       writeFileSync(join(store, report), readFileSync(join(store, report), 'utf8').replace('raise the rate', 'raise the tax'));
@@ -373,10 +421,14 @@ describe('evidence that does not verify', () => {
       expect(rate.commit).toBe(tampered);
       expect(rate.explanation).toMatchObject({ how: 'hand-edit', verified: false });
       expect(report).toMatch(/^[0-9a-f]{64}$/); // the run helper names it <ev1>
-      expect(rate.explanation.problems).toEqual([`evidence-store entry <ev1> does not hash to its name (BLAKE3 of its bytes differs): the entry was edited or corrupted`]);
+      expect(rate.explanation.problems).toEqual([
+        `evidence-store entry <ev1> does not hash to its name (BLAKE3 of its bytes differs): the entry was edited or corrupted`,
+      ]);
       const text = await run(repo.dir, 'blame', 'shop/lib/price.gc');
       // (this history's commits are not named: commit ids and addresses both print as <evN>)
-      expect(text.out).toMatch(/\(def shop\/price::tax-rate …\) {2}— changed: hand edit, not explained by evidence; its evidence did not verify: evidence-store entry <ev\d> does not hash to its name \(BLAKE3/);
+      expect(text.out).toMatch(
+        /\(def shop\/price::tax-rate …\) {2}— changed: hand edit, not explained by evidence; its evidence did not verify: evidence-store entry <ev\d> does not hash to its name \(BLAKE3/,
+      );
     } finally {
       rmSync(repo.dir, { recursive: true, force: true });
     }

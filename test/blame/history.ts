@@ -110,7 +110,12 @@ export function shopHistory(): ShopHistory {
   );
   const patchTotal = repo.commit('halve the tax base');
   const price = join(pkg, 'lib/price.gc');
-  writeFileSync(price, readFileSync(price, 'utf8').replace(/\(fn \(net\) /, '(fn (net)\n    ').replace(/^; .*\n/, '; shop/price: prices, reformatted.\n'));
+  writeFileSync(
+    price,
+    readFileSync(price, 'utf8')
+      .replace(/\(fn \(net\) /, '(fn (net)\n    ')
+      .replace(/^; .*\n/, '; shop/price: prices, reformatted.\n'),
+  );
   const reformat = repo.commit('reformat price.gc');
   refactor(pkg, 'rename', 'shop/price::total', 'shop/price::gross');
   const renameTotal = repo.commit('rename total to gross');

@@ -44,7 +44,14 @@ describe('PackageHistory.walk', () => {
         const since = g.oids[10]!;
         const cut = await PackageHistory.walk(repo, { dir: '', head, since });
         const inside = cut.commits.filter((c) => c.boundary === null).map((c) => c.oid);
-        expect(new Set(inside)).toEqual(new Set(g.run('rev-list', `${since}..${head}`).split('\n').filter((l) => l !== '')));
+        expect(new Set(inside)).toEqual(
+          new Set(
+            g
+              .run('rev-list', `${since}..${head}`)
+              .split('\n')
+              .filter((l) => l !== ''),
+          ),
+        );
         // every boundary is reachable from --since, and every walked parent is in the walk
         const reachable = new Set(g.run('rev-list', since).split('\n'));
         for (const c of cut.commits.filter((x) => x.boundary !== null)) expect([c.boundary, reachable.has(c.oid)]).toEqual(['since', true]);

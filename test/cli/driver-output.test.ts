@@ -13,7 +13,10 @@ describe('driver install / doctor text output', () => {
     const env = { ...GIT_ENV };
     const install = await runCli(['driver', 'install'], { cwd: dir, env });
     expect(install.status).toBe(0);
-    const line = execFileSync('git', ['config', '--get', 'merge.gcpatch.driver'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } }).replace(/\n$/, '');
+    const line = execFileSync('git', ['config', '--get', 'merge.gcpatch.driver'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } }).replace(
+      /\n$/,
+      '',
+    );
     expect(line.length).toBeGreaterThan(1000);
     const short = `${JSON.stringify(line.slice(0, 48))}… (${Buffer.byteLength(line)} bytes; --verbose prints it whole)`;
     expect(install.stdout).toContain(`git config merge.gcpatch.driver ${short}\n`);

@@ -8,7 +8,6 @@ import { ROOT, tempDir } from '../helpers/cli.js';
 import { runCli } from '../helpers/run-cli.js';
 import { git } from '../helpers/git.js';
 
-
 /** A git repository holding fixtures/refactor/ledger at pkgs/ledger (and nothing else). */
 function repoWithLedger(): string {
   const dir = join(tempDir(), 'repo');
@@ -36,8 +35,12 @@ describe('package commands find the package like diff does', () => {
     for (const cwd of [join(pkg, 'money'), join(repo, 'docs')]) {
       const ls = await runCli(['store', 'ls'], { cwd });
       expect(ls.status).toBe(0);
-      expect(ls.stdout).toContain(`${reportHex}  genesis/refactor-plan-v0.1  refactor rename ledger/money::add-amounts -> ledger/money::sum-amounts, safe to apply\n`);
-      expect(ls.stdout).toMatch(/^[0-9a-f]{64} {2}genesis\/refactor-plan-request-v0\.1 {2}refactor rename ledger\/money::add-amounts -> ledger\/money::sum-amounts$/m);
+      expect(ls.stdout).toContain(
+        `${reportHex}  genesis/refactor-plan-v0.1  refactor rename ledger/money::add-amounts -> ledger/money::sum-amounts, safe to apply\n`,
+      );
+      expect(ls.stdout).toMatch(
+        /^[0-9a-f]{64} {2}genesis\/refactor-plan-request-v0\.1 {2}refactor rename ledger\/money::add-amounts -> ledger\/money::sum-amounts$/m,
+      );
     }
 
     // refactor apply with an 8-digit prefix (this was io/enoent, exit 70).
@@ -122,7 +125,9 @@ describe('empty pins after a merge: every message names the one command that fix
 
     const pins = await runCli(['verify-pins'], { cwd: repo });
     expect(pins.status).toBe(50);
-    expect(pins.stdout).toContain('1 empty pin (hash = "", left by a merge where both sides changed the module): run `gcpatch pack --pkg pkgs/ledger` to re-pin');
+    expect(pins.stdout).toContain(
+      '1 empty pin (hash = "", left by a merge where both sides changed the module): run `gcpatch pack --pkg pkgs/ledger` to re-pin',
+    );
     expect(JSON.parse((await runCli(['verify-pins', '--json'], { cwd: join(repo, 'pkgs/ledger') })).stdout).fix).toBe('gcpatch pack');
 
     const audit = await runCli(['audit'], { cwd: repo });
@@ -136,7 +141,9 @@ describe('empty pins after a merge: every message names the one command that fix
     expect(doctor.status).toBe(50);
 
     // The fix fixes it.
-    expect((await runCli(['pack', '--pkg', 'pkgs/ledger'], { cwd: repo })).stdout).toMatch(/^re-pinned 1 of 25 modules:\n {2}meta\/profile\.gc {2}"" -> [0-9a-f]{12}\n/);
+    expect((await runCli(['pack', '--pkg', 'pkgs/ledger'], { cwd: repo })).stdout).toMatch(
+      /^re-pinned 1 of 25 modules:\n {2}meta\/profile\.gc {2}"" -> [0-9a-f]{12}\n/,
+    );
     expect((await runCli(['verify-pins'], { cwd: repo })).status).toBe(0);
   });
 });

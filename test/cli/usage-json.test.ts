@@ -30,7 +30,21 @@ const leaves = leafCommands();
 describe('usage errors with --json', () => {
   it('finds every command group', () => {
     const names = leaves.map((l) => l.join(' '));
-    for (const c of ['fmt', 'diff', 'merge', 'apply', 'pack', 'audit', 'store ls', 'store show', 'refactor apply', 'driver install', 'driver repin', 'edit-plan apply', 'verify-pr']) {
+    for (const c of [
+      'fmt',
+      'diff',
+      'merge',
+      'apply',
+      'pack',
+      'audit',
+      'store ls',
+      'store show',
+      'refactor apply',
+      'driver install',
+      'driver repin',
+      'edit-plan apply',
+      'verify-pr',
+    ]) {
       expect(names).toContain(c);
     }
   });

@@ -37,7 +37,10 @@ export const canonicalTerm: fc.Arbitrary<Term> = fc.oneof(
   atom.filter((t) => t.kind !== 'nil'),
   fc.array(dataTerm, { maxLength: 6 }).map((items) => vec(items)),
   dataTerm.map((d) => listFrom([sym('quote'), d])),
-  fc.tuple(symbolName.filter((n) => !['nil', 'true', 'false', 'quote', 'def', 'fn', 'if', 'begin', 'let', 'prim', 'seal', 'unseal'].includes(n)), atom).map(
-    ([f, a]) => listFrom([sym(f), a]),
-  ),
+  fc
+    .tuple(
+      symbolName.filter((n) => !['nil', 'true', 'false', 'quote', 'def', 'fn', 'if', 'begin', 'let', 'prim', 'seal', 'unseal'].includes(n)),
+      atom,
+    )
+    .map(([f, a]) => listFrom([sym(f), a])),
 );

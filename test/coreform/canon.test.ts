@@ -1,28 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  CANON_INVALID_FORM,
-  canonicalizeForm,
-  canonicalizeModule,
-  canonicalizeSource,
-  isCanonicalForm,
-} from '../../src/coreform/canon.js';
+import { CANON_INVALID_FORM, canonicalizeForm, canonicalizeModule, canonicalizeSource, isCanonicalForm } from '../../src/coreform/canon.js';
 import { readTerm, parseModule } from '../../src/coreform/read.js';
-import {
-  NIL,
-  TRUE,
-  FALSE,
-  bytes,
-  int,
-  listFrom,
-  map,
-  pair,
-  str,
-  sym,
-  termsEqual,
-  vec,
-  type Term,
-} from '../../src/coreform/term.js';
+import { NIL, TRUE, FALSE, bytes, int, listFrom, map, pair, str, sym, termsEqual, vec, type Term } from '../../src/coreform/term.js';
 import { GcError } from '../../src/util/errors.js';
 import { errorOf } from '../patch/helpers.js';
 
@@ -101,7 +81,7 @@ describe('canonicalize: reserved forms', () => {
   });
   it('def', () => {
     expectCanon('(def main (f a b))', '(def main ((f a) b))');
-    expectCanon('(def ::meta \'{:exports [main]})', '(def ::meta \'{:exports [main]})');
+    expectCanon("(def ::meta '{:exports [main]})", "(def ::meta '{:exports [main]})");
   });
   it('if / begin / prim / seal / unseal', () => {
     expectCanon('(if (p x y) (f) (g a b))', '(if ((p x) y) f ((g a) b))');
@@ -241,15 +221,12 @@ describe('canonicalize: idempotence property', () => {
     listT: fc.array(tie('term'), { maxLength: 4 }).map((xs) => listFrom(xs)),
     code: fc.oneof(
       { depthSize: 'small' },
-      fc.tuple(fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 1, maxLength: 3 }), fc.array(tie('term'), { minLength: 1, maxLength: 3 })).map(
-        ([ps, body]) => listFrom([sym('fn'), listFrom(ps.map((p) => sym(p))), ...body]),
-      ),
-      fc.tuple(
-        fc.uniqueArray(fc.constantFrom('a', 'b', 'c'), { maxLength: 3 }),
-        fc.array(tie('term'), { minLength: 3, maxLength: 6 }),
-      ).map(([ns, es]) =>
-        listFrom([sym('let'), listFrom(ns.map((n, i) => listFrom([sym(n), es[i]!]))), ...es.slice(ns.length)]),
-      ),
+      fc
+        .tuple(fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 1, maxLength: 3 }), fc.array(tie('term'), { minLength: 1, maxLength: 3 }))
+        .map(([ps, body]) => listFrom([sym('fn'), listFrom(ps.map((p) => sym(p))), ...body])),
+      fc
+        .tuple(fc.uniqueArray(fc.constantFrom('a', 'b', 'c'), { maxLength: 3 }), fc.array(tie('term'), { minLength: 3, maxLength: 6 }))
+        .map(([ns, es]) => listFrom([sym('let'), listFrom(ns.map((n, i) => listFrom([sym(n), es[i]!]))), ...es.slice(ns.length)])),
       tie('term').map((d) => listFrom([sym('quote'), d])),
       fc.array(tie('term'), { minLength: 3, maxLength: 3 }).map((xs) => listFrom([sym('if'), ...xs])),
       fc.array(tie('term'), { minLength: 1, maxLength: 3 }).map((xs) => listFrom([sym('begin'), ...xs])),

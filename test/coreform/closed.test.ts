@@ -24,11 +24,7 @@ function failure(source: string): GcError {
 
 describe('closed-map codec', () => {
   it('decodes an exact map with typed fields', () => {
-    const out = decodeClosed(
-      readTerm('{:kind "demo/request-v0.1" :name "n" :count 3 :tags ["x" "y"] :parent nil :mode "b"}'),
-      spec,
-      'request',
-    );
+    const out = decodeClosed(readTerm('{:kind "demo/request-v0.1" :name "n" :count 3 :tags ["x" "y"] :parent nil :mode "b"}'), spec, 'request');
     expect(out).toEqual({ kind: str('demo/request-v0.1'), name: 'n', count: 3n, tags: ['x', 'y'], parent: null, mode: 'b' });
   });
 
@@ -57,12 +53,8 @@ describe('closed-map codec', () => {
   });
 
   it('rejects a wrong fixed value and a value outside the allowed set', () => {
-    expect(failure('{:kind "demo/request-v0.2" :name "n" :count 1 :tags [] :parent nil :mode "a"}').code).toBe(
-      'core/closed/wrong-value',
-    );
-    expect(failure('{:kind "demo/request-v0.1" :name "n" :count 1 :tags [] :parent nil :mode "c"}').code).toBe(
-      'core/closed/wrong-value',
-    );
+    expect(failure('{:kind "demo/request-v0.2" :name "n" :count 1 :tags [] :parent nil :mode "a"}').code).toBe('core/closed/wrong-value');
+    expect(failure('{:kind "demo/request-v0.1" :name "n" :count 1 :tags [] :parent nil :mode "c"}').code).toBe('core/closed/wrong-value');
   });
 
   it('rejects a non-lowercase hex64', () => {

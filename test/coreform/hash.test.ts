@@ -106,9 +106,7 @@ describe('semantic node ids (docs/reference/hashing.md §2)', () => {
     );
   });
   it('main.gc [[:form 0]]', () => {
-    expect(semanticNodeId('main.gc', readTerm('[[:form 0]]'))).toBe(
-      'edb76fec26d9bf63dbf862e13d48d54792b1fb26cc33343d1ca1309e9885e681',
-    );
+    expect(semanticNodeId('main.gc', readTerm('[[:form 0]]'))).toBe('edb76fec26d9bf63dbf862e13d48d54792b1fb26cc33343d1ca1309e9885e681');
   });
 });
 
@@ -161,10 +159,14 @@ describe('one hash-term, one store address', () => {
 
   it('the node-id state digests to the semantic node id of the printed path', () => {
     const path = readTerm('[[:form 0] [:pair-cdr]]');
-    expect(toHex(semanticNodeIdState('src/a.gc').update(utf8(printTerm(path))).digest())).toBe(semanticNodeId('src/a.gc', path));
-    expect(semanticNodeId('src/a.gc', path)).toBe(
-      blake3Hex(new Uint8Array([...utf8('GCv0.2\0semantic-node-id\0src/a.gc'), 0, ...utf8(printTerm(path))])),
-    );
+    expect(
+      toHex(
+        semanticNodeIdState('src/a.gc')
+          .update(utf8(printTerm(path)))
+          .digest(),
+      ),
+    ).toBe(semanticNodeId('src/a.gc', path));
+    expect(semanticNodeId('src/a.gc', path)).toBe(blake3Hex(new Uint8Array([...utf8('GCv0.2\0semantic-node-id\0src/a.gc'), 0, ...utf8(printTerm(path))])));
   });
 });
 

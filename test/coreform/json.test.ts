@@ -40,7 +40,7 @@ describe('JSON projection', () => {
   });
 
   it('stringifyJson matches JSON.stringify on ordinary values', () => {
-    const v = { a: [1, 'two', { b: null, c: [true, false] }], d: 'é"\\', e: {} , f: []};
+    const v = { a: [1, 'two', { b: null, c: [true, false] }], d: 'é"\\', e: {}, f: [] };
     expect(stringifyJson(v)).toBe(JSON.stringify(v));
     expect(stringifyJson(v, 2)).toBe(JSON.stringify(v, null, 2));
   });

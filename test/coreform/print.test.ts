@@ -35,9 +35,7 @@ describe('canonical printer examples (docs/reference/coreform.md §1.5)', () => 
   });
 
   it('escapes bytes with named escapes and uppercase \\x', () => {
-    expect(printTerm(bytes(new Uint8Array([0x22, 0x5c, 0x0a, 0x0d, 0x09, 0x41, 0x7e, 0x7f, 0x1c, 0xa4])))).toBe(
-      'b"\\"\\\\\\n\\r\\tA~\\x7F\\x1C\\xA4"',
-    );
+    expect(printTerm(bytes(new Uint8Array([0x22, 0x5c, 0x0a, 0x0d, 0x09, 0x41, 0x7e, 0x7f, 0x1c, 0xa4])))).toBe('b"\\"\\\\\\n\\r\\tA~\\x7F\\x1C\\xA4"');
   });
 
   it('counts width in UTF-8 bytes, not UTF-16 units', () => {
@@ -51,14 +49,10 @@ describe('canonical printer examples (docs/reference/coreform.md §1.5)', () => 
   it('puts one or two leading elements on the first line', () => {
     // At indent 2, "(f " + 95 bytes is 100 bytes: the second element still shares the line…
     const fits = sym('x'.repeat(95));
-    expect(printTerm(list(sym('def'), sym('name'), list(sym('f'), fits, fits)))).toBe(
-      `(def name\n  (f ${'x'.repeat(95)}\n    ${'x'.repeat(95)}))`,
-    );
+    expect(printTerm(list(sym('def'), sym('name'), list(sym('f'), fits, fits)))).toBe(`(def name\n  (f ${'x'.repeat(95)}\n    ${'x'.repeat(95)}))`);
     // …one byte more and it moves to its own line.
     const long = sym('x'.repeat(96));
-    expect(printTerm(list(sym('def'), sym('name'), list(sym('f'), long, long)))).toBe(
-      `(def name\n  (f\n    ${'x'.repeat(96)}\n    ${'x'.repeat(96)}))`,
-    );
+    expect(printTerm(list(sym('def'), sym('name'), list(sym('f'), long, long)))).toBe(`(def name\n  (f\n    ${'x'.repeat(96)}\n    ${'x'.repeat(96)}))`);
     // The head is never width-checked; an overlong second element moves to its own line.
     expect(printTerm(list(sym('h'.repeat(120)), int(1), vec([int(1), int(2), int(3), int(4)])))).toBe(
       `(${'h'.repeat(120)}\n  1\n  [\n    1\n    2\n    3\n    4])`,

@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lineColumn, parseModule, readModule, readTerm } from '../../src/coreform/read.js';
-import {
-  NIL,
-  TRUE,
-  FALSE,
-  bytes,
-  int,
-  kw,
-  list,
-  listItems,
-  map,
-  str,
-  sym,
-  termsEqual,
-  vec,
-  type Term,
-} from '../../src/coreform/term.js';
+import { NIL, TRUE, FALSE, bytes, int, kw, list, listItems, map, str, sym, termsEqual, vec, type Term } from '../../src/coreform/term.js';
 import { GcError } from '../../src/util/errors.js';
 import { utf8 } from '../../src/util/bytes.js';
 import { sizedModule } from './sized-module.js';
@@ -54,7 +39,7 @@ describe('reader error vectors (docs/reference/coreform.md §1.2)', () => {
   it('empty input → eof at 0', () => {
     expectErr('', 'core/parse/eof', 0);
   });
-  it("lone quote → eof at 1", () => {
+  it('lone quote → eof at 1', () => {
     expectErr("'", 'core/parse/eof', 1);
   });
   it('comment only → eof at 11', () => {
@@ -147,12 +132,7 @@ describe('reader tokens', () => {
   });
   it('big integers become bigints', () => {
     const big = '123456789012345678901234567890';
-    expectTerms(`${big} -${big} 999999999999999 9999999999999999`, [
-      int(BigInt(big)),
-      int(-BigInt(big)),
-      int(999999999999999n),
-      int(9999999999999999n),
-    ]);
+    expectTerms(`${big} -${big} 999999999999999 9999999999999999`, [int(BigInt(big)), int(-BigInt(big)), int(999999999999999n), int(9999999999999999n)]);
   });
   it('symbols', () => {
     expectTerms('-x + - +1 a.b #x @ , :kw ::meta pkg/mod::name a-1 bx b', [
@@ -213,10 +193,24 @@ describe('reader tokens', () => {
   it('containers; duplicate map keys last-wins and keys are sorted', () => {
     expectTerms('[1 [2] ()]', [vec([int(1), vec([int(2)]), NIL])]);
     const m = readTerm('{:b 1 :a 2 :b 3}');
-    expect(termsEqual(m, map([[kw('a'), int(2)], [kw('b'), int(3)]]))).toBe(true);
+    expect(
+      termsEqual(
+        m,
+        map([
+          [kw('a'), int(2)],
+          [kw('b'), int(3)],
+        ]),
+      ),
+    ).toBe(true);
     expect(m.kind === 'map' && m.entries.map((e) => (e[0].kind === 'sym' ? e[0].name : '?'))).toEqual([':a', ':b']);
     expectTerms('{}', [map([])]);
-    expectTerms('{b 2 a 1 c 3}', [map([[sym('a'), int(1)], [sym('b'), int(2)], [sym('c'), int(3)]])]);
+    expectTerms('{b 2 a 1 c 3}', [
+      map([
+        [sym('a'), int(1)],
+        [sym('b'), int(2)],
+        [sym('c'), int(3)],
+      ]),
+    ]);
     const l = readTerm('(a (b c) [d])');
     expect(listItems(l)?.length).toBe(3);
   });

@@ -44,18 +44,75 @@ const enc = new TextEncoder();
 
 /** Fragments that build CoreForm-like text, valid or not, when concatenated. */
 const FRAGMENTS = [
-  '(', ')', '[', ']', '{', '}', "'", '"', '\\', ';', ' ', '\n', '\t', '\r', ';; c\n',
-  'x', 'foo', 'a.b/c::d', ':kw', '-', '-x', '--5', '-5', '5', '007', '12abc', '1-2', 'b', 'bx', 'ab"', 'nil', 'true',
-  '"s"', '"a b"', '"\\\\"', '"\\""', '"\\n\\r\\t"', '"\\u00e9"', '"\\uD7FF"', '"\\uD800"', '"\\udfff"', '"\\uE000"', '"\\uFFFF"',
-  '"\\u12"', '"\\u12', '"\\x41"', '"\\x4"', '"\\xg1"', '"\\q"', '"\\', '"caf\u00e9 \u2713"', 'b"\\xff\\u0041"', 'b"\\z"', 'b"', 'b"abc',
-  '\\u', '\\x', 'u00e9', 'D800',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  "'",
+  '"',
+  '\\',
+  ';',
+  ' ',
+  '\n',
+  '\t',
+  '\r',
+  ';; c\n',
+  'x',
+  'foo',
+  'a.b/c::d',
+  ':kw',
+  '-',
+  '-x',
+  '--5',
+  '-5',
+  '5',
+  '007',
+  '12abc',
+  '1-2',
+  'b',
+  'bx',
+  'ab"',
+  'nil',
+  'true',
+  '"s"',
+  '"a b"',
+  '"\\\\"',
+  '"\\""',
+  '"\\n\\r\\t"',
+  '"\\u00e9"',
+  '"\\uD7FF"',
+  '"\\uD800"',
+  '"\\udfff"',
+  '"\\uE000"',
+  '"\\uFFFF"',
+  '"\\u12"',
+  '"\\u12',
+  '"\\x41"',
+  '"\\x4"',
+  '"\\xg1"',
+  '"\\q"',
+  '"\\',
+  '"caf\u00e9 \u2713"',
+  'b"\\xff\\u0041"',
+  'b"\\z"',
+  'b"',
+  'b"abc',
+  '\\u',
+  '\\x',
+  'u00e9',
+  'D800',
 ];
 
 /** Random concatenations of FRAGMENTS (mostly invalid, with a fair share of valid modules). */
 const soup = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(''));
 
 /** Bytes worth inserting: delimiters, escapes, integer/bytes starters, and broken UTF-8. */
-const SPICE = [0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, 0x5c, 0x3b, 0x0a, 0x20, 0x62, 0x2d, 0x30, 0x75, 0x78, 0x44, 0x38, 0x61, 0xff, 0xc3, 0xa9, 0xed, 0xa0, 0x80, 0xe2];
+const SPICE = [
+  0x28, 0x29, 0x5b, 0x5d, 0x7b, 0x7d, 0x27, 0x22, 0x5c, 0x3b, 0x0a, 0x20, 0x62, 0x2d, 0x30, 0x75, 0x78, 0x44, 0x38, 0x61, 0xff, 0xc3, 0xa9, 0xed, 0xa0, 0x80,
+  0xe2,
+];
 
 type Mutation = { at: number; op: 'delete' | 'insert' | 'replace' | 'truncate' | 'snippet'; byte: number; snippet: string };
 
@@ -199,7 +256,8 @@ describe('scanModule fast loops (JavaScript and scan.wat): exactly readModule', 
 
   it('uses scan.wat from 64 KiB by default, with the same spans on a large module and its mutations', () => {
     const parts: string[] = [];
-    for (let i = 0; parts.join('').length < 200_000; i++) parts.push(`;; Step ${i}.\n(def app/m::f${i}\n  (fn (x) {:k "s\\n\\u00e9" :v [x ${i} -${i} b"\\x00"]}))\n`);
+    for (let i = 0; parts.join('').length < 200_000; i++)
+      parts.push(`;; Step ${i}.\n(def app/m::f${i}\n  (fn (x) {:k "s\\n\\u00e9" :v [x ${i} -${i} b"\\x00"]}))\n`);
     const big = enc.encode(parts.join('\n'));
     const want = outcome(() => readModule(big));
     expect(outcome(() => scanModule(big))).toEqual(want); // the default: scan.wat (200 KB)

@@ -2,8 +2,7 @@
 
 /** One unit of two forms: a def with a trailing comment, and a map with a string escape and a bytes literal. */
 export const SIZED_UNIT =
-  '(def pkg/mod::f (fn (x y) (core/int::add x (prim core/int::mul y 12345)))) ; comment\n' +
-  '{:k "a string with \\n escape" :v [1 2 3 b"\\x00\\xff"]}\n';
+  '(def pkg/mod::f (fn (x y) (core/int::add x (prim core/int::mul y 12345)))) ; comment\n' + '{:k "a string with \\n escape" :v [1 2 3 b"\\x00\\xff"]}\n';
 
 /**
  * The source of a module of at least `bytes` bytes: {@link SIZED_UNIT} repeated `count` times

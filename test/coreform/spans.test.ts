@@ -46,7 +46,7 @@ function checkTree(src: Uint8Array, root: NodeSpan): number {
 
 describe('reader: source spans of every node', () => {
   it('records kinds, spans, trivia and children of a hand-written module', () => {
-    const text = ";; head\n(def f ; the f\n  (fn [x] '(a b)))\n\n{:k [1 \"s\"] :k 2}\n";
+    const text = ';; head\n(def f ; the f\n  (fn [x] \'(a b)))\n\n{:k [1 "s"] :k 2}\n';
     const m = readModuleSpans(text);
     expect(m.forms).toHaveLength(2);
     const f = m.forms[0]!;

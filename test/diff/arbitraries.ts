@@ -6,9 +6,7 @@ import { makeWorkspace, type Workspace } from '../../src/workspace/workspace.js'
 
 /** Module paths, including ones whose UTF-8 order differs from UTF-16 order (U+E000 vs astral). */
 export const PATHS = ['a.gc', 'b.gc', 'b/c.gc', 'z.gc', 'é.gc', '\uE000.gc', '\u{1F600}.gc'];
-const FORMS: Term[] = ['(def x 1)', '(def x 2)', '(def y 1)', '[1 2 3]', '"s"', '(f a b)', '{:k 1}', "'(q)"].map(
-  (s) => canonicalizeSource(s)[0]!,
-);
+const FORMS: Term[] = ['(def x 1)', '(def x 2)', '(def y 1)', '[1 2 3]', '"s"', '(f a b)', '{:k 1}', "'(q)"].map((s) => canonicalizeSource(s)[0]!);
 
 const formsArb = fc.array(fc.nat(FORMS.length - 1), { maxLength: 3 }).map((ix) => ix.map((i) => FORMS[i]!));
 

@@ -22,7 +22,7 @@ function apply(base: Workspace, report: Term): string {
       modules.get(path)![Number((step[1] as { value: bigint }).value)] = mapGetKw(op, 'new')!;
     }
   }
-  const sorted = [...modules].sort(([a], [b]) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
+  const sorted = [...modules].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   return printTerm(vec(sorted.map(([p, f]) => kwMap({ 'module-path': str(p), forms: vec(f) }))));
 }
 

@@ -66,7 +66,9 @@ describe('diff: worked example of docs/reference/patch-protocols.md §3.4', () =
   it('is the same report when the request lists modules in another order', () => {
     const reordered = kwMap({
       ...Object.fromEntries(request.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v])),
-      base: readTerm(`[{:module-path "resize.gc" :forms [(def pkg::one 1)]} {:module-path "old.gc" :forms [(def pkg::old 1)]} {:module-path "a.gc" :forms [(def pkg::a 1) (def pkg::stable 2)]}]`),
+      base: readTerm(
+        `[{:module-path "resize.gc" :forms [(def pkg::one 1)]} {:module-path "old.gc" :forms [(def pkg::old 1)]} {:module-path "a.gc" :forms [(def pkg::a 1) (def pkg::stable 2)]}]`,
+      ),
     });
     expect(printTerm(diffReport(reordered))).toBe(printTerm(report));
   });
@@ -77,7 +79,11 @@ describe('diff: the five rules', () => {
     const { request, report } = diffWorkspaces(ws(b), ws(t), { intent: 'x' });
     verifyDiffReport(request, report);
     const ops = items(field(field(report, 'patch'), 'ops'));
-    return ops.map((op) => printTerm(op).replace(/\n\s*/g, ' ').replace(/([[{(]) /g, '$1'));
+    return ops.map((op) =>
+      printTerm(op)
+        .replace(/\n\s*/g, ' ')
+        .replace(/([[{(]) /g, '$1'),
+    );
   };
 
   it('1: equal modules give no op', () => {

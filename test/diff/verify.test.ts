@@ -16,7 +16,8 @@ const remove = (p: string) => kwMap({ op: kw('remove-module'), 'module-path': st
 function forge(base: Workspace, target: Workspace, ops: MapTerm[]): { request: MapTerm; report: MapTerm } {
   const { request } = diffWorkspaces(base, target, { intent: 'i' });
   const patch = kwMap({ intent: str('i'), ops: vec(ops), provenance: kwMap({}), version: int(1) });
-  const count = (n: string) => int(ops.filter((o) => (o.entries.find(([k]) => (k as { name: string }).name === ':op')![1] as { name: string }).name === n).length);
+  const count = (n: string) =>
+    int(ops.filter((o) => (o.entries.find(([k]) => (k as { name: string }).name === ':op')![1] as { name: string }).name === n).length);
   const report = kwMap({
     kind: str('genesis/patch-diff-v0.1'),
     profile: str('genesis/patch-authority-v0.1'),
@@ -43,14 +44,28 @@ describe('diff verifier', () => {
   };
 
   it('accepts the forged report of the producer’s own ops', () => {
-    const { request, report } = forge(base, target, [replace('a.gc', 0, form('(def x 9)')), replace('a.gc', 1, form('(def y 8)')), remove('b.gc'), add('b.gc', '(def z 1)(def w 2)')]);
+    const { request, report } = forge(base, target, [
+      replace('a.gc', 0, form('(def x 9)')),
+      replace('a.gc', 1, form('(def y 8)')),
+      remove('b.gc'),
+      add('b.gc', '(def z 1)(def w 2)'),
+    ]);
     expect(() => verifyDiffReport(request, report)).not.toThrow();
   });
   it('rejects descending form indices', () => {
     fails([replace('a.gc', 1, form('(def y 8)')), replace('a.gc', 0, form('(def x 9)')), remove('b.gc'), add('b.gc', '(def z 1)(def w 2)')], /not ascending/);
   });
   it('rejects duplicate replace-node ops', () => {
-    fails([replace('a.gc', 0, form('(def x 7)')), replace('a.gc', 0, form('(def x 9)')), replace('a.gc', 1, form('(def y 8)')), remove('b.gc'), add('b.gc', '(def z 1)(def w 2)')], /duplicate/);
+    fails(
+      [
+        replace('a.gc', 0, form('(def x 7)')),
+        replace('a.gc', 0, form('(def x 9)')),
+        replace('a.gc', 1, form('(def y 8)')),
+        remove('b.gc'),
+        add('b.gc', '(def z 1)(def w 2)'),
+      ],
+      /duplicate/,
+    );
   });
   it('rejects module paths out of order', () => {
     fails([remove('b.gc'), add('b.gc', '(def z 1)(def w 2)'), replace('a.gc', 0, form('(def x 9)')), replace('a.gc', 1, form('(def y 8)'))], /ascending order/);

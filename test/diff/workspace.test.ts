@@ -30,9 +30,7 @@ describe('workspaces', () => {
   });
 
   it('prints as the closed {:forms :module-path} record vector', () => {
-    expect(printTerm(workspaceTerm(makeWorkspace([m('a.gc')])))).toBe(
-      '[\n  {\n    :forms\n      [\n        (def x 1)]\n    :module-path "a.gc"}]',
-    );
+    expect(printTerm(workspaceTerm(makeWorkspace([m('a.gc')])))).toBe('[\n  {\n    :forms\n      [\n        (def x 1)]\n    :module-path "a.gc"}]');
     expect(printTerm(workspaceTerm(EMPTY_WORKSPACE))).toBe('[]');
   });
 

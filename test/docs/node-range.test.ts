@@ -8,7 +8,10 @@ import { ROOT } from '../helpers/cli.js';
 type Version = [number, number, number];
 
 function version(text: string): Version {
-  const [a = 0, b = 0, c = 0] = text.replace(/^v/, '').split('.').map((x) => Number.parseInt(x, 10));
+  const [a = 0, b = 0, c = 0] = text
+    .replace(/^v/, '')
+    .split('.')
+    .map((x) => Number.parseInt(x, 10));
   return [a, b, c];
 }
 
@@ -19,24 +22,40 @@ function compare(x: Version, y: Version): number {
 
 /** Whether Node `v` satisfies an engines range of the forms the lock uses (`>=a.b`, `^a.b`, `a || b`, `*`). */
 function satisfies(v: Version, range: string): boolean {
-  return range.replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1').split('||').some((alt) => {
-    const parts = alt.trim().split(/\s+/).filter((p) => p !== '');
-    return parts.length > 0 && parts.every((p) => {
-      if (p === '*' || p === 'x') return true;
-      const m = /^(>=|\^|~|>|<=|<|=)?v?([\d.x*]+)$/.exec(p);
-      if (!m) throw new Error(`unexpected engines range ${range}`);
-      const w = version(m[2]!.replace(/[x*]/g, '0'));
-      switch (m[1]) {
-        case '>=': return compare(v, w) >= 0;
-        case '>': return compare(v, w) > 0;
-        case '<': return compare(v, w) < 0;
-        case '<=': return compare(v, w) <= 0;
-        case '^': return v[0] === w[0] && compare(v, w) >= 0;
-        case '~': return v[0] === w[0] && v[1] === w[1] && compare(v, w) >= 0;
-        default: return m[2]!.split('.').length < 3 ? v[0] === w[0] : compare(v, w) === 0;
-      }
+  return range
+    .replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1')
+    .split('||')
+    .some((alt) => {
+      const parts = alt
+        .trim()
+        .split(/\s+/)
+        .filter((p) => p !== '');
+      return (
+        parts.length > 0 &&
+        parts.every((p) => {
+          if (p === '*' || p === 'x') return true;
+          const m = /^(>=|\^|~|>|<=|<|=)?v?([\d.x*]+)$/.exec(p);
+          if (!m) throw new Error(`unexpected engines range ${range}`);
+          const w = version(m[2]!.replace(/[x*]/g, '0'));
+          switch (m[1]) {
+            case '>=':
+              return compare(v, w) >= 0;
+            case '>':
+              return compare(v, w) > 0;
+            case '<':
+              return compare(v, w) < 0;
+            case '<=':
+              return compare(v, w) <= 0;
+            case '^':
+              return v[0] === w[0] && compare(v, w) >= 0;
+            case '~':
+              return v[0] === w[0] && v[1] === w[1] && compare(v, w) >= 0;
+            default:
+              return m[2]!.split('.').length < 3 ? v[0] === w[0] : compare(v, w) === 0;
+          }
+        })
+      );
     });
-  });
 }
 
 describe("the README's Node range", () => {
@@ -54,14 +73,19 @@ describe("the README's Node range", () => {
 
   it('names every locked package that wants a newer Node, and each is a dev dependency', () => {
     const newer = Object.entries(lock.packages)
-      .filter(([path, p]) => path !== '' && p.optional !== true && !Array.isArray(p.engines) && p.engines?.node !== undefined && !satisfies(min, p.engines.node))
+      .filter(
+        ([path, p]) => path !== '' && p.optional !== true && !Array.isArray(p.engines) && p.engines?.node !== undefined && !satisfies(min, p.engines.node),
+      )
       .map(([path, p]) => ({ name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), dev: p.dev === true }));
     expect(newer.length).toBeGreaterThan(0);
     for (const n of newer) {
       expect(n.dev, `${n.name} is not a dev dependency`).toBe(true);
       expect(readme, `README names ${n.name}`).toContain(`\`${n.name}\``);
     }
-    const named = /declare Node ≥ 22: ([^.]*)\./.exec(readme.replace(/\n/g, ' '))![1]!.match(/`[^`]+`/g)!.map((s) => s.slice(1, -1));
+    const named = /declare Node ≥ 22: ([^.]*)\./
+      .exec(readme.replace(/\n/g, ' '))![1]!
+      .match(/`[^`]+`/g)!
+      .map((s) => s.slice(1, -1));
     expect(named.sort()).toEqual([...new Set(newer.map((n) => n.name))].sort());
   });
 

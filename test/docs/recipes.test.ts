@@ -62,7 +62,8 @@ function shBlocks(page: string): Block[] {
     if (open === null) continue;
     const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l));
     if (end < 0) throw new Error(`${page}:${i + 1}: unclosed code fence`);
-    if (open[1] === 'sh') out.push({ page, line: i + 1, runnable: open[2]!.split(/\s+/).includes('runnable'), text: lines.slice(i + 1, end).join('\n') + '\n' });
+    if (open[1] === 'sh')
+      out.push({ page, line: i + 1, runnable: open[2]!.split(/\s+/).includes('runnable'), text: lines.slice(i + 1, end).join('\n') + '\n' });
     i = end;
   }
   return out;
@@ -137,8 +138,20 @@ describe('documentation recipes', () => {
 
   it('finds the pages and their recipes', () => {
     expect(blocks.filter((b) => b.runnable).length).toBeGreaterThanOrEqual(10);
-    for (const page of ['README.md', 'docs/driver.md', 'docs/action.md', 'docs/patches.md', 'docs/diff-merge.md', 'docs/refactor.md', 'docs/coreform.md', 'docs/audit.md']) {
-      expect(blocks.some((b) => b.page === page && b.runnable), `${page} has a runnable recipe`).toBe(true);
+    for (const page of [
+      'README.md',
+      'docs/driver.md',
+      'docs/action.md',
+      'docs/patches.md',
+      'docs/diff-merge.md',
+      'docs/refactor.md',
+      'docs/coreform.md',
+      'docs/audit.md',
+    ]) {
+      expect(
+        blocks.some((b) => b.page === page && b.runnable),
+        `${page} has a runnable recipe`,
+      ).toBe(true);
     }
   });
 
@@ -159,7 +172,12 @@ describe('documentation recipes', () => {
 
   it('every relative link points at an existing page and heading', () => {
     // GitHub's heading anchors: lower case, punctuation other than - and _ dropped, spaces to -.
-    const slug = (h: string): string => h.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = (h: string): string =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-');
     const anchors = (page: string): Set<string> => {
       let fence = false;
       const out = new Set<string>();

@@ -34,7 +34,7 @@ function missing(file: string): string[] {
 
 describe('section references in messages', () => {
   it('the pattern reads a reference as the message holds it (control)', () => {
-    const text = "'(the contract: docs/patches.md \"Acceptance and the obligation runner\")'";
+    const text = '\'(the contract: docs/patches.md "Acceptance and the obligation runner")\'';
     expect([...text.matchAll(REFERENCE)].map((m) => [m[1], m[2]])).toEqual([['patches.md', 'Acceptance and the obligation runner']]);
   });
 

@@ -23,7 +23,13 @@ let folder = '';
 let line = '';
 
 /** Runs the configured line on base/ours/theirs bytes in the repository's top, as git would. */
-function runLine(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, markerSize: number, env: Record<string, string>): { status: number; stderr: string; result: Buffer } {
+function runLine(
+  base: Uint8Array,
+  ours: Uint8Array,
+  theirs: Uint8Array,
+  markerSize: number,
+  env: Record<string, string>,
+): { status: number; stderr: string; result: Buffer } {
   writeFileSync(join(repo, '.merge_file_O'), base);
   writeFileSync(join(repo, '.merge_file_A'), ours);
   writeFileSync(join(repo, '.merge_file_B'), theirs);

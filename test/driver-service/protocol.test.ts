@@ -10,7 +10,7 @@ import { driverCommand, expandDriverLine, serviceLineOptions, shQuote } from '..
 const field = fc.string({ unit: fc.constantFrom('a', 'é', ' ', "'", '"', '$', '%', '\n', '=', '\\', '`') });
 
 describe('request files', () => {
-  it('round-trip: what formatRequest writes (the line\'s printf fields) parses back to the same request', () => {
+  it("round-trip: what formatRequest writes (the line's printf fields) parses back to the same request", () => {
     fc.assert(
       fc.property(
         fc.record({
@@ -43,7 +43,7 @@ describe('request files', () => {
     expect(parseRequest(Buffer.from(good.toString().replace('\0HOME\0', '\0HOMER\0')))).toBeUndefined();
   });
 
-  it('reads what the line\'s own printf writes, with unset, empty and odd variables', () => {
+  it("reads what the line's own printf writes, with unset, empty and odd variables", () => {
     const part = serviceHandOverPart({ folderExpression: '"$K"', version: '0.1.0' }, 'gc').join('');
     const printf = /printf '%s\\0' .*? >"\$q"/.exec(part)![0].replace('>"$q"', '');
     const script = `p=m.gc b=base o=ours t=theirs a=.merge_file_A; ${printf.replace('%O', '.merge_file_O').replace('%B', '.merge_file_B').replace('%L', '9')}`;
@@ -54,7 +54,14 @@ describe('request files', () => {
       version: '0.1.0',
       cwd: '/tmp',
       args: ['.merge_file_O', '.merge_file_A', '.merge_file_B', '9', 'm.gc', 'base', 'ours', 'theirs'],
-      env: expect.objectContaining({ HOME: "/h o'me", GIT_DIR: '', GCPATCH_DRIVER: '0', GIT_CONFIG_PARAMETERS: "'merge.conflictStyle=diff3'", GIT_WORK_TREE: undefined, TMPDIR: undefined }),
+      env: expect.objectContaining({
+        HOME: "/h o'me",
+        GIT_DIR: '',
+        GCPATCH_DRIVER: '0',
+        GIT_CONFIG_PARAMETERS: "'merge.conflictStyle=diff3'",
+        GIT_WORK_TREE: undefined,
+        TMPDIR: undefined,
+      }),
     });
   });
 });
@@ -70,7 +77,12 @@ describe('replies', () => {
     const reply = formatReply(1, text, 200);
     expect(Buffer.byteLength(reply)).toBeLessThan(300);
     expect(reply.endsWith(':gcpatch: (further messages cut)\n')).toBe(true);
-    expect(reply.split('\n').slice(1, -2).every((l) => /^:gcpatch: line \d+$/.test(l))).toBe(true);
+    expect(
+      reply
+        .split('\n')
+        .slice(1, -2)
+        .every((l) => /^:gcpatch: line \d+$/.test(l)),
+    ).toBe(true);
   });
 });
 
@@ -80,7 +92,12 @@ describe('the line with the service', () => {
       it(`${scope} ${mode}: valid sh after git's expansion, every literal % doubled`, () => {
         const line = driverCommand(shQuote("/data/100%/it's"), mode, serviceLineOptions(scope, '0.1.0'));
         // Only git's placeholders and %% remain.
-        expect(line.replace(/%%/g, '').match(/%./g)!.every((p) => ['%O', '%A', '%B', '%L', '%P', '%S', '%X', '%Y'].includes(p))).toBe(true);
+        expect(
+          line
+            .replace(/%%/g, '')
+            .match(/%./g)!
+            .every((p) => ['%O', '%A', '%B', '%L', '%P', '%S', '%X', '%Y'].includes(p)),
+        ).toBe(true);
         const expanded = expandDriverLine(line, { O: 'o', A: 'a', B: 'b', L: 7, P: 'p.gc', S: 's', X: 'x', Y: 'y' });
         expect(expanded).toContain("printf '%s\\0' gcpatch-service-2");
         expect(expanded).toContain(`--serve "$1" "$3"' sh "$k" "$d" "$v"`);

@@ -53,7 +53,7 @@ function serve(self = SELF): { outcome: string; reply: string } {
     const outcome = serveRequest(folder, TOKEN, self);
     const chunks: Buffer[] = [];
     const buf = Buffer.alloc(65536);
-    for (let n; (n = readSync(fd, buf)) > 0; ) chunks.push(Buffer.from(buf.subarray(0, n)));
+    for (let n; (n = readSync(fd, buf)) > 0;) chunks.push(Buffer.from(buf.subarray(0, n)));
     return { outcome, reply: Buffer.concat(chunks).toString('utf8') };
   } finally {
     closeSync(fd);
@@ -83,7 +83,7 @@ function expectClean(): void {
 }
 
 describe('serveRequest', () => {
-  it('a clean merge: ok, the status, the result renamed over %A, done; the process\'s cwd and environment put back', () => {
+  it("a clean merge: ok, the status, the result renamed over %A, done; the process's cwd and environment put back", () => {
     const req = request(OURS, THEIRS);
     const expected = directly(req);
     leave(req);

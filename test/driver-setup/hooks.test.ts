@@ -77,7 +77,9 @@ describe('driver install --hooks', () => {
     const mainHead = git('rev-parse', 'HEAD').trim();
 
     const merged = execFileSync('sh', ['-c', 'git merge --no-edit side 2>&1'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...ENV } });
-    expect(merged).toMatch(/gcpatch \(post-merge hook\): re-pinned 1 module in pkg\/package\.toml \(stale pins: empty, or not the merged module's hash\):\n {2}app\.gc {2}"" -> [0-9a-f]{64}\n {2}not committed: review with `git diff pkg\/package\.toml`, then commit it/);
+    expect(merged).toMatch(
+      /gcpatch \(post-merge hook\): re-pinned 1 module in pkg\/package\.toml \(stale pins: empty, or not the merged module's hash\):\n {2}app\.gc {2}"" -> [0-9a-f]{64}\n {2}not committed: review with `git diff pkg\/package\.toml`, then commit it/,
+    );
     // The merge commit has the empty pin; the work tree has the fix, not committed.
     expect(git('show', 'HEAD:pkg/package.toml')).toContain('hash = ""');
     expect(git('rev-parse', 'HEAD^1').trim()).toBe(mainHead);
@@ -98,7 +100,11 @@ describe('driver install --hooks', () => {
     const quiet = run(dir, ['driver', 'repin', '--hook', 'post-merge']);
     expect(quiet).toMatchObject({ status: 0, stdout: '', stderr: '' });
     const asked = run(dir, ['driver', 'repin']);
-    expect(asked).toMatchObject({ status: 0, stdout: '', stderr: 'gcpatch: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n' });
+    expect(asked).toMatchObject({
+      status: 0,
+      stdout: '',
+      stderr: 'gcpatch: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n',
+    });
     const outside = run(tempDir(), ['driver', 'repin', '--json']);
     expect(outside.status).toBe(10);
     expect(JSON.parse(outside.stdout).error.code).toBe('git/not-a-repository');
@@ -111,7 +117,10 @@ describe('driver repin after a real merge', () => {
     const { dir, git } = repo();
     // A package whose wrong pin is deliberate (a test fixture, as GenesisCode has): no merge touches it.
     cpSync(join(ROOT, 'fixtures/packages/greeter'), join(dir, 'fixture'), { recursive: true });
-    writeFileSync(join(dir, 'fixture/package.toml'), readFileSync(join(dir, 'fixture/package.toml'), 'utf8').replace(/hash = "[0-9a-f]{64}"/, `hash = "${'0'.repeat(64)}"`));
+    writeFileSync(
+      join(dir, 'fixture/package.toml'),
+      readFileSync(join(dir, 'fixture/package.toml'), 'utf8').replace(/hash = "[0-9a-f]{64}"/, `hash = "${'0'.repeat(64)}"`),
+    );
     git('add', '-A');
     git('commit', '-qm', 'base');
     const base = readFileSync(join(dir, 'pkg/package.toml'), 'utf8');
@@ -136,7 +145,7 @@ describe('driver repin after a real merge', () => {
     return r.stdout.split(' ')[0]!;
   }
 
-  it('only one side re-pinned: the merged pin is that side\'s, wrong for the merged module; repin fixes it and says so, exact bytes', () => {
+  it("only one side re-pinned: the merged pin is that side's, wrong for the merged module; repin fixes it and says so, exact bytes", () => {
     const { dir, git, base, mainPin } = mergeBoth(false);
     const committed = git('show', 'HEAD:pkg/package.toml');
     // The manifest merge kept main's pin (side did not change it), but the module is the merge of both.
@@ -161,7 +170,10 @@ describe('driver repin after a real merge', () => {
     expect(fixturePins.status).toBe(50);
 
     // A second run has nothing to do and says so.
-    expect(run(dir, ['driver', 'repin'])).toMatchObject({ status: 0, stderr: 'gcpatch: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n' });
+    expect(run(dir, ['driver', 'repin'])).toMatchObject({
+      status: 0,
+      stderr: 'gcpatch: no stale pin in the packages the last merge or commit changed; nothing to re-pin\n',
+    });
   });
 
   it('both sides re-pinned: the empty pin is re-pinned, --json names the old and new pin', () => {

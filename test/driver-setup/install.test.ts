@@ -38,7 +38,7 @@ describe('driver install', () => {
   it('quotes for sh and builds the exact driver command lines', () => {
     expect(shQuote("/a b/it's")).toBe(`'/a b/it'\\''s'`);
     const gc = driverCommand(shQuote('/x/100%/d'), 'gc');
-    expect(gc.startsWith("d='/x/100%%/d'; p=%P o=%X b=%S t=%Y; case \"$o\" in %%X) o=ours b=base t=theirs;; esac; ")).toBe(true);
+    expect(gc.startsWith('d=\'/x/100%%/d\'; p=%P o=%X b=%S t=%Y; case "$o" in %%X) o=ours b=base t=theirs;; esac; ')).toBe(true);
     expect(gc).toContain('node "$d/launch.cjs" --wrapped %O %A %B %L "$p" "$b" "$o" "$t"; ');
     expect(gc).toContain('unset NODE_EXTRA_CA_CERTS; z=; v=');
     expect(driverCommand(shQuote('/x/100%/d'), 'gc', false)).toContain('unset NODE_EXTRA_CA_CERTS; if [ -r "$d/launch.cjs" ]');
@@ -57,7 +57,9 @@ describe('driver install', () => {
     expect(r.attributesFile).toBe(join(repo, '.gitattributes'));
     expect(r.attributesAdded).toEqual([...ATTRIBUTE_LINES]);
     const dir = driverDirExpression('local', r.installedTo);
-    expect(dir).toBe('"$([ -z "$GIT_DIR$GIT_COMMON_DIR" ] && [ -r .git/gcpatch/driver/launch.cjs ] && echo .git || git rev-parse --git-common-dir)/gcpatch/driver"');
+    expect(dir).toBe(
+      '"$([ -z "$GIT_DIR$GIT_COMMON_DIR" ] && [ -r .git/gcpatch/driver/launch.cjs ] && echo .git || git rev-parse --git-common-dir)/gcpatch/driver"',
+    );
     expect(r.installedTo).toBe(join(repo, '.git/gcpatch/driver'));
     expect(readFileSync(join(r.installedTo, 'index.js'))).toEqual(readFileSync(DRIVER));
     expect(r.check.level).toBe('ok');

@@ -14,7 +14,10 @@ it('driver/dist is an ASCII CommonJS bundle with the launcher beside it and no p
   const { toAscii } = createRequire(import.meta.url)(join(ROOT, 'driver/copy-launcher.cjs')) as { toAscii: (s: string) => string };
   const committed = readFileSync(join(ROOT, 'driver/dist/index.js'));
   expect(committed.subarray(0, 40).toString('latin1')).not.toMatch(/^import\b/);
-  expect(committed.every((b) => b < 0x80), 'the bundle is ASCII').toBe(true);
+  expect(
+    committed.every((b) => b < 0x80),
+    'the bundle is ASCII',
+  ).toBe(true);
   expect(toAscii('"a\u2026b" /\u{1F600}/u')).toBe('"a\\u2026b" /\\ud83d\\ude00/u');
   expect(() => toAscii('"\\\u2026"')).toThrow(/backslash/);
   expect(existsSync(join(ROOT, 'driver/dist/package.json')), 'a "type": "module" package.json would make Node read the CommonJS bundle as ESM').toBe(false);

@@ -55,9 +55,7 @@ describe('driver entry (driver/dist/index.js)', () => {
     const dir = triple(BASE, '(def a 10)\n\n(def b 2)\n', '(def a 11)\n\n(def b 2)\n');
     const r = runDriver(['O', 'A', 'B', '9', 'src/m.gc', 'base', 'HEAD', 'feature "quoted" x'], dir);
     expect(r.status).toBe(1);
-    expect(readFileSync(join(dir, 'A'), 'utf8')).toBe(
-      '<<<<<<<<< HEAD\n(def a 10)\n=========\n(def a 11)\n>>>>>>>>> feature "quoted" x\n\n(def b 2)\n',
-    );
+    expect(readFileSync(join(dir, 'A'), 'utf8')).toBe('<<<<<<<<< HEAD\n(def a 10)\n=========\n(def a 11)\n>>>>>>>>> feature "quoted" x\n\n(def b 2)\n');
     expect(r.stderr).toContain('src/m.gc: conflict in (def a …) at line 1 [form/divergent-edit]');
   });
 

@@ -74,7 +74,9 @@ const BASE = module(400);
 const OURS = module(400, (i) => (i % 10 === 0 ? `(def app/m::f${i} (fn [x] (* x ${i})))\n` : undefined));
 const THEIRS = module(400, (i) => (i % 10 === 5 ? `(def app/m::f${i} (fn [x] (- x ${i})))\n` : undefined));
 /** Both sides edit f0 differently: a conflict, markers in the result. */
-const THEIRS_CONFLICT = module(400, (i) => (i === 0 ? `(def app/m::f0 (fn [x] (- x 0)))\n` : i % 10 === 5 ? `(def app/m::f${i} (fn [x] (- x ${i})))\n` : undefined));
+const THEIRS_CONFLICT = module(400, (i) =>
+  i === 0 ? `(def app/m::f0 (fn [x] (- x 0)))\n` : i % 10 === 5 ? `(def app/m::f${i} (fn [x] (- x ${i})))\n` : undefined,
+);
 
 interface Case {
   name: string;
@@ -109,7 +111,15 @@ function trial(dir: string, c: Case): { status: number; result: Buffer; stderr: 
     process.env = saved;
   }
   fault.op = undefined;
-  return { status, result: realFs.readFileSync(join(dir, 'A')), stderr, left: realFs.readdirSync(dir).filter((f) => !['O', 'A', 'B'].includes(f)).sort() };
+  return {
+    status,
+    result: realFs.readFileSync(join(dir, 'A')),
+    stderr,
+    left: realFs
+      .readdirSync(dir)
+      .filter((f) => !['O', 'A', 'B'].includes(f))
+      .sort(),
+  };
 }
 
 describe('the driver on a full disk', () => {

@@ -32,8 +32,14 @@ function module(n: number, edit: (i: number) => string | undefined = () => undef
 /** Writes O, A, B for a clean merge (ours edits step 1, theirs the second-to-last) of `n` forms. */
 function cleanTriple(dir: string, n: number): string {
   writeFileSync(join(dir, 'O'), module(n));
-  writeFileSync(join(dir, 'A'), module(n, (i) => (i === 1 ? '(prim int/mul x 2)' : undefined)));
-  writeFileSync(join(dir, 'B'), module(n, (i) => (i === n - 2 ? '(prim int/sub x 1)' : undefined)));
+  writeFileSync(
+    join(dir, 'A'),
+    module(n, (i) => (i === 1 ? '(prim int/mul x 2)' : undefined)),
+  );
+  writeFileSync(
+    join(dir, 'B'),
+    module(n, (i) => (i === n - 2 ? '(prim int/sub x 1)' : undefined)),
+  );
   return module(n, (i) => (i === 1 ? '(prim int/mul x 2)' : i === n - 2 ? '(prim int/sub x 1)' : undefined));
 }
 
@@ -46,7 +52,10 @@ function wideTriple(dir: string, n: number): string {
   const ours = (i: number): string | undefined => (i !== n - 2 ? '(prim int/mul x 2)' : undefined);
   writeFileSync(join(dir, 'O'), module(n));
   writeFileSync(join(dir, 'A'), module(n, ours));
-  writeFileSync(join(dir, 'B'), module(n, (i) => (i === n - 2 ? '(prim int/sub x 1)' : undefined)));
+  writeFileSync(
+    join(dir, 'B'),
+    module(n, (i) => (i === n - 2 ? '(prim int/sub x 1)' : undefined)),
+  );
   return module(n, (i) => ours(i) ?? (i === n - 2 ? '(prim int/sub x 1)' : undefined));
 }
 
@@ -112,7 +121,11 @@ describe('driver launcher (driver/dist/launch.cjs)', () => {
     const work = tmp();
     const optimized = (env: Record<string, string>): number => {
       const expected = wideTriple(work, 1500); // ~100 KB, every element merged: hot enough for TurboFan when it is on
-      const r = spawnSync(process.execPath, ['--trace-opt', join(dir, 'launch.cjs'), ...ARGS], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env } });
+      const r = spawnSync(process.execPath, ['--trace-opt', join(dir, 'launch.cjs'), ...ARGS], {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
       expect([r.status, r.stderr]).toEqual([0, '']); // no DEP0111 warning from the flag switch
       expect(readFileSync(join(work, 'A'), 'utf8')).toBe(expected);
       return (r.stdout.match(/completed optimizing/g) ?? []).length;
@@ -155,13 +168,26 @@ describe('driver launcher (driver/dist/launch.cjs)', () => {
     const dir = installCopy();
     cpSync(join(ROOT, 'driver/launch.cjs'), join(dir, 'launch.cjs'));
     const probe = join(dir, 'probe.cjs');
-    writeFileSync(probe, "process.on('exit', () => process.stderr.write(process.moduleLoadList.filter((m) => m.endsWith(' child_process')).join(',') + '|'));\n");
+    writeFileSync(
+      probe,
+      "process.on('exit', () => process.stderr.write(process.moduleLoadList.filter((m) => m.endsWith(' child_process')).join(',') + '|'));\n",
+    );
     const work = tmp();
     writeFileSync(join(work, 'O.gc'), module(40));
-    writeFileSync(join(work, 'A.gc'), module(40, (i) => (i === 1 ? '(prim int/sub x 1)' : undefined)));
-    writeFileSync(join(work, 'B.gc'), module(40, (i) => (i === 38 ? '(prim int/mul x 38)' : undefined)));
+    writeFileSync(
+      join(work, 'A.gc'),
+      module(40, (i) => (i === 1 ? '(prim int/sub x 1)' : undefined)),
+    );
+    writeFileSync(
+      join(work, 'B.gc'),
+      module(40, (i) => (i === 38 ? '(prim int/mul x 38)' : undefined)),
+    );
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['-r', probe, join(dir, 'launch.cjs'), ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GCPATCH_DRIVER_SERVICE: '0' } });
+      spawnSync(process.execPath, ['-r', probe, join(dir, 'launch.cjs'), ...args], {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...process.env, GCPATCH_DRIVER_SERVICE: '0' },
+      });
     const version = run(['--version']);
     expect([version.status, version.stderr]).toEqual([0, '|']);
     const merge = run(['--wrapped', 'O.gc', 'A.gc', 'B.gc', '7', 'x.gc', 'base', 'ours', 'theirs']);

@@ -13,7 +13,10 @@ describe('gcpatch verify-pr', () => {
     const pkg = addShopPackage(repo);
     const base = commitAll(repo, 'shop');
     git(repo, 'checkout', '-q', '-b', 'feature');
-    const plan = await runCli(['refactor', 'plan', '--kind', 'rename', '--from', 'shop/price::total', '--to', 'shop/price::gross', '--pkg', 'pkgs/shop', '--json'], { cwd: repo });
+    const plan = await runCli(
+      ['refactor', 'plan', '--kind', 'rename', '--from', 'shop/price::total', '--to', 'shop/price::gross', '--pkg', 'pkgs/shop', '--json'],
+      { cwd: repo },
+    );
     expect(plan.status).toBe(0);
     const { reportAddress } = JSON.parse(plan.stdout) as { reportAddress: string };
     const applied = await runCli(['refactor', 'apply', reportAddress, '--pkg', 'pkgs/shop'], { cwd: repo });

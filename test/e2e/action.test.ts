@@ -7,16 +7,7 @@ import { hashModule } from '../../src/coreform/hash.js';
 import { canonicalizeSource } from '../../src/coreform/canon.js';
 import { applyPatch } from '../../src/patch/apply/apply.js';
 import { readTerm } from '../../src/coreform/read.js';
-import {
-  addShopPackage,
-  commitAll,
-  git,
-  honestRenamePr,
-  initRepo,
-  pullRequestEvent,
-  runAction,
-  tempDir,
-} from '../action/helpers.js';
+import { addShopPackage, commitAll, git, honestRenamePr, initRepo, pullRequestEvent, runAction, tempDir } from '../action/helpers.js';
 
 /** Rewrites the pin of `modulePath` in `<pkg>/package.toml` to the module's current hash (a careful hand edit). */
 function repin(pkg: string, modulePath: string): void {
@@ -50,10 +41,10 @@ describe('the bundled Action on a pull request', () => {
     const pkg = report.packages[0]!;
     expect(pkg.name).toBe('shop');
     expect(pkg.evidence).toEqual({
-      'acceptance': 1,
+      acceptance: 1,
       'apply-report': 1,
-      'package': 1,
-      'patch': 1,
+      package: 1,
+      patch: 1,
       'refactor-plan': 1,
       'refactor-plan-request': 1,
     });
@@ -157,7 +148,10 @@ describe('the bundled Action on a pull request', () => {
     const entry = join(pkg, '.genesis/store', evidence.evidence.report);
     const text = readFileSync(entry, 'utf8');
     expect(text).toMatch(/:replacement-count \d+/);
-    writeFileSync(entry, text.replace(/:replacement-count (\d+)/, (_, n: string) => `:replacement-count ${Number(n) + 1}`));
+    writeFileSync(
+      entry,
+      text.replace(/:replacement-count (\d+)/, (_, n: string) => `:replacement-count ${Number(n) + 1}`),
+    );
     const head = commitAll(repo, 'rename, with an edited plan report');
     const run = runAction(repo, { event: pullRequestEvent(base, head) });
     expect(run.status).toBe(1);
@@ -234,7 +228,10 @@ describe('the bundled Action on a pull request', () => {
       expect(run.status, c.says).toBe(c.failed ? 1 : 0);
       const errors = run.annotations.filter((a) => a.kind === 'error');
       // A failure is one error annotation of one line.
-      expect(errors.map((a) => a.message.split('\n').length), c.says).toEqual(c.failed ? [1] : []);
+      expect(
+        errors.map((a) => a.message.split('\n').length),
+        c.says,
+      ).toEqual(c.failed ? [1] : []);
     }
   });
 });

@@ -205,7 +205,9 @@ export function ledgerTemplate(scratch: Scratch): string {
   const modules = text.slice(text.indexOf('[[modules]]'));
   writeFileSync(
     manifest,
-    head.replace('dependencies = []\n', 'caps_policy = "caps.toml"\ndependencies = []\n').replace('obligations = []\n', 'obligations = []\nproperty_tests = ["ledger/tests::amount-properties"]\n') +
+    head
+      .replace('dependencies = []\n', 'caps_policy = "caps.toml"\ndependencies = []\n')
+      .replace('obligations = []\n', 'obligations = []\nproperty_tests = ["ledger/tests::amount-properties"]\n') +
       '[limits]\nallow_unlimited = false\nmax_alloc_units = 1000000\nstep_limit = 1000000\n\n[property]\ncases_per_test = 100\n\n' +
       modules,
   );

@@ -29,17 +29,30 @@ const alice = keyOf('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031ca
 const bob = keyOf('4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb');
 const carol = keyOf('c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7');
 
-const policyText = (min: number, keys: KeyPair[]): string => `version = 1\nmin_signatures = ${min}\nallowed_public_keys = [${keys.map((k) => JSON.stringify(k.publicKeyB64)).join(', ')}]\n`;
+const policyText = (min: number, keys: KeyPair[]): string =>
+  `version = 1\nmin_signatures = ${min}\nallowed_public_keys = [${keys.map((k) => JSON.stringify(k.publicKeyB64)).join(', ')}]\n`;
 
 const scratch = new Scratch();
 let template = '';
 
 /** `gcpatch sign` with the library, as the CLI does it. */
 function sign(pkg: string, key: KeyPair, acceptance?: string): void {
-  signAcceptance({ packageDir: pkg, key, packageArtifact: dependencyArtifactOnDisk(pkg, { path: 'package.toml' }), ...(acceptance !== undefined ? { acceptance } : {}) });
+  signAcceptance({
+    packageDir: pkg,
+    key,
+    packageArtifact: dependencyArtifactOnDisk(pkg, { path: 'package.toml' }),
+    ...(acceptance !== undefined ? { acceptance } : {}),
+  });
 }
 const patch = (pkg: string, name: string) =>
-  applyPatchText(scratch, pkg, onePatch(`name the product ${name}`, `{:op :replace-node :module-path "meta/profile.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new ${JSON.stringify(name)}}`));
+  applyPatchText(
+    scratch,
+    pkg,
+    onePatch(
+      `name the product ${name}`,
+      `{:op :replace-node :module-path "meta/profile.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new ${JSON.stringify(name)}}`,
+    ),
+  );
 
 interface PullRequest {
   repo: string;
@@ -127,7 +140,8 @@ const ROWS: Row[] = [
     id: 'S3',
     what: 'honest: the pull request raises min_signatures (judged by the base policy; a notice)',
     also: ['signing/policy-changed'],
-    build: () => pr((pkg, repo) => (writeFileSync(join(repo, POLICY), policyText(3, [alice, bob])), patch(pkg, 'ledger-max'), sign(pkg, alice), sign(pkg, bob))),
+    build: () =>
+      pr((pkg, repo) => (writeFileSync(join(repo, POLICY), policyText(3, [alice, bob])), patch(pkg, 'ledger-max'), sign(pkg, alice), sign(pkg, bob))),
   },
   {
     id: 'A1',
@@ -186,7 +200,8 @@ const ROWS: Row[] = [
     what: 'the pull request allows its own key and signs with it',
     codes: ['signing/signatures-missing'],
     also: ['signing/policy-weakened'],
-    build: () => pr((pkg, repo) => (writeFileSync(join(repo, POLICY), policyText(2, [alice, bob, carol])), patch(pkg, 'ledger-max'), sign(pkg, alice), sign(pkg, carol))),
+    build: () =>
+      pr((pkg, repo) => (writeFileSync(join(repo, POLICY), policyText(2, [alice, bob, carol])), patch(pkg, 'ledger-max'), sign(pkg, alice), sign(pkg, carol))),
   },
   {
     id: 'A8',
@@ -273,7 +288,12 @@ afterAll(() => {
   const attacks = results.filter((r) => r.kind === 'attack');
   const controls = results.filter((r) => r.kind === 'control');
   const line = `signing attack suite: ${attacks.filter((r) => r.passed).length}/${attacks.length} attacks caught, ${controls.filter((r) => r.passed).length}/${controls.length} controls passed`;
-  process.stdout.write(`${line}\n${results.filter((r) => !r.passed).map((r) => `  FAILED ${r.id}: ${r.got}\n`).join('')}`);
+  process.stdout.write(
+    `${line}\n${results
+      .filter((r) => !r.passed)
+      .map((r) => `  FAILED ${r.id}: ${r.got}\n`)
+      .join('')}`,
+  );
   scratch.cleanup();
 });
 
@@ -287,7 +307,9 @@ describe('verify-pr --policy attack rows and honest controls', () => {
         const codes = new Set<string>((o.report?.findings ?? []).map((f) => f.code));
         const good =
           o.report !== undefined &&
-          (row.codes === undefined ? o.report.ok && (o.status === undefined || o.status === 0) : !o.report.ok && errors(o).some((c) => row.codes!.includes(c as string)) && (o.status === undefined || o.status === 50)) &&
+          (row.codes === undefined
+            ? o.report.ok && (o.status === undefined || o.status === 0)
+            : !o.report.ok && errors(o).some((c) => row.codes!.includes(c as string)) && (o.status === undefined || o.status === 50)) &&
           (row.also ?? []).every((c) => codes.has(c));
         results.push({ kind: row.codes === undefined ? 'control' : 'attack', id: `${row.id}/${via}`, passed: good, got: describeOutcome(o) });
         expect(good, `${row.id} via ${via}: ${describeOutcome(o)}; all codes: ${[...codes].join(' ')}`).toBe(true);

@@ -150,7 +150,12 @@ function caught(o: Outcome, codes: readonly string[], policy: Policy, file?: str
 
 /** The files the findings with `codes` name (for the score's details). */
 function filesOf(o: Outcome, codes: readonly string[]): string {
-  return `(files: ${(o.report?.findings ?? []).filter((f) => codes.includes(f.code)).map((f) => f.file ?? '(none)').join(', ') || 'none'})`;
+  return `(files: ${
+    (o.report?.findings ?? [])
+      .filter((f) => codes.includes(f.code))
+      .map((f) => f.file ?? '(none)')
+      .join(', ') || 'none'
+  })`;
 }
 
 /** True when the outcome passes under the default policy with no error finding, and with the warnings `warns`. */
@@ -166,7 +171,14 @@ function action(pr: PullRequest, failOn: Policy): Outcome {
   const event = join(scratch.dir('gcpatch-attack-event-'), 'event.json');
   writeFileSync(event, readFileSync(join(ACTION_FIXTURES, 'pull_request.json'), 'utf8').replace('BASE_SHA', pr.base).replace('HEAD_SHA', pr.head));
   const run = runAction(pr.repo, { event, inputs: { 'fail-on': failOn } });
-  if (run.report === undefined) return { threw: `Action exited ${run.status} without a report: ${run.stdout.split('\n').filter((l) => l.startsWith('::error')).join(' ').slice(0, 300)}` };
+  if (run.report === undefined)
+    return {
+      threw: `Action exited ${run.status} without a report: ${run.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('::error'))
+        .join(' ')
+        .slice(0, 300)}`,
+    };
   return { report: run.report, status: run.status === 0 ? 0 : run.status === 1 ? 50 : run.status };
 }
 
@@ -302,7 +314,10 @@ const patchName = (pkg: string) =>
   applyPatchText(
     scratch,
     pkg,
-    onePatch('rename the product', '{:op :replace-node :module-path "meta/profile.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new "ledger-pro"}'),
+    onePatch(
+      'rename the product',
+      '{:op :replace-node :module-path "meta/profile.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new "ledger-pro"}',
+    ),
   );
 const dropObligation = (pkg: string) => edit(manifestOf(pkg), `obligations = [${JSON.stringify(OBLIGATION)}]`, 'obligations = []');
 const manifestEdit = (from: string, to: string, options?: PullRequest['options']) => oneCommit(T.ledger, (pkg) => edit(manifestOf(pkg), from, to), options);
@@ -357,7 +372,9 @@ function hiddenEditAfterRefactor(between: (repo: string, pkg: string) => void = 
 
 /** A store entry that main holds (the package record its pack stored). */
 function mainStoreEntry(repo: string): string {
-  const names = git(repo, 'ls-tree', '-r', '--name-only', 'main', `${PKG}/.genesis/store`).split('\n').filter((n) => n !== '');
+  const names = git(repo, 'ls-tree', '-r', '--name-only', 'main', `${PKG}/.genesis/store`)
+    .split('\n')
+    .filter((n) => n !== '');
   if (names.length === 0) throw new Error('main has no store entry');
   return join(repo, names[0]!);
 }
@@ -571,10 +588,11 @@ const attacks: Attack[] = [
     policy: 'error',
     file: MANIFEST_PATH,
     via: 'action',
-    build: () => oneCommit(T.nested, (pkg) => {
-      editCurrency(pkg);
-      pack(join(pkg, 'money'));
-    }),
+    build: () =>
+      oneCommit(T.nested, (pkg) => {
+        editCurrency(pkg);
+        pack(join(pkg, 'money'));
+      }),
   },
   {
     id: 'nested-package-added',
@@ -582,23 +600,25 @@ const attacks: Attack[] = [
     codes: ['audit/pin-mismatch'],
     policy: 'error',
     file: MANIFEST_PATH,
-    build: () => oneCommit(T.ledger, (pkg) => {
-      writeInnerPackage(pkg);
-      editCurrency(pkg);
-      pack(join(pkg, 'money'));
-    }),
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        writeInnerPackage(pkg);
+        editCurrency(pkg);
+        pack(join(pkg, 'money'));
+      }),
   },
   {
     id: 'nested-package-added-repacked',
     klass: 'membership: nested package added, outer re-packed: the hand edit is still the outer package’s',
     codes: ['audit/unexplained-change'],
     policy: 'warning',
-    build: () => oneCommit(T.ledger, (pkg) => {
-      writeInnerPackage(pkg);
-      editCurrency(pkg);
-      pack(join(pkg, 'money'));
-      pack(pkg);
-    }),
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        writeInnerPackage(pkg);
+        editCurrency(pkg);
+        pack(join(pkg, 'money'));
+        pack(pkg);
+      }),
   },
   {
     id: 'unlisted-module',
@@ -615,10 +635,15 @@ const attacks: Attack[] = [
     policy: 'warning',
     file: 'tools/gen.gc',
     // One warning per file when asked (by default they are one notice with the count: test/verify-pr/outside.test.ts).
-    build: () => oneCommit(T.ledger, (_, repo) => {
-      mkdirSync(join(repo, 'tools'));
-      writeFileSync(join(repo, 'tools/gen.gc'), '(def tools/gen::main (fn (x) x))\n');
-    }, { outsidePackage: 'warning' }),
+    build: () =>
+      oneCommit(
+        T.ledger,
+        (_, repo) => {
+          mkdirSync(join(repo, 'tools'));
+          writeFileSync(join(repo, 'tools/gen.gc'), '(def tools/gen::main (fn (x) x))\n');
+        },
+        { outsidePackage: 'warning' },
+      ),
   },
   // object kinds
   {
@@ -703,7 +728,8 @@ const attacks: Attack[] = [
     codes: ['audit/path-case-collision'],
     policy: 'error',
     file: `${PKG}/money/Currency.gc`,
-    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'money/Currency.gc'), readFileSync(join(pkg, CURRENCY), 'utf8').replace('"CHF"', '"Fr."'))),
+    build: () =>
+      oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'money/Currency.gc'), readFileSync(join(pkg, CURRENCY), 'utf8').replace('"CHF"', '"Fr."'))),
   },
   {
     id: 'case-collision-manifest',
@@ -948,7 +974,10 @@ const attacks: Attack[] = [
         const store = join(pkg, '.genesis/store');
         const entry = readdirSync(store).find((n) => /^[0-9a-f]{64}$/.test(n))!;
         writeFileSync(join(store, entry), readFileSync(join(store, entry), 'utf8') + 'tampered\n');
-        writeFileSync(join(pkg, '.genesis/package.toml'), 'dependencies = []\nname = "x"\nobligations = []\nschema = 1\ntests = []\nversion = "0.0.1"\nmodules = []\n');
+        writeFileSync(
+          join(pkg, '.genesis/package.toml'),
+          'dependencies = []\nname = "x"\nobligations = []\nschema = 1\ntests = []\nversion = "0.0.1"\nmodules = []\n',
+        );
       }),
   },
   {
@@ -994,7 +1023,14 @@ const attacks: Attack[] = [
     build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), CAPS_NONE)),
   },
   // manifest keys
-  { id: 'limits-step-raised', klass: 'keys: [limits] step_limit raised', codes: ['audit/limits-raised'], policy: 'error', file: MANIFEST_PATH, build: () => manifestEdit('step_limit = 1000000', 'step_limit = 1000000000') },
+  {
+    id: 'limits-step-raised',
+    klass: 'keys: [limits] step_limit raised',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    file: MANIFEST_PATH,
+    build: () => manifestEdit('step_limit = 1000000', 'step_limit = 1000000000'),
+  },
   {
     id: 'limits-raised-inline-table',
     klass: 'keys: [limits] respelled as an inline table with step_limit raised',
@@ -1006,7 +1042,13 @@ const attacks: Attack[] = [
         edit(manifestOf(pkg), 'schema = 1\n', 'limits = { allow_unlimited = false, max_alloc_units = 1000000, step_limit = 1000000000 }\nschema = 1\n');
       }),
   },
-  { id: 'limits-unlimited', klass: 'keys: [limits] allow_unlimited turned on', codes: ['audit/limits-raised'], policy: 'error', build: () => manifestEdit('allow_unlimited = false', 'allow_unlimited = true') },
+  {
+    id: 'limits-unlimited',
+    klass: 'keys: [limits] allow_unlimited turned on',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    build: () => manifestEdit('allow_unlimited = false', 'allow_unlimited = true'),
+  },
   {
     id: 'limits-removed',
     klass: 'keys: the [limits] table removed',
@@ -1014,7 +1056,13 @@ const attacks: Attack[] = [
     policy: 'error',
     build: () => manifestEdit('[limits]\nallow_unlimited = false\nmax_alloc_units = 1000000\nstep_limit = 1000000\n\n', ''),
   },
-  { id: 'property-cases-lowered', klass: 'keys: [property] cases_per_test lowered', codes: ['audit/limits-raised'], policy: 'error', build: () => manifestEdit('cases_per_test = 100', 'cases_per_test = 1') },
+  {
+    id: 'property-cases-lowered',
+    klass: 'keys: [property] cases_per_test lowered',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    build: () => manifestEdit('cases_per_test = 100', 'cases_per_test = 1'),
+  },
   {
     id: 'dependency-hand-pin',
     klass: 'keys: a dependency added with a hand-written pin',
@@ -1023,7 +1071,13 @@ const attacks: Attack[] = [
     file: MANIFEST_PATH,
     build: () => manifestEdit('dependencies = []', `dependencies = [{ name = "evil", path = "vendor/evil", hash = "${'ab'.repeat(32)}" }]`),
   },
-  { id: 'name-changed', klass: 'keys: the package name changed by hand', codes: ['audit/manifest-key-changed'], policy: 'error', build: () => manifestEdit('name = "ledger"', 'name = "ledger-next"') },
+  {
+    id: 'name-changed',
+    klass: 'keys: the package name changed by hand',
+    codes: ['audit/manifest-key-changed'],
+    policy: 'error',
+    build: () => manifestEdit('name = "ledger"', 'name = "ledger-next"'),
+  },
   {
     id: 'checkout-attributes-ident',
     klass: 'kinds: a .gitattributes in the package turns on ident, so the checkout the toolchain reads differs from the verified blobs',
@@ -1040,7 +1094,13 @@ const attacks: Attack[] = [
     file: '.gitattributes',
     build: () => oneCommit(T.ledger, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), '*.gc text eol=crlf\n')),
   },
-  { id: 'unknown-key-added', klass: 'keys: an unknown manifest key added', codes: ['audit/manifest-key-changed'], policy: 'error', build: () => manifestEdit('schema = 1\n', 'schema = 1\ntrusted = true\n') },
+  {
+    id: 'unknown-key-added',
+    klass: 'keys: an unknown manifest key added',
+    codes: ['audit/manifest-key-changed'],
+    policy: 'error',
+    build: () => manifestEdit('schema = 1\n', 'schema = 1\ntrusted = true\n'),
+  },
   {
     id: 'modules-reordered',
     klass: 'keys: the [[modules]] list reordered by hand',
@@ -1077,7 +1137,14 @@ const attacks: Attack[] = [
       }),
   },
   // obligations and tests
-  { id: 'obligation-dropped', klass: 'obligations: a declared obligation removed by hand', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.obligation, dropObligation) },
+  {
+    id: 'obligation-dropped',
+    klass: 'obligations: a declared obligation removed by hand',
+    codes: WEAKENED,
+    policy: 'error',
+    file: MANIFEST_PATH,
+    build: () => oneCommit(T.obligation, dropObligation),
+  },
   {
     id: 'obligation-replaced',
     klass: 'obligations: a declared obligation replaced by another name',
@@ -1085,7 +1152,13 @@ const attacks: Attack[] = [
     policy: 'error',
     build: () => oneCommit(T.obligation, (pkg) => edit(manifestOf(pkg), OBLIGATION, 'ledger/tests::trivial')),
   },
-  { id: 'test-suite-dropped', klass: 'obligations: a test suite removed by hand', codes: WEAKENED, policy: 'error', build: () => manifestEdit(TEST_SUITE_LINE, '') },
+  {
+    id: 'test-suite-dropped',
+    klass: 'obligations: a test suite removed by hand',
+    codes: WEAKENED,
+    policy: 'error',
+    build: () => manifestEdit(TEST_SUITE_LINE, ''),
+  },
   {
     id: 'property-tests-dropped',
     klass: 'obligations: a property_tests entry removed by hand',
@@ -1119,7 +1192,13 @@ const attacks: Attack[] = [
     via: 'cli',
     build: () => oneCommit(T.obligation, dropObligation, { replay: false }),
   },
-  { id: 'no-replay-test-suite-drop', klass: 'replay off: a test suite dropped', codes: WEAKENED, policy: 'error', build: () => manifestEdit(TEST_SUITE_LINE, '', { replay: false }) },
+  {
+    id: 'no-replay-test-suite-drop',
+    klass: 'replay off: a test suite dropped',
+    codes: WEAKENED,
+    policy: 'error',
+    build: () => manifestEdit(TEST_SUITE_LINE, '', { replay: false }),
+  },
   {
     id: 'no-replay-hidden-edit',
     klass: 'replay off: a hand edit of the module a refactor changed earlier in the PR',
@@ -1205,7 +1284,10 @@ const attacks: Attack[] = [
       const base = commitAll(repo, 'rename pair first (main)');
       git(repo, 'checkout', '-q', 'pr');
       if (!tryMerge(repo, '--no-edit', 'main')) throw new Error('main does not merge cleanly');
-      if (!readFileSync(list, 'utf8').includes('(ledger/pair::first p)') || readFileSync(join(pkg, 'core/pair.gc'), 'utf8').includes('(def ledger/pair::first')) {
+      if (
+        !readFileSync(list, 'utf8').includes('(ledger/pair::first p)') ||
+        readFileSync(join(pkg, 'core/pair.gc'), 'utf8').includes('(def ledger/pair::first')
+      ) {
         throw new Error('the merge does not hold a use of a name no module defines');
       }
       return pr(repo, base);
@@ -1227,7 +1309,13 @@ const attacks: Attack[] = [
       }),
   },
   // a head that cannot be read
-  { id: 'head-manifest-invalid-toml', klass: 'unreadable head: package.toml is not TOML', codes: ['audit/package-unreadable'], policy: 'error', build: () => manifestEdit('[[modules]]', '[[modules]') },
+  {
+    id: 'head-manifest-invalid-toml',
+    klass: 'unreadable head: package.toml is not TOML',
+    codes: ['audit/package-unreadable'],
+    policy: 'error',
+    build: () => manifestEdit('[[modules]]', '[[modules]'),
+  },
   {
     id: 'head-module-path-escapes',
     klass: 'unreadable head: a module path that leaves the package directory',
@@ -1241,9 +1329,16 @@ const attacks: Attack[] = [
     codes: ['audit/package-unreadable'],
     policy: 'error',
     file: CURRENCY_PATH,
-    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, CURRENCY), `${readFileSync(join(pkg, CURRENCY), 'utf8')}\n(def ledger/currency::broken\n`)),
+    build: () =>
+      oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, CURRENCY), `${readFileSync(join(pkg, CURRENCY), 'utf8')}\n(def ledger/currency::broken\n`)),
   },
-  { id: 'head-module-missing', klass: 'unreadable head: a listed module deleted', codes: ['audit/package-unreadable'], policy: 'error', build: () => oneCommit(T.ledger, (pkg) => rmSync(join(pkg, CURRENCY))) },
+  {
+    id: 'head-module-missing',
+    klass: 'unreadable head: a listed module deleted',
+    codes: ['audit/package-unreadable'],
+    policy: 'error',
+    build: () => oneCommit(T.ledger, (pkg) => rmSync(join(pkg, CURRENCY))),
+  },
   {
     id: 'head-manifest-directory',
     klass: 'unreadable head: package.toml is a directory',
@@ -1270,19 +1365,33 @@ const attacks: Attack[] = [
     policy: 'error',
     build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, '.genesis/store', '0'.repeat(64)), '{:kind "genesis/acceptance-v0.2" :ok true}')),
   },
-  { id: 'store-entry-removed', klass: 'store: an entry main holds deleted', codes: ['audit/store-entry-removed'], policy: 'warning', build: () => oneCommit(T.ledger, (_, repo) => rmSync(mainStoreEntry(repo))) },
+  {
+    id: 'store-entry-removed',
+    klass: 'store: an entry main holds deleted',
+    codes: ['audit/store-entry-removed'],
+    policy: 'warning',
+    build: () => oneCommit(T.ledger, (_, repo) => rmSync(mainStoreEntry(repo))),
+  },
   // modules
-  { id: 'hand-edit-stale-pin', klass: 'modules: a hand edit with the old pin', codes: ['audit/pin-mismatch'], policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.ledger, editCurrency) },
+  {
+    id: 'hand-edit-stale-pin',
+    klass: 'modules: a hand edit with the old pin',
+    codes: ['audit/pin-mismatch'],
+    policy: 'error',
+    file: MANIFEST_PATH,
+    build: () => oneCommit(T.ledger, editCurrency),
+  },
   {
     id: 'hand-edit-repacked',
     klass: 'modules: a hand edit, re-packed, no evidence',
     codes: ['audit/unexplained-change'],
     policy: 'warning',
     file: CURRENCY_PATH,
-    build: () => oneCommit(T.ledger, (pkg) => {
-      editCurrency(pkg);
-      pack(pkg);
-    }),
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        editCurrency(pkg);
+        pack(pkg);
+      }),
   },
   {
     id: 'hand-edit-under-refactor',
@@ -1297,23 +1406,57 @@ const attacks: Attack[] = [
         renameFirst(pkg);
       }),
   },
-  { id: 'hidden-edit-after-refactor', klass: 'modules: a hand edit of the module a refactor changed earlier in the PR', codes: MODULE_CHANGE, policy: 'error', file: `${PKG}/core/pair.gc`, build: () => hiddenEditAfterRefactor() },
+  {
+    id: 'hidden-edit-after-refactor',
+    klass: 'modules: a hand edit of the module a refactor changed earlier in the PR',
+    codes: MODULE_CHANGE,
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => hiddenEditAfterRefactor(),
+  },
   {
     id: 'hidden-edit-with-refactor',
     klass: 'modules: a hand edit in the refactor’s own commit',
     codes: ['audit/replay-module-mismatch'],
     policy: 'error',
-    build: () => oneCommit(T.ledger, (pkg) => {
-      renameFirst(pkg);
-      editPair(pkg);
-      pack(pkg);
-    }),
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        renameFirst(pkg);
+        editPair(pkg);
+        pack(pkg);
+      }),
   },
   // the net change (docs/security.md "The construction"): no history shape excuses a difference
-  { id: 'orphan-first-parent-limits', klass: 'net change: an orphan snapshot with step_limit raised, merged as the first parent', codes: ['audit/limits-raised'], policy: 'error', via: 'action', build: () => orphanMerge(T.ledger, (pkg) => edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 1000000000'), 'orphan-first') },
-  { id: 'orphan-second-parent-op-table', klass: 'net change: an orphan snapshot that adds an empty [op."X"] table, merged as the second parent', codes: ['audit/caps-widened'], policy: 'error', build: () => orphanMerge(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`), 'orphan-second') },
-  { id: 'orphan-hand-edit-refactored-module', klass: 'net change: an orphan snapshot with a hand edit of the module the evidence renamed, merged as the first parent', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => orphanMerge(T.ledger, editPair, 'orphan-first') },
-  { id: 'orphan-drops-obligation', klass: 'net change: an orphan snapshot without the declared obligation, merged as the first parent', codes: WEAKENED, policy: 'error', build: () => orphanMerge(T.obligation, dropObligation, 'orphan-first') },
+  {
+    id: 'orphan-first-parent-limits',
+    klass: 'net change: an orphan snapshot with step_limit raised, merged as the first parent',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    via: 'action',
+    build: () => orphanMerge(T.ledger, (pkg) => edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 1000000000'), 'orphan-first'),
+  },
+  {
+    id: 'orphan-second-parent-op-table',
+    klass: 'net change: an orphan snapshot that adds an empty [op."X"] table, merged as the second parent',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    build: () => orphanMerge(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`), 'orphan-second'),
+  },
+  {
+    id: 'orphan-hand-edit-refactored-module',
+    klass: 'net change: an orphan snapshot with a hand edit of the module the evidence renamed, merged as the first parent',
+    codes: ['audit/replay-module-mismatch'],
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => orphanMerge(T.ledger, editPair, 'orphan-first'),
+  },
+  {
+    id: 'orphan-drops-obligation',
+    klass: 'net change: an orphan snapshot without the declared obligation, merged as the first parent',
+    codes: WEAKENED,
+    policy: 'error',
+    build: () => orphanMerge(T.obligation, dropObligation, 'orphan-first'),
+  },
   {
     id: 'pre-package-history-merged',
     klass: 'net change: a side history whose root has no package (a merge base before the package) adds it with raised limits and an op table, merged in',
@@ -1323,7 +1466,12 @@ const attacks: Attack[] = [
       const { repo, pkg, base } = start(T.ledger);
       renameFirst(pkg);
       const p1 = commitAll(repo, 'rename pair first');
-      const readme = commitTree(repo, gitWithInput(repo, `100644 blob ${writeBlob(repo, '# ledger\n')}\tREADME.md\n`, 'mktree'), [], 'a history before the package');
+      const readme = commitTree(
+        repo,
+        gitWithInput(repo, `100644 blob ${writeBlob(repo, '# ledger\n')}\tREADME.md\n`, 'mktree'),
+        [],
+        'a history before the package',
+      );
       edit(manifestOf(pkg), 'step_limit = 1000000', 'step_limit = 1000000000');
       writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`);
       const tree = stageTree(repo);
@@ -1331,18 +1479,104 @@ const attacks: Attack[] = [
       return { repo, base, head: commitTree(repo, tree, [p1, side], 'Merge the side history') };
     },
   },
-  { id: 'parallel-hand-edit-refactored-module', klass: 'net change: a hand edit of the renamed module made on a branch parallel to the evidence, then merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'evidence-first') },
-  { id: 'parallel-hand-edit-first-parent-swap', klass: 'net change: the parallel hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => parallelEdit(editPair, 'edit-first') },
-  { id: 'stale-hand-edit-then-refactor-merge-main', klass: 'net change: a hand edit of a stale module (main edited it after the fork point), then the refactor of it, then main merged', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'merge-main') },
-  { id: 'stale-side-hand-edit-evidence-first', klass: 'net change: a hand edit on a side branch from the stale fork point, merged with the refactor made on main (evidence first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'parallel-evidence-first') },
-  { id: 'stale-side-hand-edit-edit-first', klass: 'net change: the stale side branch hand edit merged with the parents swapped (the edit first)', codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => staleModuleMerge(editPair, 'parallel-edit-first') },
-  { id: 'unreadable-merge-drops-main-edit', klass: "net change: an unreadable merge of an old and the new main (the old first), a refactor on the old state, main merged again: main's edit of the refactored module dropped", codes: ['audit/replay-module-mismatch'], policy: 'error', file: `${PKG}/core/pair.gc`, build: () => unreadableMergeDropsMainEdit() },
-  { id: 'op-table-added-empty', klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, via: 'action', build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)) },
-  { id: 'op-table-with-timeout', klass: 'policy: an [op."X"] table with a timeout added', codes: ['audit/caps-widened'], policy: 'error', file: `${PKG}/caps.toml`, build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`)) },
-  { id: 'gfx-golden-emptied', klass: 'keys: [gfx] golden_tests emptied', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, 'golden_tests = []')) },
-  { id: 'gfx-frame-budget-tests-removed', klass: 'keys: [gfx] frame_budget_tests removed', codes: WEAKENED, policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `frame_budget_tests = ["${GFX_SUITE}"]\n`, '')) },
-  { id: 'gfx-frame-budget-raised', klass: 'keys: a [gfx] frame budget raised', codes: ['audit/limits-raised'], policy: 'error', file: MANIFEST_PATH, build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), 'max_draw_commands_per_frame = 100', 'max_draw_commands_per_frame = 100000')) },
-  { id: 'limits-unknown-field', klass: 'keys: a field [limits] does not have, added by hand', codes: ['audit/manifest-key-changed'], policy: 'error', file: MANIFEST_PATH, build: () => manifestEdit('step_limit = 1000000\n', 'step_limit = 1000000\nunchecked = true\n') },
+  {
+    id: 'parallel-hand-edit-refactored-module',
+    klass: 'net change: a hand edit of the renamed module made on a branch parallel to the evidence, then merged',
+    codes: ['audit/replay-module-mismatch'],
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => parallelEdit(editPair, 'evidence-first'),
+  },
+  {
+    id: 'parallel-hand-edit-first-parent-swap',
+    klass: 'net change: the parallel hand edit merged with the parents swapped (the edit first)',
+    codes: ['audit/replay-module-mismatch'],
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => parallelEdit(editPair, 'edit-first'),
+  },
+  {
+    id: 'stale-hand-edit-then-refactor-merge-main',
+    klass: 'net change: a hand edit of a stale module (main edited it after the fork point), then the refactor of it, then main merged',
+    codes: ['audit/replay-module-mismatch'],
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => staleModuleMerge(editPair, 'merge-main'),
+  },
+  {
+    id: 'stale-side-hand-edit-evidence-first',
+    klass: 'net change: a hand edit on a side branch from the stale fork point, merged with the refactor made on main (evidence first)',
+    codes: ['audit/replay-module-mismatch'],
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => staleModuleMerge(editPair, 'parallel-evidence-first'),
+  },
+  {
+    id: 'stale-side-hand-edit-edit-first',
+    klass: 'net change: the stale side branch hand edit merged with the parents swapped (the edit first)',
+    codes: ['audit/replay-module-mismatch'],
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => staleModuleMerge(editPair, 'parallel-edit-first'),
+  },
+  {
+    id: 'unreadable-merge-drops-main-edit',
+    klass:
+      "net change: an unreadable merge of an old and the new main (the old first), a refactor on the old state, main merged again: main's edit of the refactored module dropped",
+    codes: ['audit/replay-module-mismatch'],
+    policy: 'error',
+    file: `${PKG}/core/pair.gc`,
+    build: () => unreadableMergeDropsMainEdit(),
+  },
+  {
+    id: 'op-table-added-empty',
+    klass: 'policy: an empty [op."X"] table added (the loader grants X: allow defaults to true)',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/caps.toml`,
+    via: 'action',
+    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/net::http-request"]\n`)),
+  },
+  {
+    id: 'op-table-with-timeout',
+    klass: 'policy: an [op."X"] table with a timeout added',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/caps.toml`,
+    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'caps.toml'), `${CAPS_NONE}\n[op."io/fs::write"]\ntimeout_ms = 5\n`)),
+  },
+  {
+    id: 'gfx-golden-emptied',
+    klass: 'keys: [gfx] golden_tests emptied',
+    codes: WEAKENED,
+    policy: 'error',
+    file: MANIFEST_PATH,
+    build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, 'golden_tests = []')),
+  },
+  {
+    id: 'gfx-frame-budget-tests-removed',
+    klass: 'keys: [gfx] frame_budget_tests removed',
+    codes: WEAKENED,
+    policy: 'error',
+    file: MANIFEST_PATH,
+    build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `frame_budget_tests = ["${GFX_SUITE}"]\n`, '')),
+  },
+  {
+    id: 'gfx-frame-budget-raised',
+    klass: 'keys: a [gfx] frame budget raised',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    file: MANIFEST_PATH,
+    build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), 'max_draw_commands_per_frame = 100', 'max_draw_commands_per_frame = 100000')),
+  },
+  {
+    id: 'limits-unknown-field',
+    klass: 'keys: a field [limits] does not have, added by hand',
+    codes: ['audit/manifest-key-changed'],
+    policy: 'error',
+    file: MANIFEST_PATH,
+    build: () => manifestEdit('step_limit = 1000000\n', 'step_limit = 1000000\nunchecked = true\n'),
+  },
   {
     id: 'attributes-nested-unspecified-text',
     klass: 'attributes by effect: a nested .gitattributes with `*.gc !text` under a root `*.gc -text` (core.autocrlf applies again)',
@@ -1360,7 +1594,8 @@ const attacks: Attack[] = [
   },
   {
     id: 'package-replaced-wide-caps',
-    klass: 'new package: the package deleted and added again under another name and other module paths (not a move), with a policy granting network and file access',
+    klass:
+      'new package: the package deleted and added again under another name and other module paths (not a move), with a policy granting network and file access',
     codes: ['audit/caps-widened'],
     policy: 'error',
     file: 'books/caps.toml',
@@ -1452,7 +1687,10 @@ const controls: Control[] = [
   {
     id: 'merge-attributes',
     what: 'a .gitattributes that names the merge drivers (gcpatch driver install) and marks files binary',
-    build: () => oneCommit(T.ledger, (_pkg, repo) => writeFileSync(join(repo, '.gitattributes'), '*.gc merge=gcpatch\npackage.toml merge=gcpatch-manifest\n*.png binary -text\n')),
+    build: () =>
+      oneCommit(T.ledger, (_pkg, repo) =>
+        writeFileSync(join(repo, '.gitattributes'), '*.gc merge=gcpatch\npackage.toml merge=gcpatch-manifest\n*.png binary -text\n'),
+      ),
   },
   { id: 'honest-rename', what: 'an honest rename (refactor plan + apply)', via: 'action', build: () => oneCommit(T.ledger, (pkg) => renameFirst(pkg)) },
   { id: 'honest-patch', what: 'an honest patch (apply --patch)', build: () => oneCommit(T.ledger, patchName) },
@@ -1510,14 +1748,22 @@ const controls: Control[] = [
     what: 'package.toml respelled with the same TOML values (an escaped name, a comment)',
     build: () => manifestEdit('name = "ledger"\n', 'name = "\\u006cedger" # the same name\n'),
   },
-  { id: 'new-sibling-package', what: 'a new sibling package', build: () => oneCommit(T.ledger, (_, repo) => cpSync(join(ROOT, 'fixtures/action/shop'), join(repo, 'shop'), { recursive: true })) },
+  {
+    id: 'new-sibling-package',
+    what: 'a new sibling package',
+    build: () => oneCommit(T.ledger, (_, repo) => cpSync(join(ROOT, 'fixtures/action/shop'), join(repo, 'shop'), { recursive: true })),
+  },
   { id: 'version-bump', what: 'a version bump by hand (warning only)', build: () => manifestEdit('version = "0.3.1"', 'version = "0.4.0"') },
   {
     id: 'octopus-honest',
     what: 'an octopus merge of three honest branches',
     build: () => {
       const { repo, pkg, base } = start(T.ledger);
-      const branches: [string, (pkg: string) => unknown][] = [['b1', renameFirst], ['b2', renameEmoji], ['b3', patchName]];
+      const branches: [string, (pkg: string) => unknown][] = [
+        ['b1', renameFirst],
+        ['b2', renameEmoji],
+        ['b3', patchName],
+      ];
       for (const [branch, change] of branches) {
         git(repo, 'checkout', '-q', '-b', branch, 'main');
         change(pkg);
@@ -1529,18 +1775,29 @@ const controls: Control[] = [
       return pr(repo, base);
     },
   },
-  { id: 'package-deleted', what: 'a package deleted on purpose (warning only)', warns: ['audit/package-deleted'], build: () => oneCommit(T.ledger, (pkg) => rmSync(pkg, { recursive: true })) },
+  {
+    id: 'package-deleted',
+    what: 'a package deleted on purpose (warning only)',
+    warns: ['audit/package-deleted'],
+    build: () => oneCommit(T.ledger, (pkg) => rmSync(pkg, { recursive: true })),
+  },
   {
     id: 'formatting-only',
     what: 'a formatting-only change',
-    build: () => oneCommit(T.ledger, (pkg) => edit(join(pkg, CURRENCY), '\n   :usd {:symbol "$" :digits 2}\n   :chf', ' :usd {:symbol "$" :digits 2}\n       :chf')),
+    build: () =>
+      oneCommit(T.ledger, (pkg) => edit(join(pkg, CURRENCY), '\n   :usd {:symbol "$" :digits 2}\n   :chf', ' :usd {:symbol "$" :digits 2}\n       :chf')),
   },
   {
     id: 'update-manifest-obligation-removed',
     what: 'an update-manifest patch that removes an obligation, with evidence',
     build: () =>
       oneCommit(T.obligation, (pkg) =>
-        applyPatchText(scratch, pkg, onePatch('retire the balanced obligation', `{:op :update-manifest :obligations-remove [${JSON.stringify(OBLIGATION)}]}`), runner),
+        applyPatchText(
+          scratch,
+          pkg,
+          onePatch('retire the balanced obligation', `{:op :update-manifest :obligations-remove [${JSON.stringify(OBLIGATION)}]}`),
+          runner,
+        ),
       ),
   },
   {
@@ -1548,7 +1805,11 @@ const controls: Control[] = [
     what: 'an update-manifest :set patch that raises a limit, with evidence',
     build: () =>
       oneCommit(T.ledger, (pkg) => {
-        applyPatchText(scratch, pkg, onePatch('more steps', '{:op :update-manifest :set {"limits" {"allow_unlimited" false "max_alloc_units" 1000000 "step_limit" 5000000}}}'));
+        applyPatchText(
+          scratch,
+          pkg,
+          onePatch('more steps', '{:op :update-manifest :set {"limits" {"allow_unlimited" false "max_alloc_units" 1000000 "step_limit" 5000000}}}'),
+        );
         if (!readFileSync(manifestOf(pkg), 'utf8').includes('step_limit = 5000000')) throw new Error('the patch did not raise the limit');
       }),
   },
@@ -1561,15 +1822,55 @@ const controls: Control[] = [
         applyPatchText(scratch, pkg, onePatch('a policy file of its own', '{:op :update-manifest :caps-policy "caps-strict.toml"}'));
       }),
   },
-  { id: 'rename-with-obligation', what: 'an honest rename in a package that declares an obligation (runner accepts)', build: () => oneCommit(T.obligation, (pkg) => renameFirst(pkg, runner)) },
-  { id: 'rename-no-replay', what: 'an honest rename checked with replay: false', build: () => oneCommit(T.ledger, (pkg) => renameFirst(pkg), { replay: false }) },
-  { id: 'parallel-unrelated-edit', what: 'a hand edit of a module no evidence touches, on a branch parallel to a rename, merged', warns: ['audit/unexplained-change'], build: () => parallelEdit(editCurrency, 'evidence-first') },
-  { id: 'orphan-snapshot-of-the-pr', what: "an orphan snapshot of the PR's own honest state merged as the first parent (it changes nothing the evidence did not)", warns: ['audit/unexplained-change'], via: 'action', build: () => orphanMerge(T.ledger, () => {}, 'orphan-first') },
-  { id: 'stale-refactor-merge-main', what: "a refactor made on a stale fork point, merged with main's edit of the renamed definition", build: () => staleModuleMerge(() => {}, 'merge-main') },
-  { id: 'stale-side-merged-with-refactor', what: 'a side branch from the stale fork point with no change of the module, merged with the refactor made on main', build: () => staleModuleMerge(() => {}, 'parallel-edit-first') },
-  { id: 'op-timeout-added', what: 'a timeout added to an op the policy grants (a proven narrowing)', warns: ['audit/caps-changed'], build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 100\n`)) },
-  { id: 'limit-lowered', what: 'a limit lowered by hand (a proven narrowing: a notice)', build: () => manifestEdit('step_limit = 1000000', 'step_limit = 500000') },
-  { id: 'gfx-golden-added', what: 'a [gfx] golden test suite added by hand (a narrowing)', build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, `golden_tests = ["${GFX_SUITE}", "ledger/tests::more"]`)) },
+  {
+    id: 'rename-with-obligation',
+    what: 'an honest rename in a package that declares an obligation (runner accepts)',
+    build: () => oneCommit(T.obligation, (pkg) => renameFirst(pkg, runner)),
+  },
+  {
+    id: 'rename-no-replay',
+    what: 'an honest rename checked with replay: false',
+    build: () => oneCommit(T.ledger, (pkg) => renameFirst(pkg), { replay: false }),
+  },
+  {
+    id: 'parallel-unrelated-edit',
+    what: 'a hand edit of a module no evidence touches, on a branch parallel to a rename, merged',
+    warns: ['audit/unexplained-change'],
+    build: () => parallelEdit(editCurrency, 'evidence-first'),
+  },
+  {
+    id: 'orphan-snapshot-of-the-pr',
+    what: "an orphan snapshot of the PR's own honest state merged as the first parent (it changes nothing the evidence did not)",
+    warns: ['audit/unexplained-change'],
+    via: 'action',
+    build: () => orphanMerge(T.ledger, () => {}, 'orphan-first'),
+  },
+  {
+    id: 'stale-refactor-merge-main',
+    what: "a refactor made on a stale fork point, merged with main's edit of the renamed definition",
+    build: () => staleModuleMerge(() => {}, 'merge-main'),
+  },
+  {
+    id: 'stale-side-merged-with-refactor',
+    what: 'a side branch from the stale fork point with no change of the module, merged with the refactor made on main',
+    build: () => staleModuleMerge(() => {}, 'parallel-edit-first'),
+  },
+  {
+    id: 'op-timeout-added',
+    what: 'a timeout added to an op the policy grants (a proven narrowing)',
+    warns: ['audit/caps-changed'],
+    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 100\n`)),
+  },
+  {
+    id: 'limit-lowered',
+    what: 'a limit lowered by hand (a proven narrowing: a notice)',
+    build: () => manifestEdit('step_limit = 1000000', 'step_limit = 500000'),
+  },
+  {
+    id: 'gfx-golden-added',
+    what: 'a [gfx] golden test suite added by hand (a narrowing)',
+    build: () => oneCommit(T.gfx, (pkg) => edit(manifestOf(pkg), `golden_tests = ["${GFX_SUITE}"]`, `golden_tests = ["${GFX_SUITE}", "ledger/tests::more"]`)),
+  },
   {
     id: 'unreadable-fork-point-fixed',
     what: 'a PR forking from a main commit whose package.toml does not parse, fixing it (judged against the nearest readable ancestor)',
@@ -1586,13 +1887,45 @@ const controls: Control[] = [
       return pr(repo, base);
     },
   },
-  { id: 'attributes-nested-same-effect', what: 'a nested .gitattributes that restates `*.gc -text` and adds a diff driver (no checkout attribute changes)', build: () => oneCommit(T.attr, (pkg) => writeFileSync(join(pkg, '.gitattributes'), '*.gc -text diff=gc\n')) },
-  { id: 'outside-only', what: 'a change outside every package (README)', build: () => oneCommit(T.ledger, (_, repo) => writeFileSync(join(repo, 'README.md'), '# ledger\n\nA longer README.\n')) },
+  {
+    id: 'attributes-nested-same-effect',
+    what: 'a nested .gitattributes that restates `*.gc -text` and adds a diff driver (no checkout attribute changes)',
+    build: () => oneCommit(T.attr, (pkg) => writeFileSync(join(pkg, '.gitattributes'), '*.gc -text diff=gc\n')),
+  },
+  {
+    id: 'outside-only',
+    what: 'a change outside every package (README)',
+    build: () => oneCommit(T.ledger, (_, repo) => writeFileSync(join(repo, 'README.md'), '# ledger\n\nA longer README.\n')),
+  },
   // red-team round 5
-  { id: 'property-cases-added-above-default', what: '[property] cases_per_test added above the default of 64 (more cases: a notice)', via: 'cli', build: () => oneCommit(withoutProperty(), (pkg) => edit(manifestOf(pkg), '[[modules]]', '[property]\ncases_per_test = 100\n\n[[modules]]')) },
-  { id: 'op-timeout-lowered', what: 'an op timeout lowered, still above 0 (a proven narrowing)', warns: ['audit/caps-changed'], via: 'cli', build: () => oneCommit(withOpTimeout(), (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 10\n`)) },
-  { id: 'subdirectory-policy-narrowed', what: 'a policy file in a package subdirectory narrowed (ci/caps.ci.toml grants nothing)', warns: ['audit/caps-changed'], build: () => oneCommit(withCiPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_NONE)) },
-  { id: 'subdirectory-policy-added-empty', what: 'a policy file that grants nothing added in a package subdirectory', build: () => oneCommit(T.ledger, (pkg) => { mkdirSync(join(pkg, 'ci'), { recursive: true }); writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_NONE); }) },
+  {
+    id: 'property-cases-added-above-default',
+    what: '[property] cases_per_test added above the default of 64 (more cases: a notice)',
+    via: 'cli',
+    build: () => oneCommit(withoutProperty(), (pkg) => edit(manifestOf(pkg), '[[modules]]', '[property]\ncases_per_test = 100\n\n[[modules]]')),
+  },
+  {
+    id: 'op-timeout-lowered',
+    what: 'an op timeout lowered, still above 0 (a proven narrowing)',
+    warns: ['audit/caps-changed'],
+    via: 'cli',
+    build: () => oneCommit(withOpTimeout(), (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[op."sys/time::now"]\ntimeout_ms = 10\n`)),
+  },
+  {
+    id: 'subdirectory-policy-narrowed',
+    what: 'a policy file in a package subdirectory narrowed (ci/caps.ci.toml grants nothing)',
+    warns: ['audit/caps-changed'],
+    build: () => oneCommit(withCiPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_NONE)),
+  },
+  {
+    id: 'subdirectory-policy-added-empty',
+    what: 'a policy file that grants nothing added in a package subdirectory',
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        mkdirSync(join(pkg, 'ci'), { recursive: true });
+        writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_NONE);
+      }),
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1615,7 +1948,11 @@ beforeAll(() => {
   declareObligation(T.obligation);
 
   T.gfx = scratch.copy(T.ledger);
-  edit(join(T.gfx, PKG, 'package.toml'), '[[modules]]', `[gfx]\nframe_budget_tests = ["${GFX_SUITE}"]\ngolden_tests = ["${GFX_SUITE}"]\nmax_draw_commands_per_frame = 100\n\n[[modules]]`);
+  edit(
+    join(T.gfx, PKG, 'package.toml'),
+    '[[modules]]',
+    `[gfx]\nframe_budget_tests = ["${GFX_SUITE}"]\ngolden_tests = ["${GFX_SUITE}"]\nmax_draw_commands_per_frame = 100\n\n[[modules]]`,
+  );
   commitAll(T.gfx, 'golden and frame-budget checks');
 
   T.attr = scratch.copy(T.ledger);
@@ -1673,14 +2010,21 @@ const bareMode = (mode: string) => mode.replace(/^0+/, '');
 
 /** `git diff --raw` between base and head (no rename detection), as path accounts. */
 function gitChanges(p: PullRequest): GitChange[] {
-  const fields = git(p.repo, 'diff', '--raw', '--no-renames', '--no-abbrev', '-z', p.base, p.head).split('\0').filter((f) => f !== '');
+  const fields = git(p.repo, 'diff', '--raw', '--no-renames', '--no-abbrev', '-z', p.base, p.head)
+    .split('\0')
+    .filter((f) => f !== '');
   const out: GitChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const [fromMode, toMode] = fields[i]!.slice(1).split(' ') as [string, string];
     const side = (mode: string) => (/^0+$/.test(mode) ? undefined : { kind: KIND_OF_MODE[bareMode(mode)] ?? 'blob', mode: bareMode(mode) });
     const from = side(fromMode);
     const to = side(toMode);
-    out.push({ path: fields[i + 1]!, change: from === undefined ? 'added' : to === undefined ? 'deleted' : 'modified', ...(from ? { from } : {}), ...(to ? { to } : {}) });
+    out.push({
+      path: fields[i + 1]!,
+      change: from === undefined ? 'added' : to === undefined ? 'deleted' : 'modified',
+      ...(from ? { from } : {}),
+      ...(to ? { to } : {}),
+    });
   }
   return out;
 }

@@ -65,16 +65,26 @@ describe('gcpatch blame / why / log (built CLI, real git)', () => {
     const log = await runCli(['log', '--json'], { cwd: shallow, env });
     expect(log.stderr).toBe('');
     const entries = JSON.parse(log.stdout).commits;
-    expect(entries.map((c: { commit: string; explanation: { how: string; route: string; verified: boolean } }) => [c.commit, c.explanation.how, c.explanation.route, c.explanation.verified])).toEqual([
-      [h.merge, 'merge', 'merge-base-missing', false],
-    ]);
-    expect((await runCli(['log'], { cwd: shallow, env })).stdout).toContain("explained: structural merge of the parents, NOT verified: the merge base of the commit's parents is not in this shallow clone");
+    expect(
+      entries.map((c: { commit: string; explanation: { how: string; route: string; verified: boolean } }) => [
+        c.commit,
+        c.explanation.how,
+        c.explanation.route,
+        c.explanation.verified,
+      ]),
+    ).toEqual([[h.merge, 'merge', 'merge-base-missing', false]]);
+    expect((await runCli(['log'], { cwd: shallow, env })).stdout).toContain(
+      "explained: structural merge of the parents, NOT verified: the merge base of the commit's parents is not in this shallow clone",
+    );
   });
 
   it('errors: one line on stderr naming the path or revision, --json on stdout, exit 10', async () => {
     const mod = await runCli(['blame', 'pkgs/shop/lib/missing.gc', '--json'], { cwd: h.repo.dir, env });
     expect(mod.status).toBe(10);
-    expect(JSON.parse(mod.stdout)).toMatchObject({ ok: false, error: { code: 'blame/unknown-module', exitCode: 10, location: { file: 'pkgs/shop/lib/missing.gc', at: 'HEAD' } } });
+    expect(JSON.parse(mod.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'blame/unknown-module', exitCode: 10, location: { file: 'pkgs/shop/lib/missing.gc', at: 'HEAD' } },
+    });
     expect(mod.stderr.split('\n')).toHaveLength(2);
     const rev = await runCli(['why', 'shop/price::gross', '--since', 'v9'], { cwd: h.repo.dir, env });
     expect([rev.status, rev.stderr]).toEqual([10, 'git/unknown-revision: unknown revision "v9": no ref, tag or object of that name\n']);

@@ -59,9 +59,7 @@ describe('gcpatch fmt / hash / parse / verify-pins', () => {
   it('parse --json prints canonical forms with spans', async () => {
     const file = tempFile('m.gc', '(def x {:b 2 :a 1})\n');
     const out = JSON.parse((await runCli(['parse', '--json', file])).stdout);
-    expect(out.forms).toEqual([
-      { start: 0, end: 19, term: { $list: [{ $sym: 'def' }, { $sym: 'x' }, { a: 1, b: 2 }] } },
-    ]);
+    expect(out.forms).toEqual([{ start: 0, end: 19, term: { $list: [{ $sym: 'def' }, { $sym: 'x' }, { a: 1, b: 2 }] } }]);
     // `canonical` agrees with `fmt --check`: not canonical here (map keys out of order) …
     expect(out).toMatchObject({ canonical: false, canonicalized: true });
     expect((await runCli(['fmt', '--check', file])).status).toBe(1);

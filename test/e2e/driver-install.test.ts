@@ -5,14 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  doctorDriver,
-  driverCommand,
-  expandDriverLine,
-  gitDriverEscape,
-  installDriver,
-  shQuote,
-} from '../../src/driver-setup/index.js';
+import { doctorDriver, driverCommand, expandDriverLine, gitDriverEscape, installDriver, shQuote } from '../../src/driver-setup/index.js';
 import { ROOT } from '../helpers/cli.js';
 import { commit, git, initRepo, tmp } from '../driver/helpers.js';
 
@@ -85,7 +78,9 @@ function expectLineMergeFallback(repo: string): void {
   expect(text).toMatch(/^<{7} ours\n[^]*^={7}\n[^]*^>{7} theirs\n/m);
   const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^gcpatch: m\.gc: the merge driver is missing from .*; wrote a line merge with conflict markers instead\. Fix: gcpatch driver install/);
+  expect(lines[0]).toMatch(
+    /^gcpatch: m\.gc: the merge driver is missing from .*; wrote a line merge with conflict markers instead\. Fix: gcpatch driver install/,
+  );
   expect(r.stderr).not.toMatch(/^\s+at /m);
   expect(git(repo, ['ls-files', '-u']).stdout).toMatch(/m\.gc/);
 }
@@ -198,7 +193,7 @@ describe('driver install: the configured line cannot drop a side', () => {
     expect(r.stderr).toMatch(/missing from .* \(or node is not on PATH\)/);
   });
 
-  it("a local install in a repository whose path holds %A, a space and a quote merges structurally", () => {
+  it('a local install in a repository whose path holds %A, a space and a quote merges structurally', () => {
     const parent = tmp('gcpatch-odd-');
     made.push(parent);
     const repo = conflictRepo(join(parent, `pct%Adir with space's "q" $HOME \`x\``));

@@ -38,7 +38,10 @@ describe('git merge of package.toml with the gcpatch-manifest driver', () => {
     expect(t['schema']).toBe(2n);
   });
 
-  for (const [from, to] of [['0.0', '-0.0'], ['nan', '-nan']] as const) {
+  for (const [from, to] of [
+    ['0.0', '-0.0'],
+    ['nan', '-nan'],
+  ] as const) {
     it(`theirs' ${from} → ${to} next to ours' change: never a clean merge without ${to}`, () => {
       const base = `${HEAD}x = ${from}\ny = 1\n`;
       const r = merge(base, base.replace('y = 1', 'y = 2'), base.replace(`x = ${from}`, `x = ${to}`));

@@ -136,7 +136,15 @@ function cappedMerge(s: Scenario, env: Record<string, string> = {}): { status: n
     timeout: 30_000,
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GCPATCH_DRIVER_SERVICE_WAIT: '60', PATH: `${bin}:${process.env.PATH}`, ...env },
   });
-  return { status: r.status ?? -1, stderr: r.stderr, shims: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') : [] };
+  return {
+    status: r.status ?? -1,
+    stderr: r.stderr,
+    shims: existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+      : [],
+  };
 }
 
 /** Waits until no process runs in the case's folder but the case's own service (the line's background shells have ended). */
@@ -153,7 +161,11 @@ function reset(s: Scenario, cwd = s.repo): void {
 function expectMerged(s: Scenario, cwd = s.repo): void {
   for (const f of s.files) expect(readFileSync(join(cwd, f), 'utf8')).toBe(MERGED);
   // No stray file (a `.merge_file_*.gcpatch` result, a temporary file): nothing untracked or ignored.
-  expect(git(cwd, ['status', '--porcelain', '--ignored']).stdout.split('\n').filter((l) => l.startsWith('??') || l.startsWith('!!'))).toEqual([]);
+  expect(
+    git(cwd, ['status', '--porcelain', '--ignored'])
+      .stdout.split('\n')
+      .filter((l) => l.startsWith('??') || l.startsWith('!!')),
+  ).toEqual([]);
 }
 
 /** The running service of `s` (its pid once `info` is written), or undefined. */
@@ -172,7 +184,12 @@ function warm(s: Scenario, driverDir = join(s.repo, '.git', 'gcpatch', 'driver')
   if (!existsSync(join(s.folder, 'requests'))) spawnSync('mkfifo', ['-m', '600', join(s.folder, 'requests')]);
   const env = fault === undefined ? process.env : { ...process.env, GCPATCH_TEST_FAULT: fault };
   const preload = fault === undefined ? [] : ['--require', FAULT_PRELOAD];
-  const child = spawn(process.execPath, [...preload, join(driverDir, 'launch.cjs'), '--serve', s.folder, version], { cwd: s.repo, stdio: 'ignore', detached: true, env });
+  const child = spawn(process.execPath, [...preload, join(driverDir, 'launch.cjs'), '--serve', s.folder, version], {
+    cwd: s.repo,
+    stdio: 'ignore',
+    detached: true,
+    env,
+  });
   writeFileSync(join(s.folder, 'pid'), `${child.pid}\n`, { mode: 0o600 });
   child.unref();
   expect(waitFor(() => running(s) === child.pid)).toBe(true);
@@ -197,7 +214,7 @@ function direct(s: Scenario): { bytes: Buffer; stderr: string } {
 }
 
 describe('the warm merge service', () => {
-  it('a burst: its second file starts it; later files and merges go through it, with the direct driver\'s bytes and messages', () => {
+  it("a burst: its second file starts it; later files and merges go through it, with the direct driver's bytes and messages", () => {
     const s = scenario(3, true);
     const ref = direct(s);
     const cold = merge(s);
@@ -228,7 +245,9 @@ describe('the warm merge service', () => {
     expect(warmRun.stderr).toBe(cold.stderr);
     expect(warmRun.stderr).toMatch(/^gcpatch: c\.gc: conflict in \(def app\/m::c/m);
     const d = doctorDriver({ cwd: s.repo });
-    expect(d.checks.find((c) => c.name === 'service')?.message).toMatch(/^merge service running \(pid \d+, gcpatch 0\.1\.0, exits after 60 s idle\); folder .*gcpatch\/service$/);
+    expect(d.checks.find((c) => c.name === 'service')?.message).toMatch(
+      /^merge service running \(pid \d+, gcpatch 0\.1\.0, exits after 60 s idle\); folder .*gcpatch\/service$/,
+    );
     expect(d.checks.find((c) => c.name === 'runs:gcpatch:service')).toMatchObject({ level: 'ok' });
     // uninstall stops it and removes its folder.
     const pid = running(s)!;
@@ -238,7 +257,7 @@ describe('the warm merge service', () => {
     expect(existsSync(s.folder)).toBe(false);
   });
 
-  it('a merge of one file only marks the burst (the git process\'s pid): nothing is started', () => {
+  it("a merge of one file only marks the burst (the git process's pid): nothing is started", () => {
     const s = scenario(1);
     const r = merge(s);
     expect(r).toEqual({ status: 0, stderr: expect.not.stringMatching(/gcpatch/) });
@@ -529,6 +548,8 @@ describe('the warm merge service', () => {
     expect(settle(s)).toBe(true);
     expect(running(s)).toBeUndefined();
     expect(readdirSync(s.folder).sort()).toEqual(['burst', 'requests']);
-    expect(doctorDriver({ cwd: s.repo }).checks.find((c) => c.name === 'service')?.message).toMatch(/^merge service off \(git config gcpatch\.driverService false/);
+    expect(doctorDriver({ cwd: s.repo }).checks.find((c) => c.name === 'service')?.message).toMatch(
+      /^merge service off \(git config gcpatch\.driverService false/,
+    );
   });
 });

@@ -56,7 +56,8 @@ describe('git merge with the gcpatch driver', () => {
     const merged = read(repo, 'm.gc');
     expect(merged).toBe(new TextDecoder().decode(whole.text));
     expect(merged.match(/^<<<<<<< /gm)).toHaveLength(1);
-    for (const edit of ['(prim int/mul x 3)', '(prim int/mul x 2000)', '(prim int/sub x 1)', '(prim int/mul x 1500)', '(prim int/sub x 1500)']) expect(merged).toContain(edit);
+    for (const edit of ['(prim int/mul x 3)', '(prim int/mul x 2000)', '(prim int/sub x 1)', '(prim int/mul x 1500)', '(prim int/sub x 1500)'])
+      expect(merged).toContain(edit);
     const line = whole.conflicts[0]!.line;
     expect(merged.split('\n')[line - 1]).toMatch(/^<<<<<<< /);
     expect(r.stderr).toContain(`(def app/m::s1500 …) at line ${line}`);
@@ -121,7 +122,9 @@ describe('git merge with the gcpatch driver', () => {
     const text = read(repo, 'lib/m.gc');
     expect(text).toContain(B('B'));
     // Only the conflicting node's line is marked (docs/driver.md "Inside a form: tree merge"), the rest of the form stays as is.
-    expect(text).toMatch(/;; first\n\(def app\/m::a\n {2}\(fn \(x\)\n<<<<<<< \S+\n {4}\(prim int\/add x 2\)\)\)\n(\|{7}[^\n]*\n {4}\(prim int\/add x 1\)\)\)\n)?=======\n {4}\(prim int\/add x 3\)\)\)\n>>>>>>> /);
+    expect(text).toMatch(
+      /;; first\n\(def app\/m::a\n {2}\(fn \(x\)\n<<<<<<< \S+\n {4}\(prim int\/add x 2\)\)\)\n(\|{7}[^\n]*\n {4}\(prim int\/add x 1\)\)\)\n)?=======\n {4}\(prim int\/add x 3\)\)\)\n>>>>>>> /,
+    );
   });
 
   it('inside forms: both exports merge, a rename is carried over on rebase, a new use of a deleted definition conflicts', () => {
@@ -149,7 +152,9 @@ describe('git merge with the gcpatch driver', () => {
     git(repo2, ['checkout', '-q', 'feature']);
     const rb = git(repo2, ['rebase', 'main']);
     expect(rb.status).not.toBe(0);
-    expect(rb.stdout + rb.stderr).toMatch(/conflict in \(def app\/m::caller …\) at line \d+ \[form\/dangling-reference\]: \S+ deleted \(def app\/m::helper …\)/);
+    expect(rb.stdout + rb.stderr).toMatch(
+      /conflict in \(def app\/m::caller …\) at line \d+ \[form\/dangling-reference\]: \S+ deleted \(def app\/m::helper …\)/,
+    );
     expect(read(repo2, 'm.gc')).toMatch(/<<<<<<< [^\n]*\n(\|{7}[^\n]*\n)?=======\n\(def app\/m::caller\n {2}\(app\/m::helper 2\)\)\n>>>>>>> /);
     git(repo2, ['rebase', '--abort']);
   });
@@ -198,8 +203,16 @@ describe('git merge with the gcpatch driver', () => {
     };
     all('ledger, drivers');
     git(repo, ['checkout', '-q', '-b', 'pr']);
-    const plan = must(await runCli(['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/pair::first', '--to', 'ledger/pair::head', '--pkg', 'ledger', '--json'], { cwd: repo }), 'refactor plan');
-    must(await runCli(['refactor', 'apply', (JSON.parse(plan.stdout) as { reportAddress: string }).reportAddress, '--pkg', 'ledger'], { cwd: repo }), 'refactor apply');
+    const plan = must(
+      await runCli(['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/pair::first', '--to', 'ledger/pair::head', '--pkg', 'ledger', '--json'], {
+        cwd: repo,
+      }),
+      'refactor plan',
+    );
+    must(
+      await runCli(['refactor', 'apply', (JSON.parse(plan.stdout) as { reportAddress: string }).reportAddress, '--pkg', 'ledger'], { cwd: repo }),
+      'refactor apply',
+    );
     all('rename pair first');
     git(repo, ['checkout', '-q', 'main']);
     const pair = join(repo, 'ledger/core/pair.gc');
@@ -283,10 +296,6 @@ describe('git merge with the gcpatch driver', () => {
     expect(git(repo, ['merge', '-q', '--no-edit', 'feature']).status).toBe(1);
     // Labels are the branch names on git >= 2.44 and ours/base/theirs before.
     const text = read(repo, 'm.gc').replace(/^(<{7}|\|{7}|>{7}) .*$/gm, '$1 L');
-    expect(text).toBe(
-      `; app/m: test module\n\n${A('9')}\n${B('b')}\n<<<<<<< L\n${C('2')}||||||| L\n${C('1')}=======\n${C('3')}>>>>>>> L\n\napp/m::a\n`,
-    );
+    expect(text).toBe(`; app/m: test module\n\n${A('9')}\n${B('b')}\n<<<<<<< L\n${C('2')}||||||| L\n${C('1')}=======\n${C('3')}>>>>>>> L\n\napp/m::a\n`);
   });
-
 });
-

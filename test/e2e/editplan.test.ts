@@ -22,7 +22,10 @@ beforeAll(() => {
   // `npm test` builds first; when run alone, rebuild if dist/ is missing or older than the sources.
   const built = join(ROOT, 'dist', 'cli', 'editplan.js');
   if (!existsSync(built) || statSync(built).mtimeMs < newestSource()) {
-    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     if (!existsSync(built)) throw new Error(`tsc -p tsconfig.build.json did not build ${built} (exit ${r.status}):\n${r.stdout}${r.stderr}`);
   }
 }, 120_000);

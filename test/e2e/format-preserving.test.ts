@@ -54,7 +54,9 @@ describe('format-preserving refactor apply through git and the merge driver', { 
     // The merge: no conflict in app/main.gc (with canonical rewrites both sides would rewrite it whole).
     git(repo, 'merge', '--no-edit', 'rename-parse-args');
     const merged = main();
-    expect(merged).toBe(original.replace('ledger/cli::parse-args', 'ledger/cli::read-args').split('ledger/journal::entry').join('ledger/journal::journal-entry'));
+    expect(merged).toBe(
+      original.replace('ledger/cli::parse-args', 'ledger/cli::read-args').split('ledger/journal::entry').join('ledger/journal::journal-entry'),
+    );
     expect(git(repo, 'diff', '--name-only', '--diff-filter=U')).toBe('');
     // Both sides re-pinned app/main.gc; the manifest driver leaves the pin empty for `gcpatch pack`.
     const packed = await runCli(['pack', '--pkg', PKG], { cwd: repo });
@@ -78,7 +80,24 @@ describe('format-preserving refactor apply through git and the merge driver', { 
     const canonicalText = readFileSync(join(repo, PKG, 'app/main.gc'), 'utf8');
     expect(canonicalText).toBe(printModule(canonicalizeSource(canonicalText)));
     const plan = join(tempDir(), 'plan.gc');
-    expect((await runCli(['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/cli::parse-args', '--to', 'ledger/cli::read-args', '--pkg', preserved, '--out', plan])).status).toBe(0);
+    expect(
+      (
+        await runCli([
+          'refactor',
+          'plan',
+          '--kind',
+          'rename',
+          '--from',
+          'ledger/cli::parse-args',
+          '--to',
+          'ledger/cli::read-args',
+          '--pkg',
+          preserved,
+          '--out',
+          plan,
+        ])
+      ).status,
+    ).toBe(0);
     expect((await runCli(['refactor', 'apply', plan, '--pkg', preserved])).status).toBe(0);
     const keptText = readFileSync(join(preserved, 'app/main.gc'), 'utf8');
     expect(keptText).not.toBe(canonicalText);
@@ -89,8 +108,10 @@ describe('format-preserving refactor apply through git and the merge driver', { 
 });
 
 describe('gcpatch apply --canonical and the format-preserving default', { timeout: 120_000 }, () => {
-  const MODULE = ";; Prices.\n(def demo/main::rate 20) ; percent\n\n;; Adds the tax.\n(def demo/main::gross (fn (net rate)\n  (prim int/add net (prim int/div (prim int/mul net rate) 100))))\n";
-  const PATCH = '{:version 1 :intent "raise" :provenance {} :ops [{:op :replace-node :module-path "main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 25}]}\n';
+  const MODULE =
+    ';; Prices.\n(def demo/main::rate 20) ; percent\n\n;; Adds the tax.\n(def demo/main::gross (fn (net rate)\n  (prim int/add net (prim int/div (prim int/mul net rate) 100))))\n';
+  const PATCH =
+    '{:version 1 :intent "raise" :provenance {} :ops [{:op :replace-node :module-path "main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 25}]}\n';
 
   async function setup(): Promise<{ pkg: string; patch: string }> {
     const pkg = tempDir();

@@ -33,7 +33,9 @@ describe('--obligation-runner genesis (e2e)', () => {
     expect(JSON.parse(missing.stdout).error.code).toBe('patch/genesis-not-found');
     expect(missing.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
 
-    const ok = await runCli(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', 'genesis'], { env: { PATH: PATH_WITH_STAND_IN, GENESIS_STAND_IN: 'pass' } });
+    const ok = await runCli(['apply', '--patch', PATCH, '--pkg', pkg, '--obligation-runner', 'genesis'], {
+      env: { PATH: PATH_WITH_STAND_IN, GENESIS_STAND_IN: 'pass' },
+    });
     expect(ok.stderr).toBe('');
     expect(ok.status).toBe(0);
     const pointer = readFileSync(join(pkg, '.genesis/last_acceptance'), 'utf8').trim();
@@ -64,7 +66,20 @@ describe('--obligation-runner genesis (e2e)', () => {
 
   it('refactor apply commits with the stand-in passing and rolls back with it failing', async () => {
     const pkg = packageWithObligations();
-    const plan = await runCli(['refactor', 'plan', '--kind', 'rename', '--from', 'demo/math::double', '--to', 'demo/math::twice', '--pkg', pkg, '--out', join(pkg, '..', 'plan.gc')]);
+    const plan = await runCli([
+      'refactor',
+      'plan',
+      '--kind',
+      'rename',
+      '--from',
+      'demo/math::double',
+      '--to',
+      'demo/math::twice',
+      '--pkg',
+      pkg,
+      '--out',
+      join(pkg, '..', 'plan.gc'),
+    ]);
     expect(plan.status).toBe(0);
     const module = readFileSync(join(pkg, 'lib/math.gc'), 'utf8');
     const failed = await runCli(['refactor', 'apply', join(pkg, '..', 'plan.gc'), '--pkg', pkg, '--obligation-runner', 'genesis'], {

@@ -28,7 +28,18 @@ const run = (cwd: string, args: string[]) => gcpatch(args, { cwd, env: GIT_ENV }
 function refactorAndCommit(dir: string, git: (...args: string[]) => string): string {
   git('switch', '-qc', 'rename');
   const pkg = join(dir, 'ledger');
-  const plan = run(pkg, ['refactor', 'plan', '--kind', 'rename', '--from', 'ledger/money::add-amounts', '--to', 'ledger/money::sum-amounts', '--out', join(dir, '..', 'rename.plan.gc')]);
+  const plan = run(pkg, [
+    'refactor',
+    'plan',
+    '--kind',
+    'rename',
+    '--from',
+    'ledger/money::add-amounts',
+    '--to',
+    'ledger/money::sum-amounts',
+    '--out',
+    join(dir, '..', 'rename.plan.gc'),
+  ]);
   expect(plan.status).toBe(0);
   const apply = run(pkg, ['refactor', 'apply', join(dir, '..', 'rename.plan.gc')]);
   expect(apply.status).toBe(0);

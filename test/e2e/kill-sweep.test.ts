@@ -60,7 +60,11 @@ const KINDS: Record<string, Kind> = {
 /** Runs the CLI with the kill preload; resolves with its exit status or signal. */
 function run(args: string[], env: Record<string, string>): Promise<{ status: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--require', PRELOAD, BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--require', PRELOAD, BIN, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (status, signal) => resolve({ status, signal, stderr }));
@@ -95,58 +99,71 @@ describe('a fault at every write point, then gcpatch recover: all-old or all-new
   for (const sweep of SWEEPS) {
     const kind = KINDS[sweep.kind]!;
     const { name } = sweep;
-    it(name, async () => {
-      // The clean run: the state after, and the write points.
-      const clean = copyFixture(kind.fixture);
-      const args = kind.prepare(clean);
-      const before = snapshotTree(clean);
-      const beforeStore = storeNames(clean);
-      const log = join(tempDir(), 'calls');
-      const ok = await run(args, { GCPATCH_TEST_KILL_COUNT: log });
-      expect(ok.status, ok.stderr).toBe(0);
-      const after = snapshotTree(clean);
-      const afterStore = storeNames(clean);
-      expect(after).not.toEqual(before);
-      const calls = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
-      expect(calls.length).toBeGreaterThan(10);
-      rmSync(dirname(clean), { recursive: true, force: true });
+    it(
+      name,
+      async () => {
+        // The clean run: the state after, and the write points.
+        const clean = copyFixture(kind.fixture);
+        const args = kind.prepare(clean);
+        const before = snapshotTree(clean);
+        const beforeStore = storeNames(clean);
+        const log = join(tempDir(), 'calls');
+        const ok = await run(args, { GCPATCH_TEST_KILL_COUNT: log });
+        expect(ok.status, ok.stderr).toBe(0);
+        const after = snapshotTree(clean);
+        const afterStore = storeNames(clean);
+        expect(after).not.toEqual(before);
+        const calls = readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '');
+        expect(calls.length).toBeGreaterThan(10);
+        rmSync(dirname(clean), { recursive: true, force: true });
 
-      const outcomes = { old: 0, new: 0 };
-      const problems: string[] = [];
-      const trial = async (n: number): Promise<void> => {
-        const pkg = copyFixture(kind.fixture);
-        try {
-          const trialArgs = kind.prepare(pkg);
-          const r = await run(trialArgs, sweep.fault === 'kill' ? { GCPATCH_TEST_KILL_AT: String(n) } : { GCPATCH_TEST_ENOSPC_AT: String(n) });
-          if (sweep.fault === 'kill' && r.signal !== 'SIGKILL') problems.push(`#${n} (${calls[n - 1]}): not killed (${r.status} ${r.stderr})`);
-          // A full disk: the command exits 0 (the fault hit a step that may fail) or 70 (I/O), never crashes.
-          if (sweep.fault === 'enospc' && r.status !== 0 && r.status !== 70) problems.push(`#${n} (${calls[n - 1]}): exit ${r.status} ${r.signal} ${r.stderr}`);
-          if (sweep.fault === 'enospc' && r.status === 70 && !/ENOSPC|no space/i.test(r.stderr)) problems.push(`#${n} (${calls[n - 1]}): exit 70 without naming the cause: ${r.stderr}`);
-          recoverPackageCommand(pkg);
-          const state = snapshotTree(pkg);
-          if (JSON.stringify(state) === JSON.stringify(before)) outcomes.old++;
-          else if (JSON.stringify(state) === JSON.stringify(after)) outcomes.new++;
-          else problems.push(`#${n} (${calls[n - 1]}): neither all-old nor all-new: ${Object.keys(state).filter((k) => state[k] !== before[k] && state[k] !== after[k]).join(', ')}`);
-          const extra = storeNames(pkg).filter((e) => !afterStore.includes(e) && !beforeStore.includes(e));
-          if (extra.length > 0) problems.push(`#${n} (${calls[n - 1]}): store names the clean run did not write: ${extra.join(', ')}`);
-          const stray = allNames(pkg).filter((p) => STRAY.test(p));
-          if (stray.length > 0) problems.push(`#${n} (${calls[n - 1]}): stray: ${stray.join(', ')}`);
-        } finally {
-          rmSync(dirname(pkg), { recursive: true, force: true });
-        }
-      };
-      // Two trials at a time (two cores).
-      let next = 1;
-      const worker = async (): Promise<void> => {
-        while (next <= calls.length) await trial(next++);
-      };
-      await Promise.all([worker(), worker()]);
-      expect(problems).toEqual([]);
-      expect(outcomes.old + outcomes.new).toBe(calls.length);
-      // Both outcomes occur: faults before the commit roll back, kills after it roll forward (and a
-      // full disk after the commit still finishes it).
-      expect(outcomes.old).toBeGreaterThan(0);
-      expect(outcomes.new).toBeGreaterThan(0);
-    }, 900_000);
+        const outcomes = { old: 0, new: 0 };
+        const problems: string[] = [];
+        const trial = async (n: number): Promise<void> => {
+          const pkg = copyFixture(kind.fixture);
+          try {
+            const trialArgs = kind.prepare(pkg);
+            const r = await run(trialArgs, sweep.fault === 'kill' ? { GCPATCH_TEST_KILL_AT: String(n) } : { GCPATCH_TEST_ENOSPC_AT: String(n) });
+            if (sweep.fault === 'kill' && r.signal !== 'SIGKILL') problems.push(`#${n} (${calls[n - 1]}): not killed (${r.status} ${r.stderr})`);
+            // A full disk: the command exits 0 (the fault hit a step that may fail) or 70 (I/O), never crashes.
+            if (sweep.fault === 'enospc' && r.status !== 0 && r.status !== 70)
+              problems.push(`#${n} (${calls[n - 1]}): exit ${r.status} ${r.signal} ${r.stderr}`);
+            if (sweep.fault === 'enospc' && r.status === 70 && !/ENOSPC|no space/i.test(r.stderr))
+              problems.push(`#${n} (${calls[n - 1]}): exit 70 without naming the cause: ${r.stderr}`);
+            recoverPackageCommand(pkg);
+            const state = snapshotTree(pkg);
+            if (JSON.stringify(state) === JSON.stringify(before)) outcomes.old++;
+            else if (JSON.stringify(state) === JSON.stringify(after)) outcomes.new++;
+            else
+              problems.push(
+                `#${n} (${calls[n - 1]}): neither all-old nor all-new: ${Object.keys(state)
+                  .filter((k) => state[k] !== before[k] && state[k] !== after[k])
+                  .join(', ')}`,
+              );
+            const extra = storeNames(pkg).filter((e) => !afterStore.includes(e) && !beforeStore.includes(e));
+            if (extra.length > 0) problems.push(`#${n} (${calls[n - 1]}): store names the clean run did not write: ${extra.join(', ')}`);
+            const stray = allNames(pkg).filter((p) => STRAY.test(p));
+            if (stray.length > 0) problems.push(`#${n} (${calls[n - 1]}): stray: ${stray.join(', ')}`);
+          } finally {
+            rmSync(dirname(pkg), { recursive: true, force: true });
+          }
+        };
+        // Two trials at a time (two cores).
+        let next = 1;
+        const worker = async (): Promise<void> => {
+          while (next <= calls.length) await trial(next++);
+        };
+        await Promise.all([worker(), worker()]);
+        expect(problems).toEqual([]);
+        expect(outcomes.old + outcomes.new).toBe(calls.length);
+        // Both outcomes occur: faults before the commit roll back, kills after it roll forward (and a
+        // full disk after the commit still finishes it).
+        expect(outcomes.old).toBeGreaterThan(0);
+        expect(outcomes.new).toBeGreaterThan(0);
+      },
+      900_000,
+    );
   }
 });

@@ -76,7 +76,12 @@ function runLocalAction(workspace: string, event: string, inputs: Record<string,
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('INPUT_') && !k.startsWith('GITHUB_')) env[k] = v;
   Object.assign(env, { FORCE_COLOR: '0', npm_config_update_notifier: 'false' });
-  const r = spawnSync(process.execPath, [LOCAL_ACTION, 'run', ROOT, 'action/main.ts', envFile], { cwd: NPM_DIR, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [LOCAL_ACTION, 'run', ROOT, 'action/main.ts', envFile], {
+    cwd: NPM_DIR,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const stdout = r.stdout;
   const info: string[] = [];
   const annotations: LocalRun['annotations'] = [];
@@ -157,7 +162,12 @@ beforeAll(() => {
   dishonest = repo.commit(`rename ${FROM} to ${TO} (and a small fix)`);
   const lines = readFileSync(file, 'utf8').split('\n');
   editedLine = lines.indexOf('(def ledger/journal::total') + 1;
-  if (!lines.slice(editedLine - 1, editedLine + 5).join('\n').includes('(prim vec/get p 0)')) {
+  if (
+    !lines
+      .slice(editedLine - 1, editedLine + 5)
+      .join('\n')
+      .includes('(prim vec/get p 0)')
+  ) {
     throw new Error(`the hand edit is not in the six lines from ${file}:${editedLine} (def ledger/journal::total)`);
   }
 });
@@ -207,7 +217,9 @@ describe('the Action under @github/local-action', () => {
 
     // the job summary
     expect(run.summary).toMatch(/^<h2>gcpatch: pull request evidence<\/h2>\n/);
-    expect(run.summary).toContain(`<p><strong>✅ Evidence verified</strong> — ${run.outputs.verified} checks passed, 0 failed; 0 errors, 0 warnings, 0 notices (fail-on: error).</p>`);
+    expect(run.summary).toContain(
+      `<p><strong>✅ Evidence verified</strong> — ${run.outputs.verified} checks passed, 0 failed; 0 errors, 0 warnings, 0 notices (fail-on: error).</p>`,
+    );
     expect(run.summary).toMatch(/<p>\d+ changed paths accounted for.<\/p>/);
     expect(run.summary).toContain(`<code>${base.slice(0, 12)}</code> from pull_request.base.sha`);
     expect(run.summary).toContain('<h3>ledger — ledger</h3>');

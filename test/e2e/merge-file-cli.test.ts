@@ -71,7 +71,9 @@ describe('merge-file: git merge-file conventions', () => {
     r = spawnSync(process.execPath, [BIN, 'merge-file', '-p', '-o', 'x', 'a.gc', 'a.gc', 'a.gc'], { cwd: dir, encoding: 'utf8' });
     expect([r.status, r.stderr]).toEqual([10, 'merge-file/usage: use either -p or -o, not both\n']);
     r = spawnSync(process.execPath, [BIN, 'merge-file', '--help'], { cwd: dir, encoding: 'utf8' });
-    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/number of conflicts \(0 clean, at most 127, as git merge-file\); on errors the table's codes \(10 bad option value, 70 unreadable file\)/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(
+      /number of conflicts \(0 clean, at most 127, as git merge-file\); on errors the table's codes \(10 bad option value, 70 unreadable file\)/,
+    );
   });
 
   it('caps the status at 127 conflicts', () => {

@@ -67,15 +67,38 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     expect(symbolCount(pkg, FROM)).toBe(12);
     const out = join(tempDir(), 'plan.gc');
     const editPlan = join(tempDir(), 'edits.json');
-    const planned = await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', pkg, '--out', out, '--edit-plan', editPlan, '--json']);
+    const planned = await runCli([
+      'refactor',
+      'plan',
+      '--kind',
+      'rename',
+      '--from',
+      FROM,
+      '--to',
+      TO,
+      '--pkg',
+      pkg,
+      '--out',
+      out,
+      '--edit-plan',
+      editPlan,
+      '--json',
+    ]);
     expect(planned.status, planned.stderr).toBe(0);
     const p = json(planned.stdout);
     expect(p.safe).toBe(true);
     expect(p.replacementCount).toBe(12);
     expect(p.moduleCount).toBe(25);
     expect(p.affectedModules).toEqual([
-      'money/amount.gc', 'account/balance.gc', 'journal/validate.gc', 'report/trial-balance.gc', 'report/income.gc',
-      'report/summary.gc', 'text/unicode.gc', 'cli/commands.gc', 'tests/amount-test.gc',
+      'money/amount.gc',
+      'account/balance.gc',
+      'journal/validate.gc',
+      'report/trial-balance.gc',
+      'report/income.gc',
+      'report/summary.gc',
+      'text/unicode.gc',
+      'cli/commands.gc',
+      'tests/amount-test.gc',
     ]);
     expect(p.opCount).toBe(9);
     expect(p.stored).toBe(true);
@@ -136,7 +159,22 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
   test('move: the target module is inserted before the source module and pinned', async () => {
     const pkg = copyFixture('refactor/ledger');
     const out = join(tempDir(), 'plan.gc');
-    const planned = await runCli(['refactor', 'plan', '--kind', 'move', '--from', 'ledger/int::clamp', '--to', 'ledger/ord::clamp', '--target', 'core/ord.gc', '--pkg', pkg, '--out', out]);
+    const planned = await runCli([
+      'refactor',
+      'plan',
+      '--kind',
+      'move',
+      '--from',
+      'ledger/int::clamp',
+      '--to',
+      'ledger/ord::clamp',
+      '--target',
+      'core/ord.gc',
+      '--pkg',
+      pkg,
+      '--out',
+      out,
+    ]);
     expect(planned.status, planned.stderr).toBe(0);
     expect(planned.stdout).toContain('split-module    core/int.gc -> core/ord.gc [ledger/ord::clamp]');
     const applied = await runCli(['refactor', 'apply', out, '--pkg', pkg]);
@@ -152,7 +190,21 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
   test('extract: a recursive helper cannot move (order dependency on itself); a plain one is extracted', async () => {
     const pkg = copyFixture('refactor/ledger');
     const out = join(tempDir(), 'plan.gc');
-    const recursive = await runCli(['refactor', 'plan', '--kind', 'extract', '--from', 'ledger/format::pad-left', '--to', 'ledger/text::pad-left', '--target', 'text/pad.gc', '--pkg', pkg, '--json']);
+    const recursive = await runCli([
+      'refactor',
+      'plan',
+      '--kind',
+      'extract',
+      '--from',
+      'ledger/format::pad-left',
+      '--to',
+      'ledger/text::pad-left',
+      '--target',
+      'text/pad.gc',
+      '--pkg',
+      pkg,
+      '--json',
+    ]);
     expect(recursive.status, recursive.stderr).toBe(10);
     const c = json(recursive.stdout).conflicts;
     expect(c).toEqual([
@@ -166,7 +218,23 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     ]);
     expect(c[0].detail).toContain('ledger/format::pad-left refers to itself');
 
-    const planned = await runCli(['refactor', 'plan', '--kind', 'extract', '--from', 'ledger/money-format::render', '--to', 'ledger/render::render', '--target', 'money/render.gc', '--pkg', pkg, '--out', out, '--json']);
+    const planned = await runCli([
+      'refactor',
+      'plan',
+      '--kind',
+      'extract',
+      '--from',
+      'ledger/money-format::render',
+      '--to',
+      'ledger/render::render',
+      '--target',
+      'money/render.gc',
+      '--pkg',
+      pkg,
+      '--out',
+      out,
+      '--json',
+    ]);
     expect(planned.status, planned.stderr).toBe(0);
     expect(json(planned.stdout).replacementCount).toBe(3);
     const applied = await runCli(['refactor', 'apply', out, '--pkg', pkg]);
@@ -178,11 +246,28 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
 
   test('conflicts are listed with their codes, exit 10, and nothing is applied', async () => {
     const pkg = copyFixture('refactor/ledger');
-    const r = gcpatch(['refactor', 'plan', '--kind', 'move', '--from', 'ledger/account::debit', '--to', 'ledger/money::units', '--target', 'money/amount.gc', '--pkg', pkg, '--out', join(pkg, '..', 'c.gc')]);
+    const r = gcpatch([
+      'refactor',
+      'plan',
+      '--kind',
+      'move',
+      '--from',
+      'ledger/account::debit',
+      '--to',
+      'ledger/money::units',
+      '--target',
+      'money/amount.gc',
+      '--pkg',
+      pkg,
+      '--out',
+      join(pkg, '..', 'c.gc'),
+    ]);
     expect(r.status).toBe(10);
     expect(r.stdout).toContain('CONFLICTED');
     // Human output names the forms; the report itself has the reference's fixed messages only.
-    expect(r.stdout).toContain('refactor/destination-symbol-exists  money/amount.gc form 2\n      ledger/money::units is already defined (money/amount.gc form 2)');
+    expect(r.stdout).toContain(
+      'refactor/destination-symbol-exists  money/amount.gc form 2\n      ledger/money::units is already defined (money/amount.gc form 2)',
+    );
     expect(r.stdout).toContain('refactor/target-module-exists  money/amount.gc');
     // The order dependency is checked only when nothing else conflicts.
     expect(r.stdout).not.toContain('refactor/target-order-dependency');
@@ -197,7 +282,9 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     const out = join(tempDir(), 'plan.gc');
     expect((await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', pkg, '--out', out, '--no-store'])).status).toBe(0);
     const requestFile = join(tempDir(), 'request.gc');
-    expect((await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', pkg, '--request-out', requestFile, '--no-store'])).status).toBe(0);
+    expect(
+      (await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', pkg, '--request-out', requestFile, '--no-store'])).status,
+    ).toBe(0);
     writeFileSync(out, readFileSync(out, 'utf8').replace(':replacement-count 12', ':replacement-count 11'));
     const v = gcpatch(['refactor', 'verify', out, '--request', requestFile, '--pkg', pkg, '--json']);
     expect(v.status).toBe(50);
@@ -213,10 +300,14 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     initRepo(repo);
     git(repo, 'add', '.');
     git(repo, 'commit', '-q', '-m', 'ledger');
-    const fromDisk = json((await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', join(repo, 'ledger'), '--no-store', '--json'])).stdout);
+    const fromDisk = json(
+      (await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--pkg', join(repo, 'ledger'), '--no-store', '--json'])).stdout,
+    );
     // Change the work tree: the revision's plan must not see it.
     writeFileSync(join(repo, 'ledger/core/pair.gc'), `(def x ${FROM})\n`);
-    const r = await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--rev', 'HEAD', '--pkg', 'ledger', '--no-store', '--json'], { cwd: repo });
+    const r = await runCli(['refactor', 'plan', '--kind', 'rename', '--from', FROM, '--to', TO, '--rev', 'HEAD', '--pkg', 'ledger', '--no-store', '--json'], {
+      cwd: repo,
+    });
     expect(r.status, r.stderr).toBe(0);
     const atRev = json(r.stdout);
     expect(atRev.requestH).toBe(fromDisk.requestH);

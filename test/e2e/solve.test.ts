@@ -24,7 +24,9 @@ const solve = (cwd: string, args: string[] = []): { status: number; stdout: stri
 const resolvable = readdirSync(FIXTURES)
   .filter((d) => existsSync(join(FIXTURES, d, 'Base.gc')))
   .filter((d) => {
-    const o = existsSync(join(FIXTURES, d, 'options.json')) ? (JSON.parse(readFileSync(join(FIXTURES, d, 'options.json'), 'utf8')) as { exitCode?: number; markerSize?: number }) : {};
+    const o = existsSync(join(FIXTURES, d, 'options.json'))
+      ? (JSON.parse(readFileSync(join(FIXTURES, d, 'options.json'), 'utf8')) as { exitCode?: number; markerSize?: number })
+      : {};
     return (o.exitCode ?? (hasConflictMarkers(readFileSync(join(FIXTURES, d, 'Expected.gc'))) ? 1 : 0)) === 0 && o.markerSize === undefined;
   })
   .sort();

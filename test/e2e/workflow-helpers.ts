@@ -69,7 +69,9 @@ export function commitAll(repo: string, message: string): string {
 /** `gcpatch refactor plan` then `gcpatch refactor apply`, as a user does. */
 async function refactor(repo: string, kind: string, from: string, to: string, target = ''): Promise<void> {
   const plan = must(
-    await runCli(['refactor', 'plan', '--kind', kind, '--from', from, '--to', to, ...(target ? ['--target', target] : []), '--pkg', PKG, '--json'], { cwd: repo }),
+    await runCli(['refactor', 'plan', '--kind', kind, '--from', from, '--to', to, ...(target ? ['--target', target] : []), '--pkg', PKG, '--json'], {
+      cwd: repo,
+    }),
     `refactor plan ${kind} ${from}`,
   );
   const { reportAddress } = JSON.parse(plan.stdout) as { reportAddress: string };

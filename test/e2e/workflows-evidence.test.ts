@@ -13,8 +13,23 @@ import { pullRequestEvent, runAction } from '../action/helpers.js';
 import { git } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
 import {
-  branchWithRenameFirst, commitAll, describeWorkflows, edit, expectFail, expectPass, expectStaleThenAccept,
-  handEdit, moveClamp, pack, patchName, PKG, renameEmoji, renameFirst, repoCopy, routes, verify,
+  branchWithRenameFirst,
+  commitAll,
+  describeWorkflows,
+  edit,
+  expectFail,
+  expectPass,
+  expectStaleThenAccept,
+  handEdit,
+  moveClamp,
+  pack,
+  patchName,
+  PKG,
+  renameEmoji,
+  renameFirst,
+  repoCopy,
+  routes,
+  verify,
   verifyInProcess,
 } from './workflow-helpers.js';
 
@@ -92,12 +107,17 @@ describeWorkflows('verify-pr judges the evidence (real git, drivers installed)',
     expectFail(hidden, 'audit/replay-module-mismatch');
     const f = hidden.report.findings.find((x) => x.code === 'audit/replay-module-mismatch')!;
     expect(f.file).toBe(`${PKG}/core/pair.gc`);
-    const editedLine = readFileSync(join(repo, PKG, 'core/pair.gc'), 'utf8').split('\n').findIndex((l) => l.includes('ledger/pair::second')  && !l.includes(':exports')) + 1;
+    const editedLine =
+      readFileSync(join(repo, PKG, 'core/pair.gc'), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('ledger/pair::second') && !l.includes(':exports')) + 1;
     expect(f.line).toBe(editedLine);
     const action = runAction(repo, { event: pullRequestEvent(git(repo, 'rev-parse', 'main'), git(repo, 'rev-parse', 'hidden')) });
     expect(action.status).toBe(1);
     expect(action.report!.ok).toBe(false);
-    expect(action.annotations.some((a) => a.kind === 'error' && a.properties.file === `${PKG}/core/pair.gc` && a.properties.line === String(editedLine))).toBe(true);
+    expect(action.annotations.some((a) => a.kind === 'error' && a.properties.file === `${PKG}/core/pair.gc` && a.properties.line === String(editedLine))).toBe(
+      true,
+    );
 
     git(repo, 'checkout', '-q', 'main');
     await renameEmoji(repo);

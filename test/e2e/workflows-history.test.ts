@@ -12,8 +12,24 @@ import { expect, it } from 'vitest';
 import { pullRequestEvent, runAction } from '../action/helpers.js';
 import { git } from '../helpers/git.js';
 import {
-  branchWithRenameFirst, commitAll, describeWorkflows, edit, expectFail, expectPass, expectStaleThenAccept,
-  handEdit, moveClamp, pack, patchName, PKG, renameEmoji, renameFirst, repoCopy, routes, spawnMerge, verify,
+  branchWithRenameFirst,
+  commitAll,
+  describeWorkflows,
+  edit,
+  expectFail,
+  expectPass,
+  expectStaleThenAccept,
+  handEdit,
+  moveClamp,
+  pack,
+  patchName,
+  PKG,
+  renameEmoji,
+  renameFirst,
+  repoCopy,
+  routes,
+  spawnMerge,
+  verify,
 } from './workflow-helpers.js';
 
 describeWorkflows('verify-pr follows history (real git, drivers installed)', () => {
@@ -132,7 +148,12 @@ describeWorkflows('verify-pr follows history (real git, drivers installed)', () 
   it('a hand edit, or a hand version bump, committed before a refactor', async () => {
     const repo = repoCopy();
     git(repo, 'checkout', '-q', '-b', 'edit-first');
-    await handEdit(repo, 'hand edit', ['core/pair.gc', '; Pairs as two-element vectors.', '; Pairs: two-element vectors.'], ['text/unicode.gc', '"café ☕"', '"café crème ☕"']);
+    await handEdit(
+      repo,
+      'hand edit',
+      ['core/pair.gc', '; Pairs as two-element vectors.', '; Pairs: two-element vectors.'],
+      ['text/unicode.gc', '"café ☕"', '"café crème ☕"'],
+    );
     await renameFirst(repo);
     commitAll(repo, 'rename pair first');
     const edited = await verify(repo, 'main');

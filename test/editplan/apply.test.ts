@@ -59,7 +59,12 @@ const applied: Ok[] = [
     edits: [edit(1, 6, 1, 7, 'e', 'E'), edit(1, 3, 1, 4, 'b', 'B!'), edit(1, 0, 1, 0, '', '<')],
     output: '<a😀B!cdEf',
   },
-  { name: 'equal-length multibyte replacements', source: 'a\u00e9\u03bbz', edits: [edit(1, 1, 1, 3, '\u00e9\u03bb', '\u00f8\u0416')], output: 'a\u00f8\u0416z' },
+  {
+    name: 'equal-length multibyte replacements',
+    source: 'a\u00e9\u03bbz',
+    edits: [edit(1, 1, 1, 3, '\u00e9\u03bb', '\u00f8\u0416')],
+    output: 'a\u00f8\u0416z',
+  },
   { name: 'replace the emoji by its UTF-16 range', source: 'a😀z', edits: [edit(1, 1, 1, 3, '😀', 'x')], output: 'axz' },
   { name: 'gap: empty source insert at (1,0)', source: '', edits: [edit(1, 0, 1, 0, '', 'hello')], output: 'hello' },
   { name: 'gap: BOM is one UTF-16 unit', source: '\ufeffabc', edits: [edit(1, 1, 1, 2, 'a', 'A')], output: '\ufeffAbc' },
@@ -110,33 +115,121 @@ const failures: Bad[] = [
   { name: 'end inside the surrogate pair', source: 'a😀z', edits: [a(1, 2, 'x')], expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 0 } },
   { name: 'start inside the surrogate pair', source: 'a😀z', edits: [a(2, 4, 'xz')], expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 0 } },
   { name: 'char one past the LF', source: 'ab\ncd', edits: [a(0, 3, 'ab\n')], expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 0 } },
-  { name: 'gap: between \\r\\n (1,4) is past the line', source: 'ab\r\n', edits: [edit(1, 4, 1, 4, '', 'x')], expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 0 } },
+  {
+    name: 'gap: between \\r\\n (1,4) is past the line',
+    source: 'ab\r\n',
+    edits: [edit(1, 4, 1, 4, '', 'x')],
+    expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 0 },
+  },
   { name: 'wrong before', source: 'abc', edits: [a(0, 1, 'z')], expected: { code: 'BEFORE_MISMATCH', editIndex: 0 } },
   { name: 'gap: CRLF before without the \\r', source: 'ab\r\ncd', edits: [edit(1, 0, 2, 0, 'ab\n', '')], expected: { code: 'BEFORE_MISMATCH', editIndex: 0 } },
   { name: 'gap: range to char 3 but before omits \\r', source: 'ab\r\ncd', edits: [a(0, 3, 'ab')], expected: { code: 'BEFORE_MISMATCH', editIndex: 0 } },
   { name: 'before is not Unicode-normalized (NFD vs NFC)', source: '\u00e5', edits: [a(0, 1, 'a\u030a')], expected: { code: 'BEFORE_MISMATCH', editIndex: 0 } },
   { name: 'insert with a non-empty before', source: 'abc', edits: [a(1, 1, 'b')], expected: { code: 'BEFORE_MISMATCH', editIndex: 0 } },
-  { name: 'before mismatch on edit 1, no partial output', source: 'abc', edits: [a(0, 1, 'a'), a(1, 2, 'z')], expected: { code: 'BEFORE_MISMATCH', editIndex: 1 } },
-  { name: 'position error on edit 1 beats before mismatch on edit 0', source: 'abc', edits: [a(0, 1, 'z'), a(0, 9, 'abc')], expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 1 } },
-  { name: "earlier bad position beats later INVALID_EDIT", source: 'abc', edits: [a(0, 9, 'abc'), a(0, 1, 'a', 'a')], expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 0 } },
-  { name: 'structural error beats before mismatch', source: 'abc', edits: [a(0, 1, 'z'), edit(1, 0, 1, 1, 'a', 'b', 'INFERRED')], expected: { code: 'UNPROVEN_EDIT', editIndex: 1 } },
-  { name: 'before mismatch beats overlap', source: 'abcd', edits: [a(0, 2, 'ab'), a(1, 3, 'bc'), a(3, 4, 'z')], expected: { code: 'BEFORE_MISMATCH', editIndex: 2 } },
-  { name: 'overlap: edit 0 / related 1', source: 'abcd', edits: [a(0, 2, 'ab'), a(1, 3, 'bc')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 } },
-  { name: 'gap: unsorted overlap [1..4, 0..2] → edit 1, related 0', source: 'abcd', edits: [a(1, 4, 'bcd'), a(0, 2, 'ab')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 } },
-  { name: 'gap: duplicate identical replacements conflict', source: 'abc', edits: [a(0, 1, 'a', 'A'), a(0, 1, 'a', 'A')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 } },
-  { name: 'same start, shorter range sorts first', source: 'abcd', edits: [a(0, 3, 'abc'), a(0, 1, 'a')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 } },
-  { name: 'interior insert conflicts: replacement is editIndex (insert first in array)', source: 'a<BC>d', edits: [a(3, 3, ''), a(1, 5, '<BC>')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 } },
-  { name: 'interior insert conflicts: replacement is editIndex (insert last in array)', source: 'a<BC>d', edits: [a(1, 5, '<BC>'), a(3, 3, '')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 } },
-  { name: 'nested range conflicts with its container', source: 'abcdef', edits: [a(2, 3, 'c'), a(0, 6, 'abcdef')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 } },
-  { name: 'multi-line overlap', source: 'ab\ncd\nef', edits: [edit(1, 1, 2, 1, 'b\nc', 'X'), edit(2, 0, 3, 0, 'cd\n', 'Y')], expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 } },
+  {
+    name: 'before mismatch on edit 1, no partial output',
+    source: 'abc',
+    edits: [a(0, 1, 'a'), a(1, 2, 'z')],
+    expected: { code: 'BEFORE_MISMATCH', editIndex: 1 },
+  },
+  {
+    name: 'position error on edit 1 beats before mismatch on edit 0',
+    source: 'abc',
+    edits: [a(0, 1, 'z'), a(0, 9, 'abc')],
+    expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 1 },
+  },
+  {
+    name: 'earlier bad position beats later INVALID_EDIT',
+    source: 'abc',
+    edits: [a(0, 9, 'abc'), a(0, 1, 'a', 'a')],
+    expected: { code: 'POSITION_OUT_OF_RANGE', editIndex: 0 },
+  },
+  {
+    name: 'structural error beats before mismatch',
+    source: 'abc',
+    edits: [a(0, 1, 'z'), edit(1, 0, 1, 1, 'a', 'b', 'INFERRED')],
+    expected: { code: 'UNPROVEN_EDIT', editIndex: 1 },
+  },
+  {
+    name: 'before mismatch beats overlap',
+    source: 'abcd',
+    edits: [a(0, 2, 'ab'), a(1, 3, 'bc'), a(3, 4, 'z')],
+    expected: { code: 'BEFORE_MISMATCH', editIndex: 2 },
+  },
+  {
+    name: 'overlap: edit 0 / related 1',
+    source: 'abcd',
+    edits: [a(0, 2, 'ab'), a(1, 3, 'bc')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 },
+  },
+  {
+    name: 'gap: unsorted overlap [1..4, 0..2] → edit 1, related 0',
+    source: 'abcd',
+    edits: [a(1, 4, 'bcd'), a(0, 2, 'ab')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 },
+  },
+  {
+    name: 'gap: duplicate identical replacements conflict',
+    source: 'abc',
+    edits: [a(0, 1, 'a', 'A'), a(0, 1, 'a', 'A')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 },
+  },
+  {
+    name: 'same start, shorter range sorts first',
+    source: 'abcd',
+    edits: [a(0, 3, 'abc'), a(0, 1, 'a')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 },
+  },
+  {
+    name: 'interior insert conflicts: replacement is editIndex (insert first in array)',
+    source: 'a<BC>d',
+    edits: [a(3, 3, ''), a(1, 5, '<BC>')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 },
+  },
+  {
+    name: 'interior insert conflicts: replacement is editIndex (insert last in array)',
+    source: 'a<BC>d',
+    edits: [a(1, 5, '<BC>'), a(3, 3, '')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 },
+  },
+  {
+    name: 'nested range conflicts with its container',
+    source: 'abcdef',
+    edits: [a(2, 3, 'c'), a(0, 6, 'abcdef')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 1, relatedEditIndex: 0 },
+  },
+  {
+    name: 'multi-line overlap',
+    source: 'ab\ncd\nef',
+    edits: [edit(1, 1, 2, 1, 'b\nc', 'X'), edit(2, 0, 3, 0, 'cd\n', 'Y')],
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 },
+  },
   { name: 'source over maxSourceBytes', source: 'abcd', edits: [], limits: { maxSourceBytes: 3 }, expected: { code: 'PLAN_TOO_LARGE' } },
   { name: 'source bytes counted in UTF-8 (😀 = 4)', source: '😀', edits: [], limits: { maxSourceBytes: 3 }, expected: { code: 'PLAN_TOO_LARGE' } },
   { name: 'edits over maxEdits', source: 'abc', edits: [a(0, 1, 'a'), a(1, 2, 'b')], limits: { maxEdits: 1 }, expected: { code: 'PLAN_TOO_LARGE' } },
   { name: 'size checks come before edit checks', source: 'abc', edits: [a(0, 9, 'x')], limits: { maxSourceBytes: 1 }, expected: { code: 'PLAN_TOO_LARGE' } },
-  { name: 'gap: source over the output limit with zero edits', source: 'abcdef', edits: [], limits: { maxOutputBytes: 5 }, expected: { code: 'OUTPUT_TOO_LARGE' } },
+  {
+    name: 'gap: source over the output limit with zero edits',
+    source: 'abcdef',
+    edits: [],
+    limits: { maxOutputBytes: 5 },
+    expected: { code: 'OUTPUT_TOO_LARGE' },
+  },
   { name: 'growing output over the limit', source: 'abc', edits: [a(0, 1, 'a', 'AAA')], limits: { maxOutputBytes: 4 }, expected: { code: 'OUTPUT_TOO_LARGE' } },
-  { name: 'output limit counts UTF-8 bytes', source: 'a', edits: [a(0, 1, 'a', '\u00e9\u00e9')], limits: { maxOutputBytes: 3 }, expected: { code: 'OUTPUT_TOO_LARGE' } },
-  { name: 'overlap beats output size', source: 'abc', edits: [a(0, 2, 'ab', 'XXXXXX'), a(1, 2, 'b')], limits: { maxOutputBytes: 1 }, expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 } },
+  {
+    name: 'output limit counts UTF-8 bytes',
+    source: 'a',
+    edits: [a(0, 1, 'a', '\u00e9\u00e9')],
+    limits: { maxOutputBytes: 3 },
+    expected: { code: 'OUTPUT_TOO_LARGE' },
+  },
+  {
+    name: 'overlap beats output size',
+    source: 'abc',
+    edits: [a(0, 2, 'ab', 'XXXXXX'), a(1, 2, 'b')],
+    limits: { maxOutputBytes: 1 },
+    expected: { code: 'OVERLAPPING_EDITS', editIndex: 0, relatedEditIndex: 1 },
+  },
   { name: 'validator returns false', source: 'abc', edits: [a(0, 1, 'a')], validator: () => false, expected: { code: 'VALIDATION_REJECTED' } },
   { name: 'source with a lone surrogate', source: 'a\ud800', edits: [a(0, 1, 'a')], expected: { code: 'SOURCE_NOT_UTF8' } },
   { name: 'edit checks: line 0', source: 'abc', edits: [edit(0, 0, 1, 1, 'a', 'b')], expected: { code: 'INVALID_EDIT', editIndex: 0 } },
@@ -169,10 +262,10 @@ describe('applyEdits: failures carry one code, exact indices, no output', () => 
 describe('BEFORE_MISMATCH evidence', () => {
   it('bounded previews in UTF-8 bytes; the message holds neither text', () => {
     const source = 'xx actual-secret-value! yy';
-    const error = expectFailure(
-      () => applyEdits(source, [a(3, 24, 'expected-secret-value')], { limits: { maxPreviewBytes: 5 } }),
-      { code: 'BEFORE_MISMATCH', editIndex: 0 },
-    );
+    const error = expectFailure(() => applyEdits(source, [a(3, 24, 'expected-secret-value')], { limits: { maxPreviewBytes: 5 } }), {
+      code: 'BEFORE_MISMATCH',
+      editIndex: 0,
+    });
     const mismatch = error.details!.mismatch as BeforeMismatch;
     expect(mismatch).toEqual({
       sourceRange: { start: 3, end: 24 },
@@ -182,10 +275,10 @@ describe('BEFORE_MISMATCH evidence', () => {
     expect(error.message).not.toContain('secret');
   });
   it('byte offsets count the multibyte text before the range, previews back off to a char boundary', () => {
-    const error = expectFailure(
-      () => applyEdits('😀é\u00e9\u00e9x', [edit(1, 3, 1, 5, 'zz', 'y')], { limits: { maxPreviewBytes: 3 } }),
-      { code: 'BEFORE_MISMATCH', editIndex: 0 },
-    );
+    const error = expectFailure(() => applyEdits('😀é\u00e9\u00e9x', [edit(1, 3, 1, 5, 'zz', 'y')], { limits: { maxPreviewBytes: 3 } }), {
+      code: 'BEFORE_MISMATCH',
+      editIndex: 0,
+    });
     expect(error.details!.mismatch).toEqual({
       sourceRange: { start: 6, end: 10 },
       expected: { byteLen: 2, text: 'zz', truncated: false },
@@ -204,7 +297,7 @@ describe('applyEdits: properties', () => {
         (source, raw, seed) => {
           // Boundaries: every scalar boundary of the source.
           const bounds: number[] = [0];
-          for (let i = 0; i < source.length; ) {
+          for (let i = 0; i < source.length;) {
             i += source.codePointAt(i)! > 0xffff ? 2 : 1;
             bounds.push(i);
           }
@@ -254,11 +347,13 @@ describe('applyEdits: properties', () => {
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 12 }), (raw) => {
         const ranges = raw.map(([start, length]) => [start, Math.min(10, start + length)] as const);
         const edits = ranges.map(([s, e]) => a(s, e, source.slice(s, e), `<${s}>`));
-        const order = ranges.map((_, j) => j).sort((x, y) => {
-          const [xs, xe] = ranges[x]!;
-          const [ys, ye] = ranges[y]!;
-          return xs - ys || (xs === xe ? 0 : 1) - (ys === ye ? 0 : 1) || xe - ye || x - y;
-        });
+        const order = ranges
+          .map((_, j) => j)
+          .sort((x, y) => {
+            const [xs, xe] = ranges[x]!;
+            const [ys, ye] = ranges[y]!;
+            return xs - ys || (xs === xe ? 0 : 1) - (ys === ye ? 0 : 1) || xe - ye || x - y;
+          });
         let active = -1;
         let expected: Expected | undefined;
         for (const j of order) {
@@ -281,7 +376,14 @@ describe('applyEdits: properties', () => {
   });
   it('three mutually overlapping edits are rejected in every permutation', () => {
     const three = [a(0, 3, 'abc'), a(1, 4, 'bcd'), a(2, 5, 'cde')];
-    const permutations = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    const permutations = [
+      [0, 1, 2],
+      [0, 2, 1],
+      [1, 0, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+      [2, 1, 0],
+    ];
     for (const p of permutations) {
       const edits = p.map((i) => three[i]!);
       // Sorted by position the first two conflict: the range at 0..3 is editIndex, 1..4 related.

@@ -67,7 +67,11 @@ describe('gcpatch edit-plan validate', () => {
   });
 
   it('--json failure shape: SCHEMA_MISMATCH has no indices', async () => {
-    const r = await cli('validate', planFile((t) => t.replace('edit-plan.v1', 'edit-plan.v2')), '--json');
+    const r = await cli(
+      'validate',
+      planFile((t) => t.replace('edit-plan.v1', 'edit-plan.v2')),
+      '--json',
+    );
     expect(r.code).toBe(10);
     const { ok, error } = JSON.parse(r.stdout);
     expect(ok).toBe(false);
@@ -76,7 +80,13 @@ describe('gcpatch edit-plan validate', () => {
   });
 
   it('--json failure shape: OVERLAPPING_EDITS carries fileIndex, editIndex, relatedEditIndex', async () => {
-    const path = planFile((t) => t.replace('"startChar": 12', '"startChar": 9').replace('"endChar": 19', '"endChar": 16').replace('"startLine": 2', '"startLine": 1').replace('"endLine": 2', '"endLine": 1'));
+    const path = planFile((t) =>
+      t
+        .replace('"startChar": 12', '"startChar": 9')
+        .replace('"endChar": 19', '"endChar": 16')
+        .replace('"startLine": 2', '"startLine": 1')
+        .replace('"endLine": 2', '"endLine": 1'),
+    );
     expect(await validateJsonError(path, 10)).toMatchObject({
       code: 'OVERLAPPING_EDITS',
       fileIndex: 0,
@@ -87,7 +97,12 @@ describe('gcpatch edit-plan validate', () => {
   });
 
   it('BEFORE_MISMATCH: exit 50 with mismatch evidence', async () => {
-    const path = planFile((t) => t.replace('"before": "getUser",\n          "after": "getCustomer",\n          "provenance": "RESOLVED"', '"before": "getUsr",\n          "after": "getCustomer",\n          "provenance": "RESOLVED"'));
+    const path = planFile((t) =>
+      t.replace(
+        '"before": "getUser",\n          "after": "getCustomer",\n          "provenance": "RESOLVED"',
+        '"before": "getUsr",\n          "after": "getCustomer",\n          "provenance": "RESOLVED"',
+      ),
+    );
     expect(await validateJsonError(path, 50)).toMatchObject({
       code: 'BEFORE_MISMATCH',
       fileIndex: 1,
@@ -117,7 +132,9 @@ describe('gcpatch edit-plan apply / recover', () => {
     const root = tree();
     const r = await cli('apply', PLAN, '--root', root, '--dry-run', '--diff');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('--- a/src/user.ts\n+++ b/src/user.ts\n@@ -1,3 +1,3 @@\n-export function getUser(id: string) {\n+export function getCustomer(id: string) {\n');
+    expect(r.stdout).toContain(
+      '--- a/src/user.ts\n+++ b/src/user.ts\n@@ -1,3 +1,3 @@\n-export function getUser(id: string) {\n+export function getCustomer(id: string) {\n',
+    );
     expect(r.stdout).toContain('would apply 2 files');
     expect(readFileSync(join(root, 'src', 'user.ts'), 'utf8')).toContain('getUser');
     expect(existsSync(join(root, '.gcpatch'))).toBe(false);

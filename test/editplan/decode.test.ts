@@ -2,15 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { JsonNumber, decodeEditPlan, decodeEditPlanBytes, serializeEditPlan } from '../../src/editplan/index.js';
 import { expectFailure, HASH, type Expected } from './helpers.js';
 
-const EDIT =
-  '{"startLine":1,"startChar":0,"endLine":1,"endChar":1,"before":"a","after":"b","provenance":"EXACT_LSP"}';
+const EDIT = '{"startLine":1,"startChar":0,"endLine":1,"endChar":1,"before":"a","after":"b","provenance":"EXACT_LSP"}';
 const FILE = (edits = `[${EDIT}]`, extra = '') => `{"path":"a.ts","sha256":"${HASH}","edits":${edits}${extra}}`;
-const PLAN = (files = `[${FILE()}]`, extra = '') =>
-  `{"schemaVersion":"weavatrix.edit-plan.v1","operation":"rename_symbol","files":${files}${extra}}`;
+const PLAN = (files = `[${FILE()}]`, extra = '') => `{"schemaVersion":"weavatrix.edit-plan.v1","operation":"rename_symbol","files":${files}${extra}}`;
 /** A plan whose only edit has `member` replaced by `value` (or removed when value is undefined). */
 const withEdit = (member: string, value?: string) => {
   const pattern = new RegExp(`"${member}":("[^"]*"|[0-9]+)`);
-  const edited = value === undefined ? EDIT.replace(pattern, '').replace(',,', ',').replace('{,', '{').replace(',}', '}') : EDIT.replace(pattern, `"${member}":${value}`);
+  const edited =
+    value === undefined ? EDIT.replace(pattern, '').replace(',,', ',').replace('{,', '{').replace(',}', '}') : EDIT.replace(pattern, `"${member}":${value}`);
   return PLAN(`[${FILE(`[${edited}]`)}]`);
 };
 
@@ -145,9 +144,7 @@ describe('decodeEditPlan: errors, codes and indices', () => {
 
 describe('decodeEditPlan: accepted documents', () => {
   it('decodes the spec example with its createdAt extension', () => {
-    const p = decodeEditPlan(
-      PLAN(undefined, ',"completeness":"COMPLETE","createdAt":"2026-08-01T12:00:00Z"'),
-    );
+    const p = decodeEditPlan(PLAN(undefined, ',"completeness":"COMPLETE","createdAt":"2026-08-01T12:00:00Z"'));
     expect(p.completeness).toBe('COMPLETE');
     expect(p.extensions).toEqual(new Map([['createdAt', '2026-08-01T12:00:00Z']]));
     expect(p.files[0]!.edits[0]).toMatchObject({ startLine: 1, startChar: 0, endLine: 1, endChar: 1, before: 'a', after: 'b' });
@@ -171,7 +168,10 @@ describe('decodeEditPlan: accepted documents', () => {
   });
   it('a repeated unknown member keeps its last value', () => {
     const p = decodeEditPlan(PLAN(undefined, ',"x":1,"y":2,"x":3'));
-    expect([...p.extensions!]).toEqual([['x', 3], ['y', 2]]);
+    expect([...p.extensions!]).toEqual([
+      ['x', 3],
+      ['y', 2],
+    ]);
   });
   it('Operation, schema_version and extensions are ordinary extension keys', () => {
     const p = decodeEditPlan(PLAN(undefined, ',"Operation":"a","schema_version":"b","extensions":{}'));
@@ -179,7 +179,8 @@ describe('decodeEditPlan: accepted documents', () => {
     expect(p.operation).toBe('rename_symbol');
   });
   it('extension values of every JSON type are kept, numbers as written', () => {
-    const values = '{"n":null,"t":true,"f":false,"big":18446744073709551615,"neg":-9223372036854775808,"mz":-0,"huge":1e400,"frac":1.50,"s":"\\u00e9\\n","a":[1,[2]],"o":{"k":"v"}}';
+    const values =
+      '{"n":null,"t":true,"f":false,"big":18446744073709551615,"neg":-9223372036854775808,"mz":-0,"huge":1e400,"frac":1.50,"s":"\\u00e9\\n","a":[1,[2]],"o":{"k":"v"}}';
     const p = decodeEditPlan(PLAN(undefined, `,"ext":${values}`));
     expect(serializeEditPlan(p)).toContain(
       '"ext":{"a":[1,[2]],"big":18446744073709551615,"f":false,"frac":1.50,"huge":1e400,"mz":-0,"n":null,"neg":-9223372036854775808,"o":{"k":"v"},"s":"é\\n","t":true}',
@@ -187,7 +188,15 @@ describe('decodeEditPlan: accepted documents', () => {
   });
   it('numbers: plain integers up to 15 digits become JS numbers, every other literal keeps its text', () => {
     const p = decodeEditPlan(PLAN(undefined, ',"a":[0,-7,123456789012345,1234567890123456,-0,1.0,1e2]'));
-    expect(p.extensions!.get('a')).toEqual([0, -7, 123456789012345, new JsonNumber('1234567890123456'), new JsonNumber('-0'), new JsonNumber('1.0'), new JsonNumber('1e2')]);
+    expect(p.extensions!.get('a')).toEqual([
+      0,
+      -7,
+      123456789012345,
+      new JsonNumber('1234567890123456'),
+      new JsonNumber('-0'),
+      new JsonNumber('1.0'),
+      new JsonNumber('1e2'),
+    ]);
   });
   it('a surrogate pair written as two escapes is one well-formed character', () => {
     const p = decodeEditPlan(withEdit('after', '"\\ud83d\\ude00"'));

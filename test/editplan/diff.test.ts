@@ -29,9 +29,7 @@ describe('unifiedDiff', () => {
     );
   });
   it('whole-line deletion shows only the deleted line', () => {
-    expect(diffOf('keep\ndelete me\nkeep too\n', [edit(2, 0, 3, 0, 'delete me\n', '')], 0)).toBe(
-      '--- a/f.ts\n+++ b/f.ts\n@@ -2,1 +1,0 @@\n-delete me\n',
-    );
+    expect(diffOf('keep\ndelete me\nkeep too\n', [edit(2, 0, 3, 0, 'delete me\n', '')], 0)).toBe('--- a/f.ts\n+++ b/f.ts\n@@ -2,1 +1,0 @@\n-delete me\n');
   });
   it('an inserted line shows only the new line', () => {
     expect(diffOf('a\nb\n', [edit(2, 0, 2, 0, '', 'new\n')], 0)).toBe('--- a/f.ts\n+++ b/f.ts\n@@ -1,0 +2,1 @@\n+new\n');
@@ -42,9 +40,7 @@ describe('unifiedDiff', () => {
     );
   });
   it('appending at the end of a file without final newline', () => {
-    expect(diffOf('a', [edit(1, 1, 1, 1, '', '\nb\n')])).toBe(
-      '--- a/f.ts\n+++ b/f.ts\n@@ -1,1 +1,2 @@\n-a\n\\ No newline at end of file\n+a\n+b\n',
-    );
+    expect(diffOf('a', [edit(1, 1, 1, 1, '', '\nb\n')])).toBe('--- a/f.ts\n+++ b/f.ts\n@@ -1,1 +1,2 @@\n-a\n\\ No newline at end of file\n+a\n+b\n');
   });
   it('CRLF lines keep their \\r; two edits on one line form one block', () => {
     expect(diffOf('getUser(getUser)\r\nrest\r\n', [edit(1, 0, 1, 7, 'getUser', 'g'), edit(1, 8, 1, 15, 'getUser', 'g')], 0)).toBe(

@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import {
-  EDIT_ERROR_CODES,
-  TRANSACTION_ERROR_CODES,
-  applyEdits,
-  editErrorToJson,
-  exitCodeFor,
-} from '../../src/editplan/index.js';
+import { EDIT_ERROR_CODES, TRANSACTION_ERROR_CODES, applyEdits, editErrorToJson, exitCodeFor } from '../../src/editplan/index.js';
 import { edit, expectFailure } from './helpers.js';
 
 describe('error contract', () => {
   it('has the twelve stable wire names of the spec', () => {
     expect(EDIT_ERROR_CODES).toEqual([
-      'SCHEMA_MISMATCH', 'INVALID_PLAN', 'INVALID_FILE', 'INVALID_EDIT', 'INVALID_PATH', 'UNPROVEN_EDIT',
-      'PLAN_TOO_LARGE', 'POSITION_OUT_OF_RANGE', 'BEFORE_MISMATCH', 'OVERLAPPING_EDITS', 'OUTPUT_TOO_LARGE',
+      'SCHEMA_MISMATCH',
+      'INVALID_PLAN',
+      'INVALID_FILE',
+      'INVALID_EDIT',
+      'INVALID_PATH',
+      'UNPROVEN_EDIT',
+      'PLAN_TOO_LARGE',
+      'POSITION_OUT_OF_RANGE',
+      'BEFORE_MISMATCH',
+      'OVERLAPPING_EDITS',
+      'OUTPUT_TOO_LARGE',
       'VALIDATION_REJECTED',
     ]);
   });

@@ -3,9 +3,30 @@ import { isWindowsDeviceName, pathProblem, portablePathKey, validateEditPlan } f
 import { expectFailure, file, plan } from './helpers.js';
 
 const DEVICES = [
-  'CON', 'PRN', 'AUX', 'NUL', 'CONIN$', 'CONOUT$',
-  'COM1', 'COM2', 'COM3', 'COM4', 'COM5', 'COM6', 'COM7', 'COM8', 'COM9',
-  'LPT1', 'LPT2', 'LPT3', 'LPT4', 'LPT5', 'LPT6', 'LPT7', 'LPT8', 'LPT9',
+  'CON',
+  'PRN',
+  'AUX',
+  'NUL',
+  'CONIN$',
+  'CONOUT$',
+  'COM1',
+  'COM2',
+  'COM3',
+  'COM4',
+  'COM5',
+  'COM6',
+  'COM7',
+  'COM8',
+  'COM9',
+  'LPT1',
+  'LPT2',
+  'LPT3',
+  'LPT4',
+  'LPT5',
+  'LPT6',
+  'LPT7',
+  'LPT8',
+  'LPT9',
 ];
 
 describe('path rules: every Windows device name is rejected, bare, lowercased, with an extension, as a directory', () => {
@@ -109,7 +130,7 @@ describe('portable alias key', () => {
     'trailing/': 'trailing/',
     'ПРИВЕТ/Мир.RS': 'привет/мир.rs',
     'greekΣ/UNIT.rs': 'greekς/unit.rs',
-    'ΟΔΟΣ': 'οδος',
+    ΟΔΟΣ: 'οδος',
     'ΟΔΟΣ.rs': 'οδοσ.rs',
     'mixed\u0130name/A': 'mixedi\u0307name/a',
     '\u212A.rs': 'k.rs',

@@ -14,8 +14,7 @@ describe('serializeEditPlan', () => {
       `"after":"B","before":"a","endChar":1,"endLine":1,"startChar":0,"startLine":1}],"sha256":"${HASH}","path":"a.ts"}],` +
       `"completeness":"PARTIAL","operation":"op","schemaVersion":"weavatrix.edit-plan.v1"}`;
     // Code-point order: "" < "Beta" < "alpha" < U+E000 < U+1F600 (JS `<` would put U+1F600 first).
-    const sorted = (level: string) =>
-      `"":"${level}3","Beta":"${level}2","alpha":"${level}0","\u{E000}":"${level}4","\u{1F600}":"${level}1"`;
+    const sorted = (level: string) => `"":"${level}3","Beta":"${level}2","alpha":"${level}0","\u{E000}":"${level}4","\u{1F600}":"${level}1"`;
     const expected =
       `{"schemaVersion":"weavatrix.edit-plan.v1","operation":"op","files":[{"path":"a.ts","sha256":"${HASH}","edits":[` +
       `{"startLine":1,"startChar":0,"endLine":1,"endChar":1,"before":"a","after":"B","provenance":"RESOLVED",${sorted('e')}}],` +
@@ -27,7 +26,15 @@ describe('serializeEditPlan', () => {
   });
 
   it('omits completeness when absent and writes programmatic extensions (Map, object, number)', () => {
-    const p = plan([{ ...file('a.ts'), extensions: new Map<string, JsonValue>([['z', { b: 1, a: [true, null] }], ['n', new JsonNumber('1e400')]]) }]);
+    const p = plan([
+      {
+        ...file('a.ts'),
+        extensions: new Map<string, JsonValue>([
+          ['z', { b: 1, a: [true, null] }],
+          ['n', new JsonNumber('1e400')],
+        ]),
+      },
+    ]);
     expect(serializeEditPlan(p)).toBe(
       `{"schemaVersion":"weavatrix.edit-plan.v1","operation":"rename_symbol","files":[{"path":"a.ts","sha256":"${HASH}",` +
         `"edits":[{"startLine":1,"startChar":0,"endLine":1,"endChar":1,"before":"a","after":"b","provenance":"EXACT_LSP"}],` +

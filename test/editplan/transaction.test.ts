@@ -1,26 +1,7 @@
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  SimulatedCrash,
-  applyPlanToRoot,
-  decodeEditPlan,
-  journalPath,
-  recover,
-  sha256Hex,
-  type EditPlan,
-} from '../../src/editplan/index.js';
+import { SimulatedCrash, applyPlanToRoot, decodeEditPlan, journalPath, recover, sha256Hex, type EditPlan } from '../../src/editplan/index.js';
 import { edit, expectFailure, file, plan, scratchDirs } from './helpers.js';
 
 const scratch = scratchDirs();
@@ -221,14 +202,28 @@ describe('transaction: five-file commit', () => {
       recover(root, { faultAt: (s) => recoverySteps.push(s) });
     }
     expect(recoverySteps).toEqual([
-      'recover:4', 'recover:3', 'recover:2', 'recover:1', 'recover:0',
-      'recover:cleanup:0', 'recover:cleanup:1', 'recover:cleanup:2', 'recover:cleanup:3', 'recover:cleanup:4',
+      'recover:4',
+      'recover:3',
+      'recover:2',
+      'recover:1',
+      'recover:0',
+      'recover:cleanup:0',
+      'recover:cleanup:1',
+      'recover:cleanup:2',
+      'recover:cleanup:3',
+      'recover:cleanup:4',
       'recover:journal:remove',
     ]);
     for (const step of recoverySteps) {
       const { root, plan: p } = fiveFileRoot();
       crashAt(p, root, 'journal:committed');
-      expect(() => recover(root, { faultAt: (s) => { if (s === step) throw new SimulatedCrash(s); } })).toThrow(SimulatedCrash);
+      expect(() =>
+        recover(root, {
+          faultAt: (s) => {
+            if (s === step) throw new SimulatedCrash(s);
+          },
+        }),
+      ).toThrow(SimulatedCrash);
       expect(recover(root).action).toBe('rolled-back');
       expect(state(root)).toBe('old');
       expect(leftovers(root)).toEqual([]);
@@ -380,10 +375,10 @@ describe('transaction: verification before anything is written', () => {
   it('the output validator sees each file and can reject it (VALIDATION_REJECTED with fileIndex)', () => {
     const { root, plan: p } = fiveFileRoot();
     const seen: string[] = [];
-    expectFailure(
-      () => applyPlanToRoot(p, root, { validator: (_out, f) => (seen.push(f.path), f.fileIndex !== 3) }),
-      { code: 'VALIDATION_REJECTED', fileIndex: 3 },
-    );
+    expectFailure(() => applyPlanToRoot(p, root, { validator: (_out, f) => (seen.push(f.path), f.fileIndex !== 3) }), {
+      code: 'VALIDATION_REJECTED',
+      fileIndex: 3,
+    });
     expect(seen).toEqual(['a.ts', 'src/b.ts', 'src/deep/c.ts', 'Zeta.md']);
     expect(state(root)).toBe('old');
   });
@@ -481,11 +476,7 @@ describe('transaction: links and aliases', () => {
     symlinkSync('src', join(root, 'lib'));
     const hash = sha256Hex(Buffer.from('xy'));
     const error = expectFailure(
-      () =>
-        applyPlanToRoot(
-          plan([file('src/a.ts', [edit(1, 0, 1, 1, 'x', 'X')], hash), file('lib/a.ts', [edit(1, 1, 1, 2, 'y', 'Y')], hash)]),
-          root,
-        ),
+      () => applyPlanToRoot(plan([file('src/a.ts', [edit(1, 0, 1, 1, 'x', 'X')], hash), file('lib/a.ts', [edit(1, 1, 1, 2, 'y', 'Y')], hash)]), root),
       { code: 'PATH_ALIAS', fileIndex: 1 },
     );
     expect(error.details).toEqual({ relatedFileIndex: 0 });
@@ -497,9 +488,9 @@ describe('transaction: links and aliases', () => {
     writeFileSync(join(root, 'a.ts'), 'xy');
     linkSync(join(root, 'a.ts'), join(root, 'b.ts'));
     const hash = sha256Hex(Buffer.from('xy'));
-    expectFailure(
-      () => applyPlanToRoot(plan([file('a.ts', [edit(1, 0, 1, 1, 'x', 'X')], hash), file('b.ts', [edit(1, 1, 1, 2, 'y', 'Y')], hash)]), root),
-      { code: 'PATH_ALIAS', fileIndex: 1 },
-    );
+    expectFailure(() => applyPlanToRoot(plan([file('a.ts', [edit(1, 0, 1, 1, 'x', 'X')], hash), file('b.ts', [edit(1, 1, 1, 2, 'y', 'Y')], hash)]), root), {
+      code: 'PATH_ALIAS',
+      fileIndex: 1,
+    });
   });
 });

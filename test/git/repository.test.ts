@@ -32,10 +32,10 @@ beforeAll(async () => {
     'pkg/package.toml': manifest('demo', ['a.gc', 'lib/b.gc']),
     'pkg/a.gc': '; comment\n(def a   1)\n(def b 2)\n',
     'pkg/lib/b.gc': '(def c 3)\n',
-    'README': 'hello\n',
+    README: 'hello\n',
   });
   t.git('tag', '-a', 'v1', '-m', 'release one');
-  c2 = t.commit('two', { 'pkg/a.gc': '(def a 10)\n(def b 2)\n', 'README': null, 'docs/x.txt': 'x' });
+  c2 = t.commit('two', { 'pkg/a.gc': '(def a 10)\n(def b 2)\n', README: null, 'docs/x.txt': 'x' });
   t.git('checkout', '-q', '-b', 'left');
   left = t.commit('left', { 'pkg/lib/b.gc': '(def c 30)\n' });
   t.git('checkout', '-q', 'main');
@@ -67,7 +67,7 @@ describe('git revisions', () => {
     await expect(resolveRevision(repo, 'main~5')).rejects.toMatchObject({ code: 'git/unknown-revision' });
   });
 
-  it('without a git program resolves plain names only (isomorphic-git), git\'s grammar refused', async () => {
+  it("without a git program resolves plain names only (isomorphic-git), git's grammar refused", async () => {
     const path = process.env.PATH;
     process.env.PATH = join(t.dir, 'no-programs-here');
     try {
@@ -132,9 +132,7 @@ describe('workspaces at a commit', () => {
   it('loads the canonical workspace of the manifest’s modules', async () => {
     const loaded = await loadWorkspaceAtCommit(repo, c1, 'pkg');
     expect(loaded.manifest.name).toBe('demo');
-    expect(printTerm(workspaceTerm(loaded.workspace))).toBe(
-      printTerm(workspaceTerm(ws({ 'a.gc': '(def a 1)(def b 2)', 'lib/b.gc': '(def c 3)' }))),
-    );
+    expect(printTerm(workspaceTerm(loaded.workspace))).toBe(printTerm(workspaceTerm(ws({ 'a.gc': '(def a 1)(def b 2)', 'lib/b.gc': '(def c 3)' }))));
   });
 
   it('names the commit and file when a listed module is missing', async () => {

@@ -66,7 +66,7 @@ export interface GitRun {
 /** Runs `git ...args` in `cwd` and returns its status and output; never throws (for runs expected to fail). */
 export function tryGit(cwd: string, args: readonly string[], options: GitOptions = {}): GitRun {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: gitEnv(options), ...(options.input !== undefined ? { input: options.input } : {}) });
-  return { status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? (r.error?.message ?? '') };
+  return { status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? r.error?.message ?? '' };
 }
 
 /** Runs `git ...args` in `cwd` and returns its trimmed stdout; throws with git's stderr when it fails. */

@@ -10,7 +10,25 @@
 const fs = require('node:fs');
 const { syncBuiltinESMExports } = require('node:module');
 
-const OPS = ['writeSync', 'writeFileSync', 'appendFileSync', 'fsyncSync', 'fdatasyncSync', 'renameSync', 'linkSync', 'symlinkSync', 'unlinkSync', 'rmSync', 'rmdirSync', 'mkdirSync', 'copyFileSync', 'ftruncateSync', 'truncateSync', 'chmodSync', 'openSync'];
+const OPS = [
+  'writeSync',
+  'writeFileSync',
+  'appendFileSync',
+  'fsyncSync',
+  'fdatasyncSync',
+  'renameSync',
+  'linkSync',
+  'symlinkSync',
+  'unlinkSync',
+  'rmSync',
+  'rmdirSync',
+  'mkdirSync',
+  'copyFileSync',
+  'ftruncateSync',
+  'truncateSync',
+  'chmodSync',
+  'openSync',
+];
 const at = Number(process.env.GCPATCH_TEST_KILL_AT ?? '0');
 const fullAt = Number(process.env.GCPATCH_TEST_ENOSPC_AT ?? '0');
 const NO_SPACE_FREE = new Set(['unlinkSync', 'rmSync', 'rmdirSync', 'chmodSync']);

@@ -148,7 +148,11 @@ describe('merge conflicts (rules 4-7)', () => {
     const right = ws({ 'a.gc': '(def a 11)(def b 2)', 'b.gc': '(def c 3)' });
     const r = merge(base, left, right);
     const record = r.conflictTerms[0] as MapTerm;
-    const without = kwMap(Object.fromEntries(record.entries.filter(([k]) => (k as { name: string }).name !== ':conflict-h').map(([k, v]) => [(k as { name: string }).name.slice(1), v])));
+    const without = kwMap(
+      Object.fromEntries(
+        record.entries.filter(([k]) => (k as { name: string }).name !== ':conflict-h').map(([k, v]) => [(k as { name: string }).name.slice(1), v]),
+      ),
+    );
     expect(r.conflicts[0]!.conflictH).toBe(hashTerm(without));
   });
 
@@ -172,7 +176,10 @@ describe('merge conflicts (rules 4-7)', () => {
 describe('merge: request handling', () => {
   it('rejects a malformed request', () => {
     const req = mergeRequestTerm(base, base, base, 'i', kwMap({}));
-    const bad = kwMap({ ...Object.fromEntries(req.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v])), left: readTerm('[{:module-path "/abs.gc" :forms []}]') });
+    const bad = kwMap({
+      ...Object.fromEntries(req.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v])),
+      left: readTerm('[{:module-path "/abs.gc" :forms []}]'),
+    });
     expect(() => mergeReport(bad)).toThrow(expect.objectContaining({ code: 'workspace/non-portable-path', exitCode: 10 }));
     expect(() => mergeReport(readTerm('{:kind "genesis/patch-merge-request-v0.1"}'))).toThrow(expect.objectContaining({ code: 'core/closed/missing-key' }));
   });

@@ -47,7 +47,7 @@ describe('merge verifier', () => {
   it('rejects an embedded diff for another request', () => {
     const { request, report } = mergeWorkspaces(base, left, right, { intent: 'x' });
     const other = mergeWorkspaces(base, left, right, { intent: 'y' });
-    const forged = set(report, 'diff', (other.report.entries.find(([k]) => (k as { name: string }).name === ':diff')![1]));
+    const forged = set(report, 'diff', other.report.entries.find(([k]) => (k as { name: string }).name === ':diff')![1]);
     expect(() => verifyMergeReport(request, forged)).toThrow(expect.objectContaining({ code: 'diff/verify-failed', exitCode: 50 }));
   });
 

@@ -45,7 +45,11 @@ describe('audit binds the acceptance to the package record', () => {
     const packed = packOnDisk(pkg);
     const r = auditPackage(pkg, BIND);
     expect(r.findings.map((f) => f.code)).toEqual(['audit/acceptance-stale']);
-    expect(r.binding).toMatchObject({ status: 'stale', currentPackageArtifact: packed.packageArtifact, changedModules: [{ path: 'lib/math.gc', change: 'changed' }] });
+    expect(r.binding).toMatchObject({
+      status: 'stale',
+      currentPackageArtifact: packed.packageArtifact,
+      changedModules: [{ path: 'lib/math.gc', change: 'changed' }],
+    });
     expect(r.findings[0]!.message).toContain(`produced for package record ${packageArtifact} (apply report ${reportArtifact})`);
     expect(r.findings[0]!.message).toContain('changed since: lib/math.gc (changed)');
     // without the binding check (library default) the acceptance still names this package and version
@@ -104,7 +108,9 @@ describe('gcpatch audit (CLI)', () => {
     const pkg = copyFixture('refactor/ledger');
     const r = gcpatch(['audit', '--pkg', pkg]);
     expect(r.status).toBe(50);
-    expect(r.stdout).toBe('FAILED: 25 modules, acceptance (none), 0 referenced artifacts, 0 store entries re-hashed\nverified: 25 module pins match the modules; 0 store entries re-hashed\n');
+    expect(r.stdout).toBe(
+      'FAILED: 25 modules, acceptance (none), 0 referenced artifacts, 0 store entries re-hashed\nverified: 25 module pins match the modules; 0 store entries re-hashed\n',
+    );
     expect(r.stderr).toBe(
       '.genesis/last_acceptance: audit/no-acceptance: no last acceptance recorded (apply a patch or run the obligations first)\n' +
         'missing: an acceptance (no .genesis/last_acceptance). The package declares no obligations: `gcpatch accept` records one (gcpatch checks the pins itself)\n',
@@ -120,7 +126,10 @@ describe('gcpatch audit (CLI)', () => {
 describe('what audit says about a package of one module', () => {
   it('counts in the singular: one pin, one obligation', () => {
     const pkg = mkdtempSync(join(tmpdir(), 'gcpatch-audit-one-'));
-    writeFileSync(join(pkg, 'package.toml'), 'schema = 1\nname = "one"\nversion = "1.0.0"\nobligations = ["core/obligation::unit-tests"]\n\n[[modules]]\npath = "a.gc"\nhash = ""\n');
+    writeFileSync(
+      join(pkg, 'package.toml'),
+      'schema = 1\nname = "one"\nversion = "1.0.0"\nobligations = ["core/obligation::unit-tests"]\n\n[[modules]]\npath = "a.gc"\nhash = ""\n',
+    );
     writeFileSync(join(pkg, 'a.gc'), '(def one/a::x 1)\n');
     packOnDisk(pkg);
     const r = auditPackage(pkg, BIND);

@@ -31,48 +31,75 @@ const cli = (args: string[]) => {
 
 describe('whole-store verify and audit check every name in the store', () => {
   const cases: [string, (dir: string, s: EvidenceStore) => string][] = [
-    ['a symlink with an entry name (to a valid entry)', (dir, s) => {
-      const target = s.put(utf8('target'));
-      const name = 'a'.repeat(64);
-      symlinkSync(join(dir, target), join(dir, name));
-      return name;
-    }],
-    ['a symlink to outside the store', (dir) => {
-      const outside = join(tempDir(), 'x');
-      writeFileSync(outside, 'outside');
-      symlinkSync(outside, join(dir, 'b'.repeat(64)));
-      return 'b'.repeat(64);
-    }],
-    ['a dangling symlink', (dir) => {
-      symlinkSync(join(dir, 'nowhere'), join(dir, 'c'.repeat(64)));
-      return 'c'.repeat(64);
-    }],
-    ['a directory with an entry name', (dir) => {
-      mkdirSync(join(dir, 'd'.repeat(64)));
-      return 'd'.repeat(64);
-    }],
-    ['a directory with another name', (dir) => {
-      mkdirSync(join(dir, 'sub'));
-      return 'sub';
-    }],
-    ['a junk-named file', (dir) => {
-      writeFileSync(join(dir, 'README'), 'junk');
-      return 'README';
-    }],
-    ['an upper-case hex name', (dir, s) => {
-      const hex = s.put(utf8('upper'));
-      writeFileSync(join(dir, hex.toUpperCase()), 'upper');
-      return hex.toUpperCase();
-    }],
-    ['a 63-digit name', (dir) => {
-      writeFileSync(join(dir, 'e'.repeat(63)), 'short');
-      return 'e'.repeat(63);
-    }],
-    ['a symlink named like a temp file', (dir) => {
-      const name = `.tmp-${'f'.repeat(64)}-1-0`;
-      symlinkSync('/etc/passwd', join(dir, name));
-      return name;
-    }],
+    [
+      'a symlink with an entry name (to a valid entry)',
+      (dir, s) => {
+        const target = s.put(utf8('target'));
+        const name = 'a'.repeat(64);
+        symlinkSync(join(dir, target), join(dir, name));
+        return name;
+      },
+    ],
+    [
+      'a symlink to outside the store',
+      (dir) => {
+        const outside = join(tempDir(), 'x');
+        writeFileSync(outside, 'outside');
+        symlinkSync(outside, join(dir, 'b'.repeat(64)));
+        return 'b'.repeat(64);
+      },
+    ],
+    [
+      'a dangling symlink',
+      (dir) => {
+        symlinkSync(join(dir, 'nowhere'), join(dir, 'c'.repeat(64)));
+        return 'c'.repeat(64);
+      },
+    ],
+    [
+      'a directory with an entry name',
+      (dir) => {
+        mkdirSync(join(dir, 'd'.repeat(64)));
+        return 'd'.repeat(64);
+      },
+    ],
+    [
+      'a directory with another name',
+      (dir) => {
+        mkdirSync(join(dir, 'sub'));
+        return 'sub';
+      },
+    ],
+    [
+      'a junk-named file',
+      (dir) => {
+        writeFileSync(join(dir, 'README'), 'junk');
+        return 'README';
+      },
+    ],
+    [
+      'an upper-case hex name',
+      (dir, s) => {
+        const hex = s.put(utf8('upper'));
+        writeFileSync(join(dir, hex.toUpperCase()), 'upper');
+        return hex.toUpperCase();
+      },
+    ],
+    [
+      'a 63-digit name',
+      (dir) => {
+        writeFileSync(join(dir, 'e'.repeat(63)), 'short');
+        return 'e'.repeat(63);
+      },
+    ],
+    [
+      'a symlink named like a temp file',
+      (dir) => {
+        const name = `.tmp-${'f'.repeat(64)}-1-0`;
+        symlinkSync('/etc/passwd', join(dir, name));
+        return name;
+      },
+    ],
   ];
   const throughCli = new Set([0, 3, 5, 8]); // the built CLI for a symlink, a directory, a junk name, a temp-named symlink
   for (const [i, [what, make]] of cases.entries()) {
@@ -93,7 +120,9 @@ describe('whole-store verify and audit check every name in the store', () => {
       expect((v.json!['failures'] as { hex: string }[]).map((f) => f.hex)).toContain(name);
       const a = cli(['audit', '--pkg', pkg, '--json']);
       expect(a.status).toBe(50);
-      expect((a.json!['findings'] as { subject: string; code: string }[])).toContainEqual(expect.objectContaining({ subject: name, code: 'core/store/corruption' }));
+      expect(a.json!['findings'] as { subject: string; code: string }[]).toContainEqual(
+        expect.objectContaining({ subject: name, code: 'core/store/corruption' }),
+      );
       const text = gcpatch(['store', 'verify', '--pkg', pkg]);
       expect(text.status).toBe(50);
       expect(text.stderr).toContain(JSON.stringify(name));
@@ -174,10 +203,7 @@ describe('audit: the last acceptance is for the package as it is', () => {
     declare(pkg);
     const store = EvidenceStore.forPackage(pkg);
     const artifact = store.putTerm(kwMap({ kind: str('demo/test-log'), lines: vec([str('2 tests passed')]) }));
-    record(pkg, [
-      kwMap({ name: sym(CANONICAL_PINS_OBLIGATION), ok: bool(true) }),
-      kwMap({ name: sym(OBLIGATION), ok: bool(true), artifact: str(artifact) }),
-    ]);
+    record(pkg, [kwMap({ name: sym(CANONICAL_PINS_OBLIGATION), ok: bool(true) }), kwMap({ name: sym(OBLIGATION), ok: bool(true), artifact: str(artifact) })]);
     expect(auditPackage(pkg)).toMatchObject({ ok: true, findings: [], referencedArtifacts: [artifact] });
     expect(cli(['audit', '--pkg', pkg, '--json']).status).toBe(0);
   });

@@ -19,7 +19,6 @@ import { copyPackage, DEMO_PATCH, snapshotTree } from './helpers.js';
 import { readPatchFile } from '../../src/patch/apply/apply.js';
 import { bigPatchSource, fastTempBase, makeBigPackage } from './big-package.js';
 
-
 // A SimulatedCrash is a process death: the kernel keeps every write, so fsync changes nothing here.
 setDurableWritesForTesting(false);
 

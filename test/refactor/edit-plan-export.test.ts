@@ -60,7 +60,11 @@ describe('refactorEditPlan', () => {
     ];
     const request = requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b2' }, modules);
     const verified = verifyRefactorReport(planRefactor(request).report, request);
-    const plan = refactorEditPlan(verified, modules.map(([modulePath, t]) => ({ modulePath, bytes: utf8(t) })), { pathPrefix: 'pkgs/x/' });
+    const plan = refactorEditPlan(
+      verified,
+      modules.map(([modulePath, t]) => ({ modulePath, bytes: utf8(t) })),
+      { pathPrefix: 'pkgs/x/' },
+    );
     expect(plan.files.map((f) => f.path)).toEqual(['pkgs/x/z.gc', 'pkgs/x/a.gc']);
     const info = plan.extensions!.get('gcpatch') as Record<string, unknown>;
     expect(info).toMatchObject({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b2', requestH: request.requestH, replacementCount: 2 });
@@ -85,7 +89,9 @@ describe('refactorEditPlan', () => {
     const request = requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'a' }, [['m.gc', '(def a 1)']]);
     expect(code(() => refactorEditPlan(verifyRefactorReport(planRefactor(request).report, request), []))).toBe('refactor/plan-conflicted');
     expect(
-      code(() => exportOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [['m.gc', '(def a 1)']], [{ modulePath: 'm.gc', bytes: utf8('(def a 2)') }])),
+      code(() =>
+        exportOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [['m.gc', '(def a 1)']], [{ modulePath: 'm.gc', bytes: utf8('(def a 2)') }]),
+      ),
     ).toBe('refactor/stale-plan');
     // Canonical forms curry (fn (x y) …) into nested one-parameter fns, where renaming y to x is
     // fine; the source text would read (fn (x x) …), a duplicate parameter.

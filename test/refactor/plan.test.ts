@@ -13,9 +13,7 @@ import { requestOf, THREE_MODULES } from './helpers.js';
 const SQUARE = 'app/math::square';
 
 function plan(params: Partial<RefactorParams>, modules = THREE_MODULES): RefactorPlan {
-  return planRefactor(
-    requestOf({ refactorKind: 'rename', fromSymbol: SQUARE, toSymbol: 'app/math::sq', ...params }, modules),
-  );
+  return planRefactor(requestOf({ refactorKind: 'rename', fromSymbol: SQUARE, toSymbol: 'app/math::sq', ...params }, modules));
 }
 
 function get(m: Term, name: string): Term {
@@ -71,14 +69,17 @@ describe('conflicted report shape ("Closed Report")', () => {
 
   test('the order dependency counts quoted data and later modules, not earlier modules', () => {
     const modules = [
-      ['a.gc', '(def early 1)\n(def f (fn (n) [early \'later]))\n'],
+      ['a.gc', "(def early 1)\n(def f (fn (n) [early 'later]))\n"],
       ['b.gc', '(def later 2)\n'],
     ] as const;
     // `early` (a.gc, form 0) is the first offending definition: same module as f.
     expect(conflicted(plan({ refactorKind: 'move', fromSymbol: 'f', toSymbol: 'g', targetModulePath: 't.gc' }, modules))).toEqual([
       { code: ConflictCode.targetOrderDependency, modulePath: 'a.gc', pathRepr: '' },
     ]);
-    const quotedLater = [['a.gc', '(def f (fn (n) \'later))\n'], ['b.gc', '(def later 2)\n']] as const;
+    const quotedLater = [
+      ['a.gc', "(def f (fn (n) 'later))\n"],
+      ['b.gc', '(def later 2)\n'],
+    ] as const;
     expect(conflicted(plan({ refactorKind: 'move', fromSymbol: 'f', toSymbol: 'g', targetModulePath: 't.gc' }, quotedLater))).toEqual([
       { code: ConflictCode.targetOrderDependency, modulePath: 'b.gc', pathRepr: '' },
     ]);
@@ -99,8 +100,19 @@ describe('safe plans', () => {
     expect(p.replacementCount).toBe(6);
     const r = p.report;
     expect(r.entries.map(([k]) => printTerm(k))).toEqual([
-      ':conflicts', ':kind', ':module-count', ':ok', ':op-count', ':op-identities', ':patch', ':patch-h',
-      ':profile', ':replacement-count', ':request-h', ':safe-to-apply', ':v',
+      ':conflicts',
+      ':kind',
+      ':module-count',
+      ':ok',
+      ':op-count',
+      ':op-identities',
+      ':patch',
+      ':patch-h',
+      ':profile',
+      ':replacement-count',
+      ':request-h',
+      ':safe-to-apply',
+      ':v',
     ]);
     expect(printTerm(get(r, 'kind'))).toBe('"genesis/refactor-plan-v0.1"');
     expect(printTerm(get(r, 'profile'))).toBe('"genesis/patch-authority-v0.1"');
@@ -119,7 +131,13 @@ describe('safe plans', () => {
     expect(printTerm(get(r, 'patch-h'))).toBe(JSON.stringify(hashTerm(patch)));
     expect(printTerm(get(r, 'request-h'))).toBe(JSON.stringify(hashTerm(p.request.term)));
     expect(printTerm(get(r, 'op-identities'))).toBe(
-      printTerm(readTerm(`[${ops(p).map((op, i) => `{:op-h "${hashTerm(op)}" :ordinal ${i}}`).join(' ')}]`)),
+      printTerm(
+        readTerm(
+          `[${ops(p)
+            .map((op, i) => `{:op-h "${hashTerm(op)}" :ordinal ${i}}`)
+            .join(' ')}]`,
+        ),
+      ),
     );
     expect(printTerm(get(patch, 'intent'))).toBe('"semantic-refactor/rename"');
     expect(printTerm(get(patch, 'provenance'))).toBe(
@@ -147,9 +165,7 @@ describe('safe plans', () => {
       expect(printTerm(get(p.report, 'op-count'))).toBe('4');
       const o = ops(p);
       expect(o.map((op) => printTerm(get(op, 'op')))).toEqual([':rename-symbol', ':rename-symbol', ':split-module', ':update-manifest']);
-      expect(printTerm(o[2]!)).toBe(
-        '{\n  :from-module-path "lib/math.gc"\n  :op :split-module\n  :symbols ["app/math::sq"]\n  :to-module-path "lib/sq.gc"}',
-      );
+      expect(printTerm(o[2]!)).toBe('{\n  :from-module-path "lib/math.gc"\n  :op :split-module\n  :symbols ["app/math::sq"]\n  :to-module-path "lib/sq.gc"}');
       expect(printTerm(o[3]!)).toBe(
         printTerm(
           readTerm(`{:op :update-manifest :set {:modules [{"hash" "" "path" "lib/sq.gc"} {"hash" "" "path" "lib/math.gc"}
@@ -191,10 +207,9 @@ describe('safe plans', () => {
     const a = plan({ refactorKind: 'move', targetModulePath: 'lib/sq.gc' });
     const again = planRefactor(decodeRefactorRequest(readTerm(printTerm(a.request.term))));
     expect(printTerm(again.report)).toBe(printTerm(a.report));
-    const viaTerm = planRefactor(refactorRequestTerm(
-      { refactorKind: 'move', fromSymbol: SQUARE, toSymbol: 'app/math::sq', targetModulePath: 'lib/sq.gc' },
-      a.request.modules,
-    ));
+    const viaTerm = planRefactor(
+      refactorRequestTerm({ refactorKind: 'move', fromSymbol: SQUARE, toSymbol: 'app/math::sq', targetModulePath: 'lib/sq.gc' }, a.request.modules),
+    );
     expect(hashTerm(viaTerm.report)).toBe(hashTerm(a.report));
   });
 });

@@ -35,11 +35,7 @@ function countSymbol(forms: readonly Term[], name: string): number {
 
 const ws = fc.constantFrom(' ', '  ', '\n', '\n  ', '\t', '\r\n', ` ; mentions ${FROM} in a comment\n`);
 const atomSym = fc.constantFrom('foo', 'bar?', 'pkg/mod::x', ':kw', '-', 'a.b', 'm0::d0', 'm2::d0', FROM, FROM, FROM);
-const atom = fc.oneof(
-  atomSym,
-  fc.integer({ min: -50, max: 50 }).map(String),
-  fc.constantFrom(`"${FROM}"`, `b"${FROM}"`, '"é \\" x"', `"\\u0041${FROM}"`),
-);
+const atom = fc.oneof(atomSym, fc.integer({ min: -50, max: 50 }).map(String), fc.constantFrom(`"${FROM}"`, `b"${FROM}"`, '"é \\" x"', `"\\u0041${FROM}"`));
 
 /** Source text of a code expression, with whitespace/comments between tokens. */
 const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
@@ -51,9 +47,9 @@ const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     fc.tuple(tie('e'), ws, tie('e'), ws, tie('e')).map(([f, w1, a, w2, b]) => `(${f}${w1}${a}${w2}${b})`),
     tie('e').map((f) => `(${f})`),
     fc.tuple(tie('e'), ws, tie('e')).map(([a, w, b]) => `[${a}${w}${b}]`),
-    fc.tuple(fc.constantFrom(':a', ':b', '1', FROM, `"${FROM}"`), ws, tie('e'), ws, fc.constantFrom(':a', ':c', FROM), ws, tie('e')).map(
-      ([k1, w1, v1, w2, k2, w3, v2]) => `{${k1}${w1}${v1}${w2}${k2}${w3}${v2}}`,
-    ),
+    fc
+      .tuple(fc.constantFrom(':a', ':b', '1', FROM, `"${FROM}"`), ws, tie('e'), ws, fc.constantFrom(':a', ':c', FROM), ws, tie('e'))
+      .map(([k1, w1, v1, w2, k2, w3, v2]) => `{${k1}${w1}${v1}${w2}${k2}${w3}${v2}}`),
     fc.tuple(ws, tie('e')).map(([w, body]) => `(fn${w}(p q)${w}${body})`),
     fc.tuple(tie('e'), ws, tie('e')).map(([v, w, body]) => `(let ((loc ${v}))${w}${body})`),
     fc.tuple(tie('e'), tie('e'), tie('e')).map(([c, t, e]) => `(if ${c} ${t} ${e})`),
@@ -118,7 +114,10 @@ describe('generated packages', () => {
         expect([...after.modules.keys()].sort()).toEqual([...modules.map(([p]) => p), ...moved].sort());
 
         // The edit-plan route: edits applied to the original text, then canonicalized.
-        const editPlan = refactorEditPlan(verified, modules.map(([modulePath, text]) => ({ modulePath, bytes: utf8(text) })));
+        const editPlan = refactorEditPlan(
+          verified,
+          modules.map(([modulePath, text]) => ({ modulePath, bytes: utf8(text) })),
+        );
         const renamesOnly = applyOpsInMemory(before, { ops: plan.patch!.ops.slice(0, plan.affectedModules.length) }).state;
         const edited = new Map(modules);
         for (const file of editPlan.files) edited.set(file.path, applyEdits(edited.get(file.path)!, file.edits).text);

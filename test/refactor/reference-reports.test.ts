@@ -49,7 +49,10 @@ function canonical(text: string): string {
 
 /** The expected conflicted report: `[code, module-path]` pairs in report order. */
 function conflictedReport(requestH: string, moduleCount: number, conflicts: [string, string][]): string {
-  const records = conflicts.map(([code, modulePath]) => `{:code ${JSON.stringify(code)} :message ${JSON.stringify(MESSAGE[code])} :module-path ${JSON.stringify(modulePath)} :path-repr ""}`);
+  const records = conflicts.map(
+    ([code, modulePath]) =>
+      `{:code ${JSON.stringify(code)} :message ${JSON.stringify(MESSAGE[code])} :module-path ${JSON.stringify(modulePath)} :path-repr ""}`,
+  );
   return canonical(
     `{:conflicts [${records.join(' ')}] :kind "genesis/refactor-plan-v0.1" :module-count ${moduleCount} :ok false :op-count 0 ` +
       `:op-identities [] :patch nil :patch-h "" :profile "genesis/patch-authority-v0.1" :replacement-count 0 ` +
@@ -95,7 +98,13 @@ describe('safe reports', () => {
   test('move app::double into util.gc: renames, split, target-before-source manifest', () => {
     const p = params('move', 'app::double', 'util::double', 'util.gc');
     expectReport(p, (h, n) =>
-      safeReport(h, n, p, [rename('b.gc', 'app::double', 'util::double'), split('b.gc', 'util.gc', 'util::double'), manifest(['a.gc', 'util.gc', 'b.gc', 'c.gc'])], 2),
+      safeReport(
+        h,
+        n,
+        p,
+        [rename('b.gc', 'app::double', 'util::double'), split('b.gc', 'util.gc', 'util::double'), manifest(['a.gc', 'util.gc', 'b.gc', 'c.gc'])],
+        2,
+      ),
     );
   });
 
@@ -106,7 +115,12 @@ describe('safe reports', () => {
         h,
         n,
         p,
-        [rename('a.gc', 'lib::one', 'k::one'), rename('b.gc', 'lib::one', 'k::one'), split('a.gc', 'k.gc', 'k::one'), manifest(['k.gc', 'a.gc', 'b.gc', 'c.gc'])],
+        [
+          rename('a.gc', 'lib::one', 'k::one'),
+          rename('b.gc', 'lib::one', 'k::one'),
+          split('a.gc', 'k.gc', 'k::one'),
+          manifest(['k.gc', 'a.gc', 'b.gc', 'c.gc']),
+        ],
         3,
       ),
     );
@@ -122,10 +136,31 @@ describe('conflicted reports: each code', () => {
   const cases: [string, RefactorParams, [string, string][], (readonly (readonly [string, string])[])?][] = [
     ['kind-invalid', params('inline', 'lib::one', 'lib::uno'), [['refactor/kind-invalid', '']]],
     // No definition is named "", so an empty source is always also missing (as in the reference).
-    ['source-symbol-invalid', params('rename', '', 'lib::uno'), [['refactor/source-symbol-invalid', ''], ['refactor/source-symbol-missing', '']]],
+    [
+      'source-symbol-invalid',
+      params('rename', '', 'lib::uno'),
+      [
+        ['refactor/source-symbol-invalid', ''],
+        ['refactor/source-symbol-missing', ''],
+      ],
+    ],
     ['destination-symbol-invalid', params('rename', 'lib::one', ''), [['refactor/destination-symbol-invalid', '']]],
-    ['no-op on an undefined symbol', params('rename', 'nope', 'nope'), [['refactor/no-op', ''], ['refactor/source-symbol-missing', '']]],
-    ['no-op on a defined symbol (two conflicts)', params('rename', 'lib::one', 'lib::one'), [['refactor/no-op', ''], ['refactor/destination-symbol-exists', '']]],
+    [
+      'no-op on an undefined symbol',
+      params('rename', 'nope', 'nope'),
+      [
+        ['refactor/no-op', ''],
+        ['refactor/source-symbol-missing', ''],
+      ],
+    ],
+    [
+      'no-op on a defined symbol (two conflicts)',
+      params('rename', 'lib::one', 'lib::one'),
+      [
+        ['refactor/no-op', ''],
+        ['refactor/destination-symbol-exists', ''],
+      ],
+    ],
     ['source-symbol-missing', params('rename', 'nope', 'lib::uno'), [['refactor/source-symbol-missing', '']]],
     [
       'source-symbol-ambiguous (once, however many definitions)',
@@ -133,32 +168,62 @@ describe('conflicted reports: each code', () => {
       [['refactor/source-symbol-ambiguous', '']],
       [...MODULES, ['d.gc', '(def lib::one 2)\n(def lib::one 3)\n']],
     ],
-    ['destination-symbol-exists (once)', params('rename', 'lib::one', 'app::main'), [['refactor/destination-symbol-exists', '']], [...MODULES, ['d.gc', '(def app::main 2)\n']]],
+    [
+      'destination-symbol-exists (once)',
+      params('rename', 'lib::one', 'app::main'),
+      [['refactor/destination-symbol-exists', '']],
+      [...MODULES, ['d.gc', '(def app::main 2)\n']],
+    ],
     ['target-module-required', params('move', 'app::double', 'util::double', ''), [['refactor/target-module-required', '']]],
     ['target-module-invalid', params('extract', 'app::double', 'util::double', '../util.gc'), [['refactor/target-module-invalid', '']]],
     ['target-module-exists', params('move', 'app::double', 'util::double', 'c.gc'), [['refactor/target-module-exists', '']]],
     // app::main's rhs names app::double, defined earlier in the source module b.gc.
     ['target-order-dependency', params('move', 'app::main', 'util::main', 'util.gc'), [['refactor/target-order-dependency', 'b.gc']]],
     // app::spin only refers to itself: a recursive definition cannot move.
-    ['a recursive definition moved (order dependency on itself)', params('move', 'app::spin', 'util::spin', 'util.gc'), [['refactor/target-order-dependency', 'c.gc']]],
+    [
+      'a recursive definition moved (order dependency on itself)',
+      params('move', 'app::spin', 'util::spin', 'util.gc'),
+      [['refactor/target-order-dependency', 'c.gc']],
+    ],
     // lib::fact names lib::one (form 0) before itself (form 1): the first offending definition wins.
-    ['order dependency: the first offending definition in module then form order', params('extract', 'lib::fact', 'm::fact', 'm.gc'), [['refactor/target-order-dependency', 'a.gc']]],
+    [
+      'order dependency: the first offending definition in module then form order',
+      params('extract', 'lib::fact', 'm::fact', 'm.gc'),
+      [['refactor/target-order-dependency', 'a.gc']],
+    ],
     // app::loop names app::late in b.gc, an earlier module: no conflict from it; but itself, yes.
-    ['order dependency: an earlier module is fine, the recursion is not', params('move', 'app::loop', 'util::loop', 'util.gc'), [['refactor/target-order-dependency', 'c.gc']]],
+    [
+      'order dependency: an earlier module is fine, the recursion is not',
+      params('move', 'app::loop', 'util::loop', 'util.gc'),
+      [['refactor/target-order-dependency', 'c.gc']],
+    ],
     [
       'a move whose target exists and whose definition has a late dependency (two conflicts, no order dependency)',
       params('move', 'app::main', 'app::late', 'c.gc'),
-      [['refactor/destination-symbol-exists', ''], ['refactor/target-module-exists', '']],
+      [
+        ['refactor/destination-symbol-exists', ''],
+        ['refactor/target-module-exists', ''],
+      ],
     ],
     [
       'every applicable code once, in check order; no target checks for an invalid kind',
       params('copy', '', '', '../x.gc'),
-      [['refactor/kind-invalid', ''], ['refactor/source-symbol-invalid', ''], ['refactor/destination-symbol-invalid', ''], ['refactor/no-op', ''], ['refactor/source-symbol-missing', '']],
+      [
+        ['refactor/kind-invalid', ''],
+        ['refactor/source-symbol-invalid', ''],
+        ['refactor/destination-symbol-invalid', ''],
+        ['refactor/no-op', ''],
+        ['refactor/source-symbol-missing', ''],
+      ],
     ],
     [
       'target checks stop at the first: required hides invalid and exists',
       params('extract', 'nope', 'app::main', ''),
-      [['refactor/source-symbol-missing', ''], ['refactor/destination-symbol-exists', ''], ['refactor/target-module-required', '']],
+      [
+        ['refactor/source-symbol-missing', ''],
+        ['refactor/destination-symbol-exists', ''],
+        ['refactor/target-module-required', ''],
+      ],
     ],
     ['rename ignores the target entirely', params('rename', 'nope', 'x', '../bad.gc'), [['refactor/source-symbol-missing', '']]],
   ];
@@ -170,9 +235,9 @@ describe('conflicted reports: each code', () => {
 describe('property: planner and independent verifier agree on the conflict rules', () => {
   const names = ['a', 'b', 'c', 'quote', '12', 'a b', ''];
   const rhs = fc.constantFrom('1', 'a', 'b', "'c", '(fn (x) (a x))', '[b c]', '{:k a}', '"a"');
-  const moduleSource = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd'), rhs), { maxLength: 3 }).map((defs) =>
-    defs.map(([n, r]) => `(def ${n} ${r})\n`).join('') + '(a b)\n',
-  );
+  const moduleSource = fc
+    .array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd'), rhs), { maxLength: 3 })
+    .map((defs) => defs.map(([n, r]) => `(def ${n} ${r})\n`).join('') + '(a b)\n');
   test('every generated request: the report verifies; codes unique, in check order; order dependency alone', () => {
     fc.assert(
       fc.property(
@@ -216,10 +281,25 @@ describe('request fields that are not strings (admitted, as the reference does, 
   test.each([
     ['kind a keyword', { 'refactor-kind': ':move' }, [['refactor/kind-invalid', '']]],
     // A symbol source matches no definition (definition names are compared as strings).
-    ['source a symbol', { 'from-symbol': 'app::double' }, [['refactor/source-symbol-invalid', ''], ['refactor/source-symbol-missing', '']]],
+    [
+      'source a symbol',
+      { 'from-symbol': 'app::double' },
+      [
+        ['refactor/source-symbol-invalid', ''],
+        ['refactor/source-symbol-missing', ''],
+      ],
+    ],
     ['destination an integer', { 'to-symbol': '7' }, [['refactor/destination-symbol-invalid', '']]],
     // Two equal non-strings are not a no-op: the no-op rule needs two strings.
-    ['both symbols nil', { 'from-symbol': 'nil', 'to-symbol': 'nil' }, [['refactor/source-symbol-invalid', ''], ['refactor/destination-symbol-invalid', ''], ['refactor/source-symbol-missing', '']]],
+    [
+      'both symbols nil',
+      { 'from-symbol': 'nil', 'to-symbol': 'nil' },
+      [
+        ['refactor/source-symbol-invalid', ''],
+        ['refactor/destination-symbol-invalid', ''],
+        ['refactor/source-symbol-missing', ''],
+      ],
+    ],
     ['target nil', { 'target-module-path': 'nil' }, [['refactor/target-module-required', '']]],
   ] as [string, Record<string, string>, [string, string][]][])('%s', (_name, fields, conflicts) => {
     const request = withFields(fields);

@@ -26,7 +26,14 @@ describe('request', () => {
   test('exact key set, manifest order, identities of the canonical print', () => {
     const r = requestOf({ refactorKind: 'rename', fromSymbol: 'x', toSymbol: 'y' }, THREE_MODULES);
     expect(r.term.entries.map(([k]) => printTerm(k))).toEqual([
-      ':from-symbol', ':kind', ':modules', ':profile', ':refactor-kind', ':target-module-path', ':to-symbol', ':v',
+      ':from-symbol',
+      ':kind',
+      ':modules',
+      ':profile',
+      ':refactor-kind',
+      ':target-module-path',
+      ':to-symbol',
+      ':v',
     ]);
     expect(r.modules.map((m) => m.modulePath)).toEqual(['lib/math.gc', 'lib/text.gc', 'app/main.gc']);
     expect(r.targetModulePath).toBe('');
@@ -49,7 +56,11 @@ describe('request', () => {
     ['forms not a vector', `{${HEAD} ${FIELDS} :modules [{:module-path "a.gc" :forms (def a 1)}]}`, 'refactor/request-invalid 10'],
     ['modules not a vector', `{${HEAD} ${FIELDS} :modules {}}`, 'core/closed/wrong-type 10'],
     ['wrong kind', `{:kind "genesis/refactor-plan-v0.1" :profile "genesis/patch-authority-v0.1" :v 1 ${FIELDS} :modules []}`, 'core/closed/wrong-value 10'],
-    ['wrong version', `{:kind "genesis/refactor-plan-request-v0.1" :profile "genesis/patch-authority-v0.1" :v 2 ${FIELDS} :modules []}`, 'core/closed/wrong-value 10'],
+    [
+      'wrong version',
+      `{:kind "genesis/refactor-plan-request-v0.1" :profile "genesis/patch-authority-v0.1" :v 2 ${FIELDS} :modules []}`,
+      'core/closed/wrong-value 10',
+    ],
     ['unknown key', `{${HEAD} ${FIELDS} :modules [] :pkg "x"}`, 'core/closed/unknown-key 10'],
     ['missing key', `{${HEAD} :refactor-kind "rename" :from-symbol "a" :to-symbol "b" :modules []}`, 'core/closed/missing-key 10'],
     // As in the reference, non-string symbols, kind and target are admitted and planned to conflicts.
@@ -60,7 +71,12 @@ describe('request', () => {
   });
 
   test('building from sources rejects duplicate paths and reports parse errors with the file', () => {
-    expect(() => requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [['a.gc', '1'], ['a.gc', '2']])).toThrow(/twice/);
+    expect(() =>
+      requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [
+        ['a.gc', '1'],
+        ['a.gc', '2'],
+      ]),
+    ).toThrow(/twice/);
     const error = errorOf(() => requestOf({ refactorKind: 'rename', fromSymbol: 'a', toSymbol: 'b' }, [['bad.gc', '(def a']]));
     expect(error.code).toBe('core/parse/unexpected');
     expect(error.location.file).toBe('bad.gc');

@@ -5,22 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { hashTerm } from '../../src/coreform/hash.js';
 import { printTerm } from '../../src/coreform/print.js';
 import { readTerm } from '../../src/coreform/read.js';
-import {
-  FALSE,
-  int,
-  kw,
-  kwMap,
-  map,
-  mapGetKw,
-  mapSet,
-  NIL,
-  str,
-  sym,
-  TRUE,
-  vec,
-  type MapTerm,
-  type Term,
-} from '../../src/coreform/term.js';
+import { FALSE, int, kw, kwMap, map, mapGetKw, mapSet, NIL, str, sym, TRUE, vec, type MapTerm, type Term } from '../../src/coreform/term.js';
 import { planRefactor, type RefactorPlan } from '../../src/refactor/plan.js';
 import type { RefactorParams } from '../../src/refactor/request.js';
 import { VerifyCheck, verifyRefactorReport, type VerifyCheckName } from '../../src/refactor/verify.js';
@@ -118,22 +103,75 @@ describe('every field of a safe report, mutated in turn', () => {
     [':replacement-count zero', set(r, 'replacement-count', int(0)), VerifyCheck.safeShape],
     [':op-count', set(r, 'op-count', int(3)), VerifyCheck.opCount],
     [':op-count zero', set(r, 'op-count', int(0)), VerifyCheck.safeShape],
-    [':op-identities dropped', set(r, 'op-identities', vec((get(r, 'op-identities') as unknown as { items: Term[] }).items.slice(1))), VerifyCheck.opIdentities],
-    [':op-identities reordered', set(r, 'op-identities', vec([...(get(r, 'op-identities') as unknown as { items: Term[] }).items].reverse())), VerifyCheck.opIdentities],
-    [':op-identities wrong hash', set(r, 'op-identities', vec((get(r, 'op-identities') as unknown as { items: MapTerm[] }).items.map((id, i) => (i === 2 ? set(id, 'op-h', str(hashTerm(NIL))) : id)))), VerifyCheck.opIdentities],
-    [':conflicts non-empty', set(r, 'conflicts', vec([kwMap({ code: str('refactor/no-op'), message: str('x'), 'module-path': str(''), 'path-repr': str('') })])), VerifyCheck.status],
-    [':conflicts unknown code', set(set(set(r, 'ok', FALSE), 'safe-to-apply', FALSE), 'conflicts', vec([kwMap({ code: str('refactor/other'), message: str('x'), 'module-path': str(''), 'path-repr': str('') })])), VerifyCheck.conflicts],
+    [
+      ':op-identities dropped',
+      set(r, 'op-identities', vec((get(r, 'op-identities') as unknown as { items: Term[] }).items.slice(1))),
+      VerifyCheck.opIdentities,
+    ],
+    [
+      ':op-identities reordered',
+      set(r, 'op-identities', vec([...(get(r, 'op-identities') as unknown as { items: Term[] }).items].reverse())),
+      VerifyCheck.opIdentities,
+    ],
+    [
+      ':op-identities wrong hash',
+      set(
+        r,
+        'op-identities',
+        vec((get(r, 'op-identities') as unknown as { items: MapTerm[] }).items.map((id, i) => (i === 2 ? set(id, 'op-h', str(hashTerm(NIL))) : id))),
+      ),
+      VerifyCheck.opIdentities,
+    ],
+    [
+      ':conflicts non-empty',
+      set(r, 'conflicts', vec([kwMap({ code: str('refactor/no-op'), message: str('x'), 'module-path': str(''), 'path-repr': str('') })])),
+      VerifyCheck.status,
+    ],
+    [
+      ':conflicts unknown code',
+      set(
+        set(set(r, 'ok', FALSE), 'safe-to-apply', FALSE),
+        'conflicts',
+        vec([kwMap({ code: str('refactor/other'), message: str('x'), 'module-path': str(''), 'path-repr': str('') })]),
+      ),
+      VerifyCheck.conflicts,
+    ],
     [':patch nil', set(r, 'patch', NIL), VerifyCheck.safeShape],
     [':patch changed (unsealed)', set(r, 'patch', set(get(r, 'patch'), 'intent', str('other'))), VerifyCheck.patchH],
     [':patch-h', set(r, 'patch-h', str(hashTerm(NIL))), VerifyCheck.patchH],
     [':patch-h empty', set(r, 'patch-h', str('')), VerifyCheck.patchH],
     [':intent (resealed)', withPatch(r, set(get(r, 'patch'), 'intent', str('refactor move'))), VerifyCheck.patchHeader],
     [':provenance (resealed)', withPatch(r, set(get(r, 'patch'), 'provenance', kwMap({}))), VerifyCheck.patchHeader],
-    [':provenance extra key (resealed)', withPatch(r, set(get(r, 'patch'), 'provenance', set(get(get(r, 'patch'), 'provenance'), 'by', str('me')))), VerifyCheck.patchHeader],
+    [
+      ':provenance extra key (resealed)',
+      withPatch(r, set(get(r, 'patch'), 'provenance', set(get(get(r, 'patch'), 'provenance'), 'by', str('me')))),
+      VerifyCheck.patchHeader,
+    ],
     [':version (resealed)', withPatch(r, set(get(r, 'patch'), 'version', int(2))), VerifyCheck.patchNormalized],
-    ['non-normalized :update-manifest (resealed)', withOps(r, opsOf(r).map((op, i) => (i === 3 ? without(op, 'tests-add') : op))), VerifyCheck.manifestPayload],
-    ['non-normalized :rename-symbol (symbol operand, resealed)', withOps(r, opsOf(r).map((op, i) => (i === 0 ? set(op, 'from', sym(SQUARE)) : op))), VerifyCheck.renameOperands],
-    ['non-normalized :split-module (symbol in :symbols, resealed)', withOps(r, opsOf(r).map((op, i) => (i === 2 ? set(op, 'symbols', vec([sym('app/math::sq')])) : op))), VerifyCheck.split],
+    [
+      'non-normalized :update-manifest (resealed)',
+      withOps(
+        r,
+        opsOf(r).map((op, i) => (i === 3 ? without(op, 'tests-add') : op)),
+      ),
+      VerifyCheck.manifestPayload,
+    ],
+    [
+      'non-normalized :rename-symbol (symbol operand, resealed)',
+      withOps(
+        r,
+        opsOf(r).map((op, i) => (i === 0 ? set(op, 'from', sym(SQUARE)) : op)),
+      ),
+      VerifyCheck.renameOperands,
+    ],
+    [
+      'non-normalized :split-module (symbol in :symbols, resealed)',
+      withOps(
+        r,
+        opsOf(r).map((op, i) => (i === 2 ? set(op, 'symbols', vec([sym('app/math::sq')])) : op)),
+      ),
+      VerifyCheck.split,
+    ],
     ['extra patch key (resealed)', withPatch(r, set(get(r, 'patch'), 'note', str('x'))), VerifyCheck.patchNormalized],
     ['missing :provenance (resealed)', withPatch(r, without(get(r, 'patch'), 'provenance')), VerifyCheck.patchNormalized],
   ];
@@ -160,7 +198,11 @@ describe('ops reordered, duplicated, dropped, extended (re-sealed so only the op
     ['last rename dropped', [o[0]!, o[2]!, o[3]!], VerifyCheck.affectedModules],
     ['split dropped', [o[0]!, o[1]!, o[3]!], VerifyCheck.manifestPayload],
     ['manifest dropped', [o[0]!, o[1]!, o[2]!], VerifyCheck.opOrder],
-    ['extra :replace-node', [...o.slice(0, 2), readTerm('{:op :replace-node :module-path "lib/math.gc" :path [[:form 0]] :new 1}'), ...o.slice(2)], VerifyCheck.opUnsupported],
+    [
+      'extra :replace-node',
+      [...o.slice(0, 2), readTerm('{:op :replace-node :module-path "lib/math.gc" :path [[:form 0]] :new 1}'), ...o.slice(2)],
+      VerifyCheck.opUnsupported,
+    ],
     ['extra :replace-node at the end', [...o, readTerm('{:op :replace-node :module-path "lib/math.gc" :path [[:form 0]] :new 1}')], VerifyCheck.opUnsupported],
     ['rename of an unaffected module', [o[0]!, rename('lib/text.gc'), o[1]!, o[2]!, o[3]!], VerifyCheck.affectedModules],
     ['rename of an unknown module', [o[0]!, o[1]!, rename('nope.gc'), o[2]!, o[3]!], VerifyCheck.affectedModules],
@@ -170,7 +212,11 @@ describe('ops reordered, duplicated, dropped, extended (re-sealed so only the op
     ['split target changed', [o[0]!, o[1]!, set(o[2]!, 'to-module-path', str('lib/other.gc')), o[3]!], VerifyCheck.split],
     ['split symbols changed', [o[0]!, o[1]!, set(o[2]!, 'symbols', vec([str('app/math::sq'), str('app/math::x')])), o[3]!], VerifyCheck.split],
     ['split of the old name', [o[0]!, o[1]!, set(o[2]!, 'symbols', vec([str(SQUARE)])), o[3]!], VerifyCheck.split],
-    ['an extra :move-module', [...o.slice(0, 3), readTerm('{:op :move-module :from-module-path "lib/text.gc" :to-module-path "t.gc"}'), o[3]!], VerifyCheck.opUnsupported],
+    [
+      'an extra :move-module',
+      [...o.slice(0, 3), readTerm('{:op :move-module :from-module-path "lib/text.gc" :to-module-path "t.gc"}'), o[3]!],
+      VerifyCheck.opUnsupported,
+    ],
   ];
   test.each(cases)('%s', (_, ops, check) => rejected(withOps(r, ops), MOVE, check));
 
@@ -191,14 +237,32 @@ describe('the manifest payload changed', () => {
     for (const [k, v] of Object.entries(extra)) op = set(op, k, v);
     return [o[0]!, o[1]!, o[2]!, op];
   };
-  const rec = (path: string, hash = ''): Term => map([[str('hash'), str(hash)], [str('path'), str(path)]]);
+  const rec = (path: string, hash = ''): Term =>
+    map([
+      [str('hash'), str(hash)],
+      [str('path'), str(path)],
+    ]);
   const cases: [string, Term[]][] = [
     ['target after source', withSet(kwMap({ modules: vec([records[1]!, records[0]!, records[2]!, records[3]!]) }))],
     ['target appended', withSet(kwMap({ modules: vec([records[1]!, records[2]!, records[3]!, records[0]!]) }))],
     ['a module dropped', withSet(kwMap({ modules: vec(records.slice(0, 3)) }))],
     ['an unrelated module added', withSet(kwMap({ modules: vec([...records, rec('x.gc')]) }))],
     ['a pinned hash', withSet(kwMap({ modules: vec([rec('lib/sq.gc', 'ab'), ...records.slice(1)]) }))],
-    ['a record with an extra field', withSet(kwMap({ modules: vec([map([[str('hash'), str('')], [str('path'), str('lib/sq.gc')], [str('x'), str('')]]), ...records.slice(1)]) }))],
+    [
+      'a record with an extra field',
+      withSet(
+        kwMap({
+          modules: vec([
+            map([
+              [str('hash'), str('')],
+              [str('path'), str('lib/sq.gc')],
+              [str('x'), str('')],
+            ]),
+            ...records.slice(1),
+          ]),
+        }),
+      ),
+    ],
     ['an extra :set key', withSet(kwMap({ modules: vec(records), name: str('renamed') }))],
     ['nil :set', withSet(NIL)],
     ['obligations added', withSet(get(manifest, 'set'), { 'obligations-add': vec([str('x')]) })],
@@ -218,8 +282,16 @@ describe('conflicted reports', () => {
     ['non-zero op count', set(r, 'op-count', int(1)), VerifyCheck.conflictedShape],
     ['claims ok', set(set(r, 'ok', TRUE), 'safe-to-apply', TRUE), VerifyCheck.status],
     ['empty conflicts', set(r, 'conflicts', vec([])), VerifyCheck.status],
-    ['conflict record with an extra key', set(r, 'conflicts', vec([set((get(r, 'conflicts') as unknown as { items: Term[] }).items[0]!, 'hint', str(''))])), VerifyCheck.reportShape],
-    ['conflict in an unknown module', set(r, 'conflicts', vec([set((get(r, 'conflicts') as unknown as { items: Term[] }).items[0]!, 'module-path', str('ghost.gc'))])), VerifyCheck.conflicts],
+    [
+      'conflict record with an extra key',
+      set(r, 'conflicts', vec([set((get(r, 'conflicts') as unknown as { items: Term[] }).items[0]!, 'hint', str(''))])),
+      VerifyCheck.reportShape,
+    ],
+    [
+      'conflict in an unknown module',
+      set(r, 'conflicts', vec([set((get(r, 'conflicts') as unknown as { items: Term[] }).items[0]!, 'module-path', str('ghost.gc'))])),
+      VerifyCheck.conflicts,
+    ],
   ] as const)('%s', (_, mutated, check) => rejected(mutated, CONFLICTED, check));
 });
 
@@ -233,14 +305,20 @@ describe('the conflict rules (docs/reference/patch-protocols.md §3.10), checked
     ['a location added', [conflict('refactor/destination-symbol-exists', 'destination symbol already has a workspace definition', 'lib/math.gc')]],
     ['a conflict repeated', [exists, exists]],
     ['another code instead', [conflict('refactor/no-op', 'source and destination symbols must differ')]],
-    ['an extra order dependency', [exists, conflict('refactor/target-order-dependency', 'moved definition depends on a definition unavailable before the source module', 'lib/math.gc')]],
+    [
+      'an extra order dependency',
+      [exists, conflict('refactor/target-order-dependency', 'moved definition depends on a definition unavailable before the source module', 'lib/math.gc')],
+    ],
   ] as const)('%s', (_, conflicts) => rejected(set(r, 'conflicts', vec([...conflicts])), CONFLICTED, VerifyCheck.conflictRules));
 
   test('a safe report is rejected when the destination is already defined', () => {
     // Take the safe rename's report, and verify it against a request whose destination exists.
     const bad = plan({ toSymbol: 'app/math::cube' });
     const forged = set(
-      withOps(RENAME.report, opsOf(RENAME.report).map((op) => set(op, 'to', str('app/math::cube')))),
+      withOps(
+        RENAME.report,
+        opsOf(RENAME.report).map((op) => set(op, 'to', str('app/math::cube'))),
+      ),
       'request-h',
       str(bad.request.requestH),
     );
@@ -281,7 +359,12 @@ describe('reports written by older gcpatch (old header, interpolated conflicts)'
   });
 
   test('a conflicted report with a located conflict', () => {
-    const c = kwMap({ code: str('refactor/destination-symbol-exists'), message: str('destination symbol app/math::cube is already defined'), 'module-path': str('lib/math.gc'), 'path-repr': str('[\n  [:form 2]]') });
+    const c = kwMap({
+      code: str('refactor/destination-symbol-exists'),
+      message: str('destination symbol app/math::cube is already defined'),
+      'module-path': str('lib/math.gc'),
+      'path-repr': str('[\n  [:form 2]]'),
+    });
     outdated(set(CONFLICTED.report, 'conflicts', vec([c])), CONFLICTED);
   });
 });

@@ -21,7 +21,10 @@ async function acceptedPackage(): Promise<{ pkg: string; keys: string }> {
   const pkg = join(root, 'pkg');
   mkdirSync(join(pkg, 'app'), { recursive: true });
   writeFileSync(join(pkg, 'app/main.gc'), '(def app/main::answer 42)\n');
-  writeFileSync(join(pkg, 'package.toml'), 'dependencies = []\nname = "demo"\nobligations = []\nschema = 1\ntests = []\nversion = "1.0.0"\n\n[[modules]]\nhash = ""\npath = "app/main.gc"\n');
+  writeFileSync(
+    join(pkg, 'package.toml'),
+    'dependencies = []\nname = "demo"\nobligations = []\nschema = 1\ntests = []\nversion = "1.0.0"\n\n[[modules]]\nhash = ""\npath = "app/main.gc"\n',
+  );
   const accept = await runCli(['accept', '--pkg', pkg]);
   expect(accept.stderr).toBe('');
   expect(accept.status).toBe(0);
@@ -153,7 +156,10 @@ describe('log and blame show a signed acceptance beside the commit that logged i
     const key = join(keys, 'alice.toml');
     const alice = JSON.parse((await runCli(['keygen', '--out', key, '--json'])).stdout).data.pk_b64 as string;
     const patchFile = join(keys, 'p.gcpatch');
-    writeFileSync(patchFile, '{:version 1 :intent "the answer" :provenance {} :ops [{:op :replace-node :module-path "app/main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 43}]}\n');
+    writeFileSync(
+      patchFile,
+      '{:version 1 :intent "the answer" :provenance {} :ops [{:op :replace-node :module-path "app/main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 43}]}\n',
+    );
     expect((await runCli(['apply', '--pkg', pkg, '--patch', patchFile])).status).toBe(0);
     const signed = JSON.parse((await runCli(['sign', '--pkg', pkg, '--key', key, '--json'])).stdout).data;
     git(repo, 'add', '-A');
@@ -168,11 +174,20 @@ describe('log and blame show a signed acceptance beside the commit that logged i
     const commits = JSON.parse(log.stdout).commits as { commit: string; signed: unknown[] }[];
     const entry = commits.find((c) => c.commit === signedCommit)!;
     expect(entry.signed).toEqual([
-      { entry: signed.transparency_entry, acceptance: signed.acceptance_artifact, signature: signed.signature_artifact, packageArtifact: signed.package_artifact, signer: alice, verified: true },
+      {
+        entry: signed.transparency_entry,
+        acceptance: signed.acceptance_artifact,
+        signature: signed.signature_artifact,
+        packageArtifact: signed.package_artifact,
+        signer: alice,
+        verified: true,
+      },
     ]);
     expect(commits.filter((c) => c.commit !== signedCommit).every((c) => c.signed.length === 0)).toBe(true);
     const text = await runCli(['log', '--pkg', pkg], { cwd: repo });
-    expect(text.stdout).toContain(`    signed: acceptance ${signed.acceptance_artifact.slice(0, 12)} by ${alice} (transparency entry ${signed.transparency_entry.slice(0, 12)}, package record ${signed.package_artifact.slice(0, 12)})\n`);
+    expect(text.stdout).toContain(
+      `    signed: acceptance ${signed.acceptance_artifact.slice(0, 12)} by ${alice} (transparency entry ${signed.transparency_entry.slice(0, 12)}, package record ${signed.package_artifact.slice(0, 12)})\n`,
+    );
 
     const blame = await runCli(['blame', join(pkg, 'app/main.gc'), '--json'], { cwd: repo });
     expect(blame.status, blame.stderr).toBe(0);
@@ -196,7 +211,9 @@ describe('gcpatch audit reports the signers and checks the chain', () => {
     expect(audit.status, audit.stdout).toBe(0);
     const j = JSON.parse(audit.stdout);
     expect(j.signing).toMatchObject({ entries: 2, chainOk: true });
-    expect(j.signing.signers.map((g: { signer: string; verified: boolean; current: boolean; listed: boolean }) => [g.signer, g.verified, g.current, g.listed])).toEqual([
+    expect(
+      j.signing.signers.map((g: { signer: string; verified: boolean; current: boolean; listed: boolean }) => [g.signer, g.verified, g.current, g.listed]),
+    ).toEqual([
       [a, true, true, true],
       [b, true, true, true],
     ]);

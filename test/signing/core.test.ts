@@ -154,7 +154,13 @@ describe('the signed message and the artifacts, byte for byte', () => {
   });
 
   it('a transparency entry prints with :prev-h nil first, then the previous address bytes', () => {
-    const first = transparencyEntryTerm({ prev: undefined, packageArtifact: PKG, acceptanceArtifact: ACCEPTANCE, signatureArtifact: b3('sig'), signerPublicKeyB64: Buffer.from(hex(RFC[0]!.pk)).toString('base64') });
+    const first = transparencyEntryTerm({
+      prev: undefined,
+      packageArtifact: PKG,
+      acceptanceArtifact: ACCEPTANCE,
+      signatureArtifact: b3('sig'),
+      signerPublicKeyB64: Buffer.from(hex(RFC[0]!.pk)).toString('base64'),
+    });
     const expected = mapOfAtoms([
       [':acceptance-artifact', `"${ACCEPTANCE}"`],
       [':kind', '"genesis/transparency-entry-v0.2"'],
@@ -165,7 +171,13 @@ describe('the signed message and the artifacts, byte for byte', () => {
     ]);
     expect(printTerm(first)).toBe(expected);
     const prev = b3(expected);
-    const second = transparencyEntryTerm({ prev, packageArtifact: PKG, acceptanceArtifact: ACCEPTANCE, signatureArtifact: b3('sig2'), signerPublicKeyB64: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' });
+    const second = transparencyEntryTerm({
+      prev,
+      packageArtifact: PKG,
+      acceptanceArtifact: ACCEPTANCE,
+      signatureArtifact: b3('sig2'),
+      signerPublicKeyB64: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+    });
     expect(printTerm(second)).toContain(`  :prev-h\n    ${bytesLiteral(hex(prev))}`);
     const back = parseTransparencyEntry(readTerm(printTerm(second)));
     expect(back.ok && back.value.prev).toBe(prev);
@@ -195,7 +207,13 @@ describe('malformed forms fail closed', () => {
   const seed = hex(RFC[0]!.sk);
   const pk = publicKeyOf(seed);
   const sig = signMessage(seed, acceptanceMessage(hex(ACCEPTANCE)));
-  const good = { kind: str('genesis/acceptance-signature-v0.2'), alg: str('ed25519'), 'acceptance-h': bytesTerm(hex(ACCEPTANCE)), pk: bytesTerm(pk), sig: bytesTerm(sig) };
+  const good = {
+    kind: str('genesis/acceptance-signature-v0.2'),
+    alg: str('ed25519'),
+    'acceptance-h': bytesTerm(hex(ACCEPTANCE)),
+    pk: bytesTerm(pk),
+    sig: bytesTerm(sig),
+  };
   it.each([
     ['wrong kind', { ...good, kind: str('genesis/acceptance-signature-v0.1') }],
     ['wrong alg', { ...good, alg: str('ed448') }],
@@ -211,7 +229,14 @@ describe('malformed forms fail closed', () => {
     expect(parseSignatureTerm(vec([])).ok).toBe(false);
   });
 
-  const entry = { kind: str('genesis/transparency-entry-v0.2'), 'prev-h': NIL, 'package-artifact': str(PKG), 'acceptance-artifact': str(ACCEPTANCE), 'signature-artifact': str(PKG), 'signer-pk-b64': str(Buffer.from(pk).toString('base64')) };
+  const entry = {
+    kind: str('genesis/transparency-entry-v0.2'),
+    'prev-h': NIL,
+    'package-artifact': str(PKG),
+    'acceptance-artifact': str(ACCEPTANCE),
+    'signature-artifact': str(PKG),
+    'signer-pk-b64': str(Buffer.from(pk).toString('base64')),
+  };
   it('transparency entry: the honest one reads', () => expect(parseTransparencyEntry(kwMap(entry)).ok).toBe(true));
   it.each([
     ['wrong kind', { ...entry, kind: str('genesis/transparency-entry-v0.1') }],
@@ -245,7 +270,13 @@ describe('malformed forms fail closed', () => {
     expect(parseSignatureSet(readTerm('[]'))).toEqual({ ok: true, value: [] });
   });
 
-  it.each([['empty', ''], ['short', 'abc\n'], ['upper case', ACCEPTANCE.toUpperCase() + '\n'], ['two newlines', ACCEPTANCE + '\n\n'], ['leading space', ' ' + ACCEPTANCE]])('transparency head: %s', (_n, text) => {
+  it.each([
+    ['empty', ''],
+    ['short', 'abc\n'],
+    ['upper case', ACCEPTANCE.toUpperCase() + '\n'],
+    ['two newlines', ACCEPTANCE + '\n\n'],
+    ['leading space', ' ' + ACCEPTANCE],
+  ])('transparency head: %s', (_n, text) => {
     expect(() => parseHead(text, 'transparency_head')).toThrow(expect.objectContaining({ code: 'signing/transparency-head' }));
   });
   it('transparency head: one address with or without its newline reads', () => {
@@ -292,7 +323,13 @@ describe('chains and signature checks over a store', () => {
     return new EvidenceStore(join(d, 'store'));
   };
   const entryOf = (prev: string | undefined, n: number) =>
-    transparencyEntryTerm({ prev, packageArtifact: PKG, acceptanceArtifact: ACCEPTANCE, signatureArtifact: b3(`s${n}`), signerPublicKeyB64: Buffer.from(hex(RFC[0]!.pk)).toString('base64') });
+    transparencyEntryTerm({
+      prev,
+      packageArtifact: PKG,
+      acceptanceArtifact: ACCEPTANCE,
+      signatureArtifact: b3(`s${n}`),
+      signerPublicKeyB64: Buffer.from(hex(RFC[0]!.pk)).toString('base64'),
+    });
 
   it('walks a chain written entry by entry, head first', () => {
     const store = fresh();

@@ -46,7 +46,8 @@ describe('fixtures/merge triples', () => {
       if (Buffer.from(result).equals(expected)) tally.driverCorrect++;
       if (git.ok && git.conflicts === 0) tally.gitClean++;
       if (git.ok && Buffer.from(git.text).equals(expected)) tally.gitCorrect++;
-      const verdict = (clean: boolean, same: boolean): string => `${clean ? 'clean   ' : 'conflict'} ${same ? 'same as Expected' : clean ? 'DIFFERS (clean)' : 'differs'}`;
+      const verdict = (clean: boolean, same: boolean): string =>
+        `${clean ? 'clean   ' : 'conflict'} ${same ? 'same as Expected' : clean ? 'DIFFERS (clean)' : 'differs'}`;
       rows.set(
         name,
         `${name.padEnd(48)} driver: ${verdict(outcome.exitCode === 0, Buffer.from(result).equals(expected))}   git merge-file: ${
@@ -67,6 +68,7 @@ describe('fixtures/merge triples', () => {
     // The summary the issue asks for (also written to fixtures/merge/SUMMARY.txt by UPDATE_FIXTURES=1).
     const perCase = [...rows.keys()].sort().map((k) => rows.get(k)!);
     console.log([line, ...perCase].join('\n'));
-    if (process.env.UPDATE_FIXTURES === '1' && tally.cases === cases.length) writeFileSync(join(MERGE_FIXTURES, 'SUMMARY.txt'), [line, '', ...perCase].join('\n') + '\n');
+    if (process.env.UPDATE_FIXTURES === '1' && tally.cases === cases.length)
+      writeFileSync(join(MERGE_FIXTURES, 'SUMMARY.txt'), [line, '', ...perCase].join('\n') + '\n');
   });
 });

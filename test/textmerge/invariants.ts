@@ -91,13 +91,7 @@ export function resolveBlocks(text: string, size: number, side: 'ours' | 'theirs
 }
 
 /** Checks the invariants listed at the top of this file. */
-export function checkInvariants(
-  base: Uint8Array,
-  ours: Uint8Array,
-  theirs: Uint8Array,
-  outcome: DriverOutcome,
-  markers: MarkerOptions,
-): void {
+export function checkInvariants(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, outcome: DriverOutcome, markers: MarkerOptions): void {
   expect([0, 1]).toContain(outcome.exitCode);
   const result = outcome.result ?? ours;
   const sb = trySegment(base);
@@ -113,7 +107,12 @@ export function checkInvariants(
     const carried = [...outcome.messages.join('\n').matchAll(/carried \w+' rename (\S+) → (\S+) into/g)].map((m) => [m[1]!, m[2]!] as const);
     const carry = (v: string | undefined): string | undefined => (v === undefined ? v : carried.reduce((x, [a, z]) => x.split(a).join(z), v));
     const carryKeys = (m: Map<string, string>): Map<string, string> => new Map([...m].map(([k, v]) => [carry(k)!, v]));
-    const [b, o, t, r] = [sb, so, st, sr!].map((m) => carryKeys(bodies(m, false))) as [Map<string, string>, Map<string, string>, Map<string, string>, Map<string, string>];
+    const [b, o, t, r] = [sb, so, st, sr!].map((m) => carryKeys(bodies(m, false))) as [
+      Map<string, string>,
+      Map<string, string>,
+      Map<string, string>,
+      Map<string, string>,
+    ];
     for (const k of new Set([...b.keys(), ...o.keys(), ...t.keys()])) {
       const [vb, vo, vt, vr] = [carry(b.get(k)), carry(o.get(k)), carry(t.get(k)), r.get(k)];
       if (vo === vt) expect(vr, `${k}: both sides agree`).toBe(vo);
@@ -146,7 +145,10 @@ export function checkInvariants(
       for (const side of ['ours', 'theirs'] as const) {
         const reading = trySegment(new TextEncoder().encode(resolveBlocks(text, markers.markerSize, side)));
         expect(reading, `${side}' reading of the result reads back`).toBeDefined();
-        expect(reading!.elements.some((e) => e.defName === c.name), `${side}' reading keeps ${c.name}`).toBe(true);
+        expect(
+          reading!.elements.some((e) => e.defName === c.name),
+          `${side}' reading keeps ${c.name}`,
+        ).toBe(true);
       }
       for (const bl of blocks) expect(bl.ours === bl.theirs, 'a conflict block whose sides are equal').toBe(false);
     }

@@ -57,9 +57,11 @@ describe('textmerge/driver.ts: the cascade', () => {
     const r = lineFallback('m.gc', 'test', () => ({ ok: false, text: new Uint8Array(0), conflicts: 0, message: 'boom' }));
     expect(r).toMatchObject({ exitCode: 1, method: 'kept-ours', result: undefined });
     expect(r.messages.join('\n')).toMatch(/theirs is NOT included/);
-    expect(lineFallback('m.gc', 'test', () => {
-      throw new Error('spawn failed');
-    }).method).toBe('kept-ours');
+    expect(
+      lineFallback('m.gc', 'test', () => {
+        throw new Error('spawn failed');
+      }).method,
+    ).toBe('kept-ours');
   });
 
   it('has a 5 s default budget', () => {

@@ -35,11 +35,15 @@ describe('manifest driver: values that read as another value', () => {
     expect(Object.hasOwn(t1, '__proto__')).toBe(true);
     expect(t1['__proto__']).toBe('kept');
     // Adjacent changes: the line merge conflicts, the reference writer must keep the key.
-    const r = mergeManifestText(enc(base), enc(base.replace('schema = 1', 'schema = 2')), enc(`${base.replace('version = "0.1.0"', 'version = "0.2.0"')}"__proto__" = { a = 1 }\n`));
+    const r = mergeManifestText(
+      enc(base),
+      enc(base.replace('schema = 1', 'schema = 2')),
+      enc(`${base.replace('version = "0.1.0"', 'version = "0.2.0"')}"__proto__" = { a = 1 }\n`),
+    );
     expect(r.layout).toBe('reference');
     const t2 = parseManifestTable(r.text);
     expect(Object.hasOwn(t2, '__proto__')).toBe(true);
-    expect(tomlEqual(t2['__proto__'], parseManifestTable(enc('a = 1'))) ).toBe(true);
+    expect(tomlEqual(t2['__proto__'], parseManifestTable(enc('a = 1')))).toBe(true);
     expect(t2['schema']).toBe(2n);
     expect(t2['version']).toBe('0.2.0');
     // A "__proto__" table inside a module entry and in a sub-table.
@@ -78,7 +82,8 @@ describe('manifest driver: values that read as another value', () => {
   });
 
   it('hasLossySpelling: signed nan in value positions and sub-millisecond times only', () => {
-    for (const t of ['x = -nan', 'x = +nan\n', 'a = [1.0, -nan]', 'a = [\n    -nan,\n]', 't = 07:32:00.1234', 'x=-nan # c']) expect(hasLossySpelling(t), t).toBe(true);
+    for (const t of ['x = -nan', 'x = +nan\n', 'a = [1.0, -nan]', 'a = [\n    -nan,\n]', 't = 07:32:00.1234', 'x=-nan # c'])
+      expect(hasLossySpelling(t), t).toBe(true);
     for (const t of ['name = "my-nano"', 'x = nan', 't = 07:32:00.123', 'tags = ["a-nanb"]']) expect(hasLossySpelling(t), t).toBe(false);
     // A package named like that still gets the reference layout when the line merge conflicts.
     const base = 'name = "my-nano"\nschema = 1\nversion = "0.1.0"\n';
@@ -152,11 +157,36 @@ describe('manifest driver: large manifests stay within the budget', () => {
 
 /** Value spellings, several of which read as the same value (signed nan, -0.0, sub-ms times). */
 const SPELLINGS = [
-  '0.0', '-0.0', 'nan', '-nan', '+nan', 'inf', '-inf', '1.5', '1e3', '1000.0',
-  '1', '9007199254740993', '-9223372036854775808', '0x10', '16',
-  '"a"', '"b"', '"__proto__"', 'true', 'false',
-  '1979-05-27', '07:32:00', '07:32:00.001', '1979-05-27T07:32:00.999999Z', '1979-05-27T07:32:00.999998Z', '1979-05-27T07:32:00-08:00',
-  '[]', '[1, 2]', '{ a = 1 }', '{ "__proto__" = 1 }',
+  '0.0',
+  '-0.0',
+  'nan',
+  '-nan',
+  '+nan',
+  'inf',
+  '-inf',
+  '1.5',
+  '1e3',
+  '1000.0',
+  '1',
+  '9007199254740993',
+  '-9223372036854775808',
+  '0x10',
+  '16',
+  '"a"',
+  '"b"',
+  '"__proto__"',
+  'true',
+  'false',
+  '1979-05-27',
+  '07:32:00',
+  '07:32:00.001',
+  '1979-05-27T07:32:00.999999Z',
+  '1979-05-27T07:32:00.999998Z',
+  '1979-05-27T07:32:00-08:00',
+  '[]',
+  '[1, 2]',
+  '{ a = 1 }',
+  '{ "__proto__" = 1 }',
 ];
 const KEYS = ['"__proto__"', 'name', 'a', 'b', 'c', 'd', '"constructor"', '"toString"'];
 
@@ -237,7 +267,7 @@ function expectChange(result: string, changed: Side, base: Side): void {
 }
 
 describe('manifest driver fuzz (fast-check)', () => {
-  it('every clean structural merge contains both sides\' changes', () => {
+  it("every clean structural merge contains both sides' changes", () => {
     fc.assert(
       fc.property(triple, ([base, ours, theirs]) => {
         const [b, o, t] = [render(base.doc, base.mods), render(ours.doc, ours.mods), render(theirs.doc, theirs.mods)];
@@ -256,7 +286,7 @@ describe('manifest driver fuzz (fast-check)', () => {
     );
   });
 
-  it('every exit-0 driver result (structural or git merge-file) contains both sides\' changes', () => {
+  it("every exit-0 driver result (structural or git merge-file) contains both sides' changes", () => {
     fc.assert(
       fc.property(triple, ([base, ours, theirs]) => {
         const [b, o, t] = [render(base.doc, base.mods), render(ours.doc, ours.mods), render(theirs.doc, theirs.mods)];
@@ -309,7 +339,7 @@ describe('manifest driver: a clean line merge that hides an entry one side remov
   const ours = `${HEAD}x = inf\n${mod(A, 0)}${mod(C, 1)}`;
   const theirs = `${HEAD}${mod(B, 0)}${mod(C, 2)}`;
 
-  it('marks the whole file (ours, then theirs) instead of exiting 0 without theirs\' removal', () => {
+  it("marks the whole file (ours, then theirs) instead of exiting 0 without theirs' removal", () => {
     const plain = gitMergeBytes(enc(base), enc(ours), enc(theirs), markers);
     expect(plain.conflicts).toBe(0); // what git merge-file alone gives: clean, m1.gc kept
     expect(dec(plain.text)).toContain('path = "m1.gc"');

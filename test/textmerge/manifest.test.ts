@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MANIFEST_CONFLICT,
-  blankPins,
-  mergeManifestTables,
-  mergeManifestText,
-  parseManifestTable,
-} from '../../src/textmerge/manifest.js';
+import { MANIFEST_CONFLICT, blankPins, mergeManifestTables, mergeManifestText, parseManifestTable } from '../../src/textmerge/manifest.js';
 import { gitMergeBytes } from '../../src/textmerge/line-based.js';
 import { renderManifest as writeManifest } from '../../src/workspace/manifest-write.js';
 import { mergeFileBytes } from '../../src/textmerge/driver.js';
@@ -27,25 +21,81 @@ function manifest(pins: [string, string][], extra = ''): string {
 
 describe('textmerge/manifest.ts: package.toml merge', () => {
   it('writes the reference style exactly', () => {
-    const t = parseManifestTable(enc(manifest([['a.gc', H('a')], ['b.gc', H('b')]])));
-    expect(writeManifest(t)).toBe(manifest([['a.gc', H('a')], ['b.gc', H('b')]]));
+    const t = parseManifestTable(
+      enc(
+        manifest([
+          ['a.gc', H('a')],
+          ['b.gc', H('b')],
+        ]),
+      ),
+    );
+    expect(writeManifest(t)).toBe(
+      manifest([
+        ['a.gc', H('a')],
+        ['b.gc', H('b')],
+      ]),
+    );
     expect(writeManifest({ name: 'x', limits: { step_limit: 10n }, tags: ['a', 'b'], f: 1.5 })).toBe(
       'f = 1.5\nname = "x"\ntags = [\n    "a",\n    "b",\n]\n\n[limits]\nstep_limit = 10\n',
     );
   });
 
   it('merges re-pins of different modules keeping the layout', () => {
-    const base = manifest([['a.gc', H('1')], ['b.gc', H('2')]]);
-    const r = mergeManifestText(enc(base), enc(manifest([['a.gc', H('3')], ['b.gc', H('2')]])), enc(manifest([['a.gc', H('1')], ['b.gc', H('4')]])));
+    const base = manifest([
+      ['a.gc', H('1')],
+      ['b.gc', H('2')],
+    ]);
+    const r = mergeManifestText(
+      enc(base),
+      enc(
+        manifest([
+          ['a.gc', H('3')],
+          ['b.gc', H('2')],
+        ]),
+      ),
+      enc(
+        manifest([
+          ['a.gc', H('1')],
+          ['b.gc', H('4')],
+        ]),
+      ),
+    );
     expect(r.layout).toBe('line');
-    expect(dec(r.text)).toBe(manifest([['a.gc', H('3')], ['b.gc', H('4')]]));
+    expect(dec(r.text)).toBe(
+      manifest([
+        ['a.gc', H('3')],
+        ['b.gc', H('4')],
+      ]),
+    );
     expect(r.emptiedPins).toEqual([]);
   });
 
   it('empties a pin both sides changed differently and says to run gcpatch pack', () => {
-    const base = manifest([['a.gc', H('1')], ['b.gc', H('2')]]);
-    const r = mergeManifestText(enc(base), enc(manifest([['a.gc', H('3')], ['b.gc', H('2')]])), enc(manifest([['a.gc', H('5')], ['b.gc', H('4')]])));
-    expect(dec(r.text)).toBe(manifest([['a.gc', ''], ['b.gc', H('4')]]));
+    const base = manifest([
+      ['a.gc', H('1')],
+      ['b.gc', H('2')],
+    ]);
+    const r = mergeManifestText(
+      enc(base),
+      enc(
+        manifest([
+          ['a.gc', H('3')],
+          ['b.gc', H('2')],
+        ]),
+      ),
+      enc(
+        manifest([
+          ['a.gc', H('5')],
+          ['b.gc', H('4')],
+        ]),
+      ),
+    );
+    expect(dec(r.text)).toBe(
+      manifest([
+        ['a.gc', ''],
+        ['b.gc', H('4')],
+      ]),
+    );
     expect(r.emptiedPins).toEqual(['a.gc']);
     expect(r.messages[0]).toMatch(/gcpatch pack/);
   });
@@ -60,9 +110,19 @@ describe('textmerge/manifest.ts: package.toml merge', () => {
   });
 
   it('merges the modules list by path: additions next to their neighbours, deletions', () => {
-    const base = manifest([['a.gc', H('1')], ['c.gc', H('3')]]);
-    const ours = manifest([['a.gc', H('1')], ['b.gc', H('2')], ['c.gc', H('3')]]);
-    const theirs = manifest([['c.gc', H('3')], ['d.gc', H('4')]]);
+    const base = manifest([
+      ['a.gc', H('1')],
+      ['c.gc', H('3')],
+    ]);
+    const ours = manifest([
+      ['a.gc', H('1')],
+      ['b.gc', H('2')],
+      ['c.gc', H('3')],
+    ]);
+    const theirs = manifest([
+      ['c.gc', H('3')],
+      ['d.gc', H('4')],
+    ]);
     const r = mergeManifestTables(parseManifestTable(enc(base)), parseManifestTable(enc(ours)), parseManifestTable(enc(theirs)));
     expect((r.table.modules as { path: string }[]).map((m) => m.path)).toEqual(['b.gc', 'c.gc', 'd.gc']);
   });

@@ -9,7 +9,9 @@ export const MERGE_FIXTURES = join(ROOT, 'fixtures/merge');
 
 /** The case names (the folders holding a Base.gc), sorted; none when fixtures/merge is missing. */
 export const mergeFixtureCases: string[] = existsSync(MERGE_FIXTURES)
-  ? readdirSync(MERGE_FIXTURES).filter((d) => existsSync(join(MERGE_FIXTURES, d, 'Base.gc'))).sort()
+  ? readdirSync(MERGE_FIXTURES)
+      .filter((d) => existsSync(join(MERGE_FIXTURES, d, 'Base.gc')))
+      .sort()
   : [];
 
 /** A case's options.json (every member optional; the tests give the defaults). */

@@ -59,6 +59,7 @@ export function moduleGenerator(rnd: () => number) {
     }
     return x;
   };
-  const render = (els: string[], seps: string[]): string => els.map((e, i) => (i === 0 ? '' : (seps[i] ?? pick(SEPARATORS))) + e).join('') + pick(['\n', '\n', '', '\n\n']);
+  const render = (els: string[], seps: string[]): string =>
+    els.map((e, i) => (i === 0 ? '' : (seps[i] ?? pick(SEPARATORS))) + e).join('') + pick(['\n', '\n', '', '\n\n']);
   return { pick, module, mutate, render };
 }

@@ -90,7 +90,8 @@ describe('module.ts: structural merge of one module', () => {
 // ---------------------------------------------------------------------------------------------
 // Generated triples: a base module and two sides made of random edits.
 
-type El = { kind: 'def'; name: string; value: string; doc: string | undefined; long: boolean } | { kind: 'expr'; text: string } | { kind: 'comment'; text: string };
+type El =
+  { kind: 'def'; name: string; value: string; doc: string | undefined; long: boolean } | { kind: 'expr'; text: string } | { kind: 'comment'; text: string };
 
 const value = fc.constantFrom('1', '2', '"a ) ; b"', '(f x)', '[1 2 3]', "'(q r)", '"x\\ny"', '(g "(")');
 const defEl = (names: string[]): fc.Arbitrary<El> =>
@@ -105,10 +106,12 @@ const otherEl: fc.Arbitrary<El> = fc.oneof(
   fc.record({ kind: fc.constant('expr' as const), text: fc.constantFrom('main', '(main 1)', "'(data)") }),
   fc.record({ kind: fc.constant('comment' as const), text: fc.constantFrom('; section', '; todo\n; more') }),
 );
-const baseEls = fc.array(fc.oneof({ weight: 4, arbitrary: defEl(['a', 'b', 'c', 'd', 'e', 'f']) }, { weight: 1, arbitrary: otherEl }), { maxLength: 7 }).map((els) => {
-  const seen = new Set<string>();
-  return els.filter((e) => e.kind !== 'def' || (!seen.has(e.name) && seen.add(e.name)));
-});
+const baseEls = fc
+  .array(fc.oneof({ weight: 4, arbitrary: defEl(['a', 'b', 'c', 'd', 'e', 'f']) }, { weight: 1, arbitrary: otherEl }), { maxLength: 7 })
+  .map((els) => {
+    const seen = new Set<string>();
+    return els.filter((e) => e.kind !== 'def' || (!seen.has(e.name) && seen.add(e.name)));
+  });
 
 type Edit = { op: 'value' | 'doc' | 'delete' | 'move' | 'insert' | 'sep'; at: number; to: number; el: El; v: string };
 const edit: fc.Arbitrary<Edit> = fc.record({

@@ -98,7 +98,12 @@ describe('reduced merge = whole merge', () => {
     // A name defined in two windows, one side replacing the first definition and the other editing
     // the second: the side's key indices shift, so the whole merge aligns an element across a run.
     // The build before the window check placed the conflict elsewhere; now the whole merge decides.
-    const cases = JSON.parse(readFileSync(join(import.meta.dirname, 'reduced-regressions.json'), 'utf8')) as { base: string; ours: string; theirs: string; options: { prefer?: 'ours' | 'theirs' } }[];
+    const cases = JSON.parse(readFileSync(join(import.meta.dirname, 'reduced-regressions.json'), 'utf8')) as {
+      base: string;
+      ours: string;
+      theirs: string;
+      options: { prefer?: 'ours' | 'theirs' };
+    }[];
     expect(cases.length).toBe(10);
     for (const c of cases) bothWays(c.base, c.ours, c.theirs, { markers, ...c.options });
   });
@@ -108,7 +113,10 @@ describe('reduced merge = whole merge', () => {
     let n = 0;
     for (const name of readdirSync(dir)) {
       if (!existsSync(join(dir, name, 'Base.gc'))) continue;
-      const read = (f: string): string => readFileSync(join(dir, name, f), 'utf8').replace(/\r\n/g, '\n').replace(/^\uFEFF/, '');
+      const read = (f: string): string =>
+        readFileSync(join(dir, name, f), 'utf8')
+          .replace(/\r\n/g, '\n')
+          .replace(/^\uFEFF/, '');
       bothWays(read('Base.gc'), read('Left.gc'), read('Right.gc'));
       n++;
     }
@@ -142,7 +150,9 @@ describe('segmentReduced', () => {
   it('splits a side that edits the top and the bottom into two windows', () => {
     const base = bench(2000);
     const ours = bench(2000, (i) => (i === 1 || i === 1995 ? '(prim int/mul x 2)' : undefined));
-    const theirs = bench(2000, (i) => (i === 1998 ? '(prim int/sub x 1)' : i === 1000 ? '(prim int/sub x 1000)))\n\n(def app/bench::new (fn (x) x' : undefined));
+    const theirs = bench(2000, (i) =>
+      i === 1998 ? '(prim int/sub x 1)' : i === 1000 ? '(prim int/sub x 1000)))\n\n(def app/bench::new (fn (x) x' : undefined,
+    );
     const sides = reducedSides(base, ours, theirs, false)!;
     expect(sides).toBeDefined();
     expect(sides.base.elements.length).toBeLessThan(16);
@@ -151,7 +161,9 @@ describe('segmentReduced', () => {
     expect(r.stats.reduced).toBe(true);
     expect(bothWays(base, ours, theirs)).toBe(true);
     // A definition moved across a run: the whole merge decides (the order merge weighs runs).
-    const moved = base.replace(';; Step 5.\n(def app/bench::step5\n  (fn (x)\n    (prim int/add x 5)))\n\n', '').replace('\napp/bench::step0\n', '\n;; Step 5.\n(def app/bench::step5\n  (fn (x)\n    (prim int/add x 5)))\n\napp/bench::step0\n');
+    const moved = base
+      .replace(';; Step 5.\n(def app/bench::step5\n  (fn (x)\n    (prim int/add x 5)))\n\n', '')
+      .replace('\napp/bench::step0\n', '\n;; Step 5.\n(def app/bench::step5\n  (fn (x)\n    (prim int/add x 5)))\n\napp/bench::step0\n');
     expect(moved).not.toBe(base);
     expect(bothWays(base, moved, theirs)).toBe(false);
   });
@@ -191,16 +203,20 @@ describe('segmentReduced', () => {
     const theirs = base.replace('(prim int/add x 280)', '(app/bench::step7 280)');
     expect(bothWays(base, ours, theirs)).toBe(true);
     const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });
-    expect(r.messages).toEqual(['carried ours\' rename app/bench::step7 → app/bench::seven into theirs\' new reference in (def app/bench::step280 …)']);
+    expect(r.messages).toEqual(["carried ours' rename app/bench::step7 → app/bench::seven into theirs' new reference in (def app/bench::step280 …)"]);
     expect(dec(r.text)).toContain('(app/bench::seven 280)');
     // Ours deletes step7 instead: theirs' new use is a dangling reference.
-    const deleted = base.replace(';; Step 7.\n(def app/bench::step7\n  (fn (x)\n    (prim int/add x 7)))\n\n', '').replace('(app/bench::step7 x)', '(prim int/add x 5)');
+    const deleted = base
+      .replace(';; Step 7.\n(def app/bench::step7\n  (fn (x)\n    (prim int/add x 7)))\n\n', '')
+      .replace('(app/bench::step7 x)', '(prim int/add x 5)');
     expect(deleted).not.toBe(base);
     expect(bothWays(base, deleted, theirs)).toBe(true);
     expect(mergeModuleText(enc(base), enc(deleted), enc(theirs), { markers }).conflicts.map((c) => c.code)).toEqual(['form/dangling-reference']);
     // A removed use of a name that forms in a run still mention: the reduced merge reads just those forms.
     const used = base.replace('(prim int/add x 150)', '(app/bench::step7 150)');
-    expect(bothWays(used, used.replace('(app/bench::step7 x)', '(app/bench::step8 x)'), used.replace('(prim int/add x 280)', '(prim int/add x 281)'))).toBe(true);
+    expect(bothWays(used, used.replace('(app/bench::step7 x)', '(app/bench::step8 x)'), used.replace('(prim int/add x 280)', '(prim int/add x 281)'))).toBe(
+      true,
+    );
   });
 
   it('carries a rename into the other side’s edits on the windows; a renamed definition moved across a run hands over', () => {
@@ -208,7 +224,10 @@ describe('segmentReduced', () => {
     // the use and edits step280 far below.
     const base = bench(300).replace('(prim int/add x 5)', '(app/bench::step7 x)');
     const ours = base.replace('(app/bench::step7 x)', '(app/bench::seven x)').replace('(def app/bench::step7\n', '(def app/bench::seven\n');
-    const theirs = base.replace('(prim int/add x 7)', '(prim int/add x 77)').replace('(app/bench::step7 x)', '(prim int/neg (app/bench::step7 x))').replace('(prim int/add x 280)', '(prim int/add x 281)');
+    const theirs = base
+      .replace('(prim int/add x 7)', '(prim int/add x 77)')
+      .replace('(app/bench::step7 x)', '(prim int/neg (app/bench::step7 x))')
+      .replace('(prim int/add x 280)', '(prim int/add x 281)');
     expect(bothWays(base, ours, theirs)).toBe(true);
     expect(bothWays(base, theirs, ours)).toBe(true);
     const r = mergeModuleText(enc(base), enc(ours), enc(theirs), { markers });

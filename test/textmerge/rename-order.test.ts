@@ -82,7 +82,12 @@ describe('edits inside one let binding merge like other sub-forms', () => {
   it('disjoint atom edits in one binding, on one line', () => {
     const ours = MODULE.replace('(core/list::fold items 0 ', '(core/list::fold items 1 ');
     const theirs = MODULE.replace('(prim int/add acc (app/shop::price i))', '(prim int/sub acc (app/shop::price i))');
-    expectBoth(MODULE, ours, theirs, MODULE.replace('(core/list::fold items 0 ', '(core/list::fold items 1 ').replace('(prim int/add acc (app', '(prim int/sub acc (app'));
+    expectBoth(
+      MODULE,
+      ours,
+      theirs,
+      MODULE.replace('(core/list::fold items 0 ', '(core/list::fold items 1 ').replace('(prim int/add acc (app', '(prim int/sub acc (app'),
+    );
   });
 
   it('two bindings, one edited by each side; a binding and the body', () => {
@@ -134,7 +139,11 @@ describe('generated: every definition of the ledger modules, renamed on one side
           const theirs = before + insertion + after;
           const ours = rename(base);
           const r = merge(base, ours, theirs);
-          expect({ at: `${name} + ${JSON.stringify(insertion)}`, ...r }).toEqual({ at: `${name} + ${JSON.stringify(insertion)}`, text: rename(theirs), conflicts: [] });
+          expect({ at: `${name} + ${JSON.stringify(insertion)}`, ...r }).toEqual({
+            at: `${name} + ${JSON.stringify(insertion)}`,
+            text: rename(theirs),
+            conflicts: [],
+          });
         }
         cases++;
       }

@@ -76,7 +76,15 @@ describe('textmerge safety net: the cheap proof never accepts what the full re-r
       if (p.length !== 1) throw new Error(`fixture ${prev} is not one element`);
       for (const next of elements) {
         for (const sep of seps) {
-          const ok = cleanBoundary(p[0]!.kind, p[0]!.endsWithComment, prev.charCodeAt(prev.length - 1), sep.split('\n').length - 1, sep.length, next.charCodeAt(0), sep.length > 0 ? sep.charCodeAt(0) : -1);
+          const ok = cleanBoundary(
+            p[0]!.kind,
+            p[0]!.endsWithComment,
+            prev.charCodeAt(prev.length - 1),
+            sep.split('\n').length - 1,
+            sep.length,
+            next.charCodeAt(0),
+            sep.length > 0 ? sep.charCodeAt(0) : -1,
+          );
           if (!ok) {
             rejected++;
             continue;

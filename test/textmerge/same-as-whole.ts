@@ -19,7 +19,13 @@ export function mergeSameAsWhole(base: Uint8Array, ours: Uint8Array, theirs: Uin
     error = e;
   }
   const strip = (r: TextMergeResult): string =>
-    JSON.stringify({ text: Buffer.from(r.text).toString('latin1'), conflicts: r.conflicts, messages: r.messages, merged: r.stats.merged, pieces: r.pieces.map((p) => [Buffer.from(p.bytes).toString('latin1'), p.from?.side]) });
+    JSON.stringify({
+      text: Buffer.from(r.text).toString('latin1'),
+      conflicts: r.conflicts,
+      messages: r.messages,
+      merged: r.stats.merged,
+      pieces: r.pieces.map((p) => [Buffer.from(p.bytes).toString('latin1'), p.from?.side]),
+    });
   if (!whole) throw new Error(`the reduced merge succeeded, the whole merge failed: ${(error as Error).message}`);
   if (strip(whole) !== strip(reduced)) throw new Error(`the reduced merge differs from the whole merge:\n${strip(reduced)}\n${strip(whole)}`);
   return reduced;

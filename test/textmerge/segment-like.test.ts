@@ -10,7 +10,21 @@ import { segmentModule } from '../../src/textmerge/segment/segments.js';
 import { random } from '../helpers/random.js';
 import { enc } from './bytes.js';
 
-const ELEMENTS = ['(def m::a 1)', '(def m::a 2)', '(def m::b (f x))', 'm::x', '; c', '; c2', ';; doc\n(def m::c 3)', '(def m::d 4) ; note', "'(q)", '(f "a ; b")', '(g 1)', '(g 1)', '(def m::é "ü")'];
+const ELEMENTS = [
+  '(def m::a 1)',
+  '(def m::a 2)',
+  '(def m::b (f x))',
+  'm::x',
+  '; c',
+  '; c2',
+  ';; doc\n(def m::c 3)',
+  '(def m::d 4) ; note',
+  "'(q)",
+  '(f "a ; b")',
+  '(g 1)',
+  '(g 1)',
+  '(def m::é "ü")',
+];
 const SEPARATORS = ['\n\n', '\n', ' ', '', '\n\n\n', '\n ', ' \n'];
 const TYPED = ['', ' ', '\n', ';', 'x', ')', '(h)', '\n; z\n', '"', '\\', 'é', '(def m::a 9)', '\n\n', '[', '{'];
 

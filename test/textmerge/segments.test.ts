@@ -32,7 +32,7 @@ describe('textmerge/segments.ts: elements of a module', () => {
   });
 
   it('keys defs by name (with occurrence), other forms by canonical content', () => {
-    const v = view('(def a 1)\n(def a 2)\n(f x y)\n(  (f x) y)\n\'(q)\n');
+    const v = view("(def a 1)\n(def a 2)\n(f x y)\n(  (f x) y)\n'(q)\n");
     expect(v.map((e) => e.key)).toEqual(['def:a#0', 'def:a#1', 'form:((f x) y)#0', 'form:((f x) y)#1', 'form:(quote (q))#0']);
   });
 

@@ -144,7 +144,13 @@ function mergeBoth(base: string, ours: string, theirs: string): { text: string; 
 function texts(base: Model, edited: Model): { b: string; sides: (readonly [string, string])[] } {
   const renamed = render(base, NEW);
   const e = render(edited, OLD);
-  return { b: render(base, OLD), sides: [[renamed, e], [e, renamed]] };
+  return {
+    b: render(base, OLD),
+    sides: [
+      [renamed, e],
+      [e, renamed],
+    ],
+  };
 }
 
 describe('a rename carried into the other side’s edits (generated)', () => {
@@ -196,7 +202,28 @@ describe('a rename carried into the other side’s edits (generated)', () => {
 
 describe('a rename against an edit that drops the old name', () => {
   it('both sides renamed it, differently: a conflict, not one side’s name', () => {
-    const base = render({ defFactor: 2, users: [{ shape: 'add', d: 1, param: false, wrap: false, binding: false, extraUse: false, removed: false, deleted: false, shadow: false, usesNew: false, wrapNew: false }], other: 0 }, OLD);
+    const base = render(
+      {
+        defFactor: 2,
+        users: [
+          {
+            shape: 'add',
+            d: 1,
+            param: false,
+            wrap: false,
+            binding: false,
+            extraUse: false,
+            removed: false,
+            deleted: false,
+            shadow: false,
+            usesNew: false,
+            wrapNew: false,
+          },
+        ],
+        other: 0,
+      },
+      OLD,
+    );
     const to = (name: string): string => base.replaceAll(`${OLD} `, `${name} `).replaceAll(`${OLD}\n`, `${name}\n`);
     for (const [o, t] of [
       [to(NEW), to('app/m::amount')],
@@ -228,7 +255,8 @@ describe('a rename against the deletion of the renamed definition', () => {
     const base = `${renamed.replace(NEW, OLD)}\n(def app/m::other 1)\n`;
     const ours = `${renamed}\n(def app/m::other 1)\n`;
     const theirs = '(def app/m::other 1)\n';
-    const block = (o: string, t: string): string => `<<<<<<< ours\n${o}||||||| base\n${renamed.replace(NEW, OLD)}=======\n${t}>>>>>>> theirs\n\n(def app/m::other 1)\n`;
+    const block = (o: string, t: string): string =>
+      `<<<<<<< ours\n${o}||||||| base\n${renamed.replace(NEW, OLD)}=======\n${t}>>>>>>> theirs\n\n(def app/m::other 1)\n`;
     const r1 = mergeBoth(base, ours, theirs);
     expect([r1.codes, r1.text]).toEqual([['form/delete-modify'], block(renamed, '')]);
     const r2 = mergeBoth(base, theirs, ours);

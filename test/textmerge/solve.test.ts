@@ -108,10 +108,14 @@ describe('merge-file (mergeLooseFiles): byte-identical to the driver on every fi
 function gitMergeFile(name: string): { status: number; stdout: Buffer } {
   const size = optionsOf(name).markerSize ?? 7;
   const dir = join(FIXTURES, name);
-  const g = spawnSync('git', ['merge-file', '-p', '--diff3', `--marker-size=${size}`, '-L', 'ours', '-L', 'base', '-L', 'theirs', 'Left.gc', 'Base.gc', 'Right.gc'], {
-    cwd: dir,
-    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
-  });
+  const g = spawnSync(
+    'git',
+    ['merge-file', '-p', '--diff3', `--marker-size=${size}`, '-L', 'ours', '-L', 'base', '-L', 'theirs', 'Left.gc', 'Base.gc', 'Right.gc'],
+    {
+      cwd: dir,
+      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+    },
+  );
   return { status: g.status ?? -1, stdout: g.stdout };
 }
 
@@ -194,7 +198,11 @@ describe('conflict markers → sides', () => {
 
   it('refuses merge-style markers (no base) and unclosed blocks, naming file, line and the fix', () => {
     expect(() => sidesFromMarkers(enc('a\n<<<<<<< ours\nb\n=======\nc\n>>>>>>> theirs\n'), 'm.gc')).toThrow(
-      expect.objectContaining({ code: 'solve/no-base', location: { file: 'm.gc', line: 2 }, message: expect.stringMatching(/git checkout --conflict=diff3 -- m\.gc/) }),
+      expect.objectContaining({
+        code: 'solve/no-base',
+        location: { file: 'm.gc', line: 2 },
+        message: expect.stringMatching(/git checkout --conflict=diff3 -- m\.gc/),
+      }),
     );
     expect(() => sidesFromMarkers(enc('<<<<<<< ours\nb\n||||||| base\n'), 'm.gc')).toThrow(expect.objectContaining({ code: 'solve/bad-markers' }));
   });

@@ -23,9 +23,9 @@ const tree: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     leaf.map((s) => ({ t: 'leaf', s }) as Node),
     fc.record({ t: fc.constantFrom('list' as const, 'vec' as const), items: fc.array(tie('node'), { minLength: 1, maxLength: 4 }), multiline: fc.boolean() }),
-    fc.record({ vals: fc.array(tie('node'), { minLength: 1, maxLength: 4 }), multiline: fc.boolean() }).map(
-      ({ vals, multiline }) => ({ t: 'map', multiline, items: vals.flatMap((v, i) => [{ t: 'leaf', s: `:k${i}` } as Node, v]) }) as Node,
-    ),
+    fc
+      .record({ vals: fc.array(tie('node'), { minLength: 1, maxLength: 4 }), multiline: fc.boolean() })
+      .map(({ vals, multiline }) => ({ t: 'map', multiline, items: vals.flatMap((v, i) => [{ t: 'leaf', s: `:k${i}` } as Node, v]) }) as Node),
   ),
 })).node;
 
@@ -59,7 +59,10 @@ const withTwoLeaves = tree
   .filter((n) => leafPaths(n).length >= 2)
   .chain((n) => {
     const paths = leafPaths(n);
-    return fc.record({ n: fc.constant(n), i: fc.nat(paths.length - 1), j: fc.nat(paths.length - 1) }).filter(({ i, j }) => i !== j).map(({ n, i, j }) => ({ n, p: paths[i]!, q: paths[j]! }));
+    return fc
+      .record({ n: fc.constant(n), i: fc.nat(paths.length - 1), j: fc.nat(paths.length - 1) })
+      .filter(({ i, j }) => i !== j)
+      .map(({ n, i, j }) => ({ n, p: paths[i]!, q: paths[j]! }));
   });
 
 describe('tree merge on generated trees', () => {
@@ -68,7 +71,10 @@ describe('tree merge on generated trees', () => {
       fc.property(withTwoLeaves, ({ n, p }) => {
         const b = module(n);
         const x = module(setLeaf(n, p, '1000'));
-        for (const [o, t] of [[x, b], [b, x]] as const) {
+        for (const [o, t] of [
+          [x, b],
+          [b, x],
+        ] as const) {
           const r = mergeStructuralBytes(b, o, t, 'gc', markers, Infinity);
           expect(r.conflicts).toEqual([]);
           expect(Buffer.from(r.result).equals(x)).toBe(true);
@@ -113,7 +119,10 @@ describe('tree merge on generated trees', () => {
         expect(r1.conflicts.length).toBeGreaterThan(0);
         const swap = (s: string): string => s.replaceAll('2001', '\u0000').replaceAll('2002', '2001').replaceAll('\u0000', '2002');
         expect(swap(dec.decode(r2.result))).toBe(dec.decode(r1.result));
-        for (const line of dec.decode(r1.result).split('\n').filter((l) => /[<=>|]{7}/.test(l))) {
+        for (const line of dec
+          .decode(r1.result)
+          .split('\n')
+          .filter((l) => /[<=>|]{7}/.test(l))) {
           expect(line).toMatch(/^(<{7} ours|\|{7} base|={7}|>{7} theirs)$/);
         }
       }),

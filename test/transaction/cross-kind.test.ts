@@ -138,7 +138,15 @@ describe('journals as earlier gcpatch versions left them are recovered by gcpatc
     );
     const r = gcpatch(['recover', '--pkg', pkg, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ action: 'rolled-back', txid, command: 'apply', files: [{ path: 'app.gc', action: 'restored' }, { path: 'legacy.gc', action: 'unchanged' }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      action: 'rolled-back',
+      txid,
+      command: 'apply',
+      files: [
+        { path: 'app.gc', action: 'restored' },
+        { path: 'legacy.gc', action: 'unchanged' },
+      ],
+    });
     expect(snapshotTree(pkg)).toEqual(before);
   });
 
@@ -150,7 +158,9 @@ describe('journals as earlier gcpatch versions left them are recovered by gcpatc
         format: 'gcpatch.editplan-journal.v1',
         txid,
         state: 'committing',
-        files: [{ path: 'app.gc', stage: `.app.gc.gcpatch-stage-${txid}`, backup: `.app.gc.gcpatch-backup-${txid}`, beforeSha256: oldHash, afterSha256: after }],
+        files: [
+          { path: 'app.gc', stage: `.app.gc.gcpatch-stage-${txid}`, backup: `.app.gc.gcpatch-backup-${txid}`, beforeSha256: oldHash, afterSha256: after },
+        ],
       }),
     );
     const r = gcpatch(['recover', '--pkg', pkg]);

@@ -15,7 +15,10 @@ export function legacyJournal(members: Record<string, unknown>): string {
  * caller writes the journal.
  * @returns the package, the SHA-256 of the old and new `app.gc`, and the tree before (`pristine`).
  */
-export function legacyPackage(txid: string, edited = '(def x 1)\n'): { pkg: string; txid: string; before: string; after: string; pristine: Record<string, string> } {
+export function legacyPackage(
+  txid: string,
+  edited = '(def x 1)\n',
+): { pkg: string; txid: string; before: string; after: string; pristine: Record<string, string> } {
   const pkg = copyPackage();
   const pristine = snapshotTree(pkg);
   const old = readFileSync(join(pkg, 'app.gc'));

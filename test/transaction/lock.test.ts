@@ -18,7 +18,18 @@ const patch = readPatchFile(DEMO_PATCH);
 
 function writeLock(pkg: string, owner: Record<string, unknown>): void {
   mkdirSync(join(pkg, '.gcpatch'), { recursive: true });
-  writeFileSync(lockPath(pkg), JSON.stringify({ format: LOCK_FORMAT, hostname: hostname(), startTime: null, token: 'feedfacefeedface', acquiredAt: '2026-01-01T00:00:00.000Z', command: 'apply', ...owner }) + '\n');
+  writeFileSync(
+    lockPath(pkg),
+    JSON.stringify({
+      format: LOCK_FORMAT,
+      hostname: hostname(),
+      startTime: null,
+      token: 'feedfacefeedface',
+      acquiredAt: '2026-01-01T00:00:00.000Z',
+      command: 'apply',
+      ...owner,
+    }) + '\n',
+  );
 }
 
 function deadPid(): number {

@@ -103,7 +103,15 @@ describe('journals in every state as earlier gcpatch versions left them', () => 
       }),
     );
     const changed = snapshotTree(pkg);
-    expect(recoverPackageCommand(pkg)).toMatchObject({ action: 'completed', txid, command: 'pack', files: [{ path: 'app.gc', action: 'kept-new' }, { path: 'new/x.gc', action: 'kept-new' }] });
+    expect(recoverPackageCommand(pkg)).toMatchObject({
+      action: 'completed',
+      txid,
+      command: 'pack',
+      files: [
+        { path: 'app.gc', action: 'kept-new' },
+        { path: 'new/x.gc', action: 'kept-new' },
+      ],
+    });
     const tree = snapshotTree(pkg);
     expect(Object.keys(tree).filter((p) => /gcpatch-|^\.gcpatch/.test(p))).toEqual([]);
     expect(tree['app.gc']).toBe(changed['app.gc']);

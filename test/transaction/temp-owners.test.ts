@@ -53,7 +53,7 @@ describe('temporary files name their writer', () => {
     expect(ownerAlive(process.pid, start === null ? '0' : `${start}1`)).toBe(start === null);
   });
 
-  it('the lock: abandoned .new-/.stale- files (any format) go when the lock is taken; a live writer\'s stay', () => {
+  it("the lock: abandoned .new-/.stale- files (any format) go when the lock is taken; a live writer's stay", () => {
     const pkg = copyPackage();
     const control = join(pkg, '.gcpatch');
     realFs.mkdirSync(control);
@@ -76,7 +76,7 @@ describe('temporary files name their writer', () => {
     realFs.rmSync(join(control, live));
   });
 
-  it('the store: verify reports abandoned .tmp- files, recover removes them, a live writer\'s stays, entries untouched', () => {
+  it("the store: verify reports abandoned .tmp- files, recover removes them, a live writer's stays, entries untouched", () => {
     const pkg = copyPackage();
     const store = EvidenceStore.forPackage(pkg);
     const entry = store.put(new TextEncoder().encode('(evidence 1)'));

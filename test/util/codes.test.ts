@@ -116,34 +116,48 @@ describe('the registry and the code lists of src/', () => {
   it('shares no code with the planner conflicts, and with the audit findings only the two that report the same condition', () => {
     expect(Object.values(ConflictCode).filter((code) => code in GC_CODES)).toEqual([]);
     // package-at-commit.ts throws these two; verify-pr and explain report them as findings of the same name.
-    expect(Object.values(AuditCode).filter((code) => code in GC_CODES).sort()).toEqual(['audit/not-a-regular-file', 'audit/package-unreadable']);
+    expect(
+      Object.values(AuditCode)
+        .filter((code) => code in GC_CODES)
+        .sort(),
+    ).toEqual(['audit/not-a-regular-file', 'audit/package-unreadable']);
   });
 });
 
 describe('the exit-code tables of the docs', () => {
   const CODE = /^(?:[a-z][a-z0-9-]*(?:\/[a-z0-9-]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$/;
-  const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const docs = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
 
   /** `[file:line, code, exit]` for every code a table row pins to an exit code. */
   function documented(): Array<[string, string, number]> {
     const rows: Array<[string, string, number]> = [];
     for (const file of docs) {
       let header: string[] | undefined;
-      readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
-        if (!line.startsWith('|')) return void (header = undefined);
-        const cells = line.split('|').slice(1, -1).map((c) => c.trim());
-        if (header === undefined) return void (header = cells.map((c) => c.toLowerCase()));
-        if (cells.every((c) => /^-+:?$/.test(c))) return;
-        // "the twelve spec codes except `BEFORE_MISMATCH`" names a code this row does not have.
-        const codes = (s: string) => [...s.replace(/except `[^`]+`/g, '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((t) => CODE.test(t));
-        const exitColumn = header.indexOf('exit');
-        const where = `${file}:${i + 1}`;
-        if (exitColumn > 0 && /^`[^`]+`$/.test(cells[0]!)) {
-          for (const code of codes(cells[0]!)) rows.push([where, code, Number(cells[exitColumn])]);
-        } else if ((header[0] === 'code' || header[0] === 'exit') && /^\d+$/.test(cells[0]!)) {
-          for (const code of cells.slice(1).flatMap(codes)) rows.push([where, code, Number(cells[0])]);
-        }
-      });
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!line.startsWith('|')) return void (header = undefined);
+          const cells = line
+            .split('|')
+            .slice(1, -1)
+            .map((c) => c.trim());
+          if (header === undefined) return void (header = cells.map((c) => c.toLowerCase()));
+          if (cells.every((c) => /^-+:?$/.test(c))) return;
+          // "the twelve spec codes except `BEFORE_MISMATCH`" names a code this row does not have.
+          const codes = (s: string) => [...s.replace(/except `[^`]+`/g, '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((t) => CODE.test(t));
+          const exitColumn = header.indexOf('exit');
+          const where = `${file}:${i + 1}`;
+          if (exitColumn > 0 && /^`[^`]+`$/.test(cells[0]!)) {
+            for (const code of codes(cells[0]!)) rows.push([where, code, Number(cells[exitColumn])]);
+          } else if ((header[0] === 'code' || header[0] === 'exit') && /^\d+$/.test(cells[0]!)) {
+            for (const code of cells.slice(1).flatMap(codes)) rows.push([where, code, Number(cells[0])]);
+          }
+        });
     }
     return rows;
   }

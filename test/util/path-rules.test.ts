@@ -50,7 +50,31 @@ describe('the profiles give every path of the table the verdict and message of t
 });
 
 describe('properties of the three profiles on random paths', () => {
-  const atoms = ['a', 'B', '.', '..', ' ', '/', '\\', ':', '~1', 'con', 'COM1', '.git', 'GIT', 'package.toml', '\u0000', '\u0085', '\ud800', '\udc00', '\u00e9', 'e\u0301', '\u200c', '\u212a', '\ud83d\ude00'];
+  const atoms = [
+    'a',
+    'B',
+    '.',
+    '..',
+    ' ',
+    '/',
+    '\\',
+    ':',
+    '~1',
+    'con',
+    'COM1',
+    '.git',
+    'GIT',
+    'package.toml',
+    '\u0000',
+    '\u0085',
+    '\ud800',
+    '\udc00',
+    '\u00e9',
+    'e\u0301',
+    '\u200c',
+    '\u212a',
+    '\ud83d\ude00',
+  ];
   const paths = fc.array(fc.constantFrom(...atoms), { maxLength: 8 }).map((xs) => xs.join(''));
 
   it('a patch path is accepted exactly when it is a portable module path and a plan path that names nothing reserved', () => {

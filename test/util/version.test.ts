@@ -6,7 +6,7 @@ import { VERSION } from '../../src/util/version.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe('VERSION', () => {
-  it('is package.json\'s version', () => {
+  it("is package.json's version", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(VERSION).toBe(pkg.version);
   });

@@ -30,7 +30,11 @@ describe('owners', () => {
   it('lists a file under two packages when both manifests list it', () => {
     const twice = pkg('ledger/money', ['amount.gc', 'currency.gc']);
     const m = new Map([outer, twice].map((c) => [c.dir, c]));
-    expect(owners('ledger/money/currency.gc', m).map((c) => c.dir).sort()).toEqual(['ledger', 'ledger/money']);
+    expect(
+      owners('ledger/money/currency.gc', m)
+        .map((c) => c.dir)
+        .sort(),
+    ).toEqual(['ledger', 'ledger/money']);
   });
 });
 
@@ -62,7 +66,8 @@ describe('pathFindings', () => {
     from: from && { oid: 'a'.repeat(40), mode: from[1], kind: from[0] as never },
     to: to && { oid: 'b'.repeat(40), mode: to[1], kind: to[0] as never },
   });
-  const codes = (entry: ChangedEntry, role: Parameters<typeof pathFindings>[1]) => pathFindings(entry, role, 'ledger/package.toml').map((f) => `${f.severity} ${f.code}`);
+  const codes = (entry: ChangedEntry, role: Parameters<typeof pathFindings>[1]) =>
+    pathFindings(entry, role, 'ledger/package.toml').map((f) => `${f.severity} ${f.code}`);
 
   it('fails closed on content that is not a regular file, and only there', () => {
     expect(codes(e('ledger/core/int.gc', ['blob', '100644'], ['symlink', '120000']), 'module')).toEqual(['error audit/not-a-regular-file']);

@@ -16,7 +16,10 @@ function repoWithPackage(): { repo: string; pkg: string } {
   const pkg = join(repo, 'pkg');
   mkdirSync(join(pkg, 'app'), { recursive: true });
   writeFileSync(join(pkg, 'app/main.gc'), '(def app/main::answer 42)\n');
-  writeFileSync(join(pkg, 'package.toml'), 'dependencies = []\nname = "demo"\nobligations = []\nschema = 1\ntests = []\nversion = "1.0.0"\n\n[[modules]]\nhash = ""\npath = "app/main.gc"\n');
+  writeFileSync(
+    join(pkg, 'package.toml'),
+    'dependencies = []\nname = "demo"\nobligations = []\nschema = 1\ntests = []\nversion = "1.0.0"\n\n[[modules]]\nhash = ""\npath = "app/main.gc"\n',
+  );
   git(join(repo, '..'), 'init', '-q', '-b', 'main', 'repo');
   return { repo, pkg };
 }
@@ -29,7 +32,10 @@ describe('verify-pr --attestation', () => {
     git(repo, 'commit', '-q', '-m', 'base');
     const base = git(repo, 'rev-parse', 'HEAD');
     const patchFile = join(repo, '..', 'p.gcpatch');
-    writeFileSync(patchFile, '{:version 1 :intent "the answer" :provenance {} :ops [{:op :replace-node :module-path "app/main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 43}]}\n');
+    writeFileSync(
+      patchFile,
+      '{:version 1 :intent "the answer" :provenance {} :ops [{:op :replace-node :module-path "app/main.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car]] :new 43}]}\n',
+    );
     const applied = await runCli(['apply', '--pkg', pkg, '--patch', patchFile, '--json']);
     expect(applied.status, applied.stderr).toBe(0);
     const record = JSON.parse(applied.stdout).data.package_artifact as string;

@@ -64,8 +64,17 @@ const POOLS: Record<string, string[]> = {
   main: ['report/summary.gc'],
 };
 
-type Weakening = 'step-limit-raised' | 'allow-unlimited' | 'op-table-added' | 'property-test-dropped' | 'fewer-cases' | 'evidence-module-edited' | 'toolcaps-widened';
-const WEAKENINGS: Weakening[] = ['step-limit-raised', 'allow-unlimited', 'op-table-added', 'property-test-dropped', 'fewer-cases', 'evidence-module-edited', 'toolcaps-widened'];
+type Weakening =
+  'step-limit-raised' | 'allow-unlimited' | 'op-table-added' | 'property-test-dropped' | 'fewer-cases' | 'evidence-module-edited' | 'toolcaps-widened';
+const WEAKENINGS: Weakening[] = [
+  'step-limit-raised',
+  'allow-unlimited',
+  'op-table-added',
+  'property-test-dropped',
+  'fewer-cases',
+  'evidence-module-edited',
+  'toolcaps-widened',
+];
 
 /** An honest step: a comment in the branch's pool (`i` picks the module), a hand edit of currency.gc, or a limit lowered. */
 type Step = { kind: 'comment'; i: number } | { kind: 'currency' } | { kind: 'lower-limit' };
@@ -77,12 +86,18 @@ interface Plan {
   weakening?: { kind: Weakening; branch: string; at: number };
 }
 
-const stepArb: fc.Arbitrary<Step> = fc.oneof(fc.record({ kind: fc.constant('comment' as const), i: fc.nat(1) }), fc.constant({ kind: 'currency' as const }), fc.constant({ kind: 'lower-limit' as const }));
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('comment' as const), i: fc.nat(1) }),
+  fc.constant({ kind: 'currency' as const }),
+  fc.constant({ kind: 'lower-limit' as const }),
+);
 
 function planArb(dishonest: boolean): fc.Arbitrary<Plan> {
   return fc.constantFrom(...SHAPES).chain((shape) => {
     const branches = BRANCHES[shape].filter((b) => b !== 'O' && b !== 'M');
-    const steps = fc.record(Object.fromEntries(branches.map((b) => [b, fc.array(stepArb, { minLength: 0, maxLength: 2 })])) as Record<string, fc.Arbitrary<Step[]>>);
+    const steps = fc.record(
+      Object.fromEntries(branches.map((b) => [b, fc.array(stepArb, { minLength: 0, maxLength: 2 })])) as Record<string, fc.Arbitrary<Step[]>>,
+    );
     const weakening = fc.record({ kind: fc.constantFrom(...WEAKENINGS), branch: fc.constantFrom(...BRANCHES[shape]), at: fc.nat(2) });
     return dishonest ? fc.record({ shape: fc.constant(shape), steps, weakening }) : fc.record({ shape: fc.constant(shape), steps });
   });
@@ -131,7 +146,14 @@ function weaken(repo: string, kind: Weakening): void {
 
 /** The evidence every history starts with: `gcpatch apply --patch` of the product name (meta/profile.gc form 1). */
 function evidence(repo: string): void {
-  applyPatchText(scratch, join(repo, PKG), onePatch('rename the product', '{:op :replace-node :module-path "meta/profile.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new "ledger-pro"}'));
+  applyPatchText(
+    scratch,
+    join(repo, PKG),
+    onePatch(
+      'rename the product',
+      '{:op :replace-node :module-path "meta/profile.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new "ledger-pro"}',
+    ),
+  );
 }
 
 /** `git merge --no-commit` of `others` into the checked-out branch; a conflict in package.toml only (pins) is resolved by re-packing. Returns the merged tree. */
@@ -139,7 +161,9 @@ function mergeTree(repo: string, others: string[]): string {
   for (const other of others) {
     const r = tryMergeNoCommit(repo, other);
     if (!r) {
-      const conflicted = git(repo, 'diff', '--name-only', '--diff-filter=U').split('\n').filter((p) => p !== '');
+      const conflicted = git(repo, 'diff', '--name-only', '--diff-filter=U')
+        .split('\n')
+        .filter((p) => p !== '');
       if (conflicted.some((p) => p !== `${PKG}/package.toml`)) throw new Error(`the generator made a conflict in ${conflicted.join(', ')}`);
       git(repo, 'checkout', '--ours', '--', `${PKG}/package.toml`);
       pack(join(repo, PKG));
@@ -257,7 +281,10 @@ function build(plan: Plan): { repo: string; base: string; head: string } {
 const describePlan = (p: Plan): string => JSON.stringify(p);
 /** A fixed seed and run counts (GCPATCH_HISTORY_SEED / GCPATCH_HISTORY_RUNS widen the search, e.g. for a red-team round). */
 const SEED = Number(process.env.GCPATCH_HISTORY_SEED ?? 20261204);
-const RUNS = process.env.GCPATCH_HISTORY_RUNS !== undefined ? { dishonest: Number(process.env.GCPATCH_HISTORY_RUNS), honest: Number(process.env.GCPATCH_HISTORY_RUNS) } : { dishonest: 16, honest: 10 };
+const RUNS =
+  process.env.GCPATCH_HISTORY_RUNS !== undefined
+    ? { dishonest: Number(process.env.GCPATCH_HISTORY_RUNS), honest: Number(process.env.GCPATCH_HISTORY_RUNS) }
+    : { dishonest: 16, honest: 10 };
 
 describe('generated pull request histories (fast-check)', () => {
   it('every history carrying one weakening fails under the default policy, whatever its shape', async () => {
@@ -281,7 +308,13 @@ describe('generated pull request histories (fast-check)', () => {
         const report = await auditPullRequest({ dir: repo, base, head });
         scores.honest.run++;
         if (report.ok) scores.honest.passed++;
-        else scores.honest.failedOnes.push(`${describePlan(plan)} → ${report.findings.filter((f) => f.severity === 'error').map((f) => `${f.code} ${f.message}`).join(' | ')}`);
+        else
+          scores.honest.failedOnes.push(
+            `${describePlan(plan)} → ${report.findings
+              .filter((f) => f.severity === 'error')
+              .map((f) => `${f.code} ${f.message}`)
+              .join(' | ')}`,
+          );
         expect(report.ok, describePlan(plan)).toBe(true);
       }),
       { numRuns: RUNS.honest, endOnFailure: true, seed: SEED },

@@ -26,7 +26,10 @@ describe('rangeCommits', () => {
       let checked = 0;
       for (let k = 0; k < 60; k++) {
         const head = commits[10 + Math.floor(rand() * 30)]!;
-        const bases = repo.git('merge-base', '--all', commits[Math.floor(rand() * 40)]!, head).split('\n').filter(Boolean);
+        const bases = repo
+          .git('merge-base', '--all', commits[Math.floor(rand() * 40)]!, head)
+          .split('\n')
+          .filter(Boolean);
         if (bases.length === 0) continue;
         const base = bases[0]!;
         const expected = repo.git('rev-list', `${base}..${head}`).split('\n').filter(Boolean).sort();

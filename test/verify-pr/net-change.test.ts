@@ -51,7 +51,16 @@ describe('judgeNetChange', () => {
   const head = snap({ 'a.gc': 'h5', 'b.gc': 'h6' }, { name: 'p', limits: { step_limit: 99n } }, { 'caps.toml': 'allow = []\n[op."io/net::http-request"]\n' });
   it('judges only dirty differences: an evidence-covered module is an error, another a warning; keys and policies by the table', () => {
     const out = new PackageFindings('p');
-    const n = judgeNetChange({ base, head, dirty: new Set([moduleItem('a.gc'), moduleItem('b.gc'), keyItem('limits'), policyItem('caps.toml')]), evidenceCovered: new Set(['a.gc']), dir: 'p' }, out);
+    const n = judgeNetChange(
+      {
+        base,
+        head,
+        dirty: new Set([moduleItem('a.gc'), moduleItem('b.gc'), keyItem('limits'), policyItem('caps.toml')]),
+        evidenceCovered: new Set(['a.gc']),
+        dir: 'p',
+      },
+      out,
+    );
     expect(n).toBe(4);
     expect(out.findings.map((f) => [f.severity, f.code, f.file])).toEqual([
       ['error', 'audit/replay-module-mismatch', 'p/a.gc'],

@@ -17,31 +17,75 @@ import { packOnDisk } from '../../src/patch/apply/host.js';
 import { copyFixture, gcpatch } from '../helpers/cli.js';
 
 describe('the text report', () => {
-  it('names a finding\'s file and line once', () => {
-    const f = { code: 'audit/unexplained-change' as const, severity: 'warning' as const, package: 'pkgs/shop', file: 'pkgs/shop/app/report.gc', line: 3, message: 'pkgs/shop/app/report.gc: commit abc changes it' };
+  it("names a finding's file and line once", () => {
+    const f = {
+      code: 'audit/unexplained-change' as const,
+      severity: 'warning' as const,
+      package: 'pkgs/shop',
+      file: 'pkgs/shop/app/report.gc',
+      line: 3,
+      message: 'pkgs/shop/app/report.gc: commit abc changes it',
+    };
     expect(messageWithoutLocation(f)).toBe('commit abc changes it');
     expect(messageWithoutLocation({ ...f, message: 'other text' })).toBe('other text');
     const report: AuditReport = {
-      kind: 'gcpatch/pr-audit-v1', base: 'b'.repeat(40), baseRequested: 'b'.repeat(40), head: 'c'.repeat(40), failOn: 'error', replay: true,
-      packages: [], paths: [], notSelected: [], findings: [f], verified: 0, failed: 0, ok: true,
+      kind: 'gcpatch/pr-audit-v1',
+      base: 'b'.repeat(40),
+      baseRequested: 'b'.repeat(40),
+      head: 'c'.repeat(40),
+      failOn: 'error',
+      replay: true,
+      packages: [],
+      paths: [],
+      notSelected: [],
+      findings: [f],
+      verified: 0,
+      failed: 0,
+      ok: true,
     };
-    const line = renderAuditText(report).split('\n').find((l) => l.includes('audit/unexplained-change'))!;
+    const line = renderAuditText(report)
+      .split('\n')
+      .find((l) => l.includes('audit/unexplained-change'))!;
     expect(line).toBe('pkgs/shop/app/report.gc:3: warning: audit/unexplained-change: commit abc changes it');
   });
 
   it('counts one finding in the singular', () => {
     const f = { code: 'audit/unexplained-change' as const, severity: 'warning' as const, package: 'p', file: 'p/a.gc', message: 'changed' };
     const report: AuditReport = {
-      kind: 'gcpatch/pr-audit-v1', base: 'b'.repeat(40), baseRequested: 'b'.repeat(40), head: 'c'.repeat(40), failOn: 'error', replay: true,
-      packages: [], paths: [], notSelected: [], findings: [f], verified: 2, failed: 0, ok: true,
+      kind: 'gcpatch/pr-audit-v1',
+      base: 'b'.repeat(40),
+      baseRequested: 'b'.repeat(40),
+      head: 'c'.repeat(40),
+      failOn: 'error',
+      replay: true,
+      packages: [],
+      paths: [],
+      notSelected: [],
+      findings: [f],
+      verified: 2,
+      failed: 0,
+      ok: true,
     };
     expect(renderAuditText(report).trimEnd().split('\n').at(-1)).toBe('verified: 2 checks passed, 0 failed; 0 errors, 1 warning (fail-on error)');
     const two = { ...report, findings: [f, { ...f, severity: 'error' as const }, { ...f, severity: 'error' as const }], ok: false };
     expect(renderAuditText(two).trimEnd().split('\n').at(-1)).toBe('FAILED: 2 checks passed, 0 failed; 2 errors, 1 warning (fail-on error)');
-    expect(renderAuditText({ ...report, verified: 1 }).trimEnd().split('\n').at(-1)).toBe('verified: 1 check passed, 0 failed; 0 errors, 1 warning (fail-on error)');
+    expect(
+      renderAuditText({ ...report, verified: 1 })
+        .trimEnd()
+        .split('\n')
+        .at(-1),
+    ).toBe('verified: 1 check passed, 0 failed; 0 errors, 1 warning (fail-on error)');
     const pkg: PackageAudit = {
-      dir: 'p', manifestPath: 'p/package.toml', name: 'p', evidence: {}, rows: [{ evidence: 'a.gc', kind: 'module', check: 'replay', result: 'pass', detail: '' }],
-      replay: { status: 'reproduced', applied: [], modulesChanged: 1, mismatches: [], millis: 1 }, changedModules: [], unexplainedModules: [], commits: [], state: 'present',
+      dir: 'p',
+      manifestPath: 'p/package.toml',
+      name: 'p',
+      evidence: {},
+      rows: [{ evidence: 'a.gc', kind: 'module', check: 'replay', result: 'pass', detail: '' }],
+      replay: { status: 'reproduced', applied: [], modulesChanged: 1, mismatches: [], millis: 1 },
+      changedModules: [],
+      unexplainedModules: [],
+      commits: [],
+      state: 'present',
     };
     expect(renderAuditText({ ...report, packages: [pkg] })).toContain('package p (p): evidence none; replay reproduced (1 module); 1 check passed\n');
   });
@@ -54,9 +98,11 @@ describe('evidence that explains nothing', () => {
     const manifest = join(pkg, 'package.toml');
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('obligations = []', 'obligations = ["core/obligation::unit-tests"]'));
     const base = commitAll(repo, 'shop with an obligation');
-    const patch = readTerm('{:version 1 :intent "daily" :provenance {} :ops [{:op :replace-node :module-path "app/report.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new "nightly report"}]}');
+    const patch = readTerm(
+      '{:version 1 :intent "daily" :provenance {} :ops [{:op :replace-node :module-path "app/report.gc" :path [[:form 1] [:pair-cdr] [:pair-cdr] [:pair-car]] :new "nightly report"}]}',
+    );
     expect(() => applyPatch({ pkg, patch })).toThrow(/obligation/);
-    const head = commitAll(repo, 'the failed attempt\'s evidence');
+    const head = commitAll(repo, "the failed attempt's evidence");
     const report = await auditPullRequest({ dir: repo, base, head, failOn: 'warning' });
     expect(report.findings.map((f) => f.code)).toEqual([]);
     expect(report.ok).toBe(true);
@@ -64,7 +110,7 @@ describe('evidence that explains nothing', () => {
     expect(rows.map((r) => [r.result, r.detail])).toEqual([['skip', 'records a failed apply (acceptance :ok false, rolled back): it explains no change']]);
   });
 
-  it('a conflicted refactor plan is checked but not listed as the commit\'s evidence', async () => {
+  it("a conflicted refactor plan is checked but not listed as the commit's evidence", async () => {
     const repo = initRepo();
     const pkg = addShopPackage(repo);
     const base = commitAll(repo, 'shop');

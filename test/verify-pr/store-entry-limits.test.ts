@@ -80,7 +80,10 @@ describe('a store entry that cannot be printed within the limits', () => {
     const findings = (JSON.parse(r.stdout) as { findings: Finding[] }).findings;
     // The acceptance nobody re-ran is a notice (claimed, not re-run), never an error or a pass.
     expect(findings.filter((f) => f.code === 'audit/acceptance-not-rerun').every((f) => f.severity === 'notice')).toBe(true);
-    const codes = findings.filter((f) => f.severity !== 'notice').map((f) => f.code).sort();
+    const codes = findings
+      .filter((f) => f.severity !== 'notice')
+      .map((f) => f.code)
+      .sort();
     expect(codes).toEqual(['audit/store-entry-unreadable', 'audit/store-hash-mismatch']);
     expect(deep).not.toBe('f'.repeat(64));
   }, 120_000);

@@ -108,7 +108,9 @@ describe('auditPullRequest', () => {
     swapModuleBlocks(manifest, 3, 4);
     const reordered = commitAll(repo, 'reorder');
     const report = await audit(repo, base, reordered);
-    expect(report.findings.map((f) => [f.severity, f.code, f.file]).filter((f) => f[0] !== 'notice')).toEqual([['warning', 'audit/unexplained-change', 'pkgs/shop/package.toml']]);
+    expect(report.findings.map((f) => [f.severity, f.code, f.file]).filter((f) => f[0] !== 'notice')).toEqual([
+      ['warning', 'audit/unexplained-change', 'pkgs/shop/package.toml'],
+    ]);
     expect(report.findings.find((f) => f.severity === 'warning')!.message).toContain('changes the [[modules]] list (paths or order)');
     const noReplay = await audit(repo, base, reordered, { replay: false });
     expect(codes(noReplay)).toEqual(['audit/manifest-key-changed', 'audit/unexplained-change']);
@@ -137,17 +139,21 @@ describe('auditPullRequest', () => {
     const report = await audit(repo, base, head);
     expect(report.ok).toBe(true);
     expect(report.findings.map((f) => [f.severity, f.code])).toEqual([['notice', 'audit/refactor-plan-not-applied']]);
-    expect(rows(report, 're-plan')).toEqual([expect.stringMatching(/^pass: re-planned from the parent of commit [0-9a-f]{12} \(plan only\): identical report$/)]);
+    expect(rows(report, 're-plan')).toEqual([
+      expect.stringMatching(/^pass: re-planned from the parent of commit [0-9a-f]{12} \(plan only\): identical report$/),
+    ]);
   });
 
-  it('checks a plan made on another state than the commit\'s parent by its operations (a squash of edit + rename)', async () => {
+  it("checks a plan made on another state than the commit's parent by its operations (a squash of edit + rename)", async () => {
     const { repo, pkg, base } = shopWithHandEdit();
     renameInPackage(pkg, 'shop/price::total', 'shop/price::gross'); // planned after the hand edit
     const head = commitAll(repo, 'edit, then rename');
     const report = await audit(repo, base, head);
     expect(codes(report)).toEqual(['audit/unexplained-change']);
     expect(report.findings.find((x) => x.code === 'audit/unexplained-change')!.file).toBe('pkgs/shop/util/text.gc');
-    expect(rows(report, 're-plan')).toEqual([expect.stringMatching(/^pass: made on another state; re-planned on the parent of commit .*: the same \d+ operations$/)]);
+    expect(rows(report, 're-plan')).toEqual([
+      expect.stringMatching(/^pass: made on another state; re-planned on the parent of commit .*: the same \d+ operations$/),
+    ]);
     expect(report.packages[0]!.commits.map((c) => c.route)).toEqual(['unexplained']);
     expect(report.ok).toBe(true);
     expect((await audit(repo, base, head, { failOn: 'warning' })).ok).toBe(false);
@@ -174,10 +180,12 @@ describe('auditPullRequest', () => {
     rmSync(join(store, ev.request));
     const head = commitAll(first.repo, 'tamper with old evidence');
     const report = await audit(first.repo, base, head);
-    expect(report.findings.map((f) => [f.severity, f.code, f.file])).toEqual([
-      ['error', 'audit/store-entry-modified', `pkgs/shop/.genesis/store/${ev.acceptanceArtifact}`],
-      ['warning', 'audit/store-entry-removed', `pkgs/shop/.genesis/store/${ev.request}`],
-    ].sort((a, b) => (a[2]! < b[2]! ? -1 : 1)));
+    expect(report.findings.map((f) => [f.severity, f.code, f.file])).toEqual(
+      [
+        ['error', 'audit/store-entry-modified', `pkgs/shop/.genesis/store/${ev.acceptanceArtifact}`],
+        ['warning', 'audit/store-entry-removed', `pkgs/shop/.genesis/store/${ev.request}`],
+      ].sort((a, b) => (a[2]! < b[2]! ? -1 : 1)),
+    );
   });
 
   it('reports a missing refactor request and a missing patch', async () => {
@@ -186,7 +194,13 @@ describe('auditPullRequest', () => {
     rmSync(join(pkg, '.genesis/store', evidence.evidence.patch));
     const head = commitAll(repo, 'partial evidence');
     const report = await audit(repo, base, head);
-    expect(codes(report).sort()).toEqual(['audit/apply-patch-missing', 'audit/refactor-request-missing', 'audit/unexplained-change', 'audit/unexplained-change', 'audit/unexplained-change']);
+    expect(codes(report).sort()).toEqual([
+      'audit/apply-patch-missing',
+      'audit/refactor-request-missing',
+      'audit/unexplained-change',
+      'audit/unexplained-change',
+      'audit/unexplained-change',
+    ]);
     expect(report.packages[0]!.unexplainedModules).toEqual(['app/cart.gc', 'app/report.gc', 'lib/price.gc']);
   });
 

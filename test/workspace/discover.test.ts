@@ -50,7 +50,9 @@ describe('discoverManifest', () => {
     const dirs = Array.from({ length: 45 }, (_, i) => `p${String(i).padStart(2, '0')}/package.toml`);
     const root = tree(['.git/', ...dirs]);
     const error = errorOf(() => discoverManifest(undefined, root));
-    expect(error.message).toBe('the current directory is in no package and the repository has 45: p00, p01, p02, p03, p04, p05, p06, p07, p08 and 36 more; pass --pkg with one of them');
+    expect(error.message).toBe(
+      'the current directory is in no package and the repository has 45: p00, p01, p02, p03, p04, p05, p06, p07, p08 and 36 more; pass --pkg with one of them',
+    );
     expect((error.details as { candidates: string[] }).candidates).toHaveLength(45);
   });
 

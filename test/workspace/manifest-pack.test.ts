@@ -43,10 +43,7 @@ describe('package.toml round trip in the reference style', { timeout: 60_000 }, 
   test('a one-item obligations list stays inline through pack', () => {
     const pkg = copyFixture('packages/pretty');
     const manifest = join(pkg, 'package.toml');
-    const text = readFileSync(manifest, 'utf8').replace(
-      /obligations = \[\n( {4}.*,\n)+\]/,
-      'obligations = ["core/obligation::unit-tests"]',
-    );
+    const text = readFileSync(manifest, 'utf8').replace(/obligations = \[\n( {4}.*,\n)+\]/, 'obligations = ["core/obligation::unit-tests"]');
     writeFileSync(manifest, text);
     expect(gcpatch(['pack', '--pkg', pkg]).status).toBe(0);
     const after = readFileSync(manifest, 'utf8');
@@ -55,7 +52,7 @@ describe('package.toml round trip in the reference style', { timeout: 60_000 }, 
   });
 });
 
-describe('the first pack of a hand-written manifest keeps the author\'s key order', () => {
+describe("the first pack of a hand-written manifest keeps the author's key order", () => {
   const HAND_WRITTEN = `schema = 1
 name = "greeter"
 version = "0.1.0"
@@ -77,7 +74,7 @@ hash = "${'0'.repeat(64)}"
 path = "app.gc"
 `;
 
-  test('only the pins change: the author\'s keys stay in place, a new hash pin goes before path', () => {
+  test("only the pins change: the author's keys stay in place, a new hash pin goes before path", () => {
     const pkg = copyFixture('packages/greeter');
     const manifest = join(pkg, 'package.toml');
     writeFileSync(manifest, HAND_WRITTEN);

@@ -34,7 +34,10 @@ export const CANONICAL_PINS_OBLIGATION = 'gcpatch/obligation::canonical-pins';
 export const RUNNER_ENV = 'GCPATCH_OBLIGATION_RUNNER';
 
 /** Acceptance failure codes (exit 30); what each means is in the registry, `src/util/codes.ts`. */
-export const AcceptanceCode = { runnerFailed: 'patch/obligation-runner-failed', invalid: 'patch/acceptance-invalid' } as const satisfies Record<string, StaticCode>;
+export const AcceptanceCode = { runnerFailed: 'patch/obligation-runner-failed', invalid: 'patch/acceptance-invalid' } as const satisfies Record<
+  string,
+  StaticCode
+>;
 
 /** The message recorded for each declared obligation when no runner is configured. */
 export const NOT_EVALUATED_MESSAGE =

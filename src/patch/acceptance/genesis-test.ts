@@ -61,13 +61,7 @@ function pointerStat(file: string): BigIntStats | undefined {
  *   or a status other than 0/30); `patch/genesis-contract` (pointer, store entry, status);
  *   `patch/acceptance-invalid` (the term).
  */
-export function runGenesisTest(
-  packageDir: string,
-  manifestFile: string,
-  manifest: Manifest,
-  store: EvidenceStore,
-  timeoutMs = 600_000,
-): GenesisTestRun {
+export function runGenesisTest(packageDir: string, manifestFile: string, manifest: Manifest, store: EvidenceStore, timeoutMs = 600_000): GenesisTestRun {
   const pointer = join(packageDir, ...LAST_ACCEPTANCE.split('/'));
   const command = `genesis test --pkg ${manifestFile}`;
   const fail = (code: GcCode, why: string) =>
@@ -94,7 +88,10 @@ export function runGenesisTest(
   }
   const status = result.status;
   if (status !== 0 && status !== 30) {
-    throw fail(AcceptanceCode.runnerFailed, `exited ${status} (${STATUS_MEANING[status] ?? 'not a status of the GenesisCode CLI'}) and recorded no acceptance${tail}`);
+    throw fail(
+      AcceptanceCode.runnerFailed,
+      `exited ${status} (${STATUS_MEANING[status] ?? 'not a status of the GenesisCode CLI'}) and recorded no acceptance${tail}`,
+    );
   }
   const after = pointerStat(pointer);
   if (after === undefined) throw fail(GenesisRunnerCode.contract, `exited ${status} but wrote no ${LAST_ACCEPTANCE}${tail}`);
@@ -105,7 +102,10 @@ export function runGenesisTest(
   const text = readFileSync(pointer, 'utf8');
   const address = text.endsWith('\n') ? text.slice(0, -1) : text;
   if (!isHex64(address)) {
-    throw fail(GenesisRunnerCode.contract, `${LAST_ACCEPTANCE} holds ${JSON.stringify(text.slice(0, 80))}, not one store address (64 lowercase hex digits and a newline)`);
+    throw fail(
+      GenesisRunnerCode.contract,
+      `${LAST_ACCEPTANCE} holds ${JSON.stringify(text.slice(0, 80))}, not one store address (64 lowercase hex digits and a newline)`,
+    );
   }
   let term;
   try {

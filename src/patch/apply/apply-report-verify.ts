@@ -147,7 +147,8 @@ export function verifyStoredApplyReport(store: EvidenceStore, reportHex: string)
   const acceptance = store.getTerm(f.acceptanceArtifact);
   const kind = acceptance.kind === 'map' ? mapGet(acceptance, kw('kind')) : undefined;
   const ok = acceptance.kind === 'map' ? mapGet(acceptance, kw('ok')) : undefined;
-  if (kind?.kind !== 'str' || kind.value !== 'genesis/acceptance-v0.2' || ok?.kind !== 'bool') throw reject('acceptance artifact is not a genesis/acceptance-v0.2 term');
+  if (kind?.kind !== 'str' || kind.value !== 'genesis/acceptance-v0.2' || ok?.kind !== 'bool')
+    throw reject('acceptance artifact is not a genesis/acceptance-v0.2 term');
   if (ok.value !== f.ok) throw reject(':ok differs from the stored acceptance');
   const pkg = store.getTerm(f.packageArtifact);
   const pkind = pkg.kind === 'map' ? mapGet(pkg, kw('kind')) : undefined;

@@ -22,7 +22,16 @@ import { GENESIS_RUNNER, LAST_ACCEPTANCE, runGenesisTest } from '../acceptance/g
 import { applyOpsInMemory } from '../ops/apply-ops.js';
 import { applyReport, applyReportRequest } from './apply-report.js';
 import { PatchCode, patchError } from '../protocol/errors.js';
-import { assertNoPathCollision, assertPatchPath, assertReplaceableTarget, inspectPathStates, loadPackageState, packPackageState, readIfExists, type LoadedModuleText } from './host.js';
+import {
+  assertNoPathCollision,
+  assertPatchPath,
+  assertReplaceableTarget,
+  inspectPathStates,
+  loadPackageState,
+  packPackageState,
+  readIfExists,
+  type LoadedModuleText,
+} from './host.js';
 import { withPackageLock } from '../guard.js';
 import { PackageTransaction, SimulatedCrash, type PlannedWrite } from '../transaction.js';
 import { normalizeReport, normalizeRequest, type NormalizedPatch } from '../protocol/normalize.js';
@@ -229,7 +238,16 @@ function applyLocked(
     store.putTerm(packed.packageRecord);
     // 6. acceptance, on the new files; `last_acceptance` written in the transaction
     const runner = resolveRunner(options.obligationRunner);
-    const { acceptance, acceptanceArtifact } = acceptOnDisk(runner, { packageDir, manifestFile, packed, store, tx, faults, known, timeoutMs: options.runnerTimeoutMs });
+    const { acceptance, acceptanceArtifact } = acceptOnDisk(runner, {
+      packageDir,
+      manifestFile,
+      packed,
+      store,
+      tx,
+      faults,
+      known,
+      timeoutMs: options.runnerTimeoutMs,
+    });
     // 7. apply report
     const reportRequest = applyReportRequest({
       patch: plan.normalized,
@@ -285,11 +303,10 @@ function preflightOnDisk(plan: NormalizedPatch, packageDir: string, paths: strin
   const preflight = verifyPreflightReport(request, preflightReport(request));
   if (!preflight.ok) {
     const c = preflight.conflict!;
-    throw patchError(
-      PatchCode.pathStateConflict,
-      `op ${c.ordinal} (${c.op}) needs ${c.path} to be ${c.expected}, but it is ${c.actual}`,
-      { at: `op ${c.ordinal}`, details: { conflict: c } },
-    );
+    throw patchError(PatchCode.pathStateConflict, `op ${c.ordinal} (${c.op}) needs ${c.path} to be ${c.expected}, but it is ${c.actual}`, {
+      at: `op ${c.ordinal}`,
+      details: { conflict: c },
+    });
   }
   return pathStates;
 }
@@ -396,7 +413,12 @@ function runnerAcceptance(
   known: KnownModuleTexts,
 ): MapTerm {
   if (runner === undefined) return builtinAcceptance(packageDir, packed.manifest, known);
-  const term = runObligationRunner(runner, packageDir, { manifestFile, packageArtifact: packed.packageArtifact, obligations: packed.manifest.obligations }, timeoutMs);
+  const term = runObligationRunner(
+    runner,
+    packageDir,
+    { manifestFile, packageArtifact: packed.packageArtifact, obligations: packed.manifest.obligations },
+    timeoutMs,
+  );
   validateAcceptance(term, packed.manifest, store);
   return term as MapTerm;
 }

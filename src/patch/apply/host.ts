@@ -149,9 +149,13 @@ function inspectPathStateIn(packageDir: string, modulePath: string, directories:
     if (st === 'ENOENT') return 'absent';
     if (st === 'ENOTDIR') return 'other';
     if (st.isSymbolicLink()) {
-      throw patchError(PatchCode.symlinkPath, `${modulePath}: path component ${parts.slice(0, i + 1).join('/')} is a symbolic link; patches never follow symlinks`, {
-        at: modulePath,
-      });
+      throw patchError(
+        PatchCode.symlinkPath,
+        `${modulePath}: path component ${parts.slice(0, i + 1).join('/')} is a symbolic link; patches never follow symlinks`,
+        {
+          at: modulePath,
+        },
+      );
     }
     if (i < parts.length - 1) {
       if (!st.isDirectory()) return 'other';

@@ -44,9 +44,7 @@ export function packageRecordTerm(manifest: Manifest, pins: ReadonlyMap<string, 
     name: str(manifest.name),
     version: str(manifest.version),
     modules: vec(manifest.modules.map((m) => kwMap({ path: str(m.path), hash: bytes(fromHex(pins.get(m.path)!)!) }))),
-    dependencies: vec(
-      manifest.dependencies.map((d, i) => kwMap({ name: str(d.name), path: str(d.path), hash: str(dependencyHashes[i] ?? '') })),
-    ),
+    dependencies: vec(manifest.dependencies.map((d, i) => kwMap({ name: str(d.name), path: str(d.path), hash: str(dependencyHashes[i] ?? '') }))),
     obligations: vec(manifest.obligations.map(sym)),
     tests: vec(manifest.tests.map(sym)),
   });
@@ -78,7 +76,7 @@ export function packState(
     moduleTexts.set(entry.path, modulePrint(forms));
   }
   const firstPass = parseManifest(renderManifest(state.manifest));
-  const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : d.hash ?? ''));
+  const dependencyHashes = firstPass.dependencies.map((d, i) => (dependencyArtifact ? dependencyArtifact(d, i) : (d.hash ?? '')));
   const pinned = withManifestEdit(state, (manifest: TomlTable) => {
     for (const entry of manifestModules(manifest)) entry.hash = pins.get(entry.path)!;
     const deps = manifest.dependencies;

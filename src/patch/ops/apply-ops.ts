@@ -62,11 +62,7 @@ export interface InMemoryApplyResult {
  *   const plan = normalizePatch(readTerm(text));
  *   const { state: after, semanticEdits } = applyOpsInMemory(packageStateFromSources(toml, sources), plan);
  */
-export function applyOpsInMemory(
-  state: PackageState,
-  patch: Pick<NormalizedPatch, 'ops'>,
-  options: ApplyOpsOptions = {},
-): InMemoryApplyResult {
+export function applyOpsInMemory(state: PackageState, patch: Pick<NormalizedPatch, 'ops'>, options: ApplyOpsOptions = {}): InMemoryApplyResult {
   // each op derives its state from the previous op's only; the intermediate states are dropped
   return editModulesInPlace(state, (start) => applyEach(start, patch.ops, options));
 }

@@ -80,18 +80,13 @@ export function renameBoundReferences(body: Term, from: string, to: string, wher
           const bindings = listItems(items[1]!)?.map(listItems);
           if (bindings !== undefined && bindings.every((b) => b !== undefined && b.length === 2 && b[0]!.kind === 'sym')) {
             const pairs = bindings as Term[][];
-            const inner = binderScope(scope, pairs.map((b) => (b[0] as { name: string }).name));
+            const inner = binderScope(
+              scope,
+              pairs.map((b) => (b[0] as { name: string }).name),
+            );
             return {
-              children: [
-                ...pairs.map((b) => [b[1]!, scope] as [Term, Scope]),
-                ...items.slice(2).map((b) => [b, inner] as [Term, Scope]),
-              ],
-              build: (values) =>
-                listFrom([
-                  head,
-                  listFrom(pairs.map((b, i) => listFrom([b[0]!, values[i]!]))),
-                  ...values.slice(pairs.length),
-                ]),
+              children: [...pairs.map((b) => [b[1]!, scope] as [Term, Scope]), ...items.slice(2).map((b) => [b, inner] as [Term, Scope])],
+              build: (values) => listFrom([head, listFrom(pairs.map((b, i) => listFrom([b[0]!, values[i]!]))), ...values.slice(pairs.length)]),
             };
           }
         }

@@ -12,13 +12,7 @@ import { field, recanonicalize, strField, type OpOutcome } from './common.js';
  * @returns the new state and the edit `{:op :module-path :node-id :path :new-term-h}`.
  * @throws GcError `patch/module-missing`, the path errors of `tree.ts`, `patch/canonicalize`.
  */
-export function replaceNodeAt(
-  state: PackageState,
-  opName: string,
-  modulePath: string,
-  steps: readonly PathStep[],
-  replacement: Term,
-): OpOutcome {
+export function replaceNodeAt(state: PackageState, opName: string, modulePath: string, steps: readonly PathStep[], replacement: Term): OpOutcome {
   const forms = requireModule(state, modulePath, `:${opName}`);
   const { index, form } = replaceAt(forms, steps, replacement);
   const next = [...forms];

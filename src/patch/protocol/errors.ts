@@ -47,11 +47,7 @@ export const PatchCode = {
 } as const satisfies Record<string, StaticCode>;
 
 /** Builds a patch-layer `GcError` (exit 10 unless `exitCode` is given). */
-export function patchError(
-  code: GcCode,
-  message: string,
-  options: { at?: string; exitCode?: ExitCode; details?: Record<string, unknown> } = {},
-): GcError {
+export function patchError(code: GcCode, message: string, options: { at?: string; exitCode?: ExitCode; details?: Record<string, unknown> } = {}): GcError {
   return new GcError(code, message, {
     exitCode: options.exitCode ?? ExitCode.invalidInput,
     ...(options.at !== undefined ? { location: { at: options.at } } : {}),

@@ -52,11 +52,7 @@ function stepLines(step: PathStep): string {
  * Node ids are computed incrementally (a BLAKE3 state per ancestor), so the walk is linear in the
  * number of nodes even for very deep terms.
  */
-function walk(
-  modulePath: string,
-  forms: readonly Term[],
-  visit: (v: Visit, index: number, nodeId: string) => void,
-): void {
+function walk(modulePath: string, forms: readonly Term[], visit: (v: Visit, index: number, nodeId: string) => void): void {
   const base = semanticNodeIdState(modulePath);
   const close = utf8(']');
   const newline = utf8('\n');
@@ -67,9 +63,7 @@ function walk(
   let index = 0;
   while (stack.length > 0) {
     const v = stack.pop()!;
-    const state = (v.parent < 0 ? base.clone().update(utf8('[\n')) : states[v.parent]!.clone().update(newline)).update(
-      utf8(stepLines(v.step)),
-    );
+    const state = (v.parent < 0 ? base.clone().update(utf8('[\n')) : states[v.parent]!.clone().update(newline)).update(utf8(stepLines(v.step)));
     states.push(state);
     const nodeId = toHex(state.clone().update(close).digest());
     visit(v, index, nodeId);

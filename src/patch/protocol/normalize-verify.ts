@@ -40,8 +40,14 @@ const OP_FIELDS: Record<string, { rules: Record<string, FieldRule>; defaults: Re
     rules: { 'from-module-path': 'path-string', 'to-module-path': 'path-string', symbols: 'set-nonempty' },
     defaults: {},
   },
-  ':rewrite-imports': { rules: { 'module-path': 'path-string', add: 'set', remove: 'set', replace: 'set-or-nil' }, defaults: { add: 'empty', remove: 'empty', replace: 'nil' } },
-  ':rewrite-exports': { rules: { 'module-path': 'path-string', add: 'set', remove: 'set', replace: 'set-or-nil' }, defaults: { add: 'empty', remove: 'empty', replace: 'nil' } },
+  ':rewrite-imports': {
+    rules: { 'module-path': 'path-string', add: 'set', remove: 'set', replace: 'set-or-nil' },
+    defaults: { add: 'empty', remove: 'empty', replace: 'nil' },
+  },
+  ':rewrite-exports': {
+    rules: { 'module-path': 'path-string', add: 'set', remove: 'set', replace: 'set-or-nil' },
+    defaults: { add: 'empty', remove: 'empty', replace: 'nil' },
+  },
   ':migrate-contract-signature': {
     rules: { 'module-path': 'path-string', 'contract-symbol': 'ident', 'from-param': 'ident', 'to-param': 'ident' },
     defaults: {},

@@ -214,9 +214,10 @@ export function normalizeOp(source: Term, ordinal: number): MapTerm {
   const spec: Record<string, Decoder<Term>> = { op: (t) => t };
   for (const [field, decode] of Object.entries(schema.required)) spec[field] = decode;
   for (const [field, opt] of Object.entries(schema.optional)) spec[field] = opt.decode;
-  const decoded = withPatchCodes(() =>
-    decodeClosed(source, spec, `${at} (:${name})`, { optional: Object.keys(schema.optional) }),
-  ) as Record<string, Term | undefined>;
+  const decoded = withPatchCodes(() => decodeClosed(source, spec, `${at} (:${name})`, { optional: Object.keys(schema.optional) })) as Record<
+    string,
+    Term | undefined
+  >;
   const fields: Record<string, Term> = { op: kw(name) };
   for (const field of Object.keys(schema.required)) fields[field] = decoded[field]!;
   for (const [field, opt] of Object.entries(schema.optional)) fields[field] = decoded[field] ?? opt.absent;
@@ -250,9 +251,7 @@ export function normalizePatch(source: Term): NormalizedPatch {
 const normalizedBySource = new WeakMap<Term, NormalizedPatch>();
 
 function normalizeUncached(source: Term): NormalizedPatch {
-  const top = withPatchCodes(() =>
-    decodeClosed(source, { version: D.int, intent: D.str, provenance: D.map, ops: D.vec }, 'patch'),
-  );
+  const top = withPatchCodes(() => decodeClosed(source, { version: D.int, intent: D.str, provenance: D.map, ops: D.vec }, 'patch'));
   if (top.version !== 1n) {
     throw patchError(PatchCode.unsupportedVersion, `patch :version must be 1 (GenesisCode v0.2 patches), got ${top.version}`, {
       at: ':version',

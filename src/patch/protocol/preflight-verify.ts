@@ -72,7 +72,7 @@ export function verifyPreflightReport(request: MapTerm, report: Term): Preflight
   if (rep['patch-h'] !== hashTerm(patch)) throw reject(':patch-h does not bind the request patch');
   if (rep['path-states-h'] !== hashTerm(states)) throw reject(':path-states-h does not bind the request path states');
   const virtual = new Map<string, string>();
-  for (const r of states.kind === "vec" ? states.items : []) virtual.set(text(get(r, 'path'))!, text(get(r, 'state'))!);
+  for (const r of states.kind === 'vec' ? states.items : []) virtual.set(text(get(r, 'path'))!, text(get(r, 'state'))!);
   const ops = get(patch, 'ops');
   if (ops?.kind !== 'vec') throw reject('request patch has no :ops vector');
   const expectedChecks: Term[] = [];
@@ -90,9 +90,7 @@ export function verifyPreflightReport(request: MapTerm, report: Term): Preflight
         conflict = { actual, expected, op: (opSym as { name: string }).name, ordinal, path };
         break walk;
       }
-      expectedChecks.push(
-        kwMapOf({ actual: str(actual), expected: str(expected), op: opSym!, ordinal: int(ordinal), path: str(path) }),
-      );
+      expectedChecks.push(kwMapOf({ actual: str(actual), expected: str(expected), op: opSym!, ordinal: int(ordinal), path: str(path) }));
     }
     for (const [f, , next] of transitions) virtual.set(text(get(op, f))!, next);
   }
@@ -115,7 +113,7 @@ export function verifyPreflightReport(request: MapTerm, report: Term): Preflight
     if (!termsEqual(rep.conflict, want)) throw reject(':conflict is not the first failing check');
   }
   const finals = rep['final-path-states'].items.map((r) => [text(get(r, 'path')), text(get(r, 'state'))]);
-  const wantFinals = [...virtual.entries()].sort((a, b) => (Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0]))));
+  const wantFinals = [...virtual.entries()].sort((a, b) => Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0])));
   if (finals.length !== wantFinals.length || finals.some(([p, s], i) => p !== wantFinals[i]![0] || s !== wantFinals[i]![1])) {
     throw reject(':final-path-states disagrees with the walk');
   }
@@ -123,5 +121,10 @@ export function verifyPreflightReport(request: MapTerm, report: Term): Preflight
 }
 
 function kwMapOf(fields: Record<string, Term>): Term {
-  return { kind: 'map', entries: Object.keys(fields).sort().map((k) => [kw(k), fields[k]!] as const) } as Term;
+  return {
+    kind: 'map',
+    entries: Object.keys(fields)
+      .sort()
+      .map((k) => [kw(k), fields[k]!] as const),
+  } as Term;
 }

@@ -301,7 +301,11 @@ export class ModuleRenderer {
       }
     }
     const out = new Map<string, [ParsedText, number][]>();
-    for (const [k, v] of this.donorIndex) out.set(k, v.filter(([p]) => p.path !== except));
+    for (const [k, v] of this.donorIndex)
+      out.set(
+        k,
+        v.filter(([p]) => p.path !== except),
+      );
     return out;
   }
 
@@ -489,4 +493,3 @@ function readBack(bytes: Uint8Array, forms: readonly Term[]): string | undefined
   }
   return undefined;
 }
-

@@ -93,7 +93,12 @@ export function alignElements(base: readonly TextElement[], side: readonly TextE
  * throws NeedsWholeMerge (the reduction reproduces the whole merge only when every element aligns
  * within its own window).
  */
-export function alignSides(B: SideModule, O: SideModule, T: SideModule, reduced: boolean): { aligned: Aligned[]; oIds: number[]; tIds: number[]; windows: Windows | undefined } {
+export function alignSides(
+  B: SideModule,
+  O: SideModule,
+  T: SideModule,
+  reduced: boolean,
+): { aligned: Aligned[]; oIds: number[]; tIds: number[]; windows: Windows | undefined } {
   // Alignment: ids 0..nB-1 are base elements; unmatched side elements get new ids.
   const oToB = alignElements(B.m.elements, O.m.elements, B.m.defs);
   const tToB = alignElements(B.m.elements, T.m.elements, B.m.defs);

@@ -40,9 +40,7 @@ export interface Hunk {
 }
 
 /** One region of a three-way merge: stable/one-sided (`lines`) or a conflict (the three sides). */
-export type MergeChunk =
-  | { kind: 'ok'; lines: Uint8Array[] }
-  | { kind: 'conflict'; ours: Uint8Array[]; base: Uint8Array[]; theirs: Uint8Array[] };
+export type MergeChunk = { kind: 'ok'; lines: Uint8Array[] } | { kind: 'conflict'; ours: Uint8Array[]; base: Uint8Array[]; theirs: Uint8Array[] };
 
 /** The result of {@link diff3}: the chunks in order and how many of them conflict. */
 export interface Diff3Result {
@@ -319,4 +317,3 @@ export function renderDiff3(result: Diff3Result, markers: MarkerOptions): Uint8A
   }
   return concatBytes(parts);
 }
-

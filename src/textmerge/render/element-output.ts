@@ -54,7 +54,16 @@ export function firstByte(sides: Record<Side, SideModule>, out: Out): number | u
 export class Outputs {
   // Elements taken whole from a side (nearly all of them) fill two records in turn: the previous
   // element's record is still needed for the separator, nothing older is.
-  private readonly takeRecords: Out[] = [0, 1].map(() => ({ side: undefined, index: -1, bytes: undefined, endsWithComment: false, conflict: undefined, src: 'ours', elKind: 'form', name: undefined }));
+  private readonly takeRecords: Out[] = [0, 1].map(() => ({
+    side: undefined,
+    index: -1,
+    bytes: undefined,
+    endsWithComment: false,
+    conflict: undefined,
+    src: 'ours',
+    elKind: 'form',
+    name: undefined,
+  }));
   private flip = 0;
 
   constructor(

@@ -78,7 +78,10 @@ class PieceWriter {
   /** Ends the span being extended (call before reading `pieces`). */
   flush(): void {
     if (this.spanSide === undefined) return;
-    this.pieces.push({ bytes: this.sides[this.spanSide].m.text.subarray(this.spanStart, this.spanEnd), from: { side: this.spanSide, start: this.spanStart, end: this.spanEnd } });
+    this.pieces.push({
+      bytes: this.sides[this.spanSide].m.text.subarray(this.spanStart, this.spanEnd),
+      from: { side: this.spanSide, start: this.spanStart, end: this.spanEnd },
+    });
     this.spanSide = undefined;
   }
 

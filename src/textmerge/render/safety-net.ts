@@ -61,7 +61,15 @@ const CLOSERS = new Set([0x29, 0x5d, 0x7d]);
  * delimiter between them. False means "not proven" (the full re-read decides).
  * @internal exported for tests (module.ts re-exports it, and the package entry re-exports module.ts).
  */
-export function cleanBoundary(prevKind: 'form' | 'comment', prevEndsWithComment: boolean, prevLast: number, lfs: number, sepLength: number, nextFirst: number, sepFirst: number): boolean {
+export function cleanBoundary(
+  prevKind: 'form' | 'comment',
+  prevEndsWithComment: boolean,
+  prevLast: number,
+  lfs: number,
+  sepLength: number,
+  nextFirst: number,
+  sepFirst: number,
+): boolean {
   // A `;` comment runs to the end of its line: the separator must start with that line break.
   if (prevKind === 'comment' || prevEndsWithComment) return sepFirst === LF && lfs >= (prevKind === 'comment' ? 2 : 1);
   if (nextFirst === SEMI) return lfs >= 1;
@@ -152,7 +160,8 @@ export class CheapProof {
         sep.end === sides[e.side].m.elements[e.index]!.start;
       if (!verbatim) {
         const text = this.seps.text(sep);
-        this.proven = onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
+        this.proven =
+          onlyWhitespace(text, 0, text.length) && cleanBoundary(last.kind, last.endsWithComment, last.last, countLf(text), text.length, e.first, text[0] ?? -1);
       }
     }
     this.spare = last ?? blank();
@@ -214,7 +223,13 @@ export function verifyElements(text: Uint8Array, expected: readonly RenderedElem
  * @returns how many readings were re-read whole because the cheap proof did not settle them.
  * @throws GcError `merge/text/unsafe` when a reading does not re-read as decided; NeedsWholeMerge.
  */
-export function checkReadings(real: Reading & { conflicts: readonly unknown[] }, renderAs: (mode: RenderMode, collect: boolean) => Reading, reduced: boolean, strict: boolean, deadline: number): number {
+export function checkReadings(
+  real: Reading & { conflicts: readonly unknown[] },
+  renderAs: (mode: RenderMode, collect: boolean) => Reading,
+  reduced: boolean,
+  strict: boolean,
+  deadline: number,
+): number {
   let fullRereads = 0;
   const check = (mode: RenderMode, what: string, first: Reading | undefined): void => {
     const r = first ?? renderAs(mode, false);

@@ -35,4 +35,3 @@ export class SideOrder {
     return i > 0 ? separatorBefore(this.s.m, i) : undefined;
   }
 }
-

@@ -20,7 +20,16 @@ import { readingOf, renderTree } from './tree-merge-output.js';
  * Merges an element present on some sides (indices -1 when absent) by the v0.1 rules 1–3 applied to
  * its text, with a line-level diff3 when both sides changed it.
  */
-export function resolveElement(a: Aligned, B: SideModule, O: SideModule, T: SideModule, deadline: number, prefer: 'ours' | 'theirs', markers: MarkerOptions, messages: string[]): Resolution {
+export function resolveElement(
+  a: Aligned,
+  B: SideModule,
+  O: SideModule,
+  T: SideModule,
+  deadline: number,
+  prefer: 'ours' | 'theirs',
+  markers: MarkerOptions,
+  messages: string[],
+): Resolution {
   const { b, o, t } = a;
   // Element bodies compared in place (no subarrays: this runs once per element of the module).
   // Each side is compared with base first (and the answer kept for the semantic pass): an element
@@ -85,7 +94,13 @@ function sameCanonical(a: Uint8Array, b: Uint8Array): boolean {
  * canonical form as base: the other side's text), then a clean line-level diff3.
  * @returns clean bytes, or the tree merge with conflicts (`tree`), or undefined.
  */
-function mergeFormPart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: number, messages: string[]): { bytes: Uint8Array } | { tree: TreeMerge } | undefined {
+function mergeFormPart(
+  b: Uint8Array,
+  o: Uint8Array,
+  t: Uint8Array,
+  deadline: number,
+  messages: string[],
+): { bytes: Uint8Array } | { tree: TreeMerge } | undefined {
   if (sameBytes(o, t) || sameBytes(t, b)) return { bytes: o };
   if (sameBytes(o, b)) return { bytes: t };
   const tree = mergeFormTree(b, o, t, deadline);
@@ -107,7 +122,17 @@ function mergeFormPart(b: Uint8Array, o: Uint8Array, t: Uint8Array, deadline: nu
  * inside the form. Kept only when the result (and, with conflicts, each side's reading of it) reads
  * back as exactly one element of the base element's kind (and def name).
  */
-export function mergeInside(b: number, o: number, t: number, B: SideModule, O: SideModule, T: SideModule, deadline: number, markers: MarkerOptions, messages: string[]): Resolution | undefined {
+export function mergeInside(
+  b: number,
+  o: number,
+  t: number,
+  B: SideModule,
+  O: SideModule,
+  T: SideModule,
+  deadline: number,
+  markers: MarkerOptions,
+  messages: string[],
+): Resolution | undefined {
   const baseEl = B.m.elements[b]!;
   const candidates: (() => { bytes: Uint8Array; inner?: InnerConflicts } | undefined)[] = [];
   let treeConflict: (() => { bytes: Uint8Array; inner?: InnerConflicts } | undefined) | undefined;

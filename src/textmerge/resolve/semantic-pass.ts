@@ -181,7 +181,14 @@ function carryRename(
       // reference a name X removed.
       const yTerm = termOf(Y, yi);
       if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, names)) && mentionsName(r.bytes, n)) {
-        a.resolution = { kind: 'conflict', code: 'form/dangling-reference', b: a.b, o: a.o, t: a.t, detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)` };
+        a.resolution = {
+          kind: 'conflict',
+          code: 'form/dangling-reference',
+          b: a.b,
+          o: a.o,
+          t: a.t,
+          detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)`,
+        };
         done.add(a);
       }
       continue;
@@ -266,7 +273,16 @@ export interface SideIds {
  * `form/dangling-reference` conflicts. Mutates the resolutions (and, when a renamed definition is
  * paired with the other side's edit of it, the alignment and `ids`); notes go to `messages`.
  */
-export function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T: SideModule, ids: SideIds, markers: MarkerOptions, messages: string[], deadline: number): void {
+export function semanticPass(
+  aligned: Aligned[],
+  B: SideModule,
+  O: SideModule,
+  T: SideModule,
+  ids: SideIds,
+  markers: MarkerOptions,
+  messages: string[],
+  deadline: number,
+): void {
   const idx = (a: Aligned, side: 'ours' | 'theirs'): number => (side === 'ours' ? a.o : a.t);
   const mod = (side: 'ours' | 'theirs'): SideModule => (side === 'ours' ? O : T);
   // Whether each aligned element changed on each side, compared once (`changedO`/`changedT`).
@@ -341,7 +357,23 @@ export function semanticPass(aligned: Aligned[], B: SideModule, O: SideModule, T
       const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
       if (renamedTo === undefined && !removedDef) continue;
       const carried =
-        renamedTo === undefined ? new Set<Aligned>() : carryRename(n, renamedTo, baseMentions.map(({ i }) => i), x, aligned, B, O, T, ids, changed, markers, messages, deadline);
+        renamedTo === undefined
+          ? new Set<Aligned>()
+          : carryRename(
+              n,
+              renamedTo,
+              baseMentions.map(({ i }) => i),
+              x,
+              aligned,
+              B,
+              O,
+              T,
+              ids,
+              changed,
+              markers,
+              messages,
+              deadline,
+            );
       // Y's forms that newly reference n.
       for (const a of aligned) {
         if (carried.has(a) || !changed(a, y)) continue;

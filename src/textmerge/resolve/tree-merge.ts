@@ -208,7 +208,11 @@ class TreeMerger {
     // them) changed only their expressions: nothing is bound or unbound, so the children merge as
     // any other sub-forms do (disjoint edits inside one binding combine; the same binding changed
     // differently conflicts there).
-    if (head.name === 'let' && sameBinders(b.children[1]!, oBind ? o.children[1]! : b.children[1]!) && sameBinders(b.children[1]!, tBind ? t.children[1]! : b.children[1]!)) {
+    if (
+      head.name === 'let' &&
+      sameBinders(b.children[1]!, oBind ? o.children[1]! : b.children[1]!) &&
+      sameBinders(b.children[1]!, tBind ? t.children[1]! : b.children[1]!)
+    ) {
       return undefined;
     }
     if (oBind && tBind) return same(o.children[1]!, t.children[1]!) ? undefined : conflictOut(B, O, T, b, o, t);
@@ -393,7 +397,10 @@ class TreeMerger {
       i++;
       while (i < all.length) {
         const h = all[i]!;
-        const joins = h.aStart < ge || (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) || (gs === ge && h.aStart === gs && emptyInsert(h));
+        const joins =
+          h.aStart < ge ||
+          (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
+          (gs === ge && h.aStart === gs && emptyInsert(h));
         if (!joins) break;
         group.push(h);
         if (h.aEnd > ge) ge = h.aEnd;
@@ -421,7 +428,8 @@ class TreeMerger {
       if (ts.length === 0 && !oneForOne) pushSide(O, o, or);
       else if (os.length === 0 && !oneForOne) pushSide(T, t, tr);
       else {
-        const same = ol === tl && Array.from({ length: ol }, (_, k) => termsEqual(o.children[or.start + k]!.term, t.children[tr.start + k]!.term)).every(Boolean);
+        const same =
+          ol === tl && Array.from({ length: ol }, (_, k) => termsEqual(o.children[or.start + k]!.term, t.children[tr.start + k]!.term)).every(Boolean);
         if (same && !oneForOne) pushSide(O, o, or);
         else if (oneForOne) {
           // A run changed one for one (on one or both sides): merge the children pairwise, so the
@@ -650,7 +658,10 @@ export function mergeFormTree(base: Uint8Array, ours: Uint8Array, theirs: Uint8A
   }
   const result: TreeMerge = { segments: out.segs, renames: merger.renames, conflicts: out.conflicts, oursTerm: out.o, theirsTerm: out.t };
   // Safety net: each reading reads back as the term it must be.
-  for (const [side, want] of [['ours', out.o], ['theirs', out.t]] as const) {
+  for (const [side, want] of [
+    ['ours', out.o],
+    ['theirs', out.t],
+  ] as const) {
     let got: Term;
     try {
       got = readTermSpans(readingOf(result.segments, side)).term;

@@ -58,7 +58,7 @@ export function runHasForm(e: TextElement, text: string, test: (term: Term) => b
   const end = start + (e.end - e.start);
   const hay = Buffer.from(src.buffer, src.byteOffset, src.length);
   const needle = nameEncoder.encode(text);
-  for (let q = hay.indexOf(needle, start); q !== -1 && q + needle.length <= end; ) {
+  for (let q = hay.indexOf(needle, start); q !== -1 && q + needle.length <= end;) {
     const f = formsEndingBy(bounds, q);
     if (f < bounds.length >> 1 && bounds[2 * f]! <= q) {
       // An occurrence inside form f: read it once, go on after it.

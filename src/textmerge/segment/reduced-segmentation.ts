@@ -55,7 +55,14 @@ export interface SegmentedSides {
  *   not read in its window, a shared key, no clean cut); the caller then segments them whole.
  * @throws TimeoutError after `deadline`.
  */
-export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, read: FormBounds, deadline = Infinity, reduceAlways = false): SegmentedSides | undefined {
+export function segmentReduced(
+  base: Uint8Array,
+  ours: Uint8Array,
+  theirs: Uint8Array,
+  read: FormBounds,
+  deadline = Infinity,
+  reduceAlways = false,
+): SegmentedSides | undefined {
   const bounds = read.bounds;
   if (bounds.length >> 1 === 0) return undefined;
   const windows = changeWindows(base, [ours, theirs], bounds, reduceAlways);
@@ -67,7 +74,15 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
   const T = O && segmentSide(theirs, layout, windows.deltas[1], bounds, deadline);
   if (!B || !O || !T) return undefined;
   // Every key of a window's element must occur in no run of base.
-  if (!windowKeysApart([B, O, T], base, bounds, layout.filter((p) => p.run).map((p) => p.run!))) return undefined;
+  if (
+    !windowKeysApart(
+      [B, O, T],
+      base,
+      bounds,
+      layout.filter((p) => p.run).map((p) => p.run!),
+    )
+  )
+    return undefined;
   return { base: B, ours: O, theirs: T };
 }
 
@@ -77,7 +92,12 @@ export function segmentReduced(base: Uint8Array, ours: Uint8Array, theirs: Uint8
  * (`merged`, in text order), and per side the length change inside each (`deltas[side][window]`).
  * Undefined when the windows hold more than half of base (unless `reduceAlways`) or all of it.
  */
-function changeWindows(base: Uint8Array, sides: readonly Uint8Array[], bounds: ArrayLike<number>, reduceAlways: boolean): { merged: Window[]; deltas: Int32Array[] } | undefined {
+function changeWindows(
+  base: Uint8Array,
+  sides: readonly Uint8Array[],
+  bounds: ArrayLike<number>,
+  reduceAlways: boolean,
+): { merged: Window[]; deltas: Int32Array[] } | undefined {
   const nF = bounds.length >> 1;
   const n = base.length;
   // Each side's changes as ranges of base, each widened to clean cuts.
@@ -190,7 +210,13 @@ function runLayout(base: Uint8Array, bounds: ArrayLike<number>, merged: readonly
  * (so key counts run across that side's windows). Undefined when a window does not read or does not
  * end as a cut does.
  */
-function segmentSide(text: Uint8Array, layout: readonly Piece[], delta: Int32Array | undefined, bounds: ArrayLike<number>, deadline: number): SegmentedModule | undefined {
+function segmentSide(
+  text: Uint8Array,
+  layout: readonly Piece[],
+  delta: Int32Array | undefined,
+  bounds: ArrayLike<number>,
+  deadline: number,
+): SegmentedModule | undefined {
   const st = newState(16);
   const elements = st.elements;
   let shift = 0; // the side's length change before the current piece

@@ -69,7 +69,14 @@ export function segmentLike(text: Uint8Array, base: SegmentedModule, deadline = 
     // and the boundary before element j sees the same bytes as in base.
     const lastIn = st.elements[st.elements.length - 1];
     const want = be[j - 1]!;
-    if (!lastIn || st.elements.length <= k || lastIn.kind !== want.kind || lastIn.end !== want.end + delta || lastIn.formStart !== want.formStart + delta || lastIn.formEnd !== want.formEnd + delta) {
+    if (
+      !lastIn ||
+      st.elements.length <= k ||
+      lastIn.kind !== want.kind ||
+      lastIn.end !== want.end + delta ||
+      lastIn.formStart !== want.formStart + delta ||
+      lastIn.formEnd !== want.formEnd + delta
+    ) {
       return segmentModule(text, deadline);
     }
   }

@@ -57,7 +57,11 @@ function ceiling(v: TomlValue | undefined, nonPositiveIsNone: boolean): { ok: tr
 
 /** The tables the loader reads besides `allow` and `op`: field → rule (and whether `<= 0` means unset). */
 const SECTIONS: Record<string, Record<string, { rule: Rule; nonPositiveIsNone?: boolean }>> = {
-  log: { inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true }, store_dir: { rule: 'exact' }, max_artifact_bytes_per_run: { rule: 'ceiling', nonPositiveIsNone: true } },
+  log: {
+    inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true },
+    store_dir: { rule: 'exact' },
+    max_artifact_bytes_per_run: { rule: 'ceiling', nonPositiveIsNone: true },
+  },
   store: {
     dir: { rule: 'exact' },
     remote: { rule: 'exact' },
@@ -141,7 +145,8 @@ export function policyGrants(text: string | undefined): { grants: PolicyGrants }
     return { error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
   }
   for (const k of Object.keys(table)) {
-    if (k !== 'version' && k !== 'allow' && k !== 'op' && !(k in SECTIONS)) return { error: `the loader refuses the top-level ${isTomlTable(table[k]) ? 'table' : 'key'} ${JSON.stringify(k)}` };
+    if (k !== 'version' && k !== 'allow' && k !== 'op' && !(k in SECTIONS))
+      return { error: `the loader refuses the top-level ${isTomlTable(table[k]) ? 'table' : 'key'} ${JSON.stringify(k)}` };
   }
   if (table.version !== undefined) grants.set('version', { rule: 'neutral', value: table.version });
   for (const [section, fields] of Object.entries(SECTIONS)) {
@@ -196,7 +201,11 @@ function show(v: TomlValue | undefined): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(show).join(', ')}]`;
   if (v instanceof Date) return v.toISOString();
-  if (isTomlTable(v)) return `{${Object.keys(v).sort().map((k) => `${k} = ${show(v[k])}`).join(', ')}}`;
+  if (isTomlTable(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${k} = ${show(v[k])}`)
+      .join(', ')}}`;
   return String(v);
 }
 

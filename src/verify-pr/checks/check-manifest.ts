@@ -19,7 +19,9 @@ export function checkManifest(c: CommitCheck): void {
   const baseTable = c.base.table;
   if (ev.final !== undefined) {
     // keys evidence of this commit (or earlier in the pull request) set, changed again by hand (unless restored to the base)
-    const contradicted = differing.filter((k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)));
+    const contradicted = differing.filter(
+      (k) => evidenceKeys.has(k) || (touchedBefore.has(`package.toml:${k}`) && manifestDifferences(baseTable, now.table).includes(k)),
+    );
     if (contradicted.length > 0) {
       for (const k of contradicted) c.dirty.add(keyItem(k));
       result.mismatches.add('package.toml');
@@ -78,7 +80,9 @@ export function checkManifest(c: CommitCheck): void {
     const declared = start.lists.get(key) ?? new Set<string>();
     const kept = new Set(listEntries(now.table, key));
     const removedByEvidence =
-      ev.final !== undefined ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final!.manifest, key).includes(e))) : ev.removedEntries.get(key) ?? new Set<string>();
+      ev.final !== undefined
+        ? new Set(listEntries(startTable, key).filter((e) => !listEntries(ev.final!.manifest, key).includes(e)))
+        : (ev.removedEntries.get(key) ?? new Set<string>());
     for (const name of [...declared].sort()) {
       if (kept.has(name) || removedByEvidence.has(name)) continue;
       c.dirty.add(keyItem(key));
@@ -96,7 +100,6 @@ export function checkManifest(c: CommitCheck): void {
     }
   }
 }
-
 
 /** The 1-based line of top-level key `key` (or of its `[key]` table header) in manifest text. */
 function keyLine(text: string, key: string): number | undefined {

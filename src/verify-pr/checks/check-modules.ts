@@ -38,7 +38,8 @@ export function checkModules(c: CommitCheck): { explainedHere: Set<string>; hidd
       out.pass('module', path, 'merge', `${at}: merge conflict resolved to one parent's version`);
       continue;
     }
-    const line = (m: CommitModule | undefined, expected: Forms | undefined): number | undefined => (m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined);
+    const line = (m: CommitModule | undefined, expected: Forms | undefined): number | undefined =>
+      m !== undefined && expected !== undefined ? firstDifferingLine(m, expected) : undefined;
     if (!formsEqual(r, b)) {
       // evidence changed this module, the commit has something else
       c.dirty.add(moduleItem(path));
@@ -83,7 +84,6 @@ export function checkModules(c: CommitCheck): { explainedHere: Set<string>; hidd
   }
   return { explainedHere, hidden };
 }
-
 
 function describe(head: Forms | undefined, expected: Forms | undefined): string {
   if (head === undefined) return 'the module is absent';

@@ -11,7 +11,14 @@ export function checkPolicies(c: CommitCheck): void {
   const refBefore = capsPolicyPath(start.state.manifest);
   const refAfter = capsPolicyPath(now.table);
   const textAt = (path: string | undefined): string | undefined => (path === undefined ? undefined : now.policies.get(path)?.text);
-  const judge = (label: string, file: string, path: string | undefined, before: string | undefined, after: string | undefined, alternatives: readonly (string | undefined)[] | undefined): void => {
+  const judge = (
+    label: string,
+    file: string,
+    path: string | undefined,
+    before: string | undefined,
+    after: string | undefined,
+    alternatives: readonly (string | undefined)[] | undefined,
+  ): void => {
     if (before === after || alternatives?.some((a) => a === after)) return;
     const cmp = comparePolicies(before, after);
     if (cmp.widened.length > 0 || cmp.changed.length > 0) c.dirty.add(path === undefined ? keyItem('caps_policy') : policyItem(path));

@@ -30,7 +30,8 @@ type Ran = { ok: true; stdout: Buffer } | { ok: false; why: string };
 
 function run(dir: string, args: readonly string[], env: NodeJS.ProcessEnv, input?: Buffer): Ran {
   const r = spawnSync('git', args, { cwd: dir, env, input, maxBuffer: 1 << 30, timeout: 120_000 });
-  if (r.error !== undefined || r.status !== 0) return { ok: false, why: `git ${args[0]}: ${r.error !== undefined ? r.error.message : `exit ${r.status}: ${r.stderr.toString('utf8').trim()}`}` };
+  if (r.error !== undefined || r.status !== 0)
+    return { ok: false, why: `git ${args[0]}: ${r.error !== undefined ? r.error.message : `exit ${r.status}: ${r.stderr.toString('utf8').trim()}`}` };
   return { ok: true, stdout: r.stdout };
 }
 
@@ -50,7 +51,10 @@ class CommitIndex {
     if (!r.ok) return { why: r.why };
     const l = run(this.dir, ['ls-files', '-z'], this.env);
     if (!l.ok) return { why: l.why };
-    return l.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+    return l.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p !== '');
   }
 
   /** The checkout attributes of `paths` as the index's `.gitattributes` files give them. */
@@ -121,7 +125,9 @@ export function packageAttributeChanges(dir: string, base: string, head: string)
     for (const path of paths) {
       const x = a.get(path) ?? {};
       const y = b.get(path) ?? {};
-      const changes = CHECKOUT_ATTRIBUTE_NAMES.filter((n) => (x[n] ?? 'unspecified') !== (y[n] ?? 'unspecified')).map((n) => `${n}: ${x[n] ?? 'unspecified'} → ${y[n] ?? 'unspecified'}`);
+      const changes = CHECKOUT_ATTRIBUTE_NAMES.filter((n) => (x[n] ?? 'unspecified') !== (y[n] ?? 'unspecified')).map(
+        (n) => `${n}: ${x[n] ?? 'unspecified'} → ${y[n] ?? 'unspecified'}`,
+      );
       if (changes.length > 0) out.push({ pkg: owner(path)!, path, changes });
     }
     return out;
@@ -168,7 +174,10 @@ export function recordAttributeChanges(dir: string, base: string, head: string, 
     list.push(c);
   }
   for (const [pkg, list] of byPackage) {
-    const shown = list.slice(0, 5).map((c) => `${c.path} (${c.changes.join(', ')})`).join('; ');
+    const shown = list
+      .slice(0, 5)
+      .map((c) => `${c.path} (${c.changes.join(', ')})`)
+      .join('; ');
     out.fail('path', list[0]!.path, 'checkout attributes', {
       code: AuditCode.checkoutAttributes,
       message: `${list.length} path${list.length === 1 ? '' : 's'} of the package at ${pkg || '.'} ${list.length === 1 ? 'is' : 'are'} checked out under other attributes at the head than at the merge base: ${shown}${list.length > 5 ? ', …' : ''}; a checkout then holds other bytes than the blobs verify-pr verified: revert the .gitattributes change`,

@@ -62,7 +62,12 @@ export function usesOf(name: string, modules: readonly CommitModule[]): { file: 
 
 /** The first five use sites as `file:line, …`, and how many there are in all when more. */
 function describeSites(sites: readonly { file: string; line: number }[]): string {
-  return sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '');
+  return (
+    sites
+      .slice(0, 5)
+      .map((s) => `${s.file}:${s.line}`)
+      .join(', ') + (sites.length > 5 ? `, … (${sites.length} in all)` : '')
+  );
 }
 
 /**

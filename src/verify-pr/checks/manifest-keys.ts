@@ -43,7 +43,11 @@ export function showValue(v: TomlValue | undefined): string {
   else if (typeof v === 'string') s = JSON.stringify(v);
   else if (Array.isArray(v)) s = `[${v.map(showValue).join(', ')}]`;
   else if (v instanceof Date) s = v.toISOString();
-  else if (isTomlTable(v)) s = `{${Object.keys(v).sort().map((k) => `${k} = ${showValue(v[k])}`).join(', ')}}`;
+  else if (isTomlTable(v))
+    s = `{${Object.keys(v)
+      .sort()
+      .map((k) => `${k} = ${showValue(v[k])}`)
+      .join(', ')}}`;
   else s = String(v);
   return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 }
@@ -178,10 +182,16 @@ export function judgeKeyChange(key: string, before: TomlValue | undefined, after
     else if (rule === 'suites') removedSuites.push(what);
     else weak.push(what);
   }
-  if (removedSuites.length > 0) return { code: AuditCode.obligationsWeakened, severity: 'error', detail: [...removedSuites, ...weak, ...unknown].join('; '), title: 'test suite removed' };
+  if (removedSuites.length > 0)
+    return { code: AuditCode.obligationsWeakened, severity: 'error', detail: [...removedSuites, ...weak, ...unknown].join('; '), title: 'test suite removed' };
   if (weak.length > 0) return { code: AuditCode.limitsRaised, severity: 'error', detail: [...weak, ...unknown].join('; '), title: 'limits raised' };
   if (unknown.length > 0) return { code: AuditCode.manifestKeyChanged, severity: 'error', detail: unknown.join('; '), title: 'manifest key changed' };
-  return { code: AuditCode.manifestKeyChanged, severity: 'notice', detail: `${narrowed.join('; ')} (narrows what the package is checked against)`, title: 'manifest key changed' };
+  return {
+    code: AuditCode.manifestKeyChanged,
+    severity: 'notice',
+    detail: `${narrowed.join('; ')} (narrows what the package is checked against)`,
+    title: 'manifest key changed',
+  };
 }
 
 /** The entries of list key `key` (strings only). */
@@ -211,7 +221,10 @@ export function manifestKeysNamedByPatch(patch: NormalizedPatch): { keys: Set<st
       }
     }
     if (field(m, 'caps-policy').kind === 'str') keys.add('caps_policy');
-    for (const [list, opKey] of [['obligations', 'obligations'], ['tests', 'tests']] as const) {
+    for (const [list, opKey] of [
+      ['obligations', 'obligations'],
+      ['tests', 'tests'],
+    ] as const) {
       const rm = strsField(m, `${opKey}-remove`);
       const add = strsField(m, `${opKey}-add`);
       if (rm.length > 0 || add.length > 0) keys.add(list);

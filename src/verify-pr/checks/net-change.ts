@@ -66,7 +66,11 @@ export function differingFrom(base: CommitPackageSnapshot, s: CommitPackageSnaps
  * an item dirty in some parent stays dirty unless the commit holds exactly the content of a parent
  * in which it is clean.
  */
-export function inheritedDirty(now: CommitPackageSnapshot, parents: readonly (CommitPackageSnapshot | undefined)[], parentDirty: readonly ReadonlySet<Item>[]): Set<Item> {
+export function inheritedDirty(
+  now: CommitPackageSnapshot,
+  parents: readonly (CommitPackageSnapshot | undefined)[],
+  parentDirty: readonly ReadonlySet<Item>[],
+): Set<Item> {
   const out = new Set<Item>();
   if (parentDirty.length <= 1) {
     for (const i of parentDirty[0] ?? []) out.add(i);
@@ -106,7 +110,13 @@ export function judgeNetChange(input: NetInput, out: PackageFindings): number {
   const { base, head, dirty, evidenceCovered, dir } = input;
   let recorded = 0;
   const reported = (file: string, severity: Severity, code: string | undefined, mentions?: string): boolean =>
-    out.findings.some((f) => f.file === file && RANK[f.severity] >= RANK[severity] && (code === undefined || f.code === code) && (mentions === undefined || f.message.includes(mentions)));
+    out.findings.some(
+      (f) =>
+        f.file === file &&
+        RANK[f.severity] >= RANK[severity] &&
+        (code === undefined || f.code === code) &&
+        (mentions === undefined || f.message.includes(mentions)),
+    );
   const record = (kind: string, evidence: string, severity: Severity, code: AuditCodeValue, file: string, message: string, title: string): void => {
     out.fail(kind, evidence, 'net change', { code, severity, message, file, title });
     recorded++;
@@ -120,9 +130,25 @@ export function judgeNetChange(input: NetInput, out: PackageFindings): number {
     const file = head.byPath.get(path)?.file ?? repoPath(dir, path);
     if (evidenceCovered.has(path)) {
       if (reported(file, 'error', undefined)) continue;
-      record('module', path, 'error', AuditCode.replayModuleMismatch, file, `${file}: ${NET} holds content no verified step produced: evidence in this pull request changed this module, and a change beside it (on another branch, before it, in a merge, or in a commit with nothing to be checked against) is not what the evidence produced; redo it as a patch or refactor, or drop it`, 'replay differs');
+      record(
+        'module',
+        path,
+        'error',
+        AuditCode.replayModuleMismatch,
+        file,
+        `${file}: ${NET} holds content no verified step produced: evidence in this pull request changed this module, and a change beside it (on another branch, before it, in a merge, or in a commit with nothing to be checked against) is not what the evidence produced; redo it as a patch or refactor, or drop it`,
+        'replay differs',
+      );
     } else if (!reported(file, 'warning', undefined)) {
-      record('module', path, 'warning', AuditCode.unexplainedChange, file, `${file}: ${NET} differs from the merge base and no evidence in this pull request explains the change`, 'unexplained change');
+      record(
+        'module',
+        path,
+        'warning',
+        AuditCode.unexplainedChange,
+        file,
+        `${file}: ${NET} differs from the merge base and no evidence in this pull request explains the change`,
+        'unexplained change',
+      );
     }
   }
 
@@ -133,9 +159,19 @@ export function judgeNetChange(input: NetInput, out: PackageFindings): number {
     if (k === 'modules' || !dirty.has(keyItem(k)) || sameItem(base, head, keyItem(k))) continue;
     if ((LIST_KEYS as readonly string[]).includes(k)) {
       const kept = new Set(listEntries(head.table, k));
-      for (const name of listEntries(base.table, k).filter((e) => !kept.has(e)).sort()) {
+      for (const name of listEntries(base.table, k)
+        .filter((e) => !kept.has(e))
+        .sort()) {
         if (reported(manifest, 'error', AuditCode.obligationsWeakened, name)) continue;
-        record('manifest', 'package.toml', 'error', AuditCode.obligationsWeakened, manifest, `${manifest}: ${NET} lacks ${k} entry ${name}, and no evidence removed it; only evidence may remove it (an update-manifest patch), or restore it`, `${k} entry removed`);
+        record(
+          'manifest',
+          'package.toml',
+          'error',
+          AuditCode.obligationsWeakened,
+          manifest,
+          `${manifest}: ${NET} lacks ${k} entry ${name}, and no evidence removed it; only evidence may remove it (an update-manifest patch), or restore it`,
+          `${k} entry removed`,
+        );
       }
       continue;
     }
@@ -159,9 +195,25 @@ export function judgeNetChange(input: NetInput, out: PackageFindings): number {
     const cmp = comparePolicies(before, after);
     if (cmp.widened.length > 0) {
       if (reported(file, 'error', AuditCode.capsWidened)) return;
-      record('policy', file, 'error', AuditCode.capsWidened, file, `${file}: ${NET} widens ${label}: ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; a capability policy may only be widened on the base branch, reviewed`, 'capabilities widened');
+      record(
+        'policy',
+        file,
+        'error',
+        AuditCode.capsWidened,
+        file,
+        `${file}: ${NET} widens ${label}: ${cmp.widened.slice(0, 6).join('; ')}${cmp.widened.length > 6 ? ` (${cmp.widened.length} in all)` : ''}; a capability policy may only be widened on the base branch, reviewed`,
+        'capabilities widened',
+      );
     } else if (cmp.changed.length > 0 && !reported(file, 'warning', undefined)) {
-      record('policy', file, 'warning', AuditCode.capsChanged, file, `${file}: ${NET} changes ${label} (${cmp.changed.slice(0, 6).join('; ')}), a narrowing`, 'capabilities changed');
+      record(
+        'policy',
+        file,
+        'warning',
+        AuditCode.capsChanged,
+        file,
+        `${file}: ${NET} changes ${label} (${cmp.changed.slice(0, 6).join('; ')}), a narrowing`,
+        'capabilities changed',
+      );
     }
   };
   if (refBase !== refHead && (dirty.has(keyItem('caps_policy')) || (refHead !== undefined && dirty.has(policyItem(refHead))))) {
@@ -176,7 +228,12 @@ export function judgeNetChange(input: NetInput, out: PackageFindings): number {
   for (const path of [...policyPaths].sort()) {
     if (path === refHead && refHead !== refBase) continue;
     if (!dirty.has(policyItem(path)) || sameItem(base, head, policyItem(path))) continue;
-    judgePolicy(path === refHead ? "the package's capability policy" : `the policy file ${path}`, repoPath(dir, path), base.policies.get(path)?.text, head.policies.get(path)?.text);
+    judgePolicy(
+      path === refHead ? "the package's capability policy" : `the policy file ${path}`,
+      repoPath(dir, path),
+      base.policies.get(path)?.text,
+      head.policies.get(path)?.text,
+    );
   }
   return recorded;
 }

@@ -95,7 +95,13 @@ function mapReader(blobs: Map<string, Uint8Array | 'absent' | 'not-regular'>): A
  * Prefetches the chain from `head` (at most the chain bound, stopping on a repeat): the blobs the
  * walk will read. The walk itself (`walkChain`) decides what they mean.
  */
-async function prefetchChain(repo: GitRepository, commit: string, dir: string, head: string | undefined, blobs: Map<string, Uint8Array | 'absent' | 'not-regular'>): Promise<void> {
+async function prefetchChain(
+  repo: GitRepository,
+  commit: string,
+  dir: string,
+  head: string | undefined,
+  blobs: Map<string, Uint8Array | 'absent' | 'not-regular'>,
+): Promise<void> {
   let cur = head;
   for (let n = 0; cur !== undefined && !blobs.has(cur) && n <= MAX_CHAIN_ENTRIES; n++) {
     const b = await readRegular(repo, commit, repoPath(dir, `.genesis/store/${cur}`));
@@ -114,7 +120,11 @@ async function prefetchChain(repo: GitRepository, commit: string, dir: string, h
 }
 
 /** The chain of a package at a commit: its head (or a malformed-head message) and the walk. */
-async function chainAt(repo: GitRepository, commit: string, dir: string): Promise<{ head: string | undefined; malformed: string | undefined; walk: ChainResult; blobs: Map<string, Uint8Array | 'absent' | 'not-regular'> }> {
+async function chainAt(
+  repo: GitRepository,
+  commit: string,
+  dir: string,
+): Promise<{ head: string | undefined; malformed: string | undefined; walk: ChainResult; blobs: Map<string, Uint8Array | 'absent' | 'not-regular'> }> {
   const path = repoPath(dir, SIGNING_FILES.transparencyHead);
   const raw = await readRegular(repo, commit, path);
   const blobs = new Map<string, Uint8Array | 'absent' | 'not-regular'>();
@@ -176,7 +186,13 @@ export async function checkSignaturePolicy(report: AuditReport, options: Signatu
   const baseBytes = await readRegular(repo, report.baseRequested, policyPath);
   const baseText = text(baseBytes);
   if (baseText === undefined) {
-    add(SigningFinding.policyMissing, 'error', `${policyPath}: no registry policy at the base commit ${report.baseRequested.slice(0, 12)} (${baseBytes === 'not-regular' ? 'not a regular file' : 'absent'}); the policy is read from the base so that a pull request cannot choose its own: commit it to the base branch first`, '', policyPath);
+    add(
+      SigningFinding.policyMissing,
+      'error',
+      `${policyPath}: no registry policy at the base commit ${report.baseRequested.slice(0, 12)} (${baseBytes === 'not-regular' ? 'not a regular file' : 'absent'}); the policy is read from the base so that a pull request cannot choose its own: commit it to the base branch first`,
+      '',
+      policyPath,
+    );
   } else {
     try {
       policy = parsePolicy(baseText, policyPath);
@@ -190,8 +206,22 @@ export async function checkSignaturePolicy(report: AuditReport, options: Signatu
     const headText = text(headBytes);
     if (headText !== baseText) {
       const why = weakening(policy, headText, policyPath);
-      if (why !== undefined) add(SigningFinding.policyWeakened, 'warning', `${policyPath}: the pull request weakens the registry policy (${why}); this check uses the base's policy, and the change takes effect only once merged: review it as a change of who may release`, '', policyPath);
-      else add(SigningFinding.policyChanged, 'notice', `${policyPath}: the pull request changes the registry policy; this check uses the base's policy`, '', policyPath);
+      if (why !== undefined)
+        add(
+          SigningFinding.policyWeakened,
+          'warning',
+          `${policyPath}: the pull request weakens the registry policy (${why}); this check uses the base's policy, and the change takes effect only once merged: review it as a change of who may release`,
+          '',
+          policyPath,
+        );
+      else
+        add(
+          SigningFinding.policyChanged,
+          'notice',
+          `${policyPath}: the pull request changes the registry policy; this check uses the base's policy`,
+          '',
+          policyPath,
+        );
     }
   }
 
@@ -238,26 +268,55 @@ export async function checkSignaturePolicy(report: AuditReport, options: Signatu
       add(SigningFinding.chainInvalid, 'error', `${headFile}: ${headChain.malformed}`, p.dir, headFile);
       chainOk = false;
     } else if (!headChain.walk.ok) {
-      add(SigningFinding.chainInvalid, 'error', `${headFile}: the transparency chain does not verify: ${headChain.walk.error!.code}: ${headChain.walk.error!.message}`, p.dir, headFile);
+      add(
+        SigningFinding.chainInvalid,
+        'error',
+        `${headFile}: the transparency chain does not verify: ${headChain.walk.error!.code}: ${headChain.walk.error!.message}`,
+        p.dir,
+        headFile,
+      );
       chainOk = false;
     }
     if (baseChain.head !== undefined && !headChain.walk.entries.some((e) => e.address === baseChain.head)) {
       out.chain.extendsBase = false;
       chainOk = false;
-      const what = headChain.head === undefined ? 'the pull request removes the transparency head' : `the head's chain (${headChain.walk.entries.length} entries) does not contain the base's head entry`;
-      add(SigningFinding.chainRewritten, 'error', `${headFile}: ${what} ${baseChain.head.slice(0, 12)}: a transparency log is append-only (a fork, truncation or rewrite of earlier entries fails)`, p.dir, headFile);
+      const what =
+        headChain.head === undefined
+          ? 'the pull request removes the transparency head'
+          : `the head's chain (${headChain.walk.entries.length} entries) does not contain the base's head entry`;
+      add(
+        SigningFinding.chainRewritten,
+        'error',
+        `${headFile}: ${what} ${baseChain.head.slice(0, 12)}: a transparency log is append-only (a fork, truncation or rewrite of earlier entries fails)`,
+        p.dir,
+        headFile,
+      );
     }
     if (headChain.head !== undefined || baseChain.head !== undefined) {
-      row('transparency chain', chainOk ? 'pass' : 'fail', chainOk ? `${headChain.walk.entries.length} entries${baseChain.head !== undefined ? `, extends the base's head ${baseChain.head.slice(0, 12)}` : ''}` : 'see signing/chain-*', headChain.head ?? '');
+      row(
+        'transparency chain',
+        chainOk ? 'pass' : 'fail',
+        chainOk
+          ? `${headChain.walk.entries.length} entries${baseChain.head !== undefined ? `, extends the base's head ${baseChain.head.slice(0, 12)}` : ''}`
+          : 'see signing/chain-*',
+        headChain.head ?? '',
+      );
     }
 
     if (!required) {
-      if (policy.minSignatures > 0) row('signatures', 'skip', 'no new acceptance and no evidence: nothing to sign', headAcc === 'malformed' ? '' : (headAcc ?? ''));
+      if (policy.minSignatures > 0)
+        row('signatures', 'skip', 'no new acceptance and no evidence: nothing to sign', headAcc === 'malformed' ? '' : (headAcc ?? ''));
       continue;
     }
     if (headAcc === undefined || headAcc === 'malformed') {
       const file = where(SIGNING_FILES.lastAcceptance);
-      add(SigningFinding.noAcceptance, 'error', `${file}: the package carries evidence but ${headAcc === undefined ? 'no last acceptance' : 'a malformed last acceptance'} at the head, so there is nothing signed to check; the policy requires ${policy.minSignatures} signature(s)`, p.dir, file);
+      add(
+        SigningFinding.noAcceptance,
+        'error',
+        `${file}: the package carries evidence but ${headAcc === undefined ? 'no last acceptance' : 'a malformed last acceptance'} at the head, so there is nothing signed to check; the policy requires ${policy.minSignatures} signature(s)`,
+        p.dir,
+        file,
+      );
       row('signatures', 'fail', 'no acceptance at the head', '');
       continue;
     }
@@ -297,7 +356,13 @@ export async function checkSignaturePolicy(report: AuditReport, options: Signatu
     for (const c of verdict.checks) {
       const file = c.status === 'missing' ? setFile : where(`.genesis/store/${c.address}`);
       if (c.status === 'bad-signature' || c.status === 'missing' || c.status === 'corrupt' || c.status === 'malformed') {
-        add(SigningFinding.signatureInvalid, 'error', `${setFile}: ${c.status === 'missing' ? `the signature set lists ${c.address}, which is not in the head's store` : c.message}`, p.dir, file);
+        add(
+          SigningFinding.signatureInvalid,
+          'error',
+          `${setFile}: ${c.status === 'missing' ? `the signature set lists ${c.address}, which is not in the head's store` : c.message}`,
+          p.dir,
+          file,
+        );
       } else if (c.status !== 'valid') add(SigningFinding.signatureNotCounted, 'notice', c.message, p.dir, setFile);
     }
     if (out.valid < policy.minSignatures) {
@@ -310,7 +375,12 @@ export async function checkSignaturePolicy(report: AuditReport, options: Signatu
       );
     }
     const failed = out.valid < policy.minSignatures || verdict.checks.some((c) => ['bad-signature', 'missing', 'corrupt', 'malformed'].includes(c.status));
-    row('signatures', failed ? 'fail' : 'pass', `${out.valid} of ${policy.minSignatures} required by ${policyPath}${out.signers.length > 0 ? `: ${out.signers.join(', ')}` : ''}`, headAcc);
+    row(
+      'signatures',
+      failed ? 'fail' : 'pass',
+      `${out.valid} of ${policy.minSignatures} required by ${policyPath}${out.signers.length > 0 ? `: ${out.signers.join(', ')}` : ''}`,
+      headAcc,
+    );
   }
 
   for (const f of findings) report.findings.push(f);
@@ -352,10 +422,18 @@ export async function signaturesIntroduced(repo: GitRepository, commit: string, 
   const blobs = new Map(now.blobs);
   const out: SignedAcceptance[] = [];
   for (const e of fresh.reverse()) {
-    if (!blobs.has(e.signatureArtifact)) blobs.set(e.signatureArtifact, await readRegular(repo, commit, repoPath(dir, `.genesis/store/${e.signatureArtifact}`)));
+    if (!blobs.has(e.signatureArtifact))
+      blobs.set(e.signatureArtifact, await readRegular(repo, commit, repoPath(dir, `.genesis/store/${e.signatureArtifact}`)));
     const check = checkSignatures(mapReader(blobs), e.acceptanceArtifact, [e.signatureArtifact], undefined).checks[0]!;
     const verified = now.walk.ok && extendsParent && check.status === 'valid' && check.publicKeyB64 === e.signerPublicKeyB64;
-    out.push({ entry: e.address, acceptance: e.acceptanceArtifact, signature: e.signatureArtifact, packageArtifact: e.packageArtifact, signer: e.signerPublicKeyB64, verified });
+    out.push({
+      entry: e.address,
+      acceptance: e.acceptanceArtifact,
+      signature: e.signatureArtifact,
+      packageArtifact: e.packageArtifact,
+      signer: e.signerPublicKeyB64,
+      verified,
+    });
   }
   return out;
 }

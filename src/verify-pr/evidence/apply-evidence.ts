@@ -104,29 +104,42 @@ export async function checkApplyReport(
 
   const patchEntry = await store.findByHashTerm('patch', r.patchH, prefer);
   if (patchEntry === undefined) {
-    return fail('patch present', AuditCode.applyPatchMissing, `no normalized patch with hash-term ${r.patchH} (:patch-h) is in the evidence store`, 'patch missing');
+    return fail(
+      'patch present',
+      AuditCode.applyPatchMissing,
+      `no normalized patch with hash-term ${r.patchH} (:patch-h) is in the evidence store`,
+      'patch missing',
+    );
   }
   let patch: NormalizedPatch;
   try {
     patch = normalizePatch(patchEntry.term!);
   } catch (error) {
-    return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} does not normalize: ${isGcError(error) ? error.message : String(error)}`, 'patch invalid');
+    return fail(
+      'patch present',
+      AuditCode.applyPatchMismatch,
+      `the stored patch ${patchEntry.address.slice(0, 12)} does not normalize: ${isGcError(error) ? error.message : String(error)}`,
+      'patch invalid',
+    );
   }
   if (!termsEqual(patch.normalized, patchEntry.term!) || patch.patchH !== r.patchH) {
-    return fail('patch present', AuditCode.applyPatchMismatch, `the stored patch ${patchEntry.address.slice(0, 12)} is not in normalized form`, 'patch not normalized');
+    return fail(
+      'patch present',
+      AuditCode.applyPatchMismatch,
+      `the stored patch ${patchEntry.address.slice(0, 12)} is not in normalized form`,
+      'patch not normalized',
+    );
   }
   out.pass(KIND, entry.address, 'patch present', `patch ${patchEntry.address.slice(0, 12)} hashes to :patch-h`);
 
-  const idsOk =
-    r.opIdentities.length === patch.opIdentities.length &&
-    r.opIdentities.every((id, i) => id.opH === patch.opIdentities[i]!.opH);
+  const idsOk = r.opIdentities.length === patch.opIdentities.length && r.opIdentities.every((id, i) => id.opH === patch.opIdentities[i]!.opH);
   if (!idsOk || r.opsCount !== patch.ops.length) {
-    return fail('op identities', AuditCode.applyPatchMismatch, ':op-identities/:ops-count are not the stored patch\'s op identities', 'op identities differ');
+    return fail('op identities', AuditCode.applyPatchMismatch, ":op-identities/:ops-count are not the stored patch's op identities", 'op identities differ');
   }
   const intent = mapGetKw(patch.normalized, 'intent');
   const provenance = mapGetKw(patch.normalized, 'provenance');
   if (intent?.kind !== 'str' || intent.value !== r.intent || provenance === undefined || !termsEqual(provenance, r.provenance)) {
-    return fail('op identities', AuditCode.applyPatchMismatch, ':intent/:provenance are not the stored patch\'s', 'patch header differs');
+    return fail('op identities', AuditCode.applyPatchMismatch, ":intent/:provenance are not the stored patch's", 'patch header differs');
   }
   out.pass(KIND, entry.address, 'op identities', `${patch.ops.length} ops match`);
 
@@ -156,7 +169,7 @@ export async function checkApplyReport(
   if (acceptance !== undefined) {
     const acceptanceOk = mapGetKw(acceptance as MapTerm, 'ok');
     if (acceptanceOk?.kind !== 'bool' || acceptanceOk.value !== r.ok) {
-      return fail('artifacts', AuditCode.applyArtifactInvalid, ':ok is not the acceptance artifact\'s :ok', 'acceptance differs');
+      return fail('artifacts', AuditCode.applyArtifactInvalid, ":ok is not the acceptance artifact's :ok", 'acceptance differs');
     }
   }
   if (missing.length === 0) {
@@ -167,7 +180,12 @@ export async function checkApplyReport(
 
   if (acceptance !== undefined) {
     if (!requestMatches(r, patch, acceptance)) {
-      return fail('request-h', AuditCode.applyRequestMismatch, ':request-h is not hash-term of the request rebuilt from the patch, artifacts and semantic edits', 'request-h differs');
+      return fail(
+        'request-h',
+        AuditCode.applyRequestMismatch,
+        ':request-h is not hash-term of the request rebuilt from the patch, artifacts and semantic edits',
+        'request-h differs',
+      );
     }
     out.pass(KIND, entry.address, 'request-h', 'rebuilt request matches');
   }
@@ -253,13 +271,18 @@ export function completeApplyEvidence(ev: ApplyEvidence, replayed: { manifest: M
     });
     return false;
   };
-  if (replayed === undefined) return fail(`the ${ev.missingArtifacts.join(' and ')} artifact is not in the evidence store and the patch could not be replayed to recompute it`);
+  if (replayed === undefined)
+    return fail(`the ${ev.missingArtifacts.join(' and ')} artifact is not in the evidence store and the patch could not be replayed to recompute it`);
   if (ev.missingArtifacts.includes('acceptance')) {
     // The acceptance belongs to the state the apply produced: its package record when stored (the
     // commit carries it), else the replayed package.
-    const acceptance = recomputedBuiltinAcceptance(ev.packageRecord !== undefined ? recordIdentity(ev.packageRecord) ?? replayed.manifest : replayed.manifest);
+    const acceptance = recomputedBuiltinAcceptance(
+      ev.packageRecord !== undefined ? (recordIdentity(ev.packageRecord) ?? replayed.manifest) : replayed.manifest,
+    );
     if (termAddress(acceptance) !== ev.acceptanceArtifact) {
-      return fail(`the acceptance artifact ${ev.acceptanceArtifact.slice(0, 12)} is not in the evidence store and is not gcpatch's own acceptance of the replayed package (an obligation runner's acceptance cannot be recomputed): commit the whole .genesis/store`);
+      return fail(
+        `the acceptance artifact ${ev.acceptanceArtifact.slice(0, 12)} is not in the evidence store and is not gcpatch's own acceptance of the replayed package (an obligation runner's acceptance cannot be recomputed): commit the whole .genesis/store`,
+      );
     }
     const okTerm = mapGetKw(acceptance, 'ok');
     if (okTerm?.kind !== 'bool' || okTerm.value !== ev.ok || !requestMatches(ev.fields, ev.patch, acceptance)) {
@@ -267,7 +290,9 @@ export function completeApplyEvidence(ev: ApplyEvidence, replayed: { manifest: M
     }
   }
   if (ev.missingArtifacts.includes('package') && replayed.packageArtifact !== ev.packageArtifact) {
-    return fail(`the package record ${ev.packageArtifact.slice(0, 12)} is not in the evidence store and the replay on this commit's parent gives ${replayed.packageArtifact.slice(0, 12)}`);
+    return fail(
+      `the package record ${ev.packageArtifact.slice(0, 12)} is not in the evidence store and the replay on this commit's parent gives ${replayed.packageArtifact.slice(0, 12)}`,
+    );
   }
   out.pass(KIND, ev.address, 'artifacts', `${ev.missingArtifacts.join(' and ')} artifact recomputed from the replayed package`);
   return true;
@@ -306,8 +331,10 @@ export function checkAcceptanceBinding(
     }
   }
   const problems: string[] = [];
-  if (name?.kind !== 'str' || name.value !== after.name) problems.push(`it names package ${name?.kind === 'str' ? JSON.stringify(name.value) : '(none)'}, the package is ${JSON.stringify(after.name)}`);
-  if (options.checkVersion && (version?.kind !== 'str' || version.value !== after.version)) problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
+  if (name?.kind !== 'str' || name.value !== after.name)
+    problems.push(`it names package ${name?.kind === 'str' ? JSON.stringify(name.value) : '(none)'}, the package is ${JSON.stringify(after.name)}`);
+  if (options.checkVersion && (version?.kind !== 'str' || version.value !== after.version))
+    problems.push(`it names version ${version?.kind === 'str' ? JSON.stringify(version.value) : '(none)'}, the package is at ${JSON.stringify(after.version)}`);
   // the obligations the package declares after the patch (a patch may remove one with :obligations-remove)
   const missing = [...new Set(after.obligations)].filter((o) => !covered.has(o)).sort();
   if (missing.length > 0) problems.push(`it has no record for the declared obligation${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);

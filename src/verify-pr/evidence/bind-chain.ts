@@ -44,7 +44,11 @@ export function bindChain(
   evidence: readonly ApplyEvidence[],
   reproduces: (state: PackageState) => boolean,
 ): { steps: BoundStep[]; failures: { evidence: ApplyEvidence; error: Error }[]; final: PackageState } {
-  const { steps, pending, final: state } = chainInAddressOrder(start, evidence, (before, e) => {
+  const {
+    steps,
+    pending,
+    final: state,
+  } = chainInAddressOrder(start, evidence, (before, e) => {
     const r = tryApply(before, e);
     return r instanceof Error || r.artifact !== e.packageArtifact ? undefined : boundStep(e, before, r, 'recorded-state');
   });

@@ -117,9 +117,13 @@ export async function readPackageAtCommit(
     const root = dir === '' ? { type: 'tree' as const, oid: await commitTree(repo, commit) } : await entryAtCommit(repo, commit, dir);
     const variant = root?.type === 'tree' ? (await readTreeEntries(repo, root.oid)).find((e) => e.path.toLowerCase() === 'package.toml') : undefined;
     if (variant !== undefined) {
-      throw new GcError('audit/package-unreadable', `${repoPath(dir, variant.path)} stands where package.toml was: a case-insensitive checkout reads it as the manifest, git and gcpatch do not; name it package.toml`, {
-        location: { file: repoPath(dir, variant.path) },
-      });
+      throw new GcError(
+        'audit/package-unreadable',
+        `${repoPath(dir, variant.path)} stands where package.toml was: a case-insensitive checkout reads it as the manifest, git and gcpatch do not; name it package.toml`,
+        {
+          location: { file: repoPath(dir, variant.path) },
+        },
+      );
     }
     return undefined;
   }
@@ -214,9 +218,13 @@ async function readPolicies(repo: GitRepository, commit: string, dir: string, ta
   if (referenced !== undefined && !out.has(referenced)) {
     const entry = await entryAtCommit(repo, commit, repoPath(dir, referenced));
     if (entry === undefined) {
-      throw new GcError('git/file-not-found', `${manifestPath} names caps_policy ${JSON.stringify(referenced)}, but the commit has no file ${repoPath(dir, referenced)}`, {
-        location: { file: manifestPath },
-      });
+      throw new GcError(
+        'git/file-not-found',
+        `${manifestPath} names caps_policy ${JSON.stringify(referenced)}, but the commit has no file ${repoPath(dir, referenced)}`,
+        {
+          location: { file: manifestPath },
+        },
+      );
     }
     await read(referenced, entry);
   }
@@ -261,7 +269,12 @@ export const NEAREST_READABLE_DEPTH = 200;
  *   is newer) or none within {@link NEAREST_READABLE_DEPTH} commits can be read.
  * @throws GcError `git/missing-commit` (exit 70) when an ancestor is not in the clone.
  */
-export async function nearestReadablePackage(repo: GitRepository, commit: string, dir: string, cache: ModuleCache = new Map()): Promise<{ snapshot: CommitPackageSnapshot; commit: string } | undefined> {
+export async function nearestReadablePackage(
+  repo: GitRepository,
+  commit: string,
+  dir: string,
+  cache: ModuleCache = new Map(),
+): Promise<{ snapshot: CommitPackageSnapshot; commit: string } | undefined> {
   let oid = commit;
   for (let i = 0; i < NEAREST_READABLE_DEPTH; i++) {
     let parent: string | undefined;

@@ -82,7 +82,12 @@ export async function checkRefactorReport(
     });
     return undefined;
   }
-  out.pass(KIND, entry.address, 'host verifier', `${describeRefactor(request)}: ${verified.safe ? `safe, ${verified.replacementCount} replacements` : `conflicted (${verified.conflicts.length})`}`);
+  out.pass(
+    KIND,
+    entry.address,
+    'host verifier',
+    `${describeRefactor(request)}: ${verified.safe ? `safe, ${verified.replacementCount} replacements` : `conflicted (${verified.conflicts.length})`}`,
+  );
   return { address: entry.address, file: entry.file, report, request, requestAddress: requestEntry.address, verified };
 }
 

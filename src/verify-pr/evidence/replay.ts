@@ -99,7 +99,11 @@ function asGcError(error: unknown): GcError {
  * @returns the ordered steps, the reports that never applied, and the final state.
  */
 export function replayChain(base: PackageState, evidence: readonly ApplyEvidence[]): ReplayChain {
-  const { steps, pending, final: state } = chainInAddressOrder(base, evidence, (before, e): ReplayStep | undefined => {
+  const {
+    steps,
+    pending,
+    final: state,
+  } = chainInAddressOrder(base, evidence, (before, e): ReplayStep | undefined => {
     try {
       const r = applyEvidence(before, e);
       return { evidence: e, before, after: r.after, semanticEdits: r.edits, packageArtifact: r.artifact };

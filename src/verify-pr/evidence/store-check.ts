@@ -16,10 +16,7 @@ export async function checkStore(
   dir: string,
   out: PackageFindings,
 ): Promise<{ headStore: CommitStore; fresh: StoreEntryCheck[] }> {
-  const [baseListing, headListing] = await Promise.all([
-    listStoreAtCommit(repo, base, dir),
-    listStoreAtCommit(repo, head, dir),
-  ]);
+  const [baseListing, headListing] = await Promise.all([listStoreAtCommit(repo, base, dir), listStoreAtCommit(repo, head, dir)]);
   const headStore = new CommitStore(repo, head, dir, headListing);
   for (const [address, oid] of baseListing) {
     const file = storeEntryPath(dir, address);

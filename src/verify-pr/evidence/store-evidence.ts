@@ -14,14 +14,7 @@ import { isGcError } from '../../util/errors.js';
 import { storeEntryPath } from './package-at-commit.js';
 
 /** What a store entry is, by its `:kind` (a normalized patch has no `:kind`; see {@link evidenceKindOf}). */
-export type EvidenceKind =
-  | 'refactor-plan-request'
-  | 'refactor-plan'
-  | 'apply-report'
-  | 'patch'
-  | 'package'
-  | 'acceptance'
-  | 'other';
+export type EvidenceKind = 'refactor-plan-request' | 'refactor-plan' | 'apply-report' | 'patch' | 'package' | 'acceptance' | 'other';
 
 /** `:kind` strings this version verifies, and the evidence kind each maps to. */
 export const EVIDENCE_KINDS: Readonly<Record<string, EvidenceKind>> = Object.freeze({
@@ -102,11 +95,12 @@ export function checkStoreEntry(address: string, file: string, bytes: Uint8Array
     print = printTerm(out.term, { maxLength: text.length });
   } catch (error) {
     out.term = undefined;
-    out.problem = isGcError(error) && error.code === 'core/print/too-large'
-      ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
-      : isGcError(error)
-        ? `${error.code}: ${error.message}`
-        : String(error);
+    out.problem =
+      isGcError(error) && error.code === 'core/print/too-large'
+        ? 'its term cannot be printed within the limits (its canonical print would be longer than the entry: nested too deeply?)'
+        : isGcError(error)
+          ? `${error.code}: ${error.message}`
+          : String(error);
     return out;
   }
   out.canonical = print === text;

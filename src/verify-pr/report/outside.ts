@@ -37,7 +37,11 @@ export function reportOutsidePackages(accounts: readonly PathAccount[], mode: Ou
     return;
   }
   const n = outside.length;
-  const shown = outside.slice(0, 3).map((a) => a.path).join(', ') + (n > 3 ? ', …' : '');
+  const shown =
+    outside
+      .slice(0, 3)
+      .map((a) => a.path)
+      .join(', ') + (n > 3 ? ', …' : '');
   global.fail('path', `${n} .gc file${n === 1 ? '' : 's'}`, 'outside every package', {
     code: AuditCode.outsidePackage,
     severity: 'notice',

@@ -79,7 +79,12 @@ function inside(dir: string, path: string): boolean {
 }
 
 /** Every package directory that is an ancestor of (or equal to) a changed path, with a manifest at the base or the head. */
-export async function candidatePackages(repo: GitRepository, base: string, head: string, changed: readonly ChangedEntry[]): Promise<Map<string, CandidatePackage>> {
+export async function candidatePackages(
+  repo: GitRepository,
+  base: string,
+  head: string,
+  changed: readonly ChangedEntry[],
+): Promise<Map<string, CandidatePackage>> {
   const seen = new Map<string, Promise<CandidatePackage | undefined>>();
   const probe = (dir: string): Promise<CandidatePackage | undefined> => {
     let p = seen.get(dir);
@@ -174,7 +179,8 @@ export interface PathFinding {
 export function pathFindings(entry: ChangedEntry, role: PathRole, manifestPath: string | undefined): PathFinding[] {
   const out: PathFinding[] = [];
   const to = entry.to;
-  const kindWord = (k: ObjectKind): string => (k === 'gitlink' ? 'a gitlink (submodule)' : k === 'tree' ? 'a directory' : k === 'symlink' ? 'a symlink' : 'a file');
+  const kindWord = (k: ObjectKind): string =>
+    k === 'gitlink' ? 'a gitlink (submodule)' : k === 'tree' ? 'a directory' : k === 'symlink' ? 'a symlink' : 'a file';
   if (role === 'package-dir' && to !== undefined && to.kind !== 'tree') {
     out.push({
       code: AuditCode.notARegularFile,
@@ -185,13 +191,14 @@ export function pathFindings(entry: ChangedEntry, role: PathRole, manifestPath: 
     });
   } else if (role === 'store-entry') {
     const storeDir = /(^|\/)\.genesis(\/store)?$/.test(entry.path);
-    if (to !== undefined && (storeDir ? to.kind !== 'tree' : to.kind !== 'blob' && to.kind !== 'executable')) out.push({
-      code: AuditCode.notARegularFile,
-      severity: 'error',
-      message: `${entry.path}: ${/(^|\/)\.genesis(\/store)?$/.test(entry.path) ? 'the evidence store directory' : 'a store entry'} is ${kindWord(to.kind)} (mode ${to.mode}); link text is never read as evidence — keep the store a directory of regular files`,
-      file: entry.path,
-      title: 'not a regular file',
-    });
+    if (to !== undefined && (storeDir ? to.kind !== 'tree' : to.kind !== 'blob' && to.kind !== 'executable'))
+      out.push({
+        code: AuditCode.notARegularFile,
+        severity: 'error',
+        message: `${entry.path}: ${/(^|\/)\.genesis(\/store)?$/.test(entry.path) ? 'the evidence store directory' : 'a store entry'} is ${kindWord(to.kind)} (mode ${to.mode}); link text is never read as evidence — keep the store a directory of regular files`,
+        file: entry.path,
+        title: 'not a regular file',
+      });
   } else if (CONTENT_ROLES.has(role) && to !== undefined && to.kind !== 'blob' && to.kind !== 'executable') {
     out.push({
       code: AuditCode.notARegularFile,
@@ -344,7 +351,13 @@ export async function attributesFinding(repo: GitRepository, entry: ChangedEntry
     return Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('latin1');
   };
   if (entry.to.kind !== 'blob' && entry.to.kind !== 'executable') {
-    return { code: AuditCode.checkoutAttributes, severity: 'error', message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`, file: entry.path, title: 'checkout attributes' };
+    return {
+      code: AuditCode.checkoutAttributes,
+      severity: 'error',
+      message: `${entry.path} is a ${entry.to.kind}: git reads attributes through it; keep it a regular file`,
+      file: entry.path,
+      title: 'checkout attributes',
+    };
   }
   const [before, after] = [await text(entry.from), await text(entry.to)];
   const had = attributePairs(before, CHECKOUT_ATTRIBUTES);
@@ -399,7 +412,12 @@ export interface ChangeAccounts {
  * what its kind, mode and checkout attributes say. Findings of paths outside every package, and of
  * checkout attributes, go to `global`; the others are kept by package for its audit.
  */
-export async function accountChanges(repo: GitRepository, changed: readonly ChangedEntry[], candidates: ReadonlyMap<string, CandidatePackage>, global: PackageFindings): Promise<ChangeAccounts> {
+export async function accountChanges(
+  repo: GitRepository,
+  changed: readonly ChangedEntry[],
+  candidates: ReadonlyMap<string, CandidatePackage>,
+  global: PackageFindings,
+): Promise<ChangeAccounts> {
   const accounts: PathAccount[] = [];
   const byPackage = new Map<string, { c: CandidatePackage; paths: PathAccount[] }>();
   const pathFindingsByPackage = new Map<string, PathFinding[]>();

@@ -45,13 +45,24 @@ export function replayEvidence(c: CommitEvidence, now: CommitPackageSnapshot, re
       out.pass('apply-report', ev.address, 'replay package', `package record ${short(ev.packageArtifact)} reproduced on ${label(i)}`);
     } else {
       anyOnNewParent = true;
-      out.pass('apply-report', ev.address, 'replay', `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`);
+      out.pass(
+        'apply-report',
+        ev.address,
+        'replay',
+        `made on another state (rebase, cherry-pick or squash): the patch applies to ${label(i)}; the commit is compared with its result`,
+      );
     }
     if (!checkAcceptanceBinding(ev, step.manifest, `at ${label(i)}`, out, { checkVersion: step.route === 'recorded-state' })) {
       result.mismatches.add('package.toml');
       explanation.mismatched.push('package.toml');
     }
-    completeApplyEvidence(ev, step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance') ? { manifest: step.manifest, packageArtifact: step.packageArtifact } : undefined, out);
+    completeApplyEvidence(
+      ev,
+      step.route === 'recorded-state' || ev.missingArtifacts.includes('acceptance')
+        ? { manifest: step.manifest, packageArtifact: step.packageArtifact }
+        : undefined,
+      out,
+    );
   });
   for (const f of chain.failures) {
     result.replayFailed = true;

@@ -31,7 +31,14 @@ import { namedByEvidence } from './explain-without-replay.js';
 import { AuditCode, errorText, short, type CommitExplanation, type PackageFindings } from '../report/findings.js';
 import type { RangeCommit } from './history.js';
 import { mergedStart, parentStart, type StartState } from './merge-start.js';
-import { listStoreAtCommit, nearestReadablePackage, readPackageAtCommit, repoPath, type CommitPackageSnapshot, type ModuleCache } from '../evidence/package-at-commit.js';
+import {
+  listStoreAtCommit,
+  nearestReadablePackage,
+  readPackageAtCommit,
+  repoPath,
+  type CommitPackageSnapshot,
+  type ModuleCache,
+} from '../evidence/package-at-commit.js';
 import type { RefactorEvidence } from '../evidence/refactor-evidence.js';
 import { differingFrom, inheritedDirty, itemsOf, sameItem, type Item } from '../checks/net-change.js';
 
@@ -144,14 +151,22 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     const touchedBefore = new Set<string>();
     for (const p of commit.parents) if (inRange.has(p)) for (const m of touched.get(p) ?? []) touchedBefore.add(m);
     touched.set(commit.oid, touchedBefore);
-    const explanation: CommitExplanation = { commit: commit.oid, subject: commit.subject, parents: commit.parents, route: 'unchanged', evidence: [], unexplained: [], mismatched: [] };
+    const explanation: CommitExplanation = {
+      commit: commit.oid,
+      subject: commit.subject,
+      parents: commit.parents,
+      route: 'unchanged',
+      evidence: [],
+      unexplained: [],
+      mismatched: [],
+    };
     result.commits.push(explanation);
 
     const parentStates = await Promise.all(commit.parents.map((p) => reader.lastReadable(p)));
     // a parent before the range is main's history: clean where it holds the base's content
-    const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? dirty.get(p) ?? new Set<Item>() : differingFrom(input.base, parentStates[i])));
+    const parentDirty = commit.parents.map((p, i) => (inRange.has(p) ? (dirty.get(p) ?? new Set<Item>()) : differingFrom(input.base, parentStates[i])));
     dirty.set(commit.oid, union(parentDirty));
-    const parentTainted = union(commit.parents.map((p) => (inRange.has(p) ? tainted.get(p) ?? new Set<Item>() : new Set<Item>())));
+    const parentTainted = union(commit.parents.map((p) => (inRange.has(p) ? (tainted.get(p) ?? new Set<Item>()) : new Set<Item>())));
     tainted.set(commit.oid, parentTainted);
     const tree = await reader.packageTree(commit.oid);
     const parentTrees = await Promise.all(commit.parents.map((p) => reader.packageTree(p)));
@@ -169,7 +184,8 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
         // the other parents bring was never merged by a checked step, so the items they differ on are
         // unverified (a later merge with one of them must not read them as already merged)
         const differ = new Set<Item>();
-        for (const p of parentStates.slice(1)) for (const i of new Set([...itemsOf(parentStates[0]), ...itemsOf(p)])) if (!sameItem(parentStates[0], p, i)) differ.add(i);
+        for (const p of parentStates.slice(1))
+          for (const i of new Set([...itemsOf(parentStates[0]), ...itemsOf(p)])) if (!sameItem(parentStates[0], p, i)) differ.add(i);
         dirty.set(commit.oid, settle(union([dirty.get(commit.oid)!, differ]), parentStates[0]));
         tainted.set(commit.oid, new Set([...union([parentTainted, differ])].filter((i) => dirty.get(commit.oid)!.has(i))));
       }
@@ -208,7 +224,19 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     // What this commit's checks find it changed that no verified step gives: unverified content,
     // whether or not the item was already dirty (a hand edit of a stale module is a hand edit).
     const changedHere = new Set<Item>();
-    const check: CommitCheck = { at, now, start: startState, ev, explanation, touchedBefore, base: input.base, dir: input.dir, out, result, dirty: changedHere };
+    const check: CommitCheck = {
+      at,
+      now,
+      start: startState,
+      ev,
+      explanation,
+      touchedBefore,
+      base: input.base,
+      dir: input.dir,
+      out,
+      result,
+      dirty: changedHere,
+    };
     const { explainedHere, hidden } = checkModules(check);
     for (const p of explainedHere) if (ev.withEvidence) touchedBefore.add(p);
     checkManifest(check);
@@ -220,7 +248,7 @@ export async function explainHistory(input: HistoryInput, out: PackageFindings):
     tainted.set(commit.oid, new Set([...changedHere, ...parentTainted].filter((i) => here.has(i))));
   }
   const last = input.commits[input.commits.length - 1];
-  result.dirty = last === undefined ? new Set() : dirty.get(last.oid) ?? new Set();
+  result.dirty = last === undefined ? new Set() : (dirty.get(last.oid) ?? new Set());
   result.millis = Math.round(performance.now() - startTime);
   return result;
 }
@@ -256,7 +284,12 @@ function clearMergedStale(
 }
 
 /** The state a commit starts from: its parent's package, or for a merge what merging its parents gives. */
-async function startOf(commit: RangeCommit, parentStates: (CommitPackageSnapshot | undefined)[], reader: CommitReader, repo: GitRepository): Promise<StartState> {
+async function startOf(
+  commit: RangeCommit,
+  parentStates: (CommitPackageSnapshot | undefined)[],
+  reader: CommitReader,
+  repo: GitRepository,
+): Promise<StartState> {
   if (commit.parents.length <= 1) return parentStart(parentStates[0]);
   let mb: string | undefined = commit.parents[0];
   for (const p of commit.parents.slice(1)) {
@@ -283,7 +316,14 @@ function reportUnreadable(commit: RangeCommit, at: string, now: Error | undefine
 }
 
 /** A root commit, or one no parent of which has a readable package: every module is unexplained. */
-function reportNothingToCheckAgainst(commit: RangeCommit, at: string, now: CommitPackageSnapshot, explanation: CommitExplanation, result: HistoryResult, out: PackageFindings): void {
+function reportNothingToCheckAgainst(
+  commit: RangeCommit,
+  at: string,
+  now: CommitPackageSnapshot,
+  explanation: CommitExplanation,
+  result: HistoryResult,
+  out: PackageFindings,
+): void {
   explanation.route = 'unexplained';
   explanation.unexplained.push(...now.modules.map((m) => m.path));
   for (const m of now.modules) result.unexplained.add(m.path);

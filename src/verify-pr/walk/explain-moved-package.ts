@@ -16,11 +16,23 @@ import type { CommitPackageSnapshot } from '../evidence/package-at-commit.js';
  * with the move is still an error.
  * @returns the modules found unexplained or contradicting (as {@link HistoryResult} sets).
  */
-export function checkMovedPackage(oldBase: CommitPackageSnapshot, head: CommitPackageSnapshot, movedFrom: string, out: PackageFindings): Pick<HistoryResult, 'unexplained' | 'mismatches'> {
+export function checkMovedPackage(
+  oldBase: CommitPackageSnapshot,
+  head: CommitPackageSnapshot,
+  movedFrom: string,
+  out: PackageFindings,
+): Pick<HistoryResult, 'unexplained' | 'mismatches'> {
   const result = emptyHistoryResult();
   const start = parentStart(oldBase) as StartState & { state: PackageState };
   const explanation: CommitExplanation = { commit: head.commit, subject: '', parents: [], route: 'unexplained', evidence: [], unexplained: [], mismatched: [] };
-  const ev: EvidenceOutcome = { final: undefined, withEvidence: false, anyOnNewParent: false, namedModules: new Set(), namedKeys: new Set(), removedEntries: new Map() };
+  const ev: EvidenceOutcome = {
+    final: undefined,
+    withEvidence: false,
+    anyOnNewParent: false,
+    namedModules: new Set(),
+    namedKeys: new Set(),
+    removedEntries: new Map(),
+  };
   const at = `the move from ${movedFrom || '.'} to ${head.dir || '.'}`;
   const check: CommitCheck = { at, now: head, start, ev, explanation, touchedBefore: new Set(), base: oldBase, dir: head.dir, out, result, dirty: new Set() };
   checkModules(check);

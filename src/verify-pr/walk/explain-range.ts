@@ -51,7 +51,12 @@ function reportComparisons(comparisons: readonly ModuleComparison[], out: Packag
     }
   }
   if (explained > 0) {
-    out.pass('module', `${explained} module${explained === 1 ? '' : 's'}`, replayed ? 'replay' : 'explained', replayed ? 'reproduced exactly by replaying the evidence' : 'named by verified patches');
+    out.pass(
+      'module',
+      `${explained} module${explained === 1 ? '' : 's'}`,
+      replayed ? 'replay' : 'explained',
+      replayed ? 'reproduced exactly by replaying the evidence' : 'named by verified patches',
+    );
   }
 }
 

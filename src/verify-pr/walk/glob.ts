@@ -50,7 +50,10 @@ export function globToRegExp(glob: string): RegExp {
  */
 export function parseGlobList(input: string | readonly string[] | undefined): string[] {
   const raw = typeof input === 'string' ? [input] : [...(input ?? [])];
-  const out = raw.flatMap((s) => s.split(/[\n,]/)).map((s) => s.trim()).filter((s) => s !== '');
+  const out = raw
+    .flatMap((s) => s.split(/[\n,]/))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return out.some((p) => !p.startsWith('!')) ? out : [ALL_PACKAGES, ...out];
 }
 

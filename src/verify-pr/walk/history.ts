@@ -88,7 +88,10 @@ export async function rangeCommits(repo: GitRepository, base: string, head: stri
   }
   const inRange = [...flags].filter(([, f]) => f === HEAD).map(([o]) => o);
   if (inRange.length > MAX_RANGE_COMMITS) {
-    throw new GcError('audit/range-too-large', `${inRange.length} commits between the base and the head (at most ${MAX_RANGE_COMMITS}); verify a shorter range`);
+    throw new GcError(
+      'audit/range-too-large',
+      `${inRange.length} commits between the base and the head (at most ${MAX_RANGE_COMMITS}); verify a shorter range`,
+    );
   }
   // Kahn's algorithm over the range: a commit comes after every parent inside the range.
   const members = new Set(inRange);

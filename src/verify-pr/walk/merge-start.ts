@@ -65,7 +65,11 @@ function policyEqual(a: string | undefined, b: string | undefined): boolean {
 function modulePathList(t: TomlTable): TomlValue {
   const m = t.modules;
   if (!Array.isArray(m)) return m ?? [];
-  return m.map((e) => (typeof e === 'object' && e !== null && !Array.isArray(e) && !(e instanceof Date) && typeof (e as TomlTable).path === 'string' ? { path: (e as TomlTable).path! } : e));
+  return m.map((e) =>
+    typeof e === 'object' && e !== null && !Array.isArray(e) && !(e instanceof Date) && typeof (e as TomlTable).path === 'string'
+      ? { path: (e as TomlTable).path! }
+      : e,
+  );
 }
 
 /** The start state of a commit with one (readable) parent, or of a root commit / new package (`undefined`). */
@@ -89,7 +93,11 @@ const MARKERS = { markerSize: 7, style: 'merge' as const, oursLabel: 'ours', bas
 const NO_LINE_MERGE = () => ({ ok: false, text: new Uint8Array(), conflicts: 1, message: 'verify-pr does not fall back to a line merge' });
 
 /** The three-way rule for one value over n parents: the one value every changing parent agrees on, else conflict. */
-function mergeValue<T>(base: T | undefined, versions: readonly (T | undefined)[], equal: (a: T | undefined, b: T | undefined) => boolean): { ok: true; value: T | undefined } | { ok: false } {
+function mergeValue<T>(
+  base: T | undefined,
+  versions: readonly (T | undefined)[],
+  equal: (a: T | undefined, b: T | undefined) => boolean,
+): { ok: true; value: T | undefined } | { ok: false } {
   const changed = versions.filter((v) => !equal(v, base));
   if (changed.length === 0) return { ok: true, value: base };
   if (changed.every((v) => equal(v, changed[0]))) return { ok: true, value: changed[0] };
@@ -128,7 +136,13 @@ export function mergedStart(parents: readonly (CommitPackageSnapshot | undefined
   const manifest = mergedManifest(m);
   // The list keys: three-way per entry, whatever the TOML merge did.
   out.lists = new Map(
-    LIST_KEYS.map((k) => [k, mergedListEntries(mergeBase === undefined ? undefined : listEntries(mergeBase.table, k), parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))))]),
+    LIST_KEYS.map((k) => [
+      k,
+      mergedListEntries(
+        mergeBase === undefined ? undefined : listEntries(mergeBase.table, k),
+        parents.map((p) => (p === undefined ? [] : listEntries(p.table, k))),
+      ),
+    ]),
   );
 
   const modules = mergedModules(m);
@@ -192,7 +206,11 @@ function mergedManifest(m: MergeInputs): TomlTable {
       if (v !== undefined) manifest[k] = v;
       // a real conflict of two parents with a merge base may be resolved to either side's value;
       // an octopus merge, or one without a merge base, must give what merging gives
-      if (structural) out.keyAlternatives.set(k, present.map((p) => p.table));
+      if (structural)
+        out.keyAlternatives.set(
+          k,
+          present.map((p) => p.table),
+        );
       else out.conflictedKeys.add(k);
     }
   }
@@ -254,7 +272,10 @@ function mergePolicies(m: MergeInputs): void {
   const baseTexts = policyTexts(mergeBase);
   for (const path of new Set(texts.flatMap((t) => [...t.keys()]))) {
     const versions = texts.map((t) => t.get(path));
-    const r = mergeBase === undefined && !versions.every((v) => policyEqual(v, versions[0])) ? ({ ok: false } as const) : mergeValue(baseTexts.get(path), versions, policyEqual);
+    const r =
+      mergeBase === undefined && !versions.every((v) => policyEqual(v, versions[0]))
+        ? ({ ok: false } as const)
+        : mergeValue(baseTexts.get(path), versions, policyEqual);
     if (r.ok) {
       if (r.value !== undefined) out.policies.set(path, r.value);
     } else {

@@ -28,7 +28,6 @@ export function checkUnappliedPlans(c: CommitEvidence): void {
   }
 }
 
-
 /**
  * Checks a refactor plan against `state`: when the request rebuilt from `state` is the stored one
  * (the plan was made there), re-planning must give the identical report; otherwise (made on another
@@ -40,10 +39,7 @@ export function checkPlanOn(plan: RefactorEvidence, state: PackageState, stateLa
   if (request.requestH === plan.request.requestH) return checkReplan(plan, state, stateLabel, out);
   const replanned = planRefactor(request);
   const ours = plan.verified.opIdentities.map((o) => o.opH);
-  const sameOps =
-    replanned.safe === plan.verified.safe &&
-    replanned.safe &&
-    termsEqual(vec(patchOps(replanned.report)), vec(patchOps(plan.report)));
+  const sameOps = replanned.safe === plan.verified.safe && replanned.safe && termsEqual(vec(patchOps(replanned.report)), vec(patchOps(plan.report)));
   if (sameOps) {
     out.pass('refactor-plan', plan.address, 're-plan', `made on another state; re-planned on ${stateLabel}: the same ${ours.length} operations`);
     return true;

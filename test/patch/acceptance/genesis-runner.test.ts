@@ -29,7 +29,10 @@ beforeAll(() => {
 });
 afterAll(() => {
   process.env.PATH = saved.path;
-  for (const [k, v] of [['GENESIS_STAND_IN', saved.mode], ['GENESIS_STAND_IN_LOG', saved.log]] as const) {
+  for (const [k, v] of [
+    ['GENESIS_STAND_IN', saved.mode],
+    ['GENESIS_STAND_IN_LOG', saved.log],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -131,21 +134,18 @@ describe('gcpatch apply --obligation-runner genesis', () => {
     expect(snapshotTree(pkg)).toEqual(before);
   });
 
-  it.each(['runner:genesis', 'store:apply-report', 'after-report-stored'])(
-    'a crash at %s is rolled back by recovery, last_acceptance included',
-    (step) => {
-      standIn('pass');
-      const pkg = packageWithObligations();
-      const before = snapshotTree(pkg);
-      const crash = (s: string) => {
-        if (s === step) throw new SimulatedCrash(s);
-      };
-      expect(() => applyPatch({ pkg, patch: patch(), obligationRunner: 'genesis', faults: crash })).toThrow(SimulatedCrash);
-      expect(existsSync(join(pkg, '.gcpatch/apply-journal.json'))).toBe(true);
-      expect(recoverPackage(pkg).action).toBe('rolled-back');
-      expect(snapshotTree(pkg)).toEqual(before);
-    },
-  );
+  it.each(['runner:genesis', 'store:apply-report', 'after-report-stored'])('a crash at %s is rolled back by recovery, last_acceptance included', (step) => {
+    standIn('pass');
+    const pkg = packageWithObligations();
+    const before = snapshotTree(pkg);
+    const crash = (s: string) => {
+      if (s === step) throw new SimulatedCrash(s);
+    };
+    expect(() => applyPatch({ pkg, patch: patch(), obligationRunner: 'genesis', faults: crash })).toThrow(SimulatedCrash);
+    expect(existsSync(join(pkg, '.gcpatch/apply-journal.json'))).toBe(true);
+    expect(recoverPackage(pkg).action).toBe('rolled-back');
+    expect(snapshotTree(pkg)).toEqual(before);
+  });
 
   it('a crash after the commit point is finished by recovery, keeping the pointer genesis wrote', () => {
     standIn('pass');
@@ -206,7 +206,10 @@ describe('verify-pr (auditPullRequest) with obligationRunner: genesis', () => {
       const ok = await auditPullRequest({ dir: repo, base, head, obligationRunner: 'genesis' });
       expect(ok.ok).toBe(true);
       expect(ok.findings.map((f) => f.code)).not.toContain('audit/obligations-failed');
-      const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; cwd: string });
+      const calls = readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { argv: string[]; cwd: string });
       expect(calls).toEqual([{ argv: ['test', '--pkg', join(repo, 'pkgs/shop/package.toml')], cwd: join(repo, 'pkgs/shop') }]);
       standIn('fail');
       const failed = await auditPullRequest({ dir: repo, base, head, obligationRunner: 'genesis' });

@@ -30,8 +30,20 @@ describe('apply report genesis/patch-apply-v0.3 (docs/reference/patch-protocols.
       const req = request(ok);
       const report = applyReport(req);
       expect(report.entries.map(([k]) => (k as { name: string }).name)).toEqual([
-        ':acceptance-artifact', ':intent', ':kind', ':ok', ':op-identities', ':ops-count', ':package-artifact', ':patch-h',
-        ':profile', ':provenance', ':request-h', ':semantic-edits', ':source-patch-h', ':v',
+        ':acceptance-artifact',
+        ':intent',
+        ':kind',
+        ':ok',
+        ':op-identities',
+        ':ops-count',
+        ':package-artifact',
+        ':patch-h',
+        ':profile',
+        ':provenance',
+        ':request-h',
+        ':semantic-edits',
+        ':source-patch-h',
+        ':v',
       ]);
       expect(mapGet(report, kw('ok'))).toEqual(bool(ok));
       expect(verifyApplyReport(req, report)).toMatchObject({ ok, opsCount: 1, patchH: plan.patchH });

@@ -131,7 +131,7 @@ describe('fault injection: every op and every file write rolls back to the exact
     const store = EvidenceStore.forPackage(pkg);
     const kinds = store.list().map((e) => {
       const t = store.getTerm(e.hex);
-      return t.kind === 'map' ? (mapGet(t, kw('kind')) as { value?: string } | undefined)?.value ?? 'patch' : '?';
+      return t.kind === 'map' ? ((mapGet(t, kw('kind')) as { value?: string } | undefined)?.value ?? 'patch') : '?';
     });
     expect(kinds.sort()).toEqual(['genesis/acceptance-v0.2', 'genesis/package-v0.2', 'genesis/patch-apply-v0.3', 'patch']);
   });
@@ -292,8 +292,7 @@ describe('rejections before any mutation', () => {
     unchanged('{:op :add-module :module-path "app.gc" :content ""}', 'patch/path-state-conflict'));
   it('path-state conflict: edit of a missing module', () =>
     unchanged('{:op :rename-symbol :module-path "nope.gc" :from a :to b}', 'patch/path-state-conflict'));
-  it('path-state conflict: a directory is "other"', () =>
-    unchanged('{:op :remove-module :module-path "lib"}', 'patch/path-state-conflict'));
+  it('path-state conflict: a directory is "other"', () => unchanged('{:op :remove-module :module-path "lib"}', 'patch/path-state-conflict'));
   it('path collision: a module and a module under a directory of its name, in either order and with any ops', () => {
     unchanged('{:op :add-module :module-path "x.gc" :content ""} {:op :add-module :module-path "x.gc/y.gc" :content ""}', 'patch/path-collision');
     unchanged('{:op :add-module :module-path "lib/m/y.gc" :content ""} {:op :add-module :module-path "lib/m" :content ""}', 'patch/path-collision');
@@ -301,17 +300,19 @@ describe('rejections before any mutation', () => {
   });
   it('control: names that only share a prefix do not collide', () => {
     const pkg = copyPackage();
-    const ops = '{:op :add-module :module-path "x.gc" :content ""} {:op :add-module :module-path "x.gcz/y.gc" :content ""} {:op :add-module :module-path "x/y.gc" :content ""}';
+    const ops =
+      '{:op :add-module :module-path "x.gc" :content ""} {:op :add-module :module-path "x.gcz/y.gc" :content ""} {:op :add-module :module-path "x/y.gc" :content ""}';
     expect(applyPatch({ pkg, patch: source(ops) }).changedPaths).toEqual(['x.gc', 'x.gcz/y.gc', 'x/y.gc']);
   });
   it('symlinked path component', () =>
     unchanged('{:op :add-module :module-path "link/new.gc" :content ""}', 'patch/symlink-path', (pkg) => symlinkSync(join(pkg, 'lib'), join(pkg, 'link'))));
   it('symlinked module file', () =>
-    unchanged('{:op :rename-symbol :module-path "alias.gc" :from a :to b}', 'patch/symlink-path', (pkg) => symlinkSync(join(pkg, 'app.gc'), join(pkg, 'alias.gc'))));
+    unchanged('{:op :rename-symbol :module-path "alias.gc" :from a :to b}', 'patch/symlink-path', (pkg) =>
+      symlinkSync(join(pkg, 'app.gc'), join(pkg, 'alias.gc')),
+    ));
   it('non-portable path', () => unchanged('{:op :remove-module :module-path "../app.gc"}', 'patch/non-portable-path'));
   it('drive prefix', () => unchanged('{:op :remove-module :module-path "C:/app.gc"}', 'patch/non-portable-path'));
   it('[:form 99] (form index out of range) rolls back', () =>
     rolledBack('{:op :replace-node :module-path "app.gc" :path [[:form 99]] :new 1}', 'patch/form-index-out-of-range'));
-  it('rename with zero sites rolls back', () =>
-    rolledBack('{:op :rename-symbol :module-path "app.gc" :from no/such::sym :to x}', 'patch/rename-no-sites'));
+  it('rename with zero sites rolls back', () => rolledBack('{:op :rename-symbol :module-path "app.gc" :from no/such::sym :to x}', 'patch/rename-no-sites'));
 });

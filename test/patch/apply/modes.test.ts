@@ -66,7 +66,13 @@ describe('modes', () => {
   it('a crash, then recovery, restores modes too', () => {
     const pkg = withModes();
     try {
-      applyPatch({ pkg, patch, faults: (s) => { if (s === 'store:acceptance') throw new SimulatedCrash(s); } });
+      applyPatch({
+        pkg,
+        patch,
+        faults: (s) => {
+          if (s === 'store:acceptance') throw new SimulatedCrash(s);
+        },
+      });
     } catch (e) {
       if (!(e instanceof SimulatedCrash)) throw e;
     }

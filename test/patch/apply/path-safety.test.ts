@@ -23,16 +23,41 @@ const FIELDS: Array<{ field: string; op: (p: string) => string }> = [
   { field: 'move-module :from-module-path', op: (p) => `{:op :move-module :from-module-path ${ESC(p)} :to-module-path "moved.gc"}` },
   { field: 'move-module :to-module-path', op: (p) => `{:op :move-module :from-module-path "legacy.gc" :to-module-path ${ESC(p)}}` },
   { field: 'split-module :from-module-path', op: (p) => `{:op :split-module :from-module-path ${ESC(p)} :to-module-path "s.gc" :symbols [a]}` },
-  { field: 'split-module :to-module-path', op: (p) => `{:op :split-module :from-module-path "lib/math.gc" :to-module-path ${ESC(p)} :symbols [demo/math::double]}` },
+  {
+    field: 'split-module :to-module-path',
+    op: (p) => `{:op :split-module :from-module-path "lib/math.gc" :to-module-path ${ESC(p)} :symbols [demo/math::double]}`,
+  },
   { field: 'replace-node :module-path', op: (p) => `{:op :replace-node :module-path ${ESC(p)} :path [[:form 0]] :new 1}` },
   { field: 'replace-node-id :module-path', op: (p) => `{:op :replace-node-id :module-path ${ESC(p)} :node-id "${'0'.repeat(64)}" :new 1}` },
   { field: 'rename-symbol :module-path', op: (p) => `{:op :rename-symbol :module-path ${ESC(p)} :from a :to b}` },
   { field: 'rewrite-imports :module-path', op: (p) => `{:op :rewrite-imports :module-path ${ESC(p)} :add [a] :remove []}` },
   { field: 'rewrite-exports :module-path', op: (p) => `{:op :rewrite-exports :module-path ${ESC(p)} :add [a] :remove []}` },
-  { field: 'migrate-contract-signature :module-path', op: (p) => `{:op :migrate-contract-signature :module-path ${ESC(p)} :contract-symbol c :from-param a :to-param b}` },
+  {
+    field: 'migrate-contract-signature :module-path',
+    op: (p) => `{:op :migrate-contract-signature :module-path ${ESC(p)} :contract-symbol c :from-param a :to-param b}`,
+  },
 ];
 
-const RESERVED = ['.git/HEAD', '.git/config', '.git/hooks/pre-commit', '.GIT/config', '.Git/hooks/x', 'sub/.git/config', '.git./config', '.git /x', 'GIT~1/config', '.g\u200cit/config', '.gcpatch/package.lock', '.GCPatch/apply-journal.json', '.genesis/last_acceptance', '.genesis/store/ab', 'dep/.genesis/last_acceptance', 'GENESI~1/x', 'package.toml', 'Package.TOML'];
+const RESERVED = [
+  '.git/HEAD',
+  '.git/config',
+  '.git/hooks/pre-commit',
+  '.GIT/config',
+  '.Git/hooks/x',
+  'sub/.git/config',
+  '.git./config',
+  '.git /x',
+  'GIT~1/config',
+  '.g\u200cit/config',
+  '.gcpatch/package.lock',
+  '.GCPatch/apply-journal.json',
+  '.genesis/last_acceptance',
+  '.genesis/store/ab',
+  'dep/.genesis/last_acceptance',
+  'GENESI~1/x',
+  'package.toml',
+  'Package.TOML',
+];
 const NON_PORTABLE = ['con.gc', 'lib/NUL', 'COM1.gc', 'aux.txt', 'a:b.gc', 'lib/x.gc.', 'lib/x ', 'a\u0001b.gc'];
 
 const patchTerm = (op: string) => readTerm(Buffer.from(`{:version 1 :intent "attack" :provenance {:tool "t"} :ops [${op}]}`));
@@ -40,8 +65,9 @@ const patchTerm = (op: string) => readTerm(Buffer.from(`{:version 1 :intent "att
 describe('patchPathProblem', () => {
   it.each(RESERVED)('%j is reserved', (p) => expect(patchPathProblem(p)?.code).toBe('patch/reserved-path'));
   it.each(NON_PORTABLE)('%j is not portable', (p) => expect(patchPathProblem(p)?.code).toBe('patch/non-portable-path'));
-  it.each(['app.gc', 'lib/math.gc', '.gitignore.gc', 'git/x.gc', 'genesis.gc', 'console.gc', 'COM0.gc', 'lib/.hidden.gc', 'ünïcode.gc', 'sub/package.toml.gc'])('%j is accepted', (p) =>
-    expect(patchPathProblem(p)).toBeUndefined(),
+  it.each(['app.gc', 'lib/math.gc', '.gitignore.gc', 'git/x.gc', 'genesis.gc', 'console.gc', 'COM0.gc', 'lib/.hidden.gc', 'ünïcode.gc', 'sub/package.toml.gc'])(
+    '%j is accepted',
+    (p) => expect(patchPathProblem(p)).toBeUndefined(),
   );
 });
 

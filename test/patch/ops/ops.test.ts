@@ -46,7 +46,10 @@ describe('replace-node / replace-node-id', () => {
     expect(text(r.state, 'a.gc')).toContain('(def pkg/a::v 2)');
   });
   it('[:map key] and [:vec i] steps', () => {
-    const r = run(state(`(def pkg/a::m '{:k [1 2 3]})\n`), `{:op :replace-node :module-path "a.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car] [:pair-cdr] [:pair-car] [:map :k] [:vec 2]] :new 9}`);
+    const r = run(
+      state(`(def pkg/a::m '{:k [1 2 3]})\n`),
+      `{:op :replace-node :module-path "a.gc" :path [[:form 0] [:pair-cdr] [:pair-cdr] [:pair-car] [:pair-cdr] [:pair-car] [:map :k] [:vec 2]] :new 9}`,
+    );
     expect(text(r.state, 'a.gc')).toContain('[1 2 9]');
   });
   const errs: [string, string, string][] = [
@@ -94,7 +97,10 @@ describe('add/remove/move/split modules and the manifest', () => {
     expect(codeOf(() => run(state('x\n'), `{:op :move-module :from-module-path "a.gc" :to-module-path "b.gc"}`))).toBe('patch/module-exists');
   });
   it('split-module moves the listed defs in source order', () => {
-    const r = run(state('(def p::a 1)\n(def p::b 2)\n(def p::c 3)\np::a\n'), `{:op :split-module :from-module-path "a.gc" :to-module-path "n.gc" :symbols [p::c p::a]}`);
+    const r = run(
+      state('(def p::a 1)\n(def p::b 2)\n(def p::c 3)\np::a\n'),
+      `{:op :split-module :from-module-path "a.gc" :to-module-path "n.gc" :symbols [p::c p::a]}`,
+    );
     expect(text(r.state, 'a.gc')).toBe('(def p::b 2)\n\np::a\n');
     expect(text(r.state, 'n.gc')).toBe('(def p::a 1)\n\n(def p::c 3)\n');
     expect(manifestModulePaths(r.state.manifest)).toEqual(['a.gc', 'b.gc', 'n.gc']);
@@ -131,7 +137,10 @@ describe('add/remove/move/split modules and the manifest', () => {
 
 describe('rename-symbol', () => {
   it('rewrites every occurrence, data included, and reports the count', () => {
-    const r = run(state(`(def ::meta '{:exports [p::f]})\n(def p::f (fn (x) (p::f x)))\n{p::f p::f}\n`), `{:op :rename-symbol :module-path "a.gc" :from p::f :to "p::g"}`);
+    const r = run(
+      state(`(def ::meta '{:exports [p::f]})\n(def p::f (fn (x) (p::f x)))\n{p::f p::f}\n`),
+      `{:op :rename-symbol :module-path "a.gc" :from p::f :to "p::g"}`,
+    );
     expect(text(r.state, 'a.gc')).not.toContain('p::f');
     expect(printTerm(mapGet(r.semanticEdits[0]!, kw('detail'))!)).toContain(':rewrite-count 5');
     expect(mapGet(r.semanticEdits[0]!, kw('before-module-h'))).toBeDefined();

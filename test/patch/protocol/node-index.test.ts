@@ -52,9 +52,7 @@ describe('node index (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Stable Node IDs",
     ]);
     expect(codeOf(() => resolveNodeId('main.gc', MAIN, 'f'.repeat(64)))).toBe('patch/unknown-node-id');
     // the same path in another module is a different id
-    expect(codeOf(() => resolveNodeId('other.gc', MAIN, 'aa6e400ccab85383b39a032955e3025cd4e9f16207219f1076241861dc9f9a01'))).toBe(
-      'patch/unknown-node-id',
-    );
+    expect(codeOf(() => resolveNodeId('other.gc', MAIN, 'aa6e400ccab85383b39a032955e3025cd4e9f16207219f1076241861dc9f9a01'))).toBe('patch/unknown-node-id');
   });
   // 25,000 elements: over twice the ~11,400 frames the simplest recursive function reaches on Node 20's
   // default stack, so any walk that recursed per level would overflow. 100,000 levels: bench/scale.js.
@@ -71,7 +69,12 @@ describe('node index (GenesisCode `docs/spec/PATCH_SCHEMA.md` "Stable Node IDs",
     expect(nodes.items.length).toBe(records.length);
     const first = nodes.items[0] as never;
     expect((first as { entries: [{ name: string }][] }).entries.map(([k]) => k.name)).toEqual([
-      ':module-path', ':node-id', ':path', ':path-repr', ':term-h', ':term-tag',
+      ':module-path',
+      ':node-id',
+      ':path',
+      ':path-repr',
+      ':term-h',
+      ':term-tag',
     ]);
     expect(codeOf(() => nodeIndexReport(nodeIndexRequest('../x.gc', MAIN)))).toBe('patch/non-portable-path');
   });
@@ -89,10 +92,17 @@ describe('node-index report verifier', () => {
   it('rejects missing, reordered, duplicated or mistagged inventory', () => {
     expect(codeOf(() => verifyNodeIndexReport(request, withNodes(nodes.slice(1))))).toBe('patch/report-mismatch');
     expect(codeOf(() => verifyNodeIndexReport(request, withNodes([nodes[1]!, nodes[0]!, ...nodes.slice(2)])))).toBe('patch/report-mismatch');
-    const dup = (n: Term, id: Term) => ({ kind: 'map', entries: (n as unknown as { entries: [Term, Term][] }).entries.map(([k, v]) => [k, (k as { name: string }).name === ':node-id' ? id : v]) }) as Term;
+    const dup = (n: Term, id: Term) =>
+      ({
+        kind: 'map',
+        entries: (n as unknown as { entries: [Term, Term][] }).entries.map(([k, v]) => [k, (k as { name: string }).name === ':node-id' ? id : v]),
+      }) as Term;
     const firstId = mapGet(nodes[0] as never, kw('node-id'))!;
     expect(codeOf(() => verifyNodeIndexReport(request, withNodes([nodes[0]!, dup(nodes[1]!, firstId), ...nodes.slice(2)])))).toBe('patch/report-mismatch');
-    const retag = { kind: 'map', entries: (nodes[0] as unknown as { entries: [Term, Term][] }).entries.map(([k, v]) => [k, (k as { name: string }).name === ':term-tag' ? str('int') : v]) } as Term;
+    const retag = {
+      kind: 'map',
+      entries: (nodes[0] as unknown as { entries: [Term, Term][] }).entries.map(([k, v]) => [k, (k as { name: string }).name === ':term-tag' ? str('int') : v]),
+    } as Term;
     expect(codeOf(() => verifyNodeIndexReport(request, withNodes([retag, ...nodes.slice(1)])))).toBe('patch/report-mismatch');
     expect(codeOf(() => verifyNodeIndexReport(nodeIndexRequest('other.gc', MAIN), good))).toBe('patch/report-mismatch');
   });

@@ -3,14 +3,7 @@ import { readTerm } from '../../../src/coreform/read.js';
 import { hashTerm, semanticNodeId, termAddress } from '../../../src/coreform/hash.js';
 import { int, kw, kwMap, list, map, NIL, str, sym, vec, type MapTerm, type Term } from '../../../src/coreform/term.js';
 import { printTerm } from '../../../src/coreform/print.js';
-import {
-  normalizePatch,
-  normalizeReport,
-  normalizeRequest,
-  normalizedOpFields,
-  opIdentitiesTerm,
-  OP_NAMES,
-} from '../../../src/patch/protocol/normalize.js';
+import { normalizePatch, normalizeReport, normalizeRequest, normalizedOpFields, opIdentitiesTerm, OP_NAMES } from '../../../src/patch/protocol/normalize.js';
 import { verifyNormalizeReport } from '../../../src/patch/protocol/normalize-verify.js';
 import { codeOf } from '../helpers.js';
 
@@ -99,9 +92,7 @@ describe('node-id vectors (docs/reference/hashing.md §2)', () => {
     expect(semanticNodeId('main.gc', path)).toBe('aa6e400ccab85383b39a032955e3025cd4e9f16207219f1076241861dc9f9a01');
   });
   it('main.gc [[:form 0]]', () => {
-    expect(semanticNodeId('main.gc', vec([step('form', int(0))]))).toBe(
-      'edb76fec26d9bf63dbf862e13d48d54792b1fb26cc33343d1ca1309e9885e681',
-    );
+    expect(semanticNodeId('main.gc', vec([step('form', int(0))]))).toBe('edb76fec26d9bf63dbf862e13d48d54792b1fb26cc33343d1ca1309e9885e681');
   });
 });
 
@@ -136,9 +127,7 @@ describe('normalization rules', () => {
   });
   it('every op has its documented normalized field set', () => {
     expect(OP_NAMES.length).toBe(11);
-    expect(normalizedOpFields('update-manifest')).toEqual([
-      'caps-policy', 'obligations-add', 'obligations-remove', 'op', 'set', 'tests-add', 'tests-remove',
-    ]);
+    expect(normalizedOpFields('update-manifest')).toEqual(['caps-policy', 'obligations-add', 'obligations-remove', 'op', 'set', 'tests-add', 'tests-remove']);
     expect(normalizedOpFields('replace-node-id')).toEqual(['module-path', 'new', 'node-id', 'op']);
   });
   it('opIdentitiesTerm', () => {
@@ -197,7 +186,14 @@ describe('patch-normalize request/report and its verifier', () => {
     const request = normalizeRequest(changeLikePatch());
     const report = normalizeReport(request);
     expect(report.entries.map(([k]) => (k as { name: string }).name)).toEqual([
-      ':kind', ':normalized-patch', ':ok', ':op-identities', ':patch-h', ':profile', ':source-patch-h', ':v',
+      ':kind',
+      ':normalized-patch',
+      ':ok',
+      ':op-identities',
+      ':patch-h',
+      ':profile',
+      ':source-patch-h',
+      ':v',
     ]);
     const plan = verifyNormalizeReport(request, report);
     expect(plan.patchH).toBe(normalizePatch(changeLikePatch()).patchH);
@@ -207,7 +203,9 @@ describe('patch-normalize request/report and its verifier', () => {
       'core/closed/wrong-value',
     );
   });
-  const source = readTerm('{:version 1 :intent "i" :provenance {} :ops [{:op :rewrite-imports :module-path "a.gc" :add [b a]} {:op :remove-module :module-path "b.gc"}]}');
+  const source = readTerm(
+    '{:version 1 :intent "i" :provenance {} :ops [{:op :rewrite-imports :module-path "a.gc" :add [b a]} {:op :remove-module :module-path "b.gc"}]}',
+  );
   const request = normalizeRequest(source);
   const good = normalizeReport(request);
   const tamper = (f: (m: Map<string, Term>) => void): Term => {
@@ -220,20 +218,28 @@ describe('patch-normalize request/report and its verifier', () => {
     ['missing key', tamper((m) => m.delete('op-identities'))],
     ['wrong patch-h', tamper((m) => m.set('patch-h', str('0'.repeat(64))))],
     ['wrong source-patch-h', tamper((m) => m.set('source-patch-h', str('0'.repeat(64))))],
-    ['reordered identities', tamper((m) => m.set('op-identities', vec([...(m.get("op-identities") as unknown as { items: Term[] }).items].reverse())))],
-    ['dropped op', tamper((m) => {
-      const np = normalizePatch(readTerm('{:version 1 :intent "i" :provenance {} :ops [{:op :remove-module :module-path "b.gc"}]}'));
-      m.set('normalized-patch', np.normalized);
-      m.set('patch-h', str(np.patchH));
-      m.set('op-identities', opIdentitiesTerm(np.opIdentities));
-    })],
-    ['unsorted set (repaired op)', tamper((m) => {
-      const src = readTerm('{:version 1 :intent "i" :provenance {} :ops [{:op :rewrite-imports :module-path "a.gc" :add ["b" "a"] :remove [] :replace nil} {:op :remove-module :module-path "b.gc"}]}');
-      m.set('normalized-patch', src);
-      m.set('patch-h', str(hashTerm(src)));
-      const ops = (src as MapTerm).entries.find(([k]) => (k as { name: string }).name === ':ops')![1] as unknown as { items: Term[] };
-      m.set('op-identities', opIdentitiesTerm(ops.items.map((op, ordinal) => ({ ordinal, opH: hashTerm(op) }))));
-    })],
+    ['reordered identities', tamper((m) => m.set('op-identities', vec([...(m.get('op-identities') as unknown as { items: Term[] }).items].reverse())))],
+    [
+      'dropped op',
+      tamper((m) => {
+        const np = normalizePatch(readTerm('{:version 1 :intent "i" :provenance {} :ops [{:op :remove-module :module-path "b.gc"}]}'));
+        m.set('normalized-patch', np.normalized);
+        m.set('patch-h', str(np.patchH));
+        m.set('op-identities', opIdentitiesTerm(np.opIdentities));
+      }),
+    ],
+    [
+      'unsorted set (repaired op)',
+      tamper((m) => {
+        const src = readTerm(
+          '{:version 1 :intent "i" :provenance {} :ops [{:op :rewrite-imports :module-path "a.gc" :add ["b" "a"] :remove [] :replace nil} {:op :remove-module :module-path "b.gc"}]}',
+        );
+        m.set('normalized-patch', src);
+        m.set('patch-h', str(hashTerm(src)));
+        const ops = (src as MapTerm).entries.find(([k]) => (k as { name: string }).name === ':ops')![1] as unknown as { items: Term[] };
+        m.set('op-identities', opIdentitiesTerm(ops.items.map((op, ordinal) => ({ ordinal, opH: hashTerm(op) }))));
+      }),
+    ],
     ['ok false', tamper((m) => m.set('ok', { kind: 'bool', value: false }))],
   ];
   for (const [name, report] of bad) {

@@ -38,7 +38,10 @@ describe('preflight (docs/reference/patch-protocols.md §3.6)', () => {
     expect(verifyPreflightReport(request, report)).toMatchObject({ ok: true, checkCount: 7 });
   });
   it('stops at the first conflict', () => {
-    const request = preflightRequest(p.normalized, states.map((s) => (s.path === 'm.gc' ? { ...s, state: 'file' as const } : s)));
+    const request = preflightRequest(
+      p.normalized,
+      states.map((s) => (s.path === 'm.gc' ? { ...s, state: 'file' as const } : s)),
+    );
     const report = preflightReport(request);
     expect(printTerm(mapGet(report, kw('conflict'))!)).toBe(
       '{\n  :actual "file"\n  :code "patch/path-state-conflict"\n  :expected "absent"\n  :op :move-module\n  :ordinal 2\n  :path "m.gc"}',
@@ -46,12 +49,18 @@ describe('preflight (docs/reference/patch-protocols.md §3.6)', () => {
     expect(verifyPreflightReport(request, report)).toMatchObject({ ok: false, conflict: { ordinal: 2, path: 'm.gc' } });
   });
   it('an unbound path is a conflict with actual "unbound"', () => {
-    const request = preflightRequest(p.normalized, states.filter((s) => s.path !== 'n.gc'));
+    const request = preflightRequest(
+      p.normalized,
+      states.filter((s) => s.path !== 'n.gc'),
+    );
     expect(verifyPreflightReport(request, preflightReport(request)).conflict).toMatchObject({ actual: 'unbound', path: 'n.gc' });
   });
   it('rejects unsorted path states and non-normalized patches', () => {
     const request = preflightRequest(p.normalized, states);
-    const unsorted = kwMap({ ...Object.fromEntries(request.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v])), 'path-states': vec([...(mapGet(request, kw('path-states')) as unknown as { items: Term[] }).items].reverse()) });
+    const unsorted = kwMap({
+      ...Object.fromEntries(request.entries.map(([k, v]) => [(k as { name: string }).name.slice(1), v])),
+      'path-states': vec([...(mapGet(request, kw('path-states')) as unknown as { items: Term[] }).items].reverse()),
+    });
     expect(codeOf(() => preflightReport(unsorted))).toBe('patch/wrong-value');
     const raw = readTerm('{:version 1 :intent "" :provenance {} :ops [{:op :update-manifest}]}');
     expect(codeOf(() => preflightReport(preflightRequest(raw as MapTerm, [])))).toBe('patch/wrong-value');

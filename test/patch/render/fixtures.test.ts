@@ -33,7 +33,16 @@ function run(before: string, op: string) {
 describe('format-preserving rendering: fixtures with exact bytes', () => {
   it('covers every module-editing op', () => {
     const ops = new Set(CASES.map((c) => /:op :([a-z-]+)/.exec(c.op)![1]));
-    for (const op of ['rename-symbol', 'replace-node', 'split-module', 'rewrite-imports', 'rewrite-exports', 'migrate-contract-signature', 'move-module', 'add-module']) {
+    for (const op of [
+      'rename-symbol',
+      'replace-node',
+      'split-module',
+      'rewrite-imports',
+      'rewrite-exports',
+      'migrate-contract-signature',
+      'move-module',
+      'add-module',
+    ]) {
       expect(ops).toContain(op);
     }
   });

@@ -45,9 +45,9 @@ function expr(vars: readonly string[]): fc.Arbitrary<Term> {
 /** A def form: `(def p::fK (fn (x …) body…))` or `(def p::fK expr)`. */
 const defForm = (name: string): fc.Arbitrary<Term> =>
   fc.oneof(
-    fc.tuple(fc.integer({ min: 1, max: 3 }), fc.array(expr(VARS), { minLength: 1, maxLength: 2 })).map(([k, body]) =>
-      list(sym('def'), sym(name), listFrom([sym('fn'), listFrom(VARS.slice(0, k).map(sym)), ...body])),
-    ),
+    fc
+      .tuple(fc.integer({ min: 1, max: 3 }), fc.array(expr(VARS), { minLength: 1, maxLength: 2 }))
+      .map(([k, body]) => list(sym('def'), sym(name), listFrom([sym('fn'), listFrom(VARS.slice(0, k).map(sym)), ...body]))),
     expr([]).map((e) => list(sym('def'), sym(name), e)),
   );
 
@@ -108,7 +108,10 @@ describe('format-preserving rendering: property', () => {
     fc.assert(
       fc.property(
         moduleArb.chain((m) =>
-          fc.tuple(fc.constant(m), fc.array(opsFor(m.names, m.names.length, m.text.includes('::meta')), { minLength: 1, maxLength: 3 }).map((ops) => ops.join(' '))),
+          fc.tuple(
+            fc.constant(m),
+            fc.array(opsFor(m.names, m.names.length, m.text.includes('::meta')), { minLength: 1, maxLength: 3 }).map((ops) => ops.join(' ')),
+          ),
         ),
         ([{ text }, op]) => {
           const b = '(def p::b (p::f0 1)) ; uses f0\n';
@@ -138,7 +141,10 @@ describe('format-preserving rendering: property', () => {
             const outputForms = path === 'c.gc' ? [] : formTexts(r.bytes);
             const withOld = outputForms.map((f) => ({ f, same: oldForms.filter((o) => termsEqual(o.canon, f.canon)) })).filter(({ same }) => same.length > 0);
             for (const { f, same } of withOld) {
-              expect(same.map((o) => o.text), `${path}\n${dec.decode(r.bytes)}\n--- op ${op}`).toContain(f.text);
+              expect(
+                same.map((o) => o.text),
+                `${path}\n${dec.decode(r.bytes)}\n--- op ${op}`,
+              ).toContain(f.text);
             }
           }
         },
