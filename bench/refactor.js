@@ -6,7 +6,7 @@
 // With GCPATCH_BENCH_BASELINE=<checkout of an earlier build> (its dist/ built), the on-disk apply
 // is also timed with that build, alternating with this one in the same run: both medians and
 // their ratio.
-import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -157,7 +157,10 @@ function creationUs(root) {
 async function pairedWithBaseline(root, template, patch, runs = 5) {
   const dir = process.env.GCPATCH_BENCH_BASELINE;
   if (!dir) return undefined;
-  const baseline = (await import(pathToFileURL(join(dir, 'dist/patch/apply.js')).href)).applyPatch;
+  // Builds from before the patch folder split kept applyPatch in dist/patch/apply.js.
+  const file = ['dist/patch/apply/apply.js', 'dist/patch/apply.js'].map((p) => join(dir, p)).find((p) => existsSync(p));
+  if (!file) throw new Error(`GCPATCH_BENCH_BASELINE=${dir}: no dist/patch/apply/apply.js (run npm run build there)`);
+  const baseline = (await import(pathToFileURL(file).href)).applyPatch;
   const builds = { this: applyPatch, baseline };
   const times = { this: [], baseline: [] };
   for (let r = 0; r <= runs; r++) {
