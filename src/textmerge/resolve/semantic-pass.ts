@@ -15,7 +15,7 @@ import { mergeInside } from './resolve.js';
 import { isRun, runHasForm } from '../segment/opaque-run.js';
 import { segmentModule } from '../segment/segments.js';
 import { bindsAny, containsText, qualifiedCounts } from './name-analysis.js';
-import { substitute, substituteText } from './tree-merge.js';
+import { substitute, substituteText } from './tree-binders.js';
 import type { Side } from '../common/result.js';
 import { lineColumn } from '../../coreform/parse-error.js';
 
