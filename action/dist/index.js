@@ -66060,109 +66060,123 @@ class Printer extends PrintBuffer {
                 }
                 continue;
             }
-            const t = ref;
             if (!first)
                 this.byte(0x0a);
             first = false;
             if (indent > 0)
                 this.spaces(indent);
-            if (isAtomKind(t)) {
-                // Atoms are one line, overlong or not (§1.5 rule 2).
-                this.writeAtom(t);
-                continue;
-            }
-            const sl = this.singleLength(t);
-            if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
-                this.writeSingle(t);
-                continue;
-            }
-            if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
-                const cached = blockCache.get(t);
-                if (cached !== undefined && cached.indent === indent) {
-                    this.ensure(cached.bytes.length);
-                    this.buf.set(cached.bytes, this.pos);
-                    this.pos += cached.bytes.length;
-                    this.units += cached.units;
-                    if (!cached.ascii)
-                        this.ascii = false;
-                    continue;
-                }
-                this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
-            }
-            if (t.kind === 'vec') {
-                const items = t.items;
-                if (items.length === 0) {
-                    this.text('[]');
-                    continue;
-                }
-                this.byte(0x5b);
-                this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
-                for (let i = items.length - 1; i >= 0; i--)
-                    this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
-                continue;
-            }
-            if (t.kind === 'map') {
-                const entries = t.entries;
-                if (entries.length === 0) {
-                    this.text('{}');
-                    continue;
-                }
-                this.byte(0x7b);
-                this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
-                for (let i = entries.length - 1; i >= 0; i--) {
-                    const [k, v] = entries[i];
-                    const kl = this.singleLength(k);
-                    const vl = kl < 0 ? -1 : this.singleLength(v);
-                    if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
-                        this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
-                    }
-                    else {
-                        this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
-                        this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
-                    }
-                }
-                continue;
-            }
-            // A pair.
-            const items = [];
-            let cur = t;
-            while (cur.kind === 'pair') {
-                items.push(cur.car);
-                cur = cur.cdr;
-            }
-            if (cur.kind !== 'nil') {
-                this.text('(pair <improper>)');
-                continue;
-            }
-            const head = items[0];
-            const hl = this.singleLength(head);
-            if (hl < 0) {
-                this.byte(0x28);
-                this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-                for (let i = items.length - 1; i >= 0; i--)
-                    this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
-                continue;
-            }
-            this.byte(0x28);
-            this.writeSingle(head);
-            let next = 1;
-            if (items.length > 1) {
-                const sl2 = this.singleLength(items[1]);
-                if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
-                    this.byte(0x20);
-                    this.writeSingle(items[1]);
-                    next = 2;
-                }
-            }
-            if (next >= items.length) {
-                this.byte(0x29);
-                continue;
-            }
-            this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-            for (let i = items.length - 1; i >= next; i--)
-                this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
+            this.layout(ref, indent, depth);
         }
         this.check();
+    }
+    /**
+     * Lays out `t` on the line begun at `indent` (its indent already written): writes what goes on
+     * this line and pushes the tasks of the lines below it.
+     */
+    layout(t, indent, depth) {
+        if (isAtomKind(t)) {
+            // Atoms are one line, overlong or not (§1.5 rule 2).
+            this.writeAtom(t);
+            return;
+        }
+        const sl = this.singleLength(t);
+        if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
+            this.writeSingle(t);
+            return;
+        }
+        if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
+            const cached = blockCache.get(t);
+            if (cached !== undefined && cached.indent === indent) {
+                this.ensure(cached.bytes.length);
+                this.buf.set(cached.bytes, this.pos);
+                this.pos += cached.bytes.length;
+                this.units += cached.units;
+                if (!cached.ascii)
+                    this.ascii = false;
+                return;
+            }
+            this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
+        }
+        if (t.kind === 'vec')
+            this.layoutVec(t, indent, depth);
+        else if (t.kind === 'map')
+            this.layoutMap(t, indent, depth);
+        else
+            this.layoutList(t, indent, depth);
+    }
+    /** A vector on several lines: `[` and its items one per line below it. */
+    layoutVec(t, indent, depth) {
+        const items = t.items;
+        if (items.length === 0) {
+            this.text('[]');
+            return;
+        }
+        this.byte(0x5b);
+        this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
+        for (let i = items.length - 1; i >= 0; i--)
+            this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
+    }
+    /** A map on several lines: `{` and its entries below it, each on one line when it fits, else key and value apart. */
+    layoutMap(t, indent, depth) {
+        const entries = t.entries;
+        if (entries.length === 0) {
+            this.text('{}');
+            return;
+        }
+        this.byte(0x7b);
+        this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
+        for (let i = entries.length - 1; i >= 0; i--) {
+            const [k, v] = entries[i];
+            const kl = this.singleLength(k);
+            const vl = kl < 0 ? -1 : this.singleLength(v);
+            if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
+                this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
+            }
+            else {
+                this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
+                this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
+            }
+        }
+    }
+    /** A list on several lines: `(`, its head (and first argument when they fit) on this line, the rest below. */
+    layoutList(t, indent, depth) {
+        const items = [];
+        let cur = t;
+        while (cur.kind === 'pair') {
+            items.push(cur.car);
+            cur = cur.cdr;
+        }
+        if (cur.kind !== 'nil') {
+            this.text('(pair <improper>)');
+            return;
+        }
+        const head = items[0];
+        const hl = this.singleLength(head);
+        if (hl < 0) {
+            this.byte(0x28);
+            this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+            for (let i = items.length - 1; i >= 0; i--)
+                this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
+            return;
+        }
+        this.byte(0x28);
+        this.writeSingle(head);
+        let next = 1;
+        if (items.length > 1) {
+            const sl2 = this.singleLength(items[1]);
+            if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
+                this.byte(0x20);
+                this.writeSingle(items[1]);
+                next = 2;
+            }
+        }
+        if (next >= items.length) {
+            this.byte(0x29);
+            return;
+        }
+        this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+        for (let i = items.length - 1; i >= next; i--)
+            this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
     }
     /** Writes the module separator (a blank line between forms) or the final newline. */
     newlines(n) {
@@ -76606,7 +76620,7 @@ function substituteText(text, n, renames) {
 
 ;// CONCATENATED MODULE: ./src/textmerge/resolve/tree-merge-output.ts
 /**
- * The output of a tree merge (tree.ts): segments of bytes common to every reading and conflicting
+ * The output of a tree merge (`tree-merge.ts`): segments of bytes common to every reading and conflicting
  * nodes, one side's reading of them, and their rendering with conflict markers widened to whole lines.
  */
 
@@ -77027,25 +77041,7 @@ class TreeMerger {
             }
             return true;
         };
-        const emptyInsert = (h) => h.aStart === h.aEnd;
-        let i = 0;
-        while (i < all.length) {
-            const group = [all[i]];
-            let ge = all[i].aEnd;
-            const gs = all[i].aStart;
-            i++;
-            while (i < all.length) {
-                const h = all[i];
-                const joins = h.aStart < ge ||
-                    (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
-                    (gs === ge && h.aStart === gs && emptyInsert(h));
-                if (!joins)
-                    break;
-                group.push(h);
-                if (h.aEnd > ge)
-                    ge = h.aEnd;
-                i++;
-            }
+        for (const { hunks: group, start: gs, end: ge } of hunkGroups(all)) {
             if (!stable(basePos, gs))
                 return undefined;
             const os = group.filter((h) => h.side === 0);
@@ -77096,6 +77092,36 @@ class TreeMerger {
         fixFirstSep(out, O, o);
         return out;
     }
+}
+/**
+ * Both sides' hunks (sorted by base position) grouped into the base regions they change together:
+ * a hunk joins the group when it starts inside it, when it inserts at the group's end where an
+ * insert of the group already is, or when the group is an insert at the place it inserts too.
+ */
+function hunkGroups(all) {
+    const emptyInsert = (h) => h.aStart === h.aEnd;
+    const groups = [];
+    let i = 0;
+    while (i < all.length) {
+        const group = [all[i]];
+        let ge = all[i].aEnd;
+        const gs = all[i].aStart;
+        i++;
+        while (i < all.length) {
+            const h = all[i];
+            const joins = h.aStart < ge ||
+                (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
+                (gs === ge && h.aStart === gs && emptyInsert(h));
+            if (!joins)
+                break;
+            group.push(h);
+            if (h.aEnd > ge)
+                ge = h.aEnd;
+            i++;
+        }
+        groups.push({ hunks: group, start: gs, end: ge });
+    }
+    return groups;
 }
 /**
  * Tree-merges one form's text (the form alone, no surrounding comments).
@@ -77964,14 +77990,13 @@ function runFormKeys(base, bounds, runs) {
     return keys;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/resolve/semantic-pass.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/rename-carry.ts
 /**
- * The semantic pass of the text merge (after resolution, before the order merge): renames one side
- * made are carried into the other side's edits of the forms that mention the old name, and
- * references one side's changes add to a definition the other side removed become
- * `form/dangling-reference` conflicts. The name analysis itself is semantic.ts.
+ * The rename half of the semantic pass (`semantic-pass.ts`): X's rename `n` → `m` carried into Y's
+ * edits of the forms that mention `n` ({@link carryRename}), with the helpers both halves share
+ * (an element's term and label, a side's index of an aligned element, the rename inside one
+ * element's text).
  */
-
 
 
 
@@ -78025,8 +78050,12 @@ function renameInElement(bytes, renames) {
         throw error;
     }
 }
+/** An aligned element's index on ours or theirs (-1 when that side has none). */
+function sideIndex(a, side) {
+    return side === 'ours' ? a.o : a.t;
+}
 /**
- * Carries X's rename `n` → `m` (found by {@link semanticPass}) into Y's edits of the base forms
+ * Carries X's rename `n` → `m` (found by `semanticPass`, `semantic-pass.ts`) into Y's edits of the base forms
  * that mention `n` (`mentions`, base indices), where the per-element merge did not combine them
  * (a conflict, or conflicts marked inside the form): e.g. X renamed `f` to `g` everywhere and Y
  * wrapped or rewrote the call `(f x)`, or edited the body of `(def f …)` itself. X's version of
@@ -78050,143 +78079,176 @@ function renameInElement(bytes, renames) {
  */
 function carryRename(n, m, mentions, x, aligned, B, O, T, ids, changed, markers, messages, deadline) {
     const y = x === 'ours' ? 'theirs' : 'ours';
-    const X = x === 'ours' ? O : T;
-    const Y = x === 'ours' ? T : O;
-    const idx = (a, side) => (side === 'ours' ? a.o : a.t);
-    const renames = new Map([[n, m]]);
-    const names = new Set([n, m]);
-    const done = new Set();
-    /** X's `(def m …)` when it is X's alone (Y has no element of that key), else undefined. */
-    const renamedDef = () => aligned.find((c) => c.b < 0 && idx(c, y) < 0 && idx(c, x) >= 0 && X.m.elements[idx(c, x)].defName === m);
-    /** Pairs X's `(def m …)` (`adopt`, X's element `xi`) with base's `(def n …)` (`a`, base index `bi`), in X's place. */
-    const pair = (a, adopt, xi, bi) => {
-        const w = ids.windows;
-        if (w && (x === 'ours' ? w.o : w.t)[xi] !== w.b[bi])
-            throw new NeedsWholeMerge();
-        if (x === 'ours') {
-            a.o = xi;
-            a.changedO = 2;
-            ids.oIds[xi] = bi;
-        }
-        else {
-            a.t = xi;
-            a.changedT = 2;
-            ids.tIds[xi] = bi;
-        }
-        adopt.o = -1;
-        adopt.t = -1;
-        adopt.changedO = 1;
-        adopt.changedT = 1;
-        adopt.resolution = DELETED;
-        done.add(adopt);
-    };
-    /** X's term for element `xi` is base's `bi` with `n` renamed. */
-    const onlyRenamed = (bi, xi) => {
-        const bTerm = termOf(B, bi);
-        const xTerm = termOf(X, xi);
-        if (!bTerm || !xTerm)
-            return false;
-        try {
-            return term_termsEqual(xTerm, substitute(bTerm, renames));
-        }
-        catch {
-            return false;
-        }
+    const c = {
+        n,
+        m,
+        x,
+        y,
+        B,
+        X: x === 'ours' ? O : T,
+        Y: x === 'ours' ? T : O,
+        renames: new Map([[n, m]]),
+        names: new Set([n, m]),
+        aligned,
+        ids,
+        done: new Set(),
+        markers,
+        messages,
+        deadline,
     };
     for (const bi of mentions) {
         const a = aligned[bi]; // base elements have ids 0..nB-1
-        const yi = idx(a, y);
-        const r = a.resolution;
-        if (yi < 0 && idx(a, x) < 0) {
-            // Y deleted the definition X renamed: a conflict, as for any definition one side deleted
-            // and the other changed (otherwise X's renamed copy would quietly survive the deletion).
-            const adopt = B.m.elements[bi].defName === n ? renamedDef() : undefined;
-            if (r.kind !== 'deleted' || !adopt || !onlyRenamed(bi, idx(adopt, x)))
-                continue;
-            const xi = idx(adopt, x);
-            pair(a, adopt, xi, bi);
-            a.resolution = { kind: 'conflict', code: 'form/delete-modify', b: bi, o: a.o, t: a.t, detail: `${y} deleted it, ${x} renamed it to ${m}` };
-            done.add(a);
-            continue;
-        }
-        if (yi < 0) {
-            // Y deleted a form X only renamed in (its text is base's with the symbols rewritten): deleted.
-            const xi = idx(a, x);
-            if (r.kind !== 'conflict' || r.code !== 'form/delete-modify')
-                continue;
-            const renamed = renameInElement(body(B, bi), renames);
-            if (!renamed || !sameBytes(renamed, body(X, xi)))
-                continue;
-            a.resolution = DELETED;
-            done.add(a);
-            messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
-            continue;
-        }
-        if (!changed(a, y)) {
-            // Y kept the definition X renamed: X's `(def m …)` takes the place of base's `(def n …)` in
-            // the order as well, so that a form or comment block Y inserted right before the definition
-            // stays before it (as a new element of X alone, the renamed definition would come first).
-            const adopt = r.kind === 'deleted' && idx(a, x) < 0 && B.m.elements[bi].defName === n ? renamedDef() : undefined;
-            if (adopt && adopt.resolution.kind === 'take') {
-                const xi = idx(adopt, x);
-                pair(a, adopt, xi, bi);
-                a.resolution = { kind: 'take', side: x, index: xi };
-                done.add(a);
-            }
-            continue;
-        }
-        if (r.kind === 'merged' && !r.inner) {
-            // Combined cleanly: X's renamed symbols are in it. Y's edit may still hold `n` (a reference
-            // it added, renamed below with Y's other new references), unless Y's version itself uses
-            // `m` or binds either name: then nothing can be renamed safely, and a clean result would
-            // reference a name X removed.
-            const yTerm = termOf(Y, yi);
-            if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, names)) && mentionsName(r.bytes, n)) {
-                a.resolution = {
-                    kind: 'conflict',
-                    code: 'form/dangling-reference',
-                    b: a.b,
-                    o: a.o,
-                    t: a.t,
-                    detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)`,
-                };
-                done.add(a);
-            }
-            continue;
-        }
-        if (!(r.kind === 'conflict' && (r.code === 'form/divergent-edit' || r.code === 'form/delete-modify')) && !(r.kind === 'merged' && r.inner))
-            continue;
-        let xi = idx(a, x);
-        let adopt;
-        if (xi < 0) {
-            adopt = B.m.elements[bi].defName === n ? renamedDef() : undefined;
-            if (!adopt)
-                continue;
-            xi = idx(adopt, x);
-        }
-        else if (r.kind === 'conflict' && r.code === 'form/delete-modify')
-            continue;
-        const bTerm = termOf(B, bi);
-        const yTerm = termOf(Y, yi);
-        // Y's edit must leave a reference in place: one that removed every reference (or renamed it
-        // too, differently) conflicts with the rename as before.
-        const yNames = yTerm && qualifiedCounts(yTerm);
-        if (!bTerm || !yTerm || !yNames || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names) || !onlyRenamed(bi, xi))
-            continue;
-        const local = [];
-        const merged = mergeRenamed(body(B, bi), body(X, xi), body(Y, yi), Y.m.elements[yi].endsWithComment, x, renames, deadline, markers, local);
-        if (!merged)
-            continue;
-        // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
-        if (adopt)
-            pair(a, adopt, xi, bi);
-        a.resolution = merged;
-        done.add(a);
-        for (const note of local)
-            messages.push(note);
-        messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' edit of ${label(Y, yi)}`);
+        const yi = sideIndex(a, y);
+        if (yi < 0)
+            carryIntoDeletion(c, a, bi);
+        else if (!changed(a, y))
+            adoptIntoKept(c, a, bi);
+        else if (a.resolution.kind === 'merged' && !a.resolution.inner)
+            checkCleanMerge(c, a, yi);
+        else
+            carryIntoEdit(c, a, bi, yi);
     }
-    return done;
+    return c.done;
+}
+/** X's `(def m …)` when it is X's alone (Y has no element of that key), else undefined. */
+function renamedDef(c) {
+    return c.aligned.find((e) => e.b < 0 && sideIndex(e, c.y) < 0 && sideIndex(e, c.x) >= 0 && c.X.m.elements[sideIndex(e, c.x)].defName === c.m);
+}
+/** Pairs X's `(def m …)` (`adopt`, X's element `xi`) with base's `(def n …)` (`a`, base index `bi`), in X's place. */
+function pairRenamedDef(c, a, adopt, xi, bi) {
+    const w = c.ids.windows;
+    if (w && (c.x === 'ours' ? w.o : w.t)[xi] !== w.b[bi])
+        throw new NeedsWholeMerge();
+    if (c.x === 'ours') {
+        a.o = xi;
+        a.changedO = 2;
+        c.ids.oIds[xi] = bi;
+    }
+    else {
+        a.t = xi;
+        a.changedT = 2;
+        c.ids.tIds[xi] = bi;
+    }
+    adopt.o = -1;
+    adopt.t = -1;
+    adopt.changedO = 1;
+    adopt.changedT = 1;
+    adopt.resolution = DELETED;
+    c.done.add(adopt);
+}
+/** X's term for element `xi` is base's `bi` with `n` renamed. */
+function onlyRenamed(c, bi, xi) {
+    const bTerm = termOf(c.B, bi);
+    const xTerm = termOf(c.X, xi);
+    if (!bTerm || !xTerm)
+        return false;
+    try {
+        return term_termsEqual(xTerm, substitute(bTerm, c.renames));
+    }
+    catch {
+        return false;
+    }
+}
+/** Y deleted base's element `bi` (aligned `a`), which mentions `n`. */
+function carryIntoDeletion(c, a, bi) {
+    const { n, m, x, y, B, X } = c;
+    const r = a.resolution;
+    if (sideIndex(a, x) < 0) {
+        // Y deleted the definition X renamed: a conflict, as for any definition one side deleted
+        // and the other changed (otherwise X's renamed copy would quietly survive the deletion).
+        const adopt = B.m.elements[bi].defName === n ? renamedDef(c) : undefined;
+        if (r.kind !== 'deleted' || !adopt || !onlyRenamed(c, bi, sideIndex(adopt, x)))
+            return;
+        const xi = sideIndex(adopt, x);
+        pairRenamedDef(c, a, adopt, xi, bi);
+        a.resolution = { kind: 'conflict', code: 'form/delete-modify', b: bi, o: a.o, t: a.t, detail: `${y} deleted it, ${x} renamed it to ${m}` };
+        c.done.add(a);
+        return;
+    }
+    // Y deleted a form X only renamed in (its text is base's with the symbols rewritten): deleted.
+    const xi = sideIndex(a, x);
+    if (r.kind !== 'conflict' || r.code !== 'form/delete-modify')
+        return;
+    const renamed = renameInElement(body(B, bi), c.renames);
+    if (!renamed || !sameBytes(renamed, body(X, xi)))
+        return;
+    a.resolution = DELETED;
+    c.done.add(a);
+    c.messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
+}
+/**
+ * Y kept base's element `bi` (aligned `a`): when it is the definition X renamed, X's `(def m …)`
+ * takes the place of base's `(def n …)` in the order as well, so that a form or comment block Y
+ * inserted right before the definition stays before it (as a new element of X alone, the renamed
+ * definition would come first).
+ */
+function adoptIntoKept(c, a, bi) {
+    const r = a.resolution;
+    const adopt = r.kind === 'deleted' && sideIndex(a, c.x) < 0 && c.B.m.elements[bi].defName === c.n ? renamedDef(c) : undefined;
+    if (adopt && adopt.resolution.kind === 'take') {
+        const xi = sideIndex(adopt, c.x);
+        pairRenamedDef(c, a, adopt, xi, bi);
+        a.resolution = { kind: 'take', side: c.x, index: xi };
+        c.done.add(a);
+    }
+}
+/**
+ * The element `a` combined cleanly: X's renamed symbols are in it. Y's edit (Y's element `yi`) may
+ * still hold `n` (a reference it added, renamed later with Y's other new references), unless Y's
+ * version itself uses `m` or binds either name: then nothing can be renamed safely, and a clean
+ * result would reference a name X removed, so it becomes a `form/dangling-reference` conflict.
+ */
+function checkCleanMerge(c, a, yi) {
+    const { n, m, x, y, Y } = c;
+    const r = a.resolution;
+    const yTerm = termOf(Y, yi);
+    if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, c.names)) && mentionsName(r.bytes, n)) {
+        a.resolution = {
+            kind: 'conflict',
+            code: 'form/dangling-reference',
+            b: a.b,
+            o: a.o,
+            t: a.t,
+            detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)`,
+        };
+        c.done.add(a);
+    }
+}
+/** Y edited base's element `bi` (aligned `a`, Y's element `yi`) and the per-element merge did not combine it with X's: merged again with the rename. */
+function carryIntoEdit(c, a, bi, yi) {
+    const { n, m, x, y, B, X, Y } = c;
+    const r = a.resolution;
+    if (!(r.kind === 'conflict' && (r.code === 'form/divergent-edit' || r.code === 'form/delete-modify')) && !(r.kind === 'merged' && r.inner))
+        return;
+    let xi = sideIndex(a, x);
+    let adopt;
+    if (xi < 0) {
+        adopt = B.m.elements[bi].defName === n ? renamedDef(c) : undefined;
+        if (!adopt)
+            return;
+        xi = sideIndex(adopt, x);
+    }
+    else if (r.kind === 'conflict' && r.code === 'form/delete-modify')
+        return;
+    const bTerm = termOf(B, bi);
+    const yTerm = termOf(Y, yi);
+    // Y's edit must leave a reference in place: one that removed every reference (or renamed it
+    // too, differently) conflicts with the rename as before.
+    const yNames = yTerm && qualifiedCounts(yTerm);
+    if (!bTerm || !yTerm || !yNames || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, c.names) || bindsAny(yTerm, c.names) || !onlyRenamed(c, bi, xi))
+        return;
+    const local = [];
+    const merged = mergeRenamed(body(B, bi), body(X, xi), body(Y, yi), Y.m.elements[yi].endsWithComment, x, c.renames, c.deadline, c.markers, local);
+    if (!merged)
+        return;
+    // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
+    if (adopt)
+        pairRenamedDef(c, a, adopt, xi, bi);
+    a.resolution = merged;
+    c.done.add(a);
+    for (const note of local)
+        c.messages.push(note);
+    c.messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' edit of ${label(Y, yi)}`);
 }
 /**
  * Merges one element again with X's rename applied to base's and Y's text first
@@ -78221,8 +78283,24 @@ function mergeRenamed(base, xText, yText, yEndsWithComment, x, renames, deadline
     const r = x === 'ours' ? mergeInside(0, 0, 0, Bm, Xm, Ym, deadline, markers, messages) : mergeInside(0, 0, 0, Bm, Ym, Xm, deadline, markers, messages);
     return r && r.kind === 'merged' && !r.inner ? r : undefined;
 }
+
+;// CONCATENATED MODULE: ./src/textmerge/resolve/semantic-pass.ts
 /**
- * The semantic pass (semantic.ts): renames one side made are carried into the other side's edits
+ * The semantic pass of the text merge (after resolution, before the order merge): renames one side
+ * made are carried into the other side's edits of the forms that mention the old name, and
+ * references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. The name analysis itself is `name-analysis.ts`; carrying a
+ * rename into the other side's edits of one form is `rename-carry.ts`.
+ */
+
+
+
+
+
+
+
+/**
+ * The semantic pass: renames one side made are carried into the other side's edits
  * of the forms that mention the old name ({@link carryRename}) and into its new references;
  * references one side's changes add to a definition the other side removed become
  * `form/dangling-reference` conflicts. Mutates the resolutions (and, when a renamed definition is
@@ -78245,47 +78323,11 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
         return yes;
     };
     for (const x of ['ours', 'theirs']) {
-        const y = x === 'ours' ? 'theirs' : 'ours';
         const X = mod(x);
-        const Y = mod(y);
-        // Qualified names in base forms X touched that X's changed forms no longer mention. One pass
-        // over the elements finds both lists (X's changed ones, and the base ones X touched).
-        const xNew = [];
-        const xTouched = [];
-        for (let ai = 0; ai < aligned.length; ai++) {
-            const a = aligned[ai];
-            const i = idx(a, x);
-            if (i >= 0 && changed(a, x)) {
-                xNew.push(a);
-                if (a.b >= 0)
-                    xTouched.push(a);
-            }
-            else if (i < 0 && a.b >= 0)
-                xTouched.push(a);
-        }
-        const xNames = new Map();
-        for (const a of xNew)
-            for (const [k, n] of qualifiedCounts(termOf(X, idx(a, x))))
-                xNames.set(k, (xNames.get(k) ?? 0) + n);
-        const candidates = new Set();
-        for (const a of xTouched) {
-            for (const k of qualifiedCounts(termOf(B, a.b)).keys())
-                if (!xNames.has(k))
-                    candidates.add(k);
-        }
-        if (candidates.size === 0)
+        const found = goneNames(aligned, B, X, x, changed, deadline);
+        if (found === undefined)
             continue;
-        checkDeadline(deadline);
-        // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter; a run of a
-        // reduced merge reads only its forms that hold the name's text).
-        const gone = [...candidates].filter((n) => {
-            if (!containsText(X.m.text, n))
-                return true;
-            const mentions = (t) => qualifiedCounts(t).has(n);
-            return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && (isRun(e) ? runHasForm(e, n, mentions) : mentions(e.term)));
-        });
-        if (gone.length === 0)
-            continue;
+        const { xNew, xNames, gone } = found;
         // From here on only base forms that mention a gone name are read, and none is in a run: a run
         // is the same on every side, so a run mentioning the name would keep it on X (a definition
         // mentions its own name). Runs are skipped below for that reason.
@@ -78295,24 +78337,7 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
             const baseMentions = B.m.elements
                 .map((e, i) => ({ e, i }))
                 .filter(({ e, i }) => e.kind === 'form' && !isRun(e) && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
-            let renamedTo;
-            for (const m of fresh) {
-                const r = new Map([[n, m]]);
-                const ok = baseMentions.every(({ e }) => {
-                    let want;
-                    try {
-                        want = substitute(e.term, r);
-                    }
-                    catch {
-                        return false;
-                    }
-                    return xNewTerms.some((t) => term_termsEqual(t, want));
-                });
-                if (ok && baseMentions.length > 0) {
-                    renamedTo = m;
-                    break;
-                }
-            }
+            const renamedTo = renameTarget(n, baseMentions, fresh, xNewTerms);
             const defIndex = B.m.elements.findIndex((e) => e.defName === n);
             const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
             if (renamedTo === undefined && !removedDef)
@@ -78320,41 +78345,121 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
             const carried = renamedTo === undefined
                 ? new Set()
                 : carryRename(n, renamedTo, baseMentions.map(({ i }) => i), x, aligned, B, O, T, ids, changed, markers, messages, deadline);
-            // Y's forms that newly reference n.
-            for (const a of aligned) {
-                if (carried.has(a) || !changed(a, y))
-                    continue;
-                const yi = idx(a, y);
-                if (Y.m.elements[yi].defName === n)
-                    continue;
-                const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;
-                const before = a.b >= 0 ? (qualifiedCounts(termOf(B, a.b)).get(n) ?? 0) : 0;
-                if (now <= before)
-                    continue;
-                const r = a.resolution;
-                if (renamedTo !== undefined) {
-                    const bytes = r.kind === 'take' ? body(mod(r.side), r.index) : r.kind === 'merged' && !r.inner ? r.bytes : undefined;
-                    const renamed = bytes ? renameInElement(bytes, new Map([[n, renamedTo]])) : undefined;
-                    if (renamed) {
-                        const el = r.kind === 'take' ? mod(r.side).m.elements[r.index] : undefined;
-                        a.resolution = { kind: 'merged', bytes: renamed, endsWithComment: el ? el.endsWithComment : r.endsWithComment };
-                        messages.push(`carried ${x}' rename ${n} → ${renamedTo} into ${y}' new reference in ${label(Y, yi)}`);
-                        continue;
-                    }
-                }
-                if (r.kind === 'conflict' && r.code !== 'form/divergent-edit')
-                    continue;
-                const what = renamedTo !== undefined ? `renamed ${n} to ${renamedTo} (the rename could not be carried over)` : `deleted (def ${n} …)`;
-                a.resolution = {
-                    kind: 'conflict',
-                    code: 'form/dangling-reference',
-                    b: a.b,
-                    o: a.o,
-                    t: a.t,
-                    detail: `${x} ${what}, which ${y}' ${label(Y, yi)} newly references`,
-                };
+            markNewReferences(n, renamedTo, x, aligned, B, O, T, carried, changed, messages);
+        }
+    }
+}
+/**
+ * X's changed elements with the qualified names they mention (counted), and the names gone on X:
+ * mentioned by base forms X touched, by no changed form of X, and by no form of X at all (unchanged
+ * forms checked through a text pre-filter; a run of a reduced merge reads only its forms that hold
+ * the name's text). Undefined when no name is gone.
+ */
+function goneNames(aligned, B, X, x, changed, deadline) {
+    // Qualified names in base forms X touched that X's changed forms no longer mention. One pass
+    // over the elements finds both lists (X's changed ones, and the base ones X touched).
+    const xNew = [];
+    const xTouched = [];
+    for (let ai = 0; ai < aligned.length; ai++) {
+        const a = aligned[ai];
+        const i = sideIndex(a, x);
+        if (i >= 0 && changed(a, x)) {
+            xNew.push(a);
+            if (a.b >= 0)
+                xTouched.push(a);
+        }
+        else if (i < 0 && a.b >= 0)
+            xTouched.push(a);
+    }
+    const xNames = new Map();
+    for (const a of xNew)
+        for (const [k, n] of qualifiedCounts(termOf(X, sideIndex(a, x))))
+            xNames.set(k, (xNames.get(k) ?? 0) + n);
+    const candidates = new Set();
+    for (const a of xTouched) {
+        for (const k of qualifiedCounts(termOf(B, a.b)).keys())
+            if (!xNames.has(k))
+                candidates.add(k);
+    }
+    if (candidates.size === 0)
+        return undefined;
+    checkDeadline(deadline);
+    // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter; a run of a
+    // reduced merge reads only its forms that hold the name's text).
+    const gone = [...candidates].filter((n) => {
+        if (!containsText(X.m.text, n))
+            return true;
+        const mentions = (t) => qualifiedCounts(t).has(n);
+        return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && (isRun(e) ? runHasForm(e, n, mentions) : mentions(e.term)));
+    });
+    return gone.length === 0 ? undefined : { xNew, xNames, gone };
+}
+/**
+ * The name X renamed the gone name `n` to: the first of `fresh` (names X's changed forms mention
+ * that base's text does not hold) such that every base form mentioning `n` appears among X's
+ * changed forms with `n` substituted. Undefined when there is none (or no base form mentions `n`).
+ */
+function renameTarget(n, baseMentions, fresh, xNewTerms) {
+    for (const m of fresh) {
+        const r = new Map([[n, m]]);
+        const ok = baseMentions.every(({ e }) => {
+            let want;
+            try {
+                want = substitute(e.term, r);
+            }
+            catch {
+                return false;
+            }
+            return xNewTerms.some((t) => term_termsEqual(t, want));
+        });
+        if (ok && baseMentions.length > 0)
+            return m;
+    }
+    return undefined;
+}
+/**
+ * Y's changed forms (not already handled by the rename, `carried`) that reference `n` more often
+ * than base's version: when X renamed `n` (`renamedTo`), the new references are renamed too where
+ * the form's resolution is one text; otherwise (X deleted `(def n …)`, or the rename cannot be
+ * applied) they become `form/dangling-reference` conflicts.
+ */
+function markNewReferences(n, renamedTo, x, aligned, B, O, T, carried, changed, messages) {
+    const y = x === 'ours' ? 'theirs' : 'ours';
+    const mod = (side) => (side === 'ours' ? O : T);
+    const Y = mod(y);
+    // Y's forms that newly reference n.
+    for (const a of aligned) {
+        if (carried.has(a) || !changed(a, y))
+            continue;
+        const yi = sideIndex(a, y);
+        if (Y.m.elements[yi].defName === n)
+            continue;
+        const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;
+        const before = a.b >= 0 ? (qualifiedCounts(termOf(B, a.b)).get(n) ?? 0) : 0;
+        if (now <= before)
+            continue;
+        const r = a.resolution;
+        if (renamedTo !== undefined) {
+            const bytes = r.kind === 'take' ? body(mod(r.side), r.index) : r.kind === 'merged' && !r.inner ? r.bytes : undefined;
+            const renamed = bytes ? renameInElement(bytes, new Map([[n, renamedTo]])) : undefined;
+            if (renamed) {
+                const el = r.kind === 'take' ? mod(r.side).m.elements[r.index] : undefined;
+                a.resolution = { kind: 'merged', bytes: renamed, endsWithComment: el ? el.endsWithComment : r.endsWithComment };
+                messages.push(`carried ${x}' rename ${n} → ${renamedTo} into ${y}' new reference in ${label(Y, yi)}`);
+                continue;
             }
         }
+        if (r.kind === 'conflict' && r.code !== 'form/divergent-edit')
+            continue;
+        const what = renamedTo !== undefined ? `renamed ${n} to ${renamedTo} (the rename could not be carried over)` : `deleted (def ${n} …)`;
+        a.resolution = {
+            kind: 'conflict',
+            code: 'form/dangling-reference',
+            b: a.b,
+            o: a.o,
+            t: a.t,
+            detail: `${x} ${what}, which ${y}' ${label(Y, yi)} newly references`,
+        };
     }
 }
 
@@ -78662,20 +78767,9 @@ function merge_bytes_mergeFileBytes(base, ours, theirs, options, lineMerge) {
             messages: [`gcpatch: ${where}: a side contains NUL bytes (binary); kept ours unmerged, resolve by hand`],
         };
     }
-    let reason;
+    let reason = structuralRefusal(base, ours, theirs, options);
     let forceConflict = false;
     let refusedWithinBudget = false; // the structural merge read every side and refused (a GcError)
-    if (options.structural === false)
-        reason = 'disabled by GCPATCH_DRIVER=0';
-    else if (!(0,external_node_buffer_.isUtf8)(base) || !(0,external_node_buffer_.isUtf8)(ours) || !(0,external_node_buffer_.isUtf8)(theirs)) {
-        reason = 'a side is not valid UTF-8';
-    }
-    else if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs)) {
-        reason = 'a side already contains conflict markers';
-    }
-    else if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES) {
-        reason = `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
-    }
     if (reason === undefined) {
         try {
             const deadline = deadlineIn(options.timeoutMs ?? merge_bytes_DEFAULT_TIMEOUT_MS);
@@ -78707,32 +78801,53 @@ function merge_bytes_mergeFileBytes(base, ours, theirs, options, lineMerge) {
         }
     }
     const outcome = merge_bytes_lineFallback(where, reason, lineMerge, forceConflict);
-    if (options.mode === 'manifest' && outcome.exitCode === 0 && outcome.result !== undefined) {
-        // A clean line merge of two manifests that each added an entry can list it twice (one module
-        // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
-        // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
-        // (the structural merge refuses it; git merge-file can align the blocks so that it merges
-        // cleanly). Checked when the structural merge read the sides within its budget, so that a side
-        // too large for it is not parsed three more times.
-        const repeated = repeatedManifestEntry(outcome.result);
-        const modifiedRemoved = repeated === undefined && refusedWithinBudget ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
-        const problem = repeated !== undefined
-            ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
-            : modifiedRemoved !== undefined
-                ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
-                : undefined;
-        if (problem !== undefined) {
-            return {
-                exitCode: 1,
-                method: 'line',
-                result: conflictBlock(ours, base, theirs, options.markers),
-                reason,
-                conflicts: [],
-                messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
-            };
-        }
-    }
+    if (options.mode === 'manifest')
+        return checkManifestLineMerge(outcome, base, ours, theirs, options.markers, where, refusedWithinBudget);
     return outcome;
+}
+/** Why the structural merge is not attempted on these sides (disabled, not UTF-8, markers, too large), or undefined. */
+function structuralRefusal(base, ours, theirs, options) {
+    if (options.structural === false)
+        return 'disabled by GCPATCH_DRIVER=0';
+    if (!(0,external_node_buffer_.isUtf8)(base) || !(0,external_node_buffer_.isUtf8)(ours) || !(0,external_node_buffer_.isUtf8)(theirs))
+        return 'a side is not valid UTF-8';
+    if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs))
+        return 'a side already contains conflict markers';
+    if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES)
+        return `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
+    return undefined;
+}
+/**
+ * The line merge's outcome for a `package.toml`, the whole file marked as conflicted when a clean
+ * line merge lists an entry twice or hides an entry one side removed and the other changed.
+ * @param refusedWithinBudget whether the structural merge read every side and refused (a GcError).
+ */
+function checkManifestLineMerge(outcome, base, ours, theirs, markers, where, refusedWithinBudget) {
+    if (outcome.exitCode !== 0 || outcome.result === undefined)
+        return outcome;
+    // A clean line merge of two manifests that each added an entry can list it twice (one module
+    // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
+    // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
+    // (the structural merge refuses it; git merge-file can align the blocks so that it merges
+    // cleanly). Checked when the structural merge read the sides within its budget, so that a side
+    // too large for it is not parsed three more times.
+    const repeated = repeatedManifestEntry(outcome.result);
+    const modifiedRemoved = repeated === undefined && refusedWithinBudget ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
+    const problem = repeated !== undefined
+        ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
+        : modifiedRemoved !== undefined
+            ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
+            : undefined;
+    if (problem === undefined)
+        return outcome;
+    return {
+        exitCode: 1,
+        method: 'line',
+        result: conflictBlock(ours, base, theirs, markers),
+        reason: outcome.reason,
+        conflicts: [],
+        messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
+    };
 }
 /**
  * Runs the line merge and turns its outcome into a driver outcome: exit 0 only when it is clean and

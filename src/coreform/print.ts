@@ -6,7 +6,7 @@
 import { GcError } from '../util/errors.js';
 import { atomLength, atomText, escapeStr, isAtomKind, needsEscape, intText } from './atom-print.js';
 import { PrintBuffer } from './print-buffer.js';
-import type { Term } from './term.js';
+import type { MapTerm, Term, VecTerm } from './term.js';
 
 export { printAtom } from './atom-print.js';
 
@@ -275,102 +275,117 @@ class Printer extends PrintBuffer {
         }
         continue;
       }
-      const t = ref as Term;
       if (!first) this.byte(0x0a);
       first = false;
       if (indent > 0) this.spaces(indent);
-      if (isAtomKind(t)) {
-        // Atoms are one line, overlong or not (§1.5 rule 2).
-        this.writeAtom(t);
-        continue;
-      }
-      const sl = this.singleLength(t);
-      if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
-        this.writeSingle(t);
-        continue;
-      }
-      if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
-        const cached = blockCache.get(t);
-        if (cached !== undefined && cached.indent === indent) {
-          this.ensure(cached.bytes.length);
-          this.buf.set(cached.bytes, this.pos);
-          this.pos += cached.bytes.length;
-          this.units += cached.units;
-          if (!cached.ascii) this.ascii = false;
-          continue;
-        }
-        this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
-      }
-      if (t.kind === 'vec') {
-        const items = t.items;
-        if (items.length === 0) {
-          this.text('[]');
-          continue;
-        }
-        this.byte(0x5b);
-        this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
-        for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
-        continue;
-      }
-      if (t.kind === 'map') {
-        const entries = t.entries;
-        if (entries.length === 0) {
-          this.text('{}');
-          continue;
-        }
-        this.byte(0x7b);
-        this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
-        for (let i = entries.length - 1; i >= 0; i--) {
-          const [k, v] = entries[i]!;
-          const kl = this.singleLength(k);
-          const vl = kl < 0 ? -1 : this.singleLength(v);
-          if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
-            this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
-          } else {
-            this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
-            this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
-          }
-        }
-        continue;
-      }
-      // A pair.
-      const items: Term[] = [];
-      let cur: Term = t;
-      while (cur.kind === 'pair') {
-        items.push(cur.car);
-        cur = cur.cdr;
-      }
-      if (cur.kind !== 'nil') {
-        this.text('(pair <improper>)');
-        continue;
-      }
-      const head = items[0]!;
-      const hl = this.singleLength(head);
-      if (hl < 0) {
-        this.byte(0x28);
-        this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-        for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
-        continue;
-      }
-      this.byte(0x28);
-      this.writeSingle(head);
-      let next = 1;
-      if (items.length > 1) {
-        const sl2 = this.singleLength(items[1]!);
-        if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
-          this.byte(0x20);
-          this.writeSingle(items[1]!);
-          next = 2;
-        }
-      }
-      if (next >= items.length) {
-        this.byte(0x29);
-        continue;
-      }
-      this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-      for (let i = items.length - 1; i >= next; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
+      this.layout(ref as Term, indent, depth);
     }
     this.check();
+  }
+
+  /**
+   * Lays out `t` on the line begun at `indent` (its indent already written): writes what goes on
+   * this line and pushes the tasks of the lines below it.
+   */
+  private layout(t: Term, indent: number, depth: number): void {
+    if (isAtomKind(t)) {
+      // Atoms are one line, overlong or not (§1.5 rule 2).
+      this.writeAtom(t);
+      return;
+    }
+    const sl = this.singleLength(t);
+    if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
+      this.writeSingle(t);
+      return;
+    }
+    if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
+      const cached = blockCache.get(t);
+      if (cached !== undefined && cached.indent === indent) {
+        this.ensure(cached.bytes.length);
+        this.buf.set(cached.bytes, this.pos);
+        this.pos += cached.bytes.length;
+        this.units += cached.units;
+        if (!cached.ascii) this.ascii = false;
+        return;
+      }
+      this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
+    }
+    if (t.kind === 'vec') this.layoutVec(t, indent, depth);
+    else if (t.kind === 'map') this.layoutMap(t, indent, depth);
+    else this.layoutList(t, indent, depth);
+  }
+
+  /** A vector on several lines: `[` and its items one per line below it. */
+  private layoutVec(t: VecTerm, indent: number, depth: number): void {
+    const items = t.items;
+    if (items.length === 0) {
+      this.text('[]');
+      return;
+    }
+    this.byte(0x5b);
+    this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
+    for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
+  }
+
+  /** A map on several lines: `{` and its entries below it, each on one line when it fits, else key and value apart. */
+  private layoutMap(t: MapTerm, indent: number, depth: number): void {
+    const entries = t.entries;
+    if (entries.length === 0) {
+      this.text('{}');
+      return;
+    }
+    this.byte(0x7b);
+    this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, v] = entries[i]!;
+      const kl = this.singleLength(k);
+      const vl = kl < 0 ? -1 : this.singleLength(v);
+      if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
+        this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
+      } else {
+        this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
+        this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
+      }
+    }
+  }
+
+  /** A list on several lines: `(`, its head (and first argument when they fit) on this line, the rest below. */
+  private layoutList(t: Term, indent: number, depth: number): void {
+    const items: Term[] = [];
+    let cur: Term = t;
+    while (cur.kind === 'pair') {
+      items.push(cur.car);
+      cur = cur.cdr;
+    }
+    if (cur.kind !== 'nil') {
+      this.text('(pair <improper>)');
+      return;
+    }
+    const head = items[0]!;
+    const hl = this.singleLength(head);
+    if (hl < 0) {
+      this.byte(0x28);
+      this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+      for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
+      return;
+    }
+    this.byte(0x28);
+    this.writeSingle(head);
+    let next = 1;
+    if (items.length > 1) {
+      const sl2 = this.singleLength(items[1]!);
+      if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
+        this.byte(0x20);
+        this.writeSingle(items[1]!);
+        next = 2;
+      }
+    }
+    if (next >= items.length) {
+      this.byte(0x29);
+      return;
+    }
+    this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+    for (let i = items.length - 1; i >= next; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
   }
 
   /** Writes the module separator (a blank line between forms) or the final newline. */

@@ -164,17 +164,9 @@ export function mergeFileBytes(
       messages: [`gcpatch: ${where}: a side contains NUL bytes (binary); kept ours unmerged, resolve by hand`],
     };
   }
-  let reason: string | undefined;
+  let reason = structuralRefusal(base, ours, theirs, options);
   let forceConflict = false;
   let refusedWithinBudget = false; // the structural merge read every side and refused (a GcError)
-  if (options.structural === false) reason = 'disabled by GCPATCH_DRIVER=0';
-  else if (!isUtf8(base) || !isUtf8(ours) || !isUtf8(theirs)) {
-    reason = 'a side is not valid UTF-8';
-  } else if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs)) {
-    reason = 'a side already contains conflict markers';
-  } else if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES) {
-    reason = `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
-  }
   if (reason === undefined) {
     try {
       const deadline = deadlineIn(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -203,33 +195,57 @@ export function mergeFileBytes(
     }
   }
   const outcome = lineFallback(where, reason, lineMerge, forceConflict);
-  if (options.mode === 'manifest' && outcome.exitCode === 0 && outcome.result !== undefined) {
-    // A clean line merge of two manifests that each added an entry can list it twice (one module
-    // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
-    // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
-    // (the structural merge refuses it; git merge-file can align the blocks so that it merges
-    // cleanly). Checked when the structural merge read the sides within its budget, so that a side
-    // too large for it is not parsed three more times.
-    const repeated = repeatedManifestEntry(outcome.result);
-    const modifiedRemoved = repeated === undefined && refusedWithinBudget ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
-    const problem =
-      repeated !== undefined
-        ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
-        : modifiedRemoved !== undefined
-          ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
-          : undefined;
-    if (problem !== undefined) {
-      return {
-        exitCode: 1,
-        method: 'line',
-        result: conflictBlock(ours, base, theirs, options.markers),
-        reason,
-        conflicts: [],
-        messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
-      };
-    }
-  }
+  if (options.mode === 'manifest') return checkManifestLineMerge(outcome, base, ours, theirs, options.markers, where, refusedWithinBudget);
   return outcome;
+}
+
+/** Why the structural merge is not attempted on these sides (disabled, not UTF-8, markers, too large), or undefined. */
+function structuralRefusal(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, options: MergeBytesOptions): string | undefined {
+  if (options.structural === false) return 'disabled by GCPATCH_DRIVER=0';
+  if (!isUtf8(base) || !isUtf8(ours) || !isUtf8(theirs)) return 'a side is not valid UTF-8';
+  if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs)) return 'a side already contains conflict markers';
+  if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES) return `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
+  return undefined;
+}
+
+/**
+ * The line merge's outcome for a `package.toml`, the whole file marked as conflicted when a clean
+ * line merge lists an entry twice or hides an entry one side removed and the other changed.
+ * @param refusedWithinBudget whether the structural merge read every side and refused (a GcError).
+ */
+function checkManifestLineMerge(
+  outcome: DriverOutcome,
+  base: Uint8Array,
+  ours: Uint8Array,
+  theirs: Uint8Array,
+  markers: MarkerOptions,
+  where: string,
+  refusedWithinBudget: boolean,
+): DriverOutcome {
+  if (outcome.exitCode !== 0 || outcome.result === undefined) return outcome;
+  // A clean line merge of two manifests that each added an entry can list it twice (one module
+  // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
+  // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
+  // (the structural merge refuses it; git merge-file can align the blocks so that it merges
+  // cleanly). Checked when the structural merge read the sides within its budget, so that a side
+  // too large for it is not parsed three more times.
+  const repeated = repeatedManifestEntry(outcome.result);
+  const modifiedRemoved = repeated === undefined && refusedWithinBudget ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
+  const problem =
+    repeated !== undefined
+      ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
+      : modifiedRemoved !== undefined
+        ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
+        : undefined;
+  if (problem === undefined) return outcome;
+  return {
+    exitCode: 1,
+    method: 'line',
+    result: conflictBlock(ours, base, theirs, markers),
+    reason: outcome.reason,
+    conflicts: [],
+    messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
+  };
 }
 
 /**

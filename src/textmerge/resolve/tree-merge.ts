@@ -338,24 +338,7 @@ class TreeMerger {
       }
       return true;
     };
-    const emptyInsert = (h: Hunk): boolean => h.aStart === h.aEnd;
-    let i = 0;
-    while (i < all.length) {
-      const group = [all[i]!];
-      let ge = all[i]!.aEnd;
-      const gs = all[i]!.aStart;
-      i++;
-      while (i < all.length) {
-        const h = all[i]!;
-        const joins =
-          h.aStart < ge ||
-          (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
-          (gs === ge && h.aStart === gs && emptyInsert(h));
-        if (!joins) break;
-        group.push(h);
-        if (h.aEnd > ge) ge = h.aEnd;
-        i++;
-      }
+    for (const { hunks: group, start: gs, end: ge } of hunkGroups(all)) {
       if (!stable(basePos, gs)) return undefined;
       const os = group.filter((h) => h.side === 0);
       const ts = group.filter((h) => h.side === 1);
@@ -397,6 +380,39 @@ class TreeMerger {
     fixFirstSep(out, O, o);
     return out;
   }
+}
+
+/** A hunk of ours' (side 0) or theirs' (side 1) alignment with base. */
+type SideHunk = Hunk & { side: 0 | 1 };
+
+/**
+ * Both sides' hunks (sorted by base position) grouped into the base regions they change together:
+ * a hunk joins the group when it starts inside it, when it inserts at the group's end where an
+ * insert of the group already is, or when the group is an insert at the place it inserts too.
+ */
+function hunkGroups(all: readonly SideHunk[]): { hunks: SideHunk[]; start: number; end: number }[] {
+  const emptyInsert = (h: Hunk): boolean => h.aStart === h.aEnd;
+  const groups: { hunks: SideHunk[]; start: number; end: number }[] = [];
+  let i = 0;
+  while (i < all.length) {
+    const group = [all[i]!];
+    let ge = all[i]!.aEnd;
+    const gs = all[i]!.aStart;
+    i++;
+    while (i < all.length) {
+      const h = all[i]!;
+      const joins =
+        h.aStart < ge ||
+        (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
+        (gs === ge && h.aStart === gs && emptyInsert(h));
+      if (!joins) break;
+      group.push(h);
+      if (h.aEnd > ge) ge = h.aEnd;
+      i++;
+    }
+    groups.push({ hunks: group, start: gs, end: ge });
+  }
+  return groups;
 }
 
 /**
