@@ -1,16 +1,16 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 5936:
+/***/ 6302:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-module.exports = __nccwpck_require__(9356);
+module.exports = __nccwpck_require__(5394);
 
 
 /***/ }),
 
-/***/ 9356:
+/***/ 5394:
 /***/ ((module) => {
 
 
@@ -338,7 +338,7 @@ module.exports = AsyncLock;
 
 /***/ }),
 
-/***/ 9308:
+/***/ 6898:
 /***/ ((module) => {
 
 
@@ -377,7 +377,7 @@ module.exports = CleanGitRef;
 
 /***/ }),
 
-/***/ 4891:
+/***/ 4541:
 /***/ ((__unused_webpack_module, exports) => {
 
 /*! crc32.js (C) 2014-present SheetJS -- http://sheetjs.com */
@@ -491,7 +491,7 @@ CRC32.str = crc32_str;
 
 /***/ }),
 
-/***/ 1832:
+/***/ 8446:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright (c) 2006, 2008 Tony Garnock-Jones <tonyg@lshift.net>
@@ -517,7 +517,7 @@ CRC32.str = crc32_str;
 // CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
 // SOFTWARE.
 
-var onp = __nccwpck_require__(2031);
+var onp = __nccwpck_require__(1129);
 
 function longestCommonSubsequence(file1, file2) {
   var diff = new onp(file1, file2);
@@ -769,7 +769,7 @@ module.exports = diff3Merge;
 
 /***/ }),
 
-/***/ 2031:
+/***/ 1129:
 /***/ ((module) => {
 
 /*
@@ -954,7 +954,7 @@ module.exports = function (a_, b_) {
 
 /***/ }),
 
-/***/ 298:
+/***/ 9312:
 /***/ ((module) => {
 
 // A simple implementation of make-array
@@ -1597,17 +1597,17 @@ if (
 
 /***/ }),
 
-/***/ 3585:
+/***/ 4719:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Top level file is just a mixin of submodules & constants
 
 
-var assign    = (__nccwpck_require__(5538).assign);
+var assign    = (__nccwpck_require__(9168).assign);
 
-var deflate   = __nccwpck_require__(9854);
-var inflate   = __nccwpck_require__(7902);
-var constants = __nccwpck_require__(8958);
+var deflate   = __nccwpck_require__(8252);
+var inflate   = __nccwpck_require__(3056);
+var constants = __nccwpck_require__(7696);
 
 var pako = {};
 
@@ -1618,17 +1618,17 @@ module.exports = pako;
 
 /***/ }),
 
-/***/ 9854:
+/***/ 8252:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 
-var zlib_deflate = __nccwpck_require__(9760);
-var utils        = __nccwpck_require__(5538);
-var strings      = __nccwpck_require__(9153);
-var msg          = __nccwpck_require__(2523);
-var ZStream      = __nccwpck_require__(9137);
+var zlib_deflate = __nccwpck_require__(3790);
+var utils        = __nccwpck_require__(9168);
+var strings      = __nccwpck_require__(1295);
+var msg          = __nccwpck_require__(8417);
+var ZStream      = __nccwpck_require__(9839);
 
 var toString = Object.prototype.toString;
 
@@ -2025,19 +2025,19 @@ exports.gzip = gzip;
 
 /***/ }),
 
-/***/ 7902:
+/***/ 3056:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 
-var zlib_inflate = __nccwpck_require__(6716);
-var utils        = __nccwpck_require__(5538);
-var strings      = __nccwpck_require__(9153);
-var c            = __nccwpck_require__(8958);
-var msg          = __nccwpck_require__(2523);
-var ZStream      = __nccwpck_require__(9137);
-var GZheader     = __nccwpck_require__(8991);
+var zlib_inflate = __nccwpck_require__(5486);
+var utils        = __nccwpck_require__(9168);
+var strings      = __nccwpck_require__(1295);
+var c            = __nccwpck_require__(7696);
+var msg          = __nccwpck_require__(8417);
+var ZStream      = __nccwpck_require__(9839);
+var GZheader     = __nccwpck_require__(1753);
 
 var toString = Object.prototype.toString;
 
@@ -2455,7 +2455,7 @@ exports.ungzip  = inflate;
 
 /***/ }),
 
-/***/ 5538:
+/***/ 9168:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -2567,14 +2567,14 @@ exports.setTyped(TYPED_OK);
 
 /***/ }),
 
-/***/ 9153:
+/***/ 1295:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 // String encode/decode helpers
 
 
 
-var utils = __nccwpck_require__(5538);
+var utils = __nccwpck_require__(9168);
 
 
 // Quick check if we can use fast array to bin string conversion
@@ -2761,7 +2761,7 @@ exports.utf8border = function (buf, max) {
 
 /***/ }),
 
-/***/ 9834:
+/***/ 4248:
 /***/ ((module) => {
 
 
@@ -2819,7 +2819,7 @@ module.exports = adler32;
 
 /***/ }),
 
-/***/ 8958:
+/***/ 7696:
 /***/ ((module) => {
 
 
@@ -2894,7 +2894,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3780:
+/***/ 8842:
 /***/ ((module) => {
 
 
@@ -2960,7 +2960,7 @@ module.exports = crc32;
 
 /***/ }),
 
-/***/ 9760:
+/***/ 3790:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -2984,11 +2984,11 @@ module.exports = crc32;
 //   misrepresented as being the original software.
 // 3. This notice may not be removed or altered from any source distribution.
 
-var utils   = __nccwpck_require__(5538);
-var trees   = __nccwpck_require__(1666);
-var adler32 = __nccwpck_require__(9834);
-var crc32   = __nccwpck_require__(3780);
-var msg     = __nccwpck_require__(2523);
+var utils   = __nccwpck_require__(9168);
+var trees   = __nccwpck_require__(6044);
+var adler32 = __nccwpck_require__(4248);
+var crc32   = __nccwpck_require__(8842);
+var msg     = __nccwpck_require__(8417);
 
 /* Public constants ==========================================================*/
 /* ===========================================================================*/
@@ -4841,7 +4841,7 @@ exports.deflateTune = deflateTune;
 
 /***/ }),
 
-/***/ 8991:
+/***/ 1753:
 /***/ ((module) => {
 
 
@@ -4906,7 +4906,7 @@ module.exports = GZheader;
 
 /***/ }),
 
-/***/ 7894:
+/***/ 9472:
 /***/ ((module) => {
 
 
@@ -5258,7 +5258,7 @@ module.exports = function inflate_fast(strm, start) {
 
 /***/ }),
 
-/***/ 6716:
+/***/ 5486:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -5282,11 +5282,11 @@ module.exports = function inflate_fast(strm, start) {
 //   misrepresented as being the original software.
 // 3. This notice may not be removed or altered from any source distribution.
 
-var utils         = __nccwpck_require__(5538);
-var adler32       = __nccwpck_require__(9834);
-var crc32         = __nccwpck_require__(3780);
-var inflate_fast  = __nccwpck_require__(7894);
-var inflate_table = __nccwpck_require__(992);
+var utils         = __nccwpck_require__(9168);
+var adler32       = __nccwpck_require__(4248);
+var crc32         = __nccwpck_require__(8842);
+var inflate_fast  = __nccwpck_require__(9472);
+var inflate_table = __nccwpck_require__(5273);
 
 var CODES = 0;
 var LENS = 1;
@@ -6821,7 +6821,7 @@ exports.inflateUndermine = inflateUndermine;
 
 /***/ }),
 
-/***/ 992:
+/***/ 5273:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -6845,7 +6845,7 @@ exports.inflateUndermine = inflateUndermine;
 //   misrepresented as being the original software.
 // 3. This notice may not be removed or altered from any source distribution.
 
-var utils = __nccwpck_require__(5538);
+var utils = __nccwpck_require__(9168);
 
 var MAXBITS = 15;
 var ENOUGH_LENS = 852;
@@ -7171,7 +7171,7 @@ module.exports = function inflate_table(type, lens, lens_index, codes, table, ta
 
 /***/ }),
 
-/***/ 2523:
+/***/ 8417:
 /***/ ((module) => {
 
 
@@ -7210,7 +7210,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1666:
+/***/ 6044:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -7236,7 +7236,7 @@ module.exports = {
 
 /* eslint-disable space-unary-ops */
 
-var utils = __nccwpck_require__(5538);
+var utils = __nccwpck_require__(9168);
 
 /* Public constants ==========================================================*/
 /* ===========================================================================*/
@@ -8439,7 +8439,7 @@ exports._tr_align = _tr_align;
 
 /***/ }),
 
-/***/ 9137:
+/***/ 9839:
 /***/ ((module) => {
 
 
@@ -8493,7 +8493,7 @@ module.exports = ZStream;
 
 /***/ }),
 
-/***/ 2946:
+/***/ 5036:
 /***/ ((module) => {
 
 
@@ -8568,15 +8568,15 @@ module.exports = (input, options) => {
 
 /***/ }),
 
-/***/ 770:
+/***/ 408:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-/* unused reexport */ __nccwpck_require__(218);
+/* unused reexport */ __nccwpck_require__(376);
 
 
 /***/ }),
 
-/***/ 218:
+/***/ 376:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -8848,34 +8848,34 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 6752:
+/***/ 4718:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-const Client = __nccwpck_require__(3701)
-const Dispatcher = __nccwpck_require__(883)
-const Pool = __nccwpck_require__(628)
-const BalancedPool = __nccwpck_require__(837)
-const Agent = __nccwpck_require__(7405)
-const ProxyAgent = __nccwpck_require__(6672)
-const EnvHttpProxyAgent = __nccwpck_require__(3137)
-const RetryAgent = __nccwpck_require__(50)
-const errors = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
+const Client = __nccwpck_require__(271)
+const Dispatcher = __nccwpck_require__(2377)
+const Pool = __nccwpck_require__(8014)
+const BalancedPool = __nccwpck_require__(3207)
+const Agent = __nccwpck_require__(5539)
+const ProxyAgent = __nccwpck_require__(9710)
+const EnvHttpProxyAgent = __nccwpck_require__(6699)
+const RetryAgent = __nccwpck_require__(9176)
+const errors = __nccwpck_require__(6593)
+const util = __nccwpck_require__(5386)
 const { InvalidArgumentError } = errors
-const api = __nccwpck_require__(6615)
-const buildConnector = __nccwpck_require__(9136)
-const MockClient = __nccwpck_require__(7365)
-const MockAgent = __nccwpck_require__(7501)
-const MockPool = __nccwpck_require__(4004)
-const mockErrors = __nccwpck_require__(2429)
-const RetryHandler = __nccwpck_require__(7816)
-const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(2581)
-const DecoratorHandler = __nccwpck_require__(8155)
-const RedirectHandler = __nccwpck_require__(8754)
-const createRedirectInterceptor = __nccwpck_require__(5092)
+const api = __nccwpck_require__(5889)
+const buildConnector = __nccwpck_require__(5106)
+const MockClient = __nccwpck_require__(2839)
+const MockAgent = __nccwpck_require__(587)
+const MockPool = __nccwpck_require__(3926)
+const mockErrors = __nccwpck_require__(5347)
+const RetryHandler = __nccwpck_require__(3174)
+const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(4743)
+const DecoratorHandler = __nccwpck_require__(6949)
+const RedirectHandler = __nccwpck_require__(3216)
+const createRedirectInterceptor = __nccwpck_require__(5306)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -8893,10 +8893,10 @@ __webpack_unused_export__ = DecoratorHandler
 __webpack_unused_export__ = RedirectHandler
 __webpack_unused_export__ = createRedirectInterceptor
 __webpack_unused_export__ = {
-  redirect: __nccwpck_require__(1514),
-  retry: __nccwpck_require__(2026),
-  dump: __nccwpck_require__(8060),
-  dns: __nccwpck_require__(379)
+  redirect: __nccwpck_require__(1068),
+  retry: __nccwpck_require__(9636),
+  dump: __nccwpck_require__(5786),
+  dns: __nccwpck_require__(6149)
 }
 
 __webpack_unused_export__ = buildConnector
@@ -8958,7 +8958,7 @@ function makeDispatcher (fn) {
 __webpack_unused_export__ = setGlobalDispatcher
 __webpack_unused_export__ = getGlobalDispatcher
 
-const fetchImpl = (__nccwpck_require__(4398).fetch)
+const fetchImpl = (__nccwpck_require__(6860).fetch)
 __webpack_unused_export__ = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -8970,39 +8970,39 @@ __webpack_unused_export__ = async function fetch (init, options = undefined) {
     throw err
   }
 }
-/* unused reexport */ __nccwpck_require__(660).Headers
-/* unused reexport */ __nccwpck_require__(9051).Response
-/* unused reexport */ __nccwpck_require__(9967).Request
-/* unused reexport */ __nccwpck_require__(5910).FormData
+/* unused reexport */ __nccwpck_require__(5662).Headers
+/* unused reexport */ __nccwpck_require__(9317).Response
+/* unused reexport */ __nccwpck_require__(3713).Request
+/* unused reexport */ __nccwpck_require__(8440).FormData
 __webpack_unused_export__ = globalThis.File ?? (__nccwpck_require__(4573).File)
-/* unused reexport */ __nccwpck_require__(8355).FileReader
+/* unused reexport */ __nccwpck_require__(4881).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
+const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(8709)
 
 __webpack_unused_export__ = setGlobalOrigin
 __webpack_unused_export__ = getGlobalOrigin
 
-const { CacheStorage } = __nccwpck_require__(3245)
-const { kConstruct } = __nccwpck_require__(109)
+const { CacheStorage } = __nccwpck_require__(7403)
+const { kConstruct } = __nccwpck_require__(8271)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 __webpack_unused_export__ = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(8495)
 
 __webpack_unused_export__ = deleteCookie
 __webpack_unused_export__ = getCookies
 __webpack_unused_export__ = getSetCookies
 __webpack_unused_export__ = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
+const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(782)
 
 __webpack_unused_export__ = parseMIMEType
 __webpack_unused_export__ = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
-/* unused reexport */ __nccwpck_require__(3726).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(6814)
+/* unused reexport */ __nccwpck_require__(3435).WebSocket
 __webpack_unused_export__ = CloseEvent
 __webpack_unused_export__ = ErrorEvent
 __webpack_unused_export__ = MessageEvent
@@ -9018,18 +9018,18 @@ __webpack_unused_export__ = MockPool
 __webpack_unused_export__ = MockAgent
 __webpack_unused_export__ = mockErrors
 
-const { EventSource } = __nccwpck_require__(1238)
+const { EventSource } = __nccwpck_require__(6376)
 
 __webpack_unused_export__ = EventSource
 
 
 /***/ }),
 
-/***/ 158:
+/***/ 6128:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { addAbortListener } = __nccwpck_require__(3440)
-const { RequestAbortedError } = __nccwpck_require__(8707)
+const { addAbortListener } = __nccwpck_require__(5386)
+const { RequestAbortedError } = __nccwpck_require__(6593)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -9089,16 +9089,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2279:
+/***/ 2574:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(6593)
+const util = __nccwpck_require__(5386)
+const { addSignal, removeSignal } = __nccwpck_require__(6128)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -9204,7 +9204,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 6862:
+/***/ 884:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -9218,10 +9218,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
+} = __nccwpck_require__(6593)
+const util = __nccwpck_require__(5386)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const { addSignal, removeSignal } = __nccwpck_require__(6128)
 const assert = __nccwpck_require__(4589)
 
 const kResume = Symbol('resume')
@@ -9462,16 +9462,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4043:
+/***/ 865:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { Readable } = __nccwpck_require__(9927)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
+const { Readable } = __nccwpck_require__(3897)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(6593)
+const util = __nccwpck_require__(5386)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(6425)
 const { AsyncResource } = __nccwpck_require__(6698)
 
 class RequestHandler extends AsyncResource {
@@ -9683,18 +9683,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 3560:
+/***/ 4754:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { finished, PassThrough } = __nccwpck_require__(7075)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
+const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(6593)
+const util = __nccwpck_require__(5386)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(6425)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const { addSignal, removeSignal } = __nccwpck_require__(6128)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -9910,15 +9910,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 1882:
+/***/ 3408:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(6593)
 const { AsyncResource } = __nccwpck_require__(6698)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const util = __nccwpck_require__(5386)
+const { addSignal, removeSignal } = __nccwpck_require__(6128)
 const assert = __nccwpck_require__(4589)
 
 class UpgradeHandler extends AsyncResource {
@@ -10025,21 +10025,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 6615:
+/***/ 5889:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports.request = __nccwpck_require__(4043)
-module.exports.stream = __nccwpck_require__(3560)
-module.exports.pipeline = __nccwpck_require__(6862)
-module.exports.upgrade = __nccwpck_require__(1882)
-module.exports.connect = __nccwpck_require__(2279)
+module.exports.request = __nccwpck_require__(865)
+module.exports.stream = __nccwpck_require__(4754)
+module.exports.pipeline = __nccwpck_require__(884)
+module.exports.upgrade = __nccwpck_require__(3408)
+module.exports.connect = __nccwpck_require__(2574)
 
 
 /***/ }),
 
-/***/ 9927:
+/***/ 3897:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -10048,9 +10048,9 @@ module.exports.connect = __nccwpck_require__(2279)
 
 const assert = __nccwpck_require__(4589)
 const { Readable } = __nccwpck_require__(7075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { ReadableStreamFrom } = __nccwpck_require__(3440)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(6593)
+const util = __nccwpck_require__(5386)
+const { ReadableStreamFrom } = __nccwpck_require__(5386)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -10431,15 +10431,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 7655:
+/***/ 6425:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 const assert = __nccwpck_require__(4589)
 const {
   ResponseStatusCodeError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(6593)
 
-const { chunksDecode } = __nccwpck_require__(9927)
+const { chunksDecode } = __nccwpck_require__(3897)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -10531,16 +10531,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9136:
+/***/ 5106:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const net = __nccwpck_require__(7030)
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(3440)
-const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(8707)
-const timers = __nccwpck_require__(6603)
+const util = __nccwpck_require__(5386)
+const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(6593)
+const timers = __nccwpck_require__(5929)
 
 function noop () {}
 
@@ -10778,7 +10778,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 735:
+/***/ 4037:
 /***/ ((module) => {
 
 
@@ -10903,7 +10903,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2414:
+/***/ 6644:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -11112,7 +11112,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8707:
+/***/ 6593:
 /***/ ((module) => {
 
 
@@ -11544,7 +11544,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4655:
+/***/ 8957:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -11552,7 +11552,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(6593)
 const assert = __nccwpck_require__(4589)
 const {
   isValidHTTPToken,
@@ -11567,9 +11567,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __nccwpck_require__(3440)
-const { channels } = __nccwpck_require__(2414)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
+} = __nccwpck_require__(5386)
+const { channels } = __nccwpck_require__(6644)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(4037)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -12033,7 +12033,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 6443:
+/***/ 3377:
 /***/ ((module) => {
 
 module.exports = {
@@ -12107,7 +12107,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7752:
+/***/ 3838:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -12115,7 +12115,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __nccwpck_require__(735)
+} = __nccwpck_require__(4037)
 
 class TstNode {
   /** @type {any} */
@@ -12266,13 +12266,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3440:
+/***/ 5386:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(6443)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(3377)
 const { IncomingMessage } = __nccwpck_require__(7067)
 const stream = __nccwpck_require__(7075)
 const net = __nccwpck_require__(7030)
@@ -12280,9 +12280,9 @@ const { Blob } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 const { stringify } = __nccwpck_require__(1792)
 const { EventEmitter: EE } = __nccwpck_require__(8474)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
-const { tree } = __nccwpck_require__(7752)
+const { InvalidArgumentError } = __nccwpck_require__(6593)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(4037)
+const { tree } = __nccwpck_require__(3838)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -12992,18 +12992,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7405:
+/***/ 5539:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
-const DispatcherBase = __nccwpck_require__(1841)
-const Pool = __nccwpck_require__(628)
-const Client = __nccwpck_require__(3701)
-const util = __nccwpck_require__(3440)
-const createRedirectInterceptor = __nccwpck_require__(5092)
+const { InvalidArgumentError } = __nccwpck_require__(6593)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(3377)
+const DispatcherBase = __nccwpck_require__(803)
+const Pool = __nccwpck_require__(8014)
+const Client = __nccwpck_require__(271)
+const util = __nccwpck_require__(5386)
+const createRedirectInterceptor = __nccwpck_require__(5306)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -13132,7 +13132,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 837:
+/***/ 3207:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13140,7 +13140,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(6593)
 const {
   PoolBase,
   kClients,
@@ -13148,10 +13148,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __nccwpck_require__(2128)
-const Pool = __nccwpck_require__(628)
-const { kUrl, kInterceptors } = __nccwpck_require__(6443)
-const { parseOrigin } = __nccwpck_require__(3440)
+} = __nccwpck_require__(1278)
+const Pool = __nccwpck_require__(8014)
+const { kUrl, kInterceptors } = __nccwpck_require__(3377)
+const { parseOrigin } = __nccwpck_require__(5386)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -13348,7 +13348,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 637:
+/***/ 8939:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13356,9 +13356,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(3440)
-const { channels } = __nccwpck_require__(2414)
-const timers = __nccwpck_require__(6603)
+const util = __nccwpck_require__(5386)
+const { channels } = __nccwpck_require__(6644)
+const timers = __nccwpck_require__(5929)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -13371,7 +13371,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(6593)
 const {
   kUrl,
   kReset,
@@ -13404,9 +13404,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __nccwpck_require__(6443)
+} = __nccwpck_require__(3377)
 
-const constants = __nccwpck_require__(2824)
+const constants = __nccwpck_require__(6402)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -13418,11 +13418,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(3870) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(9240) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__nccwpck_require__(3434))
+    mod = await WebAssembly.compile(__nccwpck_require__(9968))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -13430,7 +13430,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(3870))
+    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(9240))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -14345,7 +14345,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__nccwpck_require__(4492).extractBody)
+      extractBody = (__nccwpck_require__(6962).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -14868,7 +14868,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 8788:
+/***/ 7726:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -14876,13 +14876,13 @@ module.exports = connectH1
 const assert = __nccwpck_require__(4589)
 const { errorMonitor } = __nccwpck_require__(8474)
 const { pipeline } = __nccwpck_require__(7075)
-const util = __nccwpck_require__(3440)
+const util = __nccwpck_require__(5386)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(6593)
 const {
   kUrl,
   kReset,
@@ -14901,7 +14901,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __nccwpck_require__(6443)
+} = __nccwpck_require__(3377)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -15307,7 +15307,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__nccwpck_require__(4492).extractBody)
+    extractBody ??= (__nccwpck_require__(6962).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -15667,7 +15667,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 3701:
+/***/ 271:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // @ts-check
@@ -15677,16 +15677,16 @@ module.exports = connectH2
 const assert = __nccwpck_require__(4589)
 const net = __nccwpck_require__(7030)
 const http = __nccwpck_require__(7067)
-const util = __nccwpck_require__(3440)
-const { channels } = __nccwpck_require__(2414)
-const Request = __nccwpck_require__(4655)
-const DispatcherBase = __nccwpck_require__(1841)
+const util = __nccwpck_require__(5386)
+const { channels } = __nccwpck_require__(6644)
+const Request = __nccwpck_require__(8957)
+const DispatcherBase = __nccwpck_require__(803)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __nccwpck_require__(8707)
-const buildConnector = __nccwpck_require__(9136)
+} = __nccwpck_require__(6593)
+const buildConnector = __nccwpck_require__(5106)
 const {
   kUrl,
   kServerName,
@@ -15728,9 +15728,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __nccwpck_require__(6443)
-const connectH1 = __nccwpck_require__(637)
-const connectH2 = __nccwpck_require__(8788)
+} = __nccwpck_require__(3377)
+const connectH1 = __nccwpck_require__(8939)
+const connectH2 = __nccwpck_require__(7726)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -16038,7 +16038,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __nccwpck_require__(5092)
+const createRedirectInterceptor = __nccwpck_require__(5306)
 
 function onError (client, err) {
   if (
@@ -16298,19 +16298,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 1841:
+/***/ 803:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const buffer = __nccwpck_require__(4573)
-const Dispatcher = __nccwpck_require__(883)
+const Dispatcher = __nccwpck_require__(2377)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __nccwpck_require__(8707)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(6443)
+} = __nccwpck_require__(6593)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(3377)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -16513,7 +16513,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 883:
+/***/ 2377:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16585,15 +16585,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 3137:
+/***/ 6699:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(1841)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(6443)
-const ProxyAgent = __nccwpck_require__(6672)
-const Agent = __nccwpck_require__(7405)
+const DispatcherBase = __nccwpck_require__(803)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(3377)
+const ProxyAgent = __nccwpck_require__(9710)
+const Agent = __nccwpck_require__(5539)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -16752,7 +16752,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 4660:
+/***/ 2190:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -16876,15 +16876,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 2128:
+/***/ 1278:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(1841)
-const FixedQueue = __nccwpck_require__(4660)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
-const PoolStats = __nccwpck_require__(3246)
+const DispatcherBase = __nccwpck_require__(803)
+const FixedQueue = __nccwpck_require__(2190)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(3377)
+const PoolStats = __nccwpck_require__(1680)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -17077,10 +17077,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3246:
+/***/ 1680:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(6443)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(3377)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -17118,7 +17118,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 628:
+/***/ 8014:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -17129,14 +17129,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __nccwpck_require__(2128)
-const Client = __nccwpck_require__(3701)
+} = __nccwpck_require__(1278)
+const Client = __nccwpck_require__(271)
 const {
   InvalidArgumentError
-} = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { kUrl, kInterceptors } = __nccwpck_require__(6443)
-const buildConnector = __nccwpck_require__(9136)
+} = __nccwpck_require__(6593)
+const util = __nccwpck_require__(5386)
+const { kUrl, kInterceptors } = __nccwpck_require__(3377)
+const buildConnector = __nccwpck_require__(5106)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -17232,19 +17232,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 6672:
+/***/ 9710:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(3377)
 const { URL } = __nccwpck_require__(3136)
-const Agent = __nccwpck_require__(7405)
-const Pool = __nccwpck_require__(628)
-const DispatcherBase = __nccwpck_require__(1841)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(8707)
-const buildConnector = __nccwpck_require__(9136)
-const Client = __nccwpck_require__(3701)
+const Agent = __nccwpck_require__(5539)
+const Pool = __nccwpck_require__(8014)
+const DispatcherBase = __nccwpck_require__(803)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(6593)
+const buildConnector = __nccwpck_require__(5106)
+const Client = __nccwpck_require__(271)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -17513,13 +17513,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 50:
+/***/ 9176:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Dispatcher = __nccwpck_require__(883)
-const RetryHandler = __nccwpck_require__(7816)
+const Dispatcher = __nccwpck_require__(2377)
+const RetryHandler = __nccwpck_require__(3174)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -17555,7 +17555,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 2581:
+/***/ 4743:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -17563,8 +17563,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const Agent = __nccwpck_require__(7405)
+const { InvalidArgumentError } = __nccwpck_require__(6593)
+const Agent = __nccwpck_require__(5539)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -17594,7 +17594,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8155:
+/***/ 6949:
 /***/ ((module) => {
 
 
@@ -17645,15 +17645,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 8754:
+/***/ 3216:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(3440)
-const { kBodyUsed } = __nccwpck_require__(6443)
+const util = __nccwpck_require__(5386)
+const { kBodyUsed } = __nccwpck_require__(3377)
 const assert = __nccwpck_require__(4589)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { InvalidArgumentError } = __nccwpck_require__(6593)
 const EE = __nccwpck_require__(8474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -17884,20 +17884,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 7816:
+/***/ 3174:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const assert = __nccwpck_require__(4589)
 
-const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6443)
-const { RequestRetryError } = __nccwpck_require__(8707)
+const { kRetryHandlerDefaultRetry } = __nccwpck_require__(3377)
+const { RequestRetryError } = __nccwpck_require__(6593)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __nccwpck_require__(3440)
+} = __nccwpck_require__(5386)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -18328,14 +18328,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 379:
+/***/ 6149:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const { isIP } = __nccwpck_require__(7030)
 const { lookup } = __nccwpck_require__(610)
-const DecoratorHandler = __nccwpck_require__(8155)
-const { InvalidArgumentError, InformationalError } = __nccwpck_require__(8707)
+const DecoratorHandler = __nccwpck_require__(6949)
+const { InvalidArgumentError, InformationalError } = __nccwpck_require__(6593)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -18710,14 +18710,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 8060:
+/***/ 5786:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(3440)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
-const DecoratorHandler = __nccwpck_require__(8155)
+const util = __nccwpck_require__(5386)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(6593)
+const DecoratorHandler = __nccwpck_require__(6949)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -18840,12 +18840,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 5092:
+/***/ 5306:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const RedirectHandler = __nccwpck_require__(8754)
+const RedirectHandler = __nccwpck_require__(3216)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -18868,11 +18868,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 1514:
+/***/ 1068:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RedirectHandler = __nccwpck_require__(8754)
+const RedirectHandler = __nccwpck_require__(3216)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -18899,11 +18899,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 2026:
+/***/ 9636:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RetryHandler = __nccwpck_require__(7816)
+const RetryHandler = __nccwpck_require__(3174)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -18925,13 +18925,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 2824:
+/***/ 6402:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __nccwpck_require__(172);
+const utils_1 = __nccwpck_require__(6650);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -19209,7 +19209,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 3870:
+/***/ 9240:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -19221,7 +19221,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 3434:
+/***/ 9968:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -19233,7 +19233,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 172:
+/***/ 6650:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -19254,13 +19254,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 7501:
+/***/ 587:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kClients } = __nccwpck_require__(6443)
-const Agent = __nccwpck_require__(7405)
+const { kClients } = __nccwpck_require__(3377)
+const Agent = __nccwpck_require__(5539)
 const {
   kAgent,
   kMockAgentSet,
@@ -19271,14 +19271,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __nccwpck_require__(1117)
-const MockClient = __nccwpck_require__(7365)
-const MockPool = __nccwpck_require__(4004)
-const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
-const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
-const Dispatcher = __nccwpck_require__(883)
-const Pluralizer = __nccwpck_require__(1529)
-const PendingInterceptorsFormatter = __nccwpck_require__(6142)
+} = __nccwpck_require__(2539)
+const MockClient = __nccwpck_require__(2839)
+const MockPool = __nccwpck_require__(3926)
+const { matchValue, buildMockOptions } = __nccwpck_require__(463)
+const { InvalidArgumentError, UndiciError } = __nccwpck_require__(6593)
+const Dispatcher = __nccwpck_require__(2377)
+const Pluralizer = __nccwpck_require__(39)
+const PendingInterceptorsFormatter = __nccwpck_require__(2708)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -19421,14 +19421,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 7365:
+/***/ 2839:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Client = __nccwpck_require__(3701)
-const { buildMockDispatch } = __nccwpck_require__(3397)
+const Client = __nccwpck_require__(271)
+const { buildMockDispatch } = __nccwpck_require__(463)
 const {
   kDispatches,
   kMockAgent,
@@ -19437,10 +19437,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(1117)
-const { MockInterceptor } = __nccwpck_require__(1511)
-const Symbols = __nccwpck_require__(6443)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
+} = __nccwpck_require__(2539)
+const { MockInterceptor } = __nccwpck_require__(7073)
+const Symbols = __nccwpck_require__(3377)
+const { InvalidArgumentError } = __nccwpck_require__(6593)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -19487,12 +19487,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 2429:
+/***/ 5347:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { UndiciError } = __nccwpck_require__(8707)
+const { UndiciError } = __nccwpck_require__(6593)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -19522,12 +19522,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1511:
+/***/ 7073:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(3397)
+const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(463)
 const {
   kDispatches,
   kDispatchKey,
@@ -19535,9 +19535,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __nccwpck_require__(1117)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { buildURL } = __nccwpck_require__(3440)
+} = __nccwpck_require__(2539)
+const { InvalidArgumentError } = __nccwpck_require__(6593)
+const { buildURL } = __nccwpck_require__(5386)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -19736,14 +19736,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 4004:
+/***/ 3926:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Pool = __nccwpck_require__(628)
-const { buildMockDispatch } = __nccwpck_require__(3397)
+const Pool = __nccwpck_require__(8014)
+const { buildMockDispatch } = __nccwpck_require__(463)
 const {
   kDispatches,
   kMockAgent,
@@ -19752,10 +19752,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(1117)
-const { MockInterceptor } = __nccwpck_require__(1511)
-const Symbols = __nccwpck_require__(6443)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
+} = __nccwpck_require__(2539)
+const { MockInterceptor } = __nccwpck_require__(7073)
+const Symbols = __nccwpck_require__(3377)
+const { InvalidArgumentError } = __nccwpck_require__(6593)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -19802,7 +19802,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 1117:
+/***/ 2539:
 /***/ ((module) => {
 
 
@@ -19832,20 +19832,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3397:
+/***/ 463:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { MockNotMatchedError } = __nccwpck_require__(2429)
+const { MockNotMatchedError } = __nccwpck_require__(5347)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __nccwpck_require__(1117)
-const { buildURL } = __nccwpck_require__(3440)
+} = __nccwpck_require__(2539)
+const { buildURL } = __nccwpck_require__(5386)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const {
   types: {
@@ -20206,7 +20206,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6142:
+/***/ 2708:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -20256,7 +20256,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 1529:
+/***/ 39:
 /***/ ((module) => {
 
 
@@ -20292,7 +20292,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 6603:
+/***/ 5929:
 /***/ ((module) => {
 
 
@@ -20722,20 +20722,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9634:
+/***/ 3892:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(109)
-const { urlEquals, getFieldValues } = __nccwpck_require__(6798)
-const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(3440)
-const { webidl } = __nccwpck_require__(5893)
-const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(9051)
-const { Request, fromInnerRequest } = __nccwpck_require__(9967)
-const { kState } = __nccwpck_require__(3627)
-const { fetching } = __nccwpck_require__(4398)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(3168)
+const { kConstruct } = __nccwpck_require__(8271)
+const { urlEquals, getFieldValues } = __nccwpck_require__(2012)
+const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(5386)
+const { webidl } = __nccwpck_require__(6083)
+const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(9317)
+const { Request, fromInnerRequest } = __nccwpck_require__(3713)
+const { kState } = __nccwpck_require__(6970)
+const { fetching } = __nccwpck_require__(6860)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(1118)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -21588,15 +21588,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3245:
+/***/ 7403:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(109)
-const { Cache } = __nccwpck_require__(9634)
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { kConstruct } = __nccwpck_require__(8271)
+const { Cache } = __nccwpck_require__(3892)
+const { webidl } = __nccwpck_require__(6083)
+const { kEnumerableProperty } = __nccwpck_require__(5386)
 
 class CacheStorage {
   /**
@@ -21747,26 +21747,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 109:
+/***/ 8271:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__nccwpck_require__(6443).kConstruct)
+  kConstruct: (__nccwpck_require__(3377).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 6798:
+/***/ 2012:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { isValidHeaderName } = __nccwpck_require__(3168)
+const { URLSerializer } = __nccwpck_require__(782)
+const { isValidHeaderName } = __nccwpck_require__(1118)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -21811,7 +21811,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1276:
+/***/ 9922:
 /***/ ((module) => {
 
 
@@ -21830,15 +21830,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9061:
+/***/ 8495:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { parseSetCookie } = __nccwpck_require__(1978)
-const { stringify } = __nccwpck_require__(7797)
-const { webidl } = __nccwpck_require__(5893)
-const { Headers } = __nccwpck_require__(660)
+const { parseSetCookie } = __nccwpck_require__(5816)
+const { stringify } = __nccwpck_require__(2095)
+const { webidl } = __nccwpck_require__(6083)
+const { Headers } = __nccwpck_require__(5662)
 
 /**
  * @typedef {Object} Cookie
@@ -22021,14 +22021,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1978:
+/***/ 5816:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(1276)
-const { isCTLExcludingHtab } = __nccwpck_require__(7797)
-const { collectASequenceOfCodePointsFast } = __nccwpck_require__(1900)
+const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(9922)
+const { isCTLExcludingHtab } = __nccwpck_require__(2095)
+const { collectASequenceOfCodePointsFast } = __nccwpck_require__(782)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -22338,7 +22338,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7797:
+/***/ 2095:
 /***/ ((module) => {
 
 
@@ -22697,13 +22697,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4031:
+/***/ 6301:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const buffer = __nccwpck_require__(4573)
 const { Transform } = __nccwpck_require__(7075)
-const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(4811)
+const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(625)
 
 /**
  * @type {number[]} BOM
@@ -23278,23 +23278,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1238:
+/***/ 6376:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { pipeline } = __nccwpck_require__(7075)
-const { fetching } = __nccwpck_require__(4398)
-const { makeRequest } = __nccwpck_require__(9967)
-const { webidl } = __nccwpck_require__(5893)
-const { EventSourceStream } = __nccwpck_require__(4031)
-const { parseMIMEType } = __nccwpck_require__(1900)
-const { createFastMessageEvent } = __nccwpck_require__(5188)
-const { isNetworkError } = __nccwpck_require__(9051)
-const { delay } = __nccwpck_require__(4811)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { environmentSettingsObject } = __nccwpck_require__(3168)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
+const { fetching } = __nccwpck_require__(6860)
+const { makeRequest } = __nccwpck_require__(3713)
+const { webidl } = __nccwpck_require__(6083)
+const { EventSourceStream } = __nccwpck_require__(6301)
+const { parseMIMEType } = __nccwpck_require__(782)
+const { createFastMessageEvent } = __nccwpck_require__(6814)
+const { isNetworkError } = __nccwpck_require__(9317)
+const { delay } = __nccwpck_require__(625)
+const { kEnumerableProperty } = __nccwpck_require__(5386)
+const { environmentSettingsObject } = __nccwpck_require__(1118)
+const { getGlobalDispatcher } = __nccwpck_require__(4743)
 
 let experimentalWarned = false
 
@@ -23768,7 +23768,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4811:
+/***/ 625:
 /***/ ((module) => {
 
 
@@ -23812,12 +23812,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4492:
+/***/ 6962:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(3440)
+const util = __nccwpck_require__(5386)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -23827,16 +23827,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __nccwpck_require__(3168)
-const { FormData } = __nccwpck_require__(5910)
-const { kState } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
+} = __nccwpck_require__(1118)
+const { FormData } = __nccwpck_require__(8440)
+const { kState } = __nccwpck_require__(6970)
+const { webidl } = __nccwpck_require__(6083)
 const { Blob } = __nccwpck_require__(4573)
 const assert = __nccwpck_require__(4589)
 const { isErrored, isDisturbed } = __nccwpck_require__(7075)
 const { isArrayBuffer } = __nccwpck_require__(3429)
-const { serializeAMimeType } = __nccwpck_require__(1900)
-const { multipartFormDataParser } = __nccwpck_require__(116)
+const { serializeAMimeType } = __nccwpck_require__(782)
+const { multipartFormDataParser } = __nccwpck_require__(4646)
 let random
 
 try {
@@ -24348,7 +24348,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4495:
+/***/ 6833:
 /***/ ((module) => {
 
 
@@ -24479,7 +24479,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1900:
+/***/ 782:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -25230,12 +25230,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6653:
+/***/ 9255:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConnected, kSize } = __nccwpck_require__(6443)
+const { kConnected, kSize } = __nccwpck_require__(3377)
 
 class CompatWeakRef {
   constructor (value) {
@@ -25283,14 +25283,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 7114:
+/***/ 1508:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Blob, File } = __nccwpck_require__(4573)
-const { kState } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
+const { kState } = __nccwpck_require__(6970)
+const { webidl } = __nccwpck_require__(6083)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -25416,16 +25416,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 116:
+/***/ 4646:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
-const { utf8DecodeBytes } = __nccwpck_require__(3168)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(1900)
-const { isFileLike } = __nccwpck_require__(7114)
-const { makeEntry } = __nccwpck_require__(5910)
+const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(5386)
+const { utf8DecodeBytes } = __nccwpck_require__(1118)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(782)
+const { isFileLike } = __nccwpck_require__(1508)
+const { makeEntry } = __nccwpck_require__(8440)
 const assert = __nccwpck_require__(4589)
 const { File: NodeFile } = __nccwpck_require__(4573)
 
@@ -25897,16 +25897,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5910:
+/***/ 8440:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __nccwpck_require__(3168)
-const { kState } = __nccwpck_require__(3627)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { FileLike, isFileLike } = __nccwpck_require__(7114)
-const { webidl } = __nccwpck_require__(5893)
+const { isBlobLike, iteratorMixin } = __nccwpck_require__(1118)
+const { kState } = __nccwpck_require__(6970)
+const { kEnumerableProperty } = __nccwpck_require__(5386)
+const { FileLike, isFileLike } = __nccwpck_require__(1508)
+const { webidl } = __nccwpck_require__(6083)
 const { File: NativeFile } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 
@@ -26156,7 +26156,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 1059:
+/***/ 8709:
 /***/ ((module) => {
 
 
@@ -26203,21 +26203,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 660:
+/***/ 5662:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __nccwpck_require__(6443)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { kConstruct } = __nccwpck_require__(3377)
+const { kEnumerableProperty } = __nccwpck_require__(5386)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __nccwpck_require__(3168)
-const { webidl } = __nccwpck_require__(5893)
+} = __nccwpck_require__(1118)
+const { webidl } = __nccwpck_require__(6083)
 const assert = __nccwpck_require__(4589)
 const util = __nccwpck_require__(7975)
 
@@ -26897,7 +26897,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4398:
+/***/ 6860:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -26910,9 +26910,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __nccwpck_require__(9051)
-const { HeadersList } = __nccwpck_require__(660)
-const { Request, cloneRequest } = __nccwpck_require__(9967)
+} = __nccwpck_require__(9317)
+const { HeadersList } = __nccwpck_require__(5662)
+const { Request, cloneRequest } = __nccwpck_require__(3713)
 const zlib = __nccwpck_require__(8522)
 const {
   bytesMatch,
@@ -26948,23 +26948,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __nccwpck_require__(3168)
-const { kState, kDispatcher } = __nccwpck_require__(3627)
+} = __nccwpck_require__(1118)
+const { kState, kDispatcher } = __nccwpck_require__(6970)
 const assert = __nccwpck_require__(4589)
-const { safelyExtractBody, extractBody } = __nccwpck_require__(4492)
+const { safelyExtractBody, extractBody } = __nccwpck_require__(6962)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __nccwpck_require__(4495)
+} = __nccwpck_require__(6833)
 const EE = __nccwpck_require__(8474)
 const { Readable, pipeline, finished } = __nccwpck_require__(7075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(1900)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
-const { webidl } = __nccwpck_require__(5893)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(5386)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(782)
+const { getGlobalDispatcher } = __nccwpck_require__(4743)
+const { webidl } = __nccwpck_require__(6083)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -29174,23 +29174,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9967:
+/***/ 3713:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(4492)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(660)
-const { FinalizationRegistry } = __nccwpck_require__(6653)()
-const util = __nccwpck_require__(3440)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(6962)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(5662)
+const { FinalizationRegistry } = __nccwpck_require__(9255)()
+const util = __nccwpck_require__(5386)
 const nodeUtil = __nccwpck_require__(7975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __nccwpck_require__(3168)
+} = __nccwpck_require__(1118)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -29200,12 +29200,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __nccwpck_require__(4495)
+} = __nccwpck_require__(6833)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { kConstruct } = __nccwpck_require__(6443)
+const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(6970)
+const { webidl } = __nccwpck_require__(6083)
+const { URLSerializer } = __nccwpck_require__(782)
+const { kConstruct } = __nccwpck_require__(3377)
 const assert = __nccwpck_require__(4589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __nccwpck_require__(8474)
 
@@ -30218,14 +30218,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 9051:
+/***/ 9317:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(660)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(4492)
-const util = __nccwpck_require__(3440)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(5662)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(6962)
+const util = __nccwpck_require__(5386)
 const nodeUtil = __nccwpck_require__(7975)
 const { kEnumerableProperty } = util
 const {
@@ -30237,16 +30237,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __nccwpck_require__(3168)
+} = __nccwpck_require__(1118)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __nccwpck_require__(4495)
-const { kState, kHeaders } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
-const { FormData } = __nccwpck_require__(5910)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { kConstruct } = __nccwpck_require__(6443)
+} = __nccwpck_require__(6833)
+const { kState, kHeaders } = __nccwpck_require__(6970)
+const { webidl } = __nccwpck_require__(6083)
+const { FormData } = __nccwpck_require__(8440)
+const { URLSerializer } = __nccwpck_require__(782)
+const { kConstruct } = __nccwpck_require__(3377)
 const assert = __nccwpck_require__(4589)
 const { types } = __nccwpck_require__(7975)
 
@@ -30835,7 +30835,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3627:
+/***/ 6970:
 /***/ ((module) => {
 
 
@@ -30851,21 +30851,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3168:
+/***/ 1118:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Transform } = __nccwpck_require__(7075)
 const zlib = __nccwpck_require__(8522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(4495)
-const { getGlobalOrigin } = __nccwpck_require__(1059)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(1900)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(6833)
+const { getGlobalOrigin } = __nccwpck_require__(8709)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(782)
 const { performance } = __nccwpck_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(3440)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(5386)
 const assert = __nccwpck_require__(4589)
 const { isUint8Array } = __nccwpck_require__(3429)
-const { webidl } = __nccwpck_require__(5893)
+const { webidl } = __nccwpck_require__(6083)
 
 let supportedHashes = []
 
@@ -32490,14 +32490,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5893:
+/***/ 6083:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { types, inspect } = __nccwpck_require__(7975)
 const { markAsUncloneable } = __nccwpck_require__(5919)
-const { toUSVString } = __nccwpck_require__(3440)
+const { toUSVString } = __nccwpck_require__(5386)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -33192,7 +33192,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2607:
+/***/ 2685:
 /***/ ((module) => {
 
 
@@ -33489,7 +33489,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8355:
+/***/ 4881:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -33498,16 +33498,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __nccwpck_require__(3610)
+} = __nccwpck_require__(5860)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __nccwpck_require__(961)
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
+} = __nccwpck_require__(8391)
+const { webidl } = __nccwpck_require__(6083)
+const { kEnumerableProperty } = __nccwpck_require__(5386)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -33840,12 +33840,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8573:
+/***/ 699:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(5893)
+const { webidl } = __nccwpck_require__(6083)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -33925,7 +33925,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 961:
+/***/ 8391:
 /***/ ((module) => {
 
 
@@ -33942,7 +33942,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3610:
+/***/ 5860:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -33953,10 +33953,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __nccwpck_require__(961)
-const { ProgressEvent } = __nccwpck_require__(8573)
-const { getEncoding } = __nccwpck_require__(2607)
-const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(1900)
+} = __nccwpck_require__(8391)
+const { ProgressEvent } = __nccwpck_require__(699)
+const { getEncoding } = __nccwpck_require__(2685)
+const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(782)
 const { types } = __nccwpck_require__(7975)
 const { StringDecoder } = __nccwpck_require__(3193)
 const { btoa } = __nccwpck_require__(4573)
@@ -34340,27 +34340,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6897:
+/***/ 3403:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(736)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(9322)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __nccwpck_require__(1216)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(8625)
-const { channels } = __nccwpck_require__(2414)
-const { CloseEvent } = __nccwpck_require__(5188)
-const { makeRequest } = __nccwpck_require__(9967)
-const { fetching } = __nccwpck_require__(4398)
-const { Headers, getHeadersList } = __nccwpck_require__(660)
-const { getDecodeSplit } = __nccwpck_require__(3168)
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
+} = __nccwpck_require__(7610)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(3479)
+const { channels } = __nccwpck_require__(6644)
+const { CloseEvent } = __nccwpck_require__(6814)
+const { makeRequest } = __nccwpck_require__(3713)
+const { fetching } = __nccwpck_require__(6860)
+const { Headers, getHeadersList } = __nccwpck_require__(5662)
+const { getDecodeSplit } = __nccwpck_require__(1118)
+const { WebsocketFrameSend } = __nccwpck_require__(4226)
 
 /** @type {import('crypto')} */
 let crypto
@@ -34718,7 +34718,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 736:
+/***/ 9322:
 /***/ ((module) => {
 
 
@@ -34791,14 +34791,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5188:
+/***/ 6814:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { kConstruct } = __nccwpck_require__(6443)
+const { webidl } = __nccwpck_require__(6083)
+const { kEnumerableProperty } = __nccwpck_require__(5386)
+const { kConstruct } = __nccwpck_require__(3377)
 const { MessagePort } = __nccwpck_require__(5919)
 
 /**
@@ -35127,12 +35127,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3264:
+/***/ 4226:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __nccwpck_require__(736)
+const { maxUnsigned16Bit } = __nccwpck_require__(9322)
 
 const BUFFER_SIZE = 16386
 
@@ -35230,14 +35230,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9469:
+/***/ 6495:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __nccwpck_require__(8522)
-const { isValidClientWindowBits } = __nccwpck_require__(8625)
-const { MessageSizeExceededError } = __nccwpck_require__(8707)
+const { isValidClientWindowBits } = __nccwpck_require__(3479)
+const { MessageSizeExceededError } = __nccwpck_require__(6593)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -35342,16 +35342,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 1652:
+/***/ 1298:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Writable } = __nccwpck_require__(7075)
 const assert = __nccwpck_require__(4589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(736)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(1216)
-const { channels } = __nccwpck_require__(2414)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(9322)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(7610)
+const { channels } = __nccwpck_require__(6644)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -35361,11 +35361,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __nccwpck_require__(8625)
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
-const { closeWebSocketConnection } = __nccwpck_require__(6897)
-const { PerMessageDeflate } = __nccwpck_require__(9469)
-const { MessageSizeExceededError } = __nccwpck_require__(8707)
+} = __nccwpck_require__(3479)
+const { WebsocketFrameSend } = __nccwpck_require__(4226)
+const { closeWebSocketConnection } = __nccwpck_require__(3403)
+const { PerMessageDeflate } = __nccwpck_require__(6495)
+const { MessageSizeExceededError } = __nccwpck_require__(6593)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -35876,14 +35876,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3900:
+/***/ 8470:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
-const { opcodes, sendHints } = __nccwpck_require__(736)
-const FixedQueue = __nccwpck_require__(4660)
+const { WebsocketFrameSend } = __nccwpck_require__(4226)
+const { opcodes, sendHints } = __nccwpck_require__(9322)
+const FixedQueue = __nccwpck_require__(2190)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -35987,7 +35987,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 1216:
+/***/ 7610:
 /***/ ((module) => {
 
 
@@ -36006,16 +36006,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8625:
+/***/ 3479:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(1216)
-const { states, opcodes } = __nccwpck_require__(736)
-const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(5188)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(7610)
+const { states, opcodes } = __nccwpck_require__(9322)
+const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(6814)
 const { isUtf8 } = __nccwpck_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(1900)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(782)
 
 /* globals Blob */
 
@@ -36335,15 +36335,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3726:
+/***/ 3435:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(5893)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { environmentSettingsObject } = __nccwpck_require__(3168)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(736)
+const { webidl } = __nccwpck_require__(6083)
+const { URLSerializer } = __nccwpck_require__(782)
+const { environmentSettingsObject } = __nccwpck_require__(1118)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(9322)
 const {
   kWebSocketURL,
   kReadyState,
@@ -36352,21 +36352,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __nccwpck_require__(1216)
+} = __nccwpck_require__(7610)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __nccwpck_require__(8625)
-const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(6897)
-const { ByteParser } = __nccwpck_require__(1652)
-const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
+} = __nccwpck_require__(3479)
+const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(3403)
+const { ByteParser } = __nccwpck_require__(1298)
+const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(5386)
+const { getGlobalDispatcher } = __nccwpck_require__(4743)
 const { types } = __nccwpck_require__(7975)
-const { ErrorEvent, CloseEvent } = __nccwpck_require__(5188)
-const { SendQueue } = __nccwpck_require__(3900)
+const { ErrorEvent, CloseEvent } = __nccwpck_require__(6814)
+const { SendQueue } = __nccwpck_require__(8470)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -37140,7 +37140,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 3667:
+/***/ 1781:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -37150,13 +37150,13 @@ Object.defineProperty(exports, "__esModule", ({ value: true }));
 function _interopDefault (ex) { return (ex && (typeof ex === 'object') && 'default' in ex) ? ex['default'] : ex; }
 
 var crypto$1 = __nccwpck_require__(6982);
-var AsyncLock = _interopDefault(__nccwpck_require__(5936));
-var cleanGitRef = _interopDefault(__nccwpck_require__(9308));
-var crc32 = _interopDefault(__nccwpck_require__(4891));
-var pako = _interopDefault(__nccwpck_require__(3585));
-var pify = _interopDefault(__nccwpck_require__(2946));
-var ignore = _interopDefault(__nccwpck_require__(298));
-var diff3Merge = _interopDefault(__nccwpck_require__(1832));
+var AsyncLock = _interopDefault(__nccwpck_require__(6302));
+var cleanGitRef = _interopDefault(__nccwpck_require__(6898));
+var crc32 = _interopDefault(__nccwpck_require__(4541));
+var pako = _interopDefault(__nccwpck_require__(4719));
+var pify = _interopDefault(__nccwpck_require__(5036));
+var ignore = _interopDefault(__nccwpck_require__(9312));
+var diff3Merge = _interopDefault(__nccwpck_require__(8446));
 
 /**
  * @typedef {Object} GitProgressEvent
@@ -56156,7 +56156,7 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -56192,7 +56192,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -56288,7 +56288,7 @@ function escapeProperty(s) {
 var external_crypto_ = __nccwpck_require__(6982);
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -56329,7 +56329,7 @@ const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.me
 var external_http_ = __nccwpck_require__(8611);
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -56420,11 +56420,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var node_modules_tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ../../main/node_modules/tunnel/index.js
+var node_modules_tunnel = __nccwpck_require__(408);
+// EXTERNAL MODULE: ../../main/node_modules/undici/index.js
+var undici = __nccwpck_require__(4718);
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -57121,7 +57121,7 @@ class lib_HttpClient {
 }
 const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/auth.js
 var auth_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -57197,7 +57197,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -57271,7 +57271,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -57552,7 +57552,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -57594,7 +57594,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -57774,7 +57774,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -58048,7 +58048,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -58636,7 +58636,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -58716,7 +58716,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -58781,7 +58781,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -59892,7 +59892,7 @@ function isNotFound(error) {
  */
 async function openRepository(startDir = process.cwd()) {
     // Loaded here, on first use; `webpackMode: "eager"` keeps it inside the one file of the Action bundle (ncc).
-    const git = (loaded ??= (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 3667))).default);
+    const git = (loaded ??= (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 1781))).default);
     let dir;
     try {
         dir = await git.findRoot({ fs: external_node_fs_namespaceObject, filepath: (0,external_node_path_namespaceObject.resolve)(startDir) });
@@ -60192,7 +60192,7 @@ async function mergeBase(repo, a, b) {
     return bases[0];
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/error.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/error.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -60261,7 +60261,7 @@ class error_TomlError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/primitive.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/primitive.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -60414,7 +60414,7 @@ function parseString(ctx) {
     error_TomlError.x('unfinished string', ctx, startPtr);
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/date.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/date.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -60572,7 +60572,7 @@ class TomlDate extends Date {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/extract.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/extract.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -60867,7 +60867,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/util.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/util.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -60926,7 +60926,7 @@ function skipVoid(ctx, banNewLines, banComments) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/struct.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/struct.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -61084,7 +61084,7 @@ function parseArray(ctx) {
     error_TomlError.x('unfinished array', ctx, startPtr);
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/parse.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/parse.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -61250,7 +61250,7 @@ function parse(toml, options = {}) {
     return res;
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/stringify.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/stringify.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -61471,7 +61471,7 @@ function stringify(obj, { maxDepth = 1000, numbersAsFloat = false, strictTempora
     return str;
 }
 
-;// CONCATENATED MODULE: ./node_modules/smol-toml/dist/index.js
+;// CONCATENATED MODULE: ../../main/node_modules/smol-toml/dist/index.js
 /*!
  * Copyright (c) Squirrel Chat et al., All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
@@ -63181,7 +63181,7 @@ function isCanonicalForm(form) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/@noble/hashes/_md.js
+;// CONCATENATED MODULE: ../../main/node_modules/@noble/hashes/_md.js
 /**
  * Internal Merkle-Damgard hash utils.
  * @module
@@ -63392,7 +63392,7 @@ const SHA512_IV = /* @__PURE__ */ (/* unused pure expression or super */ null &&
     0x510e527f, 0xade682d1, 0x9b05688c, 0x2b3e6c1f, 0x1f83d9ab, 0xfb41bd6b, 0x5be0cd19, 0x137e2179,
 ])));
 
-;// CONCATENATED MODULE: ./node_modules/@noble/hashes/_u64.js
+;// CONCATENATED MODULE: ../../main/node_modules/@noble/hashes/_u64.js
 const U32_MASK64 = /* @__PURE__ */ (/* unused pure expression or super */ null && ((() => BigInt(2 ** 32 - 1))()));
 const _32n = /* @__PURE__ */ (/* unused pure expression or super */ null && (BigInt(32)));
 // Split bigint into two 32-bit halves. With `le=true`, returned fields become `{ h: low, l: high
@@ -63471,7 +63471,7 @@ const add5H = (low, Ah, Bh, Ch, Dh, Eh) => (Ah + Bh + Ch + Dh + Eh + ((low / 2 *
 // prettier-ignore
 
 
-;// CONCATENATED MODULE: ./node_modules/@noble/hashes/utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@noble/hashes/utils.js
 /**
  * Checks if something is Uint8Array. Be careful: nodejs Buffer will return true.
  * @param a - value to test
@@ -64160,7 +64160,7 @@ const oidNist = (suffix) => ({
     oid: Uint8Array.from([0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, suffix]),
 });
 
-;// CONCATENATED MODULE: ./node_modules/@noble/hashes/_blake.js
+;// CONCATENATED MODULE: ../../main/node_modules/@noble/hashes/_blake.js
 /**
  * Internal helpers for blake hash.
  * @module
@@ -64221,7 +64221,7 @@ function G2s(a, b, c, d, x) {
     return { a, b, c, d };
 }
 
-;// CONCATENATED MODULE: ./node_modules/@noble/hashes/blake2.js
+;// CONCATENATED MODULE: ../../main/node_modules/@noble/hashes/blake2.js
 /**
  * blake2b (64-bit) & blake2s (8 to 32-bit) hash functions.
  * b could have been faster, but there is no fast u64 in js, so s is 1.5x faster.
@@ -64796,7 +64796,7 @@ class _BLAKE2s extends _BLAKE2 {
  */
 const blake2s = /* @__PURE__ */ (/* unused pure expression or super */ null && (createHasher((opts) => new _BLAKE2s(opts))));
 
-;// CONCATENATED MODULE: ./node_modules/@noble/hashes/blake3.js
+;// CONCATENATED MODULE: ../../main/node_modules/@noble/hashes/blake3.js
 /**
  * Blake3 fast hash is Blake2 with reduced security (round count). Can also be used as MAC & KDF.
  *
@@ -65506,23 +65506,13 @@ function digestHex(d) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/coreform/print.ts
+;// CONCATENATED MODULE: ./src/coreform/atom-print.ts
 /**
- * The canonical printer (docs/reference/coreform.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
- * ends, no trailing spaces. `printTerm` is the only printer used for hashing. Iterative: deeply
- * nested terms do not overflow the call stack.
+ * The one-line prints of atoms (nil, bool, int, str, bytes, sym) for the canonical printer
+ * (docs/reference/coreform.md §1.5): their text, and their UTF-8 length measured without making it.
  */
 
-
-/** Line width in UTF-8 bytes. */
-const PRINT_WIDTH = 100;
-/**
- * Largest canonical print produced, in UTF-16 code units (≈ bytes for ASCII). Pretty printing is
- * quadratic in nesting depth (every level indents by 2), so a pathologically deep data term would
- * print to gigabytes; such a print stops with `core/print/too-large` instead of exhausting memory.
- */
-const MAX_PRINT_LENGTH = 256 * 1024 * 1024;
-const print_HEX = '0123456789ABCDEF';
+const atom_print_HEX = '0123456789ABCDEF';
 /** True when a string character needs an escape in a string literal (`\ " LF CR TAB`, Cc controls). */
 function needsEscape(c) {
     return c === 0x5c || c === 0x22 || c < 0x20 || (c >= 0x7f && c <= 0x9f);
@@ -65552,7 +65542,7 @@ function escapeStr(value) {
         else if (c === 0x09)
             rep = '\\t';
         else
-            rep = '\\u00' + print_HEX[(c >> 4) & 15] + print_HEX[c & 15];
+            rep = '\\u00' + atom_print_HEX[(c >> 4) & 15] + atom_print_HEX[c & 15];
         out += value.slice(runStart, i) + rep;
         runStart = i + 1;
     }
@@ -65575,7 +65565,7 @@ function escapeBytes(value) {
         else if (b >= 0x20 && b <= 0x7e)
             out += String.fromCharCode(b);
         else
-            out += '\\x' + print_HEX[b >> 4] + print_HEX[b & 15];
+            out += '\\x' + atom_print_HEX[b >> 4] + atom_print_HEX[b & 15];
     }
     return out + '"';
 }
@@ -65613,25 +65603,6 @@ function byteLength(text) {
 function isAtomKind(t) {
     return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
 }
-/**
- * Multi-line prints of large containers at the indent they were last printed at. A workspace is
- * hashed several times by diff and merge; each time its module records are printed at the same
- * indent, so the text is reused instead of laid out again.
- */
-const blockCache = new WeakMap();
-/** Containers whose print is at least this many characters are kept in `blockCache`. */
-const BLOCK_CACHE_MIN = 256;
-/**
- * Only containers this close to the printed root are cached (a workspace vector → module record →
- * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
- * text per level: quadratic memory.
- */
-const BLOCK_CACHE_MAX_DEPTH = 3;
-/** What a task of {@link Printer.fmt} is: a term to lay out on a new line, literal text, a map entry on one line, or the end of a cached block. */
-const TASK_TERM = 0;
-const TASK_TEXT = 1;
-const TASK_ENTRY = 2;
-const TASK_CAPTURE = 3;
 /** The texts of the integers -128..1023 (the reader shares their terms; their prints are shared too). */
 const SMALL_INT_TEXT = Array.from({ length: 1152 }, (_, i) => String(i - 128));
 function intText(v) {
@@ -65708,44 +65679,20 @@ function atomText(t) {
             return 'nil';
     }
 }
+
+;// CONCATENATED MODULE: ./src/coreform/print-buffer.ts
 /**
- * One print job. The output is UTF-8 bytes written into one growing buffer (`printTermBytes`,
- * `printModuleBytes` hash them as they are; `printTerm` and `printModule` decode them once); the
- * tasks of `fmt` live on parallel arrays (no object per task). A one-line rendering (`single` of
- * §1.5) is measured first without making any text ({@link singleLength}), and written only when it
- * is used: a list's is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would
- * be longer, so measuring it again one level down costs little.
+ * The output buffer of the canonical printer (`print.ts`): UTF-8 bytes written into one growing
+ * buffer, with the output's length in UTF-16 code units and whether it is all ASCII, so that it can
+ * be hashed as bytes or decoded once into a string.
  */
-class Printer {
-    maxLength;
-    cacheRoots;
-    /**
-     * @param maxLength the largest print allowed, in UTF-16 code units.
-     * @param cacheRoots whether a root laid out on several lines is kept in `blockCache` (not for
-     *   the forms of a module print: each is a root, and remembering every one costs more than it saves).
-     */
-    constructor(maxLength = MAX_PRINT_LENGTH, cacheRoots = true) {
-        this.maxLength = maxLength;
-        this.cacheRoots = cacheRoots;
-    }
+class PrintBuffer {
     buf = new Uint8Array(1024);
     pos = 0;
-    /** The output's length in UTF-16 code units (what `maxLength` bounds). */
+    /** The output's length in UTF-16 code units (what the printer's `maxLength` bounds). */
     units = 0;
     /** False once a byte >= 0x80 was written (the output is then decoded as UTF-8, else as ASCII). */
     ascii = true;
-    // The task stack of fmt: kind, term or text, second term (a map entry's value), indent, depth
-    // (for a capture: the output offset and length in code units where it began).
-    tKind = [];
-    tRef = [];
-    tVal = [];
-    tIndent = [];
-    tDepth = [];
-    tChunk = [];
-    tLength = [];
-    /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
-    sCur = [];
-    sFirst = [];
     /** Makes room for `n` more bytes. */
     ensure(n) {
         const need = this.pos + n;
@@ -65821,6 +65768,87 @@ class Printer {
         buf[p++] = 0x80 | (c & 0x3f);
         return p;
     }
+    /** The output bytes (a view of the buffer: valid until this printer writes again). */
+    bytes() {
+        return this.buf.subarray(0, this.pos);
+    }
+    /** The output as a string. */
+    result() {
+        const b = Buffer.from(this.buf.buffer, this.buf.byteOffset, this.pos);
+        return b.toString(this.ascii ? 'latin1' : 'utf8');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/coreform/print.ts
+/**
+ * The canonical printer (docs/reference/coreform.md §1.5): width 100 in UTF-8 bytes, indent 2, `\n` line
+ * ends, no trailing spaces. `printTerm` is the only printer used for hashing. Iterative: deeply
+ * nested terms do not overflow the call stack.
+ */
+
+
+
+
+/** Line width in UTF-8 bytes. */
+const PRINT_WIDTH = 100;
+/**
+ * Largest canonical print produced, in UTF-16 code units (≈ bytes for ASCII). Pretty printing is
+ * quadratic in nesting depth (every level indents by 2), so a pathologically deep data term would
+ * print to gigabytes; such a print stops with `core/print/too-large` instead of exhausting memory.
+ */
+const MAX_PRINT_LENGTH = 256 * 1024 * 1024;
+/**
+ * Multi-line prints of large containers at the indent they were last printed at. A workspace is
+ * hashed several times by diff and merge; each time its module records are printed at the same
+ * indent, so the text is reused instead of laid out again.
+ */
+const blockCache = new WeakMap();
+/** Containers whose print is at least this many characters are kept in `blockCache`. */
+const BLOCK_CACHE_MIN = 256;
+/**
+ * Only containers this close to the printed root are cached (a workspace vector → module record →
+ * forms vector → form is depth 3). Caching every level of a deep term would keep a copy of its
+ * text per level: quadratic memory.
+ */
+const BLOCK_CACHE_MAX_DEPTH = 3;
+/** What a task of {@link Printer.fmt} is: a term to lay out on a new line, literal text, a map entry on one line, or the end of a cached block. */
+const TASK_TERM = 0;
+const TASK_TEXT = 1;
+const TASK_ENTRY = 2;
+const TASK_CAPTURE = 3;
+/**
+ * One print job. The output is UTF-8 bytes written into one growing buffer (`printTermBytes`,
+ * `printModuleBytes` hash them as they are; `printTerm` and `printModule` decode them once); the
+ * tasks of `fmt` live on parallel arrays (no object per task). A one-line rendering (`single` of
+ * §1.5) is measured first without making any text ({@link singleLength}), and written only when it
+ * is used: a list's is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would
+ * be longer, so measuring it again one level down costs little.
+ */
+class Printer extends PrintBuffer {
+    maxLength;
+    cacheRoots;
+    /**
+     * @param maxLength the largest print allowed, in UTF-16 code units.
+     * @param cacheRoots whether a root laid out on several lines is kept in `blockCache` (not for
+     *   the forms of a module print: each is a root, and remembering every one costs more than it saves).
+     */
+    constructor(maxLength = MAX_PRINT_LENGTH, cacheRoots = true) {
+        super();
+        this.maxLength = maxLength;
+        this.cacheRoots = cacheRoots;
+    }
+    // The task stack of fmt: kind, term or text, second term (a map entry's value), indent, depth
+    // (for a capture: the output offset and length in code units where it began).
+    tKind = [];
+    tRef = [];
+    tVal = [];
+    tIndent = [];
+    tDepth = [];
+    tChunk = [];
+    tLength = [];
+    /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
+    sCur = [];
+    sFirst = [];
     /** UTF-8 length of `single` of a vector (at most 3 items, all atoms) or map (at most 2 entries, all atoms); -1 when it has none. */
     bracketLength(t) {
         if (t.kind === 'vec') {
@@ -66032,124 +66060,129 @@ class Printer {
                 }
                 continue;
             }
-            const t = ref;
             if (!first)
                 this.byte(0x0a);
             first = false;
             if (indent > 0)
                 this.spaces(indent);
-            if (isAtomKind(t)) {
-                // Atoms are one line, overlong or not (§1.5 rule 2).
-                this.writeAtom(t);
-                continue;
-            }
-            const sl = this.singleLength(t);
-            if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
-                this.writeSingle(t);
-                continue;
-            }
-            if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
-                const cached = blockCache.get(t);
-                if (cached !== undefined && cached.indent === indent) {
-                    this.ensure(cached.bytes.length);
-                    this.buf.set(cached.bytes, this.pos);
-                    this.pos += cached.bytes.length;
-                    this.units += cached.units;
-                    if (!cached.ascii)
-                        this.ascii = false;
-                    continue;
-                }
-                this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
-            }
-            if (t.kind === 'vec') {
-                const items = t.items;
-                if (items.length === 0) {
-                    this.text('[]');
-                    continue;
-                }
-                this.byte(0x5b);
-                this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
-                for (let i = items.length - 1; i >= 0; i--)
-                    this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
-                continue;
-            }
-            if (t.kind === 'map') {
-                const entries = t.entries;
-                if (entries.length === 0) {
-                    this.text('{}');
-                    continue;
-                }
-                this.byte(0x7b);
-                this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
-                for (let i = entries.length - 1; i >= 0; i--) {
-                    const [k, v] = entries[i];
-                    const kl = this.singleLength(k);
-                    const vl = kl < 0 ? -1 : this.singleLength(v);
-                    if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
-                        this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
-                    }
-                    else {
-                        this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
-                        this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
-                    }
-                }
-                continue;
-            }
-            // A pair.
-            const items = [];
-            let cur = t;
-            while (cur.kind === 'pair') {
-                items.push(cur.car);
-                cur = cur.cdr;
-            }
-            if (cur.kind !== 'nil') {
-                this.text('(pair <improper>)');
-                continue;
-            }
-            const head = items[0];
-            const hl = this.singleLength(head);
-            if (hl < 0) {
-                this.byte(0x28);
-                this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-                for (let i = items.length - 1; i >= 0; i--)
-                    this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
-                continue;
-            }
-            this.byte(0x28);
-            this.writeSingle(head);
-            let next = 1;
-            if (items.length > 1) {
-                const sl2 = this.singleLength(items[1]);
-                if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
-                    this.byte(0x20);
-                    this.writeSingle(items[1]);
-                    next = 2;
-                }
-            }
-            if (next >= items.length) {
-                this.byte(0x29);
-                continue;
-            }
-            this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-            for (let i = items.length - 1; i >= next; i--)
-                this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
+            this.layout(ref, indent, depth);
         }
         this.check();
+    }
+    /**
+     * Lays out `t` on the line begun at `indent` (its indent already written): writes what goes on
+     * this line and pushes the tasks of the lines below it.
+     */
+    layout(t, indent, depth) {
+        if (isAtomKind(t)) {
+            // Atoms are one line, overlong or not (§1.5 rule 2).
+            this.writeAtom(t);
+            return;
+        }
+        const sl = this.singleLength(t);
+        if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
+            this.writeSingle(t);
+            return;
+        }
+        if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
+            const cached = blockCache.get(t);
+            if (cached !== undefined && cached.indent === indent) {
+                this.ensure(cached.bytes.length);
+                this.buf.set(cached.bytes, this.pos);
+                this.pos += cached.bytes.length;
+                this.units += cached.units;
+                if (!cached.ascii)
+                    this.ascii = false;
+                return;
+            }
+            this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
+        }
+        if (t.kind === 'vec')
+            this.layoutVec(t, indent, depth);
+        else if (t.kind === 'map')
+            this.layoutMap(t, indent, depth);
+        else
+            this.layoutList(t, indent, depth);
+    }
+    /** A vector on several lines: `[` and its items one per line below it. */
+    layoutVec(t, indent, depth) {
+        const items = t.items;
+        if (items.length === 0) {
+            this.text('[]');
+            return;
+        }
+        this.byte(0x5b);
+        this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
+        for (let i = items.length - 1; i >= 0; i--)
+            this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
+    }
+    /** A map on several lines: `{` and its entries below it, each on one line when it fits, else key and value apart. */
+    layoutMap(t, indent, depth) {
+        const entries = t.entries;
+        if (entries.length === 0) {
+            this.text('{}');
+            return;
+        }
+        this.byte(0x7b);
+        this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
+        for (let i = entries.length - 1; i >= 0; i--) {
+            const [k, v] = entries[i];
+            const kl = this.singleLength(k);
+            const vl = kl < 0 ? -1 : this.singleLength(v);
+            if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
+                this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
+            }
+            else {
+                this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
+                this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
+            }
+        }
+    }
+    /** A list on several lines: `(`, its head (and first argument when they fit) on this line, the rest below. */
+    layoutList(t, indent, depth) {
+        const items = [];
+        let cur = t;
+        while (cur.kind === 'pair') {
+            items.push(cur.car);
+            cur = cur.cdr;
+        }
+        if (cur.kind !== 'nil') {
+            this.text('(pair <improper>)');
+            return;
+        }
+        const head = items[0];
+        const hl = this.singleLength(head);
+        if (hl < 0) {
+            this.byte(0x28);
+            this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+            for (let i = items.length - 1; i >= 0; i--)
+                this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
+            return;
+        }
+        this.byte(0x28);
+        this.writeSingle(head);
+        let next = 1;
+        if (items.length > 1) {
+            const sl2 = this.singleLength(items[1]);
+            if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
+                this.byte(0x20);
+                this.writeSingle(items[1]);
+                next = 2;
+            }
+        }
+        if (next >= items.length) {
+            this.byte(0x29);
+            return;
+        }
+        this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+        for (let i = items.length - 1; i >= next; i--)
+            this.push(TASK_TERM, items[i], null, indent + 2, depth + 1, 0, 0);
     }
     /** Writes the module separator (a blank line between forms) or the final newline. */
     newlines(n) {
         for (let i = 0; i < n; i++)
             this.byte(0x0a);
         this.check();
-    }
-    /** The output bytes (a view of the buffer: valid until this printer writes again). */
-    bytes() {
-        return this.buf.subarray(0, this.pos);
-    }
-    /** The output as a string. */
-    result() {
-        const b = Buffer.from(this.buf.buffer, this.buf.byteOffset, this.pos);
-        return b.toString(this.ascii ? 'latin1' : 'utf8');
     }
 }
 /**
@@ -74285,6 +74318,91 @@ function mergeManifestText(base, ours, theirs, options = {}) {
     return { text, emptiedPins: merged.emptiedPins, layout: 'reference', messages };
 }
 
+;// CONCATENATED MODULE: ./src/textmerge/manifest-entries.ts
+/**
+ * The `[[modules]]` and `[[dependencies]]` entries of `package.toml` that a clean line merge can get
+ * wrong (`merge-bytes.ts` marks the whole file then): an entry listed twice, or an entry one side
+ * removed while the other changed it.
+ */
+
+
+/** The entry lists of a manifest matched by name: `[[modules]]` by `path`, `[[dependencies]]` by `name`. */
+const MANIFEST_ENTRY_LISTS = [
+    ['modules', 'path', 'module'],
+    ['dependencies', 'name', 'dependency'],
+];
+/** The entries of `list` in `table` by their `field`; entries without a string name are left out. */
+function entriesByName(table, list, field) {
+    const byName = new Map();
+    const entries = table[list];
+    if (!Array.isArray(entries))
+        return byName;
+    for (const entry of entries) {
+        if (isTomlTable(entry) && typeof entry[field] === 'string')
+            byName.set(entry[field], entry);
+    }
+    return byName;
+}
+/**
+ * The first `[[modules]]` or `[[dependencies]]` entry of base that one side removed while the
+ * other changed it, as `module "p"` / `dependency "n"`; undefined when there is none or a side does
+ * not read as TOML (never throws). No merge can keep both sides' change of such an entry; entries
+ * compare as values (`tomlEqual`, src/workspace/toml-equal.ts), so a reformatted entry is unchanged.
+ * @param base the three sides as UTF-8 `package.toml` bytes (docs/reference/package-toml.md).
+ */
+function modifiedAndRemovedEntry(base, ours, theirs) {
+    let tables;
+    try {
+        tables = [base, ours, theirs].map((side) => manifest_write_parseManifestTable(side));
+    }
+    catch {
+        return undefined;
+    }
+    const [b, o, t] = tables;
+    for (const [list, field, what] of MANIFEST_ENTRY_LISTS) {
+        const [inBase, inOurs, inTheirs] = [entriesByName(b, list, field), entriesByName(o, list, field), entriesByName(t, list, field)];
+        for (const [name, entry] of inBase) {
+            const [mine, other] = [inOurs.get(name), inTheirs.get(name)];
+            if ((mine === undefined) === (other === undefined))
+                continue;
+            const kept = mine ?? other;
+            if (!tomlEqual(kept, entry))
+                return `${what} ${JSON.stringify(name)}`;
+        }
+    }
+    return undefined;
+}
+/**
+ * The first `[[modules]]` path or `[[dependencies]]` name a manifest text lists twice, as
+ * `module "p"` / `dependency "n"`; undefined when there is none or the text does not read as TOML.
+ */
+function repeatedManifestEntry(text) {
+    let table;
+    try {
+        table = manifest_write_parseManifestTable(text);
+    }
+    catch {
+        return undefined;
+    }
+    for (const [key, field, what] of MANIFEST_ENTRY_LISTS) {
+        const list = table[key];
+        if (!Array.isArray(list))
+            continue;
+        const seen = new Set();
+        for (const entry of list) {
+            if (!isTomlTable(entry))
+                continue;
+            const name = entry[field];
+            if (typeof name !== 'string')
+                continue;
+            if (seen.has(name))
+                return `${what} ${JSON.stringify(name)}`;
+            seen.add(name);
+        }
+    }
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/coreform/scan-wasm.ts
 // Generated by `npm run build:wasm` from scan.wat: do not edit.
 /** The WebAssembly module of scan.wat (the reader's fast scan; scan.ts), base64. */
@@ -76246,9 +76364,263 @@ function bindsAny(t, names) {
     return false;
 }
 
+;// CONCATENATED MODULE: ./src/textmerge/resolve/tree-merge-nodes.ts
+/**
+ * The pieces the tree merge (`tree-merge.ts`) builds a merged form from: the sides' texts, the
+ * outcome of merging one node (its segments and the terms ours' and theirs' readings must give), the
+ * children of a merged container, and the helpers on them — a node's bytes, a child's separator and
+ * the merge of separators by rules 1–3, the alignment key of a child, the placing of theirs'
+ * additions, and the term a container's merged children build.
+ */
+
+
+
+/** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
+const MAX_TREE_DEPTH = 200;
+/** Thrown inside the merge when the tree merge does not apply (the caller falls back). */
+class Bail extends Error {
+}
+const tree_merge_nodes_SEMI = 0x3b;
+function bytesOf(s, n) {
+    return s.text.subarray(n.start, n.end);
+}
+function take(s, n) {
+    return { segs: [bytesOf(s, n)], o: n.term, t: n.term, conflicts: 0 };
+}
+function conflictOut(B, O, T, b, o, t) {
+    return {
+        segs: [{ ours: bytesOf(O, o), base: b ? bytesOf(B, b) : new Uint8Array(0), theirs: bytesOf(T, t) }],
+        o: o.term,
+        t: t.term,
+        conflicts: 1,
+    };
+}
+/** Leading trivia of child `i` of `n` (the whitespace/comments before it). */
+function sepOf(s, n, i) {
+    const c = n.children[i];
+    return s.text.subarray(c.leadingStart, c.start);
+}
+function hasSemi(b) {
+    return b.indexOf(tree_merge_nodes_SEMI) !== -1;
+}
+/** Rules 1–3 on a separator; both changed: ours when neither holds a comment, else undefined (conflict). */
+function mergeSep(b, o, t) {
+    if (o && t) {
+        if (sameBytes(o, t))
+            return o;
+        if (b && sameBytes(o, b))
+            return t;
+        if (b && sameBytes(t, b))
+            return o;
+        return hasSemi(o) || hasSemi(t) ? undefined : o;
+    }
+    return o ?? t ?? b ?? new Uint8Array(0);
+}
+/** Key of a child for alignment: its printed term (formatting-independent). */
+function keyOf(n) {
+    return print_printTerm(n.term);
+}
+/** The first child keeps the layout of ours' first child (no separator added or lost at the opener). */
+function fixFirstSep(out, O, o) {
+    if (out.length > 0 && o.children.length > 0)
+        out[0] = { sep: sepOf(O, o, 0), out: out[0].out };
+}
+/**
+ * Inserts theirs' additions after their predecessor key when it is in the result (at the front when
+ * they had none, at the end when it is gone), after ours' additions at that spot. `stride`: children
+ * per item (2 map entries, 1 items); `oursAdded`: keys ours added.
+ */
+function placeAdditions(out, keys, added, stride, oursAdded) {
+    if (added.length === 0)
+        return out;
+    const items = [];
+    for (let i = 0; i < out.length; i += stride)
+        items.push(out.slice(i, i + stride));
+    const itemKeys = [...keys];
+    for (const a of added) {
+        const at = a.after === undefined ? -1 : itemKeys.lastIndexOf(a.after);
+        let pos = at !== -1 ? at + 1 : a.after === undefined ? 0 : items.length;
+        // After ours' own additions at that spot (as the top-level order merge does).
+        while (pos < items.length && oursAdded.has(itemKeys[pos]))
+            pos++;
+        items.splice(pos, 0, a.children);
+        itemKeys.splice(pos, 0, a.key);
+    }
+    return items.flat();
+}
+function build(kind, items) {
+    if (kind === 'vec')
+        return term_vec(items);
+    if (kind === 'map') {
+        const entries = [];
+        for (let i = 0; i + 1 < items.length; i += 2)
+            entries.push([items[i], items[i + 1]]);
+        return map(entries);
+    }
+    return listFrom(items);
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/resolve/tree-binders.ts
+
+
+
+
+/**
+ * The names of the bindings `to` adds to the `let` binding list `from`, when that is all it does:
+ * `from`'s bindings are kept unchanged and in order (compared as terms), each added binding is a
+ * `(NAME EXPR)` list with a symbol NAME no base binding has. Undefined otherwise (a binding removed,
+ * renamed or changed; not a list of bindings; nothing added).
+ */
+function addedBindings(from, to) {
+    if (from.kind !== 'list' || to.kind !== 'list' || to.children.length <= from.children.length)
+        return undefined;
+    const baseNames = new Set();
+    for (const c of from.children) {
+        const n = bindingName(c);
+        if (n === undefined)
+            return undefined;
+        baseNames.add(n);
+    }
+    const added = new Set();
+    let k = 0;
+    for (const c of to.children) {
+        if (k < from.children.length && term_termsEqual(c.term, from.children[k].term)) {
+            k++;
+            continue;
+        }
+        const n = bindingName(c);
+        if (n === undefined || baseNames.has(n) || added.has(n))
+            return undefined;
+        added.add(n);
+    }
+    return k === from.children.length ? added : undefined;
+}
+/** True when the `let` binding lists `from` and `to` bind the same names in the same order (each child a `(NAME EXPR)` binding). */
+function sameBinders(from, to) {
+    if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length)
+        return false;
+    for (let i = 0; i < from.children.length; i++) {
+        const n = bindingName(from.children[i]);
+        if (n === undefined || n !== bindingName(to.children[i]))
+            return false;
+    }
+    return true;
+}
+/** NAME of a `(NAME EXPR)` binding node, else undefined. */
+function bindingName(n) {
+    if (n.kind !== 'list' || n.children.length !== 2)
+        return undefined;
+    const name = n.children[0].term;
+    return name.kind === 'sym' ? name.name : undefined;
+}
+/**
+ * True when a symbol in `names` occurs in what `side` changed of base's `(let BINDINGS BODY…)`
+ * `base` (BINDINGS unchanged on `side`): the children of a list or vector that differ from
+ * base's, found as the children between the common prefix and suffix (compared as terms) and
+ * descended into when the two stretches have the same length, otherwise read whole. An occurrence
+ * the edit binds itself still counts (the answer errs towards a conflict). Iterative.
+ */
+function editMentions(base, side, names) {
+    const stack = [[base, side]];
+    while (stack.length > 0) {
+        const [x, y] = stack.pop();
+        if (term_termsEqual(x.term, y.term))
+            continue;
+        if (x.kind !== y.kind || (x.kind !== 'list' && x.kind !== 'vec' && x.kind !== 'quote')) {
+            if (mentionsAny(y.term, names))
+                return true;
+            continue;
+        }
+        const xs = x.children;
+        const ys = y.children;
+        let pre = 0;
+        while (pre < xs.length && pre < ys.length && term_termsEqual(xs[pre].term, ys[pre].term))
+            pre++;
+        let suf = 0;
+        while (suf < xs.length - pre && suf < ys.length - pre && term_termsEqual(xs[xs.length - 1 - suf].term, ys[ys.length - 1 - suf].term))
+            suf++;
+        if (xs.length === ys.length)
+            for (let i = pre; i < xs.length - suf; i++)
+                stack.push([xs[i], ys[i]]);
+        else
+            for (let i = pre; i < ys.length - suf; i++)
+                if (mentionsAny(ys[i].term, names))
+                    return true;
+    }
+    return false;
+}
+/** True when a symbol of `t` is named in `names`. */
+function mentionsAny(t, names) {
+    for (const n of symbolCounts(t).keys())
+        if (names.has(n))
+            return true;
+    return false;
+}
+/** old → new parameter names when `to` renames some of `from`'s symbols one for one, else undefined. */
+function paramRenames(from, to) {
+    if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length)
+        return undefined;
+    const m = new Map();
+    for (let i = 0; i < from.children.length; i++) {
+        const a = from.children[i].term;
+        const z = to.children[i].term;
+        if (a.kind !== 'sym' || z.kind !== 'sym')
+            return undefined;
+        if (a.name !== z.name)
+            m.set(a.name, z.name);
+    }
+    return m.size > 0 ? m : undefined;
+}
+/** `t` with every symbol named in `renames` replaced (iterative; terms are immutable). */
+function substitute(t, renames) {
+    const walk = (x, depth) => {
+        if (depth > MAX_TREE_DEPTH)
+            throw new Bail('too deep');
+        switch (x.kind) {
+            case 'sym': {
+                const n = renames.get(x.name);
+                return n === undefined ? x : term_sym(n);
+            }
+            case 'pair':
+                return pair(walk(x.car, depth + 1), walk(x.cdr, depth + 1));
+            case 'vec':
+                return term_vec(x.items.map((i) => walk(i, depth + 1)));
+            case 'map':
+                return map(x.entries.map(([k, v]) => [walk(k, depth + 1), walk(v, depth + 1)]));
+            default:
+                return x;
+        }
+    };
+    return walk(t, 0);
+}
+/** The text of `n` with every symbol atom named in `renames` replaced by its new name. */
+function substituteText(text, n, renames) {
+    const parts = [];
+    let pos = n.start;
+    const stack = [n];
+    const hits = [];
+    while (stack.length > 0) {
+        const x = stack.pop();
+        if (x.kind === 'atom') {
+            if (x.term.kind === 'sym' && renames.has(x.term.name))
+                hits.push(x);
+        }
+        else
+            for (const c of x.children)
+                stack.push(c);
+    }
+    hits.sort((p, q) => p.start - q.start);
+    for (const h of hits) {
+        parts.push(text.subarray(pos, h.start), Buffer.from(renames.get(h.term.name), 'utf8'));
+        pos = h.end;
+    }
+    parts.push(text.subarray(pos, n.end));
+    return diff3_concatBytes(parts);
+}
+
 ;// CONCATENATED MODULE: ./src/textmerge/resolve/tree-merge-output.ts
 /**
- * The output of a tree merge (tree.ts): segments of bytes common to every reading and conflicting
+ * The output of a tree merge (`tree-merge.ts`): segments of bytes common to every reading and conflicting
  * nodes, one side's reading of them, and their rendering with conflict markers widened to whole lines.
  */
 
@@ -76354,7 +76726,8 @@ function renderTree(segments, markers) {
  * Output is built from the sides' original text: every node a side did not change keeps its bytes,
  * separators (whitespace and comments between children) merge by rules 1–3 (both changed: ours when
  * both are whitespace only, else a conflict). A conflict marks the smallest conflicting node,
- * widened to whole lines by `renderTree` (tree-render.ts).
+ * widened to whole lines by `renderTree` (`tree-merge-output.ts`). The pieces a merged node is built
+ * from are in `tree-merge-nodes.ts`; the scope safety of `fn` and `let` binders in `tree-binders.ts`.
  *
  * Safety net: the merged text is read back and must read as exactly the merged term (for a
  * conflict, ours' and theirs' readings as the terms with ours' / theirs' version of each conflict).
@@ -76369,57 +76742,12 @@ function renderTree(segments, markers) {
 
 
 
-// Re-exported for test/merge/tree.test.ts, which reads the tree merge and its rendering together.
+// Re-exported for test/textmerge/tree.test.ts, which reads the tree merge and its rendering together.
 
-/** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
-const MAX_TREE_DEPTH = 200;
 /** Map keys whose vector values are sets (GenesisCode `docs/spec/PATCH_SCHEMA.md` rewrite-imports / rewrite-exports). */
 const SET_KEYS = new Set([':exports', ':imports', ':caps']);
-/** Thrown inside the merge when the tree merge does not apply (the caller falls back). */
-class Bail extends Error {
-}
 const tree_merge_QUOTE = term_sym('quote');
-const tree_merge_SEMI = 0x3b;
 const SPACE = new Uint8Array([0x20]);
-function bytesOf(s, n) {
-    return s.text.subarray(n.start, n.end);
-}
-function take(s, n) {
-    return { segs: [bytesOf(s, n)], o: n.term, t: n.term, conflicts: 0 };
-}
-function conflictOut(B, O, T, b, o, t) {
-    return {
-        segs: [{ ours: bytesOf(O, o), base: b ? bytesOf(B, b) : new Uint8Array(0), theirs: bytesOf(T, t) }],
-        o: o.term,
-        t: t.term,
-        conflicts: 1,
-    };
-}
-/** Leading trivia of child `i` of `n` (the whitespace/comments before it). */
-function sepOf(s, n, i) {
-    const c = n.children[i];
-    return s.text.subarray(c.leadingStart, c.start);
-}
-function hasSemi(b) {
-    return b.indexOf(tree_merge_SEMI) !== -1;
-}
-/** Rules 1–3 on a separator; both changed: ours when neither holds a comment, else undefined (conflict). */
-function mergeSep(b, o, t) {
-    if (o && t) {
-        if (sameBytes(o, t))
-            return o;
-        if (b && sameBytes(o, b))
-            return t;
-        if (b && sameBytes(t, b))
-            return o;
-        return hasSemi(o) || hasSemi(t) ? undefined : o;
-    }
-    return o ?? t ?? b ?? new Uint8Array(0);
-}
-/** Key of a child for alignment: its printed term (formatting-independent). */
-function keyOf(n) {
-    return print_printTerm(n.term);
-}
 class TreeMerger {
     B;
     O;
@@ -76713,25 +77041,7 @@ class TreeMerger {
             }
             return true;
         };
-        const emptyInsert = (h) => h.aStart === h.aEnd;
-        let i = 0;
-        while (i < all.length) {
-            const group = [all[i]];
-            let ge = all[i].aEnd;
-            const gs = all[i].aStart;
-            i++;
-            while (i < all.length) {
-                const h = all[i];
-                const joins = h.aStart < ge ||
-                    (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
-                    (gs === ge && h.aStart === gs && emptyInsert(h));
-                if (!joins)
-                    break;
-                group.push(h);
-                if (h.aEnd > ge)
-                    ge = h.aEnd;
-                i++;
-            }
+        for (const { hunks: group, start: gs, end: ge } of hunkGroups(all)) {
             if (!stable(basePos, gs))
                 return undefined;
             const os = group.filter((h) => h.side === 0);
@@ -76783,196 +77093,35 @@ class TreeMerger {
         return out;
     }
 }
-/** The first child keeps the layout of ours' first child (no separator added or lost at the opener). */
-function fixFirstSep(out, O, o) {
-    if (out.length > 0 && o.children.length > 0)
-        out[0] = { sep: sepOf(O, o, 0), out: out[0].out };
-}
 /**
- * The names of the bindings `to` adds to the `let` binding list `from`, when that is all it does:
- * `from`'s bindings are kept unchanged and in order (compared as terms), each added binding is a
- * `(NAME EXPR)` list with a symbol NAME no base binding has. Undefined otherwise (a binding removed,
- * renamed or changed; not a list of bindings; nothing added).
+ * Both sides' hunks (sorted by base position) grouped into the base regions they change together:
+ * a hunk joins the group when it starts inside it, when it inserts at the group's end where an
+ * insert of the group already is, or when the group is an insert at the place it inserts too.
  */
-function addedBindings(from, to) {
-    if (from.kind !== 'list' || to.kind !== 'list' || to.children.length <= from.children.length)
-        return undefined;
-    const baseNames = new Set();
-    for (const c of from.children) {
-        const n = bindingName(c);
-        if (n === undefined)
-            return undefined;
-        baseNames.add(n);
-    }
-    const added = new Set();
-    let k = 0;
-    for (const c of to.children) {
-        if (k < from.children.length && term_termsEqual(c.term, from.children[k].term)) {
-            k++;
-            continue;
+function hunkGroups(all) {
+    const emptyInsert = (h) => h.aStart === h.aEnd;
+    const groups = [];
+    let i = 0;
+    while (i < all.length) {
+        const group = [all[i]];
+        let ge = all[i].aEnd;
+        const gs = all[i].aStart;
+        i++;
+        while (i < all.length) {
+            const h = all[i];
+            const joins = h.aStart < ge ||
+                (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
+                (gs === ge && h.aStart === gs && emptyInsert(h));
+            if (!joins)
+                break;
+            group.push(h);
+            if (h.aEnd > ge)
+                ge = h.aEnd;
+            i++;
         }
-        const n = bindingName(c);
-        if (n === undefined || baseNames.has(n) || added.has(n))
-            return undefined;
-        added.add(n);
+        groups.push({ hunks: group, start: gs, end: ge });
     }
-    return k === from.children.length ? added : undefined;
-}
-/** True when the `let` binding lists `from` and `to` bind the same names in the same order (each child a `(NAME EXPR)` binding). */
-function sameBinders(from, to) {
-    if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length)
-        return false;
-    for (let i = 0; i < from.children.length; i++) {
-        const n = bindingName(from.children[i]);
-        if (n === undefined || n !== bindingName(to.children[i]))
-            return false;
-    }
-    return true;
-}
-/** NAME of a `(NAME EXPR)` binding node, else undefined. */
-function bindingName(n) {
-    if (n.kind !== 'list' || n.children.length !== 2)
-        return undefined;
-    const name = n.children[0].term;
-    return name.kind === 'sym' ? name.name : undefined;
-}
-/**
- * True when a symbol in `names` occurs in what `side` changed of base's `(let BINDINGS BODY…)`
- * `base` (BINDINGS unchanged on `side`): the children of a list or vector that differ from
- * base's, found as the children between the common prefix and suffix (compared as terms) and
- * descended into when the two stretches have the same length, otherwise read whole. An occurrence
- * the edit binds itself still counts (the answer errs towards a conflict). Iterative.
- */
-function editMentions(base, side, names) {
-    const stack = [[base, side]];
-    while (stack.length > 0) {
-        const [x, y] = stack.pop();
-        if (term_termsEqual(x.term, y.term))
-            continue;
-        if (x.kind !== y.kind || (x.kind !== 'list' && x.kind !== 'vec' && x.kind !== 'quote')) {
-            if (mentionsAny(y.term, names))
-                return true;
-            continue;
-        }
-        const xs = x.children;
-        const ys = y.children;
-        let pre = 0;
-        while (pre < xs.length && pre < ys.length && term_termsEqual(xs[pre].term, ys[pre].term))
-            pre++;
-        let suf = 0;
-        while (suf < xs.length - pre && suf < ys.length - pre && term_termsEqual(xs[xs.length - 1 - suf].term, ys[ys.length - 1 - suf].term))
-            suf++;
-        if (xs.length === ys.length)
-            for (let i = pre; i < xs.length - suf; i++)
-                stack.push([xs[i], ys[i]]);
-        else
-            for (let i = pre; i < ys.length - suf; i++)
-                if (mentionsAny(ys[i].term, names))
-                    return true;
-    }
-    return false;
-}
-/** True when a symbol of `t` is named in `names`. */
-function mentionsAny(t, names) {
-    for (const n of symbolCounts(t).keys())
-        if (names.has(n))
-            return true;
-    return false;
-}
-/** old → new parameter names when `to` renames some of `from`'s symbols one for one, else undefined. */
-function paramRenames(from, to) {
-    if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length)
-        return undefined;
-    const m = new Map();
-    for (let i = 0; i < from.children.length; i++) {
-        const a = from.children[i].term;
-        const z = to.children[i].term;
-        if (a.kind !== 'sym' || z.kind !== 'sym')
-            return undefined;
-        if (a.name !== z.name)
-            m.set(a.name, z.name);
-    }
-    return m.size > 0 ? m : undefined;
-}
-/** `t` with every symbol named in `renames` replaced (iterative; terms are immutable). */
-function substitute(t, renames) {
-    const walk = (x, depth) => {
-        if (depth > MAX_TREE_DEPTH)
-            throw new Bail('too deep');
-        switch (x.kind) {
-            case 'sym': {
-                const n = renames.get(x.name);
-                return n === undefined ? x : term_sym(n);
-            }
-            case 'pair':
-                return pair(walk(x.car, depth + 1), walk(x.cdr, depth + 1));
-            case 'vec':
-                return term_vec(x.items.map((i) => walk(i, depth + 1)));
-            case 'map':
-                return map(x.entries.map(([k, v]) => [walk(k, depth + 1), walk(v, depth + 1)]));
-            default:
-                return x;
-        }
-    };
-    return walk(t, 0);
-}
-/** The text of `n` with every symbol atom named in `renames` replaced by its new name. */
-function substituteText(text, n, renames) {
-    const parts = [];
-    let pos = n.start;
-    const stack = [n];
-    const hits = [];
-    while (stack.length > 0) {
-        const x = stack.pop();
-        if (x.kind === 'atom') {
-            if (x.term.kind === 'sym' && renames.has(x.term.name))
-                hits.push(x);
-        }
-        else
-            for (const c of x.children)
-                stack.push(c);
-    }
-    hits.sort((p, q) => p.start - q.start);
-    for (const h of hits) {
-        parts.push(text.subarray(pos, h.start), Buffer.from(renames.get(h.term.name), 'utf8'));
-        pos = h.end;
-    }
-    parts.push(text.subarray(pos, n.end));
-    return diff3_concatBytes(parts);
-}
-/**
- * Inserts theirs' additions after their predecessor key when it is in the result (at the front when
- * they had none, at the end when it is gone), after ours' additions at that spot. `stride`: children
- * per item (2 map entries, 1 items); `oursAdded`: keys ours added.
- */
-function placeAdditions(out, keys, added, stride, oursAdded) {
-    if (added.length === 0)
-        return out;
-    const items = [];
-    for (let i = 0; i < out.length; i += stride)
-        items.push(out.slice(i, i + stride));
-    const itemKeys = [...keys];
-    for (const a of added) {
-        const at = a.after === undefined ? -1 : itemKeys.lastIndexOf(a.after);
-        let pos = at !== -1 ? at + 1 : a.after === undefined ? 0 : items.length;
-        // After ours' own additions at that spot (as the top-level order merge does).
-        while (pos < items.length && oursAdded.has(itemKeys[pos]))
-            pos++;
-        items.splice(pos, 0, a.children);
-        itemKeys.splice(pos, 0, a.key);
-    }
-    return items.flat();
-}
-function build(kind, items) {
-    if (kind === 'vec')
-        return term_vec(items);
-    if (kind === 'map') {
-        const entries = [];
-        for (let i = 0; i + 1 < items.length; i += 2)
-            entries.push([items[i], items[i + 1]]);
-        return map(entries);
-    }
-    return listFrom(items);
+    return groups;
 }
 /**
  * Tree-merges one form's text (the form alone, no surrounding comments).
@@ -77841,14 +77990,13 @@ function runFormKeys(base, bounds, runs) {
     return keys;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/resolve/semantic-pass.ts
+;// CONCATENATED MODULE: ./src/textmerge/resolve/rename-carry.ts
 /**
- * The semantic pass of the text merge (after resolution, before the order merge): renames one side
- * made are carried into the other side's edits of the forms that mention the old name, and
- * references one side's changes add to a definition the other side removed become
- * `form/dangling-reference` conflicts. The name analysis itself is semantic.ts.
+ * The rename half of the semantic pass (`semantic-pass.ts`): X's rename `n` → `m` carried into Y's
+ * edits of the forms that mention `n` ({@link carryRename}), with the helpers both halves share
+ * (an element's term and label, a side's index of an aligned element, the rename inside one
+ * element's text).
  */
-
 
 
 
@@ -77902,8 +78050,12 @@ function renameInElement(bytes, renames) {
         throw error;
     }
 }
+/** An aligned element's index on ours or theirs (-1 when that side has none). */
+function sideIndex(a, side) {
+    return side === 'ours' ? a.o : a.t;
+}
 /**
- * Carries X's rename `n` → `m` (found by {@link semanticPass}) into Y's edits of the base forms
+ * Carries X's rename `n` → `m` (found by `semanticPass`, `semantic-pass.ts`) into Y's edits of the base forms
  * that mention `n` (`mentions`, base indices), where the per-element merge did not combine them
  * (a conflict, or conflicts marked inside the form): e.g. X renamed `f` to `g` everywhere and Y
  * wrapped or rewrote the call `(f x)`, or edited the body of `(def f …)` itself. X's version of
@@ -77927,143 +78079,176 @@ function renameInElement(bytes, renames) {
  */
 function carryRename(n, m, mentions, x, aligned, B, O, T, ids, changed, markers, messages, deadline) {
     const y = x === 'ours' ? 'theirs' : 'ours';
-    const X = x === 'ours' ? O : T;
-    const Y = x === 'ours' ? T : O;
-    const idx = (a, side) => (side === 'ours' ? a.o : a.t);
-    const renames = new Map([[n, m]]);
-    const names = new Set([n, m]);
-    const done = new Set();
-    /** X's `(def m …)` when it is X's alone (Y has no element of that key), else undefined. */
-    const renamedDef = () => aligned.find((c) => c.b < 0 && idx(c, y) < 0 && idx(c, x) >= 0 && X.m.elements[idx(c, x)].defName === m);
-    /** Pairs X's `(def m …)` (`adopt`, X's element `xi`) with base's `(def n …)` (`a`, base index `bi`), in X's place. */
-    const pair = (a, adopt, xi, bi) => {
-        const w = ids.windows;
-        if (w && (x === 'ours' ? w.o : w.t)[xi] !== w.b[bi])
-            throw new NeedsWholeMerge();
-        if (x === 'ours') {
-            a.o = xi;
-            a.changedO = 2;
-            ids.oIds[xi] = bi;
-        }
-        else {
-            a.t = xi;
-            a.changedT = 2;
-            ids.tIds[xi] = bi;
-        }
-        adopt.o = -1;
-        adopt.t = -1;
-        adopt.changedO = 1;
-        adopt.changedT = 1;
-        adopt.resolution = DELETED;
-        done.add(adopt);
-    };
-    /** X's term for element `xi` is base's `bi` with `n` renamed. */
-    const onlyRenamed = (bi, xi) => {
-        const bTerm = termOf(B, bi);
-        const xTerm = termOf(X, xi);
-        if (!bTerm || !xTerm)
-            return false;
-        try {
-            return term_termsEqual(xTerm, substitute(bTerm, renames));
-        }
-        catch {
-            return false;
-        }
+    const c = {
+        n,
+        m,
+        x,
+        y,
+        B,
+        X: x === 'ours' ? O : T,
+        Y: x === 'ours' ? T : O,
+        renames: new Map([[n, m]]),
+        names: new Set([n, m]),
+        aligned,
+        ids,
+        done: new Set(),
+        markers,
+        messages,
+        deadline,
     };
     for (const bi of mentions) {
         const a = aligned[bi]; // base elements have ids 0..nB-1
-        const yi = idx(a, y);
-        const r = a.resolution;
-        if (yi < 0 && idx(a, x) < 0) {
-            // Y deleted the definition X renamed: a conflict, as for any definition one side deleted
-            // and the other changed (otherwise X's renamed copy would quietly survive the deletion).
-            const adopt = B.m.elements[bi].defName === n ? renamedDef() : undefined;
-            if (r.kind !== 'deleted' || !adopt || !onlyRenamed(bi, idx(adopt, x)))
-                continue;
-            const xi = idx(adopt, x);
-            pair(a, adopt, xi, bi);
-            a.resolution = { kind: 'conflict', code: 'form/delete-modify', b: bi, o: a.o, t: a.t, detail: `${y} deleted it, ${x} renamed it to ${m}` };
-            done.add(a);
-            continue;
-        }
-        if (yi < 0) {
-            // Y deleted a form X only renamed in (its text is base's with the symbols rewritten): deleted.
-            const xi = idx(a, x);
-            if (r.kind !== 'conflict' || r.code !== 'form/delete-modify')
-                continue;
-            const renamed = renameInElement(body(B, bi), renames);
-            if (!renamed || !sameBytes(renamed, body(X, xi)))
-                continue;
-            a.resolution = DELETED;
-            done.add(a);
-            messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
-            continue;
-        }
-        if (!changed(a, y)) {
-            // Y kept the definition X renamed: X's `(def m …)` takes the place of base's `(def n …)` in
-            // the order as well, so that a form or comment block Y inserted right before the definition
-            // stays before it (as a new element of X alone, the renamed definition would come first).
-            const adopt = r.kind === 'deleted' && idx(a, x) < 0 && B.m.elements[bi].defName === n ? renamedDef() : undefined;
-            if (adopt && adopt.resolution.kind === 'take') {
-                const xi = idx(adopt, x);
-                pair(a, adopt, xi, bi);
-                a.resolution = { kind: 'take', side: x, index: xi };
-                done.add(a);
-            }
-            continue;
-        }
-        if (r.kind === 'merged' && !r.inner) {
-            // Combined cleanly: X's renamed symbols are in it. Y's edit may still hold `n` (a reference
-            // it added, renamed below with Y's other new references), unless Y's version itself uses
-            // `m` or binds either name: then nothing can be renamed safely, and a clean result would
-            // reference a name X removed.
-            const yTerm = termOf(Y, yi);
-            if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, names)) && mentionsName(r.bytes, n)) {
-                a.resolution = {
-                    kind: 'conflict',
-                    code: 'form/dangling-reference',
-                    b: a.b,
-                    o: a.o,
-                    t: a.t,
-                    detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)`,
-                };
-                done.add(a);
-            }
-            continue;
-        }
-        if (!(r.kind === 'conflict' && (r.code === 'form/divergent-edit' || r.code === 'form/delete-modify')) && !(r.kind === 'merged' && r.inner))
-            continue;
-        let xi = idx(a, x);
-        let adopt;
-        if (xi < 0) {
-            adopt = B.m.elements[bi].defName === n ? renamedDef() : undefined;
-            if (!adopt)
-                continue;
-            xi = idx(adopt, x);
-        }
-        else if (r.kind === 'conflict' && r.code === 'form/delete-modify')
-            continue;
-        const bTerm = termOf(B, bi);
-        const yTerm = termOf(Y, yi);
-        // Y's edit must leave a reference in place: one that removed every reference (or renamed it
-        // too, differently) conflicts with the rename as before.
-        const yNames = yTerm && qualifiedCounts(yTerm);
-        if (!bTerm || !yTerm || !yNames || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, names) || bindsAny(yTerm, names) || !onlyRenamed(bi, xi))
-            continue;
-        const local = [];
-        const merged = mergeRenamed(body(B, bi), body(X, xi), body(Y, yi), Y.m.elements[yi].endsWithComment, x, renames, deadline, markers, local);
-        if (!merged)
-            continue;
-        // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
-        if (adopt)
-            pair(a, adopt, xi, bi);
-        a.resolution = merged;
-        done.add(a);
-        for (const note of local)
-            messages.push(note);
-        messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' edit of ${label(Y, yi)}`);
+        const yi = sideIndex(a, y);
+        if (yi < 0)
+            carryIntoDeletion(c, a, bi);
+        else if (!changed(a, y))
+            adoptIntoKept(c, a, bi);
+        else if (a.resolution.kind === 'merged' && !a.resolution.inner)
+            checkCleanMerge(c, a, yi);
+        else
+            carryIntoEdit(c, a, bi, yi);
     }
-    return done;
+    return c.done;
+}
+/** X's `(def m …)` when it is X's alone (Y has no element of that key), else undefined. */
+function renamedDef(c) {
+    return c.aligned.find((e) => e.b < 0 && sideIndex(e, c.y) < 0 && sideIndex(e, c.x) >= 0 && c.X.m.elements[sideIndex(e, c.x)].defName === c.m);
+}
+/** Pairs X's `(def m …)` (`adopt`, X's element `xi`) with base's `(def n …)` (`a`, base index `bi`), in X's place. */
+function pairRenamedDef(c, a, adopt, xi, bi) {
+    const w = c.ids.windows;
+    if (w && (c.x === 'ours' ? w.o : w.t)[xi] !== w.b[bi])
+        throw new NeedsWholeMerge();
+    if (c.x === 'ours') {
+        a.o = xi;
+        a.changedO = 2;
+        c.ids.oIds[xi] = bi;
+    }
+    else {
+        a.t = xi;
+        a.changedT = 2;
+        c.ids.tIds[xi] = bi;
+    }
+    adopt.o = -1;
+    adopt.t = -1;
+    adopt.changedO = 1;
+    adopt.changedT = 1;
+    adopt.resolution = DELETED;
+    c.done.add(adopt);
+}
+/** X's term for element `xi` is base's `bi` with `n` renamed. */
+function onlyRenamed(c, bi, xi) {
+    const bTerm = termOf(c.B, bi);
+    const xTerm = termOf(c.X, xi);
+    if (!bTerm || !xTerm)
+        return false;
+    try {
+        return term_termsEqual(xTerm, substitute(bTerm, c.renames));
+    }
+    catch {
+        return false;
+    }
+}
+/** Y deleted base's element `bi` (aligned `a`), which mentions `n`. */
+function carryIntoDeletion(c, a, bi) {
+    const { n, m, x, y, B, X } = c;
+    const r = a.resolution;
+    if (sideIndex(a, x) < 0) {
+        // Y deleted the definition X renamed: a conflict, as for any definition one side deleted
+        // and the other changed (otherwise X's renamed copy would quietly survive the deletion).
+        const adopt = B.m.elements[bi].defName === n ? renamedDef(c) : undefined;
+        if (r.kind !== 'deleted' || !adopt || !onlyRenamed(c, bi, sideIndex(adopt, x)))
+            return;
+        const xi = sideIndex(adopt, x);
+        pairRenamedDef(c, a, adopt, xi, bi);
+        a.resolution = { kind: 'conflict', code: 'form/delete-modify', b: bi, o: a.o, t: a.t, detail: `${y} deleted it, ${x} renamed it to ${m}` };
+        c.done.add(a);
+        return;
+    }
+    // Y deleted a form X only renamed in (its text is base's with the symbols rewritten): deleted.
+    const xi = sideIndex(a, x);
+    if (r.kind !== 'conflict' || r.code !== 'form/delete-modify')
+        return;
+    const renamed = renameInElement(body(B, bi), c.renames);
+    if (!renamed || !sameBytes(renamed, body(X, xi)))
+        return;
+    a.resolution = DELETED;
+    c.done.add(a);
+    c.messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' deletion of ${label(B, bi)}`);
+}
+/**
+ * Y kept base's element `bi` (aligned `a`): when it is the definition X renamed, X's `(def m …)`
+ * takes the place of base's `(def n …)` in the order as well, so that a form or comment block Y
+ * inserted right before the definition stays before it (as a new element of X alone, the renamed
+ * definition would come first).
+ */
+function adoptIntoKept(c, a, bi) {
+    const r = a.resolution;
+    const adopt = r.kind === 'deleted' && sideIndex(a, c.x) < 0 && c.B.m.elements[bi].defName === c.n ? renamedDef(c) : undefined;
+    if (adopt && adopt.resolution.kind === 'take') {
+        const xi = sideIndex(adopt, c.x);
+        pairRenamedDef(c, a, adopt, xi, bi);
+        a.resolution = { kind: 'take', side: c.x, index: xi };
+        c.done.add(a);
+    }
+}
+/**
+ * The element `a` combined cleanly: X's renamed symbols are in it. Y's edit (Y's element `yi`) may
+ * still hold `n` (a reference it added, renamed later with Y's other new references), unless Y's
+ * version itself uses `m` or binds either name: then nothing can be renamed safely, and a clean
+ * result would reference a name X removed, so it becomes a `form/dangling-reference` conflict.
+ */
+function checkCleanMerge(c, a, yi) {
+    const { n, m, x, y, Y } = c;
+    const r = a.resolution;
+    const yTerm = termOf(Y, yi);
+    if (yTerm && (qualifiedCounts(yTerm).has(m) || bindsAny(yTerm, c.names)) && mentionsName(r.bytes, n)) {
+        a.resolution = {
+            kind: 'conflict',
+            code: 'form/dangling-reference',
+            b: a.b,
+            o: a.o,
+            t: a.t,
+            detail: `${x} renamed ${n} to ${m}, which ${y}' ${label(Y, yi)} also uses or binds (the rename could not be carried over)`,
+        };
+        c.done.add(a);
+    }
+}
+/** Y edited base's element `bi` (aligned `a`, Y's element `yi`) and the per-element merge did not combine it with X's: merged again with the rename. */
+function carryIntoEdit(c, a, bi, yi) {
+    const { n, m, x, y, B, X, Y } = c;
+    const r = a.resolution;
+    if (!(r.kind === 'conflict' && (r.code === 'form/divergent-edit' || r.code === 'form/delete-modify')) && !(r.kind === 'merged' && r.inner))
+        return;
+    let xi = sideIndex(a, x);
+    let adopt;
+    if (xi < 0) {
+        adopt = B.m.elements[bi].defName === n ? renamedDef(c) : undefined;
+        if (!adopt)
+            return;
+        xi = sideIndex(adopt, x);
+    }
+    else if (r.kind === 'conflict' && r.code === 'form/delete-modify')
+        return;
+    const bTerm = termOf(B, bi);
+    const yTerm = termOf(Y, yi);
+    // Y's edit must leave a reference in place: one that removed every reference (or renamed it
+    // too, differently) conflicts with the rename as before.
+    const yNames = yTerm && qualifiedCounts(yTerm);
+    if (!bTerm || !yTerm || !yNames || !yNames.has(n) || yNames.has(m) || bindsAny(bTerm, c.names) || bindsAny(yTerm, c.names) || !onlyRenamed(c, bi, xi))
+        return;
+    const local = [];
+    const merged = mergeRenamed(body(B, bi), body(X, xi), body(Y, yi), Y.m.elements[yi].endsWithComment, x, c.renames, c.deadline, c.markers, local);
+    if (!merged)
+        return;
+    // X's (def m …) takes the place of its (def n …): one element, merged, where X has it.
+    if (adopt)
+        pairRenamedDef(c, a, adopt, xi, bi);
+    a.resolution = merged;
+    c.done.add(a);
+    for (const note of local)
+        c.messages.push(note);
+    c.messages.push(`carried ${x}' rename ${n} → ${m} into ${y}' edit of ${label(Y, yi)}`);
 }
 /**
  * Merges one element again with X's rename applied to base's and Y's text first
@@ -78098,8 +78283,24 @@ function mergeRenamed(base, xText, yText, yEndsWithComment, x, renames, deadline
     const r = x === 'ours' ? mergeInside(0, 0, 0, Bm, Xm, Ym, deadline, markers, messages) : mergeInside(0, 0, 0, Bm, Ym, Xm, deadline, markers, messages);
     return r && r.kind === 'merged' && !r.inner ? r : undefined;
 }
+
+;// CONCATENATED MODULE: ./src/textmerge/resolve/semantic-pass.ts
 /**
- * The semantic pass (semantic.ts): renames one side made are carried into the other side's edits
+ * The semantic pass of the text merge (after resolution, before the order merge): renames one side
+ * made are carried into the other side's edits of the forms that mention the old name, and
+ * references one side's changes add to a definition the other side removed become
+ * `form/dangling-reference` conflicts. The name analysis itself is `name-analysis.ts`; carrying a
+ * rename into the other side's edits of one form is `rename-carry.ts`.
+ */
+
+
+
+
+
+
+
+/**
+ * The semantic pass: renames one side made are carried into the other side's edits
  * of the forms that mention the old name ({@link carryRename}) and into its new references;
  * references one side's changes add to a definition the other side removed become
  * `form/dangling-reference` conflicts. Mutates the resolutions (and, when a renamed definition is
@@ -78122,47 +78323,11 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
         return yes;
     };
     for (const x of ['ours', 'theirs']) {
-        const y = x === 'ours' ? 'theirs' : 'ours';
         const X = mod(x);
-        const Y = mod(y);
-        // Qualified names in base forms X touched that X's changed forms no longer mention. One pass
-        // over the elements finds both lists (X's changed ones, and the base ones X touched).
-        const xNew = [];
-        const xTouched = [];
-        for (let ai = 0; ai < aligned.length; ai++) {
-            const a = aligned[ai];
-            const i = idx(a, x);
-            if (i >= 0 && changed(a, x)) {
-                xNew.push(a);
-                if (a.b >= 0)
-                    xTouched.push(a);
-            }
-            else if (i < 0 && a.b >= 0)
-                xTouched.push(a);
-        }
-        const xNames = new Map();
-        for (const a of xNew)
-            for (const [k, n] of qualifiedCounts(termOf(X, idx(a, x))))
-                xNames.set(k, (xNames.get(k) ?? 0) + n);
-        const candidates = new Set();
-        for (const a of xTouched) {
-            for (const k of qualifiedCounts(termOf(B, a.b)).keys())
-                if (!xNames.has(k))
-                    candidates.add(k);
-        }
-        if (candidates.size === 0)
+        const found = goneNames(aligned, B, X, x, changed, deadline);
+        if (found === undefined)
             continue;
-        checkDeadline(deadline);
-        // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter; a run of a
-        // reduced merge reads only its forms that hold the name's text).
-        const gone = [...candidates].filter((n) => {
-            if (!containsText(X.m.text, n))
-                return true;
-            const mentions = (t) => qualifiedCounts(t).has(n);
-            return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && (isRun(e) ? runHasForm(e, n, mentions) : mentions(e.term)));
-        });
-        if (gone.length === 0)
-            continue;
+        const { xNew, xNames, gone } = found;
         // From here on only base forms that mention a gone name are read, and none is in a run: a run
         // is the same on every side, so a run mentioning the name would keep it on X (a definition
         // mentions its own name). Runs are skipped below for that reason.
@@ -78172,24 +78337,7 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
             const baseMentions = B.m.elements
                 .map((e, i) => ({ e, i }))
                 .filter(({ e, i }) => e.kind === 'form' && !isRun(e) && containsText(body(B, i), n) && qualifiedCounts(e.term).has(n));
-            let renamedTo;
-            for (const m of fresh) {
-                const r = new Map([[n, m]]);
-                const ok = baseMentions.every(({ e }) => {
-                    let want;
-                    try {
-                        want = substitute(e.term, r);
-                    }
-                    catch {
-                        return false;
-                    }
-                    return xNewTerms.some((t) => term_termsEqual(t, want));
-                });
-                if (ok && baseMentions.length > 0) {
-                    renamedTo = m;
-                    break;
-                }
-            }
+            const renamedTo = renameTarget(n, baseMentions, fresh, xNewTerms);
             const defIndex = B.m.elements.findIndex((e) => e.defName === n);
             const removedDef = defIndex >= 0 && !X.m.elements.some((e) => e.defName === n);
             if (renamedTo === undefined && !removedDef)
@@ -78197,41 +78345,121 @@ function semanticPass(aligned, B, O, T, ids, markers, messages, deadline) {
             const carried = renamedTo === undefined
                 ? new Set()
                 : carryRename(n, renamedTo, baseMentions.map(({ i }) => i), x, aligned, B, O, T, ids, changed, markers, messages, deadline);
-            // Y's forms that newly reference n.
-            for (const a of aligned) {
-                if (carried.has(a) || !changed(a, y))
-                    continue;
-                const yi = idx(a, y);
-                if (Y.m.elements[yi].defName === n)
-                    continue;
-                const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;
-                const before = a.b >= 0 ? (qualifiedCounts(termOf(B, a.b)).get(n) ?? 0) : 0;
-                if (now <= before)
-                    continue;
-                const r = a.resolution;
-                if (renamedTo !== undefined) {
-                    const bytes = r.kind === 'take' ? body(mod(r.side), r.index) : r.kind === 'merged' && !r.inner ? r.bytes : undefined;
-                    const renamed = bytes ? renameInElement(bytes, new Map([[n, renamedTo]])) : undefined;
-                    if (renamed) {
-                        const el = r.kind === 'take' ? mod(r.side).m.elements[r.index] : undefined;
-                        a.resolution = { kind: 'merged', bytes: renamed, endsWithComment: el ? el.endsWithComment : r.endsWithComment };
-                        messages.push(`carried ${x}' rename ${n} → ${renamedTo} into ${y}' new reference in ${label(Y, yi)}`);
-                        continue;
-                    }
-                }
-                if (r.kind === 'conflict' && r.code !== 'form/divergent-edit')
-                    continue;
-                const what = renamedTo !== undefined ? `renamed ${n} to ${renamedTo} (the rename could not be carried over)` : `deleted (def ${n} …)`;
-                a.resolution = {
-                    kind: 'conflict',
-                    code: 'form/dangling-reference',
-                    b: a.b,
-                    o: a.o,
-                    t: a.t,
-                    detail: `${x} ${what}, which ${y}' ${label(Y, yi)} newly references`,
-                };
+            markNewReferences(n, renamedTo, x, aligned, B, O, T, carried, changed, messages);
+        }
+    }
+}
+/**
+ * X's changed elements with the qualified names they mention (counted), and the names gone on X:
+ * mentioned by base forms X touched, by no changed form of X, and by no form of X at all (unchanged
+ * forms checked through a text pre-filter; a run of a reduced merge reads only its forms that hold
+ * the name's text). Undefined when no name is gone.
+ */
+function goneNames(aligned, B, X, x, changed, deadline) {
+    // Qualified names in base forms X touched that X's changed forms no longer mention. One pass
+    // over the elements finds both lists (X's changed ones, and the base ones X touched).
+    const xNew = [];
+    const xTouched = [];
+    for (let ai = 0; ai < aligned.length; ai++) {
+        const a = aligned[ai];
+        const i = sideIndex(a, x);
+        if (i >= 0 && changed(a, x)) {
+            xNew.push(a);
+            if (a.b >= 0)
+                xTouched.push(a);
+        }
+        else if (i < 0 && a.b >= 0)
+            xTouched.push(a);
+    }
+    const xNames = new Map();
+    for (const a of xNew)
+        for (const [k, n] of qualifiedCounts(termOf(X, sideIndex(a, x))))
+            xNames.set(k, (xNames.get(k) ?? 0) + n);
+    const candidates = new Set();
+    for (const a of xTouched) {
+        for (const k of qualifiedCounts(termOf(B, a.b)).keys())
+            if (!xNames.has(k))
+                candidates.add(k);
+    }
+    if (candidates.size === 0)
+        return undefined;
+    checkDeadline(deadline);
+    // Gone: no form of X mentions it (unchanged forms checked through a text pre-filter; a run of a
+    // reduced merge reads only its forms that hold the name's text).
+    const gone = [...candidates].filter((n) => {
+        if (!containsText(X.m.text, n))
+            return true;
+        const mentions = (t) => qualifiedCounts(t).has(n);
+        return !X.m.elements.some((e, i) => e.kind === 'form' && containsText(body(X, i), n) && (isRun(e) ? runHasForm(e, n, mentions) : mentions(e.term)));
+    });
+    return gone.length === 0 ? undefined : { xNew, xNames, gone };
+}
+/**
+ * The name X renamed the gone name `n` to: the first of `fresh` (names X's changed forms mention
+ * that base's text does not hold) such that every base form mentioning `n` appears among X's
+ * changed forms with `n` substituted. Undefined when there is none (or no base form mentions `n`).
+ */
+function renameTarget(n, baseMentions, fresh, xNewTerms) {
+    for (const m of fresh) {
+        const r = new Map([[n, m]]);
+        const ok = baseMentions.every(({ e }) => {
+            let want;
+            try {
+                want = substitute(e.term, r);
+            }
+            catch {
+                return false;
+            }
+            return xNewTerms.some((t) => term_termsEqual(t, want));
+        });
+        if (ok && baseMentions.length > 0)
+            return m;
+    }
+    return undefined;
+}
+/**
+ * Y's changed forms (not already handled by the rename, `carried`) that reference `n` more often
+ * than base's version: when X renamed `n` (`renamedTo`), the new references are renamed too where
+ * the form's resolution is one text; otherwise (X deleted `(def n …)`, or the rename cannot be
+ * applied) they become `form/dangling-reference` conflicts.
+ */
+function markNewReferences(n, renamedTo, x, aligned, B, O, T, carried, changed, messages) {
+    const y = x === 'ours' ? 'theirs' : 'ours';
+    const mod = (side) => (side === 'ours' ? O : T);
+    const Y = mod(y);
+    // Y's forms that newly reference n.
+    for (const a of aligned) {
+        if (carried.has(a) || !changed(a, y))
+            continue;
+        const yi = sideIndex(a, y);
+        if (Y.m.elements[yi].defName === n)
+            continue;
+        const now = qualifiedCounts(termOf(Y, yi)).get(n) ?? 0;
+        const before = a.b >= 0 ? (qualifiedCounts(termOf(B, a.b)).get(n) ?? 0) : 0;
+        if (now <= before)
+            continue;
+        const r = a.resolution;
+        if (renamedTo !== undefined) {
+            const bytes = r.kind === 'take' ? body(mod(r.side), r.index) : r.kind === 'merged' && !r.inner ? r.bytes : undefined;
+            const renamed = bytes ? renameInElement(bytes, new Map([[n, renamedTo]])) : undefined;
+            if (renamed) {
+                const el = r.kind === 'take' ? mod(r.side).m.elements[r.index] : undefined;
+                a.resolution = { kind: 'merged', bytes: renamed, endsWithComment: el ? el.endsWithComment : r.endsWithComment };
+                messages.push(`carried ${x}' rename ${n} → ${renamedTo} into ${y}' new reference in ${label(Y, yi)}`);
+                continue;
             }
         }
+        if (r.kind === 'conflict' && r.code !== 'form/divergent-edit')
+            continue;
+        const what = renamedTo !== undefined ? `renamed ${n} to ${renamedTo} (the rename could not be carried over)` : `deleted (def ${n} …)`;
+        a.resolution = {
+            kind: 'conflict',
+            code: 'form/dangling-reference',
+            b: a.b,
+            o: a.o,
+            t: a.t,
+            detail: `${x} ${what}, which ${y}' ${label(Y, yi)} newly references`,
+        };
     }
 }
 
@@ -78426,16 +78654,12 @@ function sideLocation(error, sides) {
     return ` at ${at}`;
 }
 
-;// CONCATENATED MODULE: ./src/textmerge/driver.ts
+;// CONCATENATED MODULE: ./src/textmerge/merge-bytes.ts
 /**
- * The git merge driver's cascade (docs/driver.md "What happens, in order"; mergiraf's `merge.rs`): trivial merges, input checks,
- * the structural text merge under a time budget with its safety net, and the `git merge-file`
- * fallback. `driver/index.ts` parses the arguments and calls {@link runDriver}.
- *
- * Git runs `node <checkout>/driver/dist/index.js [--manifest] %O %A %B %L %P %S %X %Y` through
- * `sh -c` with the work tree's top as cwd (docs/reference/git-merge-driver.md "Wiring" to "Exit status"). The result goes into
- * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
- * merge is never aborted by the driver and never silently keeps only ours.
+ * The merge of one file's bytes, without the driver's I/O (`driver.ts` reads %O %A %B and writes
+ * %A): trivial merges, input checks, the structural merge under a time budget — line endings and
+ * BOM normalized and restored around the `.gc` module merge (`module.ts`) or the `package.toml`
+ * merge (`manifest.ts`) — and the line-merge fallback with the checks its clean result needs.
  */
 
 
@@ -78447,14 +78671,8 @@ function sideLocation(error, sides) {
 
 
 
-
-
-
-
-/** Default labels when git does not expand `%S %X %Y` (git < 2.44). */
-const DEFAULT_LABELS = { base: 'base', ours: 'ours', theirs: 'theirs' };
 /** Default time budget of the structural merge, in ms (`GCPATCH_DRIVER_TIMEOUT_MS`). */
-const DEFAULT_TIMEOUT_MS = 5000;
+const merge_bytes_DEFAULT_TIMEOUT_MS = 5000;
 /**
  * Largest side (bytes) the structural merge attempts. The budget is checked between and inside
  * the merge's stages, but one read of a side is not interruptible, so very large inputs go
@@ -78462,52 +78680,12 @@ const DEFAULT_TIMEOUT_MS = 5000;
  */
 const MAX_STRUCTURAL_BYTES = 8 * 1024 * 1024;
 /**
- * Parses the driver's arguments (after `node script`): `[--manifest] %O %A %B [%L [%P [%S %X %Y]]]`.
- * A missing or invalid %L (≤ 0, not a number) gives 7; a label that is missing, empty or the
- * literal placeholder (`%S`, `%X`, `%Y`) gives the default.
- * @throws Error when fewer than three file arguments are given.
- */
-function parseDriverArgs(argv) {
-    const args = [...argv];
-    let mode = 'gc';
-    if (args[0] === '--manifest') {
-        mode = 'manifest';
-        args.shift();
-    }
-    if (args.length < 3) {
-        throw new Error('usage: index.js [--manifest] %O %A %B %L %P %S %X %Y');
-    }
-    const size = Number.parseInt(args[3] ?? '', 10);
-    const label = (value, placeholder, fallback) => (value === undefined || value === placeholder ? fallback : value);
-    return {
-        mode,
-        base: args[0],
-        ours: args[1],
-        theirs: args[2],
-        markerSize: Number.isFinite(size) && size > 0 ? size : 7,
-        path: args[4] === undefined || args[4] === '%P' ? undefined : args[4],
-        labels: {
-            base: label(args[5], '%S', DEFAULT_LABELS.base),
-            ours: label(args[6], '%X', DEFAULT_LABELS.ours),
-            theirs: label(args[7], '%Y', DEFAULT_LABELS.theirs),
-        },
-    };
-}
-/**
- * The repository's conflict style from `git config --get merge.conflictStyle` in `cwd`:
- * `diff3` and `zdiff3` give `diff3`, anything else (or no git) gives `merge`.
- */
-function readConflictStyle(cwd) {
-    const value = runGit(['config', '--get', 'merge.conflictStyle'], { cwd }).stdout.trim().toLowerCase();
-    return value === 'diff3' || value === 'zdiff3' ? 'diff3' : 'merge';
-}
-/**
  * The structural merge of one file on raw bytes: normalizes line endings and BOM (newline.ts),
  * merges (`.gc`: module.ts; manifest: manifest.ts), restores the chosen style and checks that
  * the restored bytes normalize back to exactly the merged text.
  * @throws GcError (parse, canonicalization, `merge/text/unsafe`, `merge/manifest/*`), TimeoutError.
  */
-function mergeStructuralBytes(base, ours, theirs, mode, markers, deadline) {
+function merge_bytes_mergeStructuralBytes(base, ours, theirs, mode, markers, deadline) {
     const sides = {
         base: normalizeSide(base),
         ours: normalizeSide(ours),
@@ -78570,7 +78748,7 @@ function describeConflict(c) {
  * markers / larger than {@link MAX_STRUCTURAL_BYTES} → structural under the budget → line merge.
  * @param lineMerge runs `git merge-file` (or any line merge) and reports its outcome.
  */
-function mergeFileBytes(base, ours, theirs, options, lineMerge) {
+function merge_bytes_mergeFileBytes(base, ours, theirs, options, lineMerge) {
     const where = options.path ?? (options.mode === 'manifest' ? 'package.toml' : 'module');
     // v0.1 rules 1–3 on the whole file: always right, whatever the content.
     if (sameBytes(ours, theirs) || sameBytes(base, theirs)) {
@@ -78589,24 +78767,13 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
             messages: [`gcpatch: ${where}: a side contains NUL bytes (binary); kept ours unmerged, resolve by hand`],
         };
     }
-    let reason;
+    let reason = structuralRefusal(base, ours, theirs, options);
     let forceConflict = false;
     let refusedWithinBudget = false; // the structural merge read every side and refused (a GcError)
-    if (options.structural === false)
-        reason = 'disabled by GCPATCH_DRIVER=0';
-    else if (!(0,external_node_buffer_.isUtf8)(base) || !(0,external_node_buffer_.isUtf8)(ours) || !(0,external_node_buffer_.isUtf8)(theirs)) {
-        reason = 'a side is not valid UTF-8';
-    }
-    else if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs)) {
-        reason = 'a side already contains conflict markers';
-    }
-    else if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES) {
-        reason = `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
-    }
     if (reason === undefined) {
         try {
-            const deadline = deadlineIn(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-            const r = mergeStructuralBytes(base, ours, theirs, options.mode, options.markers, deadline);
+            const deadline = deadlineIn(options.timeoutMs ?? merge_bytes_DEFAULT_TIMEOUT_MS);
+            const r = merge_bytes_mergeStructuralBytes(base, ours, theirs, options.mode, options.markers, deadline);
             const messages = [...r.messages.map((m) => `gcpatch: ${where}: ${m}`), ...r.conflicts.map((c) => `gcpatch: ${where}: ${describeConflict(c)}`)];
             return {
                 exitCode: r.conflicts.length > 0 ? 1 : 0,
@@ -78619,7 +78786,7 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
         }
         catch (error) {
             if (error instanceof TimeoutError)
-                reason = `the structural merge exceeded its ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms budget`;
+                reason = `the structural merge exceeded its ${options.timeoutMs ?? merge_bytes_DEFAULT_TIMEOUT_MS} ms budget`;
             else if (errors_isGcError(error)) {
                 reason = `${error.code}${sideLocation(error, { base, ours, theirs })}: ${error.message}`;
                 refusedWithinBudget = true;
@@ -78633,115 +78800,60 @@ function mergeFileBytes(base, ours, theirs, options, lineMerge) {
             }
         }
     }
-    const outcome = lineFallback(where, reason, lineMerge, forceConflict);
-    if (options.mode === 'manifest' && outcome.exitCode === 0 && outcome.result !== undefined) {
-        // A clean line merge of two manifests that each added an entry can list it twice (one module
-        // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
-        // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
-        // (the structural merge refuses it; git merge-file can align the blocks so that it merges
-        // cleanly). Checked when the structural merge read the sides within its budget, so that a side
-        // too large for it is not parsed three more times.
-        const repeated = repeatedManifestEntry(outcome.result);
-        const modifiedRemoved = repeated === undefined && refusedWithinBudget ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
-        const problem = repeated !== undefined
-            ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
-            : modifiedRemoved !== undefined
-                ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
-                : undefined;
-        if (problem !== undefined) {
-            return {
-                exitCode: 1,
-                method: 'line',
-                result: conflictBlock(ours, base, theirs, options.markers),
-                reason,
-                conflicts: [],
-                messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
-            };
-        }
-    }
+    const outcome = merge_bytes_lineFallback(where, reason, lineMerge, forceConflict);
+    if (options.mode === 'manifest')
+        return checkManifestLineMerge(outcome, base, ours, theirs, options.markers, where, refusedWithinBudget);
     return outcome;
 }
-/** The entry lists of a manifest matched by name: `[[modules]]` by `path`, `[[dependencies]]` by `name`. */
-const MANIFEST_ENTRY_LISTS = [
-    ['modules', 'path', 'module'],
-    ['dependencies', 'name', 'dependency'],
-];
-/** The entries of `list` in `table` by their `field`; entries without a string name are left out. */
-function entriesByName(table, list, field) {
-    const byName = new Map();
-    const entries = table[list];
-    if (!Array.isArray(entries))
-        return byName;
-    for (const entry of entries) {
-        if (isTomlTable(entry) && typeof entry[field] === 'string')
-            byName.set(entry[field], entry);
-    }
-    return byName;
-}
-/**
- * The first `[[modules]]` or `[[dependencies]]` entry of base that one side removed while the
- * other changed it, as `module "p"` / `dependency "n"`; undefined when there is none or a side does
- * not read as TOML (never throws). No merge can keep both sides' change of such an entry; entries
- * compare as values (`tomlEqual`, src/workspace/toml-equal.ts), so a reformatted entry is unchanged.
- * @param base the three sides as UTF-8 `package.toml` bytes (docs/reference/package-toml.md).
- */
-function modifiedAndRemovedEntry(base, ours, theirs) {
-    let tables;
-    try {
-        tables = [base, ours, theirs].map((side) => manifest_write_parseManifestTable(side));
-    }
-    catch {
-        return undefined;
-    }
-    const [b, o, t] = tables;
-    for (const [list, field, what] of MANIFEST_ENTRY_LISTS) {
-        const [inBase, inOurs, inTheirs] = [entriesByName(b, list, field), entriesByName(o, list, field), entriesByName(t, list, field)];
-        for (const [name, entry] of inBase) {
-            const [mine, other] = [inOurs.get(name), inTheirs.get(name)];
-            if ((mine === undefined) === (other === undefined))
-                continue;
-            const kept = mine ?? other;
-            if (!tomlEqual(kept, entry))
-                return `${what} ${JSON.stringify(name)}`;
-        }
-    }
+/** Why the structural merge is not attempted on these sides (disabled, not UTF-8, markers, too large), or undefined. */
+function structuralRefusal(base, ours, theirs, options) {
+    if (options.structural === false)
+        return 'disabled by GCPATCH_DRIVER=0';
+    if (!(0,external_node_buffer_.isUtf8)(base) || !(0,external_node_buffer_.isUtf8)(ours) || !(0,external_node_buffer_.isUtf8)(theirs))
+        return 'a side is not valid UTF-8';
+    if (hasConflictMarkers(base) || hasConflictMarkers(ours) || hasConflictMarkers(theirs))
+        return 'a side already contains conflict markers';
+    if (Math.max(base.length, ours.length, theirs.length) > MAX_STRUCTURAL_BYTES)
+        return `a side is larger than ${MAX_STRUCTURAL_BYTES} bytes`;
     return undefined;
 }
 /**
- * The first `[[modules]]` path or `[[dependencies]]` name a manifest text lists twice, as
- * `module "p"` / `dependency "n"`; undefined when there is none or the text does not read as TOML.
+ * The line merge's outcome for a `package.toml`, the whole file marked as conflicted when a clean
+ * line merge lists an entry twice or hides an entry one side removed and the other changed.
+ * @param refusedWithinBudget whether the structural merge read every side and refused (a GcError).
  */
-function repeatedManifestEntry(text) {
-    let table;
-    try {
-        table = manifest_write_parseManifestTable(text);
-    }
-    catch {
-        return undefined;
-    }
-    for (const [key, field, what] of MANIFEST_ENTRY_LISTS) {
-        const list = table[key];
-        if (!Array.isArray(list))
-            continue;
-        const seen = new Set();
-        for (const entry of list) {
-            if (!isTomlTable(entry))
-                continue;
-            const name = entry[field];
-            if (typeof name !== 'string')
-                continue;
-            if (seen.has(name))
-                return `${what} ${JSON.stringify(name)}`;
-            seen.add(name);
-        }
-    }
-    return undefined;
+function checkManifestLineMerge(outcome, base, ours, theirs, markers, where, refusedWithinBudget) {
+    if (outcome.exitCode !== 0 || outcome.result === undefined)
+        return outcome;
+    // A clean line merge of two manifests that each added an entry can list it twice (one module
+    // path or dependency name in two tables): not a manifest either side wrote. Mark the whole file.
+    // Nor can a clean line merge keep both sides of an entry one side removed and the other changed
+    // (the structural merge refuses it; git merge-file can align the blocks so that it merges
+    // cleanly). Checked when the structural merge read the sides within its budget, so that a side
+    // too large for it is not parsed three more times.
+    const repeated = repeatedManifestEntry(outcome.result);
+    const modifiedRemoved = repeated === undefined && refusedWithinBudget ? modifiedAndRemovedEntry(base, ours, theirs) : undefined;
+    const problem = repeated !== undefined
+        ? `the line merge lists ${repeated} twice; the whole file is marked as conflicted (ours, then theirs): keep one entry, then git add`
+        : modifiedRemoved !== undefined
+            ? `one side removed ${modifiedRemoved} and the other changed it, which the clean line merge hides; the whole file is marked as conflicted (ours, then theirs): keep or remove the entry, then git add`
+            : undefined;
+    if (problem === undefined)
+        return outcome;
+    return {
+        exitCode: 1,
+        method: 'line',
+        result: conflictBlock(ours, base, theirs, markers),
+        reason: outcome.reason,
+        conflicts: [],
+        messages: [...outcome.messages, `gcpatch: ${where}: ${problem}`],
+    };
 }
 /**
  * Runs the line merge and turns its outcome into a driver outcome: exit 0 only when it is clean and
  * `forceConflict` is false; when it fails, %A keeps ours and the outcome says so (exit 1).
  */
-function lineFallback(where, reason, lineMerge, forceConflict = false) {
+function merge_bytes_lineFallback(where, reason, lineMerge, forceConflict = false) {
     const messages = [`gcpatch: ${where}: structural merge not used (${reason}); falling back to git merge-file`];
     let r;
     try {
@@ -78758,6 +78870,68 @@ function lineFallback(where, reason, lineMerge, forceConflict = false) {
         messages.push(`gcpatch: ${where}: the line merge is clean but may hide that conflict (e.g. a duplicated definition); marked as conflicted: review, then git add`);
     }
     return { exitCode: r.conflicts > 0 || forceConflict ? 1 : 0, method: 'line', result: r.text, reason, conflicts: [], messages };
+}
+
+;// CONCATENATED MODULE: ./src/textmerge/driver.ts
+/**
+ * The git merge driver's cascade (docs/driver.md "What happens, in order"; mergiraf's `merge.rs`): trivial merges, input checks,
+ * the structural text merge under a time budget with its safety net, and the `git merge-file`
+ * fallback. `driver/index.ts` parses the arguments and calls {@link runDriver}; this file reads the
+ * sides and writes the result, and the merge of the bytes is `merge-bytes.ts`.
+ *
+ * Git runs `node <checkout>/driver/dist/index.js [--manifest] %O %A %B %L %P %S %X %Y` through
+ * `sh -c` with the work tree's top as cwd (docs/reference/git-merge-driver.md "Wiring" to "Exit status"). The result goes into
+ * %A; the exit code is 0 (clean) or 1 (conflicts or fallback trouble) and never anything else, so a
+ * merge is never aborted by the driver and never silently keeps only ours.
+ */
+
+
+
+
+
+
+
+/** Default labels when git does not expand `%S %X %Y` (git < 2.44). */
+const DEFAULT_LABELS = { base: 'base', ours: 'ours', theirs: 'theirs' };
+/**
+ * Parses the driver's arguments (after `node script`): `[--manifest] %O %A %B [%L [%P [%S %X %Y]]]`.
+ * A missing or invalid %L (≤ 0, not a number) gives 7; a label that is missing, empty or the
+ * literal placeholder (`%S`, `%X`, `%Y`) gives the default.
+ * @throws Error when fewer than three file arguments are given.
+ */
+function parseDriverArgs(argv) {
+    const args = [...argv];
+    let mode = 'gc';
+    if (args[0] === '--manifest') {
+        mode = 'manifest';
+        args.shift();
+    }
+    if (args.length < 3) {
+        throw new Error('usage: index.js [--manifest] %O %A %B %L %P %S %X %Y');
+    }
+    const size = Number.parseInt(args[3] ?? '', 10);
+    const label = (value, placeholder, fallback) => (value === undefined || value === placeholder ? fallback : value);
+    return {
+        mode,
+        base: args[0],
+        ours: args[1],
+        theirs: args[2],
+        markerSize: Number.isFinite(size) && size > 0 ? size : 7,
+        path: args[4] === undefined || args[4] === '%P' ? undefined : args[4],
+        labels: {
+            base: label(args[5], '%S', DEFAULT_LABELS.base),
+            ours: label(args[6], '%X', DEFAULT_LABELS.ours),
+            theirs: label(args[7], '%Y', DEFAULT_LABELS.theirs),
+        },
+    };
+}
+/**
+ * The repository's conflict style from `git config --get merge.conflictStyle` in `cwd`:
+ * `diff3` and `zdiff3` give `diff3`, anything else (or no git) gives `merge`.
+ */
+function readConflictStyle(cwd) {
+    const value = runGit(['config', '--get', 'merge.conflictStyle'], { cwd }).stdout.trim().toLowerCase();
+    return value === 'diff3' || value === 'zdiff3' ? 'diff3' : 'merge';
 }
 /** A `MarkerOptions` whose `style` is read from git config only when a marker is written. */
 function lazyMarkers(markerSize, labels, cwd) {
@@ -79012,7 +79186,7 @@ function mergedManifest(m) {
     if (structural) {
         const [p1, p2] = present;
         try {
-            const outcome = mergeFileBytes(ENCODER.encode(mergeBase.manifestText), // `structural` means there is a merge base
+            const outcome = merge_bytes_mergeFileBytes(ENCODER.encode(mergeBase.manifestText), // `structural` means there is a merge base
             ENCODER.encode(p1.manifestText), ENCODER.encode(p2.manifestText), { mode: 'manifest', markers: MARKERS, path: p1.manifestPath }, NO_LINE_MERGE);
             if (outcome.exitCode === 0)
                 manifest = outcome.result === undefined ? p1.table : manifest_write_parseManifestTable(DECODER.decode(outcome.result), p1.manifestPath);
@@ -79093,7 +79267,7 @@ function mergedModules(m) {
                 conflicted = true;
             else {
                 try {
-                    const outcome = mergeFileBytes(b.bytes, versions[0].bytes, versions[1].bytes, { mode: 'gc', markers: MARKERS, path }, NO_LINE_MERGE);
+                    const outcome = merge_bytes_mergeFileBytes(b.bytes, versions[0].bytes, versions[1].bytes, { mode: 'gc', markers: MARKERS, path }, NO_LINE_MERGE);
                     if (outcome.exitCode === 0 && outcome.method !== 'line')
                         merged = outcome.result === undefined ? forms[0] : canon_canonicalizeSource(outcome.result);
                     else

@@ -57,6 +57,14 @@ export function readPolicyFile(path: string): ReturnType<typeof parsePolicy> {
 
 /** Registers `keygen`, `sign`, `verify-signatures` and `transparency verify` on `program`. */
 export function registerSigningCommands(program: Command, ctx: CliContext): void {
+  registerKeygen(program, ctx);
+  registerSign(program, ctx);
+  registerVerifySignatures(program, ctx);
+  registerTransparency(program, ctx);
+}
+
+/** `gcpatch keygen`. */
+function registerKeygen(program: Command, ctx: CliContext): void {
   program
     .command('keygen')
     .summary('create an Ed25519 signing key file (alg, sk_b64, pk_b64)')
@@ -80,7 +88,10 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
         else ctx.stdout(`${opts.out}\n`);
       });
     });
+}
 
+/** `gcpatch sign`. */
+function registerSign(program: Command, ctx: CliContext): void {
   program
     .command('sign')
     .summary("sign the package's acceptance: signature artifact, signature set, transparency entry")
@@ -131,7 +142,10 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
         } else ctx.stdout(`${r.signatureArtifact}\n`);
       });
     });
+}
 
+/** `gcpatch verify-signatures`. */
+function registerVerifySignatures(program: Command, ctx: CliContext): void {
   program
     .command('verify-signatures')
     .summary('check the acceptance carries the signatures a registry policy requires')
@@ -194,7 +208,10 @@ export function registerSigningCommands(program: Command, ctx: CliContext): void
         }
       });
     });
+}
 
+/** `gcpatch transparency verify`. */
+function registerTransparency(program: Command, ctx: CliContext): void {
   const transparency = program
     .command('transparency')
     .summary('the local transparency log of signed acceptances')

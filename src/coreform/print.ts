@@ -4,8 +4,11 @@
  * nested terms do not overflow the call stack.
  */
 import { GcError } from '../util/errors.js';
-import { utf8Length } from '../util/bytes.js';
-import type { Term } from './term.js';
+import { atomLength, atomText, escapeStr, isAtomKind, needsEscape, intText } from './atom-print.js';
+import { PrintBuffer } from './print-buffer.js';
+import type { MapTerm, Term, VecTerm } from './term.js';
+
+export { printAtom } from './atom-print.js';
 
 /** Line width in UTF-8 bytes. */
 export const PRINT_WIDTH = 100;
@@ -16,86 +19,6 @@ export const PRINT_WIDTH = 100;
  * print to gigabytes; such a print stops with `core/print/too-large` instead of exhausting memory.
  */
 export const MAX_PRINT_LENGTH = 256 * 1024 * 1024;
-
-const HEX = '0123456789ABCDEF';
-
-/** True when a string character needs an escape in a string literal (`\ " LF CR TAB`, Cc controls). */
-function needsEscape(c: number): boolean {
-  return c === 0x5c || c === 0x22 || c < 0x20 || (c >= 0x7f && c <= 0x9f);
-}
-
-function escapeStr(value: string): string {
-  let i = 0;
-  const n = value.length;
-  while (i < n && !needsEscape(value.charCodeAt(i))) i++;
-  if (i === n) return '"' + value + '"';
-  let out = '"';
-  let runStart = 0;
-  for (; i < n; i++) {
-    const c = value.charCodeAt(i);
-    if (!needsEscape(c)) continue;
-    let rep: string;
-    if (c === 0x5c) rep = '\\\\';
-    else if (c === 0x22) rep = '\\"';
-    else if (c === 0x0a) rep = '\\n';
-    else if (c === 0x0d) rep = '\\r';
-    else if (c === 0x09) rep = '\\t';
-    else rep = '\\u00' + HEX[(c >> 4) & 15] + HEX[c & 15];
-    out += value.slice(runStart, i) + rep;
-    runStart = i + 1;
-  }
-  return out + value.slice(runStart) + '"';
-}
-
-function escapeBytes(value: Uint8Array): string {
-  let out = 'b"';
-  for (let i = 0; i < value.length; i++) {
-    const b = value[i]!;
-    if (b === 0x5c) out += '\\\\';
-    else if (b === 0x22) out += '\\"';
-    else if (b === 0x0a) out += '\\n';
-    else if (b === 0x0d) out += '\\r';
-    else if (b === 0x09) out += '\\t';
-    else if (b >= 0x20 && b <= 0x7e) out += String.fromCharCode(b);
-    else out += '\\x' + HEX[b >> 4] + HEX[b & 15];
-  }
-  return out + '"';
-}
-
-/**
- * Renders an atom (nil, bool, int, str, bytes, sym) on one line; `undefined` for containers.
- * Strings escape `\ " LF CR TAB` by name and other Cc controls as `\u` + 4 uppercase hex digits;
- * bytes print printable ASCII raw and everything else as `\x` + 2 uppercase hex digits.
- */
-export function printAtom(t: Term): string | undefined {
-  switch (t.kind) {
-    case 'nil':
-      return 'nil';
-    case 'bool':
-      return t.value ? 'true' : 'false';
-    case 'int':
-      return t.value.toString();
-    case 'str':
-      return escapeStr(t.value);
-    case 'bytes':
-      return escapeBytes(t.value);
-    case 'sym':
-      return t.name;
-    default:
-      return undefined;
-  }
-}
-
-/** UTF-8 byte length of `text`: its length when it is ASCII (the common case), else counted. */
-function byteLength(text: string): number {
-  const n = text.length;
-  for (let i = 0; i < n; i++) if (text.charCodeAt(i) >= 0x80) return utf8Length(text);
-  return n;
-}
-
-function isAtomKind(t: Term): boolean {
-  return t.kind !== 'pair' && t.kind !== 'vec' && t.kind !== 'map';
-}
 
 /**
  * Multi-line prints of large containers at the indent they were last printed at. A workspace is
@@ -120,80 +43,6 @@ const TASK_TEXT = 1;
 const TASK_ENTRY = 2;
 const TASK_CAPTURE = 3;
 
-/** The texts of the integers -128..1023 (the reader shares their terms; their prints are shared too). */
-const SMALL_INT_TEXT: string[] = Array.from({ length: 1152 }, (_, i) => String(i - 128));
-
-function intText(v: bigint): string {
-  if (v >= -128n && v < 1024n) return SMALL_INT_TEXT[Number(v) + 128]!;
-  return v.toString();
-}
-
-/** UTF-8 length of the print of string `value` (its escapes and quotes included), without making it. */
-function strPrintLength(value: string): number {
-  let n = 2;
-  const len = value.length;
-  for (let i = 0; i < len; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 0x80) n += c === 0x5c || c === 0x22 || c === 0x0a || c === 0x0d || c === 0x09 ? 2 : c < 0x20 || c === 0x7f ? 6 : 1;
-    else if (c <= 0x9f) n += 6;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < len) {
-      const d = value.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
-
-/** UTF-8 length of the print of bytes `value` (`b"…"`), without making it. */
-function bytesPrintLength(value: Uint8Array): number {
-  let n = 3;
-  for (let i = 0; i < value.length; i++) {
-    const b = value[i]!;
-    n += b === 0x5c || b === 0x22 || b === 0x0a || b === 0x0d || b === 0x09 ? 2 : b >= 0x20 && b <= 0x7e ? 1 : 4;
-  }
-  return n;
-}
-
-/** UTF-8 length of the print of an atom, without making it. */
-function atomLength(t: Term): number {
-  switch (t.kind) {
-    case 'sym':
-      return byteLength(t.name);
-    case 'int':
-      return intText(t.value).length;
-    case 'str':
-      return strPrintLength(t.value);
-    case 'bytes':
-      return bytesPrintLength(t.value);
-    case 'bool':
-      return t.value ? 4 : 5;
-    default:
-      return 3;
-  }
-}
-
-/** The print of an atom. */
-function atomText(t: Term): string {
-  switch (t.kind) {
-    case 'sym':
-      return t.name;
-    case 'int':
-      return intText(t.value);
-    case 'str':
-      return escapeStr(t.value);
-    case 'bytes':
-      return escapeBytes(t.value);
-    case 'bool':
-      return t.value ? 'true' : 'false';
-    default:
-      return 'nil';
-  }
-}
-
 /**
  * One print job. The output is UTF-8 bytes written into one growing buffer (`printTermBytes`,
  * `printModuleBytes` hash them as they are; `printTerm` and `printModule` decode them once); the
@@ -202,7 +51,7 @@ function atomText(t: Term): string {
  * is used: a list's is at most {@link PRINT_WIDTH} bytes and its measure stops as soon as it would
  * be longer, so measuring it again one level down costs little.
  */
-class Printer {
+class Printer extends PrintBuffer {
   /**
    * @param maxLength the largest print allowed, in UTF-16 code units.
    * @param cacheRoots whether a root laid out on several lines is kept in `blockCache` (not for
@@ -211,13 +60,10 @@ class Printer {
   constructor(
     private readonly maxLength = MAX_PRINT_LENGTH,
     private readonly cacheRoots = true,
-  ) {}
-  private buf = new Uint8Array(1024);
-  private pos = 0;
-  /** The output's length in UTF-16 code units (what `maxLength` bounds). */
-  private units = 0;
-  /** False once a byte >= 0x80 was written (the output is then decoded as UTF-8, else as ASCII). */
-  private ascii = true;
+  ) {
+    super();
+  }
+
   // The task stack of fmt: kind, term or text, second term (a map entry's value), indent, depth
   // (for a capture: the output offset and length in code units where it began).
   private readonly tKind: number[] = [];
@@ -230,82 +76,6 @@ class Printer {
   /** The open lists of `singleLength`/`writeSingle` (their remaining cells) and whether each has had an element. */
   private readonly sCur: Term[] = [];
   private readonly sFirst: boolean[] = [];
-
-  /** Makes room for `n` more bytes. */
-  private ensure(n: number): void {
-    const need = this.pos + n;
-    if (need <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < need) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-  }
-
-  /** Writes one ASCII byte. */
-  private byte(c: number): void {
-    if (this.pos === this.buf.length) this.ensure(1);
-    this.buf[this.pos++] = c;
-    this.units++;
-  }
-
-  /** Writes `n` spaces. */
-  private spaces(n: number): void {
-    this.ensure(n);
-    this.buf.fill(0x20, this.pos, this.pos + n);
-    this.pos += n;
-    this.units += n;
-  }
-
-  /** Writes the UTF-8 of `text` (a lone surrogate as U+FFFD, as TextEncoder does). */
-  text(text: string): void {
-    const n = text.length;
-    this.ensure(3 * n);
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (c < 0x80) buf[p++] = c;
-      else {
-        p = this.wide(text, i, c, p);
-        i += this.skip;
-      }
-    }
-    this.pos = p;
-    this.units += n;
-  }
-
-  /** Set by {@link wide}: 1 when it consumed a surrogate pair's second unit. */
-  private skip = 0;
-
-  /** Writes the non-ASCII code unit `c` at `text[i]` (with its pair's second unit) at `p`; returns the new offset. */
-  private wide(text: string, i: number, c: number, p: number): number {
-    const buf = this.buf;
-    this.ascii = false;
-    this.skip = 0;
-    if (c < 0x800) {
-      buf[p++] = 0xc0 | (c >> 6);
-      buf[p++] = 0x80 | (c & 0x3f);
-      return p;
-    }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        buf[p++] = 0xf0 | (cp >> 18);
-        buf[p++] = 0x80 | ((cp >> 12) & 0x3f);
-        buf[p++] = 0x80 | ((cp >> 6) & 0x3f);
-        buf[p++] = 0x80 | (cp & 0x3f);
-        this.skip = 1;
-        return p;
-      }
-    }
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    buf[p++] = 0xe0 | (c >> 12);
-    buf[p++] = 0x80 | ((c >> 6) & 0x3f);
-    buf[p++] = 0x80 | (c & 0x3f);
-    return p;
-  }
 
   /** UTF-8 length of `single` of a vector (at most 3 items, all atoms) or map (at most 2 entries, all atoms); -1 when it has none. */
   private bracketLength(t: Term): number {
@@ -505,119 +275,123 @@ class Printer {
         }
         continue;
       }
-      const t = ref as Term;
       if (!first) this.byte(0x0a);
       first = false;
       if (indent > 0) this.spaces(indent);
-      if (isAtomKind(t)) {
-        // Atoms are one line, overlong or not (§1.5 rule 2).
-        this.writeAtom(t);
-        continue;
-      }
-      const sl = this.singleLength(t);
-      if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
-        this.writeSingle(t);
-        continue;
-      }
-      if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
-        const cached = blockCache.get(t);
-        if (cached !== undefined && cached.indent === indent) {
-          this.ensure(cached.bytes.length);
-          this.buf.set(cached.bytes, this.pos);
-          this.pos += cached.bytes.length;
-          this.units += cached.units;
-          if (!cached.ascii) this.ascii = false;
-          continue;
-        }
-        this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
-      }
-      if (t.kind === 'vec') {
-        const items = t.items;
-        if (items.length === 0) {
-          this.text('[]');
-          continue;
-        }
-        this.byte(0x5b);
-        this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
-        for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
-        continue;
-      }
-      if (t.kind === 'map') {
-        const entries = t.entries;
-        if (entries.length === 0) {
-          this.text('{}');
-          continue;
-        }
-        this.byte(0x7b);
-        this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
-        for (let i = entries.length - 1; i >= 0; i--) {
-          const [k, v] = entries[i]!;
-          const kl = this.singleLength(k);
-          const vl = kl < 0 ? -1 : this.singleLength(v);
-          if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
-            this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
-          } else {
-            this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
-            this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
-          }
-        }
-        continue;
-      }
-      // A pair.
-      const items: Term[] = [];
-      let cur: Term = t;
-      while (cur.kind === 'pair') {
-        items.push(cur.car);
-        cur = cur.cdr;
-      }
-      if (cur.kind !== 'nil') {
-        this.text('(pair <improper>)');
-        continue;
-      }
-      const head = items[0]!;
-      const hl = this.singleLength(head);
-      if (hl < 0) {
-        this.byte(0x28);
-        this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-        for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
-        continue;
-      }
-      this.byte(0x28);
-      this.writeSingle(head);
-      let next = 1;
-      if (items.length > 1) {
-        const sl2 = this.singleLength(items[1]!);
-        if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
-          this.byte(0x20);
-          this.writeSingle(items[1]!);
-          next = 2;
-        }
-      }
-      if (next >= items.length) {
-        this.byte(0x29);
-        continue;
-      }
-      this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
-      for (let i = items.length - 1; i >= next; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
+      this.layout(ref as Term, indent, depth);
     }
     this.check();
+  }
+
+  /**
+   * Lays out `t` on the line begun at `indent` (its indent already written): writes what goes on
+   * this line and pushes the tasks of the lines below it.
+   */
+  private layout(t: Term, indent: number, depth: number): void {
+    if (isAtomKind(t)) {
+      // Atoms are one line, overlong or not (§1.5 rule 2).
+      this.writeAtom(t);
+      return;
+    }
+    const sl = this.singleLength(t);
+    if (sl >= 0 && indent + sl <= PRINT_WIDTH) {
+      this.writeSingle(t);
+      return;
+    }
+    if (depth <= BLOCK_CACHE_MAX_DEPTH && (depth > 0 || this.cacheRoots)) {
+      const cached = blockCache.get(t);
+      if (cached !== undefined && cached.indent === indent) {
+        this.ensure(cached.bytes.length);
+        this.buf.set(cached.bytes, this.pos);
+        this.pos += cached.bytes.length;
+        this.units += cached.units;
+        if (!cached.ascii) this.ascii = false;
+        return;
+      }
+      this.push(TASK_CAPTURE, t, null, indent, depth, this.pos, this.units);
+    }
+    if (t.kind === 'vec') this.layoutVec(t, indent, depth);
+    else if (t.kind === 'map') this.layoutMap(t, indent, depth);
+    else this.layoutList(t, indent, depth);
+  }
+
+  /** A vector on several lines: `[` and its items one per line below it. */
+  private layoutVec(t: VecTerm, indent: number, depth: number): void {
+    const items = t.items;
+    if (items.length === 0) {
+      this.text('[]');
+      return;
+    }
+    this.byte(0x5b);
+    this.push(TASK_TEXT, ']', null, 0, 0, 0, 0);
+    for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
+  }
+
+  /** A map on several lines: `{` and its entries below it, each on one line when it fits, else key and value apart. */
+  private layoutMap(t: MapTerm, indent: number, depth: number): void {
+    const entries = t.entries;
+    if (entries.length === 0) {
+      this.text('{}');
+      return;
+    }
+    this.byte(0x7b);
+    this.push(TASK_TEXT, '}', null, 0, 0, 0, 0);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, v] = entries[i]!;
+      const kl = this.singleLength(k);
+      const vl = kl < 0 ? -1 : this.singleLength(v);
+      if (vl >= 0 && indent + 2 + kl + 1 + vl <= PRINT_WIDTH) {
+        this.push(TASK_ENTRY, k, v, indent + 2, 0, 0, 0);
+      } else {
+        this.push(TASK_TERM, v, null, indent + 4, depth + 1, 0, 0);
+        this.push(TASK_TERM, k, null, indent + 2, depth + 1, 0, 0);
+      }
+    }
+  }
+
+  /** A list on several lines: `(`, its head (and first argument when they fit) on this line, the rest below. */
+  private layoutList(t: Term, indent: number, depth: number): void {
+    const items: Term[] = [];
+    let cur: Term = t;
+    while (cur.kind === 'pair') {
+      items.push(cur.car);
+      cur = cur.cdr;
+    }
+    if (cur.kind !== 'nil') {
+      this.text('(pair <improper>)');
+      return;
+    }
+    const head = items[0]!;
+    const hl = this.singleLength(head);
+    if (hl < 0) {
+      this.byte(0x28);
+      this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+      for (let i = items.length - 1; i >= 0; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
+      return;
+    }
+    this.byte(0x28);
+    this.writeSingle(head);
+    let next = 1;
+    if (items.length > 1) {
+      const sl2 = this.singleLength(items[1]!);
+      if (sl2 >= 0 && indent + 1 + hl + 1 + sl2 <= PRINT_WIDTH) {
+        this.byte(0x20);
+        this.writeSingle(items[1]!);
+        next = 2;
+      }
+    }
+    if (next >= items.length) {
+      this.byte(0x29);
+      return;
+    }
+    this.push(TASK_TEXT, ')', null, 0, 0, 0, 0);
+    for (let i = items.length - 1; i >= next; i--) this.push(TASK_TERM, items[i]!, null, indent + 2, depth + 1, 0, 0);
   }
 
   /** Writes the module separator (a blank line between forms) or the final newline. */
   newlines(n: number): void {
     for (let i = 0; i < n; i++) this.byte(0x0a);
     this.check();
-  }
-
-  /** The output bytes (a view of the buffer: valid until this printer writes again). */
-  bytes(): Uint8Array {
-    return this.buf.subarray(0, this.pos);
-  }
-
-  /** The output as a string. */
-  result(): string {
-    const b = Buffer.from(this.buf.buffer, this.buf.byteOffset, this.pos);
-    return b.toString(this.ascii ? 'latin1' : 'utf8');
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The output of a tree merge (tree.ts): segments of bytes common to every reading and conflicting
+ * The output of a tree merge (`tree-merge.ts`): segments of bytes common to every reading and conflicting
  * nodes, one side's reading of them, and their rendering with conflict markers widened to whole lines.
  */
 import { concatBytes, conflictBlock, type MarkerOptions } from '../common/diff3.js';

@@ -15,27 +15,41 @@
  * Output is built from the sides' original text: every node a side did not change keeps its bytes,
  * separators (whitespace and comments between children) merge by rules 1–3 (both changed: ours when
  * both are whitespace only, else a conflict). A conflict marks the smallest conflicting node,
- * widened to whole lines by `renderTree` (tree-render.ts).
+ * widened to whole lines by `renderTree` (`tree-merge-output.ts`). The pieces a merged node is built
+ * from are in `tree-merge-nodes.ts`; the scope safety of `fn` and `let` binders in `tree-binders.ts`.
  *
  * Safety net: the merged text is read back and must read as exactly the merged term (for a
  * conflict, ours' and theirs' readings as the terms with ours' / theirs' version of each conflict).
  * Recursion depth is bounded ({@link MAX_TREE_DEPTH}); deeper forms are left to the line merge.
  */
-import { printTerm } from '../../coreform/print.js';
 import { readTermSpans, type NodeSpan } from '../../coreform/read.js';
-import { listFrom, map as mapOf, pair, sym, termsEqual, vec, NIL, type Term } from '../../coreform/term.js';
+import { pair, sym, termsEqual, NIL, type Term } from '../../coreform/term.js';
 import { compareUtf8 } from '../../util/bytes.js';
 import { GcError } from '../../util/errors.js';
 import { checkDeadline } from '../common/deadline.js';
-import { symbolCounts } from './name-analysis.js';
-import { concatBytes, myersDiff, sameBytes, type Hunk } from '../common/diff3.js';
+import { myersDiff, sameBytes, type Hunk } from '../common/diff3.js';
+import { addedBindings, editMentions, paramRenames, sameBinders, substitute, substituteText } from './tree-binders.js';
+import {
+  Bail,
+  build,
+  bytesOf,
+  conflictOut,
+  fixFirstSep,
+  keyOf,
+  MAX_TREE_DEPTH,
+  mergeSep,
+  placeAdditions,
+  sepOf,
+  take,
+  type Addition,
+  type Child,
+  type Out,
+  type Src,
+} from './tree-merge-nodes.js';
 import { readingOf, type TreeSegment } from './tree-merge-output.js';
 
-// Re-exported for test/merge/tree.test.ts, which reads the tree merge and its rendering together.
+// Re-exported for test/textmerge/tree.test.ts, which reads the tree merge and its rendering together.
 export { readingOf, renderTree, type TreeConflict, type TreeSegment } from './tree-merge-output.js';
-
-/** Deepest node nesting the tree merge descends into; deeper forms fall back to the line merge. */
-export const MAX_TREE_DEPTH = 200;
 
 /** Map keys whose vector values are sets (GenesisCode `docs/spec/PATCH_SCHEMA.md` rewrite-imports / rewrite-exports). */
 export const SET_KEYS: ReadonlySet<string> = new Set([':exports', ':imports', ':caps']);
@@ -51,72 +65,8 @@ export interface TreeMerge {
   theirsTerm: Term;
 }
 
-/** Thrown inside the merge when the tree merge does not apply (the caller falls back). */
-class Bail extends Error {}
-
-interface Src {
-  text: Uint8Array;
-}
-
-interface Out {
-  segs: TreeSegment[];
-  o: Term;
-  t: Term;
-  conflicts: number;
-}
-
 const QUOTE = sym('quote');
-const SEMI = 0x3b;
 const SPACE = new Uint8Array([0x20]);
-
-function bytesOf(s: Src, n: NodeSpan): Uint8Array {
-  return s.text.subarray(n.start, n.end);
-}
-
-function take(s: Src, n: NodeSpan): Out {
-  return { segs: [bytesOf(s, n)], o: n.term, t: n.term, conflicts: 0 };
-}
-
-function conflictOut(B: Src, O: Src, T: Src, b: NodeSpan | undefined, o: NodeSpan, t: NodeSpan): Out {
-  return {
-    segs: [{ ours: bytesOf(O, o), base: b ? bytesOf(B, b) : new Uint8Array(0), theirs: bytesOf(T, t) }],
-    o: o.term,
-    t: t.term,
-    conflicts: 1,
-  };
-}
-
-/** Leading trivia of child `i` of `n` (the whitespace/comments before it). */
-function sepOf(s: Src, n: NodeSpan, i: number): Uint8Array {
-  const c = n.children[i]!;
-  return s.text.subarray(c.leadingStart, c.start);
-}
-
-function hasSemi(b: Uint8Array): boolean {
-  return b.indexOf(SEMI) !== -1;
-}
-
-/** Rules 1–3 on a separator; both changed: ours when neither holds a comment, else undefined (conflict). */
-function mergeSep(b: Uint8Array | undefined, o: Uint8Array | undefined, t: Uint8Array | undefined): Uint8Array | undefined {
-  if (o && t) {
-    if (sameBytes(o, t)) return o;
-    if (b && sameBytes(o, b)) return t;
-    if (b && sameBytes(t, b)) return o;
-    return hasSemi(o) || hasSemi(t) ? undefined : o;
-  }
-  return o ?? t ?? b ?? new Uint8Array(0);
-}
-
-/** Key of a child for alignment: its printed term (formatting-independent). */
-function keyOf(n: NodeSpan): string {
-  return printTerm(n.term);
-}
-
-/** One child of a merged container: its separator and its merged body. */
-interface Child {
-  sep: Uint8Array;
-  out: Out;
-}
 
 class TreeMerger {
   constructor(
@@ -388,24 +338,7 @@ class TreeMerger {
       }
       return true;
     };
-    const emptyInsert = (h: Hunk): boolean => h.aStart === h.aEnd;
-    let i = 0;
-    while (i < all.length) {
-      const group = [all[i]!];
-      let ge = all[i]!.aEnd;
-      const gs = all[i]!.aStart;
-      i++;
-      while (i < all.length) {
-        const h = all[i]!;
-        const joins =
-          h.aStart < ge ||
-          (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
-          (gs === ge && h.aStart === gs && emptyInsert(h));
-        if (!joins) break;
-        group.push(h);
-        if (h.aEnd > ge) ge = h.aEnd;
-        i++;
-      }
+    for (const { hunks: group, start: gs, end: ge } of hunkGroups(all)) {
       if (!stable(basePos, gs)) return undefined;
       const os = group.filter((h) => h.side === 0);
       const ts = group.filter((h) => h.side === 1);
@@ -449,182 +382,37 @@ class TreeMerger {
   }
 }
 
-/** The first child keeps the layout of ours' first child (no separator added or lost at the opener). */
-function fixFirstSep(out: Child[], O: Src, o: NodeSpan): void {
-  if (out.length > 0 && o.children.length > 0) out[0] = { sep: sepOf(O, o, 0), out: out[0]!.out };
-}
+/** A hunk of ours' (side 0) or theirs' (side 1) alignment with base. */
+type SideHunk = Hunk & { side: 0 | 1 };
 
 /**
- * The names of the bindings `to` adds to the `let` binding list `from`, when that is all it does:
- * `from`'s bindings are kept unchanged and in order (compared as terms), each added binding is a
- * `(NAME EXPR)` list with a symbol NAME no base binding has. Undefined otherwise (a binding removed,
- * renamed or changed; not a list of bindings; nothing added).
+ * Both sides' hunks (sorted by base position) grouped into the base regions they change together:
+ * a hunk joins the group when it starts inside it, when it inserts at the group's end where an
+ * insert of the group already is, or when the group is an insert at the place it inserts too.
  */
-function addedBindings(from: NodeSpan, to: NodeSpan): Set<string> | undefined {
-  if (from.kind !== 'list' || to.kind !== 'list' || to.children.length <= from.children.length) return undefined;
-  const baseNames = new Set<string>();
-  for (const c of from.children) {
-    const n = bindingName(c);
-    if (n === undefined) return undefined;
-    baseNames.add(n);
-  }
-  const added = new Set<string>();
-  let k = 0;
-  for (const c of to.children) {
-    if (k < from.children.length && termsEqual(c.term, from.children[k]!.term)) {
-      k++;
-      continue;
+function hunkGroups(all: readonly SideHunk[]): { hunks: SideHunk[]; start: number; end: number }[] {
+  const emptyInsert = (h: Hunk): boolean => h.aStart === h.aEnd;
+  const groups: { hunks: SideHunk[]; start: number; end: number }[] = [];
+  let i = 0;
+  while (i < all.length) {
+    const group = [all[i]!];
+    let ge = all[i]!.aEnd;
+    const gs = all[i]!.aStart;
+    i++;
+    while (i < all.length) {
+      const h = all[i]!;
+      const joins =
+        h.aStart < ge ||
+        (h.aStart === ge && emptyInsert(h) && group.some((g) => emptyInsert(g) && g.aStart === ge)) ||
+        (gs === ge && h.aStart === gs && emptyInsert(h));
+      if (!joins) break;
+      group.push(h);
+      if (h.aEnd > ge) ge = h.aEnd;
+      i++;
     }
-    const n = bindingName(c);
-    if (n === undefined || baseNames.has(n) || added.has(n)) return undefined;
-    added.add(n);
+    groups.push({ hunks: group, start: gs, end: ge });
   }
-  return k === from.children.length ? added : undefined;
-}
-
-/** True when the `let` binding lists `from` and `to` bind the same names in the same order (each child a `(NAME EXPR)` binding). */
-function sameBinders(from: NodeSpan, to: NodeSpan): boolean {
-  if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length) return false;
-  for (let i = 0; i < from.children.length; i++) {
-    const n = bindingName(from.children[i]!);
-    if (n === undefined || n !== bindingName(to.children[i]!)) return false;
-  }
-  return true;
-}
-
-/** NAME of a `(NAME EXPR)` binding node, else undefined. */
-function bindingName(n: NodeSpan): string | undefined {
-  if (n.kind !== 'list' || n.children.length !== 2) return undefined;
-  const name = n.children[0]!.term;
-  return name.kind === 'sym' ? name.name : undefined;
-}
-
-/**
- * True when a symbol in `names` occurs in what `side` changed of base's `(let BINDINGS BODY…)`
- * `base` (BINDINGS unchanged on `side`): the children of a list or vector that differ from
- * base's, found as the children between the common prefix and suffix (compared as terms) and
- * descended into when the two stretches have the same length, otherwise read whole. An occurrence
- * the edit binds itself still counts (the answer errs towards a conflict). Iterative.
- */
-function editMentions(base: NodeSpan, side: NodeSpan, names: ReadonlySet<string>): boolean {
-  const stack: [NodeSpan, NodeSpan][] = [[base, side]];
-  while (stack.length > 0) {
-    const [x, y] = stack.pop()!;
-    if (termsEqual(x.term, y.term)) continue;
-    if (x.kind !== y.kind || (x.kind !== 'list' && x.kind !== 'vec' && x.kind !== 'quote')) {
-      if (mentionsAny(y.term, names)) return true;
-      continue;
-    }
-    const xs = x.children;
-    const ys = y.children;
-    let pre = 0;
-    while (pre < xs.length && pre < ys.length && termsEqual(xs[pre]!.term, ys[pre]!.term)) pre++;
-    let suf = 0;
-    while (suf < xs.length - pre && suf < ys.length - pre && termsEqual(xs[xs.length - 1 - suf]!.term, ys[ys.length - 1 - suf]!.term)) suf++;
-    if (xs.length === ys.length) for (let i = pre; i < xs.length - suf; i++) stack.push([xs[i]!, ys[i]!]);
-    else for (let i = pre; i < ys.length - suf; i++) if (mentionsAny(ys[i]!.term, names)) return true;
-  }
-  return false;
-}
-
-/** True when a symbol of `t` is named in `names`. */
-function mentionsAny(t: Term, names: ReadonlySet<string>): boolean {
-  for (const n of symbolCounts(t).keys()) if (names.has(n)) return true;
-  return false;
-}
-
-/** old → new parameter names when `to` renames some of `from`'s symbols one for one, else undefined. */
-function paramRenames(from: NodeSpan, to: NodeSpan): Map<string, string> | undefined {
-  if (from.kind !== 'list' || to.kind !== 'list' || from.children.length !== to.children.length) return undefined;
-  const m = new Map<string, string>();
-  for (let i = 0; i < from.children.length; i++) {
-    const a = from.children[i]!.term;
-    const z = to.children[i]!.term;
-    if (a.kind !== 'sym' || z.kind !== 'sym') return undefined;
-    if (a.name !== z.name) m.set(a.name, z.name);
-  }
-  return m.size > 0 ? m : undefined;
-}
-
-/** `t` with every symbol named in `renames` replaced (iterative; terms are immutable). */
-export function substitute(t: Term, renames: ReadonlyMap<string, string>): Term {
-  const walk = (x: Term, depth: number): Term => {
-    if (depth > MAX_TREE_DEPTH) throw new Bail('too deep');
-    switch (x.kind) {
-      case 'sym': {
-        const n = renames.get(x.name);
-        return n === undefined ? x : sym(n);
-      }
-      case 'pair':
-        return pair(walk(x.car, depth + 1), walk(x.cdr, depth + 1));
-      case 'vec':
-        return vec(x.items.map((i) => walk(i, depth + 1)));
-      case 'map':
-        return mapOf(x.entries.map(([k, v]) => [walk(k, depth + 1), walk(v, depth + 1)] as const));
-      default:
-        return x;
-    }
-  };
-  return walk(t, 0);
-}
-
-/** The text of `n` with every symbol atom named in `renames` replaced by its new name. */
-export function substituteText(text: Uint8Array, n: NodeSpan, renames: ReadonlyMap<string, string>): Uint8Array {
-  const parts: Uint8Array[] = [];
-  let pos = n.start;
-  const stack: NodeSpan[] = [n];
-  const hits: NodeSpan[] = [];
-  while (stack.length > 0) {
-    const x = stack.pop()!;
-    if (x.kind === 'atom') {
-      if (x.term.kind === 'sym' && renames.has(x.term.name)) hits.push(x);
-    } else for (const c of x.children) stack.push(c);
-  }
-  hits.sort((p, q) => p.start - q.start);
-  for (const h of hits) {
-    parts.push(text.subarray(pos, h.start), Buffer.from(renames.get((h.term as { name: string }).name)!, 'utf8'));
-    pos = h.end;
-  }
-  parts.push(text.subarray(pos, n.end));
-  return concatBytes(parts);
-}
-
-/** One of theirs' additions: its key, the key of its predecessor on theirs' side, its children. */
-interface Addition {
-  key: string;
-  after: string | undefined;
-  children: Child[];
-}
-
-/**
- * Inserts theirs' additions after their predecessor key when it is in the result (at the front when
- * they had none, at the end when it is gone), after ours' additions at that spot. `stride`: children
- * per item (2 map entries, 1 items); `oursAdded`: keys ours added.
- */
-function placeAdditions(out: Child[], keys: readonly string[], added: readonly Addition[], stride: number, oursAdded: ReadonlySet<string>): Child[] {
-  if (added.length === 0) return out;
-  const items: Child[][] = [];
-  for (let i = 0; i < out.length; i += stride) items.push(out.slice(i, i + stride));
-  const itemKeys = [...keys];
-  for (const a of added) {
-    const at = a.after === undefined ? -1 : itemKeys.lastIndexOf(a.after);
-    let pos = at !== -1 ? at + 1 : a.after === undefined ? 0 : items.length;
-    // After ours' own additions at that spot (as the top-level order merge does).
-    while (pos < items.length && oursAdded.has(itemKeys[pos]!)) pos++;
-    items.splice(pos, 0, a.children);
-    itemKeys.splice(pos, 0, a.key);
-  }
-  return items.flat();
-}
-
-function build(kind: NodeSpan['kind'], items: Term[]): Term {
-  if (kind === 'vec') return vec(items);
-  if (kind === 'map') {
-    const entries: [Term, Term][] = [];
-    for (let i = 0; i + 1 < items.length; i += 2) entries.push([items[i]!, items[i + 1]!]);
-    return mapOf(entries);
-  }
-  return listFrom(items);
+  return groups;
 }
 
 /**
