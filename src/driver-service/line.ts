@@ -44,7 +44,7 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
   const env = FORWARDED_ENV.map((name) => `"${name}\${${name}+=$${name}}"`).join(' ');
   const ticks = `$((\${GCPATCH_DRIVER_SERVICE_WAIT:-${DEFAULT_WAIT_SECONDS}}*20))`;
   return [
-    `z=; v='${opts.version.replace(/'/g, '')}'; ${LIVENESS_FUNCTION}` +
+    `z= g=; v='${opts.version.replace(/'/g, '')}'; ${LIVENESS_FUNCTION}` +
       'if [ "${GCPATCH_DRIVER_SERVICE-}" != 0 ] && [ -z "${GIT_CONFIG_COUNT-}" ] && [ -r "$d/index.js" ] && [ -r "$d/launch.cjs" ]; then ' +
       `z=1; k=${opts.folderExpression}; umask 077; ` +
       '{ if [ -p "$k/requests" ] && [ -s "$k/pid" ] && read -r n <"$k/pid" && y "$n" && a=',
@@ -60,9 +60,22 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
       `{ printf '%s\\n' $$ >&3; IFS= read -r x; if [ "$x" = ${REPLY_ACCEPTED} ]; then kill $j; ` +
       `while IFS= read -r l; do case $l in =*) s=\${l#=};; :*) printf '%s\\n' "\${l#:}" >&4;; ${REPLY_DONE}) e=1;; esac; done; fi; } <"$r" 3<>"$k/requests"; ` +
       'kill $j; case $s in 0|1) [ "$e" = 1 ] || [ ! -e "$a.gcpatch" ] || mv -f "$a.gcpatch" "$a" && exit $s;; esac; ' +
-      `[ "$x" = ${REPLY_ACCEPTED} ] || [ "$x" = ${REPLY_STALE} ] || { read -r m <"$k/pid" && [ "$m" = "$n" ] && rm -f "$k/pid" "$k/info"; }; fi; rm -f "$q" "$r" "$a.gcpatch"; fi; } 4>&2 2>/dev/null; fi; `,
+      `[ "$x" = ${REPLY_ACCEPTED} ] || [ "$x" = ${REPLY_STALE} ] || { g=1; read -r m <"$k/pid" && [ "$m" = "$n" ] && rm -f "$k/pid" "$k/info"; }; fi; rm -f "$q" "$r" "$a.gcpatch"; fi; } 4>&2 2>/dev/null; fi; `,
   ];
 }
+
+/**
+ * How many files of a burst merge directly, without starting a service, after the burst's n-th
+ * abnormal service death (index n-1; the last entry for every later one): the first death restarts
+ * at once (a service killed once, e.g. by a user, comes back for the next file), repeated deaths
+ * back off (a service that is killed again and again costs a Node start-up each time, and a request
+ * handed to it while it starts waits for it). The count lives in the burst marker; a new git
+ * command starts from none. Single digits or two, so that the line's arithmetic stays in range.
+ */
+export const RESTART_BACK_OFF = [0, 1, 4, 16, 64] as const;
+
+/** The line's `case $c in …` arms: death number `c` (deaths so far) sets the next count and the files to skip `u`. */
+const BACK_OFF_CASES = RESTART_BACK_OFF.map((skip, i) => (i < RESTART_BACK_OFF.length - 1 ? `${i}) c=${i + 1} u=${skip};;` : `*) u=${skip};;`)).join(' ');
 
 /**
  * After a direct merge when `z=1` (docs/driver.md "The warm merge service", "Start"): the first file
@@ -82,14 +95,18 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
  * never a wrong merge. The shell's own messages go to /dev/null.
  */
 export function serviceStartPart(): string {
+  const { burst, info } = SERVICE_FILES;
   return (
     '[ "$z" = 1 ] && { { [ -d "$k" ] || mkdir -m 700 "$k"; } && [ -O "$k" ] && [ -w "$k" ] && ' +
-    `{ m=; [ ! -s "$k/${SERVICE_FILES.burst}" ] || read -r m <"$k/${SERVICE_FILES.burst}"; [ "$m" = "$PPID" ] || { echo "$PPID" >"$k/${SERVICE_FILES.burst}"; false; }; } && ` +
+    `{ m= c= u=; [ ! -s "$k/${burst}" ] || read -r m c u <"$k/${burst}"; [ "$m" = "$PPID" ] || { echo "$PPID" >"$k/${burst}"; false; }; } && ` +
     '{ [ -p "$k/requests" ] || mkfifo -m 600 "$k/requests"; } && ' +
     '! { [ -s "$k/pid" ] && read -r n <"$k/pid" && y "$n"; } && { ' +
-    `{ [ ! -e "$k/pid" ] && [ ! -e "$k/${SERVICE_FILES.info}" ]; } || rm -f "$k/pid" "$k/${SERVICE_FILES.info}"; ` +
+    `{ [ ! -e "$k/pid" ] && [ ! -e "$k/${info}" ]; } || { [ ! -e "$k/pid" ] || g=1; rm -f "$k/pid" "$k/${info}"; }; ` +
+    `case $c in [1-${RESTART_BACK_OFF.length - 1}]) ;; *) c=0;; esac; case $u in [1-9]|[1-9][0-9]) ;; *) u=0;; esac; ` +
+    `[ "$g" != 1 ] || case $c in ${BACK_OFF_CASES} esac; ` +
+    `if [ $u -gt 0 ]; then echo "$PPID $c $((u-1))" >"$k/${burst}"; else { [ "$g" != 1 ] || echo "$PPID $c 0" >"$k/${burst}"; }; ` +
     '( [ "$(git config --bool --get gcpatch.driverService)" = false ] && exit 0; ' +
-    `exec sh -c 'set -C; echo $$ >"$1/pid" && exec node "$2/launch.cjs" --serve "$1" "$3"' sh "$k" "$d" "$v" ) </dev/null >/dev/null 2>&1 & ` +
+    `exec sh -c 'set -C; echo $$ >"$1/pid" && exec node "$2/launch.cjs" --serve "$1" "$3"' sh "$k" "$d" "$v" ) </dev/null >/dev/null 2>&1 & fi; ` +
     '}; } 2>/dev/null; '
   );
 }
