@@ -66,7 +66,7 @@ export function serviceHandOverPart(opts: ServiceLineOptions, mode: 'gc' | 'mani
 }
 
 /**
- * The restart back-off (docs/driver.md "The warm merge service", "Start"): after the burst's n-th
+ * The restart back-off (docs/driver.md "The warm merge service", "Back-off"): after the burst's n-th
  * abnormal service death, entry n-1 (the last entry for every later death) is how many files,
  * counting the one that found the death, merge directly without starting a service; the file after
  * them starts one. The first death restarts at once (a service killed once, e.g. by a user, comes
@@ -100,9 +100,9 @@ const BACK_OFF_CASES = RESTART_BACK_OFF.map((skip, i) => (i < RESTART_BACK_OFF.l
  *
  * Deaths back off ({@link RESTART_BACK_OFF}): the marker then reads `$PPID c u`, `c` the burst's
  * abnormal deaths so far and `u` the files still to merge without a start; each such file writes
- * `u-1`, the one that reads `u` = 0 starts. A marker of the older form (`$PPID` alone) or with
- * fields that are not such counts (a leading zero, more fields) reads as no deaths and no files
- * to skip. A marker naming another process (an earlier git command, a pid reused since) is
+ * `u-1`, the one that reads `u` = 0 starts. In a marker of the older form (`$PPID` alone) both
+ * counts read as 0, and so does a field that is no such count (`c` not 1 to the table's last
+ * index, `u` with a leading zero or followed by more fields). A marker naming another process (an earlier git command, a pid reused since) is
  * overwritten: at worst a service starts one file early or late (or, after a reused pid inherits
  * a back-off, up to the last entry's files late), never a wrong merge. The shell's own messages go
  * to /dev/null.
