@@ -8,7 +8,9 @@ import { join } from 'node:path';
  * - `q.<token>`: a request file (fields, {@link parseRequest}); `r.<token>`: the request's reply FIFO;
  * - `info`: what the running service is (JSON, {@link ServiceInfo}), for `gcpatch driver doctor`;
  * - `burst`: the `$PPID` of the line that merged directly last (the git process running it): the
- *   next direct merge of that process starts a service (src/driver-service/line.ts).
+ *   next direct merge of that process starts a service (src/driver-service/line.ts); after a
+ *   service's abnormal death also the burst's deaths and the files still to merge without a start
+ *   (`$PPID c u`, the restart back-off `RESTART_BACK_OFF` in src/driver-service/line.ts).
  */
 export const SERVICE_FILES = { pid: 'pid', requests: 'requests', info: 'info', burst: 'burst' } as const;
 

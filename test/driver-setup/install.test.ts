@@ -40,7 +40,7 @@ describe('driver install', () => {
     const gc = driverCommand(shQuote('/x/100%/d'), 'gc');
     expect(gc.startsWith('d=\'/x/100%%/d\'; p=%P o=%X b=%S t=%Y; case "$o" in %%X) o=ours b=base t=theirs;; esac; ')).toBe(true);
     expect(gc).toContain('node "$d/launch.cjs" --wrapped %O %A %B %L "$p" "$b" "$o" "$t"; ');
-    expect(gc).toContain('unset NODE_EXTRA_CA_CERTS; z=; v=');
+    expect(gc).toContain('unset NODE_EXTRA_CA_CERTS; z= g=; v=');
     expect(driverCommand(shQuote('/x/100%/d'), 'gc', false)).toContain('unset NODE_EXTRA_CA_CERTS; if [ -r "$d/launch.cjs" ]');
     expect(gc).toContain('git merge-file --marker-size=%L -L "$o" -L "$b" -L "$t" %A %O %B; ');
     expect(driverCommand(shQuote('/x'), 'manifest')).toContain('node "$d/launch.cjs" --wrapped --manifest %O %A %B %L ');

@@ -301,6 +301,8 @@ describe('the warm merge service', () => {
     expect(r).toEqual({ status: 0, stderr: expect.not.stringMatching(/gcpatch/) });
     expectMerged(s);
     expect(waitFor(() => running(s) !== undefined && running(s) !== pid)).toBe(true);
+    // The second file found the death, the burst's first: counted in the marker, restarted at once.
+    expect(readFileSync(join(s.folder, 'burst'), 'utf8')).toMatch(/^[0-9]+ 1 0\n$/);
     // The stale info was removed with the stale pid; the new service wrote its own.
     expect(waitFor(() => JSON.parse(readFileSync(join(s.folder, 'info'), 'utf8')).pid === readPid(s.folder))).toBe(true);
   });
@@ -315,6 +317,33 @@ describe('the warm merge service', () => {
     expect(isAlive(pid)).toBe(false);
     // The first file handed over (its reply FIFO) and found the service dead.
     expect(r.shims.filter((l) => /^mkfifo .*\/r\.[0-9]+$/.test(l)).length).toBe(1);
+    expect(settle(s)).toBe(true);
+  });
+
+  it('killed at every request of a 40-file merge: every file merges directly, and the restarts back off instead of one per file', () => {
+    const s = scenario(40);
+    // A `node` shim first on PATH logs the pid of every service start (`--serve`), then becomes
+    // the real node (the same process: the `pid` file names it).
+    const bin = join(root, 'node-shim');
+    const log = join(root, 'serve.log');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\ncase " $* " in *" --serve "*) echo $$ >>'${log}';; esac\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    // Every service started (the line's environment: the preload and the fault) SIGKILLs itself
+    // when it reads its first request, before it accepts it.
+    const r = merge(s, { ...faultEnv('service-kill-before-accept'), PATH: `${bin}:${process.env.PATH}` });
+    expect(r).toEqual({ status: 0, stderr: expect.not.stringMatching(/gcpatch/) });
+    expectMerged(s);
+    const started = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    // RESTART_BACK_OFF (src/driver-service/line.ts): starts at files 2, 3, 5, 10 and 27
+    // (test/driver-service/restart-back-off.test.ts), or a file later each when a service is slow
+    // to write its pid; a restart per file would be 39.
+    expect(started.length).toBeGreaterThanOrEqual(4);
+    expect(started.length).toBeLessThanOrEqual(8);
+    expect(new Set(started).size).toBe(started.length);
+    // At least four deaths: the marker reached the last back-off entry.
+    expect(readFileSync(join(s.folder, 'burst'), 'utf8')).toMatch(/^[0-9]+ 4 [0-9]+\n$/);
     expect(settle(s)).toBe(true);
   });
 
