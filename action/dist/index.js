@@ -71199,7 +71199,7 @@ function describeDifference(head, expected) {
     if (head.length !== expected.length)
         return `${head.length} top-level forms at the head, ${expected.length} expected`;
     const i = head.findIndex((f, k) => !term_termsEqual(f, expected[k]));
-    return `top-level form ${i} differs`;
+    return `top-level form ${i + 1} differs`;
 }
 /**
  * Compares base, replayed and head modules (by canonical forms; formatting and comments do not
@@ -71460,7 +71460,7 @@ function check_modules_describe(head, expected) {
     if (head.length !== expected.length)
         return `${head.length} top-level forms, ${expected.length} expected`;
     const i = head.findIndex((f, k) => !term_termsEqual(f, expected[k]));
-    return `top-level form ${i} differs`;
+    return `top-level form ${i + 1} differs`;
 }
 
 ;// CONCATENATED MODULE: ./src/verify-pr/checks/check-policies.ts

@@ -128,6 +128,9 @@ describe('auditPullRequest', () => {
     expect(without.packages[0]!.replay.status).toBe('disabled');
     const withReplay = await audit(repo, base, head);
     expect(codes(withReplay)).toEqual(['audit/pin-mismatch', 'audit/replay-module-mismatch']);
+    // the greeting is the module's third top-level form: counted from 1, as an author counts
+    for (const r of [without, withReplay])
+      expect(r.findings.find((f) => f.code === 'audit/replay-module-mismatch')!.message).toContain('(top-level form 3 differs)');
   });
 
   it('does not say the replay reproduced the head when the net change holds a hand edit of a module the evidence changed', async () => {
