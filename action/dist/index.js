@@ -71232,7 +71232,7 @@ function describeDifference(head, expected) {
     if (head.length !== expected.length)
         return `${head.length} top-level forms at the head, ${expected.length} expected`;
     const i = head.findIndex((f, k) => !term_termsEqual(f, expected[k]));
-    return `top-level form ${i} differs`;
+    return `top-level form ${i + 1} differs`;
 }
 /**
  * Compares base, replayed and head modules (by canonical forms; formatting and comments do not
@@ -71493,7 +71493,7 @@ function check_modules_describe(head, expected) {
     if (head.length !== expected.length)
         return `${head.length} top-level forms, ${expected.length} expected`;
     const i = head.findIndex((f, k) => !term_termsEqual(f, expected[k]));
-    return `top-level form ${i} differs`;
+    return `top-level form ${i + 1} differs`;
 }
 
 ;// CONCATENATED MODULE: ./src/verify-pr/checks/check-policies.ts
@@ -81072,7 +81072,14 @@ async function explainByHistory(ctx, touched, base, head, evidence, result) {
     const comparisons = compareModules(base, undefined, head);
     audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
     // the net change: every difference at the head no verified step produced, judged whatever the history's shape
+    const rowsBefore = out.rows.length;
     judgeNetChange({ base, head, dirty: history.dirty, evidenceCovered: history.explainedByEvidence, dir: touched.dir }, out);
+    // a module evidence changed whose net change no verified step produced is a replay mismatch too:
+    // the replay outcome must not say `reproduced` beside that error
+    const mismatches = new Set(history.mismatches);
+    for (const r of out.rows.slice(rowsBefore))
+        if (r.kind === 'module' && r.check === 'net change' && r.result === 'fail')
+            mismatches.add(r.evidence);
     const dirtyModule = (p) => history.dirty.has(moduleItem(p));
     audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p) || dirtyModule(p));
     result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p) && !dirtyModule(p)));
@@ -81085,16 +81092,10 @@ async function explainByHistory(ctx, touched, base, head, evidence, result) {
     }
     audit.replay = ctx.replay
         ? {
-            status: history.applied.length === 0 && !history.replayFailed
-                ? 'none'
-                : history.replayFailed
-                    ? 'failed'
-                    : history.mismatches.size > 0
-                        ? 'differs'
-                        : 'reproduced',
+            status: history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : mismatches.size > 0 ? 'differs' : 'reproduced',
             applied: history.applied,
             modulesChanged: history.explainedByEvidence.size,
-            mismatches: [...history.mismatches].sort(),
+            mismatches: [...mismatches].sort(),
             millis: history.millis,
         }
         : emptyReplay('disabled');

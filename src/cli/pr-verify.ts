@@ -50,6 +50,9 @@ export function renderAuditText(report: AuditReport): string {
     lines.push(
       `package ${p.name || '?'} (${p.dir || '.'}): evidence ${evidence || 'none'}; replay ${p.replay.status}` +
         (p.replay.status === 'reproduced' ? ` (${counted(p.replay.modulesChanged, 'module')})` : '') +
+        (p.replay.status === 'differs' && p.replay.mismatches.length > 0
+          ? ` (${p.replay.mismatches.slice(0, 5).join(', ')}${p.replay.mismatches.length > 5 ? ', …' : ''})`
+          : '') +
         `; ${counted(p.rows.filter((r) => r.result === 'pass').length, 'check')} passed`,
     );
     for (const c of p.commits) {

@@ -14,7 +14,7 @@ import type { RefactorRequest } from './request.js';
 /** A conflict explained for people. */
 export interface ConflictExplanation {
   code: ConflictCodeValue;
-  /** Where, e.g. `money/amount.gc form 2` (0-based top-level form index), or `''`. */
+  /** Where, e.g. `money/amount.gc form 3` (the top-level form counted from 1, as an author counts; `[:form i]` patch paths count from 0), or `''`. */
   where: string;
   /** One sentence with the names and paths interpolated. */
   detail: string;
@@ -46,7 +46,7 @@ function definitionSites(request: RefactorRequest): Site[] {
  */
 export function explainConflicts(request: RefactorRequest, conflicts: readonly { code: ConflictCodeValue; modulePath: string }[]): ConflictExplanation[] {
   const sites = definitionSites(request);
-  const at = (s: Site): string => `${request.modules[s.module]!.modulePath} form ${s.form}`;
+  const at = (s: Site): string => `${request.modules[s.module]!.modulePath} form ${s.form + 1}`;
   const { refactorKind: kind, fromSymbol: from, toSymbol: to, targetModulePath: target } = request;
   return conflicts.map(({ code, modulePath }): ConflictExplanation => {
     const say = (detail: string, where = ''): ConflictExplanation => ({ code, where, detail });

@@ -264,7 +264,12 @@ async function explainByHistory(
   const comparisons = compareModules(base, undefined, head);
   audit.changedModules = comparisons.filter((c) => c.status !== 'same').map((c) => c.path);
   // the net change: every difference at the head no verified step produced, judged whatever the history's shape
+  const rowsBefore = out.rows.length;
   judgeNetChange({ base, head, dirty: history.dirty, evidenceCovered: history.explainedByEvidence, dir: touched.dir }, out);
+  // a module evidence changed whose net change no verified step produced is a replay mismatch too:
+  // the replay outcome must not say `reproduced` beside that error
+  const mismatches = new Set(history.mismatches);
+  for (const r of out.rows.slice(rowsBefore)) if (r.kind === 'module' && r.check === 'net change' && r.result === 'fail') mismatches.add(r.evidence);
   const dirtyModule = (p: string): boolean => history.dirty.has(moduleItem(p));
   audit.unexplainedModules = audit.changedModules.filter((p) => history.unexplained.has(p) || dirtyModule(p));
   result.explained = new Set(audit.changedModules.filter((p) => history.explainedByEvidence.has(p) && !history.mismatches.has(p) && !dirtyModule(p)));
@@ -283,16 +288,10 @@ async function explainByHistory(
   audit.replay = ctx.replay
     ? {
         status:
-          history.applied.length === 0 && !history.replayFailed
-            ? 'none'
-            : history.replayFailed
-              ? 'failed'
-              : history.mismatches.size > 0
-                ? 'differs'
-                : 'reproduced',
+          history.applied.length === 0 && !history.replayFailed ? 'none' : history.replayFailed ? 'failed' : mismatches.size > 0 ? 'differs' : 'reproduced',
         applied: history.applied,
         modulesChanged: history.explainedByEvidence.size,
-        mismatches: [...history.mismatches].sort(),
+        mismatches: [...mismatches].sort(),
         millis: history.millis,
       }
     : emptyReplay('disabled');

@@ -213,7 +213,7 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
         message: 'moved definition depends on a definition unavailable before the source module',
         modulePath: 'report/format.gc',
         pathRepr: '',
-        where: 'report/format.gc form 1',
+        where: 'report/format.gc form 2',
       }),
     ]);
     expect(c[0].detail).toContain('ledger/format::pad-left refers to itself');
@@ -266,7 +266,7 @@ describe('refactor on the ledger fixture (25 modules)', { timeout: 240_000 }, ()
     expect(r.stdout).toContain('CONFLICTED');
     // Human output names the forms; the report itself has the reference's fixed messages only.
     expect(r.stdout).toContain(
-      'refactor/destination-symbol-exists  money/amount.gc form 2\n      ledger/money::units is already defined (money/amount.gc form 2)',
+      'refactor/destination-symbol-exists  money/amount.gc form 3\n      ledger/money::units is already defined (money/amount.gc form 3)',
     );
     expect(r.stdout).toContain('refactor/target-module-exists  money/amount.gc');
     // The order dependency is checked only when nothing else conflicts.

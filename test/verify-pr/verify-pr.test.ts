@@ -10,6 +10,7 @@ import { storeRefactorEvidence } from '../../src/refactor/evidence.js';
 import { EvidenceStore } from '../../src/store/store.js';
 import { applyRefactorPlan } from '../../src/refactor/apply-plan.js';
 import { addShopPackage, commitAll, git, honestRenamePr, initRepo, renameInPackage } from '../action/helpers.js';
+import { renderAuditText } from '../../src/cli/pr-verify.js';
 
 function audit(repo: string, base: string, head: string, options: Partial<AuditOptions> = {}): Promise<AuditReport> {
   return auditPullRequest({ dir: repo, base, head, ...options });
@@ -127,6 +128,30 @@ describe('auditPullRequest', () => {
     expect(without.packages[0]!.replay.status).toBe('disabled');
     const withReplay = await audit(repo, base, head);
     expect(codes(withReplay)).toEqual(['audit/pin-mismatch', 'audit/replay-module-mismatch']);
+    // the greeting is the module's third top-level form: counted from 1, as an author counts
+    for (const r of [without, withReplay])
+      expect(r.findings.find((f) => f.code === 'audit/replay-module-mismatch')!.message).toContain('(top-level form 3 differs)');
+  });
+
+  it('does not say the replay reproduced the head when the net change holds a hand edit of a module the evidence changed', async () => {
+    const repo = initRepo();
+    const pkg = addShopPackage(repo);
+    const base = commitAll(repo, 'shop');
+    git(repo, 'checkout', '-q', '-b', 'pr');
+    const file = join(pkg, 'lib/price.gc');
+    writeFileSync(file, readFileSync(file, 'utf8') + '\n(def extra 1)\n');
+    commitAll(repo, 'hand edit');
+    renameInPackage(pkg, 'shop/price::total', 'shop/price::gross');
+    const head = commitAll(repo, 'rename');
+    const report = await audit(repo, base, head);
+    // each commit's evidence replays exactly, but the head holds the hand edit beside it (issue 39, finding 19)
+    expect(report.findings.filter((f) => f.severity === 'error').map((f) => [f.code, f.file])).toEqual([
+      ['audit/replay-module-mismatch', 'pkgs/shop/lib/price.gc'],
+    ]);
+    expect(report.packages[0]!.replay).toMatchObject({ status: 'differs', mismatches: ['lib/price.gc'] });
+    const text = renderAuditText(report);
+    expect(text).not.toContain('replay reproduced');
+    expect(text).toMatch(/^package shop \(pkgs\/shop\): evidence .*; replay differs \(lib\/price\.gc\); \d+ checks passed$/m);
   });
 
   it('notes a plan that was stored but not applied', async () => {

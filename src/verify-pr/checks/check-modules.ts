@@ -90,5 +90,5 @@ function describe(head: Forms | undefined, expected: Forms | undefined): string 
   if (expected === undefined) return 'the module should not exist';
   if (head.length !== expected.length) return `${head.length} top-level forms, ${expected.length} expected`;
   const i = head.findIndex((f, k) => !termsEqual(f, expected[k]!));
-  return `top-level form ${i} differs`;
+  return `top-level form ${i + 1} differs`;
 }

@@ -172,7 +172,7 @@ function describeDifference(head: readonly Term[] | undefined, expected: readonl
   if (expected === undefined) return 'the module should not exist';
   if (head.length !== expected.length) return `${head.length} top-level forms at the head, ${expected.length} expected`;
   const i = head.findIndex((f, k) => !termsEqual(f, expected[k]!));
-  return `top-level form ${i} differs`;
+  return `top-level form ${i + 1} differs`;
 }
 
 /**
