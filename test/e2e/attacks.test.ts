@@ -283,6 +283,15 @@ const withPlainPolicy = () =>
     mkdirSync(join(pkg, 'tools'), { recursive: true });
     writeFileSync(join(pkg, 'tools/fmt.toml'), '[format]\nwidth = 80\n');
   });
+/** The ledger with the reference's workspace file beside its manifest (as `genesis pkg scaffold` writes it): profile ci runs under caps.toml, dev under toolcaps.toml. */
+const withWorkspace = () =>
+  withMain(T.ledger, (pkg) =>
+    writeFileSync(
+      join(pkg, 'genesis.workspace.toml'),
+      'version = 1\nworkspace = "ledger"\n\n[[members]]\nname = "ledger"\npath = "."\n\n[defaults]\ntoolchain = "toolchain.toml"\n\n[profiles."ci"]\ncaps_policy = "caps.toml"\n\n[profiles."dev"]\ncaps_policy = "toolcaps.toml"\n',
+    ),
+  );
+const WORKSPACE_PATH = `${PKG}/genesis.workspace.toml`;
 /** The ledger with the toolcaps.toml worker budget set (`[task] default_workers = 2`). */
 const withDefaultWorkers = () => withMain(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[task]\ndefault_workers = 2\n`));
 /** A wide policy outside every package (`shared/ci/caps.ci.toml`), and `ledger/ci` replaced by a symlink to its directory. */
@@ -1760,6 +1769,41 @@ const attacks: Attack[] = [
     build: () => oneCommit(withPlainPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/policy.toml'), CAPS_WIDE)),
   },
   {
+    id: 'workspace-profile-repointed',
+    klass: 'workspace: genesis.workspace.toml beside the manifest repoints profile ci at the wider toolcaps.toml',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: WORKSPACE_PATH,
+    via: 'cli',
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) =>
+        edit(join(pkg, 'genesis.workspace.toml'), '[profiles."ci"]\ncaps_policy = "caps.toml"', '[profiles."ci"]\ncaps_policy = "toolcaps.toml"'),
+      ),
+  },
+  {
+    id: 'workspace-profile-added-wide',
+    klass: 'workspace: a profile added whose policy (a new file) grants network access',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) => {
+        writeFileSync(join(pkg, 'release.toml'), CAPS_WIDE);
+        writeFileSync(
+          join(pkg, 'genesis.workspace.toml'),
+          `${readFileSync(join(pkg, 'genesis.workspace.toml'), 'utf8')}\n[profiles."release"]\ncaps_policy = "release.toml"\n`,
+        );
+      }),
+  },
+  {
+    id: 'workspace-toolchain-changed',
+    klass: 'workspace: the default toolchain file changed (what the profiles run is chosen by it)',
+    codes: ['audit/manifest-key-changed'],
+    policy: 'error',
+    file: WORKSPACE_PATH,
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) => edit(join(pkg, 'genesis.workspace.toml'), 'toolchain = "toolchain.toml"', 'toolchain = "../evil/toolchain.toml"')),
+  },
+  {
     id: 'nested-manifest-directory-hides-policy',
     klass: 'membership: a directory named package.toml added in ci/ (a nested package to the policy walk) while ci/caps.ci.toml is widened',
     codes: ['audit/caps-widened', ...NOT_REGULAR, 'audit/package-unreadable'],
@@ -2143,6 +2187,20 @@ const controls: Control[] = [
     what: 'a policy whose path names no caps narrowed',
     warns: ['audit/caps-changed'],
     build: () => oneCommit(withPlainPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/policy.toml'), CAPS_NONE)),
+  },
+  {
+    id: 'workspace-profile-repointed-strict',
+    what: 'a workspace profile repointed at a new policy that grants nothing',
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) => {
+        writeFileSync(join(pkg, 'caps.ci.toml'), CAPS_NONE);
+        edit(join(pkg, 'genesis.workspace.toml'), '[profiles."ci"]\ncaps_policy = "caps.toml"', '[profiles."ci"]\ncaps_policy = "caps.ci.toml"');
+      }),
+  },
+  {
+    id: 'workspace-unchanged-module-renamed',
+    what: 'an honest rename in a package with a workspace file',
+    build: () => oneCommit(withWorkspace(), (pkg) => renameFirst(pkg)),
   },
   {
     id: 'revert-own-commit',
