@@ -66698,6 +66698,7 @@ function manifest_parseManifest(text, file = 'package.toml') {
 
 
 
+
 /** True for the git modes of a regular file (`100644`, and `100755` executable). */
 function isRegular(entry) {
     const kind = objectKindOfMode(entry.mode);
@@ -66784,17 +66785,41 @@ async function readPackageAtCommit(repo, commit, dir, cache = new Map()) {
     return { commit, dir, manifestPath, manifestText, manifest, table, modules, byPath: new Map(modules.map((m) => [m.path, m])), policies };
 }
 /**
- * True for the package-relative path of a capability policy file: a `.toml` file whose name
- * contains `caps` (`caps.toml`, `toolcaps.toml` that the reference CLI takes with `--caps`,
- * `ci/caps.ci.toml`), at any depth of the package directory outside `.genesis/`, whether or not the
- * manifest names it. `--caps` takes any path, so a policy in a subdirectory is as much the
- * package's as one beside its manifest (red-team round 5). A nested package's own files are its
- * own: {@link readPackageAtCommit} does not descend into a directory holding a `package.toml`.
+ * True for the package-relative path of a capability policy file by its name: a `.toml` file whose
+ * name, or the name of a directory it is in, contains `caps` (`caps.toml`, `toolcaps.toml` that the
+ * reference CLI takes with `--caps`, `ci/caps.ci.toml`, `caps/ci.toml`), at any depth of the package
+ * directory outside `.genesis/`, whether or not the manifest names it. `--caps` takes any path, so a
+ * policy in a subdirectory is as much the package's as one beside its manifest (red-team round 5). A
+ * nested package's own files are its own: {@link readPackageAtCommit} does not descend into a
+ * directory holding a `package.toml`. Any other `.toml` file is a policy by its content
+ * ({@link isPolicyText}, red-team round 6).
  */
 function isPolicyName(path) {
     const parts = path.split('/');
     const name = parts[parts.length - 1];
-    return !parts.slice(0, -1).includes('.genesis') && /caps/i.test(name) && name.toLowerCase().endsWith('.toml');
+    return !parts.slice(0, -1).includes('.genesis') && name !== 'package.toml' && name.toLowerCase().endsWith('.toml') && parts.some((p) => /caps/i.test(p));
+}
+/** True for a package-relative `.toml` path (not `package.toml`, not under `.genesis/`) whose content may make it a policy ({@link isPolicyText}). */
+function mayBePolicy(path) {
+    const parts = path.split('/');
+    const name = parts[parts.length - 1];
+    return !parts.slice(0, -1).includes('.genesis') && name !== 'package.toml' && name.toLowerCase().endsWith('.toml');
+}
+/**
+ * True when a `.toml` file's text is a capability policy by its content, whatever its name: TOML
+ * whose top level has `allow` or `op`, the keys through which the reference loader grants ops
+ * (docs/reference/caps-policy.md "Effective grants"). `--caps` takes any path, so a policy named
+ * `ci/policy.toml` is read as one (red-team round 6); a file the loader would refuse but that has
+ * these keys is judged as a policy too (a refused policy is read as allowing anything).
+ */
+function isPolicyText(text) {
+    try {
+        const table = parse(text.replace(/^\uFEFF/, ''));
+        return 'allow' in table || 'op' in table;
+    }
+    catch {
+        return false;
+    }
 }
 /** The package-relative path `caps_policy` names, when it is a string. */
 function capsPolicyPath(table) {
@@ -66830,6 +66855,12 @@ async function readPolicies(repo, commit, dir, table, manifestPath) {
                 }
                 else if (isPolicyName(path)) {
                     await read(path, e);
+                }
+                else if (mayBePolicy(path) && isRegular(e)) {
+                    // a policy by its content (red-team round 6): `--caps` takes any path
+                    const text = bytes_decodeUtf8Strict((await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: e.oid, cache: repo.cache })).blob);
+                    if (text !== undefined && isPolicyText(text))
+                        out.set(path, { path, file: package_at_commit_repoPath(dir, path), text, referenced: path === referenced });
                 }
             }
         }
@@ -67082,6 +67113,18 @@ function pathFindings(entry, role, manifestPath) {
             code: AuditCode.notARegularFile,
             severity: 'error',
             message: `${entry.path}: a ${role} that is ${kindWord(to.kind)} (mode ${to.mode}); link text is never read as content — replace it with a regular file`,
+            file: entry.path,
+            title: 'not a regular file',
+        });
+    }
+    else if (role !== 'outside' && to !== undefined && (to.kind === 'symlink' || to.kind === 'gitlink')) {
+        // any other path of a package: a checkout resolves the package's files through a symlink or a
+        // submodule (`ci/` → a policy outside every package), which no check of git objects can follow
+        // (red-team round 6)
+        out.push({
+            code: AuditCode.notARegularFile,
+            severity: 'error',
+            message: `${entry.path}: ${kindWord(to.kind)} (mode ${to.mode}) in a package directory; a checkout reads the package's files through it (a policy directory, a module directory, a dependency), and gcpatch cannot verify what it points at — replace it with regular files`,
             file: entry.path,
             title: 'not a regular file',
         });
@@ -69511,7 +69554,9 @@ const SECTIONS = {
     },
     refs: { path: { rule: 'exact' } },
     task: {
-        default_workers: { rule: 'ceiling' },
+        // absent, the loader uses the machine's parallelism (`adaptive_default_task_workers`: at least 1,
+        // unbounded above), the worker budget when `max_workers` is unset; 0 is refused
+        default_workers: { rule: 'defaulted' },
         max_tasks: { rule: 'ceiling' },
         max_workers: { rule: 'ceiling' },
         max_queue: { rule: 'ceiling' },
@@ -69536,8 +69581,17 @@ const OP_FIELDS = {
     timeout_ms: { rule: 'ceiling', nonPositiveIsNone: true },
     log_inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true },
 };
+/** The least a {@link Rule} `defaulted` ceiling is when absent: the loader's machine default is never below 1. */
+const DEFAULTED_FLOOR = 1n;
 function setGrant(out, name, rule, raw, nonPositiveIsNone = false) {
     switch (rule) {
+        case 'defaulted': {
+            // undefined: the machine default; the loader refuses a value below 1 (`default_workers must be >= 1`)
+            if (raw !== undefined && (typeof raw !== 'bigint' || raw < DEFAULTED_FLOOR))
+                return `${name} must be an integer of at least ${DEFAULTED_FLOOR}`;
+            out.set(name, { rule, value: raw });
+            return undefined;
+        }
         case 'ceiling': {
             const c = ceiling(raw, nonPositiveIsNone);
             if (!c.ok)
@@ -69695,6 +69749,16 @@ function compareGrants(before, after, out) {
                 const y = b?.value;
                 if (y === undefined || (x !== undefined && y > x))
                     out.widened.push(what);
+                else
+                    out.changed.push(what);
+                break;
+            }
+            case 'defaulted': {
+                // absent after: the machine's default, which may exceed any number; absent before: at least the floor
+                const x = a?.value ?? DEFAULTED_FLOOR;
+                const y = b?.value;
+                if (y === undefined || y > x)
+                    out.widened.push(`${what}${a?.value === undefined ? ' (absent, the machine chooses: at least 1)' : ''}`);
                 else
                     out.changed.push(what);
                 break;
@@ -80869,6 +80933,145 @@ async function checkStore(repo, base, head, dir, out) {
     return { headStore, fresh };
 }
 
+;// CONCATENATED MODULE: ./src/verify-pr/checks/workspace-file.ts
+/**
+ * The reference's workspace file in a package directory (red-team round 6): `genesis pkg scaffold`
+ * writes `genesis.workspace.toml` beside `package.toml`, and its profiles choose the capability policy
+ * a profile's runs use (`[profiles."ci"] caps_policy`, default `caps.toml` beside the workspace file:
+ * GenesisCode `crates/gc_pkg/src/workspace.rs`, `crates/gc_cli_driver/src/pkg_workspace_ops_env.rs`),
+ * its toolchain, registry and policy, and its tasks the commands they run. No patch op edits it, so
+ * nothing in a pull request explains a change of it: it is judged on the net change, base against head.
+ * A profile's policy is judged by its grants (a profile repointed at, or added with, a policy that
+ * grants more is `audit/caps-widened`); every other change of the file is `audit/manifest-key-changed`
+ * (default deny: gcpatch cannot tell what a changed toolchain or task does).
+ */
+
+
+
+
+
+
+
+
+
+
+
+/** The workspace file's name, beside a package's manifest. */
+const WORKSPACE_FILE = 'genesis.workspace.toml';
+/** A regular file's text at a commit: `undefined` when absent, `null` when not a regular UTF-8 file. */
+async function textAt(repo, commit, path) {
+    const entry = await repository_entryAtCommit(repo, commit, path);
+    if (entry === undefined)
+        return undefined;
+    const kind = objectKindOfMode(entry.mode);
+    if (entry.type !== 'blob' || (kind !== 'blob' && kind !== 'executable'))
+        return null;
+    const { blob } = await repo.git.readBlob({ fs: external_node_fs_namespaceObject, dir: repo.dir, oid: entry.oid, cache: repo.cache });
+    return bytes_decodeUtf8Strict(blob) ?? null;
+}
+function workspace_file_parse(text) {
+    if (text === undefined)
+        return undefined;
+    try {
+        return parse(text.replace(/^\uFEFF/, ''), { integersAsBigInt: true });
+    }
+    catch {
+        return null;
+    }
+}
+/** The profiles of a workspace table: name → its table. */
+function profiles(t) {
+    const out = new Map();
+    const p = t?.profiles;
+    if (p !== undefined && isTomlTable(p))
+        for (const [k, v] of Object.entries(p))
+            if (isTomlTable(v))
+                out.set(k, v);
+    return out;
+}
+/** The package-relative path a profile's runs read their policy from (`caps_policy`, default `caps.toml`); `null` when it leaves the package or is no string. */
+function profilePolicy(profile) {
+    const raw = profile.caps_policy ?? 'caps.toml';
+    if (typeof raw !== 'string' || raw === '' || raw.startsWith('/') || raw.includes('\\'))
+        return null;
+    const norm = external_node_path_namespaceObject.posix.normalize(raw);
+    return norm === '..' || norm.startsWith('../') ? null : norm;
+}
+/**
+ * Judges the workspace file of the package in `dir` between the merge base and the head (see the module comment).
+ * @throws GcError `git/missing-commit` (exit 70) when a commit is not in the clone.
+ */
+async function checkWorkspaceFile(repo, base, head, dir, out) {
+    const file = package_at_commit_repoPath(dir, WORKSPACE_FILE);
+    const [before, after] = [await textAt(repo, base, file), await textAt(repo, head, file)];
+    if (before === after || after === undefined)
+        return; // unchanged, or deleted (its profiles then no longer run)
+    const fail = (code, title, message) => out.fail('workspace', file, title, {
+        code,
+        message: `${file}: ${message}; the workspace file chooses what a profile's runs are granted and run, and no evidence explains a change of it: make it on the base branch, reviewed`,
+        file,
+        title,
+    });
+    const a = workspace_file_parse(before ?? undefined);
+    const b = workspace_file_parse(after ?? undefined);
+    if (after === null || b === null) {
+        fail(AuditCode.manifestKeyChanged, 'workspace unreadable', 'the head’s workspace file is not a regular UTF-8 TOML file');
+        return;
+    }
+    const ta = a === null ? undefined : a;
+    // profiles: the policy each one runs under, by its grants
+    const pa = profiles(ta);
+    const widened = [];
+    for (const [name, profile] of profiles(b)) {
+        const was = pa.get(name);
+        const path = profilePolicy(profile);
+        if (path === null) {
+            widened.push(`profile ${JSON.stringify(name)} caps_policy ${showValue(profile.caps_policy)} leaves the package or is not a path`);
+            continue;
+        }
+        const wasPath = was === undefined ? undefined : profilePolicy(was);
+        const policyBefore = wasPath === undefined || wasPath === null ? undefined : await textAt(repo, base, package_at_commit_repoPath(dir, wasPath));
+        const policyAfter = await textAt(repo, head, package_at_commit_repoPath(dir, path));
+        if (policyAfter === null) {
+            widened.push(`profile ${JSON.stringify(name)} caps_policy ${path} is not a regular UTF-8 file`);
+            continue;
+        }
+        if (wasPath === path)
+            continue; // the same file: judged as a policy file of the package
+        const cmp = comparePolicies(policyBefore ?? undefined, policyAfter);
+        if (cmp.widened.length > 0)
+            widened.push(`profile ${JSON.stringify(name)} ${was === undefined ? 'added' : `repointed from ${wasPath ?? '(none)'}`} at ${path}: ${cmp.widened.slice(0, 4).join('; ')}`);
+    }
+    if (widened.length > 0)
+        fail(AuditCode.capsWidened, 'capabilities widened', `widens a profile's capability policy: ${widened.join('; ')}`);
+    // every other key and profile field: default deny
+    const changed = [];
+    const tb = b ?? {};
+    const top = ta ?? {};
+    for (const k of [...new Set([...Object.keys(top), ...Object.keys(tb)])].sort()) {
+        if (k === 'profiles')
+            continue;
+        if (!tomlEqual(top[k], tb[k]))
+            changed.push(`${k}: ${showValue(top[k])} → ${showValue(tb[k])}`);
+    }
+    const pb = profiles(b);
+    for (const name of [...new Set([...pa.keys(), ...pb.keys()])].sort()) {
+        const x = pa.get(name) ?? {};
+        const y = pb.get(name);
+        if (y === undefined)
+            continue; // a profile removed runs nothing
+        for (const f of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
+            if (f === 'caps_policy' || tomlEqual(x[f], y[f]))
+                continue;
+            changed.push(`profiles.${JSON.stringify(name)}.${f}: ${showValue(x[f])} → ${showValue(y[f])}`);
+        }
+    }
+    if (a === null)
+        changed.unshift('the base’s workspace file did not read');
+    if (changed.length > 0)
+        fail(AuditCode.manifestKeyChanged, 'workspace changed', `changes ${changed.slice(0, 6).join('; ')}${changed.length > 6 ? ` (${changed.length} in all)` : ''}`);
+}
+
 ;// CONCATENATED MODULE: ./src/verify-pr/package-check.ts
 /**
  * The verification of one package a pull request changed: read it at the base and the head, check
@@ -80877,6 +81080,7 @@ async function checkStore(repo, base, head, dir, out) {
  * `explain.ts`, or the range-level replay of `range-replay.ts`), and check stale references and
  * obligations. `verify-pr.ts` runs it for each selected package.
  */
+
 
 
 
@@ -80956,6 +81160,8 @@ async function auditPackage(ctx, touched) {
         await explainByHistory(ctx, touched, base, head, evidence, result);
     }
     checkIgnoredEvidence(ctx, touched, audit, out);
+    // the reference's workspace file beside the manifest: no evidence explains it, the net change is judged
+    await checkWorkspaceFile(ctx.repo, ctx.base, ctx.head, touched.dir, out);
     result.stale = checkStaleReferences(head, evidence.refactors, out);
     checkObligations(ctx.obligationRunner, ctx.repo.dir, head, touched.manifestPath, evidence.accepted.length, out);
     return result;

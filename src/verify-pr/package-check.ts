@@ -25,6 +25,7 @@ import { explainRange } from './walk/explain-range.js';
 import { checkRefactorReport, type RefactorEvidence } from './evidence/refactor-evidence.js';
 import { compareModules } from './evidence/replay.js';
 import { checkStore } from './evidence/store-check.js';
+import { checkWorkspaceFile } from './checks/workspace-file.js';
 
 /** A package some changed path belongs to. */
 export interface TouchedPackage {
@@ -131,6 +132,8 @@ export async function auditPackage(ctx: RunContext, touched: TouchedPackage): Pr
     await explainByHistory(ctx, touched, base, head, evidence, result);
   }
   checkIgnoredEvidence(ctx, touched, audit, out);
+  // the reference's workspace file beside the manifest: no evidence explains it, the net change is judged
+  await checkWorkspaceFile(ctx.repo, ctx.base, ctx.head, touched.dir, out);
   result.stale = checkStaleReferences(head, evidence.refactors, out);
   checkObligations(ctx.obligationRunner, ctx.repo.dir, head, touched.manifestPath, evidence.accepted.length, out);
   return result;

@@ -6,7 +6,7 @@
 // (`auditPullRequest`) in-process; a few run the built CLI (`gcpatch verify-pr --json`) and a sample
 // also run the bundled Action, which must give the library's verdict. The file ends by printing its
 // score, from the results the tests recorded.
-import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditPullRequest, type AuditOptions } from '../../src/verify-pr/verify-pr.js';
@@ -268,6 +268,39 @@ const withCiPolicy = () =>
     mkdirSync(join(pkg, 'ci'), { recursive: true });
     writeFileSync(join(pkg, 'ci/caps.ci.toml'), TOOLCAPS);
   });
+
+/** The ledger with a policy file in a directory named for policies (`caps/ci.toml`: the name has no `caps`, its directory has). */
+const withCapsDirectory = () =>
+  withMain(T.ledger, (pkg) => {
+    mkdirSync(join(pkg, 'caps'), { recursive: true });
+    writeFileSync(join(pkg, 'caps/ci.toml'), TOOLCAPS);
+  });
+/** The ledger with a policy whose path names no caps at all (`ci/policy.toml`, passed with --caps) and a TOML file that is no policy (`tools/fmt.toml`). */
+const withPlainPolicy = () =>
+  withMain(T.ledger, (pkg) => {
+    mkdirSync(join(pkg, 'ci'), { recursive: true });
+    writeFileSync(join(pkg, 'ci/policy.toml'), TOOLCAPS);
+    mkdirSync(join(pkg, 'tools'), { recursive: true });
+    writeFileSync(join(pkg, 'tools/fmt.toml'), '[format]\nwidth = 80\n');
+  });
+/** The ledger with the reference's workspace file beside its manifest (as `genesis pkg scaffold` writes it): profile ci runs under caps.toml, dev under toolcaps.toml. */
+const withWorkspace = () =>
+  withMain(T.ledger, (pkg) =>
+    writeFileSync(
+      join(pkg, 'genesis.workspace.toml'),
+      'version = 1\nworkspace = "ledger"\n\n[[members]]\nname = "ledger"\npath = "."\n\n[defaults]\ntoolchain = "toolchain.toml"\n\n[profiles."ci"]\ncaps_policy = "caps.toml"\n\n[profiles."dev"]\ncaps_policy = "toolcaps.toml"\n',
+    ),
+  );
+const WORKSPACE_PATH = `${PKG}/genesis.workspace.toml`;
+/** The ledger with the toolcaps.toml worker budget set (`[task] default_workers = 2`). */
+const withDefaultWorkers = () => withMain(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[task]\ndefault_workers = 2\n`));
+/** A wide policy outside every package (`shared/ci/caps.ci.toml`), and `ledger/ci` replaced by a symlink to its directory. */
+const symlinkCiDirectory = (pkg: string, repo: string) => {
+  mkdirSync(join(repo, 'shared/ci'), { recursive: true });
+  writeFileSync(join(repo, 'shared/ci/caps.ci.toml'), CAPS_WIDE);
+  rmSync(join(pkg, 'ci'), { recursive: true });
+  symlinkSync('../shared/ci', join(pkg, 'ci'));
+};
 
 /**
  * A pull request of one commit on a copy of `template` that moves the package to `to` (a folder of
@@ -1677,6 +1710,187 @@ const attacks: Attack[] = [
     via: 'cli',
     build: () => oneCommit(withCiPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_WIDE)),
   },
+  // red-team round 6: what a checkout resolves through, defaults that are not "unbounded", history shapes
+  {
+    id: 'symlink-policy-directory',
+    klass: 'kinds: a directory of policy files (ci/, passed with --caps) replaced by a symlink to a wide policy outside every package',
+    codes: NOT_REGULAR,
+    policy: 'error',
+    file: `${PKG}/ci`,
+    via: 'cli',
+    build: () => oneCommit(withCiPolicy(), symlinkCiDirectory),
+  },
+  {
+    id: 'gitlink-policy-directory',
+    klass: 'kinds: a directory of policy files replaced by a gitlink (a recursive checkout fills it from another repository)',
+    codes: NOT_REGULAR,
+    policy: 'error',
+    file: `${PKG}/ci`,
+    build: () => {
+      const repo = withCiPolicy();
+      git(repo, 'checkout', '-q', '-b', 'pr');
+      const base = git(repo, 'rev-parse', 'main');
+      setIndexEntry(repo, '160000', base, `${PKG}/ci`);
+      commitIndex(repo, 'ci as a submodule');
+      return pr(repo, base);
+    },
+  },
+  {
+    id: 'symlink-added-in-package',
+    klass: 'kinds: a symlink added in a package directory (a checkout reads through it; no content check can)',
+    codes: NOT_REGULAR,
+    policy: 'error',
+    file: `${PKG}/vendor`,
+    build: () => oneCommit(T.ledger, (pkg) => symlinkSync('../shared', join(pkg, 'vendor'))),
+  },
+  {
+    id: 'policy-default-workers-raised-from-default',
+    klass: 'policy: [task] default_workers added (absent, the loader uses the machine\u2019s parallelism, not "unbounded")',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/toolcaps.toml`,
+    via: 'cli',
+    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[task]\ndefault_workers = 1000\n`)),
+  },
+  {
+    id: 'caps-directory-policy-widened',
+    klass: 'policy: a policy in a directory named caps/ (caps/ci.toml: the file name has no caps) widened',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/caps/ci.toml`,
+    build: () => oneCommit(withCapsDirectory(), (pkg) => writeFileSync(join(pkg, 'caps/ci.toml'), CAPS_WIDE)),
+  },
+  {
+    id: 'policy-by-content-widened',
+    klass: 'policy: a policy whose path names no caps (ci/policy.toml, passed with --caps) widened',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: `${PKG}/ci/policy.toml`,
+    build: () => oneCommit(withPlainPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/policy.toml'), CAPS_WIDE)),
+  },
+  {
+    id: 'workspace-profile-repointed',
+    klass: 'workspace: genesis.workspace.toml beside the manifest repoints profile ci at the wider toolcaps.toml',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    file: WORKSPACE_PATH,
+    via: 'cli',
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) =>
+        edit(join(pkg, 'genesis.workspace.toml'), '[profiles."ci"]\ncaps_policy = "caps.toml"', '[profiles."ci"]\ncaps_policy = "toolcaps.toml"'),
+      ),
+  },
+  {
+    id: 'workspace-profile-added-wide',
+    klass: 'workspace: a profile added whose policy (a new file) grants network access',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) => {
+        writeFileSync(join(pkg, 'release.toml'), CAPS_WIDE);
+        writeFileSync(
+          join(pkg, 'genesis.workspace.toml'),
+          `${readFileSync(join(pkg, 'genesis.workspace.toml'), 'utf8')}\n[profiles."release"]\ncaps_policy = "release.toml"\n`,
+        );
+      }),
+  },
+  {
+    id: 'workspace-toolchain-changed',
+    klass: 'workspace: the default toolchain file changed (what the profiles run is chosen by it)',
+    codes: ['audit/manifest-key-changed'],
+    policy: 'error',
+    file: WORKSPACE_PATH,
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) => edit(join(pkg, 'genesis.workspace.toml'), 'toolchain = "toolchain.toml"', 'toolchain = "../evil/toolchain.toml"')),
+  },
+  {
+    id: 'nested-manifest-directory-hides-policy',
+    klass: 'membership: a directory named package.toml added in ci/ (a nested package to the policy walk) while ci/caps.ci.toml is widened',
+    codes: ['audit/caps-widened', ...NOT_REGULAR, 'audit/package-unreadable'],
+    policy: 'error',
+    build: () =>
+      oneCommit(withCiPolicy(), (pkg) => {
+        mkdirSync(join(pkg, 'ci/package.toml'), { recursive: true });
+        writeFileSync(join(pkg, 'ci/package.toml/README'), 'not a manifest\n');
+        writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_WIDE);
+      }),
+  },
+  {
+    id: 'delete-then-readd-wide',
+    klass: 'history: the package deleted in one commit and added again in the next with a wide caps.toml',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    build: () => {
+      const { repo, pkg, base } = start(T.ledger);
+      rmSync(pkg, { recursive: true });
+      commitAll(repo, 'remove the ledger');
+      git(repo, 'checkout', '-q', base, '--', PKG);
+      writeFileSync(join(pkg, 'caps.toml'), CAPS_WIDE);
+      commitAll(repo, 'the ledger again');
+      return pr(repo, base);
+    },
+  },
+  {
+    id: 'revert-main-limit-tightening',
+    klass: 'history: git revert of the main commit that tightened step_limit',
+    codes: ['audit/limits-raised'],
+    policy: 'error',
+    build: () => {
+      const repo = scratch.copy(T.ledger);
+      edit(manifestOf(join(repo, PKG)), 'step_limit = 1000000', 'step_limit = 500000');
+      const base = commitAll(repo, 'main: tighten step_limit');
+      git(repo, 'checkout', '-q', '-b', 'pr');
+      git(repo, 'revert', '--no-edit', base);
+      return pr(repo, base);
+    },
+  },
+  {
+    id: 'revert-merge-of-main-drops-obligation',
+    klass: 'history: the PR merges main (which declared an obligation), then reverts the merge (git revert -m 1)',
+    codes: WEAKENED,
+    policy: 'error',
+    build: () => {
+      const repo = scratch.copy(T.ledger);
+      const fork = git(repo, 'rev-parse', 'main');
+      const base = declareObligation(repo);
+      git(repo, 'checkout', '-q', '-b', 'pr', fork);
+      editComment(join(repo, PKG));
+      commitAll(repo, 'a comment');
+      if (!tryMerge(repo, '--no-edit', 'main')) throw new Error('main does not merge cleanly');
+      git(repo, 'revert', '--no-edit', '-m', '1', 'HEAD');
+      return pr(repo, base);
+    },
+  },
+  {
+    id: 'caps-policy-dot-segment',
+    klass: 'policy: caps_policy respelled ci/../toolcaps.toml (a wider policy the package has) so that path-equality misses it',
+    codes: ['audit/caps-widened', 'audit/package-unreadable'],
+    policy: 'error',
+    build: () => oneCommit(withCiPolicy(), (pkg) => edit(manifestOf(pkg), 'caps_policy = "caps.toml"', 'caps_policy = "ci/../toolcaps.toml"')),
+  },
+  {
+    id: 'caps-policy-into-genesis',
+    klass: 'policy: caps_policy pointed at a wide policy under .genesis/ (where the policy walk does not look)',
+    codes: ['audit/caps-widened'],
+    policy: 'error',
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        writeFileSync(join(pkg, '.genesis/open.toml'), CAPS_WIDE);
+        edit(manifestOf(pkg), 'caps_policy = "caps.toml"', 'caps_policy = ".genesis/open.toml"');
+      }),
+  },
+  {
+    id: 'attributes-symlink',
+    klass: 'attributes: .gitattributes committed as a symlink to a file that turns eol=crlf on',
+    codes: ['audit/checkout-attributes'],
+    policy: 'error',
+    file: '.gitattributes',
+    build: () =>
+      oneCommit(T.ledger, (_pkg, repo) => {
+        writeFileSync(join(repo, 'attributes.txt'), '*.gc text eol=crlf\n');
+        symlinkSync('attributes.txt', join(repo, '.gitattributes'));
+      }),
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1925,6 +2139,82 @@ const controls: Control[] = [
         mkdirSync(join(pkg, 'ci'), { recursive: true });
         writeFileSync(join(pkg, 'ci/caps.ci.toml'), CAPS_NONE);
       }),
+  },
+  // red-team round 6
+  {
+    id: 'symlink-outside-package',
+    what: 'a symlink outside every package (docs/ledger-caps.toml pointing at the ledger policy)',
+    build: () =>
+      oneCommit(T.ledger, (_pkg, repo) => {
+        mkdirSync(join(repo, 'docs'), { recursive: true });
+        symlinkSync('../ledger/caps.toml', join(repo, 'docs/ledger-caps.toml'));
+      }),
+  },
+  {
+    id: 'regular-file-added-in-package',
+    what: 'a regular non-module file added in a package directory (notes)',
+    build: () =>
+      oneCommit(T.ledger, (pkg) => {
+        mkdirSync(join(pkg, 'docs'), { recursive: true });
+        writeFileSync(join(pkg, 'docs/notes.md'), '# notes\n');
+      }),
+  },
+  {
+    id: 'policy-default-workers-lowered',
+    what: '[task] default_workers lowered (a proven narrowing)',
+    warns: ['audit/caps-changed'],
+    build: () => oneCommit(withDefaultWorkers(), (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[task]\ndefault_workers = 1\n`)),
+  },
+  {
+    id: 'policy-default-workers-one-added',
+    what: '[task] default_workers = 1 added (no machine runs fewer than one worker: a proven narrowing)',
+    warns: ['audit/caps-changed'],
+    build: () => oneCommit(T.ledger, (pkg) => writeFileSync(join(pkg, 'toolcaps.toml'), `${TOOLCAPS}\n[task]\ndefault_workers = 1\n`)),
+  },
+  {
+    id: 'caps-directory-policy-narrowed',
+    what: 'a policy in a caps/ directory narrowed',
+    warns: ['audit/caps-changed'],
+    build: () => oneCommit(withCapsDirectory(), (pkg) => writeFileSync(join(pkg, 'caps/ci.toml'), CAPS_NONE)),
+  },
+  {
+    id: 'plain-toml-changed',
+    what: 'a TOML file in the package that is no policy (no allow, no op) changed',
+    build: () => oneCommit(withPlainPolicy(), (pkg) => writeFileSync(join(pkg, 'tools/fmt.toml'), '[format]\nwidth = 100\n')),
+  },
+  {
+    id: 'policy-by-content-narrowed',
+    what: 'a policy whose path names no caps narrowed',
+    warns: ['audit/caps-changed'],
+    build: () => oneCommit(withPlainPolicy(), (pkg) => writeFileSync(join(pkg, 'ci/policy.toml'), CAPS_NONE)),
+  },
+  {
+    id: 'workspace-profile-repointed-strict',
+    what: 'a workspace profile repointed at a new policy that grants nothing',
+    build: () =>
+      oneCommit(withWorkspace(), (pkg) => {
+        writeFileSync(join(pkg, 'caps.ci.toml'), CAPS_NONE);
+        edit(join(pkg, 'genesis.workspace.toml'), '[profiles."ci"]\ncaps_policy = "caps.toml"', '[profiles."ci"]\ncaps_policy = "caps.ci.toml"');
+      }),
+  },
+  {
+    id: 'workspace-unchanged-module-renamed',
+    what: 'an honest rename in a package with a workspace file',
+    build: () => oneCommit(withWorkspace(), (pkg) => renameFirst(pkg)),
+  },
+  {
+    id: 'revert-own-commit',
+    what: 'a PR that reverts its own earlier hand edit (nothing changes net)',
+    build: () => {
+      const { repo, pkg, base } = start(T.ledger);
+      editCurrency(pkg);
+      pack(pkg);
+      commitAll(repo, 'a hand edit');
+      git(repo, 'revert', '--no-edit', 'HEAD');
+      editComment(pkg);
+      commitAll(repo, 'a comment');
+      return pr(repo, base);
+    },
   },
 ];
 

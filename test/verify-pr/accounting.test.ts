@@ -55,6 +55,9 @@ describe('roleIn', () => {
     ['ledger/ci/caps.ci.toml', 'policy'],
     ['ledger/config/deep/toolcaps.toml', 'policy'],
     ['ledger/.genesis/caps.toml', 'genesis-file'],
+    // red-team round 6: a directory named for policies
+    ['ledger/caps/ci.toml', 'policy'],
+    ['ledger/caps/README.md', 'package-file'],
   ] as const)('%s is a %s', (path, role) => {
     expect(roleIn(outer, path)).toBe(role);
   });
@@ -77,7 +80,13 @@ describe('pathFindings', () => {
     expect(codes(e('ledger/.genesis/store', undefined, ['tree', '040000']), 'store-entry')).toEqual([]);
     expect(codes(e('ledger/.genesis', ['tree', '040000'], ['symlink', '120000']), 'store-entry')).toEqual(['error audit/not-a-regular-file']);
     expect(codes(e('ledger', ['tree', '040000'], ['gitlink', '160000']), 'package-dir')).toEqual(['error audit/not-a-regular-file']);
-    expect(codes(e('ledger/README.md', ['blob', '100644'], ['symlink', '120000']), 'package-file')).toEqual([]);
+    // red-team round 6: any path of a package that becomes a symlink or a gitlink (a directory of policies, a README)
+    expect(codes(e('ledger/README.md', ['blob', '100644'], ['symlink', '120000']), 'package-file')).toEqual(['error audit/not-a-regular-file']);
+    expect(codes(e('ledger/ci', undefined, ['symlink', '120000']), 'package-file')).toEqual(['error audit/not-a-regular-file']);
+    expect(codes(e('ledger/ci', undefined, ['gitlink', '160000']), 'package-file')).toEqual(['error audit/not-a-regular-file']);
+    expect(codes(e('ledger/.genesis/last_acceptance', ['blob', '100644'], ['symlink', '120000']), 'genesis-file')).toEqual(['error audit/not-a-regular-file']);
+    expect(codes(e('docs/ledger', undefined, ['symlink', '120000']), 'outside')).toEqual([]);
+    expect(codes(e('ledger/README.md', ['symlink', '120000'], undefined), 'package-file')).toEqual([]);
     expect(codes(e('ledger/core/int.gc', ['blob', '100644'], ['blob', '100644']), 'module')).toEqual([]);
   });
 

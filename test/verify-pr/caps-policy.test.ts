@@ -21,6 +21,12 @@ describe('comparePolicies', () => {
     ['a budget lowered', 'allow = []\n[runtime]\nmax_effect_ops = 20\n', 'allow = []\n[runtime]\nmax_effect_ops = 10\n', 'changed'],
     ['a budget removed', 'allow = []\n[runtime]\nmax_effect_ops = 20\n', 'allow = []\n', 'widened'],
     ['a budget added', 'allow = []\n', 'allow = []\n[task]\nmax_workers = 2\n', 'changed'],
+    // red-team round 6: an absent default_workers is the machine's parallelism (at least 1), not unbounded
+    ['default_workers added above 1', 'allow = []\n', 'allow = []\n[task]\ndefault_workers = 64\n', 'widened'],
+    ['default_workers added at 1', 'allow = []\n', 'allow = []\n[task]\ndefault_workers = 1\n', 'changed'],
+    ['default_workers removed', 'allow = []\n[task]\ndefault_workers = 2\n', 'allow = []\n', 'widened'],
+    ['default_workers lowered', 'allow = []\n[task]\ndefault_workers = 4\n', 'allow = []\n[task]\ndefault_workers = 2\n', 'changed'],
+    ['default_workers set to 0 (the loader refuses it)', 'allow = []\n[task]\ndefault_workers = 4\n', 'allow = []\n[task]\ndefault_workers = 0\n', 'widened'],
     ['allow_http turned on', 'allow = []\n[store]\nallow_http = false\n', 'allow = []\n[store]\nallow_http = true\n', 'widened'],
     ['allow_http turned off', 'allow = []\n[store]\nallow_http = true\n', 'allow = []\n[store]\nallow_http = false\n', 'changed'],
     ['a remote allowlist entry added', 'allow = []\n[store]\nremote_allow = []\n', 'allow = []\n[store]\nremote_allow = ["https://x/v1/"]\n', 'widened'],

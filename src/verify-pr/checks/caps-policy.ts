@@ -27,6 +27,12 @@ export interface PolicyComparison {
 type Rule =
   /** A ceiling: a higher number, or none (unbounded), allows more. */
   | 'ceiling'
+  /**
+   * A ceiling whose absence is a default the machine chooses, at least {@link DEFAULTED_FLOOR}
+   * (`[task] default_workers`: the available parallelism): removing it allows more, and adding one is a
+   * proven narrowing only at that floor (red-team round 6).
+   */
+  | 'defaulted'
   /** A switch: `true` allows more. */
   | 'flag'
   /** A choice (a directory, a remote, a credential): any change may allow more. */
@@ -78,7 +84,9 @@ const SECTIONS: Record<string, Record<string, { rule: Rule; nonPositiveIsNone?: 
   },
   refs: { path: { rule: 'exact' } },
   task: {
-    default_workers: { rule: 'ceiling' },
+    // absent, the loader uses the machine's parallelism (`adaptive_default_task_workers`: at least 1,
+    // unbounded above), the worker budget when `max_workers` is unset; 0 is refused
+    default_workers: { rule: 'defaulted' },
     max_tasks: { rule: 'ceiling' },
     max_workers: { rule: 'ceiling' },
     max_queue: { rule: 'ceiling' },
@@ -105,8 +113,17 @@ const OP_FIELDS: Record<string, { rule: Rule; nonPositiveIsNone?: boolean }> = {
   log_inline_max_bytes: { rule: 'ceiling', nonPositiveIsNone: true },
 };
 
+/** The least a {@link Rule} `defaulted` ceiling is when absent: the loader's machine default is never below 1. */
+const DEFAULTED_FLOOR = 1n;
+
 function setGrant(out: PolicyGrants, name: string, rule: Rule, raw: TomlValue | undefined, nonPositiveIsNone = false): string | undefined {
   switch (rule) {
+    case 'defaulted': {
+      // undefined: the machine default; the loader refuses a value below 1 (`default_workers must be >= 1`)
+      if (raw !== undefined && (typeof raw !== 'bigint' || raw < DEFAULTED_FLOOR)) return `${name} must be an integer of at least ${DEFAULTED_FLOOR}`;
+      out.set(name, { rule, value: raw });
+      return undefined;
+    }
     case 'ceiling': {
       const c = ceiling(raw, nonPositiveIsNone);
       if (!c.ok) return `${name} must be an integer`;
@@ -242,6 +259,14 @@ export function compareGrants(before: PolicyGrants, after: PolicyGrants, out: Po
         const x = a?.value as bigint | undefined;
         const y = b?.value as bigint | undefined;
         if (y === undefined || (x !== undefined && y > x)) out.widened.push(what);
+        else out.changed.push(what);
+        break;
+      }
+      case 'defaulted': {
+        // absent after: the machine's default, which may exceed any number; absent before: at least the floor
+        const x = (a?.value as bigint | undefined) ?? DEFAULTED_FLOOR;
+        const y = b?.value as bigint | undefined;
+        if (y === undefined || y > x) out.widened.push(`${what}${a?.value === undefined ? ' (absent, the machine chooses: at least 1)' : ''}`);
         else out.changed.push(what);
         break;
       }

@@ -15,6 +15,7 @@ import { decodeUtf8Strict, isHex64 } from '../../util/bytes.js';
 import { GcError, isGcError } from '../../util/errors.js';
 import { parseManifestTable, type TomlTable } from '../../workspace/manifest-write.js';
 import { parseManifest, type Manifest } from '../../workspace/manifest.js';
+import { parse as parseToml } from 'smol-toml';
 
 /** One manifest module at a commit. `file` is repository-relative. */
 export interface CommitModule {
@@ -43,9 +44,10 @@ export interface CommitPackageSnapshot {
   byPath: Map<string, CommitModule>;
   /**
    * Capability policy files, by package-relative path: the file `caps_policy` names and every other
-   * `*caps*.toml` file of the package directory, at any depth outside `.genesis/` and nested packages
-   * ({@link isPolicyName}: `toolcaps.toml`, which the reference CLI takes with `--caps`,
-   * `ci/caps.ci.toml`). Text as read; parsed by `caps-policy.ts`.
+   * policy file of the package directory, at any depth outside `.genesis/` and nested packages: by
+   * name ({@link isPolicyName}: `toolcaps.toml`, which the reference CLI takes with `--caps`,
+   * `ci/caps.ci.toml`, `caps/ci.toml`) or by content ({@link isPolicyText}: any other `.toml` file
+   * with a top-level `allow` or `op`). Text as read; parsed by `caps-policy.ts`.
    */
   policies: Map<string, PolicyFile>;
 }
@@ -168,17 +170,42 @@ export async function readPackageAtCommit(
 }
 
 /**
- * True for the package-relative path of a capability policy file: a `.toml` file whose name
- * contains `caps` (`caps.toml`, `toolcaps.toml` that the reference CLI takes with `--caps`,
- * `ci/caps.ci.toml`), at any depth of the package directory outside `.genesis/`, whether or not the
- * manifest names it. `--caps` takes any path, so a policy in a subdirectory is as much the
- * package's as one beside its manifest (red-team round 5). A nested package's own files are its
- * own: {@link readPackageAtCommit} does not descend into a directory holding a `package.toml`.
+ * True for the package-relative path of a capability policy file by its name: a `.toml` file whose
+ * name, or the name of a directory it is in, contains `caps` (`caps.toml`, `toolcaps.toml` that the
+ * reference CLI takes with `--caps`, `ci/caps.ci.toml`, `caps/ci.toml`), at any depth of the package
+ * directory outside `.genesis/`, whether or not the manifest names it. `--caps` takes any path, so a
+ * policy in a subdirectory is as much the package's as one beside its manifest (red-team round 5). A
+ * nested package's own files are its own: {@link readPackageAtCommit} does not descend into a
+ * directory holding a `package.toml`. Any other `.toml` file is a policy by its content
+ * ({@link isPolicyText}, red-team round 6).
  */
 export function isPolicyName(path: string): boolean {
   const parts = path.split('/');
   const name = parts[parts.length - 1]!;
-  return !parts.slice(0, -1).includes('.genesis') && /caps/i.test(name) && name.toLowerCase().endsWith('.toml');
+  return !parts.slice(0, -1).includes('.genesis') && name !== 'package.toml' && name.toLowerCase().endsWith('.toml') && parts.some((p) => /caps/i.test(p));
+}
+
+/** True for a package-relative `.toml` path (not `package.toml`, not under `.genesis/`) whose content may make it a policy ({@link isPolicyText}). */
+function mayBePolicy(path: string): boolean {
+  const parts = path.split('/');
+  const name = parts[parts.length - 1]!;
+  return !parts.slice(0, -1).includes('.genesis') && name !== 'package.toml' && name.toLowerCase().endsWith('.toml');
+}
+
+/**
+ * True when a `.toml` file's text is a capability policy by its content, whatever its name: TOML
+ * whose top level has `allow` or `op`, the keys through which the reference loader grants ops
+ * (docs/reference/caps-policy.md "Effective grants"). `--caps` takes any path, so a policy named
+ * `ci/policy.toml` is read as one (red-team round 6); a file the loader would refuse but that has
+ * these keys is judged as a policy too (a refused policy is read as allowing anything).
+ */
+export function isPolicyText(text: string): boolean {
+  try {
+    const table = parseToml(text.replace(/^\uFEFF/, '')) as Record<string, unknown>;
+    return 'allow' in table || 'op' in table;
+  } catch {
+    return false;
+  }
 }
 
 /** The package-relative path `caps_policy` names, when it is a string. */
@@ -211,6 +238,10 @@ async function readPolicies(repo: GitRepository, commit: string, dir: string, ta
           if (e.path !== '.genesis' && objectKindOfMode(e.mode) === 'tree') pending.push({ prefix: path, oid: e.oid });
         } else if (isPolicyName(path)) {
           await read(path, e);
+        } else if (mayBePolicy(path) && isRegular(e)) {
+          // a policy by its content (red-team round 6): `--caps` takes any path
+          const text = decodeUtf8Strict((await repo.git.readBlob({ fs, dir: repo.dir, oid: e.oid, cache: repo.cache })).blob);
+          if (text !== undefined && isPolicyText(text)) out.set(path, { path, file: repoPath(dir, path), text, referenced: path === referenced });
         }
       }
     }

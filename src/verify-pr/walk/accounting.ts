@@ -207,6 +207,17 @@ export function pathFindings(entry: ChangedEntry, role: PathRole, manifestPath: 
       file: entry.path,
       title: 'not a regular file',
     });
+  } else if (role !== 'outside' && to !== undefined && (to.kind === 'symlink' || to.kind === 'gitlink')) {
+    // any other path of a package: a checkout resolves the package's files through a symlink or a
+    // submodule (`ci/` → a policy outside every package), which no check of git objects can follow
+    // (red-team round 6)
+    out.push({
+      code: AuditCode.notARegularFile,
+      severity: 'error',
+      message: `${entry.path}: ${kindWord(to.kind)} (mode ${to.mode}) in a package directory; a checkout reads the package's files through it (a policy directory, a module directory, a dependency), and gcpatch cannot verify what it points at — replace it with regular files`,
+      file: entry.path,
+      title: 'not a regular file',
+    });
   }
   const base = posix.basename(entry.path);
   if (to !== undefined && base !== 'package.toml' && foldName(base) === 'package.toml') {
